@@ -1,0 +1,1 @@
+"""fibs_server: a FIBS-compatible backgammon server."""

@@ -1,0 +1,78 @@
+"""What the lobby knows about a registered user, and the storage it needs for them.
+
+The store layer sits above the lobby, so the lobby defines the record and the interface
+(`AccountStore`) and the store implements it; `app` wires the two together.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Protocol
+
+TOGGLE_DEFAULTS: dict[str, bool] = {
+    "allowpip": True,
+    "autoboard": True,
+    "autodouble": False,
+    "automove": False,
+    "bell": False,
+    "crawford": True,
+    "double": True,
+    "greedy": False,
+    "moreboards": False,
+    "moves": False,
+    "notify": True,
+    "ratings": False,
+    "ready": False,
+    "report": True,
+    "silent": False,
+    "telnet": True,
+    "wrap": False,
+}
+
+SETTING_DEFAULTS: dict[str, str] = {
+    "boardstyle": "3",
+    "linelength": "0",
+    "pagelength": "0",
+    "redoubles": "none",
+    "sortwho": "login",
+    "timezone": "UTC",
+}
+
+
+class NameTaken(Exception):
+    """Raised by `AccountStore.create_account` when the name exists (in any letter case)."""
+
+
+@dataclasses.dataclass
+class Account:
+    name: str
+    password_hash: bytes
+    rating: float = 1500.0
+    experience: int = 0
+    toggles: dict[str, bool] = dataclasses.field(default_factory=lambda: dict(TOGGLE_DEFAULTS))
+    settings: dict[str, str] = dataclasses.field(default_factory=lambda: dict(SETTING_DEFAULTS))
+    email: str | None = None
+    created_at: int = 0  # Unix seconds
+    last_login_at: int | None = None
+    last_login_host: str | None = None
+    last_logout_at: int | None = None
+    is_admin: bool = False
+
+
+# Fields `update_account` may change; `name` and `created_at` never change.
+UPDATABLE_FIELDS = frozenset(
+    f.name for f in dataclasses.fields(Account) if f.name not in ("name", "created_at")
+)
+
+
+class AccountStore(Protocol):
+    async def find_account(self, name: str) -> Account | None:
+        """The account whose name equals `name` ignoring letter case, or None."""
+
+    async def create_account(self, account: Account) -> None:
+        """Insert a new account; raise NameTaken if the name exists in any letter case."""
+
+    async def update_account(self, name: str, **changes: object) -> None:
+        """Persist the given fields (names from UPDATABLE_FIELDS) of the account `name`."""
+
+    async def rated_accounts(self, min_experience: int) -> list[Account]:
+        """Accounts with experience >= min_experience, best rating first (ties by name)."""
