@@ -1,0 +1,61 @@
+"""The database schema as SQLAlchemy models. Migrations in `migrations/versions` create it;
+a test checks that the two agree."""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Double, ForeignKey, LargeBinary, MetaData
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Fixed constraint names, so later migrations (and SQLite batch rebuilds) can refer to them.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def name_key(name: str) -> str:
+    """The form of a user name that decides uniqueness and lookups: names ignore letter case."""
+    return name.lower()
+
+
+class AccountRow(Base):
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(unique=True)
+    name_key: Mapped[str] = mapped_column(unique=True)
+    password_hash: Mapped[bytes] = mapped_column(LargeBinary)
+    rating: Mapped[float] = mapped_column(Double)
+    experience: Mapped[int]
+    toggles: Mapped[dict[str, bool]] = mapped_column(JSON)
+    settings: Mapped[dict[str, str]] = mapped_column(JSON)
+    email: Mapped[str | None]
+    # Times are Unix seconds, as in the lobby's records.
+    created_at: Mapped[int] = mapped_column(BigInteger)
+    last_login_at: Mapped[int | None] = mapped_column(BigInteger)
+    last_login_host: Mapped[str | None]
+    last_logout_at: Mapped[int | None] = mapped_column(BigInteger)
+    is_admin: Mapped[bool]
+
+
+class MatchRow(Base):
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_a: Mapped[str] = mapped_column(ForeignKey("accounts.name"), index=True)
+    player_b: Mapped[str] = mapped_column(ForeignKey("accounts.name"), index=True)
+    length: Mapped[int | None]  # None = unlimited
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    finished: Mapped[bool]
+    winner: Mapped[str | None] = mapped_column(ForeignKey("accounts.name"))
+    started_at: Mapped[int] = mapped_column(BigInteger)
+    finished_at: Mapped[int | None] = mapped_column(BigInteger)
+    updated_at: Mapped[int] = mapped_column(BigInteger)
