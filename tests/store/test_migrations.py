@@ -1,0 +1,75 @@
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect
+from sqlalchemy.pool import NullPool
+
+from fibs_server.lobby.accounts import Account
+from fibs_server.store import (
+    SqlStore,
+    create_database_engine,
+    downgrade_database_async,
+    upgrade_database_async,
+)
+from fibs_server.store.migrate import alembic_config
+from fibs_server.store.models import Base
+
+SCHEMA_TABLES = {"accounts", "matches"}
+
+
+async def inspect_database(url, inspection):
+    """The result of `inspection(sync_connection)` on the database at `url`."""
+    engine = create_database_engine(url, poolclass=NullPool)
+    try:
+        async with engine.connect() as connection:
+            return await connection.run_sync(inspection)
+    finally:
+        await engine.dispose()
+
+
+async def table_names(url) -> set[str]:
+    return set(await inspect_database(url, lambda sync: inspect(sync).get_table_names()))
+
+
+async def current_revision(url) -> str | None:
+    return await inspect_database(
+        url, lambda sync: MigrationContext.configure(sync).get_current_revision())
+
+
+def head_revision(url) -> str:
+    return ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+
+
+async def test_upgrade_creates_the_schema_and_downgrade_removes_it(database_url):
+    assert await table_names(database_url) == set()
+
+    await upgrade_database_async(database_url)
+    assert SCHEMA_TABLES <= await table_names(database_url)
+    assert await current_revision(database_url) == head_revision(database_url)
+
+    await downgrade_database_async(database_url)
+    assert await table_names(database_url) & SCHEMA_TABLES == set()
+    assert await current_revision(database_url) is None
+
+    await upgrade_database_async(database_url)
+    assert SCHEMA_TABLES <= await table_names(database_url)
+
+
+async def test_upgrading_an_upgraded_database_changes_nothing(database_url):
+    await upgrade_database_async(database_url)
+    store = await SqlStore.open(database_url)
+    try:
+        await store.create_account(Account(name="alice", password_hash=b"h"))
+        await upgrade_database_async(database_url)
+        assert await store.find_account("alice") is not None
+    finally:
+        await store.close()
+    assert await current_revision(database_url) == head_revision(database_url)
+
+
+async def test_migrations_build_exactly_the_schema_of_the_models(database_url):
+    await upgrade_database_async(database_url)
+    differences = await inspect_database(
+        database_url, lambda sync: compare_metadata(MigrationContext.configure(sync),
+                                                    Base.metadata))
+    assert differences == []
