@@ -1,0 +1,166 @@
+"""What a match reports after each action: small immutable event records.
+
+Players are match indices (0 = inviter, 1 = joiner). The same events make up a match's
+per-game history, so every event converts to and from a plain JSON-able dict.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, get_args
+
+Steps = tuple[tuple[int, int], ...]
+
+
+class WinKind(enum.IntEnum):
+    """How big a win is; the value is the multiplier of the cube (a resignation's size too)."""
+
+    SINGLE = 1
+    GAMMON = 2
+    BACKGAMMON = 3
+
+
+_event = dataclasses.dataclass(frozen=True)
+
+
+@_event
+class GameStarted:
+    game_number: int
+    x_player: int  # the player who plays X in this game
+    score: tuple[int, int]  # before this game
+    crawford: bool  # this is the Crawford game
+
+
+@_event
+class OpeningRoll:
+    die_0: int  # player 0's die
+    die_1: int  # player 1's die
+    starter: int | None  # None on a tie, which is rolled again
+
+
+@_event
+class CubeAutoDoubled:
+    cube: int  # the centred cube's new value after an opening tie
+
+
+@_event
+class Rolled:
+    player: int
+    dice: tuple[int, int]
+
+
+@_event
+class CannotMove:
+    player: int
+
+
+@_event
+class Moved:
+    player: int
+    steps: Steps  # (from, to) in the mover's own numbering, 25 = bar, 0 = off
+
+
+@_event
+class Doubled:
+    player: int
+    cube: int  # the value offered
+
+
+@_event
+class Redoubled:
+    """An instant redouble by the doubled player (unlimited matches only)."""
+
+    player: int
+    cube: int  # the value offered
+    number: int  # 1 = beaver, 2 = raccoon, 3 = otter, ...
+
+
+@_event
+class DoubleAccepted:
+    player: int
+    cube: int
+
+
+@_event
+class DoubleRejected:
+    player: int
+    winner: int
+    points: int
+
+
+@_event
+class ResignOffered:
+    player: int
+    kind: WinKind
+    points: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", WinKind(self.kind))
+
+
+@_event
+class ResignAccepted:
+    player: int  # the player who accepted, and so won
+    points: int
+
+
+@_event
+class ResignRejected:
+    player: int
+
+
+@_event
+class GameOver:
+    winner: int
+    points: int
+    kind: WinKind
+    score: tuple[int, int]  # after this game
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", WinKind(self.kind))
+
+
+@_event
+class MatchOver:
+    winner: int
+    score: tuple[int, int]
+
+
+@_event
+class JoinedNextGame:
+    """A player is ready for the next game; the other has not joined yet."""
+
+    player: int
+
+
+Event = (GameStarted | OpeningRoll | CubeAutoDoubled | Rolled | CannotMove | Moved | Doubled
+         | Redoubled | DoubleAccepted | DoubleRejected | ResignOffered | ResignAccepted
+         | ResignRejected | GameOver | MatchOver | JoinedNextGame)
+
+_EVENT_TYPES = {cls.__name__: cls for cls in get_args(Event)}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    fields = {field.name: _plain(getattr(event, field.name))
+              for field in dataclasses.fields(event)}
+    return {"event": type(event).__name__, **fields}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    fields = {name: _tuples(value) for name, value in data.items() if name != "event"}
+    return _EVENT_TYPES[data["event"]](**fields)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, enum.IntEnum):
+        return int(value)
+    return value
+
+
+def _tuples(value: Any) -> Any:
+    """JSON turns tuples into lists; every sequence in an event is a tuple."""
+    if isinstance(value, list):
+        return tuple(_tuples(item) for item in value)
+    return value

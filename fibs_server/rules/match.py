@@ -1,0 +1,442 @@
+"""The game and match state machine: whose turn, dice, cube, resignations, score, Crawford.
+
+Pure, in the style of h11: no I/O, no clock, no randomness of its own (dice are injected).
+Each action names the acting player (0 = inviter, 1 = joiner) and returns the list of events
+it caused, which the server turns into FIBS text. An action that the rules forbid raises
+`IllegalAction` and changes nothing.
+
+FIBS behaviour built in: the opening roll's dice are the first mover's roll; a player who
+cannot double (no cube in this game, or the opponent owns it) is rolled for automatically,
+and so is the doubler after a take.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any
+
+from .dice import Dice, Roll
+from .events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected, Doubled, Event,
+                     GameOver, GameStarted, JoinedNextGame, MatchOver, Moved, OpeningRoll,
+                     Redoubled, ResignAccepted, ResignOffered, ResignRejected, Rolled, WinKind,
+                     event_from_dict, event_to_dict)
+from .position import Play, Position
+from .variants import Variant
+
+REDOUBLE_NAMES = {1: "beaver", 2: "raccoon", 3: "otter"}
+
+_HOME_AND_BAR_OF_OPPONENT = slice(18, 25)  # the loser's own points 19..24 and its bar
+
+
+class Phase(enum.Enum):
+    NOT_STARTED = "not started"
+    ROLL_OR_DOUBLE = "roll or double"
+    MOVE = "move"
+    DOUBLE_OFFERED = "double offered"
+    RESIGN_OFFERED = "resign offered"
+    BETWEEN_GAMES = "between games"
+    MATCH_OVER = "match over"
+
+
+_TURN_PHASES = (Phase.ROLL_OR_DOUBLE, Phase.MOVE)
+
+
+class IllegalAction(Exception):
+    """An action the rules forbid. `text` is FIBS's reply; `{opponent}` stands for the
+    opponent's name (fill it in with `fibs_text`)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def fibs_text(self, opponent: str) -> str:
+        return self.text.replace("{opponent}", opponent)
+
+
+@dataclasses.dataclass(frozen=True)
+class DoubleOffer:
+    offered_by: int
+    cube: int  # the value if accepted
+    redoubles: int  # instant redoubles in this chain so far (0 = a plain double)
+
+
+@dataclasses.dataclass(frozen=True)
+class Resignation:
+    player: int
+    kind: WinKind
+    points: int
+
+
+class Match:
+    """A match between player 0 (the inviter) and player 1 (the joiner).
+
+    `length` None is an unlimited match. `crawford` is on when either player wants the
+    Crawford rule. `autodouble` (both players agreed) and `max_redoubles` (the smaller of the
+    players' `redoubles` settings, None = unlimited) only apply to unlimited matches.
+    `first_x_player` plays X in game 1; colours swap every game. With `lower_die_starts`
+    the lower opening die moves first.
+    """
+
+    def __init__(self, length: int | None, dice: Dice, *, variant: Variant = Variant.STANDARD,
+                 crawford: bool = True, autodouble: bool = False, max_redoubles: int | None = 0,
+                 first_x_player: int = 0, lower_die_starts: bool = False) -> None:
+        if length is not None and length < 1:
+            raise ValueError(f"a match is at least 1 point long, not {length}")
+        _check_player(first_x_player)
+        self.length = length
+        self.dice_source = dice
+        self.variant = variant
+        self.crawford_rule = crawford
+        self.autodouble = autodouble
+        self.max_redoubles = max_redoubles
+        self.first_x_player = first_x_player
+        self.lower_die_starts = lower_die_starts
+        self.score = [0, 0]
+        self.game_number = 0
+        self.turn = 0  # the player whose turn it is; after a game, the last one to act
+        self.dice: Roll | None = None  # the roll being played
+        self.cube = 1
+        self.cube_owner: int | None = None
+        self.double_offer: DoubleOffer | None = None
+        self.resignation: Resignation | None = None
+        self.is_crawford_game = False
+        self._crawford_played = False
+        self.joined: set[int] = set()  # players waiting for the next game
+        self.history: list[list[Event]] = []  # per game, everything that happened in it
+        self._phase = Phase.NOT_STARTED
+        self._position = Position.initial(variant)  # the player on turn is checkers[0]
+        self._legal_plays: list[Play] | None = None
+
+    # --- what players and the server can see ---------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        return Phase.RESIGN_OFFERED if self.resignation else self._phase
+
+    @property
+    def x_player(self) -> int:
+        """The player who plays X in the current game."""
+        return self.first_x_player if self.game_number % 2 else 1 - self.first_x_player
+
+    def colour(self, player: int) -> str:
+        return "X" if player == self.x_player else "O"
+
+    @property
+    def is_post_crawford(self) -> bool:
+        return self._crawford_played and not self.is_crawford_game
+
+    @property
+    def cube_in_game(self) -> bool:
+        """Whether anyone may double in this game at all."""
+        return (self.variant is not Variant.PORTES and self.length != 1
+                and not self.is_crawford_game)
+
+    def may_double(self, player: int) -> bool:
+        """Whether the cube lets `player` double when it is their turn to roll."""
+        return (self._phase in _TURN_PHASES and self.cube_in_game and self.double_offer is None
+                and self.cube_owner in (None, player))
+
+    def position_seen_by(self, player: int) -> Position:
+        """The board with `player` as checkers[0], whoever's turn it is."""
+        return self._position if player == self.turn else self._position.swap()
+
+    def legal_plays(self) -> list[Play]:
+        """The legal plays of the roll being played; empty when no roll is being played."""
+        if self._phase is not Phase.MOVE:
+            return []
+        if self._legal_plays is None:
+            self._legal_plays = self._position.legal_plays(self.dice)
+        return self._legal_plays
+
+    @property
+    def pieces_to_move(self) -> int:
+        """How many checker steps (dice) the roll being played uses: 0 to 4."""
+        return max((len(play.steps) for play in self.legal_plays()), default=0)
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase is Phase.MATCH_OVER
+
+    # --- actions --------------------------------------------------------------------
+
+    def start(self) -> list[Event]:
+        """Start game 1."""
+        if self._phase is not Phase.NOT_STARTED:
+            raise IllegalAction("** The match has already started.")
+        return self._start_game()
+
+    def join(self, player: int) -> list[Event]:
+        """Between games: `player` is ready; the next game starts when both are."""
+        _check_player(player)
+        if self._phase is not Phase.BETWEEN_GAMES:
+            raise IllegalAction("** There's no next game to join.")
+        if player in self.joined:
+            raise IllegalAction("** Please wait for {opponent} to join too.")
+        self.joined.add(player)
+        if len(self.joined) < 2:
+            return [JoinedNextGame(player)]
+        return self._start_game()
+
+    def roll(self, player: int) -> list[Event]:
+        self._check_can_act(player)
+        if self.turn == player and self._phase is Phase.MOVE:
+            raise IllegalAction("** You did already roll the dice.")
+        if self.turn != player:
+            raise IllegalAction("** It's not your turn to roll the dice.")
+        return self._roll()
+
+    def move(self, player: int, play: Play) -> list[Event]:
+        """Play `play`, which must be one of `legal_plays()` (compared by its result)."""
+        self._check_can_act(player)
+        if self.turn != player:
+            raise IllegalAction("** It's not your turn to move.")
+        if self._phase is Phase.ROLL_OR_DOUBLE:
+            raise IllegalAction("** You have to roll the dice before moving.")
+        if all(play.result != legal.result for legal in self.legal_plays()):
+            raise IllegalAction("** That move is not legal.")
+        self._position = play.result
+        events = [self._log(Moved(player, play.steps))]
+        if self._position.borne_off(0) == self._position.checkers_per_side:
+            return events + self._end_game(player, self._win_kind())
+        return events + self._pass_turn()
+
+    def double(self, player: int) -> list[Event]:
+        self._check_can_act(player)
+        if self.turn != player:
+            if self._phase is Phase.MOVE:
+                raise IllegalAction("** Please wait until {opponent} has moved.")
+            raise IllegalAction("** It's not your turn to double")
+        if self._phase is Phase.MOVE:
+            raise IllegalAction("** You can only double before you roll the dice.")
+        # On turn before rolling means the cube is available: otherwise FIBS rolled already.
+        self.double_offer = DoubleOffer(offered_by=player, cube=2 * self.cube, redoubles=0)
+        self._phase = Phase.DOUBLE_OFFERED
+        return [self._log(Doubled(player, self.double_offer.cube))]
+
+    def redouble(self, player: int, name: str = "redouble") -> list[Event]:
+        """An instant redouble by the doubled player: `name` is "redouble" (any of them) or
+        the animal of this one (`REDOUBLE_NAMES`: beaver, raccoon, otter)."""
+        offer = self._offer_answered_by(player)
+        if offer is None:
+            raise IllegalAction("** {opponent} didn't double.")
+        number = offer.redoubles + 1
+        if self.length is not None:
+            raise IllegalAction("** Redoubles are only allowed in unlimited matches.")
+        if self.max_redoubles is not None and number > self.max_redoubles:
+            raise IllegalAction("** No more redoubles are allowed in this match.")
+        if name != "redouble" and name != REDOUBLE_NAMES.get(number):
+            raise IllegalAction(f"** You can't {name} now. Type 'redouble'.")
+        self.double_offer = DoubleOffer(offered_by=player, cube=2 * offer.cube, redoubles=number)
+        return [self._log(Redoubled(player, self.double_offer.cube, number))]
+
+    def resign(self, player: int, kind: WinKind) -> list[Event]:
+        """Offer to resign, at any time of a game while no double or resignation is pending.
+        Portes has no backgammons, so a backgammon resignation there counts as a gammon."""
+        self._check_can_act(player)
+        kind = WinKind(kind)
+        if self.variant is Variant.PORTES:
+            kind = min(kind, WinKind.GAMMON)
+        self.resignation = Resignation(player, kind, kind * self.cube)
+        return [self._log(ResignOffered(player, kind, self.resignation.points))]
+
+    def accept(self, player: int) -> list[Event]:
+        """Accept the opponent's resignation or double."""
+        _check_player(player)
+        if self.resignation and self.resignation.player != player:
+            resignation, self.resignation = self.resignation, None
+            events = [self._log(ResignAccepted(player, resignation.points))]
+            return events + self._end_game(player, resignation.kind, resignation.points)
+        if self._offer_answered_by(player):
+            self.cube = self.double_offer.cube
+            # The doubled side owns the cube; instant redoubles do not move it (see RULES.md).
+            self.cube_owner = 1 - self.turn
+            self.double_offer = None
+            events = [self._log(DoubleAccepted(player, self.cube))]
+            return events + self._roll()
+        raise IllegalAction("** {opponent} didn't double or resign.")
+
+    def reject(self, player: int) -> list[Event]:
+        """Reject the opponent's resignation (the game goes on) or double (and lose)."""
+        _check_player(player)
+        if self.resignation and self.resignation.player != player:
+            self.resignation = None
+            return [self._log(ResignRejected(player))]
+        offer = self._offer_answered_by(player)
+        if offer:
+            points = offer.cube // 2  # what the refused double or redouble would have doubled
+            self.double_offer = None
+            events = [self._log(DoubleRejected(player, offer.offered_by, points))]
+            return events + self._end_game(offer.offered_by, WinKind.SINGLE, points)
+        raise IllegalAction("** {opponent} didn't double or resign.")
+
+    # --- the turn cycle ----------------------------------------------------------------
+
+    def _start_game(self) -> list[Event]:
+        self.game_number += 1
+        # The first game after someone reaches match point; a 1-point match has none.
+        self.is_crawford_game = (self.crawford_rule and self.length is not None
+                                 and self.length > 1 and not self._crawford_played
+                                 and self.length - 1 in self.score)
+        self._crawford_played |= self.is_crawford_game
+        self.cube, self.cube_owner = 1, None
+        self.joined = set()
+        self.history.append([])
+        started = GameStarted(self.game_number, self.x_player, tuple(self.score),
+                              self.is_crawford_game)
+        return [self._log(started)] + self._opening_roll()
+
+    def _opening_roll(self) -> list[Event]:
+        events = []
+        die_0, die_1 = self.dice_source.opening()
+        while die_0 == die_1:
+            events.append(self._log(OpeningRoll(die_0, die_1, starter=None)))
+            if self.autodouble and self.length is None and self.cube_in_game:
+                self.cube *= 2
+                events.append(self._log(CubeAutoDoubled(self.cube)))
+            die_0, die_1 = self.dice_source.opening()
+        higher = 0 if die_0 > die_1 else 1
+        starter = 1 - higher if self.lower_die_starts else higher
+        events.append(self._log(OpeningRoll(die_0, die_1, starter)))
+        self.turn = starter
+        self._position = Position.initial(self.variant)
+        if self.variant is Variant.PORTES:
+            return events + self._begin_turn()  # Portes: the starter rolls afresh
+        starter_die, other_die = (die_0, die_1) if starter == 0 else (die_1, die_0)
+        return events + self._begin_move((starter_die, other_die))
+
+    def _begin_turn(self) -> list[Event]:
+        self.dice = None
+        self._phase = Phase.ROLL_OR_DOUBLE
+        if self.may_double(self.turn):
+            return []
+        return self._roll()
+
+    def _roll(self) -> list[Event]:
+        dice = self.dice_source.roll()
+        return [self._log(Rolled(self.turn, dice))] + self._begin_move(dice)
+
+    def _begin_move(self, dice: Roll) -> list[Event]:
+        self.dice = dice
+        self._phase = Phase.MOVE
+        self._legal_plays = None
+        if self.legal_plays():
+            return []
+        return [self._log(CannotMove(self.turn))] + self._pass_turn()
+
+    def _pass_turn(self) -> list[Event]:
+        self.turn = 1 - self.turn
+        self._position = self._position.swap()
+        return self._begin_turn()
+
+    def _win_kind(self) -> WinKind:
+        """The size of the win of the player on turn, who has just borne off the last checker."""
+        if self._position.borne_off(1):
+            return WinKind.SINGLE
+        if (self.variant is not Variant.PORTES
+                and any(self._position.checkers[1][_HOME_AND_BAR_OF_OPPONENT])):
+            return WinKind.BACKGAMMON
+        return WinKind.GAMMON
+
+    def _end_game(self, winner: int, kind: WinKind, points: int | None = None) -> list[Event]:
+        points = kind * self.cube if points is None else points
+        self.score[winner] += points
+        self.dice = None
+        self._legal_plays = None
+        events = [self._log(GameOver(winner, points, kind, tuple(self.score)))]
+        if self.length is not None and self.score[winner] >= self.length:
+            self._phase = Phase.MATCH_OVER
+            events.append(self._log(MatchOver(winner, tuple(self.score))))
+        else:
+            self._phase = Phase.BETWEEN_GAMES
+        return events
+
+    # --- checks ---------------------------------------------------------------------
+
+    def _check_can_act(self, player: int) -> None:
+        """The checks common to rolling, moving, doubling and resigning."""
+        _check_player(player)
+        if self._phase is Phase.NOT_STARTED:
+            raise IllegalAction("** The match hasn't started yet.")
+        if self._phase is Phase.BETWEEN_GAMES:
+            raise IllegalAction("** The game is over. Type 'join' to play the next game.")
+        if self._phase is Phase.MATCH_OVER:
+            raise IllegalAction("** The match is over.")
+        if self.resignation:
+            if self.resignation.player == player:
+                raise IllegalAction("** Please wait for {opponent} to accept or reject.")
+            raise IllegalAction("** {opponent} wanted to resign. Type 'accept' or 'reject'.")
+        if self.double_offer:
+            if self.double_offer.offered_by == player:
+                raise IllegalAction("** Please wait for {opponent} to accept or reject.")
+            raise IllegalAction("** {opponent} doubled. Type 'accept' or 'reject'.")
+
+    def _offer_answered_by(self, player: int) -> DoubleOffer | None:
+        """The pending double or redouble if `player` is the one to answer it."""
+        _check_player(player)
+        offer = self.double_offer
+        return offer if offer and offer.offered_by != player else None
+
+    def _log(self, event: Event) -> Event:
+        self.history[-1].append(event)
+        return event
+
+    # --- saving -----------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole match as plain JSON-able data (the dice source is not part of it)."""
+        return {
+            "length": self.length,
+            "variant": self.variant.value,
+            "crawford_rule": self.crawford_rule,
+            "autodouble": self.autodouble,
+            "max_redoubles": self.max_redoubles,
+            "first_x_player": self.first_x_player,
+            "lower_die_starts": self.lower_die_starts,
+            "score": list(self.score),
+            "game_number": self.game_number,
+            "phase": self._phase.value,
+            "turn": self.turn,
+            "dice": list(self.dice) if self.dice else None,
+            "cube": self.cube,
+            "cube_owner": self.cube_owner,
+            "double_offer": dataclasses.asdict(self.double_offer) if self.double_offer else None,
+            "resignation": ({"player": self.resignation.player,
+                             "kind": int(self.resignation.kind),
+                             "points": self.resignation.points} if self.resignation else None),
+            "is_crawford_game": self.is_crawford_game,
+            "crawford_played": self._crawford_played,
+            "joined": sorted(self.joined),
+            "position": self._position.position_id(),
+            "history": [[event_to_dict(event) for event in game] for game in self.history],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], dice: Dice) -> Match:
+        match = cls(data["length"], dice, variant=Variant(data["variant"]),
+                    crawford=data["crawford_rule"], autodouble=data["autodouble"],
+                    max_redoubles=data["max_redoubles"], first_x_player=data["first_x_player"],
+                    lower_die_starts=data["lower_die_starts"])
+        match.score = list(data["score"])
+        match.game_number = data["game_number"]
+        match._phase = Phase(data["phase"])
+        match.turn = data["turn"]
+        match.dice = tuple(data["dice"]) if data["dice"] else None
+        match.cube = data["cube"]
+        match.cube_owner = data["cube_owner"]
+        offer = data["double_offer"]
+        match.double_offer = DoubleOffer(**offer) if offer else None
+        resignation = data["resignation"]
+        match.resignation = (Resignation(resignation["player"], WinKind(resignation["kind"]),
+                                         resignation["points"]) if resignation else None)
+        match.is_crawford_game = data["is_crawford_game"]
+        match._crawford_played = data["crawford_played"]
+        match.joined = set(data["joined"])
+        match._position = Position.from_position_id(data["position"],
+                                                    match.variant.checkers_per_side)
+        match.history = [[event_from_dict(event) for event in game] for game in data["history"]]
+        return match
+
+
+def _check_player(player: int) -> None:
+    if player not in (0, 1):
+        raise ValueError(f"players are 0 and 1, not {player!r}")
