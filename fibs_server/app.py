@@ -1,0 +1,77 @@
+"""Wiring: the store, the lobby with its command tables, and the telnet front end."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import signal
+
+from fibs_server.lobby import user_commands
+from fibs_server.lobby.lobby import Lobby, LobbyConfig
+from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.net.telnet import start_telnet_server
+from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class ServerConfig:
+    host: str = "0.0.0.0"
+    port: int = 4321
+    database_url: str = DEFAULT_DATABASE_URL
+    bcrypt_rounds: int = 12
+    idle_timeout: float = 3600.0
+
+
+class FibsServer:
+    """One running server: `await start()`, then `port` is bound; `await stop()` shuts down."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.store: SqlStore | None = None
+        self.lobby: Lobby | None = None
+        self._telnet = None
+        self._background: list[asyncio.Task] = []
+
+    async def start(self) -> None:
+        await upgrade_database_async(self.config.database_url)
+        self.store = await SqlStore.open(self.config.database_url)
+        hasher = await asyncio.to_thread(PasswordHasher, self.config.bcrypt_rounds)
+        self.lobby = Lobby(self.store, self.store, hasher,
+                           LobbyConfig(idle_timeout=self.config.idle_timeout),
+                           [user_commands.table])
+        self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port)
+        self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
+        log.info("fibs_server listening on %s:%d", self.config.host, self.port)
+
+    @property
+    def port(self) -> int:
+        assert self._telnet is not None
+        return self._telnet.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        for task in self._background:
+            task.cancel()
+        if self._telnet is not None:
+            self._telnet.close()
+        if self.lobby is not None:
+            for session in list(self.lobby.connections):
+                await self.lobby.disconnected(session)
+        if self._telnet is not None:
+            await self._telnet.wait_closed()
+        if self.store is not None:
+            await self.store.close()
+
+
+async def serve(config: ServerConfig) -> None:
+    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    server = FibsServer(config)
+    await server.start()
+    print(f"fibs_server listening on {config.host}:{server.port}", flush=True)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signal_number, stopping.set)
+    await stopping.wait()
+    await server.stop()

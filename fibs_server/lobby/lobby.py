@@ -1,0 +1,233 @@
+"""Who is online, logging in and out, broadcasts, and routing commands to their handlers."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+
+from fibs_server.lobby.accounts import Account, AccountStore
+from fibs_server.lobby.match_records import MatchStore
+from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.lobby.session import Connection, Session, Stage
+from fibs_server.protocol import clip, commands, texts
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[["Lobby", Session, commands.Command], Awaitable[None]]
+
+
+class CommandTable:
+    """Command handlers of one module, registered by decorator."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, Handler] = {}
+
+    def command(self, *names: str) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            for name in names:
+                self.handlers[name] = handler
+            return handler
+        return register
+
+
+@dataclasses.dataclass
+class LobbyConfig:
+    motd: tuple[str, ...] = texts.DEFAULT_MOTD
+    idle_timeout: float = 3600.0  # seconds without input before `Connection timed out.`
+
+
+class Lobby:
+    def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
+                 config: LobbyConfig, tables: Iterable[CommandTable]) -> None:
+        self.accounts = accounts
+        self.matches = matches
+        self.hasher = hasher
+        self.config = config
+        self.handlers: dict[str, Handler] = {}
+        for table in tables:
+            self.handlers.update(table.handlers)
+        self.command_names = frozenset(self.handlers)
+        self.connections: set[Session] = set()
+        self.online: dict[str, Session] = {}  # lower-case name -> session
+        self.most_online = 0
+
+    @staticmethod
+    def now() -> datetime.datetime:
+        return datetime.datetime.now(datetime.timezone.utc)
+
+    # --- connections -------------------------------------------------------------------------
+
+    def connect(self, connection: Connection) -> Session:
+        session = Session(self, connection)
+        self.connections.add(session)
+        session.start()
+        return session
+
+    async def disconnected(self, session: Session) -> None:
+        """The peer went away (or the connection was closed by us)."""
+        self.connections.discard(session)
+        if self.online.get(session.name.lower()) is session:
+            await self.log_out(session, "drops connection")
+        session.close()
+
+    async def time_out_idle(self) -> None:
+        limit = time.monotonic() - self.config.idle_timeout
+        for session in [s for s in self.connections if s.last_active < limit]:
+            session.send_line("Connection timed out.")
+            await self.disconnected(session)
+
+    async def run_idle_timeouts(self) -> None:
+        period = max(0.05, min(60.0, self.config.idle_timeout / 4))
+        while True:
+            await asyncio.sleep(period)
+            await self.time_out_idle()
+
+    # --- accounts ----------------------------------------------------------------------------
+
+    async def authenticate(self, name: str, password: str) -> Account | None:
+        account = await self.accounts.find_account(name)
+        ok = await self.hasher.check(password, account.password_hash if account else None)
+        # FIBS names are case-sensitive at login even though they are unique ignoring case.
+        return account if ok and account is not None and account.name == name else None
+
+    async def register(self, name: str, password: str, host: str) -> Account:
+        account = Account(name=name, password_hash=await self.hasher.hash(password),
+                          created_at=int(time.time()), last_login_host=host)
+        await self.accounts.create_account(account)
+        return account
+
+    async def log_in(self, session: Session, account: Account) -> None:
+        previous = self.online.get(account.name.lower())
+        if previous is not None:
+            session.send_line(texts.ALREADY_LOGGED_IN)
+            self.connections.discard(previous)
+            del self.online[account.name.lower()]
+            previous.close()
+        last_login, last_host = account.last_login_at, account.last_login_host
+        now = int(time.time())
+        account.last_login_at, account.last_login_host = now, session.connection.host
+        session.account, session.login_time, session.stage = account, now, Stage.ONLINE
+        self.online[account.name.lower()] = session
+        self.most_online = max(self.most_online, len(self.online))
+        await self.accounts.update_account(account.name, last_login_at=now,
+                                           last_login_host=session.connection.host)
+        if session.clip:
+            self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
+        else:
+            session.send_line(texts.authenticated(account.name))
+            if last_login:
+                session.send_line(texts.last_login(
+                    datetime.datetime.fromtimestamp(last_login, datetime.timezone.utc),
+                    last_host or "-", account.settings["timezone"]))
+            session.send_lines(self.config.motd)
+            if session.prompts:
+                session.send_prompt()
+        if previous is None:
+            self.notify_others(session, f"{account.name} logs in.", clip.LOGIN)
+        self.broadcast_who(session)
+
+    def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
+        account = session.account
+        assert account is not None
+        # The CLIP login line was not echoed: `1 ...` must not share a line with `login: `.
+        session.connection.send("\r\n")
+        session.send_lines([
+            clip.welcome(account.name, last_login, last_host),
+            self.own_info(session),
+            *clip.motd_block(self.config.motd),
+            "",
+            *clip.who_block([s.who_info() for s in self.sessions_online()]),
+        ])
+
+    @staticmethod
+    def own_info(session: Session) -> str:
+        account = session.account
+        assert account is not None
+        return clip.own_info(account.name, account.toggles, away=session.away_message is not None,
+                             experience=account.experience, rating=account.rating,
+                             redoubles=account.settings["redoubles"],
+                             timezone=account.settings["timezone"])
+
+    async def log_out(self, session: Session, how: str) -> None:
+        """`how`: the sentence's verb part: `logs out` or `drops connection`."""
+        name = session.name
+        if self.online.get(name.lower()) is not session:
+            return
+        del self.online[name.lower()]
+        self.stop_watching(session)
+        for watcher in [s for s in self.sessions_online() if s.watching is session]:
+            watcher.watching = None
+            watcher.send_line(f"{name} logs out. You're not watching anymore.")
+        assert session.account is not None
+        session.account.last_logout_at = int(time.time())
+        self.notify_others(session, f"{name} {how}.", clip.LOGOUT)
+        await self.accounts.update_account(name, last_logout_at=session.account.last_logout_at)
+
+    # --- who is online -----------------------------------------------------------------------
+
+    def sessions_online(self) -> list[Session]:
+        return list(self.online.values())
+
+    def find_online(self, typed: str) -> Session | None:
+        """Name completion: exact name (any case), else a unique prefix, case-sensitive first."""
+        exact = self.online.get(typed.lower())
+        if exact is not None or not typed:
+            return exact
+        for fold in (False, True):
+            matches = [s for s in self.online.values()
+                       if (s.name.lower().startswith(typed.lower()) if fold
+                           else s.name.startswith(typed))]
+            if len(matches) == 1:
+                return matches[0]
+        return None
+
+    def opponent_of(self, session: Session) -> str | None:
+        return None
+
+    def stop_watching(self, session: Session) -> None:
+        session.watching = None
+
+    # --- broadcasts --------------------------------------------------------------------------
+
+    def broadcast_who(self, about: Session) -> None:
+        """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
+        block = clip.who_block([about.who_info()])
+        for session in self.sessions_online():
+            if session.clip:
+                session.send_lines(block)
+
+    def notify_others(self, about: Session, sentence: str, clip_number: int) -> None:
+        """A login/logout notice to everyone else whose `notify` toggle is on."""
+        for session in self.sessions_online():
+            if session is about or not session.toggle("notify"):
+                continue
+            session.send_line(clip.chat(clip_number, about.name, sentence)
+                              if session.clip else sentence)
+
+    # --- commands ----------------------------------------------------------------------------
+
+    async def dispatch(self, session: Session, line: str) -> None:
+        line = line.strip()
+        if not line:
+            return
+        if line == "!!":
+            if session.last_command is None:
+                session.send_line("** No previous command.")
+                return
+            line = session.last_command
+        try:
+            command = commands.resolve(line, self.command_names)
+        except commands.UnknownCommand:
+            session.send_line(commands.unknown_command(line))
+            return
+        if command.name not in commands.NOT_REPEATABLE:
+            session.last_command = line
+        try:
+            await self.handlers[command.name](self, session, command)
+        except Exception:
+            # A bug in one command must not end this user's session or anyone else's.
+            log.exception("command %r of %s failed", line, session.name)
+            session.send_line("** Sorry, the server could not do that. It has been logged.")

@@ -1,0 +1,248 @@
+"""One connected user: the login and registration dialogue, then command dispatch.
+
+The session never touches sockets: it writes through a `Connection` that the net layer
+implements, which keeps the whole dialogue testable without a network.
+"""
+from __future__ import annotations
+
+import enum
+import time
+from typing import TYPE_CHECKING, Protocol
+
+from fibs_server.lobby.accounts import Account, NameTaken
+from fibs_server.protocol import clip, texts
+
+if TYPE_CHECKING:
+    from fibs_server.lobby.lobby import Lobby
+
+
+class Connection(Protocol):
+    """What the net layer gives a session."""
+    host: str
+
+    def send(self, text: str) -> None:
+        """Queue text (already with CR LF line ends) for the peer."""
+
+    def set_echo(self, server_echoes: bool) -> None:
+        """Telnet `IAC WILL ECHO` (the peer stops echoing, for passwords) or `IAC WONT ECHO`."""
+
+    def close(self) -> None:
+        """Flush what is queued and close."""
+
+
+class Stage(enum.Enum):
+    LOGIN = "login"
+    PASSWORD = "password"
+    GUEST = "guest"
+    NEW_PASSWORD = "new password"
+    RETYPE_PASSWORD = "retype password"
+    ONLINE = "online"
+    CLOSED = "closed"
+
+
+class Session:
+    def __init__(self, lobby: Lobby, connection: Connection) -> None:
+        self.lobby = lobby
+        self.connection = connection
+        self.stage = Stage.LOGIN
+        self.account: Account | None = None
+        self.clip = False  # numbered CLIP lines instead of sentences
+        self.prompts = True  # `> ` after each reply (telnet users only)
+        self.client_name: str | None = None
+        self.login_time = 0
+        self.last_active = time.monotonic()
+        self.away_message: str | None = None
+        self.last_command: str | None = None
+        self.watching: Session | None = None
+        self.waved = False
+        self._login_name = ""
+        self._new_password = ""
+
+    # --- output ----------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.account.name if self.account else ""
+
+    def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        if lines and self.stage is not Stage.CLOSED:
+            self.connection.send("".join(f"{line}\r\n" for line in lines))
+
+    def send_line(self, line: str) -> None:
+        self.send_lines([line])
+
+    def send_prompt(self, prompt: str = texts.PROMPT) -> None:
+        if self.stage is not Stage.CLOSED:
+            self.connection.send(prompt)
+
+    def toggle(self, name: str) -> bool:
+        assert self.account is not None
+        return self.account.toggles[name]
+
+    def setting(self, name: str) -> str:
+        assert self.account is not None
+        return self.account.settings[name]
+
+    def close(self) -> None:
+        if self.stage is not Stage.CLOSED:
+            self.stage = Stage.CLOSED
+            self.connection.close()
+
+    # --- input -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.send_lines(texts.banner(self.lobby.now()))
+        self.send_prompt(texts.LOGIN_PROMPT)
+
+    async def handle_line(self, line: str) -> None:
+        self.last_active = time.monotonic()
+        handler = {
+            Stage.LOGIN: self._at_login,
+            Stage.PASSWORD: self._at_password,
+            Stage.GUEST: self._as_guest,
+            Stage.NEW_PASSWORD: self._at_new_password,
+            Stage.RETYPE_PASSWORD: self._at_retype_password,
+            Stage.ONLINE: self._online,
+        }.get(self.stage)
+        if handler is not None:
+            await handler(line)
+
+    async def _online(self, line: str) -> None:
+        await self.lobby.dispatch(self, line)
+        if self.prompts and self.stage is Stage.ONLINE:
+            self.send_prompt()
+
+    # --- login -----------------------------------------------------------------------------
+
+    async def _at_login(self, line: str) -> None:
+        words = line.split()
+        if not words:
+            self.send_prompt(texts.LOGIN_PROMPT)
+            return
+        if words[0] == "login" and len(words) >= 5:
+            # CLIP: login <client> <clip version> <name> <password>
+            self.clip, self.prompts, self.client_name = True, False, words[1]
+            await self._authenticate(words[3], words[4])
+        elif words[0] == "connect" and len(words) >= 3:
+            self.prompts = False
+            await self._authenticate(words[1], words[2])
+        elif words[0] == "guest" and len(words) == 1:
+            self.stage = Stage.GUEST
+            self._show_guest_welcome()
+        elif words[0] in ("bye", "quit", "exit"):
+            self.close()
+        else:
+            self._login_name = words[0]
+            self.stage = Stage.PASSWORD
+            self.connection.set_echo(True)
+            self.send_prompt(texts.PASSWORD_PROMPT)
+
+    async def _at_password(self, line: str) -> None:
+        self.connection.set_echo(False)
+        # The peer did not echo the password's line end either.
+        self.connection.send("\r\n")
+        await self._authenticate(self._login_name, line.strip())
+
+    async def _authenticate(self, name: str, password: str) -> None:
+        account = await self.lobby.authenticate(name, password)
+        if self.stage is Stage.CLOSED:
+            return
+        if account is None:
+            # A CLIP client's line was not echoed: start the prompt on a line of its own.
+            prompt = ("\r\n" if self.clip else "") + texts.LOGIN_PROMPT
+            self.stage = Stage.LOGIN
+            self.clip, self.prompts, self.client_name = False, True, None
+            self.send_prompt(prompt)
+            return
+        await self.lobby.log_in(self, account)
+
+    # --- registration ------------------------------------------------------------------------
+
+    def _show_guest_welcome(self) -> None:
+        self.send_lines(texts.GUEST_WELCOME)
+        self.send_prompt()
+
+    async def _as_guest(self, line: str) -> None:
+        word, _, rest = line.strip().partition(" ")
+        if word == "bye":
+            self.close()
+            return
+        if word != "name":
+            self._show_guest_welcome()
+            return
+        wanted = rest.strip()
+        error = texts.name_error(wanted)
+        if error is None and (wanted.lower() == "guest"
+                              or await self.lobby.accounts.find_account(wanted) is not None):
+            error = texts.name_taken(wanted)
+        if error is not None:
+            self.send_line(error)
+            self.send_prompt()
+            return
+        self._login_name = wanted
+        self.send_lines(texts.name_accepted(wanted))
+        self._ask_new_password()
+
+    def _ask_new_password(self) -> None:
+        self.stage = Stage.NEW_PASSWORD
+        self.connection.set_echo(True)
+        self.send_prompt(texts.NEW_PASSWORD_PROMPT)
+
+    async def _at_new_password(self, line: str) -> None:
+        password = line.strip()
+        self.connection.send("\r\n")
+        if not password:
+            self.connection.set_echo(False)
+            self.stage = Stage.GUEST
+            self.send_line(texts.NO_PASSWORD_GIVEN)
+            self.send_prompt()
+            return
+        error = texts.password_error(password)
+        if error is not None:
+            self.send_line(error)
+            self.send_prompt(texts.NEW_PASSWORD_PROMPT)
+            return
+        self._new_password = password
+        self.stage = Stage.RETYPE_PASSWORD
+        self.send_prompt(texts.RETYPE_PASSWORD_PROMPT)
+
+    async def _at_retype_password(self, line: str) -> None:
+        self.connection.send("\r\n")
+        if line.strip() != self._new_password:
+            self.stage = Stage.NEW_PASSWORD
+            self.send_prompt(texts.PASSWORDS_DIFFER_PROMPT)
+            return
+        self.connection.set_echo(False)
+        password, self._new_password = self._new_password, ""
+        try:
+            account = await self.lobby.register(self._login_name, password, self.connection.host)
+        except NameTaken:
+            # Someone took the name while this user was typing passwords.
+            self.stage = Stage.GUEST
+            self.send_line(texts.name_taken(self._login_name))
+            self.send_prompt()
+            return
+        if self.stage is Stage.CLOSED:
+            return
+        self.send_lines(texts.REGISTERED)
+        await self.lobby.log_in(self, account)
+
+    # --- views -------------------------------------------------------------------------------
+
+    def who_info(self) -> clip.WhoInfo:
+        assert self.account is not None
+        opponent = self.lobby.opponent_of(self)
+        return clip.WhoInfo(
+            name=self.account.name,
+            opponent=opponent,
+            watching=self.watching.name if self.watching else None,
+            ready=self.account.toggles["ready"],
+            away=self.away_message is not None,
+            rating=self.account.rating,
+            experience=self.account.experience,
+            idle_seconds=int(time.monotonic() - self.last_active),
+            login_time=self.login_time,
+            host=self.connection.host,
+            client=self.client_name,
+            email=self.account.email,
+        )

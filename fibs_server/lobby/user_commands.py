@@ -1,0 +1,311 @@
+"""Lobby commands about users and their own settings: who, whois, toggle, set, ratings, show,
+time, motd, help, away/back, address, password, bye, wave."""
+from __future__ import annotations
+
+import datetime
+import re
+
+from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.session import Session
+from fibs_server.protocol import clip, help as help_texts, info, settings, texts
+from fibs_server.protocol.commands import Command
+
+table = CommandTable()
+
+RATED_MIN_EXPERIENCE = 51  # FIBS lists players with experience above 50
+RATINGS_DEFAULT_ROWS = 20
+RATINGS_MAX_ROWS = 100
+EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def _aware(timestamp: int | None) -> datetime.datetime | None:
+    if timestamp is None:
+        return None
+    return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
+
+
+# --- who -----------------------------------------------------------------------------------
+
+def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[Session] | str:
+    """The sessions a `who`/`rawwho` argument selects, or a reply text."""
+    sessions = lobby.sessions_online()
+    if not args:
+        return sessions
+    key = args[0].lower()
+    if key == "ready":
+        return [s for s in sessions if s.toggle("ready") and lobby.opponent_of(s) is None]
+    if key == "away":
+        return [s for s in sessions if s.away_message is not None]
+    if key == "playing":
+        return [s for s in sessions if lobby.opponent_of(s) is not None]
+    if key == "from":
+        if len(args) < 2:
+            return "** who from where?"
+        return [s for s in sessions if args[1].lower() in s.connection.host.lower()]
+    found = lobby.find_online(args[0])
+    return [found] if found else f"** There is no one called {args[0]}."
+
+
+def _sorted(sessions: list[Session], order: str) -> list[Session]:
+    keys = {
+        "login": lambda s: s.login_time,
+        "name": lambda s: s.name.lower(),
+        "rating": lambda s: -s.account.rating,
+        "rrating": lambda s: s.account.rating,
+    }
+    return sorted(sessions, key=keys.get(order, keys["login"]))
+
+
+@table.command("who", "rawwho")
+async def who(lobby: Lobby, session: Session, command: Command) -> None:
+    if command.args[:1] == ["count"]:
+        session.send_line(info.who_count(len(lobby.online)))
+        return
+    selected = _who_selection(lobby, session, command.args)
+    if isinstance(selected, str):
+        session.send_line(selected)
+        return
+    infos = [s.who_info() for s in _sorted(selected, session.setting("sortwho"))]
+    if session.clip or command.name == "rawwho":
+        session.send_lines(clip.who_block(infos))
+    else:
+        session.send_lines(info.who_table(infos, session.setting("timezone")))
+
+
+@table.command("whois")
+async def whois(lobby: Lobby, session: Session, command: Command) -> None:
+    if not command.args:
+        session.send_line("** whois who?")
+        return
+    online = lobby.find_online(command.args[0])
+    account = online.account if online else await lobby.accounts.find_account(command.args[0])
+    if account is None:
+        session.send_line(info.no_information(command.args[0]))
+        return
+    facts = info.WhoisFacts(
+        name=account.name, rating=account.rating, experience=account.experience,
+        email=account.email, last_login=_aware(account.last_login_at),
+        last_host=account.last_login_host, last_logout=_aware(account.last_logout_at),
+        online_idle_seconds=online.who_info().idle_seconds if online else None,
+        playing_with=lobby.opponent_of(online) if online else None,
+        watching=online.watching.name if online and online.watching else None,
+        away_message=online.away_message if online else None)
+    session.send_lines(info.whois(facts, session.setting("timezone")))
+
+
+# --- toggle and set --------------------------------------------------------------------------
+
+@table.command("toggle")
+async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
+    account = session.account
+    assert account is not None
+    if not command.args:
+        session.send_lines(settings.toggle_table(account.toggles))
+        return
+    changed = False
+    for word in command.args:
+        name = settings.resolve_toggle(word)
+        if name is None:
+            session.send_line(settings.unknown_toggle(word))
+            continue
+        account.toggles[name] = not account.toggles[name]
+        changed = True
+        session.send_line(settings.toggle_reply(name, account.toggles[name]))
+    if changed:
+        await lobby.accounts.update_account(account.name, toggles=dict(account.toggles))
+        lobby.broadcast_who(session)
+        if session.clip:
+            session.send_line(lobby.own_info(session))
+
+
+@table.command("set")
+async def set_variable(lobby: Lobby, session: Session, command: Command) -> None:
+    account = session.account
+    assert account is not None
+    if not command.args:
+        session.send_lines(settings.settings_table(account.settings))
+        return
+    matches = [n for n in settings.SETTING_ORDER if n.startswith(command.args[0].lower())]
+    if len(matches) != 1:
+        session.send_line("** Invalid argument. Type 'help set'.")
+        return
+    name = matches[0]
+    if len(command.args) == 1:
+        session.send_line(settings.setting_value_reply(name, account.settings[name]))
+        return
+    try:
+        value = settings.normalise_setting(name, command.args[1])
+    except settings.SettingError as error:
+        session.send_line(str(error))
+        return
+    account.settings[name] = value
+    await lobby.accounts.update_account(account.name, settings=dict(account.settings))
+    session.send_line(settings.setting_set_reply(name, value))
+
+
+# --- ratings and show ------------------------------------------------------------------------
+
+def _rank_range(args: list[str]) -> tuple[str | None, int, int] | str:
+    name, first, last = None, 1, RATINGS_DEFAULT_ROWS
+    words = iter(args)
+    for word in words:
+        if word in ("from", "to"):
+            number = next(words, "")
+            if not number.isdigit() or int(number) < 1:
+                return "** Usage: ratings [name] [from N] [to M]"
+            if word == "from":
+                first = int(number)
+                last = max(last, first + RATINGS_DEFAULT_ROWS - 1) if "to" not in args else last
+            else:
+                last = int(number)
+        elif name is None:
+            name = word
+        else:
+            return "** Usage: ratings [name] [from N] [to M]"
+    return name, first, min(last, first + RATINGS_MAX_ROWS - 1)
+
+
+@table.command("ratings")
+async def ratings(lobby: Lobby, session: Session, command: Command) -> None:
+    parsed = _rank_range(command.args)
+    if isinstance(parsed, str):
+        session.send_line(parsed)
+        return
+    name, first, last = parsed
+    rated = await lobby.accounts.rated_accounts(RATED_MIN_EXPERIENCE)
+    if name is not None:
+        account = await lobby.accounts.find_account(name)
+        if account is None:
+            session.send_line(info.no_information(name))
+            return
+        ranks = [i for i, a in enumerate(rated, 1) if a.name == account.name]
+        if not ranks:
+            session.send_line(f"** {account.name} has no rating rank yet (experience "
+                              f"{account.experience}, ranked above {RATED_MIN_EXPERIENCE - 1}).")
+            return
+        rows = [(ranks[0], account)]
+    else:
+        rows = [(i, a) for i, a in enumerate(rated, 1) if first <= i <= last]
+    session.send_lines([info.RATINGS_HEADER, *(
+        info.ratings_row(rank, a.name, a.rating, a.experience, a.name == session.name)
+        for rank, a in rows)])
+
+
+@table.command("show")
+async def show(lobby: Lobby, session: Session, command: Command) -> None:
+    what = command.args[0].lower() if command.args else ""
+    if what == "games":
+        session.send_lines(info.games_list(lobby.running_games()))
+    elif what == "saved":
+        session.send_line("no saved games.")
+    elif what == "savedcount":
+        name = command.args[1] if len(command.args) > 1 else session.name
+        session.send_line(f"{name} has no saved games.")
+    elif what == "watchers":
+        session.send_lines(info.watchers_list(
+            [(s.name, s.watching.name) for s in lobby.sessions_online() if s.watching]))
+    elif what == "max":
+        session.send_line(f"max_logins is {lobby.most_online}")
+    else:
+        session.send_line("** Don't know how to show " + (what or "nothing") +
+                          ". Try 'games', 'saved', 'savedcount', 'watchers' or 'max'.")
+
+
+# --- small things ----------------------------------------------------------------------------
+
+@table.command("time")
+async def time_command(lobby: Lobby, session: Session, command: Command) -> None:
+    session.send_line(texts.date_line(lobby.now(), session.setting("timezone")))
+
+
+@table.command("motd")
+async def motd(lobby: Lobby, session: Session, command: Command) -> None:
+    session.send_lines(clip.motd_block(lobby.config.motd) if session.clip else lobby.config.motd)
+
+
+@table.command("help")
+async def help_command(lobby: Lobby, session: Session, command: Command) -> None:
+    session.send_lines(help_texts.topic(command.args[0] if command.args else ""))
+
+
+@table.command("away")
+async def away(lobby: Lobby, session: Session, command: Command) -> None:
+    if not command.rest:
+        away_users = [s for s in lobby.sessions_online() if s.away_message is not None]
+        if not away_users:
+            session.send_line("None of the users is away.")
+        else:
+            session.send_lines(["The following users are away:",
+                                *(f"{s.name}: {s.away_message}" for s in away_users)])
+        return
+    session.away_message = command.rest
+    session.send_line("You're away. Please type 'back'")
+    lobby.broadcast_who(session)
+
+
+@table.command("back")
+async def back(lobby: Lobby, session: Session, command: Command) -> None:
+    if session.away_message is None:
+        session.send_line("** You're not away.")
+        return
+    session.away_message = None
+    session.send_line("Welcome back.")
+    lobby.broadcast_who(session)
+
+
+@table.command("address")
+async def address(lobby: Lobby, session: Session, command: Command) -> None:
+    account = session.account
+    assert account is not None
+    if len(command.args) != 1 or not EMAIL_PATTERN.match(command.args[0]):
+        session.send_line(f"** '{command.rest}' is not an email address.")
+        return
+    account.email = command.args[0]
+    await lobby.accounts.update_account(account.name, email=account.email)
+    session.send_line(f"Your email address is '{account.email}'.")
+    lobby.broadcast_who(session)
+
+
+@table.command("password")
+async def password(lobby: Lobby, session: Session, command: Command) -> None:
+    account = session.account
+    assert account is not None
+    # FIBS's form is `password old:new:new`; spaces are accepted too.
+    parts = command.rest.replace(":", " ").split()
+    if len(parts) != 3:
+        session.send_line("** Usage: password <old>:<new>:<new>")
+        return
+    old, new, again = parts
+    if not await lobby.hasher.check(old, account.password_hash):
+        session.send_line("** Sorry, that is not your password.")
+        return
+    if new != again:
+        session.send_line("** The two new passwords were not identical.")
+        return
+    error = texts.password_error(new)
+    if error is not None:
+        session.send_line(f"** {error}")
+        return
+    account.password_hash = await lobby.hasher.hash(new)
+    await lobby.accounts.update_account(account.name, password_hash=account.password_hash)
+    session.send_line("** Your password has been changed.")
+
+
+@table.command("bye")
+async def bye(lobby: Lobby, session: Session, command: Command) -> None:
+    session.send_lines(texts.GOODBYE)
+    await lobby.log_out(session, "logs out")
+    session.close()
+
+
+@table.command("wave")
+async def wave(lobby: Lobby, session: Session, command: Command) -> None:
+    again = session.waved
+    session.waved = True
+    session.send_line("You wave goodbye again and log out." if again else "You wave goodbye.")
+    for other in lobby.sessions_online():
+        if other is not session:
+            other.send_line(f"{session.name} waves goodbye{' again' if again else ''}.")
+    if again:
+        await lobby.log_out(session, "logs out")
+        session.close()

@@ -1,0 +1,120 @@
+"""The telnet front end: telnetlib3 parses telnet commands out of the byte stream; this module
+cuts the rest into 7-bit lines for the lobby and writes the lobby's text back.
+
+We use telnetlib3's `BaseServer`, which starts no option negotiation of its own: FIBS sends
+nothing but text on connect, and raw-socket CLIP clients must see nothing else. The only option
+we speak is ECHO, around password prompts.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import telnetlib3
+from telnetlib3.server_base import BaseServer
+from telnetlib3.telopt import ECHO, WILL, WONT
+
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.session import Stage
+
+log = logging.getLogger(__name__)
+
+MAX_LINE_BYTES = 4096  # FIBS commands are short; a longer line is discarded, not buffered
+OUTPUT_BUFFER_CAP = 512 * 1024  # a peer this far behind in reading is cut off
+READ_CHUNK = 4096
+LINE_TOO_LONG = "** Your line was too long and has been ignored."
+
+
+def clean_line(raw: bytes) -> str:
+    """FIBS is 7-bit: 8-bit bytes become `?`, control characters are dropped."""
+    return "".join("?" if b > 126 else chr(b) for b in raw if b >= 32 or b == 9).replace("\t", " ")
+
+
+class LineSplitter:
+    """Cuts a byte stream into lines at LF (or the telnet NVT's CR NUL), bounding each line."""
+
+    def __init__(self, max_bytes: int = MAX_LINE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._buffer = bytearray()
+        self._discarding = False
+
+    def feed(self, data: bytes) -> list[str | None]:
+        """The complete lines in `data` (None for each line that was too long)."""
+        self._buffer += data.replace(b"\r\x00", b"\n")
+        lines: list[str | None] = []
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                break
+            raw = bytes(self._buffer[:end])
+            del self._buffer[:end + 1]
+            if self._discarding or len(raw) > self.max_bytes:
+                self._discarding = False
+                lines.append(None)
+            else:
+                lines.append(clean_line(raw))
+        if len(self._buffer) > self.max_bytes:
+            self._buffer.clear()
+            self._discarding = True
+        return lines
+
+
+class TelnetConnection:
+    """A lobby `Connection` over a telnetlib3 writer."""
+
+    def __init__(self, writer: telnetlib3.TelnetWriter) -> None:
+        self.writer = writer
+        peer = writer.get_extra_info("peername")
+        self.host = peer[0] if peer else "-"
+
+    def send(self, text: str) -> None:
+        if self.writer.connection_closed:
+            return
+        transport = self.writer.transport
+        if transport is not None and transport.get_write_buffer_size() > OUTPUT_BUFFER_CAP:
+            log.warning("closing %s: it stopped reading its output", self.host)
+            transport.abort()
+            return
+        self.writer.write(text.encode("ascii", "replace"))
+
+    def set_echo(self, server_echoes: bool) -> None:
+        if server_echoes:
+            # A peer that never answered the last WILL ECHO leaves it pending; ask again anyway.
+            self.writer.pending_option[WILL + ECHO] = False
+            self.writer.iac(WILL, ECHO)
+        else:
+            self.writer.iac(WONT, ECHO)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def serve_connection(lobby: Lobby, reader: telnetlib3.TelnetReader,
+                           writer: telnetlib3.TelnetWriter) -> None:
+    session = lobby.connect(TelnetConnection(writer))
+    splitter = LineSplitter()
+    try:
+        while session.stage is not Stage.CLOSED:
+            data = await reader.read(READ_CHUNK)
+            if not data:
+                break
+            for line in splitter.feed(data):
+                if session.stage is Stage.CLOSED:
+                    break
+                if line is None:
+                    session.send_line(LINE_TOO_LONG)
+                else:
+                    await session.handle_line(line)
+    except (ConnectionError, asyncio.IncompleteReadError):
+        pass
+    finally:
+        await lobby.disconnected(session)
+
+
+async def start_telnet_server(lobby: Lobby, host: str, port: int) -> telnetlib3.Server:
+    async def shell(reader: telnetlib3.TelnetReader, writer: telnetlib3.TelnetWriter) -> None:
+        await serve_connection(lobby, reader, writer)
+
+    return await telnetlib3.create_server(
+        host, port, protocol_factory=BaseServer, shell=shell, encoding=False,
+        connect_maxwait=0.0)

@@ -1,0 +1,62 @@
+"""Turning a typed line into a command name and its arguments, FIBS style.
+
+FIBS accepts any unique prefix of a command, plus a few fixed short forms that win over
+ambiguity (`b` = board, `m` = move, `to` = toggle, ...). A line that starts with a number is a
+move (`8 5 6 5`).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+# Short forms FIBS fixes regardless of what else a prefix could mean (FIBS-PROTOCOL.md §4).
+SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "roll",
+               "s": "say", "t": "tell", "w": "who", "wh": "whisper", "res": "resign",
+               "to": "toggle"}
+# Words that are whole commands of their own rather than prefixes.
+ALIASES = {"date": "time", "adios": "bye", "ciao": "bye", "end": "bye", "exit": "bye",
+           "logout": "bye", "quit": "bye", "tschoe": "bye"}
+# Chat lines are never repeated by `!!` (a repeat would resend someone's words).
+NOT_REPEATABLE = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper", "message"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    name: str  # canonical command name
+    word: str  # what the user typed for it
+    args: list[str]
+    rest: str  # everything after the command word, inner spacing kept (for chat texts)
+
+
+class UnknownCommand(Exception):
+    pass
+
+
+def split_line(line: str) -> tuple[str, str]:
+    """The first word and the rest (leading blanks of the rest removed)."""
+    stripped = line.strip()
+    word, _, rest = stripped.partition(" ")
+    return word, rest.lstrip(" ")
+
+
+def resolve(line: str, commands: frozenset[str] | set[str]) -> Command:
+    """Resolve a line against the available command names; UnknownCommand if none or several."""
+    word, rest = split_line(line)
+    lowered = word.lower()
+    if lowered[:1].isdigit():
+        return Command("move", "", line.split(), line.strip())
+    name = ALIASES.get(lowered) if lowered in ALIASES else None
+    if name is None and lowered in commands:
+        name = lowered
+    if name is None and lowered in SHORT_FORMS and SHORT_FORMS[lowered] in commands:
+        name = SHORT_FORMS[lowered]
+    if name is None and lowered:
+        matches = [c for c in commands if c.startswith(lowered)]
+        if len(matches) == 1:
+            name = matches[0]
+    if name is None or name not in commands:
+        raise UnknownCommand(line.strip())
+    return Command(name, word, rest.split(), rest)
+
+
+def unknown_command(text: str) -> str:
+    return f"** Unknown command: '{text}'"

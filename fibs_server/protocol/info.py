@@ -1,0 +1,106 @@
+"""Texts of the information commands: who, whois, ratings, show (FIBS-PROTOCOL.md §5.3)."""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+
+from fibs_server.protocol.clip import WhoInfo
+from fibs_server.protocol.texts import date_line, user_zone
+
+WHO_HEADER = "No  S  username        rating  exp login    idle  from"
+
+
+def who_status(info: WhoInfo) -> str:
+    if info.opponent:
+        return "P"
+    if info.watching:
+        return "W"
+    if info.away:
+        return "A"
+    return "R" if info.ready else "-"
+
+
+def idle_text(seconds: int) -> str:
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def who_table(infos: list[WhoInfo], timezone: str) -> list[str]:
+    """The telnet `who` table (CLIP clients get `5`/`6` lines instead)."""
+    zone = user_zone(timezone)
+    rows = [WHO_HEADER]
+    for number, info in enumerate(infos, 1):
+        login = datetime.datetime.fromtimestamp(info.login_time, zone)
+        rows.append(f"{number:>2}  {who_status(info)}  {info.name:<15}{info.rating:>7.2f}"
+                    f" {info.experience:>4} {login:%H:%M}  {idle_text(info.idle_seconds):>6}"
+                    f"  {info.host}")
+    return rows
+
+
+def who_count(count: int) -> str:
+    return f"There {'is' if count == 1 else 'are'} {count} user{'' if count == 1 else 's'} logged in."
+
+
+@dataclasses.dataclass(frozen=True)
+class WhoisFacts:
+    name: str
+    rating: float
+    experience: int
+    email: str | None
+    last_login: datetime.datetime | None
+    last_host: str | None
+    last_logout: datetime.datetime | None
+    online_idle_seconds: int | None  # None = not logged in
+    playing_with: str | None
+    watching: str | None
+    away_message: str | None
+
+
+def whois(facts: WhoisFacts, timezone: str) -> list[str]:
+    lines = [f"Information about {facts.name}:"]
+    if facts.last_login is not None:
+        lines.append(f"  Last login:  {date_line(facts.last_login, timezone)}"
+                     f" from {facts.last_host or '-'}")
+    if facts.online_idle_seconds is None:
+        if facts.last_logout is not None:
+            lines.append(f"  Last logout: {date_line(facts.last_logout, timezone)}")
+        lines.append("  Not logged in right now.")
+    else:
+        lines.append(f"  Still logged in. {idle_text(facts.online_idle_seconds)} minutes idle.")
+        if facts.away_message is not None:
+            lines.append(f"  {facts.name} is away: {facts.away_message}")
+        if facts.playing_with:
+            lines.append(f"  {facts.name} is playing with {facts.playing_with}.")
+        elif facts.watching:
+            lines.append(f"  {facts.name} is watching {facts.watching}.")
+        else:
+            lines.append(f"  {facts.name} is not playing.")
+    lines.append(f"  Rating: {facts.rating:.2f} Experience: {facts.experience}")
+    lines.append(f"  Email address: {facts.email}" if facts.email else "  No email address.")
+    return lines
+
+
+def no_information(name: str) -> str:
+    return f"No information found on user {name}."
+
+
+RATINGS_HEADER = " rank name            rating    Experience"
+
+
+def ratings_row(rank: int, name: str, rating: float, experience: int, own: bool) -> str:
+    row = f"{rank:5d} {name:<15} {rating:.2f}     {experience}"
+    return ("*" + row[1:]) if own else row
+
+
+def games_list(games: list[tuple[str, str, int | None, int, int]]) -> list[str]:
+    """`show games`: (player, opponent, length or None, score, opponent's score) per match."""
+    lines = ["List of games:"]
+    for player, opponent, length, score_a, score_b in games:
+        kind = "unlimited" if length is None else f"{length} point"
+        lines.append(f"{player:<16} -  {opponent:<16} ({kind} match {score_a}-{score_b})")
+    return lines
+
+
+def watchers_list(pairs: list[tuple[str, str]]) -> list[str]:
+    if not pairs:
+        return ["Watching players:", "Nobody is watching."]
+    return ["Watching players:", *(f"{w} is watching {p}." for w, p in pairs)]

@@ -1,0 +1,137 @@
+"""Fixed FIBS texts and the small formatters around them: banner, date line, login and
+registration, goodbye, MOTD.
+
+Every function returns lines without line endings; the connection layer adds CR LF. Texts that
+clients match on are FIBS's own (see docs/PROTOCOL.md); the banner art and help are ours.
+"""
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+
+PROMPT = "> "
+LOGIN_PROMPT = "login: "
+PASSWORD_PROMPT = "password: "
+NEW_PASSWORD_PROMPT = "Please give your password: "
+RETYPE_PASSWORD_PROMPT = "Please retype your password: "
+PASSWORDS_DIFFER_PROMPT = (
+    "** The two passwords were not identical. Please give them again. Password: "
+)
+
+BANNER_ART = (
+    r"                 _____  _  ____   ____                               ",
+    r"                |  ___|| || __ ) / ___|   ___   ___  _ __ __   __  ",
+    r"                | |_   | ||  _ \ \___ \  / __| / _ \| '__|\ \ / /  ",
+    r"                |  _|  | || |_) | ___) | \__ \|  __/| |    \ V /   ",
+    r"                |_|    |_||____/ |____/  |___/ \___||_|     \_/    ",
+    "",
+    "        A backgammon server that speaks FIBS: telnet, CLIP clients and bots welcome.",
+    "",
+    "  Log in with your name, or as 'guest' to register a new account.",
+    "  Be polite, finish your matches, and don't use bots under a person's name.",
+    "  One account per person only!",
+)
+
+GUEST_WELCOME = (
+    "Welcome to FIBS. You just logged in as guest.",
+    "Please register before using this server:",
+    "",
+    "Type 'name username' where name is the word 'name' and ",
+    "username is the login name you want to use.",
+    "The username may not contain blanks ' ' or colons ':'.",
+    "The system will then ask you for your password twice.",
+    "Please make sure that you don't forget your password. All",
+    "passwords are encrypted before they are saved. If you forget",
+    "your password there is no way to find out what it was.",
+    "Please type 'bye' if you don't want to register now.",
+    "",
+    "ONE USERNAME PER PERSON ONLY!!!",
+)
+
+DEFAULT_MOTD = (
+    "+--------------------------------------------------------------------+",
+    "| Welcome to fibs_server.                                            |",
+    "| Type 'help' for the commands, 'help beginner' to get started.     |",
+    "| Matches are saved when a connection drops: 'invite' to resume.     |",
+    "+--------------------------------------------------------------------+",
+)
+
+GOODBYE = (
+    "           Goodbye.",
+    "",
+    "If you enjoyed using this server please send picture postcards,",
+    "of your home town or of wherever you like, to the people who run it:",
+    "they like to know who plays here. Thanks, and see you soon.",
+)
+
+MIN_NAME_LENGTH = 3
+MAX_NAME_LENGTH = 20
+MIN_PASSWORD_LENGTH = 4
+
+
+def user_zone(timezone: str) -> zoneinfo.ZoneInfo:
+    """The zone a user's `timezone` setting names; UTC for an unknown name, so that a stale
+    setting never breaks a line."""
+    try:
+        return zoneinfo.ZoneInfo(timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def date_line(now: datetime.datetime, timezone: str = "UTC") -> str:
+    """`Monday, November 30 10:31:52 UTC   ( Mon Nov 30 10:31:52 2026 UTC )`; `now` is aware."""
+    local = now.astimezone(user_zone(timezone))
+    utc = now.astimezone(datetime.timezone.utc)
+    return (f"{local:%A, %B %d %H:%M:%S} {local.tzname()}   "
+            f"( {utc:%a %b %d %H:%M:%S %Y} UTC )")
+
+
+def banner(now: datetime.datetime) -> list[str]:
+    return [*BANNER_ART, "", date_line(now)]
+
+
+def name_error(name: str) -> str | None:
+    """FIBS's complaint about a wanted user name, or None if the name is acceptable."""
+    if not name or not all(c.isascii() and (c.isalpha() or c == "_") for c in name):
+        return "** Your name may only contain letters and the underscore character _ ."
+    if len(name) > MAX_NAME_LENGTH:
+        return f"** Please use a name with at most {MAX_NAME_LENGTH} characters."
+    if len(name) < MIN_NAME_LENGTH:
+        return f"** Please use a name with at least {MIN_NAME_LENGTH} characters."
+    return None
+
+
+def name_taken(name: str) -> str:
+    return f"** Please use another name. '{name}' is already used by someone else."
+
+
+def name_accepted(name: str) -> list[str]:
+    return [f"Your name will be {name}",
+            "Type in no password and hit Enter/Return if you want to change it now."]
+
+
+def password_error(password: str) -> str | None:
+    """The complaint about a new password, or None. (`:` separates `password` arguments.)"""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        return f"Minimal password length is {MIN_PASSWORD_LENGTH} characters."
+    if ":" in password:
+        return "Your password may not contain ':'"
+    return None
+
+
+NO_PASSWORD_GIVEN = "** No password given. Please choose a new name"
+REGISTERED = ("You are registered.", "Type 'help beginner' to get started.")
+ALREADY_LOGGED_IN = "** Warning: You are already logged in."
+
+
+def authenticated(name: str) -> str:
+    return f"** User {name} authenticated."
+
+
+def last_login(when: datetime.datetime, host: str, timezone: str) -> str:
+    return f"** Last login: {date_line(when, timezone)} from {host}"
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """`1 point`, `2 points`: FIBS uses the singular only for exactly one."""
+    return f"{count} {singular if count == 1 else plural_form or singular + 's'}"
