@@ -1,0 +1,152 @@
+"""Match-play texts that need formatting logic: points, scores, match results, the rating
+calculation block (FIBS-PROTOCOL.md §8), the move list (§6.9) and the `pip` reply.
+
+Pure functions of plain values; each returns lines without line endings.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+def points(count: int) -> str:
+    """`1 point`, `2 points`: FIBS uses the singular only for exactly one."""
+    return f"{count} point" if count == 1 else f"{count} points"
+
+
+def score_line(match_length: int | None, first_name: str, first_score: int,
+               second_name: str, second_score: int) -> str:
+    """`score in 5 point match: A-1 B-0`, `score in unlimited match: A-3 B-5`."""
+    match = "unlimited match" if match_length is None else f"{match_length} point match"
+    return f"score in {match}: {first_name}-{first_score} {second_name}-{second_score}"
+
+
+def _the_match(match_length: int, winner_score: int, loser_score: int) -> str:
+    # FIBS puts a space before the final period (FCM, BaldLies, gfibs).
+    return f"the {match_length} point match {winner_score}-{loser_score} ."
+
+
+def you_win_match_line(match_length: int, your_score: int, opponent_score: int) -> str:
+    """`You win the 5 point match 5-2 .` for the winner."""
+    return f"You win {_the_match(match_length, your_score, opponent_score)}"
+
+
+def wins_match_line(winner: str, match_length: int, winner_score: int, loser_score: int) -> str:
+    """`alice wins the 5 point match 5-2 .` for the loser and the watchers."""
+    return f"{winner} wins {_the_match(match_length, winner_score, loser_score)}"
+
+
+def match_report_line(winner: str, loser: str, match_length: int, winner_score: int,
+                      loser_score: int) -> str:
+    """The `report` broadcast: `alice wins a 5 point match against bob  5-2 .` (two spaces)."""
+    return (f"{winner} wins a {match_length} point match against {loser}"
+            f"  {winner_score}-{loser_score} .")
+
+
+@dataclass(frozen=True)
+class RatingCalculation:
+    """FIBS's rating formula (`help formula`) for one finished match.
+
+    Experience is counted before this match (the server help, the FAQ and BaldLies; MacFIBS's
+    glossary adds the match). The changes are what the store applies; `rating_calculation_lines`
+    shows the same numbers.
+    """
+    winner: str
+    loser: str
+    match_length: int
+    winner_rating: float
+    loser_rating: float
+    winner_experience: int
+    loser_experience: int
+
+    @property
+    def rating_difference(self) -> float:
+        return abs(self.winner_rating - self.loser_rating)
+
+    @property
+    def underdog_probability(self) -> float:
+        """Pu: the chance that the lower-rated player wins."""
+        return 1 / (10 ** (self.rating_difference * math.sqrt(self.match_length) / 2000) + 1)
+
+    @property
+    def probability(self) -> float:
+        """P: 1 - Pu if the underdog won, Pu if the favourite won."""
+        underdog_won = self.winner_rating < self.loser_rating
+        return 1 - self.underdog_probability if underdog_won else self.underdog_probability
+
+    @staticmethod
+    def k_factor(experience: int) -> float:
+        return max(1.0, -experience / 100 + 5)
+
+    def _change(self, experience: int) -> float:
+        return 4 * self.k_factor(experience) * math.sqrt(self.match_length) * self.probability
+
+    @property
+    def winner_change(self) -> float:
+        return self._change(self.winner_experience)
+
+    @property
+    def loser_change(self) -> float:
+        return -self._change(self.loser_experience)
+
+
+def rating_calculation_lines(calculation: RatingCalculation) -> list[str]:
+    """The block `toggle ratings` shows before the match result, winner first."""
+    winner, loser = calculation.winner, calculation.loser
+    k_formula = "K=max(1 , -Experience/100+5) for"
+    return [
+        "rating calculation:",
+        f"rating difference D={calculation.rating_difference:.6f}",
+        f"match length      N={calculation.match_length}",
+        f"Experience: {winner} {calculation.winner_experience}"
+        f" - {loser} {calculation.loser_experience}",
+        "Probability that underdog wins: Pu=1/(10^(D*sqrt(N)/2000)+1)="
+        f"{calculation.underdog_probability:.6f}",
+        f"P={calculation.probability:.6f} is 1-Pu if underdog wins and Pu if favorite wins",
+        f"{k_formula} {winner}: {calculation.k_factor(calculation.winner_experience):.6f}",
+        f"change for {winner}: 4*K*sqrt(N)*P={calculation.winner_change:.6f}",
+        f"{k_formula} {loser}: {calculation.k_factor(calculation.loser_experience):.6f}",
+        # The loser's line carries the minus sign, as in BaldLies' reproduction.
+        f"change for {loser}: -4*K*sqrt(N)*P={calculation.loser_change:.6f}",
+    ]
+
+
+@dataclass(frozen=True)
+class Roll:
+    """A roll in the move list and the play made with it, in absolute point numbers as in
+    `moves` lines (`24-18 13-11`, `bar-22`, `6-off`); empty when the roll could not be played."""
+    dice: tuple[int, int]
+    moves: str
+
+
+# The cube and resignation events of the move list, as `X: doubles`.
+MOVE_LIST_EVENTS = frozenset({"doubles", "accepts", "rejects", "wants to resign", "wins"})
+
+
+def move_list_lines(x_name: str, o_name: str, match_length: int | None, x_score: int,
+                    o_score: int, actions: Iterable[tuple[str, Roll | str]]) -> list[str]:
+    """The game's move list (`toggle moves`, `oldmoves`): a header, then one line per action.
+
+    `actions` are (colour, action) pairs in playing order: colour 'X' or 'O', action a `Roll`
+    or one of MOVE_LIST_EVENTS. Scores are those before the game, X's first.
+    """
+    match = "an unlimited match" if match_length is None else f"a {match_length} point match"
+    lines = [f"{x_name} is X - {o_name} is O", f"Score is {x_score}-{o_score} in {match}."]
+    for colour, action in actions:
+        if colour not in ("X", "O"):
+            raise ValueError(f"move list colour must be 'X' or 'O', not {colour!r}")
+        if isinstance(action, Roll):
+            play = action.moves or "can't move"
+            lines.append(f"{colour}: ({action.dice[0]} {action.dice[1]}) {play}")
+        elif action in MOVE_LIST_EVENTS:
+            lines.append(f"{colour}: {action}")
+        else:
+            raise ValueError(f"unknown move list action {action!r}")
+    return lines
+
+
+def pip_counts_line(o_pips: int, x_pips: int) -> str:
+    """The `pip` reply, `Pipcounts: O-167 X-160`, in the colours and order of the board's
+    `BAR: O-0 X-0   OFF: O-0 X-0` line."""
+    return f"Pipcounts: O-{o_pips} X-{x_pips}"
