@@ -1,0 +1,423 @@
+"""The match state machine: turns, opening roll, cube, resignations, results, Crawford."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fibs_server.rules.events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected,
+                                      Doubled, GameOver, GameStarted, JoinedNextGame, MatchOver,
+                                      Moved, OpeningRoll, Redoubled, ResignAccepted,
+                                      ResignOffered, ResignRejected, Rolled, WinKind)
+from fibs_server.rules.match import IllegalAction, Match, Phase
+from fibs_server.rules.position import Position
+from fibs_server.rules.variants import Variant
+
+from .match_helpers import (OPENING_31, POINT_MAKING_31, arranged, bear_off_win, play_with,
+                            side, started)
+
+
+def illegal(text: str):
+    return pytest.raises(IllegalAction, match=f"^{re.escape(text)}$")
+
+
+# --- opening roll -----------------------------------------------------------------------
+
+def test_the_higher_opening_die_moves_first_with_both_dice():
+    match, events = started(script=[(2, 6)])
+    assert events == [GameStarted(1, 0, (0, 0), False), OpeningRoll(2, 6, starter=1)]
+    assert (match.phase, match.turn, match.dice) == (Phase.MOVE, 1, (6, 2))
+    assert match.pieces_to_move == 2
+
+
+def test_opening_ties_are_rolled_again():
+    match, events = started(script=[(4, 4), (1, 1), (5, 3)])
+    assert events[1:] == [OpeningRoll(4, 4, None), OpeningRoll(1, 1, None), OpeningRoll(5, 3, 0)]
+    assert match.cube == 1
+    assert match.turn == 0
+
+
+def test_option_lower_die_starts():
+    match, events = started(script=[(2, 6)], lower_die_starts=True)
+    assert events[-1] == OpeningRoll(2, 6, starter=0)
+    assert (match.turn, match.dice) == (0, (2, 6))
+
+
+def test_autodouble_doubles_the_centred_cube_on_each_opening_tie_in_unlimited_matches():
+    match, events = started(None, script=[(4, 4), (2, 2), (5, 3)], autodouble=True)
+    assert events[1:] == [OpeningRoll(4, 4, None), CubeAutoDoubled(2),
+                          OpeningRoll(2, 2, None), CubeAutoDoubled(4), OpeningRoll(5, 3, 0)]
+    assert (match.cube, match.cube_owner) == (4, None)
+
+
+@pytest.mark.parametrize("length, autodouble", [(5, True), (None, False)])
+def test_no_autodouble_in_fixed_length_matches_or_without_agreement(length, autodouble):
+    match, events = started(length, script=[(4, 4), (5, 3)], autodouble=autodouble)
+    assert not any(isinstance(event, CubeAutoDoubled) for event in events)
+    assert match.cube == 1
+
+
+def test_portes_starter_rolls_afresh_and_there_is_no_cube():
+    match, events = started(script=[(2, 6), (4, 1)], variant=Variant.PORTES)
+    assert events[-1] == Rolled(1, (4, 1))
+    assert match.dice == (4, 1)
+    assert not match.may_double(0) and not match.may_double(1)
+
+
+@pytest.mark.parametrize("variant", [Variant.NACKGAMMON, Variant.HYPERGAMMON])
+def test_variants_start_from_their_own_layout(variant):
+    match, _ = started(variant=variant)
+    assert match.position_seen_by(0) == Position.initial(variant)
+    assert match.position_seen_by(1) == Position.initial(variant)
+
+
+# --- turns --------------------------------------------------------------------------------
+
+def test_a_move_passes_the_turn_and_the_board_turns_with_it():
+    match, _ = started()
+    play = play_with(match, POINT_MAKING_31)
+    events = match.move(0, play)
+    assert events == [Moved(0, play.steps)]
+    assert (match.phase, match.turn, match.dice) == (Phase.ROLL_OR_DOUBLE, 1, None)
+    assert match.position_seen_by(0) == play.result
+    assert match.position_seen_by(1) == play.result.swap()
+    assert match.legal_plays() == [] and match.pieces_to_move == 0
+
+
+def test_roll_then_move():
+    match, _ = started(script=[OPENING_31, (6, 6)])
+    match.move(0, play_with(match, POINT_MAKING_31))
+    assert match.roll(1) == [Rolled(1, (6, 6))]
+    assert match.phase is Phase.MOVE and match.pieces_to_move == 4
+
+
+def test_rolling_out_of_turn_or_twice():
+    match, _ = started(script=[OPENING_31, (6, 5)])
+    with illegal("** It's not your turn to roll the dice."):
+        match.roll(1)
+    with illegal("** You did already roll the dice."):
+        match.roll(0)
+    match.move(0, play_with(match, POINT_MAKING_31))
+    with illegal("** It's not your turn to roll the dice."):
+        match.roll(0)
+
+
+def test_moving_out_of_turn_before_rolling_or_illegally():
+    match, _ = started()
+    with illegal("** It's not your turn to move."):
+        match.move(1, match.legal_plays()[0])
+    wrong = Position.initial().apply(((24, 18), (13, 8)))
+    with illegal("** That move is not legal."):
+        match.move(0, wrong)
+    match.move(0, play_with(match, POINT_MAKING_31))
+    with illegal("** You have to roll the dice before moving."):
+        match.move(1, match.position_seen_by(1).legal_plays((2, 1))[0])
+
+
+def test_a_player_who_cannot_move_passes():
+    # Player 0 is on the bar against a closed board; player 1 may then double.
+    closed = side({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
+    position = Position((side({13: 14}, bar=1), closed))
+    match = arranged(position, script=[(3, 4)])
+    assert match.roll(0) == [Rolled(0, (3, 4)), CannotMove(0)]
+    assert (match.phase, match.turn) == (Phase.ROLL_OR_DOUBLE, 1)
+
+
+def test_only_one_checker_step_when_the_bar_blocks_the_rest():
+    # The 6 enters on the 19 point; no 1 can be played before or after it.
+    blocking = side({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 7: 2, 13: 3})
+    match = arranged(Position((side({13: 14}, bar=1), blocking)), dice=(1, 6))
+    assert match.pieces_to_move == 1
+
+
+def test_actions_before_the_match_starts():
+    match = Match(5, None)
+    assert match.phase is Phase.NOT_STARTED
+    with illegal("** The match hasn't started yet."):
+        match.roll(0)
+    with illegal("** There's no next game to join."):
+        match.join(0)
+
+
+def test_players_are_0_and_1():
+    match, _ = started()
+    with pytest.raises(ValueError):
+        match.roll(2)
+
+
+# --- doubling ---------------------------------------------------------------------------
+
+def doubling_position_for_1():
+    match, _ = started(script=[OPENING_31, (5, 2), (6, 1)])
+    match.move(0, play_with(match, POINT_MAKING_31))
+    return match
+
+
+def test_double_and_take_passes_the_cube_and_rolls_for_the_doubler():
+    match = doubling_position_for_1()
+    assert match.may_double(0) and match.may_double(1)
+    assert match.double(1) == [Doubled(1, 2)]
+    assert match.phase is Phase.DOUBLE_OFFERED
+    assert not match.may_double(0) and not match.may_double(1)
+    assert match.accept(0) == [DoubleAccepted(0, 2), Rolled(1, (5, 2))]
+    assert (match.cube, match.cube_owner, match.phase) == (2, 0, Phase.MOVE)
+    assert match.may_double(0) and not match.may_double(1)
+
+
+def test_double_and_drop_gives_the_doubler_the_current_value():
+    match = doubling_position_for_1()
+    match.double(1)
+    assert match.reject(0) == [DoubleRejected(0, winner=1, points=1),
+                               GameOver(1, 1, WinKind.SINGLE, (0, 1))]
+    assert match.phase is Phase.BETWEEN_GAMES
+
+
+def test_owner_redoubles_next_turn_and_non_owner_is_rolled_for():
+    match, _ = started(script=[OPENING_31, (5, 2), (6, 1), (4, 3), (2, 2)])
+    match.move(0, play_with(match, POINT_MAKING_31))
+    match.double(1)
+    match.accept(0)  # player 1 rolls 5-2, player 0 owns the cube at 2
+    events = match.move(1, match.legal_plays()[0])
+    assert len(events) == 1  # player 0 may redouble, so nobody rolls for them
+    assert match.phase is Phase.ROLL_OR_DOUBLE and match.turn == 0
+    assert match.double(0) == [Doubled(0, 4)]
+    assert match.accept(1) == [DoubleAccepted(1, 4), Rolled(0, (6, 1))]
+    assert not match.may_double(0) and match.may_double(1)
+    match.move(0, match.legal_plays()[0])
+    assert match.roll(1) == [Rolled(1, (4, 3))]
+    events = match.move(1, match.legal_plays()[0])
+    assert events[-1] == Rolled(0, (2, 2))  # player 0 cannot double: FIBS rolls for them
+
+
+def test_doubling_errors():
+    match = doubling_position_for_1()
+    with illegal("** It's not your turn to double"):
+        match.double(0)
+    match.roll(1)
+    with illegal("** You can only double before you roll the dice."):
+        match.double(1)
+    with illegal("** Please wait until {opponent} has moved."):
+        match.double(0)
+
+
+def test_answering_a_double():
+    match = doubling_position_for_1()
+    with illegal("** {opponent} didn't double or resign."):
+        match.accept(0)
+    match.double(1)
+    with illegal("** {opponent} didn't double or resign."):
+        match.accept(1)
+    with illegal("** {opponent} doubled. Type 'accept' or 'reject'."):
+        match.roll(0)
+    with illegal("** Please wait for {opponent} to accept or reject."):
+        match.roll(1)
+    with illegal("** Please wait for {opponent} to accept or reject."):
+        match.resign(1, WinKind.SINGLE)
+
+
+def test_fibs_text_names_the_opponent():
+    match = doubling_position_for_1()
+    with pytest.raises(IllegalAction) as caught:
+        match.double(0)
+    assert caught.value.text == "** It's not your turn to double"
+    match.roll(1)
+    with pytest.raises(IllegalAction) as caught:
+        match.double(0)
+    assert caught.value.fibs_text("alice") == "** Please wait until alice has moved."
+
+
+def test_no_cube_in_a_1_point_match():
+    match, _ = started(1, script=[OPENING_31, (4, 2)])
+    assert not match.may_double(0) and not match.may_double(1)
+    assert match.move(0, play_with(match, POINT_MAKING_31))[-1] == Rolled(1, (4, 2))
+    assert not match.is_crawford_game
+
+
+# --- instant redoubles (unlimited matches) ---------------------------------------------------
+
+def unlimited_double_offered(max_redoubles):
+    match = arranged(Position.initial(), turn=1, length=None, script=[(6, 5)],
+                     max_redoubles=max_redoubles)
+    match.double(1)
+    return match
+
+
+def test_beaver_raccoon_otter_keep_the_cube_with_the_doubled_player():
+    match = unlimited_double_offered(max_redoubles=None)
+    assert match.redouble(0, "beaver") == [Redoubled(0, 4, 1)]
+    assert match.redouble(1, "raccoon") == [Redoubled(1, 8, 2)]
+    assert match.redouble(0, "otter") == [Redoubled(0, 16, 3)]
+    assert match.redouble(1) == [Redoubled(1, 32, 4)]
+    assert match.accept(0) == [DoubleAccepted(0, 32), Rolled(1, (6, 5))]
+    assert (match.cube, match.cube_owner, match.turn) == (32, 0, 1)
+
+
+def test_refusing_a_redouble_loses_the_value_accepted_by_it():
+    match = unlimited_double_offered(max_redoubles=None)
+    match.redouble(0)
+    assert match.reject(1) == [DoubleRejected(1, winner=0, points=2),
+                               GameOver(0, 2, WinKind.SINGLE, (2, 0))]
+    assert match.phase is Phase.BETWEEN_GAMES  # unlimited matches are never over
+
+
+def test_redoubles_are_limited_by_the_players_settings():
+    with illegal("** No more redoubles are allowed in this match."):
+        unlimited_double_offered(max_redoubles=0).redouble(0)
+    match = unlimited_double_offered(max_redoubles=1)
+    match.redouble(0)
+    with illegal("** No more redoubles are allowed in this match."):
+        match.redouble(1)
+
+
+def test_redouble_errors():
+    match = unlimited_double_offered(max_redoubles=None)
+    with illegal("** {opponent} didn't double."):
+        match.redouble(1)
+    with illegal("** You can't raccoon now. Type 'redouble'."):
+        match.redouble(0, "raccoon")
+    fixed = doubling_position_for_1()
+    fixed.double(1)
+    with illegal("** Redoubles are only allowed in unlimited matches."):
+        fixed.redouble(0)
+
+
+# --- resigning -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", list(WinKind))
+def test_resignation_is_worth_its_kind_times_the_cube(kind):
+    match = doubling_position_for_1()
+    match.double(1)
+    match.accept(0)  # cube 2; player 1 is moving
+    assert match.resign(0, kind) == [ResignOffered(0, kind, 2 * kind)]
+    assert match.phase is Phase.RESIGN_OFFERED
+    assert match.accept(1)[:2] == [ResignAccepted(1, 2 * kind),
+                                   GameOver(1, 2 * kind, kind, (0, 2 * kind))]
+
+
+def test_rejected_resignation_resumes_the_game_where_it_was():
+    match = doubling_position_for_1()
+    match.resign(1, WinKind.GAMMON)
+    with illegal("** {opponent} wanted to resign. Type 'accept' or 'reject'."):
+        match.double(0)
+    with illegal("** Please wait for {opponent} to accept or reject."):
+        match.roll(1)
+    with illegal("** {opponent} didn't double or resign."):
+        match.accept(1)
+    assert match.reject(0) == [ResignRejected(0)]
+    assert (match.phase, match.turn) == (Phase.ROLL_OR_DOUBLE, 1)
+    match.roll(1)
+
+
+def test_portes_has_no_backgammon_resignation():
+    match, _ = started(script=[(2, 6), (4, 1)], variant=Variant.PORTES)
+    assert match.resign(0, WinKind.BACKGAMMON) == [ResignOffered(0, WinKind.GAMMON, 2)]
+
+
+# --- results -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("loser, kind", [
+    (side({6: 14}), WinKind.SINGLE),                    # one checker off already
+    (side({6: 15}), WinKind.GAMMON),
+    (side({6: 14, 19: 1}), WinKind.BACKGAMMON),         # in the winner's home board
+    (side({6: 14}, bar=1), WinKind.BACKGAMMON),         # on the bar
+    (side({6: 14, 18: 1}), WinKind.GAMMON),             # just outside it
+])
+def test_game_result_kinds(loser, kind):
+    match = arranged(bear_off_win(loser), turn=1, dice=(2, 1))
+    play = match.legal_plays()[0]
+    assert match.move(1, play)[-1] == GameOver(1, kind, kind, (0, kind))
+
+
+def test_results_are_multiplied_by_the_cube():
+    match = arranged(bear_off_win(side({6: 15})), dice=(2, 1), length=9)
+    match.cube, match.cube_owner = 4, 0
+    assert match.move(0, match.legal_plays()[0])[-1] == GameOver(0, 8, WinKind.GAMMON, (8, 0))
+
+
+def test_portes_has_no_backgammons():
+    match = arranged(bear_off_win(side({6: 14}, bar=1)), dice=(2, 1), variant=Variant.PORTES)
+    assert match.move(0, match.legal_plays()[0])[-1] == GameOver(0, 2, WinKind.GAMMON, (2, 0))
+
+
+def test_hypergammon_game_ends_with_three_checkers():
+    position = Position((side({1: 1}), side({13: 3})), checkers_per_side=3)
+    match = arranged(position, dice=(2, 1), variant=Variant.HYPERGAMMON)
+    assert match.move(0, match.legal_plays()[0])[-1] == GameOver(0, 2, WinKind.GAMMON, (2, 0))
+
+
+def test_match_ends_when_a_player_reaches_the_length_and_keeps_the_surplus():
+    match = arranged(bear_off_win(side({6: 14}, bar=1)), dice=(2, 1), length=1)
+    events = match.move(0, match.legal_plays()[0])
+    assert events[-2:] == [GameOver(0, 3, WinKind.BACKGAMMON, (3, 0)), MatchOver(0, (3, 0))]
+    assert match.is_over and match.phase is Phase.MATCH_OVER
+    with illegal("** The match is over."):
+        match.roll(0)
+    with illegal("** There's no next game to join."):
+        match.join(0)
+
+
+# --- between games, colours, Crawford ---------------------------------------------------------
+
+def finish_game_by_resignation(match, loser, kind=WinKind.SINGLE):
+    match.resign(loser, kind)
+    return match.accept(1 - loser)
+
+
+def test_next_game_starts_when_both_join_and_colours_swap():
+    match, _ = started(script=[OPENING_31, (1, 5)], first_x_player=1)
+    assert (match.x_player, match.colour(1), match.colour(0)) == (1, "X", "O")
+    finish_game_by_resignation(match, loser=1)
+    with illegal("** The game is over. Type 'join' to play the next game."):
+        match.roll(0)
+    assert match.join(1) == [JoinedNextGame(1)]
+    with illegal("** Please wait for {opponent} to join too."):
+        match.join(1)
+    events = match.join(0)
+    assert events == [GameStarted(2, 0, (1, 0), False), OpeningRoll(1, 5, 1)]
+    assert (match.game_number, match.x_player, match.colour(0)) == (2, 0, "X")
+    assert (match.cube, match.cube_owner) == (1, None)
+    assert match.position_seen_by(0) == Position.initial()
+
+
+def next_game(match):
+    match.join(0)
+    return match.join(1)
+
+
+def test_crawford_game_follows_the_first_time_a_player_reaches_match_point():
+    # 3-point match: 2-0 after game 1, Crawford game 2, then post-Crawford games.
+    match, _ = started(3, script=[OPENING_31, (5, 2), (6, 1), (3, 4)])
+    finish_game_by_resignation(match, loser=1, kind=WinKind.GAMMON)
+    assert not match.is_crawford_game and not match.is_post_crawford
+    events = next_game(match)
+    assert events[0] == GameStarted(2, 1, (2, 0), crawford=True)
+    assert match.is_crawford_game and not match.is_post_crawford
+    assert not match.may_double(0) and not match.may_double(1)
+    events = match.move(0, match.legal_plays()[0])
+    assert events[-1] == Rolled(1, (6, 1))  # no doubling: FIBS rolls for player 1
+    finish_game_by_resignation(match, loser=0)
+    events = next_game(match)
+    assert events[0] == GameStarted(3, 0, (2, 1), crawford=False)
+    assert match.is_post_crawford and not match.is_crawford_game
+    match.move(1, match.legal_plays()[0])
+    assert match.may_double(0) and match.phase is Phase.ROLL_OR_DOUBLE
+
+
+def test_without_the_crawford_rule_the_trailer_may_double_at_match_point():
+    match, _ = started(3, script=[OPENING_31, (5, 2)], crawford=False)
+    finish_game_by_resignation(match, loser=1, kind=WinKind.GAMMON)
+    next_game(match)
+    assert not match.is_crawford_game and not match.is_post_crawford
+    assert match.may_double(0) and match.may_double(1)
+
+
+def test_history_keeps_every_game_apart():
+    match, _ = started(script=[OPENING_31, (6, 5), (2, 4)])
+    match.move(0, play_with(match, POINT_MAKING_31))
+    match.double(1)
+    match.reject(0)
+    next_game(match)
+    first, second = match.history
+    assert [type(event) for event in first] == [GameStarted, OpeningRoll, Moved, Doubled,
+                                               DoubleRejected, GameOver]
+    assert [type(event) for event in second] == [GameStarted, OpeningRoll]

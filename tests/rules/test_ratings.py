@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from fibs_server.rules.ratings import PlayerRating, experience_factor, rate_match
+
+
+def test_two_new_players_in_a_3_point_match():
+    result = rate_match(PlayerRating(), PlayerRating(), 3)
+    assert result.difference == 0
+    assert result.upset_probability == 0.5
+    assert result.probability == 0.5
+    assert result.winner_k == result.loser_k == 5
+    assert round(result.winner_after.rating, 2) == 1517.32
+    assert round(result.loser_after.rating, 2) == 1482.68
+    assert result.winner_after.experience == result.loser_after.experience == 3
+
+
+@pytest.mark.parametrize("experience, k", [(0, 5), (100, 4), (250, 2.5), (399, 1.01),
+                                           (400, 1), (5832, 1)])
+def test_experience_factor_uses_experience_before_the_match(experience, k):
+    assert experience_factor(experience) == pytest.approx(k)
+
+
+def test_favourite_wins_little_and_underdog_wins_much():
+    favourite, underdog = PlayerRating(1700.0, 1000), PlayerRating(1500.0, 1000)
+    difference_term = 10 ** (200 * math.sqrt(5) / 2000)
+    upset = 1 / (difference_term + 1)
+
+    favourite_wins = rate_match(favourite, underdog, 5)
+    assert favourite_wins.difference == pytest.approx(200)
+    assert favourite_wins.upset_probability == pytest.approx(upset)
+    assert favourite_wins.probability == pytest.approx(upset)
+    assert favourite_wins.winner_change == pytest.approx(4 * math.sqrt(5) * upset)
+
+    underdog_wins = rate_match(underdog, favourite, 5)
+    assert underdog_wins.probability == pytest.approx(1 - upset)
+    assert underdog_wins.winner_change == pytest.approx(4 * math.sqrt(5) * (1 - upset))
+    assert underdog_wins.winner_change > favourite_wins.winner_change
+
+
+def test_each_player_uses_their_own_k():
+    result = rate_match(PlayerRating(1500.0, 0), PlayerRating(1500.0, 300), 1)
+    assert (result.winner_k, result.loser_k) == (5, 2)
+    assert result.winner_change == pytest.approx(4 * 5 * 0.5)
+    assert result.loser_change == pytest.approx(-4 * 2 * 0.5)
+    assert result.loser_after == PlayerRating(1496.0, 301)
+
+
+def test_fibs_sample_change_line():
+    # FIBS's sample calculation block: "P=0.505861 ... change for fergy: 4*K*sqrt(N)*P=2.023443"
+    # with K = 1 (experience 500) and N = 1.
+    upset = 1 - 0.505861  # the underdog won, so P = 1 - Pu
+    difference = 2000 * math.log10(1 / upset - 1)
+    result = rate_match(PlayerRating(1500.0, 500), PlayerRating(1500.0 + difference, 5832), 1)
+    assert result.probability == pytest.approx(0.505861, abs=1e-6)
+    assert result.winner_change == pytest.approx(2.023443, abs=1e-5)
+
+
+def test_unrated_lengths_are_refused():
+    with pytest.raises(ValueError):
+        rate_match(PlayerRating(), PlayerRating(), 0)
