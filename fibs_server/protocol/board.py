@@ -242,20 +242,22 @@ def _board_row(board: list[int], points: tuple[int, ...], row: int, bar_count: i
 
 def _status_lines(view: BoardView) -> list[str]:
     """`BAR: O-0 X-0   OFF: O-0 X-0   Cube: 1` with cube owner and dice or turn."""
-    side = {view.player_colour: view.player_checkers, view.opponent_colour: view.opponent_checkers}
+    on_bar = {view.player_colour: view.player_checkers[BAR],
+              view.opponent_colour: view.opponent_checkers[BAR]}
     off = {view.player_colour: view.player_borne_off,
            view.opponent_colour: view.opponent_borne_off}
-    status = (f"   BAR: O-{side['O'][BAR]} X-{side['X'][BAR]}"
+    status = (f"   BAR: O-{on_bar['O']} X-{on_bar['X']}"
               f"   OFF: O-{off['O']} X-{off['X']}   Cube: {view.cube}")
     # Like FIBS, the owner is the only side that may double a cube above 1.
     if view.cube > 1 and view.player_may_double != view.opponent_may_double:
         owner = view.player_name if view.player_may_double else view.opponent_name
         status += f" (owned by {_shown_name(owner)})"
-    if view.player_dice != (0, 0):
-        action = f"{_shown_name(view.player_name)} rolled {view.player_dice[0]} {view.player_dice[1]}."
-    elif view.opponent_dice != (0, 0):
-        action = (f"{_shown_name(view.opponent_name)} rolled "
-                  f"{view.opponent_dice[0]} {view.opponent_dice[1]}.")
+    rolled = [(name, dice) for name, dice in ((view.player_name, view.player_dice),
+                                               (view.opponent_name, view.opponent_dice))
+              if dice != (0, 0)]
+    if rolled:
+        name, (die1, die2) = rolled[0]
+        action = f"{_shown_name(name)} rolled {die1} {die2}."
     elif view.turn is not None:
         name = view.player_name if view.turn == "player" else view.opponent_name
         action = f"turn: {_shown_name(name)}"
