@@ -10,7 +10,13 @@ from sqlalchemy import ColumnElement, and_, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from fibs_server.lobby.accounts import UPDATABLE_FIELDS, Account, NameTaken
+from fibs_server.lobby.accounts import (
+    SETTING_DEFAULTS,
+    TOGGLE_DEFAULTS,
+    UPDATABLE_FIELDS,
+    Account,
+    NameTaken,
+)
 from fibs_server.lobby.match_records import MatchRecord, RatingUpdate
 from fibs_server.store.database import create_database_engine
 from fibs_server.store.models import AccountRow, MatchRow, name_key
@@ -162,7 +168,11 @@ def _plays_in(name: str) -> ColumnElement[bool]:
 
 
 def _account_from_row(row: AccountRow) -> Account:
-    return Account(**{field: getattr(row, field) for field in _ACCOUNT_FIELDS})
+    account = Account(**{field: getattr(row, field) for field in _ACCOUNT_FIELDS})
+    # A toggle or setting added after the account was saved gets its default.
+    account.toggles = {**TOGGLE_DEFAULTS, **account.toggles}
+    account.settings = {**SETTING_DEFAULTS, **account.settings}
+    return account
 
 
 def _record_from_row(row: MatchRow) -> MatchRecord:

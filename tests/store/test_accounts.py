@@ -32,6 +32,16 @@ async def test_an_unknown_name_finds_nothing(store):
     assert await store.find_account("alicia") is None
 
 
+async def test_toggles_and_settings_missing_from_a_stored_account_read_as_defaults(store):
+    # As for an account saved before those toggles and settings existed.
+    await store.create_account(account("oldtimer"))
+    await store.update_account("oldtimer", toggles={"ready": True}, settings={"timezone": "CET"})
+
+    found = await store.find_account("oldtimer")
+    assert found.toggles == dict(TOGGLE_DEFAULTS, ready=True)
+    assert found.settings == dict(SETTING_DEFAULTS, timezone="CET")
+
+
 @pytest.mark.parametrize("duplicate", ["alice", "Alice", "ALICE"])
 async def test_a_name_taken_in_any_letter_case_is_refused(store, duplicate):
     await store.create_account(account("alice"))
@@ -49,7 +59,7 @@ async def test_of_racing_registrations_of_one_name_exactly_one_wins(store):
 
 
 async def test_concurrent_registrations_of_different_names_all_succeed(store):
-    names = [f"player_{number}" for number in range(20)]
+    names = [f"player_{number}" for number in range(10)]
     await asyncio.gather(*(store.create_account(account(name)) for name in names))
     assert [found.name for found in await store.rated_accounts(0)] == sorted(names)
 
