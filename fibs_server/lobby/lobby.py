@@ -100,6 +100,10 @@ class Lobby:
         return account
 
     async def log_in(self, session: Session, account: Account) -> None:
+        if session.clip:
+            # The CLIP login line was not echoed: what follows must not share a line
+            # with `login: `.
+            session.connection.send("\r\n")
         previous = self.online.get(account.name.lower())
         if previous is not None:
             session.send_line(texts.ALREADY_LOGGED_IN)
@@ -127,13 +131,12 @@ class Lobby:
                 session.send_prompt()
         if previous is None:
             self.notify_others(session, f"{account.name} logs in.", clip.LOGIN)
-        self.broadcast_who(session)
+        # The login block already listed this user to itself.
+        self.broadcast_who(session, to_self=False)
 
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
         account = session.account
         assert account is not None
-        # The CLIP login line was not echoed: `1 ...` must not share a line with `login: `.
-        session.connection.send("\r\n")
         session.send_lines([
             clip.welcome(account.name, last_login, last_host),
             self.own_info(session),
@@ -192,11 +195,11 @@ class Lobby:
 
     # --- broadcasts --------------------------------------------------------------------------
 
-    def broadcast_who(self, about: Session) -> None:
+    def broadcast_who(self, about: Session, *, to_self: bool = True) -> None:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
         block = clip.who_block([about.who_info()])
         for session in self.sessions_online():
-            if session.clip:
+            if session.clip and (to_self or session is not about):
                 session.send_lines(block)
 
     def notify_others(self, about: Session, sentence: str, clip_number: int) -> None:

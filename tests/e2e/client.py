@@ -1,0 +1,121 @@
+"""A scripted telnet user for end-to-end tests: asyncio-telnet carries the bytes, this class
+reads them as FIBS lines and prompts and fails loudly (with what it saw) on a mismatch."""
+from __future__ import annotations
+
+import asyncio
+import re
+
+from asyncio_telnet.asyncio_telnet import AsyncTelnet
+
+IAC = 0xFF
+TIMEOUT = 5.0
+
+
+class ExpectationFailed(AssertionError):
+    pass
+
+
+class FibsClient:
+    def __init__(self, name: str = "?") -> None:
+        self.name = name
+        self.telnet = AsyncTelnet(timeout=TIMEOUT)
+        self.buffer = b""
+        self.telnet_commands = b""  # IAC sequences seen, in order
+
+    async def connect(self, port: int) -> FibsClient:
+        await self.telnet.open("127.0.0.1", port)
+        return self
+
+    async def close(self) -> None:
+        if self.telnet.writer is not None:
+            self.telnet.writer.close()
+
+    async def send(self, line: str) -> None:
+        await self.telnet.write(line.encode("latin-1") + b"\r\n")
+
+    async def send_raw(self, data: bytes) -> None:
+        await self.telnet.write(data)
+
+    async def _fill(self, timeout: float) -> bool:
+        try:
+            data = await asyncio.wait_for(self.telnet.read(65536), timeout)
+        except asyncio.TimeoutError:
+            return False
+        if not data:
+            raise ExpectationFailed(f"{self.name}: connection closed; unread: {self.buffer!r}")
+        self.buffer += self._strip_telnet(data)
+        return True
+
+    def _strip_telnet(self, data: bytes) -> bytes:
+        out = bytearray()
+        i = 0
+        while i < len(data):
+            if data[i] == IAC and i + 2 < len(data) + 1:
+                self.telnet_commands += data[i:i + 3]
+                i += 3
+                continue
+            out.append(data[i])
+            i += 1
+        return bytes(out)
+
+    async def read_line(self, timeout: float = TIMEOUT) -> str:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while b"\r\n" not in self.buffer:
+            if not await self._fill(max(0.0, deadline - loop.time())):
+                raise ExpectationFailed(f"{self.name}: no complete line; have {self.buffer!r}")
+        line, _, self.buffer = self.buffer.partition(b"\r\n")
+        return line.decode("ascii")
+
+    async def expect_prompt(self, prompt: str = "> ", timeout: float = TIMEOUT) -> None:
+        """The buffer must start with exactly `prompt` (which has no line end)."""
+        wanted = prompt.encode()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while len(self.buffer) < len(wanted):
+            if not await self._fill(max(0.0, deadline - loop.time())):
+                break
+        if not self.buffer.startswith(wanted):
+            raise ExpectationFailed(f"{self.name}: expected prompt {prompt!r}, got {self.buffer!r}")
+        self.buffer = self.buffer[len(wanted):]
+
+    async def expect_lines(self, *expected: str | re.Pattern) -> list[str]:
+        """The next lines must be exactly these (strings) or match these (patterns)."""
+        got = []
+        for want in expected:
+            line = await self.read_line()
+            got.append(line)
+            ok = want.fullmatch(line) if isinstance(want, re.Pattern) else line == want
+            if not ok:
+                raise ExpectationFailed(f"{self.name}: expected {want!r}, got {line!r} "
+                                        f"(after {got[:-1]!r})")
+        return got
+
+    async def skip_until(self, wanted: str | re.Pattern, timeout: float = TIMEOUT) -> list[str]:
+        """Read lines until one equals/matches `wanted`; return the lines before it."""
+        skipped = []
+        while True:
+            line = await self.read_line(timeout)
+            if (wanted.fullmatch(line) if isinstance(wanted, re.Pattern) else line == wanted):
+                return skipped
+            skipped.append(line)
+
+    async def expect_silence(self, seconds: float = 0.2) -> None:
+        await self._fill(seconds)
+        if self.buffer:
+            raise ExpectationFailed(f"{self.name}: expected nothing, got {self.buffer!r}")
+
+    async def expect_closed(self, timeout: float = TIMEOUT) -> bytes:
+        """Read until the server closes; return what came before."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            try:
+                data = await asyncio.wait_for(self.telnet.read(65536),
+                                              max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                raise ExpectationFailed(f"{self.name}: still open; have {self.buffer!r}")
+            if not data:
+                rest, self.buffer = self.buffer, b""
+                return rest
+            self.buffer += self._strip_telnet(data)

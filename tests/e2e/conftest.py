@@ -1,0 +1,91 @@
+"""The real server on an ephemeral port, on a fresh database (SQLite, and PostgreSQL when
+configured), driven by scripted telnet users."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fibs_server.app import FibsServer, ServerConfig
+from tests.e2e.client import FibsClient
+
+LOW_BCRYPT_ROUNDS = 4  # the minimum bcrypt allows; production uses 12
+DATE_LINE = re.compile(r"[A-Z][a-z]+day, [A-Z][a-z]+ \d\d \d\d:\d\d:\d\d \S+   "
+                       r"\( [A-Z][a-z]{2} [A-Z][a-z]{2} \d\d \d\d:\d\d:\d\d \d{4} UTC \)")
+
+
+class ServerHarness:
+    def __init__(self, database_url: str, idle_timeout: float = 3600.0) -> None:
+        self.config = ServerConfig(host="127.0.0.1", port=0, database_url=database_url,
+                                   bcrypt_rounds=LOW_BCRYPT_ROUNDS, idle_timeout=idle_timeout)
+        self.server: FibsServer | None = None
+        self.clients: list[FibsClient] = []
+
+    async def start(self) -> ServerHarness:
+        self.server = FibsServer(self.config)
+        await self.server.start()
+        return self
+
+    async def stop(self) -> None:
+        for client in self.clients:
+            await client.close()
+        self.clients.clear()
+        if self.server is not None:
+            await self.server.stop()
+            self.server = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    async def connect(self, name: str = "?") -> FibsClient:
+        assert self.server is not None
+        client = await FibsClient(name).connect(self.server.port)
+        self.clients.append(client)
+        await client.skip_until(DATE_LINE)
+        await client.expect_prompt("login: ")
+        return client
+
+    async def register(self, name: str, password: str = "secret") -> None:
+        """Create an account through the guest dialogue, then disconnect."""
+        client = await self.connect(name)
+        await client.send("guest")
+        await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
+        await client.expect_prompt()
+        await client.send(f"name {name}")
+        await client.skip_until("Type in no password and hit Enter/Return if you want to change it now.")
+        await client.expect_prompt("Please give your password: ")
+        await client.send(password)
+        await client.expect_lines("")
+        await client.expect_prompt("Please retype your password: ")
+        await client.send(password)
+        await client.expect_lines("", "You are registered.")
+        await client.send("bye")
+        await client.expect_closed()
+        self.clients.remove(client)
+
+    async def login_clip(self, name: str, password: str = "secret",
+                         client_name: str = "testclient") -> FibsClient:
+        """Log in as a CLIP client and read the whole login block (up to `6`)."""
+        client = await self.connect(name)
+        await client.send(f"login {client_name} 1008 {name} {password}")
+        await client.skip_until("6")
+        return client
+
+    async def login_telnet(self, name: str, password: str = "secret") -> FibsClient:
+        client = await self.connect(name)
+        await client.send(name)
+        await client.expect_prompt("password: ")
+        await client.send(password)
+        await client.skip_until(f"** User {name} authenticated.")
+        await client.skip_until(re.compile(r"\+-+\+"))  # MOTD box: top
+        await client.skip_until(re.compile(r"\+-+\+"))  # bottom
+        await client.expect_prompt()
+        return client
+
+
+@pytest.fixture
+async def harness(database_url):
+    server = await ServerHarness(database_url).start()
+    yield server
+    await server.stop()
