@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import dataclasses
+import socket
+import subprocess
+import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
@@ -350,3 +354,60 @@ def test_render_board_picks_the_style():
     assert render_board(O_OPENING, 2) == ascii_board(O_OPENING, 2)
     with pytest.raises(ValueError, match="styles 1 and 2"):
         render_board(O_OPENING, 4)
+
+
+# --- gnubg reads our board lines ----------------------------------------------------------
+
+GNUBG = Path("/usr/games/gnubg")
+
+
+@pytest.fixture
+def gnubg_external(tmp_path):
+    """A socket to gnubg's `external` interface, which answers a board line with its play."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    commands = tmp_path / "external.txt"
+    commands.write_text(f"external 127.0.0.1:{port}\n")
+    gnubg = subprocess.Popen([GNUBG, "-t", "-q", "-r", "-c", commands], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+                break
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        with connection:
+            yield connection
+    finally:
+        gnubg.terminate()
+        gnubg.wait(timeout=10)
+
+
+@pytest.mark.gnubg
+@pytest.mark.skipif(not GNUBG.exists(), reason=f"needs GNU Backgammon at {GNUBG}")
+def test_gnubg_plays_the_same_for_o_and_x_and_enters_from_the_bar(gnubg_external):
+    replies = gnubg_external.makefile("rb")
+
+    def gnubg_play(view: BoardView) -> str:
+        gnubg_external.sendall(board_line(view).encode() + b"\n")
+        return replies.readline().decode().strip()
+
+    on_the_bar = dataclasses.replace(
+        O_OPENING, player_checkers=checkers({6: 5, 8: 3, 13: 5, 24: 1}, bar=1),
+        player_dice=(6, 1))
+    bearing_off = dataclasses.replace(
+        O_OPENING, player_checkers=checkers({1: 2, 3: 4, 5: 3}),
+        opponent_checkers=checkers({6: 5, 8: 3, 13: 5}, bar=2), player_dice=(5, 3))
+    for view in (O_OPENING, on_the_bar, bearing_off):
+        # gnubg answers in the mover's own numbering, so both colours get the same play.
+        play = gnubg_play(view)
+        assert play == gnubg_play(dataclasses.replace(view, player_colour="X"))
+        if view is on_the_bar:
+            assert play.startswith("25/")
+        if view is bearing_off:
+            assert "/0" in play
