@@ -287,6 +287,36 @@ def test_checkers_on_the_bar_and_an_owned_cube():
     ]
 
 
+def test_style_2_seen_by_x_with_own_checkers_on_the_bar():
+    # The example of docs/BOARDS.md: X has 2 on the bar; O has 6 on its 6 point and owns the cube.
+    view = BoardView(
+        player_name="You", opponent_name="alice", match_length=7,
+        player_score=4, opponent_score=2, player_colour="X",
+        player_checkers=checkers({24: 2, 13: 5, 8: 3, 6: 3}, bar=2),
+        opponent_checkers=checkers({6: 6, 8: 2, 13: 5, 24: 2}),
+        turn="player", cube=2, player_may_double=False, opponent_may_double=True,
+    )
+    assert ascii_board(view, 2) == [
+        "     1  2  3  4  5  6        7  8  9 10 11 12",
+        "   +------------------------------------------+ O: alice - score: 2",
+        "   | X              O |   |     O           X |",
+        "   | X              O |   |     O           X |",
+        "   |                O |   |                 X |",
+        "   |                O |   |                 X |",
+        "   |                6 |   |                 X |",
+        "   |                  |BAR|                   |v    7-point match",
+        "   |                  |   |                 O |",
+        "   |                  |   |                 O |",
+        "   |                X |   |     X           O |",
+        "   | O              X | X |     X           O |",
+        "   | O              X | X |     X           O |",
+        "   +------------------------------------------+ X: You - score: 4",
+        "    24 23 22 21 20 19       18 17 16 15 14 13",
+        "",
+        "   BAR: O-0 X-2   OFF: O-0 X-0   Cube: 2 (owned by alice)  turn: You",
+    ]
+
+
 def test_bearing_off_with_tall_stacks_after_the_game():
     # X's view at the end of a game: X has borne off 3 and has 12 on its own 1 point (absolute
     # 24); O has 6 on its 1 point and 15 - 6 = 9 off. Nobody's turn: no dice or turn text.
