@@ -14,6 +14,7 @@ from fibs_server.protocol.board import (
     BOARD_LINE_FIELDS, UNLIMITED, BoardView, ascii_board, assert_checker_counts, board_line,
     parse_board_line, render_board,
 )
+from tests.conftest import skip_unless_ci
 
 # Each side's starting position in its own numbering: 2 on 24, 5 on 13, 3 on 8, 5 on 6.
 START = (0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0)
@@ -394,6 +395,8 @@ GNUBG = Path("/usr/games/gnubg")
 @pytest.fixture
 def gnubg_external(tmp_path):
     """A socket to gnubg's `external` interface, which answers a board line with its play."""
+    if not GNUBG.exists():
+        skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install gnubg)")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -419,7 +422,6 @@ def gnubg_external(tmp_path):
 
 
 @pytest.mark.gnubg
-@pytest.mark.skipif(not GNUBG.exists(), reason=f"needs GNU Backgammon at {GNUBG}")
 def test_gnubg_plays_the_same_for_o_and_x_and_enters_from_the_bar(gnubg_external):
     replies = gnubg_external.makefile("rb")
 
