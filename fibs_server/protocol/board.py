@@ -141,7 +141,7 @@ def parse_board_line(line: str, checkers_per_side: int = 15) -> BoardView:
         raise ValueError(f"not `board:` with {BOARD_LINE_FIELDS} fields: {line!r}")
     player_name, opponent_name = fields[:2]
     try:
-        (match_length, player_score, opponent_score, *numbers) = (int(f) for f in fields[2:])
+        (match_length, player_score, opponent_score, *numbers) = (int(field) for field in fields[2:])
     except ValueError:
         raise ValueError(f"non-integer field in {line!r}") from None
     board, numbers = numbers[:26], numbers[26:]
