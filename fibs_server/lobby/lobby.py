@@ -190,6 +190,9 @@ class Lobby:
     def opponent_of(self, session: Session) -> str | None:
         return None
 
+    def running_games(self) -> list[tuple[str, str, int | None, int, int]]:
+        return []
+
     def stop_watching(self, session: Session) -> None:
         session.watching = None
 
