@@ -7,6 +7,7 @@ import asyncio
 import os
 
 from alembic import context
+from sqlalchemy.engine import Connection
 from sqlalchemy.pool import NullPool
 
 from fibs_server.store.database import (
@@ -40,7 +41,7 @@ def run_migrations_offline() -> None:
         context.run_migrations()
 
 
-def run_migrations(connection) -> None:
+def run_migrations(connection: Connection) -> None:
     context.configure(connection=connection, **CONFIGURE_OPTIONS)
     with context.begin_transaction():
         context.run_migrations()

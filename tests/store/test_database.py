@@ -24,13 +24,15 @@ def test_text_without_scheme_is_rejected():
         async_database_url("fibs.db")
 
 
-async def test_sqlite_connections_use_wal_and_foreign_keys(tmp_path: Path):
+async def test_sqlite_connections_use_wal_foreign_keys_and_durable_commits(tmp_path: Path):
     engine = create_database_engine(f"sqlite:///{tmp_path / 'fibs.db'}", poolclass=NullPool)
     try:
         async with engine.connect() as connection:
             journal_mode = await connection.exec_driver_sql("PRAGMA journal_mode")
             foreign_keys = await connection.exec_driver_sql("PRAGMA foreign_keys")
+            synchronous = await connection.exec_driver_sql("PRAGMA synchronous")
             assert journal_mode.scalar() == "wal"
             assert foreign_keys.scalar() == 1
+            assert synchronous.scalar() == 2  # FULL
     finally:
         await engine.dispose()
