@@ -107,6 +107,11 @@ class Session:
         if handler is not None:
             await handler(line)
 
+    def line_too_long(self) -> None:
+        self.send_line(texts.LINE_TOO_LONG)
+        if self.stage is Stage.ONLINE and self.prompts:
+            self.send_prompt()
+
     async def _online(self, line: str) -> None:
         await self.lobby.dispatch(self, line)
         if self.prompts and self.stage is Stage.ONLINE:

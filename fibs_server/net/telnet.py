@@ -22,7 +22,6 @@ log = logging.getLogger(__name__)
 MAX_LINE_BYTES = 4096  # FIBS commands are short; a longer line is discarded, not buffered
 OUTPUT_BUFFER_CAP = 512 * 1024  # a peer this far behind in reading is cut off
 READ_CHUNK = 4096
-LINE_TOO_LONG = "** Your line was too long and has been ignored."
 
 
 def clean_line(raw: bytes) -> str:
@@ -102,7 +101,7 @@ async def serve_connection(lobby: Lobby, reader: telnetlib3.TelnetReader,
                 if session.stage is Stage.CLOSED:
                     break
                 if line is None:
-                    session.send_line(LINE_TOO_LONG)
+                    session.line_too_long()
                 else:
                     await session.handle_line(line)
     except (ConnectionError, asyncio.IncompleteReadError):

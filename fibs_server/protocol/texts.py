@@ -119,6 +119,7 @@ def password_error(password: str) -> str | None:
     return None
 
 
+LINE_TOO_LONG = "** Your line was too long and has been ignored."
 NO_PASSWORD_GIVEN = "** No password given. Please choose a new name"
 REGISTERED = ("You are registered.", "Type 'help beginner' to get started.")
 ALREADY_LOGGED_IN = "** Warning: You are already logged in."

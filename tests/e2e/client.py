@@ -7,7 +7,7 @@ import re
 
 from asyncio_telnet.asyncio_telnet import AsyncTelnet
 
-IAC = 0xFF
+IAC, SB, SE, WILL, WONT, DO, DONT = 0xFF, 0xFA, 0xF0, 0xFB, 0xFC, 0xFD, 0xFE
 TIMEOUT = 5.0
 
 
@@ -47,15 +47,27 @@ class FibsClient:
         return True
 
     def _strip_telnet(self, data: bytes) -> bytes:
+        """Text without telnet commands (a command split across reads is not expected from
+        our server, which writes each one whole)."""
         out = bytearray()
         i = 0
         while i < len(data):
-            if data[i] == IAC and i + 2 < len(data) + 1:
-                self.telnet_commands += data[i:i + 3]
-                i += 3
+            if data[i] != IAC:
+                out.append(data[i])
+                i += 1
                 continue
-            out.append(data[i])
-            i += 1
+            command = data[i + 1] if i + 1 < len(data) else None
+            if command == IAC:
+                out.append(IAC)
+                end = i + 2
+            elif command == SB:
+                end = data.find(bytes([IAC, SE]), i) + 2
+            elif command in (WILL, WONT, DO, DONT):
+                end = i + 3
+            else:
+                end = i + 2
+            self.telnet_commands += data[i:end]
+            i = end
         return bytes(out)
 
     async def read_line(self, timeout: float = TIMEOUT) -> str:
