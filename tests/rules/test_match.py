@@ -1,6 +1,7 @@
 """The match state machine: turns, opening roll, cube, resignations, results, Crawford."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -421,3 +422,37 @@ def test_history_keeps_every_game_apart():
     assert [type(event) for event in first] == [GameStarted, OpeningRoll, Moved, Doubled,
                                                DoubleRejected, GameOver]
     assert [type(event) for event in second] == [GameStarted, OpeningRoll]
+
+
+# --- saving ----------------------------------------------------------------------------------
+
+def round_trip(match):
+    saved = json.loads(json.dumps(match.to_dict()))
+    restored = Match.from_dict(saved, match.dice_source)
+    assert restored.to_dict() == match.to_dict()
+    return restored
+
+
+def test_pending_redouble_survives_saving():
+    match = unlimited_double_offered(max_redoubles=None)
+    match.redouble(0, "beaver")
+    restored = round_trip(match)
+    assert restored.phase is Phase.DOUBLE_OFFERED
+    assert restored.redouble(1, "raccoon") == [Redoubled(1, 8, 2)]
+
+
+def test_pending_resignation_survives_saving():
+    match = doubling_position_for_1()
+    match.resign(0, WinKind.BACKGAMMON)
+    restored = round_trip(match)
+    assert restored.phase is Phase.RESIGN_OFFERED
+    assert restored.accept(1)[-1] == GameOver(1, 3, WinKind.BACKGAMMON, (0, 3))
+
+
+def test_waiting_for_the_next_game_survives_saving():
+    match, _ = started(3, script=[OPENING_31, (2, 5)], first_x_player=1)
+    finish_game_by_resignation(match, loser=1, kind=WinKind.GAMMON)
+    match.join(1)
+    restored = round_trip(match)
+    assert restored.join(0)[0] == GameStarted(2, 0, (2, 0), crawford=True)
+    assert restored.is_crawford_game
