@@ -138,4 +138,5 @@ def test_refused_actions_change_nothing(options, seed):
             getattr(match, action)(rng.choice([0, 1]))
         except IllegalAction:
             assert match.to_dict() == before
-        random_action(match, rng)
+        if not finished(match):
+            random_action(match, rng)
