@@ -5,14 +5,16 @@ Pure functions of plain values; each returns lines without line endings.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fibs_server.protocol.texts import plural
+from fibs_server.rules.ratings import RatingCalculation
+
 
 def points(count: int) -> str:
-    """`1 point`, `2 points`: FIBS uses the singular only for exactly one."""
-    return f"{count} point" if count == 1 else f"{count} points"
+    """`1 point`, `2 points`."""
+    return plural(count, "point")
 
 
 def score_line(match_length: int | None, first_name: str, first_score: int,
@@ -44,69 +46,22 @@ def match_report_line(winner: str, loser: str, match_length: int, winner_score: 
             f"  {winner_score}-{loser_score} .")
 
 
-@dataclass(frozen=True)
-class RatingCalculation:
-    """FIBS's rating formula (`help formula`) for one finished match.
-
-    Experience is counted before this match (the server help, the FAQ and BaldLies; MacFIBS's
-    glossary adds the match). The changes are what the store applies; `rating_calculation_lines`
-    shows the same numbers.
-    """
-    winner: str
-    loser: str
-    match_length: int
-    winner_rating: float
-    loser_rating: float
-    winner_experience: int
-    loser_experience: int
-
-    @property
-    def rating_difference(self) -> float:
-        return abs(self.winner_rating - self.loser_rating)
-
-    @property
-    def underdog_probability(self) -> float:
-        """Pu: the chance that the lower-rated player wins."""
-        return 1 / (10 ** (self.rating_difference * math.sqrt(self.match_length) / 2000) + 1)
-
-    @property
-    def probability(self) -> float:
-        """P: 1 - Pu if the underdog won, Pu if the favourite won."""
-        underdog_won = self.winner_rating < self.loser_rating
-        return 1 - self.underdog_probability if underdog_won else self.underdog_probability
-
-    @staticmethod
-    def k_factor(experience: int) -> float:
-        return max(1.0, -experience / 100 + 5)
-
-    def _change(self, experience: int) -> float:
-        return 4 * self.k_factor(experience) * math.sqrt(self.match_length) * self.probability
-
-    @property
-    def winner_change(self) -> float:
-        return self._change(self.winner_experience)
-
-    @property
-    def loser_change(self) -> float:
-        return -self._change(self.loser_experience)
-
-
-def rating_calculation_lines(calculation: RatingCalculation) -> list[str]:
-    """The block `toggle ratings` shows before the match result, winner first."""
-    winner, loser = calculation.winner, calculation.loser
+def rating_calculation_lines(winner: str, loser: str, winner_experience: int,
+                             loser_experience: int, calculation: RatingCalculation) -> list[str]:
+    """The block `toggle ratings` shows before the match result, winner first; experience is
+    the players' before the match, as the formula uses it."""
     k_formula = "K=max(1 , -Experience/100+5) for"
     return [
         "rating calculation:",
-        f"rating difference D={calculation.rating_difference:.6f}",
+        f"rating difference D={calculation.difference:.6f}",
         f"match length      N={calculation.match_length}",
-        f"Experience: {winner} {calculation.winner_experience}"
-        f" - {loser} {calculation.loser_experience}",
+        f"Experience: {winner} {winner_experience} - {loser} {loser_experience}",
         "Probability that underdog wins: Pu=1/(10^(D*sqrt(N)/2000)+1)="
-        f"{calculation.underdog_probability:.6f}",
+        f"{calculation.upset_probability:.6f}",
         f"P={calculation.probability:.6f} is 1-Pu if underdog wins and Pu if favorite wins",
-        f"{k_formula} {winner}: {calculation.k_factor(calculation.winner_experience):.6f}",
+        f"{k_formula} {winner}: {calculation.winner_k:.6f}",
         f"change for {winner}: 4*K*sqrt(N)*P={calculation.winner_change:.6f}",
-        f"{k_formula} {loser}: {calculation.k_factor(calculation.loser_experience):.6f}",
+        f"{k_formula} {loser}: {calculation.loser_k:.6f}",
         # The loser's line carries the minus sign, as in BaldLies' reproduction.
         f"change for {loser}: -4*K*sqrt(N)*P={calculation.loser_change:.6f}",
     ]

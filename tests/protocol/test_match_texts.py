@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from fibs_server.rules.ratings import PlayerRating, rate_match
 from fibs_server.protocol.match_texts import (
-    RatingCalculation, Roll, match_report_line, move_list_lines, pip_counts_line, points,
+    Roll, match_report_line, move_list_lines, pip_counts_line, points,
     rating_calculation_lines, score_line, wins_match_line, you_win_match_line,
 )
 
@@ -28,10 +29,8 @@ def test_end_of_match_lines():
 
 
 def test_rating_block_for_two_new_players_in_a_3_point_match():
-    calculation = RatingCalculation(winner="alice", loser="bob", match_length=3,
-                                    winner_rating=1500, loser_rating=1500,
-                                    winner_experience=0, loser_experience=0)
-    assert rating_calculation_lines(calculation) == [
+    calculation = rate_match(PlayerRating(1500, 0), PlayerRating(1500, 0), 3)
+    assert rating_calculation_lines("alice", "bob", 0, 0, calculation) == [
         "rating calculation:",
         "rating difference D=0.000000",
         "match length      N=3",
@@ -44,15 +43,13 @@ def test_rating_block_for_two_new_players_in_a_3_point_match():
         "change for bob: -4*K*sqrt(N)*P=-17.320508",
     ]
     # Issue 4: the match ends at 1517.32 / 1482.68.
-    assert round(1500 + calculation.winner_change, 2) == 1517.32
-    assert round(1500 + calculation.loser_change, 2) == 1482.68
+    assert round(calculation.winner_after.rating, 2) == 1517.32
+    assert round(calculation.loser_after.rating, 2) == 1482.68
 
 
 def test_rating_block_when_the_underdog_wins():
-    calculation = RatingCalculation(winner="carol", loser="dave", match_length=5,
-                                    winner_rating=1600.0, loser_rating=1800.0,
-                                    winner_experience=250, loser_experience=1200)
-    assert rating_calculation_lines(calculation) == [
+    calculation = rate_match(PlayerRating(1600.0, 250), PlayerRating(1800.0, 1200), 5)
+    assert rating_calculation_lines("carol", "dave", 250, 1200, calculation) == [
         "rating calculation:",
         "rating difference D=200.000000",
         "match length      N=5",
@@ -67,9 +64,7 @@ def test_rating_block_when_the_underdog_wins():
 
 
 def test_the_favourite_winning_gains_pu():
-    calculation = RatingCalculation(winner="dave", loser="carol", match_length=5,
-                                    winner_rating=1800.0, loser_rating=1600.0,
-                                    winner_experience=1200, loser_experience=250)
+    calculation = rate_match(PlayerRating(1800.0, 1200), PlayerRating(1600.0, 250), 5)
     assert round(calculation.probability, 6) == 0.374052
     assert round(calculation.winner_change, 6) == 3.34562  # 4 * 1 * sqrt(5) * Pu
     assert round(calculation.loser_change, 6) == -8.364051  # -4 * 2.5 * sqrt(5) * Pu
