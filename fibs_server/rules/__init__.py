@@ -1,3 +1,8 @@
 """Backgammon rules: positions, legal plays, FIBS move notation (pure, no I/O)."""
 from .position import BAR, OFF, Play, Position
 from .variants import Variant
+from .dice import Dice, ScriptedDice, SecureDice, SeededDice
+from .events import WinKind
+from .greedy import greedy_bearoff
+from .match import IllegalAction, Match, Phase
+from .ratings import PlayerRating, RatingCalculation, rate_match
