@@ -1,0 +1,181 @@
+"""FIBS move notation: writing plays and checking what players type after `move`.
+
+FIBS numbers points absolutely: O moves from 24 down to 1 and bears off at 0, so O's own
+numbering is the absolute one; X moves from 1 up to 24 and bears off at 25, so X's own point
+p is absolute 25 - p. Plays in the engine use own numbering (25 = bar, 0 = off).
+"""
+from __future__ import annotations
+
+import enum
+from itertools import permutations
+
+from .position import BAR, OFF, Play, Position
+
+_ORDINALS = ("first", "second", "third", "fourth")
+_FROM_WORDS = {"bar": BAR, "b": BAR}
+_TO_WORDS = {"off": OFF, "o": OFF, "home": OFF, "h": OFF}
+
+
+class Colour(enum.Enum):
+    X = "X"  # moves from absolute 1 up to 24
+    O = "O"  # moves from absolute 24 down to 1
+
+    def absolute(self, own_point: int) -> int:
+        """The absolute FIBS number of an own point (0..25); the mapping is its own inverse."""
+        return own_point if self is Colour.O else 25 - own_point
+
+
+class MoveError(ValueError):
+    """A typed move FIBS would refuse; str(error) is the exact line to send the player."""
+
+
+def format_play(play: Play, colour: Colour | str) -> str:
+    """FIBS text of a play, one from-to pair per die: `8-5 6-5`, `bar-22 22-16`, `4-off`."""
+    colour = Colour(colour)
+    return " ".join(f"{_point_word(start, colour)}-{_point_word(end, colour)}"
+                    for start, end in play.steps)
+
+
+def _point_word(own_point: int, colour: Colour) -> str:
+    if own_point == BAR:
+        return "bar"
+    if own_point == OFF:
+        return "off"
+    return str(colour.absolute(own_point))
+
+
+def parse_move(text: str, position: Position, dice: tuple[int, int], colour: Colour | str,
+               plays: list[Play] | None = None) -> Play:
+    """The play a player typed (`8-5 6-5`, `bar 22 22 16`, `b-5 4-o`), or MoveError.
+
+    `text` is what follows `move`/`m`; `position` has the player on roll; `plays` are
+    `position.legal_plays(dice)` when the caller already has them. Steps may come in any
+    order; the play must use as many dice as the legal plays do. Returns a Play with the
+    player's steps (in an order that is legal) and the resulting position.
+    """
+    colour = Colour(colour)
+    if plays is None:
+        plays = position.legal_plays(dice)
+    if not plays:
+        raise MoveError("** You can't move.")
+    steps = _read_steps(text, colour, required=len(plays[0].steps))
+    dice_left = [dice[0]] * len(steps) if dice[0] == dice[1] else list(dice)
+    legal_results = {play.result.checkers for play in plays}
+    for order in dict.fromkeys(permutations(steps)):
+        for mine, theirs in _playings(position, list(order), dice_left):
+            if (mine, theirs) in legal_results:
+                return position.apply(order)
+    problem = _first_problem(position, steps, dice_left, colour)
+    if problem:
+        raise MoveError(problem)
+    raise MoveError(f"** You have to play the larger die ({max(dice)}).")
+
+
+def _read_steps(text: str, colour: Colour, required: int) -> list[tuple[int, int]]:
+    """(from, to) pairs in own numbering, after the syntax and the count are checked."""
+    words = text.replace("-", " ").lower().split()
+    points = []
+    for index, word in enumerate(words):
+        point = _word_point(word, colour)
+        if point is None:
+            raise MoveError(f"** {_ORDINALS[min(index // 2, 3)]} move: legal words are "
+                            "'bar', 'home', 'off', 'b', 'h' and 'o'.")
+        points.append(point)
+    given = (len(points) + 1) // 2
+    if given > required:
+        raise MoveError(f"** Please don't give more than {required} moves.")
+    if given < required or len(points) % 2:
+        raise MoveError(f"** You must give {required} moves.")
+    steps = list(zip(points[::2], points[1::2]))
+    for index, (start, end) in enumerate(steps):
+        if start == OFF or end == BAR:
+            raise MoveError(f"** {_ORDINALS[index]} move: move from a point or the bar "
+                            "to a point or off.")
+    return steps
+
+
+def _word_point(word: str, colour: Colour) -> int | None:
+    """Own point of a typed word; absolute 0 and 25 stand for bar and off as FIBS counts."""
+    if word in _FROM_WORDS:
+        return BAR
+    if word in _TO_WORDS:
+        return OFF
+    if word.isdigit() and int(word) <= 25:
+        return colour.absolute(int(word))
+    return None
+
+
+def _playings(position: Position, steps, dice_left):
+    """Every result (mover, opponent checkers) of playing `steps` in this order, one per
+    legal way of assigning dice (bearing off with a larger die may use either die)."""
+    def play(index, mine, theirs, dice_left):
+        if index == len(steps):
+            yield tuple(mine), tuple(theirs)
+            return
+        start, end = steps[index]
+        for die in _usable_dice(mine, theirs, start, end, dice_left):
+            next_mine, next_theirs = _move(mine, theirs, start, end)
+            remaining = list(dice_left)
+            remaining.remove(die)
+            yield from play(index + 1, next_mine, next_theirs, remaining)
+
+    return play(0, list(position.checkers[0]), list(position.checkers[1]), dice_left)
+
+
+def _usable_dice(mine, theirs, start, end, dice_left) -> list[int]:
+    """Dice that legally move a checker from `start` to `end` now (own numbering)."""
+    if mine[24] and start != BAR or not mine[start - 1]:
+        return []
+    distance = start - end
+    if end != OFF:
+        return [distance] if distance in dice_left and theirs[24 - end] < 2 else []
+    if sum(mine[6:]):
+        return []
+    if distance in dice_left:
+        return [distance]
+    if any(mine[start:6]):
+        return []
+    return sorted({die for die in dice_left if die > distance})
+
+
+def _move(mine, theirs, start, end):
+    mine = list(mine)
+    mine[start - 1] -= 1
+    if end != OFF:
+        mine[end - 1] += 1
+        if theirs[24 - end] == 1:
+            theirs = list(theirs)
+            theirs[24 - end] = 0
+            theirs[24] += 1
+    return mine, theirs
+
+
+def _first_problem(position: Position, steps, dice_left, colour: Colour) -> str | None:
+    """FIBS's complaint about the first step, in the typed order, that cannot be played."""
+    mine, theirs = list(position.checkers[0]), list(position.checkers[1])
+    for index, (start, end) in enumerate(steps):
+        ordinal = _ORDINALS[index]
+        usable = _usable_dice(mine, theirs, start, end, dice_left)
+        if not usable:
+            return _step_problem(mine, theirs, start, end, dice_left, colour, ordinal)
+        dice_left = list(dice_left)
+        dice_left.remove(usable[0])
+        mine, theirs = _move(mine, theirs, start, end)
+    return None
+
+
+def _step_problem(mine, theirs, start, end, dice_left, colour, ordinal) -> str:
+    if mine[24] and start != BAR:
+        return f"** You have to remove pieces from the bar in your {ordinal} move."
+    if not mine[start - 1]:
+        where = "on the bar" if start == BAR else f"on point {colour.absolute(start)}"
+        return f"** You don't have a piece {where} in your {ordinal} move."
+    if end == OFF:
+        return "** You can't remove this piece"
+    distance = start - end
+    if distance <= 0:
+        return f"** You can't move backwards in your {ordinal} move."
+    if distance not in dice_left:
+        return f"** You can't move {distance} points in your {ordinal} move"
+    return f"** You can't move to point {colour.absolute(end)} in your {ordinal} move: " \
+           "it is blocked."
