@@ -6,7 +6,7 @@ import dataclasses
 import logging
 import signal
 
-from fibs_server.lobby import user_commands
+from fibs_server.lobby import game_commands, user_commands
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.net.telnet import start_telnet_server
@@ -25,10 +25,13 @@ class ServerConfig:
 
 
 class FibsServer:
-    """One running server: `await start()`, then `port` is bound; `await stop()` shuts down."""
+    """One running server: `await start()`, then `port` is bound; `await stop()` shuts down.
 
-    def __init__(self, config: ServerConfig) -> None:
+    `lobby_options` override LobbyConfig fields: tests inject dice (`new_dice`) and colours."""
+
+    def __init__(self, config: ServerConfig, **lobby_options: object) -> None:
         self.config = config
+        self.lobby_options = lobby_options
         self.store: SqlStore | None = None
         self.lobby: Lobby | None = None
         self._telnet = None
@@ -39,8 +42,9 @@ class FibsServer:
         self.store = await SqlStore.open(self.config.database_url)
         hasher = await asyncio.to_thread(PasswordHasher, self.config.bcrypt_rounds)
         self.lobby = Lobby(self.store, self.store, hasher,
-                           LobbyConfig(idle_timeout=self.config.idle_timeout),
-                           [user_commands.table])
+                           LobbyConfig(idle_timeout=self.config.idle_timeout,
+                                       **self.lobby_options),
+                           [user_commands.table, game_commands.table])
         self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
         log.info("fibs_server listening on %s:%d", self.config.host, self.port)

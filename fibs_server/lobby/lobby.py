@@ -5,14 +5,18 @@ import asyncio
 import dataclasses
 import datetime
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
 
 from fibs_server.lobby.accounts import Account, AccountStore
+from fibs_server.lobby.games import Invitation, RunningMatch, rating_updates
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Connection, Session, Stage
 from fibs_server.protocol import clip, commands, texts
+from fibs_server.rules.dice import Dice, SecureDice
+from fibs_server.rules.ratings import PlayerRating
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +41,8 @@ class CommandTable:
 class LobbyConfig:
     motd: tuple[str, ...] = texts.DEFAULT_MOTD
     idle_timeout: float = 3600.0  # seconds without input before `Connection timed out.`
+    new_dice: Callable[[], Dice] = SecureDice  # a dice source for each match (tests script it)
+    choose_first_x: Callable[[], int] = lambda: secrets.randbelow(2)  # X in game 1: 0 or 1
 
 
 class Lobby:
@@ -53,6 +59,8 @@ class Lobby:
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         self.most_online = 0
+        self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
+        self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
 
     @staticmethod
     def now() -> datetime.datetime:
@@ -77,7 +85,10 @@ class Lobby:
         limit = time.monotonic() - self.config.idle_timeout
         for session in [s for s in self.connections if s.last_active < limit]:
             session.send_line("Connection timed out.")
-            await self.disconnected(session)
+            self.connections.discard(session)
+            if self.online.get(session.name.lower()) is session:
+                await self.log_out(session, "timed out")
+            session.close()
 
     async def run_idle_timeouts(self) -> None:
         period = max(0.05, min(60.0, self.config.idle_timeout / 4))
@@ -155,18 +166,31 @@ class Lobby:
                              timezone=account.settings["timezone"])
 
     async def log_out(self, session: Session, how: str) -> None:
-        """`how`: the sentence's verb part: `logs out` or `drops connection`."""
+        """`how`: the sentence's verb part: `logs out`, `drops connection` or `timed out`."""
         name = session.name
         if self.online.get(name.lower()) is not session:
             return
+        # Before any await: a second logout of the same session (a drop during shutdown)
+        # must find it gone.
         del self.online[name.lower()]
+        self.invitations.pop(name.lower(), None)
+        running = self.match_of(session)
+        if running is not None:
+            async with running.lock:
+                opponent = running.sessions[1 - running.index_of(session)]
+                if opponent is not None:
+                    opponent.send_line(f"Connection with {name} timed out. The game was saved."
+                                       if how == "timed out" else
+                                       f"{name} {how}. The game was saved.")
+                self.save_and_part(running, f"{name} {how}. The game was saved.")
         self.stop_watching(session)
         for watcher in [s for s in self.sessions_online() if s.watching is session]:
             watcher.watching = None
             watcher.send_line(f"{name} logs out. You're not watching anymore.")
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
-        self.notify_others(session, f"{name} {how}.", clip.LOGOUT)
+        self.notify_others(session, f"{name} {'drops connection' if how == 'timed out' else how}.",
+                           clip.LOGOUT)
         await self.accounts.update_account(name, last_logout_at=session.account.last_logout_at)
 
     # --- who is online -----------------------------------------------------------------------
@@ -188,13 +212,102 @@ class Lobby:
         return None
 
     def opponent_of(self, session: Session) -> str | None:
-        return None
+        running = self.match_of(session)
+        return running.opponent_name(running.index_of(session)) if running else None
 
     def running_games(self) -> list[tuple[str, str, int | None, int, int]]:
-        return []
+        games = {id(r): r for r in self.playing.values()}.values()
+        return [(r.names[0], r.names[1], r.match.length, *r.match.score) for r in games]
+
+    def watchers_of(self, player: Session) -> list[Session]:
+        return [s for s in self.sessions_online() if s.watching is player]
 
     def stop_watching(self, session: Session) -> None:
+        watched = session.watching
+        if watched is None:
+            return
         session.watching = None
+        watched.send_line(f"{session.name} stops watching you.")
+        running = self.match_of(watched)
+        if running is not None:
+            opponent = running.sessions[1 - running.index_of(watched)]
+            if opponent is not None:
+                opponent.send_line(f"{session.name} stops watching {watched.name}.")
+
+    # --- matches -----------------------------------------------------------------------------
+
+    def match_of(self, session: Session) -> RunningMatch | None:
+        running = self.playing.get(session.name.lower())
+        return running if running is not None and session in running.sessions else None
+
+    def begin_playing(self, running: RunningMatch) -> None:
+        for session in running.sessions:
+            assert session is not None
+            self.playing[session.name.lower()] = running
+            self.invitations.pop(session.name.lower(), None)
+            if session.watching is not None:
+                self.stop_watching(session)
+        for session in running.sessions:
+            self.broadcast_who(session)
+
+    def end_playing(self, running: RunningMatch) -> None:
+        """The match is over: forget it, and tell everyone who wants reports."""
+        match = running.match
+        for session in running.sessions:
+            if session is not None and self.playing.get(session.name.lower()) is running:
+                del self.playing[session.name.lower()]
+        if match.is_over and match.length is not None:
+            winner = max((0, 1), key=lambda i: match.score[i])
+            won, lost = match.score[winner], match.score[1 - winner]
+            self.report(f"{running.names[winner]} wins a {match.length} point match against "
+                        f"{running.names[1 - winner]}  {won}-{lost} .",
+                        exclude=tuple(s for s in running.sessions if s is not None))
+        for session in running.sessions:
+            if session is not None:
+                self.broadcast_who(session)
+
+    def save_and_part(self, running: RunningMatch, watcher_text: str) -> None:
+        """A player left or dropped: the match stays stored (saved) for a later resume."""
+        for session in running.sessions:
+            if session is None:
+                continue
+            for watcher in self.watchers_of(session):
+                watcher.send_line(watcher_text)
+            if self.playing.get(session.name.lower()) is running:
+                del self.playing[session.name.lower()]
+        for session in running.sessions:
+            if session is not None and session.stage is Stage.ONLINE:
+                self.broadcast_who(session)
+
+    async def save_match(self, running: RunningMatch) -> None:
+        """Write the match's state; a finished match goes with its rating changes in the
+        same transaction."""
+        match = running.match
+        state = match.to_dict()
+        if not match.is_over:
+            await self.matches.save_match_state(running.match_id, state)
+            return
+        winner = max((0, 1), key=lambda i: match.score[i])
+        accounts = [await self._account_of(running, i) for i in (0, 1)]
+        updates = rating_updates(running, winner, tuple(
+            PlayerRating(a.rating, a.experience) for a in accounts))
+        await self.matches.finish_match(running.match_id, state, running.names[winner], updates)
+        for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
+            account.rating, account.experience = update.rating, update.experience
+
+    async def _account_of(self, running: RunningMatch, index: int) -> Account:
+        session = running.sessions[index]
+        if session is not None and session.account is not None:
+            return session.account
+        account = await self.accounts.find_account(running.names[index])
+        assert account is not None
+        return account
+
+    def report(self, text: str, exclude: tuple[Session, ...] = ()) -> None:
+        """A match start/end line to everyone whose `report` toggle is on."""
+        for session in self.sessions_online():
+            if session not in exclude and session.toggle("report"):
+                session.send_line(text)
 
     # --- broadcasts --------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import clip, help as help_texts, info, settings, texts
 from fibs_server.protocol.commands import Command
+from fibs_server.protocol.texts import plural
 
 table = CommandTable()
 
@@ -114,8 +115,6 @@ async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
     if changed:
         await lobby.accounts.update_account(account.name, toggles=dict(account.toggles))
         lobby.broadcast_who(session)
-        if session.clip:
-            session.send_line(lobby.own_info(session))
 
 
 @table.command("set")
@@ -197,10 +196,13 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
     if what == "games":
         session.send_lines(info.games_list(lobby.running_games()))
     elif what == "saved":
-        session.send_line("no saved games.")
+        session.send_lines(await _saved_games(lobby, session))
     elif what == "savedcount":
         name = command.args[1] if len(command.args) > 1 else session.name
-        session.send_line(f"{name} has no saved games.")
+        count = len([r for r in await lobby.matches.running_matches(name)
+                     if not _is_live(lobby, r.player_a, r.player_b)])
+        session.send_line(f"{name} has no saved games." if count == 0 else
+                          f"{name} has {plural(count, 'saved game')}.")
     elif what == "watchers":
         session.send_lines(info.watchers_list(
             [(s.name, s.watching.name) for s in lobby.sessions_online() if s.watching]))
@@ -209,6 +211,31 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
     else:
         session.send_line("** Don't know how to show " + (what or "nothing") +
                           ". Try 'games', 'saved', 'savedcount', 'watchers' or 'max'.")
+
+
+def _is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
+    """Whether the stored match between the two is being played right now (not saved)."""
+    player = lobby.online.get(name_a.lower())
+    running = lobby.match_of(player) if player else None
+    return running is not None and name_b.lower() in (n.lower() for n in running.names)
+
+
+async def _saved_games(lobby: Lobby, session: Session) -> list[str]:
+    rows = []
+    for record in await lobby.matches.running_matches(session.name):
+        if _is_live(lobby, record.player_a, record.player_b):
+            continue
+        mine = 0 if record.player_a.lower() == session.name.lower() else 1
+        opponent = (record.player_a, record.player_b)[1 - mine]
+        score = record.state["score"]
+        online = lobby.online.get(opponent.lower())
+        # ` *` the opponent is logged in, `**` and ready to play.
+        mark = "  " if online is None else "**" if online.toggle("ready") else " *"
+        length = "unlimited" if record.length is None else str(record.length)
+        rows.append(f"{mark}{opponent:<23}{length:>2}{score[mine]:>17} -{score[1 - mine]:>3}")
+    if not rows:
+        return ["no saved games."]
+    return ["  opponent          matchlength   score (your points first)", *rows]
 
 
 # --- small things ----------------------------------------------------------------------------

@@ -31,9 +31,14 @@ class MoveError(ValueError):
 
 def format_play(play: Play, colour: Colour | str) -> str:
     """FIBS text of a play, one from-to pair per die: `8-5 6-5`, `bar-22 22-16`, `4-off`."""
+    return format_steps(play.steps, colour)
+
+
+def format_steps(steps: tuple[tuple[int, int], ...], colour: Colour | str) -> str:
+    """FIBS text of (from, to) steps in own numbering, as `format_play` writes them."""
     colour = Colour(colour)
     return " ".join(f"{_point_word(start, colour)}-{_point_word(end, colour)}"
-                    for start, end in play.steps)
+                    for start, end in steps)
 
 
 def _point_word(own_point: int, colour: Colour) -> str:

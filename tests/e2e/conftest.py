@@ -7,6 +7,7 @@ import re
 import pytest
 
 from fibs_server.app import FibsServer, ServerConfig
+from fibs_server.rules.dice import Dice, ScriptedDice, SeededDice
 from tests.e2e.client import FibsClient
 
 LOW_BCRYPT_ROUNDS = 4  # the minimum bcrypt allows; production uses 12
@@ -15,14 +16,26 @@ DATE_LINE = re.compile(r"[A-Z][a-z]+day, [A-Z][a-z]+ \d\d \d\d:\d\d:\d\d \S+   "
 
 
 class ServerHarness:
+    """The server with scripted dice: each new match takes the next source from `dice`
+    (seeded dice once the list is used up); X in game 1 is always the invited player."""
+
     def __init__(self, database_url: str, idle_timeout: float = 3600.0) -> None:
         self.config = ServerConfig(host="127.0.0.1", port=0, database_url=database_url,
                                    bcrypt_rounds=LOW_BCRYPT_ROUNDS, idle_timeout=idle_timeout)
         self.server: FibsServer | None = None
         self.clients: list[FibsClient] = []
+        self.dice: list[Dice] = []
+
+    def _next_dice(self) -> Dice:
+        return self.dice.pop(0) if self.dice else SeededDice(1)
+
+    def script_dice(self, *pairs: tuple[int, int]) -> None:
+        """The dice of the next match: opening pairs are (inviter's die, joiner's die)."""
+        self.dice.append(ScriptedDice(pairs))
 
     async def start(self) -> ServerHarness:
-        self.server = FibsServer(self.config)
+        self.server = FibsServer(self.config, new_dice=self._next_dice,
+                                 choose_first_x=lambda: 1)
         await self.server.start()
         return self
 

@@ -1,0 +1,69 @@
+"""A CLIP bot for end-to-end tests: it reads the server's lines and boards like a real FIBS
+bot does, picks its plays with the rules engine (a chooser decides which legal play), and
+checks every board line it sees (52 fields, 15 checkers per side)."""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from fibs_server.protocol.board import BoardView, assert_checker_counts, parse_board_line
+from fibs_server.rules import Play, Position
+from fibs_server.rules.notation import format_play
+from tests.e2e.client import FibsClient
+
+Chooser = Callable[[list[Play]], Play]
+
+
+class Bot:
+    def __init__(self, client: FibsClient, name: str, chooser: Chooser | None = None,
+                 doubles: bool = False, seed: int = 0) -> None:
+        self.client = client
+        self.name = name
+        self.random = random.Random(seed)
+        self.chooser = chooser or self.random.choice
+        self.doubles = doubles  # double whenever asked to roll or double
+        self.board: BoardView | None = None
+        self.boards_seen = 0
+        self.lines: list[str] = []
+        self.refusals: list[str] = []
+        self.move_after_board = False  # the opening: `It's your turn to move.` precedes the board
+
+    async def play_until(self, done: Callable[[str], bool], max_lines: int = 20000) -> str:
+        """Answer the server until a line satisfies `done`; return that line."""
+        for _ in range(max_lines):
+            line = await self.client.read_line(timeout=10)
+            self.lines.append(line)
+            if done(line):
+                return line
+            await self.react(line)
+        raise AssertionError(f"{self.name}: no end after {max_lines} lines")
+
+    async def react(self, line: str) -> None:
+        if line.startswith("board:"):
+            assert_checker_counts(line)
+            self.board = parse_board_line(line)
+            self.boards_seen += 1
+            if self.move_after_board:
+                self.move_after_board = False
+                await self.client.send("move " + self.choose_play())
+        elif line == "It's your turn to roll or double.":
+            await self.client.send("double" if self.doubles else "roll")
+        elif line == "It's your turn to move.":
+            self.move_after_board = True
+        elif line.startswith("Please move "):  # after the board that `moreboards` sends
+            await self.client.send("move " + self.choose_play())
+        elif line.endswith("doubles. Type 'accept' or 'reject'."):
+            await self.client.send("accept")
+        elif line.startswith("Type 'join' if you want to play the next game"):
+            await self.client.send("join")
+        elif line.startswith("** ") and not line.startswith("** Please wait for"):
+            self.refusals.append(line)
+
+    def choose_play(self) -> str:
+        board = self.board
+        assert board is not None and board.turn == "player"
+        dice = board.player_dice
+        position = Position((board.player_checkers, board.opponent_checkers))
+        plays = position.legal_plays(dice)
+        assert plays, f"{self.name} was asked to move without a legal play"
+        return format_play(self.chooser(plays), board.player_colour)

@@ -1,0 +1,198 @@
+"""Matches over the wire: invitations, the opening, moves, the cube, resignations, the end of
+games and matches, with FIBS's texts in FIBS's order."""
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from tests.e2e.bot import Bot
+from tests.e2e.test_lobby_commands import ask
+
+START_O = "0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
+WHO = re.compile(r"5 .*")
+
+
+@pytest.fixture
+async def players(harness):
+    """alice and bob (CLIP clients, ready, boardstyle 3) and carol (telnet, watching reports)."""
+    for name in ("alice", "bob", "carol"):
+        await harness.register(name)
+    carol = await harness.login_telnet("carol")
+    alice = await harness.login_clip("alice")
+    bob = await harness.login_clip("bob")
+    await alice.skip_until("6")  # bob's login
+    await carol.skip_until("bob logs in.")
+    for client in (alice, bob):
+        await client.send("toggle ready")
+        await client.skip_until("** You're now ready to invite or join someone.")
+    for client in (alice, bob):  # the who-info updates of both toggles
+        await client.skip_until(re.compile(r"5 bob - - 1 .*"))
+        await client.expect_lines("6")
+    await alice.expect_silence()
+    await bob.expect_silence()
+    return alice, bob, carol
+
+
+async def test_invitation_errors(harness, players):
+    alice, bob, carol = players
+    await alice.send("invite")
+    await alice.expect_lines("** invite who?")
+    await alice.send("invite nobody 3")
+    await alice.expect_lines("** There is no one called nobody.")
+    await alice.send("invite alice 3")
+    await alice.expect_lines("** You can't invite yourself.")
+    await ask(carol, "invite alice 3", "** Use 'toggle ready' first.")
+    await ask(carol, "toggle ready", "** You're now ready to invite or join someone.")
+    for client in (alice, bob):
+        await client.expect_lines(re.compile(r"5 carol - - 1 .*"), "6")
+    await alice.send("invite carol 3")
+    await alice.skip_until("** You invited carol to a 3 point match.")
+    await carol.expect_lines("alice wants to play a 3 point match with you.",
+                             "Type 'join alice' to accept.")
+    await alice.send("invite bob 10")
+    await alice.expect_lines("** You're not experienced enough to play a match of that length.")
+    await alice.send("invite bob twelve")
+    await alice.expect_lines("** The match length must be a number from 1 to 99 or 'unlimited'.")
+    await alice.send("invite bob")
+    await alice.expect_lines("** There's no saved match with bob. Please give a match length.")
+    await bob.send("join")
+    await bob.expect_lines("** Error: Join who?")
+    await bob.send("join nobody")
+    await bob.expect_lines("** Error: can't find player nobody")
+    await bob.send("join alice")
+    await bob.expect_lines("** alice didn't invite you.")
+    await bob.send("roll")
+    await bob.expect_lines("** You're not playing.")
+    await bob.send("leave")
+    await bob.expect_lines("** Error: No one to leave.")
+    await bob.send("toggle ready")
+    await bob.expect_lines("** You're now refusing to play with someone.", WHO, "6")
+    await alice.send("invite bob 1")
+    await alice.skip_until("** bob is refusing games.")
+
+
+async def test_opening_first_move_double_take_and_resignations(harness, players):
+    alice, bob, carol = players
+    harness.script_dice((3, 1), (6, 4), (2, 1))
+    await alice.send("invite bob 5")
+    await alice.expect_lines("** You invited bob to a 5 point match.")
+    await bob.expect_lines("alice wants to play a 5 point match with you.",
+                           "Type 'join alice' to accept.")
+    await bob.send("join alice")
+    await bob.expect_lines("** You are now playing a 5 point match with alice")
+    await alice.expect_lines("** Player bob has joined you for a 5 point match.")
+    await carol.expect_lines("alice and bob start a 5 point match.")
+    for client in (alice, bob):
+        await client.expect_lines(re.compile(r"5 alice bob - 1 .*"), "6",
+                                  re.compile(r"5 bob alice - 1 .*"), "6")
+    # alice won the opening 3-1 and plays O (bob, the invited player, is X in game 1)
+    await alice.expect_lines(
+        "Starting a new game with bob.", "You rolled 3, bob rolled 1", "It's your turn to move.",
+        f"board:You:bob:5:0:0:{START_O}:1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
+    await bob.expect_lines(
+        "Starting a new game with alice.", "You rolled 1, alice rolled 3",
+        "alice makes the first move.",
+        f"board:You:alice:5:0:0:{START_O}:1:0:0:3:1:1:1:1:0:-1:1:25:0:0:0:0:0:0:0:0:0")
+    await alice.send("move 8-5 6-5")
+    after = "0:-2:0:0:0:2:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
+    await alice.expect_lines(
+        f"board:You:bob:5:0:0:{after}:-1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0")
+    await bob.expect_lines(
+        "alice moves 8-5 6-5 .",
+        f"board:You:alice:5:0:0:{after}:-1:0:0:0:0:1:1:1:0:-1:1:25:0:0:0:0:0:0:0:0:0",
+        "It's your turn to roll or double.")
+    await alice.send("roll")
+    await alice.expect_lines("** It's not your turn to roll the dice.")
+    await bob.send("move 1-2")
+    await bob.expect_lines("** You have to roll the dice before moving.")
+    await bob.send("double")
+    await bob.expect_lines("You double. Please wait for alice to accept or reject.")
+    await alice.expect_lines(
+        "bob doubles. Type 'accept' or 'reject'.",
+        f"board:You:bob:5:0:0:{after}:1:0:0:0:0:1:0:0:1:1:-1:0:25:0:0:0:0:0:0:0:0")
+    await alice.send("accept")
+    await alice.expect_lines("You accept the double. The cube shows 2.", "bob rolls 6 and 4.")
+    await bob.expect_lines("alice accepts the double. The cube shows 2.", "You roll 6 and 4.",
+                           "Please move 2 pieces.")
+    await bob.send("double")
+    await bob.expect_lines("** You can only double before you roll the dice.")
+    await bob.send("move 1-7")
+    await bob.expect_lines("** You must give 2 moves.")
+    await bob.send("resign g")
+    await bob.expect_lines("You want to resign. alice will win 4 points.")
+    await alice.expect_lines("bob wants to resign. You will win 4 points. Type 'accept' or 'reject'.")
+    await alice.send("reject")
+    await alice.expect_lines("You reject. The game continues.")
+    await bob.expect_lines("alice rejects. The game continues.")
+    await bob.send("resign x")
+    await bob.expect_lines("** Type 'n' (normal), 'g' (gammon) or 'b' (backgammon) after resign.")
+    await bob.send("resign n")
+    await bob.expect_lines("You want to resign. alice will win 2 points.")
+    await alice.expect_lines("bob wants to resign. You will win 2 points. Type 'accept' or 'reject'.")
+    await bob.send("accept")
+    await bob.expect_lines("** alice didn't double or resign.")
+    await alice.send("accept")
+    await alice.expect_lines("You accept and win 2 points.", "score in 5 point match: alice-2 bob-0",
+                             "Type 'join' if you want to play the next game, type 'leave' if you don't.")
+    await bob.expect_lines("alice accepts and wins 2 points.", "score in 5 point match: bob-0 alice-2",
+                           "Type 'join' if you want to play the next game, type 'leave' if you don't.")
+    # game 2: colours swap (alice X); alice wins the opening 2-1 and moves first
+    await bob.send("join")
+    await bob.expect_lines("** Please wait for alice to join too.")
+    await alice.expect_lines("bob has joined the next game. Type 'join' to play it.")
+    await alice.send("join")
+    await alice.expect_lines("Starting a new game with bob.", "You rolled 2, bob rolled 1",
+                             "It's your turn to move.", re.compile(r"board:You:bob:5:2:0:.*"))
+
+
+MATCH_END = re.compile(r"(You win|\S+ wins) the \d+ point match \d+-\d+ \.")
+
+
+async def play_out(alice_bot: Bot, bob_bot: Bot) -> tuple[str, str]:
+    return await asyncio.gather(alice_bot.play_until(MATCH_END.fullmatch),
+                                bob_bot.play_until(MATCH_END.fullmatch))
+
+
+async def start(alice, bob, length: str) -> None:
+    for client in (alice, bob):
+        await client.send("toggle moreboards")
+        await client.skip_until("** Will send rawboards after rolling.")
+    await alice.send(f"invite bob {length}")
+    await bob.skip_until("Type 'join alice' to accept.")
+    await bob.send("join alice")
+    await alice.skip_until(re.compile(r"\*\* Player bob has joined you for .*"))
+    await bob.skip_until(re.compile(r"\*\* You are now playing .*"))
+
+
+async def test_a_whole_match_between_two_bots_updates_ratings(harness, players):
+    alice, bob, carol = players
+    await ask(carol, "toggle ratings", "** You'll see how the rating changes are calculated.")
+    for client in (alice, bob):
+        await client.send("toggle ratings")
+        await client.skip_until("** You'll see how the rating changes are calculated.")
+    await start(alice, bob, "3")
+    alice_bot, bob_bot = Bot(alice, "alice", seed=1), Bot(bob, "bob", seed=2)
+    endings = await play_out(alice_bot, bob_bot)
+    assert not alice_bot.refusals and not bob_bot.refusals
+    assert alice_bot.boards_seen > 10 and bob_bot.boards_seen > 10
+    winner = "alice" if endings[0].startswith("You win") else "bob"
+    loser = "bob" if winner == "alice" else "alice"
+    winner_lines = alice_bot.lines if winner == "alice" else bob_bot.lines
+    block = winner_lines[winner_lines.index("rating calculation:"):][:11]
+    assert block == [
+        "rating calculation:", "rating difference D=0.000000", "match length      N=3",
+        f"Experience: {winner} 0 - {loser} 0",
+        "Probability that underdog wins: Pu=1/(10^(D*sqrt(N)/2000)+1)=0.500000",
+        "P=0.500000 is 1-Pu if underdog wins and Pu if favorite wins",
+        f"K=max(1 , -Experience/100+5) for {winner}: 5.000000",
+        f"change for {winner}: 4*K*sqrt(N)*P=17.320508",
+        f"K=max(1 , -Experience/100+5) for {loser}: 5.000000",
+        f"change for {loser}: -4*K*sqrt(N)*P=-17.320508",
+        endings[0] if winner == "alice" else endings[1]]
+    await carol.skip_until(re.compile(rf"{winner} wins a 3 point match against {loser}  3-\d \."))
+    await carol.send("whois " + winner)
+    await carol.skip_until("  Rating: 1517.32 Experience: 3")
+    await carol.send("whois " + loser)
+    await carol.skip_until("  Rating: 1482.68 Experience: 3")
