@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot
 from tests.e2e.test_lobby_commands import ask
 
@@ -196,3 +197,46 @@ async def test_a_whole_match_between_two_bots_updates_ratings(harness, players):
     await carol.skip_until("  Rating: 1517.32 Experience: 3")
     await carol.send("whois " + loser)
     await carol.skip_until("  Rating: 1482.68 Experience: 3")
+
+
+async def bot_match(harness, alice, bob, length: str, seed: int) -> tuple[Bot, Bot, tuple]:
+    """alice and bob, bots with `automove`, play a match on seeded dice to its end."""
+    for client in (alice, bob):
+        await client.send("toggle automove")
+        await client.skip_until("** Forced moves will be done automatically.")
+    harness.dice.append(SeededDice(seed))
+    await start(alice, bob, length)
+    alice_bot, bob_bot = Bot(alice, "alice", seed=seed), Bot(bob, "bob", seed=seed + 1000)
+    endings = await play_out(alice_bot, bob_bot)
+    assert not alice_bot.refusals and not bob_bot.refusals
+    return alice_bot, bob_bot, endings
+
+
+@pytest.mark.parametrize("seed, points, alice_wins", [(2, 1, True), (6, 2, True), (5, 3, True),
+                                                      (3, 2, False)])
+async def test_games_won_single_gammon_and_backgammon(harness, players, seed, points, alice_wins):
+    """Seeded dice and seeded random bots reach a single win, a gammon and a backgammon."""
+    alice, bob, _ = players
+    alice_bot, bob_bot, endings = await bot_match(harness, alice, bob, "1", seed)
+    won = "1 point" if points == 1 else f"{points} points"
+    winner_bot, loser_bot = (alice_bot, bob_bot) if alice_wins else (bob_bot, alice_bot)
+    assert f"You win the game and get {won}. Congratulations!" in winner_bot.lines
+    assert f"{winner_bot.name} wins the game and gets {won}. Sorry." in loser_bot.lines
+    assert tuple(endings) == ((f"You win the 1 point match {points}-0 .",
+                        f"alice wins the 1 point match {points}-0 .") if alice_wins else
+                       (f"bob wins the 1 point match {points}-0 .",
+                        f"You win the 1 point match {points}-0 ."))
+
+
+async def test_forced_moves_and_dances(harness, players):
+    alice, bob, _ = players
+    alice_bot, bob_bot, _ = await bot_match(harness, alice, bob, "1", seed=2)
+    forced = [line for line in alice_bot.lines if line.startswith("The only possible move is ")]
+    assert forced and all(re.fullmatch(r"The only possible move is "
+                                       r"((bar|\d+)-(off|\d+) ?){1,4} \.", line)
+                          for line in forced)
+    # each forced move is announced to the opponent as an ordinary move, in the same words
+    for line in forced:
+        play = line.removeprefix("The only possible move is ")
+        assert f"alice moves {play}" in bob_bot.lines
+    assert "You can't move." in alice_bot.lines and "bob can't move." in alice_bot.lines
