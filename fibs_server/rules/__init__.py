@@ -2,3 +2,8 @@
 from .notation import Colour, MoveError, format_play, parse_move
 from .position import BAR, OFF, Play, Position
 from .variants import Variant
+from .dice import Dice, ScriptedDice, SecureDice, SeededDice
+from .events import WinKind
+from .greedy import greedy_bearoff
+from .match import IllegalAction, Match, Phase
+from .ratings import PlayerRating, RatingCalculation, rate_match
