@@ -206,6 +206,13 @@ class Match:
             if self._phase is Phase.MOVE:
                 raise IllegalAction("** Please wait until {opponent} has moved.")
             raise IllegalAction("** It's not your turn to double")
+        # The server rolled for a player who cannot double; say why instead of "too late".
+        if self.is_crawford_game:
+            raise IllegalAction("** You can't double in the Crawford game.")
+        if not self.cube_in_game:
+            raise IllegalAction("** The doubling cube is not used in this match.")
+        if self.cube_owner not in (None, player):
+            raise IllegalAction("** {opponent} owns the cube. You can't double.")
         if self._phase is Phase.MOVE:
             raise IllegalAction("** You can only double before you roll the dice.")
         # On turn before rolling means the cube is available: otherwise FIBS rolled already.

@@ -240,3 +240,101 @@ async def test_forced_moves_and_dances(harness, players):
         play = line.removeprefix("The only possible move is ")
         assert f"alice moves {play}" in bob_bot.lines
     assert "You can't move." in alice_bot.lines and "bob can't move." in alice_bot.lines
+
+
+async def join_match(alice, bob, length: str) -> None:
+    await alice.send(f"invite bob {length}")
+    await bob.skip_until("Type 'join alice' to accept.")
+    await bob.send("join alice")
+
+
+async def test_crawford_game_and_post_crawford_doubling_and_a_drop(harness, players):
+    alice, bob, _ = players
+    harness.script_dice((3, 1), (1, 2), (5, 3), (3, 1))
+    await join_match(alice, bob, "3")
+    await alice.skip_until("It's your turn to move.")
+    await alice.send("move 8-5 6-5")
+    await bob.skip_until("It's your turn to roll or double.")
+    await bob.send("resign g")
+    await alice.skip_until("bob wants to resign. You will win 2 points. Type 'accept' or 'reject'.")
+    await alice.send("accept")
+    await alice.skip_until("score in 3 point match: alice-2 bob-0")
+    for client in (alice, bob):
+        await client.send("join")
+    # game 2 is the Crawford game: bob (O now) opens 2-1; nobody may double
+    await bob.skip_until("It's your turn to move.")
+    board = await bob.read_line()
+    fields = board.split(":")
+    assert fields[:6] == ["board", "You", "alice", "3", "0", "2"]
+    assert fields[38:41] == ["0", "0", "0"] and fields[50:52] == ["0", "0"]
+    await bob.send("move 13-11 6-5")
+    await alice.skip_until("bob moves 13-11 6-5 .")
+    await alice.expect_lines(re.compile(r"board:You:bob:.*"), "You roll 5 and 3.",
+                             "Please move 2 pieces.")
+    await alice.send("double")
+    await alice.expect_lines("** You can't double in the Crawford game.")
+    await alice.send("resign n")
+    await bob.skip_until("alice wants to resign. You will win 1 point. Type 'accept' or 'reject'.")
+    await bob.send("accept")
+    await bob.skip_until("score in 3 point match: bob-1 alice-2")
+    for client in (alice, bob):
+        await client.send("join")
+    # game 3 is post-Crawford: alice opens, then bob may double, and alice drops
+    await alice.skip_until("It's your turn to move.")
+    fields = (await alice.read_line()).split(":")
+    assert fields[38:40] == ["1", "1"] and fields[50:52] == ["0", "1"]
+    await alice.send("move 8-5 6-5")
+    await bob.skip_until("It's your turn to roll or double.")
+    await bob.send("double")
+    await bob.expect_lines("You double. Please wait for alice to accept or reject.")
+    await alice.skip_until("bob doubles. Type 'accept' or 'reject'.")
+    fields = (await alice.read_line()).split(":")
+    assert fields[32] == "1" and fields[38:41] == ["0", "0", "1"]  # alice (O) must answer
+    await alice.send("reject")
+    await alice.expect_lines("You give up. bob wins 1 point.",
+                             "score in 3 point match: alice-2 bob-2",
+                             "Type 'join' if you want to play the next game, type 'leave' if you don't.")
+    await bob.expect_lines("alice gives up. You win 1 point.",
+                           "score in 3 point match: bob-2 alice-2",
+                           "Type 'join' if you want to play the next game, type 'leave' if you don't.")
+
+
+async def test_unlimited_match_with_autodouble_and_a_beaver(harness, players):
+    alice, bob, _ = players
+    for client in (alice, bob):
+        await client.send("set redoubles 2")
+        await client.skip_until("Value of 'redoubles' set to 2.")
+        await client.send("toggle autodouble")
+        await client.skip_until("** You agree that doublets during opening double the cube.")
+    harness.script_dice((4, 4), (3, 1), (6, 5), (2, 2))
+    await join_match(alice, bob, "unlimited")
+    await bob.expect_lines("** You are now playing an unlimited match with alice")
+    await alice.skip_until("Player bob has joined you for an unlimited match.")
+    await alice.skip_until("You rolled 4, bob rolled 4")
+    await alice.expect_lines("The number on the doubling cube is now 2", "You rolled 3, bob rolled 1",
+                             "It's your turn to move.")
+    fields = (await alice.read_line()).split(":")
+    assert fields[3] == "9999" and fields[37] == "2" and fields[52] == "2"
+    await alice.send("move 8-5 6-5")
+    await bob.skip_until("It's your turn to roll or double.")
+    await bob.send("double")
+    await alice.skip_until("bob doubles. Type 'accept' or 'reject'.")
+    await alice.expect_lines(re.compile(r"board:You:bob:9999:.*"))
+    await alice.send("beaver")
+    await alice.expect_lines("You beaver the double. The cube would show 8. "
+                             "Please wait for bob to accept or reject.")
+    await bob.skip_until("alice beavers the double. The cube would show 8. "
+                         "Type 'accept' or 'reject'.")
+    await bob.send("otter")
+    await bob.expect_lines("** You can't otter now. Type 'redouble'.")
+    await bob.send("accept")
+    await bob.expect_lines("You accept the double. The cube shows 8.", "You roll 6 and 5.",
+                           "Please move 2 pieces.")
+    await bob.send("resign n")
+    await alice.skip_until("bob wants to resign. You will win 8 points. Type 'accept' or 'reject'.")
+    await alice.send("accept")
+    await alice.expect_lines("You accept and win 8 points.", "score in unlimited match: alice-8 bob-0",
+                             "Type 'join' if you want to play the next game, type 'leave' if you don't.")
+    await alice.send("leave")
+    await alice.expect_lines("** You terminated the unlimited match.")
+    await bob.skip_until("** Player alice has ended the unlimited match.")
