@@ -338,3 +338,96 @@ async def test_unlimited_match_with_autodouble_and_a_beaver(harness, players):
     await alice.send("leave")
     await alice.expect_lines("** You terminated the unlimited match.")
     await bob.skip_until("** Player alice has ended the unlimited match.")
+
+
+async def test_watchers_look_pip_board_and_show_games(harness, players):
+    alice, bob, carol = players
+    harness.script_dice((3, 1), (6, 4))
+    await join_match(alice, bob, "5")
+    await alice.skip_until("It's your turn to move.")
+    await carol.skip_until("alice and bob start a 5 point match.")
+    await ask(carol, "show games", "List of games:",
+              "alice            -  bob              (5 point match 0-0)")
+    await ask(carol, "watch carol", "** Use a mirror to do that.")
+    await ask(carol, "watch alice", "You're now watching alice.",
+              f"board:alice:bob:5:0:0:{START_O}:1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
+    await alice.skip_until("carol is watching you.")
+    await bob.skip_until("carol starts watching alice.")
+    await ask(carol, "look bob", re.compile(r"board:bob:alice:5:0:0:.*:1:0:0:3:1:1:1:1:0:-1:1:25:.*"))
+    await ask(carol, "pip", "** You're not playing.")
+    await ask(carol, "show watchers", "Watching players:", "carol is watching alice.")
+    await alice.send("pip")
+    await alice.skip_until("Pipcounts: O-167 X-167")
+    await alice.send("move 8-5 6-5")
+    await carol.expect_lines("alice moves 8-5 6-5 .", re.compile(r"board:alice:bob:5:0:0:.*"))
+    await bob.skip_until("It's your turn to roll or double.")
+    await bob.send("roll")
+    await carol.skip_until("bob rolls 6 and 4.")
+    await bob.send("toggle allowpip")
+    await bob.skip_until("** You don't allow the use of the server's 'pip' command.")
+    await alice.skip_until(re.compile(r"board:You:bob:.*"))
+    await alice.send("pip")
+    await alice.skip_until("** bob doesn't allow this. Ask bob to 'toggle allowpip'")
+    await ask(carol, "unwatch", "You stop watching alice.")
+    await alice.skip_until("carol stops watching you.")
+    await ask(carol, "unwatch", "** You're not watching.")
+
+
+async def test_leaving_saves_the_match_and_invite_resumes_it(harness, players):
+    alice, bob, carol = players
+    harness.script_dice((3, 1), (6, 4), (5, 2))
+    await join_match(alice, bob, "5")
+    await alice.skip_until("It's your turn to move.")
+    await alice.send("move 8-5 6-5")
+    await bob.skip_until("It's your turn to roll or double.")
+    await bob.send("roll")
+    await bob.skip_until("Please move 2 pieces.")
+    await bob.send("leave")
+    await bob.expect_lines("** You terminated the game. The game was saved.", WHO, "6", WHO, "6")
+    await alice.skip_until("** Player bob has left the game. The game was saved.")
+    await carol.skip_until("alice and bob start a 5 point match.")
+    await ask(carol, "show games", "List of games:")
+    await alice.send("show saved")
+    await alice.skip_until("  opponent          matchlength   score (your points first)")
+    await alice.expect_lines("**bob                     5                0 -  0")
+    await alice.send("show savedcount bob")
+    await alice.expect_lines("bob has 1 saved game.")
+    await bob.send("invite alice")
+    await bob.expect_lines("** You invited alice to resume a saved match.")
+    await alice.expect_lines("bob wants to resume a saved match with you.",
+                             "Type 'join bob' to accept.")
+    await alice.send("join bob")
+    await alice.expect_lines("You are now playing with bob. Your running match was loaded.")
+    await bob.expect_lines("alice has joined you. Your running match was loaded.")
+    await carol.skip_until("bob and alice are resuming their 5-point match.")
+    # the position and bob's unplayed 6-4 are exactly as they were
+    for client, me in ((alice, "You:bob"), (bob, "You:alice")):
+        await client.skip_until("turn: bob")
+        await client.expect_lines("match length: 5", "points for user alice: 0",
+                                  "points for user bob: 0")
+        fields = (await client.read_line()).split(":")
+        assert ":".join(fields[1:3]) == me
+    assert fields[33:35] == ["6", "4"] and fields[49] == "2"
+    await bob.expect_lines("Please move 2 pieces.")
+    await bob.send("move 1-5 1-7")
+    await bob.expect_lines("** You can't move to point 5 in your first move: it is blocked.")
+    await bob.send("move 1-7 7-11")
+    await alice.skip_until("bob moves 1-7 7-11 .")
+
+
+async def test_a_dropped_connection_saves_the_match(harness, players):
+    alice, bob, carol = players
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "3")
+    await alice.skip_until("It's your turn to move.")
+    await bob.close()
+    await alice.skip_until("bob drops connection. The game was saved.")
+    bob = await harness.login_clip("bob")
+    await bob.send("show saved")
+    await bob.skip_until("  opponent          matchlength   score (your points first)")
+    await bob.expect_lines("**alice                   3                0 -  0")  # online, ready
+    await alice.send("toggle ready")
+    await alice.skip_until("** You're now refusing to play with someone.")
+    await bob.send("show saved")
+    await bob.skip_until("  opponent          matchlength   score (your points first)")
+    await bob.expect_lines(" *alice                   3                0 -  0")  # online only
