@@ -118,7 +118,7 @@ async def test_opening_first_move_double_take_and_resignations(harness, players)
     await bob.expect_lines("alice accepts the double. The cube shows 2.", "You roll 6 and 4.",
                            "Please move 2 pieces.")
     await bob.send("double")
-    await bob.expect_lines("** You can only double before you roll the dice.")
+    await bob.expect_lines("** alice owns the cube. You can't double.")
     await bob.send("move 1-7")
     await bob.expect_lines("** You must give 2 moves.")
     await bob.send("resign g")
