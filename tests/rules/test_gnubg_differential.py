@@ -13,13 +13,17 @@ import pytest
 
 from fibs_server.rules import Position
 
+from tests.conftest import skip_unless_ci
+
 from .gnubg_oracle import GNUBG, gnubg_results
 
-pytestmark = [
-    pytest.mark.gnubg,
-    pytest.mark.skipif(not GNUBG.exists(), reason=f"needs GNU Backgammon at {GNUBG} "
-                       "(apt-get install -y gnubg)"),
-]
+pytestmark = pytest.mark.gnubg
+
+
+@pytest.fixture(autouse=True)
+def _needs_gnubg():
+    if not GNUBG.exists():
+        skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install -y gnubg)")
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
 POSITIONS = 2000
