@@ -21,13 +21,17 @@ from fibs_server.rules.ratings import PlayerRating
 log = logging.getLogger(__name__)
 
 Handler = Callable[["Lobby", Session, commands.Command], Awaitable[None]]
+Hook = Callable[["Lobby", Session], Awaitable[None]]
 
 
 class CommandTable:
-    """Command handlers of one module, registered by decorator."""
+    """Command handlers of one module, registered by decorator, and the module's hooks that
+    run when a user has logged in (after the welcome) or is logging out."""
 
     def __init__(self) -> None:
         self.handlers: dict[str, Handler] = {}
+        self.login_hooks: list[Hook] = []
+        self.logout_hooks: list[Hook] = []
 
     def command(self, *names: str) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
@@ -35,6 +39,14 @@ class CommandTable:
                 self.handlers[name] = handler
             return handler
         return register
+
+    def on_login(self, hook: Hook) -> Hook:
+        self.login_hooks.append(hook)
+        return hook
+
+    def on_logout(self, hook: Hook) -> Hook:
+        self.logout_hooks.append(hook)
+        return hook
 
 
 @dataclasses.dataclass
@@ -53,8 +65,12 @@ class Lobby:
         self.hasher = hasher
         self.config = config
         self.handlers: dict[str, Handler] = {}
+        self.login_hooks: list[Hook] = []
+        self.logout_hooks: list[Hook] = []
         for table in tables:
             self.handlers.update(table.handlers)
+            self.login_hooks += table.login_hooks
+            self.logout_hooks += table.logout_hooks
         self.command_names = frozenset(self.handlers)
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
@@ -144,6 +160,8 @@ class Lobby:
             self.notify_others(session, f"{account.name} logs in.", clip.LOGIN)
         # The login block already listed this user to itself.
         self.broadcast_who(session, to_self=False)
+        for hook in self.login_hooks:
+            await hook(self, session)
 
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
         account = session.account
@@ -174,6 +192,8 @@ class Lobby:
         # must find it gone.
         del self.online[name.lower()]
         self.invitations.pop(name.lower(), None)
+        for hook in self.logout_hooks:
+            await hook(self, session)
         running = self.match_of(session)
         if running is not None:
             async with running.lock:
