@@ -59,3 +59,61 @@ class MatchRow(Base):
     started_at: Mapped[int] = mapped_column(BigInteger)
     finished_at: Mapped[int | None] = mapped_column(BigInteger)
     updated_at: Mapped[int] = mapped_column(BigInteger)
+
+
+# Talking and moderation (lobby/chat_records.py). Rows that belong to one account go with it.
+
+class MessageRow(Base):
+    """A message left with `message` for a user who was not logged in."""
+    __tablename__ = "messages"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    recipient: Mapped[str] = mapped_column(
+        ForeignKey("accounts.name", ondelete="CASCADE"), index=True)
+    sender: Mapped[str]
+    sent_at: Mapped[int] = mapped_column(BigInteger)
+    text: Mapped[str]
+
+
+class IgnoreRow(Base):
+    """`owner` gags (kind `gag`) or blinds (kind `blind`) `target`."""
+    __tablename__ = "ignores"
+
+    owner: Mapped[str] = mapped_column(
+        ForeignKey("accounts.name", ondelete="CASCADE"), primary_key=True)
+    kind: Mapped[str] = mapped_column(primary_key=True)
+    target: Mapped[str] = mapped_column(
+        ForeignKey("accounts.name", ondelete="CASCADE"), primary_key=True)
+
+
+class SanctionRow(Base):
+    """A ban or mute. Not tied to the account: a ban outlives an erased account."""
+    __tablename__ = "sanctions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str]
+    name_key: Mapped[str] = mapped_column(index=True)
+    name: Mapped[str]
+    address: Mapped[str | None] = mapped_column(index=True)
+    until: Mapped[int | None] = mapped_column(BigInteger)  # None = for good
+    created_by: Mapped[str]
+    created_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class ModerationRow(Base):
+    __tablename__ = "moderation_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[int] = mapped_column(BigInteger)
+    admin: Mapped[str]
+    action: Mapped[str]
+    target: Mapped[str]
+    detail: Mapped[str]
+
+
+class ServerTextRow(Base):
+    """Texts an administrator sets, by key (`motd`)."""
+    __tablename__ = "server_texts"
+
+    key: Mapped[str] = mapped_column(primary_key=True)
+    lines: Mapped[list[str]] = mapped_column(JSON)

@@ -18,13 +18,14 @@ from fibs_server.lobby.accounts import (
     NameTaken,
 )
 from fibs_server.lobby.match_records import MatchRecord, RatingUpdate
+from fibs_server.store.chat_store import ChatStore
 from fibs_server.store.database import create_database_engine
 from fibs_server.store.models import AccountRow, MatchRow, name_key
 
 _ACCOUNT_FIELDS = [field.name for field in dataclasses.fields(Account)]
 
 
-class SqlStore:
+class SqlStore(ChatStore):
     """Accounts and matches in a database whose schema is already migrated.
 
     Every method runs one short transaction and commits it before returning. Accounts are
