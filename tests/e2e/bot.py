@@ -27,6 +27,7 @@ class Bot:
         self.lines: list[str] = []
         self.refusals: list[str] = []
         self.move_after_board = False  # the opening: `It's your turn to move.` precedes the board
+        self.sent: str | None = None  # the last command, until the server's first answer to it
 
     async def play_until(self, done: Callable[[str], bool], max_lines: int = 20000) -> str:
         """Answer the server until a line satisfies `done`; return that line."""
@@ -38,26 +39,33 @@ class Bot:
             await self.react(line)
         raise AssertionError(f"{self.name}: no end after {max_lines} lines")
 
+    async def send(self, command: str) -> None:
+        self.sent = command
+        await self.client.send(command)
+
     async def react(self, line: str) -> None:
+        if self.sent is not None:
+            # The first line after a command answers it: a `** ` line there is a refusal.
+            if line.startswith("** ") and not line.startswith("** Please wait for"):
+                self.refusals.append(f"{self.sent!r}: {line}")
+            self.sent = None
         if line.startswith("board:"):
             assert_checker_counts(line)
             self.board = parse_board_line(line)
             self.boards_seen += 1
             if self.move_after_board:
                 self.move_after_board = False
-                await self.client.send("move " + self.choose_play())
+                await self.send("move " + self.choose_play())
         elif line == "It's your turn to roll or double.":
-            await self.client.send("double" if self.doubles else "roll")
+            await self.send("double" if self.doubles else "roll")
         elif line == "It's your turn to move.":
             self.move_after_board = True
         elif line.startswith("Please move "):  # after the board that `moreboards` sends
-            await self.client.send("move " + self.choose_play())
+            await self.send("move " + self.choose_play())
         elif line.endswith("doubles. Type 'accept' or 'reject'."):
-            await self.client.send("accept")
+            await self.send("accept")
         elif line.startswith("Type 'join' if you want to play the next game"):
-            await self.client.send("join")
-        elif line.startswith("** ") and not line.startswith("** Please wait for"):
-            self.refusals.append(line)
+            await self.send("join")
 
     def choose_play(self) -> str:
         board = self.board
