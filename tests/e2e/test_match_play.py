@@ -431,3 +431,48 @@ async def test_a_dropped_connection_saves_the_match(harness, players):
     await bob.send("show saved")
     await bob.skip_until("  opponent          matchlength   score (your points first)")
     await bob.expect_lines(" *alice                   3                0 -  0")  # online only
+
+
+async def test_toggles_double_moves_and_the_off_command(harness, players):
+    alice, bob, carol = players
+    harness.script_dice((3, 1), (6, 4))
+    await bob.send("toggle double")
+    await bob.skip_until("** You won't be asked if you want to double.")
+    await alice.send("toggle moves")
+    await alice.skip_until("** You want a list of moves after this game.")
+    await join_match(alice, bob, "5")
+    await alice.skip_until("It's your turn to move.")
+    await alice.send("off")
+    await alice.skip_until("** You can't bear off now.")
+    await alice.send("move 8-5 6-5")
+    # bob does not want to be asked: the server rolls for him at once
+    await bob.skip_until("alice moves 8-5 6-5 .")
+    await bob.expect_lines(re.compile(r"board:You:alice:.*"), "You roll 6 and 4.",
+                           "Please move 2 pieces.")
+    await bob.send("move 1-7 7-11")
+    await alice.skip_until("bob moves 1-7 7-11 .")
+    await alice.send("resign n")
+    await bob.skip_until("alice wants to resign. You will win 1 point. Type 'accept' or 'reject'.")
+    await bob.send("accept")
+    await alice.skip_until("score in 5 point match: alice-0 bob-1")
+    await alice.expect_lines("bob is X - alice is O", "Score is 0-0 in a 5 point match.",
+                             "O: (3 1) 8-5 6-5", "X: (6 4) 1-7 7-11", "O: wants to resign",
+                             "X: accepts", "X: wins",
+                             "Type 'join' if you want to play the next game, type 'leave' if you don't.")
+
+
+async def test_telnet_watchers_see_ascii_boards(harness, players):
+    alice, bob, carol = players
+    harness.script_dice((3, 1))
+    await ask(carol, "set boardstyle 2", "Value of 'boardstyle' set to 2.")
+    await join_match(alice, bob, "3")
+    await alice.skip_until("It's your turn to move.")
+    await carol.skip_until("alice and bob start a 3 point match.")
+    await carol.send("watch alice")
+    await carol.expect_lines("You're now watching alice.",
+                             "    13 14 15 16 17 18       19 20 21 22 23 24",
+                             "   +------------------------------------------+ X: bob - score: 0",
+                             "   | O           X    |   |  X              O |")
+    await carol.skip_until("   +------------------------------------------+ O: alice - score: 0")
+    await carol.expect_lines("    12 11 10  9  8  7        6  5  4  3  2  1", "",
+                             "   BAR: O-0 X-0   OFF: O-0 X-0   Cube: 1  alice rolled 3 1.")
