@@ -6,7 +6,7 @@ import dataclasses
 import logging
 import signal
 
-from fibs_server.lobby import game_commands, user_commands
+from fibs_server.lobby import archive_commands, game_commands, user_commands
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.net.telnet import start_telnet_server
@@ -44,7 +44,7 @@ class FibsServer:
         self.lobby = Lobby(self.store, self.store, hasher,
                            LobbyConfig(idle_timeout=self.config.idle_timeout,
                                        **self.lobby_options),
-                           [user_commands.table, game_commands.table])
+                           [user_commands.table, game_commands.table, archive_commands.table])
         self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
         log.info("fibs_server listening on %s:%d", self.config.host, self.port)
@@ -57,12 +57,12 @@ class FibsServer:
     async def stop(self) -> None:
         for task in self._background:
             task.cancel()
-        if self._telnet is not None:
-            self._telnet.close()
         if self.lobby is not None:
-            for session in list(self.lobby.connections):
-                await self.lobby.disconnected(session)
+            await self.lobby.shut_down()
         if self._telnet is not None:
+            # Closing the telnet server closes every client at once: only after the lobby
+            # has told everyone that the server is going down.
+            self._telnet.close()
             await self._telnet.wait_closed()
         if self.store is not None:
             await self.store.close()

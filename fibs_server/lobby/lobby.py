@@ -20,6 +20,9 @@ from fibs_server.rules.ratings import PlayerRating
 
 log = logging.getLogger(__name__)
 
+SHUTDOWN = "** The server is shutting down."
+SHUTDOWN_GAME_SAVED = "** The server is shutting down. The game was saved."
+
 Handler = Callable[["Lobby", Session, commands.Command], Awaitable[None]]
 Hook = Callable[["Lobby", Session], Awaitable[None]]
 
@@ -198,11 +201,11 @@ class Lobby:
         if running is not None:
             async with running.lock:
                 opponent = running.sessions[1 - running.index_of(session)]
+                saved = (f"Connection with {name} timed out. The game was saved."
+                         if how == "timed out" else f"{name} {how}. The game was saved.")
                 if opponent is not None:
-                    opponent.send_line(f"Connection with {name} timed out. The game was saved."
-                                       if how == "timed out" else
-                                       f"{name} {how}. The game was saved.")
-                self.save_and_part(running, f"{name} {how}. The game was saved.")
+                    opponent.send_line(saved)
+                self.save_and_part(running, saved)
         self.stop_watching(session)
         for watcher in [s for s in self.sessions_online() if s.watching is session]:
             watcher.watching = None
@@ -299,6 +302,24 @@ class Lobby:
             if session is not None and session.stage is Stage.ONLINE:
                 self.broadcast_who(session)
 
+    async def shut_down(self) -> None:
+        """The server stops: every running match stays stored as saved (each accepted action
+        is already stored), its players and watchers are told so, everyone else is told the
+        server is going down, and every connection is closed."""
+        told: set[Session] = set()
+        for running in {id(r): r for r in self.playing.values()}.values():
+            async with running.lock:
+                players = [s for s in running.sessions if s is not None]
+                told.update(players, *(self.watchers_of(p) for p in players))
+                for session in players:
+                    session.send_line(SHUTDOWN_GAME_SAVED)
+                self.save_and_part(running, SHUTDOWN_GAME_SAVED)
+        for session in self.sessions_online():
+            if session not in told:
+                session.send_line(SHUTDOWN)
+        for session in list(self.connections):
+            await self.disconnected(session)
+
     async def save_match(self, running: RunningMatch) -> None:
         """Write the match's state; a finished match goes with its rating changes in the
         same transaction."""
@@ -311,6 +332,9 @@ class Lobby:
         accounts = [await self._account_of(running, i) for i in (0, 1)]
         updates = rating_updates(running, winner, tuple(
             PlayerRating(a.rating, a.experience) for a in accounts))
+        # The archive keeps each player's rating before and after (`history`).
+        before = {a.name: a.rating for a in accounts}
+        state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
         await self.matches.finish_match(running.match_id, state, running.names[winner], updates)
         for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
             account.rating, account.experience = update.rating, update.experience

@@ -1,0 +1,217 @@
+"""Looking back: `oldboard` (the board before the last move), `oldmoves` (the move list of the
+previous game), `history [name]` (a player's finished matches), and a stored match as `.mat`
+text for `fibs-server export-match`."""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Iterator
+from typing import Any
+
+from fibs_server.lobby.games import Narrator, RunningMatch
+from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.session import Session
+from fibs_server.protocol import info
+from fibs_server.protocol.board import render_board
+from fibs_server.protocol.commands import Command
+from fibs_server.protocol.matfile import (MatAction, MatDouble, MatDrop, MatGame, MatRoll,
+                                          MatTake, MatWin, write_mat)
+from fibs_server.rules import events as ev
+from fibs_server.rules.dice import ScriptedDice
+from fibs_server.rules.match import Match
+from fibs_server.rules.position import Play, Position
+
+table = CommandTable()
+
+HISTORY_ROWS = 20
+HISTORY_HEADER = "  id  finished (UTC)    opponent         length  score  result  rating"
+NO_PREVIOUS_BOARD = "** There is no previous board."
+NO_PREVIOUS_GAME = "** There is no previous game."
+
+
+# --- replaying a game ------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class PlayedRoll:
+    """One move of a game with what it was played from."""
+    moved: ev.Moved
+    dice: tuple[int, int]  # the mover's roll
+    before: Position  # the board before the move, the mover as checkers[0]
+    play: Play  # the move's steps, hits and result
+    cube: int  # the cube's value when the move was made
+    cube_owner: int | None
+
+
+def played_rolls(game: list[ev.Event], start: Position) -> Iterator[PlayedRoll]:
+    """Replay one game's history from its starting position."""
+    position, seen_by = start, 0
+    cube, owner = 1, None
+    dice: dict[int, tuple[int, int]] = {}
+    for event in game:
+        match event:
+            case ev.OpeningRoll(die_0=d0, die_1=d1, starter=s) if s is not None:
+                dice[s] = (d0, d1) if s == 0 else (d1, d0)
+            case ev.Rolled(player=p, dice=rolled):
+                dice[p] = rolled
+            case ev.CubeAutoDoubled(cube=value):
+                cube = value
+            case ev.DoubleAccepted(player=p, cube=value):
+                cube, owner = value, p
+            case ev.Moved(player=p, steps=steps):
+                if seen_by != p:
+                    position, seen_by = position.swap(), p
+                play = position.apply(steps)
+                yield PlayedRoll(event, dice[p], position, play, cube, owner)
+                position = play.result
+
+
+def _start_position(match: Match) -> Position:
+    return Position.initial(match.variant)
+
+
+def _stored_match(record: MatchRecord) -> Match:
+    # A stored match is only read here: it never rolls, so it needs no real dice.
+    return Match.from_dict(record.state, ScriptedDice([]))
+
+
+# --- .mat export -------------------------------------------------------------------------------
+
+def mat_games(match: Match) -> list[MatGame]:
+    """The match's games as `.mat` data: every roll and play, cube action and result."""
+    games = []
+    for game in match.history:
+        started = game[0]
+        assert isinstance(started, ev.GameStarted)
+        plays = {id(r.moved): r for r in played_rolls(game, _start_position(match))}
+        actions: list[MatAction] = []
+        dice: dict[int, tuple[int, int]] = {}
+        for event in game:
+            match event:
+                case ev.OpeningRoll(die_0=d0, die_1=d1, starter=s) if s is not None:
+                    dice[s] = (d0, d1)
+                case ev.Rolled(player=p, dice=rolled):
+                    dice[p] = rolled
+                case ev.CannotMove(player=p):
+                    actions.append(MatRoll(p, dice.pop(p)))
+                case ev.Moved(player=p, steps=steps):
+                    hit_points = set(plays[id(event)].play.hits)
+                    hits = frozenset(i for i, (_, to) in enumerate(steps) if to in hit_points)
+                    actions.append(MatRoll(p, dice.pop(p), steps, hits))
+                case ev.Doubled(player=p, cube=cube) | ev.Redoubled(player=p, cube=cube):
+                    actions.append(MatDouble(p, cube))
+                case ev.DoubleAccepted(player=p):
+                    actions.append(MatTake(p))
+                case ev.DoubleRejected(player=p):
+                    actions.append(MatDrop(p))
+                case ev.GameOver(winner=w, points=points):
+                    actions.append(MatWin(w, points))
+        games.append(MatGame(tuple(started.score), tuple(actions)))
+    return games
+
+
+def match_file(record: MatchRecord) -> str:
+    """A stored match (finished or not) as `.mat` text."""
+    return write_mat((record.player_a, record.player_b), record.length,
+                     mat_games(_stored_match(record)))
+
+
+# --- oldboard, oldmoves ------------------------------------------------------------------------
+
+@table.command("oldboard")
+async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
+    """The board as it was before the last move of the game being played (or just ended)."""
+    running = lobby.match_of(session)
+    if running is None:
+        session.send_line("** You're not playing.")
+        return
+    match = running.match
+    rolls = list(played_rolls(match.history[-1], _start_position(match)))
+    if not rolls:
+        session.send_line(NO_PREVIOUS_BOARD)
+        return
+    last = rolls[-1]
+    viewer = running.index_of(session)
+    mover = last.moved.player
+    before = last.before if viewer == mover else last.before.swap()
+    narrator = Narrator(running, lobby.watchers_of)
+    now = narrator.board_view(viewer, as_you=True)
+    in_game = match.cube_in_game
+    view = dataclasses.replace(
+        now, player_checkers=before.checkers[0], opponent_checkers=before.checkers[1],
+        turn="player" if viewer == mover else "opponent",
+        player_dice=last.dice if viewer == mover else (0, 0),
+        opponent_dice=(0, 0) if viewer == mover else last.dice,
+        cube=last.cube, was_doubled=False,
+        player_may_double=in_game and last.cube_owner in (None, viewer),
+        opponent_may_double=in_game and last.cube_owner in (None, 1 - viewer),
+        pieces_to_move=len(last.moved.steps) if viewer == mover else 0)
+    session.send_lines(render_board(view, int(session.setting("boardstyle"))))
+
+
+@table.command("oldmoves")
+async def oldmoves(lobby: Lobby, session: Session, command: Command) -> None:
+    """The move list of the last finished game: of the running match, else of the player's
+    most recently finished match."""
+    running = lobby.match_of(session)
+    if running is not None and running.match.history:
+        match = running.match
+        finished = len(match.history) - (0 if _game_over(match.history[-1]) else 1)
+        if finished > 0:
+            session.send_lines(Narrator(running, lobby.watchers_of).move_list(finished - 1))
+            return
+    records = await lobby.matches.finished_matches(session.name, 1)
+    if not records:
+        session.send_line(NO_PREVIOUS_GAME)
+        return
+    record = records[0]
+    archived = RunningMatch(record.match_id, _stored_match(record),
+                            (record.player_a, record.player_b), (None, None))
+    session.send_lines(Narrator(archived, lambda _: []).move_list(
+        len(archived.match.history) - 1))
+
+
+def _game_over(game: list[ev.Event]) -> bool:
+    return any(isinstance(event, ev.GameOver) for event in game)
+
+
+# --- history -----------------------------------------------------------------------------------
+
+@table.command("history")
+async def history(lobby: Lobby, session: Session, command: Command) -> None:
+    """A player's most recent finished matches, newest first."""
+    name = session.name
+    if command.args:
+        online = lobby.find_online(command.args[0])
+        account = online.account if online else await lobby.accounts.find_account(
+            command.args[0])
+        if account is None:
+            session.send_line(info.no_information(command.args[0]))
+            return
+        name = account.name
+    records = await lobby.matches.finished_matches(name, HISTORY_ROWS)
+    if not records:
+        session.send_line(f"{name} has no finished matches.")
+        return
+    session.send_lines([f"Finished matches of {name}, newest first:", HISTORY_HEADER,
+                        *(history_row(record, name) for record in records)])
+
+
+def history_row(record: MatchRecord, name: str) -> str:
+    """`  12  2026-11-30 10:31  bob                   5    5-2  won     1507.50 (+7.50)`"""
+    mine = 0 if record.player_a == name else 1
+    opponent = (record.player_a, record.player_b)[1 - mine]
+    score = record.state["score"]
+    finished = datetime.datetime.fromtimestamp(record.finished_at or 0, datetime.timezone.utc)
+    length = "unl" if record.length is None else str(record.length)
+    result = ("ended" if record.winner is None else "won" if record.winner == name else "lost")
+    return (f"{record.match_id:4d}  {finished:%Y-%m-%d %H:%M}  {opponent:<16} {length:>6}"
+            f"  {score[mine]:>2}-{score[1 - mine]:<2}  {result:<6}  {_rating_text(record.state, name)}")
+
+
+def _rating_text(state: dict[str, Any], name: str) -> str:
+    change = state.get("ratings", {}).get(name)
+    if change is None:
+        return "-"
+    before, after = change
+    return f"{after:.2f} ({after - before:+.2f})"
