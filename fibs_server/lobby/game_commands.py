@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fibs_server.lobby.games import (Invitation, Narrator, RunningMatch, automatic_play,
-                                     match_kind, new_match)
+from fibs_server.lobby.chat_commands import rings
+from fibs_server.lobby.games import (JOIN_OR_LEAVE, Invitation, Narrator, RunningMatch,
+                                     automatic_play, match_kind, new_match)
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import match_texts
+from fibs_server.protocol import chat, match_texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import plural
 from fibs_server.rules import events as ev
@@ -62,7 +63,8 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         lobby.invitations[session.name.lower()] = Invitation(session, target.name, saved.length,
                                                              resume=True)
         session.send_line(f"** You invited {target.name} to resume a saved match.")
-        target.send_lines([f"{session.name} wants to resume a saved match with you.",
+        target.send_lines([chat.with_bell(f"{session.name} wants to resume a saved match "
+                                          "with you.", rings(target)),
                            f"Type 'join {session.name}' to accept."])
         return
     length = parse_length(command.args[1])
@@ -81,7 +83,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     lobby.invitations[session.name.lower()] = Invitation(session, target.name, points)
     kind = match_kind(points)
     session.send_line(f"** You invited {target.name} to {kind}.")
-    lines = [f"{session.name} wants to play {kind} with you.",
+    lines = [chat.with_bell(f"{session.name} wants to play {kind} with you.", rings(target)),
              f"Type 'join {session.name}' to accept."]
     if saved is not None:
         lines.insert(1, "WARNING: Don't accept if you want to continue your saved match!")
@@ -175,7 +177,8 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
                  exclude=(inviter, joiner))
     lobby.begin_playing(running)
     narrator = Narrator(running, lobby.watchers_of)
-    turn_name = running.names[narrator._to_act() if narrator._to_act() is not None else match.turn]
+    to_act = narrator.to_act()
+    turn_name = running.names[match.turn if to_act is None else to_act]
     for index, session in enumerate(running.sessions):
         session.send_lines([
             f"turn: {turn_name}",
@@ -191,12 +194,15 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
 
 
 def prompt_resumed(running: RunningMatch) -> None:
-    """After loading: remind the player who must act of what is expected."""
+    """After loading: remind the players of what is expected of them."""
     match = running.match
-    session = running.sessions[match.turn]
-    if session is None:
+    if match.phase is Phase.BETWEEN_GAMES:
+        for session in running.sessions:
+            if session is not None:
+                session.send_line(JOIN_OR_LEAVE)
         return
-    if match.phase is Phase.MOVE:
+    session = running.sessions[match.turn]
+    if session is not None and match.phase is Phase.MOVE and match.resignation is None:
         session.send_line(f"Please move {plural(match.pieces_to_move, 'piece')}.")
 
 
@@ -412,6 +418,9 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
     if target is session:
         session.send_line("** Use a mirror to do that.")
         return
+    if session.name.lower() in target.blinded:
+        session.send_line(chat.doesnt_want_you_to_watch(target.name))
+        return
     if lobby.match_of(session) is not None:
         session.send_line("** You can't watch another game while you're playing.")
         return
@@ -451,6 +460,9 @@ async def look(lobby: Lobby, session: Session, command: Command) -> None:
     target = lobby.find_online(command.args[0])
     if target is None:
         session.send_line(f"** There is no one called {command.args[0]}.")
+        return
+    if session.name.lower() in target.blinded:
+        session.send_line(chat.doesnt_want_you_to_watch(target.name))
         return
     running = lobby.match_of(target)
     if running is None:

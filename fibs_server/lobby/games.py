@@ -98,7 +98,7 @@ class Narrator:
     def board_view(self, index: int, as_you: bool) -> BoardView:
         match = self.match
         position = match.position_seen_by(index)
-        to_act = self._to_act()
+        to_act = self.to_act()
         dice = match.dice if match.phase is Phase.MOVE and match.dice else (0, 0)
         own_dice = dice if match.turn == index else (0, 0)
         other_dice = dice if match.turn != index else (0, 0)
@@ -122,7 +122,7 @@ class Narrator:
                            UNLIMITED if match.max_redoubles is None else match.max_redoubles),
             checkers_per_side=position.checkers_per_side)
 
-    def _to_act(self) -> int | None:
+    def to_act(self) -> int | None:
         match = self.match
         if match.phase in (Phase.BETWEEN_GAMES, Phase.MATCH_OVER, Phase.NOT_STARTED):
             return None
