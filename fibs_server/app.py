@@ -9,6 +9,8 @@ import signal
 from fibs_server.lobby import archive_commands, game_commands, user_commands
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import start_telnet_server
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 
@@ -22,6 +24,8 @@ class ServerConfig:
     database_url: str = DEFAULT_DATABASE_URL
     bcrypt_rounds: int = 12
     idle_timeout: float = 3600.0
+    net_limits: NetLimits = NetLimits()
+    abuse_limits: AbuseLimits = AbuseLimits()
 
 
 class FibsServer:
@@ -43,9 +47,11 @@ class FibsServer:
         hasher = await asyncio.to_thread(PasswordHasher, self.config.bcrypt_rounds)
         self.lobby = Lobby(self.store, self.store, hasher,
                            LobbyConfig(idle_timeout=self.config.idle_timeout,
+                                       abuse_limits=self.config.abuse_limits,
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table])
-        self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port)
+        self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port,
+                                                 self.config.net_limits)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
         log.info("fibs_server listening on %s:%d", self.config.host, self.port)
 

@@ -14,6 +14,7 @@ from fibs_server.lobby.games import Invitation, RunningMatch, rating_updates
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Connection, Session, Stage
+from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
 from fibs_server.protocol import clip, commands, texts
 from fibs_server.rules.dice import Dice, SecureDice
 from fibs_server.rules.ratings import PlayerRating
@@ -56,6 +57,7 @@ class CommandTable:
 class LobbyConfig:
     motd: tuple[str, ...] = texts.DEFAULT_MOTD
     idle_timeout: float = 3600.0  # seconds without input before `Connection timed out.`
+    abuse_limits: AbuseLimits = AbuseLimits()  # login delays, registrations per address
     new_dice: Callable[[], Dice] = SecureDice  # a dice source for each match (tests script it)
     choose_first_x: Callable[[], int] = lambda: secrets.randbelow(2)  # X in game 1: 0 or 1
 
@@ -67,6 +69,8 @@ class Lobby:
         self.matches = matches
         self.hasher = hasher
         self.config = config
+        self.login_throttle = LoginThrottle(config.abuse_limits)
+        self.registrations = RegistrationLimit(config.abuse_limits)
         self.handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
         self.logout_hooks: list[Hook] = []
@@ -392,5 +396,6 @@ class Lobby:
             await self.handlers[command.name](self, session, command)
         except Exception:
             # A bug in one command must not end this user's session or anyone else's.
-            log.exception("command %r of %s failed", line, session.name)
+            # The name only: arguments can be a password (`password old:new:new`) or chat.
+            log.exception("command %s of %s failed", command.name, session.name)
             session.send_line("** Sorry, the server could not do that. It has been logged.")

@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from fibs_server.lobby.accounts import Account, NameTaken
+from fibs_server.lobby.throttle import TOO_MANY_REGISTRATIONS
 from fibs_server.protocol import clip, texts
 
 if TYPE_CHECKING:
@@ -149,7 +150,9 @@ class Session:
         await self._authenticate(self._login_name, line.strip())
 
     async def _authenticate(self, name: str, password: str) -> None:
+        await self.lobby.login_throttle.wait(name, self.connection.host)
         account = await self.lobby.authenticate(name, password)
+        self.lobby.login_throttle.record(name, self.connection.host, account is not None)
         if self.stage is Stage.CLOSED:
             return
         if account is None:
@@ -174,6 +177,10 @@ class Session:
             return
         if word != "name":
             self._show_guest_welcome()
+            return
+        if not self.lobby.registrations.allows(self.connection.host):
+            self.send_line(TOO_MANY_REGISTRATIONS)
+            self.send_prompt()
             return
         wanted = rest.strip()
         error = texts.name_error(wanted)
@@ -227,6 +234,7 @@ class Session:
             self.send_line(texts.name_taken(self._login_name))
             self.send_prompt()
             return
+        self.lobby.registrations.record(self.connection.host)
         if self.stage is Stage.CLOSED:
             return
         self.send_lines(texts.REGISTERED)

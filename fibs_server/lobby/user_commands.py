@@ -303,7 +303,10 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line("** Usage: password <old>:<new>:<new>")
         return
     old, new, again = parts
-    if not await lobby.hasher.check(old, account.password_hash):
+    await lobby.login_throttle.wait(account.name, session.connection.host)
+    correct = await lobby.hasher.check(old, account.password_hash)
+    lobby.login_throttle.record(account.name, session.connection.host, correct)
+    if not correct:
         session.send_line("** Sorry, that is not your password.")
         return
     if new != again:

@@ -16,6 +16,8 @@ from telnetlib3.telopt import ECHO, WILL, WONT
 
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Stage
+from fibs_server.net.limits import (MAX_LINE_BYTES, OUTPUT_BUFFER_CAP, TOO_MANY_CONNECTIONS,
+                                    AddressCounter, NetLimits, peer_address, wire_bytes)
 
 log = logging.getLogger(__name__)
 
@@ -61,20 +63,23 @@ class LineSplitter:
 class TelnetConnection:
     """A lobby `Connection` over a telnetlib3 writer."""
 
+    output_buffer_cap = OUTPUT_BUFFER_CAP  # serve_connection sets the server's own
+
     def __init__(self, writer: telnetlib3.TelnetWriter) -> None:
         self.writer = writer
-        peer = writer.get_extra_info("peername")
-        self.host = peer[0] if peer else "-"
+        self.host = peer_address(writer)
 
     def send(self, text: str) -> None:
-        if self.writer.connection_closed:
+        # is_closing, not connection_closed: true at once after abort(), and writes to an
+        # aborted transport would only pile up asyncio warnings.
+        if self.writer.is_closing():
             return
         transport = self.writer.transport
-        if transport is not None and transport.get_write_buffer_size() > OUTPUT_BUFFER_CAP:
+        if transport is not None and transport.get_write_buffer_size() > self.output_buffer_cap:
             log.warning("closing %s: it stopped reading its output", self.host)
-            transport.abort()
+            transport.abort()  # the reader sees EOF: the usual drop path saves the match
             return
-        self.writer.write(text.encode("ascii", "replace"))
+        self.writer.write(wire_bytes(text))
 
     def set_echo(self, server_echoes: bool) -> None:
         if server_echoes:
@@ -89,9 +94,11 @@ class TelnetConnection:
 
 
 async def serve_connection(lobby: Lobby, reader: telnetlib3.TelnetReader,
-                           writer: telnetlib3.TelnetWriter) -> None:
+                           writer: telnetlib3.TelnetWriter,
+                           limits: NetLimits = NetLimits()) -> None:
     session = lobby.connect(TelnetConnection(writer))
-    splitter = LineSplitter()
+    session.connection.output_buffer_cap = limits.output_buffer_cap
+    splitter = LineSplitter(limits.max_line_bytes)
     try:
         while session.stage is not Stage.CLOSED:
             data = await reader.read(READ_CHUNK)
@@ -110,9 +117,19 @@ async def serve_connection(lobby: Lobby, reader: telnetlib3.TelnetReader,
         await lobby.disconnected(session)
 
 
-async def start_telnet_server(lobby: Lobby, host: str, port: int) -> telnetlib3.Server:
+async def start_telnet_server(lobby: Lobby, host: str, port: int,
+                              limits: NetLimits = NetLimits()) -> telnetlib3.Server:
+    addresses = AddressCounter(limits.connections_per_address)
     async def shell(reader: telnetlib3.TelnetReader, writer: telnetlib3.TelnetWriter) -> None:
-        await serve_connection(lobby, reader, writer)
+        peer = peer_address(writer)
+        if not addresses.admit(peer):
+            writer.write(wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"))
+            writer.close()
+            return
+        try:
+            await serve_connection(lobby, reader, writer, limits)
+        finally:
+            addresses.release(peer)
 
     return await telnetlib3.create_server(
         host, port, protocol_factory=BaseServer, shell=shell, encoding=False,

@@ -1,0 +1,91 @@
+"""Limits of the network front end, what goes out on the wire, and the command-line flags of
+every abuse limit (network and lobby).
+
+Each connection's memory is bounded: input by telnetlib3's reader (it stops reading from a
+peer with 128 KiB unread) plus one line of `max_line_bytes`; output by `output_buffer_cap`.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import re
+from collections import Counter
+
+import telnetlib3
+
+from fibs_server.lobby.throttle import AbuseLimits
+
+MAX_LINE_BYTES = 4096  # FIBS commands are short; a longer line is discarded, not buffered
+OUTPUT_BUFFER_CAP = 512 * 1024  # a peer this far behind in reading is cut off
+TOO_MANY_CONNECTIONS = "** Too many connections from your address. Please try again later."
+
+
+@dataclasses.dataclass(frozen=True)
+class NetLimits:
+    """Each field is also a command-line flag and a FIBS_* variable (see docs/SECURITY.md)."""
+    max_line_bytes: int = MAX_LINE_BYTES
+    output_buffer_cap: int = OUTPUT_BUFFER_CAP
+    connections_per_address: int = 30
+
+
+class AddressCounter:
+    """Open connections per peer address."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: Counter[str] = Counter()
+
+    def admit(self, host: str) -> bool:
+        """Count a new connection from `host`, or refuse it (not counted) if it has too many."""
+        if self._open[host] >= self.limit:
+            return False
+        self._open[host] += 1
+        return True
+
+    def release(self, host: str) -> None:
+        self._open[host] -= 1
+        if self._open[host] <= 0:
+            del self._open[host]
+
+
+def peer_address(writer: telnetlib3.TelnetWriter) -> str:
+    """The peer's IP address, `-` when the transport does not know it."""
+    peer = writer.get_extra_info("peername")
+    return peer[0] if peer else "-"
+
+
+# Everything but CR, LF and the bell: no terminal escape sequence or telnet IAC reaches a
+# peer, whatever text a bug or an old database row slips into a line.
+_UNSENDABLE = re.compile(r"[^\x07\r\n\x20-\x7e]")
+
+
+def wire_bytes(text: str) -> bytes:
+    """Text as FIBS sends it: 7-bit printable ASCII, other characters become `?`, control
+    characters are dropped."""
+    return _UNSENDABLE.sub(_replacement, text).encode("ascii")
+
+
+def _replacement(unsendable: re.Match) -> str:
+    return "" if unsendable.group() < "\x80" else "?"
+
+
+# --- command-line flags ------------------------------------------------------------------------
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--max-line-bytes` etc. for every field of NetLimits and AbuseLimits, each defaulting to
+    its FIBS_* variable (FIBS_MAX_LINE_BYTES) or the built-in default."""
+    for limits in (NetLimits, AbuseLimits):
+        for field in dataclasses.fields(limits):
+            variable = "FIBS_" + field.name.upper()
+            kind = type(field.default)
+            parser.add_argument("--" + field.name.replace("_", "-"), type=kind,
+                                dest=field.name,
+                                default=kind(os.environ.get(variable, field.default)),
+                                help=f"default {field.default}, or ${variable}")
+
+
+def limits_from_arguments(arguments: argparse.Namespace) -> dict[str, object]:
+    """The ServerConfig fields `net_limits` and `abuse_limits` from parsed flags."""
+    return {key: limits(**{f.name: getattr(arguments, f.name) for f in dataclasses.fields(limits)})
+            for key, limits in (("net_limits", NetLimits), ("abuse_limits", AbuseLimits))}

@@ -1,0 +1,85 @@
+"""Hostile-input tests: the real server with small limits (SQLite only: the limits live above
+the store), a log watch that fails a test on any traceback, and an in-process session driver
+for fast fuzzing through the lobby's real command dispatch."""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+
+import pytest
+
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.session import Session, Stage
+from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.limits import NetLimits
+from tests.e2e.conftest import ServerHarness
+
+# What a reply may contain: printable ASCII, CR LF line ends, the bell; nothing else.
+WELL_FORMED_OUTPUT = re.compile(r"(?:[\x20-\x7e\x07]|\r\n)*")
+SERVER_FAILURE = "** Sorry, the server could not do that."
+
+
+async def start_harness(tmp_path, net: NetLimits = NetLimits(),
+                        abuse: AbuseLimits = AbuseLimits(), **options) -> ServerHarness:
+    harness = ServerHarness(f"sqlite:///{tmp_path / 'hostile.db'}", **options)
+    harness.config = dataclasses.replace(harness.config, net_limits=net, abuse_limits=abuse)
+    return await harness.start()
+
+
+@pytest.fixture
+async def make_harness(tmp_path):
+    """`await make_harness(net=NetLimits(...), abuse=AbuseLimits(...))`: a started server."""
+    started: list[ServerHarness] = []
+
+    async def make(**limits) -> ServerHarness:
+        started.append(await start_harness(tmp_path, **limits))
+        return started[-1]
+
+    yield make
+    for harness in started:
+        await harness.stop()
+
+
+@pytest.fixture
+def tracebacks(caplog):
+    """The log records of this test that carry a traceback or are errors (checked at the end
+    of every test that asks for it: there must be none)."""
+    caplog.set_level(logging.DEBUG)
+    yield lambda: [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    bad = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert not bad, "\n".join(caplog.text.splitlines()[-40:])
+
+
+class RecordingConnection:
+    """A lobby Connection that keeps what the server sent."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
+        self.output: list[str] = []
+        self.closed = False
+
+    def send(self, text: str) -> None:
+        self.output.append(text)
+
+    def set_echo(self, server_echoes: bool) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    def take(self) -> str:
+        text = "".join(self.output)
+        self.output.clear()
+        return text
+
+
+async def log_in_process(lobby: Lobby, name: str, password: str = "secret"
+                         ) -> tuple[Session, RecordingConnection]:
+    """A CLIP session logged in through the real login dialogue, without a socket."""
+    connection = RecordingConnection()
+    session = lobby.connect(connection)
+    await session.handle_line(f"login fuzzclient 1008 {name} {password}")
+    assert session.stage is Stage.ONLINE, connection.take()
+    connection.take()
+    return session, connection

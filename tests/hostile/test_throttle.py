@@ -1,0 +1,186 @@
+"""Password guessing: growing delays per account and per address, before the password is
+checked, without blocking anyone else; registrations per address per hour."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from fibs_server.lobby.throttle import (TOO_MANY_REGISTRATIONS, AbuseLimits, LoginThrottle,
+                                        RegistrationLimit)
+from tests.e2e.client import ExpectationFailed
+from tests.e2e.conftest import DATE_LINE
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+LIMITS = AbuseLimits(account_free_failures=2, address_free_failures=4, login_delay=1.0,
+                     max_login_delay=8.0, failure_memory=600.0, registrations_per_hour=2)
+
+
+def test_delays_start_after_the_free_failures_and_double_up_to_the_cap():
+    clock = FakeClock()
+    throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
+    delays = []
+    for _ in range(8):
+        delays.append(throttle.delay("alice", f"10.0.0.{len(delays)}"))  # a new address each
+        throttle.record("alice", f"10.0.0.{len(delays)}", succeeded=False)
+    assert delays == [0, 0, 1, 2, 4, 8, 8, 8]
+    assert throttle.delay("Alice", "10.9.9.9") == 8  # names ignore case, like accounts
+
+
+def test_address_failures_count_across_names_and_success_clears_the_account_only():
+    clock = FakeClock()
+    throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
+    for number in range(5):
+        throttle.record(f"user{number}", "10.0.0.1", succeeded=False)
+    assert throttle.delay("someone_new", "10.0.0.1") == 2  # 5 failures, 4 free
+    assert throttle.delay("someone_new", "10.0.0.2") == 0
+    throttle.record("user0", "10.0.0.1", succeeded=False)
+    throttle.record("user0", "10.0.0.1", succeeded=False)
+    throttle.record("user0", "10.0.0.1", succeeded=True)
+    assert throttle.delay("user0", "10.0.0.2") == 0  # the account forgot its failures
+    assert throttle.delay("user0", "10.0.0.1") == 8  # the address did not
+
+
+async def test_waiting_uses_the_injected_sleep_and_failures_expire():
+    clock = FakeClock()
+    throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
+    for _ in range(4):
+        await throttle.wait("alice", "h")
+        throttle.record("alice", "h", succeeded=False)
+    assert clock.slept == [1, 2]
+    clock.now += LIMITS.failure_memory + 1
+    assert throttle.delay("alice", "h") == 0
+    assert len(throttle.accounts) == 0 and len(throttle.addresses) == 0  # pruned, not kept
+
+
+def test_invented_names_cannot_grow_the_failure_table_without_bound(monkeypatch):
+    from fibs_server.lobby import throttle as module
+    monkeypatch.setattr(module._FailureCounts, "MAX_KEYS", 100)
+    clock = FakeClock()
+    throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
+    for number in range(1000):
+        throttle.record(f"name{number}", "h", succeeded=False)
+    assert len(throttle.accounts) == 100
+
+
+def test_registrations_per_address_per_hour():
+    clock = FakeClock()
+    limit = RegistrationLimit(LIMITS, clock=clock)
+    for _ in range(2):
+        assert limit.allows("10.0.0.1")
+        limit.record("10.0.0.1")
+    assert not limit.allows("10.0.0.1")
+    assert limit.allows("10.0.0.2")
+    clock.now += 3599
+    assert not limit.allows("10.0.0.1")
+    clock.now += 2
+    assert limit.allows("10.0.0.1")
+
+
+async def timed_attempt(client, name: str, password: str) -> tuple[float, bool]:
+    """Seconds from sending a telnet password to the server's answer; whether it let us in."""
+    await client.send(name)
+    await client.expect_prompt("password: ")
+    started = time.monotonic()
+    await client.send(password)
+    await client.expect_lines("")
+    try:
+        await client.expect_prompt("login: ")
+    except ExpectationFailed:  # not the prompt again: `** User <name> authenticated.`
+        return time.monotonic() - started, True
+    return time.monotonic() - started, False
+
+
+async def test_failed_logins_are_answered_later_and_later_without_blocking_others(
+        make_harness, tracebacks):
+    harness = await make_harness(abuse=AbuseLimits(
+        account_free_failures=1, address_free_failures=100, login_delay=0.25,
+        max_login_delay=0.5))
+    await harness.register("alice")
+    await harness.register("bob")
+    bob = await harness.login_clip("bob")
+    guesser = await harness.connect("guesser")
+    times = [await timed_attempt(guesser, "alice", "guess") for _ in range(3)]
+    assert [ok for _, ok in times] == [False] * 3
+    assert times[0][0] < 0.2
+    assert 0.25 <= times[1][0] < 0.45
+    assert 0.5 <= times[2][0] < 0.75
+    # While an attempt waits, everyone else is served at once.
+    await guesser.send("alice")
+    await guesser.expect_prompt("password: ")
+    await guesser.send("secret")  # right, but it waits like any attempt would
+    started = time.monotonic()
+    await bob.send("time")
+    await bob.expect_lines(DATE_LINE)
+    assert time.monotonic() - started < 0.2
+    await guesser.skip_until("** User alice authenticated.")
+    assert time.monotonic() - started >= 0.45
+    # The success cleared alice's failures: her next login is immediate.
+    again = await harness.connect("alice again")
+    assert (await timed_attempt(again, "alice", "secret"))[0] < 0.2
+
+
+async def test_address_throttle_covers_every_name_and_clip_logins(make_harness, tracebacks):
+    harness = await make_harness(abuse=AbuseLimits(
+        account_free_failures=100, address_free_failures=2, login_delay=0.3,
+        max_login_delay=0.3))
+    guesser = await harness.connect("guesser")
+    for name in ("anna", "bert"):
+        assert (await timed_attempt(guesser, name, "guess"))[0] < 0.2
+    started = time.monotonic()
+    await guesser.send("login bot 1008 carl guess")
+    await guesser.expect_lines("")
+    await guesser.expect_prompt("login: ")
+    assert time.monotonic() - started >= 0.3
+
+
+async def test_wrong_old_passwords_are_throttled_like_logins(make_harness, tracebacks):
+    harness = await make_harness(abuse=AbuseLimits(
+        account_free_failures=1, login_delay=0.3, max_login_delay=0.3))
+    await harness.register("alice")
+    alice = await harness.login_clip("alice")
+    durations = []
+    for _ in range(2):
+        started = time.monotonic()
+        await alice.send("password guess:newpass:newpass")
+        await alice.expect_lines("** Sorry, that is not your password.")
+        durations.append(time.monotonic() - started)
+    assert durations[0] < 0.2 <= 0.3 <= durations[1]
+
+
+async def test_registrations_per_address_are_capped(make_harness, tracebacks):
+    harness = await make_harness(abuse=AbuseLimits(registrations_per_hour=2))
+    await harness.register("alice")
+    await harness.register("bob")
+    client = await harness.connect()
+    await client.send("guest")
+    await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
+    await client.expect_prompt()
+    await client.send("name carol")
+    await client.expect_lines(TOO_MANY_REGISTRATIONS)
+    await client.expect_prompt()
+    await client.send("bye")
+    await client.expect_closed()
+    # Existing accounts still log in.
+    await harness.login_clip("alice")
+
+
+@pytest.mark.parametrize("delay", [0.0])
+def test_the_default_limits_are_sane(delay):
+    limits = AbuseLimits()
+    assert limits.account_free_failures >= 3 and limits.login_delay > delay
+    assert limits.max_login_delay <= 120 and limits.registrations_per_hour >= 1
