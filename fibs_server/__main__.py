@@ -1,4 +1,5 @@
-"""`fibs-server` / `python -m fibs_server`: run the server, or `db upgrade` to migrate only."""
+"""`fibs-server` / `python -m fibs_server`: run the server, `db upgrade` to migrate only, or
+`admin grant|revoke <name>` to make an account an administrator (or not)."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +9,7 @@ import os
 
 from fibs_server.app import ServerConfig, serve
 from fibs_server.net.limits import add_limit_arguments, limits_from_arguments
-from fibs_server.store import DEFAULT_DATABASE_URL, upgrade_database
+from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database
 
 
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -28,6 +29,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command")
     database = commands.add_parser("db", help="database maintenance")
     database.add_argument("action", choices=["upgrade"])
+    admin = commands.add_parser("admin", help="administrator accounts (they may moderate)")
+    admin.add_argument("action", choices=["grant", "revoke"])
+    admin.add_argument("name")
     return parser.parse_args(argv)
 
 
@@ -40,10 +44,29 @@ def main(argv: list[str] | None = None) -> None:
     if arguments.command == "db":
         upgrade_database(arguments.database_url)
         return
+    if arguments.command == "admin":
+        upgrade_database(arguments.database_url)
+        raise SystemExit(asyncio.run(set_admin(arguments.database_url, arguments.name,
+                                               arguments.action == "grant")))
     asyncio.run(serve(ServerConfig(
         host=arguments.host, port=arguments.port, database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
         **limits_from_arguments(arguments))))
+
+
+async def set_admin(database_url: str, name: str, is_admin: bool) -> int:
+    """Grant or revoke administrator rights; the exit status (1: no such account)."""
+    store = await SqlStore.open(database_url)
+    try:
+        account = await store.find_account(name)
+        if account is None:
+            print(f"fibs-server: there is no account called {name}")
+            return 1
+        await store.update_account(account.name, is_admin=is_admin)
+        print(f"{account.name} is {'now' if is_admin else 'no longer'} an administrator.")
+        return 0
+    finally:
+        await store.close()
 
 
 if __name__ == "__main__":

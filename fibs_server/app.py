@@ -6,7 +6,13 @@ import dataclasses
 import logging
 import signal
 
-from fibs_server.lobby import archive_commands, game_commands, user_commands
+from fibs_server.lobby import (
+    admin_commands,
+    archive_commands,
+    chat_commands,
+    game_commands,
+    user_commands,
+)
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.throttle import AbuseLimits
@@ -49,7 +55,10 @@ class FibsServer:
                            LobbyConfig(idle_timeout=self.config.idle_timeout,
                                        abuse_limits=self.config.abuse_limits,
                                        **self.lobby_options),
-                           [user_commands.table, game_commands.table, archive_commands.table])
+                           [user_commands.table, game_commands.table, archive_commands.table,
+                            chat_commands.table, admin_commands.table],
+                           chat_records=self.store)
+        await admin_commands.restore_motd(self.lobby)
         self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port,
                                                  self.config.net_limits)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
@@ -64,6 +73,8 @@ class FibsServer:
         for task in self._background:
             task.cancel()
         if self.lobby is not None:
+            if self.lobby.shutdown_task is not None:
+                self.lobby.shutdown_task.cancel()
             await self.lobby.shut_down()
         if self._telnet is not None:
             # Closing the telnet server closes every client at once: only after the lobby
@@ -79,7 +90,9 @@ async def serve(config: ServerConfig) -> None:
     server = FibsServer(config)
     await server.start()
     print(f"fibs_server listening on {config.host}:{server.port}", flush=True)
-    stopping = asyncio.Event()
+    # An administrator's `shutdown` sets the same event when its countdown ends.
+    assert server.lobby is not None
+    stopping = server.lobby.stop_requested
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signal_number, stopping.set)

@@ -39,12 +39,23 @@ class ModerationEntry:
     detail: str
 
 
+@dataclasses.dataclass
+class Arrival:
+    """What a user who logs in brings along: whom they gag and blind, whether they are
+    muted, and the messages kept for them (now handed over)."""
+    gagged: list[str]
+    blinded: list[str]
+    muted: bool
+    messages: list[StoredMessage]
+
+
 class ChatRecords(Protocol):
+    async def arrive(self, name: str) -> Arrival:
+        """In one transaction: the user's gags, blinds and mute, and their kept messages,
+        which are removed (each message is delivered exactly once)."""
+
     async def save_message(self, recipient: str, sender: str, text: str) -> None:
         """Keep a message for the account `recipient` (which must exist; LookupError if not)."""
-
-    async def take_messages(self, recipient: str) -> list[StoredMessage]:
-        """The messages kept for `recipient`, oldest first, removed in the same transaction."""
 
     async def ignored_names(self, owner: str, kind: IgnoreKind) -> list[str]:
         """The accounts `owner` gags (or blinds), as their names are spelt, sorted."""

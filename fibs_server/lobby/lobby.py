@@ -10,6 +10,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 
 from fibs_server.lobby.accounts import Account, AccountStore
+from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.games import Invitation, RunningMatch, rating_updates
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.passwords import PasswordHasher
@@ -26,16 +27,22 @@ SHUTDOWN_GAME_SAVED = "** The server is shutting down. The game was saved."
 
 Handler = Callable[["Lobby", Session, commands.Command], Awaitable[None]]
 Hook = Callable[["Lobby", Session], Awaitable[None]]
+# Decides whether an authenticated account may log in: None, or the refusal text.
+LoginCheck = Callable[["Lobby", Session, Account], Awaitable[str | None]]
 
 
 class CommandTable:
     """Command handlers of one module, registered by decorator, and the module's hooks that
-    run when a user has logged in (after the welcome) or is logging out."""
+    run when a user has logged in (after the welcome) or is logging out. Admin commands exist
+    only for administrators and only under their whole name; `login_checks` may refuse a
+    login before the user is let in."""
 
     def __init__(self) -> None:
         self.handlers: dict[str, Handler] = {}
+        self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
         self.logout_hooks: list[Hook] = []
+        self.login_checks: list[LoginCheck] = []
 
     def command(self, *names: str) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
@@ -44,9 +51,20 @@ class CommandTable:
             return handler
         return register
 
+    def admin_command(self, *names: str) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            for name in names:
+                self.admin_handlers[name] = handler
+            return handler
+        return register
+
     def on_login(self, hook: Hook) -> Hook:
         self.login_hooks.append(hook)
         return hook
+
+    def check_login(self, check: LoginCheck) -> LoginCheck:
+        self.login_checks.append(check)
+        return check
 
     def on_logout(self, hook: Hook) -> Hook:
         self.logout_hooks.append(hook)
@@ -60,22 +78,31 @@ class LobbyConfig:
     abuse_limits: AbuseLimits = AbuseLimits()  # login delays, registrations per address
     new_dice: Callable[[], Dice] = SecureDice  # a dice source for each match (tests script it)
     choose_first_x: Callable[[], int] = lambda: secrets.randbelow(2)  # X in game 1: 0 or 1
+    shout_limit: int = 5  # shouts a user may send within `shout_window` seconds
+    shout_window: float = 60.0
+    shutdown_minute: float = 60.0  # seconds in a minute of `shutdown`'s countdown (tests: less)
 
 
 class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
-                 config: LobbyConfig, tables: Iterable[CommandTable]) -> None:
+                 config: LobbyConfig, tables: Iterable[CommandTable], *,
+                 chat_records: ChatRecords) -> None:
         self.accounts = accounts
         self.matches = matches
+        self.chat_records = chat_records
         self.hasher = hasher
         self.config = config
         self.login_throttle = LoginThrottle(config.abuse_limits)
         self.registrations = RegistrationLimit(config.abuse_limits)
         self.handlers: dict[str, Handler] = {}
+        self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
         self.logout_hooks: list[Hook] = []
+        self.login_checks: list[LoginCheck] = []
         for table in tables:
             self.handlers.update(table.handlers)
+            self.admin_handlers.update(table.admin_handlers)
+            self.login_checks += table.login_checks
             self.login_hooks += table.login_hooks
             self.logout_hooks += table.logout_hooks
         self.command_names = frozenset(self.handlers)
@@ -84,6 +111,11 @@ class Lobby:
         self.most_online = 0
         self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
+        # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
+        # countdown task, and the event `app.serve` waits for besides the signals.
+        self.shutdown_at: float | None = None
+        self.shutdown_task: asyncio.Task | None = None
+        self.stop_requested = asyncio.Event()
 
     @staticmethod
     def now() -> datetime.datetime:
@@ -138,6 +170,12 @@ class Lobby:
             # The CLIP login line was not echoed: what follows must not share a line
             # with `login: `.
             session.connection.send("\r\n")
+        for check in self.login_checks:
+            refusal = await check(self, session, account)
+            if refusal is not None:
+                session.send_line(refusal)
+                session.close()
+                return
         previous = self.online.get(account.name.lower())
         if previous is not None:
             session.send_line(texts.ALREADY_LOGGED_IN)
@@ -385,15 +423,22 @@ class Lobby:
                 session.send_line("** No previous command.")
                 return
             line = session.last_command
+        word, rest = commands.split_line(line)
+        admin_handler = self.admin_handlers.get(word.lower())
+        if admin_handler is not None and session.account is not None and session.account.is_admin:
+            # Whole words only, so that no abbreviation of a user command changes meaning.
+            handler, command = admin_handler, commands.Command(word.lower(), word, rest.split(), rest)
+        else:
+            try:
+                command = commands.resolve(line, self.command_names)
+            except commands.UnknownCommand:
+                session.send_line(commands.unknown_command(line))
+                return
+            if command.name not in commands.NOT_REPEATABLE:
+                session.last_command = line
+            handler = self.handlers[command.name]
         try:
-            command = commands.resolve(line, self.command_names)
-        except commands.UnknownCommand:
-            session.send_line(commands.unknown_command(line))
-            return
-        if command.name not in commands.NOT_REPEATABLE:
-            session.last_command = line
-        try:
-            await self.handlers[command.name](self, session, command)
+            await handler(self, session, command)
         except Exception:
             # A bug in one command must not end this user's session or anyone else's.
             # The name only: arguments can be a password (`password old:new:new`) or chat.

@@ -5,6 +5,7 @@ implements, which keeps the whole dialogue testable without a network.
 """
 from __future__ import annotations
 
+import collections
 import enum
 import time
 from typing import TYPE_CHECKING, Protocol
@@ -56,6 +57,13 @@ class Session:
         self.last_command: str | None = None
         self.watching: Session | None = None
         self.waved = False
+        # Talking (lobby/chat_commands.py): lower-case names this user gags and blinds (kept in
+        # the store too), the users they wait for, an admin's mute, their recent shout times.
+        self.gagged: set[str] = set()
+        self.blinded: set[str] = set()
+        self.waiting_for: set[str] = set()
+        self.muted = False
+        self.shout_times: collections.deque[float] = collections.deque()
         self._login_name = ""
         self._new_password = ""
 

@@ -11,7 +11,8 @@ import dataclasses
 # Short forms FIBS fixes regardless of what else a prefix could mean (FIBS-PROTOCOL.md §4).
 SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "roll",
                "s": "say", "t": "tell", "w": "who", "wh": "whisper", "res": "resign",
-               "to": "toggle"}
+               "to": "toggle",
+               "sh": "show"}  # ours: `sh` stays `show` now that `shout` shares the prefix
 # Words that are whole commands of their own rather than prefixes.
 ALIASES = {"date": "time", "adios": "bye", "ciao": "bye", "end": "bye", "exit": "bye",
            "logout": "bye", "quit": "bye", "tschoe": "bye"}

@@ -10,6 +10,7 @@ from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from fibs_server.lobby.chat_records import (
+    Arrival,
     IgnoreKind,
     ModerationEntry,
     Sanction,
@@ -34,20 +35,23 @@ class ChatStore:
     _sessions: async_sessionmaker[AsyncSession]
     _now: Callable[[], int]
 
+    async def arrive(self, name: str) -> Arrival:
+        # One transaction: a login costs the database (and SQLite's write lock) once.
+        async with self._sessions.begin() as session:
+            account = await _account_name(session, name)
+            ignores = list(await session.execute(
+                select(IgnoreRow.kind, IgnoreRow.target).where(IgnoreRow.owner == account)))
+            muted = await _active_sanction(session, "mute", account, None, self._now())
+            messages = await _take_messages(session, account)
+        return Arrival(gagged=sorted(t for k, t in ignores if k == "gag"),
+                       blinded=sorted(t for k, t in ignores if k == "blind"),
+                       muted=muted is not None, messages=messages)
+
     async def save_message(self, recipient: str, sender: str, text: str) -> None:
         async with self._sessions.begin() as session:
             account = await _account_name(session, recipient)
             session.add(MessageRow(recipient=account, sender=sender, sent_at=self._now(),
                                    text=text))
-
-    async def take_messages(self, recipient: str) -> list[StoredMessage]:
-        async with self._sessions.begin() as session:
-            rows = list(await session.scalars(
-                select(MessageRow).join(AccountRow, AccountRow.name == MessageRow.recipient)
-                .where(AccountRow.name_key == name_key(recipient)).order_by(MessageRow.id)))
-            await session.execute(delete(MessageRow).where(
-                MessageRow.id.in_([row.id for row in rows])))
-            return [StoredMessage(row.sender, row.sent_at, row.text) for row in rows]
 
     async def ignored_names(self, owner: str, kind: IgnoreKind) -> list[str]:
         async with self._sessions.begin() as session:
@@ -89,19 +93,8 @@ class ChatStore:
 
     async def active_sanction(self, kind: SanctionKind, name: str,
                               address: str | None) -> Sanction | None:
-        who: Any = SanctionRow.name_key == name_key(name)
-        if address is not None:
-            who = or_(who, SanctionRow.address == address)
         async with self._sessions.begin() as session:
-            row = await session.scalar(
-                select(SanctionRow).where(
-                    SanctionRow.kind == kind, who,
-                    or_(SanctionRow.until.is_(None), SanctionRow.until > self._now()))
-                # A ban for good outranks any ban with an end; else the one that ends last.
-                .order_by(SanctionRow.until.is_(None).desc(), SanctionRow.until.desc())
-                .limit(1))
-            return None if row is None else Sanction(row.kind, row.name, row.address,  # type: ignore[arg-type]
-                                                     row.until, row.created_by)
+            return await _active_sanction(session, kind, name, address, self._now())
 
     async def erase_account(self, name: str, admin: str) -> bool:
         async with self._sessions.begin() as session:
@@ -138,6 +131,28 @@ class ChatStore:
         async with self._sessions.begin() as session:
             await session.merge(ServerTextRow(key=MOTD_KEY, lines=list(lines)))
             session.add(_log_row(self._now(), admin, "motd", "-", " | ".join(lines)))
+
+
+async def _take_messages(session: AsyncSession, recipient: str) -> list[StoredMessage]:
+    rows = list(await session.scalars(
+        select(MessageRow).where(MessageRow.recipient == recipient).order_by(MessageRow.id)))
+    if rows:
+        await session.execute(delete(MessageRow).where(MessageRow.id.in_([r.id for r in rows])))
+    return [StoredMessage(row.sender, row.sent_at, row.text) for row in rows]
+
+
+async def _active_sanction(session: AsyncSession, kind: SanctionKind, name: str,
+                           address: str | None, now: int) -> Sanction | None:
+    who: Any = SanctionRow.name_key == name_key(name)
+    if address is not None:
+        who = or_(who, SanctionRow.address == address)
+    row = await session.scalar(
+        select(SanctionRow).where(SanctionRow.kind == kind, who,
+                                  or_(SanctionRow.until.is_(None), SanctionRow.until > now))
+        # A sanction for good outranks any with an end; else the one that ends last.
+        .order_by(SanctionRow.until.is_(None).desc(), SanctionRow.until.desc()).limit(1))
+    return None if row is None else Sanction(row.kind, row.name, row.address,  # type: ignore[arg-type]
+                                             row.until, row.created_by)
 
 
 async def _account_name(session: AsyncSession, name: str) -> str:

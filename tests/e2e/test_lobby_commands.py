@@ -219,7 +219,7 @@ async def test_motd_in_clip_mode_is_wrapped_in_3_and_4(harness):
 
 async def test_unknown_commands_abbreviations_and_repeat(harness, alice):
     await ask(alice, "fizzbuzz", "** Unknown command: 'fizzbuzz'")
-    await ask(alice, "wh", "** Unknown command: 'wh'")  # `wh` = whisper, which needs a game
+    await ask(alice, "wh", "** You're not watching or playing.")  # `wh` = whisper
     await ask(alice, "!!", "** No previous command.")
     await ask(alice, "tim", DATE_LINE)
     await ask(alice, "!!", DATE_LINE)

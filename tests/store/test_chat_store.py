@@ -2,7 +2,7 @@
 log and the message of the day, on SQLite and PostgreSQL."""
 import pytest
 
-from fibs_server.lobby.chat_records import ModerationEntry, Sanction, StoredMessage
+from fibs_server.lobby.chat_records import Arrival, ModerationEntry, Sanction, StoredMessage
 from fibs_server.store import downgrade_database_async
 from tests.store.conftest import START_TIME
 from tests.store.test_migrations import table_names
@@ -10,16 +10,30 @@ from tests.store.test_migrations import table_names
 CHAT_TABLES = {"messages", "ignores", "sanctions", "moderation_log", "server_texts"}
 
 
-async def test_messages_are_kept_in_order_and_taken_once(store, players):
+async def test_messages_are_kept_in_order_and_handed_over_once(store, players):
     await store.save_message("BOB", "alice", "first")
     await store.save_message("bob", "carol", "  second,  spaced")
     await store.save_message("carol", "alice", "for carol")
 
-    assert await store.take_messages("Bob") == [
+    assert (await store.arrive("Bob")).messages == [
         StoredMessage("alice", START_TIME, "first"),
         StoredMessage("carol", START_TIME + 1, "  second,  spaced")]
-    assert await store.take_messages("bob") == []
-    assert [m.text for m in await store.take_messages("carol")] == ["for carol"]
+    assert (await store.arrive("bob")).messages == []
+    assert [m.text for m in (await store.arrive("carol")).messages] == ["for carol"]
+
+
+async def test_arriving_brings_gags_blinds_mute_and_messages(store, players):
+    await store.set_ignored("alice", "gag", "carol", True)
+    await store.set_ignored("alice", "gag", "bob", True)
+    await store.set_ignored("alice", "blind", "bob", True)
+    await store.set_ignored("bob", "blind", "carol", True)
+    await store.add_sanction(Sanction("mute", "alice", None, None, "root"))
+    await store.save_message("alice", "bob", "hi")
+
+    assert await store.arrive("ALICE") == Arrival(
+        gagged=["bob", "carol"], blinded=["bob"], muted=True,
+        messages=[StoredMessage("bob", START_TIME + 1, "hi")])
+    assert await store.arrive("bob") == Arrival([], ["carol"], False, [])
 
 
 async def test_a_message_for_an_unknown_account_is_refused(store, players):
@@ -84,7 +98,7 @@ async def test_erasing_an_account_takes_its_matches_messages_and_ignores(store, 
     assert await store.running_matches("carol") == []
     assert await store.finished_matches("alice", 10) == []
     assert await store.ignored_names("carol", "blind") == []
-    assert [m.text for m in await store.take_messages("carol")] == ["hi"]  # bob's words stay
+    assert [m.text for m in (await store.arrive("carol")).messages] == ["hi"]  # bob's words stay
     assert await store.erase_account("bob", "alice") is False
 
 

@@ -1,0 +1,237 @@
+"""Moderation for administrator accounts (`fibs-server admin grant <name>` makes one): kick,
+ban/unban, mute/unmute, shutdown, erase and `motd set`. Every action is logged in the store
+with the administrator's name. To everyone else these commands do not exist (lobby.dispatch).
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime
+import re
+import time
+
+from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.chat_records import Sanction
+from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.session import Session
+from fibs_server.protocol import chat
+from fibs_server.protocol.commands import Command
+from fibs_server.protocol.texts import plural
+
+table = CommandTable()
+
+DURATION = re.compile(r"^(\d+)([mhdw])$")
+UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+# New logins are refused in the last minutes of a shutdown countdown.
+SHUTDOWN_LOGIN_CUTOFF_MINUTES = 2
+
+NOT_YOURSELF = "** You can't do that to yourself."
+KICKED = "** You were kicked out by an administrator."
+ERASED = "** Your account was erased by an administrator."
+SHUTTING_DOWN = "** The server is shutting down. Please try again later."
+SHUTDOWN_CANCELLED = "** The shutdown was cancelled."
+
+
+def _utc(timestamp: int) -> str:
+    moment = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
+    return f"{moment:%a %b %d %H:%M:%S %Y} UTC"
+
+
+def banned_text(until: int | None) -> str:
+    return ("** You are banned from this server." if until is None
+            else f"** You are banned from this server until {_utc(until)}.")
+
+
+def shutdown_in(minutes: int) -> str:
+    return (f"** The server will shut down in {plural(minutes, 'minute')}. "
+            "Running matches will be saved.")
+
+
+async def restore_motd(lobby: Lobby) -> None:
+    """At start: the message of the day an administrator set, if any."""
+    stored = await lobby.chat_records.stored_motd()
+    if stored is not None:
+        lobby.config.motd = stored
+
+
+async def _account(lobby: Lobby, session: Session, command: Command,
+                   usage: str) -> tuple[Account, Session | None] | None:
+    """The account the command names (exactly, no completion) and its session if online;
+    None after telling the administrator what is wrong."""
+    if not command.args:
+        session.send_line(usage)
+        return None
+    online = lobby.online.get(command.args[0].lower())
+    account = online.account if online else await lobby.accounts.find_account(command.args[0])
+    if account is None:
+        session.send_line(chat.dont_know_user(command.args[0]))
+        return None
+    if account.name.lower() == session.name.lower():
+        session.send_line(NOT_YOURSELF)
+        return None
+    return account, online
+
+
+async def _throw_out(lobby: Lobby, target: Session, text: str) -> None:
+    """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
+    target.send_line(text)
+    await lobby.log_out(target, "logs out")
+    target.close()
+
+
+# --- kick, ban, mute, erase ------------------------------------------------------------------
+
+@table.admin_command("kick")
+async def kick(lobby: Lobby, session: Session, command: Command) -> None:
+    found = await _account(lobby, session, command, "** Usage: kick <name>")
+    if found is None:
+        return
+    account, online = found
+    if online is None:
+        session.send_line(chat.no_one_called(account.name))
+        return
+    await lobby.chat_records.log_moderation(session.name, "kick", account.name, "")
+    await _throw_out(lobby, online, KICKED)
+    session.send_line(f"** {account.name} was kicked out.")
+
+
+@table.admin_command("ban")
+async def ban(lobby: Lobby, session: Session, command: Command) -> None:
+    usage = "** Usage: ban <name> [<number>m|h|d|w]"
+    duration = DURATION.match(command.args[1]) if len(command.args) == 2 else None
+    if len(command.args) > 2 or (len(command.args) == 2 and duration is None):
+        session.send_line(usage)
+        return
+    found = await _account(lobby, session, command, usage)
+    if found is None:
+        return
+    account, online = found
+    address = online.connection.host if online else account.last_login_host
+    until = (int(time.time()) + int(duration[1]) * UNIT_SECONDS[duration[2]]
+             if duration else None)
+    await lobby.chat_records.add_sanction(Sanction("ban", account.name, address, until,
+                                                   session.name))
+    if online is not None:
+        await _throw_out(lobby, online, banned_text(until))
+    session.send_line(f"** {account.name}"
+                      + (f" and the address {address} are" if address else " is")
+                      + (" banned for good." if until is None else f" banned until {_utc(until)}."))
+
+
+@table.admin_command("unban")
+async def unban(lobby: Lobby, session: Session, command: Command) -> None:
+    if not command.args:
+        session.send_line("** Usage: unban <name>")
+        return
+    lifted = await lobby.chat_records.lift_sanctions("ban", command.args[0], session.name)
+    session.send_line(f"** {command.args[0]} is no longer banned." if lifted
+                      else f"** {command.args[0]} is not banned.")
+
+
+@table.admin_command("mute")
+async def mute(lobby: Lobby, session: Session, command: Command) -> None:
+    found = await _account(lobby, session, command, "** Usage: mute <name>")
+    if found is None:
+        return
+    account, online = found
+    await lobby.chat_records.add_sanction(Sanction("mute", account.name, None, None,
+                                                   session.name))
+    if online is not None:
+        online.muted = True
+    session.send_line(f"** {account.name} is muted: nobody hears their shouts.")
+
+
+@table.admin_command("unmute")
+async def unmute(lobby: Lobby, session: Session, command: Command) -> None:
+    if not command.args:
+        session.send_line("** Usage: unmute <name>")
+        return
+    lifted = await lobby.chat_records.lift_sanctions("mute", command.args[0], session.name)
+    online = lobby.online.get(command.args[0].lower())
+    if online is not None:
+        online.muted = False
+    session.send_line(f"** {command.args[0]} is no longer muted." if lifted
+                      else f"** {command.args[0]} is not muted.")
+
+
+@table.admin_command("erase")
+async def erase(lobby: Lobby, session: Session, command: Command) -> None:
+    found = await _account(lobby, session, command, "** Usage: erase <name>")
+    if found is None:
+        return
+    account, online = found
+    if online is not None:
+        # Out first: logging out stores the running match and the logout time.
+        await _throw_out(lobby, online, ERASED)
+    await lobby.chat_records.erase_account(account.name, session.name)
+    session.send_line(f"** The account {account.name} was erased.")
+
+
+# --- motd ------------------------------------------------------------------------------------
+
+@table.admin_command("motd")
+async def motd(lobby: Lobby, session: Session, command: Command) -> None:
+    if command.args[:1] != ["set"]:
+        await lobby.handlers["motd"](lobby, session, command)
+        return
+    text = command.rest[len("set"):].strip()
+    if not text:
+        session.send_line("** Usage: motd set <text>")
+        return
+    lobby.config.motd = (text,)
+    await lobby.chat_records.set_motd(lobby.config.motd, session.name)
+    session.send_line("** The message of the day was set.")
+
+
+# --- shutdown --------------------------------------------------------------------------------
+
+def _broadcast(lobby: Lobby, text: str) -> None:
+    for session in lobby.sessions_online():
+        session.send_line(text)
+
+
+async def _count_down(lobby: Lobby, minutes: int) -> None:
+    for left in range(minutes, 0, -1):
+        if left == minutes or left <= 5 or left % 10 == 0:
+            _broadcast(lobby, shutdown_in(left))
+        await asyncio.sleep(lobby.config.shutdown_minute)
+    lobby.stop_requested.set()
+
+
+@table.admin_command("shutdown")
+async def shutdown(lobby: Lobby, session: Session, command: Command) -> None:
+    word = command.args[0].lower() if len(command.args) == 1 else ""
+    if word == "cancel":
+        if lobby.shutdown_task is None or lobby.shutdown_task.done():
+            session.send_line("** No shutdown is under way.")
+            return
+        lobby.shutdown_task.cancel()
+        lobby.shutdown_task = lobby.shutdown_at = None
+        await lobby.chat_records.log_moderation(session.name, "shutdown", "-", "cancelled")
+        _broadcast(lobby, SHUTDOWN_CANCELLED)
+        return
+    if not word.isdigit():
+        session.send_line("** Usage: shutdown <minutes>|cancel")
+        return
+    if lobby.shutdown_task is not None:
+        session.send_line("** A shutdown is already under way. 'shutdown cancel' stops it.")
+        return
+    minutes = int(word)
+    await lobby.chat_records.log_moderation(session.name, "shutdown", "-",
+                                            f"in {plural(minutes, 'minute')}")
+    lobby.shutdown_at = time.monotonic() + minutes * lobby.config.shutdown_minute
+    lobby.shutdown_task = asyncio.create_task(_count_down(lobby, minutes))
+
+
+# --- who may log in --------------------------------------------------------------------------
+
+@table.check_login
+async def refuse_banned_and_late(lobby: Lobby, session: Session, account: Account) -> str | None:
+    """Administrators always get in (no one can lock them out); others not while banned (by
+    name or by address), nor in the last minutes before a shutdown."""
+    if account.is_admin:
+        return None
+    cutoff = SHUTDOWN_LOGIN_CUTOFF_MINUTES * lobby.config.shutdown_minute
+    if lobby.shutdown_at is not None and lobby.shutdown_at - time.monotonic() <= cutoff:
+        return SHUTTING_DOWN
+    ban = await lobby.chat_records.active_sanction("ban", account.name, session.connection.host)
+    return None if ban is None else banned_text(ban.until)

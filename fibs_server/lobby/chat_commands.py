@@ -1,0 +1,276 @@
+"""Talking and presence: tell/tellx, say, shout, kibitz, whisper, message, waitfor, gag, blind;
+at login the stored messages, the waiters' notices and the user's gags and blinds.
+
+Chat text goes out verbatim (`command.rest`); the net layer has already reduced input lines to
+printable 7-bit ASCII, so no control character can reach another user.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from fibs_server.lobby.chat_records import IgnoreKind
+from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.session import Session
+from fibs_server.protocol import chat
+from fibs_server.protocol.commands import Command
+
+table = CommandTable()
+
+
+def rings(session: Session) -> bool:
+    """Whether `session` wants a bell with what is said to it or an invitation (telnet only)."""
+    return not session.clip and session.toggle("bell")
+
+
+def _after_name(command: Command) -> str:
+    """The text after the first word of `command.rest`, less the one blank that separates
+    them: the rest is the user's words, verbatim."""
+    after = command.rest[len(command.args[0]):]
+    return after[1:] if after.startswith(" ") else after
+
+
+def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str, *,
+             gags_apply: bool = True) -> None:
+    """`speaker` says `text` to `listener` (tell, or say to the opponent)."""
+    if gags_apply and listener.name.lower() in speaker.gagged:
+        speaker.send_line(chat.YOU_GAG_THEM)
+        return
+    if gags_apply and speaker.name.lower() in listener.gagged:
+        speaker.send_line(chat.wont_listen(listener.name))
+        return
+    listener.send_line(chat.with_bell(chat.says(listener.clip, speaker.name, text),
+                                      rings(listener)))
+    speaker.send_line(chat.you_tell(speaker.clip, listener.name, text))
+    if listener.away_message is not None:
+        speaker.send_line(chat.is_away(listener.name, listener.away_message))
+
+
+# --- tell, say, shout ------------------------------------------------------------------------
+
+@table.command("tell", "tellx")
+async def tell(lobby: Lobby, session: Session, command: Command) -> None:
+    if not command.args:
+        session.send_line(chat.TELL_WHOM)
+        return
+    name, text = command.args[0], _after_name(command)
+    if not text.strip():
+        session.send_line(chat.tell_what(name))
+        return
+    # `tellx` takes the name as it is: no completion of a prefix.
+    listener = lobby.find_online(name) if command.name == "tell" else lobby.online.get(name.lower())
+    if listener is None:
+        session.send_line(chat.no_one_called(name))
+    elif listener is session:
+        session.send_line(chat.to_yourself(text))
+    else:
+        _says_to(lobby, session, listener, text)
+
+
+@table.command("say")
+async def say(lobby: Lobby, session: Session, command: Command) -> None:
+    running = lobby.match_of(session)
+    opponent = running.sessions[1 - running.index_of(session)] if running else None
+    if opponent is None:
+        session.send_line(chat.NOT_PLAYING)
+    elif not command.rest:
+        session.send_line(chat.SAY_WHAT)
+    else:
+        # FIBS: you can't gag what your opponent says to you.
+        _says_to(lobby, session, opponent, command.rest, gags_apply=False)
+
+
+def _seconds_until_shout(lobby: Lobby, session: Session) -> float:
+    """0 and the shout counted if the user may shout now, else how long they must wait."""
+    now = time.monotonic()
+    recent = session.shout_times
+    while recent and now - recent[0] >= lobby.config.shout_window:
+        recent.popleft()
+    if len(recent) >= lobby.config.shout_limit:
+        return lobby.config.shout_window - (now - recent[0])
+    recent.append(now)
+    return 0.0
+
+
+@table.command("shout")
+async def shout(lobby: Lobby, session: Session, command: Command) -> None:
+    if not command.rest:
+        session.send_line(chat.SHOUT_WHAT)
+        return
+    if session.toggle("silent"):
+        session.send_line(chat.SILENT_SHOUT)
+        return
+    wait = _seconds_until_shout(lobby, session)
+    if wait > 0:
+        session.send_line(chat.shouting_too_often(max(1, math.ceil(wait))))
+        return
+    listeners = [s for s in lobby.sessions_online() if s is not session
+                 and not s.toggle("silent") and session.name.lower() not in s.gagged]
+    # A muted user is not told: their shouts look sent and reach nobody.
+    if not session.muted:
+        for listener in listeners:
+            listener.send_line(chat.shouts(listener.clip, session.name, command.rest))
+    session.send_lines([chat.you_shout(session.clip, command.rest), chat.heard(len(listeners))])
+
+
+# --- kibitz and whisper ----------------------------------------------------------------------
+
+def _table_of(lobby: Lobby, session: Session) -> tuple[list[Session], list[Session]] | None:
+    """The players and the watchers of the game `session` plays or watches (a watched user
+    who is not playing stands for the players), or None."""
+    running = lobby.match_of(session)
+    if running is None and session.watching is not None:
+        running = lobby.match_of(session.watching)
+        players = ([s for s in running.sessions if s is not None] if running
+                   else [session.watching])
+    elif running is not None:
+        players = [s for s in running.sessions if s is not None]
+    else:
+        return None
+    return players, [w for p in players for w in lobby.watchers_of(p)]
+
+
+async def _talk_at_table(lobby: Lobby, session: Session, command: Command, *,
+                         to_players: bool) -> None:
+    seated = _table_of(lobby, session)
+    if seated is None:
+        session.send_line(chat.NOT_WATCHING_OR_PLAYING)
+        return
+    if not command.rest:
+        session.send_line(chat.KIBITZ_WHAT if to_players else chat.WHISPER_WHAT)
+        return
+    players, watchers = seated
+    # FIBS: what the players of a game say can't be gagged by those who watch it.
+    gags_apply = session not in players
+    listeners = [s for s in (players + watchers if to_players else watchers) if s is not session
+                 and not (gags_apply and session.name.lower() in s.gagged)]
+    render, echo = (chat.kibitzes, chat.you_kibitz) if to_players else (chat.whispers,
+                                                                          chat.you_whisper)
+    for listener in listeners:
+        listener.send_line(render(listener.clip, session.name, command.rest))
+    session.send_lines([echo(session.clip, command.rest), chat.heard(len(listeners))])
+
+
+@table.command("kibitz")
+async def kibitz(lobby: Lobby, session: Session, command: Command) -> None:
+    await _talk_at_table(lobby, session, command, to_players=True)
+
+
+@table.command("whisper")
+async def whisper(lobby: Lobby, session: Session, command: Command) -> None:
+    await _talk_at_table(lobby, session, command, to_players=False)
+
+
+# --- message and waitfor ---------------------------------------------------------------------
+
+@table.command("message")
+async def message(lobby: Lobby, session: Session, command: Command) -> None:
+    text = _after_name(command) if command.args else ""
+    if not text.strip():
+        session.send_line(chat.MESSAGE_USAGE)
+        return
+    # No name completion for `message` (FIBS): the recipient may be anyone registered.
+    online = lobby.online.get(command.args[0].lower())
+    account = online.account if online else await lobby.accounts.find_account(command.args[0])
+    if account is None:
+        session.send_line(chat.dont_know_user(command.args[0]))
+        return
+    if account.name.lower() in session.gagged:
+        session.send_line(chat.YOU_GAG_THEM)
+        return
+    gagging = (online.gagged if online else
+               {n.lower() for n in await lobby.chat_records.ignored_names(account.name, "gag")})
+    if session.name.lower() in gagging:
+        session.send_line(chat.wont_listen(account.name))
+        return
+    if online is not None:
+        online.send_line(chat.with_bell(
+            chat.message(online.clip, session.name, int(time.time()), text), rings(online)))
+        session.send_line(chat.message_delivered(session.clip, account.name))
+    else:
+        await lobby.chat_records.save_message(account.name, session.name, text)
+        session.send_line(chat.message_saved(session.clip, account.name))
+
+
+@table.command("waitfor")
+async def waitfor(lobby: Lobby, session: Session, command: Command) -> None:
+    if not command.args:
+        session.send_line(chat.waiting_list(sorted(session.waiting_for, key=str.lower))
+                          if session.waiting_for else chat.NOT_WAITING)
+        return
+    for name in command.args:
+        online = lobby.online.get(name.lower())
+        account = online.account if online else await lobby.accounts.find_account(name)
+        if account is None:
+            session.send_line(chat.dont_know_user(name))
+        elif online is not None:
+            session.send_line(chat.already_logged_in(account.name))
+        else:
+            session.waiting_for.add(account.name)
+            session.send_line(chat.will_notify(account.name))
+
+
+# --- gag and blind ---------------------------------------------------------------------------
+
+async def _ignore(lobby: Lobby, session: Session, command: Command, kind: IgnoreKind) -> None:
+    records = lobby.chat_records
+    if not command.args:
+        session.send_line(chat.ignore_list(kind, await records.ignored_names(session.name, kind)))
+        return
+    online = lobby.find_online(command.args[0])
+    account = online.account if online else await lobby.accounts.find_account(command.args[0])
+    if account is None:
+        session.send_line(chat.no_one_called(command.args[0]))
+        return
+    if account.name.lower() == session.name.lower():
+        session.send_line(chat.GAG_YOURSELF if kind == "gag" else chat.BLIND_YOURSELF)
+        return
+    names = session.gagged if kind == "gag" else session.blinded
+    on = account.name.lower() not in names
+    await records.set_ignored(session.name, kind, account.name, on)
+    if on:
+        names.add(account.name.lower())
+    else:
+        names.discard(account.name.lower())
+    session.send_line(chat.gag_reply(account.name, on) if kind == "gag"
+                      else chat.blind_reply(account.name, on))
+    if kind == "blind" and on and online is not None and online.watching is session:
+        lobby.stop_watching(online)
+        online.send_line(chat.doesnt_want_you_to_watch(session.name))
+        lobby.broadcast_who(online)
+
+
+@table.command("gag")
+async def gag(lobby: Lobby, session: Session, command: Command) -> None:
+    await _ignore(lobby, session, command, "gag")
+
+
+@table.command("blind")
+async def blind(lobby: Lobby, session: Session, command: Command) -> None:
+    await _ignore(lobby, session, command, "blind")
+
+
+# --- login -----------------------------------------------------------------------------------
+
+@table.on_login
+async def welcome_listener(lobby: Lobby, session: Session) -> None:
+    """Load the user's gags, blinds and mute; tell those waiting for them; hand over the
+    messages kept for them (each exactly once)."""
+    name = session.name
+    arrival = await lobby.chat_records.arrive(name)
+    session.gagged = {n.lower() for n in arrival.gagged}
+    session.blinded = {n.lower() for n in arrival.blinded}
+    session.muted = arrival.muted
+    lines = []
+    for waiter in lobby.sessions_online():
+        if name in waiter.waiting_for:
+            waiter.waiting_for.discard(name)
+            waiter.send_line(chat.finally_logs_in(name))
+            lines.append(chat.waiting_for_you(waiter.name))
+    if arrival.messages and not session.clip:
+        lines.append(chat.MESSAGES_HEADER)
+    lines += [chat.message(session.clip, m.sender, m.sent_at, m.text) for m in arrival.messages]
+    if lines:
+        session.send_lines(lines)
+        if session.prompts:
+            session.send_prompt()
