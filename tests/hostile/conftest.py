@@ -13,7 +13,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session, Stage
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
-from tests.e2e.conftest import ServerHarness
+from tests.e2e.conftest import ServerHarness, harness  # noqa: F401 (a fixture for these tests)
 
 # What a reply may contain: printable ASCII, CR LF line ends, the bell; nothing else.
 WELL_FORMED_OUTPUT = re.compile(r"(?:[\x20-\x7e\x07]|\r\n)*")
