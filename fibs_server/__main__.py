@@ -6,8 +6,11 @@ import argparse
 import asyncio
 import logging
 import os
+import pathlib
+import sys
 
 from fibs_server.app import ServerConfig, serve
+from fibs_server.lobby.archive_commands import match_file
 from fibs_server.net.limits import add_limit_arguments, limits_from_arguments
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database
 
@@ -29,6 +32,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command")
     database = commands.add_parser("db", help="database maintenance")
     database.add_argument("action", choices=["upgrade"])
+    export = commands.add_parser("export-match", help="write a stored match as a .mat file")
+    export.add_argument("match_id", type=int)
+    export.add_argument("-o", "--output", help="the file to write (default: standard output)")
     admin = commands.add_parser("admin", help="administrator accounts (they may moderate)")
     admin.add_argument("action", choices=["grant", "revoke"])
     admin.add_argument("name")
@@ -48,6 +54,9 @@ def main(argv: list[str] | None = None) -> None:
         upgrade_database(arguments.database_url)
         raise SystemExit(asyncio.run(set_admin(arguments.database_url, arguments.name,
                                                arguments.action == "grant")))
+    if arguments.command == "export-match":
+        raise SystemExit(asyncio.run(export_match(arguments.database_url, arguments.match_id,
+                                                  arguments.output)))
     asyncio.run(serve(ServerConfig(
         host=arguments.host, port=arguments.port, database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
@@ -67,6 +76,24 @@ async def set_admin(database_url: str, name: str, is_admin: bool) -> int:
         return 0
     finally:
         await store.close()
+
+
+async def export_match(database_url: str, match_id: int, output: str | None) -> int:
+    """Write match `match_id` as `.mat` text; the exit status (1: no such match)."""
+    store = await SqlStore.open(database_url)
+    try:
+        record = await store.match_by_id(match_id)
+    finally:
+        await store.close()
+    if record is None:
+        print(f"fibs-server: there is no match {match_id}", file=sys.stderr)
+        return 1
+    text = match_file(record)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        pathlib.Path(output).write_text(text)
+    return 0
 
 
 if __name__ == "__main__":

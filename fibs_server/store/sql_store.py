@@ -149,6 +149,12 @@ class SqlStore(ChatStore):
                 .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))
             return [_record_from_row(row) for row in rows]
 
+    async def match_by_id(self, match_id: int) -> MatchRecord | None:
+        """Any stored match, running or finished (`fibs-server export-match`)."""
+        async with self._sessions.begin() as session:
+            row = await session.get(MatchRow, match_id)
+            return None if row is None else _record_from_row(row)
+
 
 async def _update_account_row(session: AsyncSession, name: str, values: dict[str, Any]) -> None:
     result = await session.execute(
