@@ -84,6 +84,11 @@ def _apply(board, steps):
     return opponent, mover
 
 
+def result_position_id(board, steps) -> str:
+    """The Position ID after gnubg move steps on gnubg's board, the mover still on roll."""
+    return position_id(*_apply(board, steps))
+
+
 def _serve() -> None:
     """Inside gnubg: answer every query of the query file into the answer file."""
     import gnubg  # only exists inside gnubg's embedded Python
