@@ -81,16 +81,22 @@ def write_mat(names: tuple[str, str], length: int | None, games: list[MatGame]) 
 
 def _game_lines(actions: tuple[MatAction, ...]) -> list[str]:
     """One numbered line per pair of turns: the left player's action, then the right's. A left
-    action always opens a new line; a right action closes the line it is on."""
+    action always opens a new line; a right action closes the line it is on. A game's result
+    gets a line of its own in the winner's column, except after the left player's drop."""
     lines: list[str] = []
     left: str | None = None
     for action in actions:
         if isinstance(action, MatWin):
-            if left is not None:
-                lines.append(_numbered(len(lines) + 1, left, ""))
-                left = None
-            indent = " " * (_NUMBER_WIDTH + (_COLUMN_WIDTH if action.player else 0))
-            lines.append(f"{indent} Wins {action.points} point{'s' if action.points != 1 else ''}")
+            wins = f" Wins {action.points} point{'s' if action.points != 1 else ''}"
+            if left is not None and action.player == 1:
+                # The right player wins on the line the left player's drop opened.
+                lines.append(_numbered(len(lines) + 1, left, wins))
+            else:
+                if left is not None:
+                    lines.append(_numbered(len(lines) + 1, left, ""))
+                indent = " " * (_NUMBER_WIDTH + (_COLUMN_WIDTH if action.player else 0))
+                lines.append(indent + wins)
+            left = None
             continue
         text = _action_text(action)
         if action.player == 0:
