@@ -190,10 +190,11 @@ def _broadcast(lobby: Lobby, text: str) -> None:
 
 
 async def _count_down(lobby: Lobby, minutes: int) -> None:
-    for left in range(minutes, 0, -1):
-        if left == minutes or left <= 5 or left % 10 == 0:
-            _broadcast(lobby, shutdown_in(left))
+    """Announce the minutes left (each of the last five, else every ten), then stop."""
+    for left in range(minutes - 1, -1, -1):
         await asyncio.sleep(lobby.config.shutdown_minute)
+        if left and (left <= 5 or left % 10 == 0):
+            _broadcast(lobby, shutdown_in(left))
     lobby.stop_requested.set()
 
 
@@ -219,6 +220,8 @@ async def shutdown(lobby: Lobby, session: Session, command: Command) -> None:
     await lobby.chat_records.log_moderation(session.name, "shutdown", "-",
                                             f"in {plural(minutes, 'minute')}")
     lobby.shutdown_at = time.monotonic() + minutes * lobby.config.shutdown_minute
+    if minutes:
+        _broadcast(lobby, shutdown_in(minutes))
     lobby.shutdown_task = asyncio.create_task(_count_down(lobby, minutes))
 
 
