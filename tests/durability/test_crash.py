@@ -19,7 +19,6 @@ See docs/DURABILITY.md.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import re
 import signal

@@ -7,8 +7,6 @@ import time
 
 import pytest
 
-BOARD = re.compile(r"board:.*")
-
 
 async def next_board(client) -> str:
     while True:

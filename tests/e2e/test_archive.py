@@ -4,15 +4,9 @@ from __future__ import annotations
 import re
 
 from fibs_server.__main__ import export_match
+from tests.durability.test_save_resume import next_board
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import join_match, players  # noqa: F401  (a fixture)
-
-
-async def next_board(client) -> str:
-    while True:
-        line = await client.read_line()
-        if line.startswith("board:"):
-            return line
 
 
 async def test_oldboard_oldmoves_history_and_the_exported_match(harness, players, tmp_path):
