@@ -103,17 +103,21 @@ async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
         session.send_lines(settings.toggle_table(account.toggles))
         return
-    changed = False
+    replies, changed = [], False
     for word in command.args:
         name = settings.resolve_toggle(word)
         if name is None:
-            session.send_line(settings.unknown_toggle(word))
+            replies.append(settings.unknown_toggle(word))
             continue
         account.toggles[name] = not account.toggles[name]
+        replies.append(settings.toggle_reply(name, account.toggles[name]))
         changed = True
-        session.send_line(settings.toggle_reply(name, account.toggles[name]))
     if changed:
+        # Stored before anyone hears of it, so the replies and the who-info broadcast
+        # leave together, in the order the commands came.
         await lobby.accounts.update_account(account.name, toggles=dict(account.toggles))
+    session.send_lines(replies)
+    if changed:
         lobby.broadcast_who(session)
 
 
