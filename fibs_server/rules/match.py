@@ -103,6 +103,9 @@ class Match:
         self._crawford_played = False
         self.joined: set[int] = set()  # players waiting for the next game
         self.history: list[list[Event]] = []  # per game, everything that happened in it
+        # The same history as plain dicts, built as events happen: saving after every action
+        # would otherwise convert the whole match history each time.
+        self._plain_history: list[list[dict[str, Any]]] = []
         self._phase = Phase.NOT_STARTED
         self._position = Position.initial(variant)  # the player on turn is checkers[0]
         self._legal_plays: list[Play] | None = None
@@ -288,6 +291,7 @@ class Match:
         self.cube, self.cube_owner = 1, None
         self.joined = set()
         self.history.append([])
+        self._plain_history.append([])
         started = GameStarted(self.game_number, self.x_player, tuple(self.score),
                               self.is_crawford_game)
         return [self._log(started)] + self._opening_roll()
@@ -385,6 +389,7 @@ class Match:
 
     def _log(self, event: Event) -> Event:
         self.history[-1].append(event)
+        self._plain_history[-1].append(event_to_dict(event))
         return event
 
     # --- saving -----------------------------------------------------------------------
@@ -414,7 +419,7 @@ class Match:
             "crawford_played": self._crawford_played,
             "joined": sorted(self.joined),
             "position": self._position.position_id(),
-            "history": [[event_to_dict(event) for event in game] for game in self.history],
+            "history": [list(game) for game in self._plain_history],
         }
 
     @classmethod
@@ -441,6 +446,7 @@ class Match:
         match._position = Position.from_position_id(data["position"],
                                                     match.variant.checkers_per_side)
         match.history = [[event_from_dict(event) for event in game] for game in data["history"]]
+        match._plain_history = [list(game) for game in data["history"]]
         return match
 
 
