@@ -195,15 +195,26 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
 
 def prompt_resumed(running: RunningMatch) -> None:
     """After loading: remind the players of what is expected of them."""
-    match = running.match
+    match, names = running.match, running.names
     if match.phase is Phase.BETWEEN_GAMES:
         for session in running.sessions:
             if session is not None:
                 session.send_line(JOIN_OR_LEAVE)
         return
-    session = running.sessions[match.turn]
-    if session is not None and match.phase is Phase.MOVE and match.resignation is None:
-        session.send_line(f"Please move {plural(match.pieces_to_move, 'piece')}.")
+    if match.resignation is not None:
+        resigner = match.resignation.player
+        reminder = (1 - resigner, match_texts.resignation_notice(names[resigner],
+                                                                 match.resignation.points))
+    elif match.double_offer is not None:
+        doubler = match.double_offer.offered_by
+        reminder = (1 - doubler, match_texts.doubled_notice(names[doubler]))
+    elif match.phase is Phase.MOVE:
+        reminder = (match.turn, f"Please move {plural(match.pieces_to_move, 'piece')}.")
+    else:
+        return
+    session = running.sessions[reminder[0]]
+    if session is not None:
+        session.send_line(reminder[1])
 
 
 # --- acting on the running match -----------------------------------------------------------------

@@ -200,7 +200,7 @@ class Narrator:
                 case ev.Doubled(player=p):
                     opp = names[1 - p]
                     self.tell_all(f"You double. Please wait for {opp} to accept or reject.",
-                                  f"{names[p]} doubles. Type 'accept' or 'reject'.",
+                                  match_texts.doubled_notice(names[p]),
                                   f"{names[p]} doubles.", p)
                     self.board_to_player(1 - p, only_with="autoboard")
                 case ev.Redoubled(player=p, cube=cube, number=number):
@@ -225,8 +225,7 @@ class Narrator:
                     won = plural(points, "point")
                     self.tell_all(
                         f"You want to resign. {names[1 - p]} will win {won}.",
-                        f"{names[p]} wants to resign. You will win {won}. "
-                        "Type 'accept' or 'reject'.",
+                        match_texts.resignation_notice(names[p], points),
                         f"{names[p]} wants to resign. {names[1 - p]} will win {won}.", p)
                 case ev.ResignAccepted(player=p, points=points):
                     won = plural(points, "point")

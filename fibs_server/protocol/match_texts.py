@@ -17,6 +17,17 @@ def points(count: int) -> str:
     return plural(count, "point")
 
 
+def doubled_notice(doubler: str) -> str:
+    """What the doubled player reads (again, when a saved match is resumed)."""
+    return f"{doubler} doubles. Type 'accept' or 'reject'."
+
+
+def resignation_notice(resigner: str, points_won: int) -> str:
+    """What the player offered a resignation reads (again, when a saved match is resumed)."""
+    return (f"{resigner} wants to resign. You will win {points(points_won)}. "
+            "Type 'accept' or 'reject'.")
+
+
 def score_line(match_length: int | None, first_name: str, first_score: int,
                second_name: str, second_score: int) -> str:
     """`score in 5 point match: A-1 B-0`, `score in unlimited match: A-3 B-5`."""
