@@ -105,7 +105,9 @@ async def serve_connection(lobby: Lobby, reader: telnetlib3.TelnetReader,
             if not data:
                 break
             for line in splitter.feed(data):
-                if session.stage is Stage.CLOSED:
+                # A peer that hung up gets no more work done: its queued lines (a flood of
+                # login attempts, say) are dropped with it.
+                if session.stage is Stage.CLOSED or writer.is_closing():
                     break
                 if line is None:
                     session.line_too_long()
@@ -126,6 +128,10 @@ async def start_telnet_server(lobby: Lobby, host: str, port: int,
             writer.write(wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"))
             writer.close()
             return
+        # No SLC simulation (FIBS has no line editing): telnetlib3 then finds IAC bytes with
+        # bytes.find instead of a Python loop over every byte, which garbage floods from a
+        # few peers could keep busy for seconds.
+        writer.slc_simulated = False
         try:
             await serve_connection(lobby, reader, writer, limits)
         finally:

@@ -1,0 +1,161 @@
+"""Many connections throw garbage at the server (random bytes, megabyte lines, telnet option
+floods, NULs, broken UTF-8) for a bounded time while two bots play a match and a third user
+keeps asking the time. Afterwards: the server is up, nothing logged a traceback, the user's
+commands stayed fast, and the server's memory is back at its baseline."""
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import random
+import re
+import statistics
+import time
+import tracemalloc
+
+from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.limits import NetLimits
+from fibs_server.rules.dice import SeededDice
+from tests.e2e.bot import Bot
+from tests.e2e.conftest import DATE_LINE
+
+FUZZERS = 24
+FUZZ_SECONDS = 3.0
+MATCH_END = re.compile(r"(You win|\S+ wins) the \d+ point match \d+-\d+ \.")
+
+
+def garbage(chooser: random.Random) -> bytes:
+    kind = chooser.randrange(6)
+    if kind == 0:
+        return chooser.randbytes(chooser.randrange(1, 2048))
+    if kind == 1:
+        return b"x" * (1 << 20) + b"\r\n"  # a megabyte line
+    if kind == 2:
+        return bytes(chooser.choice([0xFB, 0xFC, 0xFD, 0xFE])
+                     for _ in range(1)).join([b"\xff", bytes([chooser.randrange(256)])]) * 500
+    if kind == 3:
+        return b"\xff\xfa\x18" + chooser.randbytes(3000)  # a subnegotiation that never ends
+    if kind == 4:
+        return b"\x00" * 1000 + b"\r\x00who\x00\r\n"
+    return b"\xc3\x28\xe2\x82 \xf0\x9f\x92 login \xc0\xaf tell alice \xed\xa0\x80\r\n" * 20
+
+
+async def fuzz(port: int, seed: int, deadline: float) -> int:
+    """One hostile connection (reconnecting if the server cuts it off); bytes sent."""
+    chooser = random.Random(seed)
+    sent = 0
+    while time.monotonic() < deadline:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        try:
+            while time.monotonic() < deadline:
+                data = garbage(chooser)
+                writer.write(data)
+                sent += len(data)
+                await asyncio.wait_for(writer.drain(), 1.0)
+                if chooser.random() < 0.3:  # some read their answers, some never do
+                    try:
+                        await asyncio.wait_for(reader.read(65536), 0.01)
+                    except asyncio.TimeoutError:
+                        pass
+        except (OSError, asyncio.TimeoutError):
+            pass
+        finally:
+            writer.close()
+    return sent
+
+
+async def ask_time(client) -> float:
+    started = time.monotonic()
+    await client.send("time")
+    await client.skip_until(DATE_LINE)
+    return time.monotonic() - started
+
+
+async def fuzz_for(port: int, seconds: float, first_seed: int) -> int:
+    deadline = time.monotonic() + seconds
+    return sum(await asyncio.gather(*(fuzz(port, first_seed + n, deadline)
+                                      for n in range(FUZZERS))))
+
+
+async def wait_for_connections(lobby, count: int) -> None:
+    """Until the server has noticed the fuzzers' hang-ups."""
+    for _ in range(200):
+        if len(lobby.connections) == count:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{len(lobby.connections)} connections left, expected {count}")
+
+
+async def test_garbage_from_many_connections_harms_nobody(make_harness, tracebacks, caplog):
+    # As fibs-server sets them (and so that the captured records do not count as memory).
+    caplog.set_level(logging.ERROR, logger="telnetlib3")
+    caplog.set_level(logging.INFO, logger="aiosqlite")
+    # Every garbage line at the login prompt is a failed login from 127.0.0.1: without a loose
+    # throttle the fuzzers would mostly wait in login delays (tested in test_throttle.py).
+    harness = await make_harness(net=NetLimits(connections_per_address=FUZZERS + 10),
+                                 abuse=AbuseLimits(address_free_failures=10**9,
+                                                   account_free_failures=10**9))
+    lobby = harness.server.lobby
+    for name in ("alice", "bob", "carol"):
+        await harness.register(name)
+    alice, bob, carol = [await harness.login_clip(n) for n in ("alice", "bob", "carol")]
+    for client in (alice, bob):
+        for toggle in ("ready", "moreboards", "automove", "greedy"):
+            await client.send(f"toggle {toggle}")
+    alice_bot, bob_bot = Bot(alice, "alice", seed=1), Bot(bob, "bob", seed=2)
+    idle_latency = statistics.median([await ask_time(carol) for _ in range(10)])
+
+    # While the fuzzers run, alice and bob play a match and carol asks the time.
+    harness.dice.append(SeededDice(7))
+    await alice.send("invite bob 1")
+    await bob_bot.play_until(lambda line: line == "Type 'join alice' to accept.")
+    await bob.send("join alice")
+    fuzzing = asyncio.create_task(fuzz_for(harness.server.port, FUZZ_SECONDS, 0))
+    match = asyncio.gather(alice_bot.play_until(MATCH_END.fullmatch),
+                           bob_bot.play_until(MATCH_END.fullmatch))
+    latencies = []
+    while not fuzzing.done():
+        latencies.append(await ask_time(carol))
+    sent = await fuzzing
+    await asyncio.wait_for(match, 30)
+    assert alice_bot.refusals == [] and bob_bot.refusals == []
+    assert sent > 50 * 1024 * 1024, sent
+    assert len(latencies) > 10
+    # The fuzzers share this process and its event loop with the server: generous bounds.
+    p95 = statistics.quantiles(latencies, n=20)[-1]
+    assert statistics.median(latencies) < 0.1 and p95 < 0.5 and max(latencies) < 2.0, (
+        idle_latency, statistics.median(latencies), p95, max(latencies))
+    await wait_for_connections(lobby, 3)
+
+    # Memory: traced (tracemalloc slows everything down, so apart from the timing above).
+    gc.collect()
+    tracemalloc.start()
+    try:
+        baseline = tracemalloc.get_traced_memory()[0]
+        traced_sent = await fuzz_for(harness.server.port, 1.0, FUZZERS)
+        await wait_for_connections(lobby, 3)
+        samples = []
+        for _ in range(5):  # the lowest of a few: buffers still on their way out do not count
+            await asyncio.sleep(0.1)
+            gc.collect()
+            samples.append(tracemalloc.get_traced_memory())
+        after, peak = min(samples)
+    finally:
+        tracemalloc.stop()
+    # Tens of megabytes went through; what stays is bounded and small. (Typically one
+    # telnetlib3 reader allocation of ~2.3 MB outlives the flood: see docs/SECURITY.md.)
+    assert after - baseline < 8 * 1024 * 1024, f"{after - baseline} bytes not returned"
+    assert peak - baseline > 4 * (after - baseline)
+
+    assert not tracebacks()
+    await harness.login_clip("carol")  # still serving: a fresh login works
+    print(f"fuzzed {sent / 1e6:.0f} MB in {FUZZ_SECONDS:.0f} s over {FUZZERS} connections; "
+          f"time command median {statistics.median(latencies) * 1000:.1f} ms (idle "
+          f"{idle_latency * 1000:.1f} ms), p95 {p95 * 1000:.0f} ms, max "
+          f"{max(latencies) * 1000:.0f} ms; traced run "
+          f"{traced_sent / 1e6:.0f} MB: {(after - baseline) / 1024:.0f} KiB kept, peak "
+          f"{(peak - baseline) / 1e6:.1f} MB")
