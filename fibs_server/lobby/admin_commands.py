@@ -13,7 +13,7 @@ from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.chat_records import Sanction
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import chat
+from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import plural
 
@@ -87,7 +87,7 @@ async def kick(lobby: Lobby, session: Session, command: Command) -> None:
         return
     account, online = found
     if online is None:
-        session.send_line(chat.no_one_called(account.name))
+        session.send_line(texts.no_one_called(account.name))
         return
     await lobby.chat_records.log_moderation(session.name, "kick", account.name, "")
     await _throw_out(lobby, online, KICKED)

@@ -12,7 +12,7 @@ import time
 from fibs_server.lobby.chat_records import IgnoreKind
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import chat
+from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command
 
 table = CommandTable()
@@ -60,7 +60,7 @@ async def tell(lobby: Lobby, session: Session, command: Command) -> None:
     # `tellx` takes the name as it is: no completion of a prefix.
     listener = lobby.find_online(name) if command.name == "tell" else lobby.online.get(name.lower())
     if listener is None:
-        session.send_line(chat.no_one_called(name))
+        session.send_line(texts.no_one_called(name))
     elif listener is session:
         session.send_line(chat.to_yourself(text))
     else:
@@ -220,7 +220,7 @@ async def _ignore(lobby: Lobby, session: Session, command: Command, kind: Ignore
     online = lobby.find_online(command.args[0])
     account = online.account if online else await lobby.accounts.find_account(command.args[0])
     if account is None:
-        session.send_line(chat.no_one_called(command.args[0]))
+        session.send_line(texts.no_one_called(command.args[0]))
         return
     if account.name.lower() == session.name.lower():
         session.send_line(chat.GAG_YOURSELF if kind == "gag" else chat.BLIND_YOURSELF)

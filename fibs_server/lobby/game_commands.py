@@ -8,7 +8,7 @@ from fibs_server.lobby.games import (JOIN_OR_LEAVE, Invitation, Narrator, Runnin
                                      automatic_play, match_kind, new_match)
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import chat, match_texts
+from fibs_server.protocol import chat, match_texts, texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import plural
 from fibs_server.rules import events as ev
@@ -37,7 +37,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         return
     target = lobby.find_online(command.args[0])
     if target is None:
-        session.send_line(f"** There is no one called {command.args[0]}.")
+        session.send_line(texts.no_one_called(command.args[0]))
         return
     if target is session:
         session.send_line("** You can't invite yourself.")
@@ -424,7 +424,7 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
         return
     target = lobby.find_online(command.args[0])
     if target is None:
-        session.send_line(f"** There is no one called {command.args[0]}.")
+        session.send_line(texts.no_one_called(command.args[0]))
         return
     if target is session:
         session.send_line("** Use a mirror to do that.")
@@ -470,7 +470,7 @@ async def look(lobby: Lobby, session: Session, command: Command) -> None:
         return
     target = lobby.find_online(command.args[0])
     if target is None:
-        session.send_line(f"** There is no one called {command.args[0]}.")
+        session.send_line(texts.no_one_called(command.args[0]))
         return
     if session.name.lower() in target.blinded:
         session.send_line(chat.doesnt_want_you_to_watch(target.name))

@@ -44,7 +44,7 @@ def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[Sess
             return "** who from where?"
         return [s for s in sessions if args[1].lower() in s.connection.host.lower()]
     found = lobby.find_online(args[0])
-    return [found] if found else f"** There is no one called {args[0]}."
+    return [found] if found else texts.no_one_called(args[0])
 
 
 def _sorted(sessions: list[Session], order: str) -> list[Session]:

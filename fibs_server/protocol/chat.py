@@ -40,10 +40,6 @@ def tell_what(name: str) -> str:
     return f"** Tell {name} what?"
 
 
-def no_one_called(name: str) -> str:
-    return f"** There is no one called {name}."
-
-
 def dont_know_user(name: str) -> str:
     return f"** Don't know user {name}"
 

@@ -6,9 +6,10 @@ TOPICS: dict[str, tuple[str, ...]] = {
         "Commands (type 'help <command>' for more, 'help beginner' to get started):",
         "  who rawwho whois ratings show time motd help",
         "  toggle set away back address password",
-        "  invite join leave roll move double accept reject resign board pip",
-        "  watch unwatch look tell say shout kibitz whisper message",
-        "  bye wave",
+        "  invite join leave roll move double accept reject resign board pip off",
+        "  redouble beaver raccoon otter oldboard oldmoves history",
+        "  watch unwatch look tell tellx say shout kibitz whisper message waitfor",
+        "  gag blind bye wave",
         "Commands may be abbreviated to any unique prefix; '!!' repeats the last one.",
     ),
     "beginner": (

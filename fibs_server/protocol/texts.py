@@ -125,6 +125,11 @@ REGISTERED = ("You are registered.", "Type 'help beginner' to get started.")
 ALREADY_LOGGED_IN = "** Warning: You are already logged in."
 
 
+def no_one_called(name: str) -> str:
+    """The reply when a name matches nobody online."""
+    return f"** There is no one called {name}."
+
+
 def authenticated(name: str) -> str:
     return f"** User {name} authenticated."
 
