@@ -8,6 +8,7 @@ we speak is ECHO, around password prompts.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 
 import telnetlib3
@@ -21,9 +22,9 @@ from fibs_server.net.limits import (MAX_LINE_BYTES, OUTPUT_BUFFER_CAP, TOO_MANY_
 
 log = logging.getLogger(__name__)
 
-MAX_LINE_BYTES = 4096  # FIBS commands are short; a longer line is discarded, not buffered
-OUTPUT_BUFFER_CAP = 512 * 1024  # a peer this far behind in reading is cut off
 READ_CHUNK = 4096
+FLUSH_BATCH = 500  # connections written per loop callback: a broadcast to 10,000 never stalls it
+FLUSH_DELAY = 0.02  # seconds that text for other sessions (broadcasts, an opponent) may wait
 
 
 def clean_line(raw: bytes) -> str:
@@ -60,13 +61,42 @@ class LineSplitter:
         return lines
 
 
+class OutputBatcher:
+    """Writes text queued for connections other than the one being served (which
+    serve_connection flushes after each line): up to FLUSH_DELAY later, one write per
+    connection however many lines it got meanwhile (every login sends a line to every CLIP
+    session), at most FLUSH_BATCH connections per loop callback so that reading and replies
+    interleave with a fan-out to 10,000 sessions."""
+
+    def __init__(self) -> None:
+        self._waiting: collections.deque[TelnetConnection] = collections.deque()
+
+    def add(self, connection: TelnetConnection) -> None:
+        if not self._waiting:
+            asyncio.get_running_loop().call_later(FLUSH_DELAY, self._flush_some)
+        self._waiting.append(connection)
+
+    def _flush_some(self) -> None:
+        for _ in range(min(FLUSH_BATCH, len(self._waiting))):
+            connection = self._waiting.popleft()
+            connection.batched = False
+            connection.flush()
+        if self._waiting:
+            asyncio.get_running_loop().call_soon(self._flush_some)
+
+
 class TelnetConnection:
-    """A lobby `Connection` over a telnetlib3 writer."""
+    """A lobby `Connection` over a telnetlib3 writer. Text is queued and written by the
+    batcher; telnet commands and closing write what is queued first, keeping the order."""
 
     output_buffer_cap = OUTPUT_BUFFER_CAP  # serve_connection sets the server's own
 
-    def __init__(self, writer: telnetlib3.TelnetWriter) -> None:
+    def __init__(self, writer: telnetlib3.TelnetWriter, batcher: OutputBatcher) -> None:
         self.writer = writer
+        self.batcher = batcher
+        self.queued: list[str] = []
+        self.queued_size = 0
+        self.batched = False  # waiting in the batcher
         self.host = peer_address(writer)
 
     def send(self, text: str) -> None:
@@ -75,13 +105,27 @@ class TelnetConnection:
         if self.writer.is_closing():
             return
         transport = self.writer.transport
-        if transport is not None and transport.get_write_buffer_size() > self.output_buffer_cap:
+        self.queued_size += len(text)
+        if (transport is not None
+                and transport.get_write_buffer_size() + self.queued_size > self.output_buffer_cap):
             log.warning("closing %s: it stopped reading its output", self.host)
+            self.queued.clear()
             transport.abort()  # the reader sees EOF: the usual drop path saves the match
             return
-        self.writer.write(wire_bytes(text))
+        if not self.batched:
+            self.batched = True
+            self.batcher.add(self)
+        self.queued.append(text)
+
+    def flush(self) -> None:
+        if self.queued:
+            text = "".join(self.queued)
+            self.queued.clear()
+            self.queued_size = 0
+            self.writer.write(wire_bytes(text))
 
     def set_echo(self, server_echoes: bool) -> None:
+        self.flush()
         if server_echoes:
             # A peer that never answered the last WILL ECHO leaves it pending; ask again anyway.
             self.writer.pending_option[WILL + ECHO] = False
@@ -90,16 +134,20 @@ class TelnetConnection:
             self.writer.iac(WONT, ECHO)
 
     def close(self) -> None:
+        self.flush()
         self.writer.close()
 
 
-async def serve_connection(lobby: Lobby, reader: telnetlib3.TelnetReader,
+async def serve_connection(lobby: Lobby, batcher: OutputBatcher,
+                           reader: telnetlib3.TelnetReader,
                            writer: telnetlib3.TelnetWriter,
                            limits: NetLimits = NetLimits()) -> None:
-    session = lobby.connect(TelnetConnection(writer))
+    connection = TelnetConnection(writer, batcher)
+    session = lobby.connect(connection)
     session.connection.output_buffer_cap = limits.output_buffer_cap
     splitter = LineSplitter(limits.max_line_bytes)
     try:
+        connection.flush()
         while session.stage is not Stage.CLOSED:
             data = await reader.read(READ_CHUNK)
             if not data:
@@ -113,6 +161,7 @@ async def serve_connection(lobby: Lobby, reader: telnetlib3.TelnetReader,
                     session.line_too_long()
                 else:
                     await session.handle_line(line)
+            connection.flush()  # the replies: without the batcher's delay
     except (ConnectionError, asyncio.IncompleteReadError):
         pass
     finally:
@@ -122,6 +171,8 @@ async def serve_connection(lobby: Lobby, reader: telnetlib3.TelnetReader,
 async def start_telnet_server(lobby: Lobby, host: str, port: int,
                               limits: NetLimits = NetLimits()) -> telnetlib3.Server:
     addresses = AddressCounter(limits.connections_per_address)
+    batcher = OutputBatcher()
+
     async def shell(reader: telnetlib3.TelnetReader, writer: telnetlib3.TelnetWriter) -> None:
         peer = peer_address(writer)
         if not addresses.admit(peer):
@@ -133,7 +184,7 @@ async def start_telnet_server(lobby: Lobby, host: str, port: int,
         # few peers could keep busy for seconds.
         writer.slc_simulated = False
         try:
-            await serve_connection(lobby, reader, writer, limits)
+            await serve_connection(lobby, batcher, reader, writer, limits)
         finally:
             addresses.release(peer)
 

@@ -31,7 +31,15 @@ def async_database_url(url: str) -> str:
 
 def create_database_engine(url: str, **engine_options: Any) -> AsyncEngine:
     """An async engine for `url` (plain or async form), with SQLite set up for concurrent use."""
-    engine = create_async_engine(async_database_url(url), **engine_options)
+    async_url = async_database_url(url)
+    if (async_url.startswith("sqlite") and "poolclass" not in engine_options
+            and ":memory:" not in async_url and async_url != "sqlite+aiosqlite://"):
+        # SQLite runs one writer at a time, and every transaction here takes the write lock
+        # (BEGIN IMMEDIATE). Connections competing for it poll in SQLite's busy handler, which
+        # is unfair: under load some wait past the busy timeout ("database is locked"). One
+        # connection makes them queue in order in the pool instead.
+        engine_options = {"pool_size": 1, "max_overflow": 0, **engine_options}
+    engine = create_async_engine(async_url, **engine_options)
     if engine.dialect.name == "sqlite":
         _prepare_sqlite(engine.sync_engine)
     return engine

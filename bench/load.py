@@ -1,0 +1,519 @@
+"""Load harness for issue 7: many CLIP sessions over real sockets against one server process.
+
+It creates accounts directly in a temporary SQLite database (one bcrypt hash per cost,
+computed once), starts `python -m fibs_server` on it, and drives it from several client
+processes (asyncio, raw protocols), so that the load generator is not the bottleneck. The same
+login and command phases then run against bench/echo_server.py, the ceiling plain asyncio
+reaches on this machine, and the report gives our figures as ratios to it.
+
+Phases (select with --scenarios):
+  idle      log in --sessions CLIP sessions: login rate, server RSS per idle session
+  commands  every session sends `set boardstyle 3` every --command-interval seconds
+  broadcast the same, while one user toggles `ready` every --toggle-interval seconds: a CLIP 5
+            who-line to every session each time
+  burst     the same, while --burst fresh sessions log in at once with cost-12 bcrypt hashes
+  matches   --matches pairs (from the logged-in sessions) play 3-point matches at about one
+            action per second per match with the e2e bot's engine-driven play
+
+    .venv/bin/python bench/load.py --sessions 1000 --matches 100 --duration 20
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import multiprocessing
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPOSITORY))  # for tests.e2e.bot, the engine-driven CLIP bot
+
+PASSWORD = "secret"
+CLIENT_PROCESSES = 3
+LOGIN_CONCURRENCY = 20  # logins in flight per client process: the server takes ~60/s
+REPLY_TIMEOUT = 60.0
+CLIP_BROADCAST = re.compile(r"[5678]( |$)| *\S+ (wins|and) \S+ .*point match")
+
+# --- the client side (runs in the client processes) ---------------------------------------------
+
+
+class Client(asyncio.Protocol):
+    """One connection. Either waits for a marker in the byte stream (cheap: most of what a
+    CLIP session receives is other users' who-lines) or hands every line to `on_line`."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.tail = b""
+        self.marker = b""
+        self.found: asyncio.Future[float] | None = None
+        self.on_line = None
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+        if self.found is not None and not self.found.done():
+            self.found.set_exception(ConnectionError("closed"))
+
+    def expect(self, marker: bytes) -> asyncio.Future[float]:
+        self.marker, self.tail = marker, b""
+        self.found = asyncio.get_running_loop().create_future()
+        return self.found
+
+    def send(self, line: str) -> float:
+        assert self.transport is not None
+        self.transport.write(line.encode() + b"\r\n")
+        return time.monotonic()
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        if self.on_line is not None:
+            *lines, self.tail = (self.tail + data).split(b"\r\n")
+            for line in lines:
+                self.on_line(line.decode("ascii", "replace"), now)
+            return
+        if self.found is None or self.found.done():
+            return
+        window = self.tail + data
+        if self.marker in window:
+            self.found.set_result(now)
+        else:
+            self.tail = window[-len(self.marker):]
+
+
+@dataclasses.dataclass
+class Target:
+    """What the server under test answers, so one harness drives fibs_server and the echo."""
+    login_reply: str  # with {name}
+    command_reply: str
+
+    @staticmethod
+    def named(kind: str) -> Target:
+        if kind == "echo":
+            return Target(login_reply="login bench 1008 {name} ", command_reply="set boardstyle 3")
+        return Target(login_reply="\r\n2 {name} ", command_reply="Value of 'boardstyle' set to 3.")
+
+
+class Worker:
+    """The sessions of one client process."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.sessions: dict[str, Client] = {}
+
+    async def log_in(self, port: int, names: list[str], concurrency: int) -> dict:
+        limit = asyncio.Semaphore(concurrency)
+        latencies: list[float] = []
+        failures: dict[str, int] = {}
+
+        async def one(name: str) -> None:
+            async with limit:
+                try:
+                    started = time.monotonic()
+                    _, client = await asyncio.get_running_loop().create_connection(
+                        Client, "127.0.0.1", port)
+                    await asyncio.wait_for(client.expect(b"login: "), REPLY_TIMEOUT)
+                    reply = client.expect(self.target.login_reply.format(name=name).encode())
+                    client.send(f"login bench 1008 {name} {PASSWORD}")
+                    latencies.append(await asyncio.wait_for(reply, REPLY_TIMEOUT) - started)
+                    self.sessions[name] = client
+                except (OSError, asyncio.TimeoutError) as error:
+                    failures[type(error).__name__] = failures.get(type(error).__name__, 0) + 1
+
+        started = time.monotonic()
+        await asyncio.gather(*(one(name) for name in names))
+        return {"latencies": latencies, "failures": failures,
+                "started": started, "finished": time.monotonic()}
+
+    async def commands(self, names: list[str], duration: float, interval: float) -> dict:
+        """Each session: `set boardstyle 3` every `interval` seconds, from a random phase."""
+        samples: list[tuple[float, float]] = []  # (sent at, latency)
+        timeouts = 0
+        reply = self.target.command_reply.encode()
+
+        async def one(client: Client) -> None:
+            nonlocal timeouts
+            deadline = time.monotonic() + duration
+            await asyncio.sleep(random.uniform(0, interval))
+            while time.monotonic() < deadline:
+                answered = client.expect(reply)
+                sent = client.send("set boardstyle 3")
+                try:
+                    samples.append((sent, await asyncio.wait_for(answered, REPLY_TIMEOUT) - sent))
+                except (asyncio.TimeoutError, ConnectionError):
+                    timeouts += 1
+                    return
+                await asyncio.sleep(max(0.0, sent + interval - time.monotonic()))
+
+        await asyncio.gather(*(one(self.sessions[n]) for n in names if n in self.sessions))
+        return {"samples": samples, "timeouts": timeouts}
+
+    async def toggle_ready(self, name: str, duration: float, interval: float) -> dict:
+        client = self.sessions[name]
+        deadline = time.monotonic() + duration
+        count = 0
+        while time.monotonic() < deadline:
+            client.send("toggle ready")
+            count += 1
+            await asyncio.sleep(interval)
+        return {"toggles": count}
+
+    async def matches(self, pairs: list[tuple[str, str]], duration: float) -> dict:
+        from tests.e2e.bot import Bot  # imports the engine; only match phases need it
+        kinds: dict[str, list[float]] = {"roll": [], "move": []}
+        stats = {"refusals": [], "matches_finished": 0, "actions": 0}
+
+        class PacedSender:
+            """What Bot calls `client`: waits a player's think time, then sends."""
+
+            def __init__(self, client: Client) -> None:
+                self.client = client
+                self.pending: tuple[str, float] | None = None
+
+            async def send(self, line: str) -> None:
+                await asyncio.sleep(random.uniform(0.5, 1.5))
+                kind = line.split()[0]
+                self.pending = (kind, self.client.send(line))
+                stats["actions"] += 1
+
+            def on_line(self, line: str, received: float) -> None:
+                if self.pending is not None and not CLIP_BROADCAST.match(line):
+                    kind, sent = self.pending
+                    self.pending = None
+                    if kind in kinds:
+                        kinds[kind].append(received - sent)
+
+        async def play(inviter: str, invited: str) -> None:
+            deadline = time.monotonic() + duration
+            players = []
+            for name in (inviter, invited):
+                sender = PacedSender(self.sessions[name])
+                lines: asyncio.Queue[str] = asyncio.Queue()
+
+                def on_line(line: str, received: float, sender=sender, lines=lines) -> None:
+                    sender.on_line(line, received)
+                    lines.put_nowait(line)
+                sender.client.on_line = on_line
+                players.append((Bot(sender, name, seed=hash(name)), lines))
+
+            async def run(bot: Bot, lines: asyncio.Queue[str], opponent: str,
+                          invites: bool) -> None:
+                if invites:
+                    await bot.client.send(f"invite {opponent} 3")
+                while time.monotonic() < deadline:
+                    try:
+                        line = await asyncio.wait_for(lines.get(), deadline - time.monotonic())
+                    except asyncio.TimeoutError:
+                        return
+                    if line.startswith(f"{opponent} wants to play"):
+                        await bot.client.send(f"join {opponent}")
+                    elif invites and (line.startswith("You win the 3 point match") or
+                                      line.startswith(f"{opponent} wins the 3 point match")):
+                        stats["matches_finished"] += 1
+                        await bot.client.send(f"invite {opponent} 3")
+                    else:
+                        await bot.react(line)
+
+            await asyncio.gather(run(*players[0], invited, True), run(*players[1], inviter, False))
+            for bot, _ in players:
+                stats["refusals"] += bot.refusals
+
+        await asyncio.gather(*(play(a, b) for a, b in pairs))
+        return {"latencies": kinds, **stats}
+
+
+def client_process(connection: Any, target_kind: str) -> None:
+    """A client process: runs the phases the coordinator sends, one at a time."""
+    raise_file_limit()
+    worker = Worker(Target.named(target_kind))
+
+    async def serve() -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            request = await loop.run_in_executor(None, connection.recv)
+            if request is None:
+                return
+            method, arguments = request
+            started_cpu = time.process_time()
+            result = await getattr(worker, method)(*arguments)
+            result["cpu"] = time.process_time() - started_cpu
+            connection.send(result)
+
+    asyncio.run(serve())
+
+
+# --- the coordinator -------------------------------------------------------------------------
+
+
+def raise_file_limit() -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+class ServerProcess:
+    """The server under test as a subprocess, with its CPU time and memory from /proc."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+                                        cwd=REPOSITORY)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        match = re.search(r"listening on \S+:(\d+)", line)
+        if match is None:
+            raise RuntimeError(f"server did not start: {line!r}")
+        self.port = int(match.group(1))
+
+    def rss_kib(self) -> int:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+
+
+class Clients:
+    """The client processes; a phase runs in all of them at once."""
+
+    def __init__(self, count: int, target_kind: str) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.connections = []
+        self.processes = []
+        for _ in range(count):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=client_process, args=(theirs, target_kind))
+            process.start()
+            self.connections.append(mine)
+            self.processes.append(process)
+
+    def start(self, index: int, method: str, *arguments: Any) -> None:
+        self.connections[index].send((method, arguments))
+
+    def result(self, index: int) -> dict:
+        return self.connections[index].recv()
+
+    def run_all(self, method: str, per_client: list[tuple]) -> list[dict]:
+        for index, arguments in enumerate(per_client):
+            self.start(index, method, *arguments)
+        return [self.result(index) for index in range(len(per_client))]
+
+    def stop(self) -> None:
+        for connection in self.connections:
+            connection.send(None)
+        for process in self.processes:
+            process.join(30)
+
+
+def percentiles(values: list[float]) -> str:
+    if not values:
+        return "no samples"
+    ordered = sorted(values)
+
+    def at(fraction: float) -> float:
+        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000
+    return (f"n={len(ordered)} p50={at(0.5):.1f} p95={at(0.95):.1f} p99={at(0.99):.1f} "
+            f"max={ordered[-1] * 1000:.1f} ms")
+
+
+def merged_counts(counts: Any) -> dict[str, int]:
+    merged: dict[str, int] = {}
+    for count in counts:
+        for key, value in count.items():
+            merged[key] = merged.get(key, 0) + value
+    return merged
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000 if ordered else 0.0
+
+
+def create_accounts(database_url: str, names: list[str], rounds: int) -> None:
+    """Accounts `names` with password PASSWORD (one hash of the given cost, shared), ready to
+    play, inserted in one transaction."""
+    import bcrypt
+    from fibs_server.lobby.accounts import TOGGLE_DEFAULTS, Account
+    from fibs_server.store import upgrade_database
+    from fibs_server.store.database import create_database_engine
+    from fibs_server.store.models import AccountRow, name_key
+    from sqlalchemy.ext.asyncio import async_sessionmaker
+
+    upgrade_database(database_url)
+    hashed = bcrypt.hashpw(PASSWORD.encode(), bcrypt.gensalt(rounds))
+
+    async def insert() -> None:
+        engine = create_database_engine(database_url)
+        async with async_sessionmaker(engine).begin() as session:
+            session.add_all(
+                AccountRow(name_key=name_key(name), **dataclasses.asdict(Account(
+                    name=name, password_hash=hashed, created_at=int(time.time()),
+                    toggles={**TOGGLE_DEFAULTS, "ready": True}))) for name in names)
+        await engine.dispose()
+    asyncio.run(insert())
+
+
+def report(label: str, text: str) -> None:
+    print(f"{label:<28} {text}", flush=True)
+
+
+def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dict:
+    """All selected phases against one server; returns the figures the ratios need."""
+    scenarios = set(arguments.scenarios.split(","))
+    names = [f"u{i:05d}" for i in range(arguments.sessions)]
+    burst_names = [f"b{i:03d}" for i in range(arguments.burst)]
+    if kind == "fibs":
+        database_url = f"sqlite:///{directory / 'load.db'}"
+        create_accounts(database_url, names, 4)
+        if "burst" in scenarios:
+            create_accounts(database_url, burst_names, 12)
+        command = [sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
+                   "--database-url", database_url, "--bcrypt-rounds", "4",
+                   # every bench client comes from 127.0.0.1
+                   "--connections-per-address", str(arguments.sessions + arguments.burst + 100),
+                   "--log-level", "WARNING"]
+    else:
+        command = [sys.executable, str(REPOSITORY / "bench" / "echo_server.py")]
+    if arguments.uvloop:
+        command.append("--uvloop")
+    server = ServerProcess(command)
+    clients = Clients(arguments.clients, kind)
+    figures: dict[str, float] = {}
+    print(f"\n== {kind}: {' '.join(command[1:])}", flush=True)
+    try:
+        # Pairs stay in one client process, so a match's two bots share a loop.
+        shares: list[list[str]] = [[] for _ in range(arguments.clients)]
+        for index, name in enumerate(names):
+            shares[(index // 2) % arguments.clients].append(name)
+        time.sleep(1.0)
+        rss_before, cpu_before = server.rss_kib(), server.cpu_seconds()
+        results = clients.run_all("log_in", [(server.port, share, LOGIN_CONCURRENCY)
+                                             for share in shares])
+        elapsed = max(r["finished"] for r in results) - min(r["started"] for r in results)
+        logged_in = sum(len(r["latencies"]) for r in results)
+        figures["login_rate"] = logged_in / elapsed
+        report("logins", f"{logged_in} in {elapsed:.1f} s = {logged_in / elapsed:.0f}/s, "
+               f"failed: {merged_counts(r['failures'] for r in results)}; server CPU "
+               f"{server.cpu_seconds() - cpu_before:.1f} s; latency "
+               f"{percentiles([x for r in results for x in r['latencies']])}")
+        time.sleep(arguments.settle)
+        rss = server.rss_kib()
+        figures["kib_per_session"] = (rss - rss_before) / max(1, logged_in)
+        report("server RSS", f"{rss_before} KiB before, {rss} KiB with {logged_in} idle "
+               f"sessions = {figures['kib_per_session']:.1f} KiB per session")
+
+        def command_phase(label: str, extra=None) -> list[tuple[float, float]]:
+            cpu = server.cpu_seconds()
+            for index, share in enumerate(shares):
+                clients.start(index, "commands", [n for n in share if n != names[0]],
+                              arguments.duration, arguments.command_interval)
+            extra_result = extra() if extra else None
+            results = [clients.result(index) for index in range(arguments.clients)]
+            samples = [s for r in results for s in r["samples"]]
+            report(label, f"{percentiles([s[1] for s in samples])}, "
+                   f"{sum(r['timeouts'] for r in results)} timeouts; server CPU "
+                   f"{(server.cpu_seconds() - cpu) / arguments.duration * 100:.0f}%, clients CPU "
+                   f"{sum(r['cpu'] for r in results) / arguments.duration * 100:.0f}%")
+            figures[f"{label}_p99"] = p99([s[1] for s in samples])
+            return samples if extra_result is None else (samples, extra_result)
+
+        if "commands" in scenarios:
+            command_phase("commands")
+        if "broadcast" in scenarios and kind == "fibs":
+            def toggles() -> None:
+                # The toggler shares client process 0's loop with its commands: start both.
+                clients.connections[0].send(
+                    ("toggle_ready", (names[0], arguments.duration, arguments.toggle_interval)))
+            toggles_started = time.monotonic()
+            samples = command_phase("commands+broadcast", toggles)
+            report("", f"({arguments.duration / arguments.toggle_interval:.0f} who-broadcasts "
+                   f"to {logged_in} sessions in {time.monotonic() - toggles_started:.0f} s)")
+            clients.result(0)  # the toggler's own result
+        if "burst" in scenarios and kind == "fibs":
+            burst_clients = Clients(1, kind)
+
+            def burst() -> dict:
+                time.sleep(arguments.duration / 4)
+                burst_clients.start(0, "log_in", server.port, burst_names, len(burst_names))
+                return burst_clients.result(0)
+            samples, result = command_phase("commands+burst", burst)
+            during = [lat for sent, lat in samples if result["started"] <= sent <= result["finished"]]
+            report("", f"{len(result['latencies'])} cost-12 logins in "
+                   f"{result['finished'] - result['started']:.1f} s, "
+                   f"failed: {result['failures']}; others during the burst: {percentiles(during)}")
+            figures["burst_others_p99"] = p99(during)
+            burst_clients.stop()
+        if "matches" in scenarios and kind == "fibs" and arguments.matches:
+            pairs_per_client: list[list[tuple[str, str]]] = [[] for _ in range(arguments.clients)]
+            for index in range(arguments.matches):
+                pair = (names[2 * index + 2], names[2 * index + 3])  # names[0] toggles
+                pairs_per_client[(index + 1) % arguments.clients].append(pair)
+            cpu = server.cpu_seconds()
+            results = clients.run_all("matches", [(pairs, arguments.duration)
+                                                  for pairs in pairs_per_client])
+            for action in ("roll", "move"):
+                values = [x for r in results for x in r["latencies"][action]]
+                report(f"matches: {action}", percentiles(values))
+                figures[f"{action}_p99"] = p99(values)
+            refusals = [x for r in results for x in r["refusals"]]
+            report("matches", f"{arguments.matches} at once, "
+                   f"{sum(r['actions'] for r in results) / arguments.duration:.0f} actions/s, "
+                   f"{sum(r['matches_finished'] for r in results)} finished, "
+                   f"{len(refusals)} refusals {refusals[:3]}; server CPU "
+                   f"{(server.cpu_seconds() - cpu) / arguments.duration * 100:.0f}%")
+    finally:
+        clients.stop()
+        server.stop()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--matches", type=int, default=1_000)
+    parser.add_argument("--burst", type=int, default=200)
+    parser.add_argument("--scenarios", default="idle,commands,broadcast,burst,matches")
+    parser.add_argument("--targets", default="fibs,echo", help="fibs, echo or both")
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds per phase")
+    parser.add_argument("--command-interval", type=float, default=10.0,
+                        help="seconds between one session's commands")
+    parser.add_argument("--toggle-interval", type=float, default=0.5)
+    parser.add_argument("--settle", type=float, default=5.0,
+                        help="seconds after the logins before memory is read")
+    parser.add_argument("--clients", type=int, default=CLIENT_PROCESSES)
+    parser.add_argument("--uvloop", action="store_true", help="run the servers on uvloop")
+    arguments = parser.parse_args()
+    if "matches" in arguments.scenarios:
+        assert 2 * arguments.matches + 2 <= arguments.sessions, "matches need 2 sessions each"
+    raise_file_limit()
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}", flush=True)
+    figures = {}
+    with tempfile.TemporaryDirectory() as directory:
+        for kind in arguments.targets.split(","):
+            figures[kind] = run_target(kind, arguments, Path(directory))
+    if {"fibs", "echo"} <= figures.keys():
+        fibs, echo = figures["fibs"], figures["echo"]
+        print("\nfibs_server / echo ceiling:", flush=True)
+        for key in ("login_rate", "kib_per_session", "commands_p99"):
+            if echo.get(key):
+                report(f"  {key}", f"{fibs[key]:.1f} / {echo[key]:.1f} = "
+                       f"{fibs[key] / echo[key]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
