@@ -406,11 +406,11 @@ class Lobby:
 
     def notify_others(self, about: Session, sentence: str, clip_number: int) -> None:
         """A login/logout notice to everyone else whose `notify` toggle is on."""
+        clip_line = clip.chat(clip_number, about.name, sentence)  # once, not per recipient
         for session in self.sessions_online():
             if session is about or not session.toggle("notify"):
                 continue
-            session.send_line(clip.chat(clip_number, about.name, sentence)
-                              if session.clip else sentence)
+            session.send_line(clip_line if session.clip else sentence)
 
     # --- commands ----------------------------------------------------------------------------
 

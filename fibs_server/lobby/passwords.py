@@ -3,12 +3,17 @@ block the event loop that serves every other user."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import os
 
 import bcrypt
 
 
 # bcrypt reads at most 72 bytes; newer releases raise instead of cutting silently.
 BCRYPT_MAX_BYTES = 72
+# bcrypt releases the GIL and keeps a core busy per hash: a burst of logins on more threads
+# than cores - 1 would take the event loop's core too (docs/PERFORMANCE.md, "Load").
+BCRYPT_THREADS = max(1, (os.cpu_count() or 2) - 1)
 
 
 def _secret(password: str) -> bytes:
@@ -21,11 +26,13 @@ class PasswordHasher:
         # Checked against when the account does not exist, so that a wrong name costs the
         # same time as a wrong password and does not reveal which names exist.
         self._decoy = bcrypt.hashpw(b"decoy", bcrypt.gensalt(rounds))
+        self._threads = concurrent.futures.ThreadPoolExecutor(BCRYPT_THREADS, "bcrypt")
 
     async def hash(self, password: str) -> bytes:
-        return await asyncio.to_thread(
-            bcrypt.hashpw, _secret(password), bcrypt.gensalt(self.rounds))
+        return await asyncio.get_running_loop().run_in_executor(
+            self._threads, bcrypt.hashpw, _secret(password), bcrypt.gensalt(self.rounds))
 
     async def check(self, password: str, hashed: bytes | None) -> bool:
-        ok = await asyncio.to_thread(bcrypt.checkpw, _secret(password), hashed or self._decoy)
+        ok = await asyncio.get_running_loop().run_in_executor(
+            self._threads, bcrypt.checkpw, _secret(password), hashed or self._decoy)
         return ok and hashed is not None

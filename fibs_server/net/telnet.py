@@ -104,13 +104,10 @@ class TelnetConnection:
         # aborted transport would only pile up asyncio warnings.
         if self.writer.is_closing():
             return
-        transport = self.writer.transport
+        # The transport's own buffer grows only in flush, which checks it: here the queue.
         self.queued_size += len(text)
-        if (transport is not None
-                and transport.get_write_buffer_size() + self.queued_size > self.output_buffer_cap):
-            log.warning("closing %s: it stopped reading its output", self.host)
-            self.queued.clear()
-            transport.abort()  # the reader sees EOF: the usual drop path saves the match
+        if self.queued_size > self.output_buffer_cap:
+            self._cut_off()
             return
         if not self.batched:
             self.batched = True
@@ -118,11 +115,24 @@ class TelnetConnection:
         self.queued.append(text)
 
     def flush(self) -> None:
-        if self.queued:
+        if self.queued and not self.writer.is_closing():
+            transport = self.writer.transport
+            if (transport is not None and transport.get_write_buffer_size() + self.queued_size
+                    > self.output_buffer_cap):
+                self._cut_off()
+                return
             text = "".join(self.queued)
             self.queued.clear()
             self.queued_size = 0
             self.writer.write(wire_bytes(text))
+
+    def _cut_off(self) -> None:
+        log.warning("closing %s: it stopped reading its output", self.host)
+        self.queued.clear()
+        self.queued_size = 0
+        transport = self.writer.transport
+        if transport is not None:
+            transport.abort()  # the reader sees EOF: the usual drop path saves the match
 
     def set_echo(self, server_echoes: bool) -> None:
         self.flush()
