@@ -2,7 +2,7 @@
 `login: ` like fibs_server and writes every line back, so the load harness can drive it with
 the same clients and report fibs_server's figures as ratios to what plain asyncio does here.
 
-    python bench/echo_server.py --port 0 [--uvloop]   # prints `echo_server listening on host:port`
+    python bench/echo_server.py --port 0   # prints `echo_server listening on host:port`
 """
 from __future__ import annotations
 
@@ -41,11 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--uvloop", action="store_true")
     arguments = parser.parse_args()
-    if arguments.uvloop:
-        import uvloop
-        uvloop.install()
     asyncio.run(serve(arguments.host, arguments.port))
 
 

@@ -363,7 +363,7 @@ def create_accounts(database_url: str, names: list[str], rounds: int) -> None:
             session.add_all(
                 AccountRow(name_key=name_key(name), **dataclasses.asdict(Account(
                     name=name, password_hash=hashed, created_at=int(time.time()),
-                    toggles={**TOGGLE_DEFAULTS, "ready": True}))) for name in names)
+                    toggles={**TOGGLE_DEFAULTS, "ready": True, "moreboards": True}))) for name in names)
         await engine.dispose()
     asyncio.run(insert())
 
@@ -389,8 +389,6 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    "--log-level", "WARNING"]
     else:
         command = [sys.executable, str(REPOSITORY / "bench" / "echo_server.py")]
-    if arguments.uvloop:
-        command.append("--uvloop")
     server = ServerProcess(command)
     clients = Clients(arguments.clients, kind)
     figures: dict[str, float] = {}
@@ -496,7 +494,6 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=5.0,
                         help="seconds after the logins before memory is read")
     parser.add_argument("--clients", type=int, default=CLIENT_PROCESSES)
-    parser.add_argument("--uvloop", action="store_true", help="run the servers on uvloop")
     arguments = parser.parse_args()
     if "matches" in arguments.scenarios:
         assert 2 * arguments.matches + 2 <= arguments.sessions, "matches need 2 sessions each"
