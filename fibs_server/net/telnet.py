@@ -24,7 +24,6 @@ log = logging.getLogger(__name__)
 
 READ_CHUNK = 4096
 FLUSH_BATCH = 500  # connections written per loop callback: a broadcast to 10,000 never stalls it
-FLUSH_DELAY = 0.02  # seconds that text for other sessions (broadcasts, an opponent) may wait
 
 
 def clean_line(raw: bytes) -> str:
@@ -63,17 +62,18 @@ class LineSplitter:
 
 class OutputBatcher:
     """Writes text queued for connections other than the one being served (which
-    serve_connection flushes after each line): up to FLUSH_DELAY later, one write per
+    serve_connection flushes after each line): at the event loop's next turn, one write per
     connection however many lines it got meanwhile (every login sends a line to every CLIP
     session), at most FLUSH_BATCH connections per loop callback so that reading and replies
-    interleave with a fan-out to 10,000 sessions."""
+    interleave with a fan-out to 10,000 sessions. Not later than that: an opponent waiting
+    for a move should not wait for a timer."""
 
     def __init__(self) -> None:
         self._waiting: collections.deque[TelnetConnection] = collections.deque()
 
     def add(self, connection: TelnetConnection) -> None:
         if not self._waiting:
-            asyncio.get_running_loop().call_later(FLUSH_DELAY, self._flush_some)
+            asyncio.get_running_loop().call_soon(self._flush_some)
         self._waiting.append(connection)
 
     def _flush_some(self) -> None:

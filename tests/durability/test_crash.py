@@ -96,7 +96,6 @@ class Player:
             if self.resuming:
                 self.resuming = False
                 self.resumed = key
-                await self.act_on_resumed_board(line)
             self.boards.append(key)
         elif line.endswith("Your running match was loaded."):
             self.resuming = True
@@ -122,15 +121,6 @@ class Player:
             await bot.react(line)
         except (ConnectionError, OSError):
             pass  # the server was killed while we answered
-
-    async def act_on_resumed_board(self, line: str) -> None:
-        """A resume sends prompts for rolling and moving; between games and with a double
-        pending the board itself says what to do."""
-        view = parse_board_line(line)
-        if view.turn is None:
-            await self.bot.client.send("join")
-        elif view.was_doubled:
-            await self.bot.client.send("accept")
 
 
 async def start_server(port: int, database: str, log_file) -> asyncio.subprocess.Process:
