@@ -28,19 +28,29 @@ RESIGN_KINDS = {"n": WinKind.SINGLE, "normal": WinKind.SINGLE, "g": WinKind.GAMM
                 "backgammon": WinKind.BACKGAMMON}
 
 
+def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
+               self_text: str | None = None) -> Session | None:
+    """The online user a command names (name completion), or None after saying why not:
+    `who_text` without a name, `self_text` (if given) when it names the user themselves."""
+    if not command.args:
+        session.send_line(who_text)
+        return None
+    target = lobby.find_online(command.args[0])
+    if target is None:
+        session.send_line(texts.no_one_called(command.args[0]))
+        return None
+    if target is session and self_text is not None:
+        session.send_line(self_text)
+        return None
+    return target
+
+
 # --- invitations -------------------------------------------------------------------------------
 
 @table.command("invite")
 async def invite(lobby: Lobby, session: Session, command: Command) -> None:
-    if not command.args:
-        session.send_line("** invite who?")
-        return
-    target = lobby.find_online(command.args[0])
+    target = named_user(lobby, session, command, "** invite who?", "** You can't invite yourself.")
     if target is None:
-        session.send_line(texts.no_one_called(command.args[0]))
-        return
-    if target is session:
-        session.send_line("** You can't invite yourself.")
         return
     if lobby.match_of(session) is not None:
         session.send_line("** You can't play two games at once")
@@ -419,15 +429,8 @@ async def leave(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("watch")
 async def watch(lobby: Lobby, session: Session, command: Command) -> None:
-    if not command.args:
-        session.send_line("** Watch who?")
-        return
-    target = lobby.find_online(command.args[0])
+    target = named_user(lobby, session, command, "** Watch who?", "** Use a mirror to do that.")
     if target is None:
-        session.send_line(texts.no_one_called(command.args[0]))
-        return
-    if target is session:
-        session.send_line("** Use a mirror to do that.")
         return
     if session.name.lower() in target.blinded:
         session.send_line(chat.doesnt_want_you_to_watch(target.name))
@@ -465,12 +468,8 @@ async def unwatch(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("look")
 async def look(lobby: Lobby, session: Session, command: Command) -> None:
-    if not command.args:
-        session.send_line("** Look at who?")
-        return
-    target = lobby.find_online(command.args[0])
+    target = named_user(lobby, session, command, "** Look at who?")
     if target is None:
-        session.send_line(texts.no_one_called(command.args[0]))
         return
     if session.name.lower() in target.blinded:
         session.send_line(chat.doesnt_want_you_to_watch(target.name))
