@@ -216,7 +216,7 @@ class Lobby:
             self.own_info(session),
             *clip.motd_block(self.config.motd),
             "",
-            *clip.who_block([s.who_info() for s in self.sessions_online()]),
+            *clip.who_block([s.who_line() for s in self.sessions_online()]),
         ])
 
     @staticmethod
@@ -399,7 +399,7 @@ class Lobby:
 
     def broadcast_who(self, about: Session, *, to_self: bool = True) -> None:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
-        block = clip.who_block([about.who_info()])
+        block = clip.who_block([about.who_line()])
         for session in self.sessions_online():
             if session.clip and (to_self or session is not about):
                 session.send_lines(block)

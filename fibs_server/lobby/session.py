@@ -66,6 +66,9 @@ class Session:
         self.shout_times: collections.deque[float] = collections.deque()
         self._login_name = ""
         self._new_password = ""
+        # who_line's cache: the fields it was formatted from, and its text around the idle time.
+        self._who_fields: tuple[object, ...] = ()
+        self._who_around_idle = ("", "")
 
     # --- output ----------------------------------------------------------------------------
 
@@ -250,6 +253,26 @@ class Session:
 
     # --- views -------------------------------------------------------------------------------
 
+    def who_line(self) -> str:
+        """This user's CLIP 5 line. A login's who-list holds one per online user, so formatting
+        every field each time made logins cost O(online) formatting; the text around the idle
+        time is kept and re-formatted only when a field it shows has changed. Comparing the
+        fields, rather than invalidating at each place that changes one, cannot go stale; name,
+        login time and host are fixed for the session."""
+        assert self.account is not None
+        fields = (self.lobby.opponent_of(self), self.watching and self.watching.name,
+                  self.account.toggles["ready"], self.away_message is not None,
+                  self.account.rating, self.account.experience, self.client_name,
+                  self.account.email)
+        if fields != self._who_fields:
+            self._who_fields = fields
+            self._who_around_idle = clip.who_info_around_idle(self.who_info())
+        before_idle, after_idle = self._who_around_idle
+        return clip.who_info_with_idle(before_idle, self.idle_seconds(), after_idle)
+
+    def idle_seconds(self) -> int:
+        return int(time.monotonic() - self.last_active)
+
     def who_info(self) -> clip.WhoInfo:
         assert self.account is not None
         opponent = self.lobby.opponent_of(self)
@@ -261,7 +284,7 @@ class Session:
             away=self.away_message is not None,
             rating=self.account.rating,
             experience=self.account.experience,
-            idle_seconds=int(time.monotonic() - self.last_active),
+            idle_seconds=self.idle_seconds(),
             login_time=self.login_time,
             host=self.connection.host,
             client=self.client_name,

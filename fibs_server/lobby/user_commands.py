@@ -66,11 +66,12 @@ async def who(lobby: Lobby, session: Session, command: Command) -> None:
     if isinstance(selected, str):
         session.send_line(selected)
         return
-    infos = [s.who_info() for s in _sorted(selected, session.setting("sortwho"))]
+    shown = _sorted(selected, session.setting("sortwho"))
     if session.clip or command.name == "rawwho":
-        session.send_lines(clip.who_block(infos))
+        session.send_lines(clip.who_block([s.who_line() for s in shown]))
     else:
-        session.send_lines(info.who_table(infos, session.setting("timezone")))
+        session.send_lines(info.who_table([s.who_info() for s in shown],
+                                          session.setting("timezone")))
 
 
 @table.command("whois")
@@ -87,7 +88,7 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         name=account.name, rating=account.rating, experience=account.experience,
         email=account.email, last_login=_aware(account.last_login_at),
         last_host=account.last_login_host, last_logout=_aware(account.last_logout_at),
-        online_idle_seconds=online.who_info().idle_seconds if online else None,
+        online_idle_seconds=online.idle_seconds() if online else None,
         playing_with=lobby.opponent_of(online) if online else None,
         watching=online.watching.name if online and online.watching else None,
         away_message=online.away_message if online else None)

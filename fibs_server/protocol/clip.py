@@ -65,14 +65,22 @@ def own_info(name: str, toggles: Mapping[str, bool], *, away: bool, experience: 
     return line(OWN_INFO, name, *(values[f] for f in OWN_INFO_FIELDS))
 
 
-def who_info(info: WhoInfo) -> str:
-    return line(WHO_INFO, info.name, info.opponent, info.watching, info.ready, info.away,
-                info.rating, info.experience, info.idle_seconds, info.login_time, info.host,
-                info.client, info.email)
+def who_info_around_idle(info: WhoInfo) -> tuple[str, str]:
+    """A CLIP 5 line's text before and after the idle seconds, the one field that changes by
+    itself, so that a session can keep them and format only the idle time for each who-list."""
+    before_idle = line(WHO_INFO, info.name, info.opponent, info.watching, info.ready, info.away,
+                       info.rating, info.experience)
+    after_idle = " ".join(field(f) for f in (info.login_time, info.host, info.client, info.email))
+    return before_idle, after_idle
 
 
-def who_block(infos: list[WhoInfo]) -> list[str]:
-    return [*(who_info(i) for i in infos), str(WHO_END)]
+def who_info_with_idle(before_idle: str, idle_seconds: int, after_idle: str) -> str:
+    return f"{before_idle} {idle_seconds} {after_idle}"
+
+
+def who_block(who_lines: list[str]) -> list[str]:
+    """CLIP 5 lines (`who_info_with_idle`) and the 6 that ends the block."""
+    return [*who_lines, str(WHO_END)]
 
 
 def motd_block(motd: list[str] | tuple[str, ...]) -> list[str]:
