@@ -28,6 +28,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=float(env("FIBS_IDLE_TIMEOUT", "3600")),
                         help="seconds without input before a connection is closed")
     parser.add_argument("--log-level", default=env("FIBS_LOG_LEVEL", "INFO"))
+    parser.add_argument("--dice-seed", type=int,
+                        default=int(env("FIBS_DICE_SEED")) if env("FIBS_DICE_SEED") else None,
+                        help="reproducible dice for test and benchmark runs; never in production")
     add_limit_arguments(parser)
     commands = parser.add_subparsers(dest="command")
     database = commands.add_parser("db", help="database maintenance")
@@ -62,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     asyncio.run(serve(ServerConfig(
         host=arguments.host, port=arguments.port, database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
-        **limits_from_arguments(arguments))))
+        dice_seed=arguments.dice_seed, **limits_from_arguments(arguments))))
 
 
 async def set_admin(database_url: str, name: str, is_admin: bool) -> int:

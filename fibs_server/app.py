@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import random
 import signal
 
 from fibs_server.lobby import (
@@ -18,6 +19,7 @@ from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import start_telnet_server
+from fibs_server.rules.dice import SeededDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 
 log = logging.getLogger(__name__)
@@ -32,6 +34,7 @@ class ServerConfig:
     idle_timeout: float = 3600.0
     net_limits: NetLimits = NetLimits()
     abuse_limits: AbuseLimits = AbuseLimits()
+    dice_seed: int | None = None  # seeded dice, for reproducible test and benchmark runs
 
 
 class FibsServer:
@@ -41,6 +44,9 @@ class FibsServer:
 
     def __init__(self, config: ServerConfig, **lobby_options: object) -> None:
         self.config = config
+        if config.dice_seed is not None and "new_dice" not in lobby_options:
+            match_seeds = random.Random(config.dice_seed)
+            lobby_options["new_dice"] = lambda: SeededDice(match_seeds.getrandbits(32))
         self.lobby_options = lobby_options
         self.store: SqlStore | None = None
         self.lobby: Lobby | None = None

@@ -207,8 +207,8 @@ def prompt_resumed(running: RunningMatch) -> None:
     """After loading: remind the players of what is expected of them."""
     match, names = running.match, running.names
     if match.phase is Phase.BETWEEN_GAMES:
-        for session in running.sessions:
-            if session is not None:
+        for index, session in enumerate(running.sessions):
+            if session is not None and index not in match.joined:
                 session.send_line(JOIN_OR_LEAVE)
         return
     if match.resignation is not None:

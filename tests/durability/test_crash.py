@@ -123,11 +123,13 @@ class Player:
             pass  # the server was killed while we answered
 
 
-async def start_server(port: int, database: str, log_file) -> asyncio.subprocess.Process:
+async def start_server(port: int, database: str, log_file,
+                       dice_seed: int) -> asyncio.subprocess.Process:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", str(port),
         "--database-url", f"sqlite:///{database}", "--bcrypt-rounds", "4",
-        "--log-level", "WARNING", stdout=asyncio.subprocess.PIPE, stderr=log_file)
+        "--log-level", "WARNING", "--dice-seed", str(dice_seed),
+        stdout=asyncio.subprocess.PIPE, stderr=log_file)
     line = await asyncio.wait_for(process.stdout.readline(), 20)
     assert line.decode().startswith("fibs_server listening on"), line
     return process
@@ -194,7 +196,7 @@ async def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path):
         players[inviter] = Player(inviter, joiner, True, seed=100 * number)
         players[joiner] = Player(joiner, inviter, False, seed=100 * number + 50)
     pairs = [(players[a], players[b]) for a, b in PAIRS]
-    process = await start_server(port, database, log_file)
+    process = await start_server(port, database, log_file, dice_seed=SEED)
     for name in players:
         await register(port, name)
     outcomes: dict[str, int] = {}
@@ -221,7 +223,7 @@ async def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path):
             kills += 1
             await asyncio.wait_for(asyncio.gather(*tasks), 30)  # each reads up to the end
             before = {name: list(p.boards) for name, p in players.items()}
-            process = await start_server(port, database, log_file)
+            process = await start_server(port, database, log_file, dice_seed=SEED + kills)
         # No more kills: every match in progress plays to its end.
         for player in players.values():
             player.new_matches = False
