@@ -5,7 +5,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, and_, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -22,6 +22,8 @@ from fibs_server.lobby.match_records import MatchRecord, RatingUpdate
 from fibs_server.store.chat_store import ChatStore
 from fibs_server.store.database import create_database_engine
 from fibs_server.store.models import AccountRow, MatchRow, name_key
+
+T = TypeVar("T")
 
 _ACCOUNT_FIELDS = [field.name for field in dataclasses.fields(Account)]
 
@@ -101,10 +103,14 @@ class SqlStore(ChatStore):
         now = self._now()
         row = MatchRow(player_a=player_a, player_b=player_b, length=length, state=state,
                        finished=False, started_at=now, updated_at=now)
-        async with self._sessions.begin() as session:
+
+        # Group-committed: with a transaction each, 1,000 match starts at once queued on the one
+        # SQLite connection past its 30 s checkout timeout (docs/PERFORMANCE.md, "Limits").
+        async def insert(session: AsyncSession) -> int:
             session.add(row)
             await session.flush()
             return row.id
+        return await self._updates.run(insert)
 
     async def save_match_state(self, match_id: int, state: dict[str, Any]) -> None:
         now = self._now()
@@ -161,31 +167,33 @@ class SqlStore(ChatStore):
 
 class GroupCommit:
     """Updates that arrive while a transaction commits share the next transaction and its one
-    sync to disk; each caller still returns only once its own change is committed. With
-    `synchronous=FULL` a commit costs about 2 ms here, so a transaction each would cap the
-    server at a few hundred moves a second (docs/PERFORMANCE.md, "Load")."""
+    sync to disk; each caller still returns (with what its update returned) only once its own
+    change is committed. With `synchronous=FULL` a commit costs about 2 ms here, so a
+    transaction each would cap the server at a few hundred moves a second
+    (docs/PERFORMANCE.md, "Load")."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
-        self._pending: list[tuple[Callable[[AsyncSession], Awaitable[None]],
-                                  asyncio.Future[None]]] = []
+        self._pending: list[tuple[Callable[[AsyncSession], Awaitable[Any]],
+                                  asyncio.Future[Any]]] = []
         self._writer: asyncio.Task[None] | None = None
 
-    async def run(self, update: Callable[[AsyncSession], Awaitable[None]]) -> None:
-        future = asyncio.get_running_loop().create_future()
+    async def run(self, update: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._pending.append((update, future))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_pending())
-        await future
+        return await future
 
     async def _write_pending(self) -> None:
         while self._pending:
             batch, self._pending = self._pending, []
+            results: dict[asyncio.Future[Any], Any] = {}
             try:
                 async with self._sessions.begin() as session:
                     for update, future in batch:
                         try:
-                            await update(session)
+                            results[future] = await update(session)
                         except LookupError as missing:  # changed nothing: fails alone
                             if not future.done():
                                 future.set_exception(missing)
@@ -196,7 +204,7 @@ class GroupCommit:
                 continue
             for _, future in batch:
                 if not future.done():
-                    future.set_result(None)
+                    future.set_result(results.get(future))
 
 
 async def _update_account_row(session: AsyncSession, name: str, values: dict[str, Any]) -> None:
