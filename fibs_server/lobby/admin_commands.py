@@ -117,14 +117,22 @@ async def ban(lobby: Lobby, session: Session, command: Command) -> None:
                       + (" banned for good." if until is None else f" banned until {_utc(until)}."))
 
 
-@table.admin_command("unban")
-async def unban(lobby: Lobby, session: Session, command: Command) -> None:
+# What `unban` and `unmute` lift, and the word for someone under it.
+LIFTED = {"unban": ("ban", "banned"), "unmute": ("mute", "muted")}
+
+
+@table.admin_command(*LIFTED)
+async def lift(lobby: Lobby, session: Session, command: Command) -> None:
+    kind, word = LIFTED[command.name]
     if not command.args:
-        session.send_line("** Usage: unban <name>")
+        session.send_line(f"** Usage: {command.name} <name>")
         return
-    lifted = await lobby.chat_records.lift_sanctions("ban", command.args[0], session.name)
-    session.send_line(f"** {command.args[0]} is no longer banned." if lifted
-                      else f"** {command.args[0]} is not banned.")
+    lifted = await lobby.chat_records.lift_sanctions(kind, command.args[0], session.name)
+    online = lobby.online.get(command.args[0].lower())
+    if kind == "mute" and online is not None:
+        online.muted = False
+    session.send_line(f"** {command.args[0]} is no longer {word}." if lifted
+                      else f"** {command.args[0]} is not {word}.")
 
 
 @table.admin_command("mute")
@@ -138,19 +146,6 @@ async def mute(lobby: Lobby, session: Session, command: Command) -> None:
     if online is not None:
         online.muted = True
     session.send_line(f"** {account.name} is muted: nobody hears their shouts.")
-
-
-@table.admin_command("unmute")
-async def unmute(lobby: Lobby, session: Session, command: Command) -> None:
-    if not command.args:
-        session.send_line("** Usage: unmute <name>")
-        return
-    lifted = await lobby.chat_records.lift_sanctions("mute", command.args[0], session.name)
-    online = lobby.online.get(command.args[0].lower())
-    if online is not None:
-        online.muted = False
-    session.send_line(f"** {command.args[0]} is no longer muted." if lifted
-                      else f"** {command.args[0]} is not muted.")
 
 
 @table.admin_command("erase")
