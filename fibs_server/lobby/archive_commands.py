@@ -47,13 +47,8 @@ def played_rolls(game: list[ev.Event], start: Position) -> Iterator[PlayedRoll]:
     """Replay one game's history from its starting position."""
     position, seen_by = start, 0
     cube, owner = 1, None
-    dice: dict[int, tuple[int, int]] = {}
-    for event in game:
+    for event, dice in ev.with_dice(game):
         match event:
-            case ev.OpeningRoll(die_0=d0, die_1=d1, starter=s) if s is not None:
-                dice[s] = (d0, d1) if s == 0 else (d1, d0)
-            case ev.Rolled(player=p, dice=rolled):
-                dice[p] = rolled
             case ev.CubeAutoDoubled(cube=value):
                 cube = value
             case ev.DoubleAccepted(player=p, cube=value):
@@ -62,7 +57,7 @@ def played_rolls(game: list[ev.Event], start: Position) -> Iterator[PlayedRoll]:
                 if seen_by != p:
                     position, seen_by = position.swap(), p
                 play = position.apply(steps)
-                yield PlayedRoll(event, dice[p], position, play, cube, owner)
+                yield PlayedRoll(event, dice, position, play, cube, owner)
                 position = play.result
 
 

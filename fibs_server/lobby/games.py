@@ -294,18 +294,13 @@ class Narrator:
         x = started.x_player
         colour = {x: "X", 1 - x: "O"}
         actions: list[tuple[str, match_texts.Roll | str]] = []
-        pending_dice: dict[int, tuple[int, int]] = {}
-        for event in history:
+        for event, dice in ev.with_dice(history):
             match event:
-                case ev.OpeningRoll(die_0=d0, die_1=d1, starter=s) if s is not None:
-                    pending_dice[s] = (d0, d1) if s == 0 else (d1, d0)
-                case ev.Rolled(player=p, dice=dice):
-                    pending_dice[p] = dice
                 case ev.CannotMove(player=p):
-                    actions.append((colour[p], match_texts.Roll(pending_dice.pop(p), "")))
+                    actions.append((colour[p], match_texts.Roll(dice, "")))
                 case ev.Moved(player=p, steps=steps):
                     actions.append((colour[p], match_texts.Roll(
-                        pending_dice.pop(p), format_steps(steps, colour[p]))))
+                        dice, format_steps(steps, colour[p]))))
                 case ev.Doubled(player=p) | ev.Redoubled(player=p):
                     actions.append((colour[p], "doubles"))
                 case ev.DoubleAccepted(player=p) | ev.ResignAccepted(player=p):

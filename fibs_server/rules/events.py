@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Iterable, Iterator
 from typing import Any, get_args
 
 Steps = tuple[tuple[int, int], ...]
@@ -138,6 +139,20 @@ Event = (GameStarted | OpeningRoll | CubeAutoDoubled | Rolled | CannotMove | Mov
          | ResignRejected | GameOver | MatchOver | JoinedNextGame)
 
 _EVENT_TYPES = {cls.__name__: cls for cls in get_args(Event)}
+
+
+def with_dice(game: Iterable[Event]) -> Iterator[tuple[Event, tuple[int, int] | None]]:
+    """A game's events, each `Moved` and `CannotMove` paired with the roll it played (the
+    opening dice, the starter's die first, or the mover's last `Rolled`); others with None."""
+    rolls: dict[int, tuple[int, int]] = {}
+    for event in game:
+        if isinstance(event, OpeningRoll) and event.starter is not None:
+            rolls[event.starter] = ((event.die_0, event.die_1) if event.starter == 0
+                                    else (event.die_1, event.die_0))
+        elif isinstance(event, Rolled):
+            rolls[event.player] = event.dice
+        yield event, (rolls.get(event.player) if isinstance(event, (Moved, CannotMove))
+                      else None)
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
