@@ -50,8 +50,6 @@ def main(argv: list[str] | None = None) -> None:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # aiosqlite's debug lines carry query parameters: password hashes among them.
     logging.getLogger("aiosqlite").setLevel(logging.INFO)
-    # telnetlib3 warns about every odd option a peer sends: a way to flood the log.
-    logging.getLogger("telnetlib3").setLevel(logging.ERROR)
     if arguments.command == "db":
         upgrade_database(arguments.database_url)
         return

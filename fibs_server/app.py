@@ -78,14 +78,13 @@ class FibsServer:
     async def stop(self) -> None:
         for task in self._background:
             task.cancel()
+        if self._telnet is not None:
+            self._telnet.close()  # no new connections; the open ones are the lobby's to close
         if self.lobby is not None:
             if self.lobby.shutdown_task is not None:
                 self.lobby.shutdown_task.cancel()
             await self.lobby.shut_down()
         if self._telnet is not None:
-            # Closing the telnet server closes every client at once: only after the lobby
-            # has told everyone that the server is going down.
-            self._telnet.close()
             await self._telnet.wait_closed()
         if self.store is not None:
             await self.store.close()

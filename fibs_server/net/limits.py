@@ -1,8 +1,9 @@
 """Limits of the network front end, what goes out on the wire, and the command-line flags of
 every abuse limit (network and lobby).
 
-Each connection's memory is bounded: input by telnetlib3's reader (it stops reading from a
-peer with 128 KiB unread) plus one line of `max_line_bytes`; output by `output_buffer_cap`.
+Each connection's memory is bounded: input by MAX_UNREAD_BYTES (reading from a peer pauses
+while that much waits to be served) plus one line of `max_line_bytes`; output by
+`output_buffer_cap`.
 """
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import os
 import re
 from collections import Counter
 
-import telnetlib3
+import asyncio
 
 from fibs_server.lobby.throttle import AbuseLimits
 
+MAX_UNREAD_BYTES = 64 * 1024
 MAX_LINE_BYTES = 4096  # FIBS commands are short; a longer line is discarded, not buffered
 OUTPUT_BUFFER_CAP = 512 * 1024  # a peer this far behind in reading is cut off
 TOO_MANY_CONNECTIONS = "** Too many connections from your address. Please try again later."
@@ -49,9 +51,9 @@ class AddressCounter:
             del self._open[host]
 
 
-def peer_address(writer: telnetlib3.TelnetWriter) -> str:
+def peer_address(transport: asyncio.BaseTransport) -> str:
     """The peer's IP address, `-` when the transport does not know it."""
-    peer = writer.get_extra_info("peername")
+    peer = transport.get_extra_info("peername")
     return peer[0] if peer else "-"
 
 

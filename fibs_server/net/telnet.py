@@ -1,28 +1,31 @@
-"""The telnet front end: telnetlib3 parses telnet commands out of the byte stream; this module
-cuts the rest into 7-bit lines for the lobby and writes the lobby's text back.
+"""The telnet front end: an asyncio protocol per connection. `TelnetCodec` takes telnet
+commands out of the byte stream; this module cuts the rest into 7-bit lines for the lobby and
+writes the lobby's text back.
 
-We use telnetlib3's `BaseServer`, which starts no option negotiation of its own: FIBS sends
-nothing but text on connect, and raw-socket CLIP clients must see nothing else. The only option
-we speak is ECHO, around password prompts.
+Nothing but text is sent on connect, as FIBS does: raw-socket CLIP clients must see nothing
+else. The only option we speak is ECHO, around password prompts. A connection costs a
+protocol, a transport and a session; a task exists only while it has lines to serve, so that
+10,000 idle sessions stay small (docs/PERFORMANCE.md).
 """
 from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import logging
-
-import telnetlib3
-from telnetlib3.server_base import BaseServer
-from telnetlib3.telopt import ECHO, WILL, WONT
+from collections.abc import Coroutine
+from typing import Any
 
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.session import Stage
-from fibs_server.net.limits import (MAX_LINE_BYTES, OUTPUT_BUFFER_CAP, TOO_MANY_CONNECTIONS,
-                                    AddressCounter, NetLimits, peer_address, wire_bytes)
+from fibs_server.lobby.session import Session, Stage
+from fibs_server.net.limits import (MAX_LINE_BYTES, MAX_UNREAD_BYTES, OUTPUT_BUFFER_CAP,
+                                    TOO_MANY_CONNECTIONS, AddressCounter, NetLimits,
+                                    peer_address, wire_bytes)
+from fibs_server.net.telnet_codec import TelnetCodec
 
 log = logging.getLogger(__name__)
 
-READ_CHUNK = 4096
+READ_CHUNK = 4096  # bytes cut into lines at a time: a flood of short lines is not split at once
 FLUSH_BATCH = 500  # connections written per loop callback: a broadcast to 10,000 never stalls it
 
 
@@ -86,23 +89,27 @@ class OutputBatcher:
 
 
 class TelnetConnection:
-    """A lobby `Connection` over a telnetlib3 writer. Text is queued and written by the
+    """A lobby `Connection` over an asyncio transport. Text is queued and written by the
     batcher; telnet commands and closing write what is queued first, keeping the order."""
 
-    output_buffer_cap = OUTPUT_BUFFER_CAP  # serve_connection sets the server's own
+    __slots__ = ("transport", "codec", "batcher", "output_buffer_cap", "queued", "queued_size",
+                 "batched", "host")
 
-    def __init__(self, writer: telnetlib3.TelnetWriter, batcher: OutputBatcher) -> None:
-        self.writer = writer
+    def __init__(self, transport: asyncio.Transport, codec: TelnetCodec, batcher: OutputBatcher,
+                 output_buffer_cap: int = OUTPUT_BUFFER_CAP) -> None:
+        self.transport = transport
+        self.codec = codec
         self.batcher = batcher
+        self.output_buffer_cap = output_buffer_cap
         self.queued: list[str] = []
         self.queued_size = 0
         self.batched = False  # waiting in the batcher
-        self.host = peer_address(writer)
+        self.host = peer_address(transport)
 
     def send(self, text: str) -> None:
-        # is_closing, not connection_closed: true at once after abort(), and writes to an
-        # aborted transport would only pile up asyncio warnings.
-        if self.writer.is_closing():
+        # is_closing: true at once after abort(), and writes to an aborted transport would
+        # only pile up asyncio warnings.
+        if self.transport.is_closing():
             return
         # The transport's own buffer grows only in flush, which checks it: here the queue.
         self.queued_size += len(text)
@@ -115,89 +122,128 @@ class TelnetConnection:
         self.queued.append(text)
 
     def flush(self) -> None:
-        if self.queued and not self.writer.is_closing():
-            transport = self.writer.transport
-            if (transport is not None and transport.get_write_buffer_size() + self.queued_size
-                    > self.output_buffer_cap):
+        if self.queued and not self.transport.is_closing():
+            if self.transport.get_write_buffer_size() + self.queued_size > self.output_buffer_cap:
                 self._cut_off()
                 return
             text = "".join(self.queued)
             self.queued.clear()
             self.queued_size = 0
-            self.writer.write(wire_bytes(text))
+            self.transport.write(wire_bytes(text))
+
+    def send_telnet(self, command: bytes) -> None:
+        self.flush()
+        if not self.transport.is_closing():
+            self.transport.write(command)
 
     def _cut_off(self) -> None:
         log.warning("closing %s: it stopped reading its output", self.host)
         self.queued.clear()
         self.queued_size = 0
-        transport = self.writer.transport
-        if transport is not None:
-            transport.abort()  # the reader sees EOF: the usual drop path saves the match
+        self.transport.abort()  # connection_lost follows: the usual drop path saves the match
 
     def set_echo(self, server_echoes: bool) -> None:
-        self.flush()
-        if server_echoes:
-            # A peer that never answered the last WILL ECHO leaves it pending; ask again anyway.
-            self.writer.pending_option[WILL + ECHO] = False
-            self.writer.iac(WILL, ECHO)
-        else:
-            self.writer.iac(WONT, ECHO)
+        self.send_telnet(self.codec.echo(server_echoes))
 
     def close(self) -> None:
         self.flush()
-        self.writer.close()
+        self.transport.close()
 
 
-async def serve_connection(lobby: Lobby, batcher: OutputBatcher,
-                           reader: telnetlib3.TelnetReader,
-                           writer: telnetlib3.TelnetWriter,
-                           limits: NetLimits = NetLimits()) -> None:
-    connection = TelnetConnection(writer, batcher)
-    session = lobby.connect(connection)
-    session.connection.output_buffer_cap = limits.output_buffer_cap
-    splitter = LineSplitter(limits.max_line_bytes)
-    try:
-        connection.flush()
-        while session.stage is not Stage.CLOSED:
-            data = await reader.read(READ_CHUNK)
-            if not data:
-                break
-            for line in splitter.feed(data):
-                # A peer that hung up gets no more work done: its queued lines (a flood of
-                # login attempts, say) are dropped with it.
-                if session.stage is Stage.CLOSED or writer.is_closing():
-                    break
-                if line is None:
-                    session.line_too_long()
-                else:
-                    await session.handle_line(line)
-            connection.flush()  # the replies: without the batcher's delay
-    except (ConnectionError, asyncio.IncompleteReadError):
-        pass
-    finally:
-        await lobby.disconnected(session)
+@dataclasses.dataclass
+class FrontEnd:
+    """What every connection of one listening server shares."""
+    lobby: Lobby
+    limits: NetLimits
+    addresses: AddressCounter
+    batcher: OutputBatcher = dataclasses.field(default_factory=OutputBatcher)
+    # The running line-serving tasks: the event loop keeps only weak references.
+    tasks: set[asyncio.Task] = dataclasses.field(default_factory=set)
+
+    def run(self, work: Coroutine[Any, Any, None]) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+class TelnetProtocol(asyncio.Protocol):
+    """One peer: bytes in through the codec and the line splitter, lines served one at a time
+    by a task that exists only while there are unread bytes; the session is told when the
+    peer goes (after the line being served, if any)."""
+
+    def __init__(self, front: FrontEnd) -> None:
+        self.front = front
+        self.session: Session | None = None  # None: refused, never a session
+        self.unread = bytearray()
+        self.worker: asyncio.Task | None = None
+        self.lost = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        if not self.front.addresses.admit(peer_address(transport)):
+            transport.write(wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"))
+            transport.close()
+            return
+        self.codec = TelnetCodec()
+        self.splitter = LineSplitter(self.front.limits.max_line_bytes)
+        self.connection = TelnetConnection(transport, self.codec, self.front.batcher,
+                                           self.front.limits.output_buffer_cap)
+        self.session = self.front.lobby.connect(self.connection)
+        self.connection.flush()
+
+    def data_received(self, data: bytes) -> None:
+        if self.session is None or self.lost:
+            return
+        text, replies = self.codec.receive(data)
+        if replies:
+            self.connection.send_telnet(replies)
+        if not text:
+            return
+        self.unread += text
+        if len(self.unread) > MAX_UNREAD_BYTES:
+            self.transport.pause_reading()  # resumed as the lines are served
+        if self.worker is None:
+            self.worker = self.front.run(self._serve_lines())
+
+    async def _serve_lines(self) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            while self.unread and not self.lost:
+                chunk = bytes(self.unread[:READ_CHUNK])
+                del self.unread[:READ_CHUNK]
+                for line in self.splitter.feed(chunk):
+                    # A peer that hung up gets no more work done: its queued lines (a flood
+                    # of login attempts, say) are dropped with it.
+                    if session.stage is Stage.CLOSED or self.transport.is_closing():
+                        self.unread.clear()
+                        break
+                    if line is None:
+                        session.line_too_long()
+                    else:
+                        await session.handle_line(line)
+                self.connection.flush()  # the replies: without the batcher's delay
+                if len(self.unread) <= MAX_UNREAD_BYTES // 2 and not self.transport.is_closing():
+                    self.transport.resume_reading()
+        finally:
+            self.worker = None
+            if self.lost:
+                await self.front.lobby.disconnected(session)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.session is None:
+            return
+        self.lost = True
+        self.unread.clear()
+        self.front.addresses.release(self.connection.host)
+        if self.worker is None:  # otherwise the worker does it after its line
+            self.front.run(self.front.lobby.disconnected(self.session))
 
 
 async def start_telnet_server(lobby: Lobby, host: str, port: int,
-                              limits: NetLimits = NetLimits()) -> telnetlib3.Server:
-    addresses = AddressCounter(limits.connections_per_address)
-    batcher = OutputBatcher()
-
-    async def shell(reader: telnetlib3.TelnetReader, writer: telnetlib3.TelnetWriter) -> None:
-        peer = peer_address(writer)
-        if not addresses.admit(peer):
-            writer.write(wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"))
-            writer.close()
-            return
-        # No SLC simulation (FIBS has no line editing): telnetlib3 then finds IAC bytes with
-        # bytes.find instead of a Python loop over every byte, which garbage floods from a
-        # few peers could keep busy for seconds.
-        writer.slc_simulated = False
-        try:
-            await serve_connection(lobby, batcher, reader, writer, limits)
-        finally:
-            addresses.release(peer)
-
-    return await telnetlib3.create_server(
-        host, port, protocol_factory=BaseServer, shell=shell, encoding=False,
-        connect_maxwait=0.0)
+                              limits: NetLimits = NetLimits()) -> asyncio.Server:
+    front = FrontEnd(lobby, limits, AddressCounter(limits.connections_per_address))
+    return await asyncio.get_running_loop().create_server(
+        lambda: TelnetProtocol(front), host, port)

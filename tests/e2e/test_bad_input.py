@@ -23,6 +23,7 @@ async def test_huge_lines_control_bytes_and_telnet_commands(harness):
     await alice.send_raw(b"ti\xff\xfb\x18me\x00\r\n")
     await alice.expect_lines(DATE_LINE)
     await alice.expect_prompt()
+    assert alice.telnet_commands.endswith(b"\xff\xfe\x18")  # IAC DONT TTYPE: refused
     await ask(alice, "f\x1b[2Joo\xe9", "** Unknown command: 'f[2Joo?'")
     await alice.send("   \t ")  # a blank line is ignored
     await alice.expect_prompt()

@@ -106,8 +106,6 @@ def test_production_defaults_bcrypt_cost_12_and_limits_come_from_flags_and_env(m
     assert config.abuse_limits == AbuseLimits(login_delay=0.5)
     # Even at DEBUG, the database driver does not log query parameters (password hashes).
     assert logging.getLogger("aiosqlite").getEffectiveLevel() >= logging.INFO
-    # Peers cannot flood the log through telnetlib3's warnings about odd telnet options.
-    assert logging.getLogger("telnetlib3").getEffectiveLevel() >= logging.ERROR
 
 
 @pytest.mark.parametrize("field", [f.name for f in (*dataclasses.fields(NetLimits),

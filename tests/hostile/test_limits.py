@@ -45,7 +45,7 @@ async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
     alice.write(b"login slowclient 1008 alice secret\r\ntoggle ready\r\n")
     await bob.skip_until("7 alice alice logs in.")
     lobby = harness.server.lobby
-    server_side = lobby.online["alice"].connection.writer.get_extra_info("socket")
+    server_side = lobby.online["alice"].connection.transport.get_extra_info("socket")
     server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
     await bob.send("toggle ready")
     await bob.send("invite alice 3")
