@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import threading
 
 import bcrypt
 
@@ -14,6 +15,17 @@ BCRYPT_MAX_BYTES = 72
 # bcrypt releases the GIL and keeps a core busy per hash: a burst of logins on more threads
 # than cores - 1 would take the event loop's core too (docs/PERFORMANCE.md, "Load").
 BCRYPT_THREADS = max(1, (os.cpu_count() or 2) - 1)
+# And they run at the lowest CPU priority: when a login burst meets other work (the event
+# loop, the database thread, other processes), the hashes wait, not the users already in.
+BCRYPT_NICENESS = 19
+
+
+def _lower_priority() -> None:
+    """Runs in each bcrypt thread: Linux gives every thread its own nice value."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BCRYPT_NICENESS)
+    except (AttributeError, OSError):  # not Linux: threads share the process's priority
+        pass
 
 
 def _secret(password: str) -> bytes:
@@ -26,7 +38,8 @@ class PasswordHasher:
         # Checked against when the account does not exist, so that a wrong name costs the
         # same time as a wrong password and does not reveal which names exist.
         self._decoy = bcrypt.hashpw(b"decoy", bcrypt.gensalt(rounds))
-        self._threads = concurrent.futures.ThreadPoolExecutor(BCRYPT_THREADS, "bcrypt")
+        self._threads = concurrent.futures.ThreadPoolExecutor(
+            BCRYPT_THREADS, "bcrypt", initializer=_lower_priority)
 
     async def hash(self, password: str) -> bytes:
         return await asyncio.get_running_loop().run_in_executor(
