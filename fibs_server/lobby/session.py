@@ -55,7 +55,7 @@ class Session:
         self.last_active = time.monotonic()
         self.away_message: str | None = None
         self.last_command: str | None = None
-        self.watching: Session | None = None
+        self._watching: Session | None = None
         self.waved = False
         # Talking (lobby/chat_commands.py): lower-case names this user gags and blinds (kept in
         # the store too), the users they wait for, an admin's mute, their recent shout times.
@@ -95,8 +95,25 @@ class Session:
         assert self.account is not None
         return self.account.settings[name]
 
+    @property
+    def watching(self) -> Session | None:
+        return self._watching
+
+    @watching.setter
+    def watching(self, player: Session | None) -> None:
+        watchers = self.lobby.watchers
+        if self._watching is not None:
+            theirs = watchers[self._watching]
+            del theirs[self]
+            if not theirs:
+                del watchers[self._watching]
+        self._watching = player
+        if player is not None:
+            watchers.setdefault(player, {})[self] = None
+
     def close(self) -> None:
         if self.stage is not Stage.CLOSED:
+            self.watching = None  # quietly: a replaced or kicked session must not stay listed
             self.stage = Stage.CLOSED
             self.connection.close()
 

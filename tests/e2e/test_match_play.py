@@ -476,3 +476,24 @@ async def test_telnet_watchers_see_ascii_boards(harness, players):
     await carol.skip_until("   +------------------------------------------+ O: alice - score: 0")
     await carol.expect_lines("    12 11 10  9  8  7        6  5  4  3  2  1", "",
                              "   BAR: O-0 X-0   OFF: O-0 X-0   Cube: 1  alice rolled 3 1.")
+
+
+async def test_a_watcher_who_logs_in_again_or_out_is_no_longer_told(harness, players):
+    alice, bob, carol = players
+    lobby = harness.server.lobby
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "5")
+    await alice.skip_until("It's your turn to move.")
+    await carol.skip_until("alice and bob start a 5 point match.")
+    await ask(carol, "watch alice", "You're now watching alice.", re.compile(r"board:alice:.*"))
+    assert [w.name for w in lobby.watchers_of(lobby.online["alice"])] == ["carol"]
+    # A second login replaces carol's session: the old one watches no more.
+    carol_again = await harness.login_telnet("carol")
+    assert lobby.watchers_of(lobby.online["alice"]) == []
+    await ask(carol_again, "watch alice", "You're now watching alice.",
+              re.compile(r"board:alice:.*"))
+    await alice.send("move 8-5 6-5")
+    await carol_again.expect_lines("alice moves 8-5 6-5 .", re.compile(r"board:alice:.*"))
+    await carol_again.send("bye")
+    await alice.skip_until("carol stops watching you.")
+    assert lobby.watchers == {}
