@@ -11,7 +11,7 @@ import time
 
 from fibs_server.lobby.chat_records import IgnoreKind
 from fibs_server.lobby.lobby import CommandTable, Lobby
-from fibs_server.lobby.session import Session
+from fibs_server.lobby.session import Session, wire_text
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command
 
@@ -108,8 +108,10 @@ async def shout(lobby: Lobby, session: Session, command: Command) -> None:
                  and not s.toggle("silent") and session.name.lower() not in s.gagged]
     # A muted user is not told: their shouts look sent and reach nobody.
     if not session.muted:
+        texts = {clip: wire_text([chat.shouts(clip, session.name, command.rest)])
+                 for clip in (False, True)}
         for listener in listeners:
-            listener.send_line(chat.shouts(listener.clip, session.name, command.rest))
+            listener.send_broadcast(texts[listener.clip])
     session.send_lines([chat.you_shout(session.clip, command.rest), chat.heard(len(listeners))])
 
 

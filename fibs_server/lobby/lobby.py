@@ -14,7 +14,7 @@ from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.games import Invitation, RunningMatch, rating_updates
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.session import Connection, Session, Stage
+from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
 from fibs_server.protocol import clip, commands, texts
 from fibs_server.rules.dice import Dice, SecureDice
@@ -395,26 +395,29 @@ class Lobby:
 
     def report(self, text: str, exclude: tuple[Session, ...] = ()) -> None:
         """A match start/end line to everyone whose `report` toggle is on."""
+        text = wire_text([text])
         for session in self.sessions_online():
             if session not in exclude and session.toggle("report"):
-                session.send_line(text)
+                session.send_broadcast(text)
 
     # --- broadcasts --------------------------------------------------------------------------
 
     def broadcast_who(self, about: Session, *, to_self: bool = True) -> None:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
-        block = clip.who_block([about.who_line()])
+        block = wire_text(clip.who_block([about.who_line()]))
         for session in self.sessions_online():
             if session.clip and (to_self or session is not about):
-                session.send_lines(block)
+                session.send_broadcast(block)
 
     def notify_others(self, about: Session, sentence: str, clip_number: int) -> None:
         """A login/logout notice to everyone else whose `notify` toggle is on."""
-        clip_line = clip.chat(clip_number, about.name, sentence)  # once, not per recipient
+        # Formatted once, not per recipient.
+        clip_text = wire_text([clip.chat(clip_number, about.name, sentence)])
+        text = wire_text([sentence])
         for session in self.sessions_online():
             if session is about or not session.toggle("notify"):
                 continue
-            session.send_line(clip_line if session.clip else sentence)
+            session.send_broadcast(clip_text if session.clip else text)
 
     # --- commands ----------------------------------------------------------------------------
 

@@ -22,14 +22,19 @@ class Connection(Protocol):
     """What the net layer gives a session."""
     host: str
 
-    def send(self, text: str) -> None:
-        """Queue text (already with CR LF line ends) for the peer."""
+    def send(self, text: str, broadcast: bool = False) -> None:
+        """Queue text (already with CR LF line ends) for the peer. `broadcast`: text that
+        everyone gets at once, which may wait a little to share writes (net.telnet)."""
 
     def set_echo(self, server_echoes: bool) -> None:
         """Telnet `IAC WILL ECHO` (the peer stops echoing, for passwords) or `IAC WONT ECHO`."""
 
     def close(self) -> None:
         """Flush what is queued and close."""
+
+
+def wire_text(lines: list[str] | tuple[str, ...]) -> str:
+    return "".join(f"{line}\r\n" for line in lines)
 
 
 class Stage(enum.Enum):
@@ -78,7 +83,12 @@ class Session:
 
     def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
         if lines and self.stage is not Stage.CLOSED:
-            self.connection.send("".join(f"{line}\r\n" for line in lines))
+            self.connection.send(wire_text(lines))
+
+    def send_broadcast(self, text: str) -> None:
+        """`wire_text` formatted once for every recipient of a broadcast."""
+        if self.stage is not Stage.CLOSED:
+            self.connection.send(text, broadcast=True)
 
     def send_line(self, line: str) -> None:
         self.send_lines([line])

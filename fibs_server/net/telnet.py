@@ -13,6 +13,7 @@ import asyncio
 import collections
 import dataclasses
 import logging
+import time
 from collections.abc import Coroutine
 from typing import Any
 
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 
 READ_CHUNK = 4096  # bytes cut into lines at a time: a flood of short lines is not split at once
 FLUSH_BATCH = 500  # connections written per loop callback: a broadcast to 10,000 never stalls it
+BROADCAST_SHARE = 0.25  # of the event loop's time, at most, spent writing broadcasts
 
 
 def clean_line(raw: bytes) -> str:
@@ -65,27 +67,58 @@ class LineSplitter:
 
 class OutputBatcher:
     """Writes text queued for connections other than the one being served (which
-    serve_connection flushes after each line): at the event loop's next turn, one write per
-    connection however many lines it got meanwhile (every login sends a line to every CLIP
-    session), at most FLUSH_BATCH connections per loop callback so that reading and replies
-    interleave with a fan-out to 10,000 sessions. Not later than that: an opponent waiting
-    for a move should not wait for a timer."""
+    `TelnetProtocol` flushes after each line), one write per connection however many lines it
+    got meanwhile, at most FLUSH_BATCH connections per loop callback so that reading and
+    replies interleave with a fan-out to 10,000 sessions.
+
+    Two paces. Text for one user (a reply, an opponent's move, a tell) goes out at the loop's
+    next turn: an opponent waiting for a move should not wait for a timer. Text that everyone
+    gets (who-lines, login notices, match reports, shouts) goes out at a pace that keeps
+    writing it to at most BROADCAST_SHARE of the loop's time: after each callback the next
+    waits three times as long as that one took. At 10,000 online a burst of logins then costs
+    each connection one write per round, not one per login; with few users the wait is
+    microseconds. A connection's text is one queue in order; whichever pace comes first
+    writes all of it."""
 
     def __init__(self) -> None:
-        self._waiting: collections.deque[TelnetConnection] = collections.deque()
+        self._urgent: collections.deque[TelnetConnection] = collections.deque()
+        self._broadcast: collections.deque[TelnetConnection] = collections.deque()
+        self._broadcast_due = 0.0  # loop time before which no broadcast callback runs
+        self._broadcast_scheduled = False
 
     def add(self, connection: TelnetConnection) -> None:
-        if not self._waiting:
-            asyncio.get_running_loop().call_soon(self._flush_some)
-        self._waiting.append(connection)
+        if not self._urgent:
+            asyncio.get_running_loop().call_soon(self._flush_urgent)
+        self._urgent.append(connection)
 
-    def _flush_some(self) -> None:
-        for _ in range(min(FLUSH_BATCH, len(self._waiting))):
-            connection = self._waiting.popleft()
-            connection.batched = False
+    def add_broadcast(self, connection: TelnetConnection) -> None:
+        self._broadcast.append(connection)
+        if not self._broadcast_scheduled:
+            self._broadcast_scheduled = True
+            loop = asyncio.get_running_loop()
+            loop.call_at(max(loop.time(), self._broadcast_due), self._flush_broadcast)
+
+    def _flush_urgent(self) -> None:
+        for _ in range(min(FLUSH_BATCH, len(self._urgent))):
+            connection = self._urgent.popleft()
+            connection.urgent_waiting = False
             connection.flush()
-        if self._waiting:
-            asyncio.get_running_loop().call_soon(self._flush_some)
+        if self._urgent:
+            asyncio.get_running_loop().call_soon(self._flush_urgent)
+
+    def _flush_broadcast(self) -> None:
+        loop = asyncio.get_running_loop()
+        started = time.perf_counter()
+        for _ in range(min(FLUSH_BATCH, len(self._broadcast))):
+            connection = self._broadcast.popleft()
+            connection.broadcast_waiting = False
+            connection.flush()
+        spent = time.perf_counter() - started
+        self._broadcast_due = loop.time() + spent * (1 / BROADCAST_SHARE - 1)
+        if self._broadcast:
+            loop.call_at(self._broadcast_due, self._flush_broadcast)
+        else:
+            self._broadcast_scheduled = False
 
 
 class TelnetConnection:
@@ -93,7 +126,7 @@ class TelnetConnection:
     batcher; telnet commands and closing write what is queued first, keeping the order."""
 
     __slots__ = ("transport", "codec", "batcher", "output_buffer_cap", "queued", "queued_size",
-                 "batched", "host")
+                 "urgent_waiting", "broadcast_waiting", "host")
 
     def __init__(self, transport: asyncio.Transport, codec: TelnetCodec, batcher: OutputBatcher,
                  output_buffer_cap: int = OUTPUT_BUFFER_CAP) -> None:
@@ -103,10 +136,11 @@ class TelnetConnection:
         self.output_buffer_cap = output_buffer_cap
         self.queued: list[str] = []
         self.queued_size = 0
-        self.batched = False  # waiting in the batcher
+        self.urgent_waiting = False  # in the batcher's queue for the next turn
+        self.broadcast_waiting = False  # in its broadcast queue
         self.host = peer_address(transport)
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, broadcast: bool = False) -> None:
         # is_closing: true at once after abort(), and writes to an aborted transport would
         # only pile up asyncio warnings.
         if self.transport.is_closing():
@@ -116,10 +150,14 @@ class TelnetConnection:
         if self.queued_size > self.output_buffer_cap:
             self._cut_off()
             return
-        if not self.batched:
-            self.batched = True
-            self.batcher.add(self)
         self.queued.append(text)
+        if broadcast:
+            if not (self.broadcast_waiting or self.urgent_waiting):
+                self.broadcast_waiting = True
+                self.batcher.add_broadcast(self)
+        elif not self.urgent_waiting:
+            self.urgent_waiting = True
+            self.batcher.add(self)
 
     def flush(self) -> None:
         if self.queued and not self.transport.is_closing():

@@ -59,7 +59,7 @@ class RecordingConnection:
         self.output: list[str] = []
         self.closed = False
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, broadcast: bool = False) -> None:
         self.output.append(text)
 
     def set_echo(self, server_echoes: bool) -> None:

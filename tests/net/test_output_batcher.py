@@ -1,0 +1,84 @@
+"""The output batcher: one write per connection per round, replies at the next loop turn,
+broadcasts paced to a share of the loop's time."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+from fibs_server.net.telnet import BROADCAST_SHARE, FLUSH_BATCH, OutputBatcher, TelnetConnection
+from fibs_server.net.telnet_codec import TelnetCodec
+
+WRITE_SECONDS = 20e-6  # each write busy-waits this long, as a real send() syscall takes
+
+
+class FakeTransport:
+    def __init__(self) -> None:
+        self.writes: list[tuple[float, bytes]] = []
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_extra_info(self, name: str) -> object:
+        return ("127.0.0.1", 4321) if name == "peername" else None
+
+    def write(self, data: bytes) -> None:
+        started = time.perf_counter()
+        while time.perf_counter() - started < WRITE_SECONDS:
+            pass
+        self.writes.append((started, data))
+
+
+def connections(count: int) -> tuple[list[FakeTransport], list[TelnetConnection]]:
+    batcher = OutputBatcher()
+    transports = [FakeTransport() for _ in range(count)]
+    return transports, [TelnetConnection(t, TelnetCodec(), batcher) for t in transports]  # type: ignore[arg-type]
+
+
+async def drain(transports: list[FakeTransport], writes_each: int) -> None:
+    for _ in range(1000):
+        if all(len(t.writes) >= writes_each for t in transports):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("output never drained")
+
+
+async def test_a_round_of_broadcasts_is_one_write_per_connection_in_order():
+    transports, conns = connections(3 * FLUSH_BATCH)
+    for number in range(5):  # five logins' notices, say
+        for connection in conns:
+            connection.send(f"7 user{number} user{number} logs in.\r\n", broadcast=True)
+    await drain(transports, 1)
+    await asyncio.sleep(0.05)
+    expected = b"".join(f"7 user{n} user{n} logs in.\r\n".encode() for n in range(5))
+    assert all(t.writes == [(t.writes[0][0], expected)] for t in transports)
+
+
+async def test_broadcast_callbacks_leave_the_loop_most_of_its_time():
+    transports, conns = connections(3 * FLUSH_BATCH)
+    for connection in conns:
+        connection.send("5 someone ...\r\n6\r\n", broadcast=True)
+    await drain(transports, 1)
+    times = [t.writes[0][0] for t in transports]  # in queue order
+    batches = [times[i:i + FLUSH_BATCH] for i in range(0, len(times), FLUSH_BATCH)]
+    for batch, following in zip(batches, batches[1:]):
+        busy = batch[-1] - batch[0] + WRITE_SECONDS
+        gap = following[0] - batch[-1]
+        assert gap >= busy * (1 / BROADCAST_SHARE - 1) * 0.9, (busy, gap)
+
+
+async def test_a_reply_does_not_wait_for_the_broadcast_pace_and_keeps_the_order():
+    transports, conns = connections(3 * FLUSH_BATCH)
+    for connection in conns:
+        connection.send("7 bob bob logs in.\r\n", broadcast=True)
+    last = conns[-1]  # in the last broadcast batch, which waits for two others
+    await asyncio.sleep(0)  # the first batch runs
+    last.send("12 bob hello\r\n")  # a tell: not a broadcast
+    await asyncio.sleep(0)
+    assert [data for _, data in transports[-1].writes] == [b"7 bob bob logs in.\r\n12 bob hello\r\n"]
+    assert not transports[FLUSH_BATCH + 1].writes  # the second batch still waits its turn
+    await drain(transports, 1)
+    await asyncio.sleep(0.05)
+    assert len(transports[-1].writes) == 1  # the broadcast round found nothing left to write
