@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime
+import itertools
 import logging
 import secrets
 import time
@@ -22,6 +23,7 @@ from fibs_server.rules.ratings import PlayerRating
 
 log = logging.getLogger(__name__)
 
+FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
 SHUTDOWN = "** The server is shutting down."
 SHUTDOWN_GAME_SAVED = "** The server is shutting down. The game was saved."
 
@@ -115,6 +117,11 @@ class Lobby:
         # the players' watchers, and a scan of everyone online per move would make 1,000
         # matches among 10,000 users cost 20 million checks a second. Dicts keep join order.
         self.watchers: dict[Session, dict[Session, None]] = {}
+        # The CLIP who-list a login gets (who_list_text), and the count of changes to it.
+        self.who_list_changes = 0
+        self._who_list_key: tuple[int, int] | None = None
+        self._who_list_text = ""
+        self._who_list_count = 0
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.
         self.shutdown_at: float | None = None
@@ -185,6 +192,7 @@ class Lobby:
             session.send_line(texts.ALREADY_LOGGED_IN)
             self.connections.discard(previous)
             del self.online[account.name.lower()]
+            self.who_list_changes += 1
             previous.close()
         last_login, last_host = account.last_login_at, account.last_login_host
         now = int(time.time())
@@ -205,12 +213,27 @@ class Lobby:
             session.send_lines(self.config.motd)
             if session.prompts:
                 session.send_prompt()
-        if previous is None:
-            self.notify_others(session, f"{account.name} logs in.", clip.LOGIN)
-        # The login block already listed this user to itself.
-        self.broadcast_who(session, to_self=False)
+        await self._announce_login(session, notify=previous is None)
         for hook in self.login_hooks:
             await hook(self, session)
+
+    async def _announce_login(self, session: Session, notify: bool) -> None:
+        """The `7` notice (or sentence) and the new user's `5` line to everyone else, in one
+        pass that yields to the event loop every FAN_OUT_CHUNK users: at 10,000 online a
+        login's notices are the biggest single job the server has, and other users' replies
+        should not wait for all of it."""
+        who_block = wire_text(clip.who_block([session.who_line()]))
+        clip_notice, notice = (self._notices(session, f"{session.name} logs in.", clip.LOGIN)
+                               if notify else ("", ""))
+        clip_text = clip_notice + who_block
+        for count, other in enumerate(self.sessions_online(), 1):
+            if other is not session:
+                if other.clip:
+                    other.send_broadcast(clip_text if other.toggle("notify") else who_block)
+                elif notice and other.toggle("notify"):
+                    other.send_broadcast(notice)
+            if count % FAN_OUT_CHUNK == 0:
+                await asyncio.sleep(0)
 
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
         account = session.account
@@ -220,8 +243,24 @@ class Lobby:
             self.own_info(session),
             *clip.motd_block(self.config.motd),
             "",
-            *clip.who_block([s.who_line() for s in self.sessions_online()]),
         ])
+        session.connection.send(self.who_list_text() + f"{clip.WHO_END}\r\n")
+
+    def who_list_text(self) -> str:
+        """Every online user's CLIP 5 line, in login order, CR LF ended. A CLIP login gets the
+        whole list: 10,000 lines at 10,000 online, too much to format for every login of a
+        burst. So the text is kept for the rest of the current second (the idle times it
+        shows are then up to a second old) unless a line changes (`who_list_changes`, which
+        `broadcast_who` and logouts count); users who log in meanwhile are appended, since
+        the online dict keeps login order."""
+        key = (int(time.monotonic()), self.who_list_changes)
+        if key != self._who_list_key:
+            self._who_list_key, self._who_list_text, self._who_list_count = key, "", 0
+        if self._who_list_count < len(self.online):
+            newcomers = itertools.islice(self.online.values(), self._who_list_count, None)
+            self._who_list_text += wire_text([s.who_line() for s in newcomers])
+            self._who_list_count = len(self.online)
+        return self._who_list_text
 
     @staticmethod
     def own_info(session: Session) -> str:
@@ -240,6 +279,7 @@ class Lobby:
         # Before any await: a second logout of the same session (a drop during shutdown)
         # must find it gone.
         del self.online[name.lower()]
+        self.who_list_changes += 1
         self.invitations.pop(name.lower(), None)
         for hook in self.logout_hooks:
             await hook(self, session)
@@ -402,22 +442,26 @@ class Lobby:
 
     # --- broadcasts --------------------------------------------------------------------------
 
-    def broadcast_who(self, about: Session, *, to_self: bool = True) -> None:
+    def broadcast_who(self, about: Session) -> None:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
+        self.who_list_changes += 1
         block = wire_text(clip.who_block([about.who_line()]))
         for session in self.sessions_online():
-            if session.clip and (to_self or session is not about):
+            if session.clip:
                 session.send_broadcast(block)
 
     def notify_others(self, about: Session, sentence: str, clip_number: int) -> None:
         """A login/logout notice to everyone else whose `notify` toggle is on."""
-        # Formatted once, not per recipient.
-        clip_text = wire_text([clip.chat(clip_number, about.name, sentence)])
-        text = wire_text([sentence])
+        clip_text, text = self._notices(about, sentence, clip_number)
         for session in self.sessions_online():
             if session is about or not session.toggle("notify"):
                 continue
             session.send_broadcast(clip_text if session.clip else text)
+
+    @staticmethod
+    def _notices(about: Session, sentence: str, clip_number: int) -> tuple[str, str]:
+        """A notice's CLIP and telnet texts, formatted once rather than per recipient."""
+        return wire_text([clip.chat(clip_number, about.name, sentence)]), wire_text([sentence])
 
     # --- commands ----------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """Connecting, registering and the three ways of logging in."""
 from __future__ import annotations
 
+import asyncio
 import re
 
 from tests.e2e.conftest import DATE_LINE
@@ -201,3 +202,38 @@ async def test_logout_notices_respect_notify(harness):
     await bob.skip_until("6")
     await dropper.close()
     await bob.expect_lines("8 alice alice drops connection.")
+
+
+async def who_list_at_login(harness, name: str) -> dict[str, list[str]]:
+    """The CLIP who-list `name` gets at login: each user's 5 line split into fields."""
+    client = await harness.connect()
+    await client.send(f"login testclient 1008 {name} secret")
+    await client.skip_until("4")  # the end of the MOTD block
+    await client.expect_lines("")
+    lines = await client.skip_until("6")
+    return {fields[1]: fields for fields in (line.split(" ") for line in lines)}
+
+
+async def test_the_login_who_list_is_reused_but_never_stale(harness):
+    for name in ("alice", "bob", "carol", "dave", "erin"):
+        await harness.register(name)
+    lobby = harness.server.lobby
+    alice = await harness.login_clip("alice")
+    assert list(await who_list_at_login(harness, "bob")) == ["alice", "bob"]
+    # A newcomer is appended to the kept text; the text is kept while nothing changes.
+    changes = lobby.who_list_changes
+    assert list(await who_list_at_login(harness, "carol")) == ["alice", "bob", "carol"]
+    assert lobby.who_list_changes == changes
+    # A changed line (alice ready and away) and a logout are never served from the old text.
+    await alice.send("toggle ready")
+    await alice.skip_until("** You're now ready to invite or join someone.")
+    await alice.send("away lunch")
+    await alice.skip_until("6")
+    lobby.online["bob"].connection.close()
+    for _ in range(100):
+        if "bob" not in lobby.online:
+            break
+        await asyncio.sleep(0.01)
+    who = await who_list_at_login(harness, "dave")
+    assert list(who) == ["alice", "carol", "dave"]
+    assert who["alice"][4:6] == ["1", "1"]  # ready, away
