@@ -1,6 +1,6 @@
-"""The lobby's ChatRecords on SQLAlchemy: a mixin of SqlStore (which gives `_sessions` and
-`_now`). Every method is one short transaction; moderation actions write their log entry in
-the same transaction as the change."""
+"""The lobby's ChatRecords on SQLAlchemy: a mixin of SqlStore (which gives `_sessions`,
+`_read_sessions` for methods that only read, and `_now`). Every method is one short
+transaction; moderation actions write their log entry in the same transaction as the change."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -33,6 +33,7 @@ MOTD_KEY = "motd"
 
 class ChatStore:
     _sessions: async_sessionmaker[AsyncSession]
+    _read_sessions: async_sessionmaker[AsyncSession]
     _now: Callable[[], int]
 
     async def arrive(self, name: str) -> Arrival:
@@ -54,7 +55,7 @@ class ChatStore:
                                    text=text))
 
     async def ignored_names(self, owner: str, kind: IgnoreKind) -> list[str]:
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             owner_name = await _account_name(session, owner)
             rows = await session.scalars(
                 select(IgnoreRow.target).where(IgnoreRow.owner == owner_name,
@@ -93,7 +94,7 @@ class ChatStore:
 
     async def active_sanction(self, kind: SanctionKind, name: str,
                               address: str | None) -> Sanction | None:
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             return await _active_sanction(session, kind, name, address, self._now())
 
     async def erase_account(self, name: str, admin: str) -> bool:
@@ -116,14 +117,14 @@ class ChatStore:
             session.add(_log_row(self._now(), admin, action, target, detail))
 
     async def moderation_log(self, limit: int) -> list[ModerationEntry]:
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             rows = await session.scalars(
                 select(ModerationRow).order_by(ModerationRow.id.desc()).limit(limit))
             return [ModerationEntry(row.at, row.admin, row.action, row.target, row.detail)
                     for row in rows]
 
     async def stored_motd(self) -> tuple[str, ...] | None:
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             row = await session.get(ServerTextRow, MOTD_KEY)
             return None if row is None else tuple(row.lines)
 

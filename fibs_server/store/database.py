@@ -1,4 +1,4 @@
-"""Connecting to the database: the URL forms we accept and the async engine behind them."""
+"""Connecting to the database: the URL forms we accept and the async engines behind them."""
 from __future__ import annotations
 
 from typing import Any
@@ -19,6 +19,16 @@ _ASYNC_SCHEMES = {
 # How long a SQLite connection waits for another connection's write lock before failing.
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
+# How long a transaction waits for a pooled SQLite connection. SQLAlchemy's default of 30 s
+# turned the queue for the one write connection into failed commands under load (1,000 match
+# starts at once, docs/PERFORMANCE.md "Limits"): that queue only ever drains, so waiting in
+# line is better than failing; only a database stuck for minutes should fail a command.
+SQLITE_POOL_TIMEOUT_S = 600
+
+# Connections for reads from a SQLite file (create_read_engine): enough that a few reads at
+# once do not queue behind each other; each is a thread in aiosqlite.
+SQLITE_READ_CONNECTIONS = 4
+
 
 def async_database_url(url: str) -> str:
     """`url` with its async driver: sqlite:// -> sqlite+aiosqlite://,
@@ -30,26 +40,47 @@ def async_database_url(url: str) -> str:
 
 
 def create_database_engine(url: str, **engine_options: Any) -> AsyncEngine:
-    """An async engine for `url` (plain or async form), with SQLite set up for concurrent use."""
+    """An async engine for `url` (plain or async form), with SQLite set up for concurrent use.
+    On a SQLite file it is the one write connection; see create_read_engine for reads."""
     async_url = async_database_url(url)
-    if (async_url.startswith("sqlite") and "poolclass" not in engine_options
-            and ":memory:" not in async_url and async_url != "sqlite+aiosqlite://"):
+    if _is_sqlite_file(async_url) and "poolclass" not in engine_options:
         # SQLite runs one writer at a time, and every transaction here takes the write lock
         # (BEGIN IMMEDIATE). Connections competing for it poll in SQLite's busy handler, which
         # is unfair: under load some wait past the busy timeout ("database is locked"). One
         # connection makes them queue in order in the pool instead.
-        engine_options = {"pool_size": 1, "max_overflow": 0, **engine_options}
+        engine_options = {"pool_size": 1, "max_overflow": 0,
+                          "pool_timeout": SQLITE_POOL_TIMEOUT_S, **engine_options}
     engine = create_async_engine(async_url, **engine_options)
     if engine.dialect.name == "sqlite":
-        _prepare_sqlite(engine.sync_engine)
+        _prepare_sqlite(engine.sync_engine, for_reads=False)
     return engine
 
 
-def _prepare_sqlite(engine: Engine) -> None:
+def create_read_engine(url: str) -> AsyncEngine | None:
+    """A separate engine for transactions that only read, where one helps: on a SQLite file,
+    a few connections whose transactions take no write lock (a plain, deferred BEGIN), so that
+    under WAL they read the last commit while the write connection works through its queue.
+    None for other databases: PostgreSQL's pool already reads concurrently, and an in-memory
+    SQLite database lives on the write engine's one connection."""
+    async_url = async_database_url(url)
+    if not _is_sqlite_file(async_url):
+        return None
+    engine = create_async_engine(async_url, pool_size=SQLITE_READ_CONNECTIONS, max_overflow=0,
+                                 pool_timeout=SQLITE_POOL_TIMEOUT_S)
+    _prepare_sqlite(engine.sync_engine, for_reads=True)
+    return engine
+
+
+def _is_sqlite_file(async_url: str) -> bool:
+    in_memory = ":memory:" in async_url or async_url == "sqlite+aiosqlite://"
+    return async_url.startswith("sqlite") and not in_memory
+
+
+def _prepare_sqlite(engine: Engine, *, for_reads: bool) -> None:
     @event.listens_for(engine, "connect")
     def configure_connection(dbapi_connection: Any, _connection_record: Any) -> None:
         # Let SQLAlchemy, not the sqlite3 module, decide when transactions begin
-        # (see begin_immediately); sqlite3 would skip BEGIN before SELECT and DDL.
+        # (see begin_transaction); sqlite3 would skip BEGIN before SELECT and DDL.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         # WAL lets readers proceed while a writer commits; foreign keys are off by default.
@@ -59,11 +90,21 @@ def _prepare_sqlite(engine: Engine) -> None:
         # loss (WAL's usual NORMAL would only survive a crash of the process).
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        if for_reads:
+            # A write here would be a store method sent to the wrong engine: make it fail
+            # rather than upgrade a deferred transaction's read lock (see begin_transaction).
+            cursor.execute("PRAGMA query_only=ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def begin_immediately(connection: Any) -> None:
-        # Taking the write lock up front means two transactions never both hold a read lock
-        # and then wait on each other to write (SQLITE_BUSY, which no timeout resolves);
-        # instead the later one waits up to the busy timeout. Our transactions are short.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    def begin_transaction(connection: Any) -> None:
+        if for_reads:
+            # Deferred: takes no lock until it reads, and a WAL reader never waits for the
+            # writer. It sees what was committed when it first reads.
+            connection.exec_driver_sql("BEGIN")
+        else:
+            # Taking the write lock up front means two transactions never both hold a read
+            # lock and then wait on each other to write (SQLITE_BUSY, which no timeout
+            # resolves); instead the later one waits up to the busy timeout. Our transactions
+            # are short.
+            connection.exec_driver_sql("BEGIN IMMEDIATE")

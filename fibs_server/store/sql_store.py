@@ -4,12 +4,24 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, and_, delete, or_, select, update
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Update,
+    and_,
+    bindparam,
+    delete,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
 
 from fibs_server.lobby.accounts import (
     SETTING_DEFAULTS,
@@ -20,43 +32,56 @@ from fibs_server.lobby.accounts import (
 )
 from fibs_server.lobby.match_records import MatchRecord, RatingUpdate
 from fibs_server.store.chat_store import ChatStore
-from fibs_server.store.database import create_database_engine
+from fibs_server.store.database import create_database_engine, create_read_engine
 from fibs_server.store.models import AccountRow, MatchRow, name_key
 
 T = TypeVar("T")
 
 _ACCOUNT_FIELDS = [field.name for field in dataclasses.fields(Account)]
 
+_ACCOUNTS = AccountRow.__table__
+_MATCHES = MatchRow.__table__
+
 
 class SqlStore(ChatStore):
     """Accounts and matches in a database whose schema is already migrated.
 
     Every method runs one short transaction and commits it before returning (concurrent
-    account and match-state updates share one: see GroupCommit). Accounts are
-    found by name ignoring letter case; matches name their players exactly as the accounts
-    spell them. Methods that change a record that does not exist raise LookupError.
+    account and match-state updates and match creations share one: see GroupCommit).
+    Methods that only read run on `read_engine` (by default `engine` itself), so that on
+    SQLite they need not wait for the write connection. Accounts are found by name ignoring
+    letter case; matches name their players exactly as the accounts spell them. Methods that
+    change a record that does not exist raise LookupError.
     """
 
-    def __init__(self, engine: AsyncEngine, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, engine: AsyncEngine, clock: Callable[[], float] = time.time, *,
+                 read_engine: AsyncEngine | None = None) -> None:
         self._engine = engine
+        self._read_engine = read_engine or engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self._read_sessions = async_sessionmaker(self._read_engine, expire_on_commit=False)
         self._clock = clock
-        self._updates = GroupCommit(self._sessions)
+        self._updates = GroupCommit(engine)
 
     @classmethod
     async def open(cls, url: str, clock: Callable[[], float] = time.time) -> SqlStore:
         """Connect to the database at `url` (plain or async form); does not migrate it.
         Connects once now, so a wrong URL fails at start rather than on first use."""
         engine = create_database_engine(url)
+        read_engine = create_read_engine(url)
         try:
             async with engine.connect():
                 pass
         except BaseException:
+            if read_engine is not None:
+                await read_engine.dispose()
             await engine.dispose()
             raise
-        return cls(engine, clock)
+        return cls(engine, clock, read_engine=read_engine)
 
     async def close(self) -> None:
+        if self._read_engine is not self._engine:
+            await self._read_engine.dispose()
         await self._engine.dispose()
 
     def _now(self) -> int:
@@ -65,7 +90,7 @@ class SqlStore(ChatStore):
     # AccountStore
 
     async def find_account(self, name: str) -> Account | None:
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             row = await session.scalar(
                 select(AccountRow).where(AccountRow.name_key == name_key(name)))
             return None if row is None else _account_from_row(row)
@@ -86,10 +111,11 @@ class SqlStore(ChatStore):
             raise ValueError(f"account fields that cannot be updated: {', '.join(unknown)}")
         if not changes:
             return
-        await self._updates.run(lambda session: _update_account_row(session, name, changes))
+        await self._updates.update(ACCOUNTS_BY_NAME_KEY, name_key(name), changes,
+                                   missing=_no_account(name))
 
     async def rated_accounts(self, min_experience: int) -> list[Account]:
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             rows = await session.scalars(
                 select(AccountRow)
                 .where(AccountRow.experience >= min_experience)
@@ -101,44 +127,47 @@ class SqlStore(ChatStore):
     async def create_match(self, player_a: str, player_b: str, length: int | None,
                            state: dict[str, Any]) -> int:
         now = self._now()
-        row = MatchRow(player_a=player_a, player_b=player_b, length=length, state=state,
-                       finished=False, started_at=now, updated_at=now)
+        new_match = insert(_MATCHES).values(
+            player_a=player_a, player_b=player_b, length=length, state=state, finished=False,
+            started_at=now, updated_at=now)
 
         # Group-committed: with a transaction each, 1,000 match starts at once queued on the one
         # SQLite connection past its 30 s checkout timeout (docs/PERFORMANCE.md, "Limits").
-        async def insert(session: AsyncSession) -> int:
-            session.add(row)
-            await session.flush()
-            return row.id
-        return await self._updates.run(insert)
+        async def insert_match(connection: AsyncConnection) -> int:
+            result = await connection.execute(new_match)
+            return result.inserted_primary_key[0]
+        return await self._updates.run(insert_match)
 
     async def save_match_state(self, match_id: int, state: dict[str, Any]) -> None:
-        now = self._now()
-        await self._updates.run(lambda session: _update_running_match(
-            session, match_id, state=state, updated_at=now))
+        await self._updates.update(RUNNING_MATCHES_BY_ID, match_id,
+                                   {"state": state, "updated_at": self._now()},
+                                   missing=_no_running_match(match_id))
 
     async def finish_match(self, match_id: int, state: dict[str, Any], winner: str | None,
                            ratings: list[RatingUpdate]) -> None:
         now = self._now()
-        async with self._sessions.begin() as session:
-            await _update_running_match(session, match_id, state=state, finished=True,
-                                        winner=winner, finished_at=now, updated_at=now)
+        async with self._engine.begin() as connection:
+            await RUNNING_MATCHES_BY_ID.update_one(
+                connection, match_id, {"state": state, "finished": True, "winner": winner,
+                                       "finished_at": now, "updated_at": now},
+                missing=_no_running_match(match_id))
             for rating in ratings:
-                await _update_account_row(
-                    session, rating.name,
-                    {"rating": rating.rating, "experience": rating.experience})
+                await ACCOUNTS_BY_NAME_KEY.update_one(
+                    connection, name_key(rating.name),
+                    {"rating": rating.rating, "experience": rating.experience},
+                    missing=_no_account(rating.name))
 
     async def running_match(self, name_a: str, name_b: str) -> MatchRecord | None:
         between = or_(and_(MatchRow.player_a == name_a, MatchRow.player_b == name_b),
                       and_(MatchRow.player_a == name_b, MatchRow.player_b == name_a))
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             row = await session.scalar(
                 select(MatchRow).where(~MatchRow.finished, between)
                 .order_by(MatchRow.id.desc()).limit(1))
             return None if row is None else _record_from_row(row)
 
     async def running_matches(self, name: str) -> list[MatchRecord]:
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             rows = await session.scalars(
                 select(MatchRow).where(~MatchRow.finished, _plays_in(name))
                 .order_by(MatchRow.id))
@@ -152,7 +181,7 @@ class SqlStore(ChatStore):
                 delete(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished))
 
     async def finished_matches(self, name: str, limit: int) -> list[MatchRecord]:
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             rows = await session.scalars(
                 select(MatchRow).where(MatchRow.finished, _plays_in(name))
                 .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))
@@ -160,9 +189,54 @@ class SqlStore(ChatStore):
 
     async def match_by_id(self, match_id: int) -> MatchRecord | None:
         """Any stored match, running or finished (`fibs-server export-match`)."""
-        async with self._sessions.begin() as session:
+        async with self._read_sessions.begin() as session:
             row = await session.get(MatchRow, match_id)
             return None if row is None else _record_from_row(row)
+
+
+# The bind parameter that names the row a RowsByKey statement updates: not a column of any
+# table, so SQLAlchemy does not take it for a value to set.
+_ROW_KEY = "row_key"
+
+
+class RowsByKey:
+    """A table's rows as GroupCommit and finish_match update them: one at a time, picked by
+    `key`, among those `conditions` allow (only running matches, say). The statement is Core,
+    not ORM-enabled (which cost about 1 ms of the event loop per update), and sets the columns
+    named by each update's values."""
+
+    def __init__(self, key: Column[Any], *conditions: ColumnElement[bool]) -> None:
+        self._statement: Update = update(key.table).where(key == bindparam(_ROW_KEY),
+                                                          *conditions)
+
+    async def update_one(self, connection: AsyncConnection, key: Any, values: dict[str, Any],
+                         *, missing: str) -> None:
+        """Set `values` on the row `key` picks; LookupError(missing) if there is none."""
+        result = await connection.execute(self._statement, {_ROW_KEY: key, **values})
+        if result.rowcount == 0:
+            raise LookupError(missing)
+
+    async def update_many(self, connection: AsyncConnection,
+                          values_by_key: dict[Any, dict[str, Any]]) -> list[Any]:
+        """Set each row's values, all of them setting the same columns, as one executemany
+        where the driver counts its rows (not asyncpg: there, one statement each). Returns
+        the keys of the rows that are missing."""
+        parameters = [{_ROW_KEY: key, **values} for key, values in values_by_key.items()]
+        if len(parameters) > 1 and connection.dialect.supports_sane_multi_rowcount:
+            result = await connection.execute(self._statement, parameters)
+            if result.rowcount == len(parameters):
+                return []
+            # Some row is missing: running the updates again one at a time finds which (each
+            # sets the same values again, so this changes nothing more).
+        missing = []
+        for one in parameters:
+            if (await connection.execute(self._statement, one)).rowcount == 0:
+                missing.append(one[_ROW_KEY])
+        return missing
+
+
+ACCOUNTS_BY_NAME_KEY = RowsByKey(_ACCOUNTS.c.name_key)
+RUNNING_MATCHES_BY_ID = RowsByKey(_MATCHES.c.id, ~_MATCHES.c.finished)
 
 
 class GroupCommit:
@@ -170,55 +244,108 @@ class GroupCommit:
     sync to disk; each caller still returns (with what its update returned) only once its own
     change is committed. With `synchronous=FULL` a commit costs about 2 ms here, so a
     transaction each would cap the server at a few hundred moves a second
-    (docs/PERFORMANCE.md, "Load")."""
+    (docs/PERFORMANCE.md, "Load").
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self._sessions = sessions
-        self._pending: list[tuple[Callable[[AsyncSession], Awaitable[Any]],
-                                  asyncio.Future[Any]]] = []
+    Row updates (`update`) are Core statements: a transaction's updates of one row are
+    merged, later values winning, and those that then set the same columns are one
+    executemany. An update of a missing row fails alone, with LookupError, as does an action
+    (`run`) that raises LookupError having changed nothing; any other failure fails every
+    caller in the transaction, with the same error."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._pending: list[_Action | _RowUpdate] = []
         self._writer: asyncio.Task[None] | None = None
 
-    async def run(self, update: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    async def run(self, action: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run `action` in the next transaction; returns what it returned."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._pending.append((update, future))
+        self._enqueue(_Action(action, future))
+        return await future
+
+    async def update(self, rows: RowsByKey, key: Any, values: dict[str, Any], *,
+                     missing: str) -> None:
+        """Set `values` on the row of `rows` that `key` picks, in the next transaction;
+        LookupError(missing) if there is none."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._enqueue(_RowUpdate(rows, key, values, missing, future))
+        await future
+
+    def _enqueue(self, work: _Action | _RowUpdate) -> None:
+        self._pending.append(work)
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_pending())
-        return await future
 
     async def _write_pending(self) -> None:
         while self._pending:
             batch, self._pending = self._pending, []
+            actions = [work for work in batch if isinstance(work, _Action)]
+            row_updates = [work for work in batch if isinstance(work, _RowUpdate)]
             results: dict[asyncio.Future[Any], Any] = {}
             try:
-                async with self._sessions.begin() as session:
-                    for update, future in batch:
+                async with self._engine.begin() as connection:
+                    for action in actions:
                         try:
-                            results[future] = await update(session)
+                            results[action.future] = await action.run(connection)
                         except LookupError as missing:  # changed nothing: fails alone
-                            if not future.done():
-                                future.set_exception(missing)
+                            _fail(action.future, missing)
+                    for row_update in await _write_row_updates(connection, row_updates):
+                        _fail(row_update.future, LookupError(row_update.missing))
             except Exception as error:  # the whole batch failed: every caller hears why
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(error)
+                for work in batch:
+                    _fail(work.future, error)
                 continue
-            for _, future in batch:
-                if not future.done():
-                    future.set_result(results.get(future))
+            for work in batch:
+                if not work.future.done():
+                    work.future.set_result(results.get(work.future))
 
 
-async def _update_account_row(session: AsyncSession, name: str, values: dict[str, Any]) -> None:
-    result = await session.execute(
-        update(AccountRow).where(AccountRow.name_key == name_key(name)).values(values))
-    if result.rowcount == 0:
-        raise LookupError(f"no account named {name!r}")
+@dataclasses.dataclass(eq=False)
+class _Action:
+    run: Callable[[AsyncConnection], Awaitable[Any]]
+    future: asyncio.Future[Any]
 
 
-async def _update_running_match(session: AsyncSession, match_id: int, **values: Any) -> None:
-    result = await session.execute(
-        update(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished).values(values))
-    if result.rowcount == 0:
-        raise LookupError(f"no running match with id {match_id}")
+@dataclasses.dataclass(eq=False)
+class _RowUpdate:
+    rows: RowsByKey
+    key: Any
+    values: dict[str, Any]
+    missing: str
+    future: asyncio.Future[None]
+
+
+async def _write_row_updates(connection: AsyncConnection,
+                             row_updates: list[_RowUpdate]) -> list[_RowUpdate]:
+    """Write `row_updates`, those of one row merged and those then setting the same columns
+    of the same table at once; returns the ones whose row is missing."""
+    by_row: defaultdict[tuple[RowsByKey, Any], list[_RowUpdate]] = defaultdict(list)
+    for row_update in row_updates:
+        by_row[row_update.rows, row_update.key].append(row_update)
+    by_columns: defaultdict[tuple[RowsByKey, frozenset[str]], dict[Any, dict[str, Any]]] = \
+        defaultdict(dict)
+    for (rows, key), updates_of_row in by_row.items():
+        values = {column: value for row_update in updates_of_row  # later values win
+                  for column, value in row_update.values.items()}
+        by_columns[rows, frozenset(values)][key] = values
+    missing = []
+    for (rows, _), values_by_key in by_columns.items():
+        for key in await rows.update_many(connection, values_by_key):
+            missing.extend(by_row[rows, key])
+    return missing
+
+
+def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
+    if not future.done():  # its caller may have been cancelled
+        future.set_exception(error)
+
+
+def _no_account(name: str) -> str:
+    return f"no account named {name!r}"
+
+
+def _no_running_match(match_id: int) -> str:
+    return f"no running match with id {match_id}"
 
 
 def _plays_in(name: str) -> ColumnElement[bool]:
