@@ -125,7 +125,7 @@ class TelnetConnection:
     """A lobby `Connection` over an asyncio transport. Text is queued and written by the
     batcher; telnet commands and closing write what is queued first, keeping the order."""
 
-    __slots__ = ("transport", "codec", "batcher", "output_buffer_cap", "queued", "queued_size",
+    __slots__ = ("transport", "codec", "batcher", "output_buffer_cap", "queued",
                  "urgent_waiting", "broadcast_waiting", "host")
 
     def __init__(self, transport: asyncio.Transport, codec: TelnetCodec, batcher: OutputBatcher,
@@ -135,7 +135,6 @@ class TelnetConnection:
         self.batcher = batcher
         self.output_buffer_cap = output_buffer_cap
         self.queued: list[str] = []
-        self.queued_size = 0
         self.urgent_waiting = False  # in the batcher's queue for the next turn
         self.broadcast_waiting = False  # in its broadcast queue
         self.host = peer_address(transport)
@@ -145,11 +144,7 @@ class TelnetConnection:
         # only pile up asyncio warnings.
         if self.transport.is_closing():
             return
-        # The transport's own buffer grows only in flush, which checks it: here the queue.
-        self.queued_size += len(text)
-        if self.queued_size > self.output_buffer_cap:
-            self._cut_off()
-            return
+        # No cap here: the queue lasts one round of the batcher, and flush checks the peer.
         self.queued.append(text)
         if broadcast:
             if not (self.broadcast_waiting or self.urgent_waiting):
@@ -161,12 +156,13 @@ class TelnetConnection:
 
     def flush(self) -> None:
         if self.queued and not self.transport.is_closing():
-            if self.transport.get_write_buffer_size() + self.queued_size > self.output_buffer_cap:
+            # Cut off a peer that has not taken what was written before; not one that is
+            # only about to get a lot at once (a who-list at 10,000 online is ~900 KB).
+            if self.transport.get_write_buffer_size() > self.output_buffer_cap:
                 self._cut_off()
                 return
             text = "".join(self.queued)
             self.queued.clear()
-            self.queued_size = 0
             self.transport.write(wire_bytes(text))
 
     def send_telnet(self, command: bytes) -> None:
@@ -177,7 +173,6 @@ class TelnetConnection:
     def _cut_off(self) -> None:
         log.warning("closing %s: it stopped reading its output", self.host)
         self.queued.clear()
-        self.queued_size = 0
         self.transport.abort()  # connection_lost follows: the usual drop path saves the match
 
     def set_echo(self, server_echoes: bool) -> None:

@@ -7,6 +7,7 @@ import gc
 import socket
 import tracemalloc
 
+from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 
 SMALL_BUFFER = 4096
@@ -78,3 +79,25 @@ async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
     await bob.send("show savedcount")
     await bob.skip_until("bob has 1 saved game.")
     alice.close()
+
+
+async def test_a_who_list_bigger_than_the_output_cap_is_not_mistaken_for_a_slow_reader(
+        make_harness, tracebacks):
+    """The cap is on output the peer has not taken, not on one big answer: at 10,000 online a
+    CLIP login's who-list is ~900 KB, more than the default cap."""
+    cap = 1024
+    harness = await make_harness(net=NetLimits(output_buffer_cap=cap),
+                                 abuse=AbuseLimits(registrations_per_hour=100))
+    names = [f"user{chr(97 + n)}" for n in range(25)]  # names are letters only
+    for name in names:
+        await harness.register(name)
+        await harness.login_clip(name)
+    latecomer = await harness.connect()
+    await latecomer.send(f"login testclient 1008 {names[0]} secret")
+    await latecomer.skip_until("4")
+    await latecomer.expect_lines("")
+    who = await latecomer.skip_until("6")
+    # usera logged in again: now last in login order.
+    assert len("\r\n".join(who)) > cap
+    assert [line.split()[1] for line in who] == names[1:] + names[:1]
+    assert not tracebacks()
