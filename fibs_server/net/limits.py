@@ -62,10 +62,19 @@ def peer_address(transport: asyncio.BaseTransport) -> str:
 _UNSENDABLE = re.compile(r"[^\x07\r\n\x20-\x7e]")
 
 
+# The control bytes `wire_bytes` drops from ASCII text (all but BEL, LF and CR; DEL too).
+_ASCII_CONTROLS = bytes(b for b in range(128) if (b < 32 or b == 127) and b not in b"\x07\n\r")
+
+
 def wire_bytes(text: str) -> bytes:
     """Text as FIBS sends it: 7-bit printable ASCII, other characters become `?`, control
     characters are dropped."""
-    return _UNSENDABLE.sub(_replacement, text).encode("ascii")
+    try:
+        # The usual case, in two passes of C: a who-list at 10,000 online is ~900 KB, and a
+        # regular expression over it took a tenth of the event loop during a login burst.
+        return text.encode("ascii").translate(None, _ASCII_CONTROLS)
+    except UnicodeEncodeError:
+        return _UNSENDABLE.sub(_replacement, text).encode("ascii")
 
 
 def _replacement(unsendable: re.Match) -> str:

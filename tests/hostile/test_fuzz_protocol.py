@@ -7,6 +7,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from fibs_server.lobby.game_commands import parse_length
+from fibs_server.net import limits
 from fibs_server.net.limits import wire_bytes
 from fibs_server.net.telnet import READ_CHUNK, LineSplitter, clean_line
 from fibs_server.protocol import commands, settings as fibs_settings, texts
@@ -98,3 +99,9 @@ def test_line_splitting_is_bounded_and_exact(chunks, max_bytes):
 @given(st.text())
 def test_anything_sent_is_seven_bit_printable(text):
     assert all(32 <= byte < 127 or byte in b"\r\n\x07" for byte in wire_bytes(text))
+
+
+@given(st.text(st.characters(max_codepoint=127)) | st.text())
+def test_the_ascii_fast_path_filters_as_the_general_one(text):
+    general = limits._UNSENDABLE.sub(limits._replacement, text).encode("ascii")
+    assert wire_bytes(text) == general
