@@ -172,7 +172,7 @@ class Worker:
 
     async def matches(self, pairs: list[tuple[str, str]], duration: float) -> dict:
         from tests.e2e.bot import Bot  # imports the engine; only match phases need it
-        kinds: dict[str, list[float]] = {"roll": [], "move": []}
+        kinds: dict[str, list[tuple[float, float]]] = {"roll": [], "move": []}  # (sent, latency)
         stats = {"refusals": [], "matches_finished": 0, "actions": 0}
 
         class PacedSender:
@@ -193,7 +193,7 @@ class Worker:
                     kind, sent = self.pending
                     self.pending = None
                     if kind in kinds:
-                        kinds[kind].append(received - sent)
+                        kinds[kind].append((sent, received - sent))
 
         async def play(inviter: str, invited: str) -> None:
             deadline = time.monotonic() + duration
@@ -462,18 +462,27 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                 pair = (names[2 * index + 2], names[2 * index + 3])  # names[0] toggles
                 pairs_per_client[(index + 1) % arguments.clients].append(pair)
             cpu = server.cpu_seconds()
+            started = time.monotonic()
             results = clients.run_all("matches", [(pairs, arguments.duration)
                                                   for pairs in pairs_per_client])
             for action in ("roll", "move"):
-                values = [x for r in results for x in r["latencies"][action]]
+                samples = [x for r in results for x in r["latencies"][action]]
+                values = [latency for _, latency in samples]
                 report(f"matches: {action}", percentiles(values))
                 figures[f"{action}_p99"] = p99(values)
+                if arguments.warmup:
+                    # After the start-up burst (every match starting at once), the steady state.
+                    steady = [latency for sent, latency in samples
+                              if sent >= started + arguments.warmup]
+                    report(f"  after {arguments.warmup:.0f} s", percentiles(steady))
+                    figures[f"{action}_steady_p99"] = p99(steady)
             refusals = [x for r in results for x in r["refusals"]]
             report("matches", f"{arguments.matches} at once, "
                    f"{sum(r['actions'] for r in results) / arguments.duration:.0f} actions/s, "
                    f"{sum(r['matches_finished'] for r in results)} finished, "
                    f"{len(refusals)} refusals {refusals[:3]}; server CPU "
-                   f"{(server.cpu_seconds() - cpu) / arguments.duration * 100:.0f}%")
+                   f"{(server.cpu_seconds() - cpu) / arguments.duration * 100:.0f}%, clients CPU "
+                   f"{sum(r['cpu'] for r in results) / arguments.duration * 100:.0f}%")
     finally:
         clients.stop()
         server.stop()
@@ -494,6 +503,9 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=5.0,
                         help="seconds after the logins before memory is read")
     parser.add_argument("--clients", type=int, default=CLIENT_PROCESSES)
+    parser.add_argument("--warmup", type=float, default=0.0,
+                        help="matches: also report latencies of actions sent after this many "
+                             "seconds (the steady state after every match started at once)")
     arguments = parser.parse_args()
     if "matches" in arguments.scenarios:
         assert 2 * arguments.matches + 2 <= arguments.sessions, "matches need 2 sessions each"
