@@ -290,8 +290,16 @@ class ServerProcess:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
+        """SIGTERM: a graceful shutdown, timed (it tells and disconnects everyone)."""
+        started = time.monotonic()
         self.process.terminate()
-        self.process.wait(30)
+        try:
+            self.process.wait(120)
+            report("graceful stop", f"{time.monotonic() - started:.1f} s")
+        except subprocess.TimeoutExpired:
+            report("graceful stop", "not done in 120 s: killed")
+            self.process.kill()
+            self.process.wait()
 
 
 class Clients:

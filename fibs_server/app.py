@@ -84,6 +84,7 @@ class FibsServer:
             if self.lobby.shutdown_task is not None:
                 self.lobby.shutdown_task.cancel()
             await self.lobby.shut_down()
+            self.lobby.hasher.close()
         if self._telnet is not None:
             await self._telnet.wait_closed()
         if self.store is not None:

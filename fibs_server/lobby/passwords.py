@@ -49,3 +49,8 @@ class PasswordHasher:
         ok = await asyncio.get_running_loop().run_in_executor(
             self._threads, bcrypt.checkpw, _secret(password), hashed or self._decoy)
         return ok and hashed is not None
+
+    def close(self) -> None:
+        """Drop the hashes still waiting for a thread: at shutdown after a login burst, those
+        would otherwise run one after another before the process could exit."""
+        self._threads.shutdown(wait=False, cancel_futures=True)
