@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
 import random
 import signal
@@ -91,10 +92,24 @@ class FibsServer:
             await self.store.close()
 
 
+# CPython's cyclic garbage collector walks every live object in a full collection: with
+# hundreds of matches running that stalled the event loop for 200-300 ms at a time, the whole
+# p99 of `move` (docs/PERFORMANCE.md). Young collections stay frequent enough to free the
+# short-lived cycles; full ones become rare.
+GC_THRESHOLDS = (50_000, 50, 100)
+
+
+def tune_garbage_collector() -> None:
+    """For the server process only (not for tests that run it in-process)."""
+    gc.freeze()  # what start-up built lives as long as the process: never walk it again
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 async def serve(config: ServerConfig) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     server = FibsServer(config)
     await server.start()
+    tune_garbage_collector()
     print(f"fibs_server listening on {config.host}:{server.port}", flush=True)
     # An administrator's `shutdown` sets the same event when its countdown ends.
     assert server.lobby is not None
