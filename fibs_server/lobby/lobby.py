@@ -214,25 +214,29 @@ class Lobby:
             session.send_lines(self.config.motd)
             if session.prompts:
                 session.send_prompt()
-        await self._announce_login(session, notify=previous is None)
+        await self._tell_everyone_else(
+            session, f"{account.name} logs in." if previous is None else None, clip.LOGIN,
+            who_block=wire_text(clip.who_block([session.who_line()])))
         for hook in self.login_hooks:
             await hook(self, session)
 
-    async def _announce_login(self, session: Session, notify: bool) -> None:
-        """The `7` notice (or sentence) and the new user's `5` line to everyone else, in one
-        pass that yields to the event loop every FAN_OUT_CHUNK users: at 10,000 online a
-        login's notices are the biggest single job the server has, and other users' replies
-        should not wait for all of it."""
-        who_block = wire_text(clip.who_block([session.who_line()]))
-        clip_notice, notice = (self._notices(session, f"{session.name} logs in.", clip.LOGIN)
-                               if notify else ("", ""))
+    async def _tell_everyone_else(self, about: Session, sentence: str | None,
+                                  clip_number: int, who_block: str = "") -> None:
+        """A login or logout: `sentence` (as CLIP line `clip_number` to CLIP clients) to
+        everyone else whose `notify` toggle is on, and `who_block` to every other CLIP client,
+        in one pass that yields to the event loop every FAN_OUT_CHUNK users: at 10,000 online
+        a login's notices are the biggest single job the server has, and other users'
+        replies should not wait for all of it. Each text is formatted once."""
+        clip_notice = wire_text([clip.chat(clip_number, about.name, sentence)]) if sentence else ""
+        notice = wire_text([sentence]) if sentence else ""
         clip_text = clip_notice + who_block
         for count, other in enumerate(self.sessions_online(), 1):
-            if other is not session:
-                if other.clip:
-                    other.send_broadcast(clip_text if other.toggle("notify") else who_block)
-                elif notice and other.toggle("notify"):
-                    other.send_broadcast(notice)
+            if other is not about:
+                notified = other.toggle("notify")
+                text = ((clip_text if notified else who_block) if other.clip
+                        else notice if notified else "")
+                if text:
+                    other.send_broadcast(text)
             if count % FAN_OUT_CHUNK == 0:
                 await asyncio.sleep(0)
 
@@ -301,7 +305,7 @@ class Lobby:
         session.account.last_logout_at = int(time.time())
         if not self.closing:
             verb = "drops connection" if how == "timed out" else how
-            self.notify_others(session, f"{name} {verb}.", clip.LOGOUT)
+            await self._tell_everyone_else(session, f"{name} {verb}.", clip.LOGOUT)
         await self.accounts.update_account(name, last_logout_at=session.account.last_logout_at)
 
     # --- who is online -----------------------------------------------------------------------
@@ -453,19 +457,6 @@ class Lobby:
         for session in self.sessions_online():
             if session.clip:
                 session.send_broadcast(block)
-
-    def notify_others(self, about: Session, sentence: str, clip_number: int) -> None:
-        """A login/logout notice to everyone else whose `notify` toggle is on."""
-        clip_text, text = self._notices(about, sentence, clip_number)
-        for session in self.sessions_online():
-            if session is about or not session.toggle("notify"):
-                continue
-            session.send_broadcast(clip_text if session.clip else text)
-
-    @staticmethod
-    def _notices(about: Session, sentence: str, clip_number: int) -> tuple[str, str]:
-        """A notice's CLIP and telnet texts, formatted once rather than per recipient."""
-        return wire_text([clip.chat(clip_number, about.name, sentence)]), wire_text([sentence])
 
     # --- commands ----------------------------------------------------------------------------
 

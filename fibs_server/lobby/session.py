@@ -86,7 +86,7 @@ class Session:
             self.connection.send(wire_text(lines))
 
     def send_broadcast(self, text: str) -> None:
-        """`wire_text` formatted once for every recipient of a broadcast."""
+        """Text that many users get at once, formatted once (`wire_text`) for them all."""
         if self.stage is not Stage.CLOSED:
             self.connection.send(text, broadcast=True)
 
