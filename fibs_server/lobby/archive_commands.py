@@ -121,7 +121,7 @@ async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line("** You're not playing.")
         return
     match = running.match
-    rolls = list(played_rolls(match.history[-1], _start_position(match)))
+    rolls = list(played_rolls(match.game_events(-1), _start_position(match)))
     if not rolls:
         session.send_line(NO_PREVIOUS_BOARD)
         return
@@ -149,9 +149,9 @@ async def oldmoves(lobby: Lobby, session: Session, command: Command) -> None:
     """The move list of the last finished game: of the running match, else of the player's
     most recently finished match."""
     running = lobby.match_of(session)
-    if running is not None and running.match.history:
+    if running is not None and running.match.game_count:
         match = running.match
-        finished = len(match.history) - (0 if _game_over(match.history[-1]) else 1)
+        finished = match.game_count - (0 if _game_over(match.game_events(-1)) else 1)
         if finished > 0:
             session.send_lines(Narrator(running, lobby.watchers_of).move_list(finished - 1))
             return
@@ -163,7 +163,7 @@ async def oldmoves(lobby: Lobby, session: Session, command: Command) -> None:
     archived = RunningMatch(record.match_id, _stored_match(record),
                             (record.player_a, record.player_b), (None, None))
     session.send_lines(Narrator(archived, lambda _: []).move_list(
-        len(archived.match.history) - 1))
+        archived.match.game_count - 1))
 
 
 def _game_over(game: list[ev.Event]) -> bool:

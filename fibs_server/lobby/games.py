@@ -276,7 +276,7 @@ class Narrator:
                                                     names[1 - index], other))
             session = self.player(index)
             if session is not None and session.toggle("moves"):
-                session.send_lines(self.move_list(len(self.match.history) - 1))
+                session.send_lines(self.move_list(self.match.game_count - 1))
             self.tell(index, JOIN_OR_LEAVE)
         for watcher, index in self.watchers():
             own, other = self.running.score_of(index)
@@ -288,7 +288,7 @@ class Narrator:
 
     def move_list(self, game_index: int) -> list[str]:
         """The `moves` list of one game of this match."""
-        history = self.match.history[game_index]
+        history = self.match.game_events(game_index)
         started = history[0]
         assert isinstance(started, ev.GameStarted)
         x = started.x_player

@@ -167,8 +167,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
 
 
 def _plain(value: Any) -> Any:
+    # Tuples, not lists: JSON writes both as arrays, and a dict holding only numbers, strings
+    # and tuples of them drops out of the cyclic garbage collector's sight (see `Match`).
     if isinstance(value, tuple):
-        return [_plain(item) for item in value]
+        return tuple(_plain(item) for item in value)
     if isinstance(value, enum.IntEnum):
         return int(value)
     return value

@@ -102,9 +102,11 @@ class Match:
         self.is_crawford_game = False
         self._crawford_played = False
         self.joined: set[int] = set()  # players waiting for the next game
-        self.history: list[list[Event]] = []  # per game, everything that happened in it
-        # The same history as plain dicts, built as events happen: saving after every action
-        # would otherwise convert the whole match history each time.
+        # Per game, everything that happened in it, kept only as plain dicts of numbers,
+        # strings and tuples: saving after every action needs this form, and such dicts are
+        # invisible to CPython's cyclic garbage collector once they have survived one
+        # collection, where event objects would be walked by every full collection (with
+        # 1,000 matches running that stalled the server for hundreds of milliseconds).
         self._plain_history: list[list[dict[str, Any]]] = []
         self._phase = Phase.NOT_STARTED
         self._position = Position.initial(variant)  # the player on turn is checkers[0]
@@ -159,6 +161,21 @@ class Match:
     @property
     def is_over(self) -> bool:
         return self._phase is Phase.MATCH_OVER
+
+    @property
+    def game_count(self) -> int:
+        """How many games have started."""
+        return len(self._plain_history)
+
+    def game_events(self, game_index: int) -> list[Event]:
+        """Everything that happened in one game (negative indexes count from the last),
+        rebuilt from the saved form on each call."""
+        return [event_from_dict(event) for event in self._plain_history[game_index]]
+
+    @property
+    def history(self) -> list[list[Event]]:
+        """`game_events` of every game."""
+        return [self.game_events(index) for index in range(self.game_count)]
 
     # --- actions --------------------------------------------------------------------
 
@@ -290,7 +307,6 @@ class Match:
         self._crawford_played |= self.is_crawford_game
         self.cube, self.cube_owner = 1, None
         self.joined = set()
-        self.history.append([])
         self._plain_history.append([])
         started = GameStarted(self.game_number, self.x_player, tuple(self.score),
                               self.is_crawford_game)
@@ -388,7 +404,6 @@ class Match:
         return offer if offer and offer.offered_by != player else None
 
     def _log(self, event: Event) -> Event:
-        self.history[-1].append(event)
         self._plain_history[-1].append(event_to_dict(event))
         return event
 
@@ -445,8 +460,9 @@ class Match:
         match.joined = set(data["joined"])
         match._position = Position.from_position_id(data["position"],
                                                     match.variant.checkers_per_side)
-        match.history = [[event_from_dict(event) for event in game] for game in data["history"]]
-        match._plain_history = [list(game) for game in data["history"]]
+        # Through the events and back: JSON gave lists where the saved form keeps tuples.
+        match._plain_history = [[event_to_dict(event_from_dict(event)) for event in game]
+                                for game in data["history"]]
         return match
 
 
