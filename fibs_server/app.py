@@ -92,11 +92,12 @@ class FibsServer:
             await self.store.close()
 
 
-# CPython's cyclic garbage collector walks every live object in a full collection: with
-# hundreds of matches running that stalled the event loop for 200-300 ms at a time, the whole
-# p99 of `move` (docs/PERFORMANCE.md). Young collections stay frequent enough to free the
-# short-lived cycles; full ones become rare.
-GC_THRESHOLDS = (50_000, 50, 100)
+# CPython's cyclic garbage collector pauses the event loop for as long as it walks. A young
+# collection every 10,000 allocations (default 700) stays at a few milliseconds with 1,000
+# matches running; full collections, which walk every session's objects, become rare
+# (docs/PERFORMANCE.md, "Garbage collection"). Long-lived match data is kept out of its
+# sight altogether (`Match._plain_history`, `_LegalFacts`).
+GC_THRESHOLDS = (10_000, 10, 100)
 
 
 def tune_garbage_collector() -> None:

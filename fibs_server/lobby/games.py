@@ -333,9 +333,8 @@ def rating_updates(running: RunningMatch, winner: int, before: tuple[PlayerRatin
 def automatic_play(match: Match, session: Session) -> tuple[str, object] | None:
     """A play the server makes for the player on turn by their toggles: the only legal play
     (`automove`) or a greedy bear-off (`greedy`). Returns (reason, play) or None."""
-    plays = match.legal_plays()
-    if len(plays) == 1 and session.toggle("automove"):
-        return "only", plays[0]
+    if match.legal_play_count == 1 and session.toggle("automove"):
+        return "only", match.legal_plays()[0]
     if session.toggle("greedy") and match.dice is not None:
         play = greedy_bearoff(match.position_seen_by(match.turn), match.dice)
         if play is not None and all(to == 0 for _, to in play.steps):

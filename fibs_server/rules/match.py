@@ -61,6 +61,24 @@ class DoubleOffer:
 
 
 @dataclasses.dataclass(frozen=True)
+class _LegalFacts:
+    """What the server asks about a roll's legal plays again and again, kept instead of the
+    plays themselves: a list of Play and Position objects per running match would keep
+    tens of thousands of objects alive for CPython's cyclic garbage collector to walk."""
+
+    count: int
+    pieces_to_move: int
+    results: frozenset[bytes]  # _result_key of each play's result
+
+
+_NO_LEGAL_PLAYS = _LegalFacts(0, 0, frozenset())
+
+
+def _result_key(position: Position) -> bytes:
+    return bytes(position.checkers[0]) + bytes(position.checkers[1])
+
+
+@dataclasses.dataclass(frozen=True)
 class Resignation:
     player: int
     kind: WinKind
@@ -110,7 +128,7 @@ class Match:
         self._plain_history: list[list[dict[str, Any]]] = []
         self._phase = Phase.NOT_STARTED
         self._position = Position.initial(variant)  # the player on turn is checkers[0]
-        self._legal_plays: list[Play] | None = None
+        self._legal_facts: _LegalFacts | None = None  # of the roll being played
 
     # --- what players and the server can see ---------------------------------------
 
@@ -146,17 +164,30 @@ class Match:
         return self._position if player == self.turn else self._position.swap()
 
     def legal_plays(self) -> list[Play]:
-        """The legal plays of the roll being played; empty when no roll is being played."""
+        """The legal plays of the roll being played; empty when no roll is being played.
+        Generated on each call (see `_LegalFacts`)."""
         if self._phase is not Phase.MOVE:
             return []
-        if self._legal_plays is None:
-            self._legal_plays = self._position.legal_plays(self.dice)
-        return self._legal_plays
+        return self._position.legal_plays(self.dice)
+
+    @property
+    def legal_play_count(self) -> int:
+        return self._legal().count
 
     @property
     def pieces_to_move(self) -> int:
         """How many checker steps (dice) the roll being played uses: 0 to 4."""
-        return max((len(play.steps) for play in self.legal_plays()), default=0)
+        return self._legal().pieces_to_move
+
+    def _legal(self) -> _LegalFacts:
+        if self._phase is not Phase.MOVE:
+            return _NO_LEGAL_PLAYS
+        if self._legal_facts is None:
+            plays = self.legal_plays()
+            self._legal_facts = _LegalFacts(
+                len(plays), max((len(play.steps) for play in plays), default=0),
+                frozenset(_result_key(play.result) for play in plays))
+        return self._legal_facts
 
     @property
     def is_over(self) -> bool:
@@ -212,7 +243,7 @@ class Match:
             raise IllegalAction("** It's not your turn to move.")
         if self._phase is Phase.ROLL_OR_DOUBLE:
             raise IllegalAction("** You have to roll the dice before moving.")
-        if all(play.result != legal.result for legal in self.legal_plays()):
+        if _result_key(play.result) not in self._legal().results:
             raise IllegalAction("** That move is not legal.")
         self._position = play.result
         events = [self._log(Moved(player, play.steps))]
@@ -345,8 +376,8 @@ class Match:
     def _begin_move(self, dice: Roll) -> list[Event]:
         self.dice = dice
         self._phase = Phase.MOVE
-        self._legal_plays = None
-        if self.legal_plays():
+        self._legal_facts = None
+        if self._legal().count:
             return []
         return [self._log(CannotMove(self.turn))] + self._pass_turn()
 
@@ -368,7 +399,7 @@ class Match:
         points = kind * self.cube if points is None else points
         self.score[winner] += points
         self.dice = None
-        self._legal_plays = None
+        self._legal_facts = None
         events = [self._log(GameOver(winner, points, kind, tuple(self.score)))]
         if self.length is not None and self.score[winner] >= self.length:
             self._phase = Phase.MATCH_OVER

@@ -113,18 +113,22 @@ def _word_point(word: str, colour: Colour) -> int | None:
 def _playings(position: Position, steps, dice_left):
     """Every result (mover, opponent checkers) of playing `steps` in this order, one per
     legal way of assigning dice (bearing off with a larger die may use either die)."""
-    def play(index, mine, theirs, dice_left):
-        if index == len(steps):
-            yield tuple(mine), tuple(theirs)
-            return
-        start, end = steps[index]
-        for die in _usable_dice(mine, theirs, start, end, dice_left):
-            next_mine, next_theirs = _move(mine, theirs, start, end)
-            remaining = list(dice_left)
-            remaining.remove(die)
-            yield from play(index + 1, next_mine, next_theirs, remaining)
+    return _playings_from(steps, 0, list(position.checkers[0]), list(position.checkers[1]),
+                          dice_left)
 
-    return play(0, list(position.checkers[0]), list(position.checkers[1]), dice_left)
+
+# A module function rather than a closure: a recursive closure refers to itself, a reference
+# cycle that only the cyclic garbage collector frees (docs/PERFORMANCE.md, "garbage").
+def _playings_from(steps, index, mine, theirs, dice_left):
+    if index == len(steps):
+        yield tuple(mine), tuple(theirs)
+        return
+    start, end = steps[index]
+    for die in _usable_dice(mine, theirs, start, end, dice_left):
+        next_mine, next_theirs = _move(mine, theirs, start, end)
+        remaining = list(dice_left)
+        remaining.remove(die)
+        yield from _playings_from(steps, index + 1, next_mine, next_theirs, remaining)
 
 
 def _usable_dice(mine, theirs, start, end, dice_left) -> list[int]:

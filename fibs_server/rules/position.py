@@ -336,6 +336,9 @@ def _double_plays(mine, opponent_here, die) -> list[Steps]:
             by_steps_used[used][key] = tuple(steps)
 
     extend(0, len(steps), key, sum(mine[_HOME_POINTS:]))
+    # The recursive closure refers to itself through its cell: clearing the cell frees it and
+    # everything it holds now, not at the next run of the cyclic garbage collector.
+    del extend
     for found in reversed(by_steps_used[1:]):
         if found:
             return list(found.values())
