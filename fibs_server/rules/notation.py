@@ -118,7 +118,8 @@ def _playings(position: Position, steps, dice_left):
 
 
 # A module function rather than a closure: a recursive closure refers to itself, a reference
-# cycle that only the cyclic garbage collector frees (docs/PERFORMANCE.md, "garbage").
+# cycle that only the cyclic garbage collector frees (docs/PERFORMANCE.md, "Garbage
+# collection").
 def _playings_from(steps, index, mine, theirs, dice_left):
     if index == len(steps):
         yield tuple(mine), tuple(theirs)
