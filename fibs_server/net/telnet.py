@@ -27,7 +27,10 @@ from fibs_server.net.telnet_codec import TelnetCodec
 log = logging.getLogger(__name__)
 
 READ_CHUNK = 4096  # bytes cut into lines at a time: a flood of short lines is not split at once
-FLUSH_BATCH = 500  # connections written per loop callback: a broadcast to 10,000 never stalls it
+FLUSH_BATCH = 500  # replies written per loop callback, at most
+# Seconds of broadcast writing per loop callback: a fixed number of connections took 8-17 ms
+# when a login burst's bcrypt and client processes slowed every send() (docs/PERFORMANCE.md).
+BROADCAST_SLICE = 0.002
 BROADCAST_SHARE = 0.25  # of the event loop's time, at most, spent writing broadcasts
 
 
@@ -68,8 +71,8 @@ class LineSplitter:
 class OutputBatcher:
     """Writes text queued for connections other than the one being served (which
     `TelnetProtocol` flushes after each line), one write per connection however many lines it
-    got meanwhile, at most FLUSH_BATCH connections per loop callback so that reading and
-    replies interleave with a fan-out to 10,000 sessions.
+    got meanwhile, in loop callbacks short enough (FLUSH_BATCH connections, BROADCAST_SLICE
+    seconds) that reading and replies interleave with a fan-out to 10,000 sessions.
 
     Two paces. Text for one user (a reply, an opponent's move, a tell) goes out at the loop's
     next turn: an opponent waiting for a move should not wait for a timer. Text that everyone
@@ -109,7 +112,8 @@ class OutputBatcher:
     def _flush_broadcast(self) -> None:
         loop = asyncio.get_running_loop()
         started = time.perf_counter()
-        for _ in range(min(FLUSH_BATCH, len(self._broadcast))):
+        deadline = started + BROADCAST_SLICE
+        while self._broadcast and time.perf_counter() < deadline:
             connection = self._broadcast.popleft()
             connection.broadcast_waiting = False
             connection.flush()

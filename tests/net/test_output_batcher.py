@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import time
 
-from fibs_server.net.telnet import BROADCAST_SHARE, FLUSH_BATCH, OutputBatcher, TelnetConnection
+from fibs_server.net.telnet import (BROADCAST_SHARE, BROADCAST_SLICE, OutputBatcher,
+                                   TelnetConnection)
 from fibs_server.net.telnet_codec import TelnetCodec
 
 WRITE_SECONDS = 20e-6  # each write busy-waits this long, as a real send() syscall takes
+FAN_OUT = 1500  # connections: 30 ms of writing, several broadcast callbacks
 
 
 class FakeTransport:
@@ -46,7 +48,7 @@ async def drain(transports: list[FakeTransport], writes_each: int) -> None:
 
 
 async def test_a_round_of_broadcasts_is_one_write_per_connection_in_order():
-    transports, conns = connections(3 * FLUSH_BATCH)
+    transports, conns = connections(FAN_OUT)
     for number in range(5):  # five logins' notices, say
         for connection in conns:
             connection.send(f"7 user{number} user{number} logs in.\r\n", broadcast=True)
@@ -57,28 +59,35 @@ async def test_a_round_of_broadcasts_is_one_write_per_connection_in_order():
 
 
 async def test_broadcast_callbacks_leave_the_loop_most_of_its_time():
-    transports, conns = connections(3 * FLUSH_BATCH)
+    transports, conns = connections(FAN_OUT)
     for connection in conns:
         connection.send("5 someone ...\r\n6\r\n", broadcast=True)
     await drain(transports, 1)
     times = [t.writes[0][0] for t in transports]  # in queue order
-    batches = [times[i:i + FLUSH_BATCH] for i in range(0, len(times), FLUSH_BATCH)]
+    # One callback's writes follow each other within microseconds; callbacks are 6 ms apart.
+    batches = [[times[0]]]
+    for previous, started in zip(times, times[1:]):
+        if started - previous > 1e-3:
+            batches.append([])
+        batches[-1].append(started)
+    assert len(batches) > 3
     for batch, following in zip(batches, batches[1:]):
+        assert batch[-1] - batch[0] < BROADCAST_SLICE + 1e-3  # the last write began in time
         busy = batch[-1] - batch[0] + WRITE_SECONDS
         gap = following[0] - batch[-1]
         assert gap >= busy * (1 / BROADCAST_SHARE - 1) * 0.9, (busy, gap)
 
 
 async def test_a_reply_does_not_wait_for_the_broadcast_pace_and_keeps_the_order():
-    transports, conns = connections(3 * FLUSH_BATCH)
+    transports, conns = connections(FAN_OUT)
     for connection in conns:
         connection.send("7 bob bob logs in.\r\n", broadcast=True)
-    last = conns[-1]  # in the last broadcast batch, which waits for two others
+    last = conns[-1]  # in the last broadcast callback, which waits for the others
     await asyncio.sleep(0)  # the first batch runs
     last.send("12 bob hello\r\n")  # a tell: not a broadcast
     await asyncio.sleep(0)
     assert [data for _, data in transports[-1].writes] == [b"7 bob bob logs in.\r\n12 bob hello\r\n"]
-    assert not transports[FLUSH_BATCH + 1].writes  # the second batch still waits its turn
+    assert not transports[FAN_OUT // 2].writes  # later callbacks still wait their turn
     await drain(transports, 1)
     await asyncio.sleep(0.05)
     assert len(transports[-1].writes) == 1  # the broadcast round found nothing left to write
