@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime
-import itertools
 import logging
 import secrets
 import time
@@ -24,6 +23,9 @@ from fibs_server.rules.ratings import PlayerRating
 log = logging.getLogger(__name__)
 
 FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
+# Seconds the idle times in a login's who-list may lag: formatting all 10,000 lines stalls
+# the event loop for 30-40 ms, which a login burst did every second (docs/PERFORMANCE.md).
+WHO_IDLE_REFRESH = 10
 SHUTDOWN = "** The server is shutting down."
 SHUTDOWN_GAME_SAVED = "** The server is shutting down. The game was saved."
 
@@ -117,11 +119,11 @@ class Lobby:
         # the players' watchers, and a scan of everyone online per move would make 1,000
         # matches among 10,000 users cost 20 million checks a second. Dicts keep join order.
         self.watchers: dict[Session, dict[Session, None]] = {}
-        # The CLIP who-list a login gets (who_list_text), and the count of changes to it.
-        self.who_list_changes = 0
-        self._who_list_key: tuple[int, int] | None = None
-        self._who_list_text = ""
-        self._who_list_count = 0
+        # The CLIP who-list a login gets (who_list_text): each online user's 5 line in login
+        # order (CR LF ended), replaced whenever `broadcast_who` sends a new one.
+        self._who_lines: dict[str, str] = {}  # lower-case name -> line
+        self._who_list_text: str | None = None  # the lines joined, until one changes
+        self._who_lines_formatted_at = time.monotonic()  # when every idle time was current
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.
         self.closing = False  # shut_down has begun
@@ -192,14 +194,14 @@ class Lobby:
         if previous is not None:
             session.send_line(texts.ALREADY_LOGGED_IN)
             self.connections.discard(previous)
-            del self.online[account.name.lower()]
-            self.who_list_changes += 1
+            self._went_offline(account.name)
             previous.close()
         last_login, last_host = account.last_login_at, account.last_login_host
         now = int(time.time())
         account.last_login_at, account.last_login_host = now, session.connection.host
         session.account, session.login_time, session.stage = account, now, Stage.ONLINE
         self.online[account.name.lower()] = session
+        self._set_who_line(session, session.who_line())
         self.most_online = max(self.most_online, len(self.online))
         await self.accounts.update_account(account.name, last_login_at=now,
                                            last_login_host=session.connection.host)
@@ -253,19 +255,27 @@ class Lobby:
 
     def who_list_text(self) -> str:
         """Every online user's CLIP 5 line, in login order, CR LF ended. A CLIP login gets the
-        whole list: 10,000 lines at 10,000 online, too much to format for every login of a
-        burst. So the text is kept for the rest of the current second (the idle times it
-        shows are then up to a second old) unless a line changes (`who_list_changes`, which
-        `broadcast_who` and logouts count); users who log in meanwhile are appended, since
-        the online dict keeps login order."""
-        key = (int(time.monotonic()), self.who_list_changes)
-        if key != self._who_list_key:
-            self._who_list_key, self._who_list_text, self._who_list_count = key, "", 0
-        if self._who_list_count < len(self.online):
-            newcomers = itertools.islice(self.online.values(), self._who_list_count, None)
-            self._who_list_text += wire_text([s.who_line() for s in newcomers])
-            self._who_list_count = len(self.online)
+        whole list: 10,000 lines at 10,000 online, too long to format for every login of a
+        burst (30-40 ms). So each line is kept as last sent (`broadcast_who`), which every
+        change of a field it shows goes through, and only the idle seconds may be up to
+        WHO_IDLE_REFRESH old: then every line is formatted afresh."""
+        now = time.monotonic()
+        if now - self._who_lines_formatted_at >= WHO_IDLE_REFRESH:
+            self._who_lines = {key: wire_text([session.who_line()])
+                               for key, session in self.online.items()}
+            self._who_lines_formatted_at, self._who_list_text = now, None
+        if self._who_list_text is None:
+            self._who_list_text = "".join(self._who_lines.values())
         return self._who_list_text
+
+    def _set_who_line(self, session: Session, line: str) -> None:
+        self._who_lines[session.name.lower()] = wire_text([line])
+        self._who_list_text = None
+
+    def _went_offline(self, name: str) -> None:
+        del self.online[name.lower()]
+        self._who_lines.pop(name.lower(), None)
+        self._who_list_text = None
 
     @staticmethod
     def own_info(session: Session) -> str:
@@ -283,8 +293,7 @@ class Lobby:
             return
         # Before any await: a second logout of the same session (a drop during shutdown)
         # must find it gone.
-        del self.online[name.lower()]
-        self.who_list_changes += 1
+        self._went_offline(name)
         self.invitations.pop(name.lower(), None)
         for hook in self.logout_hooks:
             await hook(self, session)
@@ -452,8 +461,10 @@ class Lobby:
 
     def broadcast_who(self, about: Session) -> None:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
-        self.who_list_changes += 1
-        block = wire_text(clip.who_block([about.who_line()]))
+        line = about.who_line()
+        if self.online.get(about.name.lower()) is about:
+            self._set_who_line(about, line)
+        block = wire_text(clip.who_block([line]))
         for session in self.sessions_online():
             if session.clip:
                 session.send_broadcast(block)
