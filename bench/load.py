@@ -498,8 +498,10 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    f"{(server.cpu_seconds() - cpu) / arguments.duration * 100:.0f}%, clients CPU "
                    f"{sum(r['cpu'] for r in results) / arguments.duration * 100:.0f}%")
     finally:
-        clients.stop()
+        # The server first, with everyone still connected: that is the graceful stop to time.
+        # Clients leaving first made it 10,000 logouts, each told to everyone still online.
         server.stop()
+        clients.stop()
     return figures
 
 
