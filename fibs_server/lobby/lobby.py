@@ -201,7 +201,8 @@ class Lobby:
         account.last_login_at, account.last_login_host = now, session.connection.host
         session.account, session.login_time, session.stage = account, now, Stage.ONLINE
         self.online[account.name.lower()] = session
-        self._set_who_line(session, session.who_line())
+        who_line = session.who_line()
+        self._set_who_line(session, who_line)
         self.most_online = max(self.most_online, len(self.online))
         await self.accounts.update_account(account.name, last_login_at=now,
                                            last_login_host=session.connection.host)
@@ -218,7 +219,7 @@ class Lobby:
                 session.send_prompt()
         await self._tell_everyone_else(
             session, f"{account.name} logs in." if previous is None else None, clip.LOGIN,
-            who_block=wire_text(clip.who_block([session.who_line()])))
+            who_block=wire_text(clip.who_block([who_line])))
         for hook in self.login_hooks:
             await hook(self, session)
 
