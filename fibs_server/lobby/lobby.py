@@ -453,22 +453,24 @@ class Lobby:
 
     def report(self, text: str, exclude: tuple[Session, ...] = ()) -> None:
         """A match start/end line to everyone whose `report` toggle is on."""
-        text = wire_text([text])
-        for session in self.sessions_online():
-            if session not in exclude and session.toggle("report"):
-                session.send_broadcast(text)
+        self.broadcast([text], lambda session: session not in exclude
+                       and session.toggle("report"))
 
     # --- broadcasts --------------------------------------------------------------------------
+
+    def broadcast(self, lines: list[str], to: Callable[[Session], bool]) -> None:
+        """`lines` to every online user `to` picks, formatted once for them all."""
+        text = wire_text(lines)
+        for session in self.sessions_online():
+            if to(session):
+                session.send_broadcast(text)
 
     def broadcast_who(self, about: Session) -> None:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
         line = about.who_line()
         if self.online.get(about.name.lower()) is about:
             self._set_who_line(about, line)
-        block = wire_text(clip.who_block([line]))
-        for session in self.sessions_online():
-            if session.clip:
-                session.send_broadcast(block)
+        self.broadcast(clip.who_block([line]), lambda session: session.clip)
 
     # --- commands ----------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ import datetime
 import re
 
 from fibs_server.lobby.lobby import CommandTable, Lobby
-from fibs_server.lobby.session import Session, wire_text
+from fibs_server.lobby.session import Session
 from fibs_server.protocol import clip, help as help_texts, info, settings, texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import plural
@@ -338,10 +338,8 @@ async def wave(lobby: Lobby, session: Session, command: Command) -> None:
     again = session.waved
     session.waved = True
     session.send_line("You wave goodbye again and log out." if again else "You wave goodbye.")
-    text = wire_text([f"{session.name} waves goodbye{' again' if again else ''}."])
-    for other in lobby.sessions_online():
-        if other is not session:
-            other.send_broadcast(text)
+    lobby.broadcast([f"{session.name} waves goodbye{' again' if again else ''}."],
+                    lambda other: other is not session)
     if again:
         await lobby.log_out(session, "logs out")
         session.close()

@@ -8,12 +8,11 @@ while that much waits to be served) plus one line of `max_line_bytes`; output by
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import os
 import re
 from collections import Counter
-
-import asyncio
 
 from fibs_server.lobby.throttle import AbuseLimits
 

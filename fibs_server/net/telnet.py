@@ -27,10 +27,9 @@ from fibs_server.net.telnet_codec import TelnetCodec
 log = logging.getLogger(__name__)
 
 READ_CHUNK = 4096  # bytes cut into lines at a time: a flood of short lines is not split at once
-FLUSH_BATCH = 500  # replies written per loop callback, at most
-# Seconds of broadcast writing per loop callback: a fixed number of connections took 8-17 ms
+# Seconds of writing per batcher callback: a fixed 500 connections per callback took 8-17 ms
 # when a login burst's bcrypt and client processes slowed every send() (docs/PERFORMANCE.md).
-BROADCAST_SLICE = 0.002
+FLUSH_SLICE = 0.002
 BROADCAST_SHARE = 0.25  # of the event loop's time, at most, spent writing broadcasts
 
 
@@ -71,8 +70,8 @@ class LineSplitter:
 class OutputBatcher:
     """Writes text queued for connections other than the one being served (which
     `TelnetProtocol` flushes after each line), one write per connection however many lines it
-    got meanwhile, in loop callbacks short enough (FLUSH_BATCH connections, BROADCAST_SLICE
-    seconds) that reading and replies interleave with a fan-out to 10,000 sessions.
+    got meanwhile, in loop callbacks of at most FLUSH_SLICE seconds so that reading and
+    replies interleave with a fan-out to 10,000 sessions.
 
     Two paces. Text for one user (a reply, an opponent's move, a tell) goes out at the loop's
     next turn: an opponent waiting for a move should not wait for a timer. Text that everyone
@@ -102,27 +101,30 @@ class OutputBatcher:
             loop.call_at(max(loop.time(), self._broadcast_due), self._flush_broadcast)
 
     def _flush_urgent(self) -> None:
-        for _ in range(min(FLUSH_BATCH, len(self._urgent))):
-            connection = self._urgent.popleft()
-            connection.urgent_waiting = False
-            connection.flush()
+        _flush_for_a_slice(self._urgent, "urgent_waiting")
         if self._urgent:
             asyncio.get_running_loop().call_soon(self._flush_urgent)
 
     def _flush_broadcast(self) -> None:
         loop = asyncio.get_running_loop()
-        started = time.perf_counter()
-        deadline = started + BROADCAST_SLICE
-        while self._broadcast and time.perf_counter() < deadline:
-            connection = self._broadcast.popleft()
-            connection.broadcast_waiting = False
-            connection.flush()
-        spent = time.perf_counter() - started
+        spent = _flush_for_a_slice(self._broadcast, "broadcast_waiting")
         self._broadcast_due = loop.time() + spent * (1 / BROADCAST_SHARE - 1)
         if self._broadcast:
             loop.call_at(self._broadcast_due, self._flush_broadcast)
         else:
             self._broadcast_scheduled = False
+
+
+def _flush_for_a_slice(queue: collections.deque[TelnetConnection], waiting_flag: str) -> float:
+    """Flush connections off `queue` (clearing the flag that marks them as in it) for at most
+    FLUSH_SLICE seconds; the seconds spent."""
+    started = time.perf_counter()
+    deadline = started + FLUSH_SLICE
+    while queue and time.perf_counter() < deadline:
+        connection = queue.popleft()
+        setattr(connection, waiting_flag, False)
+        connection.flush()
+    return time.perf_counter() - started
 
 
 class TelnetConnection:

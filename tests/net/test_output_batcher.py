@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from fibs_server.net.telnet import (BROADCAST_SHARE, BROADCAST_SLICE, OutputBatcher,
+from fibs_server.net.telnet import (BROADCAST_SHARE, FLUSH_SLICE, OutputBatcher,
                                    TelnetConnection)
 from fibs_server.net.telnet_codec import TelnetCodec
 
@@ -72,7 +72,7 @@ async def test_broadcast_callbacks_leave_the_loop_most_of_its_time():
         batches[-1].append(started)
     assert len(batches) > 3
     for batch, following in zip(batches, batches[1:]):
-        assert batch[-1] - batch[0] < BROADCAST_SLICE + 1e-3  # the last write began in time
+        assert batch[-1] - batch[0] < FLUSH_SLICE + 1e-3  # the last write began in time
         busy = batch[-1] - batch[0] + WRITE_SECONDS
         gap = following[0] - batch[-1]
         assert gap >= busy * (1 / BROADCAST_SHARE - 1) * 0.9, (busy, gap)
