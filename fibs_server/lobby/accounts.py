@@ -28,6 +28,11 @@ TOGGLE_DEFAULTS: dict[str, bool] = {
     "wrap": False,
 }
 
+# Toggles that hold for one game: back to these at each new game and at each login, as on
+# FIBS (bots send `toggle double` at login and rely on the reset).
+PER_GAME_TOGGLES: dict[str, bool] = {name: TOGGLE_DEFAULTS[name]
+                                     for name in ("double", "greedy", "moves")}
+
 SETTING_DEFAULTS: dict[str, str] = {
     "boardstyle": "3",
     "linelength": "0",

@@ -130,16 +130,15 @@ async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
     mover = last.moved.player
     before = last.before if viewer == mover else last.before.swap()
     narrator = Narrator(running, lobby.watchers_of)
-    now = narrator.board_view(viewer, as_you=True)
-    in_game = match.cube_in_game
+    now = narrator.board_view(match.moment(), viewer, as_you=True)
     view = dataclasses.replace(
         now, player_checkers=before.checkers[0], opponent_checkers=before.checkers[1],
         turn="player" if viewer == mover else "opponent",
         player_dice=last.dice if viewer == mover else (0, 0),
         opponent_dice=(0, 0) if viewer == mover else last.dice,
         cube=last.cube, was_doubled=False,
-        player_may_double=in_game and last.cube_owner in (None, viewer),
-        opponent_may_double=in_game and last.cube_owner in (None, 1 - viewer),
+        player_may_double=last.cube_owner in (None, viewer),  # as `may_double_field`
+        opponent_may_double=last.cube_owner in (None, 1 - viewer),
         pieces_to_move=len(last.moved.steps) if viewer == mover else 0)
     session.send_lines(render_board(view, int(session.setting("boardstyle"))))
 

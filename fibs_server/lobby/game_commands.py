@@ -8,13 +8,14 @@ from fibs_server.lobby.games import (JOIN_OR_LEAVE, Invitation, Narrator, Runnin
                                      automatic_play, match_kind, new_match)
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
+from fibs_server.lobby.accounts import PER_GAME_TOGGLES
 from fibs_server.protocol import chat, match_texts, texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import plural
 from fibs_server.rules import events as ev
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.greedy import greedy_bearoff
-from fibs_server.rules.match import IllegalAction, Match, Phase
+from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import MoveError, format_play, parse_move
 
 table = CommandTable()
@@ -151,7 +152,7 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
         await lobby.matches.delete_match(saved.match_id)
     match = new_match(length, lobby.config.new_dice(), inviter, joiner,
                       lobby.config.choose_first_x())
-    events = match.start()
+    events = told(match, match.start())
     match_id = await lobby.matches.create_match(inviter.name, joiner.name, length,
                                                 match.to_dict())
     running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
@@ -187,7 +188,8 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
                  exclude=(inviter, joiner))
     lobby.begin_playing(running)
     narrator = Narrator(running, lobby.watchers_of)
-    to_act = narrator.to_act()
+    moment = match.moment()
+    to_act = moment.to_act
     turn_name = running.names[match.turn if to_act is None else to_act]
     for index, session in enumerate(running.sessions):
         session.send_lines([
@@ -195,7 +197,7 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
             "unlimited match" if match.length is None else f"match length: {match.length}",
             f"points for user {running.names[0]}: {match.score[0]}",
             f"points for user {running.names[1]}: {match.score[1]}"])
-        narrator.board_to(session, index, as_you=True)
+        narrator.board_to(session, moment, index, as_you=True)
     async with running.lock:
         items = follow_ups(running, [])
         await lobby.save_match(running)
@@ -245,9 +247,14 @@ async def act(lobby: Lobby, session: Session, action: Action) -> None:
         except IllegalAction as refused:
             session.send_line(refused.fibs_text(running.opponent_name(player)))
             return
-        items = follow_ups(running, events)
+        items = follow_ups(running, told(running.match, events))
         await lobby.save_match(running)
         narrate(lobby, running, items)
+
+
+def told(match: Match, events: list[ev.Event]) -> list[tuple[ev.Event, Moment]]:
+    """The events of the match's last action, each with the moment right after it."""
+    return list(zip(events, match.moments, strict=True))
 
 
 class Prompt:
@@ -257,32 +264,45 @@ class Prompt:
         self.player, self.text = player, text
 
 
-def follow_ups(running: RunningMatch, events: list[ev.Event]) -> list:
+def follow_ups(running: RunningMatch, events: list[tuple[ev.Event, Moment]]) -> list:
     """`events` of an action, followed by what the server does by itself: roll for a player
     who cannot or will not double, play forced or greedy moves; plus the prompts FIBS sends
-    in between."""
+    in between. Each event comes with its moment, for the boards sent with it (None: no
+    board for it)."""
     match = running.match
     items: list = list(events)
+    if any(isinstance(event, ev.GameStarted) and event.game_number > 1 for event, _ in events):
+        # A new game: per-game toggles set for the last one (or before the match) lapse.
+        for session in running.sessions:
+            if session is not None:
+                session.account.toggles.update(PER_GAME_TOGGLES)
     while not match.is_over:
         session = running.sessions[match.turn]
         if match.phase is Phase.ROLL_OR_DOUBLE and match.resignation is None:
             if session is None:
                 break
             if not session.toggle("double"):
-                items += match.roll(match.turn)
+                items += told(match, match.roll(match.turn))
                 continue
             items.append(Prompt(match.turn, "It's your turn to roll or double."))
             break
         if match.phase is Phase.MOVE and match.resignation is None and session is not None:
             automatic = automatic_play(match, session)
+            last = items[-1] if items else None
+            rolled_now = (isinstance(last, tuple) and isinstance(last[0], ev.Rolled)
+                          and last[0].player == match.turn)
             if automatic is not None:
+                if rolled_now:
+                    # A board is a question to a bot: no `moreboards` board asks for a move
+                    # the server makes itself at once.
+                    items[-1] = (last[0], None)
                 reason, play = automatic
                 if reason == "only":
                     text = format_play(play, match.colour(match.turn))
                     items.append(Prompt(match.turn, f"The only possible move is {text} ."))
-                items += match.move(match.turn, play)
+                items += told(match, match.move(match.turn, play))
                 continue
-            if items and isinstance(items[-1], ev.Rolled) and items[-1].player == match.turn:
+            if rolled_now:
                 items.append(Prompt(match.turn,
                                     f"Please move {plural(match.pieces_to_move, 'piece')}."))
         break
@@ -291,7 +311,7 @@ def follow_ups(running: RunningMatch, events: list[ev.Event]) -> list:
 
 def narrate(lobby: Lobby, running: RunningMatch, items: list) -> None:
     narrator = Narrator(running, lobby.watchers_of)
-    batch: list[ev.Event] = []
+    batch: list[tuple[ev.Event, Moment | None]] = []
     for item in items:
         if isinstance(item, Prompt):
             narrator.narrate(batch)
@@ -368,12 +388,13 @@ async def resign(lobby: Lobby, session: Session, command: Command) -> None:
 async def board(lobby: Lobby, session: Session, command: Command) -> None:
     running = lobby.match_of(session)
     if running is not None:
-        Narrator(running, lobby.watchers_of).board_to(session, running.index_of(session), True)
+        Narrator(running, lobby.watchers_of).board_to(
+            session, running.match.moment(), running.index_of(session), as_you=True)
         return
     watched = session.watching and lobby.match_of(session.watching)
     if watched:
         Narrator(watched, lobby.watchers_of).board_to(
-            session, watched.index_of(session.watching), as_you=False)
+            session, watched.match.moment(), watched.index_of(session.watching), as_you=False)
         return
     session.send_line(NOT_PLAYING)
 
@@ -452,7 +473,8 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
         opponent = running.sessions[1 - index]
         if opponent is not None:
             opponent.send_line(f"{session.name} starts watching {target.name}.")
-        Narrator(running, lobby.watchers_of).board_to(session, index, as_you=False)
+        Narrator(running, lobby.watchers_of).board_to(session, running.match.moment(), index,
+                                                      as_you=False)
     lobby.broadcast_who(session)
 
 
@@ -478,5 +500,5 @@ async def look(lobby: Lobby, session: Session, command: Command) -> None:
     if running is None:
         session.send_line(f"** {target.name} is not playing.")
         return
-    Narrator(running, lobby.watchers_of).board_to(session, running.index_of(target),
-                                                  as_you=False)
+    Narrator(running, lobby.watchers_of).board_to(session, running.match.moment(),
+                                                  running.index_of(target), as_you=False)

@@ -19,7 +19,7 @@ from fibs_server.protocol.texts import plural
 from fibs_server.rules import events as ev
 from fibs_server.rules.dice import Dice
 from fibs_server.rules.greedy import greedy_bearoff
-from fibs_server.rules.match import REDOUBLE_NAMES, Match, Phase
+from fibs_server.rules.match import REDOUBLE_NAMES, Match, Moment, Phase
 from fibs_server.rules.notation import format_steps
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
 
@@ -57,8 +57,6 @@ class RunningMatch:
     def opponent_name(self, player: int) -> str:
         return self.names[1 - player]
 
-    def score_of(self, player: int) -> tuple[int, int]:
-        return self.match.score[player], self.match.score[1 - player]
 
 
 class Narrator:
@@ -95,69 +93,61 @@ class Narrator:
 
     # --- boards ------------------------------------------------------------------------
 
-    def board_view(self, index: int, as_you: bool) -> BoardView:
+    def board_view(self, moment: Moment, index: int, as_you: bool) -> BoardView:
+        """The board of `moment` as player `index` (or a watcher of that player) sees it."""
         match = self.match
-        position = match.position_seen_by(index)
-        to_act = self.to_act()
-        dice = match.dice if match.phase is Phase.MOVE and match.dice else (0, 0)
-        own_dice = dice if match.turn == index else (0, 0)
-        other_dice = dice if match.turn != index else (0, 0)
-        offer = match.double_offer
+        position = moment.position_seen_by(index)
+        to_act = moment.to_act
+        dice = moment.dice if moment.phase is Phase.MOVE and moment.dice else (0, 0)
+        offer = moment.double_offer
         return BoardView(
             player_name="You" if as_you else self.running.names[index],
             opponent_name=self.running.opponent_name(index),
             match_length=match.length,
-            player_score=match.score[index], opponent_score=match.score[1 - index],
-            player_colour=match.colour(index),
+            player_score=moment.score[index], opponent_score=moment.score[1 - index],
+            player_colour=moment.colour(index),
             player_checkers=position.checkers[0], opponent_checkers=position.checkers[1],
             turn=None if to_act is None else ("player" if to_act == index else "opponent"),
-            player_dice=own_dice, opponent_dice=other_dice,
-            cube=match.cube,
-            player_may_double=self._may_double(index),
-            opponent_may_double=self._may_double(1 - index),
+            player_dice=dice if moment.turn == index else (0, 0),
+            opponent_dice=dice if moment.turn != index else (0, 0),
+            cube=moment.cube,
+            player_may_double=may_double_field(moment, index),
+            opponent_may_double=may_double_field(moment, 1 - index),
             was_doubled=offer is not None and offer.offered_by != index,
-            pieces_to_move=match.pieces_to_move if match.turn == index else 0,
-            crawford_rule=match.crawford_rule, post_crawford=match.is_post_crawford,
+            pieces_to_move=moment.pieces_to_move if moment.turn == index else 0,
+            crawford_rule=match.crawford_rule, post_crawford=moment.is_post_crawford,
             max_redoubles=(0 if match.length is not None else
                            UNLIMITED if match.max_redoubles is None else match.max_redoubles),
             checkers_per_side=position.checkers_per_side)
 
-    def to_act(self) -> int | None:
-        match = self.match
-        if match.phase in (Phase.BETWEEN_GAMES, Phase.MATCH_OVER, Phase.NOT_STARTED):
-            return None
-        if match.resignation is not None:
-            return 1 - match.resignation.player
-        if match.double_offer is not None:
-            return 1 - match.double_offer.offered_by
-        return match.turn
-
-    def _may_double(self, index: int) -> bool:
-        match = self.match
-        return (match.cube_in_game and match.double_offer is None
-                and match.phase not in (Phase.BETWEEN_GAMES, Phase.MATCH_OVER)
-                and match.cube_owner in (None, index))
-
-    def board_to(self, session: Session, index: int, as_you: bool) -> None:
-        session.send_lines(render_board(self.board_view(index, as_you),
+    def board_to(self, session: Session, moment: Moment, index: int, as_you: bool) -> None:
+        session.send_lines(render_board(self.board_view(moment, index, as_you),
                                         int(session.setting("boardstyle"))))
 
-    def board_to_player(self, index: int, only_with: str | None = None) -> None:
+    def board_to_player(self, moment: Moment, index: int, only_with: str | None = None) -> None:
         session = self.player(index)
         if session is not None and (only_with is None or session.toggle(only_with)):
-            self.board_to(session, index, as_you=True)
+            self.board_to(session, moment, index, as_you=True)
 
-    def board_to_watchers(self) -> None:
+    def board_to_watchers(self, moment: Moment) -> None:
         for watcher, index in self.watchers():
             if watcher.toggle("autoboard"):
-                self.board_to(watcher, index, as_you=False)
+                self.board_to(watcher, moment, index, as_you=False)
+
+    def boards_to_all(self, moment: Moment) -> None:
+        """The new moment to both players and the watchers who want boards (`autoboard`)."""
+        for index in (0, 1):
+            self.board_to_player(moment, index, only_with="autoboard")
+        self.board_to_watchers(moment)
 
     # --- events --------------------------------------------------------------------------
 
-    def narrate(self, events: list[ev.Event]) -> None:
+    def narrate(self, told: list[tuple[ev.Event, Moment | None]]) -> None:
+        """Each event's texts, and the boards of its moment, in FIBS's order (a roll's moment
+        is None when the server plays that roll itself: no board asks for the move)."""
         names = self.running.names
         previous: ev.Event | None = None
-        for event in events:
+        for event, moment in told:
             match event:
                 case ev.GameStarted():
                     for index in (0, 1):
@@ -167,15 +157,14 @@ class Narrator:
                 case ev.OpeningRoll(die_0=die_0, die_1=die_1, starter=starter):
                     self.tell(0, f"You rolled {die_0}, {names[1]} rolled {die_1}")
                     self.tell(1, f"You rolled {die_1}, {names[0]} rolled {die_0}")
-                    self.tell_watchers(f"{names[0]} rolls {die_0}, {names[1]} rolls {die_1}.")
+                    self.tell_watchers(f"{names[0]} rolled {die_0}, {names[1]} rolled {die_1}")
                     if starter is not None:
                         self.tell(starter, "It's your turn to move.")
                         self.tell(1 - starter, f"{names[starter]} makes the first move.")
                         self.tell_watchers(f"{names[starter]} makes the first move.")
-                        if self.match.phase is Phase.MOVE:
-                            for index in (0, 1):
-                                self.board_to_player(index)
-                            self.board_to_watchers()
+                        for index in (0, 1):
+                            self.board_to_player(moment, index)
+                        self.board_to_watchers(moment)
                 case ev.CubeAutoDoubled(cube=cube):
                     for index in (0, 1):
                         self.tell(index, f"The number on the doubling cube is now {cube}")
@@ -183,39 +172,43 @@ class Narrator:
                 case ev.Rolled(player=p, dice=(a, b)):
                     self.tell_all(f"You roll {a} and {b}.", f"{names[p]} rolls {a} and {b}.",
                                   f"{names[p]} rolls {a} and {b}.", p)
-                    self.board_to_player(p, only_with="moreboards")
+                    if moment is not None:
+                        self.board_to_player(moment, p, only_with="moreboards")
                 case ev.CannotMove(player=p):
                     self.tell_all("You can't move.", f"{names[p]} can't move.",
                                   f"{names[p]} can't move.", p)
+                    self.boards_to_all(moment)
                 case ev.Moved(player=p, steps=steps):
                     text = f"{names[p]} moves {self.play_text(p, steps)} ."
                     mover = self.player(p)
                     if mover is not None and not mover.toggle("autoboard"):
                         mover.send_line("Done.")
-                    self.board_to_player(p, only_with="autoboard")
+                    self.board_to_player(moment, p, only_with="autoboard")
                     self.tell(1 - p, text)
-                    self.board_to_player(1 - p, only_with="autoboard")
+                    self.board_to_player(moment, 1 - p, only_with="autoboard")
                     self.tell_watchers(text)
-                    self.board_to_watchers()
+                    self.board_to_watchers(moment)
                 case ev.Doubled(player=p):
                     opp = names[1 - p]
+                    notice = match_texts.doubled_notice(names[p])
                     self.tell_all(f"You double. Please wait for {opp} to accept or reject.",
-                                  match_texts.doubled_notice(names[p]),
-                                  f"{names[p]} doubles.", p)
-                    self.board_to_player(1 - p, only_with="autoboard")
+                                  notice, notice, p)
+                    self.board_to_player(moment, 1 - p, only_with="autoboard")
+                    self.board_to_watchers(moment)
                 case ev.Redoubled(player=p, cube=cube, number=number):
                     animal = REDOUBLE_NAMES.get(number, "redouble")
                     opp = names[1 - p]
+                    notice = (f"{names[p]} {animal}s the double. The cube would show {cube}. "
+                              "Type 'accept' or 'reject'.")
                     self.tell_all(
                         f"You {animal} the double. The cube would show {cube}. "
-                        f"Please wait for {opp} to accept or reject.",
-                        f"{names[p]} {animal}s the double. The cube would show {cube}. "
-                        "Type 'accept' or 'reject'.",
-                        f"{names[p]} {animal}s the double.", p)
+                        f"Please wait for {opp} to accept or reject.", notice, notice, p)
+                    self.board_to_player(moment, 1 - p, only_with="autoboard")
+                    self.board_to_watchers(moment)
                 case ev.DoubleAccepted(player=p, cube=cube):
+                    accepted = f"{names[p]} accepts the double. The cube shows {cube}."
                     self.tell_all(f"You accept the double. The cube shows {cube}.",
-                                  f"{names[p]} accepts the double. The cube shows {cube}.",
-                                  f"{names[p]} accepts the double.", p)
+                                  accepted, accepted, p)
                 case ev.DoubleRejected(player=p, points=points):
                     won = plural(points, "point")
                     self.tell_all(f"You give up. {names[1 - p]} wins {won}.",
@@ -242,14 +235,13 @@ class Narrator:
                         self.tell_all(f"You win the game and get {gets}. Congratulations!",
                                       f"{names[w]} wins the game and gets {gets}. Sorry.",
                                       f"{names[w]} wins the game and gets {gets}.", w)
-                    if not self.match.is_over:
-                        self.game_between()
+                    if moment.phase is Phase.BETWEEN_GAMES:
+                        self.game_between(moment)
                 case ev.MatchOver(winner=w, score=score):
                     self.match_over(w, score)
                 case ev.JoinedNextGame(player=p):
+                    # FIBS tells the other player nothing: they have their `Type 'join'` line.
                     self.tell(p, f"** Please wait for {names[1 - p]} to join too.")
-                    self.tell(1 - p, f"{names[p]} has joined the next game. "
-                                     "Type 'join' to play it.")
             previous = event
 
     def match_over(self, winner: int, score: tuple[int, int]) -> None:
@@ -267,11 +259,11 @@ class Narrator:
         self.tell(1 - winner, match_texts.wins_match_line(names[winner], length, won, lost))
         self.tell_watchers(match_texts.wins_match_line(names[winner], length, won, lost))
 
-    def game_between(self) -> None:
+    def game_between(self, moment: Moment) -> None:
         """After a game that did not end the match: scores, moves, the join-or-leave line."""
         names, length = self.running.names, self.match.length
         for index in (0, 1):
-            own, other = self.running.score_of(index)
+            own, other = moment.score[index], moment.score[1 - index]
             self.tell(index, match_texts.score_line(length, names[index], own,
                                                     names[1 - index], other))
             session = self.player(index)
@@ -279,7 +271,7 @@ class Narrator:
                 session.send_lines(self.move_list(self.match.game_count - 1))
             self.tell(index, JOIN_OR_LEAVE)
         for watcher, index in self.watchers():
-            own, other = self.running.score_of(index)
+            own, other = moment.score[index], moment.score[1 - index]
             watcher.send_line(match_texts.score_line(length, names[index], own,
                                                      names[1 - index], other))
 
@@ -314,6 +306,13 @@ class Narrator:
         names = self.running.names
         return match_texts.move_list_lines(names[x], names[1 - x], self.match.length,
                                            started.score[x], started.score[1 - x], actions)
+
+
+def may_double_field(moment: Moment, index: int) -> bool:
+    """A board's `may double` field. FIBS keeps both at 1 while the cube is centred, even where
+    no one may double (a 1-point match, the Crawford game), and 0 for both only while a double
+    is pending: gnubg reads 0:0 as a pending double and answers `take` (docs/BOARDS.md)."""
+    return moment.double_offer is None and moment.cube_owner in (None, index)
 
 
 def rating_updates(running: RunningMatch, winner: int, before: tuple[PlayerRating, PlayerRating]

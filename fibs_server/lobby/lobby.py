@@ -9,7 +9,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
 
-from fibs_server.lobby.accounts import Account, AccountStore
+from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore
 from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.games import Invitation, RunningMatch, rating_updates
 from fibs_server.lobby.match_records import MatchStore
@@ -199,6 +199,7 @@ class Lobby:
         last_login, last_host = account.last_login_at, account.last_login_host
         now = int(time.time())
         account.last_login_at, account.last_login_host = now, session.connection.host
+        account.toggles.update(PER_GAME_TOGGLES)
         session.account, session.login_time, session.stage = account, now, Stage.ONLINE
         self.online[account.name.lower()] = session
         who_line = session.who_line()

@@ -60,8 +60,10 @@ def welcome(name: str, last_login: int, last_host: str) -> str:
 
 def own_info(name: str, toggles: Mapping[str, bool], *, away: bool, experience: int,
              rating: float, redoubles: str, timezone: str) -> str:
+    """CLIP 2. Its `redoubles` field is a number or `unlimited`: strict clients drop the whole
+    line on the `none` that `set` shows, so `none` goes out as 0, as on FIBS."""
     values = {**toggles, "away": away, "experience": experience, "rating": rating,
-              "redoubles": redoubles, "timezone": timezone}
+              "redoubles": "0" if redoubles == "none" else redoubles, "timezone": timezone}
     return line(OWN_INFO, name, *(values[f] for f in OWN_INFO_FIELDS))
 
 

@@ -72,8 +72,6 @@ def whois(facts: WhoisFacts, timezone: str) -> list[str]:
             lines.append(f"  {facts.name} is playing with {facts.playing_with}.")
         elif facts.watching:
             lines.append(f"  {facts.name} is watching {facts.watching}.")
-        else:
-            lines.append(f"  {facts.name} is not playing.")
     lines.append(f"  Rating: {facts.rating:.2f} Experience: {facts.experience}")
     lines.append(f"  Email address: {facts.email}" if facts.email else "  No email address.")
     return lines

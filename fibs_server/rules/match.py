@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from .dice import Dice, Roll
@@ -85,6 +87,57 @@ class Resignation:
     points: int
 
 
+@dataclasses.dataclass(frozen=True)
+class Moment:
+    """The match as it stood right after one event: what a board drawn at that point shows.
+    A server tells an action's events one by one, and each board it sends with them must show
+    its own moment, not the state after the automatic steps that followed (a roll made for
+    the next player, a turn passed for want of a legal play)."""
+
+    phase: Phase
+    turn: int
+    dice: Roll | None
+    position: Position  # the player on turn is checkers[0]
+    score: tuple[int, int]
+    x_player: int
+    cube: int
+    cube_owner: int | None
+    double_offer: DoubleOffer | None
+    resignation: Resignation | None
+    is_crawford_game: bool
+    is_post_crawford: bool
+    pieces_to_move: int
+
+    def position_seen_by(self, player: int) -> Position:
+        return self.position if player == self.turn else self.position.swap()
+
+    def colour(self, player: int) -> str:
+        return "X" if player == self.x_player else "O"
+
+    @property
+    def to_act(self) -> int | None:
+        """Who must act next: the player on turn, or the one who must answer an offer;
+        None between games and after the match."""
+        if self.phase in (Phase.BETWEEN_GAMES, Phase.MATCH_OVER, Phase.NOT_STARTED):
+            return None
+        if self.resignation is not None:
+            return 1 - self.resignation.player
+        if self.double_offer is not None:
+            return 1 - self.double_offer.offered_by
+        return self.turn
+
+
+def _action(method: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
+    """A public action: `Match.moments` then holds the moment after each event it returns."""
+    @functools.wraps(method)
+    def act(self: Match, *args: Any, **kwargs: Any) -> list[Event]:
+        self.moments = []
+        events = method(self, *args, **kwargs)
+        self._reach_moment()
+        return events
+    return act
+
+
 class Match:
     """A match between player 0 (the inviter) and player 1 (the joiner).
 
@@ -129,6 +182,8 @@ class Match:
         self._phase = Phase.NOT_STARTED
         self._position = Position.initial(variant)  # the player on turn is checkers[0]
         self._legal_facts: _LegalFacts | None = None  # of the roll being played
+        # The moment after each event of the last action, in order (None until reached).
+        self.moments: list[Moment | None] = []
 
     # --- what players and the server can see ---------------------------------------
 
@@ -162,6 +217,13 @@ class Match:
     def position_seen_by(self, player: int) -> Position:
         """The board with `player` as checkers[0], whoever's turn it is."""
         return self._position if player == self.turn else self._position.swap()
+
+    def moment(self) -> Moment:
+        """The match as it stands now."""
+        return Moment(self.phase, self.turn, self.dice, self._position, tuple(self.score),
+                      self.x_player, self.cube, self.cube_owner, self.double_offer,
+                      self.resignation, self.is_crawford_game, self.is_post_crawford,
+                      self.pieces_to_move)
 
     def legal_plays(self) -> list[Play]:
         """The legal plays of the roll being played; empty when no roll is being played.
@@ -210,12 +272,14 @@ class Match:
 
     # --- actions --------------------------------------------------------------------
 
+    @_action
     def start(self) -> list[Event]:
         """Start game 1."""
         if self._phase is not Phase.NOT_STARTED:
             raise IllegalAction("** The match has already started.")
         return self._start_game()
 
+    @_action
     def join(self, player: int) -> list[Event]:
         """Between games: `player` is ready; the next game starts when both are."""
         _check_player(player)
@@ -225,9 +289,10 @@ class Match:
             raise IllegalAction("** Please wait for {opponent} to join too.")
         self.joined.add(player)
         if len(self.joined) < 2:
-            return [JoinedNextGame(player)]
+            return [self._note(JoinedNextGame(player))]  # not part of the game's history
         return self._start_game()
 
+    @_action
     def roll(self, player: int) -> list[Event]:
         self._check_can_act(player)
         if self.turn == player and self._phase is Phase.MOVE:
@@ -236,6 +301,7 @@ class Match:
             raise IllegalAction("** It's not your turn to roll the dice.")
         return self._roll()
 
+    @_action
     def move(self, player: int, play: Play) -> list[Event]:
         """Play `play`, which must be one of `legal_plays()` (compared by its result)."""
         self._check_can_act(player)
@@ -251,6 +317,7 @@ class Match:
             return events + self._end_game(player, self._win_kind())
         return events + self._pass_turn()
 
+    @_action
     def double(self, player: int) -> list[Event]:
         self._check_can_act(player)
         if self.turn != player:
@@ -271,6 +338,7 @@ class Match:
         self._phase = Phase.DOUBLE_OFFERED
         return [self._log(Doubled(player, self.double_offer.cube))]
 
+    @_action
     def redouble(self, player: int, name: str = "redouble") -> list[Event]:
         """An instant redouble by the doubled player: `name` is "redouble" (any of them) or
         the animal of this one (`REDOUBLE_NAMES`: beaver, raccoon, otter)."""
@@ -287,6 +355,7 @@ class Match:
         self.double_offer = DoubleOffer(offered_by=player, cube=2 * offer.cube, redoubles=number)
         return [self._log(Redoubled(player, self.double_offer.cube, number))]
 
+    @_action
     def resign(self, player: int, kind: WinKind) -> list[Event]:
         """Offer to resign, at any time of a game while no double or resignation is pending.
         Portes has no backgammons, so a backgammon resignation there counts as a gammon."""
@@ -297,6 +366,7 @@ class Match:
         self.resignation = Resignation(player, kind, kind * self.cube)
         return [self._log(ResignOffered(player, kind, self.resignation.points))]
 
+    @_action
     def accept(self, player: int) -> list[Event]:
         """Accept the opponent's resignation or double."""
         _check_player(player)
@@ -310,9 +380,11 @@ class Match:
             self.cube_owner = 1 - self.turn
             self.double_offer = None
             events = [self._log(DoubleAccepted(player, self.cube))]
+            self._reach_moment()
             return events + self._roll()
         raise IllegalAction("** {opponent} didn't double or resign.")
 
+    @_action
     def reject(self, player: int) -> list[Event]:
         """Reject the opponent's resignation (the game goes on) or double (and lose)."""
         _check_player(player)
@@ -377,6 +449,7 @@ class Match:
         self.dice = dice
         self._phase = Phase.MOVE
         self._legal_facts = None
+        self._reach_moment()
         if self._legal().count:
             return []
         return [self._log(CannotMove(self.turn))] + self._pass_turn()
@@ -384,6 +457,10 @@ class Match:
     def _pass_turn(self) -> list[Event]:
         self.turn = 1 - self.turn
         self._position = self._position.swap()
+        self.dice = None
+        self._phase = Phase.ROLL_OR_DOUBLE
+        self._legal_facts = None
+        self._reach_moment()  # the next player to roll or double, before any roll for them
         return self._begin_turn()
 
     def _win_kind(self) -> WinKind:
@@ -436,7 +513,21 @@ class Match:
 
     def _log(self, event: Event) -> Event:
         self._plain_history[-1].append(event_to_dict(event))
+        return self._note(event)
+
+    def _note(self, event: Event) -> Event:
+        """An event of this action: its moment is the state once it has taken effect."""
+        self.moments.append(None)
         return event
+
+    def _reach_moment(self) -> None:
+        """The events logged since the last moment have all taken effect: note the state."""
+        if self.moments and self.moments[-1] is None:
+            moment = self.moment()
+            for index in range(len(self.moments) - 1, -1, -1):
+                if self.moments[index] is not None:
+                    break
+                self.moments[index] = moment
 
     # --- saving -----------------------------------------------------------------------
 

@@ -142,7 +142,7 @@ async def test_clip_login_sequence_field_by_field(harness):
     assert welcome[:2] == ["1", "alice"] and welcome[2].isdigit() and welcome[3] == "127.0.0.1"
     own = (await client.read_line()).split(" ")
     assert own == ["2", "alice", "1", "1", "0", "0", "0", "0", "1", "1", "0", "0", "0", "0",
-                   "1", "1500.00", "0", "0", "none", "1", "0", "UTC"]
+                   "1", "1500.00", "0", "0", "0", "1", "0", "UTC"]  # redoubles: a number
     await client.expect_lines("3")
     motd = await client.skip_until("4")
     assert motd and all(line.startswith(("+", "|")) for line in motd)

@@ -142,7 +142,7 @@ async def test_opening_first_move_double_take_and_resignations(harness, players)
     # game 2: colours swap (alice X); alice wins the opening 2-1 and moves first
     await bob.send("join")
     await bob.expect_lines("** Please wait for alice to join too.")
-    await alice.expect_lines("bob has joined the next game. Type 'join' to play it.")
+    await alice.expect_silence()  # FIBS tells her nothing: she has her `Type 'join'` line
     await alice.send("join")
     await alice.expect_lines("Starting a new game with bob.", "You rolled 2, bob rolled 1",
                              "It's your turn to move.", re.compile(r"board:You:bob:5:2:0:.*"))
@@ -261,16 +261,20 @@ async def test_crawford_game_and_post_crawford_doubling_and_a_drop(harness, play
     await alice.skip_until("score in 3 point match: alice-2 bob-0")
     for client in (alice, bob):
         await client.send("join")
-    # game 2 is the Crawford game: bob (O now) opens 2-1; nobody may double
+    # game 2 is the Crawford game: bob (O now) opens 2-1; nobody may double, yet FIBS keeps
+    # the may-double fields 1:1 (0:0 would tell gnubg a double is pending)
     await bob.skip_until("It's your turn to move.")
     board = await bob.read_line()
     fields = board.split(":")
     assert fields[:6] == ["board", "You", "alice", "3", "0", "2"]
-    assert fields[38:41] == ["0", "0", "0"] and fields[50:52] == ["0", "0"]
+    assert fields[38:41] == ["1", "1", "0"] and fields[50:52] == ["0", "0"]
     await bob.send("move 13-11 6-5")
     await alice.skip_until("bob moves 13-11 6-5 .")
-    await alice.expect_lines(re.compile(r"board:You:bob:.*"), "You roll 5 and 3.",
-                             "Please move 2 pieces.")
+    # the board shows the moment after bob's move: alice to roll, her dice 0:0; then the
+    # server rolls for her (she may not double)
+    board, *_ = await alice.expect_lines(re.compile(r"board:You:bob:.*"), "You roll 5 and 3.",
+                                         "Please move 2 pieces.")
+    assert board.split(":")[32:37] == ["-1", "0", "0", "0", "0"]  # alice is X
     await alice.send("double")
     await alice.expect_lines("** You can't double in the Crawford game.")
     await alice.send("resign n")
@@ -325,6 +329,8 @@ async def test_unlimited_match_with_autodouble_and_a_beaver(harness, players):
                              "Please wait for bob to accept or reject.")
     await bob.skip_until("alice beavers the double. The cube would show 8. "
                          "Type 'accept' or 'reject'.")
+    fields = (await bob.read_line()).split(":")  # bob must answer: the board says so
+    assert fields[32] == "-1" and fields[37:41] == ["2", "0", "0", "1"]  # bob is X
     await bob.send("otter")
     await bob.expect_lines("** You can't otter now. Type 'redouble'.")
     await bob.send("accept")
@@ -361,8 +367,13 @@ async def test_watchers_look_pip_board_and_show_games(harness, players):
     await alice.send("move 8-5 6-5")
     await carol.expect_lines("alice moves 8-5 6-5 .", re.compile(r"board:alice:bob:5:0:0:.*"))
     await bob.skip_until("It's your turn to roll or double.")
-    await bob.send("roll")
-    await carol.skip_until("bob rolls 6 and 4.")
+    await bob.send("double")
+    # watchers get the cube lines in full, as the players do
+    await carol.expect_lines("bob doubles. Type 'accept' or 'reject'.",
+                             re.compile(r"board:alice:bob:5:0:0:.*:1:0:0:0:0:1:0:0:1:1:-1:.*"))
+    await alice.skip_until("bob doubles. Type 'accept' or 'reject'.")
+    await alice.send("accept")
+    await carol.expect_lines("alice accepts the double. The cube shows 2.", "bob rolls 6 and 4.")
     await bob.send("toggle allowpip")
     await bob.skip_until("** You don't allow the use of the server's 'pip' command.")
     await alice.skip_until(re.compile(r"board:You:bob:.*"))
@@ -435,7 +446,7 @@ async def test_a_dropped_connection_saves_the_match(harness, players):
 
 async def test_toggles_double_moves_and_the_off_command(harness, players):
     alice, bob, carol = players
-    harness.script_dice((3, 1), (6, 4))
+    harness.script_dice((3, 1), (6, 4), (2, 1))
     await bob.send("toggle double")
     await bob.skip_until("** You won't be asked if you want to double.")
     await alice.send("toggle moves")
@@ -459,6 +470,15 @@ async def test_toggles_double_moves_and_the_off_command(harness, players):
                              "O: (3 1) 8-5 6-5", "X: (6 4) 1-7 7-11", "O: wants to resign",
                              "X: accepts", "X: wins",
                              "Type 'join' if you want to play the next game, type 'leave' if you don't.")
+    # a new game: the per-game toggles are back to their defaults
+    for client in (alice, bob):
+        await client.send("join")
+    await alice.skip_until("Starting a new game with bob.")
+    await bob.skip_until("Starting a new game with alice.")
+    for client, row in ((bob, "double          YES"), (alice, "moves           NO")):
+        await client.send("toggle")
+        rows = await client.skip_until(row)
+        assert "The current settings are:" in rows
 
 
 async def test_telnet_watchers_see_ascii_boards(harness, players):
@@ -497,3 +517,36 @@ async def test_a_watcher_who_logs_in_again_or_out_is_no_longer_told(harness, pla
     await carol_again.send("bye")
     await alice.skip_until("carol stops watching you.")
     assert lobby.watchers == {}
+
+
+async def test_each_board_shows_the_moment_of_the_text_before_it(harness, players):
+    """A board is a question to a bot: after `<opp> moves` it must show your dice 0:0, and only
+    after `You roll` the dice. In a 1-point match the server rolls for you (no cube), and the
+    may-double fields stay 1:1 (gnubg reads 0:0 as a pending double and answers `take`)."""
+    alice, bob, carol = players
+    harness.script_dice((3, 1), (6, 4))
+    await ask(carol, "watch alice", "You're now watching alice.",
+              "alice is not doing anything interesting.")
+    await alice.skip_until("carol is watching you.")
+    await bob.skip_until("6")  # carol's who-line
+    await bob.send("toggle moreboards")
+    await bob.expect_lines("** Will send rawboards after rolling.")
+    await join_match(alice, bob, "1")
+    await carol.skip_until("Starting a new game with bob.")
+    await carol.expect_lines("alice rolled 3, bob rolled 1", "alice makes the first move.",
+                             f"board:alice:bob:1:0:0:{START_O}:1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
+    await alice.skip_until("It's your turn to move.")
+    board = (await alice.read_line()).split(":")
+    assert board[33:41] == ["3", "1", "0", "0", "1", "1", "1", "0"]
+    await alice.send("move 8-5 6-5")
+    after = "0:-2:0:0:0:2:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
+    await bob.skip_until("alice moves 8-5 6-5 .")
+    await bob.expect_lines(
+        f"board:You:alice:1:0:0:{after}:-1:0:0:0:0:1:1:1:0:-1:1:25:0:0:0:0:0:0:0:0:0",
+        "You roll 6 and 4.",
+        f"board:You:alice:1:0:0:{after}:-1:6:4:0:0:1:1:1:0:-1:1:25:0:0:0:0:0:2:0:0:0",
+        "Please move 2 pieces.")
+    await carol.expect_lines(
+        "alice moves 8-5 6-5 .",
+        f"board:alice:bob:1:0:0:{after}:-1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0",
+        "bob rolls 6 and 4.")

@@ -456,3 +456,48 @@ def test_waiting_for_the_next_game_survives_saving():
     restored = round_trip(match)
     assert restored.join(0)[0] == GameStarted(2, 0, (2, 0), crawford=True)
     assert restored.is_crawford_game
+
+
+# --- moments: the state after each event, for the boards sent with it ----------------------
+
+def test_each_event_has_the_moment_after_it_before_the_automatic_steps_that_follow():
+    # A 1-point match: after player 0's move the engine rolls for player 1 at once (no cube),
+    # and then player 1 cannot move, so the turn comes back to player 0, who is rolled for too.
+    closed = side({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
+    match = arranged(Position((closed, side({13: 14}, bar=1))), dice=(6, 5), length=1,
+                     script=[(3, 4), (2, 1)])
+    events = match.move(0, match.legal_plays()[0])
+    assert [type(e) for e in events] == [Moved, Rolled, CannotMove, Rolled]
+    moved, rolled, cannot, rolled_again = match.moments
+    # after the move: player 1 to roll, no dice on the board yet
+    assert (moved.phase, moved.turn, moved.dice, moved.pieces_to_move) == \
+        (Phase.ROLL_OR_DOUBLE, 1, None, 0)
+    assert moved.position.checkers[1] == match.position_seen_by(0).checkers[0]
+    # after the roll: the dice are on the board, nothing to move
+    assert (rolled.phase, rolled.turn, rolled.dice, rolled.pieces_to_move) == \
+        (Phase.MOVE, 1, (3, 4), 0)
+    # after `can't move`: the turn has passed back, before the roll made for player 0
+    assert (cannot.phase, cannot.turn, cannot.dice) == (Phase.ROLL_OR_DOUBLE, 0, None)
+    assert (rolled_again.phase, rolled_again.turn, rolled_again.dice) == (Phase.MOVE, 0, (2, 1))
+    assert rolled_again == match.moment()
+
+
+def test_a_take_has_its_moment_before_the_doublers_roll():
+    match, _ = started(script=[OPENING_31, (6, 4)])
+    match.move(0, play_with(match, POINT_MAKING_31))
+    match.double(1)
+    offered = match.moments[-1]
+    assert offered.double_offer is not None and offered.to_act == 0
+    events = match.accept(0)
+    assert [type(e) for e in events] == [DoubleAccepted, Rolled]
+    taken, rolled = match.moments
+    assert (taken.cube, taken.cube_owner, taken.dice, taken.to_act) == (2, 0, None, 1)
+    assert (rolled.dice, rolled.phase) == ((6, 4), Phase.MOVE)
+
+
+def test_joining_the_next_game_alone_has_a_moment_too():
+    match, _ = started(script=[OPENING_31])
+    match.resign(1, WinKind.SINGLE)
+    match.accept(0)
+    assert match.join(1) == [JoinedNextGame(1)]
+    assert [moment.phase for moment in match.moments] == [Phase.BETWEEN_GAMES]
