@@ -33,6 +33,9 @@ MOVE_LINE = re.compile(r"(\S+) moves .* \.")
 DOUBLED = re.compile(r"(\S+) doubles\. Type 'accept' or 'reject'\.")
 RESIGNS = re.compile(r"(\S+) wants to resign\. You will win (\d+) points?\. "
                      r"Type 'accept' or 'reject'\.")
+# The `** ` lines that refuse nothing: starting a match, and `join` waiting for the other.
+NOT_REFUSALS = re.compile(r"\*\* (You invited \S+ to .*|Player \S+ has joined you for .*|"
+                          r"You are now playing .*|Please wait for \S+ to join too\.)")
 AUTOBOARD = {"** The board will be refreshed after every move.": True,
              "** The board won't be refreshed after every move.": False}
 # gnubg's cube and resignation answers, as FIBS commands.
@@ -172,7 +175,7 @@ class GnubgPlayer:
         self.answer_next_board = False  # a prompt came without its board: `board` was sent
         self.resign_points: int | None = None
         self.after_opponent_move = False
-        self.sent: str | None = None  # a decision sent, until the server's first answer
+        self.last_decision: str | None = None
 
     async def start(self) -> GnubgPlayer:
         self.gnubg = await GnubgConnection.open(self.engine)
@@ -181,7 +184,6 @@ class GnubgPlayer:
     def reconnected(self, client: FibsClient) -> None:
         """A new login after a dropped connection; gnubg's connection stays."""
         self.client = client
-        self.sent = None
         self.answer_next_board = False
 
     def close(self) -> None:
@@ -219,10 +221,10 @@ class GnubgPlayer:
                           "last lines:", *self.lines[-25:]])
 
     async def react(self, line: str) -> None:
-        if self.sent is not None:
-            if line.startswith("** "):
-                self.refused.append(f"{self.sent!r}: {line}")
-            self.sent = None
+        if line.startswith("** ") and not NOT_REFUSALS.fullmatch(line):
+            # Lines already on their way may come first, so a refusal is not always the
+            # next line; each command of ours it could answer is a decision or `board`.
+            self.refused.append(f"after {self.last_decision!r}: {line}")
         if line.startswith("board:"):
             await self.on_board(line)
             return
@@ -231,9 +233,10 @@ class GnubgPlayer:
             await self.on_prompt(line)
             return
         self.moment += 1
-        if (moved := MOVE_LINE.fullmatch(line)) and moved[1] != self.name:
-            self.after_opponent_move = True
-        elif DOUBLED.fullmatch(line) and not self.autoboard:
+        moved = MOVE_LINE.fullmatch(line)
+        # autoboard's board right after `<opp> moves ... .` must show the roll still to come
+        self.after_opponent_move = moved is not None and moved[1] != self.name
+        if DOUBLED.fullmatch(line) and not self.autoboard:
             await self.request_board(answer_it=False)
         elif resigning := RESIGNS.fullmatch(line):
             self.resign_points = int(resigning[2])
@@ -293,5 +296,5 @@ class GnubgPlayer:
         command = COMMANDS.get(answer) or fibs_move(answer, int(board.split(":")[41]))
         self.decisions.append((board, answer, command))
         self.acted_moment = self.moment
-        self.sent = command
+        self.last_decision = command
         await self.client.send(command)

@@ -117,8 +117,10 @@ async def test_one_point_match(harness, seat):
     assert_clean(alice, bob)
     assert len(games(alice)) == 1
     assert_every_game_ended(alice)
-    assert ends in (["You win the 1 point match 1-0 .", "alice wins the 1 point match 1-0 ."],
-                    ["bob wins the 1 point match 1-0 .", "You win the 1 point match 1-0 ."])
+    winner_view, loser_view = sorted(ends, key=lambda end: not end.startswith("You "))
+    points = re.fullmatch(r"You win the 1 point match ([123])-0 \.", winner_view)[1]
+    winner = "alice" if ends[1] == loser_view else "bob"
+    assert loser_view == f"{winner} wins the 1 point match {points}-0 ."
 
 
 @SQLITE_ONLY
@@ -126,47 +128,48 @@ async def test_three_point_match_rolled_for_without_boards(harness, seat):
     """alice lets the server roll (`double` NO, which lasts one game) and gets no boards by
     herself (autoboard and moreboards NO), so she asks for each board she needs."""
     alice, bob = await seat(("double", "autoboard"), ("moreboards",))
-    await invite(harness, alice, bob, "3", seed=2)
+    await invite(harness, alice, bob, "3", seed=9)
     await play_match(alice, bob)
     assert_clean(alice, bob)
-    alice_games = games(alice)
-    assert len(alice_games) > 1
-    assert ROLL_PROMPT not in alice_games[0]
-    assert any(ROLL_PROMPT in game for game in alice_games[1:])  # `double` is YES again
-    assert alice.board_requests > 0
     assert_every_game_ended(alice)
+    alice_games = games(alice)
+    assert len(alice_games) == 4 and alice.board_requests > 0
+    assert ROLL_PROMPT not in alice_games[0]
+    assert ROLL_PROMPT in alice_games[2]  # `double` is YES again from game 2 on
 
 
 @SQLITE_ONLY
-async def test_five_point_match_through_crawford_and_post_crawford_with_greedy(harness, seat):
-    alice, bob = await seat(("moreboards", "greedy"), ("moreboards",))
-    await invite(harness, alice, bob, "5", seed=3)
+async def test_five_point_match_through_crawford_and_post_crawford(harness, seat):
+    alice, bob = await seat(("moreboards",), ("moreboards",))
+    await invite(harness, alice, bob, "5", seed=16)
     await play_match(alice, bob)
     assert_clean(alice, bob)
     assert_every_game_ended(alice)
-    seen = scores(alice, 5)
-    crawford = next(i for i, score in enumerate(seen) if re.search(r"-4\b", score))
-    assert len(seen) > crawford + 1, seen  # the Crawford game ended without ending the match
-    assert any(board.split(":")[51] == "1" for board in alice.boards)  # a post-Crawford game
-    # greedy bear-offs: the server played some of alice's moves that she never sent
+    assert scores(alice, 5) == ["alice-0 bob-4", "alice-3 bob-4", "alice-4 bob-4"]
+    alice_games = games(alice)
+    # game 2 is the Crawford game, games 3 and 4 are post-Crawford (board field 51)
+    post_crawford = [any(line.startswith("board:") and line.split(":")[51] == "1"
+                         for line in game) for game in alice_games]
+    assert post_crawford == [False, False, True, True]
+
+
+@SQLITE_ONLY
+async def test_unlimited_match_with_greedy_bearoffs_then_leave(harness, seat):
+    """alice bears off greedily in game 1 (greedy lasts one game; without moreboards no
+    board asks her for the move the server makes) and leaves after game 3."""
+    alice, bob = await seat(("greedy",), ("moreboards",), leave_after_games=3)
+    await invite(harness, alice, bob, "unlimited", seed=4)
+    await together(alice.play_until(lambda line: line == "** You terminated the unlimited match."),
+                   bob.play_until(lambda line: line == "** Player alice has ended the unlimited "
+                                                      "match."))
+    assert_clean(alice, bob)
+    assert_every_game_ended(alice)
+    assert len(games(alice)) == 3
+    assert len([line for line in alice.lines if line.startswith("score in unlimited match: ")]) == 3
+    # the server played some of alice's moves that she never sent
     announced = [line for line in bob.lines if line.startswith("alice moves ")]
     sent = [command for _, _, command in alice.decisions if command.startswith("move ")]
     assert len(announced) > len(sent)
-
-
-@SQLITE_ONLY
-async def test_unlimited_match_a_few_games_then_leave(harness, seat):
-    alice, bob = await seat(("moreboards",), ("moreboards",),
-                            leave_after_games=3)
-    await invite(harness, alice, bob, "unlimited", seed=4)
-    await together(
-        alice.play_until(lambda line: line == "** You terminated the game. The game was saved."),
-        bob.play_until(lambda line: line == "** Player alice has left the game. "
-                                            "The game was saved."))
-    assert_clean(alice, bob)
-    assert len(games(alice)) == 3
-    assert_every_game_ended(alice)
-    assert len([line for line in alice.lines if line.startswith("score in unlimited match: ")]) == 3
 
 
 async def test_a_dropped_match_resumes_and_ends(harness, seat):
@@ -183,6 +186,7 @@ async def test_a_dropped_match_resumes_and_ends(harness, seat):
     alice.reconnected(await harness.login_clip("alice", client_name="gnubg_bot"))
     await alice.set_up()
     await bob.client.send("invite alice")
+    await bob.client.skip_until("** You invited alice to resume a saved match.")
     await alice.client.skip_until("bob wants to resume a saved match with you.")
     await alice.client.send("join bob")
     await alice.client.skip_until("You are now playing with bob. Your running match was loaded.")
