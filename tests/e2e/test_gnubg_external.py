@@ -1,0 +1,195 @@
+"""GNU Backgammon plays both sides over real sockets (issue 13): every decision is gnubg's
+answer to a board our server sent, so the server must draw each board as the moment it
+stands for and accept everything gnubg plays. Seeded dice make every match deterministic."""
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Coroutine
+
+import pytest
+
+from fibs_server.rules.dice import SeededDice
+from tests.conftest import skip_unless_ci
+from tests.e2e.gnubg_player import GNUBG, ROLL_PROMPT, GnubgEngine, GnubgPlayer
+
+pytestmark = pytest.mark.gnubg
+# The PostgreSQL run repeats only the test that stores and reloads a match.
+SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+MATCH_END = re.compile(r"(You win|\S+ wins) the \d+ point match \d+-\d+ \.")
+GAME_END = re.compile(r"(You win the game|\S+ wins the game|You give up|\S+ gives up|"
+                      r"You accept and win|\S+ accepts and wins)\b.*")
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory):
+    """Two gnubg processes (one per player), shared by the module's tests: each test opens
+    its own connections, and gnubg listens again after a disconnect."""
+    if not GNUBG.exists():
+        skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install -y gnubg)")
+    directory = tmp_path_factory.mktemp("gnubg")
+    started = [GnubgEngine(directory) for _ in range(2)]
+    try:
+        for engine in started:
+            engine.wait_listening()
+        yield started
+    finally:
+        for engine in started:
+            engine.stop()
+
+
+@pytest.fixture
+async def seat(harness, engines):
+    """Seats alice and bob as CLIP bots, ready, with their toggles; closes their gnubg
+    connections afterwards (gnubg takes the next test's client only then)."""
+    players: list[GnubgPlayer] = []
+
+    async def seat_players(alice_toggles=(), bob_toggles=(), leave_after_games: int | None = None
+                           ) -> tuple[GnubgPlayer, GnubgPlayer]:
+        for name, engine, toggles in (("alice", engines[0], alice_toggles),
+                                      ("bob", engines[1], bob_toggles)):
+            await harness.register(name)
+            client = await harness.login_clip(name, client_name="gnubg_bot")
+            player = await GnubgPlayer(client, name, engine,
+                                       leave_after_games if name == "alice" else None).start()
+            players.append(player)
+            await player.set_up("ready", *toggles)
+        return players[0], players[1]
+
+    yield seat_players
+    for player in players:
+        player.close()
+
+
+async def invite(harness, alice: GnubgPlayer, bob: GnubgPlayer, length: str, seed: int) -> None:
+    harness.dice.append(SeededDice(seed))
+    await alice.client.send(f"invite bob {length}")
+    await bob.client.skip_until("Type 'join alice' to accept.")
+    await bob.client.send("join alice")
+
+
+async def together(*runs: Coroutine) -> list:
+    """The players' runs at once; a stall in one cancels the others."""
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(run) for run in runs]
+    return [task.result() for task in tasks]
+
+
+async def play_match(alice: GnubgPlayer, bob: GnubgPlayer) -> list[str]:
+    return await together(alice.play_until(MATCH_END.fullmatch),
+                          bob.play_until(MATCH_END.fullmatch))
+
+
+def assert_clean(*players: GnubgPlayer) -> None:
+    for player in players:
+        assert not player.refused, player.report()
+        assert not player.problems, player.report()
+        assert player.decisions, f"{player.name} never decided anything"
+
+
+def scores(player: GnubgPlayer, length: int) -> list[str]:
+    prefix = f"score in {length} point match: "
+    return [line.removeprefix(prefix) for line in player.lines if line.startswith(prefix)]
+
+
+def games(player: GnubgPlayer) -> list[list[str]]:
+    """The player's lines cut at each `Starting a new game`."""
+    cut: list[list[str]] = []
+    for line in player.lines:
+        if line.startswith("Starting a new game with "):
+            cut.append([])
+        if cut:
+            cut[-1].append(line)
+    return cut
+
+
+def assert_every_game_ended(player: GnubgPlayer) -> None:
+    for number, game in enumerate(games(player), 1):
+        assert any(GAME_END.fullmatch(line) for line in game), \
+            f"{player.name}'s game {number} has no end"
+
+
+@SQLITE_ONLY
+async def test_one_point_match(harness, seat):
+    alice, bob = await seat(("moreboards",), ("moreboards",))
+    await invite(harness, alice, bob, "1", seed=1)
+    ends = await play_match(alice, bob)
+    assert_clean(alice, bob)
+    assert len(games(alice)) == 1
+    assert_every_game_ended(alice)
+    winner_view, loser_view = sorted(ends, key=lambda end: not end.startswith("You "))
+    points = re.fullmatch(r"You win the 1 point match ([123])-0 \.", winner_view)[1]
+    winner = "alice" if ends[1] == loser_view else "bob"
+    assert loser_view == f"{winner} wins the 1 point match {points}-0 ."
+
+
+@SQLITE_ONLY
+async def test_three_point_match_rolled_for_without_boards(harness, seat):
+    """alice lets the server roll (`double` NO, which lasts one game) and gets no boards by
+    herself (autoboard and moreboards NO), so she asks for each board she needs."""
+    alice, bob = await seat(("double", "autoboard"), ("moreboards",))
+    await invite(harness, alice, bob, "3", seed=9)
+    await play_match(alice, bob)
+    assert_clean(alice, bob)
+    assert_every_game_ended(alice)
+    alice_games = games(alice)
+    assert len(alice_games) == 4 and alice.board_requests > 0
+    assert ROLL_PROMPT not in alice_games[0]
+    assert ROLL_PROMPT in alice_games[2]  # `double` is YES again from game 2 on
+
+
+@SQLITE_ONLY
+async def test_five_point_match_through_crawford_and_post_crawford(harness, seat):
+    alice, bob = await seat(("moreboards",), ("moreboards",))
+    await invite(harness, alice, bob, "5", seed=16)
+    await play_match(alice, bob)
+    assert_clean(alice, bob)
+    assert_every_game_ended(alice)
+    assert scores(alice, 5) == ["alice-0 bob-4", "alice-3 bob-4", "alice-4 bob-4"]
+    alice_games = games(alice)
+    # game 2 is the Crawford game, games 3 and 4 are post-Crawford (board field 51)
+    post_crawford = [any(line.startswith("board:") and line.split(":")[51] == "1"
+                         for line in game) for game in alice_games]
+    assert post_crawford == [False, False, True, True]
+
+
+@SQLITE_ONLY
+async def test_unlimited_match_with_greedy_bearoffs_then_leave(harness, seat):
+    """alice bears off greedily in game 1 (greedy lasts one game; without moreboards no
+    board asks her for the move the server makes) and leaves after game 3."""
+    alice, bob = await seat(("greedy",), ("moreboards",), leave_after_games=3)
+    await invite(harness, alice, bob, "unlimited", seed=4)
+    await together(alice.play_until(lambda line: line == "** You terminated the unlimited match."),
+                   bob.play_until(lambda line: line == "** Player alice has ended the unlimited "
+                                                      "match."))
+    assert_clean(alice, bob)
+    assert_every_game_ended(alice)
+    assert len(games(alice)) == 3
+    assert len([line for line in alice.lines if line.startswith("score in unlimited match: ")]) == 3
+    # the server played some of alice's moves that she never sent
+    announced = [line for line in bob.lines if line.startswith("alice moves ")]
+    sent = [command for _, _, command in alice.decisions if command.startswith("move ")]
+    assert len(announced) > len(sent)
+
+
+async def test_a_dropped_match_resumes_and_ends(harness, seat):
+    alice, bob = await seat(("moreboards",), ("moreboards",))
+    await invite(harness, alice, bob, "3", seed=5)
+
+    async def drop_alice() -> None:
+        await alice.play_until(lambda line: len(alice.boards) >= 30)
+        await alice.client.close()
+
+    await together(drop_alice(),
+                   bob.play_until(lambda line: line == "alice drops connection. "
+                                                       "The game was saved."))
+    alice.reconnected(await harness.login_clip("alice", client_name="gnubg_bot"))
+    await alice.set_up()
+    await bob.client.send("invite alice")
+    await bob.client.skip_until("** You invited alice to resume a saved match.")
+    await alice.client.skip_until("bob wants to resume a saved match with you.")
+    await alice.client.send("join bob")
+    await alice.client.skip_until("You are now playing with bob. Your running match was loaded.")
+    await play_match(alice, bob)
+    assert_clean(alice, bob)
+    assert any(line.startswith("turn: ") for line in bob.lines)
