@@ -33,6 +33,7 @@ MOVE_LINE = re.compile(r"(\S+) moves .* \.")
 DOUBLED = re.compile(r"(\S+) doubles\. Type 'accept' or 'reject'\.")
 RESIGNS = re.compile(r"(\S+) wants to resign\. You will win (\d+) points?\. "
                      r"Type 'accept' or 'reject'\.")
+RESIGNATION_ANSWERED = re.compile(r"\S+ (accepts and wins \d+ points?|rejects)\. ?.*")
 # The `** ` lines that refuse nothing: starting a match, and `join` waiting for the other.
 NOT_REFUSALS = re.compile(r"\*\* (You invited \S+ to .*|Player \S+ has joined you for .*|"
                           r"You are now playing .*|Please wait for \S+ to join too\.)")
@@ -176,6 +177,7 @@ class GnubgPlayer:
         self.resign_points: int | None = None
         self.after_opponent_move = False
         self.last_decision: str | None = None
+        self.resigning = False  # this player offered to resign: it decides nothing until answered
 
     async def start(self) -> GnubgPlayer:
         self.gnubg = await GnubgConnection.open(self.engine)
@@ -199,6 +201,12 @@ class GnubgPlayer:
             while not (reply := await self.client.read_line()).startswith("** "):
                 pass  # who-lines of the other player's `ready`
             self.observe(reply)
+
+    async def resign(self, kind: str) -> None:
+        """Offer to resign by hand (gnubg never resigns through `external`)."""
+        self.resigning = True
+        self.last_decision = f"resign {kind}"
+        await self.client.send(self.last_decision)
 
     def observe(self, line: str) -> None:
         if line in AUTOBOARD:
@@ -229,6 +237,8 @@ class GnubgPlayer:
             await self.on_board(line)
             return
         self.observe(line)
+        if RESIGNATION_ANSWERED.fullmatch(line):
+            self.resigning = False
         if line == ROLL_PROMPT or PLEASE_MOVE.fullmatch(line):
             await self.on_prompt(line)
             return
@@ -293,6 +303,8 @@ class GnubgPlayer:
 
     async def decide(self, board: str, answer: str) -> None:
         """Send gnubg's answer as the FIBS command it means."""
+        if self.resigning:
+            return
         command = COMMANDS.get(answer) or fibs_move(answer, int(board.split(":")[41]))
         self.decisions.append((board, answer, command))
         self.acted_moment = self.moment

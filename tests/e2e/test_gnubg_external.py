@@ -155,9 +155,9 @@ async def test_five_point_match_through_crawford_and_post_crawford(harness, seat
 
 @SQLITE_ONLY
 async def test_unlimited_match_with_greedy_bearoffs_then_leave(harness, seat):
-    """alice bears off greedily in game 1 (greedy lasts one game; without moreboards no
-    board asks her for the move the server makes) and leaves after game 3."""
-    alice, bob = await seat(("greedy",), ("moreboards",), leave_after_games=3)
+    """alice bears off greedily in game 1 (greedy lasts one game; no `moreboards` board asks
+    her for a move the server makes itself) and leaves after game 3."""
+    alice, bob = await seat(("greedy", "moreboards"), ("moreboards",), leave_after_games=3)
     await invite(harness, alice, bob, "unlimited", seed=4)
     await together(alice.play_until(lambda line: line == "** You terminated the unlimited match."),
                    bob.play_until(lambda line: line == "** Player alice has ended the unlimited "
@@ -193,3 +193,18 @@ async def test_a_dropped_match_resumes_and_ends(harness, seat):
     await play_match(alice, bob)
     assert_clean(alice, bob)
     assert any(line.startswith("turn: ") for line in bob.lines)
+
+
+@SQLITE_ONLY
+async def test_gnubg_answers_a_resignation(harness, seat):
+    """gnubg never resigns through `external`, so bob's client offers one by hand; alice's
+    gnubg answers it (the board with the resignation extension)."""
+    alice, bob = await seat(("moreboards",), ("moreboards",))
+    await invite(harness, alice, bob, "1", seed=1)
+    await bob.resign("b")
+    ends = await play_match(alice, bob)
+    assert_clean(alice)
+    assert not bob.refused and not bob.problems, bob.report()
+    assert ("bob wants to resign. You will win 3 points. Type 'accept' or 'reject'."
+            in alice.lines)
+    assert ends[0] == "You win the 1 point match 3-0 ."  # gnubg takes the backgammon
