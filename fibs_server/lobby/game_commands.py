@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fibs_server.lobby.chat_commands import rings
-from fibs_server.lobby.games import (JOIN_OR_LEAVE, Invitation, Narrator, RunningMatch,
-                                     automatic_play, match_kind, new_match)
+from fibs_server.lobby.games import (ROLL_OR_DOUBLE, Invitation, Narrator, RunningMatch,
+                                     automatic_play, match_kind, new_match, remind)
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES
@@ -202,31 +202,7 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
         items = follow_ups(running, [])
         await lobby.save_match(running)
         narrate(lobby, running, items)
-        prompt_resumed(running)
-
-
-def prompt_resumed(running: RunningMatch) -> None:
-    """After loading: remind the players of what is expected of them."""
-    match, names = running.match, running.names
-    if match.phase is Phase.BETWEEN_GAMES:
-        for index, session in enumerate(running.sessions):
-            if session is not None and index not in match.joined:
-                session.send_line(JOIN_OR_LEAVE)
-        return
-    if match.resignation is not None:
-        resigner = match.resignation.player
-        reminder = (1 - resigner, match_texts.resignation_notice(names[resigner],
-                                                                 match.resignation.points))
-    elif match.double_offer is not None:
-        doubler = match.double_offer.offered_by
-        reminder = (1 - doubler, match_texts.doubled_notice(names[doubler]))
-    elif match.phase is Phase.MOVE:
-        reminder = (match.turn, f"Please move {plural(match.pieces_to_move, 'piece')}.")
-    else:
-        return
-    session = running.sessions[reminder[0]]
-    if session is not None:
-        session.send_line(reminder[1])
+        remind(running, (0, 1))
 
 
 # --- acting on the running match -----------------------------------------------------------------
@@ -284,7 +260,7 @@ def follow_ups(running: RunningMatch, events: list[tuple[ev.Event, Moment]]) -> 
             if not session.toggle("double"):
                 items += told(match, match.roll(match.turn))
                 continue
-            items.append(Prompt(match.turn, "It's your turn to roll or double."))
+            items.append(Prompt(match.turn, ROLL_OR_DOUBLE))
             break
         if match.phase is Phase.MOVE and match.resignation is None and session is not None:
             automatic = automatic_play(match, session)

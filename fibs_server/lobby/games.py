@@ -24,6 +24,7 @@ from fibs_server.rules.notation import format_steps
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
 
 JOIN_OR_LEAVE = "Type 'join' if you want to play the next game, type 'leave' if you don't."
+ROLL_OR_DOUBLE = "It's your turn to roll or double."
 
 
 @dataclasses.dataclass
@@ -306,6 +307,40 @@ class Narrator:
         names = self.running.names
         return match_texts.move_list_lines(names[x], names[1 - x], self.match.length,
                                            started.score[x], started.score[1 - x], actions)
+
+
+def show_taken_over_match(running: RunningMatch, session: Session) -> None:
+    """The match a new login took over: its board, and what the player must do."""
+    index = running.index_of(session)
+    match = running.match
+    Narrator(running, lambda _: []).board_to(session, match.moment(), index, as_you=True)
+    if match.phase is Phase.ROLL_OR_DOUBLE and match.turn == index \
+            and match.resignation is None:
+        session.send_line(ROLL_OR_DOUBLE)
+    remind(running, (index,))
+
+
+def remind(running: RunningMatch, players: tuple[int, ...]) -> None:
+    """After a match is loaded or a player's new login took it over: tell those of `players`
+    who must act what is expected of them."""
+    match, names = running.match, running.names
+    if match.phase is Phase.BETWEEN_GAMES:
+        reminders = [(index, JOIN_OR_LEAVE) for index in (0, 1) if index not in match.joined]
+    elif match.resignation is not None:
+        resigner = match.resignation.player
+        reminders = [(1 - resigner, match_texts.resignation_notice(names[resigner],
+                                                                   match.resignation.points))]
+    elif match.double_offer is not None:
+        doubler = match.double_offer.offered_by
+        reminders = [(1 - doubler, match_texts.doubled_notice(names[doubler]))]
+    elif match.phase is Phase.MOVE:
+        reminders = [(match.turn, f"Please move {plural(match.pieces_to_move, 'piece')}.")]
+    else:
+        reminders = []
+    for index, text in reminders:
+        session = running.sessions[index]
+        if session is not None and index in players:
+            session.send_line(text)
 
 
 def may_double_field(moment: Moment, index: int) -> bool:

@@ -7,11 +7,13 @@ import datetime
 import logging
 import secrets
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterable
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore
 from fibs_server.lobby.chat_records import ChatRecords
-from fibs_server.lobby.games import Invitation, RunningMatch, rating_updates
+from fibs_server.lobby.games import (Invitation, RunningMatch, rating_updates,
+                                     show_taken_over_match)
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
@@ -112,6 +114,9 @@ class Lobby:
         self.command_names = frozenset(self.handlers)
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
+        # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
+        self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
+            weakref.WeakValueDictionary()
         self.most_online = 0
         self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
@@ -180,6 +185,13 @@ class Lobby:
         return account
 
     async def log_in(self, session: Session, account: Account) -> None:
+        # One login of a name at a time: a second one waits until the first has finished
+        # (its stored messages shown), then takes its place.
+        lock = self._login_locks.setdefault(account.name.lower(), asyncio.Lock())
+        async with lock:
+            await self._log_in(session, account)
+
+    async def _log_in(self, session: Session, account: Account) -> None:
         if session.clip:
             # The CLIP login line was not echoed: what follows must not share a line
             # with `login: `.
@@ -193,8 +205,10 @@ class Lobby:
         previous = self.online.get(account.name.lower())
         if previous is not None:
             session.send_line(texts.ALREADY_LOGGED_IN)
+            previous.send_line(texts.logged_in_again(session.connection.host))
             self.connections.discard(previous)
             self._went_offline(account.name)
+            self.invitations.pop(account.name.lower(), None)
             previous.close()
         last_login, last_host = account.last_login_at, account.last_login_host
         now = int(time.time())
@@ -202,6 +216,7 @@ class Lobby:
         account.toggles.update(PER_GAME_TOGGLES)
         session.account, session.login_time, session.stage = account, now, Stage.ONLINE
         self.online[account.name.lower()] = session
+        taken_over = self._take_over(previous, session) if previous is not None else None
         who_line = session.who_line()
         self._set_who_line(session, who_line)
         self.most_online = max(self.most_online, len(self.online))
@@ -218,11 +233,26 @@ class Lobby:
             session.send_lines(self.config.motd)
             if session.prompts:
                 session.send_prompt()
+        if taken_over is not None:
+            show_taken_over_match(taken_over, session)
         await self._tell_everyone_else(
             session, f"{account.name} logs in." if previous is None else None, clip.LOGIN,
             who_block=wire_text(clip.who_block([who_line])))
         for hook in self.login_hooks:
             await hook(self, session)
+
+    def _take_over(self, previous: Session, session: Session) -> RunningMatch | None:
+        """A new login of a user who was online: the new session takes the old one's place in
+        its running match (the opponent and watchers go on as before) and as the watcher it
+        was. Returns the match taken over."""
+        session.watching, previous.watching = previous.watching, None
+        running = self.match_of(previous)
+        if running is None:
+            return None
+        running.sessions[running.index_of(previous)] = session
+        for watcher in self.watchers_of(previous):
+            watcher.watching = session
+        return running
 
     async def _tell_everyone_else(self, about: Session, sentence: str | None,
                                   clip_number: int, who_block: str = "") -> None:

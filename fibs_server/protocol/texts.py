@@ -125,6 +125,11 @@ REGISTERED = ("You are registered.", "Type 'help beginner' to get started.")
 ALREADY_LOGGED_IN = "** Warning: You are already logged in."
 
 
+def logged_in_again(host: str) -> str:
+    """To the old connection of a user who logged in again (it is closed next)."""
+    return f"** You logged in again from {host}. This connection is closed."
+
+
 def no_one_called(name: str) -> str:
     """The reply when a name matches nobody online."""
     return f"** There is no one called {name}."
