@@ -1,14 +1,15 @@
 """Match commands: invite, join, leave, the in-game commands, and watching."""
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
+from fibs_server.lobby.accounts import PER_GAME_TOGGLES
 from fibs_server.lobby.chat_commands import rings
 from fibs_server.lobby.games import (ROLL_OR_DOUBLE, Invitation, Narrator, RunningMatch,
                                      automatic_play, match_kind, new_match, remind)
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.lobby.accounts import PER_GAME_TOGGLES
 from fibs_server.protocol import chat, match_texts, texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import plural
@@ -18,6 +19,7 @@ from fibs_server.rules.greedy import greedy_bearoff
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import MoveError, format_play, parse_move
 
+log = logging.getLogger(__name__)
 table = CommandTable()
 
 MAX_MATCH_LENGTH = 99
@@ -153,8 +155,8 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     match = new_match(length, lobby.config.new_dice(), inviter, joiner,
                       lobby.config.choose_first_x())
     events = told(match, match.start())
-    match_id = await lobby.matches.create_match(inviter.name, joiner.name, length,
-                                                match.to_dict())
+    stored = match.to_dict()
+    match_id = await lobby.matches.create_match(inviter.name, joiner.name, length, stored)
     running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
     kind = match_kind(length)
     if length is None:
@@ -167,7 +169,8 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     lobby.begin_playing(running)
     async with running.lock:
         items = follow_ups(running, events)
-        await lobby.save_match(running)
+        if not await stored_or_undone(lobby, running, stored, inviter):
+            items = events  # what is stored: the start, without the server's follow-ups
         narrate(lobby, running, items)
 
 
@@ -200,8 +203,8 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
         narrator.board_to(session, moment, index, as_you=True)
     async with running.lock:
         items = follow_ups(running, [])
-        await lobby.save_match(running)
-        narrate(lobby, running, items)
+        if await stored_or_undone(lobby, running, record.state, inviter):
+            narrate(lobby, running, items)
         remind(running, (0, 1))
 
 
@@ -218,14 +221,30 @@ async def act(lobby: Lobby, session: Session, action: Action) -> None:
         return
     async with running.lock:
         player = running.index_of(session)
+        before = running.match.to_dict()
         try:
             events = action(running.match, player)
         except IllegalAction as refused:
             session.send_line(refused.fibs_text(running.opponent_name(player)))
             return
         items = follow_ups(running, told(running.match, events))
+        if await stored_or_undone(lobby, running, before, session):
+            narrate(lobby, running, items)
+
+
+async def stored_or_undone(lobby: Lobby, running: RunningMatch, before: dict,
+                           actor: Session) -> bool:
+    """Store the match's new state. If that fails, the match goes back to `before` (its
+    stored state): an action counts only once stored, and memory is never ahead of the
+    database. `actor` is told to try again; the match goes on."""
+    try:
         await lobby.save_match(running)
-        narrate(lobby, running, items)
+    except Exception:
+        log.exception("storing match %s failed; the action is undone", running.match_id)
+        running.match = Match.from_dict(before, running.match.dice_source)
+        actor.send_line(texts.NOT_STORED)
+        return False
+    return True
 
 
 def told(match: Match, events: list[ev.Event]) -> list[tuple[ev.Event, Moment]]:

@@ -104,19 +104,20 @@ async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
         session.send_lines(settings.toggle_table(account.toggles))
         return
-    replies, changed = [], False
+    replies, toggles = [], dict(account.toggles)
     for word in command.args:
         name = settings.resolve_toggle(word)
         if name is None:
             replies.append(settings.unknown_toggle(word))
             continue
-        account.toggles[name] = not account.toggles[name]
-        replies.append(settings.toggle_reply(name, account.toggles[name]))
-        changed = True
+        toggles[name] = not toggles[name]
+        replies.append(settings.toggle_reply(name, toggles[name]))
+    changed = toggles != account.toggles
     if changed:
-        # Stored before anyone hears of it, so the replies and the who-info broadcast
-        # leave together, in the order the commands came.
-        await lobby.accounts.update_account(account.name, toggles=dict(account.toggles))
+        # Stored before anyone hears of it (and kept in memory only once stored), so the
+        # replies and the who-info broadcast leave together, in the order the commands came.
+        await lobby.accounts.update_account(account.name, toggles=toggles)
+        account.toggles.update(toggles)
     session.send_lines(replies)
     if changed:
         lobby.broadcast_who(session)
@@ -142,8 +143,8 @@ async def set_variable(lobby: Lobby, session: Session, command: Command) -> None
     except settings.SettingError as error:
         session.send_line(str(error))
         return
-    account.settings[name] = value
-    await lobby.accounts.update_account(account.name, settings=dict(account.settings))
+    await lobby.accounts.update_account(account.name, settings={**account.settings, name: value})
+    account.settings[name] = value  # only once stored
     session.send_line(settings.setting_set_reply(name, value))
 
 

@@ -60,6 +60,10 @@ def create_database_engine(url: str, **engine_options: Any) -> AsyncEngine:
         # connection makes them queue in order in the pool instead.
         engine_options = {"pool_size": 1, "max_overflow": 0,
                           "pool_timeout": SQLITE_POOL_TIMEOUT_S, **engine_options}
+    elif not async_url.startswith("sqlite"):
+        # A server connection that died (a restarted database, a terminated backend) is
+        # replaced when next taken from the pool instead of failing the next write.
+        engine_options = {"pool_pre_ping": True, **engine_options}
     engine = create_async_engine(async_url, **{**_JSON_CODEC, **engine_options})
     if engine.dialect.name == "sqlite":
         _prepare_sqlite(engine.sync_engine, for_reads=False)
