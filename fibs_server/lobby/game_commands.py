@@ -55,13 +55,13 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     target = named_user(lobby, session, command, "** invite who?", "** You can't invite yourself.")
     if target is None:
         return
-    if lobby.match_of(session) is not None:
+    if lobby.busy(session):
         session.send_line("** You can't play two games at once")
         return
     if not session.toggle("ready"):
         session.send_line("** Use 'toggle ready' first.")
         return
-    if lobby.match_of(target) is not None:
+    if lobby.busy(target):
         session.send_line(f"** Error: {target.name} is already playing with someone else.")
         return
     if not target.toggle("ready"):
@@ -125,7 +125,7 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     if inviter is None:
         session.send_line(f"** Error: can't find player {command.args[0]}")
         return
-    if running is not None:
+    if lobby.busy(session):
         session.send_line("** You can't play two games at once")
         return
     invitation = lobby.invitations.get(inviter.name.lower())
@@ -133,7 +133,7 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
             or inviter is session:
         session.send_line(f"** {inviter.name} didn't invite you.")
         return
-    if lobby.match_of(inviter) is not None:
+    if lobby.busy(inviter):
         session.send_line(f"** Error: {inviter.name} is already playing with someone else.")
         return
     if not inviter.toggle("ready"):
@@ -141,10 +141,27 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         return
     del lobby.invitations[inviter.name.lower()]
     lobby.invitations.pop(session.name.lower(), None)
-    if invitation.resume:
-        await resume_match(lobby, inviter, session)
-    else:
-        await start_match(lobby, inviter, session, invitation.length)
+    # Both are taken from here on (before the first await): a second `join` at the same
+    # moment must not put either of them in a second match.
+    names = {inviter.name.lower(), session.name.lower()}
+    lobby.starting |= names
+    try:
+        if invitation.resume:
+            await resume_match(lobby, inviter, session)
+        else:
+            await start_match(lobby, inviter, session, invitation.length)
+    finally:
+        lobby.starting -= names
+
+
+def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
+    """Whether a player went away while their match was being set up: then it stays stored
+    as saved, as if they had dropped right after the start, and the other one is told so."""
+    for player, other in ((inviter, joiner), (joiner, inviter)):
+        if not lobby.is_online(player):
+            other.send_line(f"{player.name} drops connection. The game was saved.")
+            return True
+    return False
 
 
 async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
@@ -157,6 +174,8 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     events = told(match, match.start())
     stored = match.to_dict()
     match_id = await lobby.matches.create_match(inviter.name, joiner.name, length, stored)
+    if left_meanwhile(lobby, inviter, joiner):
+        return
     running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
     kind = match_kind(length)
     if length is None:
@@ -178,6 +197,8 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     record = await lobby.matches.running_match(inviter.name, joiner.name)
     if record is None:
         joiner.send_line(f"** There's no saved match with {inviter.name}.")
+        return
+    if left_meanwhile(lobby, inviter, joiner):
         return
     match = Match.from_dict(record.state, lobby.config.new_dice())
     sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}

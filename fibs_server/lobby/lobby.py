@@ -120,6 +120,7 @@ class Lobby:
         self.most_online = 0
         self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
+        self.starting: set[str] = set()  # lower-case names of players whose match is being set up
         # Who watches whom, kept by the `Session.watching` setter: every move is narrated to
         # the players' watchers, and a scan of everyone online per move would make 1,000
         # matches among 10,000 users cost 20 million checks a second. Dicts keep join order.
@@ -151,7 +152,7 @@ class Lobby:
     async def disconnected(self, session: Session) -> None:
         """The peer went away (or the connection was closed by us)."""
         self.connections.discard(session)
-        if self.online.get(session.name.lower()) is session:
+        if self.is_online(session):
             await self.log_out(session, "drops connection")
         session.close()
 
@@ -160,7 +161,7 @@ class Lobby:
         for session in [s for s in self.connections if s.last_active < limit]:
             session.send_line("Connection timed out.")
             self.connections.discard(session)
-            if self.online.get(session.name.lower()) is session:
+            if self.is_online(session):
                 await self.log_out(session, "timed out")
             session.close()
 
@@ -391,6 +392,13 @@ class Lobby:
                 opponent.send_line(f"{session.name} stops watching {watched.name}.")
 
     # --- matches -----------------------------------------------------------------------------
+
+    def busy(self, session: Session) -> bool:
+        """Playing, or in a match being set up."""
+        return self.match_of(session) is not None or session.name.lower() in self.starting
+
+    def is_online(self, session: Session) -> bool:
+        return self.online.get(session.name.lower()) is session
 
     def match_of(self, session: Session) -> RunningMatch | None:
         running = self.playing.get(session.name.lower())

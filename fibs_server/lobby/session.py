@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import enum
+import logging
 import time
 from typing import TYPE_CHECKING, Protocol
 
@@ -16,6 +17,8 @@ from fibs_server.protocol import clip, texts
 
 if TYPE_CHECKING:
     from fibs_server.lobby.lobby import Lobby
+
+log = logging.getLogger(__name__)
 
 
 class Connection(Protocol):
@@ -143,8 +146,24 @@ class Session:
             Stage.RETYPE_PASSWORD: self._at_retype_password,
             Stage.ONLINE: self._online,
         }.get(self.stage)
-        if handler is not None:
+        if handler is None:
+            return
+        if handler == self._online:
+            await handler(line)  # dispatch answers a failed command itself
+            return
+        try:
             await handler(line)
+        except Exception:
+            # A store that fails during a login or registration (a locked database, say):
+            # the user is told and let go, never left half logged in.
+            log.exception("login or registration on a connection from %s failed",
+                          self.connection.host)
+            self.send_line(texts.LOGIN_FAILED)
+            try:
+                await self.lobby.disconnected(self)  # logs out, if it got that far
+            except Exception:
+                log.exception("and so did the logout that followed")
+                self.close()
 
     def line_too_long(self) -> None:
         self.send_line(texts.LINE_TOO_LONG)

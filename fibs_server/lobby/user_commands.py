@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Awaitable
 
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.session import Session
@@ -97,6 +98,17 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
 
 # --- toggle and set --------------------------------------------------------------------------
 
+async def undone_unless_stored(values: dict, before: dict, storing: Awaitable[None]) -> None:
+    """Await `storing` the new `values`; if it fails, put `values` back as they were `before`
+    (and let the failure be answered), so that memory never keeps what the store refused."""
+    try:
+        await storing
+    except Exception:
+        values.clear()
+        values.update(before)
+        raise
+
+
 @table.command("toggle")
 async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
     account = session.account
@@ -104,20 +116,20 @@ async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
         session.send_lines(settings.toggle_table(account.toggles))
         return
-    replies, toggles = [], dict(account.toggles)
+    replies, before = [], dict(account.toggles)
     for word in command.args:
         name = settings.resolve_toggle(word)
         if name is None:
             replies.append(settings.unknown_toggle(word))
             continue
-        toggles[name] = not toggles[name]
-        replies.append(settings.toggle_reply(name, toggles[name]))
-    changed = toggles != account.toggles
+        account.toggles[name] = not account.toggles[name]
+        replies.append(settings.toggle_reply(name, account.toggles[name]))
+    changed = account.toggles != before
     if changed:
-        # Stored before anyone hears of it (and kept in memory only once stored), so the
-        # replies and the who-info broadcast leave together, in the order the commands came.
-        await lobby.accounts.update_account(account.name, toggles=toggles)
-        account.toggles.update(toggles)
+        # Stored before anyone hears of it, so the replies and the who-info broadcast
+        # leave together, in the order the commands came; not stored, not changed.
+        await undone_unless_stored(account.toggles, before, lobby.accounts.update_account(
+            account.name, toggles=dict(account.toggles)))
     session.send_lines(replies)
     if changed:
         lobby.broadcast_who(session)
@@ -143,8 +155,10 @@ async def set_variable(lobby: Lobby, session: Session, command: Command) -> None
     except settings.SettingError as error:
         session.send_line(str(error))
         return
-    await lobby.accounts.update_account(account.name, settings={**account.settings, name: value})
-    account.settings[name] = value  # only once stored
+    before = dict(account.settings)
+    account.settings[name] = value
+    await undone_unless_stored(account.settings, before, lobby.accounts.update_account(
+        account.name, settings=dict(account.settings)))
     session.send_line(settings.setting_set_reply(name, value))
 
 

@@ -122,6 +122,8 @@ def password_error(password: str) -> str | None:
 LINE_TOO_LONG = "** Your line was too long and has been ignored."
 NO_PASSWORD_GIVEN = "** No password given. Please choose a new name"
 REGISTERED = ("You are registered.", "Type 'help beginner' to get started.")
+# A login or registration that failed inside the server (the connection is closed next).
+LOGIN_FAILED = "** Sorry, the server could not log you in. Please try again later."
 # An action on a match that could not be stored, and so did not happen.
 NOT_STORED = "** The server could not store that. Please try again."
 ALREADY_LOGGED_IN = "** Warning: You are already logged in."

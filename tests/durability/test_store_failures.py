@@ -16,13 +16,14 @@ NOT_STORED = "** The server could not store that. Please try again."
 
 
 @contextlib.contextmanager
-def failing_updates(harness, table: str):
-    """Every UPDATE of `table` fails, as on a full disk or a dead database connection."""
+def failing_updates(harness, table: str, verb: str = "UPDATE"):
+    """Every `verb` (UPDATE, INSERT INTO) of `table` fails, as on a full disk or a dead
+    database connection."""
     engine = harness.server.store._engine.sync_engine
 
     def fail(connection, cursor, statement, parameters, context, executemany):
-        if statement.lstrip().upper().startswith(f"UPDATE {table.upper()}"):
-            raise RuntimeError(f"injected failure: UPDATE {table}")
+        if statement.lstrip().upper().startswith(f"{verb} {table.upper()}"):
+            raise RuntimeError(f"injected failure: {verb} {table}")
 
     event.listen(engine, "before_cursor_execute", fail)
     try:
@@ -93,3 +94,37 @@ async def test_a_terminated_postgresql_backend_is_replaced(harness, players, dat
     await alice.send("move 8-5 6-5")
     await alice.skip_until(BOARD)
     await bob.skip_until("alice moves 8-5 6-5 .")
+
+
+LOGIN_FAILED = "** Sorry, the server could not log you in. Please try again later."
+
+
+async def test_a_login_the_store_fails_is_answered_and_closed(harness):
+    await harness.register("alice")
+    with failing_updates(harness, "accounts"):
+        client = await harness.connect()
+        await client.send("login testclient 1008 alice secret")
+        rest = await client.expect_closed()
+        assert rest.endswith(f"{LOGIN_FAILED}\r\n".encode()), rest
+    alice = await harness.login_clip("alice")  # not left half logged in
+    await alice.send("who alice")
+    await alice.expect_lines(re.compile(r"5 alice - - 0 0 1500\.00 .*"), "6")
+
+
+async def test_a_registration_the_store_fails_is_answered_and_closed(harness):
+    with failing_updates(harness, "accounts", verb="INSERT INTO"):
+        client = await harness.connect()
+        await client.send("guest")
+        await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
+        await client.expect_prompt()
+        await client.send("name alice")
+        await client.skip_until("Type in no password and hit Enter/Return if you want to "
+                                "change it now.")
+        await client.expect_prompt("Please give your password: ")
+        await client.send("secret")
+        await client.expect_lines("")
+        await client.expect_prompt("Please retype your password: ")
+        await client.send("secret")
+        rest = await client.expect_closed()
+        assert rest.endswith(f"{LOGIN_FAILED}\r\n".encode()), rest
+    await harness.register("alice")  # the name is still free
