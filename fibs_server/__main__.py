@@ -21,13 +21,12 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                                      "backgammon server. Options default to FIBS_* variables.")
     parser.add_argument("--host", default=env("FIBS_HOST", "0.0.0.0"))
     parser.add_argument("--port", type=int, default=int(env("FIBS_PORT", "4321")))
-    parser.add_argument("--database-url", default=env("FIBS_DATABASE_URL", DEFAULT_DATABASE_URL),
-                        help="sqlite:///fibs.db (default) or postgresql://user@host:port/db")
+    add_shared_options(parser, env("FIBS_DATABASE_URL", DEFAULT_DATABASE_URL),
+                       env("FIBS_LOG_LEVEL", "INFO"))
     parser.add_argument("--bcrypt-rounds", type=int, default=int(env("FIBS_BCRYPT_ROUNDS", "12")))
     parser.add_argument("--idle-timeout", type=float,
                         default=float(env("FIBS_IDLE_TIMEOUT", "3600")),
                         help="seconds without input before a connection is closed")
-    parser.add_argument("--log-level", default=env("FIBS_LOG_LEVEL", "INFO"))
     parser.add_argument("--dice-seed", type=int,
                         default=int(env("FIBS_DICE_SEED")) if env("FIBS_DICE_SEED") else None,
                         help="reproducible dice for test and benchmark runs; never in production")
@@ -41,7 +40,18 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     admin = commands.add_parser("admin", help="administrator accounts (they may moderate)")
     admin.add_argument("action", choices=["grant", "revoke"])
     admin.add_argument("name")
+    for command in (database, export, admin):
+        # No defaults after the sub-command: one there would overwrite the value given before it.
+        add_shared_options(command, argparse.SUPPRESS, argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def add_shared_options(parser: argparse.ArgumentParser, database_url: str,
+                       log_level: str) -> None:
+    """The options the sub-commands use too, so that they may come before or after one."""
+    parser.add_argument("--database-url", default=database_url,
+                        help="sqlite:///fibs.db (default) or postgresql://user@host:port/db")
+    parser.add_argument("--log-level", default=log_level)
 
 
 def main(argv: list[str] | None = None) -> None:

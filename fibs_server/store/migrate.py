@@ -1,5 +1,5 @@
 """Bringing a database's schema up to date (or back) with the Alembic migrations in
-`migrations/` at the top of the source tree."""
+`migrations/` beside this module, which ship inside the package (wheel installs included)."""
 from __future__ import annotations
 
 import asyncio
@@ -8,9 +8,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
-import fibs_server
-
-MIGRATIONS_DIR = Path(fibs_server.__file__).parent.parent / "migrations"
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
 
 def alembic_config(url: str) -> Config:
