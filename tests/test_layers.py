@@ -1,0 +1,81 @@
+"""The layers import only downwards (docs/ARCHITECTURE.md): rules < protocol < lobby <
+net, store < app. A lower layer importing a higher one fails here, in CI, not only in a
+local hook. `rules` imports nothing of ours outside itself and no I/O."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import fibs_server
+
+PACKAGE = Path(fibs_server.__file__).parent
+LAYER = {"rules": 0, "protocol": 1, "lobby": 2, "net": 3, "store": 3}
+TOP = 4  # __main__, app: they wire everything
+IO_MODULES = {"asyncio", "socket", "sqlalchemy", "bcrypt", "alembic", "aiosqlite", "asyncpg",
+              "os", "subprocess", "threading", "time"}
+
+
+def layer_of(module: str) -> int:
+    parts = module.split(".")
+    return LAYER.get(parts[1], TOP) if len(parts) > 1 else TOP
+
+
+def imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.level:  # relative: resolve against the importing module's package
+                base = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-node.level]
+                found.append(".".join((*base, node.module)))
+            else:
+                found.append(node.module)
+    return found
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        yield ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts), path
+
+
+def test_no_layer_imports_a_higher_one():
+    wrong = []
+    for module, path in modules():
+        for imported in imports(path):
+            if imported.startswith("fibs_server.") and layer_of(imported) > layer_of(module):
+                wrong.append(f"{module} imports {imported}")
+    assert not wrong, wrong
+
+
+def test_net_and_store_do_not_import_each_other():
+    def side(module: str) -> str:
+        return module.split(".")[1] if module.count(".") else ""
+
+    wrong = [f"{module} imports {imported}" for module, path in modules()
+             for imported in imports(path)
+             if imported.startswith("fibs_server.")
+             and {side(module), side(imported)} == {"net", "store"}]
+    assert not wrong, wrong
+
+
+def test_the_rules_engine_is_pure():
+    wrong = []
+    for module, path in modules():
+        if layer_of(module) != 0:
+            continue
+        for imported in imports(path):
+            if imported.split(".")[0] in IO_MODULES:
+                wrong.append(f"{module} imports {imported}")
+    assert not wrong, wrong
+
+
+def test_the_check_sees_a_wrong_import(tmp_path):
+    """The walk must find imports of every form, or the tests above prove nothing."""
+    sample = PACKAGE / "rules" / "match.py"
+    found = imports(sample)
+    assert "fibs_server.rules.dice" in found  # `from .dice import ...`
+    assert layer_of("fibs_server.lobby.lobby") > layer_of("fibs_server.rules.match")
