@@ -9,6 +9,7 @@ import asyncpg
 import pytest
 from sqlalchemy import event
 
+from tests.e2e.conftest import answer_guest_dialogue
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
 
 BOARD = re.compile(r"board:.*")
@@ -114,17 +115,7 @@ async def test_a_login_the_store_fails_is_answered_and_closed(harness):
 async def test_a_registration_the_store_fails_is_answered_and_closed(harness):
     with failing_updates(harness, "accounts", verb="INSERT INTO"):
         client = await harness.connect()
-        await client.send("guest")
-        await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
-        await client.expect_prompt()
-        await client.send("name alice")
-        await client.skip_until("Type in no password and hit Enter/Return if you want to "
-                                "change it now.")
-        await client.expect_prompt("Please give your password: ")
-        await client.send("secret")
-        await client.expect_lines("")
-        await client.expect_prompt("Please retype your password: ")
-        await client.send("secret")
+        await answer_guest_dialogue(client, "alice", "secret")
         rest = await client.expect_closed()
         assert rest.endswith(f"{LOGIN_FAILED}\r\n".encode()), rest
     await harness.register("alice")  # the name is still free

@@ -62,16 +62,7 @@ class ServerHarness:
     async def register(self, name: str, password: str = "secret") -> None:
         """Create an account through the guest dialogue, then disconnect."""
         client = await self.connect(name)
-        await client.send("guest")
-        await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
-        await client.expect_prompt()
-        await client.send(f"name {name}")
-        await client.skip_until("Type in no password and hit Enter/Return if you want to change it now.")
-        await client.expect_prompt("Please give your password: ")
-        await client.send(password)
-        await client.expect_lines("")
-        await client.expect_prompt("Please retype your password: ")
-        await client.send(password)
+        await answer_guest_dialogue(client, name, password)
         await client.expect_lines("", "You are registered.")
         await client.send("bye")
         await client.expect_closed()
@@ -95,6 +86,20 @@ class ServerHarness:
         await client.skip_until(re.compile(r"\+-+\+"))  # bottom
         await client.expect_prompt()
         return client
+
+
+async def answer_guest_dialogue(client: FibsClient, name: str, password: str) -> None:
+    """From `login: ` as `guest` to the retyped password (the server answers next)."""
+    await client.send("guest")
+    await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
+    await client.expect_prompt()
+    await client.send(f"name {name}")
+    await client.skip_until("Type in no password and hit Enter/Return if you want to change it now.")
+    await client.expect_prompt("Please give your password: ")
+    await client.send(password)
+    await client.expect_lines("")
+    await client.expect_prompt("Please retype your password: ")
+    await client.send(password)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import skip_unless_ci
 from tests.e2e.client import FibsClient
+from tests.e2e.conftest import DATE_LINE, answer_guest_dialogue
 from tests.store.test_migrations import head_revision
 
 SOURCE = Path(__file__).resolve().parents[2]
@@ -92,16 +93,9 @@ async def test_the_installed_server_migrates_registers_and_stops_on_sigterm(inst
         assert line.startswith("fibs_server listening on 127.0.0.1:"), line
         client = await FibsClient("newcomer").connect(int(line.rpartition(":")[2]))
         await client.skip_until("  One account per person only!")
-        await client.send("guest")
-        await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
-        await client.send("name newcomer")
-        await client.skip_until(
-            "Type in no password and hit Enter/Return if you want to change it now.")
-        await client.expect_prompt("Please give your password: ")
-        await client.send("secret")
-        await client.expect_lines("")
-        await client.expect_prompt("Please retype your password: ")
-        await client.send("secret")
+        await client.skip_until(DATE_LINE)
+        await client.expect_prompt("login: ")
+        await answer_guest_dialogue(client, "newcomer", "secret")
         await client.expect_lines("", "You are registered.")
         await client.close()
         server.send_signal(signal.SIGTERM)
