@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import logging
 import os
 import pathlib
@@ -60,6 +61,9 @@ def main(argv: list[str] | None = None) -> None:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # aiosqlite's debug lines carry query parameters: password hashes among them.
     logging.getLogger("aiosqlite").setLevel(logging.INFO)
+    # A fatal signal (SIGSEGV, SIGBUS from a database file that cannot be mapped, ...) would
+    # otherwise end the process with nothing in the log: write every thread's traceback there.
+    faulthandler.enable(sys.stderr)
     if arguments.command == "db":
         upgrade_database(arguments.database_url)
         return

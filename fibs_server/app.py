@@ -57,7 +57,10 @@ class FibsServer:
     async def start(self) -> None:
         await upgrade_database_async(self.config.database_url)
         self.store = await SqlStore.open(self.config.database_url)
-        hasher = await asyncio.to_thread(PasswordHasher, self.config.bcrypt_rounds)
+        limits = self.config.abuse_limits
+        hasher = await asyncio.to_thread(PasswordHasher, self.config.bcrypt_rounds,
+                                         limits.hash_checks_per_address,
+                                         limits.hash_checks_waiting)
         self.lobby = Lobby(self.store, self.store, hasher,
                            LobbyConfig(idle_timeout=self.config.idle_timeout,
                                        abuse_limits=self.config.abuse_limits,

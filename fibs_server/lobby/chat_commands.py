@@ -171,6 +171,10 @@ async def message(lobby: Lobby, session: Session, command: Command) -> None:
     if not text.strip():
         session.send_line(chat.MESSAGE_USAGE)
         return
+    most = lobby.config.abuse_limits.max_message_length
+    if len(text) > most:
+        session.send_line(chat.message_too_long(most))
+        return
     # No name completion for `message` (FIBS): the recipient may be anyone registered.
     online = lobby.online.get(command.args[0].lower())
     account = online.account if online else await lobby.accounts.find_account(command.args[0])
@@ -190,8 +194,22 @@ async def message(lobby: Lobby, session: Session, command: Command) -> None:
             chat.message(online.clip, session.name, int(time.time()), text), rings(online)))
         session.send_line(chat.message_delivered(session.clip, account.name))
     else:
-        await lobby.chat_records.save_message(account.name, session.name, text)
-        session.send_line(chat.message_saved(session.clip, account.name))
+        await _keep_message(lobby, session, account.name, text)
+
+
+async def _keep_message(lobby: Lobby, session: Session, recipient: str, text: str) -> None:
+    """Store a message for an offline user within the limits: each kept message is memory at
+    the recipient's login and a row until then."""
+    limits = lobby.config.abuse_limits
+    async with lobby.message_lock:
+        waiting, from_sender = await lobby.chat_records.waiting_messages(recipient, session.name)
+        if from_sender >= limits.messages_per_sender:
+            session.send_line(chat.too_many_messages_from_you(from_sender, recipient))
+        elif waiting >= limits.messages_per_recipient:
+            session.send_line(chat.too_many_messages_waiting(recipient, waiting))
+        else:
+            await lobby.chat_records.save_message(recipient, session.name, text)
+            session.send_line(chat.message_saved(session.clip, recipient))
 
 
 @table.command("waitfor")

@@ -57,6 +57,9 @@ class ChatRecords(Protocol):
     async def save_message(self, recipient: str, sender: str, text: str) -> None:
         """Keep a message for the account `recipient` (which must exist; LookupError if not)."""
 
+    async def waiting_messages(self, recipient: str, sender: str) -> tuple[int, int]:
+        """How many messages are kept for `recipient`: in all, and from `sender`."""
+
     async def ignored_names(self, owner: str, kind: IgnoreKind) -> list[str]:
         """The accounts `owner` gags (or blinds), as their names are spelt, sorted."""
 

@@ -76,9 +76,10 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         lobby.invitations[session.name.lower()] = Invitation(session, target.name, saved.length,
                                                              resume=True)
         session.send_line(f"** You invited {target.name} to resume a saved match.")
-        target.send_lines([chat.with_bell(f"{session.name} wants to resume a saved match "
-                                          "with you.", rings(target)),
-                           f"Type 'join {session.name}' to accept."])
+        _tell_invited(session, target, [
+            chat.with_bell(f"{session.name} wants to resume a saved match with you.",
+                           rings(target)),
+            f"Type 'join {session.name}' to accept."])
         return
     length = parse_length(command.args[1])
     if length is None:
@@ -100,7 +101,13 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
              f"Type 'join {session.name}' to accept."]
     if saved is not None:
         lines.insert(1, "WARNING: Don't accept if you want to continue your saved match!")
-    target.send_lines(lines)
+    _tell_invited(session, target, lines)
+
+
+def _tell_invited(inviter: Session, target: Session, lines: list[str]) -> None:
+    # Gagging someone silences their invitations too; the inviter is not told (as for tell).
+    if inviter.name.lower() not in target.gagged:
+        target.send_lines(lines)
 
 
 def parse_length(word: str) -> int | str | None:

@@ -18,6 +18,7 @@ from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
+from fibs_server.lobby.who_pacing import WhoPacing
 from fibs_server.protocol import clip, commands, texts
 from fibs_server.rules.dice import Dice, SecureDice
 from fibs_server.rules.ratings import PlayerRating
@@ -100,6 +101,9 @@ class Lobby:
         self.config = config
         self.login_throttle = LoginThrottle(config.abuse_limits)
         self.registrations = RegistrationLimit(config.abuse_limits)
+        self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
+        self.who_pacing = WhoPacing(config.abuse_limits.who_broadcast_burst,
+                                    config.abuse_limits.who_broadcasts_per_second)
         self.handlers: dict[str, Handler] = {}
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
@@ -172,12 +176,6 @@ class Lobby:
             await self.time_out_idle()
 
     # --- accounts ----------------------------------------------------------------------------
-
-    async def authenticate(self, name: str, password: str) -> Account | None:
-        account = await self.accounts.find_account(name)
-        ok = await self.hasher.check(password, account.password_hash if account else None)
-        # FIBS names are case-sensitive at login even though they are unique ignoring case.
-        return account if ok and account is not None and account.name == name else None
 
     async def register(self, name: str, password: str, host: str) -> Account:
         account = Account(name=name, password_hash=await self.hasher.hash(password),
@@ -508,8 +506,16 @@ class Lobby:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
         line = about.who_line()
         if self.online.get(about.name.lower()) is about:
+            self._set_who_line(about, line)  # a login's who-list is current even when paced
+        if self.who_pacing.now_or_later(about, self._broadcast_held_who):
+            self.broadcast(clip.who_block([line]), lambda session: session.clip)
+
+    def _broadcast_held_who(self, about: Session) -> None:
+        """The who-line that pacing held back, with the user's state as it is now."""
+        if self.online.get(about.name.lower()) is about:
+            line = about.who_line()
             self._set_who_line(about, line)
-        self.broadcast(clip.who_block([line]), lambda session: session.clip)
+            self.broadcast(clip.who_block([line]), lambda session: session.clip)
 
     # --- commands ----------------------------------------------------------------------------
 

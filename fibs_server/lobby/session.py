@@ -12,6 +12,8 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from fibs_server.lobby.accounts import Account, NameTaken
+from fibs_server.lobby.login_gate import check_login
+from fibs_server.lobby.registration import is_reserved_name
 from fibs_server.lobby.throttle import TOO_MANY_REGISTRATIONS
 from fibs_server.protocol import clip, texts
 
@@ -166,8 +168,15 @@ class Session:
                 self.close()
 
     def line_too_long(self) -> None:
+        if self.stage in (Stage.PASSWORD, Stage.NEW_PASSWORD, Stage.RETYPE_PASSWORD):
+            # The peer stopped echoing for the password: turn its echo back on, start over.
+            self.connection.set_echo(False)
+            self.connection.send("\r\n")
+            self.stage = Stage.LOGIN if self.stage is Stage.PASSWORD else Stage.GUEST
         self.send_line(texts.LINE_TOO_LONG)
-        if self.stage is Stage.ONLINE and self.prompts:
+        if self.stage is Stage.LOGIN:
+            self.send_prompt(texts.LOGIN_PROMPT)
+        elif self.stage is Stage.GUEST or (self.stage is Stage.ONLINE and self.prompts):
             self.send_prompt()
 
     async def _online(self, line: str) -> None:
@@ -207,9 +216,8 @@ class Session:
         await self._authenticate(self._login_name, line.strip())
 
     async def _authenticate(self, name: str, password: str) -> None:
-        await self.lobby.login_throttle.wait(name, self.connection.host)
-        account = await self.lobby.authenticate(name, password)
-        self.lobby.login_throttle.record(name, self.connection.host, account is not None)
+        account = await check_login(self.lobby, name, password, self.connection.host,
+                                    hung_up=lambda: self.stage is Stage.CLOSED)
         if self.stage is Stage.CLOSED:
             return
         if account is None:
@@ -241,7 +249,7 @@ class Session:
             return
         wanted = rest.strip()
         error = texts.name_error(wanted)
-        if error is None and (wanted.lower() == "guest"
+        if error is None and (is_reserved_name(self.lobby, wanted)
                               or await self.lobby.accounts.find_account(wanted) is not None):
             error = texts.name_taken(wanted)
         if error is not None:
@@ -283,6 +291,12 @@ class Session:
             return
         self.connection.set_echo(False)
         password, self._new_password = self._new_password, ""
+        # Counted here, with no await since the check: parallel dialogues all passed `name`.
+        if not self.lobby.registrations.take(self.connection.host):
+            self.stage = Stage.GUEST
+            self.send_line(TOO_MANY_REGISTRATIONS)
+            self.send_prompt()
+            return
         try:
             account = await self.lobby.register(self._login_name, password, self.connection.host)
         except NameTaken:
@@ -291,7 +305,6 @@ class Session:
             self.send_line(texts.name_taken(self._login_name))
             self.send_prompt()
             return
-        self.lobby.registrations.record(self.connection.host)
         if self.stage is Stage.CLOSED:
             return
         self.send_lines(texts.REGISTERED)

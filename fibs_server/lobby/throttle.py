@@ -12,6 +12,8 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 
+from fibs_server.protocol.texts import MAX_NAME_LENGTH
+
 TOO_MANY_REGISTRATIONS = ("** Too many new accounts from your address. "
                           "Please try again later.")
 
@@ -25,29 +27,49 @@ class AbuseLimits:
     max_login_delay: float = 60.0
     failure_memory: float = 900.0  # seconds after its last failure that a key is forgotten
     registrations_per_hour: int = 10  # new accounts per address
+    # bcrypt checks queued or running for one address, and waiting in all (lobby/passwords.py)
+    hash_checks_per_address: int = 8
+    hash_checks_waiting: int = 32
+    # Who-lines about one user, broadcast to every CLIP client: a token bucket per user.
+    who_broadcast_burst: int = 10
+    who_broadcasts_per_second: float = 1.0
+    messages_per_recipient: int = 50  # kept for one offline user
+    messages_per_sender: int = 10  # kept from one user for one offline user
+    max_message_length: int = 500  # characters of a `message`
 
 
 class _FailureCounts:
-    """Failures per key, each forgotten `memory` seconds after its latest failure."""
+    """Attempts per key that failed or are under way, each key forgotten `memory` seconds
+    after its latest; and when the latest delayed attempt of the key may start."""
 
     MAX_KEYS = 100_000  # beyond this the oldest keys go first, whatever their age
 
     def __init__(self, memory: float, clock: Callable[[], float]) -> None:
         self.memory = memory
         self.clock = clock
-        self._counts: OrderedDict[str, tuple[int, float]] = OrderedDict()  # oldest first
+        # key -> [count, time of the latest attempt, start of the latest delayed one]
+        self._counts: OrderedDict[str, list[float]] = OrderedDict()  # oldest first
 
     def count(self, key: str) -> int:
         self._prune()
         entry = self._counts.get(key)
-        return entry[0] if entry else 0
+        return int(entry[0]) if entry else 0
 
-    def add(self, key: str) -> None:
-        count = self.count(key)
-        self._counts.pop(key, None)
-        self._counts[key] = (count + 1, self.clock())
+    def next_start(self, key: str) -> float:
+        entry = self._counts.get(key)
+        return entry[2] if entry else 0.0
+
+    def add(self, key: str, start: float) -> None:
+        entry = self._counts.pop(key, None) or [0, 0.0, 0.0]
+        self._counts[key] = [entry[0] + 1, self.clock(), max(entry[2], start)]
         while len(self._counts) > self.MAX_KEYS:
             self._counts.popitem(last=False)
+
+    def uncount(self, key: str) -> None:
+        """One attempt under way succeeded: it is no failure."""
+        entry = self._counts.get(key)
+        if entry is not None:
+            entry[0] = max(0, entry[0] - 1)
 
     def forget(self, key: str) -> None:
         self._counts.pop(key, None)
@@ -64,37 +86,85 @@ class _FailureCounts:
 class LoginThrottle:
     """Growing delays for password attempts, per account name and per address.
 
-    The delay comes *before* the password is checked: a guesser who hangs up early learns
-    nothing, and the event loop is free meanwhile (only this attempt waits)."""
+    An attempt counts when it starts, as a failure until it succeeds: parallel attempts see
+    each other. The delay comes *before* the password is checked (a guesser who hangs up early
+    learns nothing, and only this attempt waits), and delayed attempts of one key queue behind
+    each other: each starts its delay after the previous one's, so 30 parallel connections
+    guess no faster than one. An attempt that would wait longer than `max_login_delay` is
+    refused unchecked, answered like a wrong password.
+
+    The account's count applies only to an address that has failed before and is not known
+    good for the account (it logged in to it): guessing cannot lock the owner out."""
+
+    MAX_KNOWN_GOOD = 100_000
 
     def __init__(self, limits: AbuseLimits, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.limits = limits
+        self.clock = clock
         self.sleep = sleep
         self.accounts = _FailureCounts(limits.failure_memory, clock)
         self.addresses = _FailureCounts(limits.failure_memory, clock)
+        self._known_good: OrderedDict[tuple[str, str], None] = OrderedDict()
 
-    def delay(self, name: str, host: str) -> float:
-        """Seconds the next attempt for `name` from `host` waits."""
-        over = max(self.accounts.count(name.lower()) - self.limits.account_free_failures,
-                   self.addresses.count(host) - self.limits.address_free_failures)
+    def knows(self, name: str, host: str) -> bool:
+        """Whether `host` logged in to the account `name` while this server ran."""
+        return (_account_key(name), host) in self._known_good
+
+    async def attempt(self, name: str, host: str, known_good: bool,
+                      check: Callable[[], Awaitable[bool]]) -> bool:
+        """Wait as the counts say, then run `check` (the password check); its result, or
+        False unchecked when the attempt would wait too long."""
+        start = self._start(name, host, known_good)
+        if start is None:
+            return False
+        succeeded = False
+        try:
+            await self.sleep(max(0.0, start - self.clock()))
+            succeeded = await check()
+        finally:
+            self._finish(name, host, succeeded)
+        return succeeded
+
+    def _start(self, name: str, host: str, known_good: bool) -> float | None:
+        """Count the attempt; when it may start (clock time), or None: refused."""
+        now = self.clock()
+        # Every attempt counts for the account; its count holds back only some addresses.
+        holds_back = not known_good and self.addresses.count(host) > 0
+        keys = [(self.addresses, host, self.limits.address_free_failures, True),
+                (self.accounts, _account_key(name), self.limits.account_free_failures,
+                 holds_back)]
+        wait = 0.0  # seconds: after the key's previous delayed attempt, its own delay
+        for table, key, free, applies in keys:
+            delay = self._delay(table.count(key) - free) if applies else 0.0
+            if delay > 0:
+                wait = max(wait, max(0.0, table.next_start(key) - now) + delay)
+        refused = wait > self.limits.max_login_delay
+        start = now + wait
+        for table, key, _, applies in keys:
+            table.add(key, start if applies and not refused else now)
+        return None if refused else start
+
+    def _delay(self, over: int) -> float:
         if over < 0:
             return 0.0
         return min(self.limits.max_login_delay, self.limits.login_delay * 2.0 ** min(over, 30))
 
-    async def wait(self, name: str, host: str) -> None:
-        seconds = self.delay(name, host)
-        if seconds > 0:
-            await self.sleep(seconds)
-
-    def record(self, name: str, host: str, succeeded: bool) -> None:
+    def _finish(self, name: str, host: str, succeeded: bool) -> None:
         # A success clears the account only: logging in to one's own account must not
         # reset the count of an address that is guessing other people's passwords.
         if succeeded:
-            self.accounts.forget(name.lower())
-        else:
-            self.accounts.add(name.lower())
-            self.addresses.add(host)
+            self.accounts.forget(_account_key(name))
+            self.addresses.uncount(host)
+            self._known_good[(_account_key(name), host)] = None
+            self._known_good.move_to_end((_account_key(name), host))
+            while len(self._known_good) > self.MAX_KNOWN_GOOD:
+                self._known_good.popitem(last=False)
+
+
+def _account_key(name: str) -> str:
+    """Names ignore case; no account name is longer, so a 4 KB name is kept at that length."""
+    return name.lower()[:MAX_NAME_LENGTH]
 
 
 class RegistrationLimit:
@@ -110,8 +180,13 @@ class RegistrationLimit:
     def allows(self, host: str) -> bool:
         return len(self._recent(host)) < self.per_hour
 
-    def record(self, host: str) -> None:
-        self._recent(host).append(self.clock())
+    def take(self, host: str) -> bool:
+        """Count a new account from `host` if it is allowed one; whether it was."""
+        recent = self._recent(host)
+        if len(recent) >= self.per_hour:
+            return False
+        recent.append(self.clock())
+        return True
 
     def _recent(self, host: str) -> deque[float]:
         limit = self.clock() - self.WINDOW

@@ -7,6 +7,7 @@ import re
 from collections.abc import Awaitable
 
 from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.passwords import HashingBusy
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import clip, help as help_texts, info, settings, texts
 from fibs_server.protocol.commands import Command
@@ -323,10 +324,16 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line("** Usage: password <old>:<new>:<new>")
         return
     old, new, again = parts
-    await lobby.login_throttle.wait(account.name, session.connection.host)
-    correct = await lobby.hasher.check(old, account.password_hash)
-    lobby.login_throttle.record(account.name, session.connection.host, correct)
-    if not correct:
+    host = session.connection.host
+
+    async def check() -> bool:  # the user is logged in: first in the bcrypt queue
+        try:
+            return await lobby.hasher.check(old, account.password_hash, host, first=True)
+        except HashingBusy:  # their address has many logins under way: as for a login
+            return False
+
+    # Not known good: whoever sits at a logged-in terminal must not guess freely.
+    if not await lobby.login_throttle.attempt(account.name, host, False, check):
         session.send_line("** Sorry, that is not your password.")
         return
     if new != again:

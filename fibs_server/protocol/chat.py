@@ -44,6 +44,18 @@ def dont_know_user(name: str) -> str:
     return f"** Don't know user {name}"
 
 
+def message_too_long(most: int) -> str:
+    return f"** Your message is too long: at most {most} characters, please."
+
+
+def too_many_messages_from_you(count: int, name: str) -> str:
+    return f"** You already left {count} messages for {name}. Please wait until {name} has read them."
+
+
+def too_many_messages_waiting(name: str, count: int) -> str:
+    return f"** {name} has {count} messages waiting already. Please try again later."
+
+
 def wont_listen(name: str) -> str:
     return f"** {name} won't listen to you."
 

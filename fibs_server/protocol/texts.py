@@ -67,6 +67,12 @@ GOODBYE = (
 MIN_NAME_LENGTH = 3
 MAX_NAME_LENGTH = 20
 MIN_PASSWORD_LENGTH = 4
+# bcrypt reads no further (lobby/passwords.py): longer passwords would match on their start.
+MAX_PASSWORD_LENGTH = 72
+# Names that would pass for the server or a command in a chat line or a who-list; the command
+# names are added by the lobby, which knows them.
+RESERVED_NAMES = frozenset({"guest", "system", "admin", "administrator", "root", "server",
+                            "fibs", "sysop", "nobody"})
 
 
 def user_zone(timezone: str) -> zoneinfo.ZoneInfo:
@@ -114,6 +120,10 @@ def password_error(password: str) -> str | None:
     """The complaint about a new password, or None. (`:` separates `password` arguments.)"""
     if len(password) < MIN_PASSWORD_LENGTH:
         return f"Minimal password length is {MIN_PASSWORD_LENGTH} characters."
+    if len(password) > MAX_PASSWORD_LENGTH:  # lines are 7-bit: a character is a byte
+        return f"Please use a password of at most {MAX_PASSWORD_LENGTH} characters."
+    if " " in password:  # `login` and `connect` take the password as one word
+        return "Your password may not contain blanks."
     if ":" in password:
         return "Your password may not contain ':'"
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from fibs_server.lobby.chat_records import (
@@ -53,6 +53,15 @@ class ChatStore:
             account = await _account_name(session, recipient)
             session.add(MessageRow(recipient=account, sender=sender, sent_at=self._now(),
                                    text=text))
+
+    async def waiting_messages(self, recipient: str, sender: str) -> tuple[int, int]:
+        async with self._read_sessions.begin() as session:
+            rows = list(await session.execute(
+                select(MessageRow.sender, func.count()).where(
+                    MessageRow.recipient == await _account_name(session, recipient))
+                .group_by(MessageRow.sender)))
+        return (sum(count for _, count in rows),
+                sum(count for name, count in rows if name.lower() == sender.lower()))
 
     async def ignored_names(self, owner: str, kind: IgnoreKind) -> list[str]:
         async with self._read_sessions.begin() as session:

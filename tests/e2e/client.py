@@ -22,8 +22,15 @@ class FibsClient:
         self.buffer = b""
         self.telnet_commands = b""  # IAC sequences seen, in order
 
-    async def connect(self, port: int) -> FibsClient:
-        await self.telnet.open("127.0.0.1", port)
+    async def connect(self, port: int, source: str | None = None) -> FibsClient:
+        """`source`: another loopback address to connect from (127.0.0.2, ...): the server
+        sees another address."""
+        if source is None:
+            await self.telnet.open("127.0.0.1", port)
+        else:
+            self.telnet.mode = None  # what `open` sets: plain writes
+            self.telnet.reader, self.telnet.writer = await asyncio.open_connection(
+                "127.0.0.1", port, local_addr=(source, 0))
         return self
 
     async def close(self) -> None:

@@ -51,9 +51,9 @@ class ServerHarness:
         await self.stop()
         await self.start()
 
-    async def connect(self, name: str = "?") -> FibsClient:
+    async def connect(self, name: str = "?", source: str | None = None) -> FibsClient:
         assert self.server is not None
-        client = await FibsClient(name).connect(self.server.port)
+        client = await FibsClient(name).connect(self.server.port, source)
         self.clients.append(client)
         await client.skip_until(DATE_LINE)
         await client.expect_prompt("login: ")

@@ -17,15 +17,15 @@ ADMIN_COMMANDS = ("kick", "ban", "unban", "mute", "unmute", "erase", "shutdown")
 
 
 async def register_with_admin(harness, *names: str) -> None:
-    """root (an administrator, made by the CLI's function) and `names`."""
-    for name in ("root", *names):
+    """warden (an administrator, made by the CLI's function) and `names`."""
+    for name in ("warden", *names):
         await harness.register(name)
-    assert await set_admin(harness.config.database_url, "root", True) == 0
+    assert await set_admin(harness.config.database_url, "warden", True) == 0
 
 
 async def actions_logged(harness) -> list[tuple[str, str, str]]:
     log = await harness.server.store.moderation_log(20)
-    assert all(entry.admin == "root" for entry in log)
+    assert all(entry.admin == "warden" for entry in log)
     return [(entry.action, entry.target, entry.detail) for entry in reversed(log)]
 
 
@@ -41,14 +41,14 @@ async def refused_login(harness, name: str, refusal: str | re.Pattern) -> None:
 @pytest.fixture
 async def root(harness):
     await register_with_admin(harness, "bob", "carol", "dave")
-    return await harness.login_telnet("root")
+    return await harness.login_telnet("warden")
 
 
 async def test_admin_commands_look_unknown_to_everyone_else(harness, root):
     bob = await harness.login_telnet("bob")
     await root.skip_until("bob logs in.")
     for command in ADMIN_COMMANDS:
-        await ask(bob, f"{command} root", f"** Unknown command: '{command} root'")
+        await ask(bob, f"{command} warden", f"** Unknown command: '{command} warden'")
     await ask(bob, "motd set Hacked", *harness.server.lobby.config.motd)  # plain `motd`
     # An administrator's abbreviations stay the users' commands: `ki` is kibitz, not kick.
     await ask(root, "ki hello", "** You're not watching or playing.")
@@ -66,7 +66,7 @@ async def test_kick_logs_a_user_out(harness, root):
     await bob.expect_closed()
     await ask(root, "kick bob", "** There is no one called bob.")
     await ask(root, "kick nobody", "** Don't know user nobody")
-    await ask(root, "kick ROOT", "** You can't do that to yourself.")
+    await ask(root, "kick WARDEN", "** You can't do that to yourself.")
     assert await actions_logged(harness) == [("kick", "bob", "")]
 
 
@@ -81,7 +81,7 @@ async def test_ban_refuses_the_account_and_its_address_until_unbanned(harness, r
     # Every test client connects from 127.0.0.1: carol is caught by the address ban...
     await refused_login(harness, "carol", BANNED_UNTIL)
     # ...but an administrator is never locked out.
-    root = await harness.login_telnet("root")  # (the new login replaces the old one)
+    root = await harness.login_telnet("warden")  # (the new login replaces the old one)
     await ask(root, "ban bob 3x", "** Usage: ban <name> [<number>m|h|d|w]")
     await ask(root, "ban", "** Usage: ban <name> [<number>m|h|d|w]")
     await ask(root, "unban bob", "** bob is no longer banned.")
@@ -160,7 +160,7 @@ async def fast_harness(database_url):
 async def test_shutdown_counts_down_refuses_late_logins_and_stops(fast_harness):
     harness = fast_harness
     await register_with_admin(harness, "bob", "carol")
-    root = await harness.login_telnet("root")
+    root = await harness.login_telnet("warden")
     bob = await harness.login_clip("bob")
     await root.skip_until("bob logs in.")
     await ask(root, "shutdown 3",
@@ -181,7 +181,7 @@ async def test_shutdown_counts_down_refuses_late_logins_and_stops(fast_harness):
 async def test_shutdown_can_be_cancelled(fast_harness):
     harness = fast_harness
     await register_with_admin(harness, "bob")
-    root = await harness.login_telnet("root")
+    root = await harness.login_telnet("warden")
     await ask(root, "shutdown soon", "** Usage: shutdown <minutes>|cancel")
     await ask(root, "shutdown cancel", "** No shutdown is under way.")
     await ask(root, "shutdown 30",

@@ -30,50 +30,76 @@ LIMITS = AbuseLimits(account_free_failures=2, address_free_failures=4, login_del
                      max_login_delay=8.0, failure_memory=600.0, registrations_per_hour=2)
 
 
-def test_delays_start_after_the_free_failures_and_double_up_to_the_cap():
+async def failing() -> bool:
+    return False
+
+
+async def succeeding() -> bool:
+    return True
+
+
+async def test_delays_start_after_the_free_failures_and_double_up_to_the_cap():
     clock = FakeClock()
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
-    delays = []
     for _ in range(8):
-        delays.append(throttle.delay("alice", f"10.0.0.{len(delays)}"))  # a new address each
-        throttle.record("alice", f"10.0.0.{len(delays)}", succeeded=False)
-    assert delays == [0, 0, 1, 2, 4, 8, 8, 8]
-    assert throttle.delay("Alice", "10.9.9.9") == 8  # names ignore case, like accounts
+        assert not await throttle.attempt("alice", "10.0.0.1", False, failing)
+    assert clock.slept == [0, 0, 1, 2, 4, 8, 8, 8]
+    assert throttle._start("Alice", "10.0.0.1", False) == clock.now + 8  # names ignore case
 
 
-def test_address_failures_count_across_names_and_success_clears_the_account_only():
+async def test_parallel_attempts_count_when_they_start_and_queue_behind_each_other():
+    clock = FakeClock()
+    throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
+    await throttle.attempt("alice", "10.0.0.1", False, failing)  # the address has failed
+    starts = [throttle._start("alice", "10.0.0.1", False) for _ in range(5)]
+    # 1 failure + 1 under way are free, then 1, 2, 4 s after each other; the 5th would wait
+    # longer than max_login_delay: refused unchecked.
+    assert starts == [1000, 1001, 1003, 1007, None]
+
+
+async def test_the_account_count_holds_back_only_addresses_that_failed_and_are_not_known():
+    clock = FakeClock()
+    throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
+    for _ in range(6):
+        await throttle.attempt("alice", "10.6.6.6", False, failing)
+    assert throttle._start("alice", "10.0.0.2", False) == clock.now  # a clean address
+    assert await throttle.attempt("alice", "10.0.0.3", False, succeeding)
+    assert throttle.knows("ALICE", "10.0.0.3") and not throttle.knows("alice", "10.0.0.2")
+
+
+async def test_address_failures_count_across_names_and_success_clears_the_account_only():
     clock = FakeClock()
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
     for number in range(5):
-        throttle.record(f"user{number}", "10.0.0.1", succeeded=False)
-    assert throttle.delay("someone_new", "10.0.0.1") == 2  # 5 failures, 4 free
-    assert throttle.delay("someone_new", "10.0.0.2") == 0
-    throttle.record("user0", "10.0.0.1", succeeded=False)
-    throttle.record("user0", "10.0.0.1", succeeded=False)
-    throttle.record("user0", "10.0.0.1", succeeded=True)
-    assert throttle.delay("user0", "10.0.0.2") == 0  # the account forgot its failures
-    assert throttle.delay("user0", "10.0.0.1") == 8  # the address did not
+        await throttle.attempt(f"user{number}", "10.0.0.1", False, failing)
+    assert clock.slept[-1] == 1  # the 5th attempt: 4 free
+    await throttle.attempt("user0", "10.0.0.1", False, failing)
+    await throttle.attempt("user0", "10.0.0.1", False, succeeding)
+    assert throttle.accounts.count("user0") == 0  # the account forgot its failures
+    assert throttle.addresses.count("10.0.0.1") == 6  # the address did not; the success is none
 
 
-async def test_waiting_uses_the_injected_sleep_and_failures_expire():
+async def test_failures_expire():
     clock = FakeClock()
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
     for _ in range(4):
-        await throttle.wait("alice", "h")
-        throttle.record("alice", "h", succeeded=False)
-    assert clock.slept == [1, 2]
-    clock.now += LIMITS.failure_memory + 1
-    assert throttle.delay("alice", "h") == 0
+        await throttle.attempt("alice", "h", False, failing)
+    assert clock.slept == [0, 0, 1, 2]
+    clock.now += LIMITS.failure_memory + 10
+    assert throttle._start("alice", "h", False) == clock.now
+    clock.now += LIMITS.failure_memory + 10
+    throttle.addresses.count("h"), throttle.accounts.count("alice")
     assert len(throttle.accounts) == 0 and len(throttle.addresses) == 0  # pruned, not kept
 
 
-def test_invented_names_cannot_grow_the_failure_table_without_bound(monkeypatch):
+async def test_invented_names_cannot_grow_the_failure_table_without_bound(monkeypatch):
     from fibs_server.lobby import throttle as module
     monkeypatch.setattr(module._FailureCounts, "MAX_KEYS", 100)
     clock = FakeClock()
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
+    await throttle.attempt("first", "h", False, failing)  # the address has failed: names count
     for number in range(1000):
-        throttle.record(f"name{number}", "h", succeeded=False)
+        throttle._start(f"name{number}", "h", False)
     assert len(throttle.accounts) == 100
 
 
@@ -82,8 +108,8 @@ def test_registrations_per_address_per_hour():
     limit = RegistrationLimit(LIMITS, clock=clock)
     for _ in range(2):
         assert limit.allows("10.0.0.1")
-        limit.record("10.0.0.1")
-    assert not limit.allows("10.0.0.1")
+        assert limit.take("10.0.0.1")
+    assert not limit.allows("10.0.0.1") and not limit.take("10.0.0.1")
     assert limit.allows("10.0.0.2")
     clock.now += 3599
     assert not limit.allows("10.0.0.1")
@@ -113,7 +139,8 @@ async def test_failed_logins_are_answered_later_and_later_without_blocking_other
     await harness.register("alice")
     await harness.register("bob")
     bob = await harness.login_clip("bob")
-    guesser = await harness.connect("guesser")
+    # From an address alice never used: hers is not held back by her account's failures.
+    guesser = await harness.connect("guesser", source="127.0.0.2")
     times = [await timed_attempt(guesser, "alice", "guess") for _ in range(3)]
     assert [ok for _, ok in times] == [False] * 3
     assert times[0][0] < 0.2
@@ -130,7 +157,7 @@ async def test_failed_logins_are_answered_later_and_later_without_blocking_other
     await guesser.skip_until("** User alice authenticated.")
     assert time.monotonic() - started >= 0.45
     # The success cleared alice's failures: her next login is immediate.
-    again = await harness.connect("alice again")
+    again = await harness.connect("alice again", source="127.0.0.2")
     assert (await timed_attempt(again, "alice", "secret"))[0] < 0.2
 
 

@@ -8,15 +8,16 @@ import threading
 
 import pytest
 
-from fibs_server.lobby.passwords import BCRYPT_NICENESS, BCRYPT_THREADS, PasswordHasher
+from fibs_server.lobby.passwords import (BCRYPT_NICENESS, BCRYPT_THREADS, HashingBusy,
+                                         PasswordHasher)
 
 
 async def test_hashes_check_and_unknown_names_cost_a_check_too():
     hasher = PasswordHasher(rounds=4)
     hashed = await hasher.hash("secret")
-    assert await hasher.check("secret", hashed)
-    assert not await hasher.check("wrong", hashed)
-    assert not await hasher.check("secret", None)  # checked against the decoy: still False
+    assert await hasher.check("secret", hashed, "h")
+    assert not await hasher.check("wrong", hashed, "h")
+    assert not await hasher.check("secret", None, "h")  # checked against the decoy: still False
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
@@ -33,10 +34,34 @@ async def test_bcrypt_threads_yield_to_everything_else():
 async def test_closing_drops_the_hashes_still_waiting_for_a_thread():
     hasher = PasswordHasher(rounds=12)  # slow enough that most checks are still queued
     hashed = await hasher.hash("secret")
-    checks = [asyncio.ensure_future(hasher.check("secret", hashed)) for _ in range(20)]
+    checks = [asyncio.ensure_future(hasher.check("secret", hashed, f"10.0.0.{n}"))
+              for n in range(20)]
     await asyncio.sleep(0.1)  # the threads have taken their first checks
     hasher.close()
     results = await asyncio.gather(*checks, return_exceptions=True)
     cancelled = [r for r in results if isinstance(r, asyncio.CancelledError)]
     assert all(r is True or isinstance(r, asyncio.CancelledError) for r in results)
     assert len(cancelled) >= 20 - 2 * BCRYPT_THREADS
+
+
+async def test_known_good_checks_go_first_and_queues_are_capped_per_address_and_in_all():
+    hasher = PasswordHasher(rounds=10, checks_per_address=3, checks_waiting=5)
+    hashed = await hasher.hash("secret")
+    finished: list[str] = []
+
+    async def check(label: str, host: str, first: bool = False) -> None:
+        await hasher.check("guess", hashed, host, first=first)
+        finished.append(label)
+
+    # Threads busy, 5 waiting: 3 from each address at most.
+    flood = [asyncio.ensure_future(check(f"flood{n}", f"10.0.0.{n // 3}"))
+             for n in range(BCRYPT_THREADS + 5)]
+    await asyncio.sleep(0)
+    with pytest.raises(HashingBusy):  # a 4th from one address
+        await hasher.check("guess", hashed, "10.0.0.0")
+    with pytest.raises(HashingBusy):  # the waiting room is full
+        await hasher.check("guess", hashed, "10.9.9.9")
+    await check("owner", "10.1.1.1", first=True)  # not refused, and ahead of the queue
+    assert finished.index("owner") <= BCRYPT_THREADS
+    await asyncio.gather(*flood)
+    assert hasher._per_address == {} and not hasher._queue

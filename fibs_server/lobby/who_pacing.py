@@ -1,0 +1,49 @@
+"""Pacing of the who-lines broadcast about one user.
+
+Every change of a user's state (away, back, watch, unwatch, toggle ready, ...) sends their CLIP
+5 line to every CLIP client: 100,000 `away`/`back` lines from one user were 576 MB for 40
+others. A token bucket per user lets `burst` changes out at once and then `per_second`; a
+change beyond that is not refused (the user's own reply is unaffected) but held back, and one
+broadcast with the state as it is then goes out when the bucket has a token again: the final
+state is never lost, however many changes came meanwhile.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections.abc import Callable, Hashable
+
+
+class WhoPacing:
+    def __init__(self, burst: int, per_second: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.burst = burst
+        self.per_second = per_second
+        self.clock = clock
+        # Per user: tokens and when they were counted. Weak: a session that is gone is dropped.
+        self._buckets: weakref.WeakKeyDictionary[Hashable, tuple[float, float]] = (
+            weakref.WeakKeyDictionary())
+        self._held: dict[Hashable, asyncio.TimerHandle] = {}
+
+    def now_or_later(self, about: Hashable, later: Callable[[Hashable], None]) -> bool:
+        """True: broadcast about `about` now (a token is taken). False: `later(about)` runs
+        when a token is due (once, however often this is asked meanwhile)."""
+        if about in self._held:
+            return False
+        tokens = self._tokens(about)
+        if tokens >= 1:
+            self._buckets[about] = (tokens - 1, self.clock())
+            return True
+        self._held[about] = asyncio.get_running_loop().call_later(
+            (1 - tokens) / self.per_second, self._release, about, later)
+        return False
+
+    def _release(self, about: Hashable, later: Callable[[Hashable], None]) -> None:
+        del self._held[about]
+        self._buckets[about] = (max(0.0, self._tokens(about) - 1), self.clock())
+        later(about)
+
+    def _tokens(self, about: Hashable) -> float:
+        tokens, counted_at = self._buckets.get(about, (float(self.burst), self.clock()))
+        return min(float(self.burst), tokens + (self.clock() - counted_at) * self.per_second)

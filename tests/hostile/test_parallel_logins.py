@@ -1,0 +1,127 @@
+"""Password guessing in parallel (issue 14, items 10 and 11): attempts count when they start and
+queue behind each other, the owner is never held back from a clean or known-good address, and
+the bcrypt queue is bounded per address and in all with known-good logins first. Connections
+come from several loopback addresses (127.0.0.2, ...), which the server sees as addresses."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+from fibs_server.lobby.passwords import BCRYPT_THREADS, HashingBusy
+from fibs_server.lobby.throttle import AbuseLimits
+
+
+async def clip_connection(port: int, source: str) -> tuple[asyncio.StreamReader,
+                                                             asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    await reader.readuntil(b"login: ")
+    return reader, writer
+
+
+async def clip_attempt(connection, name: str, password: str) -> tuple[float, bool]:
+    """Seconds until the server decided on a CLIP login (its first answer, a line end, comes
+    right after the password check; a login's own work follows); whether it let us in."""
+    reader, writer = connection
+    started = time.monotonic()
+    writer.write(f"login bot 1008 {name} {password}\r\n".encode())
+    assert await reader.readuntil(b"\r\n") == b"\r\n"
+    seconds = time.monotonic() - started
+    answer = await reader.readexactly(7)  # `login: ` again, or `1 <name> ...`
+    return seconds, answer != b"login: "
+
+
+def count_checks(harness, refused: list[float] | None = None) -> list[float]:
+    """The times (since now) at which the server asked for a bcrypt check; those it refused
+    as too many go to `refused` as well."""
+    hasher, started, times = harness.server.lobby.hasher, time.monotonic(), []
+    check = hasher.check
+
+    async def counted(*args, **options):
+        times.append(time.monotonic() - started)
+        try:
+            return await check(*args, **options)
+        except HashingBusy:
+            if refused is not None:
+                refused.append(times[-1])
+            raise
+
+    hasher.check = counted
+    return times
+
+
+GUESSING = AbuseLimits(account_free_failures=5, address_free_failures=100, login_delay=0.2,
+                       max_login_delay=1.0)
+
+
+async def test_parallel_guesses_queue_behind_each_other_and_the_owner_gets_in(
+        make_harness, tracebacks):
+    harness = await make_harness(abuse=GUESSING)
+    await harness.register("alice")
+    port = harness.server.port
+    guessers = [await clip_connection(port, "127.0.0.2") for _ in range(12)]
+    checks = count_checks(harness)
+    answers = await asyncio.gather(*(clip_attempt(g, "alice", "guess") for g in guessers))
+    assert not any(ok for _, ok in answers)
+    # Before: 12 checks at once. Now the 5 free ones at once, then 0.2 s and 0.2 + 0.4 s
+    # after them; the rest would have waited over max_login_delay: refused unchecked.
+    assert len(checks) == 7, checks
+    assert checks[6] - checks[4] >= 0.6 and checks[5] - checks[4] >= 0.2, checks
+    assert max(seconds for seconds, _ in answers) >= 0.6
+
+    # The owner from an address that never failed: no wait (before: the 1 s cap).
+    owner = await clip_connection(port, "127.0.0.3")
+    seconds, ok = await clip_attempt(owner, "alice", "secret")
+    assert ok and seconds < 0.15, seconds
+
+
+async def test_many_addresses_and_connections_guess_no_faster_than_the_account_allows(
+        make_harness, tracebacks):
+    harness = await make_harness(abuse=GUESSING)
+    await harness.register("alice")
+    port = harness.server.port
+    guessers = [await clip_connection(port, f"127.0.0.{2 + n % 5}") for n in range(25)]
+    checks = count_checks(harness)
+    deadline = time.monotonic() + 2.0
+
+    async def hammer(connection) -> int:
+        attempts = 0
+        while time.monotonic() < deadline:
+            await clip_attempt(connection, "alice", "guess")
+            attempts += 1
+        return attempts
+
+    attempts = sum(await asyncio.gather(*(hammer(g) for g in guessers)))
+    # Each address's first guess, the account's free ones, then one per delay step (0.2,
+    # 0.4, 0.8, 1.0 s apart): before, every attempt was checked (hundreds in 2 s).
+    assert len(checks) <= 5 + 5 + 4, (len(checks), attempts)
+    owner = await clip_connection(port, "127.0.0.1")  # known good: alice registered from it
+    seconds, ok = await clip_attempt(owner, "alice", "secret")
+    assert ok and seconds < 0.15, seconds
+
+
+async def test_a_bcrypt_flood_does_not_hold_back_a_known_good_login(make_harness, tracebacks):
+    harness = await make_harness(abuse=AbuseLimits(address_free_failures=100,
+                                                   hash_checks_per_address=4,
+                                                   hash_checks_waiting=8))
+    harness.config = dataclasses.replace(harness.config, bcrypt_rounds=12)  # production's
+    await harness.restart()
+    await harness.register("alice")
+    port = harness.server.port
+    # 10 addresses x 3 connections, each guessing an invented name: within every free count.
+    flood = [await clip_connection(port, f"127.0.0.{10 + n % 10}") for n in range(30)]
+    owner = await clip_connection(port, "127.0.0.1")
+    refused: list[float] = []
+    checks = count_checks(harness, refused)
+    attempts = [asyncio.ensure_future(clip_attempt(g, f"user{chr(97 + n % 26)}x", "guess"))
+                for n, g in enumerate(flood)]
+    await asyncio.sleep(0.05)
+    seconds, ok = await clip_attempt(owner, "alice", "secret")
+    answers = await asyncio.gather(*attempts)
+    # Before: the owner waited behind all 30 checks (~10 s at cost 12 on this machine's one
+    # bcrypt thread). Now: behind the flood's account look-ups and the check running.
+    assert ok and seconds < 2.5, seconds
+    assert not any(ok for _, ok in answers)
+    # Beyond the 8 waiting and those running, the rest were refused unchecked.
+    assert len(checks) == 30 + 1
+    assert len(refused) >= 30 - 8 - BCRYPT_THREADS, len(refused)
