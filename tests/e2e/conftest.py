@@ -88,17 +88,27 @@ class ServerHarness:
         return client
 
 
-async def answer_guest_dialogue(client: FibsClient, name: str, password: str) -> None:
-    """From `login: ` as `guest` to the retyped password (the server answers next)."""
+async def send_guest_name(client: FibsClient, name: str) -> None:
+    """From `login: ` as `guest` to `name <name>` sent (its answer not yet read)."""
     await client.send("guest")
     await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
     await client.expect_prompt()
     await client.send(f"name {name}")
+
+
+async def give_password(client: FibsClient, password: str) -> None:
+    """After an accepted `name`: the password, up to the prompt to retype it."""
     await client.skip_until("Type in no password and hit Enter/Return if you want to change it now.")
     await client.expect_prompt("Please give your password: ")
     await client.send(password)
     await client.expect_lines("")
     await client.expect_prompt("Please retype your password: ")
+
+
+async def answer_guest_dialogue(client: FibsClient, name: str, password: str) -> None:
+    """From `login: ` as `guest` to the retyped password (the server answers next)."""
+    await send_guest_name(client, name)
+    await give_password(client, password)
     await client.send(password)
 
 

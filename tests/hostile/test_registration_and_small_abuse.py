@@ -15,6 +15,7 @@ import pytest
 from fibs_server.lobby.throttle import TOO_MANY_REGISTRATIONS, AbuseLimits
 from fibs_server.protocol import texts
 from tests.e2e.client import FibsClient
+from tests.e2e.conftest import give_password, send_guest_name
 
 LINE_TOO_LONG = "** Your line was too long and has been ignored."
 IAC_WONT_ECHO = bytes([255, 252, 1])
@@ -23,19 +24,8 @@ IAC_WONT_ECHO = bytes([255, 252, 1])
 async def as_guest(harness, name: str) -> FibsClient:
     """A connection at the guest prompt, its `name` sent and the answer not yet read."""
     client = await harness.connect(name)
-    await client.send("guest")
-    await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
-    await client.expect_prompt()
-    await client.send(f"name {name}")
+    await send_guest_name(client, name)
     return client
-
-
-async def give_passwords(client: FibsClient, password: str) -> None:
-    await client.skip_until("Type in no password and hit Enter/Return if you want to change it now.")
-    await client.expect_prompt("Please give your password: ")
-    await client.send(password)
-    await client.expect_lines("")
-    await client.expect_prompt("Please retype your password: ")
 
 
 async def test_concurrent_registrations_from_one_address_stop_at_the_limit(
@@ -44,7 +34,7 @@ async def test_concurrent_registrations_from_one_address_stop_at_the_limit(
     names = [f"user{chr(97 + n)}" for n in range(8)]
     clients = [await as_guest(harness, name) for name in names]
     for client in clients:  # every one passed the `name` check before any registered
-        await give_passwords(client, "secret")
+        await give_password(client, "secret")
     for client in clients:
         await client.send("secret")
     answers = []

@@ -10,7 +10,7 @@ import pytest
 from fibs_server.lobby.throttle import (TOO_MANY_REGISTRATIONS, AbuseLimits, LoginThrottle,
                                         RegistrationLimit)
 from tests.e2e.client import ExpectationFailed
-from tests.e2e.conftest import DATE_LINE
+from tests.e2e.conftest import DATE_LINE, send_guest_name
 
 
 class FakeClock:
@@ -194,10 +194,7 @@ async def test_registrations_per_address_are_capped(make_harness, tracebacks):
     await harness.register("alice")
     await harness.register("bob")
     client = await harness.connect()
-    await client.send("guest")
-    await client.skip_until("ONE USERNAME PER PERSON ONLY!!!")
-    await client.expect_prompt()
-    await client.send("name carol")
+    await send_guest_name(client, "carol")
     await client.expect_lines(TOO_MANY_REGISTRATIONS)
     await client.expect_prompt()
     await client.send("bye")
