@@ -2,7 +2,7 @@
 every abuse limit (network and lobby).
 
 Each connection's memory is bounded: input by MAX_UNREAD_BYTES (reading from a peer pauses
-while that much waits to be served) plus one line of `max_line_bytes`; output by
+while that much waits to be served) plus one read and one line of `max_line_bytes`; output by
 `output_buffer_cap`.
 """
 from __future__ import annotations
@@ -17,6 +17,9 @@ from collections import Counter
 from fibs_server.lobby.throttle import AbuseLimits
 
 MAX_UNREAD_BYTES = 64 * 1024
+# Seconds after a peer hung up during which the lines it sent before are still served: enough
+# for a bot's last `leave` and `bye`, not for a flood of throttled login attempts.
+LOST_PEER_GRACE = 5.0
 MAX_LINE_BYTES = 4096  # FIBS commands are short; a longer line is discarded, not buffered
 OUTPUT_BUFFER_CAP = 512 * 1024  # a peer this far behind in reading is cut off
 TOO_MANY_CONNECTIONS = "** Too many connections from your address. Please try again later."

@@ -13,29 +13,47 @@ import asyncio
 import collections
 import dataclasses
 import logging
+import re
 import time
 from collections.abc import Coroutine
 from typing import Any
 
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session, Stage
-from fibs_server.net.limits import (MAX_LINE_BYTES, MAX_UNREAD_BYTES, OUTPUT_BUFFER_CAP,
-                                    TOO_MANY_CONNECTIONS, AddressCounter, NetLimits,
-                                    peer_address, wire_bytes)
+from fibs_server.net.limits import (LOST_PEER_GRACE, MAX_LINE_BYTES, MAX_UNREAD_BYTES,
+                                    OUTPUT_BUFFER_CAP, TOO_MANY_CONNECTIONS, AddressCounter,
+                                    NetLimits, peer_address, wire_bytes)
 from fibs_server.net.telnet_codec import TelnetCodec
 
 log = logging.getLogger(__name__)
 
-READ_CHUNK = 4096  # bytes cut into lines at a time: a flood of short lines is not split at once
+READ_CHUNK = 4096  # bytes decoded and cut into lines at a time, whatever one read brought
+# Seconds a connection's line worker serves before giving the loop a turn: lines that need no
+# I/O (empty, unknown commands) would otherwise be served 64 KiB at a time.
+SERVE_SLICE = 0.002
 # Seconds of writing per batcher callback: a fixed 500 connections per callback took 8-17 ms
 # when a login burst's bcrypt and client processes slowed every send() (docs/PERFORMANCE.md).
 FLUSH_SLICE = 0.002
 BROADCAST_SHARE = 0.25  # of the event loop's time, at most, spent writing broadcasts
 
 
+# What clean_line drops (control characters but tab), and how it maps the rest.
+_CONTROLS = bytes(b for b in range(32) if b != 9)
+_SEVEN_BIT = bytes(32 if b == 9 else 63 if b > 126 else b for b in range(256))
+_CONTROLS_BUT_LF = _CONTROLS.replace(b"\n", b"")
+_EMPTY_LINES = re.compile(rb"\n\n+")
+
+
 def clean_line(raw: bytes) -> str:
     """FIBS is 7-bit: 8-bit bytes become `?`, control characters are dropped."""
-    return "".join("?" if b > 126 else chr(b) for b in raw if b >= 32 or b == 9).replace("\t", " ")
+    return raw.translate(_SEVEN_BIT, _CONTROLS).decode("ascii")
+
+
+def fold_empty_lines(text: bytes) -> bytes:
+    """`text` with each run of lines that are empty once cleaned cut to one empty line (and
+    control characters dropped, as clean_line would): a flood of them costs one line, in C."""
+    text = text.replace(b"\r\x00", b"\n").translate(None, _CONTROLS_BUT_LF)
+    return _EMPTY_LINES.sub(b"\n\n", text)
 
 
 class LineSplitter:
@@ -65,6 +83,11 @@ class LineSplitter:
             self._buffer.clear()
             self._discarding = True
         return lines
+
+    @property
+    def at_line_start(self) -> bool:
+        """Nothing of the next line has come yet."""
+        return not self._buffer and not self._discarding
 
 
 class OutputBatcher:
@@ -207,16 +230,22 @@ class FrontEnd:
 
 
 class TelnetProtocol(asyncio.Protocol):
-    """One peer: bytes in through the codec and the line splitter, lines served one at a time
-    by a task that exists only while there are unread bytes; the session is told when the
-    peer goes (after the line being served, if any)."""
+    """One peer: bytes in through the codec and the line splitter, served one line at a time
+    by a task that exists only while there are unread bytes. Reads are only queued: the
+    worker decodes them a chunk at a time and gives the loop a turn every SERVE_SLICE, so no
+    flood holds the loop. When the peer goes, what it sent before is still served (a bot's
+    `leave` and `bye` written just before it closes), for LOST_PEER_GRACE seconds at most;
+    then the session is told."""
 
     def __init__(self, front: FrontEnd) -> None:
         self.front = front
         self.session: Session | None = None  # None: refused, never a session
-        self.unread = bytearray()
+        self.unread = bytearray()  # as read: telnet commands not yet decoded
         self.worker: asyncio.Task | None = None
-        self.lost = False
+        self.lost_at: float | None = None  # loop time the peer went
+        # The last line served was empty and nothing has come since in this read: more empty
+        # lines continue its run.
+        self.in_empty_lines = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -233,14 +262,10 @@ class TelnetProtocol(asyncio.Protocol):
         self.connection.flush()
 
     def data_received(self, data: bytes) -> None:
-        if self.session is None or self.lost:
+        if self.session is None:
             return
-        text, replies = self.codec.receive(data)
-        if replies:
-            self.connection.send_telnet(replies)
-        if not text:
-            return
-        self.unread += text
+        self.unread += data
+        self.in_empty_lines = False  # a user's every Enter gets its answer; a flood's, one a read
         if len(self.unread) > MAX_UNREAD_BYTES:
             self.transport.pause_reading()  # resumed as the lines are served
         if self.worker is None:
@@ -249,36 +274,73 @@ class TelnetProtocol(asyncio.Protocol):
     async def _serve_lines(self) -> None:
         session = self.session
         assert session is not None
+        slice_ends = time.perf_counter() + SERVE_SLICE
         try:
-            while self.unread and not self.lost:
-                chunk = bytes(self.unread[:READ_CHUNK])
+            while self.unread:
+                text, replies = self.codec.receive(bytes(self.unread[:READ_CHUNK]))
                 del self.unread[:READ_CHUNK]
-                for line in self.splitter.feed(chunk):
-                    # A peer that hung up gets no more work done: its queued lines (a flood
-                    # of login attempts, say) are dropped with it.
-                    if session.stage is Stage.CLOSED or self.transport.is_closing():
+                if replies:
+                    self.connection.send_telnet(replies)
+                for line in self.splitter.feed(self._fold_empty_lines(text)):
+                    if not self._serves(session):
                         self.unread.clear()
                         break
                     if line is None:
                         session.line_too_long()
                     else:
                         await session.handle_line(line)
+                    slice_ends = await self._give_the_loop_a_turn_if_due(slice_ends)
                 self.connection.flush()  # the replies: without the batcher's delay
                 if len(self.unread) <= MAX_UNREAD_BYTES // 2 and not self.transport.is_closing():
                     self.transport.resume_reading()
+                slice_ends = await self._give_the_loop_a_turn_if_due(slice_ends)
         finally:
             self.worker = None
-            if self.lost:
-                await self.front.lobby.disconnected(session)
+            if self.lost_at is not None:
+                await self._part()
+
+    def _serves(self, session: Session) -> bool:
+        """Whether the next line is served: not after `bye`, and after a hang-up only for a
+        while (a flood of throttled login attempts would take hours)."""
+        if session.stage is Stage.CLOSED:
+            return False
+        return (self.lost_at is None
+                or asyncio.get_running_loop().time() <= self.lost_at + LOST_PEER_GRACE)
+
+    async def _give_the_loop_a_turn_if_due(self, slice_ends: float) -> float:
+        """Once SERVE_SLICE is used up, flush the replies and let the loop run the others;
+        when the next slice ends."""
+        if time.perf_counter() < slice_ends:
+            return slice_ends
+        self.connection.flush()
+        await asyncio.sleep(0)
+        return time.perf_counter() + SERVE_SLICE
+
+    def _fold_empty_lines(self, text: bytes) -> bytes:
+        """`text` with runs of empty lines cut to one, across the chunks of a read too."""
+        text = fold_empty_lines(text)
+        at_line_start = self.splitter.at_line_start
+        if at_line_start and text.startswith(b"\n"):
+            text = text.lstrip(b"\n")
+            if not self.in_empty_lines:
+                text = b"\n" + text
+        if text:
+            self.in_empty_lines = text.endswith(b"\n\n") or (text == b"\n" and at_line_start)
+        return text
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.session is None:
             return
-        self.lost = True
-        self.unread.clear()
+        self.lost_at = asyncio.get_running_loop().time()
+        if self.worker is None:  # otherwise the worker does it after the lines it has
+            self.front.run(self._part())
+
+    async def _part(self) -> None:
+        """The peer is gone and its lines served. Its address counts it until now, so that
+        hanging up cannot multiply the work one address gets done."""
+        assert self.session is not None
         self.front.addresses.release(self.connection.host)
-        if self.worker is None:  # otherwise the worker does it after its line
-            self.front.run(self.front.lobby.disconnected(self.session))
+        await self.front.lobby.disconnected(self.session)
 
 
 async def start_telnet_server(lobby: Lobby, host: str, port: int,

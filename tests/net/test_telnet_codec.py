@@ -2,6 +2,8 @@
 refused once, whatever the chunking."""
 from __future__ import annotations
 
+import sys
+
 from hypothesis import given, strategies as st
 
 from fibs_server.net.telnet_codec import DO, DONT, ECHO, IAC, SB, SE, WILL, WONT, TelnetCodec
@@ -90,3 +92,84 @@ def test_an_endless_subnegotiation_swallows_everything_until_it_ends():
     codec = TelnetCodec()
     assert codec.receive(bytes([IAC, SB, TTYPE]) + b"x" * 100_000) == (b"", b"")
     assert codec.receive(b"y" * 10 + bytes([IAC, SE]) + b"who\r\n") == (b"who\r\n", b"")
+
+
+class ByteAtATimeCodec:
+    """The codec as first written: a state machine stepping through every byte of a command
+    in Python. The fast codec must agree with it on everything, replies included."""
+
+    def __init__(self) -> None:
+        self.codec = TelnetCodec()  # only for its option refusals (_negotiate)
+        self.state = "data"
+        self.verb = 0
+
+    def receive(self, data: bytes) -> tuple[bytes, bytes]:
+        text, replies = bytearray(), bytearray()
+        for byte in data:
+            if self.state == "data":
+                if byte == IAC:
+                    self.state = "command"
+                else:
+                    text.append(byte)
+            elif self.state == "command":
+                if byte == IAC:
+                    text.append(IAC)
+                    self.state = "data"
+                elif WILL <= byte <= DONT:
+                    self.verb, self.state = byte, "option"
+                else:
+                    self.state = "subnegotiation" if byte == SB else "data"
+            elif self.state == "option":
+                replies += self.codec._negotiate(self.verb, byte)
+                self.state = "data"
+            elif self.state == "subnegotiation":
+                if byte == IAC:
+                    self.state = "subnegotiation IAC"
+            else:
+                self.state = "data" if byte == SE else "subnegotiation"
+        return bytes(text), bytes(replies)
+
+
+DENSE_STREAM = st.lists(st.one_of(TELNET_ELEMENT, st.binary(max_size=4)), max_size=300)
+
+
+@given(DENSE_STREAM, st.lists(st.integers(0, 3000), max_size=10), st.booleans())
+def test_a_stream_of_many_commands_decodes_as_byte_at_a_time(elements, cuts, echoing):
+    stream = b"".join(elements)  # raw bytes mixed in: stray IACs, broken commands
+    reference, codec = ByteAtATimeCodec(), TelnetCodec()
+    reference.codec.echoing = codec.echoing = echoing
+    assert receive_all(codec, split(stream, cuts)) == reference.receive(stream)
+    assert codec.echoing == reference.codec.echoing
+
+
+def python_calls_while(action) -> int:
+    """How many Python and C function calls `action` makes (its own not counted)."""
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_dense_commands_cost_like_plain_bytes():
+    """However many commands a read holds, decoding it makes the same few calls: the work is
+    done in C, not in a Python step per command."""
+    dense = {
+        "NOP": bytes([IAC, NOP]),
+        "escaped 0xFF": bytes([IAC, IAC]),
+        "option offers": bytes([IAC, WILL, NAWS]),
+        "data between commands": b"x" + bytes([IAC, AYT]) + b"y" + bytes([IAC, DO, TTYPE]),
+        "subnegotiations": bytes([IAC, SB, TTYPE, 0, IAC, SE]),
+        "0xFF before an SB byte": bytes([IAC, IAC, SB]),
+    }
+    for name, unit in dense.items():
+        few = python_calls_while(lambda: TelnetCodec().receive(unit * 10))
+        many = python_calls_while(lambda: TelnetCodec().receive(unit * 10_000))
+        assert many == few, f"{name}: {few} calls for 10 commands, {many} for 10,000"

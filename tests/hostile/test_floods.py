@@ -1,0 +1,119 @@
+"""Floods from connections that never log in: dense telnet commands and empty lines. While
+they run, a logged-in user asking the time every 10 ms gets answers as fast as ever; when they
+hang up, a fresh login is answered promptly and the flooders are gone within seconds."""
+from __future__ import annotations
+
+import asyncio
+import collections
+import multiprocessing
+import socket
+import statistics
+import threading
+import time
+
+import pytest
+
+from fibs_server.lobby.session import Session
+from tests.e2e.conftest import DATE_LINE
+
+FLOOD_SECONDS = 1.0
+PROBE_INTERVAL = 0.01
+FLOODS = {
+    "IAC NOP": b"\xff\xf1" * 32768,
+    "IAC WILL": b"\xff\xfb\x18" * 21845,  # refused once, then ignored
+    "empty lines": b"\n" * 65536,
+}
+
+
+def flood(port: int, payload: bytes, connections: int, seconds: float) -> None:
+    """`connections` sockets send `payload` over and over for `seconds`, then hang up. Each
+    reads and drops its answers, so that no output cap cuts it off early."""
+    deadline = time.monotonic() + seconds
+
+    def drain(sock: socket.socket) -> None:
+        try:
+            while sock.recv(1 << 16):
+                pass
+        except OSError:
+            pass
+
+    def one() -> None:
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.settimeout(0.1)
+            reader = threading.Thread(target=drain, args=(sock,))
+            reader.start()
+            try:
+                while time.monotonic() < deadline:
+                    try:
+                        sock.sendall(payload)
+                    except socket.timeout:
+                        pass
+            finally:
+                sock.shutdown(socket.SHUT_RDWR)
+                reader.join()
+
+    threads = [threading.Thread(target=one) for _ in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+async def time_answers_during(client, flooding: asyncio.Future) -> list[float]:
+    """`time` every PROBE_INTERVAL seconds until `flooding` is done, not waiting for answers
+    (so a stall counts for every question it delays); each answer's delay."""
+    asked: collections.deque[float] = collections.deque()
+    delays: list[float] = []
+
+    async def answers() -> None:
+        while True:
+            await client.skip_until(DATE_LINE)
+            delays.append(time.monotonic() - asked.popleft())
+
+    reading = asyncio.create_task(answers())
+    while not flooding.done():
+        asked.append(time.monotonic())
+        await client.send("time")
+        await asyncio.sleep(PROBE_INTERVAL)
+    while asked and not reading.done():
+        await asyncio.sleep(PROBE_INTERVAL)
+    reading.cancel()
+    await flooding
+    return delays
+
+
+@pytest.mark.parametrize("kind", FLOODS)
+async def test_a_flood_does_not_slow_anyone_else(make_harness, tracebacks, monkeypatch, kind):
+    lines_served = 0
+    handle_line = Session.handle_line
+
+    async def counting_handle_line(session: Session, line: str) -> None:
+        nonlocal lines_served
+        lines_served += 1
+        await handle_line(session, line)
+    monkeypatch.setattr(Session, "handle_line", counting_handle_line)
+    harness = await make_harness()
+    for name in ("bystander", "latecomer"):
+        await harness.register(name)
+    bystander = await harness.login_clip("bystander")
+    # In a process of its own: flooding threads here would take the server's GIL.
+    flooder = multiprocessing.get_context("spawn").Process(
+        target=flood, args=(harness.server.port, FLOODS[kind], 4, FLOOD_SECONDS))
+    flooder.start()
+    flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
+    delays = await time_answers_during(bystander, flooding)
+    assert len(delays) > FLOOD_SECONDS / PROBE_INTERVAL / 4
+    # Megabytes of empty lines: one served per read, not one per byte.
+    assert lines_served < 2 * len(delays) + 1000
+    assert statistics.median(delays) < 0.05, f"median {statistics.median(delays) * 1000:.0f} ms"
+    # Meanwhile the server may still be reading what the flooders sent before they hung up
+    # (kernel buffers); a login's bcrypt runs at the lowest priority on a busy machine.
+    started = time.monotonic()
+    await harness.login_clip("latecomer")
+    assert time.monotonic() - started < 3.0
+    lobby = harness.server.lobby
+    for _ in range(500):  # what reached the server's socket before the hang-up is still read
+        if len(lobby.connections) == len(lobby.online):
+            break
+        await asyncio.sleep(0.01)
+    assert len(lobby.connections) == len(lobby.online), "the flooders are still served"
