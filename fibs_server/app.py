@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
-import logging
 import random
 import signal
 
@@ -22,8 +21,6 @@ from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import start_telnet_server
 from fibs_server.rules.dice import SeededDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
-
-log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass
@@ -72,7 +69,6 @@ class FibsServer:
         self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port,
                                                  self.config.net_limits)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
-        log.info("fibs_server listening on %s:%d", self.config.host, self.port)
 
     @property
     def port(self) -> int:

@@ -320,9 +320,11 @@ def follow_ups(running: RunningMatch, events: list[tuple[ev.Event, Moment]]) -> 
                     # the server makes itself at once.
                     items[-1] = (last[0], None)
                 reason, play = automatic
-                if reason == "only":
-                    text = format_play(play, match.colour(match.turn))
-                    items.append(Prompt(match.turn, f"The only possible move is {text} ."))
+                text = format_play(play, match.colour(match.turn))
+                # The mover is told what the server played for them (the opponent gets the
+                # usual `<name> moves ... .`).
+                items.append(Prompt(match.turn, f"The only possible move is {text} ."
+                                    if reason == "only" else f"Bearing off: {text} ."))
                 items += told(match, match.move(match.turn, play))
                 continue
             if rolled_now:

@@ -238,6 +238,9 @@ class Narrator:
                                       f"{names[w]} wins the game and gets {gets}.", w)
                     if moment.phase is Phase.BETWEEN_GAMES:
                         self.game_between(moment)
+                    else:  # the game that ended the match
+                        for index in (0, 1):
+                            self.move_list_to(index)
                 case ev.MatchOver(winner=w, score=score):
                     self.match_over(w, score)
                 case ev.JoinedNextGame(player=p):
@@ -267,14 +270,18 @@ class Narrator:
             own, other = moment.score[index], moment.score[1 - index]
             self.tell(index, match_texts.score_line(length, names[index], own,
                                                     names[1 - index], other))
-            session = self.player(index)
-            if session is not None and session.toggle("moves"):
-                session.send_lines(self.move_list(self.match.game_count - 1))
+            self.move_list_to(index)
             self.tell(index, JOIN_OR_LEAVE)
         for watcher, index in self.watchers():
             own, other = moment.score[index], moment.score[1 - index]
             watcher.send_line(match_texts.score_line(length, names[index], own,
                                                      names[1 - index], other))
+
+    def move_list_to(self, index: int) -> None:
+        """The moves of the game just ended, to a player who asked for them (`toggle moves`)."""
+        session = self.player(index)
+        if session is not None and session.toggle("moves"):
+            session.send_lines(self.move_list(self.match.game_count - 1))
 
     def play_text(self, player: int, steps: ev.Steps) -> str:
         return format_steps(steps, self.match.colour(player))

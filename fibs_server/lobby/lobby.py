@@ -8,7 +8,7 @@ import logging
 import secrets
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore
 from fibs_server.lobby.chat_records import ChatRecords
@@ -254,12 +254,14 @@ class Lobby:
         return running
 
     async def _tell_everyone_else(self, about: Session, sentence: str | None,
-                                  clip_number: int, who_block: str = "") -> None:
+                                  clip_number: int, who_block: str = "",
+                                  told: Collection[Session] = ()) -> None:
         """A login or logout: `sentence` (as CLIP line `clip_number` to CLIP clients) to
         everyone else whose `notify` toggle is on, and `who_block` to every other CLIP client,
         in one pass that yields to the event loop every FAN_OUT_CHUNK users: at 10,000 online
         a login's notices are the biggest single job the server has, and other users'
-        replies should not wait for all of it. Each text is formatted once."""
+        replies should not wait for all of it. Each text is formatted once. Telnet users in
+        `told` know already and are spared the sentence (CLIP clients still get their line)."""
         clip_notice = wire_text([clip.chat(clip_number, about.name, sentence)]) if sentence else ""
         notice = wire_text([sentence]) if sentence else ""
         clip_text = clip_notice + who_block
@@ -267,7 +269,7 @@ class Lobby:
             if other is not about:
                 notified = other.toggle("notify")
                 text = ((clip_text if notified else who_block) if other.clip
-                        else notice if notified else "")
+                        else notice if notified and other not in told else "")
                 if text:
                     other.send_broadcast(text)
             if count % FAN_OUT_CHUNK == 0:
@@ -328,6 +330,7 @@ class Lobby:
         self.invitations.pop(name.lower(), None)
         for hook in self.logout_hooks:
             await hook(self, session)
+        told: set[Session] = set()  # who heard of the logout already, in other words
         running = self.match_of(session)
         if running is not None:
             async with running.lock:
@@ -336,16 +339,19 @@ class Lobby:
                          if how == "timed out" else f"{name} {how}. The game was saved.")
                 if opponent is not None:
                     opponent.send_line(saved)
+                    told.add(opponent)
+                told.update(*(self.watchers_of(s) for s in running.sessions if s is not None))
                 self.save_and_part(running, saved)
         self.stop_watching(session)
         for watcher in self.watchers_of(session):
             watcher.watching = None
             watcher.send_line(f"{name} logs out. You're not watching anymore.")
+            told.add(watcher)
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
         if not self.closing:
             verb = "drops connection" if how == "timed out" else how
-            await self._tell_everyone_else(session, f"{name} {verb}.", clip.LOGOUT)
+            await self._tell_everyone_else(session, f"{name} {verb}.", clip.LOGOUT, told=told)
         await self.accounts.update_account(name, last_logout_at=session.account.last_logout_at)
 
     # --- who is online -----------------------------------------------------------------------

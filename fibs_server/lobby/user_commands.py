@@ -9,7 +9,7 @@ from collections.abc import Awaitable
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.passwords import HashingBusy
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import clip, help as help_texts, info, settings, texts
+from fibs_server.protocol import clip, commands, help as help_texts, info, settings, texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import plural
 
@@ -119,9 +119,10 @@ async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
         return
     replies, before = [], dict(account.toggles)
     for word in command.args:
-        name = settings.resolve_toggle(word)
-        if name is None:
-            replies.append(settings.unknown_toggle(word))
+        try:
+            name = settings.resolve_toggle(word)
+        except settings.ToggleError as error:
+            replies.append(str(error))
             continue
         account.toggles[name] = not account.toggles[name]
         replies.append(settings.toggle_reply(name, account.toggles[name]))
@@ -211,9 +212,17 @@ async def ratings(lobby: Lobby, session: Session, command: Command) -> None:
         for rank, a in rows)])
 
 
+SHOW_SUBJECTS = ("games", "saved", "savedcount", "watchers", "max")
+
+
 @table.command("show")
 async def show(lobby: Lobby, session: Session, command: Command) -> None:
-    what = command.args[0].lower() if command.args else ""
+    word = command.args[0] if command.args else ""
+    subjects = commands.completions(word, SHOW_SUBJECTS) if word else []
+    if len(subjects) > 1:
+        session.send_line(commands.ambiguous(word, subjects))
+        return
+    what = subjects[0] if subjects else ""
     if what == "games":
         session.send_lines(info.games_list(lobby.running_games()))
     elif what == "saved":
@@ -230,7 +239,7 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
     elif what == "max":
         session.send_line(f"max_logins is {lobby.most_online}")
     else:
-        session.send_line("** Don't know how to show " + (what or "nothing") +
+        session.send_line("** Don't know how to show " + (word.lower() or "nothing") +
                           ". Try 'games', 'saved', 'savedcount', 'watchers' or 'max'.")
 
 
@@ -305,6 +314,10 @@ async def back(lobby: Lobby, session: Session, command: Command) -> None:
 async def address(lobby: Lobby, session: Session, command: Command) -> None:
     account = session.account
     assert account is not None
+    if not command.args:
+        session.send_line(f"Your email address is '{account.email}'." if account.email else
+                          "** You have no email address. Type 'address <email>' to give one.")
+        return
     if len(command.args) != 1 or not EMAIL_PATTERN.match(command.args[0]):
         session.send_line(f"** '{command.rest}' is not an email address.")
         return

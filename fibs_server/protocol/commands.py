@@ -7,6 +7,7 @@ move (`8 5 6 5`).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 # Short forms FIBS fixes regardless of what else a prefix could mean (FIBS-PROTOCOL.md §4).
 SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "roll",
@@ -57,6 +58,17 @@ def resolve(line: str, commands: frozenset[str] | set[str]) -> Command:
     if name is None or name not in commands:
         raise UnknownCommand(line.strip())
     return Command(name, word, rest.split(), rest)
+
+
+def completions(word: str, names: Iterable[str]) -> list[str]:
+    """The names `word` may stand for: itself alone when it is one, else each name it begins
+    (for the sub-words of `toggle` and `show`)."""
+    word, names = word.lower(), list(names)
+    return [word] if word in names else [name for name in names if name.startswith(word)]
+
+
+def ambiguous(word: str, names: list[str]) -> str:
+    return f"** '{word}' could mean {', '.join(names[:-1])} or {names[-1]}."
 
 
 def unknown_command(text: str) -> str:

@@ -30,7 +30,8 @@ def who_table(infos: list[WhoInfo], timezone: str) -> list[str]:
     rows = [WHO_HEADER]
     for number, info in enumerate(infos, 1):
         login = datetime.datetime.fromtimestamp(info.login_time, zone)
-        rows.append(f"{number:>2}  {who_status(info)}  {info.name:<15}{info.rating:>7.2f}"
+        # A name longer than its column pushes the row right rather than touch the rating.
+        rows.append(f"{number:>2}  {who_status(info)}  {info.name:<14} {info.rating:>7.2f}"
                     f" {info.experience:>4} {login:%H:%M}  {idle_text(info.idle_seconds):>6}"
                     f"  {info.host}")
     return rows
@@ -58,7 +59,7 @@ class WhoisFacts:
 def whois(facts: WhoisFacts, timezone: str) -> list[str]:
     lines = [f"Information about {facts.name}:"]
     if facts.last_login is not None:
-        lines.append(f"  Last login:  {date_line(facts.last_login, timezone)}"
+        lines.append(f"  Last login: {date_line(facts.last_login, timezone)}"
                      f" from {facts.last_host or '-'}")
     if facts.online_idle_seconds is None:
         if facts.last_logout is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Mapping
 
+from fibs_server.protocol.commands import ambiguous, completions
+
 # (YES text, NO text) per toggle, in the order `toggle` lists them.
 TOGGLE_TEXTS: dict[str, tuple[str, str]] = {
     "allowpip": ("** You allow the use the server's 'pip' command.",
@@ -45,24 +47,24 @@ TOGGLE_TEXTS: dict[str, tuple[str, str]] = {
 TOGGLE_ALIASES = {"autoroll": "double"}
 
 
-def resolve_toggle(word: str) -> str | None:
-    """The toggle a word names: exact name, alias, or unique prefix; None if none or ambiguous."""
-    word = word.lower()
-    if word in TOGGLE_TEXTS:
-        return word
-    if word in TOGGLE_ALIASES:
-        return TOGGLE_ALIASES[word]
-    matches = [name for name in [*TOGGLE_TEXTS, *TOGGLE_ALIASES] if name.startswith(word)]
-    targets = {TOGGLE_ALIASES.get(m, m) for m in matches}
-    return targets.pop() if len(targets) == 1 else None
+class ToggleError(ValueError):
+    """A word that names no toggle, or several; the message is the reply."""
+
+
+def resolve_toggle(word: str) -> str:
+    """The toggle a word names: exact name, alias, or unique prefix; ToggleError if none or
+    several."""
+    candidates = completions(word, [*TOGGLE_TEXTS, *TOGGLE_ALIASES])
+    targets = {TOGGLE_ALIASES.get(c, c) for c in candidates}
+    if not targets:
+        raise ToggleError(f"** Don't know how to toggle {word}")
+    if len(targets) > 1:
+        raise ToggleError(ambiguous(word, candidates))
+    return targets.pop()
 
 
 def toggle_reply(name: str, value: bool) -> str:
     return TOGGLE_TEXTS[name][0 if value else 1]
-
-
-def unknown_toggle(word: str) -> str:
-    return f"** Don't know how to toggle {word}"
 
 
 def toggle_table(toggles: Mapping[str, bool]) -> list[str]:

@@ -51,7 +51,7 @@ GUEST_WELCOME = (
 DEFAULT_MOTD = (
     "+--------------------------------------------------------------------+",
     "| Welcome to fibs_server.                                            |",
-    "| Type 'help' for the commands, 'help beginner' to get started.     |",
+    "| Type 'help' for the commands, 'help beginner' to get started.      |",
     "| Matches are saved when a connection drops: 'invite' to resume.     |",
     "+--------------------------------------------------------------------+",
 )

@@ -186,6 +186,7 @@ def _step_problem(mine, theirs, start, end, dice_left, colour, ordinal) -> str:
     if distance <= 0:
         return f"** You can't move backwards in your {ordinal} move."
     if distance not in dice_left:
-        return f"** You can't move {distance} points in your {ordinal} move"
+        points = "point" if distance == 1 else "points"
+        return f"** You can't move {distance} {points} in your {ordinal} move"
     return f"** You can't move to point {colour.absolute(end)} in your {ordinal} move: " \
            "it is blocked."

@@ -39,8 +39,8 @@ async def test_toggle_lists_and_flips_settings(harness, alice):
               "** Will send rawboards after rolling.",
               "** Your terminal knows how to wrap long lines.",
               "** You use a client program and will receive extra 'newlines'.")
-    await ask(alice, "toggle nonsense a", "** Don't know how to toggle nonsense",
-              "** Don't know how to toggle a")
+    await ask(alice, "toggle nonsense r", "** Don't know how to toggle nonsense",
+              "** 'r' could mean ratings, ready or report.")
     for name, yes, no in [
         ("allowpip", "** You allow the use the server's 'pip' command.",
          "** You don't allow the use of the server's 'pip' command."),
@@ -158,11 +158,11 @@ async def test_who_variants_in_telnet_and_clip(harness, alice):
 
 async def test_whois_online_offline_and_unknown(harness, alice):
     await ask(alice, "whois bob", "Information about bob:",
-              re.compile(r"  Last login:  " + DATE_LINE.pattern + " from 127\\.0\\.0\\.1"),
+              re.compile(r"  Last login: " + DATE_LINE.pattern + " from 127\\.0\\.0\\.1"),
               re.compile(r"  Last logout: " + DATE_LINE.pattern), "  Not logged in right now.",
               "  Rating: 1500.00 Experience: 0", "  No email address.")
     await ask(alice, "whois al", "Information about alice:",
-              re.compile(r"  Last login:  " + DATE_LINE.pattern + " from 127\\.0\\.0\\.1"),
+              re.compile(r"  Last login: " + DATE_LINE.pattern + " from 127\\.0\\.0\\.1"),
               re.compile(r"  Still logged in\. 0:\d\d minutes idle\."),
               "  Rating: 1500.00 Experience: 0", "  No email address.")
     await ask(alice, "whois nobody", "No information found on user nobody.")

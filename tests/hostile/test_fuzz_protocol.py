@@ -52,7 +52,10 @@ def test_setting_values(name, value):
 
 @given(LINES)
 def test_toggles_names_lengths_and_passwords(word):
-    assert fibs_settings.resolve_toggle(word) in (None, *fibs_settings.TOGGLE_TEXTS)
+    try:
+        assert fibs_settings.resolve_toggle(word) in fibs_settings.TOGGLE_TEXTS
+    except fibs_settings.ToggleError as error:
+        assert str(error).startswith("** ")
     assert texts.name_error(word) is None or texts.name_error(word).startswith("** ")
     assert texts.password_error(word) is None or isinstance(texts.password_error(word), str)
     assert parse_length(word) in (None, "unlimited", *range(1, 100))

@@ -1,4 +1,9 @@
-"""The options the sub-commands use come before or after the sub-command alike."""
+"""The options the sub-commands use come before or after the sub-command alike; the
+start-up line."""
+import asyncio
+import signal
+import sys
+
 import pytest
 
 from fibs_server.__main__ import parse_arguments
@@ -24,3 +29,16 @@ def test_an_option_not_repeated_after_the_sub_command_keeps_its_value(sub_comman
     assert (arguments.database_url, arguments.log_level) == (URL, "DEBUG")
     arguments = parse_arguments(sub_command)
     assert (arguments.database_url, arguments.log_level) == (DEFAULT_DATABASE_URL, "INFO")
+
+
+async def test_the_start_up_line_is_printed_once(tmp_path):
+    """On stdout (scripts wait for it), and not a second time in the log at level INFO."""
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
+        "--database-url", f"sqlite:///{tmp_path / 'fibs.db'}", "--bcrypt-rounds", "4",
+        "--log-level", "INFO", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    first = await asyncio.wait_for(server.stdout.readline(), 30)
+    assert first.startswith(b"fibs_server listening on 127.0.0.1:")
+    server.send_signal(signal.SIGTERM)
+    rest, log = await asyncio.wait_for(server.communicate(), 30)
+    assert (first + rest + log).count(b"listening on") == 1
