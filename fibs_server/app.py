@@ -12,6 +12,7 @@ from fibs_server.lobby import (
     archive_commands,
     chat_commands,
     game_commands,
+    server_commands,
     user_commands,
 )
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
@@ -63,7 +64,8 @@ class FibsServer:
                                        abuse_limits=self.config.abuse_limits,
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table,
-                            chat_commands.table, admin_commands.table],
+                            chat_commands.table, admin_commands.table,
+                            server_commands.table],
                            chat_records=self.store)
         await admin_commands.restore_motd(self.lobby)
         self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port,

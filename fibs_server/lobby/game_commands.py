@@ -409,17 +409,23 @@ async def resign(lobby: Lobby, session: Session, command: Command) -> None:
     await act(lobby, session, lambda m, p: m.resign(p, kind))
 
 
-@table.command("board")
+RAW_BOARD_STYLE = 3  # `rawboard`: the `board:` line whatever the boardstyle
+
+
+@table.command("board", "rawboard")
 async def board(lobby: Lobby, session: Session, command: Command) -> None:
+    style = RAW_BOARD_STYLE if command.name == "rawboard" else None
     running = lobby.match_of(session)
     if running is not None:
         Narrator(running, lobby.watchers_of).board_to(
-            session, running.match.moment(), running.index_of(session), as_you=True)
+            session, running.match.moment(), running.index_of(session), as_you=True,
+            style=style)
         return
     watched = session.watching and lobby.match_of(session.watching)
     if watched:
         Narrator(watched, lobby.watchers_of).board_to(
-            session, watched.match.moment(), watched.index_of(session.watching), as_you=False)
+            session, watched.match.moment(), watched.index_of(session.watching), as_you=False,
+            style=style)
         return
     session.send_line(NOT_PLAYING)
 

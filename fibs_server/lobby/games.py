@@ -121,9 +121,11 @@ class Narrator:
                            UNLIMITED if match.max_redoubles is None else match.max_redoubles),
             checkers_per_side=position.checkers_per_side)
 
-    def board_to(self, session: Session, moment: Moment, index: int, as_you: bool) -> None:
+    def board_to(self, session: Session, moment: Moment, index: int, as_you: bool,
+                 style: int | None = None) -> None:
+        """The board in `style`, or else in the session's `boardstyle`."""
         session.send_lines(render_board(self.board_view(moment, index, as_you),
-                                        int(session.setting("boardstyle"))))
+                                        style or int(session.setting("boardstyle"))))
 
     def board_to_player(self, moment: Moment, index: int, only_with: str | None = None) -> None:
         session = self.player(index)

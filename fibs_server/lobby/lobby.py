@@ -122,6 +122,7 @@ class Lobby:
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
         self.most_online = 0
+        self.started_at = self.now()  # for `stat`
         self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
         self.starting: set[str] = set()  # lower-case names of players whose match is being set up

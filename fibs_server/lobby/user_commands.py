@@ -21,7 +21,8 @@ RATINGS_MAX_ROWS = 100
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
-def _aware(timestamp: int | None) -> datetime.datetime | None:
+def aware_time(timestamp: int | None) -> datetime.datetime | None:
+    """A stored Unix time as an aware UTC datetime (None stays None)."""
     if timestamp is None:
         return None
     return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
@@ -88,8 +89,8 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         return
     facts = info.WhoisFacts(
         name=account.name, rating=account.rating, experience=account.experience,
-        email=account.email, last_login=_aware(account.last_login_at),
-        last_host=account.last_login_host, last_logout=_aware(account.last_logout_at),
+        email=account.email, last_login=aware_time(account.last_login_at),
+        last_host=account.last_login_host, last_logout=aware_time(account.last_logout_at),
         online_idle_seconds=online.idle_seconds() if online else None,
         playing_with=lobby.opponent_of(online) if online else None,
         watching=online.watching.name if online and online.watching else None,
@@ -282,7 +283,8 @@ async def motd(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("help")
 async def help_command(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(help_texts.topic(command.args[0] if command.args else ""))
+    session.send_lines(help_texts.topic(command.args[0] if command.args else "",
+                                        lobby.command_names))
 
 
 @table.command("away")

@@ -15,7 +15,7 @@ SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "ro
                "to": "toggle",
                "sh": "show"}  # ours: `sh` stays `show` now that `shout` shares the prefix
 # Words that are whole commands of their own rather than prefixes.
-ALIASES = {"date": "time", "adios": "bye", "ciao": "bye", "end": "bye", "exit": "bye",
+ALIASES = {"date": "time", "man": "help", "adios": "bye", "ciao": "bye", "end": "bye", "exit": "bye",
            "logout": "bye", "quit": "bye", "tschoe": "bye"}
 # Chat lines are never repeated by `!!` (a repeat would resend someone's words).
 NOT_REPEATABLE = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper", "message"})

@@ -208,6 +208,8 @@ async def test_show_time_motd_help(harness, alice):
     await alice.send("help beginner")
     assert (await alice.read_line()) == "Getting started:"
     await alice.skip_until(re.compile(r"  6\. 'bye' logs out\..*"))
+    await alice.expect_lines("Each command has its own help: 'help invite', 'help move', "
+                             "'help toggle', ...")
     await alice.expect_prompt()
     await ask(alice, "help xyzzy", "** No help on 'xyzzy'. Type 'help' for the list of commands.")
 

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from fibs_server.lobby.accounts import Account
 from fibs_server.rules.position import Position
 from tests.e2e.conftest import DATE_LINE
 from tests.e2e.test_lobby_commands import ask
@@ -126,3 +127,100 @@ async def test_greedy_bear_offs_are_told_and_the_last_game_lists_its_moves(harne
     await alice.expect_lines("alice is X - bob is O", "Score is 0-0 in a 1 point match.",
                              "X: (6 5) 19-off 20-off", "O: (2 1) 1-off 1-off", "O: wins",
                              "bob wins the 1 point match 1-0 .")
+
+
+async def test_fibs_commands_about_the_server_and_its_users(harness, alice):
+    bob = await telnet_pair(harness, alice)
+    await ask(alice, "version", re.compile(
+        r"fibs_server version \d+\.\d+\.\d+\S*, speaking FIBS's client protocol CLIP 1008\."))
+    about = await ask(alice, "about", *[re.compile(".+")] * 5)
+    assert about[0].startswith("fibs_server: a backgammon server that speaks FIBS")
+    await ask(alice, "stat", "Users logged in:          2", "Most logged in at once:   2",
+              "Matches being played:     0",
+              re.compile("Server running since:     " + DATE_LINE.pattern))
+    await ask(alice, "average", "** This server keeps no hourly statistics of users. "
+              "Type 'stat' for the numbers.")
+    await ask(alice, "dicetest", "** The dice test is coming with the fair-play work. The dice "
+              "come from the operating system's random numbers.")
+    await ask(alice, "last bob", re.compile("Last login of bob:  " + DATE_LINE.pattern +
+                                            r" from 127\.0\.0\.1"), "bob is still logged in.")
+    await ask(bob, "where alice", "alice is logged in from 127.0.0.1.")
+    await ask(alice, "where", "** Where is who?")
+    await ask(alice, "where nobody", "** There is no one called nobody.")
+    await ask(alice, "names", "alice  bob")
+    await ask(alice, "hostnames", "alice                127.0.0.1", "bob                  127.0.0.1")
+    await bob.send("bye")
+    await alice.expect_lines("bob logs out.")
+    await ask(alice, "last Bob",
+              re.compile("Last login of bob:  " + DATE_LINE.pattern + r" from 127\.0\.0\.1"),
+              re.compile("Last logout of bob: " + DATE_LINE.pattern))
+    await ask(alice, "last nobody", "No information found on user nobody.")
+    # An account made by hand (not through registration, which logs in at once).
+    await harness.server.store.create_account(Account(name="carol", password_hash=b"-"))
+    await ask(alice, "last carol", "carol has never logged in.")
+
+
+async def test_commands_man_cls_save_panic_and_rawboard(harness, alice):
+    await alice.send("commands")
+    listed = " ".join(await alice.skip_until(re.compile(r".*\bwhois\b.*"))).split()
+    await alice.expect_prompt()
+    assert {"about", "accept", "cls", "help", "man"} - set(listed) == {"man"}  # man: an alias
+    await alice.send("man show")
+    await alice.expect_lines("show games|saved|savedcount [<name>]|watchers|max")
+    await alice.skip_until("  Short forms: sh")
+    await alice.expect_prompt()
+    await ask(alice, "cls", *[""] * 24)
+    await ask(alice, "set pagelength 5", "Value of 'pagelength' set to 5.")
+    await ask(alice, "clear", *[""] * 5)
+    await ask(alice, "save", "** There is nothing to save: your settings and matches are "
+              "stored as they change.")
+    await ask(alice, "panic", "** Don't panic. A strange screen? Try 'set boardstyle 2', "
+              "'set linelength 0', 'set pagelength 0' or 'cls'.")
+    await ask(alice, "rawboard", "** You're not playing.")
+    bob = await telnet_pair(harness, alice)
+    harness.script_dice((3, 1))
+    await ask(alice, "invite bob 1", "** You invited bob to a 1 point match.")
+    await bob.skip_until("Type 'join alice' to accept.")
+    await bob.send("join alice")
+    await alice.skip_until("It's your turn to move.")
+    await alice.skip_until(BOARD_END)
+    await ask(alice, "rawboard", re.compile(r"board:You:bob:1:0:0:.*"))
+
+
+async def help_reply(client, words: str) -> list[str]:
+    """The whole reply to `help <words>` (every reply ends at the prompt)."""
+    await client.send(f"help {words}".rstrip())
+    lines = [await client.read_line()]
+    while not client.buffer.startswith(b"> ") or b"\r\n" in client.buffer:
+        lines.append(await client.read_line())
+    await client.expect_prompt()
+    return lines
+
+
+async def test_every_command_has_help_that_fits_an_80_column_terminal(harness, alice):
+    index = await help_reply(alice, "")
+    indexed = {word for line in index[1:-1] for word in line.split() if word.isalpha()}
+    commands = set(harness.server.lobby.command_names)
+    assert commands - {"clear"} <= indexed | {"clear"}, commands - indexed
+    everything = list(index)
+    for command in sorted(commands | indexed - {"Information", "Yourself", "Matches",
+                                                 "Talking"}):
+        reply = await help_reply(alice, command)
+        assert not reply[0].startswith("** No help"), command
+        assert reply[0].split()[0] == command, (command, reply[0])
+        assert any(line.startswith("  Example: ") for line in reply), command
+        assert reply[-1].startswith("  Short forms: "), command
+        everything += reply
+    beginner = await help_reply(alice, "beginner")
+    led_to = re.findall(r"'help ([a-z]+)'", " ".join(beginner))
+    assert led_to == ["invite", "move", "toggle"]
+    for command in led_to:
+        assert (await help_reply(alice, command))[0].startswith(command), command
+    everything += beginner
+    assert max(len(line) for line in everything) <= 79
+    assert await help_reply(alice, "m") == await help_reply(alice, "move")
+    assert (await help_reply(alice, "date"))[0] == "time"
+    assert (await help_reply(alice, "move"))[-1] == "  Short forms: m"
+    assert (await help_reply(alice, "bye"))[-1] == (
+        "  Short forms: adios, ciao, end, exit, logout, quit, tschoe, by")
+    await ask(alice, "man xyzzy", "** No help on 'xyzzy'. Type 'help' for the list of commands.")

@@ -1,0 +1,180 @@
+"""The text of each command's help topic (`help <command>`): its syntax, what it does and an
+example. The short forms are added by `protocol.help`, from the commands that exist."""
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Topic:
+    syntax: str
+    about: tuple[str, ...]
+    example: str
+
+
+TOPICS: dict[str, Topic] = {
+    # --- information -----------------------------------------------------------------
+    "who": Topic("who [ready|away|playing|count|from <host>|<name>]", (
+        "Lists the users logged in. Column S: P playing, W watching, A away,",
+        "R ready to play, - otherwise. 'set sortwho' chooses the order."),
+        "who ready"),
+    "rawwho": Topic("rawwho [same as who]", (
+        "The who list as a client program reads it: CLIP '5' lines, ended by '6'.",),
+        "rawwho bob"),
+    "whois": Topic("whois <name>", (
+        "Rating, experience, last login and what the user is doing now.",),
+        "whois bob"),
+    "ratings": Topic("ratings [<name>] [from <n>] [to <m>]", (
+        "The rating list: players with experience above 50. '*' marks your row.",),
+        "ratings from 21 to 40"),
+    "show": Topic("show games|saved|savedcount [<name>]|watchers|max", (
+        "games: the matches being played. saved: your saved matches.",
+        "savedcount: how many a user has. watchers: who watches whom.",
+        "max: the most users logged in at once. Words may be abbreviated."),
+        "show saved"),
+    "time": Topic("time", ("The date and time, in your timezone and in UTC.",), "date"),
+    "motd": Topic("motd", ("Shows the message of the day again.",), "motd"),
+    "help": Topic("help [<command>|beginner]", (
+        "Without a word: the list of commands. With a command: how to use it.",
+        "'help beginner' tells how to start playing. 'man' is the same as 'help'."),
+        "help move"),
+    "version": Topic("version", ("The version of this server.",), "version"),
+    "about": Topic("about", ("A few words about this server.",), "about"),
+    "stat": Topic("stat", (
+        "Users logged in, the most at once, matches being played, and since when",
+        "the server runs."), "stat"),
+    "average": Topic("average", (
+        "On FIBS, users logged in per hour. This server keeps no such numbers;",
+        "'stat' has the current ones."), "average"),
+    "dicetest": Topic("dicetest", (
+        "On FIBS, statistics of all dice rolled. Coming here with the fair-play",
+        "work."), "dicetest"),
+    "last": Topic("last [<name>]", (
+        "When a user last logged in (and from where) and out. Without a name:",
+        "you. The whole name is needed: no completion."), "last bob"),
+    "where": Topic("where <name>", ("Where a user is logged in from.",), "where bob"),
+    "names": Topic("names", ("The names of the users logged in, in columns.",), "names"),
+    "hostnames": Topic("hostnames", (
+        "The users logged in with the host each one comes from.",), "hostnames"),
+    "commands": Topic("commands", ("All the commands you can use, in columns.",), "commands"),
+    # --- you and your settings -----------------------------------------------------------
+    "toggle": Topic("toggle [<name> ...]", (
+        "Without a name: your switches. With names: flips each of them.",
+        "allowpip autoboard autodouble automove bell crawford double (autoroll)",
+        "greedy moreboards moves notify ratings ready report silent telnet wrap",
+        "wrap NO: the server breaks lines at your linelength (see 'help set')."),
+        "toggle ready"),
+    "set": Topic("set [<variable> [<value>]]", (
+        "boardstyle 1|2|3: two pictures of the board, or 3, the line clients read.",
+        "linelength 0-999: where long lines are broken ('toggle wrap' NO); 0: not.",
+        "pagelength 0-999: lines per page of a long reply; 0: no pages.",
+        "redoubles none|unlimited|1-99, sortwho login|name|rating|rrating,",
+        "timezone <zone> (e.g. Europe/Berlin). Without a value: shows it."),
+        "set boardstyle 2"),
+    "away": Topic("away [<message>]", (
+        "Marks you away, with a message for those who talk to you. Without a",
+        "message: lists who is away. 'back' ends it."), "away having lunch"),
+    "back": Topic("back", ("Ends 'away'.",), "back"),
+    "address": Topic("address [<email>]", (
+        "Sets the email address others see in 'whois'. Alone: shows yours.",),
+        "address bob@example.org"),
+    "password": Topic("password <old>:<new>:<new>", ("Changes your password.",),
+                      "password secret:n3wer:n3wer"),
+    "bye": Topic("bye", (
+        "Logs out. A match you are playing is saved; 'invite' resumes it.",), "bye"),
+    "wave": Topic("wave", ("Waves goodbye to everyone; waving twice logs you out.",), "wave"),
+    "cls": Topic("cls", (
+        "Clears the screen (scrolls it away: pagelength lines, or 24).",), "cls"),
+    "clear": Topic("clear", ("The same as 'cls'.",), "clear"),
+    "save": Topic("save", (
+        "Nothing to do here: settings and matches are stored as they change.",), "save"),
+    "panic": Topic("panic", ("What to try when the screen looks wrong.",), "panic"),
+    # --- matches -------------------------------------------------------------------------
+    "invite": Topic("invite <name> <points>|unlimited  or  invite <name>", (
+        "Asks someone for a match of 1 to 99 points (over 9: both need more",
+        "than 50 experience) or an unlimited one. Without a length: resumes your",
+        "saved match with them. You need 'toggle ready' first."), "invite bob 5"),
+    "join": Topic("join [<name>]", (
+        "Accepts <name>'s invitation and starts the match. Alone, between two",
+        "games of a match: starts the next game."), "join alice"),
+    "leave": Topic("leave", (
+        "Stops the match: it is saved, to be resumed with 'invite <name>'.",
+        "Between games of an unlimited match: ends it."), "leave"),
+    "roll": Topic("roll", ("Rolls the dice when it is your turn.",), "roll"),
+    "move": Topic("move <from>-<to> ...", (
+        "Moves your checkers after you rolled: one from-to pair per die, points",
+        "1-24, 'bar' (b) and 'off' (o). The word 'move' may be left out.",
+        "After a double roll you move four times."), "move 8-5 6-5   or   13 7 8 7"),
+    "off": Topic("off", (
+        "Bears off as many checkers as your dice allow, from the highest points.",),
+        "off"),
+    "double": Topic("double", (
+        "Offers your opponent the cube before you roll: they accept (and play on",
+        "for twice as much) or reject (and lose the current value)."), "double"),
+    "accept": Topic("accept", (
+        "Accepts your opponent's double, or their resignation.",), "accept"),
+    "reject": Topic("reject", (
+        "Refuses your opponent's double (you lose the game at the current value)",
+        "or their resignation (the game goes on)."), "reject"),
+    "resign": Topic("resign n|g|b", (
+        "Offers to give up the game as a normal win (n), a gammon (g) or a",
+        "backgammon (b) for your opponent, who accepts or rejects."), "resign g"),
+    "redouble": Topic("redouble", (
+        "Unlimited matches: doubles right back when you are doubled, keeping the",
+        "cube. 'beaver', 'raccoon' and 'otter' are the first three."), "redouble"),
+    "beaver": Topic("beaver", (
+        "Unlimited matches: accepts a double and redoubles at once (see",
+        "'help redouble'). 'set redoubles' limits how many in a row."), "beaver"),
+    "raccoon": Topic("raccoon", ("The second redouble in a row (see 'help beaver').",),
+                     "raccoon"),
+    "otter": Topic("otter", ("The third redouble in a row (see 'help beaver').",), "otter"),
+    "board": Topic("board", (
+        "Shows the board of your game (or of the game you watch) again, in your",
+        "boardstyle."), "board"),
+    "rawboard": Topic("rawboard", (
+        "The board as a 'board:' line (boardstyle 3), whatever your boardstyle.",),
+        "rawboard"),
+    "pip": Topic("pip", (
+        "Both pip counts, if both players 'toggle allowpip'.",), "pip"),
+    "oldboard": Topic("oldboard", (
+        "The board of your game as it was before the last move.",), "oldboard"),
+    "oldmoves": Topic("oldmoves", (
+        "The moves of the last game finished: in the match you play, else in your",
+        "last match."), "oldmoves"),
+    "history": Topic("history [<name>]", (
+        "Your (or <name>'s) finished matches: opponents, scores, ratings.",),
+        "history bob"),
+    "watch": Topic("watch <name>", (
+        "Watches <name>'s games: you get their boards and what happens.",),
+        "watch alice"),
+    "unwatch": Topic("unwatch", ("Stops watching.",), "unwatch"),
+    "look": Topic("look <name>", ("Shows <name>'s board once, without watching.",),
+                  "look alice"),
+    # --- talking -------------------------------------------------------------------------
+    "tell": Topic("tell <name> <text>", (
+        "Says something to one user only.",), "tell bob good game!"),
+    "tellx": Topic("tellx <name> <text>", (
+        "Like 'tell', but the name must be whole: no completion.",), "tellx bob hi"),
+    "say": Topic("say <text>", ("Says something to your opponent.",), "say nice roll"),
+    "shout": Topic("shout <text>", (
+        "Says something to everyone logged in (but those who 'toggle silent').",),
+        "shout anyone for a 5 point match?"),
+    "kibitz": Topic("kibitz <text>", (
+        "Talks to the players and watchers of the game you play or watch.",),
+        "kibitz what a game"),
+    "whisper": Topic("whisper <text>", (
+        "Talks to the watchers of the game you watch, not to its players.",),
+        "whisper she should double"),
+    "message": Topic("message <name> <text>", (
+        "Leaves a message; a user not logged in gets it at the next login.",),
+        "message bob let's finish our match"),
+    "waitfor": Topic("waitfor [<name> ...]", (
+        "Tells you when these users log in. Alone: who you are waiting for.",),
+        "waitfor bob"),
+    "gag": Topic("gag [<name>]", (
+        "Stops (or, again, restarts) hearing a user's tell, message and shout.",
+        "Alone: who you gag."), "gag bob"),
+    "blind": Topic("blind [<name>]", (
+        "Stops (or, again, allows) a user watching your games. Alone: the list.",),
+        "blind bob"),
+}
