@@ -34,7 +34,7 @@ PER_GAME_TOGGLES: dict[str, bool] = {name: TOGGLE_DEFAULTS[name]
                                      for name in ("double", "greedy", "moves")}
 
 SETTING_DEFAULTS: dict[str, str] = {
-    "boardstyle": "3",
+    "boardstyle": "2",  # FIBS's default; client programs set 3 after login
     "linelength": "0",
     "pagelength": "0",
     "redoubles": "none",

@@ -71,6 +71,8 @@ class Player:
         await client.skip_until("  One account per person only!")
         await client.send(f"login crashbot 1008 {self.name} secret")
         await client.skip_until("6")
+        await client.send("set boardstyle 3")  # as every client program does
+        await client.skip_until("Value of 'boardstyle' set to 3.")
         # moreboards: a board after every own roll; `double` for one of each pair.
         self.bot = Bot(client, self.name, doubles=self.inviter, seed=self.seed)
         self.seed += 1

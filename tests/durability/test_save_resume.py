@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from tests.e2e.test_lobby_commands import ask
+
 
 async def next_board(client) -> str:
     while True:
@@ -24,6 +26,7 @@ async def interrupted_position(harness):
     alice = await harness.login_clip("alice")
     bob = await harness.login_clip("bob")
     carol = await harness.login_telnet("carol")
+    await ask(carol, "set boardstyle 3", "Value of 'boardstyle' set to 3.")  # reads board: lines
     for client in (alice, bob):
         await client.send("toggle ready")
         await client.skip_until("** You're now ready to invite or join someone.")

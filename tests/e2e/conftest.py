@@ -70,10 +70,15 @@ class ServerHarness:
 
     async def login_clip(self, name: str, password: str = "secret",
                          client_name: str = "testclient") -> FibsClient:
-        """Log in as a CLIP client and read the whole login block (up to `6`)."""
+        """Log in as a CLIP client and read the whole login block (up to `6`); then, as every
+        client program does, ask for `board:` lines (new accounts start with boardstyle 2)."""
         client = await self.connect(name)
         await client.send(f"login {client_name} 1008 {name} {password}")
         await client.skip_until("6")
+        await client.send("set boardstyle 3")
+        # What a login hook sent meanwhile (waitfor notices, messages) stays to be read.
+        before = await client.skip_until("Value of 'boardstyle' set to 3.")
+        client.buffer = "".join(f"{line}\r\n" for line in before).encode() + client.buffer
         return client
 
     async def login_telnet(self, name: str, password: str = "secret") -> FibsClient:

@@ -42,8 +42,9 @@ async def test_missing_and_extra_arguments(harness):
     await ask(alice, "ratings a b", "** Usage: ratings [name] [from N] [to M]")
     await ask(alice, "address a b", "** 'a b' is not an email address.")
     await ask(alice, "help who extra", "who [ready|away|playing|count|from <host>|<name>]",
-              "  Lists the users logged in. S: P playing, W watching, A away, R ready, - otherwise.",
-              "  'set sortwho login|name|rating|rrating' chooses the order.")
+              "  Lists the users logged in. Column S: P playing, W watching, A away,",
+              "  R ready to play, - otherwise. 'set sortwho' chooses the order.",
+              "  Example: who ready", "  Short forms: w")
 
 
 async def test_idle_connections_time_out(database_url):

@@ -155,7 +155,7 @@ async def game(harness):
     await carol.skip_until("alice and bob start a 1 point match.")
     await carol.send("watch alice")
     await carol.skip_until("You're now watching alice.")
-    await carol.skip_until(re.compile("board:.*"))
+    await carol.skip_until(re.compile("   BAR: .*"))  # the last line of a boardstyle 2 board
     await carol.expect_prompt()
     await dave.send("watch bob")
     await dave.skip_until(re.compile("board:.*"))

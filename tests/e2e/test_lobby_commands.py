@@ -71,10 +71,10 @@ async def test_toggle_lists_and_flips_settings(harness, alice):
 
 
 async def test_set_shows_checks_and_changes_variables(harness, alice):
-    await ask(alice, "set", "Settings of variables:", "boardstyle: 3", "linelength: 0",
+    await ask(alice, "set", "Settings of variables:", "boardstyle: 2", "linelength: 0",
               "pagelength: 0", "redoubles:  none", "sortwho:    login", "timezone:   UTC")
-    await ask(alice, "set boardstyle", "Value of 'boardstyle' is 3")
-    await ask(alice, "set boardstyle 2", "Value of 'boardstyle' set to 2.")
+    await ask(alice, "set boardstyle", "Value of 'boardstyle' is 2")
+    await ask(alice, "set boardstyle 3", "Value of 'boardstyle' set to 3.")
     await ask(alice, "set boardstyle 4", "** Valid arguments are the numbers 1 to 3.")
     await ask(alice, "set linelength 80", "Value of 'linelength' set to 80.")
     await ask(alice, "set pagelength 1000",

@@ -21,6 +21,7 @@ async def players(harness):
     for name in ("alice", "bob", "carol"):
         await harness.register(name)
     carol = await harness.login_telnet("carol")
+    await ask(carol, "set boardstyle 3", "Value of 'boardstyle' set to 3.")  # reads board: lines
     alice = await harness.login_clip("alice")
     bob = await harness.login_clip("bob")
     await alice.skip_until("6")  # bob's login
