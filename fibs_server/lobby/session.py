@@ -15,7 +15,7 @@ from fibs_server.lobby.accounts import Account, NameTaken
 from fibs_server.lobby.login_gate import check_login
 from fibs_server.lobby.registration import is_reserved_name
 from fibs_server.lobby.throttle import TOO_MANY_REGISTRATIONS
-from fibs_server.protocol import clip, texts
+from fibs_server.protocol import clip, layout, texts
 
 if TYPE_CHECKING:
     from fibs_server.lobby.lobby import Lobby
@@ -75,6 +75,7 @@ class Session:
         self.muted = False
         self.shout_times: collections.deque[float] = collections.deque()
         self._login_name = ""
+        self._more: list[str] = []  # lines waiting behind a `-- more --` prompt
         self._new_password = ""
         # who_line's cache: the fields it was formatted from, and its text around the idle time.
         self._who_fields: tuple[object, ...] = ()
@@ -87,8 +88,31 @@ class Session:
         return self.account.name if self.account else ""
 
     def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
-        if lines and self.stage is not Stage.CLOSED:
+        if not lines or self.stage is Stage.CLOSED:
+            return
+        if self.clip or self.account is None:
             self.connection.send(wire_text(lines))
+            return
+        # A telnet user: lines broken at `linelength` unless the terminal wraps, and long
+        # replies in pages of `pagelength` (what comes while a page waits queues behind it).
+        width = int(self.setting("linelength"))
+        if width and not self.toggle("wrap"):
+            lines = layout.wrapped(lines, width)
+        page_length = int(self.setting("pagelength"))
+        if self._more or (page_length and len(lines) > page_length):
+            self._more += lines
+            if len(self._more) == len(lines):
+                self._next_page()
+            return
+        self.connection.send(wire_text(lines))
+
+    def _next_page(self) -> None:
+        page, self._more = layout.first_page(self._more, int(self.setting("pagelength")))
+        self.connection.send(wire_text(page))
+        if self._more:
+            self.connection.send(layout.MORE_PROMPT)
+        elif self.prompts:
+            self.send_prompt()
 
     def send_broadcast(self, text: str) -> None:
         """Text that many users get at once, formatted once (`wire_text`) for them all."""
@@ -180,8 +204,13 @@ class Session:
             self.send_prompt()
 
     async def _online(self, line: str) -> None:
+        if self._more:
+            if not line.strip():
+                self._next_page()
+                return
+            self._more = []  # any command stops the pager
         await self.lobby.dispatch(self, line)
-        if self.prompts and self.stage is Stage.ONLINE:
+        if self.prompts and self.stage is Stage.ONLINE and not self._more:
             self.send_prompt()
 
     # --- login -----------------------------------------------------------------------------

@@ -77,6 +77,7 @@ async def test_set_shows_checks_and_changes_variables(harness, alice):
     await ask(alice, "set boardstyle 3", "Value of 'boardstyle' set to 3.")
     await ask(alice, "set boardstyle 4", "** Valid arguments are the numbers 1 to 3.")
     await ask(alice, "set linelength 80", "Value of 'linelength' set to 80.")
+    await ask(alice, "set linelength 0", "Value of 'linelength' set to 0.")  # long lines below
     await ask(alice, "set pagelength 1000",
               "** Valid arguments are the numbers 0 to 999. Use 0 for no pagelength.")
     await ask(alice, "set redoubles unlimited", "Value of 'redoubles' set to 'unlimited'.")

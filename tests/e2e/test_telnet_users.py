@@ -172,6 +172,7 @@ async def test_commands_man_cls_save_panic_and_rawboard(harness, alice):
     await ask(alice, "cls", *[""] * 24)
     await ask(alice, "set pagelength 5", "Value of 'pagelength' set to 5.")
     await ask(alice, "clear", *[""] * 5)
+    await ask(alice, "set pagelength 0", "Value of 'pagelength' set to 0.")  # boards below
     await ask(alice, "save", "** There is nothing to save: your settings and matches are "
               "stored as they change.")
     await ask(alice, "panic", "** Don't panic. A strange screen? Try 'set boardstyle 2', "
@@ -224,3 +225,29 @@ async def test_every_command_has_help_that_fits_an_80_column_terminal(harness, a
     assert (await help_reply(alice, "bye"))[-1] == (
         "  Short forms: adios, ciao, end, exit, logout, quit, tschoe, by")
     await ask(alice, "man xyzzy", "** No help on 'xyzzy'. Type 'help' for the list of commands.")
+
+
+async def test_long_lines_break_at_linelength_unless_the_terminal_wraps(harness, alice):
+    await ask(alice, "set linelength 40", "Value of 'linelength' set to 40.")
+    await ask(alice, "tell alice the quick brown fox jumps over the lazy dog",
+              "You say to yourself: the quick brown fox", "jumps over the lazy dog")
+    await ask(alice, "toggle wrap", "** Your terminal knows how to wrap long lines.")
+    await ask(alice, "tell alice the quick brown fox jumps over the lazy dog",
+              "You say to yourself: the quick brown fox jumps over the lazy dog")
+
+
+async def test_long_replies_come_in_pages_of_pagelength(harness, alice):
+    await ask(alice, "set pagelength 5", "Value of 'pagelength' set to 5.")
+    await alice.send("toggle")
+    await alice.expect_lines("The current settings are:", "allowpip        YES",
+                             "autoboard       YES", "autodouble      NO")
+    await alice.expect_prompt("-- more -- (Enter: next page, any command: stop) ")
+    await alice.send("")
+    await alice.expect_lines("automove        NO", "bell            NO", "crawford        YES",
+                             "double          YES")
+    await alice.expect_prompt("-- more -- (Enter: next page, any command: stop) ")
+    await ask(alice, "set pagelength 0", "Value of 'pagelength' set to 0.")  # stops the pager
+    await alice.send("toggle")
+    rows = await alice.expect_lines("The current settings are:", *[re.compile(".*")] * 17)
+    assert rows[-1] == "wrap            NO"
+    await alice.expect_prompt()
