@@ -19,7 +19,7 @@ from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
-from fibs_server.net.telnet import start_telnet_server
+from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.rules.dice import SeededDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 
@@ -50,6 +50,7 @@ class FibsServer:
         self.store: SqlStore | None = None
         self.lobby: Lobby | None = None
         self._telnet = None
+        self._front: FrontEnd | None = None
         self._background: list[asyncio.Task] = []
 
     async def start(self) -> None:
@@ -68,8 +69,8 @@ class FibsServer:
                             server_commands.table],
                            chat_records=self.store)
         await admin_commands.restore_motd(self.lobby)
-        self._telnet = await start_telnet_server(self.lobby, self.config.host, self.config.port,
-                                                 self.config.net_limits)
+        self._telnet, self._front = await start_telnet_server(
+            self.lobby, self.config.host, self.config.port, self.config.net_limits)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
 
     @property
@@ -87,6 +88,8 @@ class FibsServer:
                 self.lobby.shutdown_task.cancel()
             await self.lobby.shut_down()
             self.lobby.hasher.close()
+        if self._front is not None:
+            await self._front.stop_serving()
         if self._telnet is not None:
             await self._telnet.wait_closed()
         if self.store is not None:

@@ -27,6 +27,7 @@ from fibs_server.net.telnet_codec import TelnetCodec
 
 log = logging.getLogger(__name__)
 
+STOP_SERVING_TIMEOUT = 5.0  # seconds a shutdown waits for cancelled line-serving tasks
 READ_CHUNK = 4096  # bytes decoded and cut into lines at a time, whatever one read brought
 # Seconds a connection's line worker serves before giving the loop a turn: lines that need no
 # I/O (empty, unknown commands) would otherwise be served 64 KiB at a time.
@@ -228,6 +229,15 @@ class FrontEnd:
         task.add_done_callback(self.tasks.discard)
         return task
 
+    async def stop_serving(self, timeout: float = STOP_SERVING_TIMEOUT) -> None:
+        """At shutdown, once everyone is logged out: cancel the line-serving tasks still
+        running (a registration waiting for its hash, say) and wait for them, so that none
+        outlives the store it would write to (it would wait for it forever)."""
+        for task in self.tasks:
+            task.cancel()
+        if self.tasks:
+            await asyncio.wait(set(self.tasks), timeout=timeout)
+
 
 class TelnetProtocol(asyncio.Protocol):
     """One peer: bytes in through the codec and the line splitter, served one line at a time
@@ -344,7 +354,8 @@ class TelnetProtocol(asyncio.Protocol):
 
 
 async def start_telnet_server(lobby: Lobby, host: str, port: int,
-                              limits: NetLimits = NetLimits()) -> asyncio.Server:
+                              limits: NetLimits = NetLimits()) -> tuple[asyncio.Server, FrontEnd]:
     front = FrontEnd(lobby, limits, AddressCounter(limits.connections_per_address))
-    return await asyncio.get_running_loop().create_server(
+    server = await asyncio.get_running_loop().create_server(
         lambda: TelnetProtocol(front), host, port)
+    return server, front
