@@ -2,8 +2,9 @@
 
 Plays one unlimited match with seeded random actions (the rules engine, no server) and, as
 the lobby does, stores `Match.to_dict()` after every action; reports the CPU time (all the
-process's threads: aiosqlite works in one), the wall time and the JSON bytes of the state
-per save during game 1 and during the last game.
+process's threads: aiosqlite works in one), the wall time, and the bytes of the values the
+store's statements send to the database (JSON text included) per save, during game 1 and
+during the last game.
 
     .venv/bin/python bench/match_saves.py [--games 50] [--postgres-server URL]
 
@@ -25,12 +26,17 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import asyncpg
-import orjson
+from sqlalchemy import event
 
 from fibs_server.lobby.accounts import Account
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase
-from fibs_server.store import SqlStore, upgrade_database_async
+from fibs_server.store import (
+    SqlStore,
+    create_database_engine,
+    create_read_engine,
+    upgrade_database_async,
+)
 
 SEED = 1
 
@@ -50,7 +56,15 @@ def random_action(match: Match, rng: random.Random) -> None:
 async def measure(url: str, games: int) -> dict[int, list[tuple[float, float, int]]]:
     """Per measured game (1 and `games`), each save's (CPU seconds, wall seconds, bytes)."""
     await upgrade_database_async(url)
-    store = await SqlStore.open(url)
+    engine = create_database_engine(url)
+    store = SqlStore(engine, read_engine=create_read_engine(url))
+    sent = [0]
+
+    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    def count_bytes(_connection, _cursor, _statement, parameters, _context, executemany):
+        rows = parameters if executemany else [parameters]
+        sent[0] += sum(len(value) for row in rows for value in row if isinstance(value, str))
+
     try:
         for name in ("alice", "bob"):
             await store.create_account(Account(name=name, password_hash=b"x"))
@@ -61,12 +75,12 @@ async def measure(url: str, games: int) -> dict[int, list[tuple[float, float, in
         saves: dict[int, list[tuple[float, float, int]]] = {1: [], games: []}
         while match.game_number <= games:
             random_action(match, rng)
+            sent[0] = 0
             cpu, wall = time.process_time(), time.perf_counter()
-            state = match.to_dict()
-            await store.save_match_state(match_id, state)
+            await store.save_match_state(match_id, match.to_dict())
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             if match.game_number in saves and match.phase is not Phase.BETWEEN_GAMES:
-                saves[match.game_number].append((cpu, wall, len(orjson.dumps(state))))
+                saves[match.game_number].append((cpu, wall, sent[0]))
         return saves
     finally:
         await store.close()
@@ -100,11 +114,11 @@ def main() -> None:
     args = parser.parse_args()
     saves = asyncio.run(measure_on(args.postgres_server, args.games))
     print(f"{'game':>5} {'saves':>6} {'CPU ms/save':>12} {'wall ms/save':>13} "
-          f"{'state KB (whole match)':>23}")
+          f"{'KB sent/save':>13}")
     for game, measured in saves.items():
         cpu, wall, size = zip(*measured)
         print(f"{game:>5} {len(measured):>6} {statistics.mean(cpu) * 1000:>12.2f} "
-              f"{statistics.mean(wall) * 1000:>13.2f} {statistics.mean(size) / 1024:>23.1f}")
+              f"{statistics.mean(wall) * 1000:>13.2f} {statistics.mean(size) / 1024:>13.1f}")
 
 
 if __name__ == "__main__":
