@@ -41,8 +41,8 @@ def async_database_url(url: str) -> str:
 
 
 def _json_text(value: Any) -> str:
-    # Each action stores its match's whole state, history included: with 1,000 matches
-    # running, the standard json module's encoding took a tenth of the event loop.
+    # Each action stores its match's state: with 1,000 matches running, the standard json
+    # module's encoding took a tenth of the event loop.
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 

@@ -59,6 +59,20 @@ class MatchRow(Base):
     started_at: Mapped[int] = mapped_column(BigInteger)
     finished_at: Mapped[int | None] = mapped_column(BigInteger)
     updated_at: Mapped[int] = mapped_column(BigInteger)
+    # The first `moved_games` games of the state's history are rows of match_games, and
+    # `state["history"]` holds the games after them: a finished game is written once, not
+    # again with every action. Rows written before migration 0003 keep their whole history.
+    moved_games: Mapped[int] = mapped_column(server_default="0")
+
+
+class MatchGameRow(Base):
+    """One game's events (`Match.to_dict()["history"][game_index]`), moved out of `state`."""
+    __tablename__ = "match_games"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    game_index: Mapped[int] = mapped_column(primary_key=True)
+    events: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
 
 
 # Talking and moderation (lobby/chat_records.py). Rows that belong to one account go with it.

@@ -3,10 +3,11 @@ merged per row, written as one statement per set of columns, and still failing o
 import asyncio
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, select
 
 from fibs_server.lobby.accounts import SETTING_DEFAULTS
 from fibs_server.store import create_database_engine
+from fibs_server.store.models import MatchGameRow
 from fibs_server.store.sql_store import ACCOUNTS_BY_NAME_KEY, GroupCommit
 from tests.store.test_accounts import account
 from tests.store.test_matches import STATE
@@ -122,3 +123,22 @@ async def test_updates_that_set_the_same_columns_are_one_statement(store, databa
     found = [await store.find_account(name) for name in ["alice", "bob", "carol"]]
     assert [(account.email, account.rating) for account in found] == [
         ("a2@x", 1500.0), ("b@x", 1600.0), ("c@x", 1500.0)]
+
+
+async def test_a_save_of_a_finished_match_fails_alone_and_moves_none_of_its_games(
+        store, players):
+    two_games = {**STATE, "history": [[{"game": 1}], [{"game": 2}]]}
+    running = await store.create_match("alice", "bob", None, STATE)
+    finished = await store.create_match("bob", "carol", None, STATE)
+    await store.finish_match(finished, STATE, None, [])
+
+    results = await asyncio.gather(store.save_match_state(finished, two_games),
+                                   store.save_match_state(running, two_games),
+                                   return_exceptions=True)
+
+    assert [type(result) for result in results] == [LookupError, type(None)]
+    assert (await store.match_by_id(finished)).state == STATE
+    assert (await store.match_by_id(running)).state == two_games
+    async with store._engine.connect() as connection:
+        assert (await connection.execute(select(MatchGameRow.match_id))).scalars().all() == [
+            running]

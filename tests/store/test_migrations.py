@@ -1,7 +1,7 @@
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import inspect, select
 from sqlalchemy.pool import NullPool
 
 from fibs_server.lobby.accounts import Account
@@ -12,9 +12,10 @@ from fibs_server.store import (
     upgrade_database_async,
 )
 from fibs_server.store.migrate import alembic_config
-from fibs_server.store.models import Base
+from fibs_server.store.models import Base, MatchRow
+from tests.store.test_match_games import as_stored, play_to_game, unlimited_match
 
-SCHEMA_TABLES = {"accounts", "matches"}
+SCHEMA_TABLES = {"accounts", "matches", "match_games"}
 
 
 async def inspect_database(url, inspection):
@@ -73,3 +74,37 @@ async def test_migrations_build_exactly_the_schema_of_the_models(database_url):
         database_url, lambda sync: compare_metadata(MigrationContext.configure(sync),
                                                     Base.metadata))
     assert differences == []
+
+
+async def test_0003_moves_finished_games_out_and_its_downgrade_puts_them_back(database_url):
+    await upgrade_database_async(database_url)
+    match, rng = unlimited_match(seed=3)
+    store = await SqlStore.open(database_url)
+    try:
+        for name in ("alice", "bob"):
+            await store.create_account(Account(name=name, password_hash=b"h"))
+        match_id = await store.create_match("alice", "bob", None, match.to_dict())
+        play_to_game(match, rng, 4)
+        await store.save_match_state(match_id, match.to_dict())
+    finally:
+        await store.close()
+
+    await downgrade_database_async(database_url, "0002")
+    assert "match_games" not in await table_names(database_url)
+    columns = await inspect_database(
+        database_url, lambda sync: {c["name"] for c in inspect(sync).get_columns("matches")})
+    assert "moved_games" not in columns
+    engine = create_database_engine(database_url, poolclass=NullPool)
+    try:
+        async with engine.connect() as connection:
+            state = (await connection.execute(select(MatchRow.state))).scalar_one()
+    finally:
+        await engine.dispose()
+    assert state == as_stored(match)
+
+    await upgrade_database_async(database_url)
+    store = await SqlStore.open(database_url)
+    try:
+        assert (await store.running_match("alice", "bob")).state == as_stored(match)
+    finally:
+        await store.close()
