@@ -205,6 +205,7 @@ class Worker:
             deadline = time.monotonic() + duration
             players = []
             for name in (inviter, invited):
+                self.sessions[name].send("set boardstyle 3")  # as client programs do: 2 is FIBS's default
                 sender = PacedSender(self.sessions[name])
                 lines: asyncio.Queue[str] = asyncio.Queue()
 
@@ -398,8 +399,12 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
             create_accounts(database_url, burst_names, 12)
         command = [sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
                    "--database-url", database_url, "--bcrypt-rounds", "4",
-                   # every bench client comes from 127.0.0.1
+                   # every bench client comes from 127.0.0.1: the per-address limits are
+                   # lifted, or the throttle would count the whole harness as one guesser
                    "--connections-per-address", str(arguments.sessions + arguments.burst + 100),
+                   "--address-free-failures", str(arguments.sessions + arguments.burst + 100),
+                   "--hash-checks-per-address", str(arguments.sessions + arguments.burst + 100),
+                   "--hash-checks-waiting", str(arguments.sessions + arguments.burst + 100),
                    "--log-level", "WARNING"]
     else:
         command = [sys.executable, str(REPOSITORY / "bench" / "echo_server.py")]
