@@ -8,11 +8,10 @@ import datetime
 from collections.abc import Iterator
 from typing import Any
 
-from fibs_server.lobby.games import Narrator, RunningMatch
 from fibs_server.lobby.lobby import CommandTable, Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import info
+from fibs_server.protocol import info, match_views
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.matfile import (MatAction, MatDouble, MatDrop, MatGame, MatRoll,
@@ -116,7 +115,7 @@ def match_file(record: MatchRecord) -> str:
 @table.command("oldboard")
 async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
     """The board as it was before the last move of the game being played (or just ended)."""
-    running = lobby.match_of(session)
+    running = lobby.match_table.match_of(session)
     if running is None:
         session.send_line("** You're not playing.")
         return
@@ -129,8 +128,7 @@ async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
     viewer = running.index_of(session)
     mover = last.moved.player
     before = last.before if viewer == mover else last.before.swap()
-    narrator = Narrator(running, lobby.watchers_of)
-    now = narrator.board_view(match.moment(), viewer, as_you=True)
+    now = match_views.board_view(match, running.names, match.moment(), viewer, as_you=True)
     view = dataclasses.replace(
         now, player_checkers=before.checkers[0], opponent_checkers=before.checkers[1],
         turn="player" if viewer == mover else "opponent",
@@ -147,22 +145,21 @@ async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
 async def oldmoves(lobby: Lobby, session: Session, command: Command) -> None:
     """The move list of the last finished game: of the running match, else of the player's
     most recently finished match."""
-    running = lobby.match_of(session)
+    running = lobby.match_table.match_of(session)
     if running is not None and running.match.game_count:
         match = running.match
         finished = match.game_count - (0 if _game_over(match.game_events(-1)) else 1)
         if finished > 0:
-            session.send_lines(Narrator(running, lobby.watchers_of).move_list(finished - 1))
+            session.send_lines(match_views.move_list(match, running.names, finished - 1))
             return
     records = await lobby.matches.finished_matches(session.name, 1)
     if not records:
         session.send_line(NO_PREVIOUS_GAME)
         return
     record = records[0]
-    archived = RunningMatch(record.match_id, _stored_match(record),
-                            (record.player_a, record.player_b), (None, None))
-    session.send_lines(Narrator(archived, lambda _: []).move_list(
-        archived.match.game_count - 1))
+    archived = _stored_match(record)
+    session.send_lines(match_views.move_list(archived, (record.player_a, record.player_b),
+                                             archived.game_count - 1))
 
 
 def _game_over(game: list[ev.Event]) -> bool:

@@ -69,8 +69,8 @@ async def tell(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("say")
 async def say(lobby: Lobby, session: Session, command: Command) -> None:
-    running = lobby.match_of(session)
-    opponent = running.sessions[1 - running.index_of(session)] if running else None
+    running = lobby.match_table.match_of(session)
+    opponent = running.opponent_of(session) if running else None
     if opponent is None:
         session.send_line(chat.NOT_PLAYING)
     elif not command.rest:
@@ -120,16 +120,16 @@ async def shout(lobby: Lobby, session: Session, command: Command) -> None:
 def _table_of(lobby: Lobby, session: Session) -> tuple[list[Session], list[Session]] | None:
     """The players and the watchers of the game `session` plays or watches (a watched user
     who is not playing stands for the players), or None."""
-    running = lobby.match_of(session)
+    table = lobby.match_table
+    running = table.match_of(session)
     if running is None and session.watching is not None:
-        running = lobby.match_of(session.watching)
-        players = ([s for s in running.sessions if s is not None] if running
-                   else [session.watching])
+        running = table.match_of(session.watching)
+        players = running.players() if running else [session.watching]
     elif running is not None:
-        players = [s for s in running.sessions if s is not None]
+        players = running.players()
     else:
         return None
-    return players, [w for p in players for w in lobby.watchers_of(p)]
+    return players, [w for p in players for w in table.watchers_of(p)]
 
 
 async def _talk_at_table(lobby: Lobby, session: Session, command: Command, *,
@@ -255,7 +255,7 @@ async def _ignore(lobby: Lobby, session: Session, command: Command, kind: Ignore
     session.send_line(chat.gag_reply(account.name, on) if kind == "gag"
                       else chat.blind_reply(account.name, on))
     if kind == "blind" and on and online is not None and online.watching is session:
-        lobby.stop_watching(online)
+        lobby.match_table.stop_watching(online)
         online.send_line(chat.doesnt_want_you_to_watch(session.name))
         lobby.broadcast_who(online)
 

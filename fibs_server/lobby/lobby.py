@@ -12,16 +12,14 @@ from collections.abc import Awaitable, Callable, Collection, Iterable
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore
 from fibs_server.lobby.chat_records import ChatRecords
-from fibs_server.lobby.games import (Invitation, RunningMatch, rating_updates,
-                                     show_taken_over_match)
 from fibs_server.lobby.match_records import MatchStore
+from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
 from fibs_server.lobby.who_pacing import WhoPacing
 from fibs_server.protocol import clip, commands, texts
 from fibs_server.rules.dice import Dice, SecureDice
-from fibs_server.rules.ratings import PlayerRating
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +38,7 @@ LoginCheck = Callable[["Lobby", Session, Account], Awaitable[str | None]]
 
 class CommandTable:
     """Command handlers of one module, registered by decorator, and the module's hooks that
-    run when a user has logged in (after the welcome) or is logging out. Admin commands exist
+    run when a user has logged in (after the welcome). Admin commands exist
     only for administrators and only under their whole name; `login_checks` may refuse a
     login before the user is let in."""
 
@@ -48,7 +46,6 @@ class CommandTable:
         self.handlers: dict[str, Handler] = {}
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
-        self.logout_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
 
     def command(self, *names: str) -> Callable[[Handler], Handler]:
@@ -72,10 +69,6 @@ class CommandTable:
     def check_login(self, check: LoginCheck) -> LoginCheck:
         self.login_checks.append(check)
         return check
-
-    def on_logout(self, hook: Hook) -> Hook:
-        self.logout_hooks.append(hook)
-        return hook
 
 
 @dataclasses.dataclass
@@ -107,14 +100,12 @@ class Lobby:
         self.handlers: dict[str, Handler] = {}
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
-        self.logout_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
         for table in tables:
             self.handlers.update(table.handlers)
             self.admin_handlers.update(table.admin_handlers)
             self.login_checks += table.login_checks
             self.login_hooks += table.login_hooks
-            self.logout_hooks += table.logout_hooks
         self.command_names = frozenset(self.handlers)
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
@@ -123,13 +114,7 @@ class Lobby:
             weakref.WeakValueDictionary()
         self.most_online = 0
         self.started_at = self.now()  # for `stat`
-        self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
-        self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
-        self.starting: set[str] = set()  # lower-case names of players whose match is being set up
-        # Who watches whom, kept by the `Session.watching` setter: every move is narrated to
-        # the players' watchers, and a scan of everyone online per move would make 1,000
-        # matches among 10,000 users cost 20 million checks a second. Dicts keep join order.
-        self.watchers: dict[Session, dict[Session, None]] = {}
+        self.match_table = MatchTable(changed=self._who_changed)
         # The CLIP who-list a login gets (who_list_text): each online user's 5 line in login
         # order (CR LF ended), replaced whenever `broadcast_who` sends a new one.
         self._who_lines: dict[str, str] = {}  # lower-case name -> line
@@ -208,7 +193,8 @@ class Lobby:
             previous.send_line(texts.logged_in_again(session.connection.host))
             self.connections.discard(previous)
             self._went_offline(account.name)
-            self.invitations.pop(account.name.lower(), None)
+            self.match_table.invitations.pop(account.name.lower(), None)
+            self.match_table.take_over(previous, session)
             previous.close()
         last_login, last_host = account.last_login_at, account.last_login_host
         now = int(time.time())
@@ -216,7 +202,6 @@ class Lobby:
         account.toggles.update(PER_GAME_TOGGLES)
         session.account, session.login_time, session.stage = account, now, Stage.ONLINE
         self.online[account.name.lower()] = session
-        taken_over = self._take_over(previous, session) if previous is not None else None
         who_line = session.who_line()
         self._set_who_line(session, who_line)
         self.most_online = max(self.most_online, len(self.online))
@@ -233,26 +218,11 @@ class Lobby:
             session.send_lines(self.config.motd)
             if session.prompts:
                 session.send_prompt()
-        if taken_over is not None:
-            show_taken_over_match(taken_over, session)
         await self._tell_everyone_else(
             session, f"{account.name} logs in." if previous is None else None, clip.LOGIN,
             who_block=wire_text(clip.who_block([who_line])))
         for hook in self.login_hooks:
             await hook(self, session)
-
-    def _take_over(self, previous: Session, session: Session) -> RunningMatch | None:
-        """A new login of a user who was online: the new session takes the old one's place in
-        its running match (the opponent and watchers go on as before) and as the watcher it
-        was. Returns the match taken over."""
-        session.watching, previous.watching = previous.watching, None
-        running = self.match_of(previous)
-        if running is None:
-            return None
-        running.sessions[running.index_of(previous)] = session
-        for watcher in self.watchers_of(previous):
-            watcher.watching = session
-        return running
 
     async def _tell_everyone_else(self, about: Session, sentence: str | None,
                                   clip_number: int, who_block: str = "",
@@ -328,24 +298,23 @@ class Lobby:
         # Before any await: a second logout of the same session (a drop during shutdown)
         # must find it gone.
         self._went_offline(name)
-        self.invitations.pop(name.lower(), None)
-        for hook in self.logout_hooks:
-            await hook(self, session)
+        table = self.match_table
+        table.invitations.pop(name.lower(), None)
         told: set[Session] = set()  # who heard of the logout already, in other words
-        running = self.match_of(session)
+        running = table.match_of(session)
         if running is not None:
             async with running.lock:
-                opponent = running.sessions[1 - running.index_of(session)]
+                opponent = running.opponent_of(session)
                 saved = (f"Connection with {name} timed out. The game was saved."
                          if how == "timed out" else f"{name} {how}. The game was saved.")
                 if opponent is not None:
                     opponent.send_line(saved)
                     told.add(opponent)
-                told.update(*(self.watchers_of(s) for s in running.sessions if s is not None))
-                self.save_and_part(running, saved)
-        self.stop_watching(session)
-        for watcher in self.watchers_of(session):
-            watcher.watching = None
+                told.update(*(table.watchers_of(s) for s in running.players()))
+                table.part(running, saved)
+        table.stop_watching(session)
+        for watcher in table.watchers_of(session):
+            table.set_watching(watcher, None)
             watcher.send_line(f"{name} logs out. You're not watching anymore.")
             told.add(watcher)
         assert session.account is not None
@@ -373,93 +342,30 @@ class Lobby:
                 return matches[0]
         return None
 
-    def opponent_of(self, session: Session) -> str | None:
-        running = self.match_of(session)
-        return running.opponent_name(running.index_of(session)) if running else None
-
-    def running_games(self) -> list[tuple[str, str, int | None, int, int]]:
-        games = {id(r): r for r in self.playing.values()}.values()
-        return [(r.names[0], r.names[1], r.match.length, *r.match.score) for r in games]
-
-    def watchers_of(self, player: Session) -> list[Session]:
-        return list(self.watchers.get(player, ()))
-
-    def stop_watching(self, session: Session) -> None:
-        watched = session.watching
-        if watched is None:
-            return
-        session.watching = None
-        watched.send_line(f"{session.name} stops watching you.")
-        running = self.match_of(watched)
-        if running is not None:
-            opponent = running.sessions[1 - running.index_of(watched)]
-            if opponent is not None:
-                opponent.send_line(f"{session.name} stops watching {watched.name}.")
-
-    # --- matches -----------------------------------------------------------------------------
-
-    def busy(self, session: Session) -> bool:
-        """Playing, or in a match being set up."""
-        return self.match_of(session) is not None or session.name.lower() in self.starting
-
     def is_online(self, session: Session) -> bool:
         return self.online.get(session.name.lower()) is session
 
-    def match_of(self, session: Session) -> RunningMatch | None:
-        running = self.playing.get(session.name.lower())
-        return running if running is not None and session in running.sessions else None
+    async def account_named(self, name: str, complete: bool = False) -> Account | None:
+        """The account of an online user (as they are now), else the stored one. `complete`:
+        `name` as a user typed it, completed to an online user's name (`find_online`)."""
+        online = self.find_online(name) if complete else self.online.get(name.lower())
+        return online.account if online is not None else await self.accounts.find_account(name)
 
-    def begin_playing(self, running: RunningMatch) -> None:
-        for session in running.sessions:
-            assert session is not None
-            self.playing[session.name.lower()] = running
-            self.invitations.pop(session.name.lower(), None)
-            if session.watching is not None:
-                self.stop_watching(session)
-        for session in running.sessions:
-            self.broadcast_who(session)
-
-    def end_playing(self, running: RunningMatch) -> None:
-        """The match is over: forget it, and tell everyone who wants reports."""
-        match = running.match
-        for session in running.sessions:
-            if session is not None and self.playing.get(session.name.lower()) is running:
-                del self.playing[session.name.lower()]
-        if match.is_over and match.length is not None:
-            winner = max((0, 1), key=lambda i: match.score[i])
-            won, lost = match.score[winner], match.score[1 - winner]
-            self.report(f"{running.names[winner]} wins a {match.length} point match against "
-                        f"{running.names[1 - winner]}  {won}-{lost} .",
-                        exclude=tuple(s for s in running.sessions if s is not None))
-        for session in running.sessions:
-            if session is not None:
-                self.broadcast_who(session)
-
-    def save_and_part(self, running: RunningMatch, watcher_text: str) -> None:
-        """A player left or dropped: the match stays stored (saved) for a later resume."""
-        for session in running.sessions:
-            if session is None:
-                continue
-            for watcher in self.watchers_of(session):
-                watcher.send_line(watcher_text)
-            if self.playing.get(session.name.lower()) is running:
-                del self.playing[session.name.lower()]
-        for session in running.sessions:
-            if session is not None and session.stage is Stage.ONLINE:
-                self.broadcast_who(session)
+    # --- stopping ------------------------------------------------------------------------------
 
     async def shut_down(self) -> None:
         """The server stops: every running match stays stored as saved (each accepted action
         is already stored), its players and watchers are told so, everyone else is told the
         server is going down, and every connection is closed."""
         told: set[Session] = set()
-        for running in {id(r): r for r in self.playing.values()}.values():
+        table = self.match_table
+        for running in table.running_matches():
             async with running.lock:
-                players = [s for s in running.sessions if s is not None]
-                told.update(players, *(self.watchers_of(p) for p in players))
+                players = running.players()
+                told.update(players, *(table.watchers_of(p) for p in players))
                 for session in players:
                     session.send_line(SHUTDOWN_GAME_SAVED)
-                self.save_and_part(running, SHUTDOWN_GAME_SAVED)
+                table.part(running, SHUTDOWN_GAME_SAVED)
         for session in self.sessions_online():
             if session not in told:
                 session.send_line(SHUTDOWN)
@@ -467,33 +373,6 @@ class Lobby:
         # was 10,000 notices each, and the logouts' store updates share commits).
         self.closing = True
         await asyncio.gather(*(self.disconnected(session) for session in list(self.connections)))
-
-    async def save_match(self, running: RunningMatch) -> None:
-        """Write the match's state; a finished match goes with its rating changes in the
-        same transaction."""
-        match = running.match
-        state = match.to_dict()
-        if not match.is_over:
-            await self.matches.save_match_state(running.match_id, state)
-            return
-        winner = max((0, 1), key=lambda i: match.score[i])
-        accounts = [await self._account_of(running, i) for i in (0, 1)]
-        updates = rating_updates(running, winner, tuple(
-            PlayerRating(a.rating, a.experience) for a in accounts))
-        # The archive keeps each player's rating before and after (`history`).
-        before = {a.name: a.rating for a in accounts}
-        state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
-        await self.matches.finish_match(running.match_id, state, running.names[winner], updates)
-        for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
-            account.rating, account.experience = update.rating, update.experience
-
-    async def _account_of(self, running: RunningMatch, index: int) -> Account:
-        session = running.sessions[index]
-        if session is not None and session.account is not None:
-            return session.account
-        account = await self.accounts.find_account(running.names[index])
-        assert account is not None
-        return account
 
     def report(self, text: str, exclude: tuple[Session, ...] = ()) -> None:
         """A match start/end line to everyone whose `report` toggle is on."""
@@ -508,6 +387,10 @@ class Lobby:
         for session in self.sessions_online():
             if to(session):
                 session.send_broadcast(text)
+
+    def _who_changed(self, session: Session) -> None:
+        if session.stage is Stage.ONLINE:
+            self.broadcast_who(session)
 
     def broadcast_who(self, about: Session) -> None:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""

@@ -26,7 +26,7 @@ async def about(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("stat")
 async def stat(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(server_texts.stat_lines(
-        len(lobby.online), lobby.most_online, len(lobby.running_games()), lobby.started_at,
+        len(lobby.online), lobby.most_online, len(lobby.match_table.running_games()), lobby.started_at,
         session.setting("timezone")))
 
 

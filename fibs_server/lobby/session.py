@@ -65,7 +65,7 @@ class Session:
         self.last_active = time.monotonic()
         self.away_message: str | None = None
         self.last_command: str | None = None
-        self._watching: Session | None = None
+        self.watching: Session | None = None  # set by the lobby's MatchTable (set_watching)
         self.waved = False
         # Talking (lobby/chat_commands.py): lower-case names this user gags and blinds (kept in
         # the store too), the users they wait for, an admin's mute, their recent shout times.
@@ -134,25 +134,10 @@ class Session:
         assert self.account is not None
         return self.account.settings[name]
 
-    @property
-    def watching(self) -> Session | None:
-        return self._watching
-
-    @watching.setter
-    def watching(self, player: Session | None) -> None:
-        watchers = self.lobby.watchers
-        if self._watching is not None:
-            theirs = watchers[self._watching]
-            del theirs[self]
-            if not theirs:
-                del watchers[self._watching]
-        self._watching = player
-        if player is not None:
-            watchers.setdefault(player, {})[self] = None
-
     def close(self) -> None:
         if self.stage is not Stage.CLOSED:
-            self.watching = None  # quietly: a replaced or kicked session must not stay listed
+            # quietly: a replaced or kicked session must not stay listed
+            self.lobby.match_table.set_watching(self, None)
             self.stage = Stage.CLOSED
             self.connection.close()
 
@@ -348,7 +333,8 @@ class Session:
         fields, rather than invalidating at each place that changes one, cannot go stale; name,
         login time and host are fixed for the session."""
         assert self.account is not None
-        fields = (self.lobby.opponent_of(self), self.watching and self.watching.name,
+        fields = (self.lobby.match_table.opponent_name_of(self),
+                  self.watching and self.watching.name,
                   self.account.toggles["ready"], self.away_message is not None,
                   self.account.rating, self.account.experience, self.client_name,
                   self.account.email)
@@ -363,7 +349,7 @@ class Session:
 
     def who_info(self) -> clip.WhoInfo:
         assert self.account is not None
-        opponent = self.lobby.opponent_of(self)
+        opponent = self.lobby.match_table.opponent_name_of(self)
         return clip.WhoInfo(
             name=self.account.name,
             opponent=opponent,

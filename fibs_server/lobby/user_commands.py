@@ -37,11 +37,11 @@ def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[Sess
         return sessions
     key = args[0].lower()
     if key == "ready":
-        return [s for s in sessions if s.toggle("ready") and lobby.opponent_of(s) is None]
+        return [s for s in sessions if s.toggle("ready") and lobby.match_table.opponent_name_of(s) is None]
     if key == "away":
         return [s for s in sessions if s.away_message is not None]
     if key == "playing":
-        return [s for s in sessions if lobby.opponent_of(s) is not None]
+        return [s for s in sessions if lobby.match_table.opponent_name_of(s) is not None]
     if key == "from":
         if len(args) < 2:
             return "** who from where?"
@@ -92,7 +92,7 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         email=account.email, last_login=aware_time(account.last_login_at),
         last_host=account.last_login_host, last_logout=aware_time(account.last_logout_at),
         online_idle_seconds=online.idle_seconds() if online else None,
-        playing_with=lobby.opponent_of(online) if online else None,
+        playing_with=lobby.match_table.opponent_name_of(online) if online else None,
         watching=online.watching.name if online and online.watching else None,
         away_message=online.away_message if online else None)
     session.send_lines(info.whois(facts, session.setting("timezone")))
@@ -225,7 +225,7 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
         return
     what = subjects[0] if subjects else ""
     if what == "games":
-        session.send_lines(info.games_list(lobby.running_games()))
+        session.send_lines(info.games_list(lobby.match_table.running_games()))
     elif what == "saved":
         session.send_lines(await _saved_games(lobby, session))
     elif what == "savedcount":
@@ -247,7 +247,7 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
 def _is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
     """Whether the stored match between the two is being played right now (not saved)."""
     player = lobby.online.get(name_a.lower())
-    running = lobby.match_of(player) if player else None
+    running = lobby.match_table.match_of(player) if player else None
     return running is not None and name_b.lower() in (n.lower() for n in running.names)
 
 

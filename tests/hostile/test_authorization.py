@@ -43,7 +43,7 @@ async def start_watched_match(harness):
 async def test_watchers_and_strangers_cannot_act_on_a_match(harness, tracebacks):
     alice, bob, carol, dave = await start_watched_match(harness)
     lobby = harness.server.lobby
-    running = lobby.playing["alice"]
+    running = lobby.match_table.playing["alice"]
     before = running.match.to_dict()
     await alice.skip_until("It's your turn to move.")
     for client in (carol, dave):
@@ -56,13 +56,13 @@ async def test_watchers_and_strangers_cannot_act_on_a_match(harness, tracebacks)
     await dave.send("board")
     await dave.skip_until(NOT_PLAYING)
     assert running.match.to_dict() == before
-    assert lobby.playing["alice"] is running and lobby.playing["bob"] is running
+    assert lobby.match_table.playing["alice"] is running and lobby.match_table.playing["bob"] is running
 
 
 async def test_the_opponent_cannot_act_out_of_turn(harness, tracebacks):
     alice, bob, _, _ = await start_watched_match(harness)
     await alice.skip_until("It's your turn to move.")
-    running = harness.server.lobby.playing["alice"]
+    running = harness.server.lobby.match_table.playing["alice"]
     before = running.match.to_dict()
     for action in ("roll", "move 24-23", "double", "accept", "reject", "off"):
         await bob.send(action)

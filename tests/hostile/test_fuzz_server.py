@@ -45,7 +45,7 @@ async def world(make_harness):
 async def test_every_command_with_random_arguments(world, tracebacks, data):
     lobby = world.lobby
     alice, bob = [(await world.online(name))[0] for name in ("alice", "bob")]
-    if lobby.match_of(alice) is None:  # a match to act on, when the last example ended it
+    if lobby.match_table.match_of(alice) is None:  # a match to act on, when the last example ended it
         for session in (alice, bob):
             if not session.toggle("ready"):
                 await lobby.dispatch(session, "toggle ready")

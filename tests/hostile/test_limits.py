@@ -73,7 +73,7 @@ async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
     finally:
         tracemalloc.stop()
     assert burst < 199, "alice was never cut off"
-    assert "alice" not in lobby.online and not lobby.playing
+    assert "alice" not in lobby.online and not lobby.match_table.playing
     assert current - baseline < 256 * 1024, f"{current - baseline} bytes kept"
     assert peak - baseline < 2 * 1024 * 1024, f"peak {peak - baseline} bytes over the baseline"
     assert [r.getMessage() for r in caplog.records if "stopped reading" in r.getMessage()] == [

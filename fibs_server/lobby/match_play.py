@@ -1,0 +1,306 @@
+"""The one path of every change to a running match: apply → follow-ups → store → tell.
+
+An action runs under the match's lock: it is applied to the engine, the server adds what it
+does by itself (rolls for a player who cannot or will not double, forced and greedy moves),
+the new state is written to the store, and only then is anyone told, so that nothing
+acknowledged can be lost; if storing fails the match goes back to its stored state. Match
+starts, resumes, `leave` and the end of a match take the same path.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+
+from fibs_server.lobby.accounts import PER_GAME_TOGGLES
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.match_records import RatingUpdate
+from fibs_server.lobby.running_match import RunningMatch, automatic_play, new_match
+from fibs_server.lobby.session import Session
+from fibs_server.protocol import match_texts, match_views, texts
+from fibs_server.protocol.board import render_board
+from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
+from fibs_server.rules import events as ev
+from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
+from fibs_server.rules.notation import format_play
+from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
+
+log = logging.getLogger(__name__)
+
+NOT_PLAYING = "** You're not playing."
+Action = Callable[[Match, int], list[ev.Event]]
+# An action's events, each with the moment right after it (None: no board for it), and the
+# lines for one player the server sends in between.
+Told = list["tuple[ev.Event, Moment | None] | Say"]
+
+
+async def act(lobby: Lobby, session: Session, action: Action) -> None:
+    """A player's action on their running match."""
+    running = lobby.match_table.match_of(session)
+    if running is None:
+        session.send_line(NOT_PLAYING)
+        return
+    async with running.lock:
+        player = running.index_of(session)
+        before = running.match.to_dict()
+        try:
+            events = action(running.match, player)
+        except IllegalAction as refused:
+            session.send_line(refused.fibs_text(running.opponent_name(player)))
+            return
+        await settle(lobby, running, told(running.match, events), session, before)
+
+
+async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session,
+                 before: dict, told_if_undone: Told = ()) -> None:
+    """After `events`: the server's follow-ups, then store, then tell. If storing fails, the
+    match goes back to `before` (its stored state, in which `told_if_undone` happened) and
+    `actor` is told to try again."""
+    told_now = follow_ups(running, events)
+    try:
+        rating = await store(lobby, running)
+    except Exception:
+        log.exception("storing match %s failed; the action is undone", running.match_id)
+        running.match = Match.from_dict(before, running.match.dice_source)
+        actor.send_line(texts.NOT_STORED)
+        told_now, rating = list(told_if_undone), None
+    tell(lobby, running, match_views.narration(running.match, running.names, told_now, rating))
+    if running.match.is_over:
+        finish(lobby, running)
+
+
+def told(match: Match, events: list[ev.Event]) -> Told:
+    """The events of the match's last action, each with the moment right after it."""
+    return list(zip(events, match.moments, strict=True))
+
+
+def follow_ups(running: RunningMatch, events: Told) -> Told:
+    """`events` of an action, followed by what the server does by itself: roll for a player
+    who cannot or will not double, play forced or greedy moves; plus the prompts FIBS sends
+    in between."""
+    match = running.match
+    items = list(events)
+    if any(isinstance(item, tuple) and isinstance(item[0], ev.GameStarted)
+           and item[0].game_number > 1 for item in events):
+        # A new game: per-game toggles set for the last one (or before the match) lapse.
+        for session in running.players():
+            session.account.toggles.update(PER_GAME_TOGGLES)
+    while not match.is_over and match.resignation is None:
+        session = running.sessions[match.turn]
+        if session is None:
+            break
+        if match.phase is Phase.ROLL_OR_DOUBLE:
+            if not session.toggle("double"):
+                items += told(match, match.roll(match.turn))
+                continue
+            items.append(match_views.say(match.turn, ROLL_OR_DOUBLE))
+        elif match.phase is Phase.MOVE:
+            last = items[-1] if items else None
+            rolled_now = (isinstance(last, tuple) and isinstance(last[0], ev.Rolled)
+                          and last[0].player == match.turn)
+            automatic = automatic_play(match, session)
+            if automatic is not None:
+                if rolled_now:
+                    # A board is a question to a bot: no `moreboards` board asks for a move
+                    # the server makes itself at once.
+                    items[-1] = (last[0], None)
+                reason, play = automatic
+                text = format_play(play, match.colour(match.turn))
+                # The mover is told what the server played for them (the opponent gets the
+                # usual `<name> moves ... .`).
+                items.append(match_views.say(match.turn, f"The only possible move is {text} ."
+                                             if reason == "only" else f"Bearing off: {text} ."))
+                items += told(match, match.move(match.turn, play))
+                continue
+            if rolled_now:
+                items.append(match_views.say(match.turn,
+                                             match_views.please_move(match.pieces_to_move)))
+        break
+    return items
+
+
+# --- store -----------------------------------------------------------------------------------------
+
+async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> RatingCalculation | None:
+    """Write the match's state. A finished match goes with its rating changes in the same
+    transaction, and the rating calculation is returned; `ended`: an unlimited match that
+    ends unrated (`leave` between games)."""
+    match = running.match
+    state = match.to_dict()
+    if ended:
+        await lobby.matches.finish_match(running.match_id, state, None, [])
+        return None
+    if not match.is_over:
+        await lobby.matches.save_match_state(running.match_id, state)
+        return None
+    winner = match_winner(match)
+    accounts = [await lobby.account_named(name) for name in running.names]
+    assert match.length is not None and accounts[0] is not None and accounts[1] is not None
+    calculation = rate_match(PlayerRating(accounts[winner].rating, accounts[winner].experience),
+                             PlayerRating(accounts[1 - winner].rating,
+                                          accounts[1 - winner].experience), match.length)
+    updates = [RatingUpdate(running.names[winner], calculation.winner_after.rating,
+                            calculation.winner_after.experience),
+               RatingUpdate(running.names[1 - winner], calculation.loser_after.rating,
+                            calculation.loser_after.experience)]
+    # The archive keeps each player's rating before and after (`history`).
+    before = {a.name: a.rating for a in accounts}
+    state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
+    await lobby.matches.finish_match(running.match_id, state, running.names[winner], updates)
+    for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
+        account.rating, account.experience = update.rating, update.experience
+    return calculation
+
+
+def match_winner(match: Match) -> int:
+    return max((0, 1), key=lambda i: match.score[i])
+
+
+# --- tell ------------------------------------------------------------------------------------------
+
+def tell(lobby: Lobby, running: RunningMatch, script: Script) -> None:
+    """Route each line and board of `script` to its recipients, by their toggles."""
+    for item in script:
+        if item.to is WATCHERS:
+            recipients = [(watcher, index) for index, player in enumerate(running.sessions)
+                          if player is not None and getattr(item, "watching", None) in (None, index)
+                          for watcher in lobby.match_table.watchers_of(player)]
+        else:
+            player = running.sessions[item.to]
+            recipients = [(player, item.to)] if player is not None else []
+        for session, index in recipients:
+            if item.only_with is not None and not session.toggle(item.only_with):
+                continue
+            if isinstance(item, ShowBoard):
+                board_to(session, running, item.moment, index, as_you=item.to is not WATCHERS)
+            elif item.unless is None or not session.toggle(item.unless):
+                session.send_lines(item.lines)
+
+
+def board_to(session: Session, running: RunningMatch, moment: Moment, index: int, as_you: bool,
+             style: int | None = None) -> None:
+    """The board of `moment` as player `index` sees it, in `style` or the session's
+    `boardstyle`."""
+    view = match_views.board_view(running.match, running.names, moment, index, as_you)
+    session.send_lines(render_board(view, style or int(session.setting("boardstyle"))))
+
+
+def remind(running: RunningMatch, players: Iterable[int]) -> None:
+    """Tell those of `players` who must act on a match just loaded or taken over what is
+    expected of them."""
+    for index, text in match_views.reminders(running.match, running.names):
+        session = running.sessions[index]
+        if session is not None and index in players:
+            session.send_line(text)
+
+
+def finish(lobby: Lobby, running: RunningMatch) -> None:
+    """The match runs no more; a finished match is reported to everyone who wants reports."""
+    match = running.match
+    lobby.match_table.forget(running)
+    if match.is_over and match.length is not None:
+        winner = match_winner(match)
+        lobby.report(match_texts.match_report_line(
+            running.names[winner], running.names[1 - winner], match.length,
+            match.score[winner], match.score[1 - winner]), exclude=tuple(running.players()))
+
+
+# --- starting, resuming, leaving -------------------------------------------------------------------
+
+def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
+    """Whether a player went away while their match was being set up: then it stays stored
+    as saved, as if they had dropped right after the start, and the other one is told so."""
+    for player, other in ((inviter, joiner), (joiner, inviter)):
+        if not lobby.is_online(player):
+            other.send_line(f"{player.name} drops connection. The game was saved.")
+            return True
+    return False
+
+
+async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
+                      length: int | None) -> None:
+    saved = await lobby.matches.running_match(inviter.name, joiner.name)
+    if saved is not None:
+        await lobby.matches.delete_match(saved.match_id)
+    match = new_match(length, lobby.config.new_dice(), inviter, joiner,
+                      lobby.config.choose_first_x())
+    events = told(match, match.start())
+    stored = match.to_dict()
+    match_id = await lobby.matches.create_match(inviter.name, joiner.name, length, stored)
+    if left_meanwhile(lobby, inviter, joiner):
+        return
+    running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
+    kind = match_views.match_kind(length)
+    if length is None:
+        joiner.send_line(f"** You are now playing an unlimited match with {inviter.name}")
+        inviter.send_line(f"Player {joiner.name} has joined you for an unlimited match.")
+    else:
+        joiner.send_line(f"** You are now playing a {length} point match with {inviter.name}")
+        inviter.send_line(f"** Player {joiner.name} has joined you for {kind}.")
+    lobby.report(f"{inviter.name} and {joiner.name} start {kind}.", exclude=(inviter, joiner))
+    lobby.match_table.begin(running)
+    async with running.lock:
+        # The start itself is stored already: told even if the follow-ups cannot be.
+        await settle(lobby, running, events, inviter, stored, told_if_undone=events)
+
+
+async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
+    record = await lobby.matches.running_match(inviter.name, joiner.name)
+    if record is None:
+        joiner.send_line(f"** There's no saved match with {inviter.name}.")
+        return
+    if left_meanwhile(lobby, inviter, joiner):
+        return
+    match = Match.from_dict(record.state, lobby.config.new_dice())
+    sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
+    running = RunningMatch(record.match_id, match, (record.player_a, record.player_b),
+                           (sessions[record.player_a.lower()], sessions[record.player_b.lower()]))
+    joiner.send_line(f"You are now playing with {inviter.name}. Your running match was loaded.")
+    inviter.send_line(f"{joiner.name} has joined you. Your running match was loaded.")
+    what = ("their unlimited match" if match.length is None
+            else f"their {match.length}-point match")
+    lobby.report(f"{inviter.name} and {joiner.name} are resuming {what}.",
+                 exclude=(inviter, joiner))
+    lobby.match_table.begin(running)
+    moment = match.moment()
+    for index, session in enumerate(running.players()):  # both: index is the player's
+        session.send_lines(match_views.resume_header(match, running.names))
+        board_to(session, running, moment, index, as_you=True)
+    async with running.lock:
+        await settle(lobby, running, [], inviter, record.state)
+        remind(running, (0, 1))
+
+
+def show_taken_over_match(running: RunningMatch, session: Session) -> None:
+    """The match a new login took over: its board, and what the player must do."""
+    index = running.index_of(session)
+    match = running.match
+    board_to(session, running, match.moment(), index, as_you=True)
+    if match.phase is Phase.ROLL_OR_DOUBLE and match.turn == index \
+            and match.resignation is None:
+        session.send_line(ROLL_OR_DOUBLE)
+    remind(running, (index,))
+
+
+async def leave(lobby: Lobby, session: Session) -> None:
+    running = lobby.match_table.match_of(session)
+    if running is None:
+        session.send_line("** Error: No one to leave.")
+        return
+    async with running.lock:
+        player = running.index_of(session)
+        match = running.match
+        if match.length is None and match.phase is Phase.BETWEEN_GAMES:
+            # Unlimited matches are never won: leaving between games ends them, unrated.
+            await store(lobby, running, ended=True)
+            tell(lobby, running, [
+                match_views.say(player, "** You terminated the unlimited match."),
+                match_views.say(1 - player,
+                                f"** Player {session.name} has ended the unlimited match.")])
+            finish(lobby, running)
+            return
+        tell(lobby, running, [
+            match_views.say(player, "** You terminated the game. The game was saved."),
+            match_views.say(1 - player,
+                            f"** Player {session.name} has left the game. The game was saved.")])
+        lobby.match_table.part(running, f"{session.name} has left the game with "
+                                        f"{running.opponent_name(player)}.")

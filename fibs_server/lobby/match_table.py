@@ -1,0 +1,109 @@
+"""Who plays whom: the invitations, the running matches by player, the players whose match is
+being set up, and who watches whom."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fibs_server.lobby.running_match import Invitation, RunningMatch
+from fibs_server.lobby.session import Session
+
+
+class MatchTable:
+    def __init__(self, changed: Callable[[Session], None]) -> None:
+        # `changed(session)`: a user's who-line changed (they started or stopped playing or
+        # watching): the lobby broadcasts it.
+        self.changed = changed
+        self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
+        self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
+        self.starting: set[str] = set()  # lower-case names of players whose match is being set up
+        # Who watches whom: every move is told to the players' watchers, and a scan of
+        # everyone online per move would make 1,000 matches among 10,000 users cost 20
+        # million checks a second. Dicts keep the order watchers came in.
+        self.watchers: dict[Session, dict[Session, None]] = {}
+
+    # --- matches -------------------------------------------------------------------------------
+
+    def match_of(self, session: Session) -> RunningMatch | None:
+        running = self.playing.get(session.name.lower())
+        return running if running is not None and session in running.sessions else None
+
+    def busy(self, session: Session) -> bool:
+        """Playing, or in a match being set up."""
+        return self.match_of(session) is not None or session.name.lower() in self.starting
+
+    def opponent_name_of(self, session: Session) -> str | None:
+        running = self.match_of(session)
+        return running.opponent_name(running.index_of(session)) if running else None
+
+    def running_matches(self) -> list[RunningMatch]:
+        return list({id(r): r for r in self.playing.values()}.values())
+
+    def running_games(self) -> list[tuple[str, str, int | None, int, int]]:
+        return [(r.names[0], r.names[1], r.match.length, *r.match.score)
+                for r in self.running_matches()]
+
+    def begin(self, running: RunningMatch) -> None:
+        """Both players are in the match: neither invites nor watches anyone any more."""
+        for session in running.players():
+            self.playing[session.name.lower()] = running
+            self.invitations.pop(session.name.lower(), None)
+            if session.watching is not None:
+                self.stop_watching(session)
+        for session in running.players():
+            self.changed(session)
+
+    def forget(self, running: RunningMatch) -> None:
+        """The match is over, or its players have parted: it runs no more."""
+        for session in running.players():
+            if self.playing.get(session.name.lower()) is running:
+                del self.playing[session.name.lower()]
+        for session in running.players():
+            self.changed(session)
+
+    def part(self, running: RunningMatch, watcher_text: str) -> None:
+        """A player left or dropped: the match stays stored (saved) for a later resume."""
+        for session in running.players():
+            for watcher in self.watchers_of(session):
+                watcher.send_line(watcher_text)
+        self.forget(running)
+
+    def take_over(self, previous: Session, session: Session) -> RunningMatch | None:
+        """A new login of a user who was online: the new session takes the old one's place in
+        its running match (the opponent and watchers go on as before); what the old one
+        watched it watches no more. Returns the match taken over."""
+        self.set_watching(previous, None)
+        running = self.match_of(previous)
+        if running is None:
+            return None
+        running.sessions[running.index_of(previous)] = session
+        for watcher in self.watchers_of(previous):
+            self.set_watching(watcher, session)
+        return running
+
+    # --- watching ------------------------------------------------------------------------------
+
+    def watchers_of(self, player: Session) -> list[Session]:
+        return list(self.watchers.get(player, ()))
+
+    def set_watching(self, session: Session, player: Session | None) -> None:
+        """`session` watches `player` now (None: nobody), quietly."""
+        if session.watching is not None:
+            theirs = self.watchers[session.watching]
+            del theirs[session]
+            if not theirs:
+                del self.watchers[session.watching]
+        session.watching = player
+        if player is not None:
+            self.watchers.setdefault(player, {})[session] = None
+
+    def stop_watching(self, session: Session) -> None:
+        """`session` stops watching, and the player (and their opponent) are told."""
+        watched = session.watching
+        if watched is None:
+            return
+        self.set_watching(session, None)
+        watched.send_line(f"{session.name} stops watching you.")
+        running = self.match_of(watched)
+        opponent = running.opponent_of(watched) if running is not None else None
+        if opponent is not None:
+            opponent.send_line(f"{session.name} stops watching {watched.name}.")

@@ -1,0 +1,73 @@
+"""A match being played between two users: the engine's match, its players' names and the
+sessions connected to it, and the invitations that start one."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+from fibs_server.lobby.session import Session
+from fibs_server.protocol.settings import redoubles_limit
+from fibs_server.rules.dice import Dice
+from fibs_server.rules.greedy import greedy_bearoff
+from fibs_server.rules.match import Match
+from fibs_server.rules.position import Play
+
+
+@dataclasses.dataclass
+class Invitation:
+    inviter: Session
+    invitee: str  # the invited user's name
+    length: int | None  # None = unlimited
+    resume: bool = False  # an invitation to resume the saved match between the two
+
+
+class RunningMatch:
+    """A match between two users, with the sessions that are connected to it (None: a player
+    who has gone; only the archive's matches have no sessions at all)."""
+
+    def __init__(self, match_id: int, match: Match, names: tuple[str, str],
+                 sessions: tuple[Session | None, Session | None]) -> None:
+        self.match_id = match_id
+        self.match = match
+        self.names = names  # [0] = inviter, [1] = joiner
+        self.sessions: list[Session | None] = list(sessions)
+        self.lock = asyncio.Lock()
+
+    def index_of(self, session: Session) -> int:
+        return self.sessions.index(session)
+
+    def opponent_of(self, session: Session) -> Session | None:
+        return self.sessions[1 - self.index_of(session)]
+
+    def opponent_name(self, player: int) -> str:
+        return self.names[1 - player]
+
+    def players(self) -> list[Session]:
+        """The players still connected."""
+        return [session for session in self.sessions if session is not None]
+
+
+def new_match(length: int | None, dice: Dice, inviter: Session, joiner: Session,
+              first_x_player: int) -> Match:
+    """A match with the rules both players' toggles and settings ask for."""
+    both = (inviter.account, joiner.account)
+    assert both[0] is not None and both[1] is not None
+    numbers = [redoubles_limit(a.settings["redoubles"]) for a in both]
+    finite = [n for n in numbers if n is not None]
+    return Match(length, dice,
+                 crawford=any(a.toggles["crawford"] for a in both),
+                 autodouble=all(a.toggles["autodouble"] for a in both),
+                 max_redoubles=min(finite) if finite else None,
+                 first_x_player=first_x_player)
+
+
+def automatic_play(match: Match, session: Session) -> tuple[str, Play] | None:
+    """A play the server makes for the player on turn by their toggles: the only legal play
+    (`automove`) or a greedy bear-off (`greedy`). Returns (reason, play) or None."""
+    if match.legal_play_count == 1 and session.toggle("automove"):
+        return "only", match.legal_plays()[0]
+    if session.toggle("greedy") and match.dice is not None:
+        play = greedy_bearoff(match.position_seen_by(match.turn), match.dice)
+        if play is not None and all(to == 0 for _, to in play.steps):
+            return "greedy", play
+    return None
