@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import faulthandler
 import logging
 import os
@@ -12,8 +13,28 @@ import sys
 
 from fibs_server.app import ServerConfig, serve
 from fibs_server.lobby.archive_commands import match_file
-from fibs_server.net.limits import add_limit_arguments, limits_from_arguments
+from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.limits import NetLimits
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--max-line-bytes` etc. for every field of NetLimits and AbuseLimits, each defaulting to
+    its FIBS_* variable (FIBS_MAX_LINE_BYTES) or the built-in default."""
+    for limits in (NetLimits, AbuseLimits):
+        for field in dataclasses.fields(limits):
+            variable = "FIBS_" + field.name.upper()
+            kind = type(field.default)
+            parser.add_argument("--" + field.name.replace("_", "-"), type=kind,
+                                dest=field.name,
+                                default=kind(os.environ.get(variable, field.default)),
+                                help=f"default {field.default}, or ${variable}")
+
+
+def limits_from_arguments(arguments: argparse.Namespace) -> dict[str, object]:
+    """The ServerConfig fields `net_limits` and `abuse_limits` from parsed flags."""
+    return {key: limits(**{f.name: getattr(arguments, f.name) for f in dataclasses.fields(limits)})
+            for key, limits in (("net_limits", NetLimits), ("abuse_limits", AbuseLimits))}
 
 
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:

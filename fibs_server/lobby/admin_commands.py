@@ -11,7 +11,8 @@ import time
 
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.chat_records import Sanction
-from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command
@@ -60,8 +61,7 @@ async def _account(lobby: Lobby, session: Session, command: Command,
     if not command.args:
         session.send_line(usage)
         return None
-    online = lobby.online.get(command.args[0].lower())
-    account = online.account if online else await lobby.accounts.find_account(command.args[0])
+    online, account = await lobby.user_named(command.args[0])
     if account is None:
         session.send_line(chat.dont_know_user(command.args[0]))
         return None

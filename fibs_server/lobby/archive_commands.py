@@ -8,7 +8,8 @@ import datetime
 from collections.abc import Iterator
 from typing import Any
 
-from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import info, match_views
@@ -173,9 +174,7 @@ async def history(lobby: Lobby, session: Session, command: Command) -> None:
     """A player's most recent finished matches, newest first."""
     name = session.name
     if command.args:
-        online = lobby.find_online(command.args[0])
-        account = online.account if online else await lobby.accounts.find_account(
-            command.args[0])
+        _, account = await lobby.user_named(command.args[0], complete=True)
         if account is None:
             session.send_line(info.no_information(command.args[0]))
             return

@@ -10,7 +10,8 @@ import math
 import time
 
 from fibs_server.lobby.chat_records import IgnoreKind
-from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session, wire_text
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command
@@ -176,8 +177,7 @@ async def message(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(chat.message_too_long(most))
         return
     # No name completion for `message` (FIBS): the recipient may be anyone registered.
-    online = lobby.online.get(command.args[0].lower())
-    account = online.account if online else await lobby.accounts.find_account(command.args[0])
+    online, account = await lobby.user_named(command.args[0])
     if account is None:
         session.send_line(chat.dont_know_user(command.args[0]))
         return
@@ -219,8 +219,7 @@ async def waitfor(lobby: Lobby, session: Session, command: Command) -> None:
                           if session.waiting_for else chat.NOT_WAITING)
         return
     for name in command.args:
-        online = lobby.online.get(name.lower())
-        account = online.account if online else await lobby.accounts.find_account(name)
+        online, account = await lobby.user_named(name)
         if account is None:
             session.send_line(chat.dont_know_user(name))
         elif online is not None:
@@ -237,8 +236,7 @@ async def _ignore(lobby: Lobby, session: Session, command: Command, kind: Ignore
     if not command.args:
         session.send_line(chat.ignore_list(kind, await records.ignored_names(session.name, kind)))
         return
-    online = lobby.find_online(command.args[0])
-    account = online.account if online else await lobby.accounts.find_account(command.args[0])
+    online, account = await lobby.user_named(command.args[0], complete=True)
     if account is None:
         session.send_line(texts.no_one_called(command.args[0]))
         return

@@ -83,9 +83,6 @@ class ChatRecords(Protocol):
     async def log_moderation(self, admin: str, action: str, target: str, detail: str) -> None:
         """Log a moderation action that changes no stored data (kick, shutdown)."""
 
-    async def moderation_log(self, limit: int) -> list[ModerationEntry]:
-        """The latest moderation actions, newest first."""
-
     async def stored_motd(self) -> tuple[str, ...] | None:
         """The message of the day an administrator set, or None for the built-in one."""
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from fibs_server.lobby import match_play
 from fibs_server.lobby.chat_commands import rings
-from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_play import NOT_PLAYING
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session

@@ -8,15 +8,17 @@ import logging
 import secrets
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore
 from fibs_server.lobby.chat_records import ChatRecords
+from fibs_server.lobby.command_table import CommandTable, Handler, Hook, LoginCheck
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
+from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
 from fibs_server.protocol import clip, commands, texts
 from fibs_server.rules.dice import Dice, SecureDice
@@ -24,52 +26,8 @@ from fibs_server.rules.dice import Dice, SecureDice
 log = logging.getLogger(__name__)
 
 FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
-# Seconds the idle times in a login's who-list may lag: formatting all 10,000 lines stalls
-# the event loop for 30-40 ms, which a login burst did every second (docs/PERFORMANCE.md).
-WHO_IDLE_REFRESH = 10
 SHUTDOWN = "** The server is shutting down."
 SHUTDOWN_GAME_SAVED = "** The server is shutting down. The game was saved."
-
-Handler = Callable[["Lobby", Session, commands.Command], Awaitable[None]]
-Hook = Callable[["Lobby", Session], Awaitable[None]]
-# Decides whether an authenticated account may log in: None, or the refusal text.
-LoginCheck = Callable[["Lobby", Session, Account], Awaitable[str | None]]
-
-
-class CommandTable:
-    """Command handlers of one module, registered by decorator, and the module's hooks that
-    run when a user has logged in (after the welcome). Admin commands exist
-    only for administrators and only under their whole name; `login_checks` may refuse a
-    login before the user is let in."""
-
-    def __init__(self) -> None:
-        self.handlers: dict[str, Handler] = {}
-        self.admin_handlers: dict[str, Handler] = {}
-        self.login_hooks: list[Hook] = []
-        self.login_checks: list[LoginCheck] = []
-
-    def command(self, *names: str) -> Callable[[Handler], Handler]:
-        def register(handler: Handler) -> Handler:
-            for name in names:
-                self.handlers[name] = handler
-            return handler
-        return register
-
-    def admin_command(self, *names: str) -> Callable[[Handler], Handler]:
-        def register(handler: Handler) -> Handler:
-            for name in names:
-                self.admin_handlers[name] = handler
-            return handler
-        return register
-
-    def on_login(self, hook: Hook) -> Hook:
-        self.login_hooks.append(hook)
-        return hook
-
-    def check_login(self, check: LoginCheck) -> LoginCheck:
-        self.login_checks.append(check)
-        return check
-
 
 @dataclasses.dataclass
 class LobbyConfig:
@@ -115,11 +73,7 @@ class Lobby:
         self.most_online = 0
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed)
-        # The CLIP who-list a login gets (who_list_text): each online user's 5 line in login
-        # order (CR LF ended), replaced whenever `broadcast_who` sends a new one.
-        self._who_lines: dict[str, str] = {}  # lower-case name -> line
-        self._who_list_text: str | None = None  # the lines joined, until one changes
-        self._who_lines_formatted_at = time.monotonic()  # when every idle time was current
+        self.who_list = WhoList(self.online)
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.
         self.closing = False  # shut_down has begun
@@ -203,7 +157,7 @@ class Lobby:
         session.account, session.login_time, session.stage = account, now, Stage.ONLINE
         self.online[account.name.lower()] = session
         who_line = session.who_line()
-        self._set_who_line(session, who_line)
+        self.who_list.set(session, who_line)
         self.most_online = max(self.most_online, len(self.online))
         await self.accounts.update_account(account.name, last_login_at=now,
                                            last_login_host=session.connection.host)
@@ -255,31 +209,11 @@ class Lobby:
             *clip.motd_block(self.config.motd),
             "",
         ])
-        session.connection.send(self.who_list_text() + f"{clip.WHO_END}\r\n")
-
-    def who_list_text(self) -> str:
-        """Every online user's CLIP 5 line, in login order, CR LF ended. A CLIP login gets the
-        whole list: 10,000 lines at 10,000 online, too long to format for every login of a
-        burst (30-40 ms). So each line is kept as last sent (`broadcast_who`), which every
-        change of a field it shows goes through, and only the idle seconds may be up to
-        WHO_IDLE_REFRESH old: then every line is formatted afresh."""
-        now = time.monotonic()
-        if now - self._who_lines_formatted_at >= WHO_IDLE_REFRESH:
-            self._who_lines = {key: wire_text([session.who_line()])
-                               for key, session in self.online.items()}
-            self._who_lines_formatted_at, self._who_list_text = now, None
-        if self._who_list_text is None:
-            self._who_list_text = "".join(self._who_lines.values())
-        return self._who_list_text
-
-    def _set_who_line(self, session: Session, line: str) -> None:
-        self._who_lines[session.name.lower()] = wire_text([line])
-        self._who_list_text = None
+        session.connection.send(self.who_list.text() + f"{clip.WHO_END}\r\n")
 
     def _went_offline(self, name: str) -> None:
         del self.online[name.lower()]
-        self._who_lines.pop(name.lower(), None)
-        self._who_list_text = None
+        self.who_list.remove(name)
 
     @staticmethod
     def own_info(session: Session) -> str:
@@ -345,11 +279,15 @@ class Lobby:
     def is_online(self, session: Session) -> bool:
         return self.online.get(session.name.lower()) is session
 
-    async def account_named(self, name: str, complete: bool = False) -> Account | None:
-        """The account of an online user (as they are now), else the stored one. `complete`:
-        `name` as a user typed it, completed to an online user's name (`find_online`)."""
+    async def user_named(self, name: str, complete: bool = False
+                         ) -> tuple[Session | None, Account | None]:
+        """The user's session if online, and their account: as it is now if online, else as
+        stored (None: no such user). `complete`: `name` as a user typed it, completed to an
+        online user's name (`find_online`)."""
         online = self.find_online(name) if complete else self.online.get(name.lower())
-        return online.account if online is not None else await self.accounts.find_account(name)
+        if online is not None:
+            return online, online.account
+        return None, await self.accounts.find_account(name)
 
     # --- stopping ------------------------------------------------------------------------------
 
@@ -396,7 +334,7 @@ class Lobby:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
         line = about.who_line()
         if self.online.get(about.name.lower()) is about:
-            self._set_who_line(about, line)  # a login's who-list is current even when paced
+            self.who_list.set(about, line)  # a login's who-list is current even when paced
         if self.who_pacing.now_or_later(about, self._broadcast_held_who):
             self.broadcast(clip.who_block([line]), lambda session: session.clip)
 
@@ -404,7 +342,7 @@ class Lobby:
         """The who-line that pacing held back, with the user's state as it is now."""
         if self.online.get(about.name.lower()) is about:
             line = about.who_line()
-            self._set_who_line(about, line)
+            self.who_list.set(about, line)
             self.broadcast(clip.who_block([line]), lambda session: session.clip)
 
     # --- commands ----------------------------------------------------------------------------

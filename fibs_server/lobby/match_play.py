@@ -133,7 +133,7 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
         await lobby.matches.save_match_state(running.match_id, state)
         return None
     winner = match_winner(match)
-    accounts = [await lobby.account_named(name) for name in running.names]
+    accounts = [(await lobby.user_named(name))[1] for name in running.names]
     assert match.length is not None and accounts[0] is not None and accounts[1] is not None
     calculation = rate_match(PlayerRating(accounts[winner].rating, accounts[winner].experience),
                              PlayerRating(accounts[1 - winner].rating,

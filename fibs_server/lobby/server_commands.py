@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib.metadata
 
-from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.lobby.user_commands import aware_time
 from fibs_server.protocol import info, server_texts, texts
@@ -44,8 +45,7 @@ async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
 async def last(lobby: Lobby, session: Session, command: Command) -> None:
     # No name completion for `last` (FIBS-PROTOCOL.md §4): the whole name, in any case.
     name = command.args[0] if command.args else session.name
-    online = lobby.online.get(name.lower())
-    account = online.account if online else await lobby.accounts.find_account(name)
+    online, account = await lobby.user_named(name)
     if account is None:
         session.send_line(info.no_information(name))
         return

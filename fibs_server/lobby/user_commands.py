@@ -6,7 +6,8 @@ import datetime
 import re
 from collections.abc import Awaitable
 
-from fibs_server.lobby.lobby import CommandTable, Lobby
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.passwords import HashingBusy
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import clip, commands, help as help_texts, info, settings, texts
@@ -82,8 +83,7 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
         session.send_line("** whois who?")
         return
-    online = lobby.find_online(command.args[0])
-    account = online.account if online else await lobby.accounts.find_account(command.args[0])
+    online, account = await lobby.user_named(command.args[0], complete=True)
     if account is None:
         session.send_line(info.no_information(command.args[0]))
         return

@@ -7,14 +7,11 @@ while that much waits to be served) plus one read and one line of `max_line_byte
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
 import dataclasses
-import os
 import re
 from collections import Counter
 
-from fibs_server.lobby.throttle import AbuseLimits
 
 MAX_UNREAD_BYTES = 64 * 1024
 # Seconds after a peer hung up during which the lines it sent before are still served: enough
@@ -81,24 +78,3 @@ def wire_bytes(text: str) -> bytes:
 
 def _replacement(unsendable: re.Match) -> str:
     return "" if unsendable.group() < "\x80" else "?"
-
-
-# --- command-line flags ------------------------------------------------------------------------
-
-def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--max-line-bytes` etc. for every field of NetLimits and AbuseLimits, each defaulting to
-    its FIBS_* variable (FIBS_MAX_LINE_BYTES) or the built-in default."""
-    for limits in (NetLimits, AbuseLimits):
-        for field in dataclasses.fields(limits):
-            variable = "FIBS_" + field.name.upper()
-            kind = type(field.default)
-            parser.add_argument("--" + field.name.replace("_", "-"), type=kind,
-                                dest=field.name,
-                                default=kind(os.environ.get(variable, field.default)),
-                                help=f"default {field.default}, or ${variable}")
-
-
-def limits_from_arguments(arguments: argparse.Namespace) -> dict[str, object]:
-    """The ServerConfig fields `net_limits` and `abuse_limits` from parsed flags."""
-    return {key: limits(**{f.name: getattr(arguments, f.name) for f in dataclasses.fields(limits)})
-            for key, limits in (("net_limits", NetLimits), ("abuse_limits", AbuseLimits))}

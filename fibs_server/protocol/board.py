@@ -196,15 +196,6 @@ def parse_board_line(line: str, checkers_per_side: int = 15) -> BoardView:
     )
 
 
-def assert_checker_counts(line: str, checkers_per_side: int = 15) -> None:
-    """Raise AssertionError unless the board line is well formed and each side has
-    `checkers_per_side` checkers, counting points, bar and borne-off fields."""
-    try:
-        parse_board_line(line, checkers_per_side)
-    except ValueError as error:
-        raise AssertionError(f"{error} in {line}") from None
-
-
 # ASCII boards (styles 1 and 2), laid out like FIBS's own (Schneider's fibsboard.c).
 
 def _point_numbers(points: tuple[int, ...], fill: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from fibs_server.lobby import lobby as lobby_module
+from fibs_server.lobby import who_list as who_list_module
 from tests.e2e.conftest import DATE_LINE
 
 WILL_ECHO, WONT_ECHO = b"\xff\xfb\x01", b"\xff\xfc\x01"
@@ -219,11 +219,11 @@ async def test_the_login_who_list_is_reused_but_never_stale(harness, monkeypatch
     for name in ("alice", "bob", "carol", "dave", "erin"):
         await harness.register(name)
     lobby = harness.server.lobby
-    monkeypatch.setattr(lobby_module, "WHO_IDLE_REFRESH", 3600)  # however slow this machine
+    monkeypatch.setattr(who_list_module, "WHO_IDLE_REFRESH", 3600)  # however slow this machine
     alice = await harness.login_clip("alice")
     assert list(await who_list_at_login(harness, "bob")) == ["alice", "bob"]
     # The joined text is kept while no line changes.
-    assert lobby.who_list_text() is lobby.who_list_text()
+    assert lobby.who_list.text() is lobby.who_list.text()
     assert list(await who_list_at_login(harness, "carol")) == ["alice", "bob", "carol"]
     # A changed line (alice ready and away) and a logout are never served from the old text.
     await alice.send("toggle ready")
@@ -242,5 +242,5 @@ async def test_the_login_who_list_is_reused_but_never_stale(harness, monkeypatch
     # formatted afresh.
     await asyncio.sleep(1.1)
     assert (await who_list_at_login(harness, "erin"))["alice"][8] == "0"
-    monkeypatch.setattr(lobby_module, "WHO_IDLE_REFRESH", 0)
+    monkeypatch.setattr(who_list_module, "WHO_IDLE_REFRESH", 0)
     assert int((await who_list_at_login(harness, "bob"))["alice"][8]) >= 1

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, strategies as st
 
 from fibs_server.protocol.board import (
-    BOARD_LINE_FIELDS, UNLIMITED, BoardView, ascii_board, assert_checker_counts, board_line,
+    BOARD_LINE_FIELDS, UNLIMITED, BoardView, ascii_board, board_line,
     parse_board_line, render_board,
 )
 from tests.conftest import skip_unless_ci
+from tests.protocol.board_checks import assert_checker_counts
 
 # Each side's starting position in its own numbering: 2 on 24, 5 on 13, 3 on 8, 5 on 6.
 START = (0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0)

@@ -1,0 +1,46 @@
+"""The commands of one module, registered by decorator, and its login hooks and checks."""
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+# Each is called with the lobby first (lobby.Lobby, which imports this module): a handler
+# with (lobby, session, command), a hook with (lobby, session), a login check with (lobby,
+# session, account), answering None or the text that refuses the login.
+Handler = Callable[..., Awaitable[None]]
+Hook = Callable[..., Awaitable[None]]
+LoginCheck = Callable[..., Awaitable[str | None]]
+
+
+class CommandTable:
+    """Command handlers of one module, registered by decorator, and the module's hooks that
+    run when a user has logged in (after the welcome). Admin commands exist
+    only for administrators and only under their whole name; `login_checks` may refuse a
+    login before the user is let in."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, Handler] = {}
+        self.admin_handlers: dict[str, Handler] = {}
+        self.login_hooks: list[Hook] = []
+        self.login_checks: list[LoginCheck] = []
+
+    def command(self, *names: str) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            for name in names:
+                self.handlers[name] = handler
+            return handler
+        return register
+
+    def admin_command(self, *names: str) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            for name in names:
+                self.admin_handlers[name] = handler
+            return handler
+        return register
+
+    def on_login(self, hook: Hook) -> Hook:
+        self.login_hooks.append(hook)
+        return hook
+
+    def check_login(self, check: LoginCheck) -> LoginCheck:
+        self.login_checks.append(check)
+        return check
