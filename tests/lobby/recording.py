@@ -1,0 +1,62 @@
+"""A lobby without sockets: sessions write to recording connections, the store is SQLite."""
+from __future__ import annotations
+
+from fibs_server.lobby import game_commands, user_commands
+from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.lobby import Lobby, LobbyConfig
+from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.lobby.session import Session
+from fibs_server.rules.dice import ScriptedDice
+from fibs_server.store import SqlStore
+from fibs_server.store.migrate import upgrade_database_async
+
+
+class RecordingConnection:
+    """What a session sends, as lines (CR LF removed); prompts and echo changes apart."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
+        self.sent: list[str] = []
+        self.echo: list[bool] = []
+        self.closed = False
+
+    def send(self, text: str, broadcast: bool = False) -> None:
+        self.sent.append(text)
+
+    def set_echo(self, server_echoes: bool) -> None:
+        self.echo.append(server_echoes)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def lines(self) -> list[str]:
+        """Every complete line sent so far, and forget them."""
+        text = "".join(self.sent)
+        self.sent = []
+        return [line for line in text.split("\r\n")[:-1]]
+
+
+async def recording_lobby(tmp_path, *dice: tuple[int, int]) -> tuple[Lobby, SqlStore]:
+    """A lobby on a fresh SQLite store whose matches roll `dice` (one script for all)."""
+    url = f"sqlite:///{tmp_path / 'lobby.db'}"
+    await upgrade_database_async(url)
+    store = await SqlStore.open(url)
+    script = ScriptedDice(dice)
+    lobby = Lobby(store, store, PasswordHasher(rounds=4),
+                  LobbyConfig(new_dice=lambda: script, choose_first_x=lambda: 1),
+                  [user_commands.table, game_commands.table], chat_records=store)
+    return lobby, store
+
+
+async def logged_in(lobby: Lobby, name: str, **toggles: bool) -> tuple[Session, RecordingConnection]:
+    """A telnet user `name` (boardstyle 3, no prompts) with `toggles` set, logged in."""
+    account = Account(name=name, password_hash=b"-")
+    account.settings["boardstyle"] = "3"
+    await lobby.accounts.create_account(account)
+    connection = RecordingConnection()
+    session = lobby.connect(connection)
+    session.prompts = False
+    await lobby.log_in(session, account)
+    account.toggles.update(toggles)
+    connection.lines()
+    return session, connection

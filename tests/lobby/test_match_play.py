@@ -1,0 +1,146 @@
+"""The match pipeline (lobby.match_play) without sockets: apply → follow-ups → store → tell."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fibs_server.lobby import match_play
+from fibs_server.protocol import texts
+from fibs_server.rules.events import WinKind
+from fibs_server.rules.match import Phase
+from fibs_server.rules.notation import parse_move
+from tests.lobby.recording import logged_in, recording_lobby
+
+
+@pytest.fixture
+async def table(tmp_path):
+    """alice (player 0) and bob in a 1-point match that alice opens with 3-1; carol watches
+    alice. Yields (lobby, store, {name: (session, connection)})."""
+    lobby, store = await recording_lobby(tmp_path, (3, 1), (6, 5), (2, 2))
+    users = {name: await logged_in(lobby, name, **toggles) for name, toggles in
+             (("alice", {"ready": True}), ("bob", {"ready": True}), ("carol", {}))}
+    (alice, _), (bob, _), (carol, _) = users["alice"], users["bob"], users["carol"]
+    lobby.match_table.set_watching(carol, alice)
+    await match_play.start_match(lobby, alice, bob, 1)
+    for _, connection in users.values():
+        connection.lines()
+    yield lobby, store, users
+    await store.close()
+
+
+def move(text: str):
+    def play(match, player):
+        return match.move(player, parse_move(text, match.position_seen_by(player), match.dice,
+                                             match.colour(player), match.legal_plays()))
+    return play
+
+
+async def is_stored(store, running) -> bool:
+    """Whether the store holds the match's state as it is in memory (JSON has no tuples)."""
+    record = await store.running_match(*running.names)
+    return record.state == json.loads(json.dumps(running.match.to_dict()))
+
+
+async def test_an_action_is_stored_before_anyone_is_told(table):
+    lobby, store, users = table
+    (alice, alice_out), (bob, bob_out), (_, carol_out) = (users[n] for n in ("alice", "bob",
+                                                                            "carol"))
+    running = lobby.match_table.match_of(alice)
+    await match_play.act(lobby, alice, move("8-5 6-5"))
+    # bob has no `double` toggle on: the server rolls for him (6-5) and asks for his move.
+    assert await is_stored(store, running)
+    assert running.match.phase is Phase.MOVE and running.match.turn == 1
+    assert "alice moves 8-5 6-5 ." in bob_out.lines()
+    assert alice_out.lines()[0].startswith("board:You:bob:1:")  # `autoboard` instead of Done.
+    watched = carol_out.lines()
+    assert watched[0] == "alice moves 8-5 6-5 ."
+    assert watched[1].startswith("board:alice:bob:1:")  # as alice sees it (autoboard)
+
+
+async def test_the_servers_own_rolls_and_prompts_follow_the_action(table):
+    lobby, _, users = table
+    (alice, _), (bob, bob_out) = users["alice"], users["bob"]
+    await match_play.act(lobby, alice, move("8-5 6-5"))
+    lines = bob_out.lines()
+    assert lines[lines.index("alice moves 8-5 6-5 .") + 2:] == [
+        "You roll 6 and 5.", "Please move 2 pieces."]
+
+
+async def test_a_refused_action_changes_nothing_and_tells_only_the_actor(table):
+    lobby, store, users = table
+    (alice, _), (bob, bob_out), (_, alice_out) = users["alice"], users["bob"], users["alice"]
+    running = lobby.match_table.match_of(alice)
+    before = running.match.to_dict()
+    await match_play.act(lobby, bob, lambda match, player: match.roll(player))
+    assert running.match.to_dict() == before
+    assert bob_out.lines() == ["** It's not your turn to roll the dice."]
+    assert alice_out.lines() == []
+
+
+async def test_a_failed_store_undoes_the_action_and_tells_only_the_actor(table, monkeypatch):
+    lobby, store, users = table
+    (alice, alice_out), (_, bob_out) = users["alice"], users["bob"]
+    running = lobby.match_table.match_of(alice)
+    before = running.match.to_dict()
+
+    async def failing_save(match_id, state):
+        raise OSError("disk full")
+    monkeypatch.setattr(store, "save_match_state", failing_save)
+    await match_play.act(lobby, alice, move("8-5 6-5"))
+    assert running.match.to_dict() == before
+    assert alice_out.lines() == [texts.NOT_STORED]
+    assert bob_out.lines() == []
+
+
+async def test_the_end_of_a_rated_match_returns_its_rating_and_reports_it(table):
+    lobby, store, users = table
+    (alice, alice_out), (bob, bob_out), (_, carol_out) = (users[n] for n in ("alice", "bob",
+                                                                            "carol"))
+    alice.account.toggles["ratings"] = True
+    running = lobby.match_table.match_of(alice)
+    await match_play.act(lobby, alice, lambda match, player: match.resign(player, WinKind.SINGLE))
+    await match_play.act(lobby, bob, lambda match, player: match.accept(player))
+    assert lobby.match_table.match_of(alice) is None and not lobby.match_table.playing
+    record = (await store.finished_matches("alice", 1))[0]
+    assert record.winner == "bob" and record.state["ratings"]["bob"][1] > 1500
+    assert alice.account.rating < 1500 < bob.account.rating  # the accounts online, updated
+    alice_lines = alice_out.lines()
+    assert "rating calculation:" in alice_lines  # alice asked for it with `toggle ratings`
+    assert alice_lines[-1] == "bob wins the 1 point match 1-0 ."
+    bob_lines = bob_out.lines()
+    assert "rating calculation:" not in bob_lines and bob_lines[-1] == \
+        "You win the 1 point match 1-0 ."
+    # carol watched (the watchers' line), and wants reports (`toggle report`).
+    assert carol_out.lines()[-2:] == ["bob wins the 1 point match 1-0 .",
+                                      "bob wins a 1 point match against alice  1-0 ."]
+
+
+async def test_leaving_a_match_saves_it_and_parts_the_players(table):
+    lobby, store, users = table
+    (alice, alice_out), (bob, bob_out), (_, carol_out) = (users[n] for n in ("alice", "bob",
+                                                                            "carol"))
+    running = lobby.match_table.match_of(alice)
+    await match_play.leave(lobby, bob)
+    assert bob_out.lines() == ["** You terminated the game. The game was saved."]
+    assert alice_out.lines() == ["** Player bob has left the game. The game was saved."]
+    assert carol_out.lines() == ["bob has left the game with alice."]
+    assert lobby.match_table.match_of(alice) is None
+    assert await is_stored(store, running)
+
+
+async def test_leaving_an_unlimited_match_between_games_ends_it_unrated(tmp_path):
+    lobby, store = await recording_lobby(tmp_path, (3, 1))
+    (alice, alice_out), (bob, bob_out) = [await logged_in(lobby, n, ready=True)
+                                          for n in ("alice", "bob")]
+    await match_play.start_match(lobby, alice, bob, None)
+    await match_play.act(lobby, alice, lambda match, player: match.resign(player, WinKind.SINGLE))
+    await match_play.act(lobby, bob, lambda match, player: match.accept(player))
+    alice_out.lines(), bob_out.lines()
+    await match_play.leave(lobby, alice)
+    assert alice_out.lines() == ["** You terminated the unlimited match."]
+    assert bob_out.lines() == ["** Player alice has ended the unlimited match."]
+    record = (await store.finished_matches("alice", 1))[0]
+    assert record.winner is None and "ratings" not in record.state
+    assert alice.account.rating == bob.account.rating == 1500
+    await store.close()
