@@ -9,7 +9,7 @@ from __future__ import annotations
 import abc
 import random
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 Roll = tuple[int, int]
@@ -80,3 +80,35 @@ class ScriptedDice:
         return pair
 
     opening = roll
+
+
+class ReplayableDice:
+    """Dice that remember what they gave, so that an undo gives the same dice again.
+
+    `drawn` marks a point in the sequence; `rewind(mark)` goes back to it, and the dice drawn
+    after it come again, in order, while the same kind (roll or opening roll) is asked for.
+    A different kind forgets the rest and draws afresh from `source`."""
+
+    def __init__(self, source: Dice) -> None:
+        self._source = source
+        self._given: list[tuple[str, Roll]] = []
+        self.drawn = 0
+
+    def roll(self) -> Roll:
+        return self._take("roll", self._source.roll)
+
+    def opening(self) -> Roll:
+        return self._take("opening", self._source.opening)
+
+    def rewind(self, mark: int) -> None:
+        self.drawn = mark
+
+    def _take(self, kind: str, draw: Callable[[], Roll]) -> Roll:
+        if self.drawn < len(self._given) and self._given[self.drawn][0] == kind:
+            pair = self._given[self.drawn][1]
+        else:
+            del self._given[self.drawn:]
+            pair = draw()
+            self._given.append((kind, pair))
+        self.drawn += 1
+        return pair

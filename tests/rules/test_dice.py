@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.rules.dice import ScriptedDice, SecureDice, SeededDice
+from fibs_server.rules.dice import ReplayableDice, ScriptedDice, SecureDice, SeededDice
 
 
 def test_seeded_dice_repeat_for_the_same_seed():
@@ -38,3 +38,24 @@ def test_scripted_dice_give_the_pairs_in_order_to_rolls_and_openings_alike():
 def test_scripted_dice_reject_impossible_pairs(bad):
     with pytest.raises(ValueError):
         ScriptedDice([bad])
+
+
+def test_replayable_dice_give_the_same_dice_again_after_a_rewind():
+    dice = ReplayableDice(SeededDice(7))
+    opening = dice.opening()
+    mark = dice.drawn
+    first = [dice.roll() for _ in range(5)]
+    dice.rewind(mark)
+    assert [dice.roll() for _ in range(5)] == first
+    assert dice.drawn == 6
+    fresh = dice.roll()  # past what was given: drawn afresh, and remembered
+    dice.rewind(0)
+    assert dice.opening() == opening and [dice.roll() for _ in range(6)] == [*first, fresh]
+
+
+def test_replayable_dice_forget_the_rest_when_another_kind_is_asked_for():
+    dice = ReplayableDice(ScriptedDice([(1, 2), (3, 4), (5, 6), (6, 6)]))
+    assert dice.roll() == (1, 2) and dice.roll() == (3, 4)
+    dice.rewind(0)
+    assert dice.opening() == (5, 6)  # not the remembered roll (1, 2)
+    assert dice.roll() == (6, 6)
