@@ -11,36 +11,27 @@ and so is the doubler after a take.
 """
 from __future__ import annotations
 
-import dataclasses
-import enum
 import functools
 from collections.abc import Callable
 from typing import Any
 
-from .dice import Dice, Roll
+from .dice import Roll
 from .events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected, Doubled, Event,
                      GameOver, GameStarted, JoinedNextGame, MatchOver, Moved, OpeningRoll,
                      Redoubled, ResignAccepted, ResignOffered, ResignRejected, Rolled, WinKind,
-                     event_from_dict, event_to_dict)
+                     event_to_dict)
+from .match_state import MatchState, check_player
+from .moments import DoubleOffer, Moment, Phase, Resignation
 from .position import Play, Position
 from .variants import Variant
+
+# What other modules import from here, whichever module of the engine defines it.
+__all__ = ["REDOUBLE_NAMES", "DoubleOffer", "IllegalAction", "Match", "Moment", "Phase",
+           "Resignation"]
 
 REDOUBLE_NAMES = {1: "beaver", 2: "raccoon", 3: "otter"}
 
 _HOME_AND_BAR_OF_OPPONENT = slice(18, 25)  # the loser's own points 19..24 and its bar
-
-
-class Phase(enum.Enum):
-    NOT_STARTED = "not started"
-    ROLL_OR_DOUBLE = "roll or double"
-    MOVE = "move"
-    DOUBLE_OFFERED = "double offered"
-    RESIGN_OFFERED = "resign offered"
-    BETWEEN_GAMES = "between games"
-    MATCH_OVER = "match over"
-
-
-_TURN_PHASES = (Phase.ROLL_OR_DOUBLE, Phase.MOVE)
 
 
 class IllegalAction(Exception):
@@ -55,78 +46,6 @@ class IllegalAction(Exception):
         return self.text.replace("{opponent}", opponent)
 
 
-@dataclasses.dataclass(frozen=True)
-class DoubleOffer:
-    offered_by: int
-    cube: int  # the value if accepted
-    redoubles: int  # instant redoubles in this chain so far (0 = a plain double)
-
-
-@dataclasses.dataclass(frozen=True)
-class _LegalFacts:
-    """What the server asks about a roll's legal plays again and again, kept instead of the
-    plays themselves: a list of Play and Position objects per running match would keep
-    tens of thousands of objects alive for CPython's cyclic garbage collector to walk."""
-
-    count: int
-    pieces_to_move: int
-    results: frozenset[bytes]  # _result_key of each play's result
-
-
-_NO_LEGAL_PLAYS = _LegalFacts(0, 0, frozenset())
-
-
-def _result_key(position: Position) -> bytes:
-    return bytes(position.checkers[0]) + bytes(position.checkers[1])
-
-
-@dataclasses.dataclass(frozen=True)
-class Resignation:
-    player: int
-    kind: WinKind
-    points: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Moment:
-    """The match as it stood right after one event: what a board drawn at that point shows.
-    A server tells an action's events one by one, and each board it sends with them must show
-    its own moment, not the state after the automatic steps that followed (a roll made for
-    the next player, a turn passed for want of a legal play)."""
-
-    phase: Phase
-    turn: int
-    dice: Roll | None
-    position: Position  # the player on turn is checkers[0]
-    score: tuple[int, int]
-    x_player: int
-    cube: int
-    cube_owner: int | None
-    double_offer: DoubleOffer | None
-    resignation: Resignation | None
-    is_crawford_game: bool
-    is_post_crawford: bool
-    pieces_to_move: int
-
-    def position_seen_by(self, player: int) -> Position:
-        return self.position if player == self.turn else self.position.swap()
-
-    def colour(self, player: int) -> str:
-        return "X" if player == self.x_player else "O"
-
-    @property
-    def to_act(self) -> int | None:
-        """Who must act next: the player on turn, or the one who must answer an offer;
-        None between games and after the match."""
-        if self.phase in (Phase.BETWEEN_GAMES, Phase.MATCH_OVER, Phase.NOT_STARTED):
-            return None
-        if self.resignation is not None:
-            return 1 - self.resignation.player
-        if self.double_offer is not None:
-            return 1 - self.double_offer.offered_by
-        return self.turn
-
-
 def _action(method: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
     """A public action: `Match.moments` then holds the moment after each event it returns."""
     @functools.wraps(method)
@@ -138,137 +57,9 @@ def _action(method: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
     return act
 
 
-class Match:
-    """A match between player 0 (the inviter) and player 1 (the joiner).
-
-    `length` None is an unlimited match. `crawford` is on when either player wants the
-    Crawford rule. `autodouble` (both players agreed) and `max_redoubles` (the smaller of the
-    players' `redoubles` settings, None = unlimited) only apply to unlimited matches.
-    `first_x_player` plays X in game 1; colours swap every game. With `lower_die_starts`
-    the lower opening die moves first.
-    """
-
-    def __init__(self, length: int | None, dice: Dice, *, variant: Variant = Variant.STANDARD,
-                 crawford: bool = True, autodouble: bool = False, max_redoubles: int | None = 0,
-                 first_x_player: int = 0, lower_die_starts: bool = False) -> None:
-        if length is not None and length < 1:
-            raise ValueError(f"a match is at least 1 point long, not {length}")
-        _check_player(first_x_player)
-        self.length = length
-        self.dice_source = dice
-        self.variant = variant
-        self.crawford_rule = crawford
-        self.autodouble = autodouble
-        self.max_redoubles = max_redoubles
-        self.first_x_player = first_x_player
-        self.lower_die_starts = lower_die_starts
-        self.score = [0, 0]
-        self.game_number = 0
-        self.turn = 0  # the player whose turn it is; after a game, the last one to act
-        self.dice: Roll | None = None  # the roll being played
-        self.cube = 1
-        self.cube_owner: int | None = None
-        self.double_offer: DoubleOffer | None = None
-        self.resignation: Resignation | None = None
-        self.is_crawford_game = False
-        self._crawford_played = False
-        self.joined: set[int] = set()  # players waiting for the next game
-        # Per game, everything that happened in it, kept only as plain dicts of numbers,
-        # strings and tuples: saving after every action needs this form, and such dicts are
-        # invisible to CPython's cyclic garbage collector once they have survived one
-        # collection, where event objects would be walked by every full collection (with
-        # 1,000 matches running that stalled the server for hundreds of milliseconds).
-        self._plain_history: list[list[dict[str, Any]]] = []
-        self._phase = Phase.NOT_STARTED
-        self._position = Position.initial(variant)  # the player on turn is checkers[0]
-        self._legal_facts: _LegalFacts | None = None  # of the roll being played
-        # The moment after each event of the last action, in order (None until reached).
-        self.moments: list[Moment | None] = []
-
-    # --- what players and the server can see ---------------------------------------
-
-    @property
-    def phase(self) -> Phase:
-        return Phase.RESIGN_OFFERED if self.resignation else self._phase
-
-    @property
-    def x_player(self) -> int:
-        """The player who plays X in the current game."""
-        return self.first_x_player if self.game_number % 2 else 1 - self.first_x_player
-
-    def colour(self, player: int) -> str:
-        return "X" if player == self.x_player else "O"
-
-    @property
-    def is_post_crawford(self) -> bool:
-        return self._crawford_played and not self.is_crawford_game
-
-    @property
-    def cube_in_game(self) -> bool:
-        """Whether anyone may double in this game at all."""
-        return (self.variant is not Variant.PORTES and self.length != 1
-                and not self.is_crawford_game)
-
-    def may_double(self, player: int) -> bool:
-        """Whether the cube lets `player` double when it is their turn to roll."""
-        return (self._phase in _TURN_PHASES and self.cube_in_game and self.double_offer is None
-                and self.cube_owner in (None, player))
-
-    def position_seen_by(self, player: int) -> Position:
-        """The board with `player` as checkers[0], whoever's turn it is."""
-        return self._position if player == self.turn else self._position.swap()
-
-    def moment(self) -> Moment:
-        """The match as it stands now."""
-        return Moment(self.phase, self.turn, self.dice, self._position, tuple(self.score),
-                      self.x_player, self.cube, self.cube_owner, self.double_offer,
-                      self.resignation, self.is_crawford_game, self.is_post_crawford,
-                      self.pieces_to_move)
-
-    def legal_plays(self) -> list[Play]:
-        """The legal plays of the roll being played; empty when no roll is being played.
-        Generated on each call (see `_LegalFacts`)."""
-        if self._phase is not Phase.MOVE:
-            return []
-        return self._position.legal_plays(self.dice)
-
-    @property
-    def legal_play_count(self) -> int:
-        return self._legal().count
-
-    @property
-    def pieces_to_move(self) -> int:
-        """How many checker steps (dice) the roll being played uses: 0 to 4."""
-        return self._legal().pieces_to_move
-
-    def _legal(self) -> _LegalFacts:
-        if self._phase is not Phase.MOVE:
-            return _NO_LEGAL_PLAYS
-        if self._legal_facts is None:
-            plays = self.legal_plays()
-            self._legal_facts = _LegalFacts(
-                len(plays), max((len(play.steps) for play in plays), default=0),
-                frozenset(_result_key(play.result) for play in plays))
-        return self._legal_facts
-
-    @property
-    def is_over(self) -> bool:
-        return self._phase is Phase.MATCH_OVER
-
-    @property
-    def game_count(self) -> int:
-        """How many games have started."""
-        return len(self._plain_history)
-
-    def game_events(self, game_index: int) -> list[Event]:
-        """Everything that happened in one game (negative indexes count from the last),
-        rebuilt from the saved form on each call."""
-        return [event_from_dict(event) for event in self._plain_history[game_index]]
-
-    @property
-    def history(self) -> list[list[Event]]:
-        """`game_events` of every game."""
-        return [self.game_events(index) for index in range(self.game_count)]
+class Match(MatchState):
+    """A match between player 0 (the inviter) and player 1 (the joiner), and what they do
+    in it; its state and the questions it answers are `MatchState`'s."""
 
     # --- actions --------------------------------------------------------------------
 
@@ -282,7 +73,7 @@ class Match:
     @_action
     def join(self, player: int) -> list[Event]:
         """Between games: `player` is ready; the next game starts when both are."""
-        _check_player(player)
+        check_player(player)
         if self._phase is not Phase.BETWEEN_GAMES:
             raise IllegalAction("** There's no next game to join.")
         if player in self.joined:
@@ -309,7 +100,7 @@ class Match:
             raise IllegalAction("** It's not your turn to move.")
         if self._phase is Phase.ROLL_OR_DOUBLE:
             raise IllegalAction("** You have to roll the dice before moving.")
-        if _result_key(play.result) not in self._legal().results:
+        if not self._is_legal(play):
             raise IllegalAction("** That move is not legal.")
         self._position = play.result
         events = [self._log(Moved(player, play.steps))]
@@ -369,7 +160,7 @@ class Match:
     @_action
     def accept(self, player: int) -> list[Event]:
         """Accept the opponent's resignation or double."""
-        _check_player(player)
+        check_player(player)
         if self.resignation and self.resignation.player != player:
             resignation, self.resignation = self.resignation, None
             events = [self._log(ResignAccepted(player, resignation.points))]
@@ -387,7 +178,7 @@ class Match:
     @_action
     def reject(self, player: int) -> list[Event]:
         """Reject the opponent's resignation (the game goes on) or double (and lose)."""
-        _check_player(player)
+        check_player(player)
         if self.resignation and self.resignation.player != player:
             self.resignation = None
             return [self._log(ResignRejected(player))]
@@ -489,7 +280,7 @@ class Match:
 
     def _check_can_act(self, player: int) -> None:
         """The checks common to rolling, moving, doubling and resigning."""
-        _check_player(player)
+        check_player(player)
         if self._phase is Phase.NOT_STARTED:
             raise IllegalAction("** The match hasn't started yet.")
         if self._phase is Phase.BETWEEN_GAMES:
@@ -507,7 +298,7 @@ class Match:
 
     def _offer_answered_by(self, player: int) -> DoubleOffer | None:
         """The pending double or redouble if `player` is the one to answer it."""
-        _check_player(player)
+        check_player(player)
         offer = self.double_offer
         return offer if offer and offer.offered_by != player else None
 
@@ -529,65 +320,3 @@ class Match:
                     break
                 self.moments[index] = moment
 
-    # --- saving -----------------------------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """The whole match as plain JSON-able data (the dice source is not part of it)."""
-        return {
-            "length": self.length,
-            "variant": self.variant.value,
-            "crawford_rule": self.crawford_rule,
-            "autodouble": self.autodouble,
-            "max_redoubles": self.max_redoubles,
-            "first_x_player": self.first_x_player,
-            "lower_die_starts": self.lower_die_starts,
-            "score": list(self.score),
-            "game_number": self.game_number,
-            "phase": self._phase.value,
-            "turn": self.turn,
-            "dice": list(self.dice) if self.dice else None,
-            "cube": self.cube,
-            "cube_owner": self.cube_owner,
-            "double_offer": dataclasses.asdict(self.double_offer) if self.double_offer else None,
-            "resignation": ({"player": self.resignation.player,
-                             "kind": int(self.resignation.kind),
-                             "points": self.resignation.points} if self.resignation else None),
-            "is_crawford_game": self.is_crawford_game,
-            "crawford_played": self._crawford_played,
-            "joined": sorted(self.joined),
-            "position": self._position.position_id(),
-            "history": [list(game) for game in self._plain_history],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], dice: Dice) -> Match:
-        match = cls(data["length"], dice, variant=Variant(data["variant"]),
-                    crawford=data["crawford_rule"], autodouble=data["autodouble"],
-                    max_redoubles=data["max_redoubles"], first_x_player=data["first_x_player"],
-                    lower_die_starts=data["lower_die_starts"])
-        match.score = list(data["score"])
-        match.game_number = data["game_number"]
-        match._phase = Phase(data["phase"])
-        match.turn = data["turn"]
-        match.dice = tuple(data["dice"]) if data["dice"] else None
-        match.cube = data["cube"]
-        match.cube_owner = data["cube_owner"]
-        offer = data["double_offer"]
-        match.double_offer = DoubleOffer(**offer) if offer else None
-        resignation = data["resignation"]
-        match.resignation = (Resignation(resignation["player"], WinKind(resignation["kind"]),
-                                         resignation["points"]) if resignation else None)
-        match.is_crawford_game = data["is_crawford_game"]
-        match._crawford_played = data["crawford_played"]
-        match.joined = set(data["joined"])
-        match._position = Position.from_position_id(data["position"],
-                                                    match.variant.checkers_per_side)
-        # Through the events and back: JSON gave lists where the saved form keeps tuples.
-        match._plain_history = [[event_to_dict(event_from_dict(event)) for event in game]
-                                for game in data["history"]]
-        return match
-
-
-def _check_player(player: int) -> None:
-    if player not in (0, 1):
-        raise ValueError(f"players are 0 and 1, not {player!r}")
