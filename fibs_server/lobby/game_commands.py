@@ -16,6 +16,7 @@ from fibs_server.rules.events import WinKind
 from fibs_server.rules.greedy import greedy_bearoff
 from fibs_server.rules.match import IllegalAction, Match, Phase
 from fibs_server.rules.notation import MoveError, parse_move
+from fibs_server.rules.refusals import Refusal
 
 table = CommandTable()
 
@@ -171,7 +172,7 @@ async def move(lobby: Lobby, session: Session, command: Command) -> None:
             chosen = parse_move(" ".join(command.args), match.position_seen_by(player),
                                 match.dice, match.colour(player), match.legal_plays())
         except MoveError as error:
-            raise IllegalAction(str(error)) from None
+            raise IllegalAction(error.reason, **error.facts) from None
         return match.move(player, chosen)
     await match_play.act(lobby, session, play)
 
@@ -183,7 +184,7 @@ async def bear_off(lobby: Lobby, session: Session, command: Command) -> None:
             return match.move(player, None)
         chosen = greedy_bearoff(match.position_seen_by(player), match.dice)
         if chosen is None:
-            raise IllegalAction("** You can't bear off now.")
+            raise IllegalAction(Refusal.CANNOT_BEAR_OFF)
         return match.move(player, chosen)
     await match_play.act(lobby, session, play)
 

@@ -19,6 +19,7 @@ from fibs_server.lobby.session import Session
 from fibs_server.protocol import match_texts, match_views, texts
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
+from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
@@ -45,7 +46,7 @@ async def act(lobby: Lobby, session: Session, action: Action) -> None:
         try:
             events = action(running.match, player)
         except IllegalAction as refused:
-            session.send_line(refused.fibs_text(running.opponent_name(player)))
+            session.send_line(refusal_text(refused, running.opponent_name(player)))
             return
         await settle(lobby, running, told(running.match, events), session, before)
 

@@ -6,4 +6,5 @@ from .dice import Dice, ScriptedDice, SecureDice, SeededDice
 from .events import WinKind
 from .greedy import greedy_bearoff
 from .match import IllegalAction, Match, Phase
+from .refusals import Refusal
 from .ratings import PlayerRating, RatingCalculation, rate_match

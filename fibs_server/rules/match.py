@@ -3,7 +3,7 @@
 Pure, in the style of h11: no I/O, no clock, no randomness of its own (dice are injected).
 Each action names the acting player (0 = inviter, 1 = joiner) and returns the list of events
 it caused, which the server turns into FIBS text. An action that the rules forbid raises
-`IllegalAction` and changes nothing.
+`IllegalAction` with its reason (`refusals.Refusal`) and changes nothing.
 
 FIBS behaviour built in: the opening roll's dice are the first mover's roll; a player who
 cannot double (no cube in this game, or the opponent owns it) is rolled for automatically,
@@ -23,6 +23,7 @@ from .events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected
 from .match_state import MatchState, check_player
 from .moments import DoubleOffer, Moment, Phase, Resignation
 from .position import Play, Position
+from .refusals import IllegalAction, Refusal
 from .variants import Variant
 
 # What other modules import from here, whichever module of the engine defines it.
@@ -32,18 +33,6 @@ __all__ = ["REDOUBLE_NAMES", "DoubleOffer", "IllegalAction", "Match", "Moment", 
 REDOUBLE_NAMES = {1: "beaver", 2: "raccoon", 3: "otter"}
 
 _HOME_AND_BAR_OF_OPPONENT = slice(18, 25)  # the loser's own points 19..24 and its bar
-
-
-class IllegalAction(Exception):
-    """An action the rules forbid. `text` is FIBS's reply; `{opponent}` stands for the
-    opponent's name (fill it in with `fibs_text`)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-    def fibs_text(self, opponent: str) -> str:
-        return self.text.replace("{opponent}", opponent)
 
 
 def _action(method: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
@@ -67,7 +56,7 @@ class Match(MatchState):
     def start(self) -> list[Event]:
         """Start game 1."""
         if self._phase is not Phase.NOT_STARTED:
-            raise IllegalAction("** The match has already started.")
+            raise IllegalAction(Refusal.MATCH_ALREADY_STARTED)
         return self._start_game()
 
     @_action
@@ -75,9 +64,9 @@ class Match(MatchState):
         """Between games: `player` is ready; the next game starts when both are."""
         check_player(player)
         if self._phase is not Phase.BETWEEN_GAMES:
-            raise IllegalAction("** There's no next game to join.")
+            raise IllegalAction(Refusal.NO_NEXT_GAME)
         if player in self.joined:
-            raise IllegalAction("** Please wait for {opponent} to join too.")
+            raise IllegalAction(Refusal.ALREADY_JOINED)
         self.joined.add(player)
         if len(self.joined) < 2:
             return [self._note(JoinedNextGame(player))]  # not part of the game's history
@@ -87,9 +76,9 @@ class Match(MatchState):
     def roll(self, player: int) -> list[Event]:
         self._check_can_act(player)
         if self.turn == player and self._phase is Phase.MOVE:
-            raise IllegalAction("** You did already roll the dice.")
+            raise IllegalAction(Refusal.ALREADY_ROLLED)
         if self.turn != player:
-            raise IllegalAction("** It's not your turn to roll the dice.")
+            raise IllegalAction(Refusal.NOT_YOUR_TURN_TO_ROLL)
         return self._roll()
 
     @_action
@@ -97,11 +86,11 @@ class Match(MatchState):
         """Play `play`, which must be one of `legal_plays()` (compared by its result)."""
         self._check_can_act(player)
         if self.turn != player:
-            raise IllegalAction("** It's not your turn to move.")
+            raise IllegalAction(Refusal.NOT_YOUR_TURN_TO_MOVE)
         if self._phase is Phase.ROLL_OR_DOUBLE:
-            raise IllegalAction("** You have to roll the dice before moving.")
+            raise IllegalAction(Refusal.ROLL_BEFORE_MOVING)
         if not self._is_legal(play):
-            raise IllegalAction("** That move is not legal.")
+            raise IllegalAction(Refusal.ILLEGAL_MOVE)
         self._position = play.result
         events = [self._log(Moved(player, play.steps))]
         if self._position.borne_off(0) == self._position.checkers_per_side:
@@ -113,17 +102,17 @@ class Match(MatchState):
         self._check_can_act(player)
         if self.turn != player:
             if self._phase is Phase.MOVE:
-                raise IllegalAction("** Please wait until {opponent} has moved.")
-            raise IllegalAction("** It's not your turn to double")
+                raise IllegalAction(Refusal.WAIT_FOR_OPPONENT_TO_MOVE)
+            raise IllegalAction(Refusal.NOT_YOUR_TURN_TO_DOUBLE)
         # The server rolled for a player who cannot double; say why instead of "too late".
         if self.is_crawford_game:
-            raise IllegalAction("** You can't double in the Crawford game.")
+            raise IllegalAction(Refusal.CRAWFORD_GAME)
         if not self.cube_in_game:
-            raise IllegalAction("** The doubling cube is not used in this match.")
+            raise IllegalAction(Refusal.CUBE_NOT_USED)
         if self.cube_owner not in (None, player):
-            raise IllegalAction("** {opponent} owns the cube. You can't double.")
+            raise IllegalAction(Refusal.OPPONENT_OWNS_CUBE)
         if self._phase is Phase.MOVE:
-            raise IllegalAction("** You can only double before you roll the dice.")
+            raise IllegalAction(Refusal.DOUBLE_BEFORE_ROLLING)
         # On turn before rolling means the cube is available: otherwise FIBS rolled already.
         self.double_offer = DoubleOffer(offered_by=player, cube=2 * self.cube, redoubles=0)
         self._phase = Phase.DOUBLE_OFFERED
@@ -135,14 +124,14 @@ class Match(MatchState):
         the animal of this one (`REDOUBLE_NAMES`: beaver, raccoon, otter)."""
         offer = self._offer_answered_by(player)
         if offer is None:
-            raise IllegalAction("** {opponent} didn't double.")
+            raise IllegalAction(Refusal.OPPONENT_DID_NOT_DOUBLE)
         number = offer.redoubles + 1
         if self.length is not None:
-            raise IllegalAction("** Redoubles are only allowed in unlimited matches.")
+            raise IllegalAction(Refusal.REDOUBLES_ONLY_UNLIMITED)
         if self.max_redoubles is not None and number > self.max_redoubles:
-            raise IllegalAction("** No more redoubles are allowed in this match.")
+            raise IllegalAction(Refusal.NO_MORE_REDOUBLES)
         if name != "redouble" and name != REDOUBLE_NAMES.get(number):
-            raise IllegalAction(f"** You can't {name} now. Type 'redouble'.")
+            raise IllegalAction(Refusal.WRONG_REDOUBLE_NAME, redouble_name=name)
         self.double_offer = DoubleOffer(offered_by=player, cube=2 * offer.cube, redoubles=number)
         return [self._log(Redoubled(player, self.double_offer.cube, number))]
 
@@ -173,7 +162,7 @@ class Match(MatchState):
             events = [self._log(DoubleAccepted(player, self.cube))]
             self._reach_moment()
             return events + self._roll()
-        raise IllegalAction("** {opponent} didn't double or resign.")
+        raise IllegalAction(Refusal.NOTHING_TO_ANSWER)
 
     @_action
     def reject(self, player: int) -> list[Event]:
@@ -188,7 +177,7 @@ class Match(MatchState):
             self.double_offer = None
             events = [self._log(DoubleRejected(player, offer.offered_by, points))]
             return events + self._end_game(offer.offered_by, WinKind.SINGLE, points)
-        raise IllegalAction("** {opponent} didn't double or resign.")
+        raise IllegalAction(Refusal.NOTHING_TO_ANSWER)
 
     # --- the turn cycle ----------------------------------------------------------------
 
@@ -282,19 +271,19 @@ class Match(MatchState):
         """The checks common to rolling, moving, doubling and resigning."""
         check_player(player)
         if self._phase is Phase.NOT_STARTED:
-            raise IllegalAction("** The match hasn't started yet.")
+            raise IllegalAction(Refusal.MATCH_NOT_STARTED)
         if self._phase is Phase.BETWEEN_GAMES:
-            raise IllegalAction("** The game is over. Type 'join' to play the next game.")
+            raise IllegalAction(Refusal.GAME_OVER)
         if self._phase is Phase.MATCH_OVER:
-            raise IllegalAction("** The match is over.")
+            raise IllegalAction(Refusal.MATCH_OVER)
         if self.resignation:
             if self.resignation.player == player:
-                raise IllegalAction("** Please wait for {opponent} to accept or reject.")
-            raise IllegalAction("** {opponent} wanted to resign. Type 'accept' or 'reject'.")
+                raise IllegalAction(Refusal.AWAITING_ANSWER_TO_RESIGNATION)
+            raise IllegalAction(Refusal.ANSWER_RESIGNATION_FIRST)
         if self.double_offer:
             if self.double_offer.offered_by == player:
-                raise IllegalAction("** Please wait for {opponent} to accept or reject.")
-            raise IllegalAction("** {opponent} doubled. Type 'accept' or 'reject'.")
+                raise IllegalAction(Refusal.AWAITING_ANSWER_TO_DOUBLE)
+            raise IllegalAction(Refusal.ANSWER_DOUBLE_FIRST)
 
     def _offer_answered_by(self, player: int) -> DoubleOffer | None:
         """The pending double or redouble if `player` is the one to answer it."""

@@ -10,8 +10,8 @@ import enum
 from itertools import permutations
 
 from .position import BAR, OFF, Play, Position
+from .refusals import Refusal, Refused
 
-_ORDINALS = ("first", "second", "third", "fourth")
 _FROM_WORDS = {"bar": BAR, "b": BAR}
 _TO_WORDS = {"off": OFF, "o": OFF, "home": OFF, "h": OFF}
 
@@ -25,8 +25,8 @@ class Colour(enum.Enum):
         return own_point if self is Colour.O else 25 - own_point
 
 
-class MoveError(ValueError):
-    """A typed move FIBS would refuse; str(error) is the exact line to send the player."""
+class MoveError(Refused, ValueError):
+    """A typed move FIBS would refuse: its `reason` and `facts` (see `Refusal`)."""
 
 
 def format_play(play: Play, colour: Colour | str) -> str:
@@ -62,7 +62,7 @@ def parse_move(text: str, position: Position, dice: tuple[int, int], colour: Col
     if plays is None:
         plays = position.legal_plays(dice)
     if not plays:
-        raise MoveError("** You can't move.")
+        raise MoveError(Refusal.NO_LEGAL_MOVE)
     steps = _read_steps(text, colour, required=len(plays[0].steps))
     dice_left = [dice[0]] * len(steps) if dice[0] == dice[1] else list(dice)
     legal_results = {play.result.checkers for play in plays}
@@ -72,8 +72,8 @@ def parse_move(text: str, position: Position, dice: tuple[int, int], colour: Col
                 return position.apply(order)
     problem = _first_problem(position, steps, dice_left, colour)
     if problem:
-        raise MoveError(problem)
-    raise MoveError(f"** You have to play the larger die ({max(dice)}).")
+        raise problem
+    raise MoveError(Refusal.MUST_PLAY_LARGER_DIE, die=max(dice))
 
 
 def _read_steps(text: str, colour: Colour, required: int) -> list[tuple[int, int]]:
@@ -83,19 +83,17 @@ def _read_steps(text: str, colour: Colour, required: int) -> list[tuple[int, int
     for index, word in enumerate(words):
         point = _word_point(word, colour)
         if point is None:
-            raise MoveError(f"** {_ORDINALS[min(index // 2, 3)]} move: legal words are "
-                            "'bar', 'home', 'off', 'b', 'h' and 'o'.")
+            raise MoveError(Refusal.UNKNOWN_WORD, step_number=index // 2 + 1, word=word)
         points.append(point)
     given = (len(points) + 1) // 2
     if given > required:
-        raise MoveError(f"** Please don't give more than {required} moves.")
+        raise MoveError(Refusal.TOO_MANY_MOVES, required=required)
     if given < required or len(points) % 2:
-        raise MoveError(f"** You must give {required} moves.")
+        raise MoveError(Refusal.TOO_FEW_MOVES, required=required)
     steps = list(zip(points[::2], points[1::2]))
     for index, (start, end) in enumerate(steps):
         if start == OFF or end == BAR:
-            raise MoveError(f"** {_ORDINALS[index]} move: move from a point or the bar "
-                            "to a point or off.")
+            raise MoveError(Refusal.FROM_OFF_OR_TO_BAR, step_number=index + 1)
     return steps
 
 
@@ -160,33 +158,33 @@ def _move(mine, theirs, start, end):
     return mine, theirs
 
 
-def _first_problem(position: Position, steps, dice_left, colour: Colour) -> str | None:
-    """FIBS's complaint about the first step, in the typed order, that cannot be played."""
+def _first_problem(position: Position, steps, dice_left, colour: Colour) -> MoveError | None:
+    """The refusal of the first step, in the typed order, that cannot be played."""
     mine, theirs = list(position.checkers[0]), list(position.checkers[1])
     for index, (start, end) in enumerate(steps):
-        ordinal = _ORDINALS[index]
         usable = _usable_dice(mine, theirs, start, end, dice_left)
         if not usable:
-            return _step_problem(mine, theirs, start, end, dice_left, colour, ordinal)
+            return _step_problem(mine, theirs, start, end, dice_left, colour, index + 1)
         dice_left = list(dice_left)
         dice_left.remove(usable[0])
         mine, theirs = _move(mine, theirs, start, end)
     return None
 
 
-def _step_problem(mine, theirs, start, end, dice_left, colour, ordinal) -> str:
+def _step_problem(mine, theirs, start, end, dice_left, colour, step_number) -> MoveError:
     if mine[24] and start != BAR:
-        return f"** You have to remove pieces from the bar in your {ordinal} move."
+        return MoveError(Refusal.MUST_ENTER_FROM_BAR, step_number=step_number)
     if not mine[start - 1]:
-        where = "on the bar" if start == BAR else f"on point {colour.absolute(start)}"
-        return f"** You don't have a piece {where} in your {ordinal} move."
+        if start == BAR:
+            return MoveError(Refusal.NO_CHECKER_ON_BAR, step_number=step_number)
+        return MoveError(Refusal.NO_CHECKER_ON_POINT, point=colour.absolute(start),
+                         step_number=step_number)
     if end == OFF:
-        return "** You can't remove this piece"
+        return MoveError(Refusal.CANNOT_BEAR_OFF_CHECKER)
     distance = start - end
     if distance <= 0:
-        return f"** You can't move backwards in your {ordinal} move."
+        return MoveError(Refusal.MOVING_BACKWARDS, step_number=step_number)
     if distance not in dice_left:
-        points = "point" if distance == 1 else "points"
-        return f"** You can't move {distance} {points} in your {ordinal} move"
-    return f"** You can't move to point {colour.absolute(end)} in your {ordinal} move: " \
-           "it is blocked."
+        return MoveError(Refusal.NO_DIE_FOR_DISTANCE, distance=distance,
+                         step_number=step_number)
+    return MoveError(Refusal.POINT_BLOCKED, point=colour.absolute(end), step_number=step_number)

@@ -11,6 +11,7 @@ from fibs_server.net import limits
 from fibs_server.net.limits import wire_bytes
 from fibs_server.net.telnet import READ_CHUNK, LineSplitter, clean_line
 from fibs_server.protocol import commands, settings as fibs_settings, texts
+from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules.notation import MoveError, parse_move
 from fibs_server.rules.position import Position
 
@@ -81,7 +82,7 @@ def test_typed_moves(seed, die1, die2, colour, text):
     try:
         play = parse_move(text, position, (die1, die2), colour, plays)
     except MoveError as error:
-        assert str(error).startswith("** ")
+        assert refusal_text(error, "opponent").startswith("** ")
         return
     assert play.result in [p.result for p in plays]
 

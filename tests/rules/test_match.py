@@ -1,8 +1,8 @@
 """The match state machine: turns, opening roll, cube, resignations, results, Crawford."""
 from __future__ import annotations
 
+import contextlib
 import json
-import re
 
 import pytest
 
@@ -12,14 +12,18 @@ from fibs_server.rules.events import (CannotMove, CubeAutoDoubled, DoubleAccepte
                                       ResignOffered, ResignRejected, Rolled, WinKind)
 from fibs_server.rules.match import IllegalAction, Match, Phase
 from fibs_server.rules.position import Position
+from fibs_server.rules.refusals import Refusal
 from fibs_server.rules.variants import Variant
 
 from .match_helpers import (OPENING_31, POINT_MAKING_31, arranged, bear_off_win, play_with,
                             side, started)
 
 
-def illegal(text: str):
-    return pytest.raises(IllegalAction, match=f"^{re.escape(text)}$")
+@contextlib.contextmanager
+def refused(reason: Refusal, **facts):
+    with pytest.raises(IllegalAction) as caught:
+        yield
+    assert (caught.value.reason, caught.value.facts) == (reason, facts)
 
 
 # --- opening roll -----------------------------------------------------------------------
@@ -94,24 +98,24 @@ def test_roll_then_move():
 
 def test_rolling_out_of_turn_or_twice():
     match, _ = started(script=[OPENING_31, (6, 5)])
-    with illegal("** It's not your turn to roll the dice."):
+    with refused(Refusal.NOT_YOUR_TURN_TO_ROLL):
         match.roll(1)
-    with illegal("** You did already roll the dice."):
+    with refused(Refusal.ALREADY_ROLLED):
         match.roll(0)
     match.move(0, play_with(match, POINT_MAKING_31))
-    with illegal("** It's not your turn to roll the dice."):
+    with refused(Refusal.NOT_YOUR_TURN_TO_ROLL):
         match.roll(0)
 
 
 def test_moving_out_of_turn_before_rolling_or_illegally():
     match, _ = started()
-    with illegal("** It's not your turn to move."):
+    with refused(Refusal.NOT_YOUR_TURN_TO_MOVE):
         match.move(1, match.legal_plays()[0])
     wrong = Position.initial().apply(((24, 18), (13, 8)))
-    with illegal("** That move is not legal."):
+    with refused(Refusal.ILLEGAL_MOVE):
         match.move(0, wrong)
     match.move(0, play_with(match, POINT_MAKING_31))
-    with illegal("** You have to roll the dice before moving."):
+    with refused(Refusal.ROLL_BEFORE_MOVING):
         match.move(1, match.position_seen_by(1).legal_plays((2, 1))[0])
 
 
@@ -134,10 +138,16 @@ def test_only_one_checker_step_when_the_bar_blocks_the_rest():
 def test_actions_before_the_match_starts():
     match = Match(5, None)
     assert match.phase is Phase.NOT_STARTED
-    with illegal("** The match hasn't started yet."):
+    with refused(Refusal.MATCH_NOT_STARTED):
         match.roll(0)
-    with illegal("** There's no next game to join."):
+    with refused(Refusal.NO_NEXT_GAME):
         match.join(0)
+
+
+def test_a_match_starts_once():
+    match, _ = started()
+    with refused(Refusal.MATCH_ALREADY_STARTED):
+        match.start()
 
 
 def test_players_are_0_and_1():
@@ -184,6 +194,8 @@ def test_owner_redoubles_next_turn_and_non_owner_is_rolled_for():
     assert match.double(0) == [Doubled(0, 4)]
     assert match.accept(1) == [DoubleAccepted(1, 4), Rolled(0, (6, 1))]
     assert not match.may_double(0) and match.may_double(1)
+    with refused(Refusal.OPPONENT_OWNS_CUBE):
+        match.double(0)
     match.move(0, match.legal_plays()[0])
     assert match.roll(1) == [Rolled(1, (4, 3))]
     events = match.move(1, match.legal_plays()[0])
@@ -192,39 +204,28 @@ def test_owner_redoubles_next_turn_and_non_owner_is_rolled_for():
 
 def test_doubling_errors():
     match = doubling_position_for_1()
-    with illegal("** It's not your turn to double"):
+    with refused(Refusal.NOT_YOUR_TURN_TO_DOUBLE):
         match.double(0)
     match.roll(1)
-    with illegal("** You can only double before you roll the dice."):
+    with refused(Refusal.DOUBLE_BEFORE_ROLLING):
         match.double(1)
-    with illegal("** Please wait until {opponent} has moved."):
+    with refused(Refusal.WAIT_FOR_OPPONENT_TO_MOVE):
         match.double(0)
 
 
 def test_answering_a_double():
     match = doubling_position_for_1()
-    with illegal("** {opponent} didn't double or resign."):
+    with refused(Refusal.NOTHING_TO_ANSWER):
         match.accept(0)
     match.double(1)
-    with illegal("** {opponent} didn't double or resign."):
+    with refused(Refusal.NOTHING_TO_ANSWER):
         match.accept(1)
-    with illegal("** {opponent} doubled. Type 'accept' or 'reject'."):
+    with refused(Refusal.ANSWER_DOUBLE_FIRST):
         match.roll(0)
-    with illegal("** Please wait for {opponent} to accept or reject."):
+    with refused(Refusal.AWAITING_ANSWER_TO_DOUBLE):
         match.roll(1)
-    with illegal("** Please wait for {opponent} to accept or reject."):
+    with refused(Refusal.AWAITING_ANSWER_TO_DOUBLE):
         match.resign(1, WinKind.SINGLE)
-
-
-def test_fibs_text_names_the_opponent():
-    match = doubling_position_for_1()
-    with pytest.raises(IllegalAction) as caught:
-        match.double(0)
-    assert caught.value.text == "** It's not your turn to double"
-    match.roll(1)
-    with pytest.raises(IllegalAction) as caught:
-        match.double(0)
-    assert caught.value.fibs_text("alice") == "** Please wait until alice has moved."
 
 
 def test_no_cube_in_a_1_point_match():
@@ -232,6 +233,8 @@ def test_no_cube_in_a_1_point_match():
     assert not match.may_double(0) and not match.may_double(1)
     assert match.move(0, play_with(match, POINT_MAKING_31))[-1] == Rolled(1, (4, 2))
     assert not match.is_crawford_game
+    with refused(Refusal.CUBE_NOT_USED):
+        match.double(1)
 
 
 # --- instant redoubles (unlimited matches) ---------------------------------------------------
@@ -262,23 +265,23 @@ def test_refusing_a_redouble_loses_the_value_accepted_by_it():
 
 
 def test_redoubles_are_limited_by_the_players_settings():
-    with illegal("** No more redoubles are allowed in this match."):
+    with refused(Refusal.NO_MORE_REDOUBLES):
         unlimited_double_offered(max_redoubles=0).redouble(0)
     match = unlimited_double_offered(max_redoubles=1)
     match.redouble(0)
-    with illegal("** No more redoubles are allowed in this match."):
+    with refused(Refusal.NO_MORE_REDOUBLES):
         match.redouble(1)
 
 
 def test_redouble_errors():
     match = unlimited_double_offered(max_redoubles=None)
-    with illegal("** {opponent} didn't double."):
+    with refused(Refusal.OPPONENT_DID_NOT_DOUBLE):
         match.redouble(1)
-    with illegal("** You can't raccoon now. Type 'redouble'."):
+    with refused(Refusal.WRONG_REDOUBLE_NAME, redouble_name="raccoon"):
         match.redouble(0, "raccoon")
     fixed = doubling_position_for_1()
     fixed.double(1)
-    with illegal("** Redoubles are only allowed in unlimited matches."):
+    with refused(Refusal.REDOUBLES_ONLY_UNLIMITED):
         fixed.redouble(0)
 
 
@@ -298,11 +301,11 @@ def test_resignation_is_worth_its_kind_times_the_cube(kind):
 def test_rejected_resignation_resumes_the_game_where_it_was():
     match = doubling_position_for_1()
     match.resign(1, WinKind.GAMMON)
-    with illegal("** {opponent} wanted to resign. Type 'accept' or 'reject'."):
+    with refused(Refusal.ANSWER_RESIGNATION_FIRST):
         match.double(0)
-    with illegal("** Please wait for {opponent} to accept or reject."):
+    with refused(Refusal.AWAITING_ANSWER_TO_RESIGNATION):
         match.roll(1)
-    with illegal("** {opponent} didn't double or resign."):
+    with refused(Refusal.NOTHING_TO_ANSWER):
         match.accept(1)
     assert match.reject(0) == [ResignRejected(0)]
     assert (match.phase, match.turn) == (Phase.ROLL_OR_DOUBLE, 1)
@@ -351,9 +354,9 @@ def test_match_ends_when_a_player_reaches_the_length_and_keeps_the_surplus():
     events = match.move(0, match.legal_plays()[0])
     assert events[-2:] == [GameOver(0, 3, WinKind.BACKGAMMON, (3, 0)), MatchOver(0, (3, 0))]
     assert match.is_over and match.phase is Phase.MATCH_OVER
-    with illegal("** The match is over."):
+    with refused(Refusal.MATCH_OVER):
         match.roll(0)
-    with illegal("** There's no next game to join."):
+    with refused(Refusal.NO_NEXT_GAME):
         match.join(0)
 
 
@@ -368,10 +371,10 @@ def test_next_game_starts_when_both_join_and_colours_swap():
     match, _ = started(script=[OPENING_31, (1, 5)], first_x_player=1)
     assert (match.x_player, match.colour(1), match.colour(0)) == (1, "X", "O")
     finish_game_by_resignation(match, loser=1)
-    with illegal("** The game is over. Type 'join' to play the next game."):
+    with refused(Refusal.GAME_OVER):
         match.roll(0)
     assert match.join(1) == [JoinedNextGame(1)]
-    with illegal("** Please wait for {opponent} to join too."):
+    with refused(Refusal.ALREADY_JOINED):
         match.join(1)
     events = match.join(0)
     assert events == [GameStarted(2, 0, (1, 0), False), OpeningRoll(1, 5, 1)]
@@ -396,6 +399,8 @@ def test_crawford_game_follows_the_first_time_a_player_reaches_match_point():
     assert not match.may_double(0) and not match.may_double(1)
     events = match.move(0, match.legal_plays()[0])
     assert events[-1] == Rolled(1, (6, 1))  # no doubling: FIBS rolls for player 1
+    with refused(Refusal.CRAWFORD_GAME):
+        match.double(1)
     finish_game_by_resignation(match, loser=0)
     events = next_game(match)
     assert events[0] == GameStarted(3, 0, (2, 1), crawford=False)

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibs_server.rules import Colour, MoveError, Position, format_play, parse_move
+from fibs_server.rules.refusals import Refusal
 
 from .test_legal_plays import ROLLS
 from .test_position import board, positions
@@ -13,10 +14,10 @@ from .test_position import board, positions
 START = Position.initial()
 
 
-def error(text, position=START, dice=(3, 1), colour="O") -> str:
+def error(text, position=START, dice=(3, 1), colour="O") -> tuple[Refusal, dict]:
     with pytest.raises(MoveError) as raised:
         parse_move(text, position, dice, colour)
-    return str(raised.value)
+    return raised.value.reason, raised.value.facts
 
 
 @pytest.mark.parametrize("colour, text", [("O", "8-5 6-5"), ("X", "17-20 19-20")])
@@ -75,51 +76,49 @@ def test_a_different_path_to_a_legal_result_is_accepted():
 
 
 def test_move_count_errors():
-    assert error("8-5") == "** You must give 2 moves."
-    assert error("8-5 6") == "** You must give 2 moves."
-    assert error("") == "** You must give 2 moves."
-    assert error("8-5 6-5 4-3") == "** Please don't give more than 2 moves."
-    assert error("8-5 6-5 4") == "** Please don't give more than 2 moves."
-    assert error("13-9", dice=(4, 4)) == "** You must give 4 moves."
+    assert error("8-5") == (Refusal.TOO_FEW_MOVES, {"required": 2})
+    assert error("8-5 6") == (Refusal.TOO_FEW_MOVES, {"required": 2})
+    assert error("") == (Refusal.TOO_FEW_MOVES, {"required": 2})
+    assert error("8-5 6-5 4-3") == (Refusal.TOO_MANY_MOVES, {"required": 2})
+    assert error("8-5 6-5 4") == (Refusal.TOO_MANY_MOVES, {"required": 2})
+    assert error("13-9", dice=(4, 4)) == (Refusal.TOO_FEW_MOVES, {"required": 4})
 
 
 def test_word_errors_name_the_move():
-    assert error("x-5 6-5") == \
-        "** first move: legal words are 'bar', 'home', 'off', 'b', 'h' and 'o'."
-    assert error("8-5 6-zz") == \
-        "** second move: legal words are 'bar', 'home', 'off', 'b', 'h' and 'o'."
-    assert error("8-5 6-26") == \
-        "** second move: legal words are 'bar', 'home', 'off', 'b', 'h' and 'o'."
-    assert error("off-5 6-5") == "** first move: move from a point or the bar to a point or off."
-    assert error("8-5 6-bar") == "** second move: move from a point or the bar to a point or off."
+    assert error("x-5 6-5") == (Refusal.UNKNOWN_WORD, {"step_number": 1, "word": "x"})
+    assert error("8-5 6-ZZ") == (Refusal.UNKNOWN_WORD, {"step_number": 2, "word": "zz"})
+    assert error("8-5 6-26") == (Refusal.UNKNOWN_WORD, {"step_number": 2, "word": "26"})
+    assert error("1 2 3 4 5 6 7 8 9 x") == \
+        (Refusal.UNKNOWN_WORD, {"step_number": 5, "word": "x"})
+    assert error("off-5 6-5") == (Refusal.FROM_OFF_OR_TO_BAR, {"step_number": 1})
+    assert error("8-5 6-bar") == (Refusal.FROM_OFF_OR_TO_BAR, {"step_number": 2})
 
 
 def test_rule_errors():
-    assert error("8-4 6-5") == "** You can't move 4 points in your first move"
-    assert error("8-5 6-4") == "** You can't move 2 points in your second move"
-    assert error("6-off 8-5") == "** You can't remove this piece"
-    assert error("7-4 6-5") == "** You don't have a piece on point 7 in your first move."
-    assert error("bar-22 6-5") == "** You don't have a piece on the bar in your first move."
-    assert error("6-8 6-5") == "** You can't move backwards in your first move."
+    assert error("8-4 6-5") == (Refusal.NO_DIE_FOR_DISTANCE, {"distance": 4, "step_number": 1})
+    assert error("8-5 6-4") == (Refusal.NO_DIE_FOR_DISTANCE, {"distance": 2, "step_number": 2})
+    assert error("6-off 8-5") == (Refusal.CANNOT_BEAR_OFF_CHECKER, {})
+    assert error("7-4 6-5") == (Refusal.NO_CHECKER_ON_POINT, {"point": 7, "step_number": 1})
+    assert error("bar-22 6-5") == (Refusal.NO_CHECKER_ON_BAR, {"step_number": 1})
+    assert error("6-8 6-5") == (Refusal.MOVING_BACKWARDS, {"step_number": 1})
     assert error("13-10 13-12", dice=(3, 1), colour="X") == \
-        "** You don't have a piece on point 13 in your first move."
+        (Refusal.NO_CHECKER_ON_POINT, {"point": 13, "step_number": 1})
     entering = board({25: 1, 13: 5}, {8: 5})
-    assert error("13-10 13-12", entering) == \
-        "** You have to remove pieces from the bar in your first move."
+    assert error("13-10 13-12", entering) == (Refusal.MUST_ENTER_FROM_BAR, {"step_number": 1})
     blocked = board({13: 2}, {15: 2, 14: 1})  # the mover's 10 is closed, 11 a blot
     assert error("13-10 13-12", blocked) == \
-        "** You can't move to point 10 in your first move: it is blocked."
+        (Refusal.POINT_BLOCKED, {"point": 10, "step_number": 1})
 
 
 def test_larger_die_error():
     position = board({24: 1}, {7: 2, 4: 2, 2: 2, 8: 2})  # only 24-19 (5) or 24-22 (2), not both
-    assert error("24-22", position, dice=(5, 2)) == "** You have to play the larger die (5)."
+    assert error("24-22", position, dice=(5, 2)) == (Refusal.MUST_PLAY_LARGER_DIE, {"die": 5})
     assert parse_move("24-19", position, (5, 2), "O").steps == ((24, 19),)
 
 
 def test_no_legal_play():
     closed = board({25: 1, 6: 14}, {point: 2 for point in range(1, 7)})
-    assert error("bar-22 6-5", closed) == "** You can't move."
+    assert error("bar-22 6-5", closed) == (Refusal.NO_LEGAL_MOVE, {})
 
 
 @settings(max_examples=300, deadline=None)
