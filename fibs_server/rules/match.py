@@ -21,14 +21,14 @@ from .events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected
                      Redoubled, ResignAccepted, ResignOffered, ResignRejected, Rolled, WinKind,
                      event_to_dict)
 from .match_state import MatchState, check_player
-from .moments import DoubleOffer, Moment, Phase, Resignation
+from .moments import DoubleOffer, Moment, Outcome, Phase, Resignation
 from .position import Play, Position
 from .refusals import IllegalAction, Refusal
 from .variants import Variant
 
 # What other modules import from here, whichever module of the engine defines it.
-__all__ = ["REDOUBLE_NAMES", "DoubleOffer", "IllegalAction", "Match", "Moment", "Phase",
-           "Resignation"]
+__all__ = ["REDOUBLE_NAMES", "DoubleOffer", "IllegalAction", "Match", "Moment", "Outcome",
+           "Phase", "Resignation"]
 
 REDOUBLE_NAMES = {1: "beaver", 2: "raccoon", 3: "otter"}
 

@@ -1,5 +1,5 @@
-"""The state of a match and the questions it answers: phase, colours, the cube, the legal
-plays of the roll, the result, history. `Match` (match.py) adds the actions, as
+"""The state of a match and the questions it answers: phase, who is to act, colours, the
+cube, the legal plays of the roll, the winner, history. `Match` (match.py) adds the actions, as
 python-chess's `Board` adds moves to its `BaseBoard`."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Self
 
 from .dice import Dice, Roll
 from .events import Event, event_from_dict
-from .moments import DoubleOffer, Moment, Phase, Resignation
+from .moments import DoubleOffer, Moment, Outcome, Phase, Resignation, player_to_act
 from .position import Play, Position
 from .serialization import match_from_dict, match_to_dict
 from .variants import Variant
@@ -152,8 +152,27 @@ class MatchState:
         return _result_key(play.result) in self._legal().results
 
     @property
+    def to_act(self) -> int | None:
+        """Who must act next: the player on turn, or the one who must answer an offer;
+        None before the match, between games and after the match."""
+        return player_to_act(self.phase, self.turn, self.double_offer, self.resignation)
+
+    @property
     def is_over(self) -> bool:
         return self._phase is Phase.MATCH_OVER
+
+    @property
+    def winner(self) -> int | None:
+        """The player who won the match; None until it is over."""
+        if self._phase is not Phase.MATCH_OVER:
+            return None
+        # The match ends as soon as one player reaches its length, so only the winner has.
+        return 0 if self.score[0] >= self.length else 1
+
+    def outcome(self) -> Outcome | None:
+        """The winner and the final score; None until the match is over."""
+        winner = self.winner
+        return None if winner is None else Outcome(winner, tuple(self.score))
 
     @property
     def game_count(self) -> int:

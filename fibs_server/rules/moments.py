@@ -1,5 +1,5 @@
 """What a match is made of at one point in time: its phase, a pending double or resignation,
-and the `Moment` a board is drawn from."""
+and the `Moment` a board is drawn from; and how a finished match ended."""
 from __future__ import annotations
 
 import dataclasses
@@ -35,6 +35,31 @@ class Resignation:
 
 
 @dataclasses.dataclass(frozen=True)
+class Outcome:
+    """How a match ended (`Match.outcome()`)."""
+
+    winner: int
+    score: tuple[int, int]  # final, surplus points included
+
+    @property
+    def loser(self) -> int:
+        return 1 - self.winner
+
+
+def player_to_act(phase: Phase, turn: int, double_offer: DoubleOffer | None,
+                  resignation: Resignation | None) -> int | None:
+    """Who must act next: the player on turn, or the one who must answer an offer;
+    None before the match, between games and after the match."""
+    if phase in (Phase.BETWEEN_GAMES, Phase.MATCH_OVER, Phase.NOT_STARTED):
+        return None
+    if resignation is not None:
+        return 1 - resignation.player
+    if double_offer is not None:
+        return 1 - double_offer.offered_by
+    return turn
+
+
+@dataclasses.dataclass(frozen=True)
 class Moment:
     """The match as it stood right after one event: what a board drawn at that point shows.
     A server tells an action's events one by one, and each board it sends with them must show
@@ -63,12 +88,5 @@ class Moment:
 
     @property
     def to_act(self) -> int | None:
-        """Who must act next: the player on turn, or the one who must answer an offer;
-        None between games and after the match."""
-        if self.phase in (Phase.BETWEEN_GAMES, Phase.MATCH_OVER, Phase.NOT_STARTED):
-            return None
-        if self.resignation is not None:
-            return 1 - self.resignation.player
-        if self.double_offer is not None:
-            return 1 - self.double_offer.offered_by
-        return self.turn
+        """Who must act next (`player_to_act`)."""
+        return player_to_act(self.phase, self.turn, self.double_offer, self.resignation)

@@ -10,7 +10,7 @@ from fibs_server.rules.events import (CannotMove, CubeAutoDoubled, DoubleAccepte
                                       Doubled, GameOver, GameStarted, JoinedNextGame, MatchOver,
                                       Moved, OpeningRoll, Redoubled, ResignAccepted,
                                       ResignOffered, ResignRejected, Rolled, WinKind)
-from fibs_server.rules.match import IllegalAction, Match, Phase
+from fibs_server.rules.match import IllegalAction, Match, Outcome, Phase
 from fibs_server.rules.position import Position
 from fibs_server.rules.refusals import Refusal
 from fibs_server.rules.variants import Variant
@@ -354,10 +354,21 @@ def test_match_ends_when_a_player_reaches_the_length_and_keeps_the_surplus():
     events = match.move(0, match.legal_plays()[0])
     assert events[-2:] == [GameOver(0, 3, WinKind.BACKGAMMON, (3, 0)), MatchOver(0, (3, 0))]
     assert match.is_over and match.phase is Phase.MATCH_OVER
+    assert match.winner == 0 and match.outcome() == Outcome(0, (3, 0))
     with refused(Refusal.MATCH_OVER):
         match.roll(0)
     with refused(Refusal.NO_NEXT_GAME):
         match.join(0)
+
+
+def test_the_winner_and_outcome_are_known_once_the_match_is_over():
+    match, _ = started(3, script=[OPENING_31])
+    match.resign(0, WinKind.BACKGAMMON)
+    assert (match.winner, match.outcome(), match.to_act) == (None, None, 1)
+    match.accept(1)
+    outcome = match.outcome()
+    assert (match.winner, outcome, outcome.loser) == (1, Outcome(1, (0, 3)), 0)
+    assert match.to_act is None
 
 
 # --- between games, colours, Crawford ---------------------------------------------------------
@@ -371,6 +382,7 @@ def test_next_game_starts_when_both_join_and_colours_swap():
     match, _ = started(script=[OPENING_31, (1, 5)], first_x_player=1)
     assert (match.x_player, match.colour(1), match.colour(0)) == (1, "X", "O")
     finish_game_by_resignation(match, loser=1)
+    assert (match.to_act, match.winner) == (None, None)
     with refused(Refusal.GAME_OVER):
         match.roll(0)
     assert match.join(1) == [JoinedNextGame(1)]
@@ -492,8 +504,9 @@ def test_a_take_has_its_moment_before_the_doublers_roll():
     match.move(0, play_with(match, POINT_MAKING_31))
     match.double(1)
     offered = match.moments[-1]
-    assert offered.double_offer is not None and offered.to_act == 0
+    assert offered.double_offer is not None and offered.to_act == match.to_act == 0
     events = match.accept(0)
+    assert match.to_act == 1
     assert [type(e) for e in events] == [DoubleAccepted, Rolled]
     taken, rolled = match.moments
     assert (taken.cube, taken.cube_owner, taken.dice, taken.to_act) == (2, 0, None, 1)

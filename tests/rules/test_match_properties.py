@@ -91,6 +91,7 @@ def test_random_matches_end_with_growing_scores_and_conserved_checkers(options, 
     assert sum(result.points for result in results) == sum(match.score)
     if match.length is not None:
         assert events[-1] == MatchOver(results[-1].winner, tuple(match.score))
+        assert match.winner == results[-1].winner == match.outcome().winner
         assert max(match.score) >= match.length
         assert sorted(match.score)[0] < match.length
 
