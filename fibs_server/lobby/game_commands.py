@@ -167,7 +167,7 @@ async def roll(lobby: Lobby, session: Session, command: Command) -> None:
 async def move(lobby: Lobby, session: Session, command: Command) -> None:
     def play(match: Match, player: int) -> list[ev.Event]:
         if match.turn != player or match.phase is not Phase.MOVE:
-            return match.move(player, None)  # the engine's own refusal text
+            return match.move(player, None)  # the engine's own refusal
         try:
             chosen = parse_move(" ".join(command.args), match.position_seen_by(player),
                                 match.dice, match.colour(player), match.legal_plays())

@@ -133,7 +133,8 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     if not match.is_over:
         await lobby.matches.save_match_state(running.match_id, state)
         return None
-    winner = match_winner(match)
+    winner = match.winner
+    assert winner is not None
     accounts = [(await lobby.user_named(name))[1] for name in running.names]
     assert match.length is not None and accounts[0] is not None and accounts[1] is not None
     calculation = rate_match(PlayerRating(accounts[winner].rating, accounts[winner].experience),
@@ -150,10 +151,6 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
         account.rating, account.experience = update.rating, update.experience
     return calculation
-
-
-def match_winner(match: Match) -> int:
-    return max((0, 1), key=lambda i: match.score[i])
 
 
 # --- tell ------------------------------------------------------------------------------------------
@@ -198,8 +195,8 @@ def finish(lobby: Lobby, running: RunningMatch) -> None:
     """The match runs no more; a finished match is reported to everyone who wants reports."""
     match = running.match
     lobby.match_table.forget(running)
-    if match.is_over and match.length is not None:
-        winner = match_winner(match)
+    winner = match.winner
+    if winner is not None and match.length is not None:
         lobby.report(match_texts.match_report_line(
             running.names[winner], running.names[1 - winner], match.length,
             match.score[winner], match.score[1 - winner]), exclude=tuple(running.players()))
