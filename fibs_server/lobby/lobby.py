@@ -277,7 +277,7 @@ class Lobby:
         return None
 
     def is_online(self, session: Session) -> bool:
-        return self.online.get(session.name.lower()) is session
+        return session.is_bot or self.online.get(session.name.lower()) is session
 
     async def user_named(self, name: str, complete: bool = False
                          ) -> tuple[Session | None, Account | None]:
@@ -327,7 +327,8 @@ class Lobby:
                 session.send_broadcast(text)
 
     def _who_changed(self, session: Session) -> None:
-        if session.stage is Stage.ONLINE:
+        # A bot's who-line stays as it is: ready for more matches, whatever it plays.
+        if session.stage is Stage.ONLINE and not session.is_bot:
             self.broadcast_who(session)
 
     def broadcast_who(self, about: Session) -> None:

@@ -1,5 +1,8 @@
 """Who plays whom: the invitations, the running matches by player, the players whose match is
-being set up, and who watches whom."""
+being set up, and who watches whom.
+
+A user plays one match at a time; a built-in bot plays any number, each through a session
+of its own (`Session.is_bot`), so its matches are found by session, not by name."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -15,6 +18,7 @@ class MatchTable:
         self.changed = changed
         self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
+        self.bot_matches: dict[Session, RunningMatch] = {}  # a bot's session -> its match
         self.starting: set[str] = set()  # lower-case names of players whose match is being set up
         # Who watches whom: every move is told to the players' watchers, and a scan of
         # everyone online per move would make 1,000 matches among 10,000 users cost 20
@@ -24,11 +28,15 @@ class MatchTable:
     # --- matches -------------------------------------------------------------------------------
 
     def match_of(self, session: Session) -> RunningMatch | None:
+        if session.is_bot:
+            return self.bot_matches.get(session)
         running = self.playing.get(session.name.lower())
         return running if running is not None and session in running.sessions else None
 
     def busy(self, session: Session) -> bool:
-        """Playing, or in a match being set up."""
+        """Playing, or in a match being set up (a bot takes on every match it is offered)."""
+        if session.is_bot:
+            return session in self.bot_matches
         return self.match_of(session) is not None or session.name.lower() in self.starting
 
     def opponent_name_of(self, session: Session) -> str | None:
@@ -36,7 +44,8 @@ class MatchTable:
         return running.opponent_name(running.index_of(session)) if running else None
 
     def running_matches(self) -> list[RunningMatch]:
-        return list({id(r): r for r in self.playing.values()}.values())
+        matches = [*self.playing.values(), *self.bot_matches.values()]
+        return list({id(r): r for r in matches}.values())
 
     def running_games(self) -> list[tuple[str, str, int | None, int, int]]:
         return [(r.names[0], r.names[1], r.match.length, *r.match.score)
@@ -45,6 +54,9 @@ class MatchTable:
     def begin(self, running: RunningMatch) -> None:
         """Both players are in the match: neither invites nor watches anyone any more."""
         for session in running.players():
+            if session.is_bot:
+                self.bot_matches[session] = running
+                continue
             self.playing[session.name.lower()] = running
             self.invitations.pop(session.name.lower(), None)
             if session.watching is not None:
@@ -55,7 +67,9 @@ class MatchTable:
     def forget(self, running: RunningMatch) -> None:
         """The match is over, or its players have parted: it runs no more."""
         for session in running.players():
-            if self.playing.get(session.name.lower()) is running:
+            if session.is_bot:
+                self.bot_matches.pop(session, None)
+            elif self.playing.get(session.name.lower()) is running:
                 del self.playing[session.name.lower()]
         for session in running.players():
             self.changed(session)

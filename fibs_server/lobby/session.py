@@ -61,6 +61,7 @@ class Session:
         self.clip = False  # numbered CLIP lines instead of sentences
         self.prompts = True  # `> ` after each reply (telnet users only)
         self.client_name: str | None = None
+        self.is_bot = False  # a built-in bot's: played by the server (lobby/bot_players.py)
         self.login_time = 0
         self.last_active = time.monotonic()
         self.away_message: str | None = None
