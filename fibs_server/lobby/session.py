@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Protocol
 from fibs_server.lobby.accounts import Account, NameTaken
 from fibs_server.lobby.login_gate import check_login
 from fibs_server.lobby.registration import is_reserved_name
-from fibs_server.lobby.throttle import TOO_MANY_REGISTRATIONS
 from fibs_server.protocol import clip, layout, texts
 
 if TYPE_CHECKING:
@@ -259,7 +258,7 @@ class Session:
             self._show_guest_welcome()
             return
         if not self.lobby.registrations.allows(self.connection.host):
-            self.send_line(TOO_MANY_REGISTRATIONS)
+            self.send_line(texts.TOO_MANY_REGISTRATIONS)
             self.send_prompt()
             return
         wanted = rest.strip()
@@ -309,7 +308,7 @@ class Session:
         # Counted here, with no await since the check: parallel dialogues all passed `name`.
         if not self.lobby.registrations.take(self.connection.host):
             self.stage = Stage.GUEST
-            self.send_line(TOO_MANY_REGISTRATIONS)
+            self.send_line(texts.TOO_MANY_REGISTRATIONS)
             self.send_prompt()
             return
         try:

@@ -14,10 +14,6 @@ from collections.abc import Awaitable, Callable
 
 from fibs_server.protocol.texts import MAX_NAME_LENGTH
 
-TOO_MANY_REGISTRATIONS = ("** Too many new accounts from your address. "
-                          "Please try again later.")
-
-
 @dataclasses.dataclass(frozen=True)
 class AbuseLimits:
     """Each field is also a command-line flag and a FIBS_* variable (see docs/SECURITY.md)."""

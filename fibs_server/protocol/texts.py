@@ -131,6 +131,7 @@ def password_error(password: str) -> str | None:
 
 LINE_TOO_LONG = "** Your line was too long and has been ignored."
 NO_PASSWORD_GIVEN = "** No password given. Please choose a new name"
+TOO_MANY_REGISTRATIONS = "** Too many new accounts from your address. Please try again later."
 REGISTERED = ("You are registered.", "Type 'help beginner' to get started.")
 # A login or registration that failed inside the server (the connection is closed next).
 LOGIN_FAILED = "** Sorry, the server could not log you in. Please try again later."

@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from fibs_server.lobby.throttle import TOO_MANY_REGISTRATIONS, AbuseLimits
+from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol import texts
+from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import give_password, send_guest_name
 

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from fibs_server.lobby.throttle import (TOO_MANY_REGISTRATIONS, AbuseLimits, LoginThrottle,
-                                        RegistrationLimit)
+from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
+from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import ExpectationFailed
 from tests.e2e.conftest import DATE_LINE, send_guest_name
 

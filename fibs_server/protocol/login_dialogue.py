@@ -1,0 +1,262 @@
+"""The login and registration dialogue as a pure state machine: lines in, actions out.
+
+Like net/telnet_codec.py (and h11's connection states) it does no I/O and awaits nothing. The
+session (lobby/session.py) carries out the actions: output through its connection, and the
+steps that need the server (a password check, the registration limit, a name lookup, a new
+account, letting the user in) through the lobby's gatekeeper, feeding each result back in
+(`authenticated`, `registration_limit_checked`, `name_checked`, `registered`), which answers
+with the next actions. A result that comes after the connection closed is dropped.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+from typing import Generic, TypeVar, Union
+
+from fibs_server.protocol import texts
+
+# The lobby's account: passed from a result to `LogIn`, never looked into.
+AccountT = TypeVar("AccountT")
+
+
+class Stage(enum.Enum):
+    LOGIN = "login"
+    PASSWORD = "password"
+    GUEST = "guest"
+    NEW_PASSWORD = "new password"
+    RETYPE_PASSWORD = "retype password"
+    ONLINE = "online"
+    CLOSED = "closed"
+
+
+@dataclasses.dataclass(frozen=True)
+class Client:
+    """How the user's program talks, as its way of logging in showed."""
+    clip: bool = False  # numbered CLIP lines instead of sentences: `login <client> 1008 ...`
+    prompts: bool = True  # `> ` after each reply: telnet users only
+    name: str | None = None  # the CLIP client's name, shown in who-lists
+
+
+TELNET = Client()
+
+
+class RegistrationRefused(enum.Enum):
+    TOO_MANY_REGISTRATIONS = "too many registrations"  # from this address within an hour
+    NAME_TAKEN = "name taken"  # by someone else while this user typed the passwords
+
+
+# --- actions: output --------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class SendLines:
+    lines: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class SendPrompt:
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SetEcho:
+    server_echoes: bool  # True: the peer stops echoing, for a password
+
+
+@dataclasses.dataclass(frozen=True)
+class Close:
+    pass
+
+
+# --- actions: steps that need the server; the result of each is fed back in ----------------------
+# Passwords are left out of the reprs: a failed step is logged with its traceback.
+
+@dataclasses.dataclass(frozen=True)
+class Authenticate:
+    """Result: `authenticated(account or None)`."""
+    name: str
+    password: str = dataclasses.field(repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckRegistrationLimit:
+    """Result: `registration_limit_checked(allowed)`."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckName:
+    """Result: `name_checked(free)`: False when the name is reserved or has an account."""
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Register:
+    """Result: `registered(account or RegistrationRefused)`."""
+    name: str
+    password: str = dataclasses.field(repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class LogIn(Generic[AccountT]):
+    """Let the user in (the lobby then calls `logged_in`, or closes the connection)."""
+    account: AccountT
+    client: Client
+
+
+Action = Union[SendLines, SendPrompt, SetEcho, Close, Authenticate, CheckRegistrationLimit,
+               CheckName, Register, LogIn]
+
+# Ends the line of a password for the peer, which did not echo its line end either.
+LINE_END = SendLines(("",))
+
+
+class LoginDialogue(Generic[AccountT]):
+    def __init__(self) -> None:
+        self.stage = Stage.LOGIN
+        self.client = TELNET  # decided by the way of logging in; kept once online
+        self._name = ""  # the name being logged in to or registered
+        self._new_password = ""  # typed once, waiting to be retyped
+
+    def start(self, now: datetime.datetime) -> list[Action]:
+        return [SendLines(tuple(texts.banner(now))), SendPrompt(texts.LOGIN_PROMPT)]
+
+    # --- events from outside ---------------------------------------------------------------
+
+    def receive(self, line: str) -> list[Action]:
+        """A line typed before the user is online; lines after closing are ignored."""
+        if self.stage is Stage.ONLINE:
+            raise ValueError("an online user's lines are commands, not the dialogue's")
+        answer = {
+            Stage.LOGIN: self._at_login,
+            Stage.PASSWORD: self._at_password,
+            Stage.GUEST: self._as_guest,
+            Stage.NEW_PASSWORD: self._at_new_password,
+            Stage.RETYPE_PASSWORD: self._at_retype_password,
+        }.get(self.stage)
+        return answer(line) if answer is not None else []
+
+    def line_too_long(self) -> list[Action]:
+        """The net layer discarded a line that was too long (in any stage)."""
+        if self.stage is Stage.CLOSED:
+            return []
+        actions: list[Action] = []
+        if self.stage in (Stage.PASSWORD, Stage.NEW_PASSWORD, Stage.RETYPE_PASSWORD):
+            # The peer stopped echoing for the password: turn its echo back on, start over.
+            actions += [SetEcho(False), LINE_END]
+            self.stage = Stage.LOGIN if self.stage is Stage.PASSWORD else Stage.GUEST
+            self._new_password = ""
+        actions.append(SendLines((texts.LINE_TOO_LONG,)))
+        if self.stage is Stage.LOGIN:
+            actions.append(SendPrompt(texts.LOGIN_PROMPT))
+        elif self.stage is Stage.GUEST or (self.stage is Stage.ONLINE and self.client.prompts):
+            actions.append(SendPrompt(texts.PROMPT))
+        return actions
+
+    def logged_in(self) -> None:
+        """The lobby let the user in: from now on lines are commands."""
+        self.stage = Stage.ONLINE
+
+    def closed(self) -> None:
+        """The connection closed, from either side."""
+        self.stage = Stage.CLOSED
+
+    # --- results of the steps ----------------------------------------------------------------
+
+    def authenticated(self, account: AccountT | None) -> list[Action]:
+        if self.stage is Stage.CLOSED:
+            return []
+        if account is not None:
+            return [LogIn(account, self.client)]
+        # A CLIP client's line was not echoed: start the prompt on a line of its own.
+        prompt = ("\r\n" if self.client.clip else "") + texts.LOGIN_PROMPT
+        self.stage, self.client = Stage.LOGIN, TELNET
+        return [SendPrompt(prompt)]
+
+    def registration_limit_checked(self, allowed: bool) -> list[Action]:
+        if self.stage is Stage.CLOSED:
+            return []
+        if not allowed:
+            return self._guest_error(texts.TOO_MANY_REGISTRATIONS)
+        error = texts.name_error(self._name)
+        return self._guest_error(error) if error is not None else [CheckName(self._name)]
+
+    def name_checked(self, free: bool) -> list[Action]:
+        if self.stage is Stage.CLOSED:
+            return []
+        if not free:
+            return self._guest_error(texts.name_taken(self._name))
+        self.stage = Stage.NEW_PASSWORD
+        return [SendLines(tuple(texts.name_accepted(self._name))), SetEcho(True),
+                SendPrompt(texts.NEW_PASSWORD_PROMPT)]
+
+    def registered(self, outcome: AccountT | RegistrationRefused) -> list[Action]:
+        if self.stage is Stage.CLOSED:
+            return []
+        if outcome is RegistrationRefused.TOO_MANY_REGISTRATIONS:
+            self.stage = Stage.GUEST
+            return self._guest_error(texts.TOO_MANY_REGISTRATIONS)
+        if outcome is RegistrationRefused.NAME_TAKEN:
+            self.stage = Stage.GUEST
+            return self._guest_error(texts.name_taken(self._name))
+        return [SendLines(texts.REGISTERED), LogIn(outcome, self.client)]
+
+    # --- the stages ----------------------------------------------------------------------------
+
+    def _at_login(self, line: str) -> list[Action]:
+        words = line.split()
+        if not words:
+            return [SendPrompt(texts.LOGIN_PROMPT)]
+        if words[0] == "login" and len(words) >= 5:
+            # CLIP: login <client> <clip version> <name> <password>
+            self.client = Client(clip=True, prompts=False, name=words[1])
+            return [Authenticate(words[3], words[4])]
+        if words[0] == "connect" and len(words) >= 3:
+            self.client = Client(prompts=False)
+            return [Authenticate(words[1], words[2])]
+        if words[0] == "guest" and len(words) == 1:
+            self.stage = Stage.GUEST
+            return self._guest_welcome()
+        if words[0] in ("bye", "quit", "exit"):
+            return [Close()]
+        self._name = words[0]
+        self.stage = Stage.PASSWORD
+        return [SetEcho(True), SendPrompt(texts.PASSWORD_PROMPT)]
+
+    def _at_password(self, line: str) -> list[Action]:
+        return [SetEcho(False), LINE_END, Authenticate(self._name, line.strip())]
+
+    def _as_guest(self, line: str) -> list[Action]:
+        word, _, rest = line.strip().partition(" ")
+        if word == "bye":
+            return [Close()]
+        if word != "name":
+            return self._guest_welcome()
+        self._name = rest.strip()
+        return [CheckRegistrationLimit()]
+
+    def _at_new_password(self, line: str) -> list[Action]:
+        password = line.strip()
+        if not password:
+            self.stage = Stage.GUEST
+            return [LINE_END, SetEcho(False), SendLines((texts.NO_PASSWORD_GIVEN,)),
+                    SendPrompt(texts.PROMPT)]
+        error = texts.password_error(password)
+        if error is not None:
+            return [LINE_END, SendLines((error,)), SendPrompt(texts.NEW_PASSWORD_PROMPT)]
+        self._new_password = password
+        self.stage = Stage.RETYPE_PASSWORD
+        return [LINE_END, SendPrompt(texts.RETYPE_PASSWORD_PROMPT)]
+
+    def _at_retype_password(self, line: str) -> list[Action]:
+        if line.strip() != self._new_password:
+            self.stage = Stage.NEW_PASSWORD
+            return [LINE_END, SendPrompt(texts.PASSWORDS_DIFFER_PROMPT)]
+        password, self._new_password = self._new_password, ""
+        return [LINE_END, SetEcho(False), Register(self._name, password)]
+
+    def _guest_welcome(self) -> list[Action]:
+        return [SendLines(texts.GUEST_WELCOME), SendPrompt(texts.PROMPT)]
+
+    @staticmethod
+    def _guest_error(error: str) -> list[Action]:
+        return [SendLines((error,)), SendPrompt(texts.PROMPT)]
