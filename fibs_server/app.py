@@ -87,7 +87,7 @@ class FibsServer:
             if self.lobby.shutdown_task is not None:
                 self.lobby.shutdown_task.cancel()
             await self.lobby.shut_down()
-            self.lobby.hasher.close()
+            self.lobby.gatekeeper.close()
         if self._front is not None:
             await self._front.stop_serving()
         if self._telnet is not None:

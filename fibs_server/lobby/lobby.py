@@ -13,11 +13,12 @@ from collections.abc import Callable, Collection, Iterable
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore
 from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.command_table import CommandTable, Handler, Hook, LoginCheck
+from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
-from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
+from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
 from fibs_server.protocol import clip, commands, texts
@@ -48,10 +49,7 @@ class Lobby:
         self.accounts = accounts
         self.matches = matches
         self.chat_records = chat_records
-        self.hasher = hasher
         self.config = config
-        self.login_throttle = LoginThrottle(config.abuse_limits)
-        self.registrations = RegistrationLimit(config.abuse_limits)
         self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
         self.who_pacing = WhoPacing(config.abuse_limits.who_broadcast_burst,
                                     config.abuse_limits.who_broadcasts_per_second)
@@ -65,6 +63,8 @@ class Lobby:
             self.login_checks += table.login_checks
             self.login_hooks += table.login_hooks
         self.command_names = frozenset(self.handlers)
+        self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits,
+                                     [*self.handlers, *self.admin_handlers])
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
@@ -116,12 +116,6 @@ class Lobby:
             await self.time_out_idle()
 
     # --- accounts ----------------------------------------------------------------------------
-
-    async def register(self, name: str, password: str, host: str) -> Account:
-        account = Account(name=name, password_hash=await self.hasher.hash(password),
-                          created_at=int(time.time()), last_login_host=host)
-        await self.accounts.create_account(account)
-        return account
 
     async def log_in(self, session: Session, account: Account) -> None:
         # One login of a name at a time: a second one waits until the first has finished

@@ -1,20 +1,22 @@
-"""One connected user: the login and registration dialogue, then command dispatch.
+"""One connected user: drives the login dialogue, then dispatches commands.
 
-The session never touches sockets: it writes through a `Connection` that the net layer
-implements, which keeps the whole dialogue testable without a network.
+The dialogue itself is pure (protocol/login_dialogue.py); the session carries out its actions
+through a `Connection` that the net layer implements and the lobby's gatekeeper. It never
+touches sockets, which keeps it testable without a network.
 """
 from __future__ import annotations
 
 import collections
-import enum
 import logging
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from fibs_server.lobby.accounts import Account, NameTaken
-from fibs_server.lobby.login_gate import check_login
-from fibs_server.lobby.registration import is_reserved_name
+from fibs_server.lobby.accounts import Account
 from fibs_server.protocol import clip, layout, texts
+from fibs_server.protocol.login_dialogue import (Action, Authenticate, CheckName,
+                                                 CheckRegistrationLimit, Close, LoginDialogue,
+                                                 LogIn, Register, SendLines, SendPrompt,
+                                                 SetEcho, Stage, Step)
 
 if TYPE_CHECKING:
     from fibs_server.lobby.lobby import Lobby
@@ -41,22 +43,14 @@ def wire_text(lines: list[str] | tuple[str, ...]) -> str:
     return "".join(f"{line}\r\n" for line in lines)
 
 
-class Stage(enum.Enum):
-    LOGIN = "login"
-    PASSWORD = "password"
-    GUEST = "guest"
-    NEW_PASSWORD = "new password"
-    RETYPE_PASSWORD = "retype password"
-    ONLINE = "online"
-    CLOSED = "closed"
-
-
 class Session:
     def __init__(self, lobby: Lobby, connection: Connection) -> None:
         self.lobby = lobby
         self.connection = connection
-        self.stage = Stage.LOGIN
+        self.dialogue: LoginDialogue[Account] = LoginDialogue()
         self.account: Account | None = None
+        # How the user's program talks, as the dialogue decided (set at `LogIn`); plain
+        # attributes, as they are read for every line sent to every user.
         self.clip = False  # numbered CLIP lines instead of sentences
         self.prompts = True  # `> ` after each reply (telnet users only)
         self.client_name: str | None = None
@@ -74,12 +68,21 @@ class Session:
         self.waiting_for: set[str] = set()
         self.muted = False
         self.shout_times: collections.deque[float] = collections.deque()
-        self._login_name = ""
         self._more: list[str] = []  # lines waiting behind a `-- more --` prompt
-        self._new_password = ""
         # who_line's cache: the fields it was formatted from, and its text around the idle time.
         self._who_fields: tuple[object, ...] = ()
         self._who_around_idle = ("", "")
+
+    @property
+    def stage(self) -> Stage:
+        # Sending reads `self.dialogue.stage` itself: it runs for every line to every user.
+        return self.dialogue.stage
+
+    @stage.setter
+    def stage(self, stage: Stage) -> None:
+        """Lobby.log_in sets ONLINE when it lets the user in."""
+        assert stage is Stage.ONLINE
+        self.dialogue.logged_in()
 
     # --- output ----------------------------------------------------------------------------
 
@@ -88,7 +91,7 @@ class Session:
         return self.account.name if self.account else ""
 
     def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
-        if not lines or self.stage is Stage.CLOSED:
+        if not lines or self.dialogue.stage is Stage.CLOSED:
             return
         if self.clip or self.account is None:
             self.connection.send(wire_text(lines))
@@ -116,14 +119,14 @@ class Session:
 
     def send_broadcast(self, text: str) -> None:
         """Text that many users get at once, formatted once (`wire_text`) for them all."""
-        if self.stage is not Stage.CLOSED:
+        if self.dialogue.stage is not Stage.CLOSED:
             self.connection.send(text, broadcast=True)
 
     def send_line(self, line: str) -> None:
         self.send_lines([line])
 
     def send_prompt(self, prompt: str = texts.PROMPT) -> None:
-        if self.stage is not Stage.CLOSED:
+        if self.dialogue.stage is not Stage.CLOSED:
             self.connection.send(prompt)
 
     def toggle(self, name: str) -> bool:
@@ -138,32 +141,22 @@ class Session:
         if self.stage is not Stage.CLOSED:
             # quietly: a replaced or kicked session must not stay listed
             self.lobby.match_table.set_watching(self, None)
-            self.stage = Stage.CLOSED
+            self.dialogue.closed()
             self.connection.close()
 
     # --- input -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.send_lines(texts.banner(self.lobby.now()))
-        self.send_prompt(texts.LOGIN_PROMPT)
+        for action in self.dialogue.start(self.lobby.now()):
+            self._show(action)
 
     async def handle_line(self, line: str) -> None:
         self.last_active = time.monotonic()
-        handler = {
-            Stage.LOGIN: self._at_login,
-            Stage.PASSWORD: self._at_password,
-            Stage.GUEST: self._as_guest,
-            Stage.NEW_PASSWORD: self._at_new_password,
-            Stage.RETYPE_PASSWORD: self._at_retype_password,
-            Stage.ONLINE: self._online,
-        }.get(self.stage)
-        if handler is None:
-            return
-        if handler == self._online:
-            await handler(line)  # dispatch answers a failed command itself
+        if self.stage is Stage.ONLINE:
+            await self._online(line)  # dispatch answers a failed command itself
             return
         try:
-            await handler(line)
+            await self._carry_out(self.dialogue.receive(line))
         except Exception:
             # A store that fails during a login or registration (a locked database, say):
             # the user is told and let go, never left half logged in.
@@ -177,16 +170,8 @@ class Session:
                 self.close()
 
     def line_too_long(self) -> None:
-        if self.stage in (Stage.PASSWORD, Stage.NEW_PASSWORD, Stage.RETYPE_PASSWORD):
-            # The peer stopped echoing for the password: turn its echo back on, start over.
-            self.connection.set_echo(False)
-            self.connection.send("\r\n")
-            self.stage = Stage.LOGIN if self.stage is Stage.PASSWORD else Stage.GUEST
-        self.send_line(texts.LINE_TOO_LONG)
-        if self.stage is Stage.LOGIN:
-            self.send_prompt(texts.LOGIN_PROMPT)
-        elif self.stage is Stage.GUEST or (self.stage is Stage.ONLINE and self.prompts):
-            self.send_prompt()
+        for action in self.dialogue.line_too_long():
+            self._show(action)
 
     async def _online(self, line: str) -> None:
         if self._more:
@@ -198,131 +183,50 @@ class Session:
         if self.prompts and self.stage is Stage.ONLINE and not self._more:
             self.send_prompt()
 
-    # --- login -----------------------------------------------------------------------------
+    # --- the login dialogue's actions --------------------------------------------------------
 
-    async def _at_login(self, line: str) -> None:
-        words = line.split()
-        if not words:
-            self.send_prompt(texts.LOGIN_PROMPT)
-            return
-        if words[0] == "login" and len(words) >= 5:
-            # CLIP: login <client> <clip version> <name> <password>
-            self.clip, self.prompts, self.client_name = True, False, words[1]
-            await self._authenticate(words[3], words[4])
-        elif words[0] == "connect" and len(words) >= 3:
-            self.prompts = False
-            await self._authenticate(words[1], words[2])
-        elif words[0] == "guest" and len(words) == 1:
-            self.stage = Stage.GUEST
-            self._show_guest_welcome()
-        elif words[0] in ("bye", "quit", "exit"):
-            self.close()
-        else:
-            self._login_name = words[0]
-            self.stage = Stage.PASSWORD
-            self.connection.set_echo(True)
-            self.send_prompt(texts.PASSWORD_PROMPT)
+    async def _carry_out(self, actions: list[Action]) -> None:
+        """Output at once; a step awaited, then the dialogue's answer to its result."""
+        for action in actions:
+            if isinstance(action, Step):
+                await self._carry_out(await self._take_step(action))
+            else:
+                self._show(action)
 
-    async def _at_password(self, line: str) -> None:
-        self.connection.set_echo(False)
-        # The peer did not echo the password's line end either.
-        self.connection.send("\r\n")
-        await self._authenticate(self._login_name, line.strip())
+    def _show(self, action: Action) -> None:
+        match action:
+            case SendPrompt(text):
+                self.send_prompt(text)
+            case SendLines(lines):
+                self.send_lines(lines)
+            case SetEcho(server_echoes):
+                self.connection.set_echo(server_echoes)
+            case Close():
+                self.close()
+            case _:
+                raise ValueError(f"{action!r} is no output")
 
-    async def _authenticate(self, name: str, password: str) -> None:
-        account = await check_login(self.lobby, name, password, self.connection.host,
-                                    hung_up=lambda: self.stage is Stage.CLOSED)
-        if self.stage is Stage.CLOSED:
-            return
-        if account is None:
-            # A CLIP client's line was not echoed: start the prompt on a line of its own.
-            prompt = ("\r\n" if self.clip else "") + texts.LOGIN_PROMPT
-            self.stage = Stage.LOGIN
-            self.clip, self.prompts, self.client_name = False, True, None
-            self.send_prompt(prompt)
-            return
-        await self.lobby.log_in(self, account)
-
-    # --- registration ------------------------------------------------------------------------
-
-    def _show_guest_welcome(self) -> None:
-        self.send_lines(texts.GUEST_WELCOME)
-        self.send_prompt()
-
-    async def _as_guest(self, line: str) -> None:
-        word, _, rest = line.strip().partition(" ")
-        if word == "bye":
-            self.close()
-            return
-        if word != "name":
-            self._show_guest_welcome()
-            return
-        if not self.lobby.registrations.allows(self.connection.host):
-            self.send_line(texts.TOO_MANY_REGISTRATIONS)
-            self.send_prompt()
-            return
-        wanted = rest.strip()
-        error = texts.name_error(wanted)
-        if error is None and (is_reserved_name(self.lobby, wanted)
-                              or await self.lobby.accounts.find_account(wanted) is not None):
-            error = texts.name_taken(wanted)
-        if error is not None:
-            self.send_line(error)
-            self.send_prompt()
-            return
-        self._login_name = wanted
-        self.send_lines(texts.name_accepted(wanted))
-        self._ask_new_password()
-
-    def _ask_new_password(self) -> None:
-        self.stage = Stage.NEW_PASSWORD
-        self.connection.set_echo(True)
-        self.send_prompt(texts.NEW_PASSWORD_PROMPT)
-
-    async def _at_new_password(self, line: str) -> None:
-        password = line.strip()
-        self.connection.send("\r\n")
-        if not password:
-            self.connection.set_echo(False)
-            self.stage = Stage.GUEST
-            self.send_line(texts.NO_PASSWORD_GIVEN)
-            self.send_prompt()
-            return
-        error = texts.password_error(password)
-        if error is not None:
-            self.send_line(error)
-            self.send_prompt(texts.NEW_PASSWORD_PROMPT)
-            return
-        self._new_password = password
-        self.stage = Stage.RETYPE_PASSWORD
-        self.send_prompt(texts.RETYPE_PASSWORD_PROMPT)
-
-    async def _at_retype_password(self, line: str) -> None:
-        self.connection.send("\r\n")
-        if line.strip() != self._new_password:
-            self.stage = Stage.NEW_PASSWORD
-            self.send_prompt(texts.PASSWORDS_DIFFER_PROMPT)
-            return
-        self.connection.set_echo(False)
-        password, self._new_password = self._new_password, ""
-        # Counted here, with no await since the check: parallel dialogues all passed `name`.
-        if not self.lobby.registrations.take(self.connection.host):
-            self.stage = Stage.GUEST
-            self.send_line(texts.TOO_MANY_REGISTRATIONS)
-            self.send_prompt()
-            return
-        try:
-            account = await self.lobby.register(self._login_name, password, self.connection.host)
-        except NameTaken:
-            # Someone took the name while this user was typing passwords.
-            self.stage = Stage.GUEST
-            self.send_line(texts.name_taken(self._login_name))
-            self.send_prompt()
-            return
-        if self.stage is Stage.CLOSED:
-            return
-        self.send_lines(texts.REGISTERED)
-        await self.lobby.log_in(self, account)
+    async def _take_step(self, step: Step) -> list[Action]:
+        """Carry out a step through the gatekeeper or the lobby; the dialogue's answer."""
+        gatekeeper, host = self.lobby.gatekeeper, self.connection.host
+        match step:
+            case Authenticate(name, password):
+                account = await gatekeeper.authenticate(
+                    name, password, host, hung_up=lambda: self.stage is Stage.CLOSED)
+                return self.dialogue.authenticated(account)
+            case CheckRegistrationLimit():
+                return self.dialogue.registration_limit_checked(
+                    gatekeeper.allows_registration(host))
+            case CheckName(name):
+                return self.dialogue.name_checked(await gatekeeper.name_is_free(name))
+            case Register(name, password):
+                return self.dialogue.registered(await gatekeeper.register(name, password, host))
+            case LogIn(account, client):
+                self.clip, self.prompts, self.client_name = client.clip, client.prompts, client.name
+                await self.lobby.log_in(self, account)
+                return []
+            case _:
+                raise ValueError(f"{step!r} is no step")
 
     # --- views -------------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ from collections.abc import Awaitable
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.passwords import HashingBusy
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import clip, commands, help as help_texts, info, settings, texts
 from fibs_server.protocol.commands import Command
@@ -339,16 +338,7 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line("** Usage: password <old>:<new>:<new>")
         return
     old, new, again = parts
-    host = session.connection.host
-
-    async def check() -> bool:  # the user is logged in: first in the bcrypt queue
-        try:
-            return await lobby.hasher.check(old, account.password_hash, host, first=True)
-        except HashingBusy:  # their address has many logins under way: as for a login
-            return False
-
-    # Not known good: whoever sits at a logged-in terminal must not guess freely.
-    if not await lobby.login_throttle.attempt(account.name, host, False, check):
+    if not await lobby.gatekeeper.confirm_password(account, old, session.connection.host):
         session.send_line("** Sorry, that is not your password.")
         return
     if new != again:
@@ -358,7 +348,7 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
     if error is not None:
         session.send_line(f"** {error}")
         return
-    account.password_hash = await lobby.hasher.hash(new)
+    account.password_hash = await lobby.gatekeeper.hasher.hash(new)
     await lobby.accounts.update_account(account.name, password_hash=account.password_hash)
     session.send_line("** Your password has been changed.")
 

@@ -46,68 +46,79 @@ class RegistrationRefused(enum.Enum):
     NAME_TAKEN = "name taken"  # by someone else while this user typed the passwords
 
 
-# --- actions: output --------------------------------------------------------------------------
+# --- actions ---------------------------------------------------------------------------------
+
+class Output:
+    """An action on the connection only."""
+
+
+class Step:
+    """An action that needs the server; its result is fed back in. Passwords are left out of
+    the reprs: a step that fails is logged with its traceback."""
+
 
 @dataclasses.dataclass(frozen=True)
-class SendLines:
+class SendLines(Output):
     lines: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True)
-class SendPrompt:
+class SendPrompt(Output):
     text: str
 
 
 @dataclasses.dataclass(frozen=True)
-class SetEcho:
+class SetEcho(Output):
     server_echoes: bool  # True: the peer stops echoing, for a password
 
 
 @dataclasses.dataclass(frozen=True)
-class Close:
+class Close(Output):
     pass
 
 
-# --- actions: steps that need the server; the result of each is fed back in ----------------------
-# Passwords are left out of the reprs: a failed step is logged with its traceback.
-
 @dataclasses.dataclass(frozen=True)
-class Authenticate:
+class Authenticate(Step):
     """Result: `authenticated(account or None)`."""
     name: str
     password: str = dataclasses.field(repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
-class CheckRegistrationLimit:
+class CheckRegistrationLimit(Step):
     """Result: `registration_limit_checked(allowed)`."""
 
 
 @dataclasses.dataclass(frozen=True)
-class CheckName:
+class CheckName(Step):
     """Result: `name_checked(free)`: False when the name is reserved or has an account."""
     name: str
 
 
 @dataclasses.dataclass(frozen=True)
-class Register:
+class Register(Step):
     """Result: `registered(account or RegistrationRefused)`."""
     name: str
     password: str = dataclasses.field(repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
-class LogIn(Generic[AccountT]):
-    """Let the user in (the lobby then calls `logged_in`, or closes the connection)."""
+class LogIn(Step, Generic[AccountT]):
+    """Let the user in: the lobby then marks the session online (`logged_in`), or refuses
+    and closes the connection."""
     account: AccountT
     client: Client
 
 
-Action = Union[SendLines, SendPrompt, SetEcho, Close, Authenticate, CheckRegistrationLimit,
-               CheckName, Register, LogIn]
+Action = Union[Output, Step]
 
 # Ends the line of a password for the peer, which did not echo its line end either.
 LINE_END = SendLines(("",))
+# The answers that never change, made once: a flood of empty lines gets one each.
+_LOGIN_PROMPT = SendPrompt(texts.LOGIN_PROMPT)
+_PROMPT = SendPrompt(texts.PROMPT)
+_GUEST_WELCOME = [SendLines(texts.GUEST_WELCOME), _PROMPT]
+_LINE_TOO_LONG = SendLines((texts.LINE_TOO_LONG,))
 
 
 class LoginDialogue(Generic[AccountT]):
@@ -118,7 +129,7 @@ class LoginDialogue(Generic[AccountT]):
         self._new_password = ""  # typed once, waiting to be retyped
 
     def start(self, now: datetime.datetime) -> list[Action]:
-        return [SendLines(tuple(texts.banner(now))), SendPrompt(texts.LOGIN_PROMPT)]
+        return [SendLines(tuple(texts.banner(now))), _LOGIN_PROMPT]
 
     # --- events from outside ---------------------------------------------------------------
 
@@ -126,14 +137,8 @@ class LoginDialogue(Generic[AccountT]):
         """A line typed before the user is online; lines after closing are ignored."""
         if self.stage is Stage.ONLINE:
             raise ValueError("an online user's lines are commands, not the dialogue's")
-        answer = {
-            Stage.LOGIN: self._at_login,
-            Stage.PASSWORD: self._at_password,
-            Stage.GUEST: self._as_guest,
-            Stage.NEW_PASSWORD: self._at_new_password,
-            Stage.RETYPE_PASSWORD: self._at_retype_password,
-        }.get(self.stage)
-        return answer(line) if answer is not None else []
+        answer = self._ANSWERS.get(self.stage)
+        return answer(self, line) if answer is not None else []
 
     def line_too_long(self) -> list[Action]:
         """The net layer discarded a line that was too long (in any stage)."""
@@ -145,11 +150,11 @@ class LoginDialogue(Generic[AccountT]):
             actions += [SetEcho(False), LINE_END]
             self.stage = Stage.LOGIN if self.stage is Stage.PASSWORD else Stage.GUEST
             self._new_password = ""
-        actions.append(SendLines((texts.LINE_TOO_LONG,)))
+        actions.append(_LINE_TOO_LONG)
         if self.stage is Stage.LOGIN:
-            actions.append(SendPrompt(texts.LOGIN_PROMPT))
+            actions.append(_LOGIN_PROMPT)
         elif self.stage is Stage.GUEST or (self.stage is Stage.ONLINE and self.client.prompts):
-            actions.append(SendPrompt(texts.PROMPT))
+            actions.append(_PROMPT)
         return actions
 
     def logged_in(self) -> None:
@@ -205,7 +210,7 @@ class LoginDialogue(Generic[AccountT]):
     def _at_login(self, line: str) -> list[Action]:
         words = line.split()
         if not words:
-            return [SendPrompt(texts.LOGIN_PROMPT)]
+            return [_LOGIN_PROMPT]
         if words[0] == "login" and len(words) >= 5:
             # CLIP: login <client> <clip version> <name> <password>
             self.client = Client(clip=True, prompts=False, name=words[1])
@@ -239,7 +244,7 @@ class LoginDialogue(Generic[AccountT]):
         if not password:
             self.stage = Stage.GUEST
             return [LINE_END, SetEcho(False), SendLines((texts.NO_PASSWORD_GIVEN,)),
-                    SendPrompt(texts.PROMPT)]
+                    _PROMPT]
         error = texts.password_error(password)
         if error is not None:
             return [LINE_END, SendLines((error,)), SendPrompt(texts.NEW_PASSWORD_PROMPT)]
@@ -254,9 +259,13 @@ class LoginDialogue(Generic[AccountT]):
         password, self._new_password = self._new_password, ""
         return [LINE_END, SetEcho(False), Register(self._name, password)]
 
-    def _guest_welcome(self) -> list[Action]:
-        return [SendLines(texts.GUEST_WELCOME), SendPrompt(texts.PROMPT)]
+    @staticmethod
+    def _guest_welcome() -> list[Action]:
+        return list(_GUEST_WELCOME)
 
     @staticmethod
     def _guest_error(error: str) -> list[Action]:
-        return [SendLines((error,)), SendPrompt(texts.PROMPT)]
+        return [SendLines((error,)), _PROMPT]
+
+    _ANSWERS = {Stage.LOGIN: _at_login, Stage.PASSWORD: _at_password, Stage.GUEST: _as_guest,
+                Stage.NEW_PASSWORD: _at_new_password, Stage.RETYPE_PASSWORD: _at_retype_password}

@@ -35,7 +35,7 @@ class World:
 async def world(make_harness):
     harness = await make_harness()
     for name in ("alice", "bob", "carol"):
-        await harness.server.lobby.register(name, "secret", "127.0.0.1")
+        await harness.server.lobby.gatekeeper.register(name, "secret", "127.0.0.1")
     return World(harness.server.lobby)
 
 

@@ -67,7 +67,7 @@ async def test_passwords_appear_in_no_log_reply_or_column(make_harness, caplog, 
     # A command that fails inside the server is logged: its arguments must not be.
     async def broken_hash(password: str) -> bytes:
         raise RuntimeError("hashing failed")
-    harness.server.lobby.hasher.hash = broken_hash
+    harness.server.lobby.gatekeeper.hasher.hash = broken_hash
     await alice.send(f"password {secret}:{new}:{new}")
     await alice.skip_until("** Sorry, the server could not do that. It has been logged.")
     failures = [r for r in caplog.records if r.exc_info]

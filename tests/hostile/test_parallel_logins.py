@@ -34,7 +34,7 @@ async def clip_attempt(connection, name: str, password: str) -> tuple[float, boo
 def count_checks(harness, refused: list[float] | None = None) -> list[float]:
     """The times (since now) at which the server asked for a bcrypt check; those it refused
     as too many go to `refused` as well."""
-    hasher, started, times = harness.server.lobby.hasher, time.monotonic(), []
+    hasher, started, times = harness.server.lobby.gatekeeper.hasher, time.monotonic(), []
     check = hasher.check
 
     async def counted(*args, **options):

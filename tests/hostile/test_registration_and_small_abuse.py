@@ -129,7 +129,7 @@ async def test_failed_login_names_are_recorded_cut_to_a_name_length(harness):
     await client.send("login bot 1008 " + "a" * 4000 + " guess")
     await client.expect_lines("")
     await client.expect_prompt("login: ")
-    recorded = list(harness.server.lobby.login_throttle.accounts._counts)
+    recorded = list(harness.server.lobby.gatekeeper.login_throttle.accounts._counts)
     assert recorded and max(len(key) for key in recorded) <= texts.MAX_NAME_LENGTH
 
 

@@ -1,0 +1,90 @@
+"""Who may come in: password checks through the login throttle (lobby/throttle.py) and the
+bcrypt queue (lobby/passwords.py), and new accounts within the registration limit.
+
+A session carries out the steps of its login dialogue (protocol/login_dialogue.py) here.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+from fibs_server.lobby.accounts import Account, AccountStore, NameTaken
+from fibs_server.lobby.passwords import HashingBusy, PasswordHasher
+from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
+from fibs_server.protocol import commands, texts
+from fibs_server.protocol.login_dialogue import RegistrationRefused
+
+
+class Gatekeeper:
+    def __init__(self, accounts: AccountStore, hasher: PasswordHasher, limits: AbuseLimits,
+                 command_names: Iterable[str]) -> None:
+        self.accounts = accounts
+        self.hasher = hasher
+        self.login_throttle = LoginThrottle(limits)
+        self.registrations = RegistrationLimit(limits)
+        # No account may pass for the server or a command (`who says: ...`, `tell shout ...`):
+        # the reserved words and every command name, alias and administrator command.
+        self._reserved_names = frozenset({*texts.RESERVED_NAMES, *command_names,
+                                          *commands.ALIASES})
+
+    async def authenticate(self, name: str, password: str, host: str,
+                           hung_up: Callable[[], bool]) -> Account | None:
+        """The account if `password` is its password, else None. An address the account
+        logged in from before (this run, or its stored last login) is known good: not held
+        back by the account's failures, and checked before everyone else. A peer that hung up
+        while its attempt waited gets no check: bcrypt's time goes to those still there."""
+        account = await self.accounts.find_account(name)
+        known_good = self.login_throttle.knows(name, host) or (
+            account is not None and account.last_login_at is not None
+            and account.last_login_host == host)
+
+        async def check() -> bool:
+            if hung_up():
+                return False
+            try:
+                ok = await self.hasher.check(
+                    password, account.password_hash if account else None, host, first=known_good)
+            except HashingBusy:
+                return False
+            # FIBS names are case-sensitive at login even though they are unique ignoring case.
+            return ok and account is not None and account.name == name
+
+        passed = await self.login_throttle.attempt(name, host, known_good, check)
+        return account if passed else None
+
+    async def confirm_password(self, account: Account, password: str, host: str) -> bool:
+        """Whether a logged-in user typed their own password (the `password` command). First
+        in the bcrypt queue, but throttled as from an address not known good: whoever sits at
+        a logged-in terminal must not guess freely."""
+        async def check() -> bool:
+            try:
+                return await self.hasher.check(password, account.password_hash, host, first=True)
+            except HashingBusy:  # the address has many logins under way: as for a login
+                return False
+
+        return await self.login_throttle.attempt(account.name, host, False, check)
+
+    def allows_registration(self, host: str) -> bool:
+        return self.registrations.allows(host)
+
+    async def name_is_free(self, name: str) -> bool:
+        return (name.lower() not in self._reserved_names
+                and await self.accounts.find_account(name) is None)
+
+    async def register(self, name: str, password: str, host: str
+                       ) -> Account | RegistrationRefused:
+        # Counted before the first await: parallel dialogues from one address all passed the
+        # limit's check at `name`.
+        if not self.registrations.take(host):
+            return RegistrationRefused.TOO_MANY_REGISTRATIONS
+        account = Account(name=name, password_hash=await self.hasher.hash(password),
+                          created_at=int(time.time()), last_login_host=host)
+        try:
+            await self.accounts.create_account(account)
+        except NameTaken:
+            return RegistrationRefused.NAME_TAKEN
+        return account
+
+    def close(self) -> None:
+        """At shutdown: drop the bcrypt checks still queued."""
+        self.hasher.close()
