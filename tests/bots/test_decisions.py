@@ -61,6 +61,22 @@ def test_the_opening_is_no_double_and_an_early_double_is_taken(level):
     assert answer.action is Action.TAKE
 
 
+@pytest.mark.parametrize("level", ALL_LEVELS, ids=lambda level: level.name)
+def test_a_beaver_of_the_bots_good_double_is_taken(level):
+    match = arranged(WINNING_RACE, length=None, max_redoubles=1)
+    match.double(0)
+    match.redouble(1, "beaver")
+    assert bots_decision(match, level).action is Action.TAKE
+
+
+@pytest.mark.parametrize("level", ENGINE_LEVELS, ids=lambda level: level.name)
+def test_a_beaver_of_a_double_in_a_lost_game_is_dropped(level):
+    match = arranged(LOST_SINGLE, length=None, max_redoubles=1)
+    match.double(0)
+    match.redouble(1, "beaver")
+    assert bots_decision(match, level).action is Action.DROP
+
+
 @pytest.mark.parametrize("level", ENGINE_LEVELS, ids=lambda level: level.name)
 @pytest.mark.parametrize("position, kind", [(LOST_SINGLE, WinKind.SINGLE),
                                             (LOST_GAMMON, WinKind.GAMMON),
