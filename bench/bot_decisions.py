@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import collections
 import hashlib
+import itertools
 import random
 import statistics
 import sys
@@ -94,14 +95,15 @@ async def pool_times(matches: int) -> None:
     print(f"BotPool, {pool.workers} worker(s); wall time of pool.decide")
     print(HEADER)
     loop = asyncio.get_running_loop()
+    seeds = itertools.count()
     for level in LEVELS.values():
         merged = collections.defaultdict(list)
         for seed in range(matches):
             # The match runs in a thread that asks the pool on the loop, one decision at a time.
-            def ask(situation, seed=seed):
+            def ask(situation):
                 start = time.perf_counter()
                 decision = asyncio.run_coroutine_threadsafe(
-                    pool.decide(situation, level, seed), loop).result()
+                    pool.decide(situation, level, next(seeds)), loop).result()
                 return decision, time.perf_counter() - start
 
             times = await loop.run_in_executor(None, play, level, seed, ask)
