@@ -60,7 +60,7 @@ def situation_for(match: Match, player: int) -> Situation | None:
     if phase is Phase.BETWEEN_GAMES:
         if player in match.joined:
             return None
-    elif match.moment().to_act != player:
+    elif match.to_act != player:
         return None
     owner = match.cube_owner
     return Situation(

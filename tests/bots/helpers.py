@@ -54,7 +54,7 @@ def random_action(match: Match, player: int, rng: random.Random) -> bool:
         if player in match.joined:
             return False
         match.join(player)
-    elif match.moment().to_act != player:
+    elif match.to_act != player:
         return False
     elif phase is Phase.RESIGN_OFFERED:
         (match.accept if rng.random() < 0.5 else match.reject)(player)
