@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fibs_server.bots import (BEGINNER, EXPERT, INTERMEDIATE, LEVELS, BotPool, Level,  # noqa: E402
                               decide, situation_for)
-from fibs_server.bots import engine  # noqa: E402
+from fibs_server.bots import brain, engine  # noqa: E402
 from fibs_server.rules import Match, Phase, Position, SeededDice  # noqa: E402
 
 MATCH_LENGTH = 5
@@ -71,6 +71,7 @@ def play(level: Level, seed: int, ask) -> dict[str, list[float]]:
 
 def decision_times(matches: int) -> None:
     """CPU time (bgsage's own threads included) and wall time of each decision."""
+    brain.warm_up()  # as the pool's workers do when they start
     for clock in (time.process_time, time.perf_counter):
         print(f"in-process, {clock.__name__}")
         print(HEADER)
