@@ -33,8 +33,8 @@ from .situation import (ACCEPT_RESIGNATION, DOUBLE, DROP, REJECT_RESIGNATION, RO
 # resignation may differ from playing on before the bot accepts it: in points per cube for
 # money, in match winning chance for matches.
 CERTAINTY = 0.01
-# FIBS plays unlimited matches without the Jacoby rule; the bots never beaver.
-_MONEY_RULES = {"jacoby": False}
+# FIBS plays unlimited matches without the Jacoby rule.
+_FIBS_RULES = {"jacoby": False}
 _BGSAGE_OWNER = {CubeOwner.CENTRED: "centered", CubeOwner.BOT: "player",
                  CubeOwner.OPPONENT: "opponent"}
 _CPP_OWNER = {"centered": bgbot_cpp.CubeOwner.CENTERED, "player": bgbot_cpp.CubeOwner.PLAYER,
@@ -76,8 +76,9 @@ class Cube:
 
     @property
     def options(self) -> dict:
+        """bgsage's keyword arguments for the score and the rules."""
         return {"away1": self.away[0], "away2": self.away[1], "is_crawford": self.is_crawford,
-                **_MONEY_RULES}
+                **_FIBS_RULES}
 
 
 def _bots_cube(situation: Situation) -> Cube:
@@ -100,6 +101,7 @@ def decide(situation: Situation, plies: int, noise: float, rng: random.Random) -
 
 def _move(situation: Situation, plies: int, noise: float, rng: random.Random) -> Decision:
     position, dice, cube = situation.position, situation.dice, _bots_cube(situation)
+    # beaver=False: FIBS players rarely allow redoubles (`set redoubles`: none by default).
     moves = analyzer(plies).checker_play(board_of(position), *dice, cube.value, cube.owner,
                                          beaver=False, **cube.options).moves
     kind = _resignation(situation, moves[0].probs)  # after the best play
