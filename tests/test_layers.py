@@ -1,5 +1,5 @@
-"""The layers import only downwards (docs/ARCHITECTURE.md): rules < protocol < lobby <
-net, store < app. A lower layer importing a higher one fails here, in CI, not only in a
+"""The layers import only downwards (docs/ARCHITECTURE.md): rules < protocol < bots < lobby
+< net, store < app. A lower layer importing a higher one fails here, in CI, not only in a
 local hook. `rules` imports nothing of ours outside itself and no I/O."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import fibs_server
 
 PACKAGE = Path(fibs_server.__file__).parent
-LAYER = {"rules": 0, "protocol": 1, "lobby": 2, "net": 3, "store": 3}
-TOP = 4  # __main__, app: they wire everything
+LAYER = {"rules": 0, "protocol": 1, "bots": 2, "lobby": 3, "net": 4, "store": 4}
+TOP = 5  # __main__, app: they wire everything
 IO_MODULES = {"asyncio", "socket", "sqlalchemy", "bcrypt", "alembic", "aiosqlite", "asyncpg",
               "os", "subprocess", "threading", "time"}
 
@@ -79,3 +79,4 @@ def test_the_check_sees_a_wrong_import(tmp_path):
     found = imports(sample)
     assert "fibs_server.rules.dice" in found  # `from .dice import ...`
     assert layer_of("fibs_server.lobby.lobby") > layer_of("fibs_server.rules.match")
+    assert layer_of("fibs_server.lobby.lobby") > layer_of("fibs_server.bots.brain")

@@ -1,0 +1,5 @@
+"""Computer opponents: decisions (brain, from a match's Situation) and the worker pool that
+computes them off the event loop. docs/BOTS.md."""
+from .brain import BEGINNER, EXPERT, INTERMEDIATE, LEVELS, Level, decide, fallback
+from .pool import BotPool
+from .situation import Action, CubeOwner, Decision, Situation, situation_for

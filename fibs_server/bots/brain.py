@@ -1,0 +1,61 @@
+"""Bot decisions: pure functions from a `Situation` to a `Decision`, at a level.
+
+No I/O and no clock: the same situation, level and seed give the same decision. `BotPool`
+(pool.py) runs them in worker processes, off the event loop.
+"""
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from fibs_server.rules.match import Phase
+from fibs_server.rules.variants import Variant
+
+from . import engine, heuristic
+from .situation import JOIN, Decision, Situation
+
+
+@dataclasses.dataclass(frozen=True)
+class Level:
+    name: str
+    # 0: our own rules of thumb (heuristic.py); n >= 1: bgsage with n-ply look-ahead (XG's
+    # numbering, bgsage's: 1-ply is the bare network, what gnubg calls 0-ply).
+    plies: int
+    # Standard deviation of the noise added to each candidate's value (each play, each cube
+    # decision): in pips for the rules of thumb, in equity for bgsage.
+    noise: float
+
+
+BEGINNER = Level("beginner", plies=0, noise=4.0)
+INTERMEDIATE = Level("intermediate", plies=1, noise=0.06)
+EXPERT = Level("expert", plies=2, noise=0.0)
+LEVELS = {level.name: level for level in (BEGINNER, INTERMEDIATE, EXPERT)}
+
+
+def decide(situation: Situation, level: Level, rng: random.Random) -> Decision:
+    """What the bot does in `situation`; `rng` draws the level's noise."""
+    if situation.phase is Phase.BETWEEN_GAMES:
+        return JOIN
+    if level.plies == 0:
+        return heuristic.decide(situation, level.noise, rng)
+    if situation.variant is Variant.HYPERGAMMON:  # bgsage's networks know 15 checkers only
+        return heuristic.decide(situation, 0.0, rng)
+    return engine.decide(situation, level.plies, level.noise, rng)
+
+
+def decide_seeded(situation: Situation, level: Level, seed: int) -> Decision:
+    """`decide` with a fresh generator: what a worker process runs (the caller's generator
+    would not come back with its state advanced)."""
+    return decide(situation, level, random.Random(seed))
+
+
+def fallback(situation: Situation) -> Decision:
+    """A legal decision at once, without bgsage: when the engine is late or fails."""
+    return decide(situation, dataclasses.replace(BEGINNER, noise=0.0), random.Random(0))
+
+
+def warm_up() -> None:
+    """Load bgsage's networks for every level now, not at the first decision."""
+    for level in LEVELS.values():
+        if level.plies:
+            engine.analyzer(level.plies)

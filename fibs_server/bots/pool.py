@@ -1,0 +1,130 @@
+"""Bot decisions off the event loop, in worker processes.
+
+bgsage holds the GIL while it evaluates (two threads run its evaluations no faster than one:
+docs/BOTS.md), so threads would take the event loop's turn; processes do not. The workers run
+at the lowest CPU priority: when bots and people want the same core, people come first.
+
+Each decision has a time budget, counted from the request, queueing included; a decision late,
+failed or refused because too many are waiting is replaced by `brain.fallback`, our rules of
+thumb computed at once on the loop (about a millisecond), so a bot never stalls its match.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import functools
+import logging
+import multiprocessing
+import os
+import secrets
+
+from . import brain
+from .brain import Level
+from .situation import Decision, Situation
+
+log = logging.getLogger(__name__)
+
+WORKER_NICENESS = 19
+
+
+def _start_worker() -> None:
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(WORKER_NICENESS)
+    brain.warm_up()
+
+
+@dataclasses.dataclass
+class PoolCounts:
+    decided: int = 0  # by the engine, in time
+    late: int = 0  # over the time budget: fallback
+    refused: int = 0  # the queue was full: fallback
+    failed: int = 0  # the worker raised or died: fallback
+
+
+class BotPool:
+    """`workers` processes (default: one per core but the event loop's); at most `queue_limit`
+    decisions waiting or running at a time; `time_budget` seconds per decision."""
+
+    def __init__(self, *, workers: int | None = None, time_budget: float = 1.0,
+                 queue_limit: int = 100) -> None:
+        self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
+        self.time_budget = time_budget
+        self.queue_limit = queue_limit
+        self.counts = PoolCounts()
+        self._under_way = 0
+        self._closed = False
+        self._executor = self._new_executor()
+
+    def _new_executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        # spawn, not fork: the server has threads (bcrypt, database drivers) a fork would copy
+        # in whatever state they are.
+        return concurrent.futures.ProcessPoolExecutor(
+            self.workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker)
+
+    async def start(self) -> None:
+        """Start the workers and load bgsage's networks in them, so that the first decisions
+        are in time (optional: workers otherwise start at the first decisions)."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(self._executor, brain.warm_up)
+                               for _ in range(self.workers)))
+
+    async def decide(self, situation: Situation, level: Level,
+                     seed: int | None = None) -> Decision:
+        """The bot's decision; `seed` makes its noise reproducible (default: a random one)."""
+        if self._closed or self._under_way >= self.queue_limit:
+            self.counts.refused += 1
+            return brain.fallback(situation)
+        seed = secrets.randbits(64) if seed is None else seed
+        self._under_way += 1
+        try:
+            return await self._decide_in_worker(situation, level, seed)
+        finally:
+            self._under_way -= 1
+
+    async def _decide_in_worker(self, situation: Situation, level: Level,
+                                seed: int) -> Decision:
+        executor = self._executor
+        try:
+            work = executor.submit(brain.decide_seeded, situation, level, seed)
+        except concurrent.futures.BrokenExecutor as error:
+            return self._after_failure(situation, executor, error)
+        future = asyncio.wrap_future(work)
+        try:
+            done, _ = await asyncio.wait({future}, timeout=self.time_budget)
+        except asyncio.CancelledError:
+            future.cancel()  # drops the work if no worker has taken it yet
+            raise
+        if not done:
+            future.cancel()
+            self.counts.late += 1
+            return brain.fallback(situation)
+        if future.cancelled():  # the pool closed under it
+            self.counts.refused += 1
+            return brain.fallback(situation)
+        error = future.exception()
+        if error is not None:
+            log.error("bot decision failed", exc_info=error)
+            return self._after_failure(situation, executor, error)
+        self.counts.decided += 1
+        return future.result()
+
+    def _after_failure(self, situation: Situation, executor: concurrent.futures.Executor,
+                       error: BaseException) -> Decision:
+        self.counts.failed += 1
+        # A worker died (a crash in bgsage's C++): the pool is unusable, start a new one, once.
+        if (isinstance(error, concurrent.futures.BrokenExecutor) and not self._closed
+                and executor is self._executor):
+            executor.shutdown(wait=False)
+            self._executor = self._new_executor()
+        return brain.fallback(situation)
+
+    async def close(self) -> None:
+        """Refuse new decisions, drop the queued ones (they get the fallback) and wait, in a
+        thread, for the workers to finish the ones they are computing and exit."""
+        self._closed = True
+        await asyncio.get_running_loop().run_in_executor(
+            None, functools.partial(self._executor.shutdown, wait=True, cancel_futures=True))

@@ -1,0 +1,108 @@
+"""The pool computes decisions in worker processes: the event loop keeps serving meanwhile,
+late or failed decisions are replaced by the fallback, and the pool closes cleanly."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import random
+import signal
+import time
+
+import pytest
+
+from fibs_server.bots import EXPERT, INTERMEDIATE, BotPool, decide, fallback, situation_for
+from fibs_server.rules.dice import SeededDice
+from fibs_server.rules.match import Match
+
+from ..rules.match_helpers import started
+
+# 3-ply: about 0.4 s for the opening 5-4, whose best play is not our rules of thumb's.
+SLOW = dataclasses.replace(EXPERT, name="slow", plies=3)
+
+
+@pytest.fixture
+async def pool():
+    pool = BotPool(workers=1, time_budget=30.0)
+    await pool.start()
+    yield pool
+    await pool.close()
+
+
+def opening_move():
+    match, _ = started(script=[(5, 4)])
+    return situation_for(match, 0)
+
+
+async def test_the_pool_decides_as_the_brain_does(pool):
+    match = Match(3, SeededDice(7))
+    match.start()
+    for seed in range(30):
+        player = 0 if situation_for(match, 0) else 1
+        situation = situation_for(match, player)
+        decision = await pool.decide(situation, INTERMEDIATE, seed=seed)
+        assert decision == decide(situation, INTERMEDIATE, random.Random(seed))
+        decision.apply(match, player)
+    assert pool.counts.decided == 30
+
+
+async def test_the_event_loop_keeps_ticking_while_the_workers_think(pool):
+    ticks = []
+
+    async def tick():
+        while True:
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.005)
+
+    situation = opening_move()
+    ticker = asyncio.create_task(tick())
+    started_at = time.perf_counter()
+    await pool.decide(situation, SLOW, seed=1)
+    thinking = time.perf_counter() - started_at
+    ticker.cancel()
+    gaps = [later - earlier for earlier, later in zip(ticks, ticks[1:])]
+    assert thinking > 0.1  # long enough to see: on the loop, no tick would come meanwhile
+    assert len(ticks) >= thinking / 0.005 / 2 and max(gaps) < thinking / 2, (thinking, gaps)
+
+
+async def test_a_late_decision_is_replaced_by_the_fallback(pool):
+    pool.time_budget = 0.05
+    situation = opening_move()
+    assert await pool.decide(situation, SLOW, seed=1) == fallback(situation)
+    assert pool.counts.late == 1
+
+
+async def test_beyond_the_queue_limit_decisions_are_the_fallback_at_once(pool):
+    pool.queue_limit = 1
+    situation = opening_move()
+    decisions = await asyncio.gather(pool.decide(situation, SLOW, seed=1),
+                                      pool.decide(situation, SLOW, seed=1))
+    assert decisions[0] == decide(situation, SLOW, random.Random(1))
+    assert decisions[1] == fallback(situation)
+    assert pool.counts.refused == 1
+
+
+async def test_a_dead_worker_costs_one_fallback_and_a_new_worker(pool):
+    situation = opening_move()
+    for pid in list(pool._executor._processes):
+        os.kill(pid, signal.SIGKILL)
+    assert await pool.decide(situation, INTERMEDIATE, seed=1) == fallback(situation)
+    assert pool.counts.failed == 1
+    assert await pool.decide(situation, INTERMEDIATE, seed=1) == decide(
+        situation, INTERMEDIATE, random.Random(1))
+
+
+async def test_closing_gives_the_queued_decisions_the_fallback():
+    pool = BotPool(workers=1, time_budget=30.0)
+    situation = opening_move()
+    thought = decide(situation, SLOW, random.Random(1))
+    assert thought != fallback(situation)
+    asked = [asyncio.create_task(pool.decide(situation, SLOW, seed=1)) for _ in range(4)]
+    await asyncio.sleep(0.2)  # the worker has the first; some are queued
+    await pool.close()
+    decisions = [await decision for decision in asked]
+    assert decisions[0] == thought and decisions[-1] == fallback(situation)
+    assert set(decisions) == {thought, fallback(situation)}
+    assert (pool.counts.decided, pool.counts.refused) == (decisions.count(thought),
+                                                          decisions.count(fallback(situation)))
+    assert await pool.decide(situation, SLOW) == fallback(situation)  # closed: refused
