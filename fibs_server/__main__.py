@@ -13,6 +13,7 @@ import sys
 
 from fibs_server.app import ServerConfig, serve
 from fibs_server.lobby.archive_commands import match_file
+from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database
@@ -52,6 +53,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--dice-seed", type=int,
                         default=int(env("FIBS_DICE_SEED")) if env("FIBS_DICE_SEED") else None,
                         help="reproducible dice for test and benchmark runs; never in production")
+    parser.add_argument("--bots", default=env("FIBS_BOTS", "on"), choices=["on", "off"],
+                        help="the built-in bots bot_beginner, bot_intermediate, bot_expert")
+    parser.add_argument("--bot-think-time", type=float,
+                        default=float(env("FIBS_BOT_THINK_TIME", "1.0")),
+                        help="seconds a bot waits before each decision, so people can follow")
     add_limit_arguments(parser)
     commands = parser.add_subparsers(dest="command")
     database = commands.add_parser("db", help="database maintenance")
@@ -98,7 +104,9 @@ def main(argv: list[str] | None = None) -> None:
     asyncio.run(serve(ServerConfig(
         host=arguments.host, port=arguments.port, database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
-        dice_seed=arguments.dice_seed, **limits_from_arguments(arguments))))
+        dice_seed=arguments.dice_seed,
+        bots=BotConfig(think_time=arguments.bot_think_time) if arguments.bots == "on" else None,
+        **limits_from_arguments(arguments))))
 
 
 async def set_admin(database_url: str, name: str, is_admin: bool) -> int:

@@ -7,14 +7,17 @@ import gc
 import random
 import signal
 
+from fibs_server.bots import BotPool
 from fibs_server.lobby import (
     admin_commands,
     archive_commands,
+    bot_commands,
     chat_commands,
     game_commands,
     server_commands,
     user_commands,
 )
+from fibs_server.lobby.bot_players import BotConfig, BotPlayers
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.throttle import AbuseLimits
@@ -34,6 +37,7 @@ class ServerConfig:
     net_limits: NetLimits = NetLimits()
     abuse_limits: AbuseLimits = AbuseLimits()
     dice_seed: int | None = None  # seeded dice, for reproducible test and benchmark runs
+    bots: BotConfig | None = None  # the built-in bots (None: no bots)
 
 
 class FibsServer:
@@ -52,6 +56,7 @@ class FibsServer:
         self._telnet = None
         self._front: FrontEnd | None = None
         self._background: list[asyncio.Task] = []
+        self.bots: BotPlayers | None = None
 
     async def start(self) -> None:
         await upgrade_database_async(self.config.database_url)
@@ -69,6 +74,12 @@ class FibsServer:
                             server_commands.table],
                            chat_records=self.store)
         await admin_commands.restore_motd(self.lobby)
+        if self.config.bots is not None:
+            bots = self.config.bots
+            self.bots = BotPlayers(self.lobby, bots, BotPool(workers=bots.workers,
+                                                             time_budget=bots.time_budget))
+            self.lobby.add_commands(bot_commands.command_table(self.bots))
+            await self.bots.start()
         self._telnet, self._front = await start_telnet_server(
             self.lobby, self.config.host, self.config.port, self.config.net_limits)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
@@ -88,6 +99,8 @@ class FibsServer:
                 self.lobby.shutdown_task.cancel()
             await self.lobby.shut_down()
             self.lobby.gatekeeper.close()
+        if self.bots is not None:
+            await self.bots.close()
         if self._front is not None:
             await self._front.stop_serving()
         if self._telnet is not None:

@@ -81,3 +81,26 @@ class AccountStore(Protocol):
 
     async def rated_accounts(self, min_experience: int) -> list[Account]:
         """Accounts with experience >= min_experience, best rating first (ties by name)."""
+
+
+class AccountsWithVisitors:
+    """The account store, and the accounts of visitors who play a bot without registering:
+    found (by `whois`, say) while they are online, never stored."""
+
+    def __init__(self, store: AccountStore) -> None:
+        self._store = store
+        self.visitors: dict[str, Account] = {}  # lower-case name -> account
+
+    async def find_account(self, name: str) -> Account | None:
+        visitor = self.visitors.get(name.lower())
+        return visitor if visitor is not None else await self._store.find_account(name)
+
+    async def create_account(self, account: Account) -> None:
+        await self._store.create_account(account)
+
+    async def update_account(self, name: str, **changes: object) -> None:
+        if name.lower() not in self.visitors:
+            await self._store.update_account(name, **changes)
+
+    async def rated_accounts(self, min_experience: int) -> list[Account]:
+        return await self._store.rated_accounts(min_experience)

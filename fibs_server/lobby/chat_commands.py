@@ -275,6 +275,8 @@ async def welcome_listener(lobby: Lobby, session: Session) -> None:
     """Load the user's gags, blinds and mute; tell those waiting for them; hand over the
     messages kept for them (each exactly once)."""
     name = session.name
+    if lobby.is_visitor(session):
+        return  # nothing is kept for a visitor, who has no account
     arrival = await lobby.chat_records.arrive(name)
     session.gagged = {n.lower() for n in arrival.gagged}
     session.blinded = {n.lower() for n in arrival.blinded}

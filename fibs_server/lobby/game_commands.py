@@ -263,6 +263,11 @@ async def leave(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.leave(lobby, session)
 
 
+@table.command("undo")
+async def undo(lobby: Lobby, session: Session, command: Command) -> None:
+    await match_play.undo(lobby, session)
+
+
 @table.on_login
 async def show_taken_over_match(lobby: Lobby, session: Session) -> None:
     """A new login that took a running match over (`Lobby.log_in`) is shown where it stands."""

@@ -16,16 +16,19 @@ from fibs_server.protocol.login_dialogue import RegistrationRefused
 
 
 class Gatekeeper:
-    def __init__(self, accounts: AccountStore, hasher: PasswordHasher, limits: AbuseLimits,
-                 command_names: Iterable[str]) -> None:
+    def __init__(self, accounts: AccountStore, hasher: PasswordHasher,
+                 limits: AbuseLimits) -> None:
         self.accounts = accounts
         self.hasher = hasher
         self.login_throttle = LoginThrottle(limits)
         self.registrations = RegistrationLimit(limits)
         # No account may pass for the server or a command (`who says: ...`, `tell shout ...`):
         # the reserved words and every command name, alias and administrator command.
-        self._reserved_names = frozenset({*texts.RESERVED_NAMES, *command_names,
-                                          *commands.ALIASES})
+        self._reserved_names = {*texts.RESERVED_NAMES, *commands.ALIASES}
+
+    def reserve(self, names: Iterable[str]) -> None:
+        """Names no one may register (the lobby's commands as they are added)."""
+        self._reserved_names.update(name.lower() for name in names)
 
     async def authenticate(self, name: str, password: str, host: str,
                            hung_up: Callable[[], bool]) -> Account | None:

@@ -10,7 +10,8 @@ import time
 import weakref
 from collections.abc import Callable, Collection, Iterable
 
-from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore
+from fibs_server.lobby.accounts import (PER_GAME_TOGGLES, Account, AccountStore,
+                                        AccountsWithVisitors)
 from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.command_table import CommandTable, Handler, Hook, LoginCheck
 from fibs_server.lobby.gatekeeper import Gatekeeper
@@ -46,7 +47,9 @@ class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
                  config: LobbyConfig, tables: Iterable[CommandTable], *,
                  chat_records: ChatRecords) -> None:
-        self.accounts = accounts
+        self.accounts = AccountsWithVisitors(accounts)
+        # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
+        self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits)
         self.matches = matches
         self.chat_records = chat_records
         self.config = config
@@ -57,14 +60,9 @@ class Lobby:
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
+        self.command_names: frozenset[str] = frozenset()
         for table in tables:
-            self.handlers.update(table.handlers)
-            self.admin_handlers.update(table.admin_handlers)
-            self.login_checks += table.login_checks
-            self.login_hooks += table.login_hooks
-        self.command_names = frozenset(self.handlers)
-        self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits,
-                                     [*self.handlers, *self.admin_handlers])
+            self.add_commands(table)
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
@@ -80,6 +78,14 @@ class Lobby:
         self.shutdown_at: float | None = None
         self.shutdown_task: asyncio.Task | None = None
         self.stop_requested = asyncio.Event()
+
+    def add_commands(self, table: CommandTable) -> None:
+        self.handlers.update(table.handlers)
+        self.admin_handlers.update(table.admin_handlers)
+        self.login_checks += table.login_checks
+        self.login_hooks += table.login_hooks
+        self.command_names = frozenset(self.handlers)
+        self.gatekeeper.reserve([*table.handlers, *table.admin_handlers])
 
     @staticmethod
     def now() -> datetime.datetime:
@@ -116,6 +122,17 @@ class Lobby:
             await self.time_out_idle()
 
     # --- accounts ----------------------------------------------------------------------------
+
+    async def new_visitor(self) -> Account:
+        """The account of a visitor who plays a bot without registering (`guest_1234`: no
+        registered name has digits), until they log out."""
+        while True:
+            name = f"guest_{secrets.randbelow(9000) + 1000}"
+            if await self.accounts.find_account(name) is None:
+                break
+        account = Account(name=name, password_hash=b"", created_at=int(time.time()))
+        self.accounts.visitors[name.lower()] = account
+        return account
 
     async def log_in(self, session: Session, account: Account) -> None:
         # One login of a name at a time: a second one waits until the first has finished
@@ -251,6 +268,7 @@ class Lobby:
             verb = "drops connection" if how == "timed out" else how
             await self._tell_everyone_else(session, f"{name} {verb}.", clip.LOGOUT, told=told)
         await self.accounts.update_account(name, last_logout_at=session.account.last_logout_at)
+        self.accounts.visitors.pop(name.lower(), None)
 
     # --- who is online -----------------------------------------------------------------------
 
@@ -269,6 +287,10 @@ class Lobby:
             if len(matches) == 1:
                 return matches[0]
         return None
+
+    def is_visitor(self, session: Session) -> bool:
+        """A visitor plays a bot without an account (`new_visitor`)."""
+        return session.name.lower() in self.accounts.visitors
 
     def is_online(self, session: Session) -> bool:
         return session.is_bot or self.online.get(session.name.lower()) is session

@@ -8,6 +8,7 @@ starts, resumes, `leave` and the end of a match take the same path.
 """
 from __future__ import annotations
 
+import collections
 import logging
 from collections.abc import Callable, Iterable
 
@@ -21,6 +22,7 @@ from fibs_server.protocol.board import render_board
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules import events as ev
+from fibs_server.rules.dice import Dice, ReplayableDice
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
@@ -28,7 +30,9 @@ from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_matc
 log = logging.getLogger(__name__)
 
 NOT_PLAYING = "** You're not playing."
-Action = Callable[[Match, int], list[ev.Event]]
+UNDO_DEPTH = 20  # decisions a player can take back, one `undo` at a time
+# An action on (match, player): the events it caused, or None if it did nothing at all.
+Action = Callable[[Match, int], "list[ev.Event] | None"]
 # An action's events, each with the moment right after it (None: no board for it), and the
 # lines for one player the server sends in between.
 Told = list["tuple[ev.Event, Moment | None] | Say"]
@@ -43,11 +47,18 @@ async def act(lobby: Lobby, session: Session, action: Action) -> None:
     async with running.lock:
         player = running.index_of(session)
         before = running.match.to_dict()
+        # Against a bot, where the player may take this back: the dice drawn so far too.
+        undoable = running.undo_points is not None and not session.is_bot
+        undo_point = (before, running.match.dice_source.drawn) if undoable else None
         try:
             events = action(running.match, player)
         except IllegalAction as refused:
             session.send_line(refusal_text(refused, running.opponent_name(player)))
             return
+        if events is None:
+            return
+        if undo_point is not None:
+            running.undo_points.append(undo_point)
         await settle(lobby, running, told(running.match, events), session, before)
 
 
@@ -126,7 +137,11 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     transaction, and the rating calculation is returned; `ended`: an unlimited match that
     ends unrated (`leave` between games)."""
     match = running.match
+    if not running.stored:
+        return None
     state = match.to_dict()
+    if running.unrated is not None:
+        state["unrated"] = running.unrated
     if ended:
         await lobby.matches.finish_match(running.match_id, state, None, [])
         return None
@@ -135,6 +150,9 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
         return None
     winner = match.winner
     assert winner is not None
+    if running.unrated is not None:
+        await lobby.matches.finish_match(running.match_id, state, running.names[winner], [])
+        return None
     accounts = [(await lobby.user_named(name))[1] for name in running.names]
     assert match.length is not None and accounts[0] is not None and accounts[1] is not None
     calculation = rate_match(PlayerRating(accounts[winner].rating, accounts[winner].experience),
@@ -215,18 +233,24 @@ def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
 
 
 async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
-                      length: int | None) -> None:
-    saved = await lobby.matches.running_match(inviter.name, joiner.name)
+                      length: int | None, unrated: str | None = None) -> None:
+    """A new match; `unrated`: why it is not rated (a visitor's is not stored either)."""
+    stored = unrated != "visitor"
+    saved = await lobby.matches.running_match(inviter.name, joiner.name) if stored else None
     if saved is not None:
         await lobby.matches.delete_match(saved.match_id)
-    match = new_match(length, lobby.config.new_dice(), inviter, joiner,
+    match = new_match(length, dice_for(lobby, inviter, joiner), inviter, joiner,
                       lobby.config.choose_first_x())
     events = told(match, match.start())
-    stored = match.to_dict()
-    match_id = await lobby.matches.create_match(inviter.name, joiner.name, length, stored)
+    state = match.to_dict()
+    match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state)
+                if stored else 0)
     if left_meanwhile(lobby, inviter, joiner):
         return
     running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
+    running.unrated, running.stored = unrated, stored
+    if inviter.is_bot or joiner.is_bot:
+        running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
     kind = match_views.match_kind(length)
     if length is None:
         joiner.send_line(f"** You are now playing an unlimited match with {inviter.name}")
@@ -238,7 +262,7 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     lobby.match_table.begin(running)
     async with running.lock:
         # The start itself is stored already: told even if the follow-ups cannot be.
-        await settle(lobby, running, events, inviter, stored, told_if_undone=events)
+        await settle(lobby, running, events, inviter, state, told_if_undone=events)
 
 
 async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
@@ -248,10 +272,13 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
         return
     if left_meanwhile(lobby, inviter, joiner):
         return
-    match = Match.from_dict(record.state, lobby.config.new_dice())
+    match = Match.from_dict(record.state, dice_for(lobby, inviter, joiner))
     sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
     running = RunningMatch(record.match_id, match, (record.player_a, record.player_b),
                            (sessions[record.player_a.lower()], sessions[record.player_b.lower()]))
+    running.unrated = record.state.get("unrated")
+    if inviter.is_bot or joiner.is_bot:
+        running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
     joiner.send_line(f"You are now playing with {inviter.name}. Your running match was loaded.")
     inviter.send_line(f"{joiner.name} has joined you. Your running match was loaded.")
     what = ("their unlimited match" if match.length is None
@@ -266,6 +293,40 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     async with running.lock:
         await settle(lobby, running, [], inviter, record.state)
         remind(running, (0, 1))
+
+
+def dice_for(lobby: Lobby, *players: Session) -> Dice:
+    """A new dice source for a match; against a bot, one that `undo` can rewind."""
+    dice = lobby.config.new_dice()
+    return ReplayableDice(dice) if any(player.is_bot for player in players) else dice
+
+
+async def undo(lobby: Lobby, session: Session) -> None:
+    """Against a bot: take back the player's last decision and the bot's turns after it. The
+    dice are rewound too, so the same dice come again. The match is unrated from then on."""
+    running = lobby.match_table.match_of(session)
+    if running is None:
+        session.send_line(NOT_PLAYING)
+        return
+    if running.undo_points is None:
+        session.send_line(texts.UNDO_ONLY_AGAINST_BOTS)
+        return
+    async with running.lock:
+        if not running.undo_points:
+            session.send_line(texts.NOTHING_TO_UNDO)
+            return
+        state, drawn = running.undo_points.pop()
+        dice = running.match.dice_source
+        dice.rewind(drawn)
+        running.match = Match.from_dict(state, dice)
+        running.unrated = running.unrated or "undo"
+        await store(lobby, running)
+        index = running.index_of(session)
+        session.send_line(texts.UNDONE)
+        board_to(session, running, running.match.moment(), index, as_you=True)
+        if running.match.phase is Phase.ROLL_OR_DOUBLE and running.match.turn == index:
+            session.send_line(ROLL_OR_DOUBLE)
+        remind(running, (index,))
 
 
 def show_taken_over_match(running: RunningMatch, session: Session) -> None:

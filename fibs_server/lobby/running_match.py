@@ -3,6 +3,7 @@ sessions connected to it, and the invitations that start one."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 
 from fibs_server.lobby.session import Session
@@ -32,6 +33,13 @@ class RunningMatch:
         self.names = names  # [0] = inviter, [1] = joiner
         self.sessions: list[Session | None] = list(sessions)
         self.lock = asyncio.Lock()
+        # Why the match is not rated, kept in its record: "asked" (`bot ... unrated`),
+        # "visitor" (never stored either), "undo"; None: rated.
+        self.unrated: str | None = None
+        self.stored = True  # False: a visitor's match, which nothing is written of
+        # Against a bot: the states before the player's last decisions, with how many dice
+        # had been drawn then (`undo`); None: no undo in this match.
+        self.undo_points: collections.deque[tuple[dict, int]] | None = None
 
     def index_of(self, session: Session) -> int:
         return self.sessions.index(session)

@@ -15,8 +15,8 @@ from fibs_server.lobby.accounts import Account
 from fibs_server.protocol import clip, layout, texts
 from fibs_server.protocol.login_dialogue import (Action, Authenticate, CheckName,
                                                  CheckRegistrationLimit, Close, LoginDialogue,
-                                                 LogIn, Register, SendLines, SendPrompt,
-                                                 SetEcho, Stage, Step)
+                                                 LogIn, PlayAsVisitor, Register, SendLines,
+                                                 SendPrompt, SetEcho, Stage, Step)
 
 if TYPE_CHECKING:
     from fibs_server.lobby.lobby import Lobby
@@ -224,6 +224,11 @@ class Session:
             case LogIn(account, client):
                 self.clip, self.prompts, self.client_name = client.clip, client.prompts, client.name
                 await self.lobby.log_in(self, account)
+                return []
+            case PlayAsVisitor(command):
+                await self.lobby.log_in(self, await self.lobby.new_visitor())
+                if self.stage is Stage.ONLINE:
+                    await self._online(command)
                 return []
             case _:
                 raise ValueError(f"{step!r} is no step")

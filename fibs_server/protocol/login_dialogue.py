@@ -103,6 +103,13 @@ class Register(Step):
 
 
 @dataclasses.dataclass(frozen=True)
+class PlayAsVisitor(Step):
+    """`bot ...` before logging in: let the user in as a visitor without an account, then run
+    `command` (the `bot` command) as their first. Result: none (the user is online)."""
+    command: str
+
+
+@dataclasses.dataclass(frozen=True)
 class LogIn(Step, Generic[AccountT]):
     """Let the user in: the lobby then marks the session online (`logged_in`), or refuses
     and closes the connection."""
@@ -223,6 +230,8 @@ class LoginDialogue(Generic[AccountT]):
             return self._guest_welcome()
         if words[0] in ("bye", "quit", "exit"):
             return [Close()]
+        if words[0] == "bot":
+            return [PlayAsVisitor(line.strip())]
         self._name = words[0]
         self.stage = Stage.PASSWORD
         return [SetEcho(True), SendPrompt(texts.PASSWORD_PROMPT)]
@@ -234,6 +243,8 @@ class LoginDialogue(Generic[AccountT]):
         word, _, rest = line.strip().partition(" ")
         if word == "bye":
             return [Close()]
+        if word == "bot":
+            return [PlayAsVisitor(line.strip())]
         if word != "name":
             return self._guest_welcome()
         self._name = rest.strip()

@@ -161,3 +161,13 @@ def last_login(when: datetime.datetime, host: str, timezone: str) -> str:
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """`1 point`, `2 points`: FIBS uses the singular only for exactly one."""
     return f"{count} {singular if count == 1 else plural_form or singular + 's'}"
+
+# `undo` against a bot (not in FIBS).
+UNDO_ONLY_AGAINST_BOTS = "** You can only undo in a match against a bot."
+NOTHING_TO_UNDO = "** There is nothing to undo."
+UNDONE = "You take back your last decision. This match is not rated any more."
+
+
+def bot_usage(levels: list[str]) -> str:
+    return (f"** Type 'bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]' to play a "
+            "computer opponent at once.")

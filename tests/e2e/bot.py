@@ -65,6 +65,8 @@ class Bot:
             await self.send("move " + self.choose_play())
         elif line.endswith("doubles. Type 'accept' or 'reject'."):
             await self.send("accept")
+        elif "wants to resign. You will win" in line:
+            await self.send("accept")
         elif line.startswith("Type 'join' if you want to play the next game"):
             await self.send("join")
 

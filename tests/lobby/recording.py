@@ -12,28 +12,33 @@ from fibs_server.store.migrate import upgrade_database_async
 
 
 class RecordingConnection:
-    """What a session sends, as lines (CR LF removed); prompts and echo changes apart."""
+    """A Connection that records what the session did with it, in order: the text sent, and
+    `<echo on>`, `<echo off>`, `<closed>` between (where they fall matters on the wire)."""
 
     def __init__(self, host: str = "127.0.0.1") -> None:
         self.host = host
-        self.sent: list[str] = []
-        self.echo: list[bool] = []
+        self.events: list[str] = []
         self.closed = False
 
     def send(self, text: str, broadcast: bool = False) -> None:
-        self.sent.append(text)
+        self.events.append(text)
 
     def set_echo(self, server_echoes: bool) -> None:
-        self.echo.append(server_echoes)
+        self.events.append("<echo on>" if server_echoes else "<echo off>")
 
     def close(self) -> None:
         self.closed = True
+        self.events.append("<closed>")
+
+    def take(self) -> str:
+        """Everything recorded since the last take."""
+        text = "".join(self.events)
+        self.events.clear()
+        return text
 
     def lines(self) -> list[str]:
-        """Every complete line sent so far, and forget them."""
-        text = "".join(self.sent)
-        self.sent = []
-        return [line for line in text.split("\r\n")[:-1]]
+        """The complete lines sent since the last take."""
+        return self.take().split("\r\n")[:-1]
 
 
 async def recording_lobby(tmp_path, *dice: tuple[int, int]) -> tuple[Lobby, SqlStore]:

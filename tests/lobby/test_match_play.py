@@ -144,3 +144,61 @@ async def test_leaving_an_unlimited_match_between_games_ends_it_unrated(tmp_path
     assert record.winner is None and "ratings" not in record.state
     assert alice.account.rating == bob.account.rating == 1500
     await store.close()
+
+
+@pytest.fixture
+async def against_a_bot(tmp_path):
+    """alice (player 0) against a bot's session that the test plays by hand; the bot opens
+    with 3-1 and plays its first legal play; then alice is to roll or double."""
+    lobby, store = await recording_lobby(tmp_path, (1, 3), (6, 5), (4, 2), (5, 5))
+    alice, alice_out = await logged_in(lobby, "alice", ready=True)
+    robot, _ = await logged_in(lobby, "robot")
+    robot.is_bot = True
+    await match_play.start_match(lobby, alice, robot, 3)
+    await match_play.act(lobby, robot, lambda match, player: match.move(
+        player, match.legal_plays()[0]))
+    running = lobby.match_table.match_of(alice)
+    assert running.match.phase is Phase.ROLL_OR_DOUBLE and running.match.turn == 0
+    alice_out.lines()
+    yield lobby, running, (alice, alice_out), robot
+    await store.close()
+
+
+async def test_undo_takes_back_a_double_and_the_take_after_it_and_the_dice_come_again(
+        against_a_bot):
+    lobby, running, (alice, alice_out), robot = against_a_bot
+    before = running.match.to_dict()
+    await match_play.act(lobby, alice, lambda match, player: match.double(player))
+    await match_play.act(lobby, robot, lambda match, player: match.accept(player))
+    assert running.match.cube == 2 and running.match.dice == (6, 5)  # alice rolled after
+    await match_play.undo(lobby, alice)
+    assert running.match.to_dict() == before and running.unrated == "undo"
+    await match_play.act(lobby, alice, lambda match, player: match.roll(player))
+    assert running.match.dice == (6, 5)  # the same dice again
+
+
+async def test_undo_takes_back_a_take_and_a_move(against_a_bot):
+    lobby, running, (alice, alice_out), robot = against_a_bot
+    await match_play.act(lobby, alice, lambda match, player: match.roll(player))
+    await match_play.act(lobby, alice, lambda match, player: match.move(
+        player, match.legal_plays()[0]))
+    await match_play.act(lobby, robot, lambda match, player: match.double(player))
+    offered = running.match.to_dict()
+    await match_play.act(lobby, alice, lambda match, player: match.accept(player))
+    bot_roll = running.match.dice
+    await match_play.undo(lobby, alice)  # the take
+    assert running.match.to_dict() == offered
+    await match_play.act(lobby, alice, lambda match, player: match.accept(player))
+    assert running.match.dice == bot_roll
+    await match_play.undo(lobby, alice)
+    await match_play.undo(lobby, alice)  # and the move before it: alice's roll is back
+    assert running.match.phase is Phase.MOVE and running.match.dice == (6, 5)
+    told = alice_out.lines()
+    assert told[-3] == texts.UNDONE and told[-1] == "Please move 2 pieces."
+
+
+async def test_undo_is_refused_outside_a_match_against_a_bot(table):
+    lobby, _, users = table
+    alice, alice_out = users["alice"]
+    await match_play.undo(lobby, alice)
+    assert alice_out.lines() == [texts.UNDO_ONLY_AGAINST_BOTS]

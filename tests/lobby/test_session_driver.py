@@ -10,11 +10,13 @@ import bcrypt
 import pytest
 
 from fibs_server.lobby.accounts import Account, NameTaken
-from fibs_server.lobby.lobby import CommandTable, Lobby, LobbyConfig
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Session, Stage
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol import texts
+from tests.lobby.recording import RecordingConnection
 
 HOST = "127.0.0.1"
 ELSEWHERE = "10.0.0.9"  # where the tests' own accounts were registered from
@@ -39,33 +41,6 @@ class MemoryAccounts:
     async def update_account(self, name: str, **changes: object) -> None:
         for field, value in changes.items():
             setattr(self.accounts[name.lower()], field, value)
-
-
-class RecordingConnection:
-    """A Connection that records what the session did with it, in order: the text sent, and
-    `<echo on>`, `<echo off>`, `<closed>` between (unlike tests/lobby/recording.py's, which
-    keeps echo changes apart: in the dialogue where they fall matters on the wire)."""
-
-    def __init__(self) -> None:
-        self.host = HOST
-        self.events: list[str] = []
-        self.closed = False
-
-    def send(self, text: str, broadcast: bool = False) -> None:
-        self.events.append(text)
-
-    def set_echo(self, server_echoes: bool) -> None:
-        self.events.append("<echo on>" if server_echoes else "<echo off>")
-
-    def close(self) -> None:
-        self.closed = True
-        self.events.append("<closed>")
-
-    def take(self) -> str:
-        """Everything recorded since the last take."""
-        text = "".join(self.events)
-        self.events.clear()
-        return text
 
 
 table = CommandTable()
@@ -193,7 +168,7 @@ async def test_a_registration_creates_the_account_and_logs_it_in(lobby):
     assert answer.startswith("\r\n<echo off>You are registered.\r\n"
                              "Type 'help beginner' to get started.\r\n"
                              "** User bob authenticated.\r\n")
-    account = lobby.accounts.accounts["bob"]
+    account = lobby.gatekeeper.accounts.accounts["bob"]
     assert bcrypt.checkpw(b"s3cret", account.password_hash) and account.last_login_host == HOST
     assert lobby.online["bob"] is session
 
@@ -233,7 +208,7 @@ async def test_a_name_taken_while_the_passwords_were_typed(lobby):
 async def test_a_store_failing_at_login_lets_the_user_go(lobby, caplog):
     async def broken(name: str) -> Account | None:
         raise RuntimeError("database is locked")
-    lobby.accounts.find_account = broken
+    lobby.gatekeeper.accounts.find_account = broken
     session, connection = connect(lobby)
     assert await say(session, connection, "connect alice secret") == \
         f"{texts.LOGIN_FAILED}\r\n<closed>"
@@ -243,12 +218,12 @@ async def test_a_store_failing_at_login_lets_the_user_go(lobby, caplog):
 
 async def test_a_hang_up_during_the_password_check_ends_the_dialogue_quietly(lobby):
     release = asyncio.Event()
-    find_account = lobby.accounts.find_account
+    find_account = lobby.gatekeeper.accounts.find_account
 
     async def slow(name: str) -> Account | None:
         await release.wait()
         return await find_account(name)
-    lobby.accounts.find_account = slow
+    lobby.gatekeeper.accounts.find_account = slow
     checked = []
 
     async def check(*args: object, **options: object) -> bool:
@@ -267,12 +242,12 @@ async def test_a_hang_up_during_the_password_check_ends_the_dialogue_quietly(lob
 
 async def test_a_hang_up_during_registration_keeps_the_account_but_logs_no_one_in(lobby):
     release = asyncio.Event()
-    create_account = lobby.accounts.create_account
+    create_account = lobby.gatekeeper.accounts.create_account
 
     async def slow(account: Account) -> None:
         await release.wait()
         await create_account(account)
-    lobby.accounts.create_account = slow
+    lobby.gatekeeper.accounts.create_account = slow
     session, connection = connect(lobby)
     await say(session, connection, "guest", "name bob", "secret")
     registering = asyncio.create_task(session.handle_line("secret"))
@@ -281,7 +256,7 @@ async def test_a_hang_up_during_registration_keeps_the_account_but_logs_no_one_i
     release.set()
     await registering
     assert connection.take() == "\r\n<echo off><closed>"
-    assert "bob" in lobby.accounts.accounts and not lobby.online
+    assert "bob" in lobby.gatekeeper.accounts.accounts and not lobby.online
 
 
 # --- online: dispatch -------------------------------------------------------------------------

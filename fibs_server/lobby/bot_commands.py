@@ -1,0 +1,47 @@
+"""`bot [level] [length] [unrated]`: a match against a built-in bot, at once."""
+from __future__ import annotations
+
+from fibs_server.lobby import match_play
+from fibs_server.lobby.bot_players import BotPlayers
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.game_commands import parse_length
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.session import Session
+from fibs_server.protocol import texts
+from fibs_server.protocol.commands import Command
+
+DEFAULT_LEVEL = "intermediate"
+DEFAULT_LENGTH = 1
+
+
+def command_table(bots: BotPlayers) -> CommandTable:
+    table = CommandTable()
+
+    @table.command("bot")
+    async def bot(lobby: Lobby, session: Session, command: Command) -> None:
+        level, length, unrated = DEFAULT_LEVEL, DEFAULT_LENGTH, False
+        for word in command.args:
+            if word.lower() == "unrated":
+                unrated = True
+            elif parse_length(word) is not None:
+                length = parse_length(word)
+            elif bots.level_named(word) is not None:
+                level = bots.level_named(word)
+            else:
+                session.send_line(texts.bot_usage(list(bots.residents)))
+                return
+        if lobby.match_table.busy(session):
+            session.send_line("** You can't play two games at once")
+            return
+        visitor = lobby.is_visitor(session)
+        opponent = bots.player_for(bots.residents[level])
+        names = {session.name.lower()}
+        lobby.match_table.starting |= names
+        try:
+            await match_play.start_match(
+                lobby, session, opponent, None if length == "unlimited" else length,
+                unrated="visitor" if visitor else "asked" if unrated else None)
+        finally:
+            lobby.match_table.starting -= names
+
+    return table

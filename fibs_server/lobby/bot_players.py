@@ -1,0 +1,182 @@
+"""The built-in bots: accounts the server plays itself, one per level.
+
+Each bot is online like a user (a resident session in `who`, ready, rated) and takes every
+invitation it is offered: each match gets a session of its own (`Session.is_bot`), whose
+connection hears what the server tells it and then looks at the match to see whether the
+bot must act. Its decision is computed off the event loop (`bots.BotPool`) and applied
+through `match_play.act` like any player's command, with FIBS's texts for everyone else.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+import secrets
+import time
+from collections.abc import Callable
+
+from fibs_server.bots import LEVELS, BotPool, Decision, Level, Situation, situation_for
+from fibs_server.lobby import match_play
+from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.session import Session, Stage
+from fibs_server.rules import events as ev
+from fibs_server.rules.match import Match
+
+log = logging.getLogger(__name__)
+
+BOT_HOST = "localhost"
+BOT_CLIENT = "fibs_server-bot"
+INVITED = re.compile(r"Type 'join (\S+)' to accept\.")
+
+
+@dataclasses.dataclass
+class BotConfig:
+    names: dict[str, str] = dataclasses.field(
+        default_factory=lambda: {level: f"bot_{level}" for level in LEVELS})  # level -> name
+    think_time: float = 1.0  # seconds before each decision, so that a person can follow
+    time_budget: float = 2.0  # seconds a decision may take before the fallback is played
+    workers: int | None = None  # decision processes (default: one per core but one)
+
+
+class BotConnection:
+    """What the server sends a bot's session: every reply and notice makes the bot look."""
+
+    host = BOT_HOST
+
+    def __init__(self, heard: Callable[[str], None]) -> None:
+        self._heard = heard
+
+    def send(self, text: str, broadcast: bool = False) -> None:
+        if not broadcast:  # who-lines, shouts and login notices are nothing to act on
+            self._heard(text)
+
+    def set_echo(self, server_echoes: bool) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class BotPlayers:
+    def __init__(self, lobby: Lobby, config: BotConfig, pool: BotPool) -> None:
+        self.lobby = lobby
+        self.config = config
+        self.pool = pool
+        self.residents: dict[str, Session] = {}  # level -> the bot's session in `who`
+        self._levels: dict[Session, Level] = {}  # every bot session -> its level
+        self._acting: dict[Session, asyncio.Task] = {}  # a bot session deciding now
+        self._tasks: set[asyncio.Task] = set()
+
+    async def start(self) -> None:
+        """Create the bots' accounts if need be (with a password nobody knows) and log them
+        in."""
+        for level_name, name in self.config.names.items():
+            account = await self.lobby.accounts.find_account(name)
+            if account is None:
+                secret = await self.lobby.gatekeeper.hasher.hash(secrets.token_urlsafe(24))
+                account = Account(name=name, password_hash=secret,
+                                  created_at=int(time.time()), last_login_host=BOT_HOST)
+                await self.lobby.accounts.create_account(account)
+            account.toggles.update(ready=True, double=True)
+            session = self._new_session(account, LEVELS[level_name], self._heard_by_resident)
+            await self.lobby.log_in(session, account)
+            self.residents[level_name] = session
+
+    def level_named(self, typed: str) -> str | None:
+        """The level a player typed (a unique prefix, or the bot's name), or None."""
+        for level, name in self.config.names.items():
+            if typed.lower() == name.lower():
+                return level
+        matches = [level for level in self.config.names if level.startswith(typed.lower())]
+        return matches[0] if len(matches) == 1 else None
+
+    def is_resident(self, session: Session) -> bool:
+        return session in self.residents.values()
+
+    def player_for(self, resident: Session) -> Session:
+        """A session of its own for one more match of the bot."""
+        assert resident.account is not None
+        session = self._new_session(resident.account, self._levels[resident], None)
+        session.stage, session.login_time = Stage.ONLINE, resident.login_time
+        return session
+
+    def _new_session(self, account: Account, level: Level,
+                     heard: Callable[[Session, str], None] | None) -> Session:
+        session: Session
+        connection = BotConnection(lambda text: (heard or self._heard_by_player)(session, text))
+        session = Session(self.lobby, connection)
+        session.account, session.is_bot, session.prompts = account, True, False
+        session.clip, session.client_name = True, BOT_CLIENT
+        self._levels[session] = level
+        return session
+
+    # --- invitations -------------------------------------------------------------------------
+
+    def _heard_by_resident(self, resident: Session, text: str) -> None:
+        invited = INVITED.search(text)
+        if invited is not None:
+            self._start_task(self._accept(resident, invited.group(1)))
+
+    async def _accept(self, resident: Session, inviter: str) -> None:
+        await asyncio.sleep(self.config.think_time)
+        player = self.player_for(resident)
+        await self.lobby.dispatch(player, f"join {inviter}")
+
+    # --- playing -------------------------------------------------------------------------------
+
+    def _heard_by_player(self, session: Session, text: str) -> None:
+        if session not in self._acting:
+            self._acting[session] = self._start_task(self._play(session))
+
+    async def _play(self, session: Session) -> None:
+        """Act for as long as the bot has something to decide in its match."""
+        try:
+            while True:
+                situation = self._situation(session)
+                if situation is None:
+                    return
+                await asyncio.sleep(self.config.think_time)
+                situation = self._situation(session)
+                if situation is None:
+                    return
+                decision = await self.pool.decide(situation, self._levels[session])
+                await match_play.act(self.lobby, session, _unless_stale(decision, situation))
+        finally:
+            del self._acting[session]
+            if self.lobby.match_table.match_of(session) is None:
+                self._levels.pop(session, None)
+
+    def _situation(self, session: Session) -> Situation | None:
+        running = self.lobby.match_table.match_of(session)
+        if running is None:
+            return None
+        return situation_for(running.match, running.index_of(session))
+
+    def _start_task(self, work) -> asyncio.Task:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a bot failed", exc_info=task.exception())
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.pool.close()
+
+
+def _unless_stale(decision: Decision, situation: Situation) -> match_play.Action:
+    """The decision as an action that does nothing if the match has moved on meanwhile (the
+    opponent undid a move, left...): a decision is for the situation it was made in."""
+    def act(match: Match, player: int) -> list[ev.Event] | None:
+        if situation_for(match, player) != situation:
+            return None
+        return decision.apply(match, player)
+    return act

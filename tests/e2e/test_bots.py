@@ -1,0 +1,118 @@
+"""The built-in bots over real sockets: in `who`, invited or asked for with `bot`, playing
+whole matches with every decision accepted; visitors without an account; `undo`."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fibs_server.lobby.bot_players import BotConfig
+from tests.e2e.bot import Bot
+from tests.e2e.conftest import ServerHarness
+
+LEVELS = ("beginner", "intermediate", "expert")
+MATCH_WON = re.compile(r"(You win|\S+ wins) the \d+ point match .*")
+
+
+@pytest.fixture
+async def harness(database_url):
+    harness = ServerHarness(database_url)
+    harness.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
+    await harness.start()
+    yield harness
+    await harness.stop()
+
+
+async def player(harness, name: str) -> Bot:
+    """A registered CLIP player who gets a board with every roll (`moreboards`)."""
+    await harness.register(name)
+    client = await harness.login_clip(name)
+    for toggle in ("moreboards", "ready"):
+        await client.send(f"toggle {toggle}")
+        await client.skip_until(re.compile(r"\*\* .*"))
+    return Bot(client, name, seed=len(name))
+
+
+async def test_the_bots_are_online_ready_and_rated(harness):
+    await harness.register("alice")
+    alice = await harness.connect("alice")
+    await alice.send("login testclient 1008 alice secret")
+    who = [line.split() for line in await alice.skip_until("6") if line.startswith("5 ")]
+    bots = {fields[1]: fields for fields in who if fields[1].startswith("bot_")}
+    assert sorted(bots) == sorted(f"bot_{level}" for level in LEVELS)
+    for fields in bots.values():
+        assert fields[4] == "1" and fields[6] == "1500.00"  # ready; rating
+
+
+@pytest.mark.parametrize("level", LEVELS)
+async def test_a_player_plays_a_bot_at_each_level_to_the_end(harness, level):
+    alice = await player(harness, "alice")
+    await alice.send(f"bot {level} 1")
+    await alice.play_until(lambda line: MATCH_WON.fullmatch(line) is not None)
+    assert alice.refusals == []
+    record = (await harness.server.store.finished_matches("alice", 1))[0]
+    assert record.player_b == f"bot_{level}" and record.winner is not None
+    assert set(record.state["ratings"]) == {"alice", f"bot_{level}"}  # rated
+
+
+async def test_an_invited_bot_plays_a_match_with_the_cube(harness):
+    alice = await player(harness, "alice")
+    alice.doubles = True  # alice doubles at every turn: the bot takes or drops each time
+    await alice.send("invite bot_expert 3")
+    await alice.client.skip_until("** Player bot_expert has joined you for a 3 point match.")
+    await alice.play_until(lambda line: MATCH_WON.fullmatch(line) is not None)
+    assert alice.refusals == []
+    cube_answers = [line for line in alice.lines if re.fullmatch(
+        r"bot_expert (accepts the double|gives up)\..*", line)]
+    assert cube_answers, "the bot answered no double"
+
+
+async def test_an_unlimited_match_against_a_bot_goes_on_until_the_player_leaves(harness):
+    alice = await player(harness, "alice")
+    alice.doubles = True
+    await alice.send("bot intermediate unlimited")
+    await alice.play_until(lambda line: line.startswith("Type 'join' if you want"))
+    await alice.send("join")
+    await alice.play_until(lambda line: line.startswith("Type 'join' if you want"))
+    await alice.send("leave")
+    await alice.client.skip_until("** You terminated the unlimited match.")
+    assert alice.refusals == []
+
+
+async def test_a_visitor_plays_a_bot_without_an_account_and_nothing_is_stored(harness):
+    visitor = await harness.connect("visitor")
+    await visitor.send("bot beginner 1")  # at the login prompt
+    before = await visitor.skip_until(re.compile(
+        r"(> )*\*\* Player bot_beginner has joined you for a 1 point match\."))
+    name = re.search(r"\*\* User (guest_\d{4}) authenticated\.", "\n".join(before)).group(1)
+    # The visitor's turn (the bot plays its own at once): the visitor resigns the game.
+    await visitor.skip_until(re.compile(
+        r"(> )*(It's your turn to (move|roll or double)\.|Please move \d pieces?\.)"))
+    await visitor.send("resign n")
+    await visitor.skip_until(re.compile(r"(> )*bot_beginner wins the 1 point match 1-0 \."))
+    store = harness.server.store
+    assert await store.find_account(name) is None
+    assert await store.finished_matches("bot_beginner", 1) == []
+    assert await store.running_matches("bot_beginner") == []
+    await visitor.send("bye")
+    await visitor.expect_closed()
+    assert harness.server.lobby.accounts.visitors == {}
+
+
+async def test_undo_takes_a_move_back_with_the_same_dice(harness):
+    alice = await player(harness, "alice")
+    client = alice.client
+    await alice.send("bot beginner 3")
+    board_line = None
+    while True:  # until alice has rolled and must move: her board is the one before
+        line = await client.read_line(timeout=10)
+        if line.startswith("Please move "):
+            break
+        if line.startswith("board:"):
+            board_line = line
+        await alice.react(line)
+    await client.send("move " + alice.choose_play())
+    await client.send("undo")
+    await client.skip_until("You take back your last decision. This match is not rated any more.")
+    assert await client.read_line() == board_line  # the same position, the same dice
+    assert (await client.read_line()).startswith("Please move ")
