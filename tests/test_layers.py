@@ -80,3 +80,50 @@ def test_the_check_sees_a_wrong_import(tmp_path):
     assert "fibs_server.rules.dice" in found  # `from .dice import ...`
     assert layer_of("fibs_server.lobby.lobby") > layer_of("fibs_server.rules.match")
     assert layer_of("fibs_server.lobby.lobby") > layer_of("fibs_server.bots.brain")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module of ours -> the modules of ours it imports (`from package import module`
+    counts as importing the module; a package is its __init__)."""
+    paths = dict(modules())
+    known = {name.removesuffix(".__init__"): name for name in paths}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        targets = set()
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                base = node.module
+                if node.level:
+                    package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-node.level]
+                    base = ".".join((*package, node.module))
+                names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                         for alias in node.names]
+            targets |= {known[name] for name in names if name in known}
+        graph[module] = targets - {module}
+    return graph
+
+
+def test_no_import_circle():
+    """Not even for type annotations: a circle means two modules that cannot be understood
+    (or tested, or moved) one without the other."""
+    graph = import_graph()
+    circles = []
+    state: dict[str, str] = {}  # module -> "open" while on the walk's path, "done" after
+
+    def walk(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for imported in sorted(graph[module]):
+            if state.get(imported) == "open":
+                circles.append(path[path.index(imported):] + [imported])
+            elif imported not in state:
+                walk(imported, [*path, imported])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module, [module])
+    assert not circles, circles

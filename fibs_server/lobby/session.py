@@ -7,21 +7,36 @@ touches sockets, which keeps it testable without a network.
 from __future__ import annotations
 
 import collections
+import datetime
 import logging
 import time
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.protocol import clip, layout, texts
 from fibs_server.protocol.login_dialogue import (Action, Authenticate, CheckName,
                                                  CheckRegistrationLimit, Close, LoginDialogue,
                                                  LogIn, PlayAsVisitor, Register, SendLines,
                                                  SendPrompt, SetEcho, Stage, Step)
 
-if TYPE_CHECKING:
-    from fibs_server.lobby.lobby import Lobby
-
 log = logging.getLogger(__name__)
+
+
+class Lobby(Protocol):
+    """What a session needs of the lobby (lobby.Lobby, which imports this module)."""
+    match_table: Any  # lobby.match_table.MatchTable (which imports this module too)
+    gatekeeper: Gatekeeper
+
+    def now(self) -> datetime.datetime: ...
+
+    async def disconnected(self, session: Session) -> None: ...
+
+    async def dispatch(self, session: Session, line: str) -> None: ...
+
+    async def log_in(self, session: Session, account: Account) -> None: ...
+
+    async def new_visitor(self) -> Account: ...
 
 
 class Connection(Protocol):

@@ -6,7 +6,7 @@ private state as the match's own methods would.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .dice import Dice
 from .events import WinKind, event_from_dict, event_to_dict
@@ -14,13 +14,11 @@ from .moments import DoubleOffer, Phase, Resignation
 from .position import Position
 from .variants import Variant
 
-if TYPE_CHECKING:
-    from .match_state import MatchState
-
-AnyMatch = TypeVar("AnyMatch", bound="MatchState")
+# A rules.match_state.MatchState (or Match), which is not imported: it imports this module.
+AnyMatch = TypeVar("AnyMatch")
 
 
-def match_to_dict(match: MatchState) -> dict[str, Any]:
+def match_to_dict(match: Any) -> dict[str, Any]:
     """The whole match (the dice source is not part of it)."""
     return {
         "length": match.length,
