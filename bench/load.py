@@ -41,6 +41,8 @@ PASSWORD = "secret"
 CLIENT_PROCESSES = 3
 LOGIN_CONCURRENCY = 20  # logins in flight per client process: the server takes ~60/s
 REPLY_TIMEOUT = 60.0
+MATCH_OVER = re.compile(r"(You win|\S+ wins) the \d+ point match .*")
+BOT_LEVELS = ("beginner", "intermediate", "expert")
 # Lines every CLIP client gets (who-lines, login notices, match reports), dropped from a match
 # player's byte stream in one C pass: a player's client gets every other match's start and
 # end too (1,000 matches starting at once send each of 2,000 players 3,000 lines), and parsing
@@ -180,6 +182,7 @@ class Worker:
         from tests.e2e.bot import Bot  # imports the engine; only match phases need it
         kinds: dict[str, list[tuple[float, float]]] = {"roll": [], "move": []}  # (sent, latency)
         stats = {"refusals": [], "matches_finished": 0, "actions": 0}
+        bot_decisions: dict[str, list[float]] = {}  # bot name -> seconds per decision
 
         class PacedSender:
             """What Bot calls `client`: waits a player's think time, then sends."""
@@ -200,6 +203,17 @@ class Worker:
                     self.pending = None
                     if kind in kinds:
                         kinds[kind].append((sent, received - sent))
+
+        class ThinkingSender:
+            """A player against a bot: waits a think time, then sends."""
+
+            def __init__(self, client: Client) -> None:
+                self.client = client
+                self.sent_at = 0.0
+
+            async def send(self, line: str) -> None:
+                await asyncio.sleep(random.uniform(0.5, 1.5))
+                self.sent_at = self.client.send(line)
 
         async def play(inviter: str, invited: str) -> None:
             deadline = time.monotonic() + duration
@@ -237,8 +251,41 @@ class Worker:
             for bot, _ in players:
                 stats["refusals"] += bot.refusals
 
-        await asyncio.gather(*(play(a, b) for a, b in pairs))
-        return {"latencies": kinds, **stats}
+        async def play_a_bot(name: str, bot_name: str) -> None:
+            """`bot <level> 3` again and again; each of the bot's decisions timed from the
+            player's last command or the bot's last action, whichever came later."""
+            deadline = time.monotonic() + duration
+            client = self.sessions[name]
+            client.send("set boardstyle 3")
+            lines: asyncio.Queue[tuple[str, float]] = asyncio.Queue()
+            client.on_line = lambda line, received: lines.put_nowait((line, received))
+            sender = ThinkingSender(client)
+            player = Bot(sender, name, seed=hash(name))
+            decisions = bot_decisions.setdefault(bot_name, [])
+            level = bot_name.removeprefix("bot_")
+            client.send(f"bot {level} 3")
+            last_event = time.monotonic()
+            while time.monotonic() < deadline:
+                try:
+                    line, received = await asyncio.wait_for(lines.get(),
+                                                            deadline - time.monotonic())
+                except asyncio.TimeoutError:
+                    break
+                if line.startswith(f"{bot_name} ") and "wins" not in line:
+                    decisions.append(received - last_event)
+                    last_event = received
+                if MATCH_OVER.fullmatch(line):
+                    stats["matches_finished"] += 1
+                    client.send(f"bot {level} 3")
+                    last_event = time.monotonic()
+                    continue
+                await player.react(line)
+                last_event = max(last_event, sender.sent_at)
+            stats["refusals"] += player.refusals
+
+        await asyncio.gather(*(play_a_bot(a, b) if b.startswith("bot_") else play(a, b)
+                               for a, b in pairs))
+        return {"latencies": kinds, "bot_decisions": bot_decisions, **stats}
 
 
 def client_process(connection: Any, target_kind: str) -> None:
@@ -406,6 +453,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    "--hash-checks-per-address", str(arguments.sessions + arguments.burst + 100),
                    "--hash-checks-waiting", str(arguments.sessions + arguments.burst + 100),
                    "--log-level", "WARNING"]
+        if arguments.bot_matches:
+            command += ["--bots", "on", "--bot-think-time", "0"]
     else:
         command = [sys.executable, str(REPOSITORY / "bench" / "echo_server.py")]
     server = ServerProcess(command)
@@ -480,6 +529,10 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
             for index in range(arguments.matches):
                 pair = (names[2 * index + 2], names[2 * index + 3])  # names[0] toggles
                 pairs_per_client[(index + 1) % arguments.clients].append(pair)
+            for index in range(arguments.bot_matches):
+                player = 2 * arguments.matches + 2 + index
+                pair = (names[player], f"bot_{BOT_LEVELS[index % len(BOT_LEVELS)]}")
+                pairs_per_client[(player // 2) % arguments.clients].append(pair)  # its process
             cpu = server.cpu_seconds()
             started = time.monotonic()
             results = clients.run_all("matches", [(pairs, arguments.duration)
@@ -495,6 +548,9 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                               if sent >= started + arguments.warmup]
                     report(f"  after {arguments.warmup:.0f} s", percentiles(steady))
                     figures[f"{action}_steady_p99"] = p99(steady)
+            for bot_name in sorted({b for r in results for b in r["bot_decisions"]}):
+                report(f"{bot_name} decisions", percentiles(
+                    [x for r in results for x in r["bot_decisions"].get(bot_name, [])]))
             refusals = [x for r in results for x in r["refusals"]]
             report("matches", f"{arguments.matches} at once, "
                    f"{sum(r['actions'] for r in results) / arguments.duration:.0f} actions/s, "
@@ -524,12 +580,16 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=5.0,
                         help="seconds after the logins before memory is read")
     parser.add_argument("--clients", type=int, default=CLIENT_PROCESSES)
+    parser.add_argument("--bot-matches", type=int, default=0,
+                        help="matches: also this many players against the built-in bots "
+                             "(levels in turn), each playing 3-point matches one after another")
     parser.add_argument("--warmup", type=float, default=0.0,
                         help="matches: also report latencies of actions sent after this many "
                              "seconds (the steady state after every match started at once)")
     arguments = parser.parse_args()
     if "matches" in arguments.scenarios:
-        assert 2 * arguments.matches + 2 <= arguments.sessions, "matches need 2 sessions each"
+        assert 2 * arguments.matches + 2 + arguments.bot_matches <= arguments.sessions, \
+            "matches need 2 sessions each, bot matches one"
     raise_file_limit()
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}", flush=True)
     figures = {}
