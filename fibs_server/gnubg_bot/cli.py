@@ -88,7 +88,6 @@ def main(argv: list[str] | None = None) -> int:
         log.error("%s", error)
         return 1
     try:
-        engine.wait_listening()
         asyncio.run(run_until_stopped(arguments, engine))
     except (GnubgError, LoginFailed, ConnectionClosed, OSError) as error:
         log.error("%s: %s", arguments.name, error)

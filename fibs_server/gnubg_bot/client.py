@@ -202,7 +202,10 @@ class ClipConnection:
 
     async def _fill(self, deadline: float | None) -> None:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        data = await asyncio.wait_for(self.reader.read(65536), timeout)
+        # Not wait_for: in Python 3.11 it loses a cancellation (the bot's stop) that comes
+        # together with data, as a stop together with the opponent's logout does.
+        async with asyncio.timeout(timeout):
+            data = await self.reader.read(65536)
         if not data:
             raise ConnectionClosed("the server closed the connection")
         text, self.telnet_rest = strip_telnet(self.telnet_rest + data)
@@ -281,13 +284,16 @@ async def log_in(connection: ClipConnection, name: str, password: str,
     await connection.send(f"login {client_name} {CLIP_VERSION} {name} {password}",
                           shown_as=f"login {client_name} {CLIP_VERSION} {name} (password)")
     lines = []
+    # Another user's login notice and who-lines (ending in `6`) may overtake the `1` welcome.
+    welcomed = False
     in_motd = False  # the message of the day may hold any line, `6` too
     while True:
         line = await connection.read_line(REPLY_TIMEOUT, prompts=(LOGIN_PROMPT,))
         if line == LOGIN_PROMPT:
             raise LoginFailed(f"the server refused the login of {name}")
+        welcomed = welcomed or line.startswith("1 ")
         in_motd = line == "3" or (in_motd and line != "4")
-        if line == "6" and not in_motd:
+        if line == "6" and welcomed and not in_motd:
             return lines
         lines.append(line)
 
@@ -354,7 +360,8 @@ class GnubgBot:
                 log.warning("%s: no answer to %r; going on", self.name, command)
                 continue
             self.player.observe(line)
-        log.info("%s is set up: boardstyle 3, toggled %s", self.name, ", ".join(toggles) or "nothing")
+        log.info("%s is set up: boardstyle 3, toggled %s", self.name,
+                 ", ".join(toggles) or "nothing")
         return deferred
 
     async def next_line(self) -> str:
@@ -467,6 +474,7 @@ async def run_bot(host: str, port: int, name: str, password: str, engine: GnubgE
 async def say_goodbye(connection: ClipConnection) -> None:
     """`bye` when the bot is stopped; a running match is saved by the server either way."""
     try:
-        await asyncio.wait_for(connection.send("bye"), 2.0)
+        async with asyncio.timeout(2.0):
+            await connection.send("bye")
     except (OSError, TimeoutError):
         pass

@@ -9,7 +9,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -57,22 +56,6 @@ class GnubgEngine:
             self._directory.cleanup()
             raise GnubgError(f"cannot start {executable}: {error}") from error
 
-    def wait_listening(self, seconds: float = 30.0) -> None:
-        """gnubg loads its databases first; it listens again after this probe disconnects."""
-        deadline = time.monotonic() + seconds
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
-                return
-            except ConnectionRefusedError:
-                if self.process.poll() is not None:
-                    raise GnubgError(f"gnubg exited with status {self.process.returncode} "
-                                     f"before it listened on port {self.port}") from None
-                if time.monotonic() > deadline:
-                    raise GnubgError(f"gnubg did not listen on port {self.port} "
-                                     f"within {seconds:.0f} s") from None
-                time.sleep(0.05)
-
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -103,15 +86,22 @@ class GnubgConnection:
         self.plies = plies
 
     @classmethod
-    async def open(cls, engine: GnubgEngine, seconds: float = 5.0) -> GnubgConnection:
+    async def open(cls, engine: GnubgEngine, seconds: float = 30.0) -> GnubgConnection:
+        """Connect as soon as gnubg listens: it loads its databases first, and after a client
+        leaves it listens again only shortly after. Never probe it first: gnubg closes its
+        listening socket once it accepts a client, which resets a connection made meanwhile."""
         deadline = asyncio.get_running_loop().time() + seconds
         while True:
             try:
                 streams = await asyncio.open_connection("127.0.0.1", engine.port)
                 return cls(*streams, plies=engine.plies)
             except ConnectionRefusedError:
+                if engine.process.poll() is not None:
+                    raise GnubgError(f"gnubg exited with status {engine.process.returncode} "
+                                     f"before it listened on port {engine.port}") from None
                 if asyncio.get_running_loop().time() > deadline:
-                    raise GnubgError(f"gnubg refuses connections on port {engine.port}") from None
+                    raise GnubgError(f"gnubg did not listen on port {engine.port} "
+                                     f"within {seconds:.0f} s") from None
                 await asyncio.sleep(0.05)
 
     async def ask(self, request: str) -> str:
@@ -119,7 +109,8 @@ class GnubgConnection:
         so requests are never pipelined)."""
         self.writer.write(request.encode("ascii") + b"\n")
         try:
-            reply = await asyncio.wait_for(self.reader.readline(), ANSWER_TIMEOUT)
+            async with asyncio.timeout(ANSWER_TIMEOUT):  # not wait_for: see ClipConnection
+                reply = await self.reader.readline()
         except (TimeoutError, ConnectionError) as error:
             raise GnubgError(f"no answer from gnubg to {request!r}: {error!r}") from error
         if not reply:

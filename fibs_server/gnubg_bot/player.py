@@ -134,8 +134,8 @@ class GnubgPlayer:
         self.after_opponent_move = moved is not None and moved[1] != self.name
         if GAME_START.fullmatch(line):
             self.withheld, self.resignation_rejected = None, False
-        elif RESIGNATION_ANSWERED.fullmatch(line) and self.resigning:
-            await self.resignation_answered(rejected=line.split()[1] == "rejects")
+        elif (answered := RESIGNATION_ANSWERED.fullmatch(line)) and self.resigning:
+            await self.resignation_answered(rejected=answered[1] == "rejects")
         elif DOUBLED.fullmatch(line) and not self.autoboard:
             await self.request_board(answer_it=False)
         elif resigning := RESIGNS.fullmatch(line):

@@ -32,13 +32,9 @@ def engines():
     if not GNUBG.exists():
         skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install -y gnubg)")
     started = [GnubgEngine() for _ in range(2)]
-    try:
-        for engine in started:
-            engine.wait_listening()
-        yield started
-    finally:
-        for engine in started:
-            engine.stop()
+    yield started
+    for engine in started:
+        engine.stop()
 
 
 @pytest.fixture
