@@ -56,7 +56,7 @@ class ConnectionClosed(Exception):
 
 
 class LoginFailed(Exception):
-    pass
+    """The server refused the login or the registration."""
 
 
 # --- pure parts -------------------------------------------------------------------------------
@@ -169,8 +169,9 @@ class MatchLengths:
 # --- the connection ---------------------------------------------------------------------------
 
 class ClipConnection:
-    """A FIBS server's text over asyncio streams: lines ending in CR LF, and the prompts that
-    end without one. Every line in and out can go to a transcript (`< ` in, `> ` out)."""
+    """A FIBS server's text over asyncio streams: lines ending in CR LF (or LF alone), and the
+    prompts that end without one. Every line in and out can go to a transcript (`< ` in,
+    `> ` out)."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  transcript: TextIO | None = None) -> None:
@@ -217,10 +218,10 @@ class ClipConnection:
         after `timeout` seconds."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            line, newline, rest = self.buffer.partition(b"\r\n")
+            line, newline, rest = self.buffer.partition(b"\n")
             if newline:
                 self.buffer = rest
-                text = line.decode("ascii", "replace")
+                text = line.removesuffix(b"\r").decode("ascii", "replace")
                 self.note(f"< {text}")
                 return text
             if self.buffer.decode("ascii", "replace") in prompts:
@@ -229,12 +230,9 @@ class ClipConnection:
                 return prompt
             await self._fill(deadline)
 
-    async def skip_to_prompt(self, prompt: str, timeout: float = REPLY_TIMEOUT) -> list[str]:
-        """Read up to `prompt`; return the lines before it."""
-        lines = []
-        while (line := await self.read_line(timeout, prompts=(prompt,))) != prompt:
-            lines.append(line)
-        return lines
+    async def skip_to_prompt(self, prompt: str, timeout: float = REPLY_TIMEOUT) -> None:
+        while await self.read_line(timeout, prompts=(prompt,)) != prompt:
+            pass
 
 
 # --- registration and login -------------------------------------------------------------------
@@ -341,7 +339,6 @@ class GnubgBot:
         self.set_up_done = True
         for line in [line for line in login_lines if line.startswith("5 ")] + deferred:
             await self.handle_safely(line)
-        await self.maybe_challenge()
         while True:
             await self.handle_safely(await self.next_line())
 
@@ -358,8 +355,6 @@ class GnubgBot:
                     deferred.append(line)
             except TimeoutError:
                 log.warning("%s: no answer to %r; going on", self.name, command)
-                continue
-            self.player.observe(line)
         log.info("%s is set up: boardstyle 3, toggled %s", self.name,
                  ", ".join(toggles) or "nothing")
         return deferred
@@ -383,7 +378,10 @@ class GnubgBot:
         except GnubgError:
             if self.engine.process.poll() is not None:
                 raise
-            log.exception("%s: gnubg could not answer after %r", self.name, line)
+            log.exception("%s: gnubg could not answer after %r; connecting to it anew",
+                          self.name, line)
+            self.gnubg.close()
+            self.gnubg = self.player.gnubg = await GnubgConnection.open(self.engine)
         except Exception:
             log.exception("%s: could not handle %r", self.name, line)
 
@@ -411,7 +409,7 @@ class GnubgBot:
         if who is None:
             return
         self.users[who.name.lower()] = who
-        if who.name == self.name:
+        if who.name.lower() == self.name.lower():
             self.busy = who.opponent is not None
         await self.maybe_challenge()
 
@@ -456,6 +454,8 @@ async def run_bot(host: str, port: int, name: str, password: str, engine: GnubgE
         gnubg = await GnubgConnection.open(engine)
         try:
             login_lines = await log_in(connection, name, password, client_name)
+            # The server's spelling of the name, as its texts write it.
+            name = next((line.split()[1] for line in login_lines if line.startswith("1 ")), name)
             log.info("%s logged in to %s:%d", name, host, port)
             bot = GnubgBot(connection, name, gnubg, engine, lengths, challenge, resign_hopeless)
             try:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from fibs_server.gnubg_bot.client import OWN_INFO_FIELDS, Invitation, MatchLengths, WhoLine, \
-    parse_invitation, parse_own_toggles, parse_who_line, strip_telnet, toggles_to_send
+from fibs_server.gnubg_bot.client import OWN_INFO_FIELDS, ClipConnection, Invitation, \
+    LoginFailed, MatchLengths, WhoLine, log_in, parse_invitation, parse_own_toggles, \
+    parse_who_line, register, strip_telnet, toggles_to_send
 from fibs_server.gnubg_bot.external import GNUBG, Evaluation, GnubgError, command_for, \
     fibs_move, for_gnubg, hopeless_resignation, parse_evaluation
 from fibs_server.gnubg_bot.player import GnubgPlayer, board_problems
@@ -129,6 +130,78 @@ def test_match_lengths():
     assert MatchLengths.parse("any").accept(99) and MatchLengths.parse("any").accept("unlimited")
     with pytest.raises(ValueError):
         MatchLengths.parse("3,five")
+
+
+# --- login and registration against a scripted server ----------------------------------------
+
+class ScriptedServer:
+    """Sends `steps[0]`, reads a line, sends `steps[1]`, and so on, then reads a last line;
+    `received()`: the lines it read, once it has read them all."""
+
+    def __init__(self, *steps: str) -> None:
+        self.steps = steps
+        self.lines: list[str] = []
+        self.done = asyncio.Event()
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self.serve, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for number, text in enumerate(self.steps):
+            if number:
+                self.lines.append((await reader.readline()).decode().rstrip("\r\n"))
+            writer.write(text.encode("latin-1"))
+            await writer.drain()
+        self.lines.append((await reader.readline()).decode().rstrip("\r\n"))
+        writer.close()
+        self.done.set()
+
+    async def received(self) -> list[str]:
+        await asyncio.wait_for(self.done.wait(), 5)
+        assert self.server is not None
+        self.server.close()
+        return self.lines
+
+
+async def test_the_login_block_ends_at_the_6_after_the_welcome():
+    """Another user's login notice may overtake the welcome; the MOTD may hold a `6`."""
+    server = ScriptedServer(
+        "banner\r\nlogin: ",
+        "\r\n7 alice alice logs in.\r\n5 alice - - 0 0 1500.00 0 0 1 h c -\r\n6\r\n"
+        "1 bob 1796093695 127.0.0.1\r\n2 bob 1 1 0 0 0 0 1 1 0 0 0 0 1 1500.00 0 0 0 1 0 UTC\r\n"
+        "3\r\n6\r\n4\r\n\r\n5 bob - - 0 0 1500.00 0 0 1 h c -\r\n6\r\nlater\r\n")
+    connection = await ClipConnection.open("127.0.0.1", await server.start())
+    lines = await log_in(connection, "bob", "secret", "fibs-gnubg-bot")
+    assert lines[1] == "7 alice alice logs in." and lines[-1].startswith("5 bob ")
+    assert await connection.read_line(5) == "later"
+    await connection.send("bye")
+    assert await server.received() == ["login fibs-gnubg-bot 1008 bob secret", "bye"]
+    connection.close()
+
+
+async def test_a_refused_login_is_an_error():
+    server = ScriptedServer("login: ", "\r\nlogin: ")
+    connection = await ClipConnection.open("127.0.0.1", await server.start())
+    with pytest.raises(LoginFailed):
+        await log_in(connection, "bob", "wrong", "fibs-gnubg-bot")
+    await connection.send("bye")
+    assert await server.received() == ["login fibs-gnubg-bot 1008 bob wrong", "bye"]
+    connection.close()
+
+
+async def test_registering_a_taken_name_goes_on_to_the_login(tmp_path):
+    """The bot restarted with `--register`: its name is taken, by itself."""
+    server = ScriptedServer(
+        "login: ", "ONE USERNAME PER PERSON ONLY!!!\r\n> ",
+        "** Please use another name. 'bob' is already used by someone else.\r\n> ")
+    transcript = tmp_path / "transcript"
+    port = await server.start()
+    with transcript.open("w") as file:
+        await register("127.0.0.1", port, "bob", "secret", file)
+    assert await server.received() == ["guest", "name bob", "bye"]
+    assert "> name bob" in transcript.read_text().splitlines()
 
 
 # --- the player's own resignations, with gnubg's answers scripted -----------------------------
@@ -254,7 +327,7 @@ def report(*bots: BotProcess) -> str:
 
 @pytest.mark.gnubg
 @SQLITE_ONLY
-async def test_two_bots_finish_a_three_point_match(harness, bots, gnubg_installed):
+async def test_two_bots_finish_a_three_point_match(gnubg_installed, harness, bots):
     """bob registers by himself; alice has an account and invites bob once he is ready. A
     third user sees the match end; neither bot had a decision refused."""
     await harness.register("alice")
@@ -291,7 +364,7 @@ async def test_two_bots_finish_a_three_point_match(harness, bots, gnubg_installe
 
 @pytest.mark.gnubg
 @SQLITE_ONLY
-async def test_a_bot_joins_only_the_lengths_it_plays(harness, bots, gnubg_installed):
+async def test_a_bot_joins_only_the_lengths_it_plays(gnubg_installed, harness, bots):
     await harness.register("bob")
     await harness.register("carol")
     carol = await harness.login_clip("carol")
@@ -310,7 +383,7 @@ async def test_a_bot_joins_only_the_lengths_it_plays(harness, bots, gnubg_instal
 
 @pytest.mark.gnubg
 @SQLITE_ONLY
-async def test_a_refused_login_stops_the_bot_with_status_1(harness, bots, gnubg_installed):
+async def test_a_refused_login_stops_the_bot_with_status_1(gnubg_installed, harness, bots):
     await harness.register("bob")
     bob = await bots("bob", harness.server.port, password="wrong")
     assert await asyncio.wait_for(bob.process.wait(), 20) == 1, report(bob)
