@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from fibs_server.gnubg_bot.external import GnubgConnection, GnubgEngine, GnubgError
+from fibs_server.gnubg_bot.external import GnubgConnection, GnubgEngine, GnubgGone
 from fibs_server.gnubg_bot.player import GnubgPlayer
 
 log = logging.getLogger(__name__)
@@ -371,11 +371,11 @@ class GnubgBot:
                 continue
 
     async def handle_safely(self, line: str) -> None:
-        """A line the bot cannot handle is logged and passed over; only a lost gnubg (or a
-        lost server, raised by the reading) stops the bot."""
+        """A line the bot cannot handle is logged and passed over; only a gnubg that died (or
+        a lost server, raised by the reading) stops the bot."""
         try:
             await self.handle(line)
-        except GnubgError:
+        except GnubgGone:
             if self.engine.process.poll() is not None:
                 raise
             log.exception("%s: gnubg could not answer after %r; connecting to it anew",

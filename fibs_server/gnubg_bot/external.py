@@ -24,7 +24,11 @@ CERTAIN = 1e-6
 
 
 class GnubgError(Exception):
-    """gnubg did not start, went away, or answered something that is no decision."""
+    """gnubg did not start, or answered something that is no decision."""
+
+
+class GnubgGone(GnubgError):
+    """The connection to gnubg failed: no answer, or closed."""
 
 
 def setup_commands(plies: int, port: int) -> str:
@@ -112,9 +116,9 @@ class GnubgConnection:
             async with asyncio.timeout(ANSWER_TIMEOUT):  # not wait_for: see ClipConnection
                 reply = await self.reader.readline()
         except (TimeoutError, ConnectionError) as error:
-            raise GnubgError(f"no answer from gnubg to {request!r}: {error!r}") from error
+            raise GnubgGone(f"no answer from gnubg to {request!r}: {error!r}") from error
         if not reply:
-            raise GnubgError(f"gnubg closed the connection after {request!r}")
+            raise GnubgGone(f"gnubg closed the connection after {request!r}")
         return reply.decode("ascii").strip()
 
     async def decision(self, board: str, resignation: int | None = None) -> str:
