@@ -15,6 +15,13 @@ from fibs_server.gnubg_bot.external import GNUBG, GnubgEngine, GnubgError
 log = logging.getLogger("fibs_server.gnubg_bot")
 
 
+def match_lengths(text: str) -> MatchLengths:
+    try:
+        return MatchLengths.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     env = os.environ.get
     parser = argparse.ArgumentParser(
@@ -33,7 +40,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--invite", nargs=2, metavar=("NAME", "LENGTH"),
                         help="invite NAME to a LENGTH (number or 'unlimited') match once "
                              "NAME is online and ready")
-    parser.add_argument("--lengths", type=MatchLengths.parse, default=MatchLengths.parse("any"),
+    parser.add_argument("--lengths", type=match_lengths, default=MatchLengths.parse("any"),
                         help="match lengths to accept: 'any' (default), or e.g. "
                              "'1,3,5-7,unlimited'")
     parser.add_argument("--plies", type=int, default=0,
