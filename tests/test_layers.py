@@ -1,6 +1,7 @@
 """The layers import only downwards (docs/ARCHITECTURE.md): rules < protocol < bots < lobby
 < net, store < app. A lower layer importing a higher one fails here, in CI, not only in a
-local hook. `rules` imports nothing of ours outside itself and no I/O."""
+local hook. `rules` imports nothing of ours outside itself and no I/O. `gnubg_bot` is a
+client beside the server: the two import nothing of each other."""
 from __future__ import annotations
 
 import ast
@@ -11,6 +12,7 @@ import fibs_server
 PACKAGE = Path(fibs_server.__file__).parent
 LAYER = {"rules": 0, "protocol": 1, "bots": 2, "lobby": 3, "net": 4, "store": 4}
 TOP = 5  # __main__, app: they wire everything
+BOT = "gnubg_bot"  # fibs-gnubg-bot: gnubg, not our board parser, reads our boards
 IO_MODULES = {"asyncio", "socket", "sqlalchemy", "bcrypt", "alembic", "aiosqlite", "asyncpg",
               "os", "subprocess", "threading", "time"}
 
@@ -71,6 +73,18 @@ def test_the_rules_engine_is_pure():
             if imported.split(".")[0] in IO_MODULES:
                 wrong.append(f"{module} imports {imported}")
     assert not wrong, wrong
+
+
+def test_the_gnubg_bot_and_the_server_import_nothing_of_each_other():
+    def part(module: str) -> str:
+        return module.split(".")[1] if module.count(".") else ""
+
+    wrong = [f"{module} imports {imported}" for module, path in modules()
+             for imported in imports(path)
+             if imported.startswith("fibs_server.")
+             and (part(module) == BOT) != (part(imported) == BOT)]
+    assert not wrong, wrong
+    assert any(part(module) == BOT for module, _ in modules())
 
 
 def test_the_check_sees_a_wrong_import(tmp_path):

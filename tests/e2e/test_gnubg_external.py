@@ -1,5 +1,6 @@
 """GNU Backgammon plays both sides over real sockets (issue 13), each player a gnubg process
-listening with `external 127.0.0.1:PORT` (tests/e2e/gnubg_player.py): every decision is gnubg's
+listening with `external 127.0.0.1:PORT` (the player of `fibs-gnubg-bot`, recording for the
+tests: tests/e2e/gnubg_player.py): every decision is gnubg's
 answer to a board our server sent, so the server must draw each board as the moment it
 stands for and accept everything gnubg plays. Seeded dice make every match deterministic."""
 from __future__ import annotations
@@ -10,9 +11,11 @@ from collections.abc import Coroutine
 
 import pytest
 
+from fibs_server.gnubg_bot.external import GNUBG, GnubgConnection, GnubgEngine
+from fibs_server.gnubg_bot.player import ROLL_PROMPT
 from fibs_server.rules.dice import SeededDice
 from tests.conftest import skip_unless_ci
-from tests.e2e.gnubg_player import GNUBG, ROLL_PROMPT, GnubgEngine, GnubgPlayer
+from tests.e2e.gnubg_player import RecordingPlayer
 
 pytestmark = pytest.mark.gnubg
 # The PostgreSQL run repeats only the test that stores and reloads a match.
@@ -23,46 +26,42 @@ GAME_END = re.compile(r"(You win the game|\S+ wins the game|You give up|\S+ give
 
 
 @pytest.fixture(scope="module")
-def engines(tmp_path_factory):
+def engines():
     """Two gnubg processes (one per player), shared by the module's tests: each test opens
     its own connections, and gnubg listens again after a disconnect."""
     if not GNUBG.exists():
         skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install -y gnubg)")
-    directory = tmp_path_factory.mktemp("gnubg")
-    started = [GnubgEngine(directory) for _ in range(2)]
-    try:
-        for engine in started:
-            engine.wait_listening()
-        yield started
-    finally:
-        for engine in started:
-            engine.stop()
+    started = [GnubgEngine() for _ in range(2)]
+    yield started
+    for engine in started:
+        engine.stop()
 
 
 @pytest.fixture
 async def seat(harness, engines):
     """Seats alice and bob as CLIP bots, ready, with their toggles; closes their gnubg
     connections afterwards (gnubg takes the next test's client only then)."""
-    players: list[GnubgPlayer] = []
+    players: list[RecordingPlayer] = []
 
     async def seat_players(alice_toggles=(), bob_toggles=(), leave_after_games: int | None = None
-                           ) -> tuple[GnubgPlayer, GnubgPlayer]:
+                           ) -> tuple[RecordingPlayer, RecordingPlayer]:
         for name, engine, toggles in (("alice", engines[0], alice_toggles),
                                       ("bob", engines[1], bob_toggles)):
             await harness.register(name)
             client = await harness.login_clip(name, client_name="gnubg_bot")
-            player = await GnubgPlayer(client, name, engine,
-                                       leave_after_games if name == "alice" else None).start()
+            player = RecordingPlayer(client, name, await GnubgConnection.open(engine),
+                                     leave_after_games if name == "alice" else None)
             players.append(player)
             await player.set_up("ready", *toggles)
         return players[0], players[1]
 
     yield seat_players
     for player in players:
-        player.close()
+        player.gnubg.close()
 
 
-async def invite(harness, alice: GnubgPlayer, bob: GnubgPlayer, length: str, seed: int) -> None:
+async def invite(harness, alice: RecordingPlayer, bob: RecordingPlayer, length: str,
+                 seed: int) -> None:
     harness.dice.append(SeededDice(seed))
     await alice.client.send(f"invite bob {length}")
     await bob.client.skip_until("Type 'join alice' to accept.")
@@ -76,24 +75,24 @@ async def together(*runs: Coroutine) -> list:
     return [task.result() for task in tasks]
 
 
-async def play_match(alice: GnubgPlayer, bob: GnubgPlayer) -> list[str]:
+async def play_match(alice: RecordingPlayer, bob: RecordingPlayer) -> list[str]:
     return await together(alice.play_until(MATCH_END.fullmatch),
                           bob.play_until(MATCH_END.fullmatch))
 
 
-def assert_clean(*players: GnubgPlayer) -> None:
+def assert_clean(*players: RecordingPlayer) -> None:
     for player in players:
         assert not player.refused, player.report()
         assert not player.problems, player.report()
         assert player.decisions, f"{player.name} never decided anything"
 
 
-def scores(player: GnubgPlayer, length: int) -> list[str]:
+def scores(player: RecordingPlayer, length: int) -> list[str]:
     prefix = f"score in {length} point match: "
     return [line.removeprefix(prefix) for line in player.lines if line.startswith(prefix)]
 
 
-def games(player: GnubgPlayer) -> list[list[str]]:
+def games(player: RecordingPlayer) -> list[list[str]]:
     """The player's lines cut at each `Starting a new game`."""
     cut: list[list[str]] = []
     for line in player.lines:
@@ -104,7 +103,7 @@ def games(player: GnubgPlayer) -> list[list[str]]:
     return cut
 
 
-def assert_every_game_ended(player: GnubgPlayer) -> None:
+def assert_every_game_ended(player: RecordingPlayer) -> None:
     for number, game in enumerate(games(player), 1):
         assert any(GAME_END.fullmatch(line) for line in game), \
             f"{player.name}'s game {number} has no end"

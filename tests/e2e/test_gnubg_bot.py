@@ -1,0 +1,390 @@
+"""`fibs-gnubg-bot` (fibs_server/gnubg_bot/): its pure parts, its gnubg player's resignations,
+and whole bots run as the console script against our server: two of them finish a match,
+every decision of theirs accepted."""
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from fibs_server.gnubg_bot.client import OWN_INFO_FIELDS, ClipConnection, Invitation, \
+    LoginFailed, MatchLengths, WhoLine, log_in, parse_invitation, parse_own_toggles, \
+    parse_who_line, register, strip_telnet, toggles_to_send
+from fibs_server.gnubg_bot.external import GNUBG, Evaluation, GnubgError, command_for, \
+    fibs_move, for_gnubg, hopeless_resignation, parse_evaluation
+from fibs_server.gnubg_bot.player import GnubgPlayer, board_problems
+from fibs_server.rules.dice import SeededDice
+from tests.conftest import skip_unless_ci
+
+# FIBS-PROTOCOL.md §7.1: the opening, O (you) won it with 6-2; and the same moment seen by X.
+O_BOARD = ("board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+           "1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
+X_BOARD = ("board:You:alice:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+           "1:0:0:6:2:1:1:1:0:-1:1:25:0:0:0:0:0:0:0:0:0")
+O_TO_ROLL = O_BOARD.replace(":1:6:2:0:0:", ":1:0:0:0:0:")  # O before its roll: dice 0:0
+SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+MATCH_REPORT = re.compile(r"(alice|bob) wins a 3 point match against (alice|bob)  \d-\d \.")
+BOT_LOG_TROUBLE = re.compile(r"refused:|board problem:|ERROR|Traceback")
+MATCH_END = re.compile(r"(You win|\S+ wins) the 3 point match \d-\d \.")
+
+
+# --- pure parts -------------------------------------------------------------------------------
+
+def test_gnubg_gets_the_scores_swapped():
+    board = O_BOARD.replace(":3:0:0:", ":3:2:1:", 1)
+    assert for_gnubg(board).startswith("board:You:someplayer:3:1:2:")
+
+
+@pytest.mark.parametrize(("play", "colour", "command"), [
+    ("24/18 13/11 ", 1, "move 24-18 13-11"),  # O: its own numbering is absolute
+    ("24/18 13/11 ", -1, "move 1-7 12-14"),  # X: point p is 25 - p
+    ("25/20* 6/5", -1, "move bar-5 19-20"),
+    ("6/0 6/0 5/0 5/0", 1, "move 6-off 6-off 5-off 5-off"),
+    ("3/0 2/1*", -1, "move 22-off 23-24"),
+])
+def test_a_gnubg_play_becomes_a_fibs_move(play, colour, command):
+    assert fibs_move(play, colour) == command
+    assert command_for(play, colour) == command
+
+
+def test_cube_and_resignation_answers_become_fibs_commands():
+    assert [command_for(answer, 1) for answer in ("roll", "double", "take", "drop")] == \
+        ["roll", "double", "accept", "reject"]
+    assert [command_for(answer, -1) for answer in ("accept", "reject")] == ["accept", "reject"]
+    for not_a_play in ("Error: badly formed board", "beaver", ""):
+        with pytest.raises(GnubgError):
+            command_for(not_a_play, 1)
+
+
+def test_an_evaluation_reply_is_read():
+    assert parse_evaluation("0.521483 0.153909 0.007563 0.129867 0.007548 0.507915") == \
+        Evaluation(0.521483, 0.153909, 0.007563, 0.129867, 0.007548, 0.507915)
+    for reply in ("Error: badly formed board", "0.5 0.1"):
+        with pytest.raises(GnubgError):
+            parse_evaluation(reply)
+
+
+@pytest.mark.parametrize(("probabilities", "resignation"), [
+    ((0.0, 0.0, 0.0, 0.0, 0.0), "n"),
+    ((0.0, 0.0, 0.0, 1.0, 0.0), "g"),
+    ((0.0, 0.0, 0.0, 1.0, 1.0), "b"),
+    ((0.000002, 0.0, 0.0, 0.0, 0.0), None),  # a chance to win is left
+    ((0.0, 0.0, 0.0, 0.527779, 0.0), None),  # a gammon, maybe
+    ((0.0, 0.0, 0.0, 1.0, 0.3), None),  # a backgammon, maybe
+])
+def test_only_a_game_lost_for_certain_is_resigned(probabilities, resignation):
+    assert hopeless_resignation(Evaluation(*probabilities, equity=-1.0)) == resignation
+
+
+def test_board_checks():
+    assert board_problems(O_BOARD) == []
+    assert board_problems(X_BOARD) == []
+    one_checker_less = O_BOARD.replace(":0:-2:0:", ":0:-1:0:", 1)
+    assert board_problems(one_checker_less) == ["O has 15 checkers, X has 14"]
+    x_on_the_wrong_bar = O_BOARD.replace(":0:-2:0:", ":-1:-1:0:", 1)
+    assert "bar fields 0:0 but O bar 0, X bar 1" in board_problems(x_on_the_wrong_bar)
+    assert board_problems("board:You:someplayer:3") == ["3 fields"]
+
+
+def test_telnet_commands_are_dropped_even_when_split_across_reads():
+    will_echo, wont_echo = bytes([255, 251, 1]), bytes([255, 252, 1])
+    assert strip_telnet(b"Please give your password: " + will_echo) == \
+        (b"Please give your password: ", b"")
+    assert strip_telnet(wont_echo + b"\r\nok" + bytes([255, 255])) == (b"\r\nok\xff", b"")
+    text, rest = strip_telnet(b"abc" + will_echo[:2])
+    assert (text, rest) == (b"abc", will_echo[:2])
+    assert strip_telnet(rest + will_echo[2:] + b"def") == (b"def", b"")
+
+
+@pytest.mark.parametrize(("line", "invitation"), [
+    ("alice wants to play a 5 point match with you.", Invitation("alice", 5)),
+    ("alice wants to play an unlimited match with you.", Invitation("alice", "unlimited")),
+    ("\x07alice wants to resume a saved match with you.", Invitation("alice", None)),
+    ("Type 'join alice' to accept.", None),
+    ("12 alice alice wants to play a 5 point match with you.", None),
+])
+def test_invitations_are_read(line, invitation):
+    assert parse_invitation(line) == invitation
+
+
+def test_who_lines_and_own_toggles_are_read():
+    assert parse_who_line("5 bob alice - 1 0 1500.00 3 0 1796092212 127.0.0.1 bot -") == \
+        WhoLine("bob", "alice", True)
+    assert parse_who_line("5 bob - - 0 0 1500.00 3 0 1796092212 127.0.0.1 bot -") == \
+        WhoLine("bob", None, False)
+    assert parse_who_line("6") is None
+    # FIBS-PROTOCOL.md §1.4, a real FIBS login: ready and moreboards are off.
+    own = parse_own_toggles("2 someuser 1 1 0 0 0 0 1 1 0 0 0 0 1 1500.00 0 0 0 1 0 UTC")
+    assert own is not None and toggles_to_send(own) == ["ready", "moreboards"]
+    assert len(OWN_INFO_FIELDS) == 20 and parse_own_toggles("2 someuser 1 1") is None
+
+
+def test_match_lengths():
+    lengths = MatchLengths.parse("1,3,5-7,unlimited")
+    assert [length for length in (1, 2, 3, 5, 6, 7, 9) if lengths.accept(length)] == [1, 3, 5, 6, 7]
+    assert lengths.accept("unlimited") and not MatchLengths.parse("1").accept("unlimited")
+    assert MatchLengths.parse("any").accept(99) and MatchLengths.parse("any").accept("unlimited")
+    with pytest.raises(ValueError):
+        MatchLengths.parse("3,five")
+
+
+# --- login and registration against a scripted server ----------------------------------------
+
+class ScriptedServer:
+    """Sends `steps[0]`, reads a line, sends `steps[1]`, and so on, then reads a last line;
+    `received()`: the lines it read, once it has read them all."""
+
+    def __init__(self, *steps: str) -> None:
+        self.steps = steps
+        self.lines: list[str] = []
+        self.done = asyncio.Event()
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self.serve, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for number, text in enumerate(self.steps):
+            if number:
+                self.lines.append((await reader.readline()).decode().rstrip("\r\n"))
+            writer.write(text.encode("latin-1"))
+            await writer.drain()
+        self.lines.append((await reader.readline()).decode().rstrip("\r\n"))
+        writer.close()
+        self.done.set()
+
+    async def received(self) -> list[str]:
+        await asyncio.wait_for(self.done.wait(), 5)
+        assert self.server is not None
+        self.server.close()
+        return self.lines
+
+
+async def test_the_login_block_ends_at_the_6_after_the_welcome():
+    """Another user's login notice may overtake the welcome; the MOTD may hold a `6`."""
+    server = ScriptedServer(
+        "banner\r\nlogin: ",
+        "\r\n7 alice alice logs in.\r\n5 alice - - 0 0 1500.00 0 0 1 h c -\r\n6\r\n"
+        "1 bob 1796093695 127.0.0.1\r\n2 bob 1 1 0 0 0 0 1 1 0 0 0 0 1 1500.00 0 0 0 1 0 UTC\r\n"
+        "3\r\n6\r\n4\r\n\r\n5 bob - - 0 0 1500.00 0 0 1 h c -\r\n6\r\nlater\r\n")
+    connection = await ClipConnection.open("127.0.0.1", await server.start())
+    lines = await log_in(connection, "bob", "secret", "fibs-gnubg-bot")
+    assert lines[1] == "7 alice alice logs in." and lines[-1].startswith("5 bob ")
+    assert await connection.read_line(5) == "later"
+    await connection.send("bye")
+    assert await server.received() == ["login fibs-gnubg-bot 1008 bob secret", "bye"]
+    connection.close()
+
+
+async def test_a_refused_login_is_an_error():
+    server = ScriptedServer("login: ", "\r\nlogin: ")
+    connection = await ClipConnection.open("127.0.0.1", await server.start())
+    with pytest.raises(LoginFailed):
+        await log_in(connection, "bob", "wrong", "fibs-gnubg-bot")
+    await connection.send("bye")
+    assert await server.received() == ["login fibs-gnubg-bot 1008 bob wrong", "bye"]
+    connection.close()
+
+
+async def test_registering_a_taken_name_goes_on_to_the_login(tmp_path):
+    """The bot restarted with `--register`: its name is taken, by itself."""
+    server = ScriptedServer(
+        "login: ", "ONE USERNAME PER PERSON ONLY!!!\r\n> ",
+        "** Please use another name. 'bob' is already used by someone else.\r\n> ")
+    transcript = tmp_path / "transcript"
+    port = await server.start()
+    with transcript.open("w") as file:
+        await register("127.0.0.1", port, "bob", "secret", file)
+    assert await server.received() == ["guest", "name bob", "bye"]
+    assert "> name bob" in transcript.read_text().splitlines()
+
+
+# --- the player's own resignations, with gnubg's answers scripted -----------------------------
+
+class ScriptedGnubg:
+    def __init__(self, lost: Evaluation) -> None:
+        self.lost = lost
+
+    async def decision(self, board: str, resignation: int | None = None) -> str:
+        return "roll"
+
+    async def evaluation(self, board: str) -> Evaluation:
+        return self.lost
+
+
+class SentLines:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    async def send(self, line: str) -> None:
+        self.lines.append(line)
+
+
+async def player_with_a_lost_game() -> tuple[GnubgPlayer, SentLines]:
+    sent = SentLines()
+    player = GnubgPlayer(sent, "You", ScriptedGnubg(Evaluation(0, 0, 0, 0, 0, -1.0)),
+                         resign_hopeless=True)
+    for line in ("Starting a new game with someplayer.", O_TO_ROLL,
+                 "It's your turn to roll or double."):
+        await player.react(line)
+    return player, sent
+
+
+async def test_a_rejected_resignation_is_followed_by_the_decision_it_stood_for():
+    player, sent = await player_with_a_lost_game()
+    await player.react("You want to resign. someplayer will win 1 point.")
+    await player.react("someplayer rejects. The game continues.")
+    assert sent.lines == ["resign n", "roll"]
+    for line in ("someplayer moves 8-5 6-5 .", O_TO_ROLL, "It's your turn to roll or double."):
+        await player.react(line)
+    assert sent.lines == ["resign n", "roll", "roll"]  # no second offer in this game
+
+
+async def test_an_accepted_resignation_ends_the_game_without_another_command():
+    player, sent = await player_with_a_lost_game()
+    await player.react("someplayer accepts and wins 1 point.")
+    assert sent.lines == ["resign n"] and not player.resigning
+
+
+# --- whole bots against our server ------------------------------------------------------------
+
+@pytest.fixture
+def gnubg_installed():
+    if not GNUBG.exists():
+        skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install -y gnubg)")
+
+
+class BotProcess:
+    """`python -m fibs_server.gnubg_bot` with its log (stderr) and transcript in files."""
+
+    def __init__(self, name: str, directory: Path) -> None:
+        self.name = name
+        self.log = directory / f"{name}.log"
+        self.transcript = directory / f"{name}.transcript"
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self, port: int, *options: str, password: str = "secret") -> BotProcess:
+        with self.log.open("w") as log:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "fibs_server.gnubg_bot", "--host", "127.0.0.1",
+                "--port", str(port), "--name", self.name, "--password", password,
+                "--transcript", str(self.transcript), *options,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=log)
+        return self
+
+    async def stop(self) -> int:
+        """SIGTERM, as a service manager stops it; its exit status."""
+        assert self.process is not None
+        if self.process.returncode is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return await asyncio.wait_for(self.process.wait(), 10)
+        except TimeoutError:
+            self.process.kill()
+            return await self.process.wait()
+
+    def logged(self) -> str:
+        return self.log.read_text()
+
+    async def wait_until_logged(self, pattern: re.Pattern, seconds: float = 10.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while not pattern.search(self.logged()):
+            assert loop.time() < deadline, f"{self.name} never logged {pattern.pattern!r}"
+            await asyncio.sleep(0.05)
+
+    def transcript_lines(self, direction: str) -> list[str]:
+        """What the bot received (`<`) or sent (`>`)."""
+        lines = self.transcript.read_text().splitlines() if self.transcript.exists() else []
+        return [line[2:] for line in lines if line.startswith(f"{direction} ")]
+
+    def sent(self) -> list[str]:
+        return self.transcript_lines(">")
+
+
+@pytest.fixture
+async def bots(tmp_path):
+    started: list[BotProcess] = []
+
+    async def start_bot(name: str, port: int, *options: str, **keywords) -> BotProcess:
+        started.append(await BotProcess(name, tmp_path).start(port, *options, **keywords))
+        return started[-1]
+
+    yield start_bot
+    for bot in started:
+        await bot.stop()
+
+
+def report(*bots: BotProcess) -> str:
+    return "\n".join(f"--- {bot.name}'s log:\n{bot.logged()[-3000:]}" for bot in bots)
+
+
+@pytest.mark.gnubg
+@SQLITE_ONLY
+async def test_two_bots_finish_a_three_point_match(gnubg_installed, harness, bots):
+    """bob registers by himself; alice has an account and invites bob once he is ready. A
+    third user sees the match end; neither bot had a decision refused."""
+    await harness.register("alice")
+    await harness.register("carol")
+    carol = await harness.login_clip("carol")
+    harness.dice.append(SeededDice(10))
+    port = harness.server.port
+    bob = await bots("bob", port, "--register", "--lengths", "1-5")
+    alice = await bots("alice", port, "--invite", "bob", "3")
+    try:
+        await carol.skip_until(MATCH_REPORT, timeout=40)
+        for bot in (alice, bob):
+            await bot.wait_until_logged(MATCH_END)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{report(alice, bob)}") from None
+    assert [await bot.stop() for bot in (alice, bob)] == [0, 0], report(alice, bob)
+    for bot in (alice, bob):
+        assert not BOT_LOG_TROUBLE.search(bot.logged()), report(bot)
+        assert any(command.startswith("move ") for command in bot.sent())
+        assert bot.sent()[-1] == "bye"
+    assert "registered bob" in bob.logged()
+    assert "join alice" in bob.sent() and "invite bob 3" in alice.sent()
+    # With these dice each bot once resigns a game gnubg sees as lost, and the other's gnubg
+    # accepts; there are doubles, taken and dropped, too.
+    for bot in (alice, bob):
+        offered = [command for command in bot.sent() if command.startswith("resign ")]
+        accepted = [line for line in bot.transcript_lines("<")
+                    if re.fullmatch(r"\S+ accepts and wins \d+ points?\.", line)]
+        assert offered == ["resign n"] and len(accepted) == 1, report(bot)
+    cube = [command for bot in (alice, bob) for command in bot.sent()
+            if command in ("double", "accept", "reject")]
+    assert {"double", "accept", "reject"} <= set(cube)
+
+
+@pytest.mark.gnubg
+@SQLITE_ONLY
+async def test_a_bot_joins_only_the_lengths_it_plays(gnubg_installed, harness, bots):
+    await harness.register("bob")
+    await harness.register("carol")
+    carol = await harness.login_clip("carol")
+    await carol.send("toggle ready")
+    await carol.skip_until("** You're now ready to invite or join someone.")
+    bob = await bots("bob", harness.server.port, "--lengths", "1")
+    await carol.skip_until(re.compile(r"5 bob - - 1 .*"), timeout=10)  # bob is ready
+    await carol.send("invite bob 3")
+    await carol.skip_until("** You invited bob to a 3 point match.")
+    await carol.send("invite bob 1")
+    await carol.skip_until("** Player bob has joined you for a 1 point match.", timeout=10)
+    assert re.search(r"carol invites to a match of length 3, which the bot does not play",
+                     bob.logged()), report(bob)
+    assert [command for command in bob.sent() if command.startswith("join")] == ["join carol"]
+
+
+@pytest.mark.gnubg
+@SQLITE_ONLY
+async def test_a_refused_login_stops_the_bot_with_status_1(gnubg_installed, harness, bots):
+    await harness.register("bob")
+    bob = await bots("bob", harness.server.port, password="wrong")
+    assert await asyncio.wait_for(bob.process.wait(), 20) == 1, report(bob)
+    assert "the server refused the login of bob" in bob.logged()
