@@ -84,7 +84,7 @@ async def test_beyond_the_queue_limit_decisions_are_the_fallback_at_once(pool):
 
 async def test_a_dead_worker_costs_one_fallback_and_a_new_worker(pool):
     situation = opening_move()
-    for pid in list(pool._executor._processes):
+    for pid in list(pool._executor._processes):  # the workers (no public way to them)
         os.kill(pid, signal.SIGKILL)
     assert await pool.decide(situation, INTERMEDIATE, seed=1) == fallback(situation)
     assert pool.counts.failed == 1
