@@ -71,7 +71,8 @@ class BotPlayers:
 
     async def start(self) -> None:
         """Create the bots' accounts if need be (with a password nobody knows) and log them
-        in."""
+        in; the pool's workers load their networks meanwhile."""
+        self._start_task(self.pool.start())
         for level_name, name in self.config.names.items():
             account = await self.lobby.accounts.find_account(name)
             if account is None:

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from fibs_server.app import FibsServer, ServerConfig
+from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.rules.dice import Dice, ScriptedDice, SeededDice
 from tests.e2e.client import FibsClient
 
@@ -122,3 +123,13 @@ async def harness(database_url):
     server = await ServerHarness(database_url).start()
     yield server
     await server.stop()
+
+
+@pytest.fixture
+async def bot_harness(database_url):
+    """The server with its built-in bots, deciding at once (no think time)."""
+    harness = ServerHarness(database_url)
+    harness.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
+    await harness.start()
+    yield harness
+    await harness.stop()

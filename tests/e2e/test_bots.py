@@ -6,21 +6,15 @@ import re
 
 import pytest
 
-from fibs_server.lobby.bot_players import BotConfig
 from tests.e2e.bot import Bot
-from tests.e2e.conftest import ServerHarness
 
 LEVELS = ("beginner", "intermediate", "expert")
 MATCH_WON = re.compile(r"(You win|\S+ wins) the \d+ point match .*")
 
 
 @pytest.fixture
-async def harness(database_url):
-    harness = ServerHarness(database_url)
-    harness.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
-    await harness.start()
-    yield harness
-    await harness.stop()
+def harness(bot_harness):
+    return bot_harness
 
 
 async def player(harness, name: str) -> Bot:

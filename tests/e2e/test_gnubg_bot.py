@@ -388,3 +388,21 @@ async def test_a_refused_login_stops_the_bot_with_status_1(gnubg_installed, harn
     bob = await bots("bob", harness.server.port, password="wrong")
     assert await asyncio.wait_for(bob.process.wait(), 20) == 1, report(bob)
     assert "the server refused the login of bob" in bob.logged()
+
+
+@pytest.mark.gnubg
+@SQLITE_ONLY
+async def test_a_gnubg_bot_finishes_a_match_against_a_built_in_bot(gnubg_installed, bot_harness,
+                                                                    bots):
+    await bot_harness.register("carol")
+    carol = await bot_harness.login_clip("carol")
+    gnu = await bots("gnu", bot_harness.server.port, "--register", "--invite", "bot_expert", "1")
+    try:
+        await carol.skip_until(re.compile(
+            r"(gnu|bot_expert) wins a 1 point match against (gnu|bot_expert)  \d-0 \."),
+            timeout=60)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{report(gnu)}") from None
+    assert await gnu.stop() == 0, report(gnu)
+    assert not BOT_LOG_TROUBLE.search(gnu.logged()), report(gnu)
+    assert "invite bot_expert 1" in gnu.sent()
