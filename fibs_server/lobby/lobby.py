@@ -165,13 +165,16 @@ class Lobby:
         now = int(time.time())
         account.last_login_at, account.last_login_host = now, session.connection.host
         account.toggles.update(PER_GAME_TOGGLES)
-        session.account, session.login_time, session.stage = account, now, Stage.ONLINE
+        session.account = account  # a match taken over may tell the session things already
+        await self.accounts.update_account(account.name, last_login_at=now,
+                                           last_login_host=session.connection.host)
+        # From here to the welcome, no await: once online, the user gets others' notices and
+        # who-lines, and a CLIP client must see its welcome (`1`) before any of them.
+        session.login_time, session.stage = now, Stage.ONLINE
         self.online[account.name.lower()] = session
         who_line = session.who_line()
         self.who_list.set(session, who_line)
         self.most_online = max(self.most_online, len(self.online))
-        await self.accounts.update_account(account.name, last_login_at=now,
-                                           last_login_host=session.connection.host)
         if session.clip:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
         else:
