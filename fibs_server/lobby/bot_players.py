@@ -67,6 +67,8 @@ class BotPlayers:
         self.residents: dict[str, Session] = {}  # level -> the bot's session in `who`
         self._levels: dict[Session, Level] = {}  # every bot session -> its level
         self._acting: dict[Session, asyncio.Task] = {}  # a bot session deciding now
+        self._applying: set[Session] = set()  # bot sessions whose decisions are being applied
+        self.refusals: list[str] = []  # what the server refused a bot: a bug, and logged
         self._tasks: set[asyncio.Task] = set()
 
     async def start(self) -> None:
@@ -128,6 +130,9 @@ class BotPlayers:
     # --- playing -------------------------------------------------------------------------------
 
     def _heard_by_player(self, session: Session, text: str) -> None:
+        if session in self._applying and text.startswith("** "):
+            self.refusals.append(text.strip())
+            log.error("%s's decision was refused: %s", session.name, text.strip())
         if session not in self._acting:
             self._acting[session] = self._start_task(self._play(session))
 
@@ -143,7 +148,12 @@ class BotPlayers:
                 if situation is None:
                     return
                 decision = await self.pool.decide(situation, self._levels[session])
-                await match_play.act(self.lobby, session, _unless_stale(decision, situation))
+                # The refusal, if any, comes before act returns (it needs the match's lock).
+                self._applying.add(session)
+                try:
+                    await match_play.act(self.lobby, session, _unless_stale(decision, situation))
+                finally:
+                    self._applying.discard(session)
         finally:
             del self._acting[session]
             if self.lobby.match_table.match_of(session) is None:

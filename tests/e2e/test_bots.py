@@ -38,12 +38,13 @@ async def test_the_bots_are_online_ready_and_rated(harness):
         assert fields[4] == "1" and fields[6] == "1500.00"  # ready; rating
 
 
-@pytest.mark.parametrize("level", LEVELS)
-async def test_a_player_plays_a_bot_at_each_level_to_the_end(harness, level):
+@pytest.mark.parametrize("level, length", [(level, length) for level in LEVELS
+                                           for length in (1, 5)])
+async def test_a_player_plays_a_bot_at_each_level_to_the_end(harness, level, length):
     alice = await player(harness, "alice")
-    await alice.send(f"bot {level} 1")
+    await alice.send(f"bot {level} {length}")
     await alice.play_until(lambda line: MATCH_WON.fullmatch(line) is not None)
-    assert alice.refusals == []
+    assert alice.refusals == [] and harness.server.bots.refusals == []
     record = (await harness.server.store.finished_matches("alice", 1))[0]
     assert record.player_b == f"bot_{level}" and record.winner is not None
     assert set(record.state["ratings"]) == {"alice", f"bot_{level}"}  # rated
@@ -55,7 +56,7 @@ async def test_an_invited_bot_plays_a_match_with_the_cube(harness):
     await alice.send("invite bot_expert 3")
     await alice.client.skip_until("** Player bot_expert has joined you for a 3 point match.")
     await alice.play_until(lambda line: MATCH_WON.fullmatch(line) is not None)
-    assert alice.refusals == []
+    assert alice.refusals == [] and harness.server.bots.refusals == []
     cube_answers = [line for line in alice.lines if re.fullmatch(
         r"bot_expert (accepts the double|gives up)\..*", line)]
     assert cube_answers, "the bot answered no double"
