@@ -14,6 +14,7 @@ import logging
 import re
 import secrets
 import time
+import weakref
 from collections.abc import Callable
 
 from fibs_server.bots import LEVELS, BotPool, Decision, Level, Situation, situation_for
@@ -65,7 +66,8 @@ class BotPlayers:
         self.config = config
         self.pool = pool
         self.residents: dict[str, Session] = {}  # level -> the bot's session in `who`
-        self._levels: dict[Session, Level] = {}  # every bot session -> its level
+        # Every bot session -> its level; a match's session goes with its match.
+        self._levels: weakref.WeakKeyDictionary[Session, Level] = weakref.WeakKeyDictionary()
         self._acting: dict[Session, asyncio.Task] = {}  # a bot session deciding now
         self._applying: set[Session] = set()  # bot sessions whose decisions are being applied
         self.refusals: list[str] = []  # what the server refused a bot: a bug, and logged
@@ -156,8 +158,6 @@ class BotPlayers:
                     self._applying.discard(session)
         finally:
             del self._acting[session]
-            if self.lobby.match_table.match_of(session) is None:
-                self._levels.pop(session, None)
 
     def _situation(self, session: Session) -> Situation | None:
         running = self.lobby.match_table.match_of(session)
