@@ -8,8 +8,6 @@ THIS_FILE`, the files named in environment variables), it does the reading.
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 from pathlib import Path
 
 GNUBG = Path("/usr/games/gnubg")
@@ -18,20 +16,11 @@ IDS_VARIABLE = "GNUBG_POSITION_IDS"
 
 
 def gnubg_position_ids(boards: list[list[int]]) -> list[str]:
-    with tempfile.TemporaryDirectory() as directory:
-        boards_file = Path(directory) / "boards.txt"
-        ids_file = Path(directory) / "ids.txt"
-        boards_file.write_text("".join(
-            " ".join(map(str, [board[25], *board[1:25], board[0]])) + "\n" for board in boards))
-        environment = dict(os.environ, **{BOARDS_VARIABLE: str(boards_file),
-                                          IDS_VARIABLE: str(ids_file)})
-        completed = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", __file__],
-                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                   env=environment, timeout=120)
-        if not ids_file.exists():
-            raise RuntimeError(f"gnubg failed (exit {completed.returncode}): "
-                               f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
-        return ids_file.read_text().split()
+    from tests.gnubg_script import run_in_gnubg  # here: inside gnubg this file stands alone
+
+    return run_in_gnubg(__file__, inputs={BOARDS_VARIABLE: "".join(
+        " ".join(map(str, [board[25], *board[1:25], board[0]])) + "\n" for board in boards)},
+        values={}, output_variable=IDS_VARIABLE, timeout=120).split()
 
 
 def _serve() -> None:

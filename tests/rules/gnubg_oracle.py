@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import base64
 import os
-import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -52,23 +50,16 @@ def gnubg_results(queries: list[Query], processes: int = 16) -> dict[Query, set[
 
 
 def _ask_one_process(queries: list[Query]) -> dict[Query, set[str]]:
-    with tempfile.TemporaryDirectory() as directory:
-        query_file = Path(directory) / "queries.txt"
-        answer_file = Path(directory) / "answers.txt"
-        query_file.write_text("".join(f"{pid} {a} {b}\n" for pid, a, b in queries))
-        environment = dict(os.environ, **{QUERIES_VARIABLE: str(query_file),
-                                          ANSWERS_VARIABLE: str(answer_file)})
-        completed = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", __file__],
-                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                   env=environment, timeout=600)
-        if not answer_file.exists():
-            raise RuntimeError(f"gnubg failed (exit {completed.returncode}): "
-                               f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
-        answers = {}
-        for line in answer_file.read_text().splitlines():
-            pid, a, b, *results = line.split()
-            answers[(pid, int(a), int(b))] = set(results)
-        return answers
+    from tests.gnubg_script import run_in_gnubg  # here: inside gnubg this file stands alone
+
+    text = run_in_gnubg(__file__, inputs={QUERIES_VARIABLE: "".join(
+        f"{pid} {a} {b}\n" for pid, a, b in queries)}, values={},
+        output_variable=ANSWERS_VARIABLE, timeout=600)
+    answers = {}
+    for line in text.splitlines():
+        pid, a, b, *results = line.split()
+        answers[(pid, int(a), int(b))] = set(results)
+    return answers
 
 
 def _apply(board, steps):

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -36,19 +34,11 @@ def selfplay_matches(matches: list[tuple[int, int]]) -> list[dict]:
 
 
 def _play_one_match(seed: int, length: int) -> dict:
-    from .gnubg_oracle import GNUBG  # here: inside gnubg this file runs outside its package
+    from tests.gnubg_script import run_in_gnubg  # here: inside gnubg this file stands alone
 
-    with tempfile.TemporaryDirectory() as directory:
-        record_file = Path(directory) / "record.json"
-        environment = dict(os.environ, **{SEED_VARIABLE: str(seed), LENGTH_VARIABLE: str(length),
-                                          RECORD_VARIABLE: str(record_file)})
-        completed = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", __file__],
-                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                   env=environment, timeout=300)
-        if not record_file.exists():
-            raise RuntimeError(f"gnubg failed (exit {completed.returncode}): "
-                               f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
-        return json.loads(record_file.read_text())
+    return json.loads(run_in_gnubg(
+        __file__, inputs={}, values={SEED_VARIABLE: str(seed), LENGTH_VARIABLE: str(length)},
+        output_variable=RECORD_VARIABLE, timeout=300))
 
 
 def _play() -> None:
