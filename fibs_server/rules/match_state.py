@@ -41,12 +41,13 @@ class MatchState:
     Crawford rule. `autodouble` (both players agreed) and `max_redoubles` (the smaller of the
     players' `redoubles` settings, None = unlimited) only apply to unlimited matches.
     `first_x_player` plays X in game 1; colours swap every game. With `lower_die_starts`
-    the lower opening die moves first.
+    the lower opening die moves first. `cube` False: a match without the doubling cube.
     """
 
     def __init__(self, length: int | None, dice: Dice, *, variant: Variant = Variant.STANDARD,
                  crawford: bool = True, autodouble: bool = False, max_redoubles: int | None = 0,
-                 first_x_player: int = 0, lower_die_starts: bool = False) -> None:
+                 first_x_player: int = 0, lower_die_starts: bool = False,
+                 cube: bool = True) -> None:
         if length is not None and length < 1:
             raise ValueError(f"a match is at least 1 point long, not {length}")
         check_player(first_x_player)
@@ -58,6 +59,7 @@ class MatchState:
         self.max_redoubles = max_redoubles
         self.first_x_player = first_x_player
         self.lower_die_starts = lower_die_starts
+        self.cube_used = cube
         self.score = [0, 0]
         self.game_number = 0
         self.turn = 0  # the player whose turn it is; after a game, the last one to act
@@ -102,7 +104,7 @@ class MatchState:
     @property
     def cube_in_game(self) -> bool:
         """Whether anyone may double in this game at all."""
-        return (self.variant is not Variant.PORTES and self.length != 1
+        return (self.cube_used and self.variant is not Variant.PORTES and self.length != 1
                 and not self.is_crawford_game)
 
     def may_double(self, player: int) -> bool:

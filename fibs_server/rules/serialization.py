@@ -28,6 +28,7 @@ def match_to_dict(match: Any) -> dict[str, Any]:
         "max_redoubles": match.max_redoubles,
         "first_x_player": match.first_x_player,
         "lower_die_starts": match.lower_die_starts,
+        "cube_used": match.cube_used,
         "score": list(match.score),
         "game_number": match.game_number,
         "phase": match._phase.value,
@@ -54,7 +55,8 @@ def match_from_dict(match_class: type[AnyMatch], data: dict[str, Any],
                         crawford=data["crawford_rule"], autodouble=data["autodouble"],
                         max_redoubles=data["max_redoubles"],
                         first_x_player=data["first_x_player"],
-                        lower_die_starts=data["lower_die_starts"])
+                        lower_die_starts=data["lower_die_starts"],
+                        cube=data.get("cube_used", True))  # saved before `nocube` existed
     match.score = list(data["score"])
     match.game_number = data["game_number"]
     match._phase = Phase(data["phase"])

@@ -10,6 +10,7 @@ from fibs_server.rules.events import (CannotMove, CubeAutoDoubled, DoubleAccepte
                                       Doubled, GameOver, GameStarted, JoinedNextGame, MatchOver,
                                       Moved, OpeningRoll, Redoubled, ResignAccepted,
                                       ResignOffered, ResignRejected, Rolled, WinKind)
+from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import IllegalAction, Match, Outcome, Phase
 from fibs_server.rules.position import Position
 from fibs_server.rules.refusals import Refusal
@@ -235,6 +236,16 @@ def test_no_cube_in_a_1_point_match():
     assert not match.is_crawford_game
     with refused(Refusal.CUBE_NOT_USED):
         match.double(1)
+
+
+def test_a_match_without_the_cube_never_offers_it_and_keeps_that_when_saved():
+    match, _ = started(5, script=[OPENING_31, (4, 2)], cube=False)
+    assert not match.may_double(0) and not match.may_double(1)
+    match.move(0, play_with(match, POINT_MAKING_31))  # player 1 is rolled for: no cube to use
+    with refused(Refusal.CUBE_NOT_USED):
+        match.double(1)
+    restored = Match.from_dict(match.to_dict(), ScriptedDice([]))
+    assert not restored.cube_used and restored.to_dict() == match.to_dict()
 
 
 # --- instant redoubles (unlimited matches) ---------------------------------------------------

@@ -25,6 +25,7 @@ match_options = st.fixed_dictionaries({
     "max_redoubles": st.sampled_from([0, 1, 3, None]),
     "first_x_player": st.sampled_from([0, 1]),
     "lower_die_starts": st.booleans(),
+    "cube": st.booleans(),
 })
 
 
