@@ -12,7 +12,7 @@ from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import info, match_views
+from fibs_server.protocol import game_texts, info, match_views
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.matfile import (MatAction, MatDouble, MatDrop, MatGame, MatRoll,
@@ -118,7 +118,7 @@ async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
     """The board as it was before the last move of the game being played (or just ended)."""
     running = lobby.match_table.match_of(session)
     if running is None:
-        session.send_line("** You're not playing.")
+        session.send_line(game_texts.NOT_PLAYING)
         return
     match = running.match
     rolls = list(played_rolls(match.game_events(-1), _start_position(match)))

@@ -22,7 +22,7 @@ from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
-from fibs_server.protocol import clip, commands, texts
+from fibs_server.protocol import clip, commands, game_texts, texts
 from fibs_server.rules.dice import Dice, SecureDice
 
 log = logging.getLogger(__name__)
@@ -263,7 +263,7 @@ class Lobby:
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)
-            watcher.send_line(f"{name} logs out. You're not watching anymore.")
+            watcher.send_line(game_texts.no_longer_watching(name))
             told.add(watcher)
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
