@@ -14,9 +14,9 @@ from fibs_server.lobby.chat_records import Sanction
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import chat, texts
+from fibs_server.protocol import chat, server_texts, texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.texts import plural
+from fibs_server.protocol.texts import Departure, plural
 
 table = CommandTable()
 
@@ -28,8 +28,6 @@ SHUTDOWN_LOGIN_CUTOFF_MINUTES = 2
 NOT_YOURSELF = "** You can't do that to yourself."
 KICKED = "** You were kicked out by an administrator."
 ERASED = "** Your account was erased by an administrator."
-SHUTTING_DOWN = "** The server is shutting down. Please try again later."
-SHUTDOWN_CANCELLED = "** The shutdown was cancelled."
 
 
 def _utc(timestamp: int) -> str:
@@ -40,11 +38,6 @@ def _utc(timestamp: int) -> str:
 def banned_text(until: int | None) -> str:
     return ("** You are banned from this server." if until is None
             else f"** You are banned from this server until {_utc(until)}.")
-
-
-def shutdown_in(minutes: int) -> str:
-    return (f"** The server will shut down in {plural(minutes, 'minute')}. "
-            "Running matches will be saved.")
 
 
 async def restore_motd(lobby: Lobby) -> None:
@@ -74,7 +67,7 @@ async def _account(lobby: Lobby, session: Session, command: Command,
 async def _throw_out(lobby: Lobby, target: Session, text: str) -> None:
     """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
     target.send_line(text)
-    await lobby.log_out(target, "logs out")
+    await lobby.log_out(target, Departure.LOGGED_OUT)
     target.close()
 
 
@@ -189,7 +182,7 @@ async def _count_down(lobby: Lobby, minutes: int) -> None:
     for left in range(minutes - 1, -1, -1):
         await asyncio.sleep(lobby.config.shutdown_minute)
         if left and (left <= 5 or left % 10 == 0):
-            _broadcast(lobby, shutdown_in(left))
+            _broadcast(lobby, server_texts.shutdown_in(left))
     lobby.stop_requested.set()
 
 
@@ -198,25 +191,25 @@ async def shutdown(lobby: Lobby, session: Session, command: Command) -> None:
     word = command.args[0].lower() if len(command.args) == 1 else ""
     if word == "cancel":
         if lobby.shutdown_task is None or lobby.shutdown_task.done():
-            session.send_line("** No shutdown is under way.")
+            session.send_line(server_texts.NO_SHUTDOWN_UNDER_WAY)
             return
         lobby.shutdown_task.cancel()
         lobby.shutdown_task = lobby.shutdown_at = None
         await lobby.chat_records.log_moderation(session.name, "shutdown", "-", "cancelled")
-        _broadcast(lobby, SHUTDOWN_CANCELLED)
+        _broadcast(lobby, server_texts.SHUTDOWN_CANCELLED)
         return
     if not word.isdigit():
-        session.send_line("** Usage: shutdown <minutes>|cancel")
+        session.send_line(server_texts.SHUTDOWN_USAGE)
         return
     if lobby.shutdown_task is not None:
-        session.send_line("** A shutdown is already under way. 'shutdown cancel' stops it.")
+        session.send_line(server_texts.SHUTDOWN_ALREADY_UNDER_WAY)
         return
     minutes = int(word)
     await lobby.chat_records.log_moderation(session.name, "shutdown", "-",
                                             f"in {plural(minutes, 'minute')}")
     lobby.shutdown_at = time.monotonic() + minutes * lobby.config.shutdown_minute
     if minutes:
-        _broadcast(lobby, shutdown_in(minutes))
+        _broadcast(lobby, server_texts.shutdown_in(minutes))
     lobby.shutdown_task = asyncio.create_task(_count_down(lobby, minutes))
 
 
@@ -230,6 +223,6 @@ async def refuse_banned_and_late(lobby: Lobby, session: Session, account: Accoun
         return None
     cutoff = SHUTDOWN_LOGIN_CUTOFF_MINUTES * lobby.config.shutdown_minute
     if lobby.shutdown_at is not None and lobby.shutdown_at - time.monotonic() <= cutoff:
-        return SHUTTING_DOWN
+        return server_texts.SHUTTING_DOWN_TRY_LATER
     ban = await lobby.chat_records.active_sanction("ban", account.name, session.connection.host)
     return None if ban is None else banned_text(ban.until)

@@ -227,7 +227,7 @@ def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
     as saved, as if they had dropped right after the start, and the other one is told so."""
     for player, other in ((inviter, joiner), (joiner, inviter)):
         if not lobby.is_online(player):
-            other.send_line(f"{player.name} drops connection. The game was saved.")
+            other.send_line(texts.game_saved_after(player.name, texts.Departure.DROPPED))
             return True
     return False
 

@@ -11,7 +11,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import clip, commands, help as help_texts, info, settings, texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.texts import plural
+from fibs_server.protocol.texts import Departure, plural
 
 table = CommandTable()
 
@@ -356,7 +356,7 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("bye")
 async def bye(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(texts.GOODBYE)
-    await lobby.log_out(session, "logs out")
+    await lobby.log_out(session, Departure.LOGGED_OUT)
     session.close()
 
 
@@ -368,5 +368,5 @@ async def wave(lobby: Lobby, session: Session, command: Command) -> None:
     lobby.broadcast([f"{session.name} waves goodbye{' again' if again else ''}."],
                     lambda other: other is not session)
     if again:
-        await lobby.log_out(session, "logs out")
+        await lobby.log_out(session, Departure.LOGGED_OUT)
         session.close()
