@@ -9,7 +9,8 @@ from collections.abc import Awaitable
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import clip, commands, help as help_texts, info, settings, texts
+from fibs_server.protocol import (clip, commands, help as help_texts, info, settings, texts,
+                                  user_texts)
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import Departure
 
@@ -281,25 +282,22 @@ async def help_command(lobby: Lobby, session: Session, command: Command) -> None
 @table.command("away")
 async def away(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.rest:
-        away_users = [s for s in lobby.sessions_online() if s.away_message is not None]
-        if not away_users:
-            session.send_line("None of the users is away.")
-        else:
-            session.send_lines(["The following users are away:",
-                                *(f"{s.name}: {s.away_message}" for s in away_users)])
+        session.send_lines(user_texts.away_list([(s.name, s.away_message)
+                                                 for s in lobby.sessions_online()
+                                                 if s.away_message is not None]))
         return
     session.away_message = command.rest
-    session.send_line("You're away. Please type 'back'")
+    session.send_line(user_texts.YOU_ARE_AWAY)
     lobby.broadcast_who(session)
 
 
 @table.command("back")
 async def back(lobby: Lobby, session: Session, command: Command) -> None:
     if session.away_message is None:
-        session.send_line("** You're not away.")
+        session.send_line(user_texts.NOT_AWAY)
         return
     session.away_message = None
-    session.send_line("Welcome back.")
+    session.send_line(user_texts.WELCOME_BACK)
     lobby.broadcast_who(session)
 
 
@@ -308,15 +306,15 @@ async def address(lobby: Lobby, session: Session, command: Command) -> None:
     account = session.account
     assert account is not None
     if not command.args:
-        session.send_line(f"Your email address is '{account.email}'." if account.email else
-                          "** You have no email address. Type 'address <email>' to give one.")
+        session.send_line(user_texts.email_address(account.email) if account.email else
+                          user_texts.NO_EMAIL_ADDRESS)
         return
     if len(command.args) != 1 or not EMAIL_PATTERN.match(command.args[0]):
-        session.send_line(f"** '{command.rest}' is not an email address.")
+        session.send_line(user_texts.not_an_email_address(command.rest))
         return
     account.email = command.args[0]
     await lobby.accounts.update_account(account.name, email=account.email)
-    session.send_line(f"Your email address is '{account.email}'.")
+    session.send_line(user_texts.email_address(account.email))
     lobby.broadcast_who(session)
 
 
@@ -327,22 +325,22 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
     # FIBS's form is `password old:new:new`; spaces are accepted too.
     parts = command.rest.replace(":", " ").split()
     if len(parts) != 3:
-        session.send_line("** Usage: password <old>:<new>:<new>")
+        session.send_line(user_texts.PASSWORD_USAGE)
         return
     old, new, again = parts
     if not await lobby.gatekeeper.confirm_password(account, old, session.connection.host):
-        session.send_line("** Sorry, that is not your password.")
+        session.send_line(user_texts.NOT_YOUR_PASSWORD)
         return
     if new != again:
-        session.send_line("** The two new passwords were not identical.")
+        session.send_line(user_texts.NEW_PASSWORDS_DIFFER)
         return
     error = texts.password_error(new)
     if error is not None:
-        session.send_line(f"** {error}")
+        session.send_line(user_texts.new_password_refused(error))
         return
     account.password_hash = await lobby.gatekeeper.hasher.hash(new)
     await lobby.accounts.update_account(account.name, password_hash=account.password_hash)
-    session.send_line("** Your password has been changed.")
+    session.send_line(user_texts.PASSWORD_CHANGED)
 
 
 @table.command("bye")
@@ -356,8 +354,8 @@ async def bye(lobby: Lobby, session: Session, command: Command) -> None:
 async def wave(lobby: Lobby, session: Session, command: Command) -> None:
     again = session.waved
     session.waved = True
-    session.send_line("You wave goodbye again and log out." if again else "You wave goodbye.")
-    lobby.broadcast([f"{session.name} waves goodbye{' again' if again else ''}."],
+    session.send_line(user_texts.wave_reply(again))
+    lobby.broadcast([user_texts.waves_goodbye(session.name, again)],
                     lambda other: other is not session)
     if again:
         await lobby.log_out(session, Departure.LOGGED_OUT)
