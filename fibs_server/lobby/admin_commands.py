@@ -5,7 +5,6 @@ with the administrator's name. To everyone else these commands do not exist (lob
 from __future__ import annotations
 
 import asyncio
-import datetime
 import re
 import time
 
@@ -14,9 +13,9 @@ from fibs_server.lobby.chat_records import Sanction
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import chat, texts
+from fibs_server.protocol import admin_texts, chat, server_texts, texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.texts import plural
+from fibs_server.protocol.texts import Departure, plural
 
 table = CommandTable()
 
@@ -24,27 +23,6 @@ DURATION = re.compile(r"^(\d+)([mhdw])$")
 UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 # New logins are refused in the last minutes of a shutdown countdown.
 SHUTDOWN_LOGIN_CUTOFF_MINUTES = 2
-
-NOT_YOURSELF = "** You can't do that to yourself."
-KICKED = "** You were kicked out by an administrator."
-ERASED = "** Your account was erased by an administrator."
-SHUTTING_DOWN = "** The server is shutting down. Please try again later."
-SHUTDOWN_CANCELLED = "** The shutdown was cancelled."
-
-
-def _utc(timestamp: int) -> str:
-    moment = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
-    return f"{moment:%a %b %d %H:%M:%S %Y} UTC"
-
-
-def banned_text(until: int | None) -> str:
-    return ("** You are banned from this server." if until is None
-            else f"** You are banned from this server until {_utc(until)}.")
-
-
-def shutdown_in(minutes: int) -> str:
-    return (f"** The server will shut down in {plural(minutes, 'minute')}. "
-            "Running matches will be saved.")
 
 
 async def restore_motd(lobby: Lobby) -> None:
@@ -55,18 +33,19 @@ async def restore_motd(lobby: Lobby) -> None:
 
 
 async def _account(lobby: Lobby, session: Session, command: Command,
-                   usage: str) -> tuple[Account, Session | None] | None:
+                   usage: str | None = None) -> tuple[Account, Session | None] | None:
     """The account the command names (exactly, no completion) and its session if online;
-    None after telling the administrator what is wrong."""
+    None after telling the administrator what is wrong (`usage`: for no name; by default
+    the usage of a command that takes only a name)."""
     if not command.args:
-        session.send_line(usage)
+        session.send_line(usage or admin_texts.name_usage(command.name))
         return None
     online, account = await lobby.user_named(command.args[0])
     if account is None:
         session.send_line(chat.dont_know_user(command.args[0]))
         return None
     if account.name.lower() == session.name.lower():
-        session.send_line(NOT_YOURSELF)
+        session.send_line(admin_texts.NOT_YOURSELF)
         return None
     return account, online
 
@@ -74,7 +53,7 @@ async def _account(lobby: Lobby, session: Session, command: Command,
 async def _throw_out(lobby: Lobby, target: Session, text: str) -> None:
     """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
     target.send_line(text)
-    await lobby.log_out(target, "logs out")
+    await lobby.log_out(target, Departure.LOGGED_OUT)
     target.close()
 
 
@@ -82,7 +61,7 @@ async def _throw_out(lobby: Lobby, target: Session, text: str) -> None:
 
 @table.admin_command("kick")
 async def kick(lobby: Lobby, session: Session, command: Command) -> None:
-    found = await _account(lobby, session, command, "** Usage: kick <name>")
+    found = await _account(lobby, session, command)
     if found is None:
         return
     account, online = found
@@ -90,13 +69,13 @@ async def kick(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(texts.no_one_called(account.name))
         return
     await lobby.chat_records.log_moderation(session.name, "kick", account.name, "")
-    await _throw_out(lobby, online, KICKED)
-    session.send_line(f"** {account.name} was kicked out.")
+    await _throw_out(lobby, online, admin_texts.KICKED)
+    session.send_line(admin_texts.was_kicked(account.name))
 
 
 @table.admin_command("ban")
 async def ban(lobby: Lobby, session: Session, command: Command) -> None:
-    usage = "** Usage: ban <name> [<number>m|h|d|w]"
+    usage = admin_texts.BAN_USAGE
     duration = DURATION.match(command.args[1]) if len(command.args) == 2 else None
     if len(command.args) > 2 or (len(command.args) == 2 and duration is None):
         session.send_line(usage)
@@ -111,33 +90,29 @@ async def ban(lobby: Lobby, session: Session, command: Command) -> None:
     await lobby.chat_records.add_sanction(Sanction("ban", account.name, address, until,
                                                    session.name))
     if online is not None:
-        await _throw_out(lobby, online, banned_text(until))
-    session.send_line(f"** {account.name}"
-                      + (f" and the address {address} are" if address else " is")
-                      + (" banned for good." if until is None else f" banned until {_utc(until)}."))
+        await _throw_out(lobby, online, admin_texts.banned(until))
+    session.send_line(admin_texts.ban_reply(account.name, address, until))
 
 
-# What `unban` and `unmute` lift, and the word for someone under it.
-LIFTED = {"unban": ("ban", "banned"), "unmute": ("mute", "muted")}
+LIFTED = {"unban": "ban", "unmute": "mute"}  # what each lifts
 
 
 @table.admin_command(*LIFTED)
 async def lift(lobby: Lobby, session: Session, command: Command) -> None:
-    kind, word = LIFTED[command.name]
+    kind = LIFTED[command.name]
     if not command.args:
-        session.send_line(f"** Usage: {command.name} <name>")
+        session.send_line(admin_texts.name_usage(command.name))
         return
     lifted = await lobby.chat_records.lift_sanctions(kind, command.args[0], session.name)
     online = lobby.online.get(command.args[0].lower())
     if kind == "mute" and online is not None:
         online.muted = False
-    session.send_line(f"** {command.args[0]} is no longer {word}." if lifted
-                      else f"** {command.args[0]} is not {word}.")
+    session.send_line(admin_texts.lifted_reply(command.args[0], kind, lifted))
 
 
 @table.admin_command("mute")
 async def mute(lobby: Lobby, session: Session, command: Command) -> None:
-    found = await _account(lobby, session, command, "** Usage: mute <name>")
+    found = await _account(lobby, session, command)
     if found is None:
         return
     account, online = found
@@ -145,20 +120,20 @@ async def mute(lobby: Lobby, session: Session, command: Command) -> None:
                                                    session.name))
     if online is not None:
         online.muted = True
-    session.send_line(f"** {account.name} is muted: nobody hears their shouts.")
+    session.send_line(admin_texts.muted(account.name))
 
 
 @table.admin_command("erase")
 async def erase(lobby: Lobby, session: Session, command: Command) -> None:
-    found = await _account(lobby, session, command, "** Usage: erase <name>")
+    found = await _account(lobby, session, command)
     if found is None:
         return
     account, online = found
     if online is not None:
         # Out first: logging out stores the running match and the logout time.
-        await _throw_out(lobby, online, ERASED)
+        await _throw_out(lobby, online, admin_texts.ERASED)
     await lobby.chat_records.erase_account(account.name, session.name)
-    session.send_line(f"** The account {account.name} was erased.")
+    session.send_line(admin_texts.erased(account.name))
 
 
 # --- motd ------------------------------------------------------------------------------------
@@ -170,11 +145,11 @@ async def motd(lobby: Lobby, session: Session, command: Command) -> None:
         return
     text = command.rest[len("set"):].strip()
     if not text:
-        session.send_line("** Usage: motd set <text>")
+        session.send_line(admin_texts.MOTD_SET_USAGE)
         return
     lobby.config.motd = (text,)
     await lobby.chat_records.set_motd(lobby.config.motd, session.name)
-    session.send_line("** The message of the day was set.")
+    session.send_line(admin_texts.MOTD_WAS_SET)
 
 
 # --- shutdown --------------------------------------------------------------------------------
@@ -189,7 +164,7 @@ async def _count_down(lobby: Lobby, minutes: int) -> None:
     for left in range(minutes - 1, -1, -1):
         await asyncio.sleep(lobby.config.shutdown_minute)
         if left and (left <= 5 or left % 10 == 0):
-            _broadcast(lobby, shutdown_in(left))
+            _broadcast(lobby, server_texts.shutdown_in(left))
     lobby.stop_requested.set()
 
 
@@ -198,25 +173,25 @@ async def shutdown(lobby: Lobby, session: Session, command: Command) -> None:
     word = command.args[0].lower() if len(command.args) == 1 else ""
     if word == "cancel":
         if lobby.shutdown_task is None or lobby.shutdown_task.done():
-            session.send_line("** No shutdown is under way.")
+            session.send_line(server_texts.NO_SHUTDOWN_UNDER_WAY)
             return
         lobby.shutdown_task.cancel()
         lobby.shutdown_task = lobby.shutdown_at = None
         await lobby.chat_records.log_moderation(session.name, "shutdown", "-", "cancelled")
-        _broadcast(lobby, SHUTDOWN_CANCELLED)
+        _broadcast(lobby, server_texts.SHUTDOWN_CANCELLED)
         return
     if not word.isdigit():
-        session.send_line("** Usage: shutdown <minutes>|cancel")
+        session.send_line(server_texts.SHUTDOWN_USAGE)
         return
     if lobby.shutdown_task is not None:
-        session.send_line("** A shutdown is already under way. 'shutdown cancel' stops it.")
+        session.send_line(server_texts.SHUTDOWN_ALREADY_UNDER_WAY)
         return
     minutes = int(word)
     await lobby.chat_records.log_moderation(session.name, "shutdown", "-",
                                             f"in {plural(minutes, 'minute')}")
     lobby.shutdown_at = time.monotonic() + minutes * lobby.config.shutdown_minute
     if minutes:
-        _broadcast(lobby, shutdown_in(minutes))
+        _broadcast(lobby, server_texts.shutdown_in(minutes))
     lobby.shutdown_task = asyncio.create_task(_count_down(lobby, minutes))
 
 
@@ -230,6 +205,6 @@ async def refuse_banned_and_late(lobby: Lobby, session: Session, account: Accoun
         return None
     cutoff = SHUTDOWN_LOGIN_CUTOFF_MINUTES * lobby.config.shutdown_minute
     if lobby.shutdown_at is not None and lobby.shutdown_at - time.monotonic() <= cutoff:
-        return SHUTTING_DOWN
+        return server_texts.SHUTTING_DOWN_TRY_LATER
     ban = await lobby.chat_records.active_sanction("ban", account.name, session.connection.host)
-    return None if ban is None else banned_text(ban.until)
+    return None if ban is None else admin_texts.banned(ban.until)

@@ -6,13 +6,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from collections.abc import Iterator
-from typing import Any
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import info, match_views
+from fibs_server.protocol import game_texts, info, match_views
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.matfile import (MatAction, MatDouble, MatDrop, MatGame, MatRoll,
@@ -25,9 +24,6 @@ from fibs_server.rules.position import Play, Position
 table = CommandTable()
 
 HISTORY_ROWS = 20
-HISTORY_HEADER = "  id  finished (UTC)    opponent         length  score  result  rating"
-NO_PREVIOUS_BOARD = "** There is no previous board."
-NO_PREVIOUS_GAME = "** There is no previous game."
 
 
 # --- replaying a game ------------------------------------------------------------------------
@@ -118,12 +114,12 @@ async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
     """The board as it was before the last move of the game being played (or just ended)."""
     running = lobby.match_table.match_of(session)
     if running is None:
-        session.send_line("** You're not playing.")
+        session.send_line(game_texts.NOT_PLAYING)
         return
     match = running.match
     rolls = list(played_rolls(match.game_events(-1), _start_position(match)))
     if not rolls:
-        session.send_line(NO_PREVIOUS_BOARD)
+        session.send_line(info.NO_PREVIOUS_BOARD)
         return
     last = rolls[-1]
     viewer = running.index_of(session)
@@ -155,7 +151,7 @@ async def oldmoves(lobby: Lobby, session: Session, command: Command) -> None:
             return
     records = await lobby.matches.finished_matches(session.name, 1)
     if not records:
-        session.send_line(NO_PREVIOUS_GAME)
+        session.send_line(info.NO_PREVIOUS_GAME)
         return
     record = records[0]
     archived = _stored_match(record)
@@ -180,28 +176,18 @@ async def history(lobby: Lobby, session: Session, command: Command) -> None:
             return
         name = account.name
     records = await lobby.matches.finished_matches(name, HISTORY_ROWS)
-    if not records:
-        session.send_line(f"{name} has no finished matches.")
-        return
-    session.send_lines([f"Finished matches of {name}, newest first:", HISTORY_HEADER,
-                        *(history_row(record, name) for record in records)])
+    session.send_lines(info.history(name, [_finished_match(record, name) for record in records]))
 
 
-def history_row(record: MatchRecord, name: str) -> str:
-    """`  12  2026-11-30 10:31  bob                   5    5-2  won     1507.50 (+7.50)`"""
+def _finished_match(record: MatchRecord, name: str) -> info.FinishedMatch:
+    """A finished match as the player `name` played it."""
     mine = 0 if record.player_a == name else 1
-    opponent = (record.player_a, record.player_b)[1 - mine]
     score = record.state["score"]
-    finished = datetime.datetime.fromtimestamp(record.finished_at or 0, datetime.timezone.utc)
-    length = "unl" if record.length is None else str(record.length)
-    result = ("ended" if record.winner is None else "won" if record.winner == name else "lost")
-    return (f"{record.match_id:4d}  {finished:%Y-%m-%d %H:%M}  {opponent:<16} {length:>6}"
-            f"  {score[mine]:>2}-{score[1 - mine]:<2}  {result:<6}  {_rating_text(record.state, name)}")
-
-
-def _rating_text(state: dict[str, Any], name: str) -> str:
-    change = state.get("ratings", {}).get(name)
-    if change is None:
-        return "-"
-    before, after = change
-    return f"{after:.2f} ({after - before:+.2f})"
+    rating = record.state.get("ratings", {}).get(name)  # [before, after] if rated
+    return info.FinishedMatch(
+        match_id=record.match_id,
+        finished=datetime.datetime.fromtimestamp(record.finished_at or 0, datetime.timezone.utc),
+        opponent=(record.player_a, record.player_b)[1 - mine], length=record.length,
+        score=score[mine], opponent_score=score[1 - mine],
+        won=None if record.winner is None else record.winner == name,
+        rating=None if rating is None else (rating[0], rating[1]))

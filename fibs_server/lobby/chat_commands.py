@@ -13,7 +13,7 @@ from fibs_server.lobby.chat_records import IgnoreKind
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session, wire_text
-from fibs_server.protocol import chat, texts
+from fibs_server.protocol import chat, game_texts, texts
 from fibs_server.protocol.commands import Command
 
 table = CommandTable()
@@ -73,7 +73,7 @@ async def say(lobby: Lobby, session: Session, command: Command) -> None:
     running = lobby.match_table.match_of(session)
     opponent = running.opponent_of(session) if running else None
     if opponent is None:
-        session.send_line(chat.NOT_PLAYING)
+        session.send_line(game_texts.NOT_PLAYING)
     elif not command.rest:
         session.send_line(chat.SAY_WHAT)
     else:

@@ -5,12 +5,10 @@ from fibs_server.lobby import match_play
 from fibs_server.lobby.chat_commands import rings
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.match_play import NOT_PLAYING
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import chat, match_texts, texts
+from fibs_server.protocol import chat, game_texts, match_texts, texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.match_views import match_kind
 from fibs_server.rules import events as ev
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.greedy import greedy_bearoff
@@ -49,56 +47,48 @@ def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
 
 @table.command("invite")
 async def invite(lobby: Lobby, session: Session, command: Command) -> None:
-    target = named_user(lobby, session, command, "** invite who?", "** You can't invite yourself.")
+    target = named_user(lobby, session, command, game_texts.INVITE_WHOM,
+                        game_texts.INVITE_YOURSELF)
     if target is None:
         return
     if lobby.match_table.busy(session):
-        session.send_line("** You can't play two games at once")
+        session.send_line(game_texts.TWO_GAMES_AT_ONCE)
         return
     if not session.toggle("ready"):
-        session.send_line("** Use 'toggle ready' first.")
+        session.send_line(game_texts.TOGGLE_READY_FIRST)
         return
     if lobby.match_table.busy(target):
-        session.send_line(f"** Error: {target.name} is already playing with someone else.")
+        session.send_line(game_texts.already_playing(target.name))
         return
     if not target.toggle("ready"):
-        session.send_line(f"** {target.name} is refusing games.")
+        session.send_line(game_texts.refusing_games(target.name))
         return
     saved = await lobby.matches.running_match(session.name, target.name)
     if len(command.args) < 2:
         if saved is None:
-            session.send_line(f"** There's no saved match with {target.name}. "
-                              "Please give a match length.")
+            session.send_line(game_texts.give_a_match_length(target.name))
             return
         lobby.match_table.invitations[session.name.lower()] = Invitation(session, target.name, saved.length,
                                                              resume=True)
-        session.send_line(f"** You invited {target.name} to resume a saved match.")
-        _tell_invited(session, target, [
-            chat.with_bell(f"{session.name} wants to resume a saved match with you.",
-                           rings(target)),
-            f"Type 'join {session.name}' to accept."])
+        session.send_line(game_texts.you_invited_to_resume(target.name))
+        _tell_invited(session, target,
+                      game_texts.invitation_to_resume(session.name, rings(target)))
         return
     length = parse_length(command.args[1])
     if length is None:
-        session.send_line(f"** The match length must be a number from 1 to {MAX_MATCH_LENGTH}"
-                          " or 'unlimited'.")
+        session.send_line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
         return
     if length != "unlimited" and length > LONG_MATCH and any(
             s.account.experience <= RATED_EXPERIENCE for s in (session, target)):
-        session.send_line("** You're not experienced enough to play a match of that length."
+        session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
                           if session.account.experience <= RATED_EXPERIENCE else
-                          f"** {target.name} is not experienced enough to play a match of "
-                          "that length.")
+                          game_texts.not_experienced_enough(target.name))
         return
     points = None if length == "unlimited" else length
     lobby.match_table.invitations[session.name.lower()] = Invitation(session, target.name, points)
-    kind = match_kind(points)
-    session.send_line(f"** You invited {target.name} to {kind}.")
-    lines = [chat.with_bell(f"{session.name} wants to play {kind} with you.", rings(target)),
-             f"Type 'join {session.name}' to accept."]
-    if saved is not None:
-        lines.insert(1, "WARNING: Don't accept if you want to continue your saved match!")
-    _tell_invited(session, target, lines)
+    session.send_line(game_texts.you_invited(target.name, points))
+    _tell_invited(session, target, game_texts.invitation(session.name, points, saved is not None,
+                                                         rings(target)))
 
 
 def _tell_invited(inviter: Session, target: Session, lines: list[str]) -> None:
@@ -121,27 +111,27 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     running = lobby.match_table.match_of(session)
     if not command.args:
         if running is None:
-            session.send_line("** Error: Join who?")
+            session.send_line(game_texts.JOIN_WHOM)
             return
         await match_play.act(lobby, session, lambda m, p: m.join(p))
         return
     inviter = lobby.find_online(command.args[0])
     if inviter is None:
-        session.send_line(f"** Error: can't find player {command.args[0]}")
+        session.send_line(game_texts.cannot_find_player(command.args[0]))
         return
     if lobby.match_table.busy(session):
-        session.send_line("** You can't play two games at once")
+        session.send_line(game_texts.TWO_GAMES_AT_ONCE)
         return
     invitation = lobby.match_table.invitations.get(inviter.name.lower())
     if invitation is None or invitation.invitee.lower() != session.name.lower() \
             or inviter is session:
-        session.send_line(f"** {inviter.name} didn't invite you.")
+        session.send_line(game_texts.didnt_invite_you(inviter.name))
         return
     if lobby.match_table.busy(inviter):
-        session.send_line(f"** Error: {inviter.name} is already playing with someone else.")
+        session.send_line(game_texts.already_playing(inviter.name))
         return
     if not inviter.toggle("ready"):
-        session.send_line(f"** {inviter.name} is refusing games.")
+        session.send_line(game_texts.refusing_games(inviter.name))
         return
     del lobby.match_table.invitations[inviter.name.lower()]
     lobby.match_table.invitations.pop(session.name.lower(), None)
@@ -213,7 +203,7 @@ async def redouble(lobby: Lobby, session: Session, command: Command) -> None:
 async def resign(lobby: Lobby, session: Session, command: Command) -> None:
     kind = RESIGN_KINDS.get(command.args[0].lower()) if command.args else None
     if kind is None:
-        session.send_line("** Type 'n' (normal), 'g' (gammon) or 'b' (backgammon) after resign.")
+        session.send_line(game_texts.RESIGN_USAGE)
         return
     await match_play.act(lobby, session, lambda m, p: m.resign(p, kind))
 
@@ -234,23 +224,22 @@ async def board(lobby: Lobby, session: Session, command: Command) -> None:
         match_play.board_to(session, watched, watched.match.moment(),
                             watched.index_of(session.watching), as_you=False, style=style)
         return
-    session.send_line(NOT_PLAYING)
+    session.send_line(game_texts.NOT_PLAYING)
 
 
 @table.command("pip")
 async def pip(lobby: Lobby, session: Session, command: Command) -> None:
     running = lobby.match_table.match_of(session)
     if running is None:
-        session.send_line(NOT_PLAYING)
+        session.send_line(game_texts.NOT_PLAYING)
         return
     player = running.index_of(session)
     opponent = running.opponent_of(session)
     if not session.toggle("allowpip"):
-        session.send_line("** Type 'toggle allowpip' first.")
+        session.send_line(game_texts.TOGGLE_ALLOWPIP_FIRST)
         return
     if opponent is not None and not opponent.toggle("allowpip"):
-        session.send_line(f"** {opponent.name} doesn't allow this. "
-                          f"Ask {opponent.name} to 'toggle allowpip'")
+        session.send_line(game_texts.pip_not_allowed(opponent.name))
         return
     position = running.match.position_seen_by(player)
     own, other = position.pip_count(0), position.pip_count(1)
@@ -280,28 +269,29 @@ async def show_taken_over_match(lobby: Lobby, session: Session) -> None:
 
 @table.command("watch")
 async def watch(lobby: Lobby, session: Session, command: Command) -> None:
-    target = named_user(lobby, session, command, "** Watch who?", "** Use a mirror to do that.")
+    target = named_user(lobby, session, command, game_texts.WATCH_WHOM,
+                        game_texts.WATCH_YOURSELF)
     if target is None:
         return
     if session.name.lower() in target.blinded:
         session.send_line(chat.doesnt_want_you_to_watch(target.name))
         return
     if lobby.match_table.match_of(session) is not None:
-        session.send_line("** You can't watch another game while you're playing.")
+        session.send_line(game_texts.WATCH_WHILE_PLAYING)
         return
     if session.watching is not None:
-        session.send_line(f"** You stop watching {session.watching.name}.")
+        session.send_line(game_texts.you_stop_watching(session.watching.name, for_another=True))
         lobby.match_table.stop_watching(session)
     lobby.match_table.set_watching(session, target)
-    session.send_line(f"You're now watching {target.name}.")
-    target.send_line(f"{session.name} is watching you.")
+    session.send_line(game_texts.you_are_now_watching(target.name))
+    target.send_line(game_texts.is_watching_you(session.name))
     running = lobby.match_table.match_of(target)
     if running is None:
-        session.send_line(f"{target.name} is not doing anything interesting.")
+        session.send_line(game_texts.nothing_interesting(target.name))
     else:
         opponent = running.opponent_of(target)
         if opponent is not None:
-            opponent.send_line(f"{session.name} starts watching {target.name}.")
+            opponent.send_line(game_texts.starts_watching(session.name, target.name))
         match_play.board_to(session, running, running.match.moment(), running.index_of(target),
                             as_you=False)
     lobby.broadcast_who(session)
@@ -310,16 +300,16 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("unwatch")
 async def unwatch(lobby: Lobby, session: Session, command: Command) -> None:
     if session.watching is None:
-        session.send_line("** You're not watching.")
+        session.send_line(game_texts.NOT_WATCHING)
         return
-    session.send_line(f"You stop watching {session.watching.name}.")
+    session.send_line(game_texts.you_stop_watching(session.watching.name, for_another=False))
     lobby.match_table.stop_watching(session)
     lobby.broadcast_who(session)
 
 
 @table.command("look")
 async def look(lobby: Lobby, session: Session, command: Command) -> None:
-    target = named_user(lobby, session, command, "** Look at who?")
+    target = named_user(lobby, session, command, game_texts.LOOK_AT_WHOM)
     if target is None:
         return
     if session.name.lower() in target.blinded:
@@ -327,7 +317,7 @@ async def look(lobby: Lobby, session: Session, command: Command) -> None:
         return
     running = lobby.match_table.match_of(target)
     if running is None:
-        session.send_line(f"** {target.name} is not playing.")
+        session.send_line(game_texts.is_not_playing(target.name))
         return
     match_play.board_to(session, running, running.match.moment(), running.index_of(target),
                         as_you=False)

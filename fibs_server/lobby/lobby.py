@@ -22,14 +22,13 @@ from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
-from fibs_server.protocol import clip, commands, texts
+from fibs_server.protocol import clip, commands, game_texts, server_texts, texts
+from fibs_server.protocol.texts import Departure
 from fibs_server.rules.dice import Dice, SecureDice
 
 log = logging.getLogger(__name__)
 
 FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
-SHUTDOWN = "** The server is shutting down."
-SHUTDOWN_GAME_SAVED = "** The server is shutting down. The game was saved."
 
 @dataclasses.dataclass
 class LobbyConfig:
@@ -103,16 +102,16 @@ class Lobby:
         """The peer went away (or the connection was closed by us)."""
         self.connections.discard(session)
         if self.is_online(session):
-            await self.log_out(session, "drops connection")
+            await self.log_out(session, Departure.DROPPED)
         session.close()
 
     async def time_out_idle(self) -> None:
         limit = time.monotonic() - self.config.idle_timeout
         for session in [s for s in self.connections if s.last_active < limit]:
-            session.send_line("Connection timed out.")
+            session.send_line(texts.CONNECTION_TIMED_OUT)
             self.connections.discard(session)
             if self.is_online(session):
-                await self.log_out(session, "timed out")
+                await self.log_out(session, Departure.TIMED_OUT)
             session.close()
 
     async def run_idle_timeouts(self) -> None:
@@ -182,12 +181,12 @@ class Lobby:
             if last_login:
                 session.send_line(texts.last_login(
                     datetime.datetime.fromtimestamp(last_login, datetime.timezone.utc),
-                    last_host or "-", account.settings["timezone"]))
+                    last_host, account.settings["timezone"]))
             session.send_lines(self.config.motd)
             if session.prompts:
                 session.send_prompt()
         await self._tell_everyone_else(
-            session, f"{account.name} logs in." if previous is None else None, clip.LOGIN,
+            session, texts.logs_in(account.name) if previous is None else None, clip.LOGIN,
             who_block=wire_text(clip.who_block([who_line])))
         for hook in self.login_hooks:
             await hook(self, session)
@@ -223,7 +222,7 @@ class Lobby:
             *clip.motd_block(self.config.motd),
             "",
         ])
-        session.connection.send(self.who_list.text() + f"{clip.WHO_END}\r\n")
+        session.connection.send(self.who_list.text() + wire_text(clip.who_block([])))
 
     def _went_offline(self, name: str) -> None:
         del self.online[name.lower()]
@@ -238,8 +237,7 @@ class Lobby:
                              redoubles=account.settings["redoubles"],
                              timezone=account.settings["timezone"])
 
-    async def log_out(self, session: Session, how: str) -> None:
-        """`how`: the sentence's verb part: `logs out`, `drops connection` or `timed out`."""
+    async def log_out(self, session: Session, departure: Departure) -> None:
         name = session.name
         if self.online.get(name.lower()) is not session:
             return
@@ -253,8 +251,7 @@ class Lobby:
         if running is not None:
             async with running.lock:
                 opponent = running.opponent_of(session)
-                saved = (f"Connection with {name} timed out. The game was saved."
-                         if how == "timed out" else f"{name} {how}. The game was saved.")
+                saved = texts.game_saved_after(name, departure)
                 if opponent is not None:
                     opponent.send_line(saved)
                     told.add(opponent)
@@ -263,13 +260,13 @@ class Lobby:
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)
-            watcher.send_line(f"{name} logs out. You're not watching anymore.")
+            watcher.send_line(game_texts.no_longer_watching(name))
             told.add(watcher)
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
         if not self.closing:
-            verb = "drops connection" if how == "timed out" else how
-            await self._tell_everyone_else(session, f"{name} {verb}.", clip.LOGOUT, told=told)
+            await self._tell_everyone_else(session, texts.departed(name, departure), clip.LOGOUT,
+                                           told=told)
         await self.accounts.update_account(name, last_logout_at=session.account.last_logout_at)
         self.accounts.visitors.pop(name.lower(), None)
 
@@ -321,11 +318,11 @@ class Lobby:
                 players = running.players()
                 told.update(players, *(table.watchers_of(p) for p in players))
                 for session in players:
-                    session.send_line(SHUTDOWN_GAME_SAVED)
-                table.part(running, SHUTDOWN_GAME_SAVED)
+                    session.send_line(server_texts.SHUTTING_DOWN_GAME_SAVED)
+                table.part(running, server_texts.SHUTTING_DOWN_GAME_SAVED)
         for session in self.sessions_online():
             if session not in told:
-                session.send_line(SHUTDOWN)
+                session.send_line(server_texts.SHUTTING_DOWN)
         # Everyone goes at once: no one is told of the others' logouts (at 10,000 online that
         # was 10,000 notices each, and the logouts' store updates share commits).
         self.closing = True
@@ -373,7 +370,7 @@ class Lobby:
             return
         if line == "!!":
             if session.last_command is None:
-                session.send_line("** No previous command.")
+                session.send_line(commands.NO_PREVIOUS_COMMAND)
                 return
             line = session.last_command
         word, rest = commands.split_line(line)
@@ -396,4 +393,4 @@ class Lobby:
             # A bug in one command must not end this user's session or anyone else's.
             # The name only: arguments can be a password (`password old:new:new`) or chat.
             log.exception("command %s of %s failed", command.name, session.name)
-            session.send_line("** Sorry, the server could not do that. It has been logged.")
+            session.send_line(texts.COMMAND_FAILED)

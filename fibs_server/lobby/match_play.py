@@ -17,7 +17,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import RatingUpdate
 from fibs_server.lobby.running_match import RunningMatch, automatic_play, new_match
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import match_texts, match_views, texts
+from fibs_server.protocol import game_texts, match_texts, match_views, texts
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
@@ -29,7 +29,6 @@ from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_matc
 
 log = logging.getLogger(__name__)
 
-NOT_PLAYING = "** You're not playing."
 UNDO_DEPTH = 20  # decisions a player can take back, one `undo` at a time
 # An action on (match, player): the events it caused, or None if it did nothing at all.
 Action = Callable[[Match, int], "list[ev.Event] | None"]
@@ -42,7 +41,7 @@ async def act(lobby: Lobby, session: Session, action: Action) -> None:
     """A player's action on their running match."""
     running = lobby.match_table.match_of(session)
     if running is None:
-        session.send_line(NOT_PLAYING)
+        session.send_line(game_texts.NOT_PLAYING)
         return
     async with running.lock:
         player = running.index_of(session)
@@ -119,8 +118,9 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
                 text = format_play(play, match.colour(match.turn))
                 # The mover is told what the server played for them (the opponent gets the
                 # usual `<name> moves ... .`).
-                items.append(match_views.say(match.turn, f"The only possible move is {text} ."
-                                             if reason == "only" else f"Bearing off: {text} ."))
+                played_for_them = (match_texts.only_possible_move(text) if reason == "only"
+                                   else match_texts.bearing_off(text))
+                items.append(match_views.say(match.turn, played_for_them))
                 items += told(match, match.move(match.turn, play))
                 continue
             if rolled_now:
@@ -227,7 +227,7 @@ def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
     as saved, as if they had dropped right after the start, and the other one is told so."""
     for player, other in ((inviter, joiner), (joiner, inviter)):
         if not lobby.is_online(player):
-            other.send_line(f"{player.name} drops connection. The game was saved.")
+            other.send_line(texts.game_saved_after(player.name, texts.Departure.DROPPED))
             return True
     return False
 
@@ -251,14 +251,10 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     running.unrated, running.stored = unrated, stored
     if inviter.is_bot or joiner.is_bot:
         running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
-    kind = match_views.match_kind(length)
-    if length is None:
-        joiner.send_line(f"** You are now playing an unlimited match with {inviter.name}")
-        inviter.send_line(f"Player {joiner.name} has joined you for an unlimited match.")
-    else:
-        joiner.send_line(f"** You are now playing a {length} point match with {inviter.name}")
-        inviter.send_line(f"** Player {joiner.name} has joined you for {kind}.")
-    lobby.report(f"{inviter.name} and {joiner.name} start {kind}.", exclude=(inviter, joiner))
+    joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
+    inviter.send_line(game_texts.has_joined_you(joiner.name, length))
+    lobby.report(game_texts.match_starts(inviter.name, joiner.name, length),
+                 exclude=(inviter, joiner))
     lobby.match_table.begin(running)
     async with running.lock:
         # The start itself is stored already: told even if the follow-ups cannot be.
@@ -268,7 +264,7 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
 async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     record = await lobby.matches.running_match(inviter.name, joiner.name)
     if record is None:
-        joiner.send_line(f"** There's no saved match with {inviter.name}.")
+        joiner.send_line(game_texts.no_saved_match(inviter.name))
         return
     if left_meanwhile(lobby, inviter, joiner):
         return
@@ -279,11 +275,9 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     running.unrated = record.state.get("unrated")
     if inviter.is_bot or joiner.is_bot:
         running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
-    joiner.send_line(f"You are now playing with {inviter.name}. Your running match was loaded.")
-    inviter.send_line(f"{joiner.name} has joined you. Your running match was loaded.")
-    what = ("their unlimited match" if match.length is None
-            else f"their {match.length}-point match")
-    lobby.report(f"{inviter.name} and {joiner.name} are resuming {what}.",
+    joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
+    inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
+    lobby.report(game_texts.match_resumes(inviter.name, joiner.name, match.length),
                  exclude=(inviter, joiner))
     lobby.match_table.begin(running)
     moment = match.moment()
@@ -306,7 +300,7 @@ async def undo(lobby: Lobby, session: Session) -> None:
     dice are rewound too, so the same dice come again. The match is unrated from then on."""
     running = lobby.match_table.match_of(session)
     if running is None:
-        session.send_line(NOT_PLAYING)
+        session.send_line(game_texts.NOT_PLAYING)
         return
     if running.undo_points is None:
         session.send_line(texts.UNDO_ONLY_AGAINST_BOTS)
@@ -343,7 +337,7 @@ def show_taken_over_match(running: RunningMatch, session: Session) -> None:
 async def leave(lobby: Lobby, session: Session) -> None:
     running = lobby.match_table.match_of(session)
     if running is None:
-        session.send_line("** Error: No one to leave.")
+        session.send_line(game_texts.NO_ONE_TO_LEAVE)
         return
     async with running.lock:
         player = running.index_of(session)
@@ -352,14 +346,12 @@ async def leave(lobby: Lobby, session: Session) -> None:
             # Unlimited matches are never won: leaving between games ends them, unrated.
             await store(lobby, running, ended=True)
             tell(lobby, running, [
-                match_views.say(player, "** You terminated the unlimited match."),
-                match_views.say(1 - player,
-                                f"** Player {session.name} has ended the unlimited match.")])
+                match_views.say(player, game_texts.YOU_ENDED_THE_UNLIMITED_MATCH),
+                match_views.say(1 - player, game_texts.ended_the_unlimited_match(session.name))])
             finish(lobby, running)
             return
         tell(lobby, running, [
-            match_views.say(player, "** You terminated the game. The game was saved."),
-            match_views.say(1 - player,
-                            f"** Player {session.name} has left the game. The game was saved.")])
-        lobby.match_table.part(running, f"{session.name} has left the game with "
-                                        f"{running.opponent_name(player)}.")
+            match_views.say(player, game_texts.YOU_LEFT_THE_GAME),
+            match_views.say(1 - player, game_texts.left_the_game(session.name))])
+        lobby.match_table.part(running, game_texts.left_the_game_with(
+            session.name, running.opponent_name(player)))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from fibs_server.lobby.running_match import Invitation, RunningMatch
 from fibs_server.lobby.session import Session
+from fibs_server.protocol import game_texts
 
 
 class MatchTable:
@@ -116,8 +117,8 @@ class MatchTable:
         if watched is None:
             return
         self.set_watching(session, None)
-        watched.send_line(f"{session.name} stops watching you.")
+        watched.send_line(game_texts.stops_watching_you(session.name))
         running = self.match_of(watched)
         opponent = running.opponent_of(watched) if running is not None else None
         if opponent is not None:
-            opponent.send_line(f"{session.name} stops watching {watched.name}.")
+            opponent.send_line(game_texts.stops_watching(session.name, watched.name))

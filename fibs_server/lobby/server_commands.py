@@ -57,7 +57,7 @@ async def last(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("where")
 async def where(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
-        session.send_line("** Where is who?")
+        session.send_line(server_texts.WHERE_WHOM)
         return
     found = lobby.find_online(command.args[0])
     session.send_line(texts.no_one_called(command.args[0]) if found is None else

@@ -9,9 +9,10 @@ from collections.abc import Awaitable
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import clip, commands, help as help_texts, info, settings, texts
+from fibs_server.protocol import (clip, commands, help as help_texts, info, settings, texts,
+                                  user_texts)
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.texts import plural
+from fibs_server.protocol.texts import Departure
 
 table = CommandTable()
 
@@ -44,7 +45,7 @@ def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[Sess
         return [s for s in sessions if lobby.match_table.opponent_name_of(s) is not None]
     if key == "from":
         if len(args) < 2:
-            return "** who from where?"
+            return info.WHO_FROM_WHERE
         return [s for s in sessions if args[1].lower() in s.connection.host.lower()]
     found = lobby.find_online(args[0])
     return [found] if found else texts.no_one_called(args[0])
@@ -80,7 +81,7 @@ async def who(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("whois")
 async def whois(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
-        session.send_line("** whois who?")
+        session.send_line(info.WHOIS_WHOM)
         return
     online, account = await lobby.user_named(command.args[0], complete=True)
     if account is None:
@@ -146,7 +147,7 @@ async def set_variable(lobby: Lobby, session: Session, command: Command) -> None
         return
     matches = [n for n in settings.SETTING_ORDER if n.startswith(command.args[0].lower())]
     if len(matches) != 1:
-        session.send_line("** Invalid argument. Type 'help set'.")
+        session.send_line(settings.INVALID_SETTING)
         return
     name = matches[0]
     if len(command.args) == 1:
@@ -173,7 +174,7 @@ def _rank_range(args: list[str]) -> tuple[str | None, int, int] | str:
         if word in ("from", "to"):
             number = next(words, "")
             if not number.isdigit() or int(number) < 1:
-                return "** Usage: ratings [name] [from N] [to M]"
+                return info.RATINGS_USAGE
             if word == "from":
                 first = int(number)
                 last = max(last, first + RATINGS_DEFAULT_ROWS - 1) if "to" not in args else last
@@ -182,7 +183,7 @@ def _rank_range(args: list[str]) -> tuple[str | None, int, int] | str:
         elif name is None:
             name = word
         else:
-            return "** Usage: ratings [name] [from N] [to M]"
+            return info.RATINGS_USAGE
     return name, first, min(last, first + RATINGS_MAX_ROWS - 1)
 
 
@@ -201,8 +202,8 @@ async def ratings(lobby: Lobby, session: Session, command: Command) -> None:
             return
         ranks = [i for i, a in enumerate(rated, 1) if a.name == account.name]
         if not ranks:
-            session.send_line(f"** {account.name} has no rating rank yet (experience "
-                              f"{account.experience}, ranked above {RATED_MIN_EXPERIENCE - 1}).")
+            session.send_line(info.no_rating_rank(account.name, account.experience,
+                                                  RATED_MIN_EXPERIENCE - 1))
             return
         rows = [(ranks[0], account)]
     else:
@@ -212,13 +213,10 @@ async def ratings(lobby: Lobby, session: Session, command: Command) -> None:
         for rank, a in rows)])
 
 
-SHOW_SUBJECTS = ("games", "saved", "savedcount", "watchers", "max")
-
-
 @table.command("show")
 async def show(lobby: Lobby, session: Session, command: Command) -> None:
     word = command.args[0] if command.args else ""
-    subjects = commands.completions(word, SHOW_SUBJECTS) if word else []
+    subjects = commands.completions(word, info.SHOW_SUBJECTS) if word else []
     if len(subjects) > 1:
         session.send_line(commands.ambiguous(word, subjects))
         return
@@ -226,21 +224,19 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
     if what == "games":
         session.send_lines(info.games_list(lobby.match_table.running_games()))
     elif what == "saved":
-        session.send_lines(await _saved_games(lobby, session))
+        session.send_lines(info.saved_matches(await _saved_matches(lobby, session)))
     elif what == "savedcount":
         name = command.args[1] if len(command.args) > 1 else session.name
         count = len([r for r in await lobby.matches.running_matches(name)
                      if not _is_live(lobby, r.player_a, r.player_b)])
-        session.send_line(f"{name} has no saved games." if count == 0 else
-                          f"{name} has {plural(count, 'saved game')}.")
+        session.send_line(info.saved_count(name, count))
     elif what == "watchers":
         session.send_lines(info.watchers_list(
             [(s.name, s.watching.name) for s in lobby.sessions_online() if s.watching]))
     elif what == "max":
-        session.send_line(f"max_logins is {lobby.most_online}")
+        session.send_line(info.max_logins(lobby.most_online))
     else:
-        session.send_line("** Don't know how to show " + (word.lower() or "nothing") +
-                          ". Try 'games', 'saved', 'savedcount', 'watchers' or 'max'.")
+        session.send_line(info.cannot_show(word))
 
 
 def _is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
@@ -250,7 +246,7 @@ def _is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
     return running is not None and name_b.lower() in (n.lower() for n in running.names)
 
 
-async def _saved_games(lobby: Lobby, session: Session) -> list[str]:
+async def _saved_matches(lobby: Lobby, session: Session) -> list[info.SavedMatch]:
     rows = []
     for record in await lobby.matches.running_matches(session.name):
         if _is_live(lobby, record.player_a, record.player_b):
@@ -259,13 +255,10 @@ async def _saved_games(lobby: Lobby, session: Session) -> list[str]:
         opponent = (record.player_a, record.player_b)[1 - mine]
         score = record.state["score"]
         online = lobby.online.get(opponent.lower())
-        # ` *` the opponent is logged in, `**` and ready to play.
-        mark = "  " if online is None else "**" if online.toggle("ready") else " *"
-        length = "unlimited" if record.length is None else str(record.length)
-        rows.append(f"{mark}{opponent:<23}{length:>2}{score[mine]:>17} -{score[1 - mine]:>3}")
-    if not rows:
-        return ["no saved games."]
-    return ["  opponent          matchlength   score (your points first)", *rows]
+        rows.append(info.SavedMatch(opponent, online is not None,
+                                    online is not None and online.toggle("ready"),
+                                    record.length, score[mine], score[1 - mine]))
+    return rows
 
 
 # --- small things ----------------------------------------------------------------------------
@@ -289,25 +282,22 @@ async def help_command(lobby: Lobby, session: Session, command: Command) -> None
 @table.command("away")
 async def away(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.rest:
-        away_users = [s for s in lobby.sessions_online() if s.away_message is not None]
-        if not away_users:
-            session.send_line("None of the users is away.")
-        else:
-            session.send_lines(["The following users are away:",
-                                *(f"{s.name}: {s.away_message}" for s in away_users)])
+        session.send_lines(user_texts.away_list([(s.name, s.away_message)
+                                                 for s in lobby.sessions_online()
+                                                 if s.away_message is not None]))
         return
     session.away_message = command.rest
-    session.send_line("You're away. Please type 'back'")
+    session.send_line(user_texts.YOU_ARE_AWAY)
     lobby.broadcast_who(session)
 
 
 @table.command("back")
 async def back(lobby: Lobby, session: Session, command: Command) -> None:
     if session.away_message is None:
-        session.send_line("** You're not away.")
+        session.send_line(user_texts.NOT_AWAY)
         return
     session.away_message = None
-    session.send_line("Welcome back.")
+    session.send_line(user_texts.WELCOME_BACK)
     lobby.broadcast_who(session)
 
 
@@ -316,15 +306,15 @@ async def address(lobby: Lobby, session: Session, command: Command) -> None:
     account = session.account
     assert account is not None
     if not command.args:
-        session.send_line(f"Your email address is '{account.email}'." if account.email else
-                          "** You have no email address. Type 'address <email>' to give one.")
+        session.send_line(user_texts.email_address(account.email) if account.email else
+                          user_texts.NO_EMAIL_ADDRESS)
         return
     if len(command.args) != 1 or not EMAIL_PATTERN.match(command.args[0]):
-        session.send_line(f"** '{command.rest}' is not an email address.")
+        session.send_line(user_texts.not_an_email_address(command.rest))
         return
     account.email = command.args[0]
     await lobby.accounts.update_account(account.name, email=account.email)
-    session.send_line(f"Your email address is '{account.email}'.")
+    session.send_line(user_texts.email_address(account.email))
     lobby.broadcast_who(session)
 
 
@@ -335,28 +325,28 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
     # FIBS's form is `password old:new:new`; spaces are accepted too.
     parts = command.rest.replace(":", " ").split()
     if len(parts) != 3:
-        session.send_line("** Usage: password <old>:<new>:<new>")
+        session.send_line(user_texts.PASSWORD_USAGE)
         return
     old, new, again = parts
     if not await lobby.gatekeeper.confirm_password(account, old, session.connection.host):
-        session.send_line("** Sorry, that is not your password.")
+        session.send_line(user_texts.NOT_YOUR_PASSWORD)
         return
     if new != again:
-        session.send_line("** The two new passwords were not identical.")
+        session.send_line(user_texts.NEW_PASSWORDS_DIFFER)
         return
     error = texts.password_error(new)
     if error is not None:
-        session.send_line(f"** {error}")
+        session.send_line(user_texts.new_password_refused(error))
         return
     account.password_hash = await lobby.gatekeeper.hasher.hash(new)
     await lobby.accounts.update_account(account.name, password_hash=account.password_hash)
-    session.send_line("** Your password has been changed.")
+    session.send_line(user_texts.PASSWORD_CHANGED)
 
 
 @table.command("bye")
 async def bye(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(texts.GOODBYE)
-    await lobby.log_out(session, "logs out")
+    await lobby.log_out(session, Departure.LOGGED_OUT)
     session.close()
 
 
@@ -364,9 +354,9 @@ async def bye(lobby: Lobby, session: Session, command: Command) -> None:
 async def wave(lobby: Lobby, session: Session, command: Command) -> None:
     again = session.waved
     session.waved = True
-    session.send_line("You wave goodbye again and log out." if again else "You wave goodbye.")
-    lobby.broadcast([f"{session.name} waves goodbye{' again' if again else ''}."],
+    session.send_line(user_texts.wave_reply(again))
+    lobby.broadcast([user_texts.waves_goodbye(session.name, again)],
                     lambda other: other is not session)
     if again:
-        await lobby.log_out(session, "logs out")
+        await lobby.log_out(session, Departure.LOGGED_OUT)
         session.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 
 from fibs_server.protocol import clip
-from fibs_server.protocol.texts import plural
+from fibs_server.protocol.texts import plural, utc_time
 
 BELL = "\a"
 
@@ -18,7 +18,6 @@ SAY_WHAT = "** Say what?"
 SHOUT_WHAT = "** Shout what?"
 KIBITZ_WHAT = "** Kibitz what?"
 WHISPER_WHAT = "** Whisper what?"
-NOT_PLAYING = "** You're not playing."
 NOT_WATCHING_OR_PLAYING = "** You're not watching or playing."
 SILENT_SHOUT = "** Please type 'toggle silent' again before you shout."
 YOU_GAG_THEM = "** You can't talk if you won't listen."
@@ -116,7 +115,7 @@ def message(as_clip: bool, sender: str, sent_at: int, text: str) -> str:
     if as_clip:
         return clip.chat(clip.MESSAGE, sender, sent_at, text)
     when = datetime.datetime.fromtimestamp(sent_at, datetime.timezone.utc)
-    return f"Message from {sender} at {when:%a %b %d %H:%M:%S %Y} UTC: {text}"
+    return f"Message from {sender} at {utc_time(when)}: {text}"
 
 
 def message_delivered(as_clip: bool, recipient: str) -> str:

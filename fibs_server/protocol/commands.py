@@ -71,5 +71,9 @@ def ambiguous(word: str, names: list[str]) -> str:
     return f"** '{word}' could mean {', '.join(names[:-1])} or {names[-1]}."
 
 
+# `!!` before any command.
+NO_PREVIOUS_COMMAND = "** No previous command."
+
+
 def unknown_command(text: str) -> str:
     return f"** Unknown command: '{text}'"

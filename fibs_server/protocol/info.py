@@ -1,13 +1,16 @@
-"""Texts of the information commands: who, whois, ratings, show (FIBS-PROTOCOL.md §5.3)."""
+"""Texts of the information commands: who, whois, ratings, show (FIBS-PROTOCOL.md §5.3), and
+of looking back: oldboard, oldmoves, history."""
 from __future__ import annotations
 
 import dataclasses
 import datetime
 
 from fibs_server.protocol.clip import WhoInfo
-from fibs_server.protocol.texts import date_line, user_zone
+from fibs_server.protocol.texts import date_line, plural, user_zone
 
 WHO_HEADER = "No  S  username        rating  exp login    idle  from"
+WHO_FROM_WHERE = "** who from where?"
+WHOIS_WHOM = "** whois who?"
 
 
 def who_status(info: WhoInfo) -> str:
@@ -83,6 +86,12 @@ def no_information(name: str) -> str:
 
 
 RATINGS_HEADER = " rank name            rating    Experience"
+RATINGS_USAGE = "** Usage: ratings [name] [from N] [to M]"
+
+
+def no_rating_rank(name: str, experience: int, ranked_above: int) -> str:
+    return (f"** {name} has no rating rank yet (experience {experience}, "
+            f"ranked above {ranked_above}).")
 
 
 def ratings_row(rank: int, name: str, rating: float, experience: int, own: bool) -> str:
@@ -103,3 +112,92 @@ def watchers_list(pairs: list[tuple[str, str]]) -> list[str]:
     if not pairs:
         return ["Watching players:", "Nobody is watching."]
     return ["Watching players:", *(f"{w} is watching {p}." for w, p in pairs)]
+
+
+# --- show ------------------------------------------------------------------------------------
+
+SHOW_SUBJECTS = ("games", "saved", "savedcount", "watchers", "max")
+
+
+def cannot_show(word: str) -> str:
+    subjects = [f"'{subject}'" for subject in SHOW_SUBJECTS]
+    return (f"** Don't know how to show {word.lower() or 'nothing'}. "
+            f"Try {', '.join(subjects[:-1])} or {subjects[-1]}.")
+
+
+@dataclasses.dataclass(frozen=True)
+class SavedMatch:
+    """A row of `show saved`, from the side of the user who asks."""
+    opponent: str
+    opponent_online: bool
+    opponent_ready: bool
+    length: int | None
+    score: int
+    opponent_score: int
+
+
+def saved_matches(rows: list[SavedMatch]) -> list[str]:
+    if not rows:
+        return ["no saved games."]
+    return ["  opponent          matchlength   score (your points first)",
+            *(_saved_match_row(row) for row in rows)]
+
+
+def _saved_match_row(row: SavedMatch) -> str:
+    # ` *` the opponent is logged in, `**` and ready to play.
+    mark = "**" if row.opponent_ready else " *" if row.opponent_online else "  "
+    length = "unlimited" if row.length is None else str(row.length)
+    return f"{mark}{row.opponent:<23}{length:>2}{row.score:>17} -{row.opponent_score:>3}"
+
+
+def saved_count(name: str, count: int) -> str:
+    if count == 0:
+        return f"{name} has no saved games."
+    return f"{name} has {plural(count, 'saved game')}."
+
+
+def max_logins(most_online: int) -> str:
+    return f"max_logins is {most_online}"
+
+
+# --- looking back ----------------------------------------------------------------------------
+
+NO_PREVIOUS_BOARD = "** There is no previous board."
+NO_PREVIOUS_GAME = "** There is no previous game."
+HISTORY_HEADER = "  id  finished (UTC)    opponent         length  score  result  rating"
+
+
+@dataclasses.dataclass(frozen=True)
+class FinishedMatch:
+    """A row of `history`, from the side of the player whose history it is."""
+    match_id: int
+    finished: datetime.datetime  # in UTC
+    opponent: str
+    length: int | None
+    score: int
+    opponent_score: int
+    won: bool | None  # None: ended without a winner (an unlimited match left between games)
+    rating: tuple[float, float] | None  # the player's rating before and after; None: unrated
+
+
+def history(name: str, rows: list[FinishedMatch]) -> list[str]:
+    """A player's finished matches, newest first."""
+    if not rows:
+        return [f"{name} has no finished matches."]
+    return [f"Finished matches of {name}, newest first:", HISTORY_HEADER,
+            *(history_row(row) for row in rows)]
+
+
+def history_row(row: FinishedMatch) -> str:
+    """`  12  2026-11-30 10:31  bob                   5    5-2  won     1507.50 (+7.50)`"""
+    length = "unl" if row.length is None else str(row.length)
+    result = "ended" if row.won is None else "won" if row.won else "lost"
+    return (f"{row.match_id:4d}  {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
+            f"  {row.score:>2}-{row.opponent_score:<2}  {result:<6}  {_rating_change(row.rating)}")
+
+
+def _rating_change(rating: tuple[float, float] | None) -> str:
+    if rating is None:
+        return "-"
+    before, after = rating
+    return f"{after:.2f} ({after - before:+.2f})"

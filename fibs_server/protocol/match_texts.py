@@ -17,6 +17,11 @@ def points(count: int) -> str:
     return plural(count, "point")
 
 
+def match_kind(length: int | None) -> str:
+    """`a 5 point match` / `an unlimited match`."""
+    return "an unlimited match" if length is None else f"a {length} point match"
+
+
 def doubled_notice(doubler: str) -> str:
     """What the doubled player reads (again, when a saved match is resumed)."""
     return f"{doubler} doubles. Type 'accept' or 'reject'."
@@ -97,8 +102,8 @@ def move_list_lines(x_name: str, o_name: str, match_length: int | None, x_score:
     `actions` are (colour, action) pairs in playing order: colour 'X' or 'O', action a `Roll`
     or one of MOVE_LIST_EVENTS. Scores are those before the game, X's first.
     """
-    match = "an unlimited match" if match_length is None else f"a {match_length} point match"
-    lines = [f"{x_name} is X - {o_name} is O", f"Score is {x_score}-{o_score} in {match}."]
+    lines = [f"{x_name} is X - {o_name} is O",
+             f"Score is {x_score}-{o_score} in {match_kind(match_length)}."]
     for colour, action in actions:
         if colour not in ("X", "O"):
             raise ValueError(f"move list colour must be 'X' or 'O', not {colour!r}")
@@ -110,6 +115,16 @@ def move_list_lines(x_name: str, o_name: str, match_length: int | None, x_score:
         else:
             raise ValueError(f"unknown move list action {action!r}")
     return lines
+
+
+def only_possible_move(play: str) -> str:
+    """To a player with `automove` whose forced move the server made."""
+    return f"The only possible move is {play} ."
+
+
+def bearing_off(play: str) -> str:
+    """To a player with `greedy` whose bear-off the server made."""
+    return f"Bearing off: {play} ."
 
 
 def pip_counts_line(o_pips: int, x_pips: int) -> str:

@@ -56,11 +56,6 @@ def to_all(actor: int, you: str, opponent: str, watchers: str) -> Script:
     return [say(actor, you), say(1 - actor, opponent), say(WATCHERS, watchers)]
 
 
-def match_kind(length: int | None) -> str:
-    """`a 5 point match` / `an unlimited match`."""
-    return "an unlimited match" if length is None else f"a {length} point match"
-
-
 # --- boards ----------------------------------------------------------------------------------------
 
 def may_double_field(moment: Moment, index: int) -> bool:

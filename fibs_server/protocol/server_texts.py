@@ -1,11 +1,11 @@
 """Texts of the commands about the server itself and who is on it: version, about, stat,
-last, where, names, hostnames, commands, and the answers for FIBS commands that have nothing
-to do here (docs/PROTOCOL.md)."""
+last, where, names, hostnames, commands, the answers for FIBS commands that have nothing to do
+here (docs/PROTOCOL.md), and the server's shutdown."""
 from __future__ import annotations
 
 import datetime
 
-from fibs_server.protocol.texts import date_line
+from fibs_server.protocol.texts import date_line, plural
 
 SCREEN_WIDTH = 79  # what a line may use in an 80-column terminal
 SCREEN_HEIGHT = 24  # what `cls` scrolls away when no pagelength is set
@@ -50,6 +50,9 @@ def last_lines(name: str, login: datetime.datetime | None, host: str | None,
     return lines
 
 
+WHERE_WHOM = "** Where is who?"
+
+
 def where_line(name: str, host: str) -> str:
     return f"{name} is logged in from {host}."
 
@@ -66,3 +69,20 @@ def in_columns(words: list[str], width: int = SCREEN_WIDTH) -> list[str]:
 
 def hostnames_table(rows: list[tuple[str, str]]) -> list[str]:
     return [f"{name:<20} {host}" for name, host in rows]
+
+# --- shutdown ------------------------------------------------------------------------------
+
+SHUTDOWN_USAGE = "** Usage: shutdown <minutes>|cancel"
+NO_SHUTDOWN_UNDER_WAY = "** No shutdown is under way."
+SHUTDOWN_ALREADY_UNDER_WAY = "** A shutdown is already under way. 'shutdown cancel' stops it."
+SHUTDOWN_CANCELLED = "** The shutdown was cancelled."
+# A login in the last minutes before a shutdown.
+SHUTTING_DOWN_TRY_LATER = "** The server is shutting down. Please try again later."
+# When the server stops: to the players and watchers of a running match, and to the others.
+SHUTTING_DOWN_GAME_SAVED = "** The server is shutting down. The game was saved."
+SHUTTING_DOWN = "** The server is shutting down."
+
+
+def shutdown_in(minutes: int) -> str:
+    return (f"** The server will shut down in {plural(minutes, 'minute')}. "
+            "Running matches will be saved.")

@@ -74,6 +74,7 @@ def toggle_table(toggles: Mapping[str, bool]) -> list[str]:
 
 # --- set -------------------------------------------------------------------------------
 
+INVALID_SETTING = "** Invalid argument. Type 'help set'."
 SETTING_ORDER = ("boardstyle", "linelength", "pagelength", "redoubles", "sortwho", "timezone")
 SORTWHO_VALUES = ("login", "name", "rating", "rrating")
 
@@ -114,7 +115,7 @@ def normalise_setting(name: str, value: str) -> str:
             raise SettingError(f"** Can't find timezone '{value}'. Try one of: "
                                "UTC, Europe/London, America/New_York, Asia/Tokyo, ...")
         return zones[value.lower()]
-    raise SettingError("** Invalid argument. Type 'help set'.")
+    raise SettingError(INVALID_SETTING)
 
 
 def setting_set_reply(name: str, value: str) -> str:

@@ -7,6 +7,7 @@ clients match on are FIBS's own (see docs/PROTOCOL.md); the banner art and help 
 from __future__ import annotations
 
 import datetime
+import enum
 import zoneinfo
 
 PROMPT = "> "
@@ -84,12 +85,15 @@ def user_zone(timezone: str) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo("UTC")
 
 
+def utc_time(moment: datetime.datetime) -> str:
+    """`Mon Nov 30 10:31:52 2026 UTC`; `moment` is aware."""
+    return f"{moment.astimezone(datetime.timezone.utc):%a %b %d %H:%M:%S %Y} UTC"
+
+
 def date_line(now: datetime.datetime, timezone: str = "UTC") -> str:
     """`Monday, November 30 10:31:52 UTC   ( Mon Nov 30 10:31:52 2026 UTC )`; `now` is aware."""
     local = now.astimezone(user_zone(timezone))
-    utc = now.astimezone(datetime.timezone.utc)
-    return (f"{local:%A, %B %d %H:%M:%S} {local.tzname()}   "
-            f"( {utc:%a %b %d %H:%M:%S %Y} UTC )")
+    return f"{local:%A, %B %d %H:%M:%S} {local.tzname()}   ( {utc_time(now)} )"
 
 
 def banner(now: datetime.datetime) -> list[str]:
@@ -154,8 +158,40 @@ def authenticated(name: str) -> str:
     return f"** User {name} authenticated."
 
 
-def last_login(when: datetime.datetime, host: str, timezone: str) -> str:
-    return f"** Last login: {date_line(when, timezone)} from {host}"
+def last_login(when: datetime.datetime, host: str | None, timezone: str) -> str:
+    return f"** Last login: {date_line(when, timezone)} from {host or '-'}"
+
+
+# --- logging in and out ------------------------------------------------------------------------
+
+def logs_in(name: str) -> str:
+    """To everyone with `notify`."""
+    return f"{name} logs in."
+
+
+class Departure(enum.Enum):
+    """How a user went, as the notices to the others say it."""
+    LOGGED_OUT = "logs out"
+    DROPPED = "drops connection"
+    TIMED_OUT = "timed out"
+
+
+def departed(name: str, departure: Departure) -> str:
+    """To everyone with `notify`: a timeout reads as a dropped connection."""
+    verb = Departure.DROPPED if departure is Departure.TIMED_OUT else departure
+    return f"{name} {verb.value}."
+
+
+def game_saved_after(name: str, departure: Departure) -> str:
+    """To the opponent and the watchers of a player who went during a match."""
+    if departure is Departure.TIMED_OUT:
+        return f"Connection with {name} timed out. The game was saved."
+    return f"{name} {departure.value}. The game was saved."
+
+
+CONNECTION_TIMED_OUT = "Connection timed out."
+# A command that failed inside the server (the failure is logged).
+COMMAND_FAILED = "** Sorry, the server could not do that. It has been logged."
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:

@@ -1,0 +1,58 @@
+"""Texts of moderation: the administrators' kick, ban/unban, mute/unmute, erase and `motd set`,
+and what their targets read. (Not in FIBS, whose administrators had no commands on the wire:
+ours, listed in docs/PROTOCOL.md. The shutdown's texts are in server_texts.)"""
+from __future__ import annotations
+
+import datetime
+
+from fibs_server.protocol.texts import utc_time
+
+NOT_YOURSELF = "** You can't do that to yourself."
+BAN_USAGE = "** Usage: ban <name> [<number>m|h|d|w]"
+MOTD_SET_USAGE = "** Usage: motd set <text>"
+MOTD_WAS_SET = "** The message of the day was set."
+# To the user thrown out, before the connection closes.
+KICKED = "** You were kicked out by an administrator."
+ERASED = "** Your account was erased by an administrator."
+
+
+def _utc(timestamp: int) -> str:
+    return utc_time(datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc))
+
+
+def name_usage(command: str) -> str:
+    """The usage of a command whose one argument is a user's name."""
+    return f"** Usage: {command} <name>"
+
+
+def banned(until: int | None) -> str:
+    """To a banned user, thrown out or at login; `until`: a Unix time, None for good."""
+    return ("** You are banned from this server." if until is None
+            else f"** You are banned from this server until {_utc(until)}.")
+
+
+def was_kicked(name: str) -> str:
+    return f"** {name} was kicked out."
+
+
+def ban_reply(name: str, address: str | None, until: int | None) -> str:
+    """`address`: the banned user's last address, banned with them."""
+    who = f"{name} and the address {address} are" if address else f"{name} is"
+    return f"** {who} " + ("banned for good." if until is None else f"banned until {_utc(until)}.")
+
+
+_SANCTIONED = {"ban": "banned", "mute": "muted"}
+
+
+def lifted_reply(name: str, sanction: str, lifted: bool) -> str:
+    """`unban`/`unmute`; `sanction`: `ban` or `mute`; `lifted`: there was one to lift."""
+    state = _SANCTIONED[sanction]
+    return f"** {name} is no longer {state}." if lifted else f"** {name} is not {state}."
+
+
+def muted(name: str) -> str:
+    return f"** {name} is muted: nobody hears their shouts."
+
+
+def erased(name: str) -> str:
+    return f"** The account {name} was erased."

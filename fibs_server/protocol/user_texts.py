@@ -1,0 +1,45 @@
+"""Texts of the commands about a user's own state: away and back, address, password, wave
+(FIBS-PROTOCOL.md §5.4)."""
+from __future__ import annotations
+
+NOBODY_AWAY = "None of the users is away."
+YOU_ARE_AWAY = "You're away. Please type 'back'"
+NOT_AWAY = "** You're not away."
+WELCOME_BACK = "Welcome back."
+
+NO_EMAIL_ADDRESS = "** You have no email address. Type 'address <email>' to give one."
+
+PASSWORD_USAGE = "** Usage: password <old>:<new>:<new>"
+NOT_YOUR_PASSWORD = "** Sorry, that is not your password."
+NEW_PASSWORDS_DIFFER = "** The two new passwords were not identical."
+PASSWORD_CHANGED = "** Your password has been changed."
+
+
+def away_list(away: list[tuple[str, str]]) -> list[str]:
+    """`away` without a message: (name, away message) of each user who is away."""
+    if not away:
+        return [NOBODY_AWAY]
+    return ["The following users are away:", *(f"{name}: {message}" for name, message in away)]
+
+
+def email_address(email: str) -> str:
+    return f"Your email address is '{email}'."
+
+
+def not_an_email_address(text: str) -> str:
+    return f"** '{text}' is not an email address."
+
+
+def new_password_refused(complaint: str) -> str:
+    """`complaint`: texts.password_error's."""
+    return f"** {complaint}"
+
+
+def wave_reply(again: bool) -> str:
+    """The second `wave` logs the user out."""
+    return "You wave goodbye again and log out." if again else "You wave goodbye."
+
+
+def waves_goodbye(name: str, again: bool) -> str:
+    """To everyone else."""
+    return f"{name} waves goodbye{' again' if again else ''}."

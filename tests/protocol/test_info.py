@@ -1,0 +1,48 @@
+"""Texts of `show` and `history`, checked against exact expected text."""
+from __future__ import annotations
+
+import datetime
+
+from fibs_server.protocol import info
+
+FINISHED = datetime.datetime(2026, 11, 30, 10, 31, tzinfo=datetime.timezone.utc)
+
+
+def test_show_without_a_known_subject_lists_the_subjects():
+    assert info.cannot_show("Foo") == (
+        "** Don't know how to show foo. Try 'games', 'saved', 'savedcount', 'watchers' or 'max'.")
+    assert info.cannot_show("").startswith("** Don't know how to show nothing. Try ")
+
+
+def test_saved_matches_mark_an_opponent_online_and_ready():
+    def row(online: bool, ready: bool, length: int | None) -> str:
+        return info.saved_matches([info.SavedMatch("alice", online, ready, length, 2, 10)])[1]
+
+    assert info.saved_matches([]) == ["no saved games."]
+    assert row(True, True, 3) == "**alice                   3                2 - 10"
+    assert row(True, False, 3) == " *alice                   3                2 - 10"
+    assert row(False, False, None) == "  alice                  unlimited                2 - 10"
+
+
+def test_saved_count():
+    assert info.saved_count("bob", 0) == "bob has no saved games."
+    assert info.saved_count("bob", 1) == "bob has 1 saved game."
+    assert info.saved_count("bob", 2) == "bob has 2 saved games."
+
+
+def test_history_rows_won_lost_ended_rated_or_not():
+    won = info.FinishedMatch(12, FINISHED, "bob", 5, 5, 2, True, (1500.0, 1507.5))
+    ended = info.FinishedMatch(3, FINISHED, "carol", None, 4, 6, None, None)
+    assert info.history("alice", [won, ended]) == [
+        "Finished matches of alice, newest first:",
+        "  id  finished (UTC)    opponent         length  score  result  rating",
+        "  12  2026-11-30 10:31  bob                   5   5-2   won     1507.50 (+7.50)",
+        "   3  2026-11-30 10:31  carol               unl   4-6   ended   -"]
+    lost = info.FinishedMatch(7, FINISHED, "bob", 1, 0, 1, False, (1500.0, 1490.0))
+    assert info.history_row(lost).endswith("  lost    1490.00 (-10.00)")
+    assert info.history("alice", []) == ["alice has no finished matches."]
+
+
+def test_no_rating_rank():
+    assert info.no_rating_rank("bob", 12, 50) == (
+        "** bob has no rating rank yet (experience 12, ranked above 50).")
