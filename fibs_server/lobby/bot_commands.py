@@ -7,7 +7,7 @@ from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.game_commands import parse_length
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import texts
+from fibs_server.protocol import game_texts, texts
 from fibs_server.protocol.commands import Command
 
 DEFAULT_LEVEL = "intermediate"
@@ -31,7 +31,7 @@ def command_table(bots: BotPlayers) -> CommandTable:
                 session.send_line(texts.bot_usage(list(bots.residents)))
                 return
         if lobby.match_table.busy(session):
-            session.send_line("** You can't play two games at once")
+            session.send_line(game_texts.TWO_GAMES_AT_ONCE)
             return
         visitor = lobby.is_visitor(session)
         opponent = bots.player_for(bots.residents[level])

@@ -51,6 +51,10 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
                         game_texts.INVITE_YOURSELF)
     if target is None:
         return
+    if lobby.is_visitor(session) or lobby.is_visitor(target):
+        # A visitor's matches are never stored; one against a person would be lost.
+        session.send_line(texts.VISITORS_PLAY_BOTS)
+        return
     if lobby.match_table.busy(session):
         session.send_line(game_texts.TWO_GAMES_AT_ONCE)
         return

@@ -28,6 +28,8 @@ from fibs_server.rules.dice import Dice, SecureDice
 
 log = logging.getLogger(__name__)
 
+# What a visitor (no account: `bot` at the login prompt) may not do: it would be stored.
+VISITORS_MAY_NOT = frozenset({"password", "gag", "blind", "message"})
 FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
 
 @dataclasses.dataclass
@@ -386,6 +388,9 @@ class Lobby:
                 return
             if command.name not in commands.NOT_REPEATABLE:
                 session.last_command = line
+            if command.name in VISITORS_MAY_NOT and self.is_visitor(session):
+                session.send_line(texts.NOT_FOR_VISITORS)
+                return
             handler = self.handlers[command.name]
         try:
             await handler(self, session, command)

@@ -207,3 +207,8 @@ UNDONE = "You take back your last decision. This match is not rated any more."
 def bot_usage(levels: list[str]) -> str:
     return (f"** Type 'bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]' to play a "
             "computer opponent at once.")
+
+# Visitors: `bot` at the login prompt, without an account.
+VISITORS_PLAY_BOTS = ("** Visitors without an account play the bots only. Log in as 'guest' "
+                      "to register.")
+NOT_FOR_VISITORS = "** Visitors without an account can't do that. Log in as 'guest' to register."

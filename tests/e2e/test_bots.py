@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from fibs_server.protocol import texts
 from tests.e2e.bot import Bot
 
 LEVELS = ("beginner", "intermediate", "expert")
@@ -111,3 +112,18 @@ async def test_undo_takes_a_move_back_with_the_same_dice(harness):
     await client.skip_until("You take back your last decision. This match is not rated any more.")
     assert await client.read_line() == board_line  # the same position, the same dice
     assert (await client.read_line()).startswith("Please move ")
+
+
+async def test_a_visitor_plays_bots_only_and_stores_nothing(harness):
+    await harness.register("alice")
+    alice = await harness.login_clip("alice")
+    await alice.send("toggle ready")
+    visitor = await harness.connect("visitor")
+    await visitor.send("bot beginner 1")
+    before = await visitor.skip_until(re.compile(r"(> )*\*\* Player bot_beginner has joined.*"))
+    name = re.search(r"\*\* User (guest_\d{4}) authenticated\.", "\n".join(before)).group(1)
+    await alice.send(f"invite {name} 1")
+    await alice.skip_until(texts.VISITORS_PLAY_BOTS)
+    for command in ("gag alice", "message alice hello", "password a:b:b"):
+        await visitor.send(command)
+        await visitor.skip_until(re.compile(r"(> )*" + re.escape(texts.NOT_FOR_VISITORS)))
