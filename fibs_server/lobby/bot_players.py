@@ -69,8 +69,7 @@ class BotPlayers:
         # Every bot session -> its level; a match's session goes with its match.
         self._levels: weakref.WeakKeyDictionary[Session, Level] = weakref.WeakKeyDictionary()
         self._acting: dict[Session, asyncio.Task] = {}  # a bot session deciding now
-        self._applying: set[Session] = set()  # bot sessions whose decisions are being applied
-        self.refusals: list[str] = []  # what the server refused a bot: a bug, and logged
+        self.refusals: list[Decision] = []  # what the server refused a bot: a bug, and logged
         self._tasks: set[asyncio.Task] = set()
 
     async def start(self) -> None:
@@ -132,9 +131,6 @@ class BotPlayers:
     # --- playing -------------------------------------------------------------------------------
 
     def _heard_by_player(self, session: Session, text: str) -> None:
-        if session in self._applying and text.startswith("** "):
-            self.refusals.append(text.strip())
-            log.error("%s's decision was refused: %s", session.name, text.strip())
         if session not in self._acting:
             self._acting[session] = self._start_task(self._play(session))
 
@@ -150,12 +146,12 @@ class BotPlayers:
                 if situation is None:
                     return
                 decision = await self.pool.decide(situation, self._levels[session])
-                # The refusal, if any, comes before act returns (it needs the match's lock).
-                self._applying.add(session)
-                try:
-                    await match_play.act(self.lobby, session, _unless_stale(decision, situation))
-                finally:
-                    self._applying.discard(session)
+                if self._situation(session) != situation:
+                    continue  # the match moved on (or ended) while the bot thought
+                if not await match_play.act(self.lobby, session,
+                                            _unless_stale(decision, situation)):
+                    self.refusals.append(decision)
+                    log.error("%s's decision was refused: %s", session.name, decision)
         finally:
             del self._acting[session]
 

@@ -37,12 +37,13 @@ Action = Callable[[Match, int], "list[ev.Event] | None"]
 Told = list["tuple[ev.Event, Moment | None] | Say"]
 
 
-async def act(lobby: Lobby, session: Session, action: Action) -> None:
-    """A player's action on their running match."""
+async def act(lobby: Lobby, session: Session, action: Action) -> bool:
+    """A player's action on their running match. False if it was refused (the player is told
+    why), True otherwise."""
     running = lobby.match_table.match_of(session)
     if running is None:
         session.send_line(game_texts.NOT_PLAYING)
-        return
+        return False
     async with running.lock:
         player = running.index_of(session)
         before = running.match.to_dict()
@@ -53,12 +54,13 @@ async def act(lobby: Lobby, session: Session, action: Action) -> None:
             events = action(running.match, player)
         except IllegalAction as refused:
             session.send_line(refusal_text(refused, running.opponent_name(player)))
-            return
+            return False
         if events is None:
-            return
+            return True
         if undo_point is not None:
             running.undo_points.append(undo_point)
         await settle(lobby, running, told(running.match, events), session, before)
+        return True
 
 
 async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session,
