@@ -8,8 +8,8 @@ import os
 import signal
 from pathlib import Path
 
-from fibs_server.gnubg_bot.client import Challenge, ConnectionClosed, LoginFailed, MatchLengths, \
-    run_bot
+from fibs_server.gnubg_bot.client import Challenge, ConnectionClosed, LoginFailed, run_bot
+from fibs_server.gnubg_bot.clip_lines import MatchLengths
 from fibs_server.gnubg_bot.external import GNUBG, GnubgEngine, GnubgError
 
 log = logging.getLogger("fibs_server.gnubg_bot")

@@ -1,0 +1,183 @@
+"""The lobby's MatchStore on SQLAlchemy: a mixin of SqlStore (which gives `_engine`,
+`_sessions`, `_read_sessions` for methods that only read, `_updates`, its GroupCommit, and
+`_now`)."""
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, delete, insert, or_, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+
+from fibs_server.lobby.match_records import MatchRecord, RatingUpdate
+from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
+from fibs_server.store.group_commit import GroupCommit, RowsByKey
+from fibs_server.store.models import MatchGameRow, MatchRow, name_key
+
+_MATCHES = MatchRow.__table__
+RUNNING_MATCHES_BY_ID = RowsByKey(_MATCHES.c.id, ~_MATCHES.c.finished,
+                                  dependents=MatchGameRow.__table__)
+
+
+class SqlMatchStore:
+    """Matches, naming their players exactly as the accounts spell them.
+
+    A match's finished games are written once, as rows of match_games, and each save writes
+    only the state with the current game's history (see MatchRow.moved_games); reads put the
+    whole history back together."""
+    _engine: AsyncEngine
+    _sessions: async_sessionmaker[AsyncSession]
+    _read_sessions: async_sessionmaker[AsyncSession]
+    _updates: GroupCommit
+    _now: Callable[[], int]
+    # Per match saved since start, how many of its games are surely in match_games, so a
+    # save sends only the games finished since. Never more than are there: it is set
+    # after a commit. Unknown (after a restart) counts as none: the next save sends every
+    # finished game once, and the rows already there are kept.
+    _moved_games: dict[int, int]
+
+    async def create_match(self, player_a: str, player_b: str, length: int | None,
+                           state: dict[str, Any]) -> int:
+        now = self._now()
+        stored = _StoredState.of(state, moved_already=0)
+        new_match = insert(_MATCHES).values(
+            player_a=player_a, player_b=player_b, length=length, state=stored.state,
+            moved_games=stored.moved_games, finished=False, started_at=now, updated_at=now)
+
+        # Group-committed: with a transaction each, 1,000 match starts at once queued on the one
+        # SQLite connection past its 30 s checkout timeout (docs/PERFORMANCE.md, "Limits").
+        async def insert_match(connection: AsyncConnection) -> int:
+            result = await connection.execute(new_match)
+            match_id = result.inserted_primary_key[0]
+            await RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
+            return match_id
+        match_id = await self._updates.run(insert_match)
+        self._moved_games[match_id] = stored.moved_games
+        return match_id
+
+    async def save_match_state(self, match_id: int, state: dict[str, Any]) -> None:
+        stored = _StoredState.of(state, moved_already=self._moved_games.get(match_id, 0))
+        await self._updates.update(
+            RUNNING_MATCHES_BY_ID, match_id,
+            {"state": stored.state, "moved_games": stored.moved_games,
+             "updated_at": self._now()},
+            missing=_no_running_match(match_id), dependents=stored.game_rows(match_id))
+        self._moved_games[match_id] = stored.moved_games
+
+    async def finish_match(self, match_id: int, state: dict[str, Any], winner: str | None,
+                           ratings: list[RatingUpdate]) -> None:
+        now = self._now()
+        stored = _StoredState.of(state, moved_already=self._moved_games.get(match_id, 0))
+        async with self._engine.begin() as connection:
+            await RUNNING_MATCHES_BY_ID.update_one(
+                connection, match_id, {"state": stored.state, "moved_games": stored.moved_games,
+                                       "finished": True, "winner": winner,
+                                       "finished_at": now, "updated_at": now},
+                missing=_no_running_match(match_id))
+            # After the update: a match that is not running gets no games.
+            await RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
+            for rating in ratings:
+                await ACCOUNTS_BY_NAME_KEY.update_one(
+                    connection, name_key(rating.name),
+                    {"rating": rating.rating, "experience": rating.experience},
+                    missing=no_account(rating.name))
+        self._moved_games.pop(match_id, None)  # it is saved no more
+
+    async def running_match(self, name_a: str, name_b: str) -> MatchRecord | None:
+        between = or_(and_(MatchRow.player_a == name_a, MatchRow.player_b == name_b),
+                      and_(MatchRow.player_a == name_b, MatchRow.player_b == name_a))
+        async with self._read_sessions.begin() as session:
+            row = await session.scalar(
+                select(MatchRow).where(~MatchRow.finished, between)
+                .order_by(MatchRow.id.desc()).limit(1))
+            return None if row is None else (await _records(session, [row]))[0]
+
+    async def running_matches(self, name: str) -> list[MatchRecord]:
+        async with self._read_sessions.begin() as session:
+            rows = await session.scalars(
+                select(MatchRow).where(~MatchRow.finished, _plays_in(name))
+                .order_by(MatchRow.id))
+            return await _records(session, rows.all())
+
+    async def delete_match(self, match_id: int) -> None:
+        """Delete the running match `match_id`; finished matches stay in the archive, and
+        deleting a match that is already gone does nothing."""
+        async with self._sessions.begin() as session:
+            # Its rows of match_games go with it (ON DELETE CASCADE).
+            await session.execute(
+                delete(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished))
+        self._moved_games.pop(match_id, None)
+
+    async def finished_matches(self, name: str, limit: int) -> list[MatchRecord]:
+        async with self._read_sessions.begin() as session:
+            rows = await session.scalars(
+                select(MatchRow).where(MatchRow.finished, _plays_in(name))
+                .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))
+            return await _records(session, rows.all())
+
+    async def match_by_id(self, match_id: int) -> MatchRecord | None:
+        """Any stored match, running or finished (`fibs-server export-match`)."""
+        async with self._read_sessions.begin() as session:
+            row = await session.get(MatchRow, match_id)
+            return None if row is None else (await _records(session, [row]))[0]
+
+
+@dataclasses.dataclass
+class _StoredState:
+    """How a match state is stored: every game of its history but the last (the one being
+    played, or just ended) in match_games, the state holding the rest. A state without
+    history (not a rules-engine match) is stored as it is."""
+    state: dict[str, Any]
+    moved_games: int
+    new_games: dict[int, list[dict[str, Any]]]  # by game index: those not moved already
+
+    @classmethod
+    def of(cls, state: dict[str, Any], *, moved_already: int) -> _StoredState:
+        if "history" not in state:
+            return cls(state, 0, {})
+        history = state["history"]
+        moved = max(len(history) - 1, 0)
+        return cls({**state, "history": history[moved:]}, moved,
+                   {index: history[index] for index in range(moved_already, moved)})
+
+    def game_rows(self, match_id: int) -> list[dict[str, Any]]:
+        return [{"match_id": match_id, "game_index": index, "events": events}
+                for index, events in self.new_games.items()]
+
+
+async def _records(session: AsyncSession, rows: Sequence[MatchRow]) -> list[MatchRecord]:
+    """`rows` as records, each state with its whole history: the games moved to match_games
+    put back in front of those the state holds."""
+    moved = {row.id: row.moved_games for row in rows if row.moved_games}
+    games: defaultdict[int, list[list[dict[str, Any]]]] = defaultdict(list)
+    if moved:
+        found = await session.execute(
+            select(MatchGameRow.match_id, MatchGameRow.game_index, MatchGameRow.events)
+            .where(MatchGameRow.match_id.in_(moved))
+            .order_by(MatchGameRow.match_id, MatchGameRow.game_index))
+        for match_id, game_index, events in found:
+            # On PostgreSQL each statement reads the latest commit: a save since the match's
+            # row was read may have added games that its state still holds.
+            if game_index < moved[match_id]:
+                games[match_id].append(events)
+    return [_record_from_row(row, games.get(row.id, [])) for row in rows]
+
+
+def _no_running_match(match_id: int) -> str:
+    return f"no running match with id {match_id}"
+
+
+def _plays_in(name: str) -> ColumnElement[bool]:
+    return or_(MatchRow.player_a == name, MatchRow.player_b == name)
+
+
+def _record_from_row(row: MatchRow, moved_games: list[list[dict[str, Any]]]) -> MatchRecord:
+    state = row.state
+    if moved_games:
+        state = {**state, "history": [*moved_games, *state["history"]]}
+    return MatchRecord(match_id=row.id, player_a=row.player_a, player_b=row.player_b,
+                       length=row.length, state=state, finished=row.finished,
+                       winner=row.winner, started_at=row.started_at,
+                       finished_at=row.finished_at)
