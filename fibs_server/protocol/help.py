@@ -7,6 +7,7 @@ from collections.abc import Collection
 from fibs_server.protocol.commands import ALIASES, SHORT_FORMS, UnknownCommand, resolve
 from fibs_server.protocol.help_topics import TOPICS, Topic
 
+BOTS_LINE = "  Bots:        bot"  # when the server has its bots (`--bots on`)
 INDEX = (
     "Commands (type 'help <command>' for more, 'help beginner' to get started):",
     "  Information: who rawwho whois ratings show time motd help version about",
@@ -15,8 +16,9 @@ INDEX = (
     "               save panic",
     "  Matches:     invite join leave roll move off double accept reject resign",
     "               redouble beaver raccoon otter board rawboard pip oldboard",
-    "               oldmoves history watch unwatch look",
+    "               oldmoves history watch unwatch look undo",
     "  Talking:     tell tellx say shout kibitz whisper message waitfor gag blind",
+    BOTS_LINE,
     "Commands may be abbreviated to any unique prefix; '!!' repeats the last one.",
 )
 
@@ -62,7 +64,7 @@ def topic(word: str, commands: Collection[str]) -> list[str]:
     it would on the command line (`help m` = `help move`, `help date` = `help time`)."""
     key = word.lower()
     if not key:
-        return list(INDEX)
+        return [line for line in INDEX if line != BOTS_LINE or "bot" in commands]
     if key == "beginner":
         return list(BEGINNER)
     try:

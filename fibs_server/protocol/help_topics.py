@@ -101,14 +101,15 @@ TOPICS: dict[str, Topic] = {
         "Stops the match: it is saved, to be resumed with 'invite <name>'.",
         "Between games of an unlimited match: ends it."), "leave"),
     "bot": Topic("bot [beginner|intermediate|expert] [1|3|5|7|<n>|unlimited] [unrated]", (
-        "A match against a computer opponent, at once (default: intermediate, 1 point).",
-        "Also at the login: prompt, without an account: then the match is not rated or",
-        "saved. The bots bot_beginner, bot_intermediate and bot_expert take 'invite' too."),
+        "A match against a computer opponent, at once (default intermediate, 1 point).",
+        "Also at the login: prompt, without an account: then the match is neither",
+        "rated nor saved. The bots bot_beginner, bot_intermediate and bot_expert",
+        "take 'invite' too."),
         "bot expert 5"),
     "undo": Topic("undo", (
-        "Against a bot: takes back your last decision (a move, a double, a take or drop,",
-        "a resignation) and the bot's turns after it; the dice come again the same.",
-        "A match in which you undo is not rated."), "undo"),
+        "Against a bot: takes back your last decision (a move, a double, a take or",
+        "drop, a resignation) and the bot's turns after it; the dice come again the",
+        "same. A match in which you undo is not rated."), "undo"),
     "roll": Topic("roll", ("Rolls the dice when it is your turn.",), "roll"),
     "move": Topic("move <from>-<to> ...", (
         "Moves your checkers after you rolled: one from-to pair per die, points",
