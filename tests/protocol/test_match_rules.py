@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fibs_server.protocol import game_texts
+from fibs_server.protocol.help import topic
 from fibs_server.protocol.match_rules import RulesWordError, parse_match_rules, rules_summary
 from fibs_server.rules.variants import MatchRules, Variant
 
@@ -50,3 +51,11 @@ def test_portes_is_not_said_to_have_no_cube_it_never_has_one():
     assert rules_summary(portes) == "portes"
     assert rules_summary(MatchRules()) == ""
     assert rules_summary(NACK_NO_CUBE) == "nackgammon, no cube"
+
+
+def test_help_invite_tells_the_rule_words():
+    lines = topic("invite", {"invite"})
+    assert lines[0] == "invite <name> <points>|unlimited [rules]  or  invite <name>"
+    assert all(word in " ".join(lines) for word in ("'nack'", "'hyper'", "'portes'",
+                                                    "'lowstart'", "'nocube'"))
+    assert "  Example: invite bob 5 nack nocube" in lines
