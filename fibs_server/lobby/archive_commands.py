@@ -103,8 +103,9 @@ def mat_games(match: Match) -> list[MatGame]:
 
 def match_file(record: MatchRecord) -> str:
     """A stored match (finished or not) as `.mat` text."""
-    return write_mat((record.player_a, record.player_b), record.length,
-                     mat_games(_stored_match(record)))
+    match = _stored_match(record)
+    return write_mat((record.player_a, record.player_b), record.length, mat_games(match),
+                     match.variant)
 
 
 # --- oldboard, oldmoves ------------------------------------------------------------------------

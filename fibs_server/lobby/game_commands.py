@@ -9,6 +9,7 @@ from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, match_texts, texts
 from fibs_server.protocol.commands import Command
+from fibs_server.protocol.match_rules import RulesWordError, parse_match_rules
 from fibs_server.rules import events as ev
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.greedy import greedy_bearoff
@@ -82,6 +83,11 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     if length is None:
         session.send_line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
         return
+    try:
+        rules = parse_match_rules(command.args[2:])
+    except RulesWordError as error:
+        session.send_line(str(error))
+        return
     if length != "unlimited" and length > LONG_MATCH and any(
             s.account.experience <= RATED_EXPERIENCE for s in (session, target)):
         session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
@@ -89,10 +95,11 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
                           game_texts.not_experienced_enough(target.name))
         return
     points = None if length == "unlimited" else length
-    lobby.match_table.invitations[session.name.lower()] = Invitation(session, target.name, points)
-    session.send_line(game_texts.you_invited(target.name, points))
+    lobby.match_table.invitations[session.name.lower()] = Invitation(session, target.name, points,
+                                                                     rules=rules)
+    session.send_line(game_texts.you_invited(target.name, points, rules))
     _tell_invited(session, target, game_texts.invitation(session.name, points, saved is not None,
-                                                         rings(target)))
+                                                         rings(target), rules))
 
 
 def _tell_invited(inviter: Session, target: Session, lines: list[str]) -> None:
@@ -147,7 +154,8 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         if invitation.resume:
             await match_play.resume_match(lobby, inviter, session)
         else:
-            await match_play.start_match(lobby, inviter, session, invitation.length)
+            await match_play.start_match(lobby, inviter, session, invitation.length,
+                                         rules=invitation.rules)
     finally:
         lobby.match_table.starting -= names
 

@@ -26,6 +26,7 @@ from fibs_server.rules.dice import Dice, ReplayableDice
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
+from fibs_server.rules.variants import MatchRules
 
 log = logging.getLogger(__name__)
 
@@ -235,14 +236,16 @@ def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
 
 
 async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
-                      length: int | None, unrated: str | None = None) -> None:
-    """A new match; `unrated`: why it is not rated (a visitor's is not stored either)."""
+                      length: int | None, unrated: str | None = None,
+                      rules: MatchRules = MatchRules()) -> None:
+    """A new match played by `rules`; `unrated`: why it is not rated (a visitor's is not
+    stored either)."""
     stored = unrated != "visitor"
     saved = await lobby.matches.running_match(inviter.name, joiner.name) if stored else None
     if saved is not None:
         await lobby.matches.delete_match(saved.match_id)
     match = new_match(length, dice_for(lobby, inviter, joiner), inviter, joiner,
-                      lobby.config.choose_first_x())
+                      lobby.config.choose_first_x(), rules)
     events = told(match, match.start())
     state = match.to_dict()
     match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state)

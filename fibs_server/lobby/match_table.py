@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from fibs_server.lobby.running_match import Invitation, RunningMatch
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import game_texts
+from fibs_server.protocol import game_texts, info
 
 
 class MatchTable:
@@ -48,8 +48,8 @@ class MatchTable:
         matches = [*self.playing.values(), *self.bot_matches.values()]
         return list({id(r): r for r in matches}.values())
 
-    def running_games(self) -> list[tuple[str, str, int | None, int, int]]:
-        return [(r.names[0], r.names[1], r.match.length, *r.match.score)
+    def running_games(self) -> list[info.RunningGame]:
+        return [info.RunningGame(*r.names, r.match.length, *r.match.score, r.match.rules)
                 for r in self.running_matches()]
 
     def begin(self, running: RunningMatch) -> None:

@@ -12,6 +12,7 @@ from fibs_server.rules.dice import Dice
 from fibs_server.rules.greedy import greedy_bearoff
 from fibs_server.rules.match import Match
 from fibs_server.rules.position import Play
+from fibs_server.rules.variants import MatchRules
 
 
 @dataclasses.dataclass
@@ -20,6 +21,7 @@ class Invitation:
     invitee: str  # the invited user's name
     length: int | None  # None = unlimited
     resume: bool = False  # an invitation to resume the saved match between the two
+    rules: MatchRules = MatchRules()  # of a new match; a resumed one keeps its saved rules
 
 
 class RunningMatch:
@@ -56,13 +58,15 @@ class RunningMatch:
 
 
 def new_match(length: int | None, dice: Dice, inviter: Session, joiner: Session,
-              first_x_player: int) -> Match:
-    """A match with the rules both players' toggles and settings ask for."""
+              first_x_player: int, rules: MatchRules) -> Match:
+    """A match by the invitation's `rules` and what both players' toggles and settings ask
+    for."""
     both = (inviter.account, joiner.account)
     assert both[0] is not None and both[1] is not None
     numbers = [redoubles_limit(a.settings["redoubles"]) for a in both]
     finite = [n for n in numbers if n is not None]
-    return Match(length, dice,
+    return Match(length, dice, variant=rules.variant,
+                 lower_die_starts=rules.lower_die_starts, cube=rules.cube,
                  crawford=any(a.toggles["crawford"] for a in both),
                  autodouble=all(a.toggles["autodouble"] for a in both),
                  max_redoubles=min(finite) if finite else None,

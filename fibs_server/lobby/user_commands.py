@@ -87,6 +87,7 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
     if account is None:
         session.send_line(info.no_information(command.args[0]))
         return
+    running = lobby.match_table.match_of(online) if online else None
     facts = info.WhoisFacts(
         name=account.name, rating=account.rating, experience=account.experience,
         email=account.email, last_login=aware_time(account.last_login_at),
@@ -94,7 +95,8 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         online_idle_seconds=online.idle_seconds() if online else None,
         playing_with=lobby.match_table.opponent_name_of(online) if online else None,
         watching=online.watching.name if online and online.watching else None,
-        away_message=online.away_message if online else None)
+        away_message=online.away_message if online else None,
+        playing_rules=running.match.rules if running else None)
     session.send_lines(info.whois(facts, session.setting("timezone")))
 
 

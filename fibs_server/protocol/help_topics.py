@@ -90,10 +90,14 @@ TOPICS: dict[str, Topic] = {
         "Nothing to do here: settings and matches are stored as they change.",), "save"),
     "panic": Topic("panic", ("What to try when the screen looks wrong.",), "panic"),
     # --- matches -------------------------------------------------------------------------
-    "invite": Topic("invite <name> <points>|unlimited  or  invite <name>", (
+    "invite": Topic("invite <name> <points>|unlimited [rules]  or  invite <name>", (
         "Asks someone for a match of 1 to 99 points (over 9: both need more",
         "than 50 experience) or an unlimited one. Without a length: resumes your",
-        "saved match with them. You need 'toggle ready' first."), "invite bob 5"),
+        "saved match with them, by its rules. You need 'toggle ready' first.",
+        "Rules, in any order after the length: one variant, 'nack' (nackgammon),",
+        "'hyper' (hypergammon, 3 checkers) or 'portes' (no cube, no backgammons,",
+        "the opening's winner rolls afresh); 'lowstart' (the lower opening die",
+        "moves first); 'nocube' (no doubling)."), "invite bob 5 nack nocube"),
     "join": Topic("join [<name>]", (
         "Accepts <name>'s invitation and starts the match. Alone, between two",
         "games of a match: starts the next game."), "join alice"),

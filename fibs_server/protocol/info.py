@@ -6,7 +6,9 @@ import dataclasses
 import datetime
 
 from fibs_server.protocol.clip import WhoInfo
+from fibs_server.protocol.match_rules import house_rules, rules_summary, variant_word
 from fibs_server.protocol.texts import date_line, plural, user_zone
+from fibs_server.rules.variants import MatchRules
 
 WHO_HEADER = "No  S  username        rating  exp login    idle  from"
 WHO_FROM_WHERE = "** who from where?"
@@ -57,6 +59,7 @@ class WhoisFacts:
     playing_with: str | None
     watching: str | None
     away_message: str | None
+    playing_rules: MatchRules | None = None  # of the match played with `playing_with`
 
 
 def whois(facts: WhoisFacts, timezone: str) -> list[str]:
@@ -73,7 +76,9 @@ def whois(facts: WhoisFacts, timezone: str) -> list[str]:
         if facts.away_message is not None:
             lines.append(f"  {facts.name} is away: {facts.away_message}")
         if facts.playing_with:
-            lines.append(f"  {facts.name} is playing with {facts.playing_with}.")
+            summary = rules_summary(facts.playing_rules or MatchRules())
+            rules = f" ({summary})" if summary else ""
+            lines.append(f"  {facts.name} is playing with {facts.playing_with}{rules}.")
         elif facts.watching:
             lines.append(f"  {facts.name} is watching {facts.watching}.")
     lines.append(f"  Rating: {facts.rating:.2f} Experience: {facts.experience}")
@@ -99,12 +104,25 @@ def ratings_row(rank: int, name: str, rating: float, experience: int, own: bool)
     return ("*" + row[1:]) if own else row
 
 
-def games_list(games: list[tuple[str, str, int | None, int, int]]) -> list[str]:
-    """`show games`: (player, opponent, length or None, score, opponent's score) per match."""
+@dataclasses.dataclass(frozen=True)
+class RunningGame:
+    """A row of `show games`."""
+    player: str
+    opponent: str
+    length: int | None
+    score: int
+    opponent_score: int
+    rules: MatchRules
+
+
+def games_list(games: list[RunningGame]) -> list[str]:
     lines = ["List of games:"]
-    for player, opponent, length, score_a, score_b in games:
-        kind = "unlimited" if length is None else f"{length} point"
-        lines.append(f"{player:<16} -  {opponent:<16} ({kind} match {score_a}-{score_b})")
+    for game in games:
+        kind = "unlimited" if game.length is None else f"{game.length} point"
+        notes = house_rules(game.rules)
+        lines.append(f"{game.player:<16} -  {game.opponent:<16} ({kind} "
+                     f"{variant_word(game.rules)}match {game.score}-{game.opponent_score}"
+                     + (f"; {', '.join(notes)})" if notes else ")"))
     return lines
 
 

@@ -8,8 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fibs_server.protocol.match_rules import house_rules, variant_word
 from fibs_server.protocol.texts import plural
 from fibs_server.rules.ratings import RatingCalculation
+from fibs_server.rules.variants import MatchRules
+
+STANDARD_RULES = MatchRules()
 
 
 def points(count: int) -> str:
@@ -17,9 +21,13 @@ def points(count: int) -> str:
     return plural(count, "point")
 
 
-def match_kind(length: int | None) -> str:
-    """`a 5 point match` / `an unlimited match`."""
-    return "an unlimited match" if length is None else f"a {length} point match"
+def match_kind(length: int | None, rules: MatchRules = STANDARD_RULES) -> str:
+    """`a 5 point match` / `an unlimited match`; with other rules `a 5 point nackgammon match
+    (no cube, lower die starts)`."""
+    kind = "an unlimited " if length is None else f"a {length} point "
+    notes = house_rules(rules)
+    return (f"{kind}{variant_word(rules)}match"
+            + (f" ({', '.join(notes)})" if notes else ""))
 
 
 def doubled_notice(doubler: str) -> str:

@@ -134,7 +134,9 @@ def event_script(match: Match, names: tuple[str, str], event: ev.Event, moment: 
             if starter is not None:
                 assert moment is not None
                 first = f"{names[starter]} makes the first move."
-                script += [say(starter, "It's your turn to move."), say(1 - starter, first),
+                # In Portes the starter rolls afresh: the roll that follows asks for the move.
+                starter_told = first if moment.dice is None else "It's your turn to move."
+                script += [say(starter, starter_told), say(1 - starter, first),
                            say(WATCHERS, first), ShowBoard(0, moment), ShowBoard(1, moment),
                            ShowBoard(WATCHERS, moment, "autoboard")]
             return script

@@ -1,7 +1,7 @@
 """Backgammon rules: positions, legal plays, FIBS move notation (pure, no I/O)."""
 from .notation import Colour, MoveError, format_play, parse_move
 from .position import BAR, OFF, Play, Position
-from .variants import Variant
+from .variants import MatchRules, Variant
 from .dice import Dice, ScriptedDice, SecureDice, SeededDice
 from .events import WinKind
 from .greedy import greedy_bearoff

@@ -210,7 +210,10 @@ class Match(MatchState):
         self.turn = starter
         self._position = Position.initial(self.variant)
         if self.variant is Variant.PORTES:
-            return events + self._begin_turn()  # Portes: the starter rolls afresh
+            # Portes: the starter rolls afresh; the opening's moment shows no dice yet.
+            self._phase = Phase.ROLL_OR_DOUBLE
+            self._reach_moment()
+            return events + self._begin_turn()
         starter_die, other_die = (die_0, die_1) if starter == 0 else (die_1, die_0)
         return events + self._begin_move((starter_die, other_die))
 

@@ -11,7 +11,7 @@ from .events import Event, event_from_dict
 from .moments import DoubleOffer, Moment, Outcome, Phase, Resignation, player_to_act
 from .position import Play, Position
 from .serialization import match_from_dict, match_to_dict
-from .variants import Variant
+from .variants import MatchRules, Variant
 
 _TURN_PHASES = (Phase.ROLL_OR_DOUBLE, Phase.MOVE)
 
@@ -90,6 +90,10 @@ class MatchState:
         return Phase.RESIGN_OFFERED if self.resignation else self._phase
 
     @property
+    def rules(self) -> MatchRules:
+        return MatchRules(self.variant, self.lower_die_starts, self.cube_used)
+
+    @property
     def x_player(self) -> int:
         """The player who plays X in the current game."""
         return self.first_x_player if self.game_number % 2 else 1 - self.first_x_player
@@ -104,8 +108,7 @@ class MatchState:
     @property
     def cube_in_game(self) -> bool:
         """Whether anyone may double in this game at all."""
-        return (self.cube_used and self.variant is not Variant.PORTES and self.length != 1
-                and not self.is_crawford_game)
+        return self.rules.doubling and self.length != 1 and not self.is_crawford_game
 
     def may_double(self, player: int) -> bool:
         """Whether the cube lets `player` double when it is their turn to roll."""

@@ -1,6 +1,7 @@
 """Backgammon variants and their starting layouts."""
 from __future__ import annotations
 
+import dataclasses
 import enum
 
 
@@ -29,3 +30,18 @@ _STARTING_POINTS = {
     # Portes differs from standard only in match rules (no cube, no backgammons).
     Variant.PORTES: _STANDARD_POINTS,
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchRules:
+    """What a match is played by beyond its length and the players' toggles: the variant and
+    the house rules chosen on the invitation (`lower_die_starts`, `cube` False: no cube)."""
+
+    variant: Variant = Variant.STANDARD
+    lower_die_starts: bool = False
+    cube: bool = True
+
+    @property
+    def doubling(self) -> bool:
+        """Whether the cube may be turned at all (Portes never has it)."""
+        return self.cube and self.variant is not Variant.PORTES

@@ -1,5 +1,6 @@
 """Exported `.mat` files read back by GNU Backgammon (`import mat`): every game with the same
-rolls, plays, cube actions, winner and points, and the same score before each game."""
+rolls, plays, cube actions, winner and points, and the same score before each game, in
+standard backgammon, Nackgammon and Hypergammon (the variant read from the header)."""
 from __future__ import annotations
 
 import json
@@ -15,27 +16,31 @@ from fibs_server.rules import events as ev
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Match, Phase
+from fibs_server.rules.variants import Variant
 from tests.conftest import skip_unless_ci
 
 GNUBG = Path("/usr/games/gnubg")
+GNUBG_VARIATIONS = {Variant.STANDARD: "Standard", Variant.NACKGAMMON: "Nackgammon",
+                    Variant.HYPERGAMMON: "Hypergammon3"}  # as gnubg's match-info names them
 DUMP_SCRIPT = """
 import gnubg, json, sys
 games = []
 for path in {paths!r}:
     gnubg.command("import mat " + path)
     match = gnubg.match(analysis=0, boards=0, statistics=0, verbose=0)
-    games.append([{{"info": g["info"], "actions": [
-        {{k: a[k] for k in ("action", "player", "dice", "move") if k in a}} for a in g["game"]]}}
-        for g in match["games"]])
+    games.append({{"variation": match["match-info"]["variation"], "games": [
+        {{"info": g["info"], "actions": [
+            {{k: a[k] for k in ("action", "player", "dice", "move") if k in a}} for a in g["game"]]}}
+        for g in match["games"]]}})
 open({out!r}, "w").write(json.dumps(games))
 """
 
 
-def random_match(seed: int, length: int) -> Match:
+def random_match(seed: int, length: int, variant: Variant = Variant.STANDARD) -> Match:
     """A match played to its end with random legal plays, doubles, takes, drops and the odd
     accepted resignation."""
     rng = random.Random(seed)
-    match = Match(length, SeededDice(seed), first_x_player=seed % 2)
+    match = Match(length, SeededDice(seed), first_x_player=seed % 2, variant=variant)
     match.start()
     while not match.is_over:
         turn = match.turn
@@ -104,10 +109,11 @@ def read_by_gnubg(game_list: list[dict]) -> dict:
 
 
 @pytest.mark.gnubg
-def test_gnubg_imports_exported_matches_with_the_same_moves_and_scores(tmp_path):
+@pytest.mark.parametrize("variant", [Variant.STANDARD, Variant.NACKGAMMON, Variant.HYPERGAMMON])
+def test_gnubg_imports_exported_matches_with_the_same_moves_and_scores(tmp_path, variant):
     if not GNUBG.exists():
         skip_unless_ci("the .mat import test needs GNU Backgammon (/usr/games/gnubg)")
-    matches = {seed: random_match(seed, length) for seed, length in
+    matches = {seed: random_match(seed, length, variant) for seed, length in
                ((1, 1), (2, 3), (3, 5), (4, 7), (5, 9))}
     paths = []
     for seed, match in matches.items():
@@ -121,6 +127,8 @@ def test_gnubg_imports_exported_matches_with_the_same_moves_and_scores(tmp_path)
                    capture_output=True, timeout=120, check=True)
     read = json.loads(out.read_text())
     assert len(read) == len(matches)
-    for (seed, match), games in zip(matches.items(), read):
+    for (seed, match), dumped in zip(matches.items(), read):
+        games = dumped["games"]
+        assert dumped["variation"] == GNUBG_VARIATIONS[variant]
         assert [read_by_gnubg(g) for g in games] == expected_games(match), f"match {seed}"
         assert sum(1 for g in match.history) == len(games)

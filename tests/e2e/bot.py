@@ -1,6 +1,6 @@
 """A CLIP bot for end-to-end tests: it reads the server's lines and boards like a real FIBS
 bot does, picks its plays with the rules engine (a chooser decides which legal play), and
-checks every board line it sees (52 fields, 15 checkers per side)."""
+checks every board line it sees (52 fields, 15 checkers per side, 3 in hypergammon)."""
 from __future__ import annotations
 
 import random
@@ -17,12 +17,13 @@ Chooser = Callable[[list[Play]], Play]
 
 class Bot:
     def __init__(self, client: FibsClient, name: str, chooser: Chooser | None = None,
-                 doubles: bool = False, seed: int = 0) -> None:
+                 doubles: bool = False, seed: int = 0, checkers_per_side: int = 15) -> None:
         self.client = client
         self.name = name
         self.random = random.Random(seed)
         self.chooser = chooser or self.random.choice
         self.doubles = doubles  # double whenever asked to roll or double
+        self.checkers_per_side = checkers_per_side
         self.board: BoardView | None = None
         self.boards_seen = 0
         self.lines: list[str] = []
@@ -51,8 +52,8 @@ class Bot:
                 self.refusals.append(f"{self.sent!r}: {line}")
             self.sent = None
         if line.startswith("board:"):
-            assert_checker_counts(line)
-            self.board = parse_board_line(line)
+            assert_checker_counts(line, self.checkers_per_side)
+            self.board = parse_board_line(line, self.checkers_per_side)
             self.boards_seen += 1
             if self.move_after_board:
                 self.move_after_board = False
@@ -74,7 +75,8 @@ class Bot:
         board = self.board
         assert board is not None and board.turn == "player"
         dice = board.player_dice
-        position = Position((board.player_checkers, board.opponent_checkers))
+        position = Position((board.player_checkers, board.opponent_checkers),
+                            self.checkers_per_side)
         plays = position.legal_plays(dice)
         assert plays, f"{self.name} was asked to move without a legal play"
         return format_play(self.chooser(plays), board.player_colour)

@@ -200,14 +200,17 @@ async def test_a_whole_match_between_two_bots_updates_ratings(harness, players):
     await carol.skip_until("  Rating: 1482.68 Experience: 3")
 
 
-async def bot_match(harness, alice, bob, length: str, seed: int) -> tuple[Bot, Bot, tuple]:
-    """alice and bob, bots with `automove`, play a match on seeded dice to its end."""
+async def bot_match(harness, alice, bob, length: str, seed: int,
+                    checkers_per_side: int = 15) -> tuple[Bot, Bot, tuple]:
+    """alice and bob, bots with `automove`, play a match on seeded dice to its end (`length`
+    may be followed by the invitation's rule words)."""
     for client in (alice, bob):
         await client.send("toggle automove")
         await client.skip_until("** Forced moves will be done automatically.")
     harness.dice.append(SeededDice(seed))
     await start(alice, bob, length)
-    alice_bot, bob_bot = Bot(alice, "alice", seed=seed), Bot(bob, "bob", seed=seed + 1000)
+    alice_bot = Bot(alice, "alice", seed=seed, checkers_per_side=checkers_per_side)
+    bob_bot = Bot(bob, "bob", seed=seed + 1000, checkers_per_side=checkers_per_side)
     endings = await play_out(alice_bot, bob_bot)
     assert not alice_bot.refusals and not bob_bot.refusals
     return alice_bot, bob_bot, endings

@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime
 
 from fibs_server.protocol import info
+from fibs_server.rules.variants import MatchRules, Variant
 
 FINISHED = datetime.datetime(2026, 11, 30, 10, 31, tzinfo=datetime.timezone.utc)
 
@@ -46,3 +47,23 @@ def test_history_rows_won_lost_ended_rated_or_not():
 def test_no_rating_rank():
     assert info.no_rating_rank("bob", 12, 50) == (
         "** bob has no rating rank yet (experience 12, ranked above 50).")
+
+
+def test_show_games_names_a_variant_and_house_rules_and_keeps_fibs_rows_otherwise():
+    rows = [info.RunningGame("alice", "bob", 5, 1, 0, MatchRules()),
+            info.RunningGame("carol", "dave", None, 0, 2,
+                             MatchRules(Variant.NACKGAMMON, lower_die_starts=True, cube=False)),
+            info.RunningGame("erin", "fred", 3, 0, 0, MatchRules(Variant.HYPERGAMMON))]
+    assert info.games_list(rows) == [
+        "List of games:",
+        "alice            -  bob              (5 point match 1-0)",
+        "carol            -  dave             (unlimited nackgammon match 0-2; no cube, lower die starts)",
+        "erin             -  fred             (3 point hypergammon match 0-0)"]
+
+
+def test_whois_says_by_which_rules_a_player_plays():
+    facts = info.WhoisFacts("alice", 1500.0, 0, None, None, None, None, 0, "bob", None, None,
+                            MatchRules(Variant.PORTES))
+    assert "  alice is playing with bob (portes)." in info.whois(facts, "UTC")
+    standard = info.WhoisFacts("alice", 1500.0, 0, None, None, None, None, 0, "bob", None, None)
+    assert "  alice is playing with bob." in info.whois(standard, "UTC")

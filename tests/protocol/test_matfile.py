@@ -5,6 +5,7 @@ import pytest
 
 from fibs_server.protocol.matfile import (MatDouble, MatDrop, MatGame, MatRoll, MatTake, MatWin,
                                           write_mat)
+from fibs_server.rules.variants import Variant
 
 
 def test_a_match_with_cube_actions_hits_dances_and_both_winners():
@@ -47,6 +48,17 @@ def test_an_unlimited_match_is_written_as_a_money_session():
     text = write_mat(("alice", "bob"), None, [MatGame((0, 0), (MatRoll(0, (6, 5), ((24, 13),)),
                                                               MatWin(0, 1)))])
     assert text.splitlines()[1] == " 0 point match"
+
+
+@pytest.mark.parametrize("variant, header", [
+    (Variant.NACKGAMMON, '; [Variation "NackGammon"]'),
+    (Variant.HYPERGAMMON, '; [Variation "HyperGammon (3)"]')])
+def test_a_variant_is_named_in_a_header_as_gnubg_names_it(variant, header):
+    game = MatGame((0, 0), (MatRoll(0, (6, 5), ((24, 13),)), MatWin(0, 1)))
+    assert write_mat(("a", "b"), 1, [game], variant).splitlines()[:3] == [
+        header, "", " 1 point match"]
+    # gnubg knows no Portes: its matches are written as standard backgammon
+    assert write_mat(("a", "b"), 1, [game], Variant.PORTES) == write_mat(("a", "b"), 1, [game])
 
 
 def test_a_right_column_action_after_an_open_left_entry_shares_its_line():
