@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import ctypes
+import ctypes.util
 import dataclasses
 import functools
 import logging
 import multiprocessing
 import os
 import secrets
+import signal
 
 from . import brain
 from .brain import Level
@@ -26,14 +29,29 @@ from .situation import Decision, Situation
 log = logging.getLogger(__name__)
 
 WORKER_NICENESS = 19
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
-def _start_worker() -> None:
+def _start_worker(server_pid: int) -> None:
+    _end_with_the_server(server_pid)
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         os.nice(WORKER_NICENESS)
     brain.warm_up()
+
+
+def _end_with_the_server(server_pid: int) -> None:
+    """A server killed outright (SIGKILL, a crash) cannot stop its workers: on Linux the
+    kernel does (PR_SET_PDEATHSIG), so none is left holding 150 MB and the server's output
+    pipes. Elsewhere the workers end when their next request finds the pool's pipe closed."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != server_pid:  # the server died before the call above
+        os._exit(1)
 
 
 @dataclasses.dataclass
@@ -63,7 +81,7 @@ class BotPool:
         # in whatever state they are.
         return concurrent.futures.ProcessPoolExecutor(
             self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker)
+            initializer=_start_worker, initargs=(os.getpid(),))
 
     async def start(self) -> None:
         """Start the workers and load bgsage's networks in them, so that the first decisions
