@@ -103,8 +103,10 @@ async def test_a_flood_does_not_slow_anyone_else(make_harness, tracebacks, monke
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     delays = await time_answers_during(bystander, flooding)
     assert len(delays) > FLOOD_SECONDS / PROBE_INTERVAL / 4
-    # Megabytes of empty lines: one served per read, not one per byte.
-    assert lines_served < 2 * len(delays) + 1000
+    # Megabytes of empty lines: one served per read, not one per byte (which would be over a
+    # million). How many reads the flood takes depends on the machine's load: 1,000-1,600
+    # on the 2-core machine, loaded or not.
+    assert lines_served < 2 * len(delays) + 5000
     assert statistics.median(delays) < 0.05, f"median {statistics.median(delays) * 1000:.0f} ms"
     # Meanwhile the server may still be reading what the flooders sent before they hung up
     # (kernel buffers); a login's bcrypt runs at the lowest priority on a busy machine.
