@@ -314,12 +314,22 @@ async def undo(lobby: Lobby, session: Session) -> None:
         if not running.undo_points:
             session.send_line(texts.NOTHING_TO_UNDO)
             return
-        state, drawn = running.undo_points.pop()
+        state, drawn = running.undo_points[-1]
         dice = running.match.dice_source
+        now, drawn_now, unrated_now = running.match, dice.drawn, running.unrated
         dice.rewind(drawn)
         running.match = Match.from_dict(state, dice)
         running.unrated = running.unrated or "undo"
-        await store(lobby, running)
+        try:
+            await store(lobby, running)
+        except Exception:
+            # As for any action: it counts only once stored; the match stays as it was.
+            log.exception("storing match %s failed; the undo is undone", running.match_id)
+            running.match, running.unrated = now, unrated_now
+            dice.rewind(drawn_now)
+            session.send_line(texts.NOT_STORED)
+            return
+        running.undo_points.pop()
         index = running.index_of(session)
         session.send_line(texts.UNDONE)
         board_to(session, running, running.match.moment(), index, as_you=True)

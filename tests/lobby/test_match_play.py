@@ -202,3 +202,17 @@ async def test_undo_is_refused_outside_a_match_against_a_bot(table):
     alice, alice_out = users["alice"]
     await match_play.undo(lobby, alice)
     assert alice_out.lines() == [texts.UNDO_ONLY_AGAINST_BOTS]
+
+
+async def test_an_undo_the_store_refuses_changes_nothing(against_a_bot, monkeypatch):
+    lobby, running, (alice, alice_out), robot = against_a_bot
+    await match_play.act(lobby, alice, lambda match, player: match.roll(player))
+    rolled = running.match.to_dict()
+    alice_out.lines()
+
+    async def failing_save(match_id, state):
+        raise OSError("disk full")
+    monkeypatch.setattr(lobby.matches, "save_match_state", failing_save)
+    await match_play.undo(lobby, alice)
+    assert running.match.to_dict() == rolled and running.unrated is None
+    assert alice_out.lines() == [texts.NOT_STORED] and len(running.undo_points) == 1
