@@ -23,10 +23,10 @@ def command_table(bots: BotPlayers) -> CommandTable:
         for word in command.args:
             if word.lower() == "unrated":
                 unrated = True
-            elif parse_length(word) is not None:
-                length = parse_length(word)
-            elif bots.level_named(word) is not None:
-                level = bots.level_named(word)
+            elif (asked_length := parse_length(word)) is not None:
+                length = asked_length
+            elif (asked_level := bots.level_named(word)) is not None:
+                level = asked_level
             else:
                 session.send_line(texts.bot_usage(list(bots.residents)))
                 return

@@ -96,9 +96,6 @@ class BotPlayers:
         matches = [level for level in self.config.names if level.startswith(typed.lower())]
         return matches[0] if len(matches) == 1 else None
 
-    def is_resident(self, session: Session) -> bool:
-        return session in self.residents.values()
-
     def player_for(self, resident: Session) -> Session:
         """A session of its own for one more match of the bot."""
         assert resident.account is not None
@@ -146,10 +143,10 @@ class BotPlayers:
                 if situation is None:
                     return
                 decision = await self.pool.decide(situation, self._levels[session])
-                if self._situation(session) != situation:
-                    continue  # the match moved on (or ended) while the bot thought
-                if not await match_play.act(self.lobby, session,
-                                            _unless_stale(decision, situation)):
+                taken = await match_play.act(self.lobby, session,
+                                             _unless_stale(decision, situation))
+                # Not taken because the match ended meanwhile is no refusal.
+                if not taken and self.lobby.match_table.match_of(session) is not None:
                     self.refusals.append(decision)
                     log.error("%s's decision was refused: %s", session.name, decision)
         finally:

@@ -180,8 +180,9 @@ def tell(lobby: Lobby, running: RunningMatch, script: Script) -> None:
     """Route each line and board of `script` to its recipients, by their toggles."""
     for item in script:
         if item.to is WATCHERS:
+            watched = item.watching if isinstance(item, Say) else None  # boards: either
             recipients = [(watcher, index) for index, player in enumerate(running.sessions)
-                          if player is not None and getattr(item, "watching", None) in (None, index)
+                          if player is not None and watched in (None, index)
                           for watcher in lobby.match_table.watchers_of(player)]
         else:
             player = running.sessions[item.to]
