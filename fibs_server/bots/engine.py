@@ -108,7 +108,10 @@ def _move(situation: Situation, plies: int, noise: float, rng: random.Random) ->
     if kind:
         return resign(kind)
     plays = {tuple(board_of(play.result)): play for play in position.legal_plays(dice)}
-    chosen = max(moves, key=lambda analysed: analysed.equity + rng.gauss(0.0, noise))
+    # bgsage also offers bearing off the last checker with one die where both dice can be
+    # played (5/off beside 5/3*/off); FIBS and gnubg require both, so only our plays count.
+    legal = [analysed for analysed in moves if tuple(analysed.board) in plays]
+    chosen = max(legal, key=lambda analysed: analysed.equity + rng.gauss(0.0, noise))
     return move(plays[tuple(chosen.board)])
 
 

@@ -154,3 +154,14 @@ def test_no_double_in_portes_nor_when_the_cube_is_dead(level):
     dead = arranged(WINNING_RACE, length=5)
     dead.score = [4, 0]  # any win wins the match: doubling only gives the opponent a chance
     assert bots_decision(dead, level).action is Action.ROLL
+
+
+@pytest.mark.parametrize("level", [INTERMEDIATE, EXPERT], ids=lambda level: level.name)
+def test_the_last_checker_is_borne_off_with_both_dice_when_a_hit_comes_first(level):
+    """bgsage offers 5/off with the 5 alone beside 5/3*/off; both dice can be played, so
+    FIBS (and gnubg) allow only the latter. The bot must play it, never the shorter one."""
+    position = Position((side({5: 1}), side({3: 1, 5: 2, 15: 1, 22: 1})))
+    match = arranged(position, dice=(5, 2))
+    [legal] = match.legal_plays()
+    decision = bots_decision(match, level)
+    assert decision.action is Action.MOVE and decision.play == legal
