@@ -454,7 +454,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    "--hash-checks-waiting", str(arguments.sessions + arguments.burst + 100),
                    "--log-level", "WARNING"]
         if arguments.bot_matches:
-            command += ["--bots", "on", "--bot-think-time", "0"]
+            command += ["--bots", "on", "--bot-think-time", "0",
+                        "--bot-cpu-share", str(arguments.bot_cpu_share)]
     else:
         command = [sys.executable, str(REPOSITORY / "bench" / "echo_server.py")]
     server = ServerProcess(command)
@@ -583,6 +584,8 @@ def main() -> None:
     parser.add_argument("--bot-matches", type=int, default=0,
                         help="matches: also this many players against the built-in bots "
                              "(levels in turn), each playing 3-point matches one after another")
+    parser.add_argument("--bot-cpu-share", type=float, default=1.0,
+                        help="the server's --bot-cpu-share")
     parser.add_argument("--warmup", type=float, default=0.0,
                         help="matches: also report latencies of actions sent after this many "
                              "seconds (the steady state after every match started at once)")

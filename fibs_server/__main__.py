@@ -58,6 +58,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bot-think-time", type=float,
                         default=float(env("FIBS_BOT_THINK_TIME", "1.0")),
                         help="seconds a bot waits before each decision, so people can follow")
+    parser.add_argument("--bot-cpu-share", type=float,
+                        default=float(env("FIBS_BOT_CPU_SHARE", str(BotConfig.cpu_share))),
+                        help="the most of one core each bot worker may use (0-1]: bots think "
+                             "less under load instead of taking the cores' idle time")
     add_limit_arguments(parser)
     commands = parser.add_subparsers(dest="command")
     database = commands.add_parser("db", help="database maintenance")
@@ -105,7 +109,8 @@ def main(argv: list[str] | None = None) -> None:
         host=arguments.host, port=arguments.port, database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
         dice_seed=arguments.dice_seed,
-        bots=BotConfig(think_time=arguments.bot_think_time) if arguments.bots == "on" else None,
+        bots=BotConfig(think_time=arguments.bot_think_time,
+                       cpu_share=arguments.bot_cpu_share) if arguments.bots == "on" else None,
         **limits_from_arguments(arguments))))
 
 

@@ -76,8 +76,8 @@ class FibsServer:
         await admin_commands.restore_motd(self.lobby)
         if self.config.bots is not None:
             bots = self.config.bots
-            self.bots = BotPlayers(self.lobby, bots, BotPool(workers=bots.workers,
-                                                             time_budget=bots.time_budget))
+            self.bots = BotPlayers(self.lobby, bots, BotPool(
+                workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share))
             self.lobby.add_commands(bot_commands.command_table(self.bots))
             await self.bots.start()
         self._telnet, self._front = await start_telnet_server(

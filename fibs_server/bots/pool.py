@@ -4,6 +4,11 @@ bgsage holds the GIL while it evaluates (two threads run its evaluations no fast
 docs/BOTS.md), so threads would take the event loop's turn; processes do not. The workers run
 at the lowest CPU priority: when bots and people want the same core, people come first.
 
+A worker may also be held to a share of one core (`cpu_share`): after a decision that took
+t seconds of CPU it rests t * (1 / share - 1) before the next one, so that bots under load
+think less (their decisions come late and get the fallback) instead of taking the cores' idle
+time, which on a small machine is what the people's commands run in between.
+
 Each decision has a time budget, counted from the request, queueing included; a decision late,
 failed or refused because too many are waiting is replaced by `brain.fallback`, our rules of
 thumb computed at once on the loop (about a millisecond), so a bot never stalls its match.
@@ -21,6 +26,7 @@ import multiprocessing
 import os
 import secrets
 import signal
+import time
 
 from . import brain
 from .brain import Level
@@ -32,13 +38,45 @@ WORKER_NICENESS = 19
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
-def _start_worker(server_pid: int) -> None:
+class CpuPacer:
+    """Holds a worker to `share` of one core over its decisions (1.0: no rest)."""
+
+    def __init__(self, share: float, clock=time.monotonic) -> None:
+        self.share = share
+        self.clock = clock
+        self.rested_at = 0.0  # on `clock`: when the next decision may start
+
+    def spent(self, cpu_seconds: float) -> None:
+        self.rested_at = self.clock() + cpu_seconds * (1.0 / self.share - 1.0)
+
+    def rest(self) -> float:
+        """Seconds to wait before the next decision."""
+        return max(0.0, self.rested_at - self.clock())
+
+
+_pacer = CpuPacer(1.0)  # a worker's own, set by _start_worker
+
+
+def _start_worker(server_pid: int, cpu_share: float) -> None:
+    global _pacer
     _end_with_the_server(server_pid)
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         os.nice(WORKER_NICENESS)
+    _pacer = CpuPacer(cpu_share)
     brain.warm_up()
+
+
+def _decide_paced(situation: Situation, level: Level, seed: int) -> Decision:
+    """In a worker: `brain.decide_seeded` after the rest the previous decision left owing.
+    CPU time is the process's, so it counts bgsage's own threads too."""
+    time.sleep(_pacer.rest())
+    started = time.process_time()
+    try:
+        return brain.decide_seeded(situation, level, seed)
+    finally:
+        _pacer.spent(time.process_time() - started)
 
 
 def _end_with_the_server(server_pid: int) -> None:
@@ -64,11 +102,15 @@ class PoolCounts:
 
 class BotPool:
     """`workers` processes (default: one per core but the event loop's); at most `queue_limit`
-    decisions waiting or running at a time; `time_budget` seconds per decision."""
+    decisions waiting or running at a time; `time_budget` seconds per decision; each worker
+    held to `cpu_share` of a core."""
 
     def __init__(self, *, workers: int | None = None, time_budget: float = 1.0,
-                 queue_limit: int = 100) -> None:
+                 queue_limit: int = 100, cpu_share: float = 1.0) -> None:
+        if not 0.0 < cpu_share <= 1.0:
+            raise ValueError(f"cpu_share must be in (0, 1], not {cpu_share}")
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
+        self.cpu_share = cpu_share
         self.time_budget = time_budget
         self.queue_limit = queue_limit
         self.counts = PoolCounts()
@@ -81,7 +123,7 @@ class BotPool:
         # in whatever state they are.
         return concurrent.futures.ProcessPoolExecutor(
             self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=(os.getpid(),))
+            initializer=_start_worker, initargs=(os.getpid(), self.cpu_share))
 
     async def start(self) -> None:
         """Start the workers and load bgsage's networks in them, so that the first decisions
@@ -107,7 +149,7 @@ class BotPool:
                                 seed: int) -> Decision:
         executor = self._executor
         try:
-            work = executor.submit(brain.decide_seeded, situation, level, seed)
+            work = executor.submit(_decide_paced, situation, level, seed)
         except concurrent.futures.BrokenExecutor as error:
             return self._after_failure(situation, executor, error)
         future = asyncio.wrap_future(work)

@@ -39,6 +39,7 @@ class BotConfig:
     think_time: float = 1.0  # seconds before each decision, so that a person can follow
     time_budget: float = 2.0  # seconds a decision may take before the fallback is played
     workers: int | None = None  # decision processes (default: one per core but one)
+    cpu_share: float = 1.0  # the most of a core each decision process may use (BotPool)
 
 
 class BotConnection:

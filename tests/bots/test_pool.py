@@ -12,6 +12,7 @@ import time
 import pytest
 
 from fibs_server.bots import EXPERT, INTERMEDIATE, BotPool, decide, fallback, situation_for
+from fibs_server.bots.pool import CpuPacer
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match
 
@@ -106,3 +107,40 @@ async def test_closing_gives_the_queued_decisions_the_fallback():
     assert (pool.counts.decided, pool.counts.refused) == (decisions.count(thought),
                                                           decisions.count(fallback(situation)))
     assert await pool.decide(situation, SLOW) == fallback(situation)  # closed: refused
+
+
+def test_a_paced_worker_rests_what_its_share_of_a_core_asks():
+    now = [100.0]
+    pacer = CpuPacer(0.25, clock=lambda: now[0])
+    assert pacer.rest() == 0.0  # nothing spent yet
+    pacer.spent(0.2)  # 0.2 s of CPU at a quarter of a core: 0.6 s of rest
+    assert pacer.rest() == pytest.approx(0.6)
+    now[0] += 0.5  # the next request came 0.5 s later: 0.1 s still owed
+    assert pacer.rest() == pytest.approx(0.1)
+    now[0] += 1.0
+    assert pacer.rest() == 0.0
+    unpaced = CpuPacer(1.0, clock=lambda: now[0])
+    unpaced.spent(5.0)
+    assert unpaced.rest() == 0.0
+
+
+async def test_a_paced_pool_decides_as_the_brain_does_and_more_slowly():
+    situation = opening_move()
+    pool = BotPool(workers=1, time_budget=30.0, cpu_share=0.2)
+    try:
+        await pool.start()
+        started_at = time.perf_counter()
+        first = await pool.decide(situation, SLOW, seed=1)
+        alone = time.perf_counter() - started_at
+        second = await pool.decide(situation, SLOW, seed=1)  # waits out 4x the first's CPU
+        both = time.perf_counter() - started_at
+    finally:
+        await pool.close()
+    assert first == second == decide(situation, SLOW, random.Random(1))
+    assert both > 2.5 * alone, (alone, both)  # 2 * alone + 4 * CPU time: robust to a busy machine
+
+
+def test_a_share_of_no_core_or_more_than_one_is_refused():
+    for share in (0.0, 1.5):
+        with pytest.raises(ValueError):
+            BotPool(workers=1, cpu_share=share)
