@@ -74,8 +74,12 @@ class FibsServer:
                             server_commands.table],
                            chat_records=self.store)
         await admin_commands.restore_motd(self.lobby)
+        # The bots' names stay theirs while the bots are off: whoever registered one then
+        # would own the bot's account once they are on.
+        self.lobby.gatekeeper.reserve(BotConfig().names.values())
         if self.config.bots is not None:
             bots = self.config.bots
+            self.lobby.gatekeeper.reserve(bots.names.values())
             self.bots = BotPlayers(self.lobby, bots, BotPool(
                 workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share))
             self.lobby.add_commands(bot_commands.command_table(self.bots))
