@@ -9,7 +9,7 @@ from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, match_texts, texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.match_rules import RulesWordError, parse_match_rules
+from fibs_server.protocol.match_rules import RulesWordError, parse_match_terms
 from fibs_server.rules import events as ev
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.greedy import greedy_bearoff
@@ -84,7 +84,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
         return
     try:
-        rules = parse_match_rules(command.args[2:])
+        terms = parse_match_terms(command.args[2:])
     except RulesWordError as error:
         session.send_line(str(error))
         return
@@ -96,10 +96,10 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         return
     points = None if length == "unlimited" else length
     lobby.match_table.invitations[session.name.lower()] = Invitation(session, target.name, points,
-                                                                     rules=rules)
-    session.send_line(game_texts.you_invited(target.name, points, rules))
+                                                                     terms=terms)
+    session.send_line(game_texts.you_invited(target.name, points, terms))
     _tell_invited(session, target, game_texts.invitation(session.name, points, saved is not None,
-                                                         rings(target), rules))
+                                                         rings(target), terms))
 
 
 def _tell_invited(inviter: Session, target: Session, lines: list[str]) -> None:
@@ -155,7 +155,7 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
             await match_play.resume_match(lobby, inviter, session)
         else:
             await match_play.start_match(lobby, inviter, session, invitation.length,
-                                         rules=invitation.rules)
+                                         terms=invitation.terms)
     finally:
         lobby.match_table.starting -= names
 

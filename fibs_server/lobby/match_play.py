@@ -19,6 +19,7 @@ from fibs_server.lobby.running_match import RunningMatch, automatic_play, new_ma
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import game_texts, match_texts, match_views, texts
 from fibs_server.protocol.board import render_board
+from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules import events as ev
@@ -26,7 +27,6 @@ from fibs_server.rules.dice import Dice, ReplayableDice
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
-from fibs_server.rules.variants import MatchRules
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +145,7 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     state = match.to_dict()
     if running.unrated is not None:
         state["unrated"] = running.unrated
+    state.update(clock_state(running.turn_seconds, running.takeover_seconds))
     if ended:
         await lobby.matches.finish_match(running.match_id, state, None, [])
         return None
@@ -172,6 +173,12 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
         account.rating, account.experience = update.rating, update.experience
     return calculation
+
+
+def clock_state(turn_seconds: int | None, takeover_seconds: int | None) -> dict:
+    """A timed match's clock in its stored state (nothing for an untimed one, as before)."""
+    clock = {"turn_seconds": turn_seconds, "takeover_seconds": takeover_seconds}
+    return {key: value for key, value in clock.items() if value is not None}
 
 
 # --- tell ------------------------------------------------------------------------------------------
@@ -238,23 +245,25 @@ def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
 
 async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
                       length: int | None, unrated: str | None = None,
-                      rules: MatchRules = MatchRules()) -> None:
-    """A new match played by `rules`; `unrated`: why it is not rated (a visitor's is not
+                      terms: MatchTerms = MatchTerms()) -> None:
+    """A new match played by `terms`; `unrated`: why it is not rated (a visitor's is not
     stored either)."""
     stored = unrated != "visitor"
     saved = await lobby.matches.running_match(inviter.name, joiner.name) if stored else None
     if saved is not None:
         await lobby.matches.delete_match(saved.match_id)
     match = new_match(length, dice_for(lobby, inviter, joiner), inviter, joiner,
-                      lobby.config.choose_first_x(), rules)
+                      lobby.config.choose_first_x(), terms.rules)
     events = told(match, match.start())
     state = match.to_dict()
+    state.update(clock_state(terms.turn_seconds, terms.takeover_seconds))
     match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state)
                 if stored else 0)
     if left_meanwhile(lobby, inviter, joiner):
         return
     running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
     running.unrated, running.stored = unrated, stored
+    running.turn_seconds, running.takeover_seconds = terms.turn_seconds, terms.takeover_seconds
     if inviter.is_bot or joiner.is_bot:
         running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
     joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
@@ -279,6 +288,8 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     running = RunningMatch(record.match_id, match, (record.player_a, record.player_b),
                            (sessions[record.player_a.lower()], sessions[record.player_b.lower()]))
     running.unrated = record.state.get("unrated")
+    running.turn_seconds = record.state.get("turn_seconds")
+    running.takeover_seconds = record.state.get("takeover_seconds")
     if inviter.is_bot or joiner.is_bot:
         running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
     joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))

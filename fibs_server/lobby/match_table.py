@@ -49,7 +49,7 @@ class MatchTable:
         return list({id(r): r for r in matches}.values())
 
     def running_games(self) -> list[info.RunningGame]:
-        return [info.RunningGame(*r.names, r.match.length, *r.match.score, r.match.rules)
+        return [info.RunningGame(*r.names, r.match.length, *r.match.score, r.terms)
                 for r in self.running_matches()]
 
     def begin(self, running: RunningMatch) -> None:

@@ -7,6 +7,7 @@ import collections
 import dataclasses
 
 from fibs_server.lobby.session import Session
+from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.settings import redoubles_limit
 from fibs_server.rules.dice import Dice
 from fibs_server.rules.greedy import greedy_bearoff
@@ -21,7 +22,7 @@ class Invitation:
     invitee: str  # the invited user's name
     length: int | None  # None = unlimited
     resume: bool = False  # an invitation to resume the saved match between the two
-    rules: MatchRules = MatchRules()  # of a new match; a resumed one keeps its saved rules
+    terms: MatchTerms = MatchTerms()  # of a new match; a resumed one keeps its saved terms
 
 
 class RunningMatch:
@@ -42,6 +43,13 @@ class RunningMatch:
         # Against a bot: the states before the player's last decisions, with how many dice
         # had been drawn then (`undo`); None: no undo in this match.
         self.undo_points: collections.deque[tuple[dict, int]] | None = None
+        # The match's clock (MatchTerms); kept in its stored state, so a resume keeps it.
+        self.turn_seconds: int | None = None
+        self.takeover_seconds: int | None = None
+
+    @property
+    def terms(self) -> MatchTerms:
+        return MatchTerms(self.match.rules, self.turn_seconds, self.takeover_seconds)
 
     def index_of(self, session: Session) -> int:
         return self.sessions.index(session)

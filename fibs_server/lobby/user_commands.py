@@ -96,7 +96,7 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         playing_with=lobby.match_table.opponent_name_of(online) if online else None,
         watching=online.watching.name if online and online.watching else None,
         away_message=online.away_message if online else None,
-        playing_rules=running.match.rules if running else None)
+        playing_terms=running.terms if running else None)
     session.send_lines(info.whois(facts, session.setting("timezone")))
 
 

@@ -7,8 +7,8 @@ lines have no `**` or no final period where FIBS's have none: clients match them
 from __future__ import annotations
 
 from fibs_server.protocol.chat import with_bell
-from fibs_server.protocol.match_texts import STANDARD_RULES, match_kind
-from fibs_server.rules.variants import MatchRules
+from fibs_server.protocol.match_rules import STANDARD_TERMS, MatchTerms
+from fibs_server.protocol.match_texts import match_kind
 
 NOT_PLAYING = "** You're not playing."
 TWO_GAMES_AT_ONCE = "** You can't play two games at once"
@@ -49,8 +49,8 @@ def not_experienced_enough(name: str) -> str:
     return f"** {name} is not experienced enough to play a match of that length."
 
 
-def you_invited(name: str, length: int | None, rules: MatchRules = STANDARD_RULES) -> str:
-    return f"** You invited {name} to {match_kind(length, rules)}."
+def you_invited(name: str, length: int | None, terms: MatchTerms = STANDARD_TERMS) -> str:
+    return f"** You invited {name} to {match_kind(length, terms)}."
 
 
 def you_invited_to_resume(name: str) -> str:
@@ -58,10 +58,10 @@ def you_invited_to_resume(name: str) -> str:
 
 
 def invitation(inviter: str, length: int | None, saved_match: bool, bell: bool,
-               rules: MatchRules = STANDARD_RULES) -> list[str]:
+               terms: MatchTerms = STANDARD_TERMS) -> list[str]:
     """What the invited user reads; `saved_match`: a match with the inviter is saved, which
     a new one would replace."""
-    lines = [with_bell(f"{inviter} wants to play {match_kind(length, rules)} with you.", bell)]
+    lines = [with_bell(f"{inviter} wants to play {match_kind(length, terms)} with you.", bell)]
     if saved_match:
         lines.append(SAVED_MATCH_WARNING)
     return [*lines, _type_join(inviter)]

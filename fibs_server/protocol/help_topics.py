@@ -97,7 +97,9 @@ TOPICS: dict[str, Topic] = {
         "Rules, in any order after the length: one variant, 'nack' (nackgammon),",
         "'hyper' (hypergammon, 3 checkers) or 'portes' (no cube, no backgammons,",
         "the opening's winner rolls afresh); 'lowstart' (the lower opening die",
-        "moves first); 'nocube' (no doubling)."), "invite bob 5 nack nocube"),
+        "moves first); 'nocube' (no doubling). The clock: 'timer 30' or 'timer 60'",
+        "(seconds a decision), 'takeover <seconds>' (a bot decides that late; see",
+        "'help timer')."), "invite bob 5 nack nocube timer 30"),
     "join": Topic("join [<name>]", (
         "Accepts <name>'s invitation and starts the match. Alone, between two",
         "games of a match: starts the next game."), "join alice"),

@@ -6,9 +6,8 @@ import dataclasses
 import datetime
 
 from fibs_server.protocol.clip import WhoInfo
-from fibs_server.protocol.match_rules import house_rules, rules_summary, variant_word
+from fibs_server.protocol.match_rules import MatchTerms, house_rules, rules_summary, variant_word
 from fibs_server.protocol.texts import date_line, plural, user_zone
-from fibs_server.rules.variants import MatchRules
 
 WHO_HEADER = "No  S  username        rating  exp login    idle  from"
 WHO_FROM_WHERE = "** who from where?"
@@ -59,7 +58,7 @@ class WhoisFacts:
     playing_with: str | None
     watching: str | None
     away_message: str | None
-    playing_rules: MatchRules | None = None  # of the match played with `playing_with`
+    playing_terms: MatchTerms | None = None  # of the match played with `playing_with`
 
 
 def whois(facts: WhoisFacts, timezone: str) -> list[str]:
@@ -76,7 +75,7 @@ def whois(facts: WhoisFacts, timezone: str) -> list[str]:
         if facts.away_message is not None:
             lines.append(f"  {facts.name} is away: {facts.away_message}")
         if facts.playing_with:
-            summary = rules_summary(facts.playing_rules or MatchRules())
+            summary = rules_summary(facts.playing_terms or MatchTerms())
             rules = f" ({summary})" if summary else ""
             lines.append(f"  {facts.name} is playing with {facts.playing_with}{rules}.")
         elif facts.watching:
@@ -112,16 +111,16 @@ class RunningGame:
     length: int | None
     score: int
     opponent_score: int
-    rules: MatchRules
+    terms: MatchTerms
 
 
 def games_list(games: list[RunningGame]) -> list[str]:
     lines = ["List of games:"]
     for game in games:
         kind = "unlimited" if game.length is None else f"{game.length} point"
-        notes = house_rules(game.rules)
+        notes = house_rules(game.terms)
         lines.append(f"{game.player:<16} -  {game.opponent:<16} ({kind} "
-                     f"{variant_word(game.rules)}match {game.score}-{game.opponent_score}"
+                     f"{variant_word(game.terms.rules)}match {game.score}-{game.opponent_score}"
                      + (f"; {', '.join(notes)})" if notes else ")"))
     return lines
 

@@ -1,7 +1,8 @@
-"""The words after an invitation's length that choose a variant and house rules
-(`invite bob 5 nack nocube`), and how a match's rules are named in texts."""
+"""The words after an invitation's length that choose a variant, house rules and the clock
+(`invite bob 5 nack nocube timer 30`), and how a match's terms are named in texts."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from fibs_server.protocol.commands import ambiguous, completions
@@ -10,8 +11,31 @@ from fibs_server.rules.variants import MatchRules, Variant
 VARIANT_WORDS = {"nackgammon": Variant.NACKGAMMON, "hypergammon": Variant.HYPERGAMMON,
                  "portes": Variant.PORTES}
 HOUSE_RULE_WORDS = ("lowstart", "nocube")
-RULE_WORDS = (*VARIANT_WORDS, *HOUSE_RULE_WORDS)
+TIMER_WORD, TAKEOVER_WORD = "timer", "takeover"  # each followed by its seconds
+TERM_WORDS = (*VARIANT_WORDS, *HOUSE_RULE_WORDS, TIMER_WORD, TAKEOVER_WORD)
+TURN_TIMES = (30, 60)  # the seconds a timed match may give each decision
+TAKEOVER_TIMES = range(10, 601)  # the seconds before a bot takes a decision over
 ONE_VARIANT = "** Choose one variant: nackgammon, hypergammon or portes."
+TIMER_USAGE = "** Give the seconds after 'timer': 30 or 60."
+TAKEOVER_USAGE = (f"** Give the seconds after 'takeover': a number from {TAKEOVER_TIMES[0]} "
+                  f"to {TAKEOVER_TIMES[-1]}.")
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchTerms:
+    """What a new match is played by: its rules and its clock."""
+
+    rules: MatchRules = MatchRules()
+    turn_seconds: int | None = None  # each decision's time (None: untimed, as on FIBS)
+    takeover_seconds: int | None = None  # a bot decides for a player this late (None: never)
+
+    @property
+    def timed(self) -> bool:
+        """Whether any decision of the match runs against a clock."""
+        return self.turn_seconds is not None or self.takeover_seconds is not None
+
+
+STANDARD_TERMS = MatchTerms()
 
 
 class RulesWordError(ValueError):
@@ -20,14 +44,17 @@ class RulesWordError(ValueError):
 
 def unknown_rule_word(word: str) -> str:
     return (f"** Unknown word '{word}' after the match length. "
-            f"Use nack, hyper, portes, lowstart or nocube.")
+            f"Use nack, hyper, portes, lowstart, nocube, timer or takeover.")
 
 
-def parse_match_rules(words: Iterable[str]) -> MatchRules:
-    """The rules the words choose, in any order, each a unique prefix of its name."""
+def parse_match_terms(words: Iterable[str]) -> MatchTerms:
+    """The terms the words choose, in any order, each a unique prefix of its name; `timer`
+    and `takeover` take the next word as their seconds."""
     variant, lower_die_starts, cube = None, False, True
-    for word in words:
-        names = completions(word, RULE_WORDS)
+    seconds: dict[str, int] = {}
+    remaining = iter(words)
+    for word in remaining:
+        names = completions(word, TERM_WORDS)
         if not names:
             raise RulesWordError(unknown_rule_word(word))
         if len(names) > 1:
@@ -39,19 +66,34 @@ def parse_match_rules(words: Iterable[str]) -> MatchRules:
             variant = VARIANT_WORDS[name]
         elif name == "lowstart":
             lower_die_starts = True
-        else:
+        elif name == "nocube":
             cube = False
-    return MatchRules(variant or Variant.STANDARD, lower_die_starts, cube)
+        else:
+            allowed, usage = ((TURN_TIMES, TIMER_USAGE) if name == TIMER_WORD
+                              else (TAKEOVER_TIMES, TAKEOVER_USAGE))
+            value = next(remaining, "")
+            if not (value.isascii() and value.isdigit() and len(value) <= 3
+                    and int(value) in allowed):
+                raise RulesWordError(usage)
+            seconds[name] = int(value)
+    return MatchTerms(MatchRules(variant or Variant.STANDARD, lower_die_starts, cube),
+                      seconds.get(TIMER_WORD), seconds.get(TAKEOVER_WORD))
 
 
-def house_rules(rules: MatchRules) -> list[str]:
+def house_rules(terms: MatchTerms) -> list[str]:
     """The house rules as they are written after the match: `no cube`, `lower die starts`
-    (Portes has no cube by itself, which is not repeated)."""
+    (Portes has no cube by itself, which is not repeated), and the clock: `30 s a turn`,
+    `a bot takes over after 60 s`."""
+    rules = terms.rules
     notes = []
     if not rules.cube and rules.variant is not Variant.PORTES:
         notes.append("no cube")
     if rules.lower_die_starts:
         notes.append("lower die starts")
+    if terms.turn_seconds is not None:
+        notes.append(f"{terms.turn_seconds} s a turn")
+    if terms.takeover_seconds is not None:
+        notes.append(f"a bot takes over after {terms.takeover_seconds} s")
     return notes
 
 
@@ -60,7 +102,8 @@ def variant_word(rules: MatchRules) -> str:
     return "" if rules.variant is Variant.STANDARD else f"{rules.variant.value} "
 
 
-def rules_summary(rules: MatchRules) -> str:
-    """`nackgammon, no cube`; empty for standard backgammon with the usual rules."""
-    variant = [] if rules.variant is Variant.STANDARD else [rules.variant.value]
-    return ", ".join(variant + house_rules(rules))
+def rules_summary(terms: MatchTerms) -> str:
+    """`nackgammon, no cube, 30 s a turn`; empty for standard backgammon with the usual rules
+    and no clock."""
+    variant = [] if terms.rules.variant is Variant.STANDARD else [terms.rules.variant.value]
+    return ", ".join(variant + house_rules(terms))

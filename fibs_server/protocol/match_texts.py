@@ -8,12 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fibs_server.protocol.match_rules import house_rules, variant_word
+from fibs_server.protocol.match_rules import STANDARD_TERMS, MatchTerms, house_rules, variant_word
 from fibs_server.protocol.texts import plural
 from fibs_server.rules.ratings import RatingCalculation
-from fibs_server.rules.variants import MatchRules
-
-STANDARD_RULES = MatchRules()
 
 
 def points(count: int) -> str:
@@ -21,12 +18,12 @@ def points(count: int) -> str:
     return plural(count, "point")
 
 
-def match_kind(length: int | None, rules: MatchRules = STANDARD_RULES) -> str:
-    """`a 5 point match` / `an unlimited match`; with other rules `a 5 point nackgammon match
-    (no cube, lower die starts)`."""
+def match_kind(length: int | None, terms: MatchTerms = STANDARD_TERMS) -> str:
+    """`a 5 point match` / `an unlimited match`; with other terms `a 5 point nackgammon match
+    (no cube, lower die starts, 30 s a turn)`."""
     kind = "an unlimited " if length is None else f"a {length} point "
-    notes = house_rules(rules)
-    return (f"{kind}{variant_word(rules)}match"
+    notes = house_rules(terms)
+    return (f"{kind}{variant_word(terms.rules)}match"
             + (f" ({', '.join(notes)})" if notes else ""))
 
 

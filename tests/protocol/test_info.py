@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime
 
 from fibs_server.protocol import info
+from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.rules.variants import MatchRules, Variant
 
 FINISHED = datetime.datetime(2026, 11, 30, 10, 31, tzinfo=datetime.timezone.utc)
@@ -50,20 +51,22 @@ def test_no_rating_rank():
 
 
 def test_show_games_names_a_variant_and_house_rules_and_keeps_fibs_rows_otherwise():
-    rows = [info.RunningGame("alice", "bob", 5, 1, 0, MatchRules()),
-            info.RunningGame("carol", "dave", None, 0, 2,
-                             MatchRules(Variant.NACKGAMMON, lower_die_starts=True, cube=False)),
-            info.RunningGame("erin", "fred", 3, 0, 0, MatchRules(Variant.HYPERGAMMON))]
+    rows = [info.RunningGame("alice", "bob", 5, 1, 0, MatchTerms()),
+            info.RunningGame("carol", "dave", None, 0, 2, MatchTerms(
+                MatchRules(Variant.NACKGAMMON, lower_die_starts=True, cube=False))),
+            info.RunningGame("erin", "fred", 3, 0, 0, MatchTerms(MatchRules(Variant.HYPERGAMMON))),
+            info.RunningGame("gina", "hal", 1, 0, 0, MatchTerms(turn_seconds=30))]
     assert info.games_list(rows) == [
         "List of games:",
         "alice            -  bob              (5 point match 1-0)",
         "carol            -  dave             (unlimited nackgammon match 0-2; no cube, lower die starts)",
-        "erin             -  fred             (3 point hypergammon match 0-0)"]
+        "erin             -  fred             (3 point hypergammon match 0-0)",
+        "gina             -  hal              (1 point match 0-0; 30 s a turn)"]
 
 
 def test_whois_says_by_which_rules_a_player_plays():
     facts = info.WhoisFacts("alice", 1500.0, 0, None, None, None, None, 0, "bob", None, None,
-                            MatchRules(Variant.PORTES))
-    assert "  alice is playing with bob (portes)." in info.whois(facts, "UTC")
+                            MatchTerms(MatchRules(Variant.PORTES), turn_seconds=60))
+    assert "  alice is playing with bob (portes, 60 s a turn)." in info.whois(facts, "UTC")
     standard = info.WhoisFacts("alice", 1500.0, 0, None, None, None, None, 0, "bob", None, None)
     assert "  alice is playing with bob." in info.whois(standard, "UTC")

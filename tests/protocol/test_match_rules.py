@@ -5,7 +5,8 @@ import pytest
 
 from fibs_server.protocol import game_texts
 from fibs_server.protocol.help import topic
-from fibs_server.protocol.match_rules import RulesWordError, parse_match_rules, rules_summary
+from fibs_server.protocol.match_rules import (MatchTerms, RulesWordError, parse_match_terms,
+                                              rules_summary)
 from fibs_server.rules.variants import MatchRules, Variant
 
 NACK_NO_CUBE = MatchRules(Variant.NACKGAMMON, cube=False)
@@ -21,36 +22,64 @@ NACK_NO_CUBE = MatchRules(Variant.NACKGAMMON, cube=False)
     (["nack", "nack"], MatchRules(Variant.NACKGAMMON)),  # said twice is still one choice
 ])
 def test_words_in_any_order_and_unique_prefixes_choose_the_rules(words, rules):
-    assert parse_match_rules(words) == rules
+    assert parse_match_terms(words) == MatchTerms(rules)
+
+
+@pytest.mark.parametrize("words, terms", [
+    (["timer", "30"], MatchTerms(turn_seconds=30)),
+    (["nack", "ti", "60", "nocube"], MatchTerms(NACK_NO_CUBE, turn_seconds=60)),
+    (["takeover", "45"], MatchTerms(takeover_seconds=45)),
+    (["ta", "600", "timer", "30", "timer", "60"], MatchTerms(turn_seconds=60,
+                                                              takeover_seconds=600)),
+])
+def test_timer_and_takeover_take_their_seconds_from_the_next_word(words, terms):
+    assert parse_match_terms(words) == terms
+    assert terms.timed
+
+
+def test_a_match_without_clock_words_is_untimed():
+    assert not parse_match_terms(["nack"]).timed
 
 
 @pytest.mark.parametrize("words, refusal", [
     (["crawford"], "** Unknown word 'crawford' after the match length. "
-                   "Use nack, hyper, portes, lowstart or nocube."),
+                   "Use nack, hyper, portes, lowstart, nocube, timer or takeover."),
+    (["t", "30"], "** 't' could mean timer or takeover."),
+    (["timer"], "** Give the seconds after 'timer': 30 or 60."),
+    (["timer", "45"], "** Give the seconds after 'timer': 30 or 60."),
+    (["timer", "nack"], "** Give the seconds after 'timer': 30 or 60."),
+    (["takeover", "9"], "** Give the seconds after 'takeover': a number from 10 to 600."),
+    (["takeover", "-20"], "** Give the seconds after 'takeover': a number from 10 to 600."),
+    (["takeover", "9999999999999999999999"],
+     "** Give the seconds after 'takeover': a number from 10 to 600."),
     (["n"], "** 'n' could mean nackgammon or nocube."),
     (["nack", "portes"], "** Choose one variant: nackgammon, hypergammon or portes."),
 ])
 def test_a_word_that_names_no_single_rule_is_refused(words, refusal):
     with pytest.raises(RulesWordError) as refused:
-        parse_match_rules(words)
+        parse_match_terms(words)
     assert str(refused.value) == refusal
 
 
 def test_the_invitation_names_the_variant_and_house_rules():
-    assert game_texts.you_invited("bob", 5, NACK_NO_CUBE) == (
+    assert game_texts.you_invited("bob", 5, MatchTerms(NACK_NO_CUBE)) == (
         "** You invited bob to a 5 point nackgammon match (no cube).")
-    assert game_texts.invitation("alice", None, saved_match=False, bell=False,
-                                 rules=MatchRules(Variant.HYPERGAMMON, lower_die_starts=True)) == [
+    assert game_texts.you_invited("bob", 3, MatchTerms(turn_seconds=30, takeover_seconds=20)) == (
+        "** You invited bob to a 3 point match (30 s a turn, a bot takes over after 20 s).")
+    assert game_texts.invitation("alice", None, saved_match=False, bell=False, terms=MatchTerms(
+            MatchRules(Variant.HYPERGAMMON, lower_die_starts=True))) == [
         "alice wants to play an unlimited hypergammon match (lower die starts) with you.",
         "Type 'join alice' to accept."]
 
 
 def test_portes_is_not_said_to_have_no_cube_it_never_has_one():
     portes = MatchRules(Variant.PORTES, cube=False)
-    assert game_texts.you_invited("bob", 3, portes) == "** You invited bob to a 3 point portes match."
-    assert rules_summary(portes) == "portes"
-    assert rules_summary(MatchRules()) == ""
-    assert rules_summary(NACK_NO_CUBE) == "nackgammon, no cube"
+    assert game_texts.you_invited("bob", 3, MatchTerms(portes)) == (
+        "** You invited bob to a 3 point portes match.")
+    assert rules_summary(MatchTerms(portes)) == "portes"
+    assert rules_summary(MatchTerms()) == ""
+    assert rules_summary(MatchTerms(NACK_NO_CUBE, turn_seconds=30)) == (
+        "nackgammon, no cube, 30 s a turn")
 
 
 def test_help_invite_tells_the_rule_words():
@@ -58,4 +87,5 @@ def test_help_invite_tells_the_rule_words():
     assert lines[0] == "invite <name> <points>|unlimited [rules]  or  invite <name>"
     assert all(word in " ".join(lines) for word in ("'nack'", "'hyper'", "'portes'",
                                                     "'lowstart'", "'nocube'"))
-    assert "  Example: invite bob 5 nack nocube" in lines
+    assert "'timer 30'" in " ".join(lines) and "'takeover <seconds>'" in " ".join(lines)
+    assert "  Example: invite bob 5 nack nocube timer 30" in lines
