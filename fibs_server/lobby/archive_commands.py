@@ -97,6 +97,8 @@ def mat_games(match: Match) -> list[MatGame]:
                     actions.append(MatDrop(p))
                 case ev.GameOver(winner=w, points=points):
                     actions.append(MatWin(w, points))
+                case ev.Forfeited(player=p, points=points):
+                    actions.append(MatWin(1 - p, points))
         games.append(MatGame(tuple(started.score), tuple(actions)))
     return games
 

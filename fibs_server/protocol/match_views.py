@@ -210,6 +210,11 @@ def event_script(match: Match, names: tuple[str, str], event: ev.Event, moment: 
                 return script + game_between(match, names, moment)
             # the game that ended the match
             return script + [move_list_to(match, names, i) for i in (0, 1)]
+        case ev.Forfeited(player=p, points=points):
+            won = plural(points, "point")
+            return to_all(p, f"You forfeit the match. {names[1 - p]} wins {won}.",
+                          f"{names[p]} forfeits the match. You win {won}.",
+                          f"{names[p]} forfeits the match. {names[1 - p]} wins {won}.")
         case ev.MatchOver(winner=w, score=score):
             return match_over(match, names, w, score, rating)
         case ev.JoinedNextGame(player=p):
@@ -280,6 +285,8 @@ def _actions(history: list[ev.Event], colour: dict[int, str]
                 yield colour[p], "wants to resign"
             case ev.GameOver(winner=w):
                 yield colour[w], "wins"
+            case ev.Forfeited(player=p):
+                yield colour[p], "forfeits the match"
 
 
 # --- what a player must do -------------------------------------------------------------------------

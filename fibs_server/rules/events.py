@@ -128,6 +128,16 @@ class MatchOver:
 
 
 @_event
+class Forfeited:
+    """`player` gave up the whole match (a third expired clock, an abandoned match): the
+    opponent gets the points they lacked."""
+
+    player: int
+    points: int  # what the opponent got
+    score: tuple[int, int]  # after it
+
+
+@_event
 class JoinedNextGame:
     """A player is ready for the next game; the other has not joined yet."""
 
@@ -136,7 +146,7 @@ class JoinedNextGame:
 
 Event = (GameStarted | OpeningRoll | CubeAutoDoubled | Rolled | CannotMove | Moved | Doubled
          | Redoubled | DoubleAccepted | DoubleRejected | ResignOffered | ResignAccepted
-         | ResignRejected | GameOver | MatchOver | JoinedNextGame)
+         | ResignRejected | GameOver | Forfeited | MatchOver | JoinedNextGame)
 
 _EVENT_TYPES = {cls.__name__: cls for cls in get_args(Event)}
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from .dice import Roll
 from .events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected, Doubled, Event,
-                     GameOver, GameStarted, JoinedNextGame, MatchOver, Moved, OpeningRoll,
+                     Forfeited, GameOver, GameStarted, JoinedNextGame, MatchOver, Moved,
+                     OpeningRoll,
                      Redoubled, ResignAccepted, ResignOffered, ResignRejected, Rolled, WinKind,
                      event_to_dict)
 from .match_state import MatchState, check_player
@@ -178,6 +179,28 @@ class Match(MatchState):
             events = [self._log(DoubleRejected(player, offer.offered_by, points))]
             return events + self._end_game(offer.offered_by, WinKind.SINGLE, points)
         raise IllegalAction(Refusal.NOTHING_TO_ANSWER)
+
+    @_action
+    def forfeit(self, player: int) -> list[Event]:
+        """`player` loses the match, whatever the position (a third expired clock, a match
+        abandoned): the opponent gets the points they lack, as if `player` had resigned the
+        game in play for that many, so the match ends like any won match (scored, rated).
+        Pending offers lapse. An unlimited match is never won: it cannot be forfeited."""
+        check_player(player)
+        if self.length is None:
+            raise ValueError("an unlimited match cannot be forfeited")
+        if self._phase is Phase.NOT_STARTED:
+            raise IllegalAction(Refusal.MATCH_NOT_STARTED)
+        if self._phase is Phase.MATCH_OVER:
+            raise IllegalAction(Refusal.MATCH_OVER)
+        winner = 1 - player
+        points = self.length - self.score[winner]
+        self.score[winner] = self.length
+        self.double_offer = self.resignation = self.dice = None
+        self._legal_facts = None
+        self._phase = Phase.MATCH_OVER
+        return [self._log(Forfeited(player, points, tuple(self.score))),
+                self._log(MatchOver(winner, tuple(self.score)))]
 
     # --- the turn cycle ----------------------------------------------------------------
 

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from fibs_server.rules.events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected,
-                                      Doubled, GameOver, GameStarted, JoinedNextGame, MatchOver,
+                                      Doubled, Forfeited, GameOver, GameStarted, JoinedNextGame,
+                                      MatchOver,
                                       Moved, OpeningRoll, Redoubled, ResignAccepted,
                                       ResignOffered, ResignRejected, Rolled, WinKind)
 from fibs_server.rules.dice import ScriptedDice
@@ -530,3 +531,47 @@ def test_joining_the_next_game_alone_has_a_moment_too():
     match.accept(0)
     assert match.join(1) == [JoinedNextGame(1)]
     assert [moment.phase for moment in match.moments] == [Phase.BETWEEN_GAMES]
+
+
+# --- forfeiting a match ----------------------------------------------------------------------
+
+def test_a_forfeit_gives_the_opponent_the_points_they_lack_and_ends_the_match():
+    match, _ = started(length=5)
+    match.score = [1, 3]
+    events = match.forfeit(0)
+    assert events == [Forfeited(0, 2, (1, 5)), MatchOver(1, (1, 5))]
+    assert match.is_over and match.winner == 1 and match.outcome() == Outcome(1, (1, 5))
+    assert match.dice is None and match.to_act is None
+
+
+def test_a_forfeit_ends_pending_offers_and_is_kept_in_the_history_and_saved_form():
+    match, _ = started(length=3, script=[OPENING_31, (6, 6)])
+    match.move(0, play_with(match, POINT_MAKING_31))
+    match.double(1)
+    events = match.forfeit(1)  # the doubler gives up the match
+    assert events == [Forfeited(1, 3, (3, 0)), MatchOver(0, (3, 0))]
+    assert match.double_offer is None and match.winner == 0
+    assert match.history[-1][-2:] == events
+    saved = Match.from_dict(json.loads(json.dumps(match.to_dict())), ScriptedDice([]))
+    assert saved.is_over and saved.winner == 0 and saved.history == match.history
+
+
+def test_a_forfeit_between_games_ends_the_match_too():
+    match, _ = started(length=3)
+    match.resign(1, WinKind.SINGLE)
+    match.accept(0)
+    assert match.phase is Phase.BETWEEN_GAMES
+    assert match.forfeit(0)[-1] == MatchOver(1, (1, 3))
+
+
+def test_only_a_running_limited_match_can_be_forfeited():
+    match = Match(5, ScriptedDice([]))
+    with refused(Refusal.MATCH_NOT_STARTED):
+        match.forfeit(0)
+    over, _ = started(length=1)
+    over.forfeit(1)
+    with refused(Refusal.MATCH_OVER):
+        over.forfeit(0)
+    unlimited, _ = started(length=None)
+    with pytest.raises(ValueError):
+        unlimited.forfeit(0)
