@@ -62,6 +62,14 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=float(env("FIBS_BOT_CPU_SHARE", str(BotConfig.cpu_share))),
                         help="the most of one core each bot worker may use (0-1]: bots think "
                              "less under load instead of taking the cores' idle time")
+    parser.add_argument("--grace-seconds", type=int,
+                        default=int(env("FIBS_GRACE_SECONDS", "60")),
+                        help="seconds to resume a timed match left or dropped before it is lost")
+    parser.add_argument("--takeover-seconds", type=int,
+                        default=int(env("FIBS_TAKEOVER_SECONDS")) if env("FIBS_TAKEOVER_SECONDS")
+                        else None,
+                        help="a bot takes a decision over after this many seconds, in every "
+                             "match (default off; 'takeover <seconds>' on an invitation)")
     add_limit_arguments(parser)
     commands = parser.add_subparsers(dest="command")
     database = commands.add_parser("db", help="database maintenance")
@@ -108,7 +116,8 @@ def main(argv: list[str] | None = None) -> None:
     asyncio.run(serve(ServerConfig(
         host=arguments.host, port=arguments.port, database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
-        dice_seed=arguments.dice_seed,
+        dice_seed=arguments.dice_seed, grace_seconds=arguments.grace_seconds,
+        takeover_seconds=arguments.takeover_seconds,
         bots=BotConfig(think_time=arguments.bot_think_time,
                        cpu_share=arguments.bot_cpu_share) if arguments.bots == "on" else None,
         **limits_from_arguments(arguments))))

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import gc
 import random
 import signal
 
-from fibs_server.bots import BotPool
+from fibs_server.bots import EXPERT, BotPool
 from fibs_server.lobby import (
     admin_commands,
     archive_commands,
@@ -20,6 +21,7 @@ from fibs_server.lobby import (
 from fibs_server.lobby.bot_players import BotConfig, BotPlayers
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
@@ -38,6 +40,8 @@ class ServerConfig:
     abuse_limits: AbuseLimits = AbuseLimits()
     dice_seed: int | None = None  # seeded dice, for reproducible test and benchmark runs
     bots: BotConfig | None = None  # the built-in bots (None: no bots)
+    grace_seconds: int = 60  # to resume a timed match left or dropped, before it is lost
+    takeover_seconds: int | None = None  # a bot decides this late in every match (None: off)
 
 
 class FibsServer:
@@ -57,6 +61,7 @@ class FibsServer:
         self._front: FrontEnd | None = None
         self._background: list[asyncio.Task] = []
         self.bots: BotPlayers | None = None
+        self.clocks: MatchClocks | None = None
 
     async def start(self) -> None:
         await upgrade_database_async(self.config.database_url)
@@ -68,6 +73,8 @@ class FibsServer:
         self.lobby = Lobby(self.store, self.store, hasher,
                            LobbyConfig(idle_timeout=self.config.idle_timeout,
                                        abuse_limits=self.config.abuse_limits,
+                                       grace_seconds=self.config.grace_seconds,
+                                       takeover_seconds=self.config.takeover_seconds,
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
@@ -84,6 +91,10 @@ class FibsServer:
                 workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share))
             self.lobby.add_commands(bot_commands.command_table(self.bots))
             await self.bots.start()
+        # An expired turn is played as the best bot would play it, or by our rules of thumb.
+        self.clocks = MatchClocks(self.lobby, rules_of_thumb if self.bots is None else
+                                  functools.partial(self.bots.pool.decide, level=EXPERT))
+        self.lobby.match_timers = self.clocks.timer_for
         self._telnet, self._front = await start_telnet_server(
             self.lobby, self.config.host, self.config.port, self.config.net_limits)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
@@ -98,6 +109,8 @@ class FibsServer:
             task.cancel()
         if self._telnet is not None:
             self._telnet.close()  # no new connections; the open ones are the lobby's to close
+        if self.clocks is not None:
+            await self.clocks.close()  # timed matches stay stored as they are
         if self.lobby is not None:
             if self.lobby.shutdown_task is not None:
                 self.lobby.shutdown_task.cancel()

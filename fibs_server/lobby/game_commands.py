@@ -9,7 +9,8 @@ from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, match_texts, texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.match_rules import RulesWordError, parse_match_terms
+from fibs_server.protocol.match_rules import (TIMER_NEEDS_LENGTH, RulesWordError,
+                                              parse_match_terms)
 from fibs_server.rules import events as ev
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.greedy import greedy_bearoff
@@ -95,6 +96,9 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
                           game_texts.not_experienced_enough(target.name))
         return
     points = None if length == "unlimited" else length
+    if points is None and terms.turn_seconds is not None:
+        session.send_line(TIMER_NEEDS_LENGTH)
+        return
     lobby.match_table.invitations[session.name.lower()] = Invitation(session, target.name, points,
                                                                      terms=terms)
     session.send_line(game_texts.you_invited(target.name, points, terms))

@@ -16,8 +16,10 @@ from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.command_table import CommandTable, Handler, Hook, LoginCheck
 from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.match_records import MatchStore
+from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.lobby.running_match import MatchTimer, RunningMatch
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
@@ -42,6 +44,12 @@ class LobbyConfig:
     shout_limit: int = 5  # shouts a user may send within `shout_window` seconds
     shout_window: float = 60.0
     shutdown_minute: float = 60.0  # seconds in a minute of `shutdown`'s countdown (tests: less)
+    clock: Clock = dataclasses.field(default_factory=LoopClock)  # timed matches' (tests: fake)
+    # A timed match left or dropped is lost unless resumed within this many seconds.
+    grace_seconds: int = 60
+    # A bot takes a decision over after this many seconds in every match whose invitation
+    # names no `takeover` (None: only where it does).
+    takeover_seconds: int | None = None
 
 
 class Lobby:
@@ -72,6 +80,9 @@ class Lobby:
         self.most_online = 0
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed)
+        # The clock of a new or resumed match, None if untimed: lobby/turn_clock.py's, wired by
+        # the app (a lobby without it plays every match untimed).
+        self.match_timers: Callable[[RunningMatch], MatchTimer | None] = lambda running: None
         self.who_list = WhoList(self.online)
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.
@@ -259,6 +270,8 @@ class Lobby:
                     told.add(opponent)
                 told.update(*(table.watchers_of(s) for s in running.players()))
                 table.part(running, saved)
+                if running.timer is not None:
+                    running.timer.left(running.index_of(session))
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)

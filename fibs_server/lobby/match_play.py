@@ -64,19 +64,22 @@ async def act(lobby: Lobby, session: Session, action: Action) -> bool:
         return True
 
 
-async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session,
+async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session | None,
                  before: dict, told_if_undone: Told = ()) -> None:
     """After `events`: the server's follow-ups, then store, then tell. If storing fails, the
     match goes back to `before` (its stored state, in which `told_if_undone` happened) and
-    `actor` is told to try again."""
+    `actor` (None: the server itself) is told to try again."""
     told_now = follow_ups(running, events)
     try:
         rating = await store(lobby, running)
     except Exception:
         log.exception("storing match %s failed; the action is undone", running.match_id)
         running.match = Match.from_dict(before, running.match.dice_source)
-        actor.send_line(texts.NOT_STORED)
+        if actor is not None:
+            actor.send_line(texts.NOT_STORED)
         told_now, rating = list(told_if_undone), None
+    if running.timer is not None:
+        running.timer.changed()  # before the boards are drawn: they show the clock
     tell(lobby, running, match_views.narration(running.match, running.names, told_now, rating))
     if running.match.is_over:
         finish(lobby, running)
@@ -145,7 +148,7 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     state = match.to_dict()
     if running.unrated is not None:
         state["unrated"] = running.unrated
-    state.update(clock_state(running.turn_seconds, running.takeover_seconds))
+    state.update(running.clock_state())
     if ended:
         await lobby.matches.finish_match(running.match_id, state, None, [])
         return None
@@ -175,12 +178,6 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     return calculation
 
 
-def clock_state(turn_seconds: int | None, takeover_seconds: int | None) -> dict:
-    """A timed match's clock in its stored state (nothing for an untimed one, as before)."""
-    clock = {"turn_seconds": turn_seconds, "takeover_seconds": takeover_seconds}
-    return {key: value for key, value in clock.items() if value is not None}
-
-
 # --- tell ------------------------------------------------------------------------------------------
 
 def tell(lobby: Lobby, running: RunningMatch, script: Script) -> None:
@@ -208,7 +205,8 @@ def board_to(session: Session, running: RunningMatch, moment: Moment, index: int
     """The board of `moment` as player `index` sees it, in `style` or the session's
     `boardstyle`."""
     view = match_views.board_view(running.match, running.names, moment, index, as_you)
-    session.send_lines(render_board(view, style or int(session.setting("boardstyle"))))
+    clock = running.timer.clock_text() if running.timer is not None else None
+    session.send_lines(render_board(view, style or int(session.setting("boardstyle")), clock))
 
 
 def remind(running: RunningMatch, players: Iterable[int]) -> None:
@@ -256,14 +254,16 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
                       lobby.config.choose_first_x(), terms.rules)
     events = told(match, match.start())
     state = match.to_dict()
-    state.update(clock_state(terms.turn_seconds, terms.takeover_seconds))
     match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state)
                 if stored else 0)
     if left_meanwhile(lobby, inviter, joiner):
         return
     running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
     running.unrated, running.stored = unrated, stored
-    running.turn_seconds, running.takeover_seconds = terms.turn_seconds, terms.takeover_seconds
+    running.turn_seconds = terms.turn_seconds
+    # The server's `--takeover-seconds` for every match whose invitation names none.
+    running.takeover_seconds = terms.takeover_seconds or lobby.config.takeover_seconds
+    running.timer = lobby.match_timers(running)
     if inviter.is_bot or joiner.is_bot:
         running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
     joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
@@ -288,8 +288,8 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     running = RunningMatch(record.match_id, match, (record.player_a, record.player_b),
                            (sessions[record.player_a.lower()], sessions[record.player_b.lower()]))
     running.unrated = record.state.get("unrated")
-    running.turn_seconds = record.state.get("turn_seconds")
-    running.takeover_seconds = record.state.get("takeover_seconds")
+    running.restore_clock(record.state)
+    running.timer = lobby.match_timers(running)
     if inviter.is_bot or joiner.is_bot:
         running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
     joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
@@ -342,6 +342,8 @@ async def undo(lobby: Lobby, session: Session) -> None:
             session.send_line(texts.NOT_STORED)
             return
         running.undo_points.pop()
+        if running.timer is not None:
+            running.timer.changed()
         index = running.index_of(session)
         session.send_line(texts.UNDONE)
         board_to(session, running, running.match.moment(), index, as_you=True)
@@ -382,3 +384,5 @@ async def leave(lobby: Lobby, session: Session) -> None:
             match_views.say(1 - player, game_texts.left_the_game(session.name))])
         lobby.match_table.part(running, game_texts.left_the_game_with(
             session.name, running.opponent_name(player)))
+        if running.timer is not None:
+            running.timer.left(player)

@@ -67,6 +67,8 @@ class MatchTable:
 
     def forget(self, running: RunningMatch) -> None:
         """The match is over, or its players have parted: it runs no more."""
+        if running.timer is not None:
+            running.timer.stop()
         for session in running.players():
             if session.is_bot:
                 self.bot_matches.pop(session, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+from typing import Protocol
 
 from fibs_server.lobby.session import Session
 from fibs_server.protocol.match_rules import MatchTerms
@@ -25,6 +26,22 @@ class Invitation:
     terms: MatchTerms = MatchTerms()  # of a new match; a resumed one keeps its saved terms
 
 
+class MatchTimer(Protocol):
+    """The clock of a timed match (lobby/turn_clock.py), told what happens to the match."""
+
+    def changed(self) -> None:
+        """The match changed (and is stored): time the decisions due now."""
+
+    def stop(self) -> None:
+        """The match runs no more here: no decision is timed."""
+
+    def left(self, player: int) -> None:
+        """`player` left or dropped the match."""
+
+    def clock_text(self) -> str | None:
+        """The clock as shown with a board (None: no decision is being timed)."""
+
+
 class RunningMatch:
     """A match between two users, with the sessions that are connected to it (None: a player
     who has gone; only the archive's matches have no sessions at all)."""
@@ -43,9 +60,28 @@ class RunningMatch:
         # Against a bot: the states before the player's last decisions, with how many dice
         # had been drawn then (`undo`); None: no undo in this match.
         self.undo_points: collections.deque[tuple[dict, int]] | None = None
-        # The match's clock (MatchTerms); kept in its stored state, so a resume keeps it.
+        # The match's clock (MatchTerms) and what happened on it, kept in its stored state
+        # (`clock_state`), so that a resume keeps them: each player's expired turns, and the
+        # decisions the server took for a player (the match record marks them).
         self.turn_seconds: int | None = None
         self.takeover_seconds: int | None = None
+        self.expiries = [0, 0]
+        self.played_for: list[dict] = []
+        self.timer: MatchTimer | None = None
+
+    def clock_state(self) -> dict:
+        """The clock in the stored state (nothing for an untimed match, as before)."""
+        if not self.terms.timed:
+            return {}
+        return {"turn_seconds": self.turn_seconds, "takeover_seconds": self.takeover_seconds,
+                "expiries": list(self.expiries), "played_for": list(self.played_for)}
+
+    def restore_clock(self, state: dict) -> None:
+        """The clock as `clock_state` stored it."""
+        self.turn_seconds = state.get("turn_seconds")
+        self.takeover_seconds = state.get("takeover_seconds")
+        self.expiries = list(state.get("expiries", (0, 0)))
+        self.played_for = list(state.get("played_for", ()))
 
     @property
     def terms(self) -> MatchTerms:

@@ -17,6 +17,8 @@ TURN_TIMES = (30, 60)  # the seconds a timed match may give each decision
 TAKEOVER_TIMES = range(10, 601)  # the seconds before a bot takes a decision over
 ONE_VARIANT = "** Choose one variant: nackgammon, hypergammon or portes."
 TIMER_USAGE = "** Give the seconds after 'timer': 30 or 60."
+# An unlimited match is never won, so it cannot be lost on time either.
+TIMER_NEEDS_LENGTH = "** A timed match needs a length: 'timer' does not go with 'unlimited'."
 TAKEOVER_USAGE = (f"** Give the seconds after 'takeover': a number from {TAKEOVER_TIMES[0]} "
                   f"to {TAKEOVER_TIMES[-1]}.")
 

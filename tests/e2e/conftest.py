@@ -26,6 +26,7 @@ class ServerHarness:
         self.server: FibsServer | None = None
         self.clients: list[FibsClient] = []
         self.dice: list[Dice] = []
+        self.lobby_options: dict[str, object] = {}  # more LobbyConfig fields (a fake clock)
 
     def _next_dice(self) -> Dice:
         return self.dice.pop(0) if self.dice else SeededDice(1)
@@ -36,7 +37,7 @@ class ServerHarness:
 
     async def start(self) -> ServerHarness:
         self.server = FibsServer(self.config, new_dice=self._next_dice,
-                                 choose_first_x=lambda: 1)
+                                 choose_first_x=lambda: 1, **self.lobby_options)
         await self.server.start()
         return self
 
