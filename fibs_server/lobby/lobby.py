@@ -269,9 +269,9 @@ class Lobby:
                     opponent.send_line(saved)
                     told.add(opponent)
                 told.update(*(table.watchers_of(s) for s in running.players()))
-                table.part(running, saved)
                 if running.timer is not None:
                     running.timer.left(running.index_of(session))
+                table.part(running, saved)
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)

@@ -297,6 +297,8 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     lobby.report(game_texts.match_resumes(inviter.name, joiner.name, match.length),
                  exclude=(inviter, joiner))
     lobby.match_table.begin(running)
+    if running.timer is not None:
+        running.timer.changed()  # the boards below show the clock
     moment = match.moment()
     for index, session in enumerate(running.players()):  # both: index is the player's
         session.send_lines(match_views.resume_header(match, running.names))
@@ -382,7 +384,7 @@ async def leave(lobby: Lobby, session: Session) -> None:
         tell(lobby, running, [
             match_views.say(player, game_texts.YOU_LEFT_THE_GAME),
             match_views.say(1 - player, game_texts.left_the_game(session.name))])
-        lobby.match_table.part(running, game_texts.left_the_game_with(
-            session.name, running.opponent_name(player)))
         if running.timer is not None:
             running.timer.left(player)
+        lobby.match_table.part(running, game_texts.left_the_game_with(
+            session.name, running.opponent_name(player)))

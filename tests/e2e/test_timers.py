@@ -64,3 +64,146 @@ async def test_warning_then_the_server_plays_the_bots_move_and_tells_everyone(ha
     await bob.expect_lines(BOARD, "** Clock: bob has 30 seconds to roll or double.",
                            "It's your turn to roll or double.")
     await carol.expect_lines(move, BOARD, "** Clock: bob has 30 seconds to roll or double.")
+
+
+async def test_the_third_expiry_loses_the_match_scored_and_rated(harness, players):
+    alice, bob, carol = players
+    clock = clock_of(harness)
+    harness.script_dice((3, 1), (6, 4))
+    await join_match(alice, bob, "3 timer 30")
+    await alice.skip_until("** Clock: alice has 30 seconds to move.")
+    clock.advance(30)  # 1: alice's move
+    await bob.skip_until("It's your turn to roll or double.")
+    clock.advance(30)  # 1: bob's roll
+    await bob.skip_until("Your time to roll or double is up: the server plays for you (1 of 3).")
+    await bob.expect_lines("You roll 6 and 4.", "Please move 2 pieces.")
+    clock.advance(30)  # 2: bob's move
+    await bob.skip_until("Your time to move is up: the server plays for you (2 of 3).")
+    await alice.skip_until("It's your turn to roll or double.")
+    await alice.send("double")
+    await bob.skip_until("alice doubles. Type 'accept' or 'reject'.")
+    clock.advance(29)
+    await alice.skip_until("You double. Please wait for bob to accept or reject.")
+    await alice.expect_silence()
+    clock.advance(1)  # 3: bob's answer
+    third = "bob's time to answer the double is up for the third time: bob loses the match."
+    await alice.expect_lines(third, "bob forfeits the match. You win 3 points.",
+                             "You win the 3 point match 3-0 .")
+    await bob.skip_until(
+        "Your time to answer the double is up for the third time: you lose the match.")
+    await bob.expect_lines("You forfeit the match. alice wins 3 points.", "alice wins the 3 point match 3-0 .")
+    await carol.skip_until(re.compile(r"(> )?alice wins a 3 point match against bob  3-0 \."))
+    rating = rate_match(PlayerRating(1500.0, 0), PlayerRating(1500.0, 0), 3)
+    await carol.send("whois alice")
+    await carol.skip_until(f"  Rating: {rating.winner_after.rating:.2f} Experience: 3")
+    await carol.send("whois bob")
+    await carol.skip_until(f"  Rating: {rating.loser_after.rating:.2f} Experience: 3")
+    clock.advance(600)  # nothing is timed after the match
+    await alice.expect_lines(re.compile("5 alice .*"), "6", re.compile("5 bob .*"), "6")
+    await alice.expect_silence()
+
+
+async def test_takeover_a_bot_decides_uncounted_and_the_player_plays_on(harness, players):
+    alice, bob, carol = players
+    clock = clock_of(harness)
+    harness.script_dice((3, 1), (6, 4))
+    await join_match(alice, bob, "3 takeover 20")
+    await alice.skip_until("** Clock: alice has 20 seconds to move.")
+    clock.advance(10)
+    await alice.expect_lines("** You have 10 seconds left to move.")
+    clock.advance(10)
+    await alice.expect_lines("You took too long to move: a bot decides for you.")
+    await bob.skip_until("alice took too long to move: a bot decides for alice.")
+    await bob.skip_until("It's your turn to roll or double.")
+    await bob.send("double")
+    await alice.skip_until("bob doubles. Type 'accept' or 'reject'.")
+    clock.advance(20)
+    await alice.skip_until("You took too long to answer the double: a bot decides for you.")
+    await alice.expect_lines(re.compile(r"You accept the double\. The cube shows 2\."
+                                        r"|You give up\. bob wins 1 point\."))
+    await bob.skip_until("Please move 2 pieces.")
+    await bob.send("resign n")
+    await alice.skip_until("bob wants to resign. You will win 2 points. Type 'accept' or 'reject'.")
+    clock.advance(20)
+    await alice.skip_until("You took too long to answer the resignation: a bot decides for you.")
+    await alice.expect_lines("You accept and win 2 points.")
+    await alice.skip_until("Type 'join' if you want to play the next game, type 'leave' if you don't.")
+    await alice.send("join")  # she plays on herself
+    await alice.expect_lines("** Please wait for bob to join too.")
+    record = await harness.server.store.running_match("alice", "bob")
+    assert record.state["expiries"] == [0, 0]  # a takeover is not counted
+    assert [(mark["player"], mark["why"]) for mark in record.state["played_for"]] == [
+        (0, "takeover")] * 3
+    assert record.state["takeover_seconds"] == 20 and record.state["turn_seconds"] is None
+
+
+async def test_an_untimed_match_never_times_out_and_shows_no_clock(harness, players):
+    alice, bob, _ = players
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "1")
+    await alice.skip_until("It's your turn to move.")
+    await alice.expect_lines(BOARD)
+    clock_of(harness).advance(24 * 3600)
+    await alice.expect_silence()
+    await alice.send("board")
+    await alice.expect_lines(BOARD)
+    await alice.expect_silence()
+    record = await harness.server.store.running_match("alice", "bob")
+    assert "turn_seconds" not in record.state and "played_for" not in record.state
+
+
+async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
+    alice, bob, carol = players
+    clock = clock_of(harness)
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "3 timer 30")
+    await alice.skip_until("** Clock: alice has 30 seconds to move.")
+    await bob.close()
+    await alice.skip_until("bob drops connection. The game was saved.")
+    await alice.expect_lines("** bob has 60 seconds to resume the match, or loses it.")
+    clock.advance(59)  # no decision is timed while the match is not running
+    bob = await harness.login_clip("bob")
+    await bob.send("invite alice")
+    await bob.expect_lines("** You invited alice to resume a saved match.")
+    await alice.skip_until("Type 'join bob' to accept.")
+    await alice.send("join bob")
+    await alice.expect_lines("You are now playing with bob. Your running match was loaded.")
+    await alice.skip_until("** Clock: alice has 30 seconds to move.")
+    clock.advance(2)  # past the grace period: resumed, nothing is lost
+    await alice.send("board")
+    await alice.skip_until("** Clock: alice has 28 seconds to move.")
+    await carol.send("show games")
+    await carol.skip_until(re.compile(r"(> )?List of games:"))
+    await carol.expect_lines("alice            -  bob              (3 point match 0-0; 30 s a turn)")
+    clock.advance(18)
+    await alice.skip_until("** You have 10 seconds left to move.")  # the resumed match's clock
+
+
+async def test_a_timed_match_left_and_not_resumed_in_time_is_lost(harness, players):
+    alice, bob, carol = players
+    clock = clock_of(harness)
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "3 timer 60")
+    await alice.skip_until("** Clock: alice has 60 seconds to move.")
+    await bob.send("leave")
+    await bob.skip_until("** You terminated the game. The game was saved.")
+    await bob.skip_until("** Resume the match within 60 seconds ('invite alice'), or you lose it.")
+    await alice.skip_until("** Player bob has left the game. The game was saved.")
+    await alice.expect_lines("** bob has 60 seconds to resume the match, or loses it.")
+    clock.advance(59.9)
+    await alice.skip_until("6")
+    await alice.skip_until("6")  # both who-lines: no one plays now
+    await alice.expect_silence()
+    clock.advance(0.1)
+    await alice.expect_lines("** bob did not resume the match within 60 seconds and loses it.",
+                             "bob forfeits the match. You win 3 points.",
+                             "You win the 3 point match 3-0 .")
+    await bob.skip_until("** bob did not resume the match within 60 seconds and loses it.")
+    await bob.expect_lines("You forfeit the match. alice wins 3 points.",
+                           "alice wins the 3 point match 3-0 .")
+    await carol.skip_until(re.compile(r"(> )?alice wins a 3 point match against bob  3-0 \."))
+    await alice.send("show saved")
+    await alice.skip_until("no saved games.")
+    rating = rate_match(PlayerRating(1500.0, 0), PlayerRating(1500.0, 0), 3)
+    await carol.send("whois bob")
+    await carol.skip_until(f"  Rating: {rating.loser_after.rating:.2f} Experience: 3")
