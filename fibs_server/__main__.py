@@ -62,12 +62,12 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=float(env("FIBS_BOT_CPU_SHARE", str(BotConfig.cpu_share))),
                         help="the most of one core each bot worker may use (0-1]: bots think "
                              "less under load instead of taking the cores' idle time")
-    parser.add_argument("--grace-seconds", type=int,
-                        default=int(env("FIBS_GRACE_SECONDS", "60")),
+    parser.add_argument("--grace-seconds", type=seconds,
+                        default=seconds(env("FIBS_GRACE_SECONDS", "60")),
                         help="seconds to resume a timed match left or dropped before it is lost")
-    parser.add_argument("--takeover-seconds", type=int,
-                        default=int(env("FIBS_TAKEOVER_SECONDS")) if env("FIBS_TAKEOVER_SECONDS")
-                        else None,
+    parser.add_argument("--takeover-seconds", type=seconds,
+                        default=(seconds(env("FIBS_TAKEOVER_SECONDS"))
+                                 if env("FIBS_TAKEOVER_SECONDS") else None),
                         help="a bot takes a decision over after this many seconds, in every "
                              "match (default off; 'takeover <seconds>' on an invitation)")
     add_limit_arguments(parser)
@@ -84,6 +84,14 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         # No defaults after the sub-command: one there would overwrite the value given before it.
         add_shared_options(command, argparse.SUPPRESS, argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def seconds(text: str) -> int:
+    """A positive number of seconds (a clock of 0 would take every decision at once)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number of seconds")
+    return value
 
 
 def add_shared_options(parser: argparse.ArgumentParser, database_url: str,

@@ -35,6 +35,21 @@ BEGINNER = (
     "Each command has its own help: 'help invite', 'help move', 'help toggle', ...",
 )
 
+# `help timer` (and `help takeover`): timed matches are words of an invitation, no command.
+TIMER = (
+    "Timed matches: 'invite <name> <points> timer 30' (or 'timer 60').",
+    "  Each decision (roll or double, move, answer a double or a resignation, join",
+    "  the next game) then has 30 (60) seconds; at 10 seconds left you are warned.",
+    "  When time is up the server plays the bot's choice for you and counts it:",
+    "  the third time you lose the match (scored and rated like any match won).",
+    "  Leaving or dropping a timed match loses it too, unless you come back and",
+    "  resume it ('invite <name>') within the grace period you are told of then.",
+    "  'takeover <seconds>' (10 to 600): after that long a bot decides for you,",
+    "  uncounted, and you play on. The clock shows under the board.",
+    "  Example: invite bob 5 timer 60 takeover 20",
+)
+CLOCK_WORDS = ("timer", "takeover")
+
 
 def short_forms(command: str, commands: Collection[str]) -> list[str]:
     """What else may be typed for `command`: FIBS's fixed short forms and whole-word aliases,
@@ -67,6 +82,8 @@ def topic(word: str, commands: Collection[str]) -> list[str]:
         return [line for line in INDEX if line != BOTS_LINE or "bot" in commands]
     if key == "beginner":
         return list(BEGINNER)
+    if key in CLOCK_WORDS:
+        return list(TIMER)
     try:
         command = resolve(key, commands).name
     except UnknownCommand:

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from fibs_server.rules.ratings import PlayerRating, rate_match
+from fibs_server.lobby.bot_players import BotConfig
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (fixture)
@@ -207,3 +208,52 @@ async def test_a_timed_match_left_and_not_resumed_in_time_is_lost(harness, playe
     rating = rate_match(PlayerRating(1500.0, 0), PlayerRating(1500.0, 0), 3)
     await carol.send("whois bob")
     await carol.skip_until(f"  Rating: {rating.loser_after.rating:.2f} Experience: 3")
+
+
+async def test_the_servers_takeover_option_times_every_match(database_url):
+    server = ServerHarness(database_url)
+    server.config.takeover_seconds = 15
+    server.lobby_options["clock"] = clock = FakeClock()
+    await server.start()
+    try:
+        for name in ("alice", "bob"):
+            await server.register(name)
+        alice, bob = [await server.login_clip(name) for name in ("alice", "bob")]
+        for client in (alice, bob):
+            await client.send("toggle ready")
+            await client.skip_until("** You're now ready to invite or join someone.")
+        server.script_dice((3, 1), (6, 4))
+        await alice.send("invite bob 1")  # the invitation names no clock; the server's counts
+        await alice.skip_until("** You invited bob to a 1 point match.")
+        await bob.skip_until("Type 'join alice' to accept.")
+        await bob.send("join alice")
+        await alice.skip_until("** Clock: alice has 15 seconds to move.")
+        clock.advance(15)
+        await alice.skip_until("You took too long to move: a bot decides for you.")
+        await bob.skip_until("alice moves 8-5 6-5 .")
+    finally:
+        await server.stop()
+
+
+async def test_with_the_bots_on_the_expert_decides_for_a_player_out_of_time(database_url):
+    server = ServerHarness(database_url)
+    server.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
+    server.lobby_options["clock"] = clock = FakeClock()
+    await server.start()
+    try:
+        await server.register("alice")
+        alice = await server.login_clip("alice")
+        await alice.send("toggle ready")
+        await alice.skip_until("** You're now ready to invite or join someone.")
+        server.script_dice((3, 1), (6, 4), (5, 2))
+        await alice.send("invite bot_expert 1 timer 30")
+        await alice.skip_until("** Clock: alice has 30 seconds to move.")
+        clock.advance(30)
+        await alice.skip_until("Your time to move is up: the server plays for you (1 of 3).")
+        await alice.skip_until(re.compile(r"bot_expert moves .*"))  # hers was stored before
+        record = await server.server.store.running_match("alice", "bot_expert")
+        moved = [event for event in record.state["history"][0] if event["event"] == "Moved"]
+        assert moved[0]["player"] == 0 and sorted(moved[0]["steps"]) == [[6, 5], [8, 5]]
+        assert server.server.bots.pool.counts.decided >= 1  # by the engine, not the fallback
+    finally:
+        await server.stop()

@@ -42,3 +42,15 @@ async def test_the_start_up_line_is_printed_once(tmp_path):
     server.send_signal(signal.SIGTERM)
     rest, log = await asyncio.wait_for(server.communicate(), 30)
     assert (first + rest + log).count(b"listening on") == 1
+
+
+def test_the_clock_options_default_to_a_minute_of_grace_and_no_takeover(monkeypatch):
+    monkeypatch.delenv("FIBS_TAKEOVER_SECONDS", raising=False)
+    monkeypatch.delenv("FIBS_GRACE_SECONDS", raising=False)
+    arguments = parse_arguments([])
+    assert (arguments.grace_seconds, arguments.takeover_seconds) == (60, None)
+    monkeypatch.setenv("FIBS_TAKEOVER_SECONDS", "45")
+    arguments = parse_arguments(["--grace-seconds", "90"])
+    assert (arguments.grace_seconds, arguments.takeover_seconds) == (90, 45)
+    with pytest.raises(SystemExit):
+        parse_arguments(["--takeover-seconds", "0"])

@@ -444,3 +444,17 @@ def test_gnubg_plays_the_same_for_o_and_x_and_enters_from_the_bar(gnubg_external
             assert play.startswith("25/")
         if view is bearing_off:
             assert "/0" in play
+
+
+@pytest.mark.parametrize("style", [1, 2])
+def test_a_timed_matchs_clock_is_the_last_line_of_an_ascii_board(style):
+    view = O_OPENING
+    clock = "Clock: alice has 23 seconds to move."
+    assert render_board(view, style, clock) == [*render_board(view, style), f"    {clock}"]
+
+
+def test_after_a_board_line_the_clock_is_a_line_of_its_own():
+    view = O_OPENING
+    lines = render_board(view, 3, "Clock: bob has 5 seconds to roll or double.")
+    assert lines == [board_line(view), "** Clock: bob has 5 seconds to roll or double."]
+    assert render_board(view, 3) == [board_line(view)]

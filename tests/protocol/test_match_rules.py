@@ -89,3 +89,12 @@ def test_help_invite_tells_the_rule_words():
                                                     "'lowstart'", "'nocube'"))
     assert "'timer 30'" in " ".join(lines) and "'takeover <seconds>'" in " ".join(lines)
     assert "  Example: invite bob 5 nack nocube timer 30" in lines
+
+
+@pytest.mark.parametrize("word", ["timer", "TAKEOVER"])
+def test_help_timer_tells_how_timed_matches_go(word):
+    lines = topic(word, {"invite"})
+    assert lines[0] == "Timed matches: 'invite <name> <points> timer 30' (or 'timer 60')."
+    text = " ".join(lines)
+    assert all(part in text for part in ("warned", "third time", "grace period", "'takeover"))
+    assert all(len(line) <= 79 for line in lines)
