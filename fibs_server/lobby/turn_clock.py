@@ -16,7 +16,7 @@ import asyncio
 import dataclasses
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 
 from fibs_server.bots import Action, Decision, Situation, fallback, situation_for
 from fibs_server.bots.situation import ROLL
@@ -65,6 +65,7 @@ class MatchClocks:
         self.decide = decide
         self.graces: dict[int, Alarm] = {}  # match id -> its forfeit, if not resumed in time
         self._tasks: set[asyncio.Task] = set()
+        self._closed = False
 
     def timer_for(self, running: RunningMatch) -> TurnClock | None:
         """The clock of a match that starts or resumes: a resume ends its grace period."""
@@ -75,7 +76,10 @@ class MatchClocks:
             return None
         return TurnClock(self, running)
 
-    def start_task(self, work: Awaitable[None]) -> None:
+    def start_task(self, work: Coroutine[object, object, None]) -> None:
+        if self._closed:  # an alarm that rang while the server stops: the match stays stored
+            work.close()
+            return
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._finished)
@@ -116,6 +120,7 @@ class MatchClocks:
 
     async def close(self) -> None:
         """The server stops: timed matches stay stored as they are (nothing is forfeited)."""
+        self._closed = True
         for alarm in self.graces.values():
             alarm.cancel()
         self.graces.clear()
