@@ -212,7 +212,7 @@ class TurnClock:
 
     async def _bot_decision(self, situation: Situation) -> Decision:
         decision = await self.clocks.decide(situation)
-        # A bot may offer to resign; a player who is away never gives up through the server.
+        # A bot may offer to resign; the server never gives up for a player out of time.
         return ROLL if decision.action is Action.RESIGN else decision
 
     def stop(self) -> None:
