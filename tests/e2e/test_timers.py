@@ -107,7 +107,7 @@ async def test_the_third_expiry_loses_the_match_scored_and_rated(harness, player
 async def test_takeover_a_bot_decides_uncounted_and_the_player_plays_on(harness, players):
     alice, bob, carol = players
     clock = clock_of(harness)
-    harness.script_dice((3, 1), (6, 4))
+    harness.script_dice((3, 1), (6, 4), (5, 2), (4, 3))
     await join_match(alice, bob, "3 takeover 20")
     await alice.skip_until("** Clock: alice has 20 seconds to move.")
     clock.advance(10)
@@ -131,10 +131,17 @@ async def test_takeover_a_bot_decides_uncounted_and_the_player_plays_on(harness,
     await alice.skip_until("Type 'join' if you want to play the next game, type 'leave' if you don't.")
     await alice.send("join")  # she plays on herself
     await alice.expect_lines("** Please wait for bob to join too.")
+    await bob.skip_until("Type 'join' if you want to play the next game, type 'leave' if you don't.")
+    clock.advance(20)  # bob's turn to join: a bot joins for him
+    await bob.expect_lines("** You have 10 seconds left to join the next game.",
+                           "You took too long to join the next game: a bot decides for you.",
+                           "Starting a new game with alice.")
+    await alice.skip_until("bob took too long to join the next game: a bot decides for bob.")
+    await alice.expect_lines("Starting a new game with bob.")
     record = await harness.server.store.running_match("alice", "bob")
     assert record.state["expiries"] == [0, 0]  # a takeover is not counted
     assert [(mark["player"], mark["why"]) for mark in record.state["played_for"]] == [
-        (0, "takeover")] * 3
+        (0, "takeover")] * 3 + [(1, "takeover")]
     assert record.state["takeover_seconds"] == 20 and record.state["turn_seconds"] is None
 
 
