@@ -295,9 +295,9 @@ def ascii_board(view: BoardView, style: int) -> list[str]:
 def render_board(view: BoardView, boardstyle: int, clock: str | None = None) -> list[str]:
     """The board in a user's boardstyle (1, 2 or 3), one string per line; with a timed
     match's `clock` (clock_texts.clock_line) under the ASCII board, and after a `board:` line
-    as a `** ` notice of its own: a board line is read whole by clients and bots, and a line
-    of its own that is no board, no CLIP number and no FIBS text they act on is one they
-    pass by (docs/BOARDS.md)."""
+    as a plain line of its own: a board line is read whole by clients and bots, and a line
+    that is no board, no CLIP number, no FIBS text and no `** ` (which bots read as a refusal)
+    is one they pass by (docs/BOARDS.md)."""
     if boardstyle == 3:
-        return [board_line(view)] + ([f"** {clock}"] if clock else [])
+        return [board_line(view)] + ([clock] if clock else [])
     return ascii_board(view, boardstyle) + ([f"    {clock}"] if clock else [])

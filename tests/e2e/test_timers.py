@@ -45,7 +45,7 @@ async def test_warning_then_the_server_plays_the_bots_move_and_tells_everyone(ha
     harness.script_dice((3, 1), (6, 4))
     await join_match(alice, bob, "3 timer 30")
     await alice.skip_until("It's your turn to move.")
-    await alice.expect_lines(BOARD, "** Clock: alice has 30 seconds to move.")
+    await alice.expect_lines(BOARD, "Clock: alice has 30 seconds to move.")
     await watched_by_carol(carol)
     await alice.skip_until("carol is watching you.")
     await alice.expect_lines(re.compile("5 carol .*"), "6")
@@ -62,9 +62,9 @@ async def test_warning_then_the_server_plays_the_bots_move_and_tells_everyone(ha
     await carol.skip_until(re.compile(
         r"(> )?alice's time to move is up: the server plays for alice \(1 of 3\)\."))
     move = (await bob.expect_lines(MOVES))[0]
-    await bob.expect_lines(BOARD, "** Clock: bob has 30 seconds to roll or double.",
+    await bob.expect_lines(BOARD, "Clock: bob has 30 seconds to roll or double.",
                            "It's your turn to roll or double.")
-    await carol.expect_lines(move, BOARD, "** Clock: bob has 30 seconds to roll or double.")
+    await carol.expect_lines(move, BOARD, "Clock: bob has 30 seconds to roll or double.")
 
 
 async def test_the_third_expiry_loses_the_match_scored_and_rated(harness, players):
@@ -72,7 +72,7 @@ async def test_the_third_expiry_loses_the_match_scored_and_rated(harness, player
     clock = clock_of(harness)
     harness.script_dice((3, 1), (6, 4))
     await join_match(alice, bob, "3 timer 30")
-    await alice.skip_until("** Clock: alice has 30 seconds to move.")
+    await alice.skip_until("Clock: alice has 30 seconds to move.")
     clock.advance(30)  # 1: alice's move
     await bob.skip_until("It's your turn to roll or double.")
     clock.advance(30)  # 1: bob's roll
@@ -109,7 +109,7 @@ async def test_takeover_a_bot_decides_uncounted_and_the_player_plays_on(harness,
     clock = clock_of(harness)
     harness.script_dice((3, 1), (6, 4), (5, 2), (4, 3))
     await join_match(alice, bob, "3 takeover 20")
-    await alice.skip_until("** Clock: alice has 20 seconds to move.")
+    await alice.skip_until("Clock: alice has 20 seconds to move.")
     clock.advance(10)
     await alice.expect_lines("** You have 10 seconds left to move.")
     clock.advance(10)
@@ -165,7 +165,7 @@ async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
     clock = clock_of(harness)
     harness.script_dice((3, 1))
     await join_match(alice, bob, "3 timer 30")
-    await alice.skip_until("** Clock: alice has 30 seconds to move.")
+    await alice.skip_until("Clock: alice has 30 seconds to move.")
     await bob.close()
     await alice.skip_until("bob drops connection. The game was saved.")
     await alice.expect_lines("** bob has 60 seconds to resume the match, or loses it.")
@@ -176,10 +176,10 @@ async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
     await alice.skip_until("Type 'join bob' to accept.")
     await alice.send("join bob")
     await alice.expect_lines("You are now playing with bob. Your running match was loaded.")
-    await alice.skip_until("** Clock: alice has 30 seconds to move.")
+    await alice.skip_until("Clock: alice has 30 seconds to move.")
     clock.advance(2)  # past the grace period: resumed, nothing is lost
     await alice.send("board")
-    await alice.skip_until("** Clock: alice has 28 seconds to move.")
+    await alice.skip_until("Clock: alice has 28 seconds to move.")
     await carol.send("show games")
     await carol.skip_until(re.compile(r"(> )?List of games:"))
     await carol.expect_lines("alice            -  bob              (3 point match 0-0; 30 s a turn)")
@@ -192,7 +192,7 @@ async def test_a_timed_match_left_and_not_resumed_in_time_is_lost(harness, playe
     clock = clock_of(harness)
     harness.script_dice((3, 1))
     await join_match(alice, bob, "3 timer 60")
-    await alice.skip_until("** Clock: alice has 60 seconds to move.")
+    await alice.skip_until("Clock: alice has 60 seconds to move.")
     await bob.send("leave")
     await bob.skip_until("** You terminated the game. The game was saved.")
     await bob.skip_until("** Resume the match within 60 seconds ('invite alice'), or you lose it.")
@@ -234,7 +234,7 @@ async def test_the_servers_takeover_option_times_every_match(database_url):
         await alice.skip_until("** You invited bob to a 1 point match.")
         await bob.skip_until("Type 'join alice' to accept.")
         await bob.send("join alice")
-        await alice.skip_until("** Clock: alice has 15 seconds to move.")
+        await alice.skip_until("Clock: alice has 15 seconds to move.")
         clock.advance(15)
         await alice.skip_until("You took too long to move: a bot decides for you.")
         await bob.skip_until("alice moves 8-5 6-5 .")
@@ -254,7 +254,7 @@ async def test_with_the_bots_on_the_expert_decides_for_a_player_out_of_time(data
         await alice.skip_until("** You're now ready to invite or join someone.")
         server.script_dice((3, 1), (6, 4), (5, 2))
         await alice.send("invite bot_expert 1 timer 30")
-        await alice.skip_until("** Clock: alice has 30 seconds to move.")
+        await alice.skip_until("Clock: alice has 30 seconds to move.")
         clock.advance(30)
         await alice.skip_until("Your time to move is up: the server plays for you (1 of 3).")
         await alice.skip_until(re.compile(r"bot_expert moves .*"))  # hers was stored before

@@ -456,5 +456,5 @@ def test_a_timed_matchs_clock_is_the_last_line_of_an_ascii_board(style):
 def test_after_a_board_line_the_clock_is_a_line_of_its_own():
     view = O_OPENING
     lines = render_board(view, 3, "Clock: bob has 5 seconds to roll or double.")
-    assert lines == [board_line(view), "** Clock: bob has 5 seconds to roll or double."]
+    assert lines == [board_line(view), "Clock: bob has 5 seconds to roll or double."]
     assert render_board(view, 3) == [board_line(view)]
