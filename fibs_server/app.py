@@ -16,6 +16,7 @@ from fibs_server.lobby import (
     chat_commands,
     game_commands,
     server_commands,
+    table_commands,
     user_commands,
 )
 from fibs_server.lobby.bot_players import BotConfig, BotPlayers
@@ -78,7 +79,7 @@ class FibsServer:
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
-                            server_commands.table],
+                            server_commands.table, table_commands.table],
                            chat_records=self.store)
         await admin_commands.restore_motd(self.lobby)
         # The bots' names stay theirs while the bots are off: whoever registered one then

@@ -150,15 +150,21 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         return
     del lobby.match_table.invitations[inviter.name.lower()]
     lobby.match_table.invitations.pop(session.name.lower(), None)
+    await play_invitation(lobby, invitation, session)
+
+
+async def play_invitation(lobby: Lobby, invitation: Invitation, joiner: Session) -> None:
+    """The invitation accepted (`join`, or `sit` at a table): its match starts, or resumes."""
+    inviter = invitation.inviter
     # Both are taken from here on (before the first await): a second `join` at the same
     # moment must not put either of them in a second match.
-    names = {inviter.name.lower(), session.name.lower()}
+    names = {inviter.name.lower(), joiner.name.lower()}
     lobby.match_table.starting |= names
     try:
         if invitation.resume:
-            await match_play.resume_match(lobby, inviter, session)
+            await match_play.resume_match(lobby, inviter, joiner)
         else:
-            await match_play.start_match(lobby, inviter, session, invitation.length,
+            await match_play.start_match(lobby, inviter, joiner, invitation.length,
                                          terms=invitation.terms)
     finally:
         lobby.match_table.starting -= names

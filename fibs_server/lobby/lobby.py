@@ -259,6 +259,7 @@ class Lobby:
         self._went_offline(name)
         table = self.match_table
         table.invitations.pop(name.lower(), None)
+        table.open_tables.close(name)  # its creator left before anyone sat
         told: set[Session] = set()  # who heard of the logout already, in other words
         running = table.match_of(session)
         if running is not None:

@@ -1,5 +1,5 @@
-"""Who plays whom: the invitations, the running matches by player, the players whose match is
-being set up, and who watches whom.
+"""Who plays whom: the invitations and open tables, the running matches by player, the
+players whose match is being set up, and who watches whom.
 
 A user plays one match at a time; a built-in bot plays any number, each through a session
 of its own (`Session.is_bot`), so its matches are found by session, not by name."""
@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from fibs_server.lobby.running_match import Invitation, RunningMatch
 from fibs_server.lobby.session import Session
+from fibs_server.lobby.tables import OpenTables
 from fibs_server.protocol import game_texts, info
 
 
@@ -18,6 +19,7 @@ class MatchTable:
         # watching): the lobby broadcasts it.
         self.changed = changed
         self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
+        self.open_tables = OpenTables()  # matches offered to whoever sits first
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
         self.bot_matches: dict[Session, RunningMatch] = {}  # a bot's session -> its match
         self.starting: set[str] = set()  # lower-case names of players whose match is being set up
@@ -60,6 +62,7 @@ class MatchTable:
                 continue
             self.playing[session.name.lower()] = running
             self.invitations.pop(session.name.lower(), None)
+            self.open_tables.close(session.name)  # a creator who plays elsewhere left it
             if session.watching is not None:
                 self.stop_watching(session)
         for session in running.players():

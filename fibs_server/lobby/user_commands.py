@@ -6,6 +6,7 @@ import datetime
 import re
 from collections.abc import Awaitable
 
+from fibs_server.lobby import table_commands
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
@@ -237,6 +238,8 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
             [(s.name, s.watching.name) for s in lobby.sessions_online() if s.watching]))
     elif what == "max":
         session.send_line(info.max_logins(lobby.most_online))
+    elif what == "tables":
+        table_commands.show_tables(lobby, session)
     else:
         session.send_line(info.cannot_show(word))
 

@@ -27,10 +27,11 @@ TOPICS: dict[str, Topic] = {
     "ratings": Topic("ratings [<name>] [from <n>] [to <m>]", (
         "The rating list: players with experience above 50. '*' marks your row.",),
         "ratings from 21 to 40"),
-    "show": Topic("show games|saved|savedcount [<name>]|watchers|max", (
+    "show": Topic("show games|saved|savedcount [<name>]|watchers|max|tables", (
         "games: the matches being played. saved: your saved matches.",
         "savedcount: how many a user has. watchers: who watches whom.",
-        "max: the most users logged in at once. Words may be abbreviated."),
+        "max: the most users logged in at once. tables: the open tables, but",
+        "the private ones ('help table'). Words may be abbreviated."),
         "show saved"),
     "time": Topic("time", ("The date and time, in your timezone and in UTC.",), "date"),
     "motd": Topic("motd", ("Shows the message of the day again.",), "motd"),
@@ -103,6 +104,15 @@ TOPICS: dict[str, Topic] = {
     "join": Topic("join [<name>]", (
         "Accepts <name>'s invitation and starts the match. Alone, between two",
         "games of a match: starts the next game."), "join alice"),
+    "table": Topic("table <points>|unlimited [rules] [private]  or  table close", (
+        "Opens a table: a match for whoever sits first. You get its code to pass",
+        "on; 'show tables' lists the tables that are not private. The rules and",
+        "the clock as for 'invite'. One table at a time; it closes when someone",
+        "sits, when you log out or start another match. Alone: shows your table."),
+        "table 5 nack timer 30 private"),
+    "sit": Topic("sit <code>", (
+        "Takes the free seat at a table ('show tables', or the code its creator",
+        "gave you): the match starts at once."), "sit KXMPTR"),
     "leave": Topic("leave", (
         "Stops the match: it is saved, to be resumed with 'invite <name>'.",
         "Between games of an unlimited match: ends it."), "leave"),

@@ -133,7 +133,7 @@ def watchers_list(pairs: list[tuple[str, str]]) -> list[str]:
 
 # --- show ------------------------------------------------------------------------------------
 
-SHOW_SUBJECTS = ("games", "saved", "savedcount", "watchers", "max")
+SHOW_SUBJECTS = ("games", "saved", "savedcount", "watchers", "max", "tables")
 
 
 def cannot_show(word: str) -> str:

@@ -196,7 +196,7 @@ async def test_show_time_motd_help(harness, alice):
     await ask(alice, "show watchers", "Watching players:", "Nobody is watching.")
     await ask(alice, "show max", "max_logins is 1")
     await ask(alice, "show", "** Don't know how to show nothing. Try 'games', 'saved', "
-              "'savedcount', 'watchers' or 'max'.")
+              "'savedcount', 'watchers', 'max' or 'tables'.")
     await ask(alice, "date", DATE_LINE)
     await alice.send("motd")
     await alice.expect_lines(re.compile(r"\+-+\+"))

@@ -64,7 +64,7 @@ async def test_ambiguous_toggles_and_abbreviated_show(harness, alice):
     await ask(alice, "show s", "** 's' could mean saved or savedcount.")
     await ask(alice, "show savedc bob", "bob has no saved games.")
     await ask(alice, "show Nothing", "** Don't know how to show nothing. Try 'games', 'saved', "
-              "'savedcount', 'watchers' or 'max'.")
+              "'savedcount', 'watchers', 'max' or 'tables'.")
 
 
 async def test_address_alone_and_whois_spacing(harness, alice):
@@ -166,7 +166,7 @@ async def test_commands_man_cls_save_panic_and_rawboard(harness, alice):
     await alice.expect_prompt()
     assert {"about", "accept", "cls", "help", "man"} - set(listed) == {"man"}  # man: an alias
     await alice.send("man show")
-    await alice.expect_lines("show games|saved|savedcount [<name>]|watchers|max")
+    await alice.expect_lines("show games|saved|savedcount [<name>]|watchers|max|tables")
     await alice.skip_until("  Short forms: sh")
     await alice.expect_prompt()
     await ask(alice, "cls", *[""] * 24)

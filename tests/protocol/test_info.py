@@ -12,7 +12,8 @@ FINISHED = datetime.datetime(2026, 11, 30, 10, 31, tzinfo=datetime.timezone.utc)
 
 def test_show_without_a_known_subject_lists_the_subjects():
     assert info.cannot_show("Foo") == (
-        "** Don't know how to show foo. Try 'games', 'saved', 'savedcount', 'watchers' or 'max'.")
+        "** Don't know how to show foo. Try 'games', 'saved', 'savedcount', 'watchers', 'max' "
+        "or 'tables'.")
     assert info.cannot_show("").startswith("** Don't know how to show nothing. Try ")
 
 

@@ -1,0 +1,130 @@
+"""Open tables: `table <n> [rules] [clock] [private]` offers a match to whoever sits first, `sit
+<code>` takes the free seat, `table close`; `show tables` (user_commands) lists them. A
+match started at a table is a joined invitation of its creator's: the same path, texts,
+boards and CLIP lines (game_commands.play_invitation)."""
+from __future__ import annotations
+
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.game_commands import (LONG_MATCH, MAX_MATCH_LENGTH, RATED_EXPERIENCE,
+                                             parse_length, play_invitation)
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.running_match import Invitation
+from fibs_server.lobby.session import Session
+from fibs_server.lobby.tables import OpenTable
+from fibs_server.protocol import game_texts, table_texts, texts
+from fibs_server.protocol.commands import Command
+from fibs_server.protocol.match_rules import (TIMER_NEEDS_LENGTH, RulesWordError,
+                                              parse_match_terms)
+
+table = CommandTable()
+
+
+def too_long_for(session: Session, length: int | None) -> bool:
+    """Whether the match is over LONG_MATCH points and the user has no rating-list
+    experience (as for an invitation)."""
+    assert session.account is not None
+    return (length is not None and length > LONG_MATCH
+            and session.account.experience <= RATED_EXPERIENCE)
+
+
+@table.command("table")
+async def open_or_close(lobby: Lobby, session: Session, command: Command) -> None:
+    if lobby.is_visitor(session):
+        # A visitor's matches are never stored; one against a person would be lost.
+        session.send_line(texts.VISITORS_PLAY_BOTS)
+        return
+    tables = lobby.match_table.open_tables
+    if command.args and command.args[0].lower() == table_texts.CLOSE:
+        closed = tables.close(session.name)
+        session.send_line(table_texts.NO_OPEN_TABLE if closed is None
+                          else table_texts.table_closed(closed.code))
+        return
+    mine = tables.of(session.name)
+    if mine is not None:
+        session.send_line(table_texts.your_table(mine.code, mine.length, mine.terms))
+        return
+    if not command.args:
+        session.send_line(table_texts.TABLE_USAGE)
+        return
+    if lobby.match_table.busy(session):
+        session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+        return
+    if not session.toggle("ready"):
+        session.send_line(game_texts.TOGGLE_READY_FIRST)
+        return
+    length = parse_length(command.args[0])
+    if length is None:
+        session.send_line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
+        return
+    words, private = table_texts.split_private(command.args[1:])
+    try:
+        terms = parse_match_terms(words)
+    except RulesWordError as error:
+        session.send_lines([str(error), table_texts.TABLE_USAGE])
+        return
+    points = None if length == "unlimited" else length
+    if too_long_for(session, points):
+        session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
+        return
+    if points is None and terms.turn_seconds is not None:
+        session.send_line(TIMER_NEEDS_LENGTH)
+        return
+    opened = tables.open(session.name, points, terms, private)
+    session.send_line(table_texts.table_opened(opened.code, opened.length, opened.terms,
+                                               opened.private))
+
+
+@table.command("sit")
+async def sit(lobby: Lobby, session: Session, command: Command) -> None:
+    if lobby.is_visitor(session):
+        session.send_line(texts.VISITORS_PLAY_BOTS)
+        return
+    if not command.args:
+        session.send_line(table_texts.SIT_WHERE)
+        return
+    tables = lobby.match_table.open_tables
+    code = command.args[0]
+    chosen = tables.find(code)
+    if chosen is None:
+        session.send_line(table_texts.no_table(code))
+        return
+    if chosen.creator.lower() == session.name.lower():
+        session.send_line(table_texts.OWN_TABLE)
+        return
+    if await lobby.matches.running_match(chosen.creator, session.name) is not None:
+        session.send_line(table_texts.saved_match_first(chosen.creator))
+        return
+    if tables.find(code) is not chosen:  # closed, or taken, while the store answered
+        session.send_line(table_texts.no_table(code))
+        return
+    creator = lobby.online.get(chosen.creator.lower())
+    if creator is None:  # between the two halves of the creator's new login
+        session.send_line(table_texts.no_table(code))
+        return
+    refusal = _refusal(lobby, session, creator, chosen)
+    if refusal is not None:
+        session.send_line(refusal)
+        return
+    tables.close(creator.name)
+    await play_invitation(lobby, Invitation(creator, session.name, chosen.length,
+                                            terms=chosen.terms), session)
+
+
+def _refusal(lobby: Lobby, sitter: Session, creator: Session, chosen: OpenTable) -> str | None:
+    """Why `sitter` may not play at the table now, as `join` would refuse (None: they may)."""
+    if lobby.match_table.busy(sitter):
+        return game_texts.TWO_GAMES_AT_ONCE
+    if lobby.match_table.busy(creator):  # their match is being set up
+        return game_texts.already_playing(creator.name)
+    if not creator.toggle("ready"):
+        return game_texts.refusing_games(creator.name)
+    if too_long_for(sitter, chosen.length):
+        return game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
+    return None
+
+
+def show_tables(lobby: Lobby, session: Session) -> None:
+    """`show tables`: the public tables, the oldest first."""
+    session.send_lines(table_texts.tables_list([
+        table_texts.TableRow(t.code, t.creator, t.length, t.terms)
+        for t in lobby.match_table.open_tables.public()]))
