@@ -28,6 +28,14 @@ RESIGN_KINDS = {"n": WinKind.SINGLE, "normal": WinKind.SINGLE, "g": WinKind.GAMM
                 "backgammon": WinKind.BACKGAMMON}
 
 
+def too_long_for(session: Session, length: int | None) -> bool:
+    """Whether the match is over LONG_MATCH points and the user has no rating-list
+    experience (invitations and tables)."""
+    assert session.account is not None
+    return (length is not None and length > LONG_MATCH
+            and session.account.experience <= RATED_EXPERIENCE)
+
+
 def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
                self_text: str | None = None) -> Session | None:
     """The online user a command names (name completion), or None after saying why not:
@@ -89,13 +97,12 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     except RulesWordError as error:
         session.send_line(str(error))
         return
-    if length != "unlimited" and length > LONG_MATCH and any(
-            s.account.experience <= RATED_EXPERIENCE for s in (session, target)):
+    points = None if length == "unlimited" else length
+    if too_long_for(session, points) or too_long_for(target, points):
         session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
-                          if session.account.experience <= RATED_EXPERIENCE else
+                          if too_long_for(session, points) else
                           game_texts.not_experienced_enough(target.name))
         return
-    points = None if length == "unlimited" else length
     if points is None and terms.turn_seconds is not None:
         session.send_line(TIMER_NEEDS_LENGTH)
         return

@@ -5,8 +5,8 @@ boards and CLIP lines (game_commands.play_invitation)."""
 from __future__ import annotations
 
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.game_commands import (LONG_MATCH, MAX_MATCH_LENGTH, RATED_EXPERIENCE,
-                                             parse_length, play_invitation)
+from fibs_server.lobby.game_commands import (MAX_MATCH_LENGTH, parse_length, play_invitation,
+                                             too_long_for)
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
@@ -17,14 +17,6 @@ from fibs_server.protocol.match_rules import (TIMER_NEEDS_LENGTH, RulesWordError
                                               parse_match_terms)
 
 table = CommandTable()
-
-
-def too_long_for(session: Session, length: int | None) -> bool:
-    """Whether the match is over LONG_MATCH points and the user has no rating-list
-    experience (as for an invitation)."""
-    assert session.account is not None
-    return (length is not None and length > LONG_MATCH
-            and session.account.experience <= RATED_EXPERIENCE)
 
 
 @table.command("table")
