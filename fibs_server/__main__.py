@@ -44,6 +44,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                                      "backgammon server. Options default to FIBS_* variables.")
     parser.add_argument("--host", default=env("FIBS_HOST", "0.0.0.0"))
     parser.add_argument("--port", type=int, default=int(env("FIBS_PORT", "4321")))
+    parser.add_argument("--http-port", type=int, default=int(env("FIBS_HTTP_PORT", "8080")),
+                        help="the web client's port, on the same host (0: no web client)")
     add_shared_options(parser, env("FIBS_DATABASE_URL", DEFAULT_DATABASE_URL),
                        env("FIBS_LOG_LEVEL", "INFO"))
     parser.add_argument("--bcrypt-rounds", type=int, default=int(env("FIBS_BCRYPT_ROUNDS", "12")))
@@ -122,7 +124,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(asyncio.run(export_match(arguments.database_url, arguments.match_id,
                                                   arguments.output)))
     asyncio.run(serve(ServerConfig(
-        host=arguments.host, port=arguments.port, database_url=arguments.database_url,
+        host=arguments.host, port=arguments.port, http_port=arguments.http_port or None,
+        database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
         dice_seed=arguments.dice_seed, grace_seconds=arguments.grace_seconds,
         takeover_seconds=arguments.takeover_seconds,

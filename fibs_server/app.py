@@ -8,6 +8,8 @@ import gc
 import random
 import signal
 
+from aiohttp import web
+
 from fibs_server.bots import EXPERT, BotPool
 from fibs_server.lobby import (
     admin_commands,
@@ -24,6 +26,7 @@ from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.http import bound_port, start_http_server
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.rules.dice import SeededDice
@@ -34,6 +37,7 @@ from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_a
 class ServerConfig:
     host: str = "0.0.0.0"
     port: int = 4321
+    http_port: int | None = None  # the web client's (None: none; 0: any free port)
     database_url: str = DEFAULT_DATABASE_URL
     bcrypt_rounds: int = 12
     idle_timeout: float = 3600.0
@@ -60,6 +64,7 @@ class FibsServer:
         self.lobby: Lobby | None = None
         self._telnet = None
         self._front: FrontEnd | None = None
+        self._http: web.AppRunner | None = None
         self._background: list[asyncio.Task] = []
         self.bots: BotPlayers | None = None
         self.clocks: MatchClocks | None = None
@@ -98,12 +103,20 @@ class FibsServer:
         self.lobby.match_timers = self.clocks.timer_for
         self._telnet, self._front = await start_telnet_server(
             self.lobby, self.config.host, self.config.port, self.config.net_limits)
+        if self.config.http_port is not None:
+            self._http = await start_http_server(self._front, self.config.host,
+                                                 self.config.http_port)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
 
     @property
     def port(self) -> int:
         assert self._telnet is not None
         return self._telnet.sockets[0].getsockname()[1]
+
+    @property
+    def http_port(self) -> int | None:
+        """The web client's port, None when it is off."""
+        return None if self._http is None else bound_port(self._http)
 
     async def stop(self) -> None:
         for task in self._background:
@@ -112,6 +125,8 @@ class FibsServer:
             self._telnet.close()  # no new connections; the open ones are the lobby's to close
         if self.clocks is not None:
             await self.clocks.close()  # timed matches stay stored as they are
+        if self._http is not None:
+            await self._http.shutdown()  # no new connections (the WebSockets: the lobby's)
         if self.lobby is not None:
             if self.lobby.shutdown_task is not None:
                 self.lobby.shutdown_task.cancel()
@@ -123,6 +138,8 @@ class FibsServer:
             await self._front.stop_serving()
         if self._telnet is not None:
             await self._telnet.wait_closed()
+        if self._http is not None:
+            await self._http.cleanup()
         if self.store is not None:
             await self.store.close()
 
@@ -141,12 +158,20 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def browser_host(host: str) -> str:
+    """Where a browser on this machine finds a server listening on `host`."""
+    return "localhost" if host in ("0.0.0.0", "::", "") else host
+
+
 async def serve(config: ServerConfig) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     server = FibsServer(config)
     await server.start()
     tune_garbage_collector()
     print(f"fibs_server listening on {config.host}:{server.port}", flush=True)
+    if server.http_port is not None:
+        print(f"fibs_server web client on http://{browser_host(config.host)}:{server.http_port}/",
+              flush=True)
     # An administrator's `shutdown` sets the same event when its countdown ends.
     assert server.lobby is not None
     stopping = server.lobby.stop_requested

@@ -26,6 +26,7 @@ from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
 from fibs_server.protocol import clip, commands, game_texts, server_texts, texts
 from fibs_server.protocol.texts import Departure
+from fibs_server.protocol.login_dialogue import TELNET, Client
 from fibs_server.rules.dice import Dice, SecureDice
 
 log = logging.getLogger(__name__)
@@ -105,8 +106,9 @@ class Lobby:
 
     # --- connections -------------------------------------------------------------------------
 
-    def connect(self, connection: Connection) -> Session:
-        session = Session(self, connection)
+    def connect(self, connection: Connection, transport_client: Client = TELNET) -> Session:
+        """A new connection's session; `transport_client`: see LoginDialogue."""
+        session = Session(self, connection, transport_client)
         self.connections.add(session)
         session.start()
         return session

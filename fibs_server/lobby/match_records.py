@@ -30,6 +30,14 @@ class RatingUpdate:
     experience: int
 
 
+@dataclasses.dataclass(frozen=True)
+class RatingChange:
+    """What one finished, rated match did to a player's rating."""
+    finished_at: int  # Unix seconds
+    before: float
+    after: float
+
+
 class MatchStore(Protocol):
     async def create_match(self, player_a: str, player_b: str, length: int | None,
                            state: dict[str, Any]) -> int:
@@ -54,3 +62,7 @@ class MatchStore(Protocol):
 
     async def finished_matches(self, name: str, limit: int) -> list[MatchRecord]:
         """The most recent finished matches of `name`, newest first."""
+
+    async def rating_history(self, name: str, limit: int) -> list[RatingChange]:
+        """The rating changes of `name` (spelt as the account is) by their last `limit`
+        rated matches, oldest first: the ratings each finished match's state keeps."""

@@ -15,8 +15,9 @@ from typing import Any, Protocol
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.protocol import clip, layout, texts
-from fibs_server.protocol.login_dialogue import (Action, Authenticate, CheckName,
-                                                 CheckRegistrationLimit, Close, LoginDialogue,
+from fibs_server.protocol.login_dialogue import (TELNET, Action, Authenticate, CheckName,
+                                                 CheckRegistrationLimit, Client, Close,
+                                                 LoginDialogue,
                                                  LogIn, PlayAsVisitor, Register, SendLines,
                                                  SendPrompt, SetEcho, Stage, Step)
 
@@ -59,10 +60,11 @@ def wire_text(lines: list[str] | tuple[str, ...]) -> str:
 
 
 class Session:
-    def __init__(self, lobby: Lobby, connection: Connection) -> None:
+    def __init__(self, lobby: Lobby, connection: Connection, transport_client: Client = TELNET
+                 ) -> None:
         self.lobby = lobby
         self.connection = connection
-        self.dialogue: LoginDialogue[Account] = LoginDialogue()
+        self.dialogue: LoginDialogue[Account] = LoginDialogue(transport_client)
         self.account: Account | None = None
         # How the user's program talks, as the dialogue decided (set at `LogIn`); plain
         # attributes, as they are read for every line sent to every user.
@@ -237,16 +239,20 @@ class Session:
             case Register(name, password):
                 return self.dialogue.registered(await gatekeeper.register(name, password, host))
             case LogIn(account, client):
-                self.clip, self.prompts, self.client_name = client.clip, client.prompts, client.name
+                self._talk_as(client)
                 await self.lobby.log_in(self, account)
                 return []
-            case PlayAsVisitor(command):
+            case PlayAsVisitor(command, client):
+                self._talk_as(client)
                 await self.lobby.log_in(self, await self.lobby.new_visitor())
                 if self.stage is Stage.ONLINE:
                     await self._online(command)
                 return []
             case _:
                 raise ValueError(f"{step!r} is no step")
+
+    def _talk_as(self, client: Client) -> None:
+        self.clip, self.prompts, self.client_name = client.clip, client.prompts, client.name
 
     # --- views -------------------------------------------------------------------------------
 

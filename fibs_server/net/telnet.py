@@ -107,17 +107,17 @@ class OutputBatcher:
     writes all of it."""
 
     def __init__(self) -> None:
-        self._urgent: collections.deque[TelnetConnection] = collections.deque()
-        self._broadcast: collections.deque[TelnetConnection] = collections.deque()
+        self._urgent: collections.deque[QueuedConnection] = collections.deque()
+        self._broadcast: collections.deque[QueuedConnection] = collections.deque()
         self._broadcast_due = 0.0  # loop time before which no broadcast callback runs
         self._broadcast_scheduled = False
 
-    def add(self, connection: TelnetConnection) -> None:
+    def add(self, connection: QueuedConnection) -> None:
         if not self._urgent:
             asyncio.get_running_loop().call_soon(self._flush_urgent)
         self._urgent.append(connection)
 
-    def add_broadcast(self, connection: TelnetConnection) -> None:
+    def add_broadcast(self, connection: QueuedConnection) -> None:
         self._broadcast.append(connection)
         if not self._broadcast_scheduled:
             self._broadcast_scheduled = True
@@ -139,7 +139,7 @@ class OutputBatcher:
             self._broadcast_scheduled = False
 
 
-def _flush_for_a_slice(queue: collections.deque[TelnetConnection], waiting_flag: str) -> float:
+def _flush_for_a_slice(queue: collections.deque[QueuedConnection], waiting_flag: str) -> float:
     """Flush connections off `queue` (clearing the flag that marks them as in it) for at most
     FLUSH_SLICE seconds; the seconds spent."""
     started = time.perf_counter()
@@ -151,23 +151,27 @@ def _flush_for_a_slice(queue: collections.deque[TelnetConnection], waiting_flag:
     return time.perf_counter() - started
 
 
-class TelnetConnection:
-    """A lobby `Connection` over an asyncio transport. Text is queued and written by the
-    batcher; telnet commands and closing write what is queued first, keeping the order."""
+class QueuedConnection:
+    """A lobby `Connection`'s output over an asyncio transport: text is queued and written by
+    the batcher, one write of everything queued, framed by `frame` (telnet: as is; the
+    WebSocket: one text frame). A peer that stops reading is cut off."""
 
-    __slots__ = ("transport", "codec", "batcher", "output_buffer_cap", "queued",
-                 "urgent_waiting", "broadcast_waiting", "host")
+    __slots__ = ("transport", "batcher", "output_buffer_cap", "queued", "urgent_waiting",
+                 "broadcast_waiting", "host")
 
-    def __init__(self, transport: asyncio.Transport, codec: TelnetCodec, batcher: OutputBatcher,
-                 output_buffer_cap: int = OUTPUT_BUFFER_CAP) -> None:
+    def __init__(self, transport: asyncio.Transport, batcher: OutputBatcher,
+                 output_buffer_cap: int = OUTPUT_BUFFER_CAP, host: str | None = None) -> None:
         self.transport = transport
-        self.codec = codec
         self.batcher = batcher
         self.output_buffer_cap = output_buffer_cap
         self.queued: list[str] = []
         self.urgent_waiting = False  # in the batcher's queue for the next turn
         self.broadcast_waiting = False  # in its broadcast queue
-        self.host = peer_address(transport)
+        self.host = peer_address(transport) if host is None else host
+
+    def frame(self, data: bytes) -> bytes:
+        """The bytes that carry `data` (7-bit text) on this transport."""
+        return data
 
     def send(self, text: str, broadcast: bool = False) -> None:
         # is_closing: true at once after abort(), and writes to an aborted transport would
@@ -193,24 +197,36 @@ class TelnetConnection:
                 return
             text = "".join(self.queued)
             self.queued.clear()
-            self.transport.write(wire_bytes(text))
-
-    def send_telnet(self, command: bytes) -> None:
-        self.flush()
-        if not self.transport.is_closing():
-            self.transport.write(command)
+            self.transport.write(self.frame(wire_bytes(text)))
 
     def _cut_off(self) -> None:
         log.warning("closing %s: it stopped reading its output", self.host)
         self.queued.clear()
         self.transport.abort()  # connection_lost follows: the usual drop path saves the match
 
-    def set_echo(self, server_echoes: bool) -> None:
-        self.send_telnet(self.codec.echo(server_echoes))
-
     def close(self) -> None:
         self.flush()
         self.transport.close()
+
+
+class TelnetConnection(QueuedConnection):
+    """A lobby `Connection` on the telnet port. Telnet commands write what is queued first,
+    keeping the order."""
+
+    __slots__ = ("codec",)
+
+    def __init__(self, transport: asyncio.Transport, codec: TelnetCodec, batcher: OutputBatcher,
+                 output_buffer_cap: int = OUTPUT_BUFFER_CAP) -> None:
+        super().__init__(transport, batcher, output_buffer_cap)
+        self.codec = codec
+
+    def send_telnet(self, command: bytes) -> None:
+        self.flush()
+        if not self.transport.is_closing():
+            self.transport.write(command)
+
+    def set_echo(self, server_echoes: bool) -> None:
+        self.send_telnet(self.codec.echo(server_echoes))
 
 
 @dataclasses.dataclass

@@ -39,6 +39,9 @@ class Client:
 
 
 TELNET = Client()
+# The browser page (fibs_server/web): a CLIP client from its first line, whichever way it logs
+# in, registers or plays as a visitor, since it reads numbered lines and `board:` lines only.
+WEB_PAGE = Client(clip=True, prompts=False, name="web")
 
 
 class RegistrationRefused(enum.Enum):
@@ -107,6 +110,7 @@ class PlayAsVisitor(Step):
     """`bot ...` before logging in: let the user in as a visitor without an account, then run
     `command` (the `bot` command) as their first. Result: none (the user is online)."""
     command: str
+    client: Client = TELNET
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,9 +133,12 @@ _LINE_TOO_LONG = SendLines((texts.LINE_TOO_LONG,))
 
 
 class LoginDialogue(Generic[AccountT]):
-    def __init__(self) -> None:
+    def __init__(self, transport_client: Client = TELNET) -> None:
+        """`transport_client`: what a connection is before its way of logging in says more
+        (TELNET on the telnet port, WEB_PAGE on the WebSocket)."""
         self.stage = Stage.LOGIN
-        self.client = TELNET  # decided by the way of logging in; kept once online
+        self.transport_client = transport_client
+        self.client = transport_client  # decided by the way of logging in; kept once online
         self._name = ""  # the name being logged in to or registered
         self._new_password = ""  # typed once, waiting to be retyped
 
@@ -181,7 +188,7 @@ class LoginDialogue(Generic[AccountT]):
             return [LogIn(account, self.client)]
         # A CLIP client's line was not echoed: start the prompt on a line of its own.
         prompt = ("\r\n" if self.client.clip else "") + texts.LOGIN_PROMPT
-        self.stage, self.client = Stage.LOGIN, TELNET
+        self.stage, self.client = Stage.LOGIN, self.transport_client
         return [SendPrompt(prompt)]
 
     def registration_limit_checked(self, allowed: bool) -> list[Action]:
@@ -231,7 +238,7 @@ class LoginDialogue(Generic[AccountT]):
         if words[0] in ("bye", "quit", "exit"):
             return [Close()]
         if words[0] == "bot":
-            return [PlayAsVisitor(line.strip())]
+            return [PlayAsVisitor(line.strip(), self.client)]
         self._name = words[0]
         self.stage = Stage.PASSWORD
         return [SetEcho(True), SendPrompt(texts.PASSWORD_PROMPT)]
@@ -244,7 +251,7 @@ class LoginDialogue(Generic[AccountT]):
         if word == "bye":
             return [Close()]
         if word == "bot":
-            return [PlayAsVisitor(line.strip())]
+            return [PlayAsVisitor(line.strip(), self.client)]
         if word != "name":
             return self._guest_welcome()
         self._name = rest.strip()

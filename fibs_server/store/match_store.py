@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, delete, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
-from fibs_server.lobby.match_records import MatchRecord, RatingUpdate
+from fibs_server.lobby.match_records import MatchRecord, RatingChange, RatingUpdate
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
 from fibs_server.store.models import MatchGameRow, MatchRow, name_key
@@ -116,6 +116,18 @@ class SqlMatchStore:
                 select(MatchRow).where(MatchRow.finished, _plays_in(name))
                 .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))
             return await _records(session, rows.all())
+
+    async def rating_history(self, name: str, limit: int) -> list[RatingChange]:
+        # Only the state's `ratings` (match_play writes {name: [before, after]} there), not
+        # the whole state with its history: this serves a page, for any name asked.
+        ratings = MatchRow.state["ratings"]
+        async with self._read_sessions.begin() as session:
+            rows = (await session.execute(
+                select(MatchRow.finished_at, ratings)
+                .where(MatchRow.finished, _plays_in(name), ratings.is_not(None))
+                .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))).all()
+        return [RatingChange(finished_at, *ratings[name])
+                for finished_at, ratings in reversed(rows) if ratings and name in ratings]
 
     async def match_by_id(self, match_id: int) -> MatchRecord | None:
         """Any stored match, running or finished (`fibs-server export-match`)."""

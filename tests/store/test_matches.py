@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from fibs_server.lobby.match_records import MatchRecord, RatingUpdate
+from fibs_server.lobby.match_records import MatchRecord, RatingChange, RatingUpdate
 from tests.store.conftest import START_TIME
 
 # Shaped like a rules-engine match: nested dicts and lists, None, bools, floats, text.
@@ -140,3 +140,23 @@ async def test_matches_must_name_existing_accounts(store, players):
 
     with pytest.raises(IntegrityError):
         await store.create_match("alice", "nobody", 1, STATE)
+
+
+async def test_rating_history_reads_the_ratings_each_finished_match_kept(store, players):
+    """Oldest first, the last `limit` only; unrated and running matches have none, and each
+    player gets their own before and after."""
+    unrated = await store.create_match("alice", "bob", 1, STATE)
+    await store.finish_match(unrated, STATE, "alice", [])
+    finished_at = []
+    for before, after in ((1500.0, 1510.5), (1510.5, 1502.25), (1502.25, 1520.0)):
+        match_id = await store.create_match("alice", "carol", 3, STATE)
+        await store.finish_match(match_id, {**STATE, "ratings": {"alice": [before, after],
+                                                                 "carol": [1500.0, 1490.0]}},
+                                 "alice", [])
+        finished_at.append((await store.finished_matches("alice", 1))[0].finished_at)
+    await store.create_match("alice", "bob", 5, {**STATE, "ratings": {"alice": [0.0, 1.0]}})
+
+    assert await store.rating_history("alice", 2) == [
+        RatingChange(finished_at[1], 1510.5, 1502.25), RatingChange(finished_at[2], 1502.25, 1520.0)]
+    assert [change.after for change in await store.rating_history("carol", 10)] == [1490.0] * 3
+    assert await store.rating_history("bob", 10) == []

@@ -1,0 +1,132 @@
+"""The browser's transport: a WebSocket (served by aiohttp, net/http.py) that carries command
+lines in and CLIP lines out. The browser is one more CLIP client of the same lobby: its
+session is made by `Lobby.connect` like a telnet one and starts as a CLIP client
+(`login_dialogue.WEB_PAGE`), and every limit of the telnet port applies: the address's
+connections (one count shared with telnet), the login throttle and bcrypt queue (the lobby's,
+by the same address), the line cap and the output cap.
+
+Output goes the telnet way too (`QueuedConnection`, the shared batcher): each flush writes one
+text frame straight onto the transport, synchronously, so a broadcast to thousands of browsers
+costs one write each and no task; aiohttp's own writer, whose sends are coroutines, only
+answers pings and closes. Input: each message is one line or several (LF between them), cut
+and cleaned by the telnet port's `LineSplitter`; a message over MAX_UNREAD_BYTES makes aiohttp
+close the connection (1009), a line over `max_line_bytes` is refused with the telnet text.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+import time
+import urllib.parse
+
+from aiohttp import WSMsgType, web
+
+from fibs_server.lobby.session import Session, Stage
+from fibs_server.net.limits import MAX_UNREAD_BYTES, TOO_MANY_CONNECTIONS
+from fibs_server.net.telnet import SERVE_SLICE, FrontEnd, LineSplitter, QueuedConnection
+from fibs_server.protocol.login_dialogue import WEB_PAGE
+
+log = logging.getLogger(__name__)
+
+_TEXT_FRAME = 0x81  # FIN and opcode 1 (text); a server's frames are never masked
+_CLOSE_FRAME = 0x88  # FIN and opcode 8 (close)
+_NORMAL_CLOSURE = 1000
+
+
+def text_frame(payload: bytes) -> bytes:
+    """One unfragmented, unmasked WebSocket text frame (RFC 6455 §5.2) carrying `payload`."""
+    size = len(payload)
+    if size < 126:
+        header = struct.pack("!BB", _TEXT_FRAME, size)
+    elif size < 1 << 16:
+        header = struct.pack("!BBH", _TEXT_FRAME, 126, size)
+    else:
+        header = struct.pack("!BBQ", _TEXT_FRAME, 127, size)
+    return header + payload
+
+
+def origin_allowed(origin: str | None, host: str) -> bool:
+    """Browsers send `Origin` with every WebSocket handshake: only our own page may open one,
+    so no other site can use a visitor's browser (and address) to talk to the server. A
+    program that is no browser sends none and may connect, as it may on the telnet port."""
+    if origin is None:
+        return True
+    return urllib.parse.urlsplit(origin).netloc.lower() == host.lower()
+
+
+class WebSocketConnection(QueuedConnection):
+    """A lobby `Connection` on a WebSocket."""
+
+    __slots__ = ()
+
+    def frame(self, data: bytes) -> bytes:
+        return text_frame(data)
+
+    def set_echo(self, server_echoes: bool) -> None:
+        """Nothing to do: the page's password fields never show what is typed."""
+
+    def close(self) -> None:
+        self.flush()
+        if not self.transport.is_closing():
+            self.transport.write(struct.pack("!BBH", _CLOSE_FRAME, 2, _NORMAL_CLOSURE))
+            self.transport.close()
+
+
+async def serve_websocket(request: web.Request, front: FrontEnd) -> web.StreamResponse:
+    """One browser tab, from the handshake to its session's end."""
+    if not origin_allowed(request.headers.get("Origin"), request.host):
+        raise web.HTTPForbidden(text="This server's WebSocket serves its own page only.")
+    socket = web.WebSocketResponse(compress=False, max_msg_size=MAX_UNREAD_BYTES)
+    await socket.prepare(request)
+    host = request.remote or "-"
+    if not front.addresses.admit(host):
+        await socket.send_str(TOO_MANY_CONNECTIONS + "\r\n")
+        await socket.close()
+        return socket
+    transport = request.transport
+    assert transport is not None  # prepared: the connection is open
+    connection = WebSocketConnection(transport, front.batcher, front.limits.output_buffer_cap,
+                                     host)
+    session = front.lobby.connect(connection, WEB_PAGE)
+    connection.flush()
+    serving = asyncio.current_task()
+    assert serving is not None
+    front.tasks.add(serving)  # a shutdown cancels it like a telnet line worker
+    try:
+        await _serve_messages(socket, session, connection, front)
+    finally:
+        front.tasks.discard(serving)
+        front.addresses.release(host)
+        await front.lobby.disconnected(session)
+    return socket
+
+
+async def _serve_messages(socket: web.WebSocketResponse, session: Session,
+                          connection: WebSocketConnection, front: FrontEnd) -> None:
+    """Each message's lines in order, giving the loop a turn every SERVE_SLICE; the next
+    message is read only when this one is served (aiohttp stops reading the socket while
+    64 KiB wait), so a flood waits in the peer's buffers, not ours."""
+    splitter = LineSplitter(front.limits.max_line_bytes)
+    slice_ends = time.perf_counter() + SERVE_SLICE
+    async for message in socket:
+        if message.type is WSMsgType.TEXT:
+            data = message.data.encode()
+        elif message.type is WSMsgType.BINARY:
+            data = message.data
+        else:
+            break
+        if not data.endswith(b"\n"):
+            data += b"\n"  # a message ends its last line
+        for line in splitter.feed(data):
+            if session.stage is Stage.CLOSED:
+                return
+            if line is None:
+                session.line_too_long()
+            else:
+                await session.handle_line(line)
+            if time.perf_counter() >= slice_ends:
+                connection.flush()
+                await asyncio.sleep(0)
+                slice_ends = time.perf_counter() + SERVE_SLICE
+        connection.flush()  # the replies: without the batcher's delay
