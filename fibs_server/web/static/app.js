@@ -158,7 +158,11 @@ function handleLine(line) {
       // Boards after one's own roll too, so the page knows the dice it moves with.
       if (said.toggles.moreboards === "0") send("toggle moreboards");
       break;
-    case "who": page.who.set(said.user.name, said.user); renderWho(); break;
+    case "who":
+      page.who.set(said.user.name, said.user);
+      if (said.user.name === page.me) $("ready").checked = said.user.ready;
+      renderWho();
+      break;
     case "logout": page.who.delete(said.name); renderWho(); break;
     case "login": case "motd start": case "motd end": case "who end": case "": break;
     case "chat": chat(said); break;
@@ -290,6 +294,9 @@ $("command-form").addEventListener("submit", (event) => {
   send($("command").value.replace(/[\r\n]+/g, " "));
   $("command").value = "";
 });
+
+// The server answers `toggle ready` with the user's new who line, which sets the box.
+$("ready").addEventListener("click", (event) => { event.preventDefault(); send("toggle ready"); });
 
 $("show-ratings").addEventListener("click", () => send("ratings"));
 

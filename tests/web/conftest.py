@@ -1,0 +1,79 @@
+"""The real server with its web client on an ephemeral HTTP port (SQLite: the page talks to
+the lobby, whose storage the store tests cover on both databases), and a real browser:
+Debian's chromium driven by Playwright, never a downloaded browser."""
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+
+import pytest
+
+from fibs_server.lobby.bot_players import BotConfig
+from tests.conftest import skip_unless_ci
+from tests.e2e.conftest import ServerHarness
+
+CHROMIUM = "/usr/bin/chromium"
+# Screenshots the browser tests take, kept after the run (gitignored); CI may point elsewhere.
+ARTIFACTS = pathlib.Path(os.environ.get("FIBS_TEST_ARTIFACTS", "test-artifacts")) / "web"
+
+
+class WebHarness(ServerHarness):
+    """The e2e harness (scripted dice, telnet clients) with the web client on."""
+
+    def __init__(self, database_url: str, bots: bool = False) -> None:
+        super().__init__(database_url)
+        self.config.http_port = 0
+        if bots:
+            self.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.http_port}/"
+
+
+@pytest.fixture
+async def web(tmp_path):
+    harness = await WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}").start()
+    yield harness
+    await harness.stop()
+
+
+@pytest.fixture
+async def web_with_bots(tmp_path):
+    harness = await WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}", bots=True).start()
+    yield harness
+    await harness.stop()
+
+
+@pytest.fixture
+async def browser():
+    if not os.path.exists(CHROMIUM):
+        skip_unless_ci(f"the browser tests need Debian's chromium at {CHROMIUM} "
+                       "(apt-get install chromium; .ci/run installs it)")
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        skip_unless_ci("the browser tests need Playwright for Python (the test extras)")
+    async with async_playwright() as playwright:
+        # This machine's network is closed: no background requests to wait for or fail.
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=[
+            "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run", "--disable-quic"])
+        yield browser
+        await browser.close()
+
+
+@pytest.fixture
+def artifacts() -> pathlib.Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture
+def node() -> str:
+    path = shutil.which("node")
+    if path is None:
+        skip_unless_ci("the page's unit tests need node (its built-in test runner)")
+    return path

@@ -1,0 +1,170 @@
+"""The web client in a real browser (Debian's chromium, driven by Playwright) against the real
+server: people register, invite, play by clicking checkers, chat and watch; a visitor plays a
+bot and takes a move back; a browser user plays a telnet user. Dice are scripted (the e2e
+harness), so every click's move is known. Screenshots go to test-artifacts/web."""
+from __future__ import annotations
+
+import re
+
+from playwright.async_api import Page, expect
+
+from tests.web.conftest import WebHarness
+
+TIMEOUT = 10_000  # ms a page may take to show what the server said
+
+
+async def open_page(browser, harness: WebHarness, width: int = 1200) -> Page:
+    """A tab of its own (a context: nothing shared with the other users' tabs)."""
+    context = await browser.new_context(viewport={"width": width, "height": 900})
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    await page.goto(harness.url)
+    return page
+
+
+async def register(page: Page, name: str, password: str = "secret1") -> None:
+    await expect(page.locator("#register-form button")).to_be_enabled()
+    await page.fill("#register-name", name)
+    await page.fill("#register-password", password)
+    await page.click("#register-form button")
+    await expect(page.locator("#status")).to_have_text(f"Logged in as {name}")
+
+
+async def log_in(page: Page, name: str, password: str = "secret1") -> None:
+    await expect(page.locator("#login-form button")).to_be_enabled()
+    await page.fill("#login-name", name)
+    await page.fill("#login-password", password)
+    await page.click("#login-form button")
+    await expect(page.locator("#status")).to_have_text(f"Logged in as {name}")
+
+
+def who_row(page: Page, name: str):
+    return page.locator(f'#who tr[data-name="{name}"]')
+
+
+async def click_point(page: Page, own_point: int) -> None:
+    await page.click(f'#board-holder [data-point="{own_point}"] .hit-area')
+
+
+def mine_on(page: Page, own_point: int):
+    return page.locator(f'#board-holder [data-point="{own_point}"] .checker.mine')
+
+
+def logged(page: Page, text: str):
+    return page.locator("#server-log div", has_text=text)
+
+
+async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watches(
+        web, browser, artifacts):
+    web.script_dice((3, 1), (6, 4), (2, 1), (5, 2))  # alice opens with 3-1; bob 6-4; alice 2-1
+    alice, bob, carol = [await open_page(browser, web) for _ in range(3)]
+    for page, name in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
+        await register(page, name)
+    for page in (alice, bob):
+        await page.click("#ready")
+        await expect(page.locator("#ready")).to_be_checked()
+    await expect(who_row(alice, "bob")).to_contain_text("ready")
+    await alice.select_option("#invite-length", "1")
+    await who_row(alice, "bob").get_by_role("button", name="Invite").click()
+    await expect(alice.locator("#invitations-out")).to_contain_text("You invited bob to a 1 point match")
+    await expect(bob.locator("#invitations-in")).to_contain_text("alice invites you to a 1 point match")
+    await bob.screenshot(path=artifacts / "room.png", full_page=True)
+    await bob.locator("#invitations-in").get_by_role("button", name="Join").click()
+
+    # carol watches alice; alice (O, the inviter) moves first with 3-1: 8-5 6-5.
+    await expect(who_row(carol, "alice")).to_contain_text("playing bob")
+    await who_row(carol, "alice").get_by_role("button", name="Watch").click()
+    await expect(mine_on(alice, 8)).to_have_count(3)
+    await click_point(alice, 8)
+    await expect(mine_on(alice, 5)).to_have_count(1)  # the step shows before it is sent
+    await alice.click("#undo-step")  # and can be taken back
+    await expect(mine_on(alice, 5)).to_have_count(0)
+    await click_point(alice, 8)
+    await click_point(alice, 6)
+    await expect(logged(bob, "alice moves 8-5 6-5 .")).to_have_count(1)
+    await expect(logged(carol, "alice moves 8-5 6-5 .")).to_have_count(1)
+    await expect(carol.locator("#board-holder svg")).to_contain_text("alice")
+
+    # bob (X) rolled 6-4 (the server rolls in a 1-point match): his own 24-18 13-9.
+    await expect(bob.locator("#board-holder .die.mine")).to_have_count(2)
+    await click_point(bob, 24)
+    await click_point(bob, 13)
+    await expect(logged(alice, "bob moves 1-7 12-16 .")).to_have_count(1)
+    await alice.screenshot(path=artifacts / "board-mid-game.png", full_page=True)
+
+    # Chat: say between the players, kibitz from the watcher; names and words shown as text.
+    await alice.fill("#chat-text", "<b>good</b> luck")
+    await alice.click("#chat-form button")
+    await expect(bob.locator("#chat-log")).to_contain_text("alice says: <b>good</b> luck")
+    assert await bob.locator("#chat-log b").count() == 0
+    await carol.select_option("#chat-kind", "kibitz")
+    await carol.fill("#chat-text", "nice opening")
+    await carol.click("#chat-form button")
+    await expect(alice.locator("#chat-log")).to_contain_text("carol kibitzes: nice opening")
+    await expect(bob.locator("#chat-log")).to_contain_text("carol kibitzes: nice opening")
+
+    # alice, on roll with 2-1, plays 13-11 6-5, then resigns; bob accepts: the match is over.
+    await expect(alice.locator("#board-holder .die.mine")).to_have_count(2)
+    await click_point(alice, 13)
+    await click_point(alice, 6)
+    await expect(logged(bob, "alice moves 13-11 6-5 .")).to_have_count(1)
+    await alice.click("#resign")
+    await expect(bob.locator("#accept")).to_be_visible()
+    await bob.click("#accept")
+    await expect(logged(alice, "bob wins the 1 point match 1-0 .")).to_have_count(1)
+    await expect(logged(carol, "bob wins the 1 point match 1-0 .")).to_have_count(1)
+    record = (await web.server.store.finished_matches("alice", 1))[0]
+    assert record.winner == "bob"
+
+    # The pictures: bob's rating over time (one rated match) and the ratings list.
+    await bob.fill("#history-name", "bob")
+    await bob.click("#history-form button")
+    await expect(bob.locator("#rating-plot")).to_contain_text("after 1 rated matches")
+    await bob.click("#show-ratings")
+    await expect(logged(bob, "rank name")).to_have_count(0)  # read, not shown as text
+
+
+async def test_a_visitor_plays_a_bot_and_takes_a_move_back(web_with_bots, browser, artifacts):
+    web_with_bots.script_dice((3, 1), (5, 2), (4, 4))
+    page = await open_page(browser, web_with_bots, width=390)  # a phone's width
+    await expect(page.locator("#visitor-form button")).to_be_enabled()
+    await page.select_option("#visitor-level", "beginner")
+    await page.click("#visitor-form button")
+    await expect(page.locator("#status")).to_have_text(re.compile(r"Logged in as guest_\d{4}"))
+    await expect(mine_on(page, 8)).to_have_count(3)
+    await click_point(page, 8)
+    await click_point(page, 6)
+    await expect(logged(page, "bot_beginner moves")).to_have_count(1)
+    await page.click("#take-back")
+    await expect(logged(page, "You take back your last decision.")).to_have_count(1)
+    # The position before the move, with the same dice.
+    await expect(mine_on(page, 8)).to_have_count(3)
+    await expect(mine_on(page, 5)).to_have_count(0)
+    await expect(page.locator("#board-holder .die.mine")).to_have_count(2)
+    await page.screenshot(path=artifacts / "visitor-phone.png", full_page=True)
+
+
+async def test_a_browser_user_plays_a_telnet_user(web, browser):
+    await web.register("bob", "secret1")
+    web.script_dice((1, 3), (6, 4), (2, 1))  # bob invites with 1, alice 3: alice (X) opens with 3-1
+    page = await open_page(browser, web)
+    await register(page, "alice")
+    await page.click("#ready")
+    await expect(page.locator("#ready")).to_be_checked()
+    bob = await web.login_telnet("bob", "secret1")
+    await bob.send("toggle ready")
+    await bob.send("invite alice 1")
+    await expect(page.locator("#invitations-in")).to_contain_text("bob invites you to a 1 point match")
+    await page.locator("#invitations-in").get_by_role("button", name="Join").click()
+    await click_point(page, 8)
+    await click_point(page, 6)
+    await bob.skip_until("alice moves 17-20 19-20 .")
+    await bob.skip_until(re.compile(r"(> )?You roll 6 and 4\."))
+    await bob.send("move 24-18 13-9")
+    await expect(logged(page, "bob moves 24-18 13-9 .")).to_have_count(1)
+    await bob.send("say well played")
+    await expect(page.locator("#chat-log")).to_contain_text("bob says: well played")
+    await page.click("#resign")
+    await bob.skip_until(re.compile(r"(> )?alice wants to resign\..*"))
+    await bob.send("accept")
+    await expect(logged(page, "bob wins the 1 point match 1-0 .")).to_have_count(1)
