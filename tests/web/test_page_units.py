@@ -1,0 +1,16 @@
+"""The page's own logic (reading CLIP and board: lines, the clicked moves, the SVG and the
+plots), tested by node's built-in test runner: tests/web/js/*.test.mjs."""
+from __future__ import annotations
+
+import pathlib
+import subprocess
+
+JS_TESTS = sorted((pathlib.Path(__file__).parent / "js").glob("*.test.mjs"))
+
+
+def test_the_page_modules_pass_their_node_tests(node):
+    assert JS_TESTS, "no JavaScript tests found"
+    result = subprocess.run([node, "--test", *map(str, JS_TESTS)], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "# fail 0" in result.stdout
