@@ -167,7 +167,7 @@ def main() -> None:
         database_url = f"sqlite:///{Path(directory) / 'floods.db'}"
         create_accounts(database_url, ["bystander", "latecomer"], 4)
         server = ServerProcess([sys.executable, "-m", "fibs_server", "--host", "127.0.0.1",
-                                "--port", "0", "--database-url", database_url,
+                                "--port", "0", "--http-port", "0", "--database-url", database_url,
                                 "--bcrypt-rounds", "4", "--log-level", "WARNING"])
         try:
             asyncio.run(run(arguments, server))

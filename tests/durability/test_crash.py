@@ -129,6 +129,7 @@ async def start_server(port: int, database: str, log_file,
                        dice_seed: int) -> asyncio.subprocess.Process:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", str(port),
+        "--http-port", "0",
         "--database-url", f"sqlite:///{database}", "--bcrypt-rounds", "4",
         "--log-level", "WARNING", "--dice-seed", str(dice_seed),
         stdout=asyncio.subprocess.PIPE, stderr=log_file)

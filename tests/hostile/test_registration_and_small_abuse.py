@@ -135,7 +135,8 @@ async def test_failed_login_names_are_recorded_cut_to_a_name_length(harness):
 
 async def test_a_fatal_signal_leaves_a_traceback_in_the_log(tmp_path):
     server = subprocess.Popen(
-        [sys.executable, "-m", "fibs_server", "--port", "0", "--host", "127.0.0.1",
+        [sys.executable, "-m", "fibs_server", "--port", "0", "--http-port", "0",
+         "--host", "127.0.0.1",
          "--bcrypt-rounds", "4", "--database-url", f"sqlite:///{tmp_path / 'fatal.db'}"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ}, text=True)
     try:

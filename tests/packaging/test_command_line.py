@@ -35,6 +35,7 @@ async def test_the_start_up_line_is_printed_once(tmp_path):
     """On stdout (scripts wait for it), and not a second time in the log at level INFO."""
     server = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
+        "--http-port", "0",
         "--database-url", f"sqlite:///{tmp_path / 'fibs.db'}", "--bcrypt-rounds", "4",
         "--log-level", "INFO", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     first = await asyncio.wait_for(server.stdout.readline(), 30)

@@ -24,6 +24,7 @@ from tests.store.test_migrations import head_revision
 
 SOURCE = Path(__file__).resolve().parents[2]
 MIGRATIONS = Path("fibs_server/store/migrations")
+WEB_PAGE = Path("fibs_server/web/static")
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
 
 
@@ -67,13 +68,14 @@ def installed(wheel, tmp_path_factory) -> Path:
     return environment / "bin"
 
 
-def test_the_wheel_holds_every_migration_file(wheel):
+@pytest.mark.parametrize("folder", [MIGRATIONS, WEB_PAGE], ids=["migrations", "web page"])
+def test_the_wheel_holds_every_file_of(wheel, folder):
     in_source = {path.relative_to(SOURCE).as_posix()
-                 for path in (SOURCE / MIGRATIONS).rglob("*")
+                 for path in (SOURCE / folder).rglob("*")
                  if path.is_file() and "__pycache__" not in path.parts}
     with zipfile.ZipFile(wheel) as archive:
-        in_wheel = {name for name in archive.namelist() if name.startswith(f"{MIGRATIONS}/")}
-    assert in_wheel == in_source
+        in_wheel = {name for name in archive.namelist() if name.startswith(f"{folder}/")}
+    assert in_source and in_wheel == in_source
 
 
 def empty_folder(tmp_path: Path) -> Path:
@@ -85,7 +87,7 @@ def empty_folder(tmp_path: Path) -> Path:
 async def test_the_installed_server_migrates_registers_and_stops_on_sigterm(installed, tmp_path):
     folder = empty_folder(tmp_path)
     server = await asyncio.create_subprocess_exec(
-        installed / "fibs-server", "--host", "127.0.0.1", "--port", "0",
+        installed / "fibs-server", "--host", "127.0.0.1", "--port", "0", "--http-port", "0",
         "--database-url", "sqlite:///fibs.db", "--bcrypt-rounds", "4", "--log-level", "WARNING",
         cwd=folder, stdout=asyncio.subprocess.PIPE)
     try:

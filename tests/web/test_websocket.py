@@ -1,0 +1,286 @@
+"""The web client's transport over real sockets, without a browser: the page and its files,
+a WebSocket session as one more CLIP client of the lobby, the telnet port's limits on it,
+the Origin check, the rating history endpoint, and abuse (garbage and huge frames, floods)
+that leaves the server and every other session alone."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import re
+
+import aiohttp
+import pytest
+
+from fibs_server.lobby.accounts import Account
+from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
+from fibs_server.protocol import texts
+from tests.web.conftest import WebHarness
+
+TIMEOUT = 5.0
+
+
+class WebClient:
+    """A WebSocket user reading the server's lines (each message is whole lines and perhaps
+    a prompt, as the page reads them)."""
+
+    def __init__(self, session: aiohttp.ClientSession, socket: aiohttp.ClientWebSocketResponse):
+        self.http = session
+        self.socket = socket
+        self.lines: list[str] = []
+        self.prompt: str | None = None
+
+    @classmethod
+    async def connect(cls, harness: WebHarness, **options) -> WebClient:
+        http = aiohttp.ClientSession()
+        try:
+            socket = await http.ws_connect(harness.url + "ws", **options)
+        except BaseException:
+            await http.close()
+            raise
+        return cls(http, socket)
+
+    async def close(self) -> None:
+        await self.socket.close()
+        await self.http.close()
+
+    async def send(self, line: str) -> None:
+        await self.socket.send_str(line)
+
+    async def _receive(self) -> None:
+        message = await self.socket.receive(timeout=TIMEOUT)
+        if message.type is not aiohttp.WSMsgType.TEXT:
+            raise ConnectionError(f"the server closed: {message!r}; read: {self.lines[-5:]}")
+        *lines, self.prompt = message.data.split("\r\n")
+        self.lines += lines
+
+    async def skip_until(self, wanted: str | re.Pattern) -> list[str]:
+        """Lines up to the one that equals or matches `wanted` (the prompt counts as one)."""
+        while True:
+            while self.lines:
+                line = self.lines.pop(0)
+                if line == wanted or (isinstance(wanted, re.Pattern) and wanted.fullmatch(line)):
+                    return []
+            if self.prompt == wanted:
+                self.prompt = None
+                return []
+            await self._receive()
+
+    async def closed(self) -> aiohttp.WSMessage:
+        """What the server sends until it closes: the close message."""
+        while True:
+            message = await self.socket.receive(timeout=TIMEOUT)
+            if message.type is not aiohttp.WSMsgType.TEXT:
+                return message
+            self.lines += message.data.split("\r\n")
+
+
+@pytest.fixture
+async def clients():
+    opened: list[WebClient] = []
+    yield opened
+    for client in opened:
+        await client.close()
+
+
+async def web_login(harness: WebHarness, clients: list, name: str) -> WebClient:
+    client = await WebClient.connect(harness)
+    clients.append(client)
+    await client.skip_until("login: ")
+    await client.send(f"login web 1008 {name} secret")
+    await client.skip_until(re.compile(rf"1 {name} \d+ \S+"))
+    await client.skip_until("6")  # the who block ends the login
+    return client
+
+
+async def test_the_page_and_its_files_come_with_a_strict_content_policy(web):
+    async with aiohttp.ClientSession() as http:
+        async with http.get(web.url) as page:
+            assert page.status == 200
+            assert '<script type="module" src="/static/app.js">' in await page.text()
+            assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
+            assert page.headers["X-Content-Type-Options"] == "nosniff"
+            assert "Set-Cookie" not in page.headers
+        for module in ("app.js", "clip.js", "board.js", "plot.js", "style.css"):
+            async with http.get(f"{web.url}static/{module}") as answer:
+                assert answer.status == 200, module
+        async with http.get(f"{web.url}static/..%2f..%2fapp.py") as answer:
+            assert answer.status in (403, 404)
+
+
+async def test_a_websocket_user_is_a_clip_client_of_the_same_lobby(web, clients):
+    await web.register("alice")
+    await web.register("bob")
+    alice = await web_login(web, clients, "alice")
+    bob = await web.login_telnet("bob")
+    await bob.send("tell alice hello <there>")
+    await alice.skip_until("12 bob hello <there>")
+    await alice.send("tell bob hi")
+    await alice.skip_until("16 bob hi")
+    await bob.skip_until(re.compile(r"(> )?alice says: hi"))
+    await alice.send("who")
+    await alice.skip_until(re.compile(r"5 bob - - 0 0 1500\.00 0 \d+ \d+ 127\.0\.0\.1 - -"))
+    await bob.send("rawwho alice")
+    await bob.skip_until(re.compile(r"(> )?5 alice - - 0 0 1500\.00 0 \d+ \d+ 127\.0\.0\.1 web -"))
+    await alice.send("bye")
+    closing = await alice.closed()
+    assert closing.type is aiohttp.WSMsgType.CLOSE and closing.data == 1000
+    await bob.skip_until(re.compile(r"(> )?8 alice alice logs out\.|(> )?alice logs out\."))
+
+
+async def test_registration_and_a_visit_start_as_clip_clients_too(web_with_bots, clients):
+    harness = web_with_bots
+    carol = await WebClient.connect(harness)
+    clients.append(carol)
+    await carol.skip_until("login: ")
+    for line, answer in (("guest", "> "), ("name carol", "Please give your password: "),
+                         ("secret", "Please retype your password: "), ("secret", "You are registered.")):
+        await carol.send(line)
+        await carol.skip_until(answer)
+    await carol.skip_until(re.compile(r"1 carol \d+ \S+"))
+    visitor = await WebClient.connect(harness)
+    clients.append(visitor)
+    await visitor.skip_until("login: ")
+    await visitor.send("bot beginner 1")
+    await visitor.skip_until(re.compile(r"1 guest_\d{4} \d+ \S+"))
+    await visitor.skip_until("** Player bot_beginner has joined you for a 1 point match.")
+
+
+async def test_a_page_from_another_site_may_not_open_a_websocket(web, clients):
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+        await WebClient.connect(web, origin="http://evil.example")
+    assert refused.value.status == 403
+    own = await WebClient.connect(web, origin=web.url.rstrip("/"))
+    clients.append(own)
+    await own.skip_until("login: ")
+
+
+async def test_connections_per_address_count_telnet_and_websockets_together(tmp_path, clients):
+    harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}")
+    harness.config.net_limits = NetLimits(connections_per_address=2)
+    await harness.start()
+    try:
+        await harness.connect()
+        first = await WebClient.connect(harness)
+        clients.append(first)
+        await first.skip_until("login: ")
+        refused = await WebClient.connect(harness)
+        clients.append(refused)
+        await refused.skip_until(TOO_MANY_CONNECTIONS)
+        assert (await refused.closed()).type is aiohttp.WSMsgType.CLOSE
+        await first.close()  # its count goes with it
+        again = await WebClient.connect(harness)
+        clients.append(again)
+        await again.skip_until("login: ")
+    finally:
+        await harness.stop()
+
+
+async def test_a_long_line_is_refused_and_a_huge_message_closes_only_its_connection(web, clients):
+    await web.register("alice")
+    await web.register("bob")
+    alice = await web_login(web, clients, "alice")
+    bob = await web.login_telnet("bob")
+    await alice.send("x" * 5000)
+    await alice.skip_until(texts.LINE_TOO_LONG)
+    await alice.send("tell alice still here")
+    await alice.skip_until("You say to yourself: still here")
+    await alice.send("x" * 200_000)  # over MAX_UNREAD_BYTES: aiohttp closes with 1009
+    closing = await alice.closed()
+    assert closing.type is aiohttp.WSMsgType.CLOSE and closing.data == 1009
+    await bob.skip_until(re.compile(r"(> )?alice drops connection\."))
+    await bob.send("tell bob still here")
+    await bob.skip_until(re.compile(r"(> )?You say to yourself: still here"))
+
+
+def raw_handshake(port: int) -> bytes:
+    key = base64.b64encode(os.urandom(16)).decode()
+    return (f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+
+
+def masked_frame(opcode: int, payload: bytes, fin: bool = True) -> bytes:
+    mask = os.urandom(4)
+    size = len(payload)
+    header = bytes([(0x80 if fin else 0) | opcode])
+    if size < 126:
+        header += bytes([0x80 | size])
+    elif size < 1 << 16:
+        header += bytes([0x80 | 126]) + size.to_bytes(2, "big")
+    else:
+        header += bytes([0x80 | 127]) + size.to_bytes(8, "big")
+    return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+GARBAGE = {
+    "not a frame": os.urandom(4096),
+    "unmasked": bytes([0x81, 5]) + b"hello",
+    "reserved opcode": masked_frame(0x3, b"what"),
+    "continuation without a start": masked_frame(0x0, b"orphan"),
+    "a frame claiming 2**62 bytes": bytes([0x82, 0xFF]) + (1 << 62).to_bytes(8, "big") + b"\0" * 8,
+    "invalid UTF-8 text": masked_frame(0x1, b"\xff\xfe\xfd"),
+}
+
+
+@pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
+async def test_garbage_closes_only_its_own_connection(web, clients, garbage):
+    await web.register("alice")
+    alice = await web_login(web, clients, "alice")
+    reader, writer = await asyncio.open_connection("127.0.0.1", web.server.http_port)
+    writer.write(raw_handshake(web.server.http_port))
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+    writer.write(GARBAGE[garbage])
+    writer.write(masked_frame(0x1, b"who"))  # whatever is still read after it
+    await writer.drain()
+    await reader.readuntil(b"login: ")  # the banner came, whatever the garbage does
+    writer.close()
+    await alice.send("tell alice fine")
+    await alice.skip_until("You say to yourself: fine")
+
+
+async def test_floods_of_messages_and_binary_garbage_leave_other_sessions_answered(web, clients):
+    await web.register("alice")
+    await web.register("mallory")
+    alice = await web_login(web, clients, "alice")
+    mallory = await web_login(web, clients, "mallory")
+
+    async def flood() -> None:
+        for round_number in range(200):
+            await mallory.socket.send_str("\n" * 1000)
+            await mallory.socket.send_bytes(os.urandom(2048))
+            await mallory.socket.send_str("who\nshout spam\nboard")
+    flooding = asyncio.create_task(flood())
+
+    async def drain() -> None:
+        while True:
+            await mallory._receive()
+            mallory.lines.clear()
+    draining = asyncio.create_task(drain())
+    try:
+        for number in range(20):
+            await alice.send(f"tell alice probe {number}")
+            await asyncio.wait_for(alice.skip_until(f"You say to yourself: probe {number}"), 2.0)
+        await flooding
+    finally:
+        draining.cancel()
+        flooding.cancel()
+    await alice.send("tell alice after")
+    await alice.skip_until("You say to yourself: after")
+
+
+async def test_the_rating_history_endpoint_reads_the_stored_matches(web):
+    store = web.server.store
+    for name in ("alice", "bob"):
+        await store.create_account(Account(name=name, password_hash=b"x"))
+    match_id = await store.create_match("alice", "bob", 1, {})
+    await store.finish_match(match_id, {"ratings": {"alice": [1500.0, 1507.5],
+                                                    "bob": [1500.0, 1492.5]}}, "alice", [])
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{web.url}api/rating-history", params={"name": "ALICE"}) as answer:
+            assert answer.status == 200
+            history = await answer.json()
+        assert history["name"] == "alice"
+        assert [(c["before"], c["after"]) for c in history["changes"]] == [(1500.0, 1507.5)]
+        async with http.get(f"{web.url}api/rating-history", params={"name": "nobody"}) as answer:
+            assert answer.status == 404
