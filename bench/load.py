@@ -288,10 +288,10 @@ class Worker:
         return {"latencies": kinds, "bot_decisions": bot_decisions, **stats}
 
 
-def client_process(connection: Any, target_kind: str) -> None:
+def client_process(connection: Any, target_kind: str, worker_class=None) -> None:
     """A client process: runs the phases the coordinator sends, one at a time."""
     raise_file_limit()
-    worker = Worker(Target.named(target_kind))
+    worker = (worker_class or Worker)(Target.named(target_kind))
 
     async def serve() -> None:
         loop = asyncio.get_running_loop()
@@ -353,13 +353,13 @@ class ServerProcess:
 class Clients:
     """The client processes; a phase runs in all of them at once."""
 
-    def __init__(self, count: int, target_kind: str) -> None:
+    def __init__(self, count: int, target_kind: str, process_main=client_process) -> None:
         context = multiprocessing.get_context("spawn")
         self.connections = []
         self.processes = []
         for _ in range(count):
             mine, theirs = context.Pipe()
-            process = context.Process(target=client_process, args=(theirs, target_kind))
+            process = context.Process(target=process_main, args=(theirs, target_kind))
             process.start()
             self.connections.append(mine)
             self.processes.append(process)
