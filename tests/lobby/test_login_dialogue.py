@@ -8,8 +8,9 @@ import pytest
 
 from fibs_server.protocol import texts
 from fibs_server.protocol.login_dialogue import (
-    LINE_END, TELNET, Authenticate, CheckName, CheckRegistrationLimit, Client, Close,
-    LogIn, LoginDialogue, Register, RegistrationRefused, SendLines, SendPrompt, SetEcho, Stage)
+    LINE_END, TELNET, WEB_PAGE, Authenticate, CheckName, CheckRegistrationLimit, Client, Close,
+    LogIn, LoginDialogue, PlayAsVisitor, Register, RegistrationRefused, SendLines, SendPrompt,
+    SetEcho, Stage)
 
 ACCOUNT = "alice's account"  # the dialogue passes accounts on without looking into them
 LOGIN_PROMPT = SendPrompt("login: ")
@@ -131,6 +132,26 @@ def test_leaving_at_login(word):
 def test_passwords_stay_out_of_the_actions_reprs():
     assert "s3cret" not in repr(Authenticate("alice", "s3cret"))
     assert "s3cret" not in repr(Register("alice", "s3cret"))
+
+
+def test_the_web_page_is_a_clip_client_whichever_way_it_comes_in():
+    """The WebSocket's connections start as WEB_PAGE: a registration, a visit and a login
+    after a failed one all log in as that CLIP client; a CLIP login names its own."""
+    dialogue = LoginDialogue(WEB_PAGE)
+    dialogue.receive("login web 1008 alice wrong")
+    assert dialogue.authenticated(None) == [SendPrompt("\r\nlogin: ")]
+    assert dialogue.client == WEB_PAGE
+    assert dialogue.receive("bot expert 5") == [PlayAsVisitor("bot expert 5", WEB_PAGE)]
+    registering = LoginDialogue(WEB_PAGE)
+    registering.receive("guest")
+    registering.receive("name new_user")
+    registering.registration_limit_checked(True)
+    registering.name_checked(True)
+    registering.receive("secret")
+    registering.receive("secret")
+    assert registering.registered(ACCOUNT)[-1] == LogIn(ACCOUNT, WEB_PAGE)
+    assert WEB_PAGE == Client(clip=True, prompts=False, name="web")
+    assert LoginDialogue().receive("bot") == [PlayAsVisitor("bot", TELNET)]
 
 
 # --- registering ------------------------------------------------------------------------------

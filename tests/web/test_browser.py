@@ -38,6 +38,11 @@ async def log_in(page: Page, name: str, password: str = "secret1") -> None:
     await expect(page.locator("#status")).to_have_text(f"Logged in as {name}")
 
 
+def said(line: str) -> re.Pattern:
+    """A line a telnet user gets, perhaps after the prompt of their last command."""
+    return re.compile(r"(> )?" + re.escape(line))
+
+
 def who_row(page: Page, name: str):
     return page.locator(f'#who tr[data-name="{name}"]')
 
@@ -120,8 +125,8 @@ async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watch
     await bob.fill("#history-name", "bob")
     await bob.click("#history-form button")
     await expect(bob.locator("#rating-plot")).to_contain_text("after 1 rated matches")
-    await bob.click("#show-ratings")
-    await expect(logged(bob, "rank name")).to_have_count(0)  # read, not shown as text
+    await bob.click("#show-ratings")  # no one has the experience to be listed yet
+    await expect(bob.locator("#ratings-list")).to_contain_text("No one is rated yet.")
 
 
 async def test_a_visitor_plays_a_bot_and_takes_a_move_back(web_with_bots, browser, artifacts):
@@ -144,27 +149,63 @@ async def test_a_visitor_plays_a_bot_and_takes_a_move_back(web_with_bots, browse
     await page.screenshot(path=artifacts / "visitor-phone.png", full_page=True)
 
 
-async def test_a_browser_user_plays_a_telnet_user(web, browser):
+async def test_a_browser_user_plays_a_telnet_user_with_the_cube(web, browser):
+    """A 3-point match: the browser user rolls and doubles by button; nobody rolls for them."""
     await web.register("bob", "secret1")
-    web.script_dice((1, 3), (6, 4), (2, 1))  # bob invites with 1, alice 3: alice (X) opens with 3-1
+    # bob invites with 1, alice 3: alice (X) opens with 3-1; bob 6-4; alice rolls 2-1; bob
+    # 5-2; alice doubles, bob takes, the server rolls 6-5 for her; the next game's opening 4-2.
+    web.script_dice((1, 3), (6, 4), (2, 1), (5, 2), (6, 5), (4, 2))
     page = await open_page(browser, web)
     await register(page, "alice")
     await page.click("#ready")
     await expect(page.locator("#ready")).to_be_checked()
     bob = await web.login_telnet("bob", "secret1")
     await bob.send("toggle ready")
-    await bob.send("invite alice 1")
-    await expect(page.locator("#invitations-in")).to_contain_text("bob invites you to a 1 point match")
+    await bob.send("invite alice 3")
+    await expect(page.locator("#invitations-in")).to_contain_text("bob invites you to a 3 point match")
     await page.locator("#invitations-in").get_by_role("button", name="Join").click()
     await click_point(page, 8)
     await click_point(page, 6)
-    await bob.skip_until("alice moves 17-20 19-20 .")
+    await bob.skip_until(said("alice moves 17-20 19-20 ."))
+    await bob.skip_until(re.compile(r"(> )?It's your turn to roll or double\."))
+    await bob.send("roll")
     await bob.skip_until(re.compile(r"(> )?You roll 6 and 4\."))
     await bob.send("move 24-18 13-9")
     await expect(logged(page, "bob moves 24-18 13-9 .")).to_have_count(1)
+    await page.click("#roll")  # alice may double, so the server waits for her
+    await expect(page.locator("#board-holder .die.mine")).to_have_count(2)
+    await click_point(page, 13)
+    await click_point(page, 6)
+    await bob.skip_until(said("alice moves 12-14 19-20 ."))
+    await bob.send("roll")
+    await bob.skip_until(re.compile(r"(> )?You roll 5 and 2\."))
+    await bob.send("move 13-8 13-11")
+    await expect(logged(page, "bob moves 13-8 13-11 .")).to_have_count(1)
+    await page.click("#double")
+    await bob.skip_until(re.compile(r"(> )?alice doubles\..*"))
+    await bob.send("accept")
+    await expect(logged(page, "bob accepts the double. The cube shows 2.")).to_have_count(1)
+    # The server rolls for alice: bob owns the cube now, she cannot double.
+    await expect(page.locator("#board-holder .cube")).to_contain_text("2")
+    await expect(page.locator("#double")).to_be_hidden()
+    await click_point(page, 24)
+    await click_point(page, 18)
+    await bob.skip_until(said("alice moves 1-7 7-12 ."))
     await bob.send("say well played")
     await expect(page.locator("#chat-log")).to_contain_text("bob says: well played")
     await page.click("#resign")
     await bob.skip_until(re.compile(r"(> )?alice wants to resign\..*"))
     await bob.send("accept")
-    await expect(logged(page, "bob wins the 1 point match 1-0 .")).to_have_count(1)
+    await expect(logged(page, "bob accepts and wins 2 points.")).to_have_count(1)
+
+
+async def test_a_refused_registration_is_shown_and_the_forms_work_again(web, browser):
+    await web.register("bob", "secret1")
+    page = await open_page(browser, web)
+    await expect(page.locator("#register-form button")).to_be_enabled()
+    await page.fill("#register-name", "Bob")
+    await page.fill("#register-password", "secret1")
+    await page.click("#register-form button")
+    await expect(page.locator("#welcome-message")).to_have_text(
+        "Please use another name. 'Bob' is already used by someone else.")
+    await log_in(page, "bob")

@@ -12,7 +12,6 @@ const page = {
   socket: null,
   dialogue: "connecting", // connecting, login, guest, online, closed
   intent: null, // what the welcome forms asked for: {kind: "login" | "register" | "visitor", ...}
-  passwordsSent: 0,
   me: null,
   who: new Map(),
   invitationsIn: new Map(),
@@ -49,7 +48,7 @@ function send(line) {
 function receive(text) {
   const { lines, prompt } = splitMessage(text);
   for (const line of lines) handleLine(line);
-  if (page.ratingRows !== null && page.ratingRows.length > 0) {
+  if (page.ratingRows !== null) { // a `ratings` reply comes in one message
     $("ratings-list").innerHTML = ratingsListSvg(page.ratingRows);
     page.ratingRows = null;
   }
@@ -66,13 +65,18 @@ function handlePrompt(prompt) {
     if (failedLogin) welcomeMessage("That name and password do not match.");
     page.intent = null;
   } else if (prompt === "> " && page.dialogue === "guest" && page.intent?.kind === "register") {
-    send(`name ${page.intent.name}`);
-  } else if (prompt.startsWith("Please give your password")) {
-    // Asked again: the server refused the password (its reason is above). Start over.
-    page.passwordsSent += 1;
-    send(page.passwordsSent === 1 ? page.intent.password : "");
-    if (page.passwordsSent > 1) page.intent = null;
-  } else if (prompt.startsWith("Please retype your password")) {
+    // The guest prompt: first for the name; again after a refusal (shown): then leave, and
+    // the connection that follows offers the login prompt to every form again.
+    if (page.intent.failed) {
+      page.intent = null;
+      send("bye");
+    } else {
+      send(`name ${page.intent.name}`);
+    }
+  } else if (prompt.startsWith("Please give your password") && page.intent) {
+    // Asked again after a refusal (shown): an empty password goes back to the guest prompt.
+    send(page.intent.failed ? "" : page.intent.password);
+  } else if (prompt.startsWith("Please retype your password") && page.intent) {
     send(page.intent.password);
   }
 }
@@ -106,7 +110,6 @@ $("register-form").addEventListener("submit", (event) => {
   welcomeMessage("");
   page.intent = { kind: "register", name: $("register-name").value.trim(),
     password: $("register-password").value };
-  page.passwordsSent = 0;
   if (page.dialogue === "guest") send(`name ${page.intent.name}`);
   else if (page.dialogue === "login") { page.dialogue = "guest"; send("guest"); }
 });
@@ -185,7 +188,10 @@ function handleLine(line) {
 function text(line) {
   if (line.startsWith(" rank name")) { page.ratingRows = []; return; }
   if (page.dialogue !== "online") {
-    if (line.startsWith("** ")) welcomeMessage(line.slice(3));
+    if (line.startsWith("** ") && page.intent && !page.intent.failed) {
+      welcomeMessage(line.slice(3));
+      page.intent.failed = true;
+    }
     return;
   }
   if (page.moveSent && line.startsWith("** ")) { // the server refused the move
