@@ -26,7 +26,7 @@ from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.net.http import bound_port, start_http_server
+from fibs_server.net.http import bound_port, start_http_server, stop_listening
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.rules.dice import SeededDice
@@ -126,7 +126,7 @@ class FibsServer:
         if self.clocks is not None:
             await self.clocks.close()  # timed matches stay stored as they are
         if self._http is not None:
-            await self._http.shutdown()  # no new connections (the WebSockets: the lobby's)
+            await stop_listening(self._http)
         if self.lobby is not None:
             if self.lobby.shutdown_task is not None:
                 self.lobby.shutdown_task.cancel()

@@ -78,6 +78,13 @@ async def start_http_server(front: FrontEnd, host: str, port: int) -> web.AppRun
     return runner
 
 
+async def stop_listening(runner: web.AppRunner) -> None:
+    """No new connections; the open WebSockets stay for the lobby to say goodbye to and
+    close (`runner.cleanup()` then waits for their handlers)."""
+    for site in list(runner.sites):
+        await site.stop()
+
+
 def bound_port(runner: web.AppRunner) -> int:
     """The port the server listens on (the one the system chose for port 0)."""
     return runner.addresses[0][1]

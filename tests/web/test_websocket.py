@@ -14,7 +14,7 @@ import pytest
 
 from fibs_server.lobby.accounts import Account
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
-from fibs_server.protocol import texts
+from fibs_server.protocol import server_texts, texts
 from tests.web.conftest import WebHarness
 
 TIMEOUT = 5.0
@@ -284,3 +284,19 @@ async def test_the_rating_history_endpoint_reads_the_stored_matches(web):
         assert [(c["before"], c["after"]) for c in history["changes"]] == [(1500.0, 1507.5)]
         async with http.get(f"{web.url}api/rating-history", params={"name": "nobody"}) as answer:
             assert answer.status == 404
+
+
+async def test_a_graceful_stop_tells_a_websocket_user_and_closes_the_connection(tmp_path):
+    harness = await WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}").start()
+    clients: list[WebClient] = []
+    try:
+        await harness.register("alice")
+        alice = await web_login(harness, clients, "alice")
+        await harness.stop()
+        await alice.skip_until(server_texts.SHUTTING_DOWN)
+        closing = await alice.closed()
+        assert closing.type is aiohttp.WSMsgType.CLOSE and closing.data == 1000
+    finally:
+        for client in clients:
+            await client.close()
+        await harness.stop()
