@@ -121,6 +121,9 @@ class Worker:
         self.target = target
         self.sessions: dict[str, Client] = {}
 
+    async def close(self) -> None:
+        """The coordinator is done with this process (its sockets close with it)."""
+
     async def log_in(self, port: int, names: list[str], concurrency: int) -> dict:
         limit = asyncio.Semaphore(concurrency)
         latencies: list[float] = []
@@ -298,6 +301,7 @@ def client_process(connection: Any, target_kind: str, worker_class=None) -> None
         while True:
             request = await loop.run_in_executor(None, connection.recv)
             if request is None:
+                await worker.close()
                 return
             method, arguments = request
             started_cpu = time.process_time()

@@ -61,6 +61,10 @@ class WebWorker(Worker):
         self.web_sessions: dict[str, WebSession] = {}
         self.http: aiohttp.ClientSession | None = None
 
+    async def close(self) -> None:
+        if self.http is not None:
+            await self.http.close()
+
     async def web_log_in(self, url: str, names: list[str], concurrency: int) -> dict:
         # No pool limit: each WebSocket holds its connection for good.
         self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
