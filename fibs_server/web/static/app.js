@@ -7,6 +7,7 @@ import { ratingPlotSvg, ratingsListSvg } from "./plot.js";
 
 const $ = (id) => document.getElementById(id);
 const LOG_LINES = 300;
+const noGame = $("no-game"); // what the board's place says before the first board
 
 const page = {
   socket: null,
@@ -133,7 +134,7 @@ function showWelcome(message) {
   page.who.clear();
   page.invitationsIn.clear();
   page.invitationsOut.clear();
-  $("board-holder").textContent = "";
+  $("board-holder").replaceChildren(noGame);
   if (message) welcomeMessage(message);
 }
 
