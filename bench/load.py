@@ -449,7 +449,7 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
         if "burst" in scenarios:
             create_accounts(database_url, burst_names, 12)
         command = [sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
-                   "--database-url", database_url, "--bcrypt-rounds", "4",
+                   "--http-port", "0", "--database-url", database_url, "--bcrypt-rounds", "4",
                    # every bench client comes from 127.0.0.1: the per-address limits are
                    # lifted, or the throttle would count the whole harness as one guesser
                    "--connections-per-address", str(arguments.sessions + arguments.burst + 100),
