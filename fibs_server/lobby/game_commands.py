@@ -36,6 +36,15 @@ def too_long_for(session: Session, length: int | None) -> bool:
             and session.account.experience <= RATED_EXPERIENCE)
 
 
+def not_free_to_play(lobby: Lobby, session: Session) -> str | None:
+    """Why the user may not offer a match now (an invitation, a table); None: they may."""
+    if lobby.match_table.busy(session):
+        return game_texts.TWO_GAMES_AT_ONCE
+    if not session.toggle("ready"):
+        return game_texts.TOGGLE_READY_FIRST
+    return None
+
+
 def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
                self_text: str | None = None) -> Session | None:
     """The online user a command names (name completion), or None after saying why not:
@@ -65,11 +74,9 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         # A visitor's matches are never stored; one against a person would be lost.
         session.send_line(texts.VISITORS_PLAY_BOTS)
         return
-    if lobby.match_table.busy(session):
-        session.send_line(game_texts.TWO_GAMES_AT_ONCE)
-        return
-    if not session.toggle("ready"):
-        session.send_line(game_texts.TOGGLE_READY_FIRST)
+    refusal = not_free_to_play(lobby, session)
+    if refusal is not None:
+        session.send_line(refusal)
         return
     if lobby.match_table.busy(target):
         session.send_line(game_texts.already_playing(target.name))

@@ -5,8 +5,8 @@ boards and CLIP lines (game_commands.play_invitation)."""
 from __future__ import annotations
 
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.game_commands import (MAX_MATCH_LENGTH, parse_length, play_invitation,
-                                             too_long_for)
+from fibs_server.lobby.game_commands import (MAX_MATCH_LENGTH, not_free_to_play, parse_length,
+                                             play_invitation, too_long_for)
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
@@ -38,11 +38,9 @@ async def open_or_close(lobby: Lobby, session: Session, command: Command) -> Non
     if not command.args:
         session.send_line(table_texts.TABLE_USAGE)
         return
-    if lobby.match_table.busy(session):
-        session.send_line(game_texts.TWO_GAMES_AT_ONCE)
-        return
-    if not session.toggle("ready"):
-        session.send_line(game_texts.TOGGLE_READY_FIRST)
+    refusal = not_free_to_play(lobby, session)
+    if refusal is not None:
+        session.send_line(refusal)
         return
     length = parse_length(command.args[0])
     if length is None:
