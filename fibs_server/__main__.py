@@ -1,5 +1,6 @@
-"""`fibs-server` / `python -m fibs_server`: run the server, `db upgrade` to migrate only, or
-`admin grant|revoke <name>` to make an account an administrator (or not)."""
+"""`fibs-server` / `python -m fibs_server`: run the server, `db upgrade` to migrate only,
+`admin grant|revoke <name>` to make an account an administrator (or not), `export-match`, or
+`verify-dice <match-id>` to recompute a finished match's rolls from its revealed seed."""
 from __future__ import annotations
 
 import argparse
@@ -16,6 +17,7 @@ from fibs_server.lobby.archive_commands import match_file
 from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
+from fibs_server.rules.dice import commitment_of, drawn_pairs, first_wrong_pair, verifiable_pair
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database
 
 
@@ -55,6 +57,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--dice-seed", type=int,
                         default=int(env("FIBS_DICE_SEED")) if env("FIBS_DICE_SEED") else None,
                         help="reproducible dice for test and benchmark runs; never in production")
+    parser.add_argument("--abandon-after-days", type=float,
+                        default=float(env("FIBS_ABANDON_AFTER_DAYS", "14")),
+                        help="a saved match nobody plays for this long is closed as abandoned")
     parser.add_argument("--bots", default=env("FIBS_BOTS", "on"), choices=["on", "off"],
                         help="the built-in bots bot_beginner, bot_intermediate, bot_expert")
     parser.add_argument("--bot-think-time", type=float,
@@ -82,7 +87,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     admin = commands.add_parser("admin", help="administrator accounts (they may moderate)")
     admin.add_argument("action", choices=["grant", "revoke"])
     admin.add_argument("name")
-    for command in (database, export, admin):
+    verify = commands.add_parser("verify-dice", help="recompute a finished match's rolls from "
+                                 "its revealed seed and check them against its record")
+    verify.add_argument("match_id", type=int)
+    for command in (database, export, admin, verify):
         # No defaults after the sub-command: one there would overwrite the value given before it.
         add_shared_options(command, argparse.SUPPRESS, argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -123,12 +131,15 @@ def main(argv: list[str] | None = None) -> None:
     if arguments.command == "export-match":
         raise SystemExit(asyncio.run(export_match(arguments.database_url, arguments.match_id,
                                                   arguments.output)))
+    if arguments.command == "verify-dice":
+        raise SystemExit(asyncio.run(verify_dice(arguments.database_url, arguments.match_id)))
     asyncio.run(serve(ServerConfig(
         host=arguments.host, port=arguments.port, http_port=arguments.http_port or None,
         database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
         dice_seed=arguments.dice_seed, grace_seconds=arguments.grace_seconds,
         takeover_seconds=arguments.takeover_seconds,
+        abandon_after=arguments.abandon_after_days * 24 * 3600,
         bots=BotConfig(think_time=arguments.bot_think_time,
                        cpu_share=arguments.bot_cpu_share) if arguments.bots == "on" else None,
         **limits_from_arguments(arguments))))
@@ -164,6 +175,42 @@ async def export_match(database_url: str, match_id: int, output: str | None) -> 
         sys.stdout.write(text)
     else:
         pathlib.Path(output).write_text(text)
+    return 0
+
+
+async def verify_dice(database_url: str, match_id: int) -> int:
+    """Check a finished match's rolls against its seed and the seed against the commitment
+    (printed); the exit status (1: no such match, not finished or not verifiable; 2: a roll
+    or the commitment is wrong)."""
+    store = await SqlStore.open(database_url)
+    try:
+        record = await store.match_by_id(match_id)
+    finally:
+        await store.close()
+    if record is None:
+        print(f"fibs-server: there is no match {match_id}", file=sys.stderr)
+        return 1
+    if record.dice is None or record.dice.seed is None:
+        print(f"fibs-server: the dice of match {match_id} were not drawn from a committed seed",
+              file=sys.stderr)
+        return 1
+    if not record.finished:
+        print(f"fibs-server: match {match_id} is still running: its seed is secret",
+              file=sys.stderr)
+        return 1
+    seed = bytes.fromhex(record.dice.seed)
+    pairs = [pair for _, pair in drawn_pairs(record.state["history"])]
+    print(f"match {match_id}: seed {record.dice.seed}")
+    print(f"commitment (SHA-256 of the seed): {commitment_of(seed)}")
+    wrong = first_wrong_pair(seed, pairs)
+    if wrong is not None:
+        print(f"roll {wrong + 1} of {len(pairs)} is {pairs[wrong]}, but the seed gives "
+              f"{verifiable_pair(seed, wrong)}: the record does not match its seed")
+        return 2
+    if record.dice.drawn != len(pairs):
+        print(f"the record holds {len(pairs)} rolls, but {record.dice.drawn} were drawn")
+        return 2
+    print(f"all {len(pairs)} rolls recompute from the seed")
     return 0
 
 

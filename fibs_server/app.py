@@ -16,6 +16,7 @@ from fibs_server.lobby import (
     archive_commands,
     bot_commands,
     chat_commands,
+    fair_commands,
     game_commands,
     server_commands,
     table_commands,
@@ -29,7 +30,7 @@ from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.http import bound_port, start_http_server, stop_listening
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
-from fibs_server.rules.dice import SeededDice
+from fibs_server.rules.dice import SEED_BYTES, VerifiableDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 
 
@@ -44,6 +45,7 @@ class ServerConfig:
     net_limits: NetLimits = NetLimits()
     abuse_limits: AbuseLimits = AbuseLimits()
     dice_seed: int | None = None  # seeded dice, for reproducible test and benchmark runs
+    abandon_after: float = 14 * 24 * 3600.0  # seconds: see LobbyConfig
     bots: BotConfig | None = None  # the built-in bots (None: no bots)
     grace_seconds: int = 60  # to resume a timed match left or dropped, before it is lost
     takeover_seconds: int | None = None  # a bot decides this late in every match (None: off)
@@ -58,7 +60,8 @@ class FibsServer:
         self.config = config
         if config.dice_seed is not None and "new_dice" not in lobby_options:
             match_seeds = random.Random(config.dice_seed)
-            lobby_options["new_dice"] = lambda: SeededDice(match_seeds.getrandbits(32))
+            # Each match's seed derives from the one given: reproducible, yet verifiable.
+            lobby_options["new_dice"] = lambda: VerifiableDice(match_seeds.randbytes(SEED_BYTES))
         self.lobby_options = lobby_options
         self.store: SqlStore | None = None
         self.lobby: Lobby | None = None
@@ -78,13 +81,14 @@ class FibsServer:
                                          limits.hash_checks_waiting)
         self.lobby = Lobby(self.store, self.store, hasher,
                            LobbyConfig(idle_timeout=self.config.idle_timeout,
+                                       abandon_after=self.config.abandon_after,
                                        abuse_limits=self.config.abuse_limits,
                                        grace_seconds=self.config.grace_seconds,
                                        takeover_seconds=self.config.takeover_seconds,
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
-                            server_commands.table, table_commands.table],
+                            server_commands.table, table_commands.table, fair_commands.table],
                            chat_records=self.store)
         await admin_commands.restore_motd(self.lobby)
         # The bots' names stay theirs while the bots are off: whoever registered one then
@@ -107,6 +111,8 @@ class FibsServer:
             self._http = await start_http_server(self._front, self.config.host,
                                                  self.config.http_port)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
+        self._background.append(asyncio.create_task(
+            fair_commands.run_abandonment_checks(self.lobby)))
 
     @property
     def port(self) -> int:

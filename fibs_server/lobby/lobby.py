@@ -27,7 +27,7 @@ from fibs_server.lobby.who_pacing import WhoPacing
 from fibs_server.protocol import clip, commands, game_texts, server_texts, texts
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.login_dialogue import TELNET, Client
-from fibs_server.rules.dice import Dice, SecureDice
+from fibs_server.rules.dice import Dice, VerifiableDice
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,8 @@ class LobbyConfig:
     motd: tuple[str, ...] = texts.DEFAULT_MOTD
     idle_timeout: float = 3600.0  # seconds without input before `Connection timed out.`
     abuse_limits: AbuseLimits = AbuseLimits()  # login delays, registrations per address
-    new_dice: Callable[[], Dice] = SecureDice  # a dice source for each match (tests script it)
+    # A dice source for each match (tests script it): verifiable from a fresh secret seed.
+    new_dice: Callable[[], Dice] = VerifiableDice.fresh
     choose_first_x: Callable[[], int] = lambda: secrets.randbelow(2)  # X in game 1: 0 or 1
     shout_limit: int = 5  # shouts a user may send within `shout_window` seconds
     shout_window: float = 60.0
@@ -51,6 +52,10 @@ class LobbyConfig:
     # A bot takes a decision over after this many seconds in every match whose invitation
     # names no `takeover` (None: only where it does).
     takeover_seconds: int | None = None
+    # Unix seconds, to compare with the times the store writes (matches left too long).
+    wall_clock: Callable[[], float] = time.time
+    # A saved match nobody plays for this long is closed as abandoned by whoever left it.
+    abandon_after: float = 14 * 24 * 3600.0
 
 
 class Lobby:
@@ -275,6 +280,8 @@ class Lobby:
                 if running.timer is not None:
                     running.timer.left(running.index_of(session))
                 table.part(running, saved)
+                if running.stored:
+                    await self.matches.mark_left(running.match_id, name)
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)

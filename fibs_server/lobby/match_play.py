@@ -14,16 +14,17 @@ from collections.abc import Callable, Iterable
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.match_records import RatingUpdate
+from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingUpdate
 from fibs_server.lobby.running_match import RunningMatch, automatic_play, new_match
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import game_texts, match_texts, match_views, texts
+from fibs_server.protocol import fair_texts, game_texts, match_texts, match_views, texts
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules import events as ev
-from fibs_server.rules.dice import Dice, ReplayableDice
+from fibs_server.rules.dice import Dice, SecureDice, VerifiableDice, drawn_pairs
+from fibs_server.rules.dice_stats import add_to_tally, empty_tally
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
@@ -47,10 +48,10 @@ async def act(lobby: Lobby, session: Session, action: Action) -> bool:
         return False
     async with running.lock:
         player = running.index_of(session)
-        before = running.match.to_dict()
+        before, drawn_before = running.match.to_dict(), running.match.dice_source.drawn
         # Against a bot, where the player may take this back: the dice drawn so far too.
         undoable = running.undo_points is not None and not session.is_bot
-        undo_point = (before, running.match.dice_source.drawn) if undoable else None
+        undo_point = (before, drawn_before) if undoable else None
         try:
             events = action(running.match, player)
         except IllegalAction as refused:
@@ -60,21 +61,31 @@ async def act(lobby: Lobby, session: Session, action: Action) -> bool:
             return True
         if undo_point is not None:
             running.undo_points.append(undo_point)
-        await settle(lobby, running, told(running.match, events), session, before)
+        await settle(lobby, running, told(running.match, events), session, before,
+                     drawn_before=drawn_before)
         return True
 
 
+def restore(running: RunningMatch, state: dict, drawn: int) -> None:
+    """The match as it was in `state`, its dice rewound to the `drawn` pairs they had drawn
+    then, so that the same dice come again and every roll of the match stays its seed's."""
+    dice = running.match.dice_source
+    dice.rewind(drawn)
+    running.match = Match.from_dict(state, dice)
+
+
 async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session | None,
-                 before: dict, told_if_undone: Told = ()) -> None:
+                 before: dict, told_if_undone: Told = (), *, drawn_before: int) -> None:
     """After `events`: the server's follow-ups, then store, then tell. If storing fails, the
-    match goes back to `before` (its stored state, in which `told_if_undone` happened) and
-    `actor` (None: the server itself) is told to try again."""
+    match goes back to `before` (its stored state, in which `told_if_undone` happened, when
+    its dice had drawn `drawn_before` pairs) and `actor` (None: the server itself) is told to
+    try again."""
     told_now = follow_ups(running, events)
     try:
         rating = await store(lobby, running)
     except Exception:
         log.exception("storing match %s failed; the action is undone", running.match_id)
-        running.match = Match.from_dict(before, running.match.dice_source)
+        restore(running, before, drawn_before)
         if actor is not None:
             actor.send_line(texts.NOT_STORED)
         told_now, rating = list(told_if_undone), None
@@ -149,16 +160,18 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     if running.unrated is not None:
         state["unrated"] = running.unrated
     state.update(running.clock_state())
+    dice = dice_record(match.dice_source, state)
     if ended:
-        await lobby.matches.finish_match(running.match_id, state, None, [])
+        await lobby.matches.finish_match(running.match_id, state, None, [], dice)
         return None
     if not match.is_over:
-        await lobby.matches.save_match_state(running.match_id, state)
+        await lobby.matches.save_match_state(running.match_id, state, dice)
         return None
     winner = match.winner
     assert winner is not None
     if running.unrated is not None:
-        await lobby.matches.finish_match(running.match_id, state, running.names[winner], [])
+        await lobby.matches.finish_match(running.match_id, state, running.names[winner], [],
+                                         dice)
         return None
     accounts = [(await lobby.user_named(name))[1] for name in running.names]
     assert match.length is not None and accounts[0] is not None and accounts[1] is not None
@@ -172,7 +185,8 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     # The archive keeps each player's rating before and after (`history`).
     before = {a.name: a.rating for a in accounts}
     state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
-    await lobby.matches.finish_match(running.match_id, state, running.names[winner], updates)
+    await lobby.matches.finish_match(running.match_id, state, running.names[winner], updates,
+                                     dice)
     for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
         account.rating, account.experience = update.rating, update.experience
     return calculation
@@ -250,11 +264,12 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     saved = await lobby.matches.running_match(inviter.name, joiner.name) if stored else None
     if saved is not None:
         await lobby.matches.delete_match(saved.match_id)
-    match = new_match(length, dice_for(lobby, inviter, joiner), inviter, joiner,
+    match = new_match(length, lobby.config.new_dice(), inviter, joiner,
                       lobby.config.choose_first_x(), terms.rules)
     events = told(match, match.start())
     state = match.to_dict()
-    match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state)
+    match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state,
+                                                 dice_record(match.dice_source, state))
                 if stored else 0)
     if left_meanwhile(lobby, inviter, joiner):
         return
@@ -268,12 +283,17 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
         running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
     joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
     inviter.send_line(game_texts.has_joined_you(joiner.name, length))
+    if isinstance(match.dice_source, VerifiableDice):
+        # Before anyone sees a die: the dice of the opening roll are drawn, not told yet.
+        for session in (joiner, inviter):
+            session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
     lobby.report(game_texts.match_starts(inviter.name, joiner.name, length),
                  exclude=(inviter, joiner))
     lobby.match_table.begin(running)
     async with running.lock:
         # The start itself is stored already: told even if the follow-ups cannot be.
-        await settle(lobby, running, events, inviter, state, told_if_undone=events)
+        await settle(lobby, running, events, inviter, state, told_if_undone=events,
+                     drawn_before=match.dice_source.drawn)
 
 
 async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
@@ -283,7 +303,7 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
         return
     if left_meanwhile(lobby, inviter, joiner):
         return
-    match = Match.from_dict(record.state, dice_for(lobby, inviter, joiner))
+    match = Match.from_dict(record.state, resumed_dice(lobby, record))
     sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
     running = RunningMatch(record.match_id, match, (record.player_a, record.player_b),
                            (sessions[record.player_a.lower()], sessions[record.player_b.lower()]))
@@ -304,14 +324,29 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
         session.send_lines(match_views.resume_header(match, running.names))
         board_to(session, running, moment, index, as_you=True)
     async with running.lock:
-        await settle(lobby, running, [], inviter, record.state)
+        await lobby.matches.mark_left(running.match_id, None)  # both are back
+        await settle(lobby, running, [], inviter, record.state,
+                     drawn_before=match.dice_source.drawn)
         remind(running, (0, 1))
 
 
-def dice_for(lobby: Lobby, *players: Session) -> Dice:
-    """A new dice source for a match; against a bot, one that `undo` can rewind."""
+def resumed_dice(lobby: Lobby, record: MatchRecord) -> Dice:
+    """A saved match's dice go on where they were: the same seed, past the pairs drawn. A
+    match stored without a seed (before dice were verifiable, or by a test) gets new dice, but
+    never a seed: its earlier rolls were not drawn from one."""
+    if record.dice is not None and record.dice.seed is not None:
+        return VerifiableDice(bytes.fromhex(record.dice.seed), record.dice.drawn)
     dice = lobby.config.new_dice()
-    return ReplayableDice(dice) if any(player.is_bot for player in players) else dice
+    return SecureDice() if isinstance(dice, VerifiableDice) else dice
+
+
+def dice_record(dice: Dice, state: dict) -> MatchDice:
+    """The match's dice as stored with its `state`."""
+    tally = [empty_tally() for _ in range(3)]
+    for roller, pair in drawn_pairs(state["history"]):
+        add_to_tally(tally[2 if roller is None else roller], [pair])
+    seed = dice.seed.hex() if isinstance(dice, VerifiableDice) else None
+    return MatchDice(seed, dice.drawn, tally)
 
 
 async def undo(lobby: Lobby, session: Session) -> None:
@@ -328,19 +363,17 @@ async def undo(lobby: Lobby, session: Session) -> None:
         if not running.undo_points:
             session.send_line(texts.NOTHING_TO_UNDO)
             return
-        state, drawn = running.undo_points[-1]
-        dice = running.match.dice_source
-        now, drawn_now, unrated_now = running.match, dice.drawn, running.unrated
-        dice.rewind(drawn)
-        running.match = Match.from_dict(state, dice)
+        now, drawn_now, unrated_now = (running.match.to_dict(), running.match.dice_source.drawn,
+                                       running.unrated)
+        restore(running, *running.undo_points[-1])
         running.unrated = running.unrated or "undo"
         try:
             await store(lobby, running)
         except Exception:
             # As for any action: it counts only once stored; the match stays as it was.
             log.exception("storing match %s failed; the undo is undone", running.match_id)
-            running.match, running.unrated = now, unrated_now
-            dice.rewind(drawn_now)
+            restore(running, now, drawn_now)
+            running.unrated = unrated_now
             session.send_line(texts.NOT_STORED)
             return
         running.undo_points.pop()
@@ -388,3 +421,5 @@ async def leave(lobby: Lobby, session: Session) -> None:
             running.timer.left(player)
         lobby.match_table.part(running, game_texts.left_the_game_with(
             session.name, running.opponent_name(player)))
+        if running.stored:
+            await lobby.matches.mark_left(running.match_id, session.name)

@@ -11,6 +11,16 @@ from typing import Any, Protocol
 
 
 @dataclasses.dataclass
+class MatchDice:
+    """A match's dice as stored with it (docs/FAIRNESS.md)."""
+    seed: str | None  # hex, secret until the match ends; None: dice that cannot be verified
+    drawn: int  # pairs drawn so far: where a resumed match's dice go on
+    # The rolls counted (`dicetest`): player 0's, player 1's and the opening rolls, each by
+    # the index of rules.dice_stats.ROLLS.
+    tally: list[list[int]]
+
+
+@dataclasses.dataclass
 class MatchRecord:
     match_id: int
     player_a: str  # the inviter
@@ -21,6 +31,9 @@ class MatchRecord:
     winner: str | None = None
     started_at: int = 0  # Unix seconds
     finished_at: int | None = None
+    dice: MatchDice | None = None  # None: stored before its dice were
+    left_by: str | None = None  # who left it unfinished (None: nobody, or it was resumed)
+    abandoned: bool = False  # closed because it was left unfinished too long
 
 
 @dataclasses.dataclass
@@ -40,16 +53,34 @@ class RatingChange:
 
 class MatchStore(Protocol):
     async def create_match(self, player_a: str, player_b: str, length: int | None,
-                           state: dict[str, Any]) -> int:
+                           state: dict[str, Any], dice: MatchDice | None = None) -> int:
         """Insert a running match and return its id."""
 
-    async def save_match_state(self, match_id: int, state: dict[str, Any]) -> None:
-        """Replace the state of a running match (one committed transaction)."""
+    async def save_match_state(self, match_id: int, state: dict[str, Any],
+                               dice: MatchDice | None = None) -> None:
+        """Replace the state (and the dice, if given) of a running match (one committed
+        transaction)."""
 
     async def finish_match(self, match_id: int, state: dict[str, Any], winner: str | None,
-                           ratings: list[RatingUpdate]) -> None:
+                           ratings: list[RatingUpdate], dice: MatchDice | None = None,
+                           abandoned: bool = False) -> None:
         """In one transaction: store the final state, mark the match finished with its winner
-        (None for an unlimited match ended by leaving) and apply the rating updates."""
+        (None for an unlimited match ended by leaving, or an abandoned one not forfeited) and
+        apply the rating updates."""
+
+    async def mark_left(self, match_id: int, name: str | None) -> None:
+        """`name` left the running match unfinished (kept if someone left it already); None:
+        it was resumed, nobody has left it."""
+
+    async def idle_matches(self, before: int) -> list[MatchRecord]:
+        """The running matches with no action stored since `before` (Unix seconds)."""
+
+    async def match_counts(self, name: str) -> tuple[int, int]:
+        """How many of `name`'s matches are unfinished, and how many they abandoned."""
+
+    async def roll_tally(self, name: str | None) -> list[int]:
+        """The rolls counted in every match (None), or those `name` rolled, by the index of
+        rules.dice_stats.ROLLS."""
 
     async def running_match(self, name_a: str, name_b: str) -> MatchRecord | None:
         """The unfinished match between the two players (either order), or None."""
@@ -66,3 +97,6 @@ class MatchStore(Protocol):
     async def rating_history(self, name: str, limit: int) -> list[RatingChange]:
         """The rating changes of `name` (spelt as the account is) by their last `limit`
         rated matches, oldest first: the ratings each finished match's state keeps."""
+
+    async def match_by_id(self, match_id: int) -> MatchRecord | None:
+        """Any stored match, running or finished."""

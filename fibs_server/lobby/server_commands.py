@@ -1,4 +1,4 @@
-"""Commands about the server and who is on it (version, about, stat, average, dicetest, last,
+"""Commands about the server and who is on it (version, about, stat, average, last,
 where, names, hostnames, commands) and the screen commands (cls, save, panic)."""
 from __future__ import annotations
 
@@ -34,11 +34,6 @@ async def stat(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("average")
 async def average(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_line(server_texts.NO_AVERAGE)
-
-
-@table.command("dicetest")
-async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_line(server_texts.NO_DICETEST)
 
 
 @table.command("last")

@@ -116,7 +116,8 @@ class MatchClocks:
                 session.send_line(clock_texts.did_not_come_back(leaver_name,
                                                                 lobby.config.grace_seconds))
             events = match_play.told(running.match, running.match.forfeit(leaver))
-            await match_play.settle(lobby, running, events, None, record.state)
+            await match_play.settle(lobby, running, events, None, record.state,
+                                    drawn_before=running.match.dice_source.drawn)
 
     async def close(self) -> None:
         """The server stops: timed matches stay stored as they are (nothing is forfeited)."""

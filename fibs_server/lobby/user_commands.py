@@ -89,6 +89,8 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(info.no_information(command.args[0]))
         return
     running = lobby.match_table.match_of(online) if online else None
+    unfinished, abandoned = await lobby.matches.match_counts(account.name)
+    playing_a_stored_match = running is not None and running.stored
     facts = info.WhoisFacts(
         name=account.name, rating=account.rating, experience=account.experience,
         email=account.email, last_login=aware_time(account.last_login_at),
@@ -97,7 +99,8 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         playing_with=lobby.match_table.opponent_name_of(online) if online else None,
         watching=online.watching.name if online and online.watching else None,
         away_message=online.away_message if online else None,
-        playing_terms=running.terms if running else None)
+        playing_terms=running.terms if running else None,
+        saved_matches=unfinished - int(playing_a_stored_match), abandoned_matches=abandoned)
     session.send_lines(info.whois(facts, session.setting("timezone")))
 
 

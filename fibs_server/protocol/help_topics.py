@@ -22,7 +22,9 @@ TOPICS: dict[str, Topic] = {
         "The who list as a client program reads it: CLIP '5' lines, ended by '6'.",),
         "rawwho bob"),
     "whois": Topic("whois <name>", (
-        "Rating, experience, last login and what the user is doing now.",),
+        "Rating, experience, last login and what the user is doing now; their",
+        "saved matches waiting, and the matches they left unfinished so long that",
+        "they were closed (abandoned)."),
         "whois bob"),
     "ratings": Topic("ratings [<name>] [from <n>] [to <m>]", (
         "The rating list: players with experience above 50. '*' marks your row.",),
@@ -48,8 +50,9 @@ TOPICS: dict[str, Topic] = {
         "On FIBS, users logged in per hour. This server keeps no such numbers;",
         "'stat' has the current ones."), "average"),
     "dicetest": Topic("dicetest", (
-        "On FIBS, statistics of all dice rolled. Coming here with the fair-play",
-        "work."), "dicetest"),
+        "How often each of the 21 rolls, each face and doubles came up: in all",
+        "the server's matches and in your own rolls, beside what fair dice give,",
+        "with a chi-square figure and what it means."), "dicetest"),
     "last": Topic("last [<name>]", (
         "When a user last logged in (and from where) and out. Without a name:",
         "you. The whole name is needed: no completion."), "last bob"),
@@ -170,6 +173,14 @@ TOPICS: dict[str, Topic] = {
     "history": Topic("history [<name>]", (
         "Your (or <name>'s) finished matches: opponents, scores, ratings.",),
         "history bob"),
+    "fairdice": Topic("fairdice [<match>]", (
+        "Each match's dice come from a secret seed the server fixes before the",
+        "first roll; it shows the seed's SHA-256 (the commitment) at the start.",
+        "In a match you play or watch: the commitment. After it ends: the seed",
+        "and every roll, which anyone can recompute (docs/FAIRNESS.md): pair n",
+        "is HMAC-SHA256(seed, n as 8 bytes + block as 4 bytes), bytes under 252,",
+        "each byte b a die b % 6 + 1. <match>: its number in 'history'."),
+        "fairdice 12"),
     "watch": Topic("watch <name>", (
         "Watches <name>'s games: you get their boards and what happens.",),
         "watch alice"),

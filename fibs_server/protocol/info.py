@@ -59,6 +59,8 @@ class WhoisFacts:
     watching: str | None
     away_message: str | None
     playing_terms: MatchTerms | None = None  # of the match played with `playing_with`
+    saved_matches: int = 0  # unfinished and not being played: waiting to be resumed
+    abandoned_matches: int = 0  # left unfinished until they were closed (docs/FAIRNESS.md)
 
 
 def whois(facts: WhoisFacts, timezone: str) -> list[str]:
@@ -81,6 +83,8 @@ def whois(facts: WhoisFacts, timezone: str) -> list[str]:
         elif facts.watching:
             lines.append(f"  {facts.name} is watching {facts.watching}.")
     lines.append(f"  Rating: {facts.rating:.2f} Experience: {facts.experience}")
+    lines.append(f"  Saved matches waiting: {facts.saved_matches}. "
+                 f"Matches abandoned: {facts.abandoned_matches}.")
     lines.append(f"  Email address: {facts.email}" if facts.email else "  No email address.")
     return lines
 

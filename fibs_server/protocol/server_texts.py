@@ -18,8 +18,6 @@ ABOUT = (
     "Type 'help' for the commands, 'help beginner' to get started.",
 )
 NO_AVERAGE = "** This server keeps no hourly statistics of users. Type 'stat' for the numbers."
-NO_DICETEST = ("** The dice test is coming with the fair-play work. The dice come from the "
-               "operating system's random numbers.")
 NOTHING_TO_SAVE = ("** There is nothing to save: your settings and matches are stored as "
                    "they change.")
 PANIC = ("** Don't panic. A strange screen? Try 'set boardstyle 2', 'set linelength 0', "

@@ -2,7 +2,7 @@
 from .notation import Colour, MoveError, format_play, parse_move
 from .position import BAR, OFF, Play, Position
 from .variants import MatchRules, Variant
-from .dice import Dice, ScriptedDice, SecureDice, SeededDice
+from .dice import Dice, ScriptedDice, SeededDice, VerifiableDice
 from .events import WinKind
 from .greedy import greedy_bearoff
 from .match import IllegalAction, Match, Phase

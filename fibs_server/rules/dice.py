@@ -1,60 +1,157 @@
 """Dice sources for the match engine.
 
-A match never rolls by itself: it asks an injected `Dice` source. Production uses `SecureDice`
-(the `secrets` module, so nobody can predict rolls from earlier ones); tests use `SeededDice`
-(reproducible pseudo-random play) or `ScriptedDice` (exactly the rolls a test needs).
+A match never rolls by itself: it asks an injected `Dice` source. Every source counts the
+pairs it has given (`drawn`) and can go back to an earlier count (`rewind`): the pair number
+n is the same whenever it is drawn, so an `undo` against a bot brings the same dice again by
+construction.
+
+Production uses `VerifiableDice`: pair n comes from a secret per-match seed through
+HMAC-SHA256, so that the server can commit to the seed (its SHA-256) before the first roll and
+anyone can recompute every roll once the seed is revealed (docs/FAIRNESS.md). Tests use
+`SeededDice` (reproducible pseudo-random play) or `ScriptedDice` (exactly the rolls a test
+needs).
 """
 from __future__ import annotations
 
 import abc
+import hashlib
+import hmac
+import itertools
 import random
 import secrets
-from collections.abc import Callable, Iterable
-from typing import Protocol
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
 
 Roll = tuple[int, int]
 
+SEED_BYTES = 32
+# The largest multiple of 6 that fits in a byte: bytes from 252 on are skipped, so that each
+# face has exactly 42 of the 252 byte values (no modulo bias).
+_UNBIASED_BYTES = 252
+
 
 class Dice(Protocol):
+    drawn: int  # pairs given so far (rolls and opening rolls alike)
+
     def roll(self) -> Roll:
         """A player's roll: two dice."""
 
     def opening(self) -> Roll:
         """An opening roll: (die of player 0, die of player 1)."""
 
+    def rewind(self, mark: int) -> None:
+        """Go back to when `mark` pairs had been drawn: the same pairs come again."""
 
-class _IndependentDice(abc.ABC):
-    """Rolls and opening rolls are two independent dice each; subclasses supply one die."""
+
+class _PairsByNumber(abc.ABC):
+    """Rolls and opening rolls alike take pair number `drawn` and count it."""
+
+    def __init__(self) -> None:
+        self.drawn = 0
+
+    @abc.abstractmethod
+    def pair(self, number: int) -> Roll:
+        """Pair number `number` (from 0) of this source, the same each time it is asked."""
+
+    def roll(self) -> Roll:
+        pair = self.pair(self.drawn)
+        self.drawn += 1
+        return pair
+
+    opening = roll
+
+    def rewind(self, mark: int) -> None:
+        self.drawn = mark
+
+
+def commitment_of(seed: bytes) -> str:
+    """What the server shows before the first roll: the seed's SHA-256, in hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def verifiable_pair(seed: bytes, number: int) -> Roll:
+    """Pair `number` (from 0, in the order the match drew them) of the match with `seed`:
+    the first two bytes below 252 of HMAC-SHA256(seed, number as 8 bytes big-endian + block
+    as 4 bytes big-endian), block 0, 1, ..., each byte b giving the die b % 6 + 1."""
+    dice = itertools.islice(
+        (byte % 6 + 1 for byte in _stream(seed, number) if byte < _UNBIASED_BYTES), 2)
+    first, second = dice
+    return first, second
+
+
+def _stream(seed: bytes, number: int) -> Iterator[int]:
+    for block in itertools.count():
+        message = number.to_bytes(8, "big") + block.to_bytes(4, "big")
+        yield from hmac.new(seed, message, hashlib.sha256).digest()
+
+
+class VerifiableDice(_PairsByNumber):
+    """The dice of one match, from its secret `seed`, `drawn` pairs drawn already."""
+
+    def __init__(self, seed: bytes, drawn: int = 0) -> None:
+        super().__init__()
+        self.seed = seed
+        self.drawn = drawn
+
+    @classmethod
+    def fresh(cls) -> VerifiableDice:
+        """A new match's dice: a seed from the operating system's secure random numbers."""
+        return cls(secrets.token_bytes(SEED_BYTES))
+
+    @property
+    def commitment(self) -> str:
+        return commitment_of(self.seed)
+
+    def pair(self, number: int) -> Roll:
+        return verifiable_pair(self.seed, number)
+
+
+def first_wrong_pair(seed: bytes, pairs: Iterable[Roll]) -> int | None:
+    """The number of the first of a match's `pairs` (in the order drawn) that `seed` does not
+    give, or None if it gives them all."""
+    for number, pair in enumerate(pairs):
+        if tuple(pair) != verifiable_pair(seed, number):
+            return number
+    return None
+
+
+class _RememberedPairs(_PairsByNumber):
+    """Pairs of independent dice, each made once and remembered, to give it again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._made: list[Roll] = []
 
     @abc.abstractmethod
     def die(self) -> int:
-        """One die, 1 to 6."""
+        """A new die, 1 to 6."""
 
-    def roll(self) -> Roll:
-        return self.die(), self.die()
+    def pair(self, number: int) -> Roll:
+        while len(self._made) <= number:
+            self._made.append((self.die(), self.die()))
+        return self._made[number]
 
-    def opening(self) -> Roll:
-        return self.die(), self.die()
 
-
-class SecureDice(_IndependentDice):
-    """Cryptographically strong dice, for production."""
+class SecureDice(_RememberedPairs):
+    """Dice from the operating system's secure random numbers, for a match stored before its
+    dice were verifiable: it goes on as it began."""
 
     def die(self) -> int:
         return secrets.randbelow(6) + 1
 
 
-class SeededDice(_IndependentDice):
+class SeededDice(_RememberedPairs):
     """Reproducible dice: the same seed gives the same sequence of dice."""
 
     def __init__(self, seed: int) -> None:
+        super().__init__()
         self._random = random.Random(seed)
 
     def die(self) -> int:
         return self._random.randint(1, 6)
 
 
-class ScriptedDice:
+class ScriptedDice(_PairsByNumber):
     """Dice from a script: each `roll()` and each `opening()` takes the next pair, in order.
 
     Opening pairs are (die of player 0, die of player 1); a tie is followed in the script by
@@ -62,53 +159,32 @@ class ScriptedDice:
     """
 
     def __init__(self, pairs: Iterable[Roll]) -> None:
+        super().__init__()
         self._pairs = [tuple(pair) for pair in pairs]
         for pair in self._pairs:
             if len(pair) != 2 or not all(1 <= die <= 6 for die in pair):
                 raise ValueError(f"not a pair of dice: {pair!r}")
-        self._next = 0
 
     @property
     def remaining(self) -> int:
-        return len(self._pairs) - self._next
+        return len(self._pairs) - self.drawn
 
-    def roll(self) -> Roll:
-        if self._next == len(self._pairs):
+    def pair(self, number: int) -> Roll:
+        if number >= len(self._pairs):
             raise IndexError("the dice script is exhausted")
-        pair = self._pairs[self._next]
-        self._next += 1
-        return pair
-
-    opening = roll
+        return self._pairs[number]
 
 
-class ReplayableDice:
-    """Dice that remember what they gave, so that an undo gives the same dice again.
-
-    `drawn` marks a point in the sequence; `rewind(mark)` goes back to it, and the dice drawn
-    after it come again, in order, while the same kind (roll or opening roll) is asked for.
-    A different kind forgets the rest and draws afresh from `source`."""
-
-    def __init__(self, source: Dice) -> None:
-        self._source = source
-        self._given: list[tuple[str, Roll]] = []
-        self.drawn = 0
-
-    def roll(self) -> Roll:
-        return self._take("roll", self._source.roll)
-
-    def opening(self) -> Roll:
-        return self._take("opening", self._source.opening)
-
-    def rewind(self, mark: int) -> None:
-        self.drawn = mark
-
-    def _take(self, kind: str, draw: Callable[[], Roll]) -> Roll:
-        if self.drawn < len(self._given) and self._given[self.drawn][0] == kind:
-            pair = self._given[self.drawn][1]
-        else:
-            del self._given[self.drawn:]
-            pair = draw()
-            self._given.append((kind, pair))
-        self.drawn += 1
-        return pair
+def drawn_pairs(history: Iterable[Iterable[dict[str, Any]]]) -> list[tuple[int | None, Roll]]:
+    """Every pair a match drew, in order, from its history in the stored form (each game a
+    list of event dicts, `Match.to_dict()["history"]`): (the player who rolled it, the dice)
+    for a roll, (None, (die of player 0, die of player 1)) for an opening roll, ties too."""
+    pairs: list[tuple[int | None, Roll]] = []
+    for game in history:
+        for event in game:
+            if event["event"] == "OpeningRoll":
+                pairs.append((None, (event["die_0"], event["die_1"])))
+            elif event["event"] == "Rolled":
+                first, second = event["dice"]
+                pairs.append((event["player"], (first, second)))
+    return pairs

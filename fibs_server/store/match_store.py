@@ -8,10 +8,11 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, insert, or_, select
+from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
-from fibs_server.lobby.match_records import MatchRecord, RatingChange, RatingUpdate
+from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingChange, RatingUpdate
+from fibs_server.rules.dice_stats import ROLLS
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
 from fibs_server.store.models import MatchGameRow, MatchRow, name_key
@@ -39,12 +40,13 @@ class SqlMatchStore:
     _moved_games: dict[int, int]
 
     async def create_match(self, player_a: str, player_b: str, length: int | None,
-                           state: dict[str, Any]) -> int:
+                           state: dict[str, Any], dice: MatchDice | None = None) -> int:
         now = self._now()
         stored = _StoredState.of(state, moved_already=0)
         new_match = insert(_MATCHES).values(
             player_a=player_a, player_b=player_b, length=length, state=stored.state,
-            moved_games=stored.moved_games, finished=False, started_at=now, updated_at=now)
+            moved_games=stored.moved_games, finished=False, started_at=now, updated_at=now,
+            **_dice_columns(dice))
 
         # Group-committed: with a transaction each, 1,000 match starts at once queued on the one
         # SQLite connection past its 30 s checkout timeout (docs/PERFORMANCE.md, "Limits").
@@ -57,24 +59,27 @@ class SqlMatchStore:
         self._moved_games[match_id] = stored.moved_games
         return match_id
 
-    async def save_match_state(self, match_id: int, state: dict[str, Any]) -> None:
+    async def save_match_state(self, match_id: int, state: dict[str, Any],
+                               dice: MatchDice | None = None) -> None:
         stored = _StoredState.of(state, moved_already=self._moved_games.get(match_id, 0))
         await self._updates.update(
             RUNNING_MATCHES_BY_ID, match_id,
             {"state": stored.state, "moved_games": stored.moved_games,
-             "updated_at": self._now()},
+             "updated_at": self._now(), **_dice_columns(dice)},
             missing=_no_running_match(match_id), dependents=stored.game_rows(match_id))
         self._moved_games[match_id] = stored.moved_games
 
     async def finish_match(self, match_id: int, state: dict[str, Any], winner: str | None,
-                           ratings: list[RatingUpdate]) -> None:
+                           ratings: list[RatingUpdate], dice: MatchDice | None = None,
+                           abandoned: bool = False) -> None:
         now = self._now()
         stored = _StoredState.of(state, moved_already=self._moved_games.get(match_id, 0))
         async with self._engine.begin() as connection:
             await RUNNING_MATCHES_BY_ID.update_one(
                 connection, match_id, {"state": stored.state, "moved_games": stored.moved_games,
                                        "finished": True, "winner": winner,
-                                       "finished_at": now, "updated_at": now},
+                                       "finished_at": now, "updated_at": now,
+                                       "abandoned": abandoned, **_dice_columns(dice)},
                 missing=_no_running_match(match_id))
             # After the update: a match that is not running gets no games.
             await RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
@@ -130,10 +135,49 @@ class SqlMatchStore:
                 for finished_at, ratings in reversed(rows) if ratings and name in ratings]
 
     async def match_by_id(self, match_id: int) -> MatchRecord | None:
-        """Any stored match, running or finished (`fibs-server export-match`)."""
+        """Any stored match, running or finished (`fibs-server export-match`, `fairdice`)."""
         async with self._read_sessions.begin() as session:
             row = await session.get(MatchRow, match_id)
             return None if row is None else (await _records(session, [row]))[0]
+
+    async def mark_left(self, match_id: int, name: str | None) -> None:
+        # The first to leave is the one who left: the other may log out later, waiting.
+        still_there = MatchRow.left_by.is_(None) if name is not None else true()
+        async with self._sessions.begin() as session:
+            await session.execute(
+                update(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished, still_there)
+                .values(left_by=name))
+
+    async def idle_matches(self, before: int) -> list[MatchRecord]:
+        async with self._read_sessions.begin() as session:
+            rows = await session.scalars(
+                select(MatchRow).where(~MatchRow.finished, MatchRow.updated_at < before)
+                .order_by(MatchRow.id))
+            return await _records(session, rows.all())
+
+    async def match_counts(self, name: str) -> tuple[int, int]:
+        async with self._read_sessions.begin() as session:
+            unfinished = await session.scalar(
+                select(func.count()).where(~MatchRow.finished, _plays_in(name)))
+            # _plays_in first: whois is frequent (a bot's keep-alive), and the players'
+            # columns are indexed.
+            abandoned = await session.scalar(
+                select(func.count()).where(_plays_in(name), MatchRow.abandoned,
+                                           MatchRow.left_by == name))
+        return unfinished or 0, abandoned or 0
+
+    async def roll_tally(self, name: str | None) -> list[int]:
+        query = select(MatchRow.player_a, MatchRow.dice_tally).where(
+            MatchRow.dice_tally.is_not(None))
+        if name is not None:
+            query = query.where(_plays_in(name))
+        total = [0] * len(ROLLS)
+        async with self._read_sessions.begin() as session:
+            for player_a, tally in await session.execute(query):
+                counted = tally if name is None else [tally[0 if player_a == name else 1]]
+                for row in counted:
+                    total = [a + b for a, b in zip(total, row)]
+        return total
 
 
 @dataclasses.dataclass
@@ -185,11 +229,21 @@ def _plays_in(name: str) -> ColumnElement[bool]:
     return or_(MatchRow.player_a == name, MatchRow.player_b == name)
 
 
+def _dice_columns(dice: MatchDice | None) -> dict[str, Any]:
+    """The matches columns of `dice`; none when they are not given (left as they are)."""
+    if dice is None:
+        return {}
+    return {"dice_seed": dice.seed, "dice_drawn": dice.drawn, "dice_tally": dice.tally}
+
+
 def _record_from_row(row: MatchRow, moved_games: list[list[dict[str, Any]]]) -> MatchRecord:
     state = row.state
     if moved_games:
         state = {**state, "history": [*moved_games, *state["history"]]}
+    dice = (None if row.dice_tally is None
+            else MatchDice(row.dice_seed, row.dice_drawn, row.dice_tally))
     return MatchRecord(match_id=row.id, player_a=row.player_a, player_b=row.player_b,
                        length=row.length, state=state, finished=row.finished,
                        winner=row.winner, started_at=row.started_at,
-                       finished_at=row.finished_at)
+                       finished_at=row.finished_at, dice=dice,
+                       left_by=row.left_by, abandoned=row.abandoned)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Double, ForeignKey, LargeBinary, MetaData
+from sqlalchemy import JSON, BigInteger, Double, ForeignKey, LargeBinary, MetaData, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Fixed constraint names, so later migrations (and SQLite batch rebuilds) can refer to them.
@@ -63,6 +63,16 @@ class MatchRow(Base):
     # `state["history"]` holds the games after them: a finished game is written once, not
     # again with every action. Rows written before migration 0003 keep their whole history.
     moved_games: Mapped[int] = mapped_column(server_default="0")
+    # The match's dice (docs/FAIRNESS.md): the secret seed in hex (None: dice that cannot be
+    # verified), how many pairs it has drawn, and its rolls counted for `dicetest`
+    # (lobby.match_records.MatchDice).
+    dice_seed: Mapped[str | None]
+    dice_drawn: Mapped[int] = mapped_column(server_default="0")
+    dice_tally: Mapped[list[list[int]] | None] = mapped_column(JSON)
+    # Who left the match unfinished (None: nobody, or it was resumed since), and whether it
+    # was closed for that (`abandoned`, after LobbyConfig.abandon_after).
+    left_by: Mapped[str | None]
+    abandoned: Mapped[bool] = mapped_column(server_default=false())
 
 
 class MatchGameRow(Base):

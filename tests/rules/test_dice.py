@@ -1,8 +1,20 @@
 from __future__ import annotations
 
+import hashlib
+import hmac
+import itertools
+import random
+
 import pytest
 
-from fibs_server.rules.dice import ReplayableDice, ScriptedDice, SecureDice, SeededDice
+from fibs_server.rules.dice import (ScriptedDice, SecureDice, SeededDice, VerifiableDice,
+                                    commitment_of, drawn_pairs, first_wrong_pair,
+                                    verifiable_pair)
+from fibs_server.rules.match import Match
+from fibs_server.rules.variants import Variant
+import random
+
+from tests.rules.test_match_properties import random_action
 
 
 def test_seeded_dice_repeat_for_the_same_seed():
@@ -15,7 +27,7 @@ def test_seeded_dice_differ_between_seeds():
     assert [SeededDice(1).roll() for _ in range(20)] != [SeededDice(2).roll() for _ in range(20)]
 
 
-@pytest.mark.parametrize("dice", [SecureDice(), SeededDice(3)])
+@pytest.mark.parametrize("dice", [SecureDice(), SeededDice(3), VerifiableDice(b"seed")])
 def test_every_face_comes_up_and_nothing_else(dice):
     faces = set()
     for _ in range(600):
@@ -40,22 +52,80 @@ def test_scripted_dice_reject_impossible_pairs(bad):
         ScriptedDice([bad])
 
 
-def test_replayable_dice_give_the_same_dice_again_after_a_rewind():
-    dice = ReplayableDice(SeededDice(7))
+@pytest.mark.parametrize("make", [SecureDice, lambda: SeededDice(7),
+                                  lambda: ScriptedDice([(1, 2), (3, 4), (5, 6), (6, 6)] * 2),
+                                  lambda: VerifiableDice(b"\x01" * 32)])
+def test_every_source_gives_the_same_pairs_again_after_a_rewind_whatever_is_asked(make):
+    dice = make()
     opening = dice.opening()
     mark = dice.drawn
-    first = [dice.roll() for _ in range(5)]
+    first = [dice.roll() for _ in range(3)]
     dice.rewind(mark)
-    assert [dice.roll() for _ in range(5)] == first
-    assert dice.drawn == 6
-    fresh = dice.roll()  # past what was given: drawn afresh, and remembered
+    assert [dice.roll() for _ in range(3)] == first
+    assert dice.drawn == 4
+    fresh = dice.roll()
     dice.rewind(0)
-    assert dice.opening() == opening and [dice.roll() for _ in range(6)] == [*first, fresh]
+    # Pair n is pair n, for a roll or an opening roll alike: an undo gets what it had.
+    assert [dice.roll(), dice.opening(), *(dice.roll() for _ in range(3))] == \
+        [opening, *first, fresh]
 
 
-def test_replayable_dice_forget_the_rest_when_another_kind_is_asked_for():
-    dice = ReplayableDice(ScriptedDice([(1, 2), (3, 4), (5, 6), (6, 6)]))
-    assert dice.roll() == (1, 2) and dice.roll() == (3, 4)
-    dice.rewind(0)
-    assert dice.opening() == (5, 6)  # not the remembered roll (1, 2)
-    assert dice.roll() == (6, 6)
+def spec_pair(seed: bytes, number: int) -> tuple[int, int]:
+    """docs/FAIRNESS.md's generator, written out again from its words."""
+    dice = []
+    for block in itertools.count():
+        digest = hmac.new(seed, number.to_bytes(8, "big") + block.to_bytes(4, "big"),
+                          hashlib.sha256).digest()
+        dice += [byte % 6 + 1 for byte in digest if byte < 252]
+        if len(dice) >= 2:
+            return dice[0], dice[1]
+
+
+def test_verifiable_dice_are_the_documented_generator():
+    seed = bytes(range(32))
+    dice = VerifiableDice(seed)
+    assert [dice.roll() for _ in range(200)] == [spec_pair(seed, n) for n in range(200)]
+    assert dice.commitment == commitment_of(seed) == hashlib.sha256(seed).hexdigest()
+
+
+def test_bytes_from_252_on_are_skipped_so_no_face_is_favoured():
+    # A pair whose digest starts with a byte of 252 or more: it is not a die.
+    seed, number = next((seed, 0) for seed in (i.to_bytes(4, "big") for i in range(10_000))
+                        if hmac.new(seed, bytes(12), hashlib.sha256).digest()[0] >= 252)
+    digest = hmac.new(seed, bytes(12), hashlib.sha256).digest()
+    kept = [byte for byte in digest if byte < 252]
+    assert verifiable_pair(seed, number) == (kept[0] % 6 + 1, kept[1] % 6 + 1)
+
+
+def test_a_resumed_stream_goes_on_where_it_was():
+    seed = b"s" * 32
+    whole = VerifiableDice(seed)
+    pairs = [whole.roll() for _ in range(30)]
+    resumed = VerifiableDice(seed, drawn=12)
+    assert [resumed.roll() for _ in range(18)] == pairs[12:]
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_match_history_holds_every_pair_drawn_in_order_and_they_recompute(variant):
+    seed = hashlib.sha256(variant.value.encode()).digest()
+    dice = VerifiableDice(seed)
+    match = Match(None, dice, variant=variant)
+    match.start()
+    rng = random.Random(3)
+    for _ in range(400):
+        random_action(match, rng)
+    pairs = drawn_pairs(match.to_dict()["history"])
+    assert len(pairs) == dice.drawn > 20
+    assert any(roller is None for roller, _ in pairs)
+    assert first_wrong_pair(seed, [pair for _, pair in pairs]) is None
+
+
+def test_a_tampered_record_fails():
+    seed = b"t" * 32
+    pairs = [verifiable_pair(seed, n) for n in range(50)]
+    assert first_wrong_pair(seed, pairs) is None
+    tampered = list(pairs)
+    tampered[17] = (tampered[17][1], tampered[17][0]) if tampered[17][0] != tampered[17][1] \
+        else (tampered[17][0] % 6 + 1, tampered[17][1])
+    assert first_wrong_pair(seed, tampered) == 17
+    assert first_wrong_pair(b"u" * 32, pairs) == 0

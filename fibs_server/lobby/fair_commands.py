@@ -1,0 +1,114 @@
+"""Fair play: `fairdice` (the dice commitment of a running match, the seed and rolls of a
+finished one), `dicetest` (the statistics of the rolls) and the closing of matches left
+unfinished too long (docs/FAIRNESS.md)."""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.running_match import RunningMatch
+from fibs_server.lobby.session import Session
+from fibs_server.protocol import fair_texts
+from fibs_server.protocol.commands import Command
+from fibs_server.rules.dice import VerifiableDice, commitment_of, drawn_pairs, first_wrong_pair
+from fibs_server.rules.dice_stats import DiceStatistics
+
+log = logging.getLogger(__name__)
+
+table = CommandTable()
+
+ABANDONMENT_CHECK_SECONDS = 3600.0  # how often matches left too long are looked for
+LARGEST_ID = 2**31 - 1  # of matches.id (an INTEGER)
+
+
+# --- fairdice ----------------------------------------------------------------------------------
+
+@table.command("fairdice")
+async def fairdice(lobby: Lobby, session: Session, command: Command) -> None:
+    """Without a number: the match the user plays or watches, else their last finished one;
+    with one: that match."""
+    if len(command.args) > 1 or (command.args and not command.args[0].isdigit()):
+        session.send_line(fair_texts.FAIRDICE_USAGE)
+        return
+    if command.args:
+        match_id = int(command.args[0])
+        # Beyond the column's range PostgreSQL would refuse the query: no such match either.
+        record = await lobby.matches.match_by_id(match_id) if match_id <= LARGEST_ID else None
+        if record is None:
+            session.send_line(fair_texts.no_match(command.args[0]))
+        else:
+            session.send_lines(_record_dice(record))
+        return
+    watched = session.watching
+    running = lobby.match_table.match_of(session if watched is None else watched)
+    if running is not None:
+        session.send_lines(_running_dice(running))
+        return
+    records = await lobby.matches.finished_matches(session.name, 1)
+    if not records:
+        session.send_line(fair_texts.NO_FINISHED_MATCH)
+        return
+    session.send_lines(_record_dice(records[0]))
+
+
+def _running_dice(running: RunningMatch) -> list[str]:
+    dice = running.match.dice_source
+    if not isinstance(dice, VerifiableDice):
+        return [fair_texts.not_verifiable(running.match_id)]
+    return fair_texts.running_match_dice(running.match_id, running.names, dice.commitment,
+                                         dice.drawn)
+
+
+def _record_dice(record: MatchRecord) -> list[str]:
+    """A stored match's dice: the seed and every roll once it is finished, else only the
+    commitment."""
+    if record.dice is None or record.dice.seed is None:
+        return [fair_texts.not_verifiable(record.match_id)]
+    seed = bytes.fromhex(record.dice.seed)
+    if not record.finished:
+        return [fair_texts.seed_still_secret(record.match_id, commitment_of(seed))]
+    pairs = [pair for _, pair in drawn_pairs(record.state["history"])]
+    return fair_texts.finished_match_dice(
+        record.match_id, (record.player_a, record.player_b), record.dice.seed,
+        commitment_of(seed), pairs, first_wrong_pair(seed, pairs))
+
+
+# --- dicetest ----------------------------------------------------------------------------------
+
+@table.command("dicetest")
+async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
+    server = DiceStatistics.of(await lobby.matches.roll_tally(None))
+    own = DiceStatistics.of(await lobby.matches.roll_tally(session.name))
+    session.send_lines(fair_texts.dicetest(session.name, server, own))
+
+
+# --- matches left unfinished -------------------------------------------------------------------
+
+async def close_abandoned(lobby: Lobby) -> int:
+    """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
+    player who left them has abandoned them. Returns how many were closed."""
+    before = int(lobby.config.wall_clock() - lobby.config.abandon_after)
+    playing = {running.match_id for running in lobby.match_table.running_matches()}
+    closed = 0
+    for record in await lobby.matches.idle_matches(before):
+        if record.match_id in playing:
+            continue
+        await lobby.matches.finish_match(record.match_id, record.state, None, [],
+                                         abandoned=True)
+        closed += 1
+    return closed
+
+
+async def run_abandonment_checks(lobby: Lobby) -> None:
+    """Look for matches left too long now and then, as long as the server runs."""
+    while True:
+        try:
+            closed = await close_abandoned(lobby)
+            if closed:
+                log.info("closed %d abandoned matches", closed)
+        except Exception:
+            log.exception("closing abandoned matches failed; trying again later")
+        await asyncio.sleep(ABANDONMENT_CHECK_SECONDS)

@@ -1,0 +1,87 @@
+"""How far counted rolls are from what fair dice give: the 21 different rolls, the faces and
+the doubles, and Pearson's chi-square over the 21 rolls (`dicetest`)."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable
+
+from .dice import Roll
+
+# The 21 different rolls, higher die first: 11, 21, 22, 31, 32, 33, ... 66.
+ROLLS: tuple[Roll, ...] = tuple((high, low) for high in range(1, 7) for low in range(1, high + 1))
+_INDEX = {roll: index for index, roll in enumerate(ROLLS)}
+# Below this many rolls some of the 21 expect fewer than 5: the chi-square figure means little.
+FEWEST_FOR_CHI_SQUARE = 180
+UNUSUAL_BELOW = 0.01  # fair dice spread this far or further in fewer than 1 in 100 samples
+
+
+def empty_tally() -> list[int]:
+    return [0] * len(ROLLS)
+
+
+def add_to_tally(tally: list[int], pairs: Iterable[Roll]) -> list[int]:
+    """`tally` (counts by the index of `ROLLS`) with `pairs` counted in, in either order."""
+    for first, second in pairs:
+        tally[_INDEX[(max(first, second), min(first, second))]] += 1
+    return tally
+
+
+def chance(roll: Roll) -> float:
+    """How often fair dice give `roll` (either order): 1/36 a double, 2/36 any other."""
+    return (1 if roll[0] == roll[1] else 2) / 36
+
+
+def chi_square_tail(chi_square: float) -> float:
+    """The chi-square distribution's upper tail for 20 degrees of freedom (the 21 rolls less
+    one); for an even number of degrees the tail is a finite sum."""
+    half = chi_square / 2
+    return math.exp(-half) * sum(half ** i / math.factorial(i) for i in range(10))
+
+
+@dataclasses.dataclass(frozen=True)
+class DiceStatistics:
+    by_roll: tuple[int, ...]  # counts in the order of ROLLS
+
+    @classmethod
+    def of(cls, tally: Iterable[int]) -> DiceStatistics:
+        return cls(tuple(tally))
+
+    @property
+    def rolls(self) -> int:
+        return sum(self.by_roll)
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        """How often each face 1..6 came up, counting both dice of each roll."""
+        counts = [0] * 6
+        for (high, low), count in zip(ROLLS, self.by_roll):
+            counts[high - 1] += count
+            counts[low - 1] += count
+        return tuple(counts)
+
+    @property
+    def doubles(self) -> int:
+        return sum(count for (high, low), count in zip(ROLLS, self.by_roll) if high == low)
+
+    @property
+    def chi_square(self) -> float:
+        """Pearson's chi-square of the 21 rolls against fair dice (20 degrees of freedom)."""
+        total = self.rolls
+        if total == 0:
+            return 0.0
+        return sum((count - total * chance(roll)) ** 2 / (total * chance(roll))
+                   for roll, count in zip(ROLLS, self.by_roll))
+
+    @property
+    def p_value(self) -> float:
+        """The chance that fair dice spread at least this far."""
+        return chi_square_tail(self.chi_square)
+
+    @property
+    def enough_rolls(self) -> bool:
+        return self.rolls >= FEWEST_FOR_CHI_SQUARE
+
+    @property
+    def unusual(self) -> bool:
+        return self.enough_rolls and self.p_value < UNUSUAL_BELOW
