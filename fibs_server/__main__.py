@@ -60,6 +60,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--abandon-after-days", type=float,
                         default=float(env("FIBS_ABANDON_AFTER_DAYS", "14")),
                         help="a saved match nobody plays for this long is closed as abandoned")
+    parser.add_argument("--forfeit-abandoned", choices=["on", "off"],
+                        default=env("FIBS_FORFEIT_ABANDONED", "off"),
+                        help="an abandoned match of some length is won by the player who "
+                        "stayed, and rated")
     parser.add_argument("--bots", default=env("FIBS_BOTS", "on"), choices=["on", "off"],
                         help="the built-in bots bot_beginner, bot_intermediate, bot_expert")
     parser.add_argument("--bot-think-time", type=float,
@@ -140,6 +144,7 @@ def main(argv: list[str] | None = None) -> None:
         dice_seed=arguments.dice_seed, grace_seconds=arguments.grace_seconds,
         takeover_seconds=arguments.takeover_seconds,
         abandon_after=arguments.abandon_after_days * 24 * 3600,
+        forfeit_abandoned=arguments.forfeit_abandoned == "on",
         bots=BotConfig(think_time=arguments.bot_think_time,
                        cpu_share=arguments.bot_cpu_share) if arguments.bots == "on" else None,
         **limits_from_arguments(arguments))))

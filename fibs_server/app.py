@@ -46,6 +46,7 @@ class ServerConfig:
     abuse_limits: AbuseLimits = AbuseLimits()
     dice_seed: int | None = None  # seeded dice, for reproducible test and benchmark runs
     abandon_after: float = 14 * 24 * 3600.0  # seconds: see LobbyConfig
+    forfeit_abandoned: bool = False  # see LobbyConfig
     bots: BotConfig | None = None  # the built-in bots (None: no bots)
     grace_seconds: int = 60  # to resume a timed match left or dropped, before it is lost
     takeover_seconds: int | None = None  # a bot decides this late in every match (None: off)
@@ -82,6 +83,7 @@ class FibsServer:
         self.lobby = Lobby(self.store, self.store, hasher,
                            LobbyConfig(idle_timeout=self.config.idle_timeout,
                                        abandon_after=self.config.abandon_after,
+                                       forfeit_abandoned=self.config.forfeit_abandoned,
                                        abuse_limits=self.config.abuse_limits,
                                        grace_seconds=self.config.grace_seconds,
                                        takeover_seconds=self.config.takeover_seconds,

@@ -1,11 +1,12 @@
 """Fair play: `fairdice` (the dice commitment of a running match, the seed and rolls of a
 finished one), `dicetest` (the statistics of the rolls) and the closing of matches left
-unfinished too long (docs/FAIRNESS.md)."""
+unfinished too long, forfeited if the server says so (docs/FAIRNESS.md)."""
 from __future__ import annotations
 
 import asyncio
 import logging
 
+from fibs_server.lobby import match_play
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
@@ -15,6 +16,7 @@ from fibs_server.protocol import fair_texts
 from fibs_server.protocol.commands import Command
 from fibs_server.rules.dice import VerifiableDice, commitment_of, drawn_pairs, first_wrong_pair
 from fibs_server.rules.dice_stats import DiceStatistics
+from fibs_server.rules.match import Match
 
 log = logging.getLogger(__name__)
 
@@ -89,17 +91,35 @@ async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
 
 async def close_abandoned(lobby: Lobby) -> int:
     """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
-    player who left them has abandoned them. Returns how many were closed."""
+    player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
+    stayed wins a match of some length, rated. Returns how many were closed."""
     before = int(lobby.config.wall_clock() - lobby.config.abandon_after)
     playing = {running.match_id for running in lobby.match_table.running_matches()}
     closed = 0
     for record in await lobby.matches.idle_matches(before):
         if record.match_id in playing:
             continue
-        await lobby.matches.finish_match(record.match_id, record.state, None, [],
-                                         abandoned=True)
+        names = (record.player_a, record.player_b)
+        if lobby.config.forfeit_abandoned and record.left_by in names and record.length:
+            await _forfeit(lobby, record, names.index(record.left_by))
+        else:
+            await lobby.matches.finish_match(record.match_id, record.state, None, [],
+                                             abandoned=True)
         closed += 1
     return closed
+
+
+async def _forfeit(lobby: Lobby, record: MatchRecord, leaver: int) -> None:
+    """The leaver loses the match as if they had resigned it (`Match.forfeit`): scored,
+    rated and reported like any won match; nobody is playing it to be told more."""
+    match = Match.from_dict(record.state, match_play.resumed_dice(lobby, record))
+    running = RunningMatch(record.match_id, match, (record.player_a, record.player_b),
+                           (None, None))
+    running.unrated = record.state.get("unrated")
+    running.restore_clock(record.state)
+    match.forfeit(leaver)
+    await match_play.store(lobby, running, abandoned=True)
+    match_play.finish(lobby, running)
 
 
 async def run_abandonment_checks(lobby: Lobby) -> None:

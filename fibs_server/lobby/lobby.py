@@ -54,8 +54,10 @@ class LobbyConfig:
     takeover_seconds: int | None = None
     # Unix seconds, to compare with the times the store writes (matches left too long).
     wall_clock: Callable[[], float] = time.time
-    # A saved match nobody plays for this long is closed as abandoned by whoever left it.
+    # A saved match nobody plays for this long is closed as abandoned by whoever left it,
+    # and with `forfeit_abandoned` won by the other (rated), if it has a length.
     abandon_after: float = 14 * 24 * 3600.0
+    forfeit_abandoned: bool = False
 
 
 class Lobby:
@@ -271,6 +273,8 @@ class Lobby:
         running = table.match_of(session)
         if running is not None:
             async with running.lock:
+                if running.stored:  # stored before anyone is told, as every change
+                    await self.matches.mark_left(running.match_id, name)
                 opponent = running.opponent_of(session)
                 saved = texts.game_saved_after(name, departure)
                 if opponent is not None:
@@ -280,8 +284,6 @@ class Lobby:
                 if running.timer is not None:
                     running.timer.left(running.index_of(session))
                 table.part(running, saved)
-                if running.stored:
-                    await self.matches.mark_left(running.match_id, name)
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)

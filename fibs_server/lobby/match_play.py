@@ -149,10 +149,12 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
 
 # --- store -----------------------------------------------------------------------------------------
 
-async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> RatingCalculation | None:
+async def store(lobby: Lobby, running: RunningMatch, ended: bool = False,
+                abandoned: bool = False) -> RatingCalculation | None:
     """Write the match's state. A finished match goes with its rating changes in the same
     transaction, and the rating calculation is returned; `ended`: an unlimited match that
-    ends unrated (`leave` between games)."""
+    ends unrated (`leave` between games); `abandoned`: one forfeited by the player who left
+    it (docs/FAIRNESS.md)."""
     match = running.match
     if not running.stored:
         return None
@@ -171,7 +173,7 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     assert winner is not None
     if running.unrated is not None:
         await lobby.matches.finish_match(running.match_id, state, running.names[winner], [],
-                                         dice)
+                                         dice, abandoned)
         return None
     accounts = [(await lobby.user_named(name))[1] for name in running.names]
     assert match.length is not None and accounts[0] is not None and accounts[1] is not None
@@ -186,7 +188,7 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False) -> Rat
     before = {a.name: a.rating for a in accounts}
     state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
     await lobby.matches.finish_match(running.match_id, state, running.names[winner], updates,
-                                     dice)
+                                     dice, abandoned)
     for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
         account.rating, account.experience = update.rating, update.experience
     return calculation
@@ -414,6 +416,8 @@ async def leave(lobby: Lobby, session: Session) -> None:
                 match_views.say(1 - player, game_texts.ended_the_unlimited_match(session.name))])
             finish(lobby, running)
             return
+        if running.stored:  # stored before anyone is told, as every change
+            await lobby.matches.mark_left(running.match_id, session.name)
         tell(lobby, running, [
             match_views.say(player, game_texts.YOU_LEFT_THE_GAME),
             match_views.say(1 - player, game_texts.left_the_game(session.name))])
@@ -421,5 +425,3 @@ async def leave(lobby: Lobby, session: Session) -> None:
             running.timer.left(player)
         lobby.match_table.part(running, game_texts.left_the_game_with(
             session.name, running.opponent_name(player)))
-        if running.stored:
-            await lobby.matches.mark_left(running.match_id, session.name)

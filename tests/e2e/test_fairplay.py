@@ -19,7 +19,7 @@ from fibs_server.store import create_database_engine
 from fibs_server.store.models import MatchRow
 from tests.e2e.bot import Bot
 from tests.e2e.test_lobby_commands import ask
-from tests.e2e.test_match_play import play_out, players, start  # noqa: F401 (a fixture)
+from tests.e2e.test_match_play import join_match, play_out, players, start  # noqa: F401
 
 SEED = bytes(range(32))
 COMMITMENT = hashlib.sha256(SEED).hexdigest()
@@ -210,3 +210,44 @@ async def test_whois_counts_saved_and_abandoned_matches(harness, players):
     await bob.skip_until(re.compile(r"  All \d+ rolls are the seed's\."))
     status, output = await verify_dice(harness.config.database_url, 1)
     assert status == 0, output
+
+
+async def test_with_forfeits_on_the_player_who_stayed_wins_the_abandoned_match_rated(
+        harness, players):
+    alice, bob, carol = players
+    harness.dice.append(VerifiableDice(SEED))
+    await start(alice, bob, "3")
+    await alice.send("leave")
+    await bob.skip_until("** Player alice has left the game. The game was saved.")
+    lobby = harness.server.lobby
+    lobby.config.forfeit_abandoned = True
+    lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
+    assert await fair_commands.close_abandoned(lobby) == 1
+    record = await harness.server.store.match_by_id(1)
+    assert record.finished and record.abandoned and record.winner == "bob"
+    assert record.state["score"][1] == 3 and record.state["history"][-1][-1]["event"] == \
+        "MatchOver"
+    assert record.state["ratings"]["bob"][1] > 1500 > record.state["ratings"]["alice"][1]
+    await bob.send("whois alice")
+    await bob.skip_until("  Saved matches waiting: 0. Matches abandoned: 1.")
+    await bob.send("history")
+    await bob.skip_until(re.compile(r"   1  .*  alice  +3   3-0   won     15\d\d\.\d\d \(\+.*"))
+    status, output = await verify_dice(harness.config.database_url, 1)
+    assert status == 0, output
+
+
+async def test_an_abandoned_unlimited_match_is_closed_without_a_winner_even_with_forfeits(
+        harness, players):
+    alice, bob, _ = players
+    harness.dice.append(VerifiableDice(SEED))
+    await join_match(alice, bob, "unlimited")
+    await alice.skip_until("Starting a new game with bob.")
+    await alice.send("leave")
+    await bob.skip_until("** Player alice has left the game. The game was saved.")
+    lobby = harness.server.lobby
+    lobby.config.forfeit_abandoned = True
+    lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
+    assert await fair_commands.close_abandoned(lobby) == 1
+    record = await harness.server.store.match_by_id(1)
+    assert record.finished and record.abandoned and record.winner is None
+    assert "ratings" not in record.state
