@@ -23,8 +23,8 @@ from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules import events as ev
-from fibs_server.rules.dice import Dice, SecureDice, VerifiableDice, drawn_pairs
-from fibs_server.rules.dice_stats import add_to_tally, empty_tally
+from fibs_server.rules.dice import Dice, SecureDice, VerifiableDice
+from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
@@ -162,7 +162,7 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False,
     if running.unrated is not None:
         state["unrated"] = running.unrated
     state.update(running.clock_state())
-    dice = dice_record(match.dice_source, state)
+    dice = dice_record(match.dice_source, state, running.roll_tally)
     if ended:
         await lobby.matches.finish_match(running.match_id, state, None, [], dice)
         return None
@@ -271,7 +271,8 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     events = told(match, match.start())
     state = match.to_dict()
     match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state,
-                                                 dice_record(match.dice_source, state))
+                                                 dice_record(match.dice_source, state,
+                                                             RollTally()))
                 if stored else 0)
     if left_meanwhile(lobby, inviter, joiner):
         return
@@ -342,13 +343,10 @@ def resumed_dice(lobby: Lobby, record: MatchRecord) -> Dice:
     return SecureDice() if isinstance(dice, VerifiableDice) else dice
 
 
-def dice_record(dice: Dice, state: dict) -> MatchDice:
-    """The match's dice as stored with its `state`."""
-    tally = [empty_tally() for _ in range(3)]
-    for roller, pair in drawn_pairs(state["history"]):
-        add_to_tally(tally[2 if roller is None else roller], [pair])
+def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
+    """The match's dice as stored with its `state`, its rolls counted by `tally`."""
     seed = dice.seed.hex() if isinstance(dice, VerifiableDice) else None
-    return MatchDice(seed, dice.drawn, tally)
+    return MatchDice(seed, dice.drawn, tally.of(state["history"]))
 
 
 async def undo(lobby: Lobby, session: Session) -> None:

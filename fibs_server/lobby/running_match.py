@@ -11,6 +11,7 @@ from fibs_server.lobby.session import Session
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.settings import redoubles_limit
 from fibs_server.rules.dice import Dice
+from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.greedy import greedy_bearoff
 from fibs_server.rules.match import Match
 from fibs_server.rules.position import Play
@@ -68,6 +69,7 @@ class RunningMatch:
         self.expiries = [0, 0]
         self.played_for: list[dict] = []
         self.timer: MatchTimer | None = None
+        self.roll_tally = RollTally()  # its rolls for `dicetest`, finished games counted once
 
     def clock_state(self) -> dict:
         """The clock in the stored state (nothing for an untimed match, as before)."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable
+from typing import Any
 
-from .dice import Roll
+from .dice import Roll, drawn_pairs
 
 # The 21 different rolls, higher die first: 11, 21, 22, 31, 32, 33, ... 66.
 ROLLS: tuple[Roll, ...] = tuple((high, low) for high in range(1, 7) for low in range(1, high + 1))
@@ -85,3 +86,30 @@ class DiceStatistics:
     @property
     def unusual(self) -> bool:
         return self.enough_rolls and self.p_value < UNUSUAL_BELOW
+
+
+class RollTally:
+    """A match's rolls counted for `dicetest` at every save: player 0's, player 1's and the
+    opening rolls, each by the index of ROLLS. A finished game's rolls never change, so each
+    is counted once: a save counts only the game being played (a long match's history has
+    thousands of events)."""
+
+    def __init__(self) -> None:
+        self._games = 0  # the games counted in `_finished`
+        self._finished = [empty_tally() for _ in range(3)]
+
+    def of(self, history: list[list[dict[str, Any]]]) -> list[list[int]]:
+        """The tally of a match's whole history, in the stored form."""
+        finished = max(len(history) - 1, 0)
+        if finished < self._games:  # an undo went back into a game counted as finished
+            self._games, self._finished = 0, [empty_tally() for _ in range(3)]
+        self._count(self._finished, history[self._games:finished])
+        self._games = finished
+        tally = [list(row) for row in self._finished]
+        self._count(tally, history[finished:])
+        return tally
+
+    @staticmethod
+    def _count(tally: list[list[int]], games: list[list[dict[str, Any]]]) -> None:
+        for roller, pair in drawn_pairs(games):
+            add_to_tally(tally[2 if roller is None else roller], [pair])

@@ -4,8 +4,11 @@ import random
 
 import pytest
 
-from fibs_server.rules.dice_stats import (ROLLS, DiceStatistics, add_to_tally, chance,
+from fibs_server.rules.dice import VerifiableDice, drawn_pairs
+from fibs_server.rules.dice_stats import (ROLLS, DiceStatistics, RollTally, add_to_tally, chance,
                                           chi_square_tail, empty_tally)
+from fibs_server.rules.match import Match, Phase
+from tests.rules.test_match_properties import random_action
 
 
 def statistics(pairs) -> DiceStatistics:
@@ -45,3 +48,28 @@ def test_fair_dice_look_fair_and_loaded_dice_do_not():
 def test_too_few_rolls_are_never_called_unusual():
     few = statistics([(6, 6)] * 50)
     assert not few.enough_rolls and not few.unusual
+
+
+def naive_tally(history) -> list[list[int]]:
+    tally = [empty_tally() for _ in range(3)]
+    for roller, pair in drawn_pairs(history):
+        add_to_tally(tally[2 if roller is None else roller], [pair])
+    return tally
+
+
+def test_a_roll_tally_counts_each_finished_game_once_and_follows_an_undo_back():
+    match = Match(None, VerifiableDice(b"r" * 32))
+    match.start()
+    rng = random.Random(6)
+    tally = RollTally()
+    states = []
+    while match.game_number < 6:
+        if match.phase is Phase.BETWEEN_GAMES:
+            match.join(min({0, 1} - match.joined))
+        else:
+            random_action(match, rng)
+        states.append(match.to_dict())
+        assert tally.of(states[-1]["history"]) == naive_tally(states[-1]["history"])
+    early = next(state for state in states if len(state["history"]) == 2)  # back in game 2
+    assert tally.of(early["history"]) == naive_tally(early["history"])
+    assert tally.of(states[-1]["history"]) == naive_tally(states[-1]["history"])
