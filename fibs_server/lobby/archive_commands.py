@@ -14,6 +14,7 @@ from fibs_server.lobby.session import Session
 from fibs_server.protocol import game_texts, info, match_views
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.commands import Command
+from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.matfile import (MatAction, MatDouble, MatDrop, MatGame, MatRoll,
                                           MatTake, MatWin, write_mat)
 from fibs_server.rules import events as ev
@@ -193,4 +194,6 @@ def _finished_match(record: MatchRecord, name: str) -> info.FinishedMatch:
         opponent=(record.player_a, record.player_b)[1 - mine], length=record.length,
         score=score[mine], opponent_score=score[1 - mine],
         won=None if record.winner is None else record.winner == name,
-        rating=None if rating is None else (rating[0], rating[1]))
+        rating=None if rating is None else (rating[0], rating[1]),
+        terms=MatchTerms(_stored_match(record).rules, record.state.get("turn_seconds"),
+                         record.state.get("takeover_seconds")))

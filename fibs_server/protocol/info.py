@@ -185,7 +185,9 @@ def max_logins(most_online: int) -> str:
 
 NO_PREVIOUS_BOARD = "** There is no previous board."
 NO_PREVIOUS_GAME = "** There is no previous game."
-HISTORY_HEADER = "  id  finished (UTC)    opponent         length  score  result  rating"
+_RULES_COLUMN = 86  # past the longest row (a 20-letter opponent, a 4-digit rating)
+_HISTORY_COLUMNS = "  id  finished (UTC)    opponent         length  score  result  rating"
+HISTORY_HEADER = f"{_HISTORY_COLUMNS:<{_RULES_COLUMN}}rules"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,6 +201,7 @@ class FinishedMatch:
     opponent_score: int
     won: bool | None  # None: ended without a winner (an unlimited match left between games)
     rating: tuple[float, float] | None  # the player's rating before and after; None: unrated
+    terms: MatchTerms = MatchTerms()  # the variant, house rules and clock it was played by
 
 
 def history(name: str, rows: list[FinishedMatch]) -> list[str]:
@@ -213,8 +216,10 @@ def history_row(row: FinishedMatch) -> str:
     """`  12  2026-11-30 10:31  bob                   5    5-2  won     1507.50 (+7.50)`"""
     length = "unl" if row.length is None else str(row.length)
     result = "ended" if row.won is None else "won" if row.won else "lost"
-    return (f"{row.match_id:4d}  {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
+    line = (f"{row.match_id:4d}  {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
             f"  {row.score:>2}-{row.opponent_score:<2}  {result:<6}  {_rating_change(row.rating)}")
+    rules = rules_summary(row.terms)
+    return f"{line:<{_RULES_COLUMN}}{rules}" if rules else line
 
 
 def _rating_change(rating: tuple[float, float] | None) -> str:

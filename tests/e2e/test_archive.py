@@ -48,10 +48,10 @@ async def test_oldboard_oldmoves_history_and_the_exported_match(harness, players
     row = re.compile(r"   (\d+)  \d{4}-\d\d-\d\d \d\d:\d\d  bob                   1   0-1   "
                      r"lost    1490\.00 \(-10\.00\)")
     got = await ask(carol, "history alice", "Finished matches of alice, newest first:",
-                    "  id  finished (UTC)    opponent         length  score  result  rating", row)
+                    "  id  finished (UTC)    opponent         length  score  result  rating                rules", row)
     match_id = int(row.fullmatch(got[-1]).group(1))
     await ask(carol, "history bob", "Finished matches of bob, newest first:",
-              "  id  finished (UTC)    opponent         length  score  result  rating",
+              "  id  finished (UTC)    opponent         length  score  result  rating                rules",
               re.compile(rf"   {match_id}  .*  alice                 1   1-0   won     "
                          r"1510\.00 \(\+10\.00\)"))
     exported = tmp_path / "match.mat"
