@@ -85,6 +85,9 @@ class BotPlayers:
                                   created_at=int(time.time()), last_login_host=BOT_HOST)
                 await self.lobby.accounts.create_account(account)
             account.toggles.update(ready=True, double=True)
+            # A bot's connection reads no board (any text only makes it look at the match):
+            # the one-line board is the cheapest to draw for it.
+            account.settings["boardstyle"] = "3"
             session = self._new_session(account, LEVELS[level_name], self._heard_by_resident)
             await self.lobby.log_in(session, account)
             self.residents[level_name] = session
