@@ -15,6 +15,7 @@ import sys
 from fibs_server.app import ServerConfig, serve
 from fibs_server.lobby.archive_commands import match_file
 from fibs_server.lobby.bot_players import BotConfig
+from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
 from fibs_server.rules.dice import commitment_of, drawn_pairs, first_wrong_pair, verifiable_pair
@@ -165,8 +166,8 @@ async def set_admin(database_url: str, name: str, is_admin: bool) -> int:
         await store.close()
 
 
-async def export_match(database_url: str, match_id: int, output: str | None) -> int:
-    """Write match `match_id` as `.mat` text; the exit status (1: no such match)."""
+async def stored_match(database_url: str, match_id: int) -> MatchRecord | None:
+    """Match `match_id` as stored, or None (said on standard error)."""
     store = await SqlStore.open(database_url)
     try:
         record = await store.match_by_id(match_id)
@@ -174,6 +175,13 @@ async def export_match(database_url: str, match_id: int, output: str | None) -> 
         await store.close()
     if record is None:
         print(f"fibs-server: there is no match {match_id}", file=sys.stderr)
+    return record
+
+
+async def export_match(database_url: str, match_id: int, output: str | None) -> int:
+    """Write match `match_id` as `.mat` text; the exit status (1: no such match)."""
+    record = await stored_match(database_url, match_id)
+    if record is None:
         return 1
     text = match_file(record)
     if output is None:
@@ -187,13 +195,8 @@ async def verify_dice(database_url: str, match_id: int) -> int:
     """Check a finished match's rolls against its seed and the seed against the commitment
     (printed); the exit status (1: no such match, not finished or not verifiable; 2: a roll
     or the commitment is wrong)."""
-    store = await SqlStore.open(database_url)
-    try:
-        record = await store.match_by_id(match_id)
-    finally:
-        await store.close()
+    record = await stored_match(database_url, match_id)
     if record is None:
-        print(f"fibs-server: there is no match {match_id}", file=sys.stderr)
         return 1
     if record.dice is None or record.dice.seed is None:
         print(f"fibs-server: the dice of match {match_id} were not drawn from a committed seed",
