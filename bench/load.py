@@ -37,6 +37,8 @@ from typing import Any
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))  # for tests.e2e.bot, the engine-driven CLIP bot
 
+from fibs_server.lobby.bot_players import BotConfig  # noqa: E402
+
 PASSWORD = "secret"
 CLIENT_PROCESSES = 3
 LOGIN_CONCURRENCY = 20  # logins in flight per client process: the server takes ~60/s
@@ -458,7 +460,7 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    "--hash-checks-waiting", str(arguments.sessions + arguments.burst + 100),
                    "--log-level", "WARNING"]
         if arguments.bot_matches:
-            command += ["--bots", "on", "--bot-think-time", "0",
+            command += ["--bots", "on", "--bot-think-time", str(arguments.bot_think_time),
                         "--bot-cpu-share", str(arguments.bot_cpu_share)]
     else:
         command = [sys.executable, str(REPOSITORY / "bench" / "echo_server.py")]
@@ -555,7 +557,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                     figures[f"{action}_steady_p99"] = p99(steady)
             for bot_name in sorted({b for r in results for b in r["bot_decisions"]}):
                 report(f"{bot_name} decisions", percentiles(
-                    [x for r in results for x in r["bot_decisions"].get(bot_name, [])]))
+                    [x - arguments.bot_think_time
+                     for r in results for x in r["bot_decisions"].get(bot_name, [])]))
             refusals = [x for r in results for x in r["refusals"]]
             report("matches", f"{arguments.matches} at once, "
                    f"{sum(r['actions'] for r in results) / arguments.duration:.0f} actions/s, "
@@ -588,6 +591,9 @@ def main() -> None:
     parser.add_argument("--bot-matches", type=int, default=0,
                         help="matches: also this many players against the built-in bots "
                              "(levels in turn), each playing 3-point matches one after another")
+    parser.add_argument("--bot-think-time", type=float, default=BotConfig.think_time,
+                        help="the server's --bot-think-time (its default: a bot match goes at "
+                             "a person's pace); taken off the bots' decision times reported")
     parser.add_argument("--bot-cpu-share", type=float, default=1.0,
                         help="the server's --bot-cpu-share")
     parser.add_argument("--warmup", type=float, default=0.0,

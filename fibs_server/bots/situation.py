@@ -90,7 +90,7 @@ def _refused_resignation(match: Match, player: int) -> WinKind | None:
     offers only a larger one afterwards, instead of asking again every turn."""
     refused = None
     offered = None
-    for event in match.game_events(-1):
+    for event in match.game_events_of(-1, ResignOffered, ResignRejected):
         if isinstance(event, ResignOffered):
             offered = event.kind if event.player == player else None
         elif isinstance(event, ResignRejected) and offered is not None:

@@ -189,6 +189,13 @@ class MatchState:
         rebuilt from the saved form on each call."""
         return [event_from_dict(event) for event in self._plain_history[game_index]]
 
+    def game_events_of(self, game_index: int, *kinds: type[Event]) -> list[Event]:
+        """`game_events` of the given kinds only: far cheaper when they are rare (a bot asks
+        for a game's resignations before each decision)."""
+        names = {kind.__name__ for kind in kinds}
+        return [event_from_dict(event) for event in self._plain_history[game_index]
+                if event["event"] in names]
+
     @property
     def history(self) -> list[list[Event]]:
         """`game_events` of every game."""

@@ -322,6 +322,10 @@ def test_rejected_resignation_resumes_the_game_where_it_was():
     assert match.reject(0) == [ResignRejected(0)]
     assert (match.phase, match.turn) == (Phase.ROLL_OR_DOUBLE, 1)
     match.roll(1)
+    resignations = match.game_events_of(-1, ResignOffered, ResignRejected)
+    assert resignations == [ResignOffered(1, WinKind.GAMMON, 2), ResignRejected(0)]
+    assert resignations == [event for event in match.game_events(-1)
+                            if isinstance(event, (ResignOffered, ResignRejected))]
 
 
 def test_portes_has_no_backgammon_resignation():
