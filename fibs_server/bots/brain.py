@@ -32,15 +32,20 @@ EXPERT = Level("expert", plies=2, noise=0.0)
 LEVELS = {level.name: level for level in (BEGINNER, INTERMEDIATE, EXPERT)}
 
 
+def needs_engine(situation: Situation, level: Level) -> bool:
+    """Whether `decide` asks bgsage (milliseconds to a second), not only our rules of thumb
+    (about a millisecond at most)."""
+    return (situation.phase is not Phase.BETWEEN_GAMES and level.plies > 0
+            and situation.variant is not Variant.HYPERGAMMON)  # bgsage knows 15 checkers only
+
+
 def decide(situation: Situation, level: Level, rng: random.Random) -> Decision:
     """What the bot does in `situation`; `rng` draws the level's noise."""
     if situation.phase is Phase.BETWEEN_GAMES:
         return JOIN
-    if level.plies == 0:
-        return heuristic.decide(situation, level.noise, rng)
-    if situation.variant is Variant.HYPERGAMMON:  # bgsage's networks know 15 checkers only
-        return heuristic.decide(situation, 0.0, rng)
-    return engine.decide(situation, level.plies, level.noise, rng)
+    if needs_engine(situation, level):
+        return engine.decide(situation, level.plies, level.noise, rng)
+    return heuristic.decide(situation, level.noise if level.plies == 0 else 0.0, rng)
 
 
 def decide_seeded(situation: Situation, level: Level, seed: int) -> Decision:

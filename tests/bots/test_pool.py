@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from fibs_server.bots import EXPERT, INTERMEDIATE, BotPool, decide, fallback, situation_for
+from fibs_server.bots import (BEGINNER, EXPERT, INTERMEDIATE, BotPool, decide, fallback,
+                              situation_for)
 from fibs_server.bots.pool import CpuPacer
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match
@@ -64,6 +65,19 @@ async def test_the_event_loop_keeps_ticking_while_the_workers_think(pool):
     gaps = [later - earlier for earlier, later in zip(ticks, ticks[1:])]
     assert thinking > 0.1  # long enough to see: on the loop, no tick would come meanwhile
     assert len(ticks) >= thinking / 0.005 / 2 and max(gaps) < thinking / 2, (thinking, gaps)
+
+
+async def test_the_rules_of_thumb_decide_on_the_loop_without_waiting_for_a_worker(pool):
+    situation = opening_move()
+    busy = asyncio.create_task(pool.decide(situation, SLOW, seed=1))
+    await asyncio.sleep(0.05)  # the one worker has taken the slow decision
+    asking = pool.decide(situation, BEGINNER, seed=2)
+    with pytest.raises(StopIteration) as answered:  # finished at its first step: no wait
+        asking.send(None)
+    assert answered.value.value == decide(situation, BEGINNER, random.Random(2))
+    assert not busy.done()
+    await busy
+    assert pool.counts.decided == 2
 
 
 async def test_a_late_decision_is_replaced_by_the_fallback(pool):
