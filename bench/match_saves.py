@@ -31,12 +31,7 @@ from sqlalchemy import event
 from fibs_server.lobby.accounts import Account
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase
-from fibs_server.store import (
-    SqlStore,
-    create_database_engine,
-    create_read_engine,
-    upgrade_database_async,
-)
+from fibs_server.store import SqlStore, upgrade_database_async
 
 SEED = 1
 
@@ -56,11 +51,10 @@ def random_action(match: Match, rng: random.Random) -> None:
 async def measure(url: str, games: int) -> dict[int, list[tuple[float, float, int]]]:
     """Per measured game (1 and `games`), each save's (CPU seconds, wall seconds, bytes)."""
     await upgrade_database_async(url)
-    engine = create_database_engine(url)
-    store = SqlStore(engine, read_engine=create_read_engine(url))
+    store = await SqlStore.open(url)
     sent = [0]
 
-    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    @event.listens_for(store._writes.engine, "before_cursor_execute")
     def count_bytes(_connection, _cursor, _statement, parameters, _context, executemany):
         rows = parameters if executemany else [parameters]
         sent[0] += sum(len(value) for row in rows for value in row if isinstance(value, str))

@@ -4,7 +4,6 @@ from fibs_server.store.database import (
     DEFAULT_DATABASE_URL,
     async_database_url,
     create_database_engine,
-    create_read_engine,
 )
 from fibs_server.store.migrate import (
     downgrade_database,
@@ -19,7 +18,6 @@ __all__ = [
     "SqlStore",
     "async_database_url",
     "create_database_engine",
-    "create_read_engine",
     "downgrade_database",
     "downgrade_database_async",
     "upgrade_database",

@@ -1,12 +1,12 @@
-"""The lobby's AccountStore on SQLAlchemy: a mixin of SqlStore (which gives `_sessions`,
-`_read_sessions` for methods that only read, and `_updates`, its GroupCommit)."""
+"""The lobby's AccountStore on SQLAlchemy: a mixin of SqlStore (which gives `_writes`,
+`_reads` for methods that only read, and `_updates`, its GroupCommit)."""
 from __future__ import annotations
 
 import dataclasses
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Session
 
 from fibs_server.lobby.accounts import (
     SETTING_DEFAULTS,
@@ -17,6 +17,7 @@ from fibs_server.lobby.accounts import (
 )
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
 from fibs_server.store.models import AccountRow, name_key
+from fibs_server.store.transactions import Transactions
 
 _ACCOUNT_FIELDS = [field.name for field in dataclasses.fields(Account)]
 
@@ -25,21 +26,20 @@ ACCOUNTS_BY_NAME_KEY = RowsByKey(AccountRow.__table__.c.name_key)
 
 class SqlAccountStore:
     """Accounts, found by name ignoring letter case."""
-    _sessions: async_sessionmaker[AsyncSession]
-    _read_sessions: async_sessionmaker[AsyncSession]
+    _writes: Transactions
+    _reads: Transactions
     _updates: GroupCommit
 
     async def find_account(self, name: str) -> Account | None:
-        async with self._read_sessions.begin() as session:
-            row = await session.scalar(
-                select(AccountRow).where(AccountRow.name_key == name_key(name)))
+        def read(session: Session) -> Account | None:
+            row = session.scalar(select(AccountRow).where(AccountRow.name_key == name_key(name)))
             return None if row is None else _account_from_row(row)
+        return await self._reads.run(read)
 
     async def create_account(self, account: Account) -> None:
         row = AccountRow(name_key=name_key(account.name), **dataclasses.asdict(account))
         try:
-            async with self._sessions.begin() as session:
-                session.add(row)
+            await self._writes.run(lambda session: session.add(row))
         except IntegrityError as error:
             # The only unique columns are name and name_key; relying on the constraint
             # (rather than looking first) also catches two registrations racing.
@@ -55,12 +55,10 @@ class SqlAccountStore:
                                    missing=no_account(name))
 
     async def rated_accounts(self, min_experience: int) -> list[Account]:
-        async with self._read_sessions.begin() as session:
-            rows = await session.scalars(
-                select(AccountRow)
-                .where(AccountRow.experience >= min_experience)
-                .order_by(AccountRow.rating.desc(), AccountRow.name_key))
-            return [_account_from_row(row) for row in rows]
+        query = (select(AccountRow).where(AccountRow.experience >= min_experience)
+                 .order_by(AccountRow.rating.desc(), AccountRow.name_key))
+        return await self._reads.run(
+            lambda session: [_account_from_row(row) for row in session.scalars(query)])
 
 
 def no_account(name: str) -> str:

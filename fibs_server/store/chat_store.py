@@ -1,5 +1,5 @@
-"""The lobby's ChatRecords on SQLAlchemy: a mixin of SqlStore (which gives `_sessions`,
-`_read_sessions` for methods that only read, and `_now`). Every method is one short
+"""The lobby's ChatRecords on SQLAlchemy: a mixin of SqlStore (which gives `_writes`,
+`_reads` for methods that only read, and `_now`). Every method is one short
 transaction; moderation actions write their log entry in the same transaction as the change."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import delete, func, or_, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Session
 
 from fibs_server.lobby.chat_records import (
     Arrival,
@@ -27,136 +27,151 @@ from fibs_server.store.models import (
     ServerTextRow,
     name_key,
 )
+from fibs_server.store.transactions import Transactions
 
 MOTD_KEY = "motd"
 
 
 class ChatStore:
-    _sessions: async_sessionmaker[AsyncSession]
-    _read_sessions: async_sessionmaker[AsyncSession]
+    _writes: Transactions
+    _reads: Transactions
     _now: Callable[[], int]
 
     async def arrive(self, name: str) -> Arrival:
+        now = self._now()
+
         # One transaction: a login costs the database (and SQLite's write lock) once.
-        async with self._sessions.begin() as session:
-            account = await _account_name(session, name)
-            ignores = list(await session.execute(
+        def arrive(session: Session) -> Arrival:
+            account = _account_name(session, name)
+            ignores = list(session.execute(
                 select(IgnoreRow.kind, IgnoreRow.target).where(IgnoreRow.owner == account)))
-            muted = await _active_sanction(session, "mute", account, None, self._now())
-            messages = await _take_messages(session, account)
-        return Arrival(gagged=sorted(t for k, t in ignores if k == "gag"),
-                       blinded=sorted(t for k, t in ignores if k == "blind"),
-                       muted=muted is not None, messages=messages)
+            muted = _active_sanction(session, "mute", account, None, now)
+            return Arrival(gagged=sorted(t for k, t in ignores if k == "gag"),
+                           blinded=sorted(t for k, t in ignores if k == "blind"),
+                           muted=muted is not None, messages=_take_messages(session, account))
+        return await self._writes.run(arrive)
 
     async def save_message(self, recipient: str, sender: str, text: str) -> None:
-        async with self._sessions.begin() as session:
-            account = await _account_name(session, recipient)
-            session.add(MessageRow(recipient=account, sender=sender, sent_at=self._now(),
-                                   text=text))
+        now = self._now()
+
+        def save(session: Session) -> None:
+            session.add(MessageRow(recipient=_account_name(session, recipient), sender=sender,
+                                   sent_at=now, text=text))
+        await self._writes.run(save)
 
     async def waiting_messages(self, recipient: str, sender: str) -> tuple[int, int]:
-        async with self._read_sessions.begin() as session:
-            rows = list(await session.execute(
+        def read(session: Session) -> list[Any]:
+            return list(session.execute(
                 select(MessageRow.sender, func.count()).where(
-                    MessageRow.recipient == await _account_name(session, recipient))
+                    MessageRow.recipient == _account_name(session, recipient))
                 .group_by(MessageRow.sender)))
+        rows = await self._reads.run(read)
         return (sum(count for _, count in rows),
                 sum(count for name, count in rows if name.lower() == sender.lower()))
 
     async def ignored_names(self, owner: str, kind: IgnoreKind) -> list[str]:
-        async with self._read_sessions.begin() as session:
-            owner_name = await _account_name(session, owner)
-            rows = await session.scalars(
-                select(IgnoreRow.target).where(IgnoreRow.owner == owner_name,
+        def read(session: Session) -> list[str]:
+            rows = session.scalars(
+                select(IgnoreRow.target).where(IgnoreRow.owner == _account_name(session, owner),
                                                IgnoreRow.kind == kind))
             return sorted(rows, key=str.lower)
+        return await self._reads.run(read)
 
     async def set_ignored(self, owner: str, kind: IgnoreKind, target: str, on: bool) -> None:
-        async with self._sessions.begin() as session:
-            key = dict(owner=await _account_name(session, owner), kind=kind,
-                       target=await _account_name(session, target))
-            exists = await session.get(IgnoreRow, key)
+        def change(session: Session) -> None:
+            key = dict(owner=_account_name(session, owner), kind=kind,
+                       target=_account_name(session, target))
+            exists = session.get(IgnoreRow, key)
             if on and exists is None:
                 session.add(IgnoreRow(**key))
             elif not on and exists is not None:
-                await session.delete(exists)
+                session.delete(exists)
+        await self._writes.run(change)
 
     async def add_sanction(self, sanction: Sanction) -> None:
         now = self._now()
-        async with self._sessions.begin() as session:
-            session.add(SanctionRow(kind=sanction.kind, name_key=name_key(sanction.name),
-                                    name=sanction.name, address=sanction.address,
-                                    until=sanction.until, created_by=sanction.by,
-                                    created_at=now))
-            detail = " ".join(part for part in (
-                f"address {sanction.address}" if sanction.address else "",
-                f"until {sanction.until}" if sanction.until is not None else "for good") if part)
-            session.add(_log_row(now, sanction.by, sanction.kind, sanction.name, detail))
+        detail = " ".join(part for part in (
+            f"address {sanction.address}" if sanction.address else "",
+            f"until {sanction.until}" if sanction.until is not None else "for good") if part)
+        await self._writes.run(lambda session: session.add_all([
+            SanctionRow(kind=sanction.kind, name_key=name_key(sanction.name),
+                        name=sanction.name, address=sanction.address, until=sanction.until,
+                        created_by=sanction.by, created_at=now),
+            _log_row(now, sanction.by, sanction.kind, sanction.name, detail)]))
 
     async def lift_sanctions(self, kind: SanctionKind, name: str, admin: str) -> int:
-        async with self._sessions.begin() as session:
-            result = await session.execute(delete(SanctionRow).where(
+        now = self._now()
+
+        def lift(session: Session) -> int:
+            result = session.execute(delete(SanctionRow).where(
                 SanctionRow.kind == kind, SanctionRow.name_key == name_key(name)))
-            session.add(_log_row(self._now(), admin, f"un{kind}", name,
-                                 f"{result.rowcount} lifted"))
+            session.add(_log_row(now, admin, f"un{kind}", name, f"{result.rowcount} lifted"))
             return result.rowcount
+        return await self._writes.run(lift)
 
     async def active_sanction(self, kind: SanctionKind, name: str,
                               address: str | None) -> Sanction | None:
-        async with self._read_sessions.begin() as session:
-            return await _active_sanction(session, kind, name, address, self._now())
+        now = self._now()
+        return await self._reads.run(
+            lambda session: _active_sanction(session, kind, name, address, now))
 
     async def erase_account(self, name: str, admin: str) -> bool:
-        async with self._sessions.begin() as session:
-            account = await session.scalar(
+        now = self._now()
+
+        def erase(session: Session) -> bool:
+            account = session.scalar(
                 select(AccountRow).where(AccountRow.name_key == name_key(name)))
             if account is None:
                 return False
             # Matches keep their players' names without a cascade: both players' records of
             # them go with the account. Messages, gags and blinds cascade.
-            await session.execute(delete(MatchRow).where(or_(
+            session.execute(delete(MatchRow).where(or_(
                 MatchRow.player_a == account.name, MatchRow.player_b == account.name,
                 MatchRow.winner == account.name)))
-            await session.delete(account)
-            session.add(_log_row(self._now(), admin, "erase", account.name, ""))
+            session.delete(account)
+            session.add(_log_row(now, admin, "erase", account.name, ""))
             return True
+        return await self._writes.run(erase)
 
     async def log_moderation(self, admin: str, action: str, target: str, detail: str) -> None:
-        async with self._sessions.begin() as session:
-            session.add(_log_row(self._now(), admin, action, target, detail))
+        row = _log_row(self._now(), admin, action, target, detail)
+        await self._writes.run(lambda session: session.add(row))
 
     async def moderation_log(self, limit: int) -> list[ModerationEntry]:
-        async with self._read_sessions.begin() as session:
-            rows = await session.scalars(
-                select(ModerationRow).order_by(ModerationRow.id.desc()).limit(limit))
-            return [ModerationEntry(row.at, row.admin, row.action, row.target, row.detail)
-                    for row in rows]
+        query = select(ModerationRow).order_by(ModerationRow.id.desc()).limit(limit)
+        return await self._reads.run(lambda session: [
+            ModerationEntry(row.at, row.admin, row.action, row.target, row.detail)
+            for row in session.scalars(query)])
 
     async def stored_motd(self) -> tuple[str, ...] | None:
-        async with self._read_sessions.begin() as session:
-            row = await session.get(ServerTextRow, MOTD_KEY)
+        def read(session: Session) -> tuple[str, ...] | None:
+            row = session.get(ServerTextRow, MOTD_KEY)
             return None if row is None else tuple(row.lines)
+        return await self._reads.run(read)
 
     async def set_motd(self, lines: tuple[str, ...], admin: str) -> None:
-        async with self._sessions.begin() as session:
-            await session.merge(ServerTextRow(key=MOTD_KEY, lines=list(lines)))
-            session.add(_log_row(self._now(), admin, "motd", "-", " | ".join(lines)))
+        row = _log_row(self._now(), admin, "motd", "-", " | ".join(lines))
+
+        def save(session: Session) -> None:
+            session.merge(ServerTextRow(key=MOTD_KEY, lines=list(lines)))
+            session.add(row)
+        await self._writes.run(save)
 
 
-async def _take_messages(session: AsyncSession, recipient: str) -> list[StoredMessage]:
-    rows = list(await session.scalars(
+def _take_messages(session: Session, recipient: str) -> list[StoredMessage]:
+    rows = list(session.scalars(
         select(MessageRow).where(MessageRow.recipient == recipient).order_by(MessageRow.id)))
     if rows:
-        await session.execute(delete(MessageRow).where(MessageRow.id.in_([r.id for r in rows])))
+        session.execute(delete(MessageRow).where(MessageRow.id.in_([r.id for r in rows])))
     return [StoredMessage(row.sender, row.sent_at, row.text) for row in rows]
 
 
-async def _active_sanction(session: AsyncSession, kind: SanctionKind, name: str,
+def _active_sanction(session: Session, kind: SanctionKind, name: str,
                            address: str | None, now: int) -> Sanction | None:
     who: Any = SanctionRow.name_key == name_key(name)
     if address is not None:
         who = or_(who, SanctionRow.address == address)
-    row = await session.scalar(
+    row = session.scalar(
         select(SanctionRow).where(SanctionRow.kind == kind, who,
                                   or_(SanctionRow.until.is_(None), SanctionRow.until > now))
         # A sanction for good outranks any with an end; else the one that ends last.
@@ -165,9 +180,9 @@ async def _active_sanction(session: AsyncSession, kind: SanctionKind, name: str,
                                              row.until, row.created_by)
 
 
-async def _account_name(session: AsyncSession, name: str) -> str:
+def _account_name(session: Session, name: str) -> str:
     """The account's name as it is spelt; LookupError if there is none."""
-    spelt = await session.scalar(select(AccountRow.name).where(AccountRow.name_key == name_key(name)))
+    spelt = session.scalar(select(AccountRow.name).where(AccountRow.name_key == name_key(name)))
     if spelt is None:
         raise LookupError(f"no account named {name!r}")
     return spelt

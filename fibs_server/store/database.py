@@ -1,10 +1,12 @@
-"""Connecting to the database: the URL forms we accept and the async engines behind them."""
+"""Connecting to the database: the URL forms we accept and the engines behind them: async
+ones for PostgreSQL (and migrations), sync ones in threads of their own for a SQLite file
+(store/transactions.py says why)."""
 from __future__ import annotations
 
 from typing import Any
 
 import orjson
-from sqlalchemy import event
+from sqlalchemy import create_engine, event, make_url
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -26,8 +28,8 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 # line is better than failing; only a database stuck for minutes should fail a command.
 SQLITE_POOL_TIMEOUT_S = 600
 
-# Connections for reads from a SQLite file (create_read_engine): enough that a few reads at
-# once do not queue behind each other; each is a thread in aiosqlite.
+# Connections for reads from a SQLite file (create_sqlite_file_engine): enough that a few
+# reads at once do not queue behind each other; each has a thread (ThreadTransactions).
 SQLITE_READ_CONNECTIONS = 4
 
 
@@ -50,17 +52,11 @@ _JSON_CODEC = {"json_serializer": _json_text, "json_deserializer": orjson.loads}
 
 
 def create_database_engine(url: str, **engine_options: Any) -> AsyncEngine:
-    """An async engine for `url` (plain or async form), with SQLite set up for concurrent use.
-    On a SQLite file it is the one write connection; see create_read_engine for reads."""
+    """An async engine for `url` (plain or async form): the server's for PostgreSQL and an
+    in-memory SQLite database; migrations' and tests' for a SQLite file too (the server's
+    are create_sqlite_file_engine's)."""
     async_url = async_database_url(url)
-    if _is_sqlite_file(async_url) and "poolclass" not in engine_options:
-        # SQLite runs one writer at a time, and every transaction here takes the write lock
-        # (BEGIN IMMEDIATE). Connections competing for it poll in SQLite's busy handler, which
-        # is unfair: under load some wait past the busy timeout ("database is locked"). One
-        # connection makes them queue in order in the pool instead.
-        engine_options = {"pool_size": 1, "max_overflow": 0,
-                          "pool_timeout": SQLITE_POOL_TIMEOUT_S, **engine_options}
-    elif not async_url.startswith("sqlite"):
+    if not async_url.startswith("sqlite"):
         # A server connection that died (a restarted database, a terminated backend) is
         # replaced when next taken from the pool instead of failing the next write.
         engine_options = {"pool_pre_ping": True, **engine_options}
@@ -70,22 +66,28 @@ def create_database_engine(url: str, **engine_options: Any) -> AsyncEngine:
     return engine
 
 
-def create_read_engine(url: str) -> AsyncEngine | None:
-    """A separate engine for transactions that only read, where one helps: on a SQLite file,
-    a few connections whose transactions take no write lock (a plain, deferred BEGIN), so that
-    under WAL they read the last commit while the write connection works through its queue.
-    None for other databases: PostgreSQL's pool already reads concurrently, and an in-memory
-    SQLite database lives on the write engine's one connection."""
-    async_url = async_database_url(url)
-    if not _is_sqlite_file(async_url):
-        return None
-    engine = create_async_engine(async_url, pool_size=SQLITE_READ_CONNECTIONS, max_overflow=0,
-                                 pool_timeout=SQLITE_POOL_TIMEOUT_S, **_JSON_CODEC)
-    _prepare_sqlite(engine.sync_engine, for_reads=True)
+def create_sqlite_file_engine(url: str, *, for_reads: bool) -> Engine:
+    """A sync engine (the sqlite3 driver) for the SQLite file at `url`, for the store's
+    threads: `for_reads`, SQLITE_READ_CONNECTIONS connections whose transactions take no write
+    lock (a plain, deferred BEGIN), so that under WAL they read the last commit while the
+    writer works; else the one write connection. Its connections move between threads, one
+    thread at a time."""
+    # SQLite runs one writer at a time, and every write transaction here takes the write lock
+    # (BEGIN IMMEDIATE). Connections competing for it poll in SQLite's busy handler, which is
+    # unfair: under load some waited past the busy timeout ("database is locked"). One
+    # connection makes writes queue in order instead.
+    connections = SQLITE_READ_CONNECTIONS if for_reads else 1
+    engine = create_engine(make_url(async_database_url(url)).set(drivername="sqlite+pysqlite"),
+                           pool_size=connections, max_overflow=0,
+                           pool_timeout=SQLITE_POOL_TIMEOUT_S,
+                           connect_args={"check_same_thread": False}, **_JSON_CODEC)
+    _prepare_sqlite(engine, for_reads=for_reads)
     return engine
 
 
-def _is_sqlite_file(async_url: str) -> bool:
+def is_sqlite_file(url: str) -> bool:
+    """Whether `url` (plain or async form) names a SQLite database in a file."""
+    async_url = async_database_url(url)
     in_memory = ":memory:" in async_url or async_url == "sqlite+aiosqlite://"
     return async_url.startswith("sqlite") and not in_memory
 

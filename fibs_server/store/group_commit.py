@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from sqlalchemy import Column, ColumnElement, Table, Update, bindparam, update
+from sqlalchemy import Column, ColumnElement, Connection, Table, Update, bindparam, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.orm import Session
+
+from fibs_server.store.transactions import Transactions
 
 T = TypeVar("T")
 
@@ -36,38 +39,38 @@ class RowsByKey:
             "sqlite": sqlite.insert(dependents).on_conflict_do_nothing(),
             "postgresql": postgresql.insert(dependents).on_conflict_do_nothing()}
 
-    async def update_one(self, connection: AsyncConnection, key: Any, values: dict[str, Any],
-                         *, missing: str) -> None:
+    def update_one(self, connection: Connection, key: Any, values: dict[str, Any],
+                   *, missing: str) -> None:
         """Set `values` on the row `key` picks; LookupError(missing) if there is none."""
-        result = await connection.execute(self._statement, {_ROW_KEY: key, **values})
+        result = connection.execute(self._statement, {_ROW_KEY: key, **values})
         if result.rowcount == 0:
             raise LookupError(missing)
 
-    async def update_many(self, connection: AsyncConnection,
-                          values_by_key: dict[Any, dict[str, Any]]) -> list[Any]:
+    def update_many(self, connection: Connection,
+                    values_by_key: dict[Any, dict[str, Any]]) -> list[Any]:
         """Set each row's values, all of them setting the same columns, as one executemany
         where the driver counts its rows (not asyncpg: there, one statement each). Returns
         the keys of the rows that are missing."""
         parameters = [{_ROW_KEY: key, **values} for key, values in values_by_key.items()]
         if len(parameters) > 1 and connection.dialect.supports_sane_multi_rowcount:
-            result = await connection.execute(self._statement, parameters)
+            result = connection.execute(self._statement, parameters)
             if result.rowcount == len(parameters):
                 return []
             # Some row is missing: running the updates again one at a time finds which (each
             # sets the same values again, so this changes nothing more).
         missing = []
         for one in parameters:
-            if (await connection.execute(self._statement, one)).rowcount == 0:
+            if connection.execute(self._statement, one).rowcount == 0:
                 missing.append(one[_ROW_KEY])
         return missing
 
-    async def add_dependents(self, connection: AsyncConnection,
-                             new_rows: Sequence[dict[str, Any]]) -> None:
+    def add_dependents(self, connection: Connection,
+                       new_rows: Sequence[dict[str, Any]]) -> None:
         """Insert `new_rows` into the dependent table (one executemany), keeping any row
         already there."""
         if new_rows:
             assert self._add_dependents is not None
-            await connection.execute(self._add_dependents[connection.dialect.name], new_rows)
+            connection.execute(self._add_dependents[connection.dialect.name], new_rows)
 
 
 class GroupCommit:
@@ -85,12 +88,12 @@ class GroupCommit:
     (`run`) that raises LookupError having changed nothing; any other failure fails every
     caller in the transaction, with the same error."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, transactions: Transactions) -> None:
+        self._transactions = transactions
         self._pending: list[_Action | _RowUpdate] = []
         self._writer: asyncio.Task[None] | None = None
 
-    async def run(self, action: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+    async def run(self, action: Callable[[Session], T]) -> T:
         """Run `action` in the next transaction; returns what it returned."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._enqueue(_Action(action, future))
@@ -112,30 +115,25 @@ class GroupCommit:
     async def _write_pending(self) -> None:
         while self._pending:
             batch, self._pending = self._pending, []
-            actions = [work for work in batch if isinstance(work, _Action)]
-            row_updates = [work for work in batch if isinstance(work, _RowUpdate)]
-            results: dict[asyncio.Future[Any], Any] = {}
             try:
-                async with self._engine.begin() as connection:
-                    for action in actions:
-                        try:
-                            results[action.future] = await action.run(connection)
-                        except LookupError as missing:  # changed nothing: fails alone
-                            _fail(action.future, missing)
-                    for row_update in await _write_row_updates(connection, row_updates):
-                        _fail(row_update.future, LookupError(row_update.missing))
+                outcomes = await self._transactions.run(functools.partial(_write_batch,
+                                                                          batch=batch))
             except Exception as error:  # the whole batch failed: every caller hears why
                 for work in batch:
                     _fail(work.future, error)
                 continue
+            # Futures are settled here, on the event loop, not where the batch was written.
             for work in batch:
-                if not work.future.done():
-                    work.future.set_result(results.get(work.future))
+                outcome = outcomes.get(work)
+                if isinstance(outcome, LookupError):
+                    _fail(work.future, outcome)
+                elif not work.future.done():
+                    work.future.set_result(outcome)
 
 
 @dataclasses.dataclass(eq=False)
 class _Action:
-    run: Callable[[AsyncConnection], Awaitable[Any]]
+    run: Callable[[Session], Any]
     future: asyncio.Future[Any]
 
 
@@ -149,8 +147,25 @@ class _RowUpdate:
     future: asyncio.Future[None]
 
 
-async def _write_row_updates(connection: AsyncConnection,
-                             row_updates: list[_RowUpdate]) -> list[_RowUpdate]:
+def _write_batch(session: Session, batch: list[_Action | _RowUpdate]
+                 ) -> dict[_Action | _RowUpdate, Any]:
+    """Write `batch` in `session`'s transaction: the actions, then the row updates. Returns
+    each action's result, and a LookupError for each action or update that failed alone."""
+    outcomes: dict[_Action | _RowUpdate, Any] = {}
+    for action in batch:
+        if isinstance(action, _Action):
+            try:
+                outcomes[action] = action.run(session)
+            except LookupError as missing:  # changed nothing: fails alone
+                outcomes[action] = missing
+    row_updates = [work for work in batch if isinstance(work, _RowUpdate)]
+    for row_update in _write_row_updates(session.connection(), row_updates):
+        outcomes[row_update] = LookupError(row_update.missing)
+    return outcomes
+
+
+def _write_row_updates(connection: Connection,
+                       row_updates: list[_RowUpdate]) -> list[_RowUpdate]:
     """Write `row_updates`, those of one row merged and those then setting the same columns
     of the same table at once, then the dependents of those whose row is there; returns the
     ones whose row is missing."""
@@ -165,7 +180,7 @@ async def _write_row_updates(connection: AsyncConnection,
         by_columns[rows, frozenset(values)][key] = values
     missing = []
     for (rows, _), values_by_key in by_columns.items():
-        for key in await rows.update_many(connection, values_by_key):
+        for key in rows.update_many(connection, values_by_key):
             missing.extend(by_row[rows, key])
     missing_rows = set(missing)
     dependents: defaultdict[RowsByKey, list[dict[str, Any]]] = defaultdict(list)
@@ -173,7 +188,7 @@ async def _write_row_updates(connection: AsyncConnection,
         if row_update not in missing_rows:
             dependents[row_update.rows].extend(row_update.dependents)
     for rows, new_rows in dependents.items():
-        await rows.add_dependents(connection, new_rows)
+        rows.add_dependents(connection, new_rows)
     return missing
 
 

@@ -1,6 +1,5 @@
-"""The lobby's MatchStore on SQLAlchemy: a mixin of SqlStore (which gives `_engine`,
-`_sessions`, `_read_sessions` for methods that only read, `_updates`, its GroupCommit, and
-`_now`)."""
+"""The lobby's MatchStore on SQLAlchemy: a mixin of SqlStore (which gives `_writes`,
+`_reads` for methods that only read, `_updates`, its GroupCommit, and `_now`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,13 +8,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, true, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Session
 
 from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingChange, RatingUpdate
 from fibs_server.rules.dice_stats import ROLLS
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
 from fibs_server.store.models import MatchGameRow, MatchRow, name_key
+from fibs_server.store.transactions import Transactions
 
 _MATCHES = MatchRow.__table__
 RUNNING_MATCHES_BY_ID = RowsByKey(_MATCHES.c.id, ~_MATCHES.c.finished,
@@ -28,9 +28,8 @@ class SqlMatchStore:
     A match's finished games are written once, as rows of match_games, and each save writes
     only the state with the current game's history (see MatchRow.moved_games); reads put the
     whole history back together."""
-    _engine: AsyncEngine
-    _sessions: async_sessionmaker[AsyncSession]
-    _read_sessions: async_sessionmaker[AsyncSession]
+    _writes: Transactions
+    _reads: Transactions
     _updates: GroupCommit
     _now: Callable[[], int]
     # Per match saved since start, how many of its games are surely in match_games, so a
@@ -50,10 +49,10 @@ class SqlMatchStore:
 
         # Group-committed: with a transaction each, 1,000 match starts at once queued on the one
         # SQLite connection past its 30 s checkout timeout (docs/PERFORMANCE.md, "Limits").
-        async def insert_match(connection: AsyncConnection) -> int:
-            result = await connection.execute(new_match)
-            match_id = result.inserted_primary_key[0]
-            await RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
+        def insert_match(session: Session) -> int:
+            connection = session.connection()
+            match_id = connection.execute(new_match).inserted_primary_key[0]
+            RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
             return match_id
         match_id = await self._updates.run(insert_match)
         self._moved_games[match_id] = stored.moved_games
@@ -74,97 +73,93 @@ class SqlMatchStore:
                            abandoned: bool = False) -> None:
         now = self._now()
         stored = _StoredState.of(state, moved_already=self._moved_games.get(match_id, 0))
-        async with self._engine.begin() as connection:
-            await RUNNING_MATCHES_BY_ID.update_one(
+
+        def finish(session: Session) -> None:
+            connection = session.connection()
+            RUNNING_MATCHES_BY_ID.update_one(
                 connection, match_id, {"state": stored.state, "moved_games": stored.moved_games,
                                        "finished": True, "winner": winner,
                                        "finished_at": now, "updated_at": now,
                                        "abandoned": abandoned, **_dice_columns(dice)},
                 missing=_no_running_match(match_id))
             # After the update: a match that is not running gets no games.
-            await RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
+            RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
             for rating in ratings:
-                await ACCOUNTS_BY_NAME_KEY.update_one(
+                ACCOUNTS_BY_NAME_KEY.update_one(
                     connection, name_key(rating.name),
                     {"rating": rating.rating, "experience": rating.experience},
                     missing=no_account(rating.name))
+        await self._writes.run(finish)
         self._moved_games.pop(match_id, None)  # it is saved no more
 
     async def running_match(self, name_a: str, name_b: str) -> MatchRecord | None:
         between = or_(and_(MatchRow.player_a == name_a, MatchRow.player_b == name_b),
                       and_(MatchRow.player_a == name_b, MatchRow.player_b == name_a))
-        async with self._read_sessions.begin() as session:
-            row = await session.scalar(
-                select(MatchRow).where(~MatchRow.finished, between)
-                .order_by(MatchRow.id.desc()).limit(1))
-            return None if row is None else (await _records(session, [row]))[0]
+
+        def read(session: Session) -> MatchRecord | None:
+            row = session.scalar(select(MatchRow).where(~MatchRow.finished, between)
+                                 .order_by(MatchRow.id.desc()).limit(1))
+            return None if row is None else _records(session, [row])[0]
+        return await self._reads.run(read)
 
     async def running_matches(self, name: str) -> list[MatchRecord]:
-        async with self._read_sessions.begin() as session:
-            rows = await session.scalars(
-                select(MatchRow).where(~MatchRow.finished, _plays_in(name))
-                .order_by(MatchRow.id))
-            return await _records(session, rows.all())
+        return await self._reads.run(_matching_records(
+            select(MatchRow).where(~MatchRow.finished, _plays_in(name)).order_by(MatchRow.id)))
 
     async def delete_match(self, match_id: int) -> None:
         """Delete the running match `match_id`; finished matches stay in the archive, and
         deleting a match that is already gone does nothing."""
-        async with self._sessions.begin() as session:
-            # Its rows of match_games go with it (ON DELETE CASCADE).
-            await session.execute(
-                delete(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished))
+        # Its rows of match_games go with it (ON DELETE CASCADE).
+        await self._writes.run(_executing(
+            delete(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished)))
         self._moved_games.pop(match_id, None)
 
     async def finished_matches(self, name: str, limit: int) -> list[MatchRecord]:
-        async with self._read_sessions.begin() as session:
-            rows = await session.scalars(
-                select(MatchRow).where(MatchRow.finished, _plays_in(name))
-                .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))
-            return await _records(session, rows.all())
+        return await self._reads.run(_matching_records(
+            select(MatchRow).where(MatchRow.finished, _plays_in(name))
+            .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit)))
 
     async def rating_history(self, name: str, limit: int) -> list[RatingChange]:
         # Only the state's `ratings` (match_play writes {name: [before, after]} there), not
         # the whole state with its history: this serves a page, for any name asked.
         ratings = MatchRow.state["ratings"]
-        async with self._read_sessions.begin() as session:
-            rows = (await session.execute(
-                select(MatchRow.finished_at, ratings)
-                .where(MatchRow.finished, _plays_in(name), ratings.is_not(None))
-                .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))).all()
+        query = (select(MatchRow.finished_at, ratings)
+                 .where(MatchRow.finished, _plays_in(name), ratings.is_not(None))
+                 .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))
+        rows = await self._reads.run(_all_rows(query))
         return [RatingChange(finished_at, *ratings[name])
                 for finished_at, ratings in reversed(rows) if ratings and name in ratings]
 
     async def match_by_id(self, match_id: int) -> MatchRecord | None:
         """Any stored match, running or finished (`fibs-server export-match`, `fairdice`)."""
-        async with self._read_sessions.begin() as session:
-            row = await session.get(MatchRow, match_id)
-            return None if row is None else (await _records(session, [row]))[0]
+        def read(session: Session) -> MatchRecord | None:
+            row = session.get(MatchRow, match_id)
+            return None if row is None else _records(session, [row])[0]
+        return await self._reads.run(read)
 
     async def mark_left(self, match_id: int, name: str | None) -> None:
         # The first to leave is the one who left: the other may log out later, waiting.
         still_there = MatchRow.left_by.is_(None) if name is not None else true()
-        async with self._sessions.begin() as session:
-            await session.execute(
-                update(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished, still_there)
-                .values(left_by=name))
+        await self._writes.run(_executing(
+            update(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished, still_there)
+            .values(left_by=name)))
 
     async def idle_matches(self, before: int) -> list[MatchRecord]:
-        async with self._read_sessions.begin() as session:
-            rows = await session.scalars(
-                select(MatchRow).where(~MatchRow.finished, MatchRow.updated_at < before)
-                .order_by(MatchRow.id))
-            return await _records(session, rows.all())
+        return await self._reads.run(_matching_records(
+            select(MatchRow).where(~MatchRow.finished, MatchRow.updated_at < before)
+            .order_by(MatchRow.id)))
 
     async def match_counts(self, name: str) -> tuple[int, int]:
-        async with self._read_sessions.begin() as session:
-            unfinished = await session.scalar(
+        def count(session: Session) -> tuple[int, int]:
+            unfinished = session.scalar(
                 select(func.count()).where(~MatchRow.finished, _plays_in(name)))
             # _plays_in first: whois is frequent (a bot's keep-alive), and the players'
             # columns are indexed.
-            abandoned = await session.scalar(
+            abandoned = session.scalar(
                 select(func.count()).where(_plays_in(name), MatchRow.abandoned,
                                            MatchRow.left_by == name))
-        return unfinished or 0, abandoned or 0
+            return unfinished or 0, abandoned or 0
+        return await self._reads.run(count)
 
     async def roll_tally(self, name: str | None) -> list[int]:
         query = select(MatchRow.player_a, MatchRow.dice_tally).where(
@@ -172,11 +167,10 @@ class SqlMatchStore:
         if name is not None:
             query = query.where(_plays_in(name))
         total = [0] * len(ROLLS)
-        async with self._read_sessions.begin() as session:
-            for player_a, tally in await session.execute(query):
-                counted = tally if name is None else [tally[0 if player_a == name else 1]]
-                for row in counted:
-                    total = [a + b for a, b in zip(total, row)]
+        for player_a, tally in await self._reads.run(_all_rows(query)):
+            counted = tally if name is None else [tally[0 if player_a == name else 1]]
+            for row in counted:
+                total = [a + b for a, b in zip(total, row)]
         return total
 
 
@@ -203,13 +197,30 @@ class _StoredState:
                 for index, events in self.new_games.items()]
 
 
-async def _records(session: AsyncSession, rows: Sequence[MatchRow]) -> list[MatchRecord]:
+def _matching_records(query: Any) -> Callable[[Session], list[MatchRecord]]:
+    """A unit of work reading the matches `query` selects, as records."""
+    return lambda session: _records(session, session.scalars(query).all())
+
+
+def _executing(statement: Any) -> Callable[[Session], None]:
+    """A unit of work executing `statement`."""
+    def execute(session: Session) -> None:
+        session.execute(statement)
+    return execute
+
+
+def _all_rows(query: Any) -> Callable[[Session], list[Any]]:
+    """A unit of work reading every row `query` selects."""
+    return lambda session: list(session.execute(query))
+
+
+def _records(session: Session, rows: Sequence[MatchRow]) -> list[MatchRecord]:
     """`rows` as records, each state with its whole history: the games moved to match_games
     put back in front of those the state holds."""
     moved = {row.id: row.moved_games for row in rows if row.moved_games}
     games: defaultdict[int, list[list[dict[str, Any]]]] = defaultdict(list)
     if moved:
-        found = await session.execute(
+        found = session.execute(
             select(MatchGameRow.match_id, MatchGameRow.game_index, MatchGameRow.events)
             .where(MatchGameRow.match_id.in_(moved))
             .order_by(MatchGameRow.match_id, MatchGameRow.game_index))

@@ -20,7 +20,7 @@ NOT_STORED = "** The server could not store that. Please try again."
 def failing_updates(harness, table: str, verb: str = "UPDATE"):
     """Every `verb` (UPDATE, INSERT INTO) of `table` fails, as on a full disk or a dead
     database connection."""
-    engine = harness.server.store._engine.sync_engine
+    engine = harness.server.store._writes.engine
 
     def fail(connection, cursor, statement, parameters, context, executemany):
         if statement.lstrip().upper().startswith(f"{verb} {table.upper()}"):

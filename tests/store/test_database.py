@@ -4,8 +4,12 @@ import pytest
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
 
-from fibs_server.store import async_database_url, create_database_engine, create_read_engine
-from fibs_server.store.database import SQLITE_POOL_TIMEOUT_S
+from fibs_server.store import async_database_url, create_database_engine
+from fibs_server.store.database import (
+    SQLITE_POOL_TIMEOUT_S,
+    create_sqlite_file_engine,
+    is_sqlite_file,
+)
 
 
 @pytest.mark.parametrize("plain, expected", [
@@ -40,25 +44,46 @@ async def test_sqlite_connections_use_wal_foreign_keys_and_durable_commits(tmp_p
         await engine.dispose()
 
 
-async def test_a_sqlite_file_gets_one_write_connection_and_read_connections_that_cannot_write(
+def test_the_servers_sqlite_file_engines_use_wal_foreign_keys_and_durable_commits(
+        tmp_path: Path):
+    for for_reads in (False, True):
+        engine = create_sqlite_file_engine(f"sqlite:///{tmp_path / 'fibs.db'}",
+                                           for_reads=for_reads)
+        try:
+            with engine.connect() as connection:
+                assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+                assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+                assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2
+        finally:
+            engine.dispose()
+
+
+def test_a_sqlite_file_gets_one_write_connection_and_read_connections_that_cannot_write(
         tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'fibs.db'}"
-    writer, reader = create_database_engine(url), create_read_engine(url)
+    writer = create_sqlite_file_engine(url, for_reads=False)
+    reader = create_sqlite_file_engine(url, for_reads=True)
     try:
         assert writer.pool.size() == 1 and reader.pool.size() > 1
         # A deep queue for the one write connection is worth waiting out (30 s by default).
         assert writer.pool.timeout() == reader.pool.timeout() == SQLITE_POOL_TIMEOUT_S
-        async with writer.begin() as connection:
-            await connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
-        async with reader.begin() as connection:
-            assert (await connection.exec_driver_sql("SELECT count(*) FROM t")).scalar() == 0
+        with writer.begin() as connection:
+            connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+        with reader.begin() as connection:
+            assert connection.exec_driver_sql("SELECT count(*) FROM t").scalar() == 0
             with pytest.raises(OperationalError, match="readonly"):
-                await connection.exec_driver_sql("INSERT INTO t VALUES (1)")
+                connection.exec_driver_sql("INSERT INTO t VALUES (1)")
     finally:
-        await reader.dispose()
-        await writer.dispose()
+        reader.dispose()
+        writer.dispose()
 
 
-def test_postgresql_reads_on_its_one_engine():
-    # Its pool already reads concurrently (in-memory SQLite: tests/store/test_reads.py).
-    assert create_read_engine("postgresql://fibs@localhost/fibs") is None
+@pytest.mark.parametrize("url, in_a_file", [
+    ("sqlite:///fibs.db", True), ("sqlite+aiosqlite:////var/lib/fibs/fibs.db", True),
+    ("sqlite:///:memory:", False), ("sqlite+aiosqlite://", False),
+    ("postgresql://fibs@localhost/fibs", False),
+])
+def test_only_a_sqlite_file_gets_the_stores_threads(url, in_a_file):
+    # PostgreSQL's async pool already reads concurrently; an in-memory SQLite database
+    # lives on one connection (tests/store/test_reads.py).
+    assert is_sqlite_file(url) is in_a_file

@@ -6,7 +6,6 @@ import pytest
 from sqlalchemy import event, select
 
 from fibs_server.lobby.accounts import SETTING_DEFAULTS
-from fibs_server.store import create_database_engine
 from fibs_server.store.models import MatchGameRow
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY
 from fibs_server.store.group_commit import GroupCommit
@@ -96,18 +95,18 @@ async def test_a_cancelled_caller_does_not_disturb_the_others(store):
     assert (await store.find_account("bob")).email == "bob@example.org"
 
 
-async def test_updates_that_set_the_same_columns_are_one_statement(store, database_url):
+async def test_updates_that_set_the_same_columns_are_one_statement(store):
     for name in ["alice", "bob", "carol"]:
         await store.create_account(account(name))
-    engine = create_database_engine(database_url)
+    engine = store._writes.engine  # the server's own: in threads on SQLite
     updates: list[int] = []  # how many rows each UPDATE statement carried
 
-    @event.listens_for(engine.sync_engine, "before_cursor_execute")
     def count_rows(_connection, _cursor, statement, parameters, _context, executemany):
         if statement.startswith("UPDATE"):
             updates.append(len(parameters) if executemany else 1)
 
-    commit = GroupCommit(engine)
+    event.listen(engine, "before_cursor_execute", count_rows)
+    commit = GroupCommit(store._writes)
     try:
         await asyncio.gather(*(
             commit.update(ACCOUNTS_BY_NAME_KEY, key, values, missing=key)
@@ -115,7 +114,7 @@ async def test_updates_that_set_the_same_columns_are_one_statement(store, databa
                                 ("carol", {"email": "c@x"}), ("alice", {"email": "a2@x"}),
                                 ("bob", {"rating": 1600.0})]))
     finally:
-        await engine.dispose()
+        event.remove(engine, "before_cursor_execute", count_rows)
 
     if engine.dialect.supports_sane_multi_rowcount:
         assert sorted(updates) == [1, 2]  # alice and carol set email; bob email and rating
@@ -140,6 +139,5 @@ async def test_a_save_of_a_finished_match_fails_alone_and_moves_none_of_its_game
     assert [type(result) for result in results] == [LookupError, type(None)]
     assert (await store.match_by_id(finished)).state == STATE
     assert (await store.match_by_id(running)).state == two_games
-    async with store._engine.connect() as connection:
-        assert (await connection.execute(select(MatchGameRow.match_id))).scalars().all() == [
-            running]
+    assert await store._reads.run(
+        lambda session: session.scalars(select(MatchGameRow.match_id)).all()) == [running]

@@ -32,14 +32,14 @@ def play_to_game(match: Match, rng: random.Random, game_number: int) -> None:
         random_action(match, rng)
 
 
-async def stored_columns(engine, match_id: int) -> tuple[dict, int, int]:
+async def stored_columns(store: SqlStore, match_id: int) -> tuple[dict, int, int]:
     """The match's row as written: its state, moved_games, and its rows of match_games."""
-    async with engine.connect() as connection:
-        state, moved_games = (await connection.execute(
-            select(MatchRow.state, MatchRow.moved_games).where(MatchRow.id == match_id))).one()
-        game_rows = await connection.scalar(
-            select(func.count()).where(MatchGameRow.match_id == match_id))
-    return state, moved_games, game_rows
+    def read(session):
+        state, moved_games = session.execute(
+            select(MatchRow.state, MatchRow.moved_games).where(MatchRow.id == match_id)).one()
+        game_rows = session.scalar(select(func.count()).where(MatchGameRow.match_id == match_id))
+        return state, moved_games, game_rows
+    return await store._reads.run(read)
 
 
 async def test_a_match_saved_after_every_action_reads_back_whole(store, players):
@@ -56,7 +56,7 @@ async def test_a_match_saved_after_every_action_reads_back_whole(store, players)
     expected = as_stored(match)
     assert (await store.match_by_id(match_id)).state == expected
     assert [record.state for record in await store.running_matches("alice")] == [expected]
-    state, moved_games, game_rows = await stored_columns(store._engine, match_id)
+    state, moved_games, game_rows = await stored_columns(store, match_id)
     assert (moved_games, game_rows) == (5, 5)
     assert state["history"] == expected["history"][5:]
 
@@ -72,11 +72,10 @@ async def test_a_match_saved_after_every_action_reads_back_whole(store, players)
 
 async def test_bytes_written_per_save_do_not_grow_with_the_finished_games(database_url,
                                                                           players, store):
-    engine = create_database_engine(database_url)
-    counting_store = SqlStore(engine)
+    counting_store = await SqlStore.open(database_url)
     written: list[int] = []  # bytes of the values of each statement that writes
 
-    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    @event.listens_for(counting_store._writes.engine, "before_cursor_execute")
     def count_bytes(_connection, _cursor, statement, parameters, _context, executemany):
         if statement.startswith(("UPDATE", "INSERT")):
             rows = parameters if executemany else [parameters]
@@ -100,7 +99,7 @@ async def test_bytes_written_per_save_do_not_grow_with_the_finished_games(databa
         early = await bytes_of_saves_after_start_of_game(2)
         late = await bytes_of_saves_after_start_of_game(41)
     finally:
-        await engine.dispose()
+        await counting_store.close()
 
     assert len(orjson.dumps(match.to_dict())) > 20 * max(late)  # what one save used to write
     for after_one_game, after_forty_games in zip(early, late):
@@ -121,19 +120,19 @@ async def test_a_save_whose_transaction_fails_moves_no_game_and_the_next_one_doe
         if statement.startswith("INSERT INTO match_games"):
             raise RuntimeError("disk full")
 
-    event.listen(store._engine.sync_engine, "before_cursor_execute", fail_moving_games)
+    event.listen(store._writes.engine, "before_cursor_execute", fail_moving_games)
     try:
         with pytest.raises(RuntimeError):
             await store.save_match_state(match_id, match.to_dict())
     finally:
-        event.remove(store._engine.sync_engine, "before_cursor_execute", fail_moving_games)
+        event.remove(store._writes.engine, "before_cursor_execute", fail_moving_games)
     # Neither the state with game 2 moved out nor game 2's row: the match as saved before.
     assert (await store.running_match("alice", "bob")).state == stored_before
-    assert (await stored_columns(store._engine, match_id))[1:] == (1, 1)
+    assert (await stored_columns(store, match_id))[1:] == (1, 1)
 
     await store.save_match_state(match_id, match.to_dict())
     assert (await store.running_match("alice", "bob")).state == as_stored(match)
-    assert (await stored_columns(store._engine, match_id))[1:] == (2, 2)
+    assert (await stored_columns(store, match_id))[1:] == (2, 2)
 
 
 async def test_a_save_after_a_restart_sends_the_moved_games_again_and_keeps_them(
@@ -150,7 +149,7 @@ async def test_a_save_after_a_restart_sends_the_moved_games_again_and_keeps_them
         assert (await restarted.running_match("alice", "bob")).state == as_stored(match)
     finally:
         await restarted.close()
-    assert (await stored_columns(store._engine, match_id))[1:] == (2, 2)
+    assert (await stored_columns(store, match_id))[1:] == (2, 2)
 
 
 async def test_deleting_a_match_deletes_its_games(store, players):
@@ -161,8 +160,8 @@ async def test_deleting_a_match_deletes_its_games(store, players):
 
     await store.delete_match(match_id)
 
-    async with store._engine.connect() as connection:
-        assert await connection.scalar(select(func.count()).select_from(MatchGameRow)) == 0
+    assert await store._reads.run(
+        lambda session: session.scalar(select(func.count()).select_from(MatchGameRow))) == 0
 
 
 async def test_a_match_stored_whole_before_0003_reads_back_and_moves_its_games_when_saved(
@@ -188,13 +187,13 @@ async def test_a_match_stored_whole_before_0003_reads_back_and_moves_its_games_w
     store = await SqlStore.open(database_url)
     try:
         assert (await store.running_match("alice", "bob")).state == as_stored(match)
-        assert (await stored_columns(store._engine, match_id))[1:] == (0, 0)
+        assert (await stored_columns(store, match_id))[1:] == (0, 0)
 
         random_action(match, rng)
         await store.save_match_state(match_id, match.to_dict())
 
         assert (await store.running_match("alice", "bob")).state == as_stored(match)
-        state, moved_games, game_rows = await stored_columns(store._engine, match_id)
+        state, moved_games, game_rows = await stored_columns(store, match_id)
         assert (moved_games, game_rows, len(state["history"])) == (3, 3, 1)
     finally:
         await store.close()

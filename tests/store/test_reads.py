@@ -7,13 +7,10 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.pool import NullPool
 
-from fibs_server.store import (
-    SqlStore,
-    create_database_engine,
-    create_read_engine,
-    upgrade_database_async,
-)
+from fibs_server.store import SqlStore, create_database_engine, upgrade_database_async
+from fibs_server.store.database import is_sqlite_file
 from fibs_server.store.models import Base
+from fibs_server.store.transactions import AsyncTransactions
 from tests.store.test_accounts import account
 
 # Far longer than a read takes, far shorter than SQLite's 10 s wait for the write lock.
@@ -62,11 +59,11 @@ async def test_closing_the_store_closes_its_read_connections_too(tmp_path: Path)
 
 @pytest.mark.parametrize("url", ["sqlite+aiosqlite://", "sqlite:///:memory:"])
 async def test_an_in_memory_database_is_one_engine_for_reads_and_writes(url):
-    assert create_read_engine(url) is None
+    assert not is_sqlite_file(url)  # SqlStore.open gives it one AsyncTransactions
     engine = create_database_engine(url)
     async with engine.begin() as connection:
         await connection.run_sync(Base.metadata.create_all)
-    store = SqlStore(engine)
+    store = SqlStore(AsyncTransactions(engine))
     try:
         await store.create_account(account("alice"))
         await store.update_account("alice", email="alice@example.org")

@@ -1,0 +1,69 @@
+"""Where the store's transactions run. Every store method is a plain function of a sync
+`Session` (a unit of work); a Transactions object runs it in one transaction, committed
+before `run` returns, and gives back what it returned.
+
+- ThreadTransactions (a SQLite file): the sqlite3 driver in threads of its own. A
+  transaction is one trip from the event loop and back, whatever it does. Through
+  aiosqlite, every statement was three or four trips (cursor, execute, fetch, close), each
+  waiting for a turn of a busy loop: a move's save took 10 of them, a finished match 16
+  (docs/PERFORMANCE.md, "Eighth session").
+- AsyncTransactions (PostgreSQL, an in-memory SQLite database): the async driver, with the
+  unit of work run through SQLAlchemy's greenlet bridge (`run_sync`).
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
+
+T = TypeVar("T")
+Work = Callable[[Session], T]
+
+
+class ThreadTransactions:
+    """Units of work on a sync engine, in as many threads as its pool has connections (one
+    for SQLite's one writer, so its transactions queue in order in the thread's queue).
+
+    A unit of work already handed to a thread runs to its end even if its caller is
+    cancelled, as a statement already sent to a database server would."""
+
+    def __init__(self, engine: Engine, threads: int, name: str) -> None:
+        self.engine = engine  # the engine whose events see every statement (tests hook it)
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._threads = ThreadPoolExecutor(threads, thread_name_prefix=f"fibs-store-{name}")
+
+    async def run(self, work: Work[T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._threads, self._run, work)
+
+    def _run(self, work: Work[T]) -> T:
+        with self._sessions.begin() as session:
+            return work(session)
+
+    async def close(self) -> None:
+        """Close the connections once the work already queued is done."""
+        await asyncio.get_running_loop().run_in_executor(self._threads, self.engine.dispose)
+        self._threads.shutdown()
+
+
+class AsyncTransactions:
+    """Units of work on an async engine, each statement awaited through `run_sync`."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.async_engine = engine
+        self.engine = engine.sync_engine  # see ThreadTransactions.engine
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+    async def run(self, work: Work[T]) -> T:
+        async with self._sessions.begin() as session:
+            return await session.run_sync(work)
+
+    async def close(self) -> None:
+        await self.async_engine.dispose()
+
+
+Transactions = ThreadTransactions | AsyncTransactions
