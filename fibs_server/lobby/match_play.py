@@ -263,13 +263,11 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     """A new match played by `terms`; `unrated`: why it is not rated (a visitor's is not
     stored either)."""
     stored = unrated != "visitor"
-    saved = await lobby.matches.running_match(inviter.name, joiner.name) if stored else None
-    if saved is not None:
-        await lobby.matches.delete_match(saved.match_id)
     match = new_match(length, lobby.config.new_dice(), inviter, joiner,
                       lobby.config.choose_first_x(), terms.rules)
     events = told(match, match.start())
     state = match.to_dict()
+    # Replaces the pair's saved match, if any.
     match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state,
                                                  dice_record(match.dice_source, state,
                                                              RollTally()))

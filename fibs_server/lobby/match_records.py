@@ -54,7 +54,8 @@ class RatingChange:
 class MatchStore(Protocol):
     async def create_match(self, player_a: str, player_b: str, length: int | None,
                            state: dict[str, Any], dice: MatchDice | None = None) -> int:
-        """Insert a running match and return its id."""
+        """Insert a running match and return its id; the pair's running match, if any, is
+        replaced (a saved match that a new invitation starts over) in the same transaction."""
 
     async def save_match_state(self, match_id: int, state: dict[str, Any],
                                dice: MatchDice | None = None) -> None:
@@ -87,9 +88,6 @@ class MatchStore(Protocol):
 
     async def running_matches(self, name: str) -> list[MatchRecord]:
         """All unfinished matches that `name` plays in."""
-
-    async def delete_match(self, match_id: int) -> None:
-        """Discard a running match (a saved match replaced by a new one)."""
 
     async def finished_matches(self, name: str, limit: int) -> list[MatchRecord]:
         """The most recent finished matches of `name`, newest first."""

@@ -40,7 +40,10 @@ class SqlMatchStore:
 
     async def create_match(self, player_a: str, player_b: str, length: int | None,
                            state: dict[str, Any], dice: MatchDice | None = None) -> int:
+        """The pair's running match, if any, is replaced: deleted, its games with it (ON
+        DELETE CASCADE), in the same transaction, so a start writes without reading first."""
         now = self._now()
+        replaced = select(MatchRow.id).where(~MatchRow.finished, _between(player_a, player_b))
         stored = _StoredState.of(state, moved_already=0)
         new_match = insert(_MATCHES).values(
             player_a=player_a, player_b=player_b, length=length, state=stored.state,
@@ -49,12 +52,17 @@ class SqlMatchStore:
 
         # Group-committed: with a transaction each, 1,000 match starts at once queued on the one
         # SQLite connection past its 30 s checkout timeout (docs/PERFORMANCE.md, "Limits").
-        def insert_match(session: Session) -> int:
+        def insert_match(session: Session) -> tuple[int, list[int]]:
             connection = session.connection()
+            replaced_ids = list(connection.scalars(replaced))
+            if replaced_ids:
+                connection.execute(delete(_MATCHES).where(_MATCHES.c.id.in_(replaced_ids)))
             match_id = connection.execute(new_match).inserted_primary_key[0]
             RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
-            return match_id
-        match_id = await self._updates.run(insert_match)
+            return match_id, replaced_ids
+        match_id, replaced_ids = await self._updates.run(insert_match)
+        for replaced_id in replaced_ids:
+            self._moved_games.pop(replaced_id, None)  # it is saved no more
         self._moved_games[match_id] = stored.moved_games
         return match_id
 
@@ -93,11 +101,9 @@ class SqlMatchStore:
         self._moved_games.pop(match_id, None)  # it is saved no more
 
     async def running_match(self, name_a: str, name_b: str) -> MatchRecord | None:
-        between = or_(and_(MatchRow.player_a == name_a, MatchRow.player_b == name_b),
-                      and_(MatchRow.player_a == name_b, MatchRow.player_b == name_a))
-
         def read(session: Session) -> MatchRecord | None:
-            row = session.scalar(select(MatchRow).where(~MatchRow.finished, between)
+            row = session.scalar(select(MatchRow)
+                                 .where(~MatchRow.finished, _between(name_a, name_b))
                                  .order_by(MatchRow.id.desc()).limit(1))
             return None if row is None else _records(session, [row])[0]
         return await self._reads.run(read)
@@ -105,14 +111,6 @@ class SqlMatchStore:
     async def running_matches(self, name: str) -> list[MatchRecord]:
         return await self._reads.run(_matching_records(
             select(MatchRow).where(~MatchRow.finished, _plays_in(name)).order_by(MatchRow.id)))
-
-    async def delete_match(self, match_id: int) -> None:
-        """Delete the running match `match_id`; finished matches stay in the archive, and
-        deleting a match that is already gone does nothing."""
-        # Its rows of match_games go with it (ON DELETE CASCADE).
-        await self._writes.run(_executing(
-            delete(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished)))
-        self._moved_games.pop(match_id, None)
 
     async def finished_matches(self, name: str, limit: int) -> list[MatchRecord]:
         return await self._reads.run(_matching_records(
@@ -140,9 +138,10 @@ class SqlMatchStore:
     async def mark_left(self, match_id: int, name: str | None) -> None:
         # The first to leave is the one who left: the other may log out later, waiting.
         still_there = MatchRow.left_by.is_(None) if name is not None else true()
-        await self._writes.run(_executing(
-            update(MatchRow).where(MatchRow.id == match_id, ~MatchRow.finished, still_there)
-            .values(left_by=name)))
+        statement = (update(MatchRow)
+                     .where(MatchRow.id == match_id, ~MatchRow.finished, still_there)
+                     .values(left_by=name))
+        await self._writes.run(lambda session: session.execute(statement))
 
     async def idle_matches(self, before: int) -> list[MatchRecord]:
         return await self._reads.run(_matching_records(
@@ -202,13 +201,6 @@ def _matching_records(query: Any) -> Callable[[Session], list[MatchRecord]]:
     return lambda session: _records(session, session.scalars(query).all())
 
 
-def _executing(statement: Any) -> Callable[[Session], None]:
-    """A unit of work executing `statement`."""
-    def execute(session: Session) -> None:
-        session.execute(statement)
-    return execute
-
-
 def _all_rows(query: Any) -> Callable[[Session], list[Any]]:
     """A unit of work reading every row `query` selects."""
     return lambda session: list(session.execute(query))
@@ -234,6 +226,12 @@ def _records(session: Session, rows: Sequence[MatchRow]) -> list[MatchRecord]:
 
 def _no_running_match(match_id: int) -> str:
     return f"no running match with id {match_id}"
+
+
+def _between(name_a: str, name_b: str) -> ColumnElement[bool]:
+    """The pair's matches, whichever of them invited."""
+    return or_(and_(MatchRow.player_a == name_a, MatchRow.player_b == name_b),
+               and_(MatchRow.player_a == name_b, MatchRow.player_b == name_a))
 
 
 def _plays_in(name: str) -> ColumnElement[bool]:

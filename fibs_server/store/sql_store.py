@@ -10,7 +10,6 @@ from sqlalchemy.orm import Session
 from fibs_server.store.account_store import SqlAccountStore
 from fibs_server.store.chat_store import ChatStore
 from fibs_server.store.database import (
-    SQLITE_READ_CONNECTIONS,
     create_database_engine,
     create_sqlite_file_engine,
     is_sqlite_file,
@@ -49,9 +48,9 @@ class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore):
         its async driver."""
         if is_sqlite_file(url):
             store = cls(ThreadTransactions(create_sqlite_file_engine(url, for_reads=False),
-                                           threads=1, name="writer"), clock,
+                                           name="writer"), clock,
                         reads=ThreadTransactions(create_sqlite_file_engine(url, for_reads=True),
-                                                 threads=SQLITE_READ_CONNECTIONS, name="reader"))
+                                                 name="reader"))
         else:
             store = cls(AsyncTransactions(create_database_engine(url)), clock)
         try:

@@ -27,15 +27,16 @@ Work = Callable[[Session], T]
 
 class ThreadTransactions:
     """Units of work on a sync engine, in as many threads as its pool has connections (one
-    for SQLite's one writer, so its transactions queue in order in the thread's queue).
+    for SQLite's one writer, so its transactions queue in order for that thread).
 
     A unit of work already handed to a thread runs to its end even if its caller is
     cancelled, as a statement already sent to a database server would."""
 
-    def __init__(self, engine: Engine, threads: int, name: str) -> None:
+    def __init__(self, engine: Engine, name: str) -> None:
         self.engine = engine  # the engine whose events see every statement (tests hook it)
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._threads = ThreadPoolExecutor(threads, thread_name_prefix=f"fibs-store-{name}")
+        self._threads = ThreadPoolExecutor(engine.pool.size(),  # type: ignore[attr-defined]
+                                           thread_name_prefix=f"fibs-store-{name}")
 
     async def run(self, work: Work[T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._threads, self._run, work)

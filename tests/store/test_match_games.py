@@ -14,6 +14,7 @@ from fibs_server.rules.match import Match, Phase
 from fibs_server.store import SqlStore, create_database_engine, upgrade_database_async
 from fibs_server.store.models import MatchGameRow, MatchRow
 from tests.rules.test_match_properties import random_action
+from tests.store.test_matches import STATE
 
 
 def unlimited_match(seed: int) -> tuple[Match, random.Random]:
@@ -152,14 +153,15 @@ async def test_a_save_after_a_restart_sends_the_moved_games_again_and_keeps_them
     assert (await stored_columns(store, match_id))[1:] == (2, 2)
 
 
-async def test_deleting_a_match_deletes_its_games(store, players):
+async def test_a_replaced_match_takes_its_games_with_it(store, players):
     match, rng = unlimited_match(seed=3)
     match_id = await store.create_match("alice", "bob", None, match.to_dict())
     play_to_game(match, rng, 3)
     await store.save_match_state(match_id, match.to_dict())
 
-    await store.delete_match(match_id)
+    new_id = await store.create_match("bob", "alice", 5, STATE)
 
+    assert [record.match_id for record in await store.running_matches("alice")] == [new_id]
     assert await store._reads.run(
         lambda session: session.scalar(select(func.count()).select_from(MatchGameRow))) == 0
 

@@ -104,35 +104,40 @@ async def test_a_finished_match_cannot_be_saved_or_finished_again(store, players
     assert (record.winner, record.state) == (None, STATE)
 
 
-async def test_deleting_discards_a_running_match_but_never_a_finished_one(store, players):
+async def test_a_new_match_replaces_the_pairs_running_match_but_never_a_finished_one(
+        store, players):
+    archived = await store.create_match("alice", "bob", 1, STATE)
+    await store.finish_match(archived, STATE, "bob", [])
     saved = await store.create_match("alice", "bob", 5, STATE)
-    archived = await store.create_match("alice", "carol", 1, STATE)
-    await store.finish_match(archived, STATE, "carol", [])
+    with_carol = await store.create_match("carol", "alice", 3, STATE)
 
-    await store.delete_match(saved)
-    await store.delete_match(archived)
-    await store.delete_match(saved)  # already gone: nothing happens
+    new = await store.create_match("bob", "alice", 7, STATE)  # the other one invites
 
-    assert await store.running_matches("alice") == []
+    assert [record.match_id for record in await store.running_matches("alice")] == [
+        with_carol, new]
+    assert await store.match_by_id(saved) is None
+    with pytest.raises(LookupError):  # a save of the replaced match finds no running match
+        await store.save_match_state(saved, STATE)
     assert [record.match_id for record in await store.finished_matches("alice", 10)] == [
         archived]
 
 
 async def test_finished_matches_are_newest_first_and_limited(store, players):
-    finished_in_order = []
-    for opponent in ["bob", "carol", "bob", "carol"]:
-        match_id = await store.create_match(opponent, "alice", 1, STATE)
-        finished_in_order.append(match_id)
-    for match_id in reversed(finished_in_order):
-        await store.finish_match(match_id, STATE, "alice", [])
+    started = []  # a pair has one running match at a time: two rounds of two
+    for _ in range(2):
+        with_bob = await store.create_match("bob", "alice", 1, STATE)
+        with_carol = await store.create_match("carol", "alice", 1, STATE)
+        started += [with_bob, with_carol]
+        for match_id in (with_carol, with_bob):  # finished in the other order
+            await store.finish_match(match_id, STATE, "alice", [])
     await store.create_match("alice", "bob", 1, STATE)  # running: not listed
 
     newest_first = [record.match_id for record in await store.finished_matches("alice", 10)]
-    assert newest_first == finished_in_order
+    assert newest_first == [started[2], started[3], started[0], started[1]]
     assert [record.match_id for record in await store.finished_matches("alice", 2)] == (
-        finished_in_order[:2])
+        newest_first[:2])
     assert [record.match_id for record in await store.finished_matches("carol", 10)] == [
-        finished_in_order[1], finished_in_order[3]]
+        started[3], started[1]]
 
 
 async def test_matches_must_name_existing_accounts(store, players):
