@@ -17,6 +17,7 @@ import subprocess
 import time
 
 from fibs_server.rules import Colour, Position, format_play, parse_move
+from fibs_server.rules.position import LegalResults
 
 SEED = 1
 REPEATS = 3
@@ -82,7 +83,8 @@ def main() -> None:
     for (position, dice), plays in zip(cases, plays_per_case):
         if plays:
             colour = rng.choice(list(Colour))
-            typed.append((format_play(rng.choice(plays), colour), position, dice, colour, plays))
+            typed.append((format_play(rng.choice(plays), colour), position, dice, colour,
+                          LegalResults.of(plays)))
     validation = best_mean_seconds(
         lambda: [parse_move(*move) for move in typed], len(typed))
     print(f"typed-move validation: {validation * 1e6:8.1f} µs per move "

@@ -156,7 +156,7 @@ class FibsServer:
 # collection every 10,000 allocations (default 700) stays at a few milliseconds with 1,000
 # matches running; full collections, which walk every session's objects, become rare
 # (docs/PERFORMANCE.md, "Garbage collection"). Long-lived match data is kept out of its
-# sight altogether (`Match._plain_history`, `_LegalFacts`).
+# sight altogether (`Match._plain_history`, `LegalResults`).
 GC_THRESHOLDS = (10_000, 10, 100)
 
 

@@ -196,7 +196,7 @@ async def move(lobby: Lobby, session: Session, command: Command) -> None:
             return match.move(player, None)  # the engine's own refusal
         try:
             chosen = parse_move(" ".join(command.args), match.position_seen_by(player),
-                                match.dice, match.colour(player), match.legal_plays())
+                                match.dice, match.colour(player), match.legal_results)
         except MoveError as error:
             raise IllegalAction(error.reason, **error.facts) from None
         return match.move(player, chosen)

@@ -256,7 +256,7 @@ class Match(MatchState):
         self._phase = Phase.MOVE
         self._legal_facts = None
         self._reach_moment()
-        if self._legal().count:
+        if self.legal_results.count:
             return []
         return [self._log(CannotMove(self.turn))] + self._pass_turn()
 

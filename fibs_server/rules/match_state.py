@@ -3,35 +3,16 @@ cube, the legal plays of the roll, the winner, history. `Match` (match.py) adds 
 python-chess's `Board` adds moves to its `BaseBoard`."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Self
 
 from .dice import Dice, Roll
 from .events import Event, event_from_dict
 from .moments import DoubleOffer, Moment, Outcome, Phase, Resignation, player_to_act
-from .position import Play, Position
+from .position import NO_LEGAL_PLAYS, LegalResults, Play, Position
 from .serialization import match_from_dict, match_to_dict
 from .variants import MatchRules, Variant
 
 _TURN_PHASES = (Phase.ROLL_OR_DOUBLE, Phase.MOVE)
-
-
-@dataclasses.dataclass(frozen=True)
-class _LegalFacts:
-    """What the server asks about a roll's legal plays again and again, kept instead of the
-    plays themselves: a list of Play and Position objects per running match would keep
-    tens of thousands of objects alive for CPython's cyclic garbage collector to walk."""
-
-    count: int
-    pieces_to_move: int
-    results: frozenset[bytes]  # _result_key of each play's result
-
-
-_NO_LEGAL_PLAYS = _LegalFacts(0, 0, frozenset())
-
-
-def _result_key(position: Position) -> bytes:
-    return bytes(position.checkers[0]) + bytes(position.checkers[1])
 
 
 class MatchState:
@@ -79,7 +60,7 @@ class MatchState:
         self._plain_history: list[list[dict[str, Any]]] = []
         self._phase = Phase.NOT_STARTED
         self._position = Position.initial(variant)  # the player on turn is checkers[0]
-        self._legal_facts: _LegalFacts | None = None  # of the roll being played
+        self._legal_facts: LegalResults | None = None  # of the roll being played
         # The moment after each event of the last action, in order (None until reached).
         self.moments: list[Moment | None] = []
 
@@ -128,33 +109,32 @@ class MatchState:
 
     def legal_plays(self) -> list[Play]:
         """The legal plays of the roll being played; empty when no roll is being played.
-        Generated on each call (see `_LegalFacts`)."""
+        Generated on each call (see `LegalResults`)."""
         if self._phase is not Phase.MOVE:
             return []
         return self._position.legal_plays(self.dice)
 
     @property
     def legal_play_count(self) -> int:
-        return self._legal().count
+        return self.legal_results.count
 
     @property
     def pieces_to_move(self) -> int:
         """How many checker steps (dice) the roll being played uses: 0 to 4."""
-        return self._legal().pieces_to_move
+        return self.legal_results.pieces_to_move
 
-    def _legal(self) -> _LegalFacts:
+    @property
+    def legal_results(self) -> LegalResults:
+        """What `legal_plays()` come to, generated once per roll."""
         if self._phase is not Phase.MOVE:
-            return _NO_LEGAL_PLAYS
+            return NO_LEGAL_PLAYS
         if self._legal_facts is None:
-            plays = self.legal_plays()
-            self._legal_facts = _LegalFacts(
-                len(plays), max((len(play.steps) for play in plays), default=0),
-                frozenset(_result_key(play.result) for play in plays))
+            self._legal_facts = LegalResults.of(self.legal_plays())
         return self._legal_facts
 
     def _is_legal(self, play: Play) -> bool:
         """Whether `play` is one of `legal_plays()`, compared by its result."""
-        return _result_key(play.result) in self._legal().results
+        return self.legal_results.reached_by(*play.result.checkers)
 
     @property
     def to_act(self) -> int | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from itertools import permutations
 
-from .position import BAR, OFF, Play, Position
+from .position import BAR, OFF, LegalResults, Play, Position
 from .refusals import Refusal, Refused
 
 _FROM_WORDS = {"bar": BAR, "b": BAR}
@@ -50,25 +50,25 @@ def _point_word(own_point: int, colour: Colour) -> str:
 
 
 def parse_move(text: str, position: Position, dice: tuple[int, int], colour: Colour | str,
-               plays: list[Play] | None = None) -> Play:
+               legal: LegalResults | None = None) -> Play:
     """The play a player typed (`8-5 6-5`, `bar 22 22 16`, `b-5 4-o`), or MoveError.
 
-    `text` is what follows `move`/`m`; `position` has the player on roll; `plays` are
-    `position.legal_plays(dice)` when the caller already has them. Steps may come in any
-    order; the play must use as many dice as the legal plays do. Returns a Play with the
-    player's steps (in an order that is legal) and the resulting position.
+    `text` is what follows `move`/`m`; `position` has the player on roll; `legal` is what
+    `position.legal_plays(dice)` come to, when the caller knows it already (a running match
+    does: MatchState.legal_results). Steps may come in any order; the play must use as many
+    dice as the legal plays do. Returns a Play with the player's steps (in an order that is
+    legal) and the resulting position.
     """
     colour = Colour(colour)
-    if plays is None:
-        plays = position.legal_plays(dice)
-    if not plays:
+    if legal is None:
+        legal = LegalResults.of(position.legal_plays(dice))
+    if not legal.count:
         raise MoveError(Refusal.NO_LEGAL_MOVE)
-    steps = _read_steps(text, colour, required=len(plays[0].steps))
+    steps = _read_steps(text, colour, required=legal.pieces_to_move)
     dice_left = [dice[0]] * len(steps) if dice[0] == dice[1] else list(dice)
-    legal_results = {play.result.checkers for play in plays}
     for order in dict.fromkeys(permutations(steps)):
         for mine, theirs in _playings(position, list(order), dice_left):
-            if (mine, theirs) in legal_results:
+            if legal.reached_by(mine, theirs):
                 return position.apply(order)
     problem = _first_problem(position, steps, dice_left, colour)
     if problem:

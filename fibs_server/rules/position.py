@@ -160,6 +160,36 @@ class Play:
     hits: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class LegalResults:
+    """What a roll's legal plays come to: how many there are, how many dice each uses, and
+    the positions they reach: enough to check a play, typed (`notation.parse_move`) or
+    chosen, without generating the plays again. Kept instead of the plays themselves: a
+    list of Play and Position objects per running match would keep tens of thousands of
+    objects alive for CPython's cyclic garbage collector to walk."""
+
+    count: int
+    pieces_to_move: int
+    results: frozenset[bytes]  # _result_key of each play's result
+
+    @classmethod
+    def of(cls, plays: list[Play]) -> LegalResults:
+        return cls(len(plays), max((len(play.steps) for play in plays), default=0),
+                   frozenset(_result_key(*play.result.checkers) for play in plays))
+
+    def reached_by(self, mine: tuple[int, ...], theirs: tuple[int, ...]) -> bool:
+        """Whether a legal play leaves the mover with `mine` and the opponent with `theirs`
+        (each in its own numbering, as Position.checkers)."""
+        return _result_key(mine, theirs) in self.results
+
+
+NO_LEGAL_PLAYS = LegalResults(0, 0, frozenset())
+
+
+def _result_key(mine: tuple[int, ...], theirs: tuple[int, ...]) -> bytes:
+    return bytes(mine) + bytes(theirs)
+
+
 def _new_position(checkers, checkers_per_side) -> Position:
     """Build a Position from already valid tuples, skipping __post_init__'s checks."""
     position = object.__new__(Position)

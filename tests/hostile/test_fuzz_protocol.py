@@ -13,7 +13,7 @@ from fibs_server.net.telnet import READ_CHUNK, LineSplitter, clean_line
 from fibs_server.protocol import commands, settings as fibs_settings, texts
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules.notation import MoveError, parse_move
-from fibs_server.rules.position import Position
+from fibs_server.rules.position import LegalResults, Position
 
 PRINTABLE = st.characters(min_codepoint=32, max_codepoint=126)
 WORDS = ["move", "m", "bar", "b", "off", "o", "home", "-", "/", "8-5", "24-18", "b-22", "25",
@@ -80,7 +80,7 @@ def test_typed_moves(seed, die1, die2, colour, text):
     position = random_position(seed)
     plays = position.legal_plays((die1, die2))
     try:
-        play = parse_move(text, position, (die1, die2), colour, plays)
+        play = parse_move(text, position, (die1, die2), colour, LegalResults.of(plays))
     except MoveError as error:
         assert refusal_text(error, "opponent").startswith("** ")
         return

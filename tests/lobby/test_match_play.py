@@ -32,7 +32,7 @@ async def table(tmp_path):
 def move(text: str):
     def play(match, player):
         return match.move(player, parse_move(text, match.position_seen_by(player), match.dice,
-                                             match.colour(player), match.legal_plays()))
+                                             match.colour(player), match.legal_results))
     return play
 
 

@@ -22,7 +22,7 @@ def opened_match() -> tuple[Match, list]:
 
 def test_a_move_is_done_or_a_board_for_the_mover_a_sentence_for_the_others():
     match, _ = opened_match()
-    play = parse_move("8-5 6-5", match.position_seen_by(0), match.dice, "O", match.legal_plays())
+    play = parse_move("8-5 6-5", match.position_seen_by(0), match.dice, "O", match.legal_results)
     events = match.move(0, play)
     moment = match.moments[0]
     assert isinstance(events[0], ev.Moved)
@@ -59,7 +59,7 @@ def test_may_double_is_zero_for_both_only_while_a_double_is_pending():
     opening = match.moment()
     assert [match_views.may_double_field(opening, i) for i in (0, 1)] == [True, True]
     match.move(0, parse_move("8-5 6-5", match.position_seen_by(0), match.dice, "O",
-                             match.legal_plays()))
+                             match.legal_results))
     match.double(1)
     pending = match.moment()
     assert [match_views.may_double_field(pending, i) for i in (0, 1)] == [False, False]

@@ -59,7 +59,7 @@ def test_move_generation_and_parsing_leave_no_reference_cycles():
                 play = rng.choice(match.legal_plays())
                 colour = match.colour(match.turn)
                 typed = parse_move(format_play(play, colour), match.position_seen_by(match.turn),
-                                   match.dice, colour)
+                                   match.dice, colour, match.legal_results)
                 match.move(match.turn, typed)
             else:
                 random_action(match, rng)

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibs_server.rules import Colour, MoveError, Position, format_play, parse_move
+from fibs_server.rules.position import LegalResults
 from fibs_server.rules.refusals import Refusal
 
 from .test_legal_plays import ROLLS
@@ -125,8 +126,9 @@ def test_no_legal_play():
 @given(positions(), st.sampled_from(ROLLS), st.sampled_from(list(Colour)), st.randoms())
 def test_every_legal_play_is_accepted_in_any_order(position, dice, colour, rng):
     plays = position.legal_plays(dice)
+    legal = LegalResults.of(plays)
     for play in plays:
         words = format_play(play, colour).split()
         rng.shuffle(words)
-        accepted = parse_move(" ".join(words), position, dice, colour, plays)
+        accepted = parse_move(" ".join(words), position, dice, colour, legal)
         assert accepted.result == play.result
