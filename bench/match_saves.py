@@ -2,9 +2,9 @@
 
 Plays one unlimited match with seeded random actions (the rules engine, no server) and, as
 the lobby does, stores `Match.to_dict()` after every action; reports the CPU time (all the
-process's threads: aiosqlite works in one), the wall time, and the bytes of the values the
-store's statements send to the database (JSON text included) per save, during game 1 and
-during the last game.
+process's threads: the store writes in one of its own), the wall time, and the bytes of the
+values the store's statements send to the database (JSON text included) per save, during
+game 1 and during the last game.
 
     .venv/bin/python bench/match_saves.py [--games 50] [--postgres-server URL]
 
