@@ -143,6 +143,10 @@ async def test_a_fatal_signal_leaves_a_traceback_in_the_log(tmp_path):
         loop = asyncio.get_running_loop()
         started = await asyncio.wait_for(loop.run_in_executor(None, server.stdout.readline), 30)
         assert "listening" in started
+        # faulthandler reads the other threads' frames without a lock: a dump taken while
+        # one runs Python code (the store's writer while the bots come online) can crash
+        # (SIGSEGV in CI once). The signal comes once the server is idle.
+        await asyncio.sleep(1.0)
         server.send_signal(signal.SIGBUS)
         _, log = await asyncio.wait_for(loop.run_in_executor(None, server.communicate), 30)
     finally:
