@@ -197,7 +197,7 @@ class Match(MatchState):
         points = self.length - self.score[winner]
         self.score[winner] = self.length
         self.double_offer = self.resignation = self.dice = None
-        self._legal_facts = None
+        self._legal_results = None
         self._phase = Phase.MATCH_OVER
         return [self._log(Forfeited(player, points, tuple(self.score))),
                 self._log(MatchOver(winner, tuple(self.score)))]
@@ -254,7 +254,7 @@ class Match(MatchState):
     def _begin_move(self, dice: Roll) -> list[Event]:
         self.dice = dice
         self._phase = Phase.MOVE
-        self._legal_facts = None
+        self._legal_results = None
         self._reach_moment()
         if self.legal_results.count:
             return []
@@ -265,7 +265,7 @@ class Match(MatchState):
         self._position = self._position.swap()
         self.dice = None
         self._phase = Phase.ROLL_OR_DOUBLE
-        self._legal_facts = None
+        self._legal_results = None
         self._reach_moment()  # the next player to roll or double, before any roll for them
         return self._begin_turn()
 
@@ -282,7 +282,7 @@ class Match(MatchState):
         points = kind * self.cube if points is None else points
         self.score[winner] += points
         self.dice = None
-        self._legal_facts = None
+        self._legal_results = None
         events = [self._log(GameOver(winner, points, kind, tuple(self.score)))]
         if self.length is not None and self.score[winner] >= self.length:
             self._phase = Phase.MATCH_OVER

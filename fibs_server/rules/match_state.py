@@ -60,7 +60,7 @@ class MatchState:
         self._plain_history: list[list[dict[str, Any]]] = []
         self._phase = Phase.NOT_STARTED
         self._position = Position.initial(variant)  # the player on turn is checkers[0]
-        self._legal_facts: LegalResults | None = None  # of the roll being played
+        self._legal_results: LegalResults | None = None  # of the roll being played
         # The moment after each event of the last action, in order (None until reached).
         self.moments: list[Moment | None] = []
 
@@ -128,9 +128,9 @@ class MatchState:
         """What `legal_plays()` come to, generated once per roll."""
         if self._phase is not Phase.MOVE:
             return NO_LEGAL_PLAYS
-        if self._legal_facts is None:
-            self._legal_facts = LegalResults.of(self.legal_plays())
-        return self._legal_facts
+        if self._legal_results is None:
+            self._legal_results = LegalResults.of(self.legal_plays())
+        return self._legal_results
 
     def _is_legal(self, play: Play) -> bool:
         """Whether `play` is one of `legal_plays()`, compared by its result."""
