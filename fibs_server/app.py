@@ -107,6 +107,7 @@ class FibsServer:
         self.clocks = MatchClocks(self.lobby, rules_of_thumb if self.bots is None else
                                   functools.partial(self.bots.pool.decide, level=EXPERT))
         self.lobby.match_timers = self.clocks.timer_for
+        await self.clocks.resume_graces()
         self._telnet, self._front = await start_telnet_server(
             self.lobby, self.config.host, self.config.port, self.config.net_limits)
         if self.config.http_port is not None:

@@ -35,13 +35,12 @@ def command_table(bots: BotPlayers) -> CommandTable:
             return
         visitor = lobby.is_visitor(session)
         opponent = bots.player_for(bots.residents[level])
-        names = {session.name.lower()}
-        lobby.match_table.starting |= names
-        try:
+        with lobby.match_table.starting([session.name]) as claimed:
+            if not claimed:
+                session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+                return
             await match_play.start_match(
                 lobby, session, opponent, None if length == "unlimited" else length,
                 unrated="visitor" if visitor else "asked" if unrated else None)
-        finally:
-            lobby.match_table.starting -= names
 
     return table

@@ -1,7 +1,9 @@
 """The commands of one module, registered by decorator, and its login hooks and checks."""
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
+
+from fibs_server.lobby.session import Session
 
 # Each is called with the lobby first (lobby.Lobby, which imports this module): a handler
 # with (lobby, session, command), a hook with (lobby, session), a login check with (lobby,
@@ -9,11 +11,14 @@ from collections.abc import Awaitable, Callable
 Handler = Callable[..., Awaitable[None]]
 Hook = Callable[..., Awaitable[None]]
 LoginCheck = Callable[..., Awaitable[str | None]]
+# A logout hook is called with (lobby, session, departure) and a shutdown hook with (lobby);
+# each answers the sessions it told of it already (they are spared the general notice).
+Farewell = Callable[..., Awaitable[Collection[Session]]]
 
 
 class CommandTable:
     """Command handlers of one module, registered by decorator, and the module's hooks that
-    run when a user has logged in (after the welcome). Admin commands exist
+    run when a user has logged in (after the welcome), logs out, or the server stops. Admin commands exist
     only for administrators and only under their whole name; `login_checks` may refuse a
     login before the user is let in."""
 
@@ -22,6 +27,8 @@ class CommandTable:
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
+        self.logout_hooks: list[Farewell] = []
+        self.shutdown_hooks: list[Farewell] = []
 
     def command(self, *names: str) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
@@ -44,3 +51,13 @@ class CommandTable:
     def check_login(self, check: LoginCheck) -> LoginCheck:
         self.login_checks.append(check)
         return check
+
+    def on_logout(self, hook: Farewell) -> Farewell:
+        """Run when a user logs out (or drops), before everyone else is told."""
+        self.logout_hooks.append(hook)
+        return hook
+
+    def on_shutdown(self, hook: Farewell) -> Farewell:
+        """Run when the server stops, before everyone else is told."""
+        self.shutdown_hooks.append(hook)
+        return hook

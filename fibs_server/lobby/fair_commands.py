@@ -16,7 +16,6 @@ from fibs_server.protocol import fair_texts
 from fibs_server.protocol.commands import Command
 from fibs_server.rules.dice import VerifiableDice, commitment_of, drawn_pairs, first_wrong_pair
 from fibs_server.rules.dice_stats import DiceStatistics
-from fibs_server.rules.match import Match
 
 log = logging.getLogger(__name__)
 
@@ -101,25 +100,15 @@ async def close_abandoned(lobby: Lobby) -> int:
             continue
         names = (record.player_a, record.player_b)
         if lobby.config.forfeit_abandoned and record.left_by in names and record.length:
-            await _forfeit(lobby, record, names.index(record.left_by))
+            # Nobody plays it now to be told of it.
+            closed += await match_play.forfeit_saved(
+                lobby, record.match_id, names, names.index(record.left_by), None,
+                abandoned=True) is True
         else:
             await lobby.matches.finish_match(record.match_id, record.state, None, [],
                                              abandoned=True)
-        closed += 1
+            closed += 1
     return closed
-
-
-async def _forfeit(lobby: Lobby, record: MatchRecord, leaver: int) -> None:
-    """The leaver loses the match as if they had resigned it (`Match.forfeit`): scored,
-    rated and reported like any won match; nobody is playing it to be told more."""
-    match = Match.from_dict(record.state, match_play.resumed_dice(lobby, record))
-    running = RunningMatch(record.match_id, match, (record.player_a, record.player_b),
-                           (None, None))
-    running.unrated = record.state.get("unrated")
-    running.restore_clock(record.state)
-    match.forfeit(leaver)
-    await match_play.store(lobby, running, abandoned=True)
-    match_play.finish(lobby, running)
 
 
 async def run_abandonment_checks(lobby: Lobby) -> None:

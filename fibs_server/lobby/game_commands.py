@@ -9,6 +9,7 @@ from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, match_texts, texts
 from fibs_server.protocol.commands import Command
+from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.match_rules import (TIMER_NEEDS_LENGTH, RulesWordError,
                                               parse_match_terms)
 from fibs_server.rules import events as ev
@@ -89,8 +90,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         if saved is None:
             session.send_line(game_texts.give_a_match_length(target.name))
             return
-        lobby.match_table.invitations[session.name.lower()] = Invitation(session, target.name, saved.length,
-                                                             resume=True)
+        lobby.match_table.invite(Invitation(session, target.name, saved.length, resume=True))
         session.send_line(game_texts.you_invited_to_resume(target.name))
         _tell_invited(session, target,
                       game_texts.invitation_to_resume(session.name, rings(target)))
@@ -113,8 +113,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     if points is None and terms.turn_seconds is not None:
         session.send_line(TIMER_NEEDS_LENGTH)
         return
-    lobby.match_table.invitations[session.name.lower()] = Invitation(session, target.name, points,
-                                                                     terms=terms)
+    lobby.match_table.invite(Invitation(session, target.name, points, terms=terms))
     session.send_line(game_texts.you_invited(target.name, points, terms))
     _tell_invited(session, target, game_texts.invitation(session.name, points, saved is not None,
                                                          rings(target), terms))
@@ -151,7 +150,7 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     if lobby.match_table.busy(session):
         session.send_line(game_texts.TWO_GAMES_AT_ONCE)
         return
-    invitation = lobby.match_table.invitations.get(inviter.name.lower())
+    invitation = lobby.match_table.invitation_from(inviter.name)
     if invitation is None or invitation.invitee.lower() != session.name.lower() \
             or inviter is session:
         session.send_line(game_texts.didnt_invite_you(inviter.name))
@@ -162,8 +161,8 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     if not inviter.toggle("ready"):
         session.send_line(game_texts.refusing_games(inviter.name))
         return
-    del lobby.match_table.invitations[inviter.name.lower()]
-    lobby.match_table.invitations.pop(session.name.lower(), None)
+    lobby.match_table.withdraw(inviter.name)
+    lobby.match_table.withdraw(session.name)
     await play_invitation(lobby, invitation, session)
 
 
@@ -171,17 +170,16 @@ async def play_invitation(lobby: Lobby, invitation: Invitation, joiner: Session)
     """The invitation accepted (`join`, or `sit` at a table): its match starts, or resumes."""
     inviter = invitation.inviter
     # Both are taken from here on (before the first await): a second `join` at the same
-    # moment must not put either of them in a second match.
-    names = {inviter.name.lower(), joiner.name.lower()}
-    lobby.match_table.starting |= names
-    try:
-        if invitation.resume:
+    # moment must not put either of them in a second match. A bot plays any number.
+    people = [s.name for s in (inviter, joiner) if not s.is_bot]
+    with lobby.match_table.starting(people) as claimed:
+        if not claimed:
+            joiner.send_line(game_texts.already_playing(inviter.name))
+        elif invitation.resume:
             await match_play.resume_match(lobby, inviter, joiner)
         else:
             await match_play.start_match(lobby, inviter, joiner, invitation.length,
                                          terms=invitation.terms)
-    finally:
-        lobby.match_table.starting -= names
 
 
 @table.command("roll")
@@ -291,6 +289,18 @@ async def leave(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("undo")
 async def undo(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.undo(lobby, session)
+
+
+@table.on_logout
+async def part_running_match(lobby: Lobby, session: Session, departure: Departure
+                             ) -> list[Session]:
+    """A player who logs out or drops leaves their match saved (`match_play.log_out`)."""
+    return await match_play.log_out(lobby, session, departure)
+
+
+@table.on_shutdown
+async def part_running_matches(lobby: Lobby) -> list[Session]:
+    return await match_play.shut_down(lobby)
 
 
 @table.on_login

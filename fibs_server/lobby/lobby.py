@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterable
 from fibs_server.lobby.accounts import (PER_GAME_TOGGLES, Account, AccountStore,
                                         AccountsWithVisitors)
 from fibs_server.lobby.chat_records import ChatRecords
-from fibs_server.lobby.command_table import CommandTable, Handler, Hook, LoginCheck
+from fibs_server.lobby.command_table import CommandTable, Farewell, Handler, Hook, LoginCheck
 from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.clock import Clock, LoopClock
@@ -77,6 +77,8 @@ class Lobby:
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
+        self.logout_hooks: list[Farewell] = []
+        self.shutdown_hooks: list[Farewell] = []
         self.command_names: frozenset[str] = frozenset()
         for table in tables:
             self.add_commands(table)
@@ -104,6 +106,8 @@ class Lobby:
         self.admin_handlers.update(table.admin_handlers)
         self.login_checks += table.login_checks
         self.login_hooks += table.login_hooks
+        self.logout_hooks += table.logout_hooks
+        self.shutdown_hooks += table.shutdown_hooks
         self.command_names = frozenset(self.handlers)
         self.gatekeeper.reserve([*table.handlers, *table.admin_handlers])
 
@@ -179,7 +183,7 @@ class Lobby:
             previous.send_line(texts.logged_in_again(session.connection.host))
             self.connections.discard(previous)
             self._went_offline(account.name)
-            self.match_table.invitations.pop(account.name.lower(), None)
+            self.match_table.withdraw(account.name)
             self.match_table.take_over(previous, session)
             previous.close()
         last_login, last_host = account.last_login_at, account.last_login_host
@@ -267,23 +271,11 @@ class Lobby:
         # must find it gone.
         self._went_offline(name)
         table = self.match_table
-        table.invitations.pop(name.lower(), None)
+        table.withdraw(name)
         table.open_tables.close(name)  # its creator left before anyone sat
         told: set[Session] = set()  # who heard of the logout already, in other words
-        running = table.match_of(session)
-        if running is not None:
-            async with running.lock:
-                if running.stored:  # stored before anyone is told, as every change
-                    await self.matches.mark_left(running.match_id, name)
-                opponent = running.opponent_of(session)
-                saved = texts.game_saved_after(name, departure)
-                if opponent is not None:
-                    opponent.send_line(saved)
-                    told.add(opponent)
-                told.update(*(table.watchers_of(s) for s in running.players()))
-                if running.timer is not None:
-                    running.timer.left(running.index_of(session))
-                table.part(running, saved)
+        for hook in self.logout_hooks:  # the running match is parted (match_play.part)
+            told.update(await hook(self, session, departure))
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)
@@ -294,7 +286,12 @@ class Lobby:
         if not self.closing:
             await self._tell_everyone_else(session, texts.departed(name, departure), clip.LOGOUT,
                                            told=told)
-        await self.accounts.update_account(name, last_logout_at=session.account.last_logout_at)
+        try:
+            await self.accounts.update_account(name,
+                                               last_logout_at=session.account.last_logout_at)
+        except Exception:
+            # The user is gone all the same; only the time of the logout is not kept.
+            log.exception("storing %s's logout failed", name)
         self.accounts.visitors.pop(name.lower(), None)
 
     # --- who is online -----------------------------------------------------------------------
@@ -339,14 +336,8 @@ class Lobby:
         is already stored), its players and watchers are told so, everyone else is told the
         server is going down, and every connection is closed."""
         told: set[Session] = set()
-        table = self.match_table
-        for running in table.running_matches():
-            async with running.lock:
-                players = running.players()
-                told.update(players, *(table.watchers_of(p) for p in players))
-                for session in players:
-                    session.send_line(server_texts.SHUTTING_DOWN_GAME_SAVED)
-                table.part(running, server_texts.SHUTTING_DOWN_GAME_SAVED)
+        for hook in self.shutdown_hooks:  # running matches are parted (match_play.part)
+            told.update(await hook(self))
         for session in self.sessions_online():
             if session not in told:
                 session.send_line(server_texts.SHUTTING_DOWN)

@@ -1,23 +1,32 @@
 """The one path of every change to a running match: apply → follow-ups → store → tell.
 
-An action runs under the match's lock: it is applied to the engine, the server adds what it
-does by itself (rolls for a player who cannot or will not double, forced and greedy moves),
-the new state is written to the store, and only then is anyone told, so that nothing
-acknowledged can be lost; if storing fails the match goes back to its stored state. Match
-starts, resumes, `leave` and the end of a match take the same path.
+An action runs under the match's lock, on the match its player still plays once the lock is
+held: it is applied to the engine (and may change the server's own facts of the match, such
+as a turn timer's expiries), the server adds what it does by itself (rolls for a player who
+cannot or will not double, forced and greedy moves), the new state is written to the store,
+and only then is anyone told, so that nothing acknowledged can be lost. An action never
+tells anyone itself: it returns what happened (`Change`). If storing fails, everything the
+store would have written goes back to the snapshot taken before the action
+(`RunningMatch.snapshot`), nobody is told of it, and the clock times the decision again.
+
+Match starts, resumes, timer expiries and takeovers, bot decisions, `undo`, `leave`, logouts,
+shutdowns, grace-period and abandonment forfeits take this path; `part` is the one way a
+running match stops running while it stays saved.
 """
 from __future__ import annotations
 
-import collections
+import contextlib
+import dataclasses
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingUpdate
-from fibs_server.lobby.running_match import RunningMatch, automatic_play, new_match
+from fibs_server.lobby.running_match import RunningMatch, Snapshot, automatic_play, new_match
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import fair_texts, game_texts, match_texts, match_views, texts
+from fibs_server.protocol import (fair_texts, game_texts, match_texts, match_views, server_texts,
+                                  texts)
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
@@ -31,69 +40,103 @@ from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_matc
 
 log = logging.getLogger(__name__)
 
-UNDO_DEPTH = 20  # decisions a player can take back, one `undo` at a time
-# An action on (match, player): the events it caused, or None if it did nothing at all.
-Action = Callable[[Match, int], "list[ev.Event] | None"]
+
+@dataclasses.dataclass
+class Change:
+    """What an action did: the engine's events, and lines the server says first (the turn
+    timer's "time is up"), told with the events once they are stored."""
+    events: list[ev.Event]
+    first: list[Say] = dataclasses.field(default_factory=list)
+
+
+# An action on (match, player): what it did, or None if it did nothing at all. It may change
+# the running match's own facts (its snapshot covers them), but tells nobody anything.
+Action = Callable[[Match, int], "list[ev.Event] | Change | None"]
 # An action's events, each with the moment right after it (None: no board for it), and the
 # lines for one player the server sends in between.
 Told = list["tuple[ev.Event, Moment | None] | Say"]
 
 
-async def act(lobby: Lobby, session: Session, action: Action) -> bool:
-    """A player's action on their running match. False if it was refused (the player is told
-    why), True otherwise."""
+@contextlib.asynccontextmanager
+async def playing(lobby: Lobby, session: Session) -> AsyncIterator[RunningMatch | None]:
+    """The session's running match, its lock held; None if it plays none, or if the match
+    stopped running (left, ended) while the lock was being waited for."""
     running = lobby.match_table.match_of(session)
     if running is None:
-        session.send_line(game_texts.NOT_PLAYING)
-        return False
+        yield None
+        return
     async with running.lock:
-        player = running.index_of(session)
-        before, drawn_before = running.match.to_dict(), running.match.dice_source.drawn
-        # Against a bot, where the player may take this back: the dice drawn so far too.
-        undoable = running.undo_points is not None and not session.is_bot
-        undo_point = (before, drawn_before) if undoable else None
-        try:
-            events = action(running.match, player)
-        except IllegalAction as refused:
-            session.send_line(refusal_text(refused, running.opponent_name(player)))
+        yield running if lobby.match_table.match_of(session) is running else None
+
+
+async def act(lobby: Lobby, session: Session, action: Action, *, by_server: bool = False
+              ) -> bool:
+    """A player's action on their running match (`by_server`: one the server takes for them:
+    they are not told of a refusal or of a failed store). False if it was refused (the
+    player is told why), True otherwise."""
+    async with playing(lobby, session) as running:
+        if running is None:
+            if not by_server:
+                session.send_line(game_texts.NOT_PLAYING)
             return False
-        if events is None:
+        player = running.index_of(session)
+        before = running.snapshot()
+        try:
+            result = action(running.match, player)
+        except IllegalAction as refused:
+            running.restore(before)  # an action that failed halfway leaves nothing behind
+            if running.timer is not None:
+                running.timer.changed()
+            if not by_server:
+                session.send_line(refusal_text(refused, running.opponent_name(player)))
+            return False
+        if result is None:
             return True
-        if undo_point is not None:
-            running.undo_points.append(undo_point)
-        await settle(lobby, running, told(running.match, events), session, before,
-                     drawn_before=drawn_before)
+        change = result if isinstance(result, Change) else Change(result)
+        # Against a bot, where the player may take this back: the dice drawn so far too.
+        if running.undo_points is not None and not session.is_bot:
+            running.undo_points.append((before.state, before.drawn))
+        await settle(lobby, running, [*change.first, *told(running.match, change.events)],
+                     None if by_server else session, before)
         return True
 
 
-def restore(running: RunningMatch, state: dict, drawn: int) -> None:
-    """The match as it was in `state`, its dice rewound to the `drawn` pairs they had drawn
-    then, so that the same dice come again and every roll of the match stays its seed's."""
-    dice = running.match.dice_source
-    dice.rewind(drawn)
-    running.match = Match.from_dict(state, dice)
-
-
 async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session | None,
-                 before: dict, told_if_undone: Told = (), *, drawn_before: int) -> None:
+                 before: Snapshot, told_if_undone: Told = (), *, abandoned: bool = False
+                 ) -> bool:
     """After `events`: the server's follow-ups, then store, then tell. If storing fails, the
-    match goes back to `before` (its stored state, in which `told_if_undone` happened, when
-    its dice had drawn `drawn_before` pairs) and `actor` (None: the server itself) is told to
-    try again."""
+    match goes back to `before` (its stored state, in which `told_if_undone` happened) and
+    `actor` (None: nobody) is told to try again. `abandoned`: a forfeit of a match its
+    leaver abandoned. Returns whether it was stored."""
     told_now = follow_ups(running, events)
-    try:
-        rating = await store(lobby, running)
-    except Exception:
-        log.exception("storing match %s failed; the action is undone", running.match_id)
-        restore(running, before, drawn_before)
-        if actor is not None:
-            actor.send_line(texts.NOT_STORED)
-        told_now, rating = list(told_if_undone), None
-    if running.timer is not None:
-        running.timer.changed()  # before the boards are drawn: they show the clock
+    stored, rating = await commit(lobby, running, before, actor, abandoned=abandoned)
+    if not stored:
+        told_now = list(told_if_undone)
     tell(lobby, running, match_views.narration(running.match, running.names, told_now, rating))
     if running.match.is_over:
         finish(lobby, running)
+    return stored
+
+
+async def commit(lobby: Lobby, running: RunningMatch, before: Snapshot, actor: Session | None,
+                 *, ended: bool = False, abandoned: bool = False
+                 ) -> tuple[bool, RatingCalculation | None]:
+    """Store the match as it is now (see `store`); if that fails, put back all of `before`
+    and tell `actor` (None: nobody) to try again. Then the clock times what is due, a
+    countdown that fired included. Returns (stored, the rating calculation of a match that
+    ended rated here)."""
+    try:
+        rating = await store(lobby, running, ended, abandoned)
+        stored = True
+    except Exception:
+        log.exception("storing match %s failed; the action is undone", running.match_id)
+        running.restore(before)
+        if actor is not None:
+            actor.send_line(texts.NOT_STORED)
+        stored, rating = False, None
+    if running.timer is not None:
+        running.timer.changed()  # before the boards are drawn: they show the clock
+    return stored, rating
 
 
 def told(match: Match, events: list[ev.Event]) -> Told:
@@ -263,11 +306,13 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     """A new match played by `terms`; `unrated`: why it is not rated (a visitor's is not
     stored either)."""
     stored = unrated != "visitor"
+    if stored and await saved_match_in_the_way(lobby, inviter, joiner):
+        return
     match = new_match(length, lobby.config.new_dice(), inviter, joiner,
                       lobby.config.choose_first_x(), terms.rules)
     events = told(match, match.start())
     state = match.to_dict()
-    # Replaces the pair's saved match, if any.
+    # Replaces the pair's saved match, if any (both agreed: `saved_match_in_the_way`).
     match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state,
                                                  dice_record(match.dice_source, state,
                                                              RollTally()))
@@ -280,8 +325,7 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     # The server's `--takeover-seconds` for every match whose invitation names none.
     running.takeover_seconds = terms.takeover_seconds or lobby.config.takeover_seconds
     running.timer = lobby.match_timers(running)
-    if inviter.is_bot or joiner.is_bot:
-        running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
+    running.allow_undo()
     joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
     inviter.send_line(game_texts.has_joined_you(joiner.name, length))
     if isinstance(match.dice_source, VerifiableDice):
@@ -293,8 +337,26 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     lobby.match_table.begin(running)
     async with running.lock:
         # The start itself is stored already: told even if the follow-ups cannot be.
-        await settle(lobby, running, events, inviter, state, told_if_undone=events,
-                     drawn_before=match.dice_source.drawn)
+        await settle(lobby, running, events, inviter, running.snapshot(), told_if_undone=events)
+
+
+async def saved_match_in_the_way(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
+    """Whether the pair has a saved match that a new one must not replace: one against a bot
+    (which would agree to anything, so a player could escape a lost match), or a timed one
+    that somebody left (its grace period decides it). Such a match is resumed first; the
+    players are told so. A joined invitation between two people replaces their saved match,
+    as on FIBS: the invitation warned them."""
+    record = await lobby.matches.running_match(inviter.name, joiner.name)
+    if record is None:
+        return False
+    left_timed = (record.left_by is not None and record.length is not None
+                  and record.state.get("turn_seconds") is not None)
+    if not (inviter.is_bot or joiner.is_bot or left_timed):
+        return False
+    for session, other in ((inviter, joiner), (joiner, inviter)):
+        if not session.is_bot:
+            session.send_line(game_texts.saved_match_first(other.name))
+    return True
 
 
 async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
@@ -304,31 +366,59 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
         return
     if left_meanwhile(lobby, inviter, joiner):
         return
-    match = Match.from_dict(record.state, resumed_dice(lobby, record))
     sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
-    running = RunningMatch(record.match_id, match, (record.player_a, record.player_b),
-                           (sessions[record.player_a.lower()], sessions[record.player_b.lower()]))
-    running.unrated = record.state.get("unrated")
-    running.restore_clock(record.state)
+    running = RunningMatch.from_record(record, resumed_dice(lobby, record),
+                                       (sessions[record.player_a.lower()],
+                                        sessions[record.player_b.lower()]))
+    try:
+        await lobby.matches.mark_left(running.match_id, None)  # both are back
+    except Exception:
+        log.exception("storing the resume of match %s failed", running.match_id)
+        joiner.send_line(texts.NOT_STORED)
+        return
     running.timer = lobby.match_timers(running)
-    if inviter.is_bot or joiner.is_bot:
-        running.undo_points = collections.deque(maxlen=UNDO_DEPTH)
     joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
     inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
-    lobby.report(game_texts.match_resumes(inviter.name, joiner.name, match.length),
+    lobby.report(game_texts.match_resumes(inviter.name, joiner.name, running.match.length),
                  exclude=(inviter, joiner))
     lobby.match_table.begin(running)
     if running.timer is not None:
         running.timer.changed()  # the boards below show the clock
-    moment = match.moment()
+    moment = running.match.moment()
     for index, session in enumerate(running.players()):  # both: index is the player's
-        session.send_lines(match_views.resume_header(match, running.names))
+        session.send_lines(match_views.resume_header(running.match, running.names))
         board_to(session, running, moment, index, as_you=True)
     async with running.lock:
-        await lobby.matches.mark_left(running.match_id, None)  # both are back
-        await settle(lobby, running, [], inviter, record.state,
-                     drawn_before=match.dice_source.drawn)
+        await settle(lobby, running, [], inviter, running.snapshot())
         remind(running, (0, 1))
+
+
+async def forfeit_saved(lobby: Lobby, match_id: int, names: tuple[str, str], leaver: int,
+                        first: list[Say] | None, *, abandoned: bool = False) -> bool | None:
+    """The saved match `match_id` between `names` is lost by `leaver`, from its stored
+    state, scored, rated and reported like any won match. `first`: what its players who are
+    online are told before the forfeit (None: nobody is told; it was abandoned long ago).
+    Returns True if it was forfeited, False if it is no longer saved (finished, resumed or
+    replaced), None if that cannot be done now: a match of its players is being set up, or
+    the store failed (try again later)."""
+    online = [lobby.online.get(name.lower()) for name in names]
+    people = [name for name, session in zip(names, online)
+              if session is None or not session.is_bot]
+    with lobby.match_table.starting(people) as claimed:
+        if not claimed:
+            return None
+        record = await lobby.matches.running_match(*names)
+        if (record is None or record.match_id != match_id or any(
+                running.match_id == match_id for running in lobby.match_table.running_matches())):
+            return False
+        sessions = (online[0], online[1]) if first is not None else (None, None)
+        running = RunningMatch.from_record(record, resumed_dice(lobby, record), sessions)
+        async with running.lock:
+            before = running.snapshot()
+            events = told(running.match, running.match.forfeit(leaver))
+            stored = await settle(lobby, running, [*(first or []), *events], None, before,
+                                  abandoned=abandoned)
+            return True if stored else None
 
 
 def resumed_dice(lobby: Lobby, record: MatchRecord) -> Dice:
@@ -350,33 +440,22 @@ def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
 async def undo(lobby: Lobby, session: Session) -> None:
     """Against a bot: take back the player's last decision and the bot's turns after it. The
     dice are rewound too, so the same dice come again. The match is unrated from then on."""
-    running = lobby.match_table.match_of(session)
-    if running is None:
-        session.send_line(game_texts.NOT_PLAYING)
-        return
-    if running.undo_points is None:
-        session.send_line(texts.UNDO_ONLY_AGAINST_BOTS)
-        return
-    async with running.lock:
+    async with playing(lobby, session) as running:
+        if running is None:
+            session.send_line(game_texts.NOT_PLAYING)
+            return
+        if running.undo_points is None:
+            session.send_line(texts.UNDO_ONLY_AGAINST_BOTS)
+            return
         if not running.undo_points:
             session.send_line(texts.NOTHING_TO_UNDO)
             return
-        now, drawn_now, unrated_now = (running.match.to_dict(), running.match.dice_source.drawn,
-                                       running.unrated)
-        restore(running, *running.undo_points[-1])
+        before = running.snapshot()
+        running.rewind(running.undo_points.pop())
         running.unrated = running.unrated or "undo"
-        try:
-            await store(lobby, running)
-        except Exception:
-            # As for any action: it counts only once stored; the match stays as it was.
-            log.exception("storing match %s failed; the undo is undone", running.match_id)
-            restore(running, now, drawn_now)
-            running.unrated = unrated_now
-            session.send_line(texts.NOT_STORED)
+        stored, _ = await commit(lobby, running, before, session)
+        if not stored:
             return
-        running.undo_points.pop()
-        if running.timer is not None:
-            running.timer.changed()
         index = running.index_of(session)
         session.send_line(texts.UNDONE)
         board_to(session, running, running.match.moment(), index, as_you=True)
@@ -396,28 +475,83 @@ def show_taken_over_match(running: RunningMatch, session: Session) -> None:
     remind(running, (index,))
 
 
+# --- parting: the match stops running here and stays saved ---------------------------------------
+
+async def part(lobby: Lobby, running: RunningMatch, leaver: int | None, script: Script) -> None:
+    """With the match's lock held: the match stops running and stays saved as stored. Who
+    left (`leaver`; None: the server stops) is stored first; then `script` is told, with
+    what the clock says of the grace period of a timed match, and the match is forgotten."""
+    if leaver is not None and running.stored:
+        try:
+            await lobby.matches.mark_left(running.match_id, running.names[leaver])
+        except Exception:
+            # The match itself is stored as it stands: saved all the same, and timed by its
+            # grace period; only the mark of who left it (abandonment counts) is missing.
+            log.exception("storing that %s left match %s failed", running.names[leaver],
+                          running.match_id)
+    if leaver is not None and running.timer is not None:
+        script = [*script, *running.timer.left(leaver)]
+    tell(lobby, running, script)
+    lobby.match_table.forget(running)
+
+
+def told_of_parting(lobby: Lobby, running: RunningMatch, players: Iterable[int]) -> list[Session]:
+    """`players`' sessions and the watchers of both players: who hears of a parting."""
+    told = [s for index, s in enumerate(running.sessions) if s is not None and index in players]
+    for session in running.players():
+        told += lobby.match_table.watchers_of(session)
+    return told
+
+
 async def leave(lobby: Lobby, session: Session) -> None:
-    running = lobby.match_table.match_of(session)
-    if running is None:
-        session.send_line(game_texts.NO_ONE_TO_LEAVE)
-        return
-    async with running.lock:
+    async with playing(lobby, session) as running:
+        if running is None:
+            session.send_line(game_texts.NO_ONE_TO_LEAVE)
+            return
         player = running.index_of(session)
         match = running.match
         if match.length is None and match.phase is Phase.BETWEEN_GAMES:
             # Unlimited matches are never won: leaving between games ends them, unrated.
-            await store(lobby, running, ended=True)
+            stored, _ = await commit(lobby, running, running.snapshot(), session, ended=True)
+            if not stored:
+                return
             tell(lobby, running, [
                 match_views.say(player, game_texts.YOU_ENDED_THE_UNLIMITED_MATCH),
                 match_views.say(1 - player, game_texts.ended_the_unlimited_match(session.name))])
             finish(lobby, running)
             return
-        if running.stored:  # stored before anyone is told, as every change
-            await lobby.matches.mark_left(running.match_id, session.name)
-        tell(lobby, running, [
+        await part(lobby, running, player, [
             match_views.say(player, game_texts.YOU_LEFT_THE_GAME),
-            match_views.say(1 - player, game_texts.left_the_game(session.name))])
-        if running.timer is not None:
-            running.timer.left(player)
-        lobby.match_table.part(running, game_texts.left_the_game_with(
-            session.name, running.opponent_name(player)))
+            match_views.say(1 - player, game_texts.left_the_game(session.name)),
+            match_views.say(WATCHERS, game_texts.left_the_game_with(
+                session.name, running.opponent_name(player)))])
+
+
+async def log_out(lobby: Lobby, session: Session, departure: texts.Departure) -> list[Session]:
+    """A player logged out or dropped: their match is saved; the opponent and the watchers
+    are told (and returned: they know of the logout already)."""
+    async with playing(lobby, session) as running:
+        if running is None:
+            return []
+        player = running.index_of(session)
+        told = told_of_parting(lobby, running, (1 - player,))
+        saved = texts.game_saved_after(session.name, departure)
+        await part(lobby, running, player,
+                   [match_views.say(1 - player, saved), match_views.say(WATCHERS, saved)])
+        return told
+
+
+async def shut_down(lobby: Lobby) -> list[Session]:
+    """The server stops: every running match stays saved as stored (each accepted action is
+    stored already); its players and watchers are told so (and returned)."""
+    told: list[Session] = []
+    for running in lobby.match_table.running_matches():
+        async with running.lock:
+            if not any(lobby.match_table.match_of(s) is running for s in running.players()):
+                continue  # it ended or was parted while the lock was being waited for
+            told += told_of_parting(lobby, running, (0, 1))
+            line = server_texts.SHUTTING_DOWN_GAME_SAVED
+            await part(lobby, running, None, [match_views.say(0, line),
+                                              match_views.say(1, line),
+                                              match_views.say(WATCHERS, line)])
+    return told

@@ -73,6 +73,9 @@ class MatchStore(Protocol):
         """`name` left the running match unfinished (kept if someone left it already); None:
         it was resumed, nobody has left it."""
 
+    async def left_matches(self) -> list[MatchRecord]:
+        """The running matches that a player left (`mark_left`) and nobody resumed since."""
+
     async def idle_matches(self, before: int) -> list[MatchRecord]:
         """The running matches with no action stored since `before` (Unix seconds)."""
 

@@ -5,7 +5,8 @@ A user plays one match at a time; a built-in bot plays any number, each through 
 of its own (`Session.is_bot`), so its matches are found by session, not by name."""
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Collection, Iterator
 
 from fibs_server.lobby.running_match import Invitation, RunningMatch
 from fibs_server.lobby.session import Session
@@ -18,11 +19,11 @@ class MatchTable:
         # `changed(session)`: a user's who-line changed (they started or stopped playing or
         # watching): the lobby broadcasts it.
         self.changed = changed
-        self.invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
+        self._invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.open_tables = OpenTables()  # matches offered to whoever sits first
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
         self.bot_matches: dict[Session, RunningMatch] = {}  # a bot's session -> its match
-        self.starting: set[str] = set()  # lower-case names of players whose match is being set up
+        self._starting: set[str] = set()  # lower-case names of players whose match is being set up
         # Who watches whom: every move is told to the players' watchers, and a scan of
         # everyone online per move would make 1,000 matches among 10,000 users cost 20
         # million checks a second. Dicts keep the order watchers came in.
@@ -40,7 +41,35 @@ class MatchTable:
         """Playing, or in a match being set up (a bot takes on every match it is offered)."""
         if session.is_bot:
             return session in self.bot_matches
-        return self.match_of(session) is not None or session.name.lower() in self.starting
+        return self.match_of(session) is not None or session.name.lower() in self._starting
+
+    # --- invitations and starts ----------------------------------------------------------------
+
+    def invite(self, invitation: Invitation) -> None:
+        """The inviter's invitation, in place of any earlier one of theirs."""
+        self._invitations[invitation.inviter.name.lower()] = invitation
+
+    def withdraw(self, inviter_name: str) -> None:
+        """The user's invitation, if any, is no more (they left, or play elsewhere)."""
+        self._invitations.pop(inviter_name.lower(), None)
+
+    def invitation_from(self, inviter_name: str) -> Invitation | None:
+        return self._invitations.get(inviter_name.lower())
+
+    @contextlib.contextmanager
+    def starting(self, names: Collection[str]) -> Iterator[bool]:
+        """Claim the users named for a match being set up, for as long as the block runs: a
+        second start at the same moment finds them busy. Yields False (and claims nothing) if
+        one of them is being claimed already."""
+        claimed = {name.lower() for name in names}
+        if claimed & self._starting:
+            yield False
+            return
+        self._starting |= claimed
+        try:
+            yield True
+        finally:
+            self._starting -= claimed
 
     def opponent_name_of(self, session: Session) -> str | None:
         running = self.match_of(session)
@@ -61,7 +90,7 @@ class MatchTable:
                 self.bot_matches[session] = running
                 continue
             self.playing[session.name.lower()] = running
-            self.invitations.pop(session.name.lower(), None)
+            self.withdraw(session.name)
             self.open_tables.close(session.name)  # a creator who plays elsewhere left it
             if session.watching is not None:
                 self.stop_watching(session)
@@ -79,13 +108,6 @@ class MatchTable:
                 del self.playing[session.name.lower()]
         for session in running.players():
             self.changed(session)
-
-    def part(self, running: RunningMatch, watcher_text: str) -> None:
-        """A player left or dropped: the match stays stored (saved) for a later resume."""
-        for session in running.players():
-            for watcher in self.watchers_of(session):
-                watcher.send_line(watcher_text)
-        self.forget(running)
 
     def take_over(self, previous: Session, session: Session) -> RunningMatch | None:
         """A new login of a user who was online: the new session takes the old one's place in

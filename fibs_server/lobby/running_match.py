@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
-from typing import Protocol
+from typing import Any, Protocol
 
+from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
 from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.match_views import Script
 from fibs_server.protocol.settings import redoubles_limit
 from fibs_server.rules.dice import Dice
 from fibs_server.rules.dice_stats import RollTally
@@ -16,6 +18,10 @@ from fibs_server.rules.greedy import greedy_bearoff
 from fibs_server.rules.match import Match
 from fibs_server.rules.position import Play
 from fibs_server.rules.variants import MatchRules
+
+UNDO_DEPTH = 20  # decisions a player can take back, one `undo` at a time
+# A state to go back to: the match's dict and how many pairs its dice had drawn then.
+UndoPoint = tuple[dict[str, Any], int]
 
 
 @dataclasses.dataclass
@@ -36,11 +42,24 @@ class MatchTimer(Protocol):
     def stop(self) -> None:
         """The match runs no more here: no decision is timed."""
 
-    def left(self, player: int) -> None:
-        """`player` left or dropped the match."""
+    def left(self, player: int) -> Script:
+        """`player` left or dropped the match: what the players are told of its grace period
+        (nothing, if it has none)."""
 
     def clock_text(self) -> str | None:
         """The clock as shown with a board (None: no decision is being timed)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """A running match as it was before an action (RunningMatch.snapshot): the engine's state
+    and its dice, and the server's own facts of the match that are stored with it."""
+    state: dict[str, Any]
+    drawn: int
+    unrated: str | None
+    expiries: list[int]
+    played_for: list[dict[str, Any]]
+    undo_points: list[UndoPoint] | None
 
 
 class RunningMatch:
@@ -60,7 +79,7 @@ class RunningMatch:
         self.stored = True  # False: a visitor's match, which nothing is written of
         # Against a bot: the states before the player's last decisions, with how many dice
         # had been drawn then (`undo`); None: no undo in this match.
-        self.undo_points: collections.deque[tuple[dict, int]] | None = None
+        self.undo_points: collections.deque[UndoPoint] | None = None
         # The match's clock (MatchTerms) and what happened on it, kept in its stored state
         # (`clock_state`), so that a resume keeps them: each player's expired turns, and the
         # decisions the server took for a player (the match record marks them).
@@ -70,6 +89,46 @@ class RunningMatch:
         self.played_for: list[dict] = []
         self.timer: MatchTimer | None = None
         self.roll_tally = RollTally()  # its rolls for `dicetest`, finished games counted once
+
+    @classmethod
+    def from_record(cls, record: MatchRecord, dice: Dice,
+                    sessions: tuple[Session | None, Session | None]) -> RunningMatch:
+        """A stored match running again (resumed, or forfeited from its stored state), its
+        dice going on from `dice`: everything its record keeps, as it was stored."""
+        running = cls(record.match_id, Match.from_dict(record.state, dice),
+                      (record.player_a, record.player_b), sessions)
+        running.unrated = record.state.get("unrated")
+        running.restore_clock(record.state)
+        running.allow_undo()
+        return running
+
+    def allow_undo(self) -> None:
+        """Against a bot, a player may take decisions back (`undo`)."""
+        if any(session is not None and session.is_bot for session in self.sessions):
+            self.undo_points = collections.deque(maxlen=UNDO_DEPTH)
+
+    def snapshot(self) -> Snapshot:
+        """Everything of the match that the store writes or an action changes, to go back to
+        if the store fails."""
+        undo = None if self.undo_points is None else list(self.undo_points)
+        return Snapshot(self.match.to_dict(), self.match.dice_source.drawn, self.unrated,
+                        list(self.expiries), list(self.played_for), undo)
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """The match as it was at `snapshot`, its dice rewound, so the same dice come again."""
+        self.rewind((snapshot.state, snapshot.drawn))
+        self.unrated = snapshot.unrated
+        self.expiries, self.played_for = list(snapshot.expiries), list(snapshot.played_for)
+        if snapshot.undo_points is not None:
+            self.undo_points = collections.deque(snapshot.undo_points, maxlen=UNDO_DEPTH)
+
+    def rewind(self, point: UndoPoint) -> None:
+        """The engine's match as in `point`, its dice rewound to the pairs drawn then, so that
+        every roll of the match stays its seed's."""
+        state, drawn = point
+        dice = self.match.dice_source
+        dice.rewind(drawn)
+        self.match = Match.from_dict(state, dice)
 
     def clock_state(self) -> dict:
         """The clock in the stored state (nothing for an untimed match, as before)."""

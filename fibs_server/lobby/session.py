@@ -10,7 +10,7 @@ import collections
 import datetime
 import logging
 import time
-from typing import Any, Protocol
+from typing import Protocol
 
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.gatekeeper import Gatekeeper
@@ -24,9 +24,20 @@ from fibs_server.protocol.login_dialogue import (TELNET, Action, Authenticate, C
 log = logging.getLogger(__name__)
 
 
+class Matches(Protocol):
+    """What a session needs of who plays and watches whom (lobby.match_table.MatchTable,
+    which imports this module)."""
+
+    def set_watching(self, session: Session, player: Session | None) -> None: ...
+
+    def opponent_name_of(self, session: Session) -> str | None: ...
+
+
 class Lobby(Protocol):
     """What a session needs of the lobby (lobby.Lobby, which imports this module)."""
-    match_table: Any  # lobby.match_table.MatchTable (which imports this module too)
+    @property
+    def match_table(self) -> Matches: ...
+
     gatekeeper: Gatekeeper
 
     def now(self) -> datetime.datetime: ...

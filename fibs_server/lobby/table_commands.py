@@ -82,7 +82,7 @@ async def sit(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(table_texts.OWN_TABLE)
         return
     if await lobby.matches.running_match(chosen.creator, session.name) is not None:
-        session.send_line(table_texts.saved_match_first(chosen.creator))
+        session.send_line(game_texts.saved_match_first(chosen.creator))
         return
     if tables.find(code) is not chosen:  # closed, or taken, while the store answered
         session.send_line(table_texts.no_table(code))

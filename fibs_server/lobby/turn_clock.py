@@ -5,7 +5,7 @@ Each decision a player must take (roll or double, move, answer a double or a res
 join the next game) is timed from the moment it is due. Ten seconds before the end the
 player is warned; at the end the server takes the decision for them with the bot's choice
 (`bots.situation_for`, the bots' `decide`, applied through `match_play.act` like a bot's
-own decision), tells both players and the watchers, and counts it; the third expiry loses
+own decision, which tells both players and the watchers once it is stored), and counts it; the third expiry loses
 the match (`Match.forfeit`). With `takeover` a bot takes the decision over without counting
 it, and the player plays on. A timed match left or dropped is lost unless it is resumed
 within the grace period. Untimed matches get no clock at all.
@@ -26,11 +26,12 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import RunningMatch
 from fibs_server.protocol import clock_texts
 from fibs_server.protocol.clock_texts import EXPIRIES_TO_LOSE, WARNING_SECONDS
-from fibs_server.protocol.match_views import WATCHERS, say
-from fibs_server.rules import events as ev
+from fibs_server.protocol.match_views import WATCHERS, Script, say
 from fibs_server.rules.match import Match
 
 log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 1.0  # a grace forfeit that could not be done now (see forfeit_saved) tries again
 
 # The decision a bot would take for a player: the built-in bots' pool, or our rules of thumb.
 Decide = Callable[[Situation], Awaitable[Decision]]
@@ -50,6 +51,8 @@ class Countdown:
     deadline: float
     takeover: bool
     alarms: list[Alarm]
+    # The server took the decision: if that cannot be stored, the decision is timed again.
+    fired: bool = False
 
     def cancel(self) -> None:
         for alarm in self.alarms:
@@ -89,35 +92,36 @@ class MatchClocks:
         if not task.cancelled() and task.exception() is not None:
             log.error("a match clock failed", exc_info=task.exception())
 
-    def start_grace(self, running: RunningMatch, leaver: int) -> None:
+    def start_grace(self, match_id: int, names: tuple[str, str], leaver: int,
+                    seconds: float | None = None) -> None:
+        """The leaver of match `match_id` between `names` loses it unless it is resumed
+        within `seconds` (the server's grace period)."""
         config = self.lobby.config
-        when = config.clock.time() + config.grace_seconds
-        self.graces[running.match_id] = config.clock.call_at(
-            when, lambda: self.start_task(self._forfeit_abandoned(running, leaver)))
+        when = config.clock.time() + (config.grace_seconds if seconds is None else seconds)
+        earlier = self.graces.pop(match_id, None)
+        if earlier is not None:
+            earlier.cancel()
+        self.graces[match_id] = config.clock.call_at(
+            when, lambda: self.start_task(self._forfeit_abandoned(match_id, names, leaver)))
 
-    async def _forfeit_abandoned(self, running: RunningMatch, leaver: int) -> None:
-        """The grace period ended and the match was not resumed: the leaver loses it, from
-        its stored state, as any won match is scored, rated and reported."""
-        self.graces.pop(running.match_id, None)
-        lobby = self.lobby
-        record = await lobby.matches.running_match(*running.names)
-        if record is None or record.match_id != running.match_id:
-            return  # replaced by a new match between the two meanwhile
-        async with running.lock:
-            if any(other.match_id == running.match_id
-                   for other in lobby.match_table.running_matches()):
-                return  # resumed while the record was being read
-            running.match = Match.from_dict(record.state, running.match.dice_source)
-            running.unrated = record.state.get("unrated")
-            running.restore_clock(record.state)
-            running.sessions = [lobby.online.get(name.lower()) for name in running.names]
-            leaver_name = running.names[leaver]
-            for session in running.players():
-                session.send_line(clock_texts.did_not_come_back(leaver_name,
-                                                                lobby.config.grace_seconds))
-            events = match_play.told(running.match, running.match.forfeit(leaver))
-            await match_play.settle(lobby, running, events, None, record.state,
-                                    drawn_before=running.match.dice_source.drawn)
+    async def resume_graces(self) -> None:
+        """At the server's start: each timed match that a player had left when it stopped
+        gets its grace period again, counted from now (nobody could come back meanwhile)."""
+        for record in await self.lobby.matches.left_matches():
+            names = (record.player_a, record.player_b)
+            if (record.length is not None and record.state.get("turn_seconds") is not None
+                    and record.left_by in names):
+                self.start_grace(record.match_id, names, names.index(record.left_by))
+
+    async def _forfeit_abandoned(self, match_id: int, names: tuple[str, str],
+                                 leaver: int) -> None:
+        """The grace period ended and the match was not resumed: the leaver loses it."""
+        self.graces.pop(match_id, None)
+        back = clock_texts.did_not_come_back(names[leaver], self.lobby.config.grace_seconds)
+        forfeited = await match_play.forfeit_saved(self.lobby, match_id, names, leaver,
+                                                   [say(0, back), say(1, back)])
+        if forfeited is None:  # being set up (resumed?) or not stored: try again shortly
+            self.start_grace(match_id, names, leaver, RETRY_SECONDS)
 
     async def close(self) -> None:
         """The server stops: timed matches stay stored as they are (nothing is forfeited)."""
@@ -150,7 +154,7 @@ class TurnClock:
             due = (situation_for(self.running.match, player)
                    if session is not None and not session.is_bot else None)
             countdown = self.countdowns.get(player)
-            if countdown is not None and countdown.situation == due:
+            if countdown is not None and countdown.situation == due and not countdown.fired:
                 continue
             if countdown is not None:
                 countdown.cancel()
@@ -192,9 +196,10 @@ class TurnClock:
             return  # decided, left or ended meanwhile
         name, phase = running.names[player], situation.phase
 
-        def take_decision(match: Match, acting: int) -> list[ev.Event] | None:
+        def take_decision(match: Match, acting: int) -> match_play.Change | None:
             if situation_for(match, acting) != situation:
                 return None  # the player decided just before us
+            countdown.fired = True  # a decision refused or not stored is timed again
             if countdown.takeover:
                 you, others = clock_texts.bot_takes_over(name, phase)
             elif decision is None:
@@ -205,11 +210,11 @@ class TurnClock:
             running.played_for.append({"player": acting, "game": match.game_count,
                                        "event": len(match.game_events(-1)),
                                        "why": "takeover" if countdown.takeover else "timer"})
-            match_play.tell(lobby, running, [say(acting, you), say(1 - acting, others),
-                                             say(WATCHERS, others)])
-            return match.forfeit(acting) if decision is None else decision.apply(match, acting)
+            events = match.forfeit(acting) if decision is None else decision.apply(match, acting)
+            return match_play.Change(events, [say(acting, you), say(1 - acting, others),
+                                              say(WATCHERS, others)])
 
-        await match_play.act(lobby, session, take_decision)
+        await match_play.act(lobby, session, take_decision, by_server=True)
 
     async def _bot_decision(self, situation: Situation) -> Decision:
         decision = await self.clocks.decide(situation)
@@ -221,20 +226,20 @@ class TurnClock:
             countdown.cancel()
         self.countdowns.clear()
 
-    def left(self, player: int) -> None:
+    def left(self, player: int) -> Script:
         """A player left or dropped: with a turn timer, they lose the match unless it is
-        resumed within the grace period (a takeover alone keeps FIBS's saved match)."""
-        if self.running.turn_seconds is None or self.running.match.length is None:
-            return
+        resumed within the grace period (a takeover alone keeps FIBS's saved match). What
+        the players still online are told of it."""
+        running = self.running
+        if running.turn_seconds is None or running.match.length is None:
+            return []
         lobby = self.clocks.lobby
-        seconds = lobby.config.grace_seconds
-        you, opponent = clock_texts.come_back_within(self.running.names[player], seconds,
-                                                     self.running.opponent_name(player))
-        for index, text in ((player, you), (1 - player, opponent)):
-            session = self.running.sessions[index]
-            if session is not None and lobby.is_online(session):
-                session.send_line(text)
-        self.clocks.start_grace(self.running, player)
+        you, opponent = clock_texts.come_back_within(running.names[player],
+                                                     lobby.config.grace_seconds,
+                                                     running.opponent_name(player))
+        self.clocks.start_grace(running.match_id, running.names, player)
+        return [say(index, text) for index, text in ((player, you), (1 - player, opponent))
+                if (session := running.sessions[index]) is not None and lobby.is_online(session)]
 
     def clock_text(self) -> str | None:
         """Who must decide, and how long they have: the player to act, else (between games)

@@ -67,6 +67,13 @@ def invitation(inviter: str, length: int | None, saved_match: bool, bell: bool,
     return [*lines, _type_join(inviter)]
 
 
+def saved_match_first(other: str) -> str:
+    """A new match would replace the saved one with `other`, which it must not (a table's
+    sitter is not warned; a bot agrees to anything; a timed match left awaits its grace)."""
+    return (f"** You have a saved match with {other}: type 'invite {other}' to resume it "
+            f"before you play another.")
+
+
 def invitation_to_resume(inviter: str, bell: bool) -> list[str]:
     return [with_bell(f"{inviter} wants to resume a saved match with you.", bell),
             _type_join(inviter)]

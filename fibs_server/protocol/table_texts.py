@@ -55,13 +55,6 @@ def no_table(typed_code: str) -> str:
     return f"** There is no open table with the code {typed_code}."
 
 
-def saved_match_first(creator: str) -> str:
-    """A match started at the table would replace the saved one (as a joined invitation
-    does after its warning), which nobody at a table is warned of."""
-    return (f"** You have a saved match with {creator}: type 'invite {creator}' to resume it "
-            f"before you play another.")
-
-
 @dataclasses.dataclass(frozen=True)
 class TableRow:
     code: str

@@ -143,6 +143,11 @@ class SqlMatchStore:
                      .values(left_by=name))
         await self._writes.run(lambda session: session.execute(statement))
 
+    async def left_matches(self) -> list[MatchRecord]:
+        return await self._reads.run(_matching_records(
+            select(MatchRow).where(~MatchRow.finished, MatchRow.left_by.is_not(None))
+            .order_by(MatchRow.id)))
+
     async def idle_matches(self, before: int) -> list[MatchRecord]:
         return await self._reads.run(_matching_records(
             select(MatchRow).where(~MatchRow.finished, MatchRow.updated_at < before)
