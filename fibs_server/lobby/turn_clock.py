@@ -123,6 +123,12 @@ class MatchClocks:
         if forfeited is None:  # being set up (resumed?) or not stored: try again shortly
             self.start_grace(match_id, names, leaver, RETRY_SECONDS)
 
+    async def quiet(self) -> None:
+        """Until the work of every alarm that has rung is done (what a test waits for after
+        moving a fake clock on)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
     async def close(self) -> None:
         """The server stops: timed matches stay stored as they are (nothing is forfeited)."""
         self._closed = True

@@ -1,0 +1,123 @@
+"""Ways out of a match, and changes that meet in the same instant: a new match never destroys
+a saved one that must be resumed, a grace period outlives a restart, two drops at once make
+one grace period, and a move meeting the opponent's `leave` is not applied to a left match."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+
+import pytest
+
+from fibs_server.lobby import game_commands
+from fibs_server.lobby.bot_players import BotConfig
+from fibs_server.protocol import game_texts
+from fibs_server.protocol.commands import Command
+from tests.e2e.conftest import ServerHarness
+from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
+from tests.e2e.test_timers import clock_of, harness  # noqa: F401 (a fixture)
+
+
+async def ring(harness, seconds: float) -> None:
+    clock_of(harness).advance(seconds)
+    await harness.server.clocks.quiet()
+
+
+async def test_a_bot_match_a_player_left_cannot_be_replaced_by_a_new_one(database_url):
+    server = ServerHarness(database_url)
+    server.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
+    await server.start()
+    try:
+        await server.register("alice")
+        alice = await server.login_clip("alice")
+        await alice.send("toggle ready")
+        await alice.skip_until("** You're now ready to invite or join someone.")
+        server.script_dice((3, 1))
+        await alice.send("bot intermediate 3")
+        await alice.skip_until("It's your turn to move.")
+        await alice.send("leave")
+        await alice.skip_until("** You terminated the game. The game was saved.")
+        saved = await server.server.store.running_match("alice", "bot_intermediate")
+        for attempt in ("bot intermediate 3", "invite bot_intermediate 5"):
+            await alice.send(attempt)
+            await alice.skip_until(game_texts.saved_match_first("bot_intermediate"))
+        still = await server.server.store.running_match("alice", "bot_intermediate")
+        assert still.match_id == saved.match_id and still.state == saved.state
+        assert still.left_by == "alice"
+        await alice.send("invite bot_intermediate")  # resuming it is the way on
+        await alice.skip_until("bot_intermediate has joined you. Your running match was loaded.")
+    finally:
+        await server.stop()
+
+
+async def left_by_bob(harness, players):
+    alice, bob, carol = players
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "3 timer 60")
+    await alice.skip_until("Clock: alice has 60 seconds to move.")
+    await bob.send("leave")
+    await alice.skip_until("** bob has 60 seconds to resume the match, or loses it.")
+    return await harness.server.store.running_match("alice", "bob")
+
+
+async def test_a_left_timed_match_is_not_replaced_by_a_new_one(harness, players):
+    alice, bob, _ = players
+    saved = await left_by_bob(harness, players)
+    await join_match(alice, bob, "5")
+    await bob.skip_until(game_texts.saved_match_first("alice"))
+    await alice.skip_until(game_texts.saved_match_first("bob"))
+    still = await harness.server.store.running_match("alice", "bob")
+    assert still.match_id == saved.match_id and still.state == saved.state
+    await ring(harness, 60)  # its grace period decides it
+    await alice.skip_until("bob forfeits the match. You win 3 points.")
+
+
+async def test_the_grace_period_of_a_left_timed_match_outlives_a_restart(harness, players):
+    saved = await left_by_bob(harness, players)
+    await ring(harness, 30)
+    await harness.restart()
+    await ring(harness, 59)  # counted afresh: nobody could come back while it was down
+    assert (await harness.server.store.match_by_id(saved.match_id)).finished is False
+    await ring(harness, 1)
+    record = await harness.server.store.match_by_id(saved.match_id)
+    assert record.finished and record.winner == "alice" and record.state["score"] == [3, 0]
+
+
+async def test_both_timed_players_dropping_at_once_make_one_grace_period(
+        harness, players, caplog):
+    alice, bob, carol = players
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "3 timer 60")
+    await alice.skip_until("Clock: alice has 60 seconds to move.")
+    await bob.skip_until("Clock: alice has 60 seconds to move.")
+    caplog.set_level(logging.ERROR)
+    await asyncio.gather(alice.close(), bob.close())
+    await carol.skip_until(re.compile(r"(> )?(alice|bob) drops connection\."))
+    await carol.skip_until(re.compile(r"(> )?(alice|bob) drops connection\."))
+    record = await harness.server.store.running_match("alice", "bob")
+    assert record.left_by in ("alice", "bob")
+    assert list(harness.server.clocks.graces) == [record.match_id]
+    await ring(harness, 60)
+    finished = await harness.server.store.match_by_id(record.match_id)
+    stayed = "bob" if record.left_by == "alice" else "alice"
+    assert finished.finished and finished.winner == stayed  # the first to go loses
+    assert caplog.records == []
+
+
+@pytest.mark.parametrize("terms", ["3", "3 timer 60"])
+async def test_a_move_meeting_the_opponents_leave_is_not_applied(harness, players, terms):
+    alice, bob, _ = players
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, terms)
+    await alice.skip_until("It's your turn to move.")
+    before = await harness.server.store.running_match("alice", "bob")
+    lobby = harness.server.lobby
+    move = Command("move", "move", ["8-5", "6-5"], "8-5 6-5")
+    # The leave is taken first; the move comes while it is being stored.
+    await asyncio.gather(game_commands.leave(lobby, lobby.online["bob"], Command(
+        "leave", "leave", [], "")), game_commands.move(lobby, lobby.online["alice"], move))
+    await alice.skip_until("** Player bob has left the game. The game was saved.")
+    await alice.skip_until(game_texts.NOT_PLAYING)
+    after = await harness.server.store.running_match("alice", "bob")
+    assert after.state == before.state and after.left_by == "bob"
+    assert lobby.match_table.running_matches() == []
