@@ -18,7 +18,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import TypeAlias
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES
 from fibs_server.lobby.lobby import Lobby
@@ -54,7 +55,8 @@ class Change:
 Action = Callable[[Match, int], "list[ev.Event] | Change | None"]
 # An action's events, each with the moment right after it (None: no board for it), and the
 # lines for one player the server sends in between.
-Told = list["tuple[ev.Event, Moment | None] | Say"]
+ToldItem: TypeAlias = "tuple[ev.Event, Moment | None] | Say"
+Told = list[ToldItem]
 
 
 @contextlib.asynccontextmanager
@@ -102,7 +104,8 @@ async def act(lobby: Lobby, session: Session, action: Action, *, by_server: bool
 
 
 async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session | None,
-                 before: Snapshot, told_if_undone: Told = (), *, abandoned: bool = False
+                 before: Snapshot, told_if_undone: Sequence[ToldItem] = (), *,
+                 abandoned: bool = False
                  ) -> bool:
     """After `events`: the server's follow-ups, then store, then tell. If storing fails, the
     match goes back to `before` (its stored state, in which `told_if_undone` happened) and
@@ -153,8 +156,9 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
     if any(isinstance(item, tuple) and isinstance(item[0], ev.GameStarted)
            and item[0].game_number > 1 for item in events):
         # A new game: per-game toggles set for the last one (or before the match) lapse.
-        for session in running.players():
-            session.account.toggles.update(PER_GAME_TOGGLES)
+        for player in running.players():
+            assert player.account is not None
+            player.account.toggles.update(PER_GAME_TOGGLES)
     while not match.is_over and match.resignation is None:
         session = running.sessions[match.turn]
         if session is None:
@@ -166,14 +170,14 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
             items.append(match_views.say(match.turn, ROLL_OR_DOUBLE))
         elif match.phase is Phase.MOVE:
             last = items[-1] if items else None
-            rolled_now = (isinstance(last, tuple) and isinstance(last[0], ev.Rolled)
-                          and last[0].player == match.turn)
+            rolled_now = (last if isinstance(last, tuple) and isinstance(last[0], ev.Rolled)
+                          and last[0].player == match.turn else None)
             automatic = automatic_play(match, session)
             if automatic is not None:
-                if rolled_now:
+                if rolled_now is not None:
                     # A board is a question to a bot: no `moreboards` board asks for a move
                     # the server makes itself at once.
-                    items[-1] = (last[0], None)
+                    items[-1] = (rolled_now[0], None)
                 reason, play = automatic
                 text = format_play(play, match.colour(match.turn))
                 # The mover is told what the server played for them (the opponent gets the
@@ -183,7 +187,7 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
                 items.append(match_views.say(match.turn, played_for_them))
                 items += told(match, match.move(match.turn, play))
                 continue
-            if rolled_now:
+            if rolled_now is not None:
                 items.append(match_views.say(match.turn,
                                              match_views.please_move(match.pieces_to_move)))
         break
@@ -218,8 +222,9 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False,
         await lobby.matches.finish_match(running.match_id, state, running.names[winner], [],
                                          dice, abandoned)
         return None
-    accounts = [(await lobby.user_named(name))[1] for name in running.names]
-    assert match.length is not None and accounts[0] is not None and accounts[1] is not None
+    found = [(await lobby.user_named(name))[1] for name in running.names]
+    accounts = [account for account in found if account is not None]
+    assert match.length is not None and len(accounts) == 2
     calculation = rate_match(PlayerRating(accounts[winner].rating, accounts[winner].experience),
                              PlayerRating(accounts[1 - winner].rating,
                                           accounts[1 - winner].experience), match.length)

@@ -166,8 +166,9 @@ def new_match(length: int | None, dice: Dice, inviter: Session, joiner: Session,
               first_x_player: int, rules: MatchRules) -> Match:
     """A match by the invitation's `rules` and what both players' toggles and settings ask
     for."""
-    both = (inviter.account, joiner.account)
-    assert both[0] is not None and both[1] is not None
+    inviters, joiners = inviter.account, joiner.account
+    assert inviters is not None and joiners is not None
+    both = (inviters, joiners)
     numbers = [redoubles_limit(a.settings["redoubles"]) for a in both]
     finite = [n for n in numbers if n is not None]
     return Match(length, dice, variant=rules.variant,
