@@ -22,8 +22,10 @@
 2. No doc, comment or docstring refers to a tracker's issue numbers (`issue 14`, `#27`): the
    tracker is not in the repository; say what is meant.
 3. Every `.md` file named in docs, README, code, tests and bench is one of the repository's
-   (README.md, docs/*.md), and nothing points outside the repository (`../shared/...`): what
-   the project relies on of the FIBS protocol is in docs/PROTOCOL.md, in its own words.
+   (README.md, docs/*.md), and nothing points outside the repository (`../shared/...`, or a
+   relative path that leaves it): what the project relies on of the FIBS protocol is in
+   docs/PROTOCOL.md, in its own words. Section numbers (`§7.1`) are an outside document's
+   and are not used either, except an RFC's (`RFC 6455 §5.2`).
 """
 from __future__ import annotations
 
@@ -56,6 +58,7 @@ SPAN = re.compile(r"`([^`]+)`")
 TARGET = re.compile(r"(?:[\w.-]+/)+[\w.-]*\w|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 ISSUE = re.compile(r"\b[Ii]ssues?\s+#?\d+|(?<![&\w])#\d+\b")
 MD_NAME = re.compile(r"(?<![\w./-])[\w./-]*\.md\b")
+OUTSIDE_SECTION = re.compile(r"(?<!RFC \d{4} )§")
 RELATIVE = re.compile(r"(?<![\w.])(?:\.\./)+[\w./-]*\w")
 
 
@@ -256,6 +259,6 @@ def test_nothing_points_outside_the_repository():
             outside = [relative for relative in RELATIVE.findall(line)
                        if not (path.parent / relative).resolve().is_relative_to(ROOT)
                        or not (path.parent / relative).exists()]
-            if names or outside:
+            if names or outside or OUTSIDE_SECTION.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not found, "\n".join(found)
