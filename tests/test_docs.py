@@ -33,6 +33,7 @@ import ast
 import dataclasses
 import importlib
 import inspect
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -76,25 +77,41 @@ def target_of(span: str) -> str | None:
         return None
     rest = span.strip()[match.end():]
     if "/" in match.group() or match.group().rsplit(".", 1)[-1] in FILE_ENDINGS:
-        return match.group()  # a path: what follows may be a command's arguments
-    if match.group().startswith(".") or rest and rest[0] in "-.":
-        return None  # `../x`, `.ci/run` (not in the packages), `a.b-c`: not a name
+        return match.group()  # a path or a file: what follows may be a command's arguments
+    if rest and rest[0] in "-.":
+        return None  # `a.b-c`, `1.2.3`: not a name
     if rest == "" or rest[0] in "([" or rest.startswith(" ->"):
         return match.group()
     return None
 
 
 @cache
+def repository_file_names() -> set[str]:
+    """The names of the repository's files (not its .venv's, .git's or other hidden folders')."""
+    names = set()
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+        names.update(files)
+    return names
+
+
+@cache
+def module_files() -> dict[str, Path]:
+    """Every module of fibs_server (the migrations aside): dotted name -> file."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "migrations" not in path.parts:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+@cache
 def modules() -> dict[str, list[str]]:
     """Every module of fibs_server by its last name: `match` -> [fibs_server.rules.match]."""
     found: dict[str, list[str]] = {}
-    for path in PACKAGE.rglob("*.py"):
-        if "migrations" in path.parts:
-            continue
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        found.setdefault(parts[-1], []).append(".".join(parts))
+    for dotted in module_files():
+        found.setdefault(dotted.rsplit(".", 1)[-1], []).append(dotted)
     return found
 
 
@@ -102,14 +119,14 @@ def modules() -> dict[str, list[str]]:
 def classes() -> dict[str, list[tuple[str, str]]]:
     """Every top-level class of fibs_server: name -> [(module, name)]."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for name, dotted in ((name, dotted) for name, all_ in modules().items() for dotted in all_):
-        path = importlib.util.find_spec(dotted).origin
-        for node in ast.parse(Path(path).read_text()).body:
+    for dotted, path in module_files().items():
+        for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.ClassDef):
                 found.setdefault(node.name, []).append((dotted, node.name))
     return found
 
 
+@cache
 def assigned_on_self(cls: type) -> set[str]:
     """The attributes a class's own methods assign: `self.name = ...`, `self.name: T = ...`."""
     try:
@@ -140,15 +157,14 @@ def has_member(owner: object, name: str) -> bool:
 
 
 def resolves(owner: object, names: list[str]) -> bool:
+    """`owner.names...`: each name a member of what the one before it names."""
     for index, name in enumerate(names):
         if not has_member(owner, name):
             return False
         if index < len(names) - 1:
             owner = inspect.getattr_static(owner, name, None)
-            if owner is None:  # an instance attribute: its type is not known here
-                return False
-            if isinstance(owner, (staticmethod, classmethod, property)):
-                owner = owner.__func__ if not isinstance(owner, property) else owner.fget
+            if not (inspect.isclass(owner) or inspect.ismodule(owner)):
+                return False  # an instance attribute or a function: nothing to look into
     return True
 
 
@@ -189,8 +205,7 @@ def problem(target: str) -> str | None:
         return None
     parts = target.split(".")
     if parts[-1] in FILE_ENDINGS:
-        if parts[-1] == "py" and not any(path for path in ROOT.rglob(target)
-                                         if ".venv" not in path.parts):
+        if parts[-1] == "py" and target not in repository_file_names():
             return f"no file {target} in the repository"
         return None
     first, names = parts[0], parts[1:]
