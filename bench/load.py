@@ -1,4 +1,4 @@
-"""Load harness for issue 7: many CLIP sessions over real sockets against one server process.
+"""Load harness: many CLIP sessions over real sockets against one server process.
 
 It creates accounts directly in a temporary SQLite database (one bcrypt hash per cost,
 computed once), starts `python -m fibs_server` on it, and drives it from several client

@@ -1,4 +1,4 @@
-"""WebSocket sessions beside telnet ones (issue 19): --sessions CLIP sessions on the telnet
+"""WebSocket sessions beside telnet ones: --sessions CLIP sessions on the telnet
 port and as many on the web client's WebSocket, against one server process. Reuses
 bench/load.py's accounts, server process, client processes and telnet sessions.
 

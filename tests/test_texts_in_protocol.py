@@ -1,4 +1,4 @@
-"""Every FIBS text is written in `fibs_server.protocol` (issue 16, "texts in one place"): the
+"""Every FIBS text is written in `fibs_server.protocol` ("texts in one place"): the
 lobby only calls it. Checking our wording against FIBS means reading that one package."""
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import re
 
 BELL = "\x07"  # before invitations when the invited user has `bell` on
 
-# CLIP 2 (own info): the fields after the name, FIBS-PROTOCOL.md §2.
+# CLIP 2 (own info): the fields after the name, docs/PROTOCOL.md ("CLIP lines").
 OWN_INFO_FIELDS = ("allowpip", "autoboard", "autodouble", "automove", "away", "bell",
                    "crawford", "double", "experience", "greedy", "moreboards", "moves",
                    "notify", "rating", "ratings", "ready", "redoubles", "report", "silent",

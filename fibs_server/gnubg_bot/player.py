@@ -41,7 +41,7 @@ def board_problems(line: str) -> list[str]:
     """What is wrong with a boardstyle-3 line: 52 fields after `board:` (2 names, 50
     integers); 15 checkers per side on points 1-24, the bars (index 0 for X, 25 for O) and
     borne off; bar fields 47/48 agreeing with the board. A server that gets these wrong makes
-    gnubg play illegal moves (../shared/protocol/CLIENT-EXPECTATIONS.md)."""
+    gnubg play illegal moves (docs/PROTOCOL.md)."""
     fields = line.removeprefix("board:").split(":")
     if len(fields) != 52:
         return [f"{len(fields)} fields"]

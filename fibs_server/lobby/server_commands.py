@@ -38,7 +38,7 @@ async def average(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("last")
 async def last(lobby: Lobby, session: Session, command: Command) -> None:
-    # No name completion for `last` (FIBS-PROTOCOL.md §4): the whole name, in any case.
+    # No name completion for `last` (docs/PROTOCOL.md): the whole name, in any case.
     name = command.args[0] if command.args else session.name
     online, account = await lobby.user_named(name)
     if account is None:

@@ -105,7 +105,7 @@ def _turn_field(view: BoardView) -> int:
 
 
 def board_line(view: BoardView) -> str:
-    """The boardstyle 3 line: `board:` and 52 colon-separated fields (FIBS-PROTOCOL.md §7)."""
+    """The boardstyle 3 line: `board:` and 52 colon-separated fields (docs/BOARDS.md)."""
     colour = view.player_colour
     fields = (
         view.player_name, view.opponent_name,

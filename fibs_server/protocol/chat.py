@@ -1,4 +1,4 @@
-"""Texts of talking, presence and moderation (FIBS-PROTOCOL.md §2 CLIP 9–19, §5.4, §9).
+"""Texts of talking, presence and moderation (CLIP 9–19; docs/PROTOCOL.md).
 
 CLIP clients get numbered lines, telnet users sentences; chat text goes out verbatim. Texts
 FIBS's sources do not give are ours and are listed in docs/PROTOCOL.md.

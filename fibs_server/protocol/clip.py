@@ -1,7 +1,7 @@
 """CLIP (FIBS Client Protocol) lines: numbered messages for client programs and bots.
 
-Field order and formats follow FIBS-PROTOCOL.md §2: single spaces between fields, `-` for an
-empty field, ratings with two decimals, times in Unix seconds.
+Field order and formats follow docs/PROTOCOL.md ("CLIP lines"): single spaces between fields,
+`-` for an empty field, ratings with two decimals, times in Unix seconds.
 """
 from __future__ import annotations
 

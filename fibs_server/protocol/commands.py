@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-# Short forms FIBS fixes regardless of what else a prefix could mean (FIBS-PROTOCOL.md §4).
+# Short forms FIBS fixes regardless of what else a prefix could mean (docs/PROTOCOL.md).
 SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "roll",
                "s": "say", "t": "tell", "w": "who", "wh": "whisper", "res": "resign",
                "to": "toggle",

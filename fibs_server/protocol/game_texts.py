@@ -1,5 +1,5 @@
 """Texts of matches around the board: invite and join, a match's start and resume, leave,
-watching and looking, and the in-match commands' own complaints (FIBS-PROTOCOL.md §5.5, §6).
+watching and looking, and the in-match commands' own complaints (docs/PROTOCOL.md).
 
 What happens on the board itself is told by match_views; these are the texts around it. Some
 lines have no `**` or no final period where FIBS's have none: clients match them as they are.

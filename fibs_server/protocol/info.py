@@ -1,4 +1,4 @@
-"""Texts of the information commands: who, whois, ratings, show (FIBS-PROTOCOL.md §5.3), and
+"""Texts of the information commands: who, whois, ratings, show (docs/PROTOCOL.md), and
 of looking back: oldboard, oldmoves, history."""
 from __future__ import annotations
 

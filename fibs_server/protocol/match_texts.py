@@ -1,5 +1,5 @@
 """Match-play texts that need formatting logic: points, scores, match results, the rating
-calculation block (FIBS-PROTOCOL.md §8), the move list (§6.9) and the `pip` reply.
+calculation block, the move list (docs/BOARDS.md) and the `pip` reply.
 
 Pure functions of plain values; each returns lines without line endings.
 """

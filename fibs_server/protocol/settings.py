@@ -1,4 +1,4 @@
-"""The `toggle` and `set` commands' texts and value rules (FIBS-PROTOCOL.md §5.1, §5.2)."""
+"""The `toggle` and `set` commands' texts and value rules (FIBS's; docs/PROTOCOL.md)."""
 from __future__ import annotations
 
 import zoneinfo

@@ -1,5 +1,5 @@
 """Texts of the commands about a user's own state: away and back, address, password, wave
-(FIBS-PROTOCOL.md §5.4)."""
+(docs/PROTOCOL.md)."""
 from __future__ import annotations
 
 NOBODY_AWAY = "None of the users is away."

@@ -1,4 +1,4 @@
-"""The strongest level beats the weakest clearly (issue 17: at least 70 of 100 one-point
+"""The strongest level beats the weakest clearly (at least 70 of 100 one-point
 games). The expert runs at its cheapest here, 1-ply (bgsage's bare network, gnubg's 0-ply),
 to keep the test short; at 2-ply it is stronger still (bench/bot_decisions.py --strength)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""When the database refuses a write, memory must not run ahead of it (issue 14): the action
+"""When the database refuses a write, memory must not run ahead of it: the action
 is undone, the player is told to try again, and the match goes on."""
 from __future__ import annotations
 

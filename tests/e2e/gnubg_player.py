@@ -1,7 +1,7 @@
 """The gnubg player of `fibs-gnubg-bot` (fibs_server/gnubg_bot/player.py) driven by a test:
 every decision is GNU Backgammon's, as in a real gnubg-based FIBS bot. It records every line,
 every decision, every refused decision (a `** ` line answering it) and every board that fails
-the checks written from FIBS-PROTOCOL.md §7 (52 fields, 15 checkers a side; dice 0:0 after the
+the checks written from docs/BOARDS.md (52 fields, 15 checkers a side; dice 0:0 after the
 opponent's move), for the tests to assert on."""
 from __future__ import annotations
 

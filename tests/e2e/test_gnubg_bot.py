@@ -21,7 +21,7 @@ from fibs_server.gnubg_bot.player import GnubgPlayer, board_problems
 from fibs_server.rules.dice import SeededDice
 from tests.conftest import skip_unless_ci
 
-# FIBS-PROTOCOL.md §7.1: the opening, O (you) won it with 6-2; and the same moment seen by X.
+# The opening example of docs/BOARDS.md: O (you) won it with 6-2; and the same moment seen by X.
 O_BOARD = ("board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
            "1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0")
 X_BOARD = ("board:You:alice:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
@@ -118,7 +118,7 @@ def test_who_lines_and_own_toggles_are_read():
     assert parse_who_line("5 bob - - 0 0 1500.00 3 0 1796092212 127.0.0.1 bot -") == \
         WhoLine("bob", None, False)
     assert parse_who_line("6") is None
-    # FIBS-PROTOCOL.md §1.4, a real FIBS login: ready and moreboards are off.
+    # As in a real FIBS login (docs/PROTOCOL.md): ready and moreboards are off.
     own = parse_own_toggles("2 someuser 1 1 0 0 0 0 1 1 0 0 0 0 1 1500.00 0 0 0 1 0 UTC")
     assert own is not None and toggles_to_send(own) == ["ready", "moreboards"]
     assert len(OWN_INFO_FIELDS) == 20 and parse_own_toggles("2 someuser 1 1") is None

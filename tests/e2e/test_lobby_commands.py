@@ -95,7 +95,7 @@ async def test_set_shows_checks_and_changes_variables(harness, alice):
 async def test_settings_and_toggles_survive_a_restart(harness, alice):
     await ask(alice, "set boardstyle 1", "Value of 'boardstyle' set to 1.")
     await ask(alice, "toggle moreboards", "** Will send rawboards after rolling.")
-    # Per-game toggles are back to their defaults at the next login (CLIENT-EXPECTATIONS).
+    # Per-game toggles are back to their defaults at the next login (docs/PROTOCOL.md).
     await ask(alice, "toggle double", "** You won't be asked if you want to double.")
     await ask(alice, "toggle greedy", "** Will use automatic greedy bearoffs.")
     await ask(alice, "address alice@example.org", "Your email address is 'alice@example.org'.")

@@ -1,4 +1,4 @@
-"""Starting a match is atomic (issue 14): one player, at most one match, and a player who
+"""Starting a match is atomic: one player, at most one match, and a player who
 drops while the match is being set up leaves it saved, never half-started."""
 from __future__ import annotations
 

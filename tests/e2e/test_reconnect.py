@@ -1,5 +1,5 @@
 """A user who logs in again while playing: the new connection takes the match over, as on
-FIBS (issue 14): the old connection is told and closed, the opponent and watchers go on."""
+FIBS: the old connection is told and closed, the opponent and watchers go on."""
 from __future__ import annotations
 
 import re

@@ -1,4 +1,4 @@
-"""Open tables over the wire (issue 18 item 2): `table`, `show tables`, `sit`, `table close`;
+"""Open tables over the wire: `table`, `show tables`, `sit`, `table close`;
 public and private tables, tables that vanish with their creator, visitors refused, and
 matches started at a table told exactly as a joined invitation, played by CLIP bots."""
 from __future__ import annotations

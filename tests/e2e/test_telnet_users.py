@@ -1,4 +1,4 @@
-"""What a person at a telnet prompt sees (issue 15): small texts, tables, a match's end."""
+"""What a person at a telnet prompt sees: small texts, tables, a match's end."""
 from __future__ import annotations
 
 import re

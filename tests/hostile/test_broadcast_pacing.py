@@ -1,4 +1,4 @@
-"""One user's state changes cannot flood everyone (issue 14, item 8): the who-line broadcasts
+"""One user's state changes cannot flood everyone: the who-line broadcasts
 about one user are paced by a token bucket, and the latest state always goes out."""
 from __future__ import annotations
 

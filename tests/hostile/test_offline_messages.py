@@ -1,4 +1,4 @@
-"""Messages kept for offline users are bounded (issue 14, item 9): per recipient, per sender and
+"""Messages kept for offline users are bounded: per recipient, per sender and
 recipient, and in length, each refused with a `** ` text naming the limit."""
 from __future__ import annotations
 

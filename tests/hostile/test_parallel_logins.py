@@ -1,4 +1,4 @@
-"""Password guessing in parallel (issue 14, items 10 and 11): attempts count when they start and
+"""Password guessing in parallel: attempts count when they start and
 queue behind each other, the owner is never held back from a clean or known-good address, and
 the bcrypt queue is bounded per address and in all with known-good logins first. Connections
 come from several loopback addresses (127.0.0.2, ...), which the server sees as addresses."""

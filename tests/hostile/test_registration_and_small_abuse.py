@@ -1,4 +1,4 @@
-"""Registration abuse and small holes (issue 14, item 12): concurrent registrations, reserved
+"""Registration abuse and small holes: concurrent registrations, reserved
 names, bcrypt's 72-byte limit and blanks in passwords, gagged invitations, an over-long line at a
 password prompt, recorded failed-login names, and a fatal signal's traceback in the log."""
 from __future__ import annotations

@@ -26,7 +26,7 @@ def checkers(points: dict[int, int], bar: int = 0) -> tuple[int, ...]:
     return (*(points.get(point, 0) for point in range(1, 25)), bar)
 
 
-# FIBS-PROTOCOL.md §7.1: O won the opening roll with 6-2 in a 3-point match.
+# The opening example of docs/BOARDS.md: O won the opening roll with 6-2 in a 3-point match.
 O_OPENING = BoardView(
     player_name="You", opponent_name="someplayer", match_length=3,
     player_score=0, opponent_score=0, player_colour="O",

@@ -42,7 +42,7 @@ def test_rating_block_for_two_new_players_in_a_3_point_match():
         "K=max(1 , -Experience/100+5) for bob: 5.000000",
         "change for bob: -4*K*sqrt(N)*P=-17.320508",
     ]
-    # Issue 4: the match ends at 1517.32 / 1482.68.
+    # Two new players in a 3-point match: it ends at 1517.32 / 1482.68.
     assert round(calculation.winner_after.rating, 2) == 1517.32
     assert round(calculation.loser_after.rating, 2) == 1482.68
 

@@ -1,4 +1,4 @@
-// What the server says, read: CLIP lines (FIBS-PROTOCOL.md §2), board: lines (§7) and the
+// What the server says, read: CLIP lines (docs/PROTOCOL.md), board: lines (docs/BOARDS.md) and the
 // few sentences the page acts on. Pure functions: the page and `node --test` use the same.
 
 // One WebSocket message is one flush of the server's output: whole lines, each ending in

@@ -5,7 +5,7 @@ import { parseBoard } from "../../../fibs_server/web/static/clip.js";
 import * as boards from "../../../fibs_server/web/static/board.js";
 import { OPENING } from "./boards.mjs";
 
-// The same moment as the opponent (X) sees it (FIBS-PROTOCOL.md §7.1).
+// The same moment as the opponent (X) sees it (docs/BOARDS.md, the opening example).
 const OPENING_AS_X = "board:You:alice:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:6:2:1:1:1:0:-1:1:25:0:0:0:0:0:0:0:0:0";
 
 const asO = parseBoard(OPENING);

@@ -1,4 +1,4 @@
-"""Verifiable dice, dice statistics and abandoned matches (issue 20)
+"""Verifiable dice, dice statistics and abandoned matches
 
 Revision ID: 0004
 Revises: 0003
