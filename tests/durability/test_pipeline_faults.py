@@ -12,7 +12,8 @@ from fibs_server.lobby.running_match import RunningMatch
 from fibs_server.lobby.turn_clock import RETRY_SECONDS
 from tests.durability.test_store_failures import failing_updates
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
-from tests.e2e.test_timers import clock_of, harness, watched_by_carol  # noqa: F401 (a fixture)
+from tests.e2e.test_timers import (harness, ring, timed_match_left_by_bob,  # noqa: F401 (a fixture)
+                                   watched_by_carol)
 
 BOARD = re.compile(r"board:.*")
 WHO_LINE = re.compile(r"5 \w+ .*")
@@ -32,12 +33,6 @@ async def assert_memory_is_stored(harness, running: RunningMatch) -> None:
     if running.unrated is not None:
         held["unrated"] = running.unrated
     assert record is not None and record.state == json.loads(json.dumps(held))
-
-
-async def ring(harness, seconds: float) -> None:
-    """The fake clock moves on, and what its alarms started is done."""
-    clock_of(harness).advance(seconds)
-    await harness.server.clocks.quiet()
 
 
 async def a_timed_match_watched_by_carol(harness, players, terms: str):
@@ -98,13 +93,8 @@ async def test_a_takeover_that_cannot_be_stored_tells_nobody_and_is_timed_again(
 
 
 async def test_a_grace_forfeit_that_cannot_be_stored_is_tried_again(harness, players):
-    alice, bob, carol = players
-    harness.script_dice((3, 1))
-    await join_match(alice, bob, "3 timer 60")
-    await alice.skip_until("Clock: alice has 60 seconds to move.")
-    await bob.send("leave")
-    await alice.skip_until("** bob has 60 seconds to resume the match, or loses it.")
-    before = await harness.server.store.running_match("alice", "bob")
+    alice = players[0]
+    before = await timed_match_left_by_bob(harness, players)
     with failing_updates(harness, "matches"):
         await ring(harness, 60)
     await alice.expect_lines(WHO_LINE, "6", WHO_LINE, "6")  # of the leave; nothing more

@@ -10,59 +10,37 @@ import re
 import pytest
 
 from fibs_server.lobby import game_commands
-from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.protocol import game_texts
 from fibs_server.protocol.commands import Command
-from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
-from tests.e2e.test_timers import clock_of, harness  # noqa: F401 (a fixture)
+from tests.e2e.test_timers import harness, ring, timed_match_left_by_bob  # noqa: F401 (a fixture)
 
 
-async def ring(harness, seconds: float) -> None:
-    clock_of(harness).advance(seconds)
-    await harness.server.clocks.quiet()
-
-
-async def test_a_bot_match_a_player_left_cannot_be_replaced_by_a_new_one(database_url):
-    server = ServerHarness(database_url)
-    server.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
-    await server.start()
-    try:
-        await server.register("alice")
-        alice = await server.login_clip("alice")
-        await alice.send("toggle ready")
-        await alice.skip_until("** You're now ready to invite or join someone.")
-        server.script_dice((3, 1))
-        await alice.send("bot intermediate 3")
-        await alice.skip_until("It's your turn to move.")
-        await alice.send("leave")
-        await alice.skip_until("** You terminated the game. The game was saved.")
-        saved = await server.server.store.running_match("alice", "bot_intermediate")
-        for attempt in ("bot intermediate 3", "invite bot_intermediate 5"):
-            await alice.send(attempt)
-            await alice.skip_until(game_texts.saved_match_first("bot_intermediate"))
-        still = await server.server.store.running_match("alice", "bot_intermediate")
-        assert still.match_id == saved.match_id and still.state == saved.state
-        assert still.left_by == "alice"
-        await alice.send("invite bot_intermediate")  # resuming it is the way on
-        await alice.skip_until("bot_intermediate has joined you. Your running match was loaded.")
-    finally:
-        await server.stop()
-
-
-async def left_by_bob(harness, players):
-    alice, bob, carol = players
-    harness.script_dice((3, 1))
-    await join_match(alice, bob, "3 timer 60")
-    await alice.skip_until("Clock: alice has 60 seconds to move.")
-    await bob.send("leave")
-    await alice.skip_until("** bob has 60 seconds to resume the match, or loses it.")
-    return await harness.server.store.running_match("alice", "bob")
+async def test_a_bot_match_a_player_left_cannot_be_replaced_by_a_new_one(bot_harness):
+    await bot_harness.register("alice")
+    alice = await bot_harness.login_clip("alice")
+    await alice.send("toggle ready")
+    await alice.skip_until("** You're now ready to invite or join someone.")
+    bot_harness.script_dice((3, 1))
+    await alice.send("bot intermediate 3")
+    await alice.skip_until("It's your turn to move.")
+    await alice.send("leave")
+    await alice.skip_until("** You terminated the game. The game was saved.")
+    store = bot_harness.server.store
+    saved = await store.running_match("alice", "bot_intermediate")
+    for attempt in ("bot intermediate 3", "invite bot_intermediate 5"):
+        await alice.send(attempt)
+        await alice.skip_until(game_texts.saved_match_first("bot_intermediate"))
+    still = await store.running_match("alice", "bot_intermediate")
+    assert still.match_id == saved.match_id and still.state == saved.state
+    assert still.left_by == "alice"
+    await alice.send("invite bot_intermediate")  # resuming it is the way on
+    await alice.skip_until("bot_intermediate has joined you. Your running match was loaded.")
 
 
 async def test_a_left_timed_match_is_not_replaced_by_a_new_one(harness, players):
     alice, bob, _ = players
-    saved = await left_by_bob(harness, players)
+    saved = await timed_match_left_by_bob(harness, players)
     await join_match(alice, bob, "5")
     await bob.skip_until(game_texts.saved_match_first("alice"))
     await alice.skip_until(game_texts.saved_match_first("bob"))
@@ -73,7 +51,7 @@ async def test_a_left_timed_match_is_not_replaced_by_a_new_one(harness, players)
 
 
 async def test_the_grace_period_of_a_left_timed_match_outlives_a_restart(harness, players):
-    saved = await left_by_bob(harness, players)
+    saved = await timed_match_left_by_bob(harness, players)
     await ring(harness, 30)
     await harness.restart()
     await ring(harness, 59)  # counted afresh: nobody could come back while it was down

@@ -33,6 +33,23 @@ def clock_of(harness) -> FakeClock:
     return harness.lobby_options["clock"]
 
 
+async def ring(harness, seconds: float) -> None:
+    """The fake clock moves on, and what its alarms started is done."""
+    clock_of(harness).advance(seconds)
+    await harness.server.clocks.quiet()
+
+
+async def timed_match_left_by_bob(harness, players):
+    """alice and bob in a `3 timer 60` match that bob has left; its stored record."""
+    alice, bob, _ = players
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "3 timer 60")
+    await alice.skip_until("Clock: alice has 60 seconds to move.")
+    await bob.send("leave")
+    await alice.skip_until("** bob has 60 seconds to resume the match, or loses it.")
+    return await harness.server.store.running_match("alice", "bob")
+
+
 async def watched_by_carol(carol) -> None:
     await carol.skip_until("alice and bob start a 3 point match.")
     await carol.send("watch alice")
