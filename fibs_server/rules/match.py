@@ -155,8 +155,9 @@ class Match(MatchState):
             resignation, self.resignation = self.resignation, None
             events = [self._log(ResignAccepted(player, resignation.points))]
             return events + self._end_game(player, resignation.kind, resignation.points)
-        if self._offer_answered_by(player):
-            self.cube = self.double_offer.cube
+        offer = self._offer_answered_by(player)
+        if offer:
+            self.cube = offer.cube
             # The doubled side owns the cube; instant redoubles do not move it (see RULES.md).
             self.cube_owner = 1 - self.turn
             self.double_offer = None
@@ -199,8 +200,8 @@ class Match(MatchState):
         self.double_offer = self.resignation = self.dice = None
         self._legal_results = None
         self._phase = Phase.MATCH_OVER
-        return [self._log(Forfeited(player, points, tuple(self.score))),
-                self._log(MatchOver(winner, tuple(self.score)))]
+        return [self._log(Forfeited(player, points, self._score_pair())),
+                self._log(MatchOver(winner, self._score_pair()))]
 
     # --- the turn cycle ----------------------------------------------------------------
 
@@ -214,7 +215,7 @@ class Match(MatchState):
         self.cube, self.cube_owner = 1, None
         self.joined = set()
         self._plain_history.append([])
-        started = GameStarted(self.game_number, self.x_player, tuple(self.score),
+        started = GameStarted(self.game_number, self.x_player, self._score_pair(),
                               self.is_crawford_game)
         return [self._log(started)] + self._opening_roll()
 
@@ -283,10 +284,10 @@ class Match(MatchState):
         self.score[winner] += points
         self.dice = None
         self._legal_results = None
-        events = [self._log(GameOver(winner, points, kind, tuple(self.score)))]
+        events = [self._log(GameOver(winner, points, kind, self._score_pair()))]
         if self.length is not None and self.score[winner] >= self.length:
             self._phase = Phase.MATCH_OVER
-            events.append(self._log(MatchOver(winner, tuple(self.score))))
+            events.append(self._log(MatchOver(winner, self._score_pair())))
         else:
             self._phase = Phase.BETWEEN_GAMES
         return events

@@ -6,7 +6,7 @@ private state as the match's own methods would.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .dice import Dice
 from .events import WinKind, event_from_dict, event_to_dict
@@ -14,11 +14,14 @@ from .moments import DoubleOffer, Phase, Resignation
 from .position import Position
 from .variants import Variant
 
-# A rules.match_state.MatchState (or Match), which is not imported: it imports this module.
-AnyMatch = TypeVar("AnyMatch")
+if TYPE_CHECKING:  # match_state imports this module
+    from .match_state import MatchState
+
+# A rules.match_state.MatchState (or Match).
+AnyMatch = TypeVar("AnyMatch", bound="MatchState")
 
 
-def match_to_dict(match: Any) -> dict[str, Any]:
+def match_to_dict(match: MatchState) -> dict[str, Any]:
     """The whole match (the dice source is not part of it)."""
     return {
         "length": match.length,
