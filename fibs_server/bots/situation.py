@@ -130,8 +130,10 @@ class Decision:
         if action in (Action.DROP, Action.REJECT_RESIGNATION):
             return match.reject(player)
         if action is Action.MOVE:
+            assert self.play is not None  # `move` gives every MOVE its play
             return match.move(player, self.play)
         if action is Action.RESIGN:
+            assert self.resignation is not None  # and `resign` every RESIGN its size
             return match.resign(player, self.resignation)
         return match.join(player)
 

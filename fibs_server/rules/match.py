@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Concatenate, ParamSpec
 
 from .dice import Roll
 from .events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected, Doubled, Event,
@@ -36,10 +36,14 @@ REDOUBLE_NAMES = {1: "beaver", 2: "raccoon", 3: "otter"}
 _HOME_AND_BAR_OF_OPPONENT = slice(18, 25)  # the loser's own points 19..24 and its bar
 
 
-def _action(method: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
+_Arguments = ParamSpec("_Arguments")
+
+
+def _action(method: Callable[Concatenate[Match, _Arguments], list[Event]]
+            ) -> Callable[Concatenate[Match, _Arguments], list[Event]]:
     """A public action: `Match.moments` then holds the moment after each event it returns."""
     @functools.wraps(method)
-    def act(self: Match, *args: Any, **kwargs: Any) -> list[Event]:
+    def act(self: Match, /, *args: _Arguments.args, **kwargs: _Arguments.kwargs) -> list[Event]:
         self.moments = []
         events = method(self, *args, **kwargs)
         self._reach_moment()
