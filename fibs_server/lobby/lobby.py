@@ -72,7 +72,7 @@ class Lobby:
         self.chat_records = chat_records
         self.config = config
         self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
-        self.who_pacing = WhoPacing(config.abuse_limits.who_broadcast_burst,
+        self.who_pacing: WhoPacing[Session] = WhoPacing(config.abuse_limits.who_broadcast_burst,
                                     config.abuse_limits.who_broadcasts_per_second)
         self.handlers: dict[str, Handler] = {}
         self.admin_handlers: dict[str, Handler] = {}

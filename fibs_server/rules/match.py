@@ -87,14 +87,15 @@ class Match(MatchState):
         return self._roll()
 
     @_action
-    def move(self, player: int, play: Play) -> list[Event]:
-        """Play `play`, which must be one of `legal_plays()` (compared by its result)."""
+    def move(self, player: int, play: Play | None) -> list[Event]:
+        """Play `play`, which must be one of `legal_plays()` (compared by its result); None
+        only asks why `player` may not move now (the server's `move` when it is not time)."""
         self._check_can_act(player)
         if self.turn != player:
             raise IllegalAction(Refusal.NOT_YOUR_TURN_TO_MOVE)
         if self._phase is Phase.ROLL_OR_DOUBLE:
             raise IllegalAction(Refusal.ROLL_BEFORE_MOVING)
-        if not self._is_legal(play):
+        if play is None or not self._is_legal(play):
             raise IllegalAction(Refusal.ILLEGAL_MOVE)
         self._position = play.result
         events = [self._log(Moved(player, play.steps))]
