@@ -2,26 +2,23 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
-from typing import TYPE_CHECKING
+from typing import Any
 
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.session import Session
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import Departure
 
-if TYPE_CHECKING:  # lobby.Lobby imports this module
-    from fibs_server.lobby.lobby import Lobby
-
-# Each is called with the lobby first: a handler with (lobby, session, command), a hook with
-# (lobby, session), a login check with (lobby, session, account), answering None or the text
-# that refuses the login.
-Handler = Callable[["Lobby", Session, Command], Awaitable[None]]
-Hook = Callable[["Lobby", Session], Awaitable[None]]
-LoginCheck = Callable[["Lobby", Session, Account], Awaitable[str | None]]
+# Each is called with the lobby first (lobby.Lobby, which imports this module, so it is Any
+# here): a handler with (lobby, session, command), a hook with (lobby, session), a login check
+# with (lobby, session, account), answering None or the text that refuses the login.
+Handler = Callable[[Any, Session, Command], Awaitable[None]]
+Hook = Callable[[Any, Session], Awaitable[None]]
+LoginCheck = Callable[[Any, Session, Account], Awaitable[str | None]]
 # A logout hook is called with (lobby, session, departure) and a shutdown hook with (lobby);
 # each answers the sessions it told of it already (they are spared the general notice).
-LogoutHook = Callable[["Lobby", Session, Departure], Awaitable[Collection[Session]]]
-ShutdownHook = Callable[["Lobby"], Awaitable[Collection[Session]]]
+LogoutHook = Callable[[Any, Session, Departure], Awaitable[Collection[Session]]]
+ShutdownHook = Callable[[Any], Awaitable[Collection[Session]]]
 
 
 class CommandTable:
