@@ -11,6 +11,7 @@ import logging
 import os
 import pathlib
 import sys
+from typing import Any, TypedDict
 
 from fibs_server.app import ServerConfig, serve
 from fibs_server.lobby.archive_commands import match_file
@@ -28,21 +29,30 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     for limits in (NetLimits, AbuseLimits):
         for field in dataclasses.fields(limits):
             variable = "FIBS_" + field.name.upper()
-            kind = type(field.default)
+            kind: type[Any] = type(field.default)  # int or float: every field has a default
             parser.add_argument("--" + field.name.replace("_", "-"), type=kind,
                                 dest=field.name,
                                 default=kind(os.environ.get(variable, field.default)),
                                 help=f"default {field.default}, or ${variable}")
 
 
-def limits_from_arguments(arguments: argparse.Namespace) -> dict[str, object]:
+class Limits(TypedDict):
+    net_limits: NetLimits
+    abuse_limits: AbuseLimits
+
+
+def limits_from_arguments(arguments: argparse.Namespace) -> Limits:
     """The ServerConfig fields `net_limits` and `abuse_limits` from parsed flags."""
-    return {key: limits(**{f.name: getattr(arguments, f.name) for f in dataclasses.fields(limits)})
-            for key, limits in (("net_limits", NetLimits), ("abuse_limits", AbuseLimits))}
+    def fields_of(limits: type[NetLimits | AbuseLimits]) -> dict[str, Any]:
+        return {field.name: getattr(arguments, field.name)
+                for field in dataclasses.fields(limits)}
+    return {"net_limits": NetLimits(**fields_of(NetLimits)),
+            "abuse_limits": AbuseLimits(**fields_of(AbuseLimits))}
 
 
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     env = os.environ.get
+    dice_seed, takeover_seconds = env("FIBS_DICE_SEED"), env("FIBS_TAKEOVER_SECONDS")
     parser = argparse.ArgumentParser(prog="fibs-server", description="A FIBS-compatible "
                                      "backgammon server. Options default to FIBS_* variables.")
     parser.add_argument("--host", default=env("FIBS_HOST", "0.0.0.0"))
@@ -56,7 +66,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=float(env("FIBS_IDLE_TIMEOUT", "3600")),
                         help="seconds without input before a connection is closed")
     parser.add_argument("--dice-seed", type=int,
-                        default=int(env("FIBS_DICE_SEED")) if env("FIBS_DICE_SEED") else None,
+                        default=int(dice_seed) if dice_seed else None,
                         help="reproducible dice for test and benchmark runs; never in production")
     parser.add_argument("--abandon-after-days", type=float,
                         default=float(env("FIBS_ABANDON_AFTER_DAYS", "14")),
@@ -78,8 +88,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=seconds(env("FIBS_GRACE_SECONDS", "60")),
                         help="seconds to resume a timed match left or dropped before it is lost")
     parser.add_argument("--takeover-seconds", type=seconds,
-                        default=(seconds(env("FIBS_TAKEOVER_SECONDS"))
-                                 if env("FIBS_TAKEOVER_SECONDS") else None),
+                        default=seconds(takeover_seconds) if takeover_seconds else None,
                         help="a bot takes a decision over after this many seconds, in every "
                              "match (default off; 'takeover <seconds>' on an invitation)")
     add_limit_arguments(parser)

@@ -7,6 +7,8 @@ import functools
 import gc
 import random
 import signal
+from collections.abc import Callable
+from typing import TypedDict, Unpack
 
 from aiohttp import web
 
@@ -30,7 +32,8 @@ from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.http import bound_port, start_http_server, stop_listening
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
-from fibs_server.rules.dice import SEED_BYTES, VerifiableDice
+from fibs_server.lobby.clock import Clock
+from fibs_server.rules.dice import SEED_BYTES, Dice, VerifiableDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 
 
@@ -52,12 +55,25 @@ class ServerConfig:
     takeover_seconds: int | None = None  # a bot decides this late in every match (None: off)
 
 
+class LobbyOptions(TypedDict, total=False):
+    """The LobbyConfig fields a FibsServer takes besides its ServerConfig (tests script the
+    dice, the first X and the clocks; the others come from the ServerConfig)."""
+    motd: tuple[str, ...]
+    new_dice: Callable[[], Dice]
+    choose_first_x: Callable[[], int]
+    shout_limit: int
+    shout_window: float
+    shutdown_minute: float
+    clock: Clock
+    wall_clock: Callable[[], float]
+
+
 class FibsServer:
     """One running server: `await start()`, then `port` is bound; `await stop()` shuts down.
 
     `lobby_options` override LobbyConfig fields: tests inject dice (`new_dice`) and colours."""
 
-    def __init__(self, config: ServerConfig, **lobby_options: object) -> None:
+    def __init__(self, config: ServerConfig, **lobby_options: Unpack[LobbyOptions]) -> None:
         self.config = config
         if config.dice_seed is not None and "new_dice" not in lobby_options:
             match_seeds = random.Random(config.dice_seed)
@@ -66,7 +82,7 @@ class FibsServer:
         self.lobby_options = lobby_options
         self.store: SqlStore | None = None
         self.lobby: Lobby | None = None
-        self._telnet = None
+        self._telnet: asyncio.Server | None = None
         self._front: FrontEnd | None = None
         self._http: web.AppRunner | None = None
         self._background: list[asyncio.Task] = []

@@ -3,3 +3,6 @@ computes them off the event loop. docs/BOTS.md."""
 from .brain import BEGINNER, EXPERT, INTERMEDIATE, LEVELS, Level, decide, fallback
 from .pool import BotPool
 from .situation import Action, CubeOwner, Decision, Situation, situation_for
+
+__all__ = ["BEGINNER", "EXPERT", "INTERMEDIATE", "LEVELS", "Action", "BotPool", "CubeOwner",
+           "Decision", "Level", "Situation", "decide", "fallback", "situation_for"]

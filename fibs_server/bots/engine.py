@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import random
+from typing import Any
 
 import bgbot_cpp  # bgsage's compiled core, installed with it
 from bgsage import BgBotAnalyzer, Probabilities, can_double_match, flip_board, invert_probs
@@ -75,7 +76,7 @@ class Cube:
         return Cube(self.value, _OTHER_SIDE[self.owner], self.away[::-1], self.is_crawford)
 
     @property
-    def options(self) -> dict:
+    def options(self) -> dict[str, Any]:
         """bgsage's keyword arguments for the score and the rules."""
         return {"away1": self.away[0], "away2": self.away[1], "is_crawford": self.is_crawford,
                 **_FIBS_RULES}
@@ -101,6 +102,7 @@ def decide(situation: Situation, plies: int, noise: float, rng: random.Random) -
 
 def _move(situation: Situation, plies: int, noise: float, rng: random.Random) -> Decision:
     position, dice, cube = situation.position, situation.dice, _bots_cube(situation)
+    assert dice is not None  # the roll being played
     # beaver=False: FIBS players rarely allow redoubles (`set redoubles`: none by default).
     moves = analyzer(plies).checker_play(board_of(position), *dice, cube.value, cube.owner,
                                          beaver=False, **cube.options).moves
@@ -144,6 +146,7 @@ def _answer_double(situation: Situation, plies: int, noise: float,
 
 
 def _answer_resignation(situation: Situation) -> Decision:
+    assert situation.offered_resignation is not None  # phase RESIGN_OFFERED
     points = situation.offered_resignation * situation.cube
     playing_on = _playing_on_value(situation, _bots_probabilities(situation))
     accepting = _outcome_value(situation, points)
@@ -230,9 +233,9 @@ def _resignation(situation: Situation, probabilities: Probabilities) -> WinKind 
 def _playing_on_value(situation: Situation, probabilities: Probabilities) -> float:
     win, win_gammon, win_backgammon, loss_gammon, loss_backgammon = _possible_only(
         probabilities, situation.position).to_list()
-    chances = {1: win - win_gammon, 2: win_gammon - win_backgammon, 3: win_backgammon,
-               -1: 1 - win - loss_gammon, -2: loss_gammon - loss_backgammon,
-               -3: loss_backgammon}
+    chances: dict[int, float] = {1: win - win_gammon, 2: win_gammon - win_backgammon,
+                                 3: win_backgammon, -1: 1 - win - loss_gammon,
+                                 -2: loss_gammon - loss_backgammon, -3: loss_backgammon}
     if situation.variant is Variant.PORTES:  # no backgammons: they count as gammons
         chances[2] += chances.pop(3)
         chances[-2] += chances.pop(-3)
@@ -254,7 +257,8 @@ def _outcome_value(situation: Situation, points: int) -> float:
         return 1.0 if mine <= 0 else 0.0
     # The table's flag: whether the Crawford game is over after this game.
     crawford_over = situation.is_crawford_game or situation.is_post_crawford
-    return bgbot_cpp.get_met(mine, theirs, crawford_over)
+    met: float = bgbot_cpp.get_met(mine, theirs, crawford_over)
+    return met
 
 
 def _certainty(situation: Situation) -> float:

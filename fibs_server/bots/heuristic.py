@@ -37,6 +37,7 @@ def decide(situation: Situation, noise: float, rng: random.Random) -> Decision:
     """A decision in a game (not between games); `noise` is in pips, on each play's value."""
     phase = situation.phase
     if phase is Phase.MOVE:
+        assert situation.dice is not None  # the roll being played
         return move(best_play(situation.position, situation.dice, noise, rng))
     if phase is Phase.ROLL_OR_DOUBLE:
         return DOUBLE if situation.may_double and _wants_to_double(situation) else ROLL
@@ -57,7 +58,7 @@ def value(position: Position) -> float:
     # The opponent's checkers by own point of checkers[0]: its bar is point 0 (it enters on
     # our points 1..6) and it moves up our numbering.
     theirs_at = [theirs[24]] + [theirs[24 - point] for point in range(1, 25)]
-    score = (position.pip_count(1) - position.pip_count(0)
+    score: float = (position.pip_count(1) - position.pip_count(0)
              + _BORNE_OFF_VALUE * position.borne_off(0))
     if not has_contact(position):
         return score
@@ -124,10 +125,12 @@ def _takes(situation: Situation) -> bool:
 
 
 def _accepts_resignation(situation: Situation) -> bool:
-    points = situation.offered_resignation * situation.cube
+    offered = situation.offered_resignation
+    assert offered is not None  # phase RESIGN_OFFERED
+    points = offered * situation.cube
     if not situation.is_money and points >= situation.away[0]:
         return True  # wins the match
-    return situation.offered_resignation >= WinKind.GAMMON or not _may_win_gammon(situation)
+    return offered >= WinKind.GAMMON or not _may_win_gammon(situation)
 
 
 def _may_win_gammon(situation: Situation) -> bool:

@@ -29,6 +29,7 @@ import os
 import secrets
 import signal
 import time
+from collections.abc import Callable
 
 from . import brain
 from .brain import Level
@@ -43,7 +44,7 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 class CpuPacer:
     """Holds a worker to `share` of one core over its decisions (1.0: no rest)."""
 
-    def __init__(self, share: float, clock=time.monotonic) -> None:
+    def __init__(self, share: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.share = share
         self.clock = clock
         self.rested_at = 0.0  # on `clock`: when the next decision may start
@@ -172,10 +173,10 @@ class BotPool:
         if future.cancelled():  # the pool closed under it
             self.counts.refused += 1
             return brain.fallback(situation)
-        error = future.exception()
-        if error is not None:
-            log.error("bot decision failed", exc_info=error)
-            return self._after_failure(situation, executor, error)
+        failure = future.exception()
+        if failure is not None:
+            log.error("bot decision failed", exc_info=failure)
+            return self._after_failure(situation, executor, failure)
         self.counts.decided += 1
         return future.result()
 

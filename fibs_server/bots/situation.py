@@ -50,6 +50,7 @@ class Situation:
     @property
     def away(self) -> tuple[int, int]:
         """Points the bot and its opponent still need (match play only)."""
+        assert self.length is not None
         return self.length - self.score[0], self.length - self.score[1]
 
 
@@ -62,7 +63,7 @@ def situation_for(match: Match, player: int) -> Situation | None:
             return None
     elif match.to_act != player:
         return None
-    owner = match.cube_owner
+    owner, offer, resignation = match.cube_owner, match.double_offer, match.resignation
     return Situation(
         phase=phase,
         position=match.position_seen_by(player),
@@ -72,8 +73,8 @@ def situation_for(match: Match, player: int) -> Situation | None:
         cube_owner=(CubeOwner.CENTRED if owner is None
                     else CubeOwner.BOT if owner == player else CubeOwner.OPPONENT),
         may_double=phase is Phase.ROLL_OR_DOUBLE and match.may_double(player),
-        offered_cube=match.double_offer.cube if phase is Phase.DOUBLE_OFFERED else None,
-        offered_resignation=(match.resignation.kind if phase is Phase.RESIGN_OFFERED
+        offered_cube=offer.cube if phase is Phase.DOUBLE_OFFERED and offer else None,
+        offered_resignation=(resignation.kind if phase is Phase.RESIGN_OFFERED and resignation
                              else None),
         score=(match.score[player], match.score[1 - player]),
         length=match.length,
@@ -129,8 +130,10 @@ class Decision:
         if action in (Action.DROP, Action.REJECT_RESIGNATION):
             return match.reject(player)
         if action is Action.MOVE:
+            assert self.play is not None  # `move` gives every MOVE its play
             return match.move(player, self.play)
         if action is Action.RESIGN:
+            assert self.resignation is not None  # and `resign` every RESIGN its size
             return match.resign(player, self.resignation)
         return match.join(player)
 

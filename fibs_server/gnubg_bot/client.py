@@ -173,7 +173,7 @@ async def register(host: str, port: int, name: str, password: str,
 async def answer_or_refusal(connection: ClipConnection, wanted: str) -> None:
     """Read up to the line or prompt `wanted`; any other prompt is the server's no."""
     others = (PASSWORD_PROMPT, COMMAND_PROMPT, RETYPE_PROMPT)
-    before = []
+    before: list[str] = []
     while (line := await connection.read_line(REPLY_TIMEOUT, prompts=others)) != wanted:
         if line in others:
             raise LoginFailed(f"the server refused the registration: {' / '.join(before)}")
@@ -186,7 +186,7 @@ async def log_in(connection: ClipConnection, name: str, password: str,
     await connection.skip_to_prompt(LOGIN_PROMPT)
     await connection.send(f"login {client_name} {CLIP_VERSION} {name} {password}",
                           shown_as=f"login {client_name} {CLIP_VERSION} {name} (password)")
-    lines = []
+    lines: list[str] = []
     # Another user's login notice and who-lines (ending in `6`) may overtake the `1` welcome.
     welcomed = False
     in_motd = False  # the message of the day may hold any line, `6` too

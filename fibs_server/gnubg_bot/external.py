@@ -185,7 +185,7 @@ def fibs_move(play: str, colour: int) -> str:
         return str(own if colour == 1 else 25 - own)
 
     steps = play.split()
-    pairs = [PLAY_STEP.fullmatch(step) for step in steps]
-    if not steps or not all(pairs):
+    pairs = [pair for step in steps if (pair := PLAY_STEP.fullmatch(step))]
+    if not steps or len(pairs) < len(steps):
         raise GnubgError(f"gnubg answered {play!r}, not a play of from/to pairs")
     return "move " + " ".join(f"{point(int(p[1]))}-{point(int(p[2]))}" for p in pairs)

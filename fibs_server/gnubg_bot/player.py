@@ -155,6 +155,7 @@ class GnubgPlayer:
     async def on_prompt(self, line: str) -> None:
         fresh = self.board_moment == self.moment and self.latest is not None
         if line == ROLL_PROMPT and fresh:
+            assert self.latest is not None  # fresh says so
             await self.decide(*self.latest)
         elif line == ROLL_PROMPT or (self.acted_moment != self.moment and not fresh):
             await self.request_board(answer_it=line == ROLL_PROMPT)

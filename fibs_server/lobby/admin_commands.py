@@ -9,7 +9,7 @@ import re
 import time
 
 from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.chat_records import Sanction
+from fibs_server.lobby.chat_records import Sanction, SanctionKind
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
@@ -94,7 +94,7 @@ async def ban(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_line(admin_texts.ban_reply(account.name, address, until))
 
 
-LIFTED = {"unban": "ban", "unmute": "mute"}  # what each lifts
+LIFTED: dict[str, SanctionKind] = {"unban": "ban", "unmute": "mute"}  # what each lifts
 
 
 @table.admin_command(*LIFTED)
@@ -107,7 +107,7 @@ async def lift(lobby: Lobby, session: Session, command: Command) -> None:
     online = lobby.online.get(command.args[0].lower())
     if kind == "mute" and online is not None:
         online.muted = False
-    session.send_line(admin_texts.lifted_reply(command.args[0], kind, lifted))
+    session.send_line(admin_texts.lifted_reply(command.args[0], kind, lifted > 0))
 
 
 @table.admin_command("mute")

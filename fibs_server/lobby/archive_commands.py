@@ -54,6 +54,7 @@ def played_rolls(game: list[ev.Event], start: Position) -> Iterator[PlayedRoll]:
                 if seen_by != p:
                     position, seen_by = position.swap(), p
                 play = position.apply(steps)
+                assert dice is not None  # with_dice pairs each move with its roll
                 yield PlayedRoll(event, dice, position, play, cube, owner)
                 position = play.result
 
@@ -100,7 +101,7 @@ def mat_games(match: Match) -> list[MatGame]:
                     actions.append(MatWin(w, points))
                 case ev.Forfeited(player=p, points=points):
                     actions.append(MatWin(1 - p, points))
-        games.append(MatGame(tuple(started.score), tuple(actions)))
+        games.append(MatGame(started.score, tuple(actions)))  # events hold tuples
     return games
 
 

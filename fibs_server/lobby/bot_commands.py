@@ -4,7 +4,7 @@ from __future__ import annotations
 from fibs_server.lobby import match_play
 from fibs_server.lobby.bot_players import BotPlayers
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.game_commands import parse_length
+from fibs_server.lobby.game_commands import MatchLength, parse_length
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import game_texts, texts
@@ -19,7 +19,8 @@ def command_table(bots: BotPlayers) -> CommandTable:
 
     @table.command("bot")
     async def bot(lobby: Lobby, session: Session, command: Command) -> None:
-        level, length, unrated = DEFAULT_LEVEL, DEFAULT_LENGTH, False
+        level, unrated = DEFAULT_LEVEL, False
+        length: MatchLength = DEFAULT_LENGTH
         for word in command.args:
             if word.lower() == "unrated":
                 unrated = True

@@ -2,18 +2,23 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
+from typing import Any
 
+from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.session import Session
+from fibs_server.protocol.commands import Command
+from fibs_server.protocol.texts import Departure
 
-# Each is called with the lobby first (lobby.Lobby, which imports this module): a handler
-# with (lobby, session, command), a hook with (lobby, session), a login check with (lobby,
-# session, account), answering None or the text that refuses the login.
-Handler = Callable[..., Awaitable[None]]
-Hook = Callable[..., Awaitable[None]]
-LoginCheck = Callable[..., Awaitable[str | None]]
+# Each is called with the lobby first (lobby.Lobby, which imports this module, so it is Any
+# here): a handler with (lobby, session, command), a hook with (lobby, session), a login check
+# with (lobby, session, account), answering None or the text that refuses the login.
+Handler = Callable[[Any, Session, Command], Awaitable[None]]
+Hook = Callable[[Any, Session], Awaitable[None]]
+LoginCheck = Callable[[Any, Session, Account], Awaitable[str | None]]
 # A logout hook is called with (lobby, session, departure) and a shutdown hook with (lobby);
 # each answers the sessions it told of it already (they are spared the general notice).
-Farewell = Callable[..., Awaitable[Collection[Session]]]
+LogoutHook = Callable[[Any, Session, Departure], Awaitable[Collection[Session]]]
+ShutdownHook = Callable[[Any], Awaitable[Collection[Session]]]
 
 
 class CommandTable:
@@ -27,8 +32,8 @@ class CommandTable:
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
-        self.logout_hooks: list[Farewell] = []
-        self.shutdown_hooks: list[Farewell] = []
+        self.logout_hooks: list[LogoutHook] = []
+        self.shutdown_hooks: list[ShutdownHook] = []
 
     def command(self, *names: str) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
@@ -52,12 +57,12 @@ class CommandTable:
         self.login_checks.append(check)
         return check
 
-    def on_logout(self, hook: Farewell) -> Farewell:
+    def on_logout(self, hook: LogoutHook) -> LogoutHook:
         """Run when a user logs out (or drops), before everyone else is told."""
         self.logout_hooks.append(hook)
         return hook
 
-    def on_shutdown(self, hook: Farewell) -> Farewell:
+    def on_shutdown(self, hook: ShutdownHook) -> ShutdownHook:
         """Run when the server stops, before everyone else is told."""
         self.shutdown_hooks.append(hook)
         return hook

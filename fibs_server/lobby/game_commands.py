@@ -1,6 +1,8 @@
 """Match commands: invite, join, leave, the in-game commands, and watching."""
 from __future__ import annotations
 
+from typing import Literal
+
 from fibs_server.lobby import match_play
 from fibs_server.lobby.chat_commands import rings
 from fibs_server.lobby.command_table import CommandTable
@@ -125,7 +127,11 @@ def _tell_invited(inviter: Session, target: Session, lines: list[str]) -> None:
         target.send_lines(lines)
 
 
-def parse_length(word: str) -> int | str | None:
+# A match length as typed: a number of points, or an unlimited match.
+MatchLength = int | Literal["unlimited"]
+
+
+def parse_length(word: str) -> MatchLength | None:
     """A match length: a number 1..MAX_MATCH_LENGTH or 'unlimited'; None if neither."""
     if "unlimited".startswith(word.lower()) and len(word) >= 2:
         return "unlimited"
@@ -192,6 +198,7 @@ async def move(lobby: Lobby, session: Session, command: Command) -> None:
     def play(match: Match, player: int) -> list[ev.Event]:
         if match.turn != player or match.phase is not Phase.MOVE:
             return match.move(player, None)  # the engine's own refusal
+        assert match.dice is not None  # the roll being played
         try:
             chosen = parse_move(" ".join(command.args), match.position_seen_by(player),
                                 match.dice, match.colour(player), match.legal_results)
@@ -206,6 +213,7 @@ async def bear_off(lobby: Lobby, session: Session, command: Command) -> None:
     def play(match: Match, player: int) -> list[ev.Event]:
         if match.turn != player or match.phase is not Phase.MOVE:
             return match.move(player, None)
+        assert match.dice is not None
         chosen = greedy_bearoff(match.position_seen_by(player), match.dice)
         if chosen is None:
             raise IllegalAction(Refusal.CANNOT_BEAR_OFF)
@@ -253,10 +261,11 @@ async def board(lobby: Lobby, session: Session, command: Command) -> None:
         match_play.board_to(session, running, running.match.moment(),
                             running.index_of(session), as_you=True, style=style)
         return
-    watched = session.watching and lobby.match_table.match_of(session.watching)
-    if watched:
+    watching = session.watching
+    watched = watching and lobby.match_table.match_of(watching)
+    if watching and watched:
         match_play.board_to(session, watched, watched.match.moment(),
-                            watched.index_of(session.watching), as_you=False, style=style)
+                            watched.index_of(watching), as_you=False, style=style)
         return
     session.send_line(game_texts.NOT_PLAYING)
 

@@ -13,7 +13,8 @@ from collections.abc import Callable, Collection, Iterable
 from fibs_server.lobby.accounts import (PER_GAME_TOGGLES, Account, AccountStore,
                                         AccountsWithVisitors)
 from fibs_server.lobby.chat_records import ChatRecords
-from fibs_server.lobby.command_table import CommandTable, Farewell, Handler, Hook, LoginCheck
+from fibs_server.lobby.command_table import (CommandTable, Handler, Hook, LoginCheck, LogoutHook,
+                                             ShutdownHook)
 from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.clock import Clock, LoopClock
@@ -71,14 +72,14 @@ class Lobby:
         self.chat_records = chat_records
         self.config = config
         self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
-        self.who_pacing = WhoPacing(config.abuse_limits.who_broadcast_burst,
+        self.who_pacing: WhoPacing[Session] = WhoPacing(config.abuse_limits.who_broadcast_burst,
                                     config.abuse_limits.who_broadcasts_per_second)
         self.handlers: dict[str, Handler] = {}
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
-        self.logout_hooks: list[Farewell] = []
-        self.shutdown_hooks: list[Farewell] = []
+        self.logout_hooks: list[LogoutHook] = []
+        self.shutdown_hooks: list[ShutdownHook] = []
         self.command_names: frozenset[str] = frozenset()
         for table in tables:
             self.add_commands(table)

@@ -80,7 +80,8 @@ class MatchTable:
         return list({id(r): r for r in matches}.values())
 
     def running_games(self) -> list[info.RunningGame]:
-        return [info.RunningGame(*r.names, r.match.length, *r.match.score, r.terms)
+        return [info.RunningGame(*r.names, r.match.length, r.match.score[0], r.match.score[1],
+                                 r.terms)
                 for r in self.running_matches()]
 
     def begin(self, running: RunningMatch) -> None:

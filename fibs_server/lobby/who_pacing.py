@@ -13,20 +13,24 @@ import asyncio
 import time
 import weakref
 from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+# What a bucket is kept for: a user's session, in the lobby.
+Subject = TypeVar("Subject", bound=Hashable)
 
 
-class WhoPacing:
+class WhoPacing(Generic[Subject]):
     def __init__(self, burst: int, per_second: float,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.burst = burst
         self.per_second = per_second
         self.clock = clock
         # Per user: tokens and when they were counted. Weak: a session that is gone is dropped.
-        self._buckets: weakref.WeakKeyDictionary[Hashable, tuple[float, float]] = (
+        self._buckets: weakref.WeakKeyDictionary[Subject, tuple[float, float]] = (
             weakref.WeakKeyDictionary())
-        self._held: dict[Hashable, asyncio.TimerHandle] = {}
+        self._held: dict[Subject, asyncio.TimerHandle] = {}
 
-    def now_or_later(self, about: Hashable, later: Callable[[Hashable], None]) -> bool:
+    def now_or_later(self, about: Subject, later: Callable[[Subject], None]) -> bool:
         """True: broadcast about `about` now (a token is taken). False: `later(about)` runs
         when a token is due (once, however often this is asked meanwhile)."""
         if about in self._held:
@@ -39,11 +43,11 @@ class WhoPacing:
             (1 - tokens) / self.per_second, self._release, about, later)
         return False
 
-    def _release(self, about: Hashable, later: Callable[[Hashable], None]) -> None:
+    def _release(self, about: Subject, later: Callable[[Subject], None]) -> None:
         del self._held[about]
         self._buckets[about] = (max(0.0, self._tokens(about) - 1), self.clock())
         later(about)
 
-    def _tokens(self, about: Hashable) -> float:
+    def _tokens(self, about: Subject) -> float:
         tokens, counted_at = self._buckets.get(about, (float(self.burst), self.clock()))
         return min(float(self.burst), tokens + (self.clock() - counted_at) * self.per_second)

@@ -60,7 +60,9 @@ class TelnetCodec:
     def _skip_subnegotiation(self, data: bytes, start: int) -> int:
         """Where data after IAC SE starts, leaving the subnegotiation; len(data) if it goes
         on past this read."""
-        end = _REST_OF_SUBNEGOTIATION.match(data, start).end()
+        rest = _REST_OF_SUBNEGOTIATION.match(data, start)
+        assert rest is not None  # the pattern matches nothing too
+        end = rest.end()
         if data.startswith(b"\xff\xf0", end):
             self._in_subnegotiation = False
             return end + 2

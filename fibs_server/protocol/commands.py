@@ -7,7 +7,7 @@ move (`8 5 6 5`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 # Short forms FIBS fixes regardless of what else a prefix could mean (docs/PROTOCOL.md).
 SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "roll",
@@ -40,7 +40,7 @@ def split_line(line: str) -> tuple[str, str]:
     return word, rest.lstrip(" ")
 
 
-def resolve(line: str, commands: frozenset[str] | set[str]) -> Command:
+def resolve(line: str, commands: Collection[str]) -> Command:
     """Resolve a line against the available command names; UnknownCommand if none or several."""
     word, rest = split_line(line)
     lowered = word.lower()

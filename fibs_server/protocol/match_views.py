@@ -128,7 +128,7 @@ def event_script(match: Match, names: tuple[str, str], event: ev.Event, moment: 
                     *(say(WATCHERS, f"Starting a new game with {names[1 - i]}.", watching=i)
                       for i in (0, 1))]
         case ev.OpeningRoll(die_0=die_0, die_1=die_1, starter=starter):
-            script = [say(0, f"You rolled {die_0}, {names[1]} rolled {die_1}"),
+            script: Script = [say(0, f"You rolled {die_0}, {names[1]} rolled {die_1}"),
                       say(1, f"You rolled {die_1}, {names[0]} rolled {die_0}"),
                       say(WATCHERS, f"{names[0]} rolled {die_0}, {names[1]} rolled {die_1}")]
             if starter is not None:
@@ -272,8 +272,10 @@ def _actions(history: list[ev.Event], colour: dict[int, str]
     for event, dice in ev.with_dice(history):
         match event:
             case ev.CannotMove(player=p):
+                assert dice is not None  # with_dice pairs each with its roll
                 yield colour[p], match_texts.Roll(dice, "")
             case ev.Moved(player=p, steps=steps):
+                assert dice is not None
                 yield colour[p], match_texts.Roll(dice, format_steps(steps, colour[p]))
             case ev.Doubled(player=p) | ev.Redoubled(player=p):
                 yield colour[p], "doubles"

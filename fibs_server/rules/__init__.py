@@ -8,3 +8,8 @@ from .greedy import greedy_bearoff
 from .match import IllegalAction, Match, Phase
 from .refusals import Refusal
 from .ratings import PlayerRating, RatingCalculation, rate_match
+
+__all__ = ["BAR", "OFF", "Colour", "Dice", "IllegalAction", "Match", "MatchRules", "MoveError",
+           "Phase", "Play", "PlayerRating", "Position", "RatingCalculation", "Refusal",
+           "ScriptedDice", "SeededDice", "Variant", "VerifiableDice", "WinKind", "format_play",
+           "greedy_bearoff", "parse_move", "rate_match"]

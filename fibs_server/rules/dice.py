@@ -160,10 +160,12 @@ class ScriptedDice(_PairsByNumber):
 
     def __init__(self, pairs: Iterable[Roll]) -> None:
         super().__init__()
-        self._pairs = [tuple(pair) for pair in pairs]
-        for pair in self._pairs:
-            if len(pair) != 2 or not all(1 <= die <= 6 for die in pair):
-                raise ValueError(f"not a pair of dice: {pair!r}")
+        self._pairs: list[Roll] = []
+        for pair in pairs:
+            dice = tuple(pair)
+            if len(dice) != 2 or not all(1 <= die <= 6 for die in dice):
+                raise ValueError(f"not a pair of dice: {dice!r}")
+            self._pairs.append((dice[0], dice[1]))
 
     @property
     def remaining(self) -> int:

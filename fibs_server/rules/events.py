@@ -21,10 +21,7 @@ class WinKind(enum.IntEnum):
     BACKGAMMON = 3
 
 
-_event = dataclasses.dataclass(frozen=True)
-
-
-@_event
+@dataclasses.dataclass(frozen=True)
 class GameStarted:
     game_number: int
     x_player: int  # the player who plays X in this game
@@ -32,42 +29,42 @@ class GameStarted:
     crawford: bool  # this is the Crawford game
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class OpeningRoll:
     die_0: int  # player 0's die
     die_1: int  # player 1's die
     starter: int | None  # None on a tie, which is rolled again
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class CubeAutoDoubled:
     cube: int  # the centred cube's new value after an opening tie
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class Rolled:
     player: int
     dice: tuple[int, int]
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class CannotMove:
     player: int
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class Moved:
     player: int
     steps: Steps  # (from, to) in the mover's own numbering, 25 = bar, 0 = off
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class Doubled:
     player: int
     cube: int  # the value offered
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class Redoubled:
     """An instant redouble by the doubled player (unlimited matches only)."""
 
@@ -76,20 +73,20 @@ class Redoubled:
     number: int  # 1 = beaver, 2 = raccoon, 3 = otter, ...
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class DoubleAccepted:
     player: int
     cube: int
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class DoubleRejected:
     player: int
     winner: int
     points: int
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class ResignOffered:
     player: int
     kind: WinKind
@@ -99,18 +96,18 @@ class ResignOffered:
         object.__setattr__(self, "kind", WinKind(self.kind))
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class ResignAccepted:
     player: int  # the player who accepted, and so won
     points: int
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class ResignRejected:
     player: int
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class GameOver:
     winner: int
     points: int
@@ -121,13 +118,13 @@ class GameOver:
         object.__setattr__(self, "kind", WinKind(self.kind))
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class MatchOver:
     winner: int
     score: tuple[int, int]
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class Forfeited:
     """`player` gave up the whole match (a third expired clock, an abandoned match): the
     opponent gets the points they lacked."""
@@ -137,7 +134,7 @@ class Forfeited:
     score: tuple[int, int]  # after it
 
 
-@_event
+@dataclasses.dataclass(frozen=True)
 class JoinedNextGame:
     """A player is ready for the next game; the other has not joined yet."""
 
@@ -148,7 +145,7 @@ Event = (GameStarted | OpeningRoll | CubeAutoDoubled | Rolled | CannotMove | Mov
          | Redoubled | DoubleAccepted | DoubleRejected | ResignOffered | ResignAccepted
          | ResignRejected | GameOver | Forfeited | MatchOver | JoinedNextGame)
 
-_EVENT_TYPES = {cls.__name__: cls for cls in get_args(Event)}
+_EVENT_TYPES: dict[str, type[Event]] = {cls.__name__: cls for cls in get_args(Event)}
 
 
 def with_dice(game: Iterable[Event]) -> Iterator[tuple[Event, tuple[int, int] | None]]:

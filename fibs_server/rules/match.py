@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Concatenate, ParamSpec
 
 from .dice import Roll
 from .events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected, Doubled, Event,
@@ -36,10 +36,14 @@ REDOUBLE_NAMES = {1: "beaver", 2: "raccoon", 3: "otter"}
 _HOME_AND_BAR_OF_OPPONENT = slice(18, 25)  # the loser's own points 19..24 and its bar
 
 
-def _action(method: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
+_Arguments = ParamSpec("_Arguments")
+
+
+def _action(method: Callable[Concatenate[Match, _Arguments], list[Event]]
+            ) -> Callable[Concatenate[Match, _Arguments], list[Event]]:
     """A public action: `Match.moments` then holds the moment after each event it returns."""
     @functools.wraps(method)
-    def act(self: Match, *args: Any, **kwargs: Any) -> list[Event]:
+    def act(self: Match, /, *args: _Arguments.args, **kwargs: _Arguments.kwargs) -> list[Event]:
         self.moments = []
         events = method(self, *args, **kwargs)
         self._reach_moment()
@@ -83,14 +87,15 @@ class Match(MatchState):
         return self._roll()
 
     @_action
-    def move(self, player: int, play: Play) -> list[Event]:
-        """Play `play`, which must be one of `legal_plays()` (compared by its result)."""
+    def move(self, player: int, play: Play | None) -> list[Event]:
+        """Play `play`, which must be one of `legal_plays()` (compared by its result); None
+        only asks why `player` may not move now (the server's `move` when it is not time)."""
         self._check_can_act(player)
         if self.turn != player:
             raise IllegalAction(Refusal.NOT_YOUR_TURN_TO_MOVE)
         if self._phase is Phase.ROLL_OR_DOUBLE:
             raise IllegalAction(Refusal.ROLL_BEFORE_MOVING)
-        if not self._is_legal(play):
+        if play is None or not self._is_legal(play):
             raise IllegalAction(Refusal.ILLEGAL_MOVE)
         self._position = play.result
         events = [self._log(Moved(player, play.steps))]
@@ -155,8 +160,9 @@ class Match(MatchState):
             resignation, self.resignation = self.resignation, None
             events = [self._log(ResignAccepted(player, resignation.points))]
             return events + self._end_game(player, resignation.kind, resignation.points)
-        if self._offer_answered_by(player):
-            self.cube = self.double_offer.cube
+        offer = self._offer_answered_by(player)
+        if offer:
+            self.cube = offer.cube
             # The doubled side owns the cube; instant redoubles do not move it (see RULES.md).
             self.cube_owner = 1 - self.turn
             self.double_offer = None
@@ -199,8 +205,8 @@ class Match(MatchState):
         self.double_offer = self.resignation = self.dice = None
         self._legal_results = None
         self._phase = Phase.MATCH_OVER
-        return [self._log(Forfeited(player, points, tuple(self.score))),
-                self._log(MatchOver(winner, tuple(self.score)))]
+        return [self._log(Forfeited(player, points, self._score_pair())),
+                self._log(MatchOver(winner, self._score_pair()))]
 
     # --- the turn cycle ----------------------------------------------------------------
 
@@ -214,7 +220,7 @@ class Match(MatchState):
         self.cube, self.cube_owner = 1, None
         self.joined = set()
         self._plain_history.append([])
-        started = GameStarted(self.game_number, self.x_player, tuple(self.score),
+        started = GameStarted(self.game_number, self.x_player, self._score_pair(),
                               self.is_crawford_game)
         return [self._log(started)] + self._opening_roll()
 
@@ -283,10 +289,10 @@ class Match(MatchState):
         self.score[winner] += points
         self.dice = None
         self._legal_results = None
-        events = [self._log(GameOver(winner, points, kind, tuple(self.score)))]
+        events = [self._log(GameOver(winner, points, kind, self._score_pair()))]
         if self.length is not None and self.score[winner] >= self.length:
             self._phase = Phase.MATCH_OVER
-            events.append(self._log(MatchOver(winner, tuple(self.score))))
+            events.append(self._log(MatchOver(winner, self._score_pair())))
         else:
             self._phase = Phase.BETWEEN_GAMES
         return events

@@ -102,7 +102,7 @@ class MatchState:
 
     def moment(self) -> Moment:
         """The match as it stands now."""
-        return Moment(self.phase, self.turn, self.dice, self._position, tuple(self.score),
+        return Moment(self.phase, self.turn, self.dice, self._position, self._score_pair(),
                       self.x_player, self.cube, self.cube_owner, self.double_offer,
                       self.resignation, self.is_crawford_game, self.is_post_crawford,
                       self.pieces_to_move)
@@ -112,6 +112,7 @@ class MatchState:
         Generated on each call (see `LegalResults`)."""
         if self._phase is not Phase.MOVE:
             return []
+        assert self.dice is not None  # a roll is being played
         return self._position.legal_plays(self.dice)
 
     @property
@@ -152,12 +153,17 @@ class MatchState:
         if self._phase is not Phase.MATCH_OVER:
             return None
         # The match ends as soon as one player reaches its length, so only the winner has.
+        assert self.length is not None  # an unlimited match never ends
         return 0 if self.score[0] >= self.length else 1
 
     def outcome(self) -> Outcome | None:
         """The winner and the final score; None until the match is over."""
         winner = self.winner
-        return None if winner is None else Outcome(winner, tuple(self.score))
+        return None if winner is None else Outcome(winner, self._score_pair())
+
+    def _score_pair(self) -> tuple[int, int]:
+        """The score as it stands, as events and moments hold it."""
+        return self.score[0], self.score[1]
 
     @property
     def game_count(self) -> int:

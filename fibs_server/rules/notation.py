@@ -7,10 +7,14 @@ p is absolute 25 - p. Plays in the engine use own numbering (25 = bar, 0 = off).
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from itertools import permutations
 
 from .position import BAR, OFF, LegalResults, Play, Position
 from .refusals import Refusal, Refused
+
+Step = tuple[int, int]  # (from, to) in own numbering
+Checkers = tuple[tuple[int, ...], tuple[int, ...]]  # (mover, opponent), as Position.checkers
 
 _FROM_WORDS = {"bar": BAR, "b": BAR}
 _TO_WORDS = {"off": OFF, "o": OFF, "home": OFF, "h": OFF}
@@ -108,7 +112,7 @@ def _word_point(word: str, colour: Colour) -> int | None:
     return None
 
 
-def _playings(position: Position, steps, dice_left):
+def _playings(position: Position, steps: list[Step], dice_left: list[int]) -> Iterator[Checkers]:
     """Every result (mover, opponent checkers) of playing `steps` in this order, one per
     legal way of assigning dice (bearing off with a larger die may use either die)."""
     return _playings_from(steps, 0, list(position.checkers[0]), list(position.checkers[1]),
@@ -118,7 +122,8 @@ def _playings(position: Position, steps, dice_left):
 # A module function rather than a closure: a recursive closure refers to itself, a reference
 # cycle that only the cyclic garbage collector frees (docs/PERFORMANCE.md, "Garbage
 # collection").
-def _playings_from(steps, index, mine, theirs, dice_left):
+def _playings_from(steps: list[Step], index: int, mine: list[int], theirs: list[int],
+                   dice_left: list[int]) -> Iterator[Checkers]:
     if index == len(steps):
         yield tuple(mine), tuple(theirs)
         return
@@ -130,7 +135,8 @@ def _playings_from(steps, index, mine, theirs, dice_left):
         yield from _playings_from(steps, index + 1, next_mine, next_theirs, remaining)
 
 
-def _usable_dice(mine, theirs, start, end, dice_left) -> list[int]:
+def _usable_dice(mine: list[int], theirs: list[int], start: int, end: int,
+                 dice_left: list[int]) -> list[int]:
     """Dice that legally move a checker from `start` to `end` now (own numbering)."""
     if mine[24] and start != BAR or not mine[start - 1]:
         return []
@@ -146,7 +152,8 @@ def _usable_dice(mine, theirs, start, end, dice_left) -> list[int]:
     return sorted({die for die in dice_left if die > distance})
 
 
-def _move(mine, theirs, start, end):
+def _move(mine: list[int], theirs: list[int], start: int,
+          end: int) -> tuple[list[int], list[int]]:
     mine = list(mine)
     mine[start - 1] -= 1
     if end != OFF:
@@ -158,7 +165,8 @@ def _move(mine, theirs, start, end):
     return mine, theirs
 
 
-def _first_problem(position: Position, steps, dice_left, colour: Colour) -> MoveError | None:
+def _first_problem(position: Position, steps: list[Step], dice_left: list[int],
+                   colour: Colour) -> MoveError | None:
     """The refusal of the first step, in the typed order, that cannot be played."""
     mine, theirs = list(position.checkers[0]), list(position.checkers[1])
     for index, (start, end) in enumerate(steps):
@@ -171,7 +179,8 @@ def _first_problem(position: Position, steps, dice_left, colour: Colour) -> Move
     return None
 
 
-def _step_problem(mine, theirs, start, end, dice_left, colour, step_number) -> MoveError:
+def _step_problem(mine: list[int], theirs: list[int], start: int, end: int,
+                  dice_left: list[int], colour: Colour, step_number: int) -> MoveError:
     if mine[24] and start != BAR:
         return MoveError(Refusal.MUST_ENTER_FROM_BAR, step_number=step_number)
     if not mine[start - 1]:

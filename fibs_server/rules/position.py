@@ -130,14 +130,14 @@ class Position:
 
     def _play(self, index_steps: Steps) -> Play:
         mine = list(self.checkers[0])
-        theirs = self.checkers[1]
-        hits = []
+        theirs: tuple[int, ...] | list[int] = self.checkers[1]
+        hits: list[int] = []
         for start, end in index_steps:
             mine[start] -= 1
             if end >= 0:
                 mine[end] += 1
                 if theirs[23 - end] == 1:
-                    if not hits:
+                    if not isinstance(theirs, list):  # copied at the first hit
                         theirs = list(theirs)
                     theirs[23 - end] = 0
                     theirs[_BAR_INDEX] += 1
@@ -190,7 +190,8 @@ def _result_key(mine: tuple[int, ...], theirs: tuple[int, ...]) -> bytes:
     return bytes(mine) + bytes(theirs)
 
 
-def _new_position(checkers, checkers_per_side) -> Position:
+def _new_position(checkers: tuple[tuple[int, ...], tuple[int, ...]],
+                  checkers_per_side: int) -> Position:
     """Build a Position from already valid tuples, skipping __post_init__'s checks."""
     position = object.__new__(Position)
     object.__setattr__(position, "checkers", checkers)
@@ -198,7 +199,7 @@ def _new_position(checkers, checkers_per_side) -> Position:
     return position
 
 
-def _new_play(steps, result, hits) -> Play:
+def _new_play(steps: Steps, result: Position, hits: tuple[int, ...]) -> Play:
     play = object.__new__(Play)
     object.__setattr__(play, "steps", steps)
     object.__setattr__(play, "result", result)
@@ -210,14 +211,15 @@ def _new_play(steps, result, hits) -> Play:
 # Indices below: 0..23 = the mover's points 1..24, 24 = its bar, negative = borne off.
 
 
-def _open_sources(opponent_here, die: int, live) -> list[int]:
+def _open_sources(opponent_here: tuple[int, ...], die: int, live: list[bool]) -> list[int]:
     """Indices from which `die` lands on a point that is not closed (fixed for the whole turn:
     hitting only removes blots, never a closed point), highest first, limited to `live` ones."""
     return [index for index in range(23, die - 1, -1)
             if live[index] and opponent_here[index - die] < 2]
 
 
-def _sources(mine, opponent_here, die, outside, candidates) -> list[int]:
+def _sources(mine: list[int], opponent_here: tuple[int, ...], die: int, outside: int,
+             candidates: list[int]) -> list[int]:
     """Indices from which a checker may legally move `die` pips now, highest first.
 
     `candidates` are the open sources (see _open_sources) still worth checking; `outside`
@@ -231,7 +233,7 @@ def _sources(mine, opponent_here, die, outside, candidates) -> list[int]:
     return found
 
 
-def _bear_off_sources(mine, die) -> list[int]:
+def _bear_off_sources(mine: list[int], die: int) -> list[int]:
     """With every checker home: the exact point, else the highest one if lower than the die."""
     if mine[die - 1]:
         return [die - 1]
@@ -241,7 +243,8 @@ def _bear_off_sources(mine, die) -> list[int]:
     return []
 
 
-def _mixed_plays(mine, opponent_here, high, low) -> list[Steps]:
+def _mixed_plays(mine: list[int], opponent_here: tuple[int, ...], high: int,
+                 low: int) -> list[Steps]:
     """Plays of a non-double roll: two steps if possible, else one, the larger die if possible."""
     outside = sum(mine[_HOME_POINTS:])
     occupied = [bool(count) for count in mine]
@@ -287,7 +290,7 @@ def _mixed_plays(mine, opponent_here, high, low) -> list[Steps]:
     return list((single[high] or single[low]).values())
 
 
-def _double_plays(mine, opponent_here, die) -> list[Steps]:
+def _double_plays(mine: list[int], opponent_here: tuple[int, ...], die: int) -> list[Steps]:
     """Plays of a double: up to four steps, as many as possible.
 
     Steps are generated with non-increasing sources only: any legal sequence of equal steps
@@ -322,7 +325,7 @@ def _double_plays(mine, opponent_here, die) -> list[Steps]:
     if entering and opponent_here[_BAR_INDEX - die] == 1:
         hit[_BAR_INDEX - die] = True
 
-    def extend(first_mover: int, used: int, key: int, outside: int):
+    def extend(first_mover: int, used: int, key: int, outside: int) -> None:
         moved = False
         for position in range(first_mover, len(movers)):
             start = movers[position]

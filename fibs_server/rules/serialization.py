@@ -6,19 +6,52 @@ private state as the match's own methods would.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from .dice import Dice
+from .dice import Dice, Roll
 from .events import WinKind, event_from_dict, event_to_dict
 from .moments import DoubleOffer, Phase, Resignation
 from .position import Position
 from .variants import Variant
 
-# A rules.match_state.MatchState (or Match), which is not imported: it imports this module.
-AnyMatch = TypeVar("AnyMatch")
+
+class SavedMatch(Protocol):
+    """What is saved of a match: rules.match_state.MatchState (or Match), which imports this
+    module, has all of it."""
+
+    def __init__(self, length: int | None, dice: Dice, *, variant: Variant = ...,
+                 crawford: bool = ..., autodouble: bool = ..., max_redoubles: int | None = ...,
+                 first_x_player: int = ..., lower_die_starts: bool = ...,
+                 cube: bool = ...) -> None: ...
+
+    length: int | None
+    variant: Variant
+    crawford_rule: bool
+    autodouble: bool
+    max_redoubles: int | None
+    first_x_player: int
+    lower_die_starts: bool
+    cube_used: bool
+    score: list[int]
+    game_number: int
+    _phase: Phase
+    turn: int
+    dice: Roll | None
+    cube: int
+    cube_owner: int | None
+    double_offer: DoubleOffer | None
+    resignation: Resignation | None
+    is_crawford_game: bool
+    _crawford_played: bool
+    joined: set[int]
+    _position: Position
+    _plain_history: list[list[dict[str, Any]]]
 
 
-def match_to_dict(match: Any) -> dict[str, Any]:
+AnyMatch = TypeVar("AnyMatch", bound=SavedMatch)
+
+
+def match_to_dict(match: SavedMatch) -> dict[str, Any]:
     """The whole match (the dice source is not part of it)."""
     return {
         "length": match.length,

@@ -16,12 +16,12 @@ from fibs_server.lobby.accounts import (
     NameTaken,
 )
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
-from fibs_server.store.models import AccountRow, name_key
+from fibs_server.store.models import AccountRow, name_key, table_of
 from fibs_server.store.transactions import Transactions
 
 _ACCOUNT_FIELDS = [field.name for field in dataclasses.fields(Account)]
 
-ACCOUNTS_BY_NAME_KEY = RowsByKey(AccountRow.__table__.c.name_key)
+ACCOUNTS_BY_NAME_KEY = RowsByKey(table_of(AccountRow).c.name_key)
 
 
 class SqlAccountStore:

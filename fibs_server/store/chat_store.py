@@ -4,9 +4,9 @@ transaction; moderation actions write their log entry in the same transaction as
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import CursorResult, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from fibs_server.lobby.chat_records import (
@@ -103,8 +103,9 @@ class ChatStore:
         now = self._now()
 
         def lift(session: Session) -> int:
-            result = session.execute(delete(SanctionRow).where(
-                SanctionRow.kind == kind, SanctionRow.name_key == name_key(name)))
+            # A DML statement's result is a CursorResult (Session.execute is typed as Result).
+            result = cast(CursorResult[Any], session.execute(delete(SanctionRow).where(
+                SanctionRow.kind == kind, SanctionRow.name_key == name_key(name))))
             session.add(_log_row(now, admin, f"un{kind}", name, f"{result.rowcount} lifted"))
             return result.rowcount
         return await self._writes.run(lift)

@@ -14,12 +14,12 @@ from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingChange
 from fibs_server.rules.dice_stats import ROLLS
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
-from fibs_server.store.models import MatchGameRow, MatchRow, name_key
+from fibs_server.store.models import MatchGameRow, MatchRow, name_key, table_of
 from fibs_server.store.transactions import Transactions
 
-_MATCHES = MatchRow.__table__
+_MATCHES = table_of(MatchRow)
 RUNNING_MATCHES_BY_ID = RowsByKey(_MATCHES.c.id, ~_MATCHES.c.finished,
-                                  dependents=MatchGameRow.__table__)
+                                  dependents=table_of(MatchGameRow))
 
 
 class SqlMatchStore:
@@ -57,7 +57,9 @@ class SqlMatchStore:
             replaced_ids = list(connection.scalars(replaced))
             if replaced_ids:
                 connection.execute(delete(_MATCHES).where(_MATCHES.c.id.in_(replaced_ids)))
-            match_id = connection.execute(new_match).inserted_primary_key[0]
+            new_key = connection.execute(new_match).inserted_primary_key
+            assert new_key is not None  # an insert of one row
+            match_id: int = new_key[0]
             RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
             return match_id, replaced_ids
         match_id, replaced_ids = await self._updates.run(insert_match)

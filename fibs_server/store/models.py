@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Double, ForeignKey, LargeBinary, MetaData, false
+from sqlalchemy import JSON, BigInteger, Double, ForeignKey, LargeBinary, MetaData, Table, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Fixed constraint names, so later migrations (and SQLite batch rebuilds) can refer to them.
@@ -19,6 +19,13 @@ NAMING_CONVENTION = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def table_of(row_class: type[Base]) -> Table:
+    """A model's table, for Core statements (SQLAlchemy types `__table__` as a FromClause)."""
+    table = row_class.__table__
+    assert isinstance(table, Table)
+    return table
 
 
 def name_key(name: str) -> str:
