@@ -150,9 +150,9 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
     in between."""
     match = running.match
     items = list(events)
-    if any(isinstance(item, tuple) and isinstance(item[0], ev.GameStarted)
-           and item[0].game_number > 1 for item in events):
-        # A new game: per-game toggles set for the last one (or before the match) lapse.
+    if any(isinstance(item, tuple) and isinstance(item[0], ev.GameStarted) for item in events):
+        # Every new game, the first of a match too: per-game toggles set before it lapse
+        # (FIBS; MatchDog keeps `double` off between matches and answers every roll prompt).
         for session in running.players():
             session.account.toggles.update(PER_GAME_TOGGLES)
     while not match.is_over and match.resignation is None:
