@@ -142,7 +142,7 @@ async def test_registration_and_a_visit_start_as_clip_clients_too(web_with_bots,
     clients.append(visitor)
     await visitor.skip_until("login: ")
     await visitor.send("bot beginner 1")
-    await visitor.skip_until(re.compile(r"1 guest_\d{4} \d+ \S+"))
+    await visitor.skip_until(re.compile(r"1 guest_[a-z]{5} \d+ \S+"))
     await visitor.skip_until("** Player bot_beginner has joined you for a 1 point match.")
 
 
