@@ -331,7 +331,8 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     if isinstance(match.dice_source, VerifiableDice):
         # Before anyone sees a die: the dice of the opening roll are drawn, not told yet.
         for session in (joiner, inviter):
-            session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
+            if session.sees_extensions:  # the others: `fairdice` during the match
+                session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
     lobby.report(game_texts.match_starts(inviter.name, joiner.name, length),
                  exclude=(inviter, joiner))
     lobby.match_table.begin(running)
