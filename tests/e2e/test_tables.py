@@ -293,13 +293,14 @@ async def test_a_match_started_at_a_table_is_timed_by_its_terms(harness, players
     await bob.send(f"sit {code}")
     await bob.expect_lines("** You are now playing a 3 point match with alice")
     await alice.skip_until("It's your turn to move.")
-    await alice.expect_lines(re.compile(r"board:.*"), "Clock: alice has 30 seconds to move.")
+    await alice.expect_lines("Clock: alice has 30 seconds to move.", re.compile(r"board:.*"))
     await carol.expect_lines("alice and bob start a 3 point match.")
     await ask(carol, "show games", "List of games:",
               "alice            -  bob              (3 point match 0-0; 30 s a turn)")
     clock.advance(20)
-    await alice.expect_lines("** You have 10 seconds left to move.")
+    await alice.expect_lines("You have 10 seconds left to move.")
     clock.advance(10)
     await alice.expect_lines("Your time to move is up: the server plays for you (1 of 3).")
     await bob.skip_until("alice's time to move is up: the server plays for alice (1 of 3).")
     await bob.skip_until("Clock: bob has 30 seconds to roll or double.")
+    await bob.expect_lines(re.compile(r"board:.*"))  # after its clock
