@@ -283,7 +283,9 @@ async def test_nothing_stands_between_a_board_and_its_prompt_for_clip_and_telnet
     await ask(carol, "toggle ready", "** You're now ready to invite or join someone.")
     await ask(carol, "toggle moreboards", "** Will send rawboards after rolling.")
     await alice.send("invite carol 3 timer 30")
-    await carol.skip_until(re.compile(r"(> )?Type 'join alice' to accept\."))
+    await carol.skip_until(re.compile(r"(> )?alice wants to play a 3 point match with you\."))
+    await carol.expect_lines("The match is played with: 30 s a turn.",
+                             "Type 'join alice' to accept.")
     await carol.send("join alice")
     await alice.skip_until("It's your turn to move.")
     await alice.expect_lines("Clock: alice has 30 seconds to move.", BOARD)
