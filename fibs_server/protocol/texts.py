@@ -210,8 +210,8 @@ UNDONE = "You take back your last decision. This match is not rated any more."
 
 
 def bot_usage(levels: list[str]) -> str:
-    return (f"** Type 'bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]' to play a "
-            "computer opponent at once.")
+    """A refusal in FIBS's usage form (`** usage: message <user> <text>`)."""
+    return f"** usage: bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]"
 
 # Visitors: `bot` at the login prompt, without an account.
 VISITORS_PLAY_BOTS = ("** Visitors without an account play the bots only. Log in as 'guest' "

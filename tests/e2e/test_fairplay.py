@@ -173,8 +173,9 @@ async def test_dicetest_counts_the_rolls_of_a_seeded_run(harness, players):
     assert int(found[2]) == alice_rolls
     assert int(found[1]) > alice_rolls + bob_rolls  # the opening rolls count too
     table = [await alice.read_line() for _ in range(22)]
-    assert table[0] == "roll           server               you   fair dice"
-    assert table[1].startswith("1-1") and table[21].startswith("6-6")
+    assert table[0] == "  roll           server               you   fair dice"
+    assert table[1].startswith("  1-1") and table[21].startswith("  6-6")
+    assert not any(line[:1].isdigit() for line in table)  # Gibbon: a CLIP message
     assert sum(int(row.split()[1]) for row in table[1:]) == int(found[1])
     assert sum(int(row.split()[3]) for row in table[1:]) == alice_rolls
     rest = await alice.skip_until("  much: it needs 180.")
