@@ -29,7 +29,7 @@ async def open_table(client, words: str, kind: str = "a table",
     await client.send(f"table {words}")
     match = match or f"a {words} point match"
     line = await client.read_line()
-    while not line.startswith("** "):  # others' notices and who-lines meanwhile
+    while not line.startswith("You opened "):  # others' notices and who-lines meanwhile
         line = await client.read_line()
     found = re.fullmatch(rf"You opened {kind} for {re.escape(match)}\. Its code is "
                          rf"({CODE}): whoever types 'sit \1' plays you\.", line)
