@@ -7,6 +7,7 @@ import dataclasses
 import datetime
 from collections.abc import Iterator
 
+from fibs_server.lobby import user_commands
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
@@ -181,7 +182,9 @@ async def history(lobby: Lobby, session: Session, command: Command) -> None:
             return
         name = account.name
     records = await lobby.matches.finished_matches(name, HISTORY_ROWS)
-    session.send_lines(info.history(name, [_finished_match(record, name) for record in records]))
+    saved, abandoned = await user_commands.match_counts(lobby, name)
+    session.send_lines(info.history(name, [_finished_match(record, name) for record in records],
+                                    saved, abandoned))
 
 
 def _finished_match(record: MatchRecord, name: str) -> info.FinishedMatch:

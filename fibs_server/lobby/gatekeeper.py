@@ -72,6 +72,7 @@ class Gatekeeper:
 
     async def name_is_free(self, name: str) -> bool:
         return (name.lower() not in self._reserved_names
+                and not name.lower().startswith(texts.VISITOR_PREFIX)
                 and await self.accounts.find_account(name) is None)
 
     async def register(self, name: str, password: str, host: str

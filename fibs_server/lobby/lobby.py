@@ -6,6 +6,7 @@ import dataclasses
 import datetime
 import logging
 import secrets
+import string
 import time
 import weakref
 from collections.abc import Callable, Collection, Iterable
@@ -150,10 +151,11 @@ class Lobby:
     # --- accounts ----------------------------------------------------------------------------
 
     async def new_visitor(self) -> Account:
-        """The account of a visitor who plays a bot without registering (`guest_1234`: no
-        registered name has digits), until they log out."""
+        """The account of a visitor who plays a bot without registering (`guest_qhzmt`: no
+        registered name starts with `guest_`), until they log out."""
         while True:
-            name = f"guest_{secrets.randbelow(9000) + 1000}"
+            name = texts.VISITOR_PREFIX + "".join(secrets.choice(string.ascii_lowercase)
+                                                  for _ in range(texts.VISITOR_LETTERS))
             if await self.accounts.find_account(name) is None:
                 break
         account = Account(name=name, password_hash=b"", created_at=int(time.time()))

@@ -153,9 +153,9 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
     in between."""
     match = running.match
     items = list(events)
-    if any(isinstance(item, tuple) and isinstance(item[0], ev.GameStarted)
-           and item[0].game_number > 1 for item in events):
-        # A new game: per-game toggles set for the last one (or before the match) lapse.
+    if any(isinstance(item, tuple) and isinstance(item[0], ev.GameStarted) for item in events):
+        # Every new game, the first of a match too: per-game toggles set before it lapse
+        # (FIBS; MatchDog keeps `double` off between matches and answers every roll prompt).
         for player in running.players():
             assert player.account is not None
             player.account.toggles.update(PER_GAME_TOGGLES)
@@ -336,7 +336,8 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     if isinstance(match.dice_source, VerifiableDice):
         # Before anyone sees a die: the dice of the opening roll are drawn, not told yet.
         for session in (joiner, inviter):
-            session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
+            if session.sees_extensions:  # the others: `fairdice` during the match
+                session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
     lobby.report(game_texts.match_starts(inviter.name, joiner.name, length),
                  exclude=(inviter, joiner))
     lobby.match_table.begin(running)

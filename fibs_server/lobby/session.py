@@ -19,7 +19,7 @@ from fibs_server.protocol.login_dialogue import (TELNET, Action, Authenticate, C
                                                  CheckRegistrationLimit, Client, Close,
                                                  LoginDialogue,
                                                  LogIn, PlayAsVisitor, Register, SendLines,
-                                                 SendPrompt, SetEcho, Stage, Step)
+                                                 SendPrompt, SetEcho, Stage, Step, WEB_PAGE)
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +111,14 @@ class Session:
         """Lobby.log_in sets ONLINE when it lets the user in."""
         assert stage is Stage.ONLINE
         self.dialogue.logged_in()
+
+    @property
+    def sees_extensions(self) -> bool:
+        """Whether this session gets the server's own lines unasked in FIBS's flows (the dice
+        commitment at a match's start, the saved-match counts in `whois`): the web page, which
+        shows them. A telnet or CLIP session sees exactly FIBS's lines there, and gets those
+        facts when it asks (`fairdice`, `history`): docs/PROTOCOL.md, "Classic sessions"."""
+        return self.dialogue.transport_client is WEB_PAGE
 
     # --- output ----------------------------------------------------------------------------
 

@@ -89,8 +89,7 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(info.no_information(command.args[0]))
         return
     running = lobby.match_table.match_of(online) if online else None
-    unfinished, abandoned = await lobby.matches.match_counts(account.name)
-    playing_a_stored_match = running is not None and running.stored
+    saved, abandoned = await match_counts(lobby, account.name)
     facts = info.WhoisFacts(
         name=account.name, rating=account.rating, experience=account.experience,
         email=account.email, last_login=aware_time(account.last_login_at),
@@ -100,8 +99,17 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         watching=online.watching.name if online and online.watching else None,
         away_message=online.away_message if online else None,
         playing_terms=running.terms if running else None,
-        saved_matches=unfinished - int(playing_a_stored_match), abandoned_matches=abandoned)
-    session.send_lines(info.whois(facts, session.setting("timezone")))
+        saved_matches=saved, abandoned_matches=abandoned)
+    session.send_lines(info.whois(facts, session.setting("timezone"), session.sees_extensions))
+
+
+async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
+    """(saved matches waiting, matches abandoned) of the player `name`: an unfinished match
+    being played now is not waiting."""
+    unfinished, abandoned = await lobby.matches.match_counts(name)
+    online = lobby.online.get(name.lower())
+    running = lobby.match_table.match_of(online) if online else None
+    return unfinished - int(running is not None and running.stored), abandoned
 
 
 # --- toggle and set --------------------------------------------------------------------------

@@ -293,11 +293,10 @@ def ascii_board(view: BoardView, style: int) -> list[str]:
 
 
 def render_board(view: BoardView, boardstyle: int, clock: str | None = None) -> list[str]:
-    """The board in a user's boardstyle (1, 2 or 3), one string per line; with a timed
-    match's `clock` (clock_texts.clock_line) under the ASCII board, and after a `board:` line
-    as a plain line of its own: a board line is read whole by clients and bots, and a line
-    that is no board, no CLIP number, no FIBS text and no `** ` (which bots read as a refusal)
-    is one they pass by (docs/BOARDS.md)."""
-    if boardstyle == 3:
-        return [board_line(view)] + ([clock] if clock else [])
-    return ascii_board(view, boardstyle) + ([f"    {clock}"] if clock else [])
+    """The board in a user's boardstyle (1, 2 or 3), one string per line; a timed match's
+    `clock` (clock_texts.clock_line) is a plain line of its own *before* the board: nothing
+    may stand between a board and the prompt after it (`It's your turn to roll or double.`,
+    `Please move 2 pieces.`), since a bot reads the prompt as the question the board asks and
+    asks for the board again if anything came between (docs/BOARDS.md)."""
+    board = [board_line(view)] if boardstyle == 3 else ascii_board(view, boardstyle)
+    return [clock, *board] if clock else board

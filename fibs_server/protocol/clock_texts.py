@@ -24,8 +24,9 @@ def decision_name(phase: Phase) -> str:
 
 
 def time_warning(seconds: int, phase: Phase) -> str:
-    """To the player who must decide, `seconds` before their time is up."""
-    return f"** You have {seconds} seconds left to {decision_name(phase)}."
+    """To the player who must decide, `seconds` before their time is up: no `** `, which
+    clients show as an error and bots read as the refusal of a command."""
+    return f"You have {seconds} seconds left to {decision_name(phase)}."
 
 
 def time_is_up(name: str, phase: Phase, expiries: int) -> tuple[str, str]:

@@ -1,12 +1,14 @@
 """Turning a typed line into a command name and its arguments, FIBS style.
 
 FIBS accepts any unique prefix of a command, plus a few fixed short forms that win over
-ambiguity (`b` = board, `m` = move, `to` = toggle, ...). A line that starts with a number is a
-move (`8 5 6 5`).
+ambiguity (`b` = board, `m` = move, `to` = toggle, ...). A line that starts with a number or
+the bar is a move (`8 5 6 5`, `bar-5 12-16`): `help move` says `move` may be left out (but `b 22`
+alone is `board`, as on FIBS).
 """
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection, Iterable
 
 # Short forms FIBS fixes regardless of what else a prefix could mean (docs/PROTOCOL.md).
@@ -19,6 +21,8 @@ ALIASES = {"date": "time", "man": "help", "adios": "bye", "ciao": "bye", "end": 
            "logout": "bye", "quit": "bye", "tschoe": "bye"}
 # Chat lines are never repeated by `!!` (a repeat would resend someone's words).
 NOT_REPEATABLE = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper", "message"})
+# The first word of a move typed without `move`: a point, or the bar as `bar` or `b-`.
+_BARE_MOVE = re.compile(r"\d|bar(?:$|-)|b-")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +48,7 @@ def resolve(line: str, commands: Collection[str]) -> Command:
     """Resolve a line against the available command names; UnknownCommand if none or several."""
     word, rest = split_line(line)
     lowered = word.lower()
-    if lowered[:1].isdigit():
+    if _BARE_MOVE.match(lowered) and lowered not in commands:
         return Command("move", "", line.split(), line.strip())
     name = ALIASES.get(lowered) if lowered in ALIASES else None
     if name is None and lowered in commands:

@@ -65,9 +65,11 @@ def dicetest(name: str, server: DiceStatistics, own: DiceStatistics) -> list[str
     """The rolls of the whole server and of `name`: each of the 21 rolls, the faces and the
     doubles against fair dice, and the chi-square figure with what it means."""
     lines = [f"Dice rolled on this server: {server.rolls} rolls; by you: {own.rolls}.",
-             f"roll {'server':>16}  {'you':>16}  {'fair dice':>10}"]
+             f"  roll {'server':>16}  {'you':>16}  {'fair dice':>10}"]
     for index, roll in enumerate(ROLLS):
-        lines.append(f"{roll[0]}-{roll[1]}  {_count(server.by_roll[index], server.rolls)}  "
+        # Indented like FIBS's `ratings` rows: a line that starts with a digit is a CLIP
+        # message to Gibbon, which then misreads the rest of the session.
+        lines.append(f"  {roll[0]}-{roll[1]}  {_count(server.by_roll[index], server.rolls)}  "
                      f"{_count(own.by_roll[index], own.rolls)}  {chance(roll):>10.2%}")
     lines.append("faces 1 to 6, of all dice:")
     lines.append(f"  server: {_faces(server)}")

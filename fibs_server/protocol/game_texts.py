@@ -7,7 +7,7 @@ lines have no `**` or no final period where FIBS's have none: clients match them
 from __future__ import annotations
 
 from fibs_server.protocol.chat import with_bell
-from fibs_server.protocol.match_rules import STANDARD_TERMS, MatchTerms
+from fibs_server.protocol.match_rules import STANDARD_TERMS, MatchTerms, rules_summary
 from fibs_server.protocol.match_texts import match_kind
 
 NOT_PLAYING = "** You're not playing."
@@ -60,11 +60,22 @@ def you_invited_to_resume(name: str) -> str:
 def invitation(inviter: str, length: int | None, saved_match: bool, bell: bool,
                terms: MatchTerms = STANDARD_TERMS) -> list[str]:
     """What the invited user reads; `saved_match`: a match with the inviter is saved, which
-    a new one would replace."""
-    lines = [with_bell(f"{inviter} wants to play {match_kind(length, terms)} with you.", bell)]
+    a new one would replace. FIBS's exact line comes first, whatever the terms: a timed or
+    variant match's are on the line after it (`invitation_terms`), since every client program
+    and bot reads only FIBS's form as an invitation."""
+    lines = [with_bell(f"{inviter} wants to play {match_kind(length)} with you.", bell)]
+    summary = rules_summary(terms)
+    if summary:
+        lines.append(invitation_terms(summary))
     if saved_match:
         lines.append(SAVED_MATCH_WARNING)
     return [*lines, _type_join(inviter)]
+
+
+def invitation_terms(summary: str) -> str:
+    """Ours, after FIBS's invitation line: `The match is played with: nackgammon, no cube,
+    30 s a turn.` (the web page reads it, tests/web/js/clip.test.mjs)."""
+    return f"The match is played with: {summary}."
 
 
 def saved_match_first(other: str) -> str:

@@ -63,7 +63,8 @@ class WhoisFacts:
     abandoned_matches: int = 0  # left unfinished until they were closed (docs/FAIRNESS.md)
 
 
-def whois(facts: WhoisFacts, timezone: str) -> list[str]:
+def whois(facts: WhoisFacts, timezone: str, match_counts: bool = False) -> list[str]:
+    """FIBS's `whois` block; `match_counts`: with our saved/abandoned line (web sessions)."""
     lines = [f"Information about {facts.name}:"]
     if facts.last_login is not None:
         lines.append(f"  Last login: {date_line(facts.last_login, timezone)}"
@@ -83,10 +84,15 @@ def whois(facts: WhoisFacts, timezone: str) -> list[str]:
         elif facts.watching:
             lines.append(f"  {facts.name} is watching {facts.watching}.")
     lines.append(f"  Rating: {facts.rating:.2f} Experience: {facts.experience}")
-    lines.append(f"  Saved matches waiting: {facts.saved_matches}. "
-                 f"Matches abandoned: {facts.abandoned_matches}.")
+    if match_counts:
+        lines.append(match_counts_line(facts.saved_matches, facts.abandoned_matches))
     lines.append(f"  Email address: {facts.email}" if facts.email else "  No email address.")
     return lines
+
+
+def match_counts_line(saved: int, abandoned: int) -> str:
+    """Ours (docs/FAIRNESS.md): in `history`, and in `whois` for web sessions."""
+    return f"  Saved matches waiting: {saved}. Matches abandoned: {abandoned}."
 
 
 def no_information(name: str) -> str:
@@ -185,8 +191,8 @@ def max_logins(most_online: int) -> str:
 
 NO_PREVIOUS_BOARD = "** There is no previous board."
 NO_PREVIOUS_GAME = "** There is no previous game."
-_RULES_COLUMN = 86  # past the longest row (a 20-letter opponent, a 4-digit rating)
-_HISTORY_COLUMNS = "  id  finished (UTC)    opponent         length  score  result  rating"
+_RULES_COLUMN = 88  # past the longest row (a 20-letter opponent, a 4-digit rating)
+_HISTORY_COLUMNS = "    id  finished (UTC)    opponent         length  score  result  rating"
 HISTORY_HEADER = f"{_HISTORY_COLUMNS:<{_RULES_COLUMN}}rules"
 
 
@@ -204,19 +210,22 @@ class FinishedMatch:
     terms: MatchTerms = MatchTerms()  # the variant, house rules and clock it was played by
 
 
-def history(name: str, rows: list[FinishedMatch]) -> list[str]:
-    """A player's finished matches, newest first."""
+def history(name: str, rows: list[FinishedMatch], saved: int = 0, abandoned: int = 0
+            ) -> list[str]:
+    """A player's finished matches, newest first, then their saved and abandoned ones."""
+    counts = match_counts_line(saved, abandoned)
     if not rows:
-        return [f"{name} has no finished matches."]
+        return [f"{name} has no finished matches.", counts]
     return [f"Finished matches of {name}, newest first:", HISTORY_HEADER,
-            *(history_row(row) for row in rows)]
+            *(history_row(row) for row in rows), counts]
 
 
 def history_row(row: FinishedMatch) -> str:
-    """`  12  2026-11-30 10:31  bob                   5    5-2  won     1507.50 (+7.50)`"""
+    """`    12  2026-11-30 10:31  bob                   5    5-2  won     1507.50 (+7.50)`: indented,
+    so that no row starts with a digit (Gibbon reads such a line as a CLIP message)."""
     length = "unl" if row.length is None else str(row.length)
     result = "ended" if row.won is None else "won" if row.won else "lost"
-    line = (f"{row.match_id:4d}  {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
+    line = (f"  {row.match_id:4d}  {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
             f"  {row.score:>2}-{row.opponent_score:<2}  {result:<6}  {_rating_change(row.rating)}")
     rules = rules_summary(row.terms)
     return f"{line:<{_RULES_COLUMN}}{rules}" if rules else line

@@ -37,18 +37,18 @@ def split_private(words: Iterable[str]) -> tuple[list[str], bool]:
 def table_opened(code: str, length: int | None, terms: MatchTerms = STANDARD_TERMS,
                  private: bool = False) -> str:
     kind = "a private table" if private else "a table"
-    return (f"** You opened {kind} for {match_kind(length, terms)}. Its code is {code}: "
+    return (f"You opened {kind} for {match_kind(length, terms)}. Its code is {code}: "
             f"whoever types 'sit {code}' plays you.")
 
 
 def your_table(code: str, length: int | None, terms: MatchTerms = STANDARD_TERMS) -> str:
     """`table` alone, or a second `table` while one is open."""
-    return (f"** Your table {code} is open for {match_kind(length, terms)}. "
+    return (f"Your table {code} is open for {match_kind(length, terms)}. "
             f"Type 'table close' to close it.")
 
 
 def table_closed(code: str) -> str:
-    return f"** You closed your table {code}."
+    return f"You closed your table {code}."
 
 
 def no_table(typed_code: str) -> str:

@@ -74,6 +74,11 @@ MAX_PASSWORD_LENGTH = 72
 # names are added by the lobby, which knows them.
 RESERVED_NAMES = frozenset({"guest", "system", "admin", "administrator", "root", "server",
                             "fibs", "sysop", "nobody"})
+# Visitors who play a bot without an account are `guest_` and five letters (`guest_qhzmt`):
+# names are letters and `_` only (CLIENT-EXPECTATIONS.md), so the prefix, which no account may
+# have, keeps them apart from registered names.
+VISITOR_PREFIX = "guest_"
+VISITOR_LETTERS = 5
 
 
 def user_zone(timezone: str) -> zoneinfo.ZoneInfo:
@@ -205,8 +210,8 @@ UNDONE = "You take back your last decision. This match is not rated any more."
 
 
 def bot_usage(levels: list[str]) -> str:
-    return (f"** Type 'bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]' to play a "
-            "computer opponent at once.")
+    """A refusal in FIBS's usage form (`** usage: message <user> <text>`)."""
+    return f"** usage: bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]"
 
 # Visitors: `bot` at the login prompt, without an account.
 VISITORS_PLAY_BOTS = ("** Visitors without an account play the bots only. Log in as 'guest' "

@@ -12,6 +12,7 @@ from fibs_server.gnubg_bot.player import GnubgPlayer
 from tests.e2e.client import ExpectationFailed, FibsClient
 
 STALL = 5.0  # seconds without a line: the game is stuck
+TOGGLE_ANSWERS = {"greedy": "** Will use automatic greedy bearoffs."}
 
 
 class RecordingPlayer(GnubgPlayer):
@@ -27,12 +28,25 @@ class RecordingPlayer(GnubgPlayer):
         self.decisions: list[tuple[str, str, str]] = []  # (board, gnubg's answer, command)
         self.refused: list[str] = []
         self.problems: list[str] = []
+        # Per-game toggles to send once game 1 has started (set earlier, they lapse then),
+        # and the server's answers to them, which refuse nothing.
+        self.first_game_toggles: tuple[str, ...] = ()
+        self.toggle_answers: list[str] = []
 
     def record_decision(self, board: str, answer: str, command: str) -> None:
         self.decisions.append((board, answer, command))
 
     def record_refusal(self, text: str) -> None:
-        self.refused.append(text)
+        if not any(text.endswith(answer) for answer in self.toggle_answers):
+            self.refused.append(text)
+
+    async def react(self, line: str) -> None:
+        await super().react(line)
+        if line.startswith("Starting a new game with ") and self.first_game_toggles:
+            toggles, self.first_game_toggles = self.first_game_toggles, ()
+            for toggle in toggles:
+                self.toggle_answers.append(TOGGLE_ANSWERS[toggle])
+                await self.client.send(f"toggle {toggle}")
 
     def record_problem(self, text: str) -> None:
         self.problems.append(text)

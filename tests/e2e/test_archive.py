@@ -14,7 +14,7 @@ async def test_oldboard_oldmoves_history_and_the_exported_match(harness, players
     harness.script_dice((3, 1), (6, 4), (2, 1))
     await ask(carol, "oldmoves", "** There is no previous game.")
     await ask(carol, "oldboard", "** You're not playing.")
-    await ask(carol, "history", "carol has no finished matches.")
+    await ask(carol, "history", "carol has no finished matches.", "  Saved matches waiting: 0. Matches abandoned: 0.")
     await ask(carol, "history nobody", "No information found on user nobody.")
     await join_match(alice, bob, "1")
     await alice.skip_until("It's your turn to move.")
@@ -45,15 +45,16 @@ async def test_oldboard_oldmoves_history_and_the_exported_match(harness, players
                              "X: accepts",
                              "X: wins")
     await carol.skip_until("bob wins a 1 point match against alice  1-0 .")
-    row = re.compile(r"   (\d+)  \d{4}-\d\d-\d\d \d\d:\d\d  bob                   1   0-1   "
+    row = re.compile(r"     (\d+)  \d{4}-\d\d-\d\d \d\d:\d\d  bob                   1   0-1   "
                      r"lost    1490\.00 \(-10\.00\)")
     got = await ask(carol, "history alice", "Finished matches of alice, newest first:",
-                    "  id  finished (UTC)    opponent         length  score  result  rating                rules", row)
-    match_id = int(row.fullmatch(got[-1]).group(1))
+                    "    id  finished (UTC)    opponent         length  score  result  rating                rules", row,
+                    "  Saved matches waiting: 0. Matches abandoned: 0.")
+    match_id = int(row.fullmatch(got[-2]).group(1))
     await ask(carol, "history bob", "Finished matches of bob, newest first:",
-              "  id  finished (UTC)    opponent         length  score  result  rating                rules",
-              re.compile(rf"   {match_id}  .*  alice                 1   1-0   won     "
-                         r"1510\.00 \(\+10\.00\)"))
+              "    id  finished (UTC)    opponent         length  score  result  rating                rules",
+              re.compile(rf"     {match_id}  .*  alice                 1   1-0   won     "
+                         r"1510\.00 \(\+10\.00\)"), "  Saved matches waiting: 0. Matches abandoned: 0.")
     exported = tmp_path / "match.mat"
     assert await export_match(harness.config.database_url, match_id, str(exported)) == 0
     assert exported.read_text() == (

@@ -68,11 +68,14 @@ async def test_the_commitment_shown_before_the_first_roll_is_the_seed_revealed_a
     await ask(carol, "watch alice", "You're now watching alice.",
               "alice is not doing anything interesting.")
     await start(alice, bob, "1")
-    # Right after the match's first line, before the opening roll is told to anyone.
+    # A CLIP or telnet session sees FIBS's start only: the commitment is there on request
+    # (`fairdice`); the web page gets COMMITMENT_LINE unasked (tests/web/test_websocket.py).
     for client, opponent in ((alice, "bob"), (bob, "alice")):
-        await client.expect_lines(COMMITMENT_LINE)
         before = await client.skip_until(f"Starting a new game with {opponent}.")
         assert all(line.startswith(("5 ", "6")) for line in before)  # who-lines only
+        assert COMMITMENT_LINE not in before
+    await bob.send("fairdice")
+    await bob.skip_until(f"  commitment (SHA-256 of the seed): {COMMITMENT}")
     await carol.skip_until(re.compile(r"alice rolled \d, bob rolled \d.*"))
     await carol.send("fairdice")
     shown = await carol.skip_until("  then type 'fairdice 1'.")
@@ -170,8 +173,9 @@ async def test_dicetest_counts_the_rolls_of_a_seeded_run(harness, players):
     assert int(found[2]) == alice_rolls
     assert int(found[1]) > alice_rolls + bob_rolls  # the opening rolls count too
     table = [await alice.read_line() for _ in range(22)]
-    assert table[0] == "roll           server               you   fair dice"
-    assert table[1].startswith("1-1") and table[21].startswith("6-6")
+    assert table[0] == "  roll           server               you   fair dice"
+    assert table[1].startswith("  1-1") and table[21].startswith("  6-6")
+    assert not any(line[:1].isdigit() for line in table)  # Gibbon: a CLIP message
     assert sum(int(row.split()[1]) for row in table[1:]) == int(found[1])
     assert sum(int(row.split()[3]) for row in table[1:]) == alice_rolls
     rest = await alice.skip_until("  much: it needs 180.")
@@ -187,22 +191,22 @@ async def test_whois_counts_saved_and_abandoned_matches(harness, players):
     await alice.send("bye")
     await bob.skip_until("alice logs out. The game was saved.")
     await carol.skip_until("alice logs out.")
+    # A telnet or CLIP session's whois is FIBS's block; `history` gives the counts.
     await carol.send("whois alice")
     await carol.skip_until("Information about alice:")
     await carol.expect_lines(re.compile(r"  Last login: .*"), re.compile(r"  Last logout: .*"),
               "  Not logged in right now.", "  Rating: 1500.00 Experience: 0",
-              "  Saved matches waiting: 1. Matches abandoned: 0.", "  No email address.")
+              "  No email address.")
     await carol.expect_prompt()
+    await ask(carol, "history alice", "alice has no finished matches.",
+              "  Saved matches waiting: 1. Matches abandoned: 0.")
     lobby = harness.server.lobby
     assert await fair_commands.close_abandoned(lobby) == 0  # not yet
     lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
     assert await fair_commands.close_abandoned(lobby) == 1
-    await carol.send("whois alice")
-    await carol.skip_until("Information about alice:")
-    await carol.expect_lines(re.compile(r"  Last login: .*"), re.compile(r"  Last logout: .*"),
-              "  Not logged in right now.", "  Rating: 1500.00 Experience: 0",
-              "  Saved matches waiting: 0. Matches abandoned: 1.", "  No email address.")
-    await bob.send("whois bob")
+    await carol.send("history alice")
+    await carol.skip_until("  Saved matches waiting: 0. Matches abandoned: 1.")
+    await bob.send("history bob")
     await bob.skip_until("  Saved matches waiting: 0. Matches abandoned: 0.")
     # The closed match is over: its seed is out, and it resumes no more.
     await bob.send("fairdice 1")
@@ -228,10 +232,10 @@ async def test_with_forfeits_on_the_player_who_stayed_wins_the_abandoned_match_r
     assert record.state["score"][1] == 3 and record.state["history"][-1][-1]["event"] == \
         "MatchOver"
     assert record.state["ratings"]["bob"][1] > 1500 > record.state["ratings"]["alice"][1]
-    await bob.send("whois alice")
+    await bob.send("history alice")
     await bob.skip_until("  Saved matches waiting: 0. Matches abandoned: 1.")
     await bob.send("history")
-    await bob.skip_until(re.compile(r"   1  .*  alice  +3   3-0   won     15\d\d\.\d\d \(\+.*"))
+    await bob.skip_until(re.compile(r"     1  .*  alice  +3   3-0   won     15\d\d\.\d\d \(\+.*"))
     status, output = await verify_dice(harness.config.database_url, 1)
     assert status == 0, output
 

@@ -45,6 +45,8 @@ async def test_registration_dialogue_and_its_errors(harness):
         ("ab", "** Please use a name with at least 3 characters."),
         ("TAKEN", "** Please use another name. 'TAKEN' is already used by someone else."),
         ("guest", "** Please use another name. 'guest' is already used by someone else."),
+        # visitors' names: `guest_` and letters
+        ("Guest_abcde", "** Please use another name. 'Guest_abcde' is already used by someone else."),
         # this server runs without its bots: their names are kept for them all the same
         ("bot_expert", "** Please use another name. 'bot_expert' is already used by someone else."),
     ]:

@@ -451,12 +451,13 @@ async def test_a_dropped_connection_saves_the_match(harness, players):
 async def test_toggles_double_moves_and_the_off_command(harness, players):
     alice, bob, carol = players
     harness.script_dice((3, 1), (6, 4), (2, 1))
+    await join_match(alice, bob, "5")
+    await alice.skip_until("It's your turn to move.")
+    # Per-game toggles hold for the game they are set in (a new game resets them).
     await bob.send("toggle double")
     await bob.skip_until("** You won't be asked if you want to double.")
     await alice.send("toggle moves")
     await alice.skip_until("** You want a list of moves after this game.")
-    await join_match(alice, bob, "5")
-    await alice.skip_until("It's your turn to move.")
     await alice.send("off")
     await alice.skip_until("** You can't bear off now.")
     await alice.send("move 8-5 6-5")
@@ -554,3 +555,23 @@ async def test_each_board_shows_the_moment_of_the_text_before_it(harness, player
         "alice moves 8-5 6-5 .",
         f"board:alice:bob:1:0:0:{after}:-1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0",
         "bob rolls 6 and 4.")
+
+
+async def test_double_off_at_login_lapses_when_the_match_starts_as_matchdog_needs(harness, players):
+    """MatchDog (marekful/MatchDog) turns `double` off at login and then answers each board
+    after the opponent's move with `roll` or `double` itself: on FIBS the per-game toggles
+    are reset at the start of every game, the first of a match too, so it is asked."""
+    alice, bob, carol = players
+    harness.script_dice((3, 1), (6, 4))
+    await bob.send("toggle double")
+    await bob.skip_until("** You won't be asked if you want to double.")
+    await join_match(alice, bob, "3")
+    await alice.skip_until("It's your turn to move.")
+    await alice.send("move 8-5 6-5")
+    await bob.skip_until("alice moves 8-5 6-5 .")
+    board = await bob.read_line()
+    assert board.split(":")[33:35] == ["0", "0"]  # nothing rolled for him
+    await bob.expect_lines("It's your turn to roll or double.")
+    await bob.expect_silence()
+    await bob.send("roll")
+    await bob.expect_lines("You roll 6 and 4.", "Please move 2 pieces.")

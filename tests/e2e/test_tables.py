@@ -29,9 +29,9 @@ async def open_table(client, words: str, kind: str = "a table",
     await client.send(f"table {words}")
     match = match or f"a {words} point match"
     line = await client.read_line()
-    while not line.startswith("** "):  # others' notices and who-lines meanwhile
+    while not line.startswith("You opened "):  # others' notices and who-lines meanwhile
         line = await client.read_line()
-    found = re.fullmatch(rf"\*\* You opened {kind} for {re.escape(match)}\. Its code is "
+    found = re.fullmatch(rf"You opened {kind} for {re.escape(match)}\. Its code is "
                          rf"({CODE}): whoever types 'sit \1' plays you\.", line)
     assert found, line
     return found.group(1)
@@ -44,7 +44,7 @@ async def test_tables_are_opened_listed_and_closed_private_ones_unlisted(harness
     public = await open_table(alice, "5 nack timer 60",
                               match="a 5 point nackgammon match (60 s a turn)")
     await alice.send("table 3")
-    mine = (f"** Your table {public} is open for a 5 point nackgammon match (60 s a turn). "
+    mine = (f"Your table {public} is open for a 5 point nackgammon match (60 s a turn). "
             "Type 'table close' to close it.")
     await alice.expect_lines(mine)
     await alice.send("table")
@@ -53,14 +53,14 @@ async def test_tables_are_opened_listed_and_closed_private_ones_unlisted(harness
                                match="an unlimited match (no cube, lower die starts)")
     assert private != public
     await bob.send("tab")
-    await bob.expect_lines(f"** Your table {private} is open for an unlimited match (no cube, "
+    await bob.expect_lines(f"Your table {private} is open for an unlimited match (no cube, "
                            "lower die starts). Type 'table close' to close it.")
     await ask(carol, "show tables", "List of open tables:", COLUMNS,
               f"{public}  alice                5 points   60 s   nackgammon")
     await ask(carol, "sh tab", "List of open tables:", COLUMNS,
               f"{public}  alice                5 points   60 s   nackgammon")
     await bob.send("table close")
-    await bob.expect_lines(f"** You closed your table {private}.")
+    await bob.expect_lines(f"You closed your table {private}.")
     await bob.send("table close")
     await bob.expect_lines("** You have no open table.")
     await ask(carol, f"sit {private}", f"** There is no open table with the code {private}.")
@@ -71,7 +71,7 @@ async def test_tables_are_opened_listed_and_closed_private_ones_unlisted(harness
               f"{third}  bob                  1 point    -      portes, a bot takes over "
               "after 20 s")
     await alice.send("table CLOSE")
-    await alice.expect_lines(f"** You closed your table {public}.")
+    await alice.expect_lines(f"You closed your table {public}.")
     fourth = await open_table(alice, "unl", match="an unlimited match")
     await ask(carol, "show tables", "List of open tables:", COLUMNS,
               f"{third}  bob                  1 point    -      portes, a bot takes over "
@@ -114,7 +114,7 @@ async def test_what_table_and_sit_refuse(harness, players):
     await alice.send("toggle ready")
     await alice.expect_lines("** You're now ready to invite or join someone.", WHO, "6")
     await alice.send("table close")
-    await alice.expect_lines(f"** You closed your table {code}.")
+    await alice.expect_lines(f"You closed your table {code}.")
     # Over 9 points both players need experience above 50, as for an invitation.
     harness.server.lobby.online["alice"].account.experience = 51
     long_one = await open_table(alice, "11")
@@ -159,7 +159,7 @@ async def open_table_telnet(client, words: str) -> str:
     await client.send(f"table {words}")
     line = await client.read_line()
     await client.expect_prompt()
-    return re.fullmatch(rf"\*\* You opened a .* Its code is ({CODE}): .*", line).group(1)
+    return re.fullmatch(rf"You opened a .* Its code is ({CODE}): .*", line).group(1)
 
 
 async def test_a_private_table_is_reached_by_its_code_with_its_rules(harness, players):
@@ -293,13 +293,14 @@ async def test_a_match_started_at_a_table_is_timed_by_its_terms(harness, players
     await bob.send(f"sit {code}")
     await bob.expect_lines("** You are now playing a 3 point match with alice")
     await alice.skip_until("It's your turn to move.")
-    await alice.expect_lines(re.compile(r"board:.*"), "Clock: alice has 30 seconds to move.")
+    await alice.expect_lines("Clock: alice has 30 seconds to move.", re.compile(r"board:.*"))
     await carol.expect_lines("alice and bob start a 3 point match.")
     await ask(carol, "show games", "List of games:",
               "alice            -  bob              (3 point match 0-0; 30 s a turn)")
     clock.advance(20)
-    await alice.expect_lines("** You have 10 seconds left to move.")
+    await alice.expect_lines("You have 10 seconds left to move.")
     clock.advance(10)
     await alice.expect_lines("Your time to move is up: the server plays for you (1 of 3).")
     await bob.skip_until("alice's time to move is up: the server plays for alice (1 of 3).")
     await bob.skip_until("Clock: bob has 30 seconds to roll or double.")
+    await bob.expect_lines(re.compile(r"board:.*"))  # after its clock

@@ -62,14 +62,14 @@ async def test_warning_then_the_server_plays_the_bots_move_and_tells_everyone(ha
     harness.script_dice((3, 1), (6, 4))
     await join_match(alice, bob, "3 timer 30")
     await alice.skip_until("It's your turn to move.")
-    await alice.expect_lines(BOARD, "Clock: alice has 30 seconds to move.")
+    await alice.expect_lines("Clock: alice has 30 seconds to move.", BOARD)
     await watched_by_carol(carol)
     await alice.skip_until("carol is watching you.")
     await alice.expect_lines(re.compile("5 carol .*"), "6")
     clock.advance(19)
     await alice.expect_silence()
     clock.advance(1)
-    await alice.expect_lines("** You have 10 seconds left to move.")
+    await alice.expect_lines("You have 10 seconds left to move.")
     await bob.skip_until("carol starts watching alice.")
     await bob.expect_lines(re.compile("5 carol .*"), "6")
     await bob.expect_silence()  # the warning is alice's only
@@ -79,9 +79,9 @@ async def test_warning_then_the_server_plays_the_bots_move_and_tells_everyone(ha
     await carol.skip_until(re.compile(
         r"(> )?alice's time to move is up: the server plays for alice \(1 of 3\)\."))
     move = (await bob.expect_lines(MOVES))[0]
-    await bob.expect_lines(BOARD, "Clock: bob has 30 seconds to roll or double.",
+    await bob.expect_lines("Clock: bob has 30 seconds to roll or double.", BOARD,
                            "It's your turn to roll or double.")
-    await carol.expect_lines(move, BOARD, "Clock: bob has 30 seconds to roll or double.")
+    await carol.expect_lines(move, "Clock: bob has 30 seconds to roll or double.", BOARD)
 
 
 async def test_the_third_expiry_loses_the_match_scored_and_rated(harness, players):
@@ -90,6 +90,7 @@ async def test_the_third_expiry_loses_the_match_scored_and_rated(harness, player
     harness.script_dice((3, 1), (6, 4))
     await join_match(alice, bob, "3 timer 30")
     await alice.skip_until("Clock: alice has 30 seconds to move.")
+    await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     clock.advance(30)  # 1: alice's move
     await bob.skip_until("It's your turn to roll or double.")
     clock.advance(30)  # 1: bob's roll
@@ -127,8 +128,9 @@ async def test_takeover_a_bot_decides_uncounted_and_the_player_plays_on(harness,
     harness.script_dice((3, 1), (6, 4), (5, 2), (4, 3))
     await join_match(alice, bob, "3 takeover 20")
     await alice.skip_until("Clock: alice has 20 seconds to move.")
+    await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     clock.advance(10)
-    await alice.expect_lines("** You have 10 seconds left to move.")
+    await alice.expect_lines("You have 10 seconds left to move.")
     clock.advance(10)
     await alice.expect_lines("You took too long to move: a bot decides for you.")
     await bob.skip_until("alice took too long to move: a bot decides for alice.")
@@ -150,7 +152,7 @@ async def test_takeover_a_bot_decides_uncounted_and_the_player_plays_on(harness,
     await alice.expect_lines("** Please wait for bob to join too.")
     await bob.skip_until("Type 'join' if you want to play the next game, type 'leave' if you don't.")
     clock.advance(20)  # bob's turn to join: a bot joins for him
-    await bob.expect_lines("** You have 10 seconds left to join the next game.",
+    await bob.expect_lines("You have 10 seconds left to join the next game.",
                            "You took too long to join the next game: a bot decides for you.",
                            "Starting a new game with alice.")
     await alice.skip_until("bob took too long to join the next game: a bot decides for bob.")
@@ -183,6 +185,7 @@ async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
     harness.script_dice((3, 1))
     await join_match(alice, bob, "3 timer 30")
     await alice.skip_until("Clock: alice has 30 seconds to move.")
+    await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     await bob.close()
     await alice.skip_until("bob drops connection. The game was saved.")
     await alice.expect_lines("** bob has 60 seconds to resume the match, or loses it.")
@@ -194,14 +197,16 @@ async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
     await alice.send("join bob")
     await alice.expect_lines("You are now playing with bob. Your running match was loaded.")
     await alice.skip_until("Clock: alice has 30 seconds to move.")
+    await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     clock.advance(2)  # past the grace period: resumed, nothing is lost
     await alice.send("board")
     await alice.skip_until("Clock: alice has 28 seconds to move.")
+    await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     await carol.send("show games")
     await carol.skip_until(re.compile(r"(> )?List of games:"))
     await carol.expect_lines("alice            -  bob              (3 point match 0-0; 30 s a turn)")
     clock.advance(18)
-    await alice.skip_until("** You have 10 seconds left to move.")  # the resumed match's clock
+    await alice.skip_until("You have 10 seconds left to move.")  # the resumed match's clock
 
 
 async def test_a_timed_match_left_and_not_resumed_in_time_is_lost(harness, players):
@@ -210,6 +215,7 @@ async def test_a_timed_match_left_and_not_resumed_in_time_is_lost(harness, playe
     harness.script_dice((3, 1))
     await join_match(alice, bob, "3 timer 60")
     await alice.skip_until("Clock: alice has 60 seconds to move.")
+    await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     await bob.send("leave")
     await bob.skip_until("** You terminated the game. The game was saved.")
     await bob.skip_until("** Resume the match within 60 seconds ('invite alice'), or you lose it.")
@@ -252,6 +258,7 @@ async def test_the_servers_takeover_option_times_every_match(database_url):
         await bob.skip_until("Type 'join alice' to accept.")
         await bob.send("join alice")
         await alice.skip_until("Clock: alice has 15 seconds to move.")
+        await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
         clock.advance(15)
         await alice.skip_until("You took too long to move: a bot decides for you.")
         await bob.skip_until("alice moves 8-5 6-5 .")
@@ -272,6 +279,7 @@ async def test_with_the_bots_on_the_expert_decides_for_a_player_out_of_time(data
         server.script_dice((3, 1), (6, 4), (5, 2))
         await alice.send("invite bot_expert 1 timer 30")
         await alice.skip_until("Clock: alice has 30 seconds to move.")
+        await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
         clock.advance(30)
         await alice.skip_until("Your time to move is up: the server plays for you (1 of 3).")
         await alice.skip_until(re.compile(r"bot_expert moves .*"))  # hers was stored before
@@ -281,3 +289,32 @@ async def test_with_the_bots_on_the_expert_decides_for_a_player_out_of_time(data
         assert server.server.bots.pool.counts.decided >= 1  # by the engine, not the fallback
     finally:
         await server.stop()
+
+
+async def test_nothing_stands_between_a_board_and_its_prompt_for_clip_and_telnet(harness, players):
+    """A board is a question to a bot and the prompt after it says which: the clock comes
+    before the board (the project's gnubg bot asked for the board again before 36 of 37
+    decisions when it came between)."""
+    alice, bob, carol = players
+    harness.script_dice((3, 1), (6, 4), (2, 1))
+    await ask(carol, "toggle ready", "** You're now ready to invite or join someone.")
+    await ask(carol, "toggle moreboards", "** Will send rawboards after rolling.")
+    await alice.send("invite carol 3 timer 30")
+    await carol.skip_until(re.compile(r"(> )?alice wants to play a 3 point match with you\."))
+    await carol.expect_lines("The match is played with: 30 s a turn.",
+                             "Type 'join alice' to accept.")
+    await carol.send("join alice")
+    await alice.skip_until("It's your turn to move.")
+    await alice.expect_lines("Clock: alice has 30 seconds to move.", BOARD)
+    await alice.send("move 8-5 6-5")
+    await carol.skip_until(re.compile(r"(> )?alice moves 8-5 6-5 \."))
+    await carol.expect_lines("Clock: carol has 30 seconds to roll or double.", BOARD,
+                             "It's your turn to roll or double.")
+    await carol.send("roll")
+    await carol.expect_lines("You roll 6 and 4.", "Clock: carol has 30 seconds to move.", BOARD,
+                             "Please move 2 pieces.")
+    await carol.expect_prompt()
+    await carol.send("move 1-7 7-11")
+    await alice.skip_until("carol moves 1-7 7-11 .")
+    await alice.expect_lines("Clock: alice has 30 seconds to roll or double.", BOARD,
+                             "It's your turn to roll or double.")

@@ -31,7 +31,9 @@ async def test_the_invitation_show_games_and_whois_name_the_rules(harness, playe
     await alice.expect_lines("** 'n' could mean nackgammon or nocube.")
     await alice.send("invite bob 5 nocube NACK")
     await alice.expect_lines("** You invited bob to a 5 point nackgammon match (no cube).")
-    await bob.expect_lines("alice wants to play a 5 point nackgammon match (no cube) with you.",
+    # FIBS's exact invitation first (every client and bot reads only it), the terms after it
+    await bob.expect_lines("alice wants to play a 5 point match with you.",
+                           "The match is played with: nackgammon, no cube.",
                            "Type 'join alice' to accept.")
     await bob.send("join alice")
     # the lines FIBS clients read at the start stay FIBS's own

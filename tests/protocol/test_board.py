@@ -446,15 +446,13 @@ def test_gnubg_plays_the_same_for_o_and_x_and_enters_from_the_bar(gnubg_external
             assert "/0" in play
 
 
-@pytest.mark.parametrize("style", [1, 2])
-def test_a_timed_matchs_clock_is_the_last_line_of_an_ascii_board(style):
+@pytest.mark.parametrize("style", [1, 2, 3])
+def test_a_timed_matchs_clock_comes_before_the_board_never_between_it_and_its_prompt(style):
     view = O_OPENING
     clock = "Clock: alice has 23 seconds to move."
-    assert render_board(view, style, clock) == [*render_board(view, style), f"    {clock}"]
+    assert render_board(view, style, clock) == [clock, *render_board(view, style)]
 
 
-def test_after_a_board_line_the_clock_is_a_line_of_its_own():
+def test_a_board_line_without_a_clock_is_alone():
     view = O_OPENING
-    lines = render_board(view, 3, "Clock: bob has 5 seconds to roll or double.")
-    assert lines == [board_line(view), "Clock: bob has 5 seconds to roll or double."]
     assert render_board(view, 3) == [board_line(view)]

@@ -38,17 +38,22 @@ def test_history_rows_won_lost_ended_rated_or_not():
     ended = info.FinishedMatch(3, FINISHED, "carol", None, 4, 6, None, None)
     assert info.history("alice", [won, ended]) == [
         "Finished matches of alice, newest first:",
-        "  id  finished (UTC)    opponent         length  score  result  rating                rules",
-        "  12  2026-11-30 10:31  bob                   5   5-2   won     1507.50 (+7.50)",
-        "   3  2026-11-30 10:31  carol               unl   4-6   ended   -"]
+        "    id  finished (UTC)    opponent         length  score  result  rating                rules",
+        "    12  2026-11-30 10:31  bob                   5   5-2   won     1507.50 (+7.50)",
+        "     3  2026-11-30 10:31  carol               unl   4-6   ended   -",
+        "  Saved matches waiting: 0. Matches abandoned: 0."]
     lost = info.FinishedMatch(7, FINISHED, "bob", 1, 0, 1, False, (1500.0, 1490.0))
     assert info.history_row(lost).endswith("  lost    1490.00 (-10.00)")
     nack = info.FinishedMatch(8, FINISHED, "bob", 3, 3, 1, True, None,
                               MatchTerms(MatchRules(Variant.NACKGAMMON, cube=False), 30))
     assert info.history_row(nack) == (
-        "   8  2026-11-30 10:31  bob                   3   3-1   won     -"
+        "     8  2026-11-30 10:31  bob                   3   3-1   won     -"
         "                     nackgammon, no cube, 30 s a turn")
-    assert info.history("alice", []) == ["alice has no finished matches."]
+    assert info.history("alice", [], 1, 2) == ["alice has no finished matches.",
+                                               "  Saved matches waiting: 1. Matches abandoned: 2."]
+    # no row starts with a digit (Gibbon would read it as a CLIP message), four-digit ids too
+    assert info.history_row(info.FinishedMatch(1234, FINISHED, "bob", 1, 1, 0, True, None)
+                            ).startswith("  1234  ")
 
 
 def test_no_rating_rank():

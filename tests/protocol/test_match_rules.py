@@ -68,8 +68,13 @@ def test_the_invitation_names_the_variant_and_house_rules():
         "** You invited bob to a 3 point match (30 s a turn, a bot takes over after 20 s).")
     assert game_texts.invitation("alice", None, saved_match=False, bell=False, terms=MatchTerms(
             MatchRules(Variant.HYPERGAMMON, lower_die_starts=True))) == [
-        "alice wants to play an unlimited hypergammon match (lower die starts) with you.",
+        "alice wants to play an unlimited match with you.",  # FIBS's line, exactly
+        "The match is played with: hypergammon, lower die starts.",
         "Type 'join alice' to accept."]
+    assert game_texts.invitation("alice", 3, saved_match=False, bell=False, terms=MatchTerms(
+            turn_seconds=30)) == [
+        "alice wants to play a 3 point match with you.",
+        "The match is played with: 30 s a turn.", "Type 'join alice' to accept."]
 
 
 def test_portes_is_not_said_to_have_no_cube_it_never_has_one():

@@ -142,7 +142,7 @@ async def test_registration_and_a_visit_start_as_clip_clients_too(web_with_bots,
     clients.append(visitor)
     await visitor.skip_until("login: ")
     await visitor.send("bot beginner 1")
-    await visitor.skip_until(re.compile(r"1 guest_\d{4} \d+ \S+"))
+    await visitor.skip_until(re.compile(r"1 guest_[a-z]{5} \d+ \S+"))
     await visitor.skip_until("** Player bot_beginner has joined you for a 1 point match.")
 
 
@@ -300,3 +300,29 @@ async def test_a_graceful_stop_tells_a_websocket_user_and_closes_the_connection(
         for client in clients:
             await client.close()
         await harness.stop()
+
+
+async def test_the_web_page_gets_the_extensions_a_classic_session_asks_for(web, clients):
+    """The dice commitment at a match's start and the saved-match counts in `whois` come to
+    the web page unasked; a telnet session sees FIBS's lines only (docs/PROTOCOL.md)."""
+    from fibs_server.rules.dice import VerifiableDice
+    seed = bytes(range(32))
+    web.dice.append(VerifiableDice(seed))
+    await web.register("alice")
+    await web.register("bob")
+    alice = await web_login(web, clients, "alice")
+    bob = await web.login_telnet("bob")
+    await alice.send("toggle ready")
+    await alice.skip_until("** You're now ready to invite or join someone.")
+    await bob.send("toggle ready")
+    await bob.skip_until(re.compile(r"(> )?\*\* You're now ready to invite or join someone\."))
+    await alice.send("whois bob")
+    await alice.skip_until("  Saved matches waiting: 0. Matches abandoned: 0.")
+    await bob.send("invite alice 1")
+    await alice.skip_until("Type 'join bob' to accept.")
+    await alice.send("join bob")
+    await alice.skip_until("** You are now playing a 1 point match with bob")
+    commitment = VerifiableDice(seed).commitment
+    await alice.skip_until(f"Dice commitment for this match: {commitment}. Type 'help fairdice'.")
+    before = await bob.skip_until(re.compile(r"(> )?Starting a new game with alice\."))
+    assert not any("commitment" in line for line in before)

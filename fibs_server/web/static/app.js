@@ -16,6 +16,7 @@ const page = {
   me: null,
   who: new Map(),
   invitationsIn: new Map(),
+  lastInviter: null, // whose invitation a following terms line belongs to
   invitationsOut: new Map(),
   board: null,
   steps: [],
@@ -171,7 +172,16 @@ function handleLine(line) {
     case "login": case "motd start": case "motd end": case "who end": case "": break;
     case "chat": chat(said); break;
     case "board": showBoard(said.board); break;
-    case "invited": page.invitationsIn.set(said.from, said.match); renderInvitations(); log(line); break;
+    case "invited":
+      page.invitationsIn.set(said.from, said.match); page.lastInviter = said.from;
+      renderInvitations(); log(line); break;
+    case "invitation terms": // the line after FIBS's invitation line of a timed or variant match
+      if (page.invitationsIn.has(page.lastInviter)) {
+        page.invitationsIn.set(page.lastInviter,
+          `${page.invitationsIn.get(page.lastInviter)} (${said.terms})`);
+        renderInvitations();
+      }
+      log(line); break;
     case "you invited": page.invitationsOut.set(said.to, said.match); renderInvitations(); log(line); break;
     case "game starts":
       page.invitationsIn.delete(said.opponent);

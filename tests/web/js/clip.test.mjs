@@ -45,6 +45,8 @@ test("the sentences the page acts on", () => {
     { kind: "invited", from: "bob", match: "a 5 point match" });
   assert.deepEqual(parseLine("bob wants to play an unlimited match with you."),
     { kind: "invited", from: "bob", match: "an unlimited match" });
+  assert.deepEqual(parseLine("The match is played with: nackgammon, no cube, 30 s a turn."),
+    { kind: "invitation terms", terms: "nackgammon, no cube, 30 s a turn" });
   assert.deepEqual(parseLine("** You invited bob to a 1 point match."),
     { kind: "you invited", to: "bob", match: "a 1 point match" });
   assert.deepEqual(parseLine("Starting a new game with bob."), { kind: "game starts", opponent: "bob" });
