@@ -75,7 +75,7 @@ MAX_PASSWORD_LENGTH = 72
 RESERVED_NAMES = frozenset({"guest", "system", "admin", "administrator", "root", "server",
                             "fibs", "sysop", "nobody"})
 # Visitors who play a bot without an account are `guest_` and five letters (`guest_qhzmt`):
-# names are letters and `_` only (CLIENT-EXPECTATIONS.md), so the prefix, which no account may
+# names are letters and `_` only (docs/PROTOCOL.md), so the prefix, which no account may
 # have, keeps them apart from registered names.
 VISITOR_PREFIX = "guest_"
 VISITOR_LETTERS = 5

@@ -81,7 +81,7 @@ async def test_a_visitor_plays_a_bot_without_an_account_and_nothing_is_stored(ha
     before = await visitor.skip_until(re.compile(
         r"(> )*\*\* Player bot_beginner has joined you for a 1 point match\."))
     name = re.search(r"\*\* User (\S+) authenticated\.", "\n".join(before)).group(1)
-    # Names are letters and `_` only (CLIENT-EXPECTATIONS.md): a digit makes the classic
+    # Names are letters and `_` only (docs/PROTOCOL.md): a digit makes the classic
     # classifiers misread every board line of the visitor's match.
     assert re.fullmatch(r"guest_[A-Za-z_]+", name)
     # The visitor's turn (the bot plays its own at once): the visitor resigns the game.

@@ -1,4 +1,4 @@
-"""Issue 29: a telnet or CLIP session that has not opted in sees exactly FIBS's lines in
+"""A telnet or CLIP session that has not opted in sees exactly FIBS's lines in
 FIBS's flows. Login, who, whois, invite, join, a whole match, watch and chat are played with
 CLIP and telnet sessions, and every line they read must be one of FIBS's line forms listed
 in docs/PROTOCOL.md (the `fibs-lines` block), as a classic client's classifier would."""
