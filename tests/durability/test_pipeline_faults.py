@@ -41,7 +41,7 @@ async def a_timed_match_watched_by_carol(harness, players, terms: str):
     await join_match(alice, bob, terms)
     await alice.skip_until("It's your turn to move.")
     await watched_by_carol(carol)
-    await carol.expect_lines(BOARD, re.compile(r"Clock: alice has \d+ seconds to move\."))
+    await carol.expect_lines(re.compile(r"Clock: alice has \d+ seconds to move\."), BOARD)
     await carol.expect_prompt()
     await alice.skip_until("carol is watching you.")
     await alice.expect_lines(WHO_LINE, "6")
@@ -54,7 +54,7 @@ async def test_an_expiry_that_cannot_be_stored_tells_nobody_and_is_timed_again(h
     alice, bob, carol = players
     running = await a_timed_match_watched_by_carol(harness, players, "3 timer 30")
     await ring(harness, 20)
-    await alice.expect_lines("** You have 10 seconds left to move.")
+    await alice.expect_lines("You have 10 seconds left to move.")
     with failing_updates(harness, "matches"):
         await ring(harness, 10)
     for client in (alice, bob, carol):
@@ -62,7 +62,7 @@ async def test_an_expiry_that_cannot_be_stored_tells_nobody_and_is_timed_again(h
     assert running.expiries == [0, 0] and running.played_for == []
     await assert_memory_is_stored(harness, running)
     await alice.send("board")
-    await alice.expect_lines(BOARD, "Clock: alice has 30 seconds to move.")  # timed again
+    await alice.expect_lines("Clock: alice has 30 seconds to move.", BOARD)  # timed again
     await ring(harness, 30)
     await alice.skip_until("Your time to move is up: the server plays for you (1 of 3).")
     await bob.skip_until("alice's time to move is up: the server plays for alice (1 of 3).")
@@ -77,13 +77,13 @@ async def test_a_takeover_that_cannot_be_stored_tells_nobody_and_is_timed_again(
     running = await a_timed_match_watched_by_carol(harness, players, "3 takeover 20")
     with failing_updates(harness, "matches"):
         await ring(harness, 20)
-    await alice.expect_lines("** You have 10 seconds left to move.")
+    await alice.expect_lines("You have 10 seconds left to move.")
     for client in (alice, bob, carol):
         await client.expect_silence()
     assert running.played_for == []
     await assert_memory_is_stored(harness, running)
     await alice.send("board")
-    await alice.expect_lines(BOARD, "Clock: alice has 20 seconds to move.")
+    await alice.expect_lines("Clock: alice has 20 seconds to move.", BOARD)
     await ring(harness, 20)
     await alice.skip_until("You took too long to move: a bot decides for you.")
     await bob.skip_until("alice took too long to move: a bot decides for alice.")
