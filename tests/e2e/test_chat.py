@@ -226,6 +226,7 @@ async def test_gagged_watchers_are_not_heard_but_players_are(harness, game):
     await dave.expect_lines("15 alice players can't be gagged")
 
 
+@pytest.mark.stored
 async def test_messages_saved_for_offline_users_survive_a_restart(harness, users):
     alice, bob = users
     await ask(alice, "message carol I'll log in at 10pm  if you want",
@@ -301,6 +302,7 @@ async def test_waitfor_tells_both_sides_at_login(harness, users):
     await ask(alice, "waitfor", "** You're not waiting for anyone.")
 
 
+@pytest.mark.stored
 async def test_gag_and_blind_work_and_persist_across_logout(harness, users):
     alice, bob = users
     await ask(alice, "gag", "** You gag nobody.")

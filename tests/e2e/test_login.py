@@ -4,6 +4,8 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from fibs_server.lobby import who_list as who_list_module
 from tests.e2e.conftest import DATE_LINE
 
@@ -20,6 +22,7 @@ async def test_banner_ends_with_house_rule_date_and_login_prompt(harness):
     await client.expect_silence()
 
 
+@pytest.mark.stored
 async def test_registration_dialogue_and_its_errors(harness):
     await harness.register("taken")
     client = await harness.connect()
@@ -97,6 +100,7 @@ async def test_empty_password_goes_back_to_choosing_a_name(harness):
     await client.expect_lines("Welcome to FIBS. You just logged in as guest.")
 
 
+@pytest.mark.stored
 async def test_telnet_login_shows_last_login_on_the_second_time(harness):
     await harness.register("alice")
     client = await harness.connect()

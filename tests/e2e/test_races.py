@@ -5,8 +5,13 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import players  # noqa: F401 (a fixture)
+
+# The races meet in the store (a match created, saved): both databases.
+pytestmark = pytest.mark.stored
 
 
 async def test_a_drop_while_joining_leaves_a_saved_match_and_nobody_stuck(harness, players):
