@@ -191,8 +191,8 @@ async def test_wrong_old_passwords_are_throttled_like_logins(make_harness, trace
 
 async def test_registrations_per_address_are_capped(make_harness, tracebacks):
     harness = await make_harness(abuse=AbuseLimits(registrations_per_hour=2))
-    await harness.register("alice")
-    await harness.register("bob")
+    await harness.register_by_dialogue("alice")
+    await harness.register_by_dialogue("bob")
     client = await harness.connect()
     await send_guest_name(client, "carol")
     await client.expect_lines(TOO_MANY_REGISTRATIONS)
