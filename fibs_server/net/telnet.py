@@ -38,6 +38,8 @@ serving_clock: Callable[[], float] = time.monotonic
 # Seconds of writing per batcher callback: a fixed 500 connections per callback took 8-17 ms
 # when a login burst's bcrypt and client processes slowed every send() (docs/PERFORMANCE.md).
 FLUSH_SLICE = 0.002
+# What the batcher's slices are measured on (tests put a fake clock here).
+flush_clock: Callable[[], float] = time.perf_counter
 BROADCAST_SHARE = 0.25  # of the event loop's time, at most, spent writing broadcasts
 
 
@@ -145,13 +147,13 @@ class OutputBatcher:
 def _flush_for_a_slice(queue: collections.deque[QueuedConnection], waiting_flag: str) -> float:
     """Flush connections off `queue` (clearing the flag that marks them as in it) for at most
     FLUSH_SLICE seconds; the seconds spent."""
-    started = time.perf_counter()
+    started = flush_clock()
     deadline = started + FLUSH_SLICE
-    while queue and time.perf_counter() < deadline:
+    while queue and flush_clock() < deadline:
         connection = queue.popleft()
         setattr(connection, waiting_flag, False)
         connection.flush()
-    return time.perf_counter() - started
+    return flush_clock() - started
 
 
 class QueuedConnection:
