@@ -1,4 +1,13 @@
-"""Shared fixtures: one database per test, on SQLite always and on PostgreSQL when configured.
+"""Shared fixtures: one database per test, on SQLite always and, for the tests that touch the
+store, on PostgreSQL too when configured.
+
+A test that asks for `database_url` (directly, or through the e2e `harness`) runs on SQLite.
+It runs on PostgreSQL as well when what it checks goes through the store in a way the two
+databases could answer differently: every test under tests/store and tests/durability, and
+elsewhere the tests marked `@pytest.mark.stored` (or a module's `pytestmark`): accounts,
+save/resume, match results and ratings, the archive, fair-play records, what survives a
+restart, races that meet in the store. Help, chat, who, login texts and bad input are the
+lobby's and the protocol's, the same on either database: SQLite only.
 
 `FIBS_TEST_DATABASE_URL` names a PostgreSQL server (e.g. postgresql://postgres@127.0.0.1:5432/postgres);
 each test then gets a fresh database created on that server and dropped afterwards. `.ci/run` sets
@@ -7,11 +16,15 @@ it, so in CI the PostgreSQL half always runs; elsewhere it skips with the reason
 from __future__ import annotations
 
 import os
+import pathlib
 import uuid
 
 import pytest
 
 POSTGRES_URL_VARIABLE = "FIBS_TEST_DATABASE_URL"
+# Test directories (under tests/) whose every database test runs on both databases.
+STORE_DIRECTORIES = {"store", "durability"}
+TESTS = pathlib.Path(__file__).parent
 
 
 def skip_unless_ci(reason: str) -> None:
@@ -22,7 +35,21 @@ def skip_unless_ci(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+def touches_the_store(definition: pytest.Item) -> bool:
+    """Whether a test runs on PostgreSQL as well as on SQLite (see above)."""
+    if definition.get_closest_marker("stored") is not None:
+        return True
+    parts = definition.path.relative_to(TESTS).parts
+    return len(parts) > 1 and parts[0] in STORE_DIRECTORIES
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "database_url" in metafunc.fixturenames:
+        kinds = ["sqlite", "postgresql"] if touches_the_store(metafunc.definition) else ["sqlite"]
+        metafunc.parametrize("database_url", kinds, indirect=True)
+
+
+@pytest.fixture
 async def database_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'fibs-test.db'}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 from fibs_server.lobby.chat_records import IgnoreKind
 from fibs_server.lobby.command_table import CommandTable
@@ -17,6 +18,8 @@ from fibs_server.protocol import chat, game_texts, texts
 from fibs_server.protocol.commands import Command
 
 table = CommandTable()
+# What shouts are timed on (`shout_window`); tests put a fake clock here.
+shout_clock: Callable[[], float] = time.monotonic
 
 
 def rings(session: Session) -> bool:
@@ -83,7 +86,7 @@ async def say(lobby: Lobby, session: Session, command: Command) -> None:
 
 def _seconds_until_shout(lobby: Lobby, session: Session) -> float:
     """0 and the shout counted if the user may shout now, else how long they must wait."""
-    now = time.monotonic()
+    now = shout_clock()
     recent = session.shout_times
     while recent and now - recent[0] >= lobby.config.shout_window:
         recent.popleft()

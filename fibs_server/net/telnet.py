@@ -15,7 +15,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fibs_server.lobby.lobby import Lobby
@@ -32,9 +32,14 @@ READ_CHUNK = 4096  # bytes decoded and cut into lines at a time, whatever one re
 # Seconds a connection's line worker serves before giving the loop a turn: lines that need no
 # I/O (empty, unknown commands) would otherwise be served 64 KiB at a time.
 SERVE_SLICE = 0.002
+# What a line worker's slices and a lost peer's grace are measured on (tests put a fake clock
+# here: tests/net/test_telnet_protocol.py).
+serving_clock: Callable[[], float] = time.monotonic
 # Seconds of writing per batcher callback: a fixed 500 connections per callback took 8-17 ms
 # when a login burst's bcrypt and client processes slowed every send() (docs/PERFORMANCE.md).
 FLUSH_SLICE = 0.002
+# What the batcher's slices are measured on (tests put a fake clock here).
+flush_clock: Callable[[], float] = time.perf_counter
 BROADCAST_SHARE = 0.25  # of the event loop's time, at most, spent writing broadcasts
 
 
@@ -142,13 +147,13 @@ class OutputBatcher:
 def _flush_for_a_slice(queue: collections.deque[QueuedConnection], waiting_flag: str) -> float:
     """Flush connections off `queue` (clearing the flag that marks them as in it) for at most
     FLUSH_SLICE seconds; the seconds spent."""
-    started = time.perf_counter()
+    started = flush_clock()
     deadline = started + FLUSH_SLICE
-    while queue and time.perf_counter() < deadline:
+    while queue and flush_clock() < deadline:
         connection = queue.popleft()
         setattr(connection, waiting_flag, False)
         connection.flush()
-    return time.perf_counter() - started
+    return flush_clock() - started
 
 
 class QueuedConnection:
@@ -268,7 +273,7 @@ class TelnetProtocol(asyncio.Protocol):
         self.session: Session | None = None  # None: refused, never a session
         self.unread = bytearray()  # as read: telnet commands not yet decoded
         self.worker: asyncio.Task | None = None
-        self.lost_at: float | None = None  # loop time the peer went
+        self.lost_at: float | None = None  # when the peer went, on serving_clock
         # The last line served was empty and nothing has come since in this read: more empty
         # lines continue its run.
         self.in_empty_lines = False
@@ -300,7 +305,7 @@ class TelnetProtocol(asyncio.Protocol):
     async def _serve_lines(self) -> None:
         session = self.session
         assert session is not None
-        slice_ends = time.perf_counter() + SERVE_SLICE
+        slice_ends = serving_clock() + SERVE_SLICE
         try:
             while self.unread:
                 text, replies = self.codec.receive(bytes(self.unread[:READ_CHUNK]))
@@ -331,16 +336,16 @@ class TelnetProtocol(asyncio.Protocol):
         if session.stage is Stage.CLOSED:
             return False
         return (self.lost_at is None
-                or asyncio.get_running_loop().time() <= self.lost_at + LOST_PEER_GRACE)
+                or serving_clock() <= self.lost_at + LOST_PEER_GRACE)
 
     async def _give_the_loop_a_turn_if_due(self, slice_ends: float) -> float:
         """Once SERVE_SLICE is used up, flush the replies and let the loop run the others;
         when the next slice ends."""
-        if time.perf_counter() < slice_ends:
+        if serving_clock() < slice_ends:
             return slice_ends
         self.connection.flush()
         await asyncio.sleep(0)
-        return time.perf_counter() + SERVE_SLICE
+        return serving_clock() + SERVE_SLICE
 
     def _fold_empty_lines(self, text: bytes) -> bytes:
         """`text` with runs of empty lines cut to one, across the chunks of a read too."""
@@ -357,7 +362,7 @@ class TelnetProtocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if self.session is None:
             return
-        self.lost_at = asyncio.get_running_loop().time()
+        self.lost_at = serving_clock()
         if self.worker is None:  # otherwise the worker does it after the lines it has
             self.front.run(self._part())
 

@@ -18,6 +18,7 @@ from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match
 
 from ..rules.match_helpers import started
+from ..waiting import until
 
 # 3-ply: about 0.4 s for the opening 5-4, whose best play is not our rules of thumb's.
 SLOW = dataclasses.replace(EXPERT, name="slow", plies=3)
@@ -70,7 +71,7 @@ async def test_the_event_loop_keeps_ticking_while_the_workers_think(pool):
 async def test_the_rules_of_thumb_decide_on_the_loop_without_waiting_for_a_worker(pool):
     situation = opening_move()
     busy = asyncio.create_task(pool.decide(situation, SLOW, seed=1))
-    await asyncio.sleep(0.05)  # the one worker has taken the slow decision
+    await until(lambda: pool._under_way == 1, "the slow decision is sent to the one worker")
     asking = pool.decide(situation, BEGINNER, seed=2)
     with pytest.raises(StopIteration) as answered:  # finished at its first step: no wait
         asking.send(None)
@@ -113,7 +114,11 @@ async def test_closing_gives_the_queued_decisions_the_fallback():
     thought = decide(situation, SLOW, random.Random(1))
     assert thought != fallback(situation)
     asked = [asyncio.create_task(pool.decide(situation, SLOW, seed=1)) for _ in range(4)]
-    await asyncio.sleep(0.2)  # the worker has the first; some are queued
+    # The worker has the first (the executor marks what it hands on as running); the rest are
+    # queued behind it.
+    await until(lambda: pool._under_way == 4 and any(
+        item.future.running() for item in pool._executor._pending_work_items.values()),
+        "the first decision under way, the others queued")
     await pool.close()
     decisions = [await decision for decision in asked]
     assert decisions[0] == thought and decisions[-1] == fallback(situation)

@@ -118,4 +118,4 @@ async def test_a_registration_the_store_fails_is_answered_and_closed(harness):
         await answer_guest_dialogue(client, "alice", "secret")
         rest = await client.expect_closed()
         assert rest.endswith(f"{LOGIN_FAILED}\r\n".encode()), rest
-    await harness.register("alice")  # the name is still free
+    await harness.register_by_dialogue("alice")  # the name is still free

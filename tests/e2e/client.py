@@ -98,6 +98,24 @@ class FibsClient:
             raise ExpectationFailed(f"{self.name}: expected prompt {prompt!r}, got {self.buffer!r}")
         self.buffer = self.buffer[len(wanted):]
 
+    async def lines_until_prompt(self, prompt: str = "> ", timeout: float = TIMEOUT
+                                 ) -> list[str]:
+        """The lines up to the next `prompt` (read too, and not returned): the whole of a reply
+        whose length is not known."""
+        wanted = prompt.encode()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        lines = []
+        while True:
+            if b"\r\n" in self.buffer:
+                lines.append(await self.read_line())
+            elif self.buffer.startswith(wanted):
+                self.buffer = self.buffer[len(wanted):]
+                return lines
+            elif not await self._fill(max(0.0, deadline - loop.time())):
+                raise ExpectationFailed(f"{self.name}: no prompt {prompt!r} after {lines!r}; "
+                                        f"have {self.buffer!r}")
+
     async def expect_lines(self, *expected: str | re.Pattern) -> list[str]:
         """The next lines must be exactly these (strings) or match these (patterns)."""
         got = []

@@ -3,10 +3,15 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from fibs_server.__main__ import export_match
 from tests.durability.test_save_resume import next_board
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import join_match, players  # noqa: F401  (a fixture)
+
+# The archive reads finished matches back from the store: both databases.
+pytestmark = pytest.mark.stored
 
 
 async def test_oldboard_oldmoves_history_and_the_exported_match(harness, players, tmp_path):

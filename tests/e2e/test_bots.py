@@ -75,6 +75,7 @@ async def test_an_unlimited_match_against_a_bot_goes_on_until_the_player_leaves(
     assert alice.refusals == []
 
 
+@pytest.mark.stored
 async def test_a_visitor_plays_a_bot_without_an_account_and_nothing_is_stored(harness):
     visitor = await harness.connect("visitor")
     await visitor.send("bot beginner 1")  # at the login prompt

@@ -2,14 +2,15 @@
 message, waitfor, gag, blind, away, the silent and bell toggles, shout flood control."""
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
 
 from fibs_server.app import FibsServer
+from fibs_server.lobby import chat_commands
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_lobby_commands import ask
+from tests.fake_clock import FakeClock
 
 MESSAGE_LINE = re.compile(r"Message from (\w+) at [A-Z][a-z]{2} [A-Z][a-z]{2} \d\d "
                           r"\d\d:\d\d:\d\d \d{4} UTC: (.*)")
@@ -119,7 +120,9 @@ async def test_shout_reaches_all_but_the_silent_and_counts_them(harness, users):
     await carol.expect_silence()
 
 
-async def test_shouting_too_often_is_refused_for_a_while(database_url):
+async def test_shouting_too_often_is_refused_for_a_while(database_url, monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(chat_commands, "shout_clock", clock.time)
     harness = await TunedHarness(database_url, shout_limit=2, shout_window=0.6).start()
     try:
         await harness.register("alice")
@@ -128,7 +131,10 @@ async def test_shouting_too_often_is_refused_for_a_while(database_url):
             await ask(alice, f"shout {text}", f"** You shout: {text}", "** 0 users heard you.")
         await ask(alice, "shout three", "** You are shouting too often. Please wait 1 second "
                                          "before you shout again.")
-        await asyncio.sleep(0.6)
+        clock.advance(0.59)
+        await ask(alice, "shout three", "** You are shouting too often. Please wait 1 second "
+                                         "before you shout again.")
+        clock.advance(0.01)  # the window has passed
         await ask(alice, "shout three", "** You shout: three", "** 0 users heard you.")
     finally:
         await harness.stop()
@@ -226,6 +232,7 @@ async def test_gagged_watchers_are_not_heard_but_players_are(harness, game):
     await dave.expect_lines("15 alice players can't be gagged")
 
 
+@pytest.mark.stored
 async def test_messages_saved_for_offline_users_survive_a_restart(harness, users):
     alice, bob = users
     await ask(alice, "message carol I'll log in at 10pm  if you want",
@@ -301,6 +308,7 @@ async def test_waitfor_tells_both_sides_at_login(harness, users):
     await ask(alice, "waitfor", "** You're not waiting for anyone.")
 
 
+@pytest.mark.stored
 async def test_gag_and_blind_work_and_persist_across_logout(harness, users):
     alice, bob = users
     await ask(alice, "gag", "** You gag nobody.")

@@ -10,6 +10,7 @@ import re
 import sys
 import time
 
+import pytest
 from sqlalchemy import select, update
 from sqlalchemy.pool import NullPool
 
@@ -61,6 +62,7 @@ async def change_the_record(database_url: str, match_id: int, change) -> None:
         await engine.dispose()
 
 
+@pytest.mark.stored
 async def test_the_commitment_shown_before_the_first_roll_is_the_seed_revealed_at_the_end(
         harness, players, database_url, tmp_path):
     alice, bob, carol = players
@@ -184,6 +186,7 @@ async def test_dicetest_counts_the_rolls_of_a_seeded_run(harness, players):
     await carol.skip_until("You: 0 rolls are too few for the chi-square test to mean")
 
 
+@pytest.mark.stored
 async def test_whois_counts_saved_and_abandoned_matches(harness, players):
     alice, bob, carol = players
     harness.dice.append(VerifiableDice(SEED))
@@ -216,6 +219,7 @@ async def test_whois_counts_saved_and_abandoned_matches(harness, players):
     assert status == 0, output
 
 
+@pytest.mark.stored
 async def test_with_forfeits_on_the_player_who_stayed_wins_the_abandoned_match_rated(
         harness, players):
     alice, bob, carol = players
@@ -240,6 +244,7 @@ async def test_with_forfeits_on_the_player_who_stayed_wins_the_abandoned_match_r
     assert status == 0, output
 
 
+@pytest.mark.stored
 async def test_an_abandoned_unlimited_match_is_closed_without_a_winner_even_with_forfeits(
         harness, players):
     alice, bob, _ = players

@@ -27,7 +27,6 @@ O_BOARD = ("board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:
 X_BOARD = ("board:You:alice:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
            "1:0:0:6:2:1:1:1:0:-1:1:25:0:0:0:0:0:0:0:0:0")
 O_TO_ROLL = O_BOARD.replace(":1:6:2:0:0:", ":1:0:0:0:0:")  # O before its roll: dice 0:0
-SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 MATCH_REPORT = re.compile(r"(alice|bob) wins a 3 point match against (alice|bob)  \d-\d \.")
 BOT_LOG_TROUBLE = re.compile(r"refused:|board problem:|ERROR|Traceback")
 MATCH_END = re.compile(r"(You win|\S+ wins) the 3 point match \d-\d \.")
@@ -327,7 +326,6 @@ def report(*bots: BotProcess) -> str:
 
 
 @pytest.mark.gnubg
-@SQLITE_ONLY
 async def test_two_bots_finish_a_three_point_match(gnubg_installed, harness, bots):
     """bob registers by himself; alice has an account and invites bob once he is ready. A
     third user sees the match end; neither bot had a decision refused."""
@@ -364,7 +362,6 @@ async def test_two_bots_finish_a_three_point_match(gnubg_installed, harness, bot
 
 
 @pytest.mark.gnubg
-@SQLITE_ONLY
 async def test_a_bot_joins_only_the_lengths_it_plays(gnubg_installed, harness, bots):
     await harness.register("bob")
     await harness.register("carol")
@@ -383,7 +380,6 @@ async def test_a_bot_joins_only_the_lengths_it_plays(gnubg_installed, harness, b
 
 
 @pytest.mark.gnubg
-@SQLITE_ONLY
 async def test_a_refused_login_stops_the_bot_with_status_1(gnubg_installed, harness, bots):
     await harness.register("bob")
     bob = await bots("bob", harness.server.port, password="wrong")
@@ -392,7 +388,6 @@ async def test_a_refused_login_stops_the_bot_with_status_1(gnubg_installed, harn
 
 
 @pytest.mark.gnubg
-@SQLITE_ONLY
 async def test_a_gnubg_bot_finishes_a_match_against_a_built_in_bot(gnubg_installed, bot_harness,
                                                                     bots):
     await bot_harness.register("carol")

@@ -18,8 +18,6 @@ from tests.conftest import skip_unless_ci
 from tests.e2e.gnubg_player import RecordingPlayer
 
 pytestmark = pytest.mark.gnubg
-# The PostgreSQL run repeats only the test that stores and reloads a match.
-SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 MATCH_END = re.compile(r"(You win|\S+ wins) the \d+ point match \d+-\d+ \.")
 GAME_END = re.compile(r"(You win the game|\S+ wins the game|You give up|\S+ gives up|"
                       r"You accept and win|\S+ accepts and wins)\b.*")
@@ -109,7 +107,6 @@ def assert_every_game_ended(player: RecordingPlayer) -> None:
             f"{player.name}'s game {number} has no end"
 
 
-@SQLITE_ONLY
 async def test_one_point_match(harness, seat):
     alice, bob = await seat(("moreboards",), ("moreboards",))
     await invite(harness, alice, bob, "1", seed=1)
@@ -123,7 +120,6 @@ async def test_one_point_match(harness, seat):
     assert loser_view == f"{winner} wins the 1 point match {points}-0 ."
 
 
-@SQLITE_ONLY
 async def test_three_point_match_rolled_for_without_boards(harness, seat):
     """alice turns `double` off before the match (as MatchDog does at login: it lapses when
     each game starts, the first included, so she is asked all the same) and gets no boards
@@ -150,7 +146,6 @@ async def test_a_timed_match_asks_for_no_board(harness, seat):
     assert (alice.board_requests, bob.board_requests) == (0, 0)
 
 
-@SQLITE_ONLY
 async def test_five_point_match_through_crawford_and_post_crawford(harness, seat):
     alice, bob = await seat(("moreboards",), ("moreboards",))
     await invite(harness, alice, bob, "5", seed=16)
@@ -165,7 +160,6 @@ async def test_five_point_match_through_crawford_and_post_crawford(harness, seat
     assert post_crawford == [False, False, True, True]
 
 
-@SQLITE_ONLY
 async def test_unlimited_match_with_greedy_bearoffs_then_leave(harness, seat):
     """alice bears off greedily in game 1 (greedy, toggled once it started, lasts that game;
     no `moreboards` board asks her for a move the server makes itself) and leaves after
@@ -186,6 +180,7 @@ async def test_unlimited_match_with_greedy_bearoffs_then_leave(harness, seat):
     assert len(announced) > len(sent)
 
 
+@pytest.mark.stored  # the one test here that stores and reloads a match
 async def test_a_dropped_match_resumes_and_ends(harness, seat):
     alice, bob = await seat(("moreboards",), ("moreboards",))
     await invite(harness, alice, bob, "3", seed=5)
@@ -209,7 +204,6 @@ async def test_a_dropped_match_resumes_and_ends(harness, seat):
     assert any(line.startswith("turn: ") for line in bob.lines)
 
 
-@SQLITE_ONLY
 async def test_gnubg_answers_a_resignation(harness, seat):
     """gnubg never resigns through `external`, so bob's client offers one by hand; alice's
     gnubg answers it (the board with the resignation extension)."""

@@ -92,6 +92,7 @@ async def test_set_shows_checks_and_changes_variables(harness, alice):
     await ask(alice, "time", re.compile(r"[A-Z][a-z]+day, .* CE[S]?T   \( .* UTC \)"))
 
 
+@pytest.mark.stored
 async def test_settings_and_toggles_survive_a_restart(harness, alice):
     await ask(alice, "set boardstyle 1", "Value of 'boardstyle' set to 1.")
     await ask(alice, "toggle moreboards", "** Will send rawboards after rolling.")
@@ -157,6 +158,7 @@ async def test_who_variants_in_telnet_and_clip(harness, alice):
     await ask(alice, "away", "None of the users is away.")
 
 
+@pytest.mark.stored
 async def test_whois_online_offline_and_unknown(harness, alice):
     await ask(alice, "whois bob", "Information about bob:",
               re.compile(r"  Last login: " + DATE_LINE.pattern + " from 127\\.0\\.0\\.1"),
@@ -170,6 +172,7 @@ async def test_whois_online_offline_and_unknown(harness, alice):
     await ask(alice, "whois", "** whois who?")
 
 
+@pytest.mark.stored
 async def test_ratings_lists_only_experienced_players(harness, alice):
     store = harness.server.store
     for name, rating, experience in [("bob", 1612.5, 120), ("carol", 1701.25, 400),

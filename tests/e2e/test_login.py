@@ -1,11 +1,13 @@
 """Connecting, registering and the three ways of logging in."""
 from __future__ import annotations
 
-import asyncio
 import re
+
+import pytest
 
 from fibs_server.lobby import who_list as who_list_module
 from tests.e2e.conftest import DATE_LINE
+from tests.waiting import until
 
 WILL_ECHO, WONT_ECHO = b"\xff\xfb\x01", b"\xff\xfc\x01"
 
@@ -20,6 +22,7 @@ async def test_banner_ends_with_house_rule_date_and_login_prompt(harness):
     await client.expect_silence()
 
 
+@pytest.mark.stored
 async def test_registration_dialogue_and_its_errors(harness):
     await harness.register("taken")
     client = await harness.connect()
@@ -99,6 +102,7 @@ async def test_empty_password_goes_back_to_choosing_a_name(harness):
     await client.expect_lines("Welcome to FIBS. You just logged in as guest.")
 
 
+@pytest.mark.stored
 async def test_telnet_login_shows_last_login_on_the_second_time(harness):
     await harness.register("alice")
     client = await harness.connect()
@@ -235,16 +239,13 @@ async def test_the_login_who_list_is_reused_but_never_stale(harness, monkeypatch
     await alice.send("away lunch")
     await alice.skip_until("6")
     lobby.online["bob"].connection.close()
-    for _ in range(100):
-        if "bob" not in lobby.online:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: "bob" not in lobby.online, "bob's logout")
     who = await who_list_at_login(harness, "dave")
     assert list(who) == ["alice", "carol", "dave"]
     assert who["alice"][4:6] == ["1", "1"]  # ready, away
     # Idle seconds (field 8) may lag up to WHO_IDLE_REFRESH seconds; then every line is
-    # formatted afresh.
-    await asyncio.sleep(1.1)
+    # formatted afresh. (alice idle for 2 s, as if the test had waited.)
+    lobby.online["alice"].last_active -= 2
     assert (await who_list_at_login(harness, "erin"))["alice"][8] == "0"
     monkeypatch.setattr(who_list_module, "WHO_IDLE_REFRESH", 0)
     assert int((await who_list_at_login(harness, "bob"))["alice"][8]) >= 1

@@ -168,6 +168,7 @@ async def start(alice, bob, length: str) -> None:
     await bob.skip_until(re.compile(r"\*\* You are now playing .*"))
 
 
+@pytest.mark.stored
 async def test_a_whole_match_between_two_bots_updates_ratings(harness, players):
     alice, bob, carol = players
     await ask(carol, "toggle ratings", "** You'll see how the rating changes are calculated.")
@@ -388,6 +389,7 @@ async def test_watchers_look_pip_board_and_show_games(harness, players):
     await ask(carol, "unwatch", "** You're not watching.")
 
 
+@pytest.mark.stored
 async def test_leaving_saves_the_match_and_invite_resumes_it(harness, players):
     alice, bob, carol = players
     harness.script_dice((3, 1), (6, 4), (5, 2))
@@ -430,6 +432,7 @@ async def test_leaving_saves_the_match_and_invite_resumes_it(harness, players):
     await alice.skip_until("bob moves 1-7 7-11 .")
 
 
+@pytest.mark.stored
 async def test_a_dropped_connection_saves_the_match(harness, players):
     alice, bob, carol = players
     harness.script_dice((3, 1))

@@ -5,8 +5,13 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import players  # noqa: F401 (a fixture)
+
+# The races meet in the store (a match created, saved): both databases.
+pytestmark = pytest.mark.stored
 
 
 async def test_a_drop_while_joining_leaves_a_saved_match_and_nobody_stuck(harness, players):
@@ -33,9 +38,12 @@ async def test_two_joins_at_once_put_nobody_in_two_matches(harness, players):
     await ask(carol, "invite alice 3", "** You invited alice to a 3 point match.")
     await alice.skip_until("Type 'join carol' to accept.")
     await asyncio.gather(bob.send("join alice"), alice.send("join carol"))
-    await asyncio.sleep(1)
+    # A session serves its lines one after the other, each to the end (a join included):
+    # once both have answered the next line, both joins are over.
+    for client in (bob, alice):
+        await client.send("show max")
+        await client.skip_until(re.compile(r"max_logins is \d+"))
     await carol.send("show games")
     await carol.skip_until("List of games:")
-    await asyncio.sleep(0.3)
-    rows = carol.buffer.decode().split("\r\n")[:-1]  # the rest is the prompt
+    rows = await carol.lines_until_prompt()
     assert len(rows) == 1 and "alice" in rows[0], rows

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.e2e.client import ExpectationFailed
 
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
@@ -49,6 +51,7 @@ async def everything_within(client, seconds: float) -> bytes:
         return client.buffer
 
 
+@pytest.mark.stored
 async def test_two_logins_at_once_show_the_stored_messages_exactly_once(harness):
     for name in ("alice", "carol"):
         await harness.register(name)

@@ -223,6 +223,7 @@ async def test_a_table_vanishes_when_its_creator_joins_an_invitation(harness, pl
     await ask(carol, f"sit {code}", f"** There is no open table with the code {code}.")
 
 
+@pytest.mark.stored
 async def test_a_saved_match_is_resumed_before_a_table_replaces_it(harness, players):
     alice, bob, carol = players
     harness.script_dice((3, 1))

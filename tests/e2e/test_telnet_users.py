@@ -103,6 +103,7 @@ async def test_a_player_who_logs_out_is_announced_once(harness, alice):
     await alice.expect_silence()
 
 
+@pytest.mark.stored
 async def test_greedy_bear_offs_are_told_and_the_last_game_lists_its_moves(harness, alice):
     """alice (greedy, moves) has 3 checkers left against bob's 2 in a 1-point match."""
     store = harness.server.store
@@ -130,6 +131,7 @@ async def test_greedy_bear_offs_are_told_and_the_last_game_lists_its_moves(harne
                              "bob wins the 1 point match 1-0 .")
 
 
+@pytest.mark.stored
 async def test_fibs_commands_about_the_server_and_its_users(harness, alice):
     bob = await telnet_pair(harness, alice)
     await ask(alice, "version", re.compile(

@@ -84,6 +84,7 @@ async def test_warning_then_the_server_plays_the_bots_move_and_tells_everyone(ha
     await carol.expect_lines(move, "Clock: bob has 30 seconds to roll or double.", BOARD)
 
 
+@pytest.mark.stored
 async def test_the_third_expiry_loses_the_match_scored_and_rated(harness, players):
     alice, bob, carol = players
     clock = clock_of(harness)
@@ -179,6 +180,7 @@ async def test_an_untimed_match_never_times_out_and_shows_no_clock(harness, play
     assert "turn_seconds" not in record.state and "played_for" not in record.state
 
 
+@pytest.mark.stored
 async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
     alice, bob, carol = players
     clock = clock_of(harness)
@@ -209,6 +211,7 @@ async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
     await alice.skip_until("You have 10 seconds left to move.")  # the resumed match's clock
 
 
+@pytest.mark.stored
 async def test_a_timed_match_left_and_not_resumed_in_time_is_lost(harness, players):
     alice, bob, carol = players
     clock = clock_of(harness)

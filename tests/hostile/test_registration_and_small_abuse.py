@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -17,6 +18,7 @@ from fibs_server.protocol import texts
 from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import give_password, send_guest_name
+from tests.waiting import until
 
 LINE_TOO_LONG = "** Your line was too long and has been ignored."
 IAC_WONT_ECHO = bytes([255, 252, 1])
@@ -133,6 +135,27 @@ async def test_failed_login_names_are_recorded_cut_to_a_name_length(harness):
     assert recorded and max(len(key) for key in recorded) <= texts.MAX_NAME_LENGTH
 
 
+def idle(pid: int, quiet_for: float = 0.2):
+    """A condition for `until`: the process `pid` (all its threads) has used no CPU time for
+    `quiet_for` seconds (Linux's /proc; elsewhere after `quiet_for` seconds)."""
+    def cpu_ticks() -> int | None:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return int(fields[11]) + int(fields[12])  # utime and stime, in clock ticks
+
+    last = [cpu_ticks(), time.monotonic()]
+
+    def quiet() -> bool:
+        ticks, now = cpu_ticks(), time.monotonic()
+        if ticks != last[0]:
+            last[:] = [ticks, now]
+        return now - last[1] >= quiet_for
+    return quiet
+
+
 async def test_a_fatal_signal_leaves_a_traceback_in_the_log(tmp_path):
     server = subprocess.Popen(
         [sys.executable, "-m", "fibs_server", "--port", "0", "--http-port", "0",
@@ -146,7 +169,7 @@ async def test_a_fatal_signal_leaves_a_traceback_in_the_log(tmp_path):
         # faulthandler reads the other threads' frames without a lock: a dump taken while
         # one runs Python code (the store's writer while the bots come online) can crash
         # (SIGSEGV in CI once). The signal comes once the server is idle.
-        await asyncio.sleep(1.0)
+        await until(idle(server.pid), "the server idle (no CPU time for 0.2 s)", timeout=30)
         server.send_signal(signal.SIGBUS)
         _, log = await asyncio.wait_for(loop.run_in_executor(None, server.communicate), 30)
     finally:

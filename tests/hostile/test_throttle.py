@@ -3,7 +3,6 @@ checked, without blocking anyone else; registrations per address per hour."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -11,6 +10,7 @@ from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationL
 from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import ExpectationFailed
 from tests.e2e.conftest import DATE_LINE, send_guest_name
+from tests.waiting import until
 
 
 class FakeClock:
@@ -117,18 +117,70 @@ def test_registrations_per_address_per_hour():
     assert limit.allows("10.0.0.1")
 
 
-async def timed_attempt(client, name: str, password: str) -> tuple[float, bool]:
-    """Seconds from sending a telnet password to the server's answer; whether it let us in."""
+class SteppedClock:
+    """The running server's login throttle on a clock of the test's: each delay waits until
+    the test moves the clock past it (`advance`), however fast or loaded the machine."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.delays: list[float] = []  # every delay the throttle asked for, in order
+        self._sleepers: list[tuple[float, asyncio.Future[None]]] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.delays.append(seconds)
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        woken = asyncio.get_running_loop().create_future()
+        self._sleepers.append((self.now + seconds, woken))
+        await woken
+
+    def waiting(self) -> int:
+        """Attempts held back now."""
+        return sum(not woken.done() for _, woken in self._sleepers)
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        for entry in [e for e in self._sleepers if e[0] <= self.now + 1e-9]:
+            self._sleepers.remove(entry)
+            if not entry[1].done():
+                entry[1].set_result(None)
+
+
+def stepped_throttle(harness) -> SteppedClock:
+    """The harness's login throttle (LoginThrottle's clock and sleep) on a SteppedClock."""
+    clock = SteppedClock()
+    throttle = harness.server.lobby.gatekeeper.login_throttle
+    throttle.clock = throttle.accounts.clock = throttle.addresses.clock = clock
+    throttle.sleep = clock.sleep
+    return clock
+
+
+async def held_back(clock: SteppedClock, answer: asyncio.Task, delay: float):
+    """`answer` waits for the throttle's `delay`, not a moment less; its result once over."""
+    await until(clock.waiting, "the attempt held back")
+    assert clock.delays[-1] == pytest.approx(delay)
+    clock.advance(delay - 0.01)
+    await asyncio.sleep(0.05)  # time to answer if it were let through early (real time)
+    assert clock.waiting() == 1 and not answer.done()
+    clock.advance(0.01)
+    return await answer
+
+
+async def attempt(client, name: str, password: str) -> bool:
+    """A telnet password for `name`, up to the server's answer; whether it let us in."""
     await client.send(name)
     await client.expect_prompt("password: ")
-    started = time.monotonic()
     await client.send(password)
     await client.expect_lines("")
     try:
         await client.expect_prompt("login: ")
     except ExpectationFailed:  # not the prompt again: `** User <name> authenticated.`
-        return time.monotonic() - started, True
-    return time.monotonic() - started, False
+        return True
+    return False
 
 
 async def test_failed_logins_are_answered_later_and_later_without_blocking_others(
@@ -136,63 +188,69 @@ async def test_failed_logins_are_answered_later_and_later_without_blocking_other
     harness = await make_harness(abuse=AbuseLimits(
         account_free_failures=1, address_free_failures=100, login_delay=0.25,
         max_login_delay=0.5))
+    clock = stepped_throttle(harness)
     await harness.register("alice")
     await harness.register("bob")
     bob = await harness.login_clip("bob")
     # From an address alice never used: hers is not held back by her account's failures.
     guesser = await harness.connect("guesser", source="127.0.0.2")
-    times = [await timed_attempt(guesser, "alice", "guess") for _ in range(3)]
-    assert [ok for _, ok in times] == [False] * 3
-    assert times[0][0] < 0.2
-    assert 0.25 <= times[1][0] < 0.45
-    assert 0.5 <= times[2][0] < 0.75
-    # While an attempt waits, everyone else is served at once.
+    assert not await attempt(guesser, "alice", "guess")
+    assert clock.delays[-1] == 0 and not clock.waiting()  # (bob's login came first)
+    for delay in (0.25, 0.5):
+        answer = asyncio.create_task(attempt(guesser, "alice", "guess"))
+        assert not await held_back(clock, answer, delay)
+    # While an attempt waits, everyone else is served.
     await guesser.send("alice")
     await guesser.expect_prompt("password: ")
     await guesser.send("secret")  # right, but it waits like any attempt would
-    started = time.monotonic()
+    await until(clock.waiting, "the right password held back")
     await bob.send("time")
     await bob.expect_lines(DATE_LINE)
-    assert time.monotonic() - started < 0.2
+    assert clock.waiting() == 1 and clock.delays[-1] == pytest.approx(0.5)
+    clock.advance(0.5)
     await guesser.skip_until("** User alice authenticated.")
-    assert time.monotonic() - started >= 0.45
     # The success cleared alice's failures: her next login is immediate.
     again = await harness.connect("alice again", source="127.0.0.2")
-    assert (await timed_attempt(again, "alice", "secret"))[0] < 0.2
+    assert await attempt(again, "alice", "secret")
+    assert clock.delays[-1] == 0
 
 
 async def test_address_throttle_covers_every_name_and_clip_logins(make_harness, tracebacks):
     harness = await make_harness(abuse=AbuseLimits(
         account_free_failures=100, address_free_failures=2, login_delay=0.3,
         max_login_delay=0.3))
+    clock = stepped_throttle(harness)
     guesser = await harness.connect("guesser")
     for name in ("anna", "bert"):
-        assert (await timed_attempt(guesser, name, "guess"))[0] < 0.2
-    started = time.monotonic()
-    await guesser.send("login bot 1008 carl guess")
-    await guesser.expect_lines("")
-    await guesser.expect_prompt("login: ")
-    assert time.monotonic() - started >= 0.3
+        assert not await attempt(guesser, name, "guess")
+    assert clock.delays == [0, 0]
+
+    async def clip_login() -> None:
+        await guesser.send("login bot 1008 carl guess")
+        await guesser.expect_lines("")
+        await guesser.expect_prompt("login: ")
+    await held_back(clock, asyncio.create_task(clip_login()), 0.3)
 
 
 async def test_wrong_old_passwords_are_throttled_like_logins(make_harness, tracebacks):
     harness = await make_harness(abuse=AbuseLimits(
         account_free_failures=1, login_delay=0.3, max_login_delay=0.3))
+    clock = stepped_throttle(harness)
     await harness.register("alice")
     alice = await harness.login_clip("alice")
-    durations = []
-    for _ in range(2):
-        started = time.monotonic()
+
+    async def wrong_old_password() -> None:
         await alice.send("password guess:newpass:newpass")
         await alice.expect_lines("** Sorry, that is not your password.")
-        durations.append(time.monotonic() - started)
-    assert durations[0] < 0.2 <= 0.3 <= durations[1]
+    await wrong_old_password()
+    assert clock.delays == [0, 0]  # alice's login, then the first wrong password
+    await held_back(clock, asyncio.create_task(wrong_old_password()), 0.3)
 
 
 async def test_registrations_per_address_are_capped(make_harness, tracebacks):
     harness = await make_harness(abuse=AbuseLimits(registrations_per_hour=2))
-    await harness.register("alice")
-    await harness.register("bob")
+    await harness.register_by_dialogue("alice")
+    await harness.register_by_dialogue("bob")
     client = await harness.connect()
     await send_guest_name(client, "carol")
     await client.expect_lines(TOO_MANY_REGISTRATIONS)

@@ -10,6 +10,7 @@ import pytest
 
 from fibs_server.lobby.passwords import (BCRYPT_NICENESS, BCRYPT_THREADS, HashingBusy,
                                          PasswordHasher)
+from tests.waiting import until
 
 
 async def test_hashes_check_and_unknown_names_cost_a_check_too():
@@ -36,7 +37,8 @@ async def test_closing_drops_the_hashes_still_waiting_for_a_thread():
     hashed = await hasher.hash("secret")
     checks = [asyncio.ensure_future(hasher.check("secret", hashed, f"10.0.0.{n}"))
               for n in range(20)]
-    await asyncio.sleep(0.1)  # the threads have taken their first checks
+    await until(lambda: len(hasher._queue) == 20 - BCRYPT_THREADS,
+                "the threads have taken their first checks, the others wait")
     hasher.close()
     results = await asyncio.gather(*checks, return_exceptions=True)
     cancelled = [r for r in results if isinstance(r, asyncio.CancelledError)]

@@ -241,17 +241,18 @@ async def test_a_hang_up_during_the_password_check_ends_the_dialogue_quietly(lob
 
 
 async def test_a_hang_up_during_registration_keeps_the_account_but_logs_no_one_in(lobby):
-    release = asyncio.Event()
+    storing, release = asyncio.Event(), asyncio.Event()
     create_account = lobby.gatekeeper.accounts.create_account
 
     async def slow(account: Account) -> None:
+        storing.set()
         await release.wait()
         await create_account(account)
     lobby.gatekeeper.accounts.create_account = slow
     session, connection = connect(lobby)
     await say(session, connection, "guest", "name bob", "secret")
     registering = asyncio.create_task(session.handle_line("secret"))
-    await asyncio.sleep(0.05)  # the hash is made in a thread
+    await asyncio.wait_for(storing.wait(), 10)  # the hash is made (in a thread); now stored
     await lobby.disconnected(session)
     release.set()
     await registering

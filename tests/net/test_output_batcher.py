@@ -5,17 +5,24 @@ from __future__ import annotations
 import asyncio
 import time
 
+from fibs_server.net import telnet
 from fibs_server.net.telnet import (BROADCAST_SHARE, FLUSH_SLICE, OutputBatcher,
                                    TelnetConnection)
 from fibs_server.net.telnet_codec import TelnetCodec
+from tests.fake_clock import FakeClock
+from tests.waiting import until
 
 WRITE_SECONDS = 20e-6  # each write busy-waits this long, as a real send() syscall takes
 FAN_OUT = 1500  # connections: 30 ms of writing, several broadcast callbacks
 
 
 class FakeTransport:
-    def __init__(self) -> None:
+    """Each write takes WRITE_SECONDS: busy-waited, or with a fake `clock` (the batcher's),
+    moved on by that much."""
+
+    def __init__(self, clock: FakeClock | None = None) -> None:
         self.writes: list[tuple[float, bytes]] = []
+        self.clock = clock
 
     def is_closing(self) -> bool:
         return False
@@ -27,16 +34,26 @@ class FakeTransport:
         return ("127.0.0.1", 4321) if name == "peername" else None
 
     def write(self, data: bytes) -> None:
+        if self.clock is not None:
+            self.writes.append((self.clock.time(), data))
+            self.clock.advance(WRITE_SECONDS)
+            return
         started = time.perf_counter()
         while time.perf_counter() - started < WRITE_SECONDS:
             pass
         self.writes.append((started, data))
 
 
-def connections(count: int) -> tuple[list[FakeTransport], list[TelnetConnection]]:
+def connections(count: int, clock: FakeClock | None = None
+                ) -> tuple[list[FakeTransport], list[TelnetConnection]]:
     batcher = OutputBatcher()
-    transports = [FakeTransport() for _ in range(count)]
+    transports = [FakeTransport(clock) for _ in range(count)]
     return transports, [TelnetConnection(t, TelnetCodec(), batcher) for t in transports]  # type: ignore[arg-type]
+
+
+def idle(batcher: OutputBatcher) -> bool:
+    """Nothing queued and no callback to come: no write can follow."""
+    return not (batcher._urgent or batcher._broadcast or batcher._broadcast_scheduled)
 
 
 async def drain(transports: list[FakeTransport], writes_each: int) -> None:
@@ -53,32 +70,38 @@ async def test_a_round_of_broadcasts_is_one_write_per_connection_in_order():
         for connection in conns:
             connection.send(f"7 user{number} user{number} logs in.\r\n", broadcast=True)
     await drain(transports, 1)
-    await asyncio.sleep(0.05)
+    await until(lambda: idle(conns[0].batcher), "the batcher has nothing left to write")
     expected = b"".join(f"7 user{n} user{n} logs in.\r\n".encode() for n in range(5))
     assert all(t.writes == [(t.writes[0][0], expected)] for t in transports)
 
 
 async def test_broadcast_callbacks_leave_the_loop_most_of_its_time(monkeypatch):
-    # Each broadcast callback's span, recorded around it: telling callbacks apart by the gaps
-    # between writes failed when the test process lost its core in the middle of one.
-    spans: list[tuple[float, float]] = []
+    # The writing time is the fake clock's (each write WRITE_SECONDS of it), which the batcher
+    # measures its slices on: a test process losing its core in the middle of a callback
+    # (a loaded machine) changes nothing. The waits between callbacks are the loop's.
+    clock = FakeClock()
+    monkeypatch.setattr(telnet, "flush_clock", clock.time)
+    loop = asyncio.get_running_loop()
+    # Each broadcast callback's span: on the fake clock (its writing), and on the loop's.
+    spans: list[tuple[float, float, float, float]] = []
     flush_broadcast = OutputBatcher._flush_broadcast
 
     def recorded(batcher: OutputBatcher) -> None:
-        started = time.perf_counter()
+        started, loop_started = clock.time(), loop.time()
         flush_broadcast(batcher)
-        spans.append((started, time.perf_counter()))
+        spans.append((started, clock.time(), loop_started, loop.time()))
     monkeypatch.setattr(OutputBatcher, "_flush_broadcast", recorded)
-    transports, conns = connections(FAN_OUT)
+    transports, conns = connections(FAN_OUT, clock)
     for connection in conns:
         connection.send("5 someone ...\r\n6\r\n", broadcast=True)
     await drain(transports, 1)
     assert len(spans) > 3
-    for started, ended in spans:  # the last write began in the callback's slice
-        begun = [t.writes[0][0] for t in transports if started <= t.writes[0][0] <= ended]
-        assert begun and max(begun) - started < FLUSH_SLICE + 1e-3
-    for (started, ended), (next_started, _) in zip(spans, spans[1:]):
-        busy, gap = ended - started, next_started - ended
+    for started, ended, _, _ in spans:  # the last write began in the callback's slice
+        # (the next callback's first write begins when this one ended, on the fake clock)
+        begun = [t.writes[0][0] for t in transports if started <= t.writes[0][0] < ended]
+        assert begun and max(begun) - started < FLUSH_SLICE
+    for (started, ended, _, loop_ended), (_, _, next_started, _) in zip(spans, spans[1:]):
+        busy, gap = ended - started, next_started - loop_ended
         assert gap >= busy * (1 / BROADCAST_SHARE - 1) * 0.9, (busy, gap)
 
 
@@ -93,5 +116,5 @@ async def test_a_reply_does_not_wait_for_the_broadcast_pace_and_keeps_the_order(
     assert [data for _, data in transports[-1].writes] == [b"7 bob bob logs in.\r\n12 bob hello\r\n"]
     assert not transports[FAN_OUT // 2].writes  # later callbacks still wait their turn
     await drain(transports, 1)
-    await asyncio.sleep(0.05)
+    await until(lambda: idle(conns[0].batcher), "the batcher has nothing left to write")
     assert len(transports[-1].writes) == 1  # the broadcast round found nothing left to write

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -11,6 +12,8 @@ from fibs_server.lobby.session import Stage
 from fibs_server.net import telnet
 from fibs_server.net.limits import MAX_UNREAD_BYTES, NetLimits
 from fibs_server.net.telnet import AddressCounter, FrontEnd, TelnetProtocol
+from tests.fake_clock import FakeClock
+from tests.waiting import until
 
 
 class StandInTransport(asyncio.Transport):
@@ -49,7 +52,8 @@ class StandInTransport(asyncio.Transport):
 
 class StandInSession:
     """Logs each line it is given; `bye` closes it; each line takes `seconds_per_line` (in
-    await asyncio.sleep) or, with `busy`, that much CPU without giving the loop a turn."""
+    await asyncio.sleep) or, with `busy`, that much CPU without giving the loop a turn. On the
+    lobby's fake clock (the line worker's too) the seconds pass there, not in real time."""
 
     def __init__(self, lobby: StandInLobby, connection) -> None:
         self.lobby = lobby
@@ -58,7 +62,13 @@ class StandInSession:
 
     async def handle_line(self, line: str) -> None:
         self.lobby.log.append(line)
-        if self.lobby.busy:
+        if self.lobby.observe is not None:
+            self.lobby.observed.append(self.lobby.observe())
+        if self.lobby.clock is not None:
+            self.lobby.clock.advance(self.lobby.seconds_per_line)
+            if not self.lobby.busy:
+                await asyncio.sleep(0)
+        elif self.lobby.busy:
             time.sleep(self.lobby.seconds_per_line)
         else:
             await asyncio.sleep(self.lobby.seconds_per_line)
@@ -71,8 +81,12 @@ class StandInSession:
 
 
 class StandInLobby:
-    def __init__(self, seconds_per_line: float = 0.0, busy: bool = False) -> None:
+    def __init__(self, seconds_per_line: float = 0.0, busy: bool = False,
+                 clock: FakeClock | None = None) -> None:
+        self.clock = clock
         self.log: list[str] = []
+        self.observe: Callable[[], object] | None = None  # asked at each line served
+        self.observed: list[object] = []
         self.seconds_per_line = seconds_per_line
         self.busy = busy
         self.gone = asyncio.Event()
@@ -83,6 +97,14 @@ class StandInLobby:
     async def disconnected(self, session: StandInSession) -> None:
         self.log.append("(disconnected)")
         self.gone.set()
+
+
+@pytest.fixture
+def fake_clock(monkeypatch) -> FakeClock:
+    """The clock the line workers measure their slices and a lost peer's grace on."""
+    clock = FakeClock()
+    monkeypatch.setattr(telnet, "serving_clock", clock.time)
+    return clock
 
 
 def open_connection(lobby: StandInLobby, front: FrontEnd | None = None
@@ -116,18 +138,19 @@ async def test_lines_after_the_session_closed_are_dropped():
     assert lobby.log == ["who", "bye", "(disconnected)"]
 
 
-async def test_a_peer_that_hung_up_is_served_for_a_grace_at_most(monkeypatch):
+async def test_a_peer_that_hung_up_is_served_for_a_grace_at_most(monkeypatch, fake_clock):
     monkeypatch.setattr(telnet, "LOST_PEER_GRACE", 0.1)
-    lobby = StandInLobby(seconds_per_line=0.02)
+    lobby = StandInLobby(seconds_per_line=0.02, clock=fake_clock)
     front = FrontEnd(lobby, NetLimits(), AddressCounter(30))  # type: ignore[arg-type]
     protocol, transport = open_connection(lobby, front)
-    started = time.monotonic()
-    await hang_up(protocol, transport, b"password a:b:b\r\n" * 1000)
-    await asyncio.sleep(0.05)
     # Until its last line is served, a gone peer still counts against its address.
-    assert front.addresses._open["127.0.0.1"] == 1
+    lobby.observe = lambda: (protocol.lost_at is not None,
+                             front.addresses._open.get("127.0.0.1"))
+    started = fake_clock.time()
+    await hang_up(protocol, transport, b"password a:b:b\r\n" * 1000)
     await asyncio.wait_for(lobby.gone.wait(), 5)
-    assert time.monotonic() - started < 0.5
+    assert (True, 1) in lobby.observed and all(open == 1 for _, open in lobby.observed)
+    assert fake_clock.time() - started < 0.5
     assert 3 <= len(lobby.log) - 1 <= 10
     assert "127.0.0.1" not in front.addresses._open
 
@@ -135,31 +158,37 @@ async def test_a_peer_that_hung_up_is_served_for_a_grace_at_most(monkeypatch):
 async def test_a_run_of_empty_lines_is_served_as_one_and_a_single_one_as_itself():
     lobby = StandInLobby()
     protocol, transport = open_connection(lobby)
+
+    def all_served() -> bool:
+        return protocol.worker is None and not protocol.unread
+
     protocol.data_received(b"\r\n")
-    await asyncio.sleep(0.01)
+    await until(all_served, "the first empty line served")
     protocol.data_received(b"\r\n")
-    await asyncio.sleep(0.01)
+    await until(all_served, "the second empty line served")
     protocol.data_received(b"time\r\n" + b"\r\n" * 1000 + b"\n" * 1000 + b"\r\x00" * 1000
                            + b"who\r\n" + b"\x00\x07\r\n" * 1000)
-    await asyncio.sleep(0.01)
+    await until(all_served, "the long read served")
     assert lobby.log == ["", "", "time", "", "who", ""]
 
 
-async def test_serving_lines_gives_the_loop_a_turn_every_few_milliseconds():
-    lobby = StandInLobby(seconds_per_line=0.0001, busy=True)  # 20,000 lines: 2 s of CPU
+async def test_serving_lines_gives_the_loop_a_turn_every_few_milliseconds(fake_clock):
+    # 20,000 lines of 0.1 ms CPU each (on the fake clock: 2 s), none giving the loop a turn.
+    lobby = StandInLobby(seconds_per_line=0.0001, busy=True, clock=fake_clock)
     first, _ = open_connection(lobby)
     first.data_received(b"x\r\n" * 20_000)
     turns = []
 
     async def tick() -> None:
         while len(lobby.log) < 20_000:
-            turns.append(time.monotonic())
+            turns.append(fake_clock.time())
             await asyncio.sleep(0)
     ticker = asyncio.create_task(tick())
-    await asyncio.sleep(0.2)
+    await until(lambda: len(lobby.log) == 20_000, "every line served")
     ticker.cancel()
     assert len(turns) >= 20, "the line worker kept the loop to itself"
-    assert max(b - a for a, b in zip(turns, turns[1:])) < 0.02
+    # A turn at least every SERVE_SLICE of serving (and the one line that crosses it).
+    assert max(b - a for a, b in zip(turns, turns[1:])) <= telnet.SERVE_SLICE + 0.0002
 
 
 async def test_one_read_of_telnet_commands_is_queued_not_decoded_at_once():
@@ -170,9 +199,6 @@ async def test_one_read_of_telnet_commands_is_queued_not_decoded_at_once():
     protocol.data_received(b"\xff\xf1" * MAX_UNREAD_BYTES)  # twice the cap
     assert transport.paused
     protocol.data_received(b"who\r\n")
-    for _ in range(1000):
-        if lobby.log:
-            break
-        await asyncio.sleep(0.001)
+    await until(lambda: lobby.log, "the line after the commands served")
     assert lobby.log == ["who"]
     assert not transport.paused

@@ -1,0 +1,29 @@
+"""Waiting for a condition instead of sleeping for a guessed time: a poll with a deadline."""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+DEADLINE = 10.0  # seconds: generous for a loaded machine; a passing test waits far less
+POLL = 0.002
+
+
+async def until(condition: Callable[[], object], what: str = "",
+                timeout: float = DEADLINE) -> None:
+    """Return as soon as `condition()` is true; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what or condition}")
+        await asyncio.sleep(POLL)
+
+
+def until_sync(condition: Callable[[], object], what: str = "",
+               timeout: float = DEADLINE) -> None:
+    """`until` for a test outside the event loop (in a thread, say)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what or condition}")
+        time.sleep(POLL)
