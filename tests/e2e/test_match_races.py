@@ -15,6 +15,8 @@ from fibs_server.protocol.commands import Command
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
 from tests.e2e.test_timers import harness, ring, timed_match_left_by_bob  # noqa: F401 (a fixture)
 
+pytestmark = pytest.mark.stored  # each race or escape meets in the store
+
 
 async def test_a_bot_match_a_player_left_cannot_be_replaced_by_a_new_one(bot_harness):
     await bot_harness.register("alice")
