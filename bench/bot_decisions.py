@@ -25,9 +25,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fibs_server.bots import (BEGINNER, EXPERT, INTERMEDIATE, LEVELS, BotPool, Level,  # noqa: E402
-                              decide, situation_for)
-from fibs_server.bots import brain, engine  # noqa: E402
+from fibs_server.bots import (  # noqa: E402  # noqa: E402
+    BEGINNER,
+    EXPERT,
+    INTERMEDIATE,
+    LEVELS,
+    BotPool,
+    Level,
+    brain,
+    decide,
+    engine,
+    situation_for,
+)
 from fibs_server.rules import Match, Phase, Position, SeededDice  # noqa: E402
 
 MATCH_LENGTH = 5

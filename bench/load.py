@@ -416,11 +416,12 @@ def create_accounts(database_url: str, names: list[str], rounds: int) -> None:
     """Accounts `names` with password PASSWORD (one hash of the given cost, shared), ready to
     play, inserted in one transaction."""
     import bcrypt
+    from sqlalchemy.ext.asyncio import async_sessionmaker
+
     from fibs_server.lobby.accounts import TOGGLE_DEFAULTS, Account
     from fibs_server.store import upgrade_database
     from fibs_server.store.database import create_database_engine
     from fibs_server.store.models import AccountRow, name_key
-    from sqlalchemy.ext.asyncio import async_sessionmaker
 
     upgrade_database(database_url)
     hashed = bcrypt.hashpw(PASSWORD.encode(), bcrypt.gensalt(rounds))

@@ -24,9 +24,20 @@ from typing import Any
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import (LOGIN_CONCURRENCY, PASSWORD, REPLY_TIMEOUT, Clients,  # noqa: E402
-                  ServerProcess, Worker, client_process, create_accounts, p99, percentiles,
-                  raise_file_limit, report)
+from load import (  # noqa: E402
+    LOGIN_CONCURRENCY,
+    PASSWORD,
+    REPLY_TIMEOUT,
+    Clients,
+    ServerProcess,
+    Worker,
+    client_process,
+    create_accounts,
+    p99,
+    percentiles,
+    raise_file_limit,
+    report,
+)
 
 
 class WebSession:

@@ -25,14 +25,14 @@ from fibs_server.lobby import (
     user_commands,
 )
 from fibs_server.lobby.bot_players import BotConfig, BotPlayers
+from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.net.http import bound_port, start_http_server, stop_listening
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
-from fibs_server.lobby.clock import Clock
 from fibs_server.rules.dice import SEED_BYTES, Dice, VerifiableDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 

@@ -27,8 +27,19 @@ from fibs_server.rules.position import Position
 from fibs_server.rules.variants import Variant
 
 from . import heuristic
-from .situation import (ACCEPT_RESIGNATION, DOUBLE, DROP, REJECT_RESIGNATION, ROLL, TAKE,
-                        CubeOwner, Decision, Situation, move, resign)
+from .situation import (
+    ACCEPT_RESIGNATION,
+    DOUBLE,
+    DROP,
+    REJECT_RESIGNATION,
+    ROLL,
+    TAKE,
+    CubeOwner,
+    Decision,
+    Situation,
+    move,
+    resign,
+)
 
 # How close to certain a lost game must be before the bot resigns it, and how much a
 # resignation may differ from playing on before the bot accepts it: in points per cube for

@@ -12,8 +12,18 @@ from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Phase
 from fibs_server.rules.position import Play, Position
 
-from .situation import (ACCEPT_RESIGNATION, DOUBLE, DROP, REJECT_RESIGNATION, ROLL, TAKE,
-                        CubeOwner, Decision, Situation, move)
+from .situation import (
+    ACCEPT_RESIGNATION,
+    DOUBLE,
+    DROP,
+    REJECT_RESIGNATION,
+    ROLL,
+    TAKE,
+    CubeOwner,
+    Decision,
+    Situation,
+    move,
+)
 
 # Rolls out of 36 that hit a lone checker at each distance, nothing in the way.
 _SHOTS = {1: 11, 2: 12, 3: 14, 4: 15, 5: 15, 6: 17, 7: 6, 8: 6, 9: 5, 10: 3, 11: 2, 12: 3}

@@ -11,8 +11,18 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from fibs_server.gnubg_bot.clip_lines import BELL, MATCH_NEWS, MATCH_START, Invitation, \
-    MatchLengths, WhoLine, parse_invitation, parse_own_toggles, parse_who_line, toggles_to_send
+from fibs_server.gnubg_bot.clip_lines import (
+    BELL,
+    MATCH_NEWS,
+    MATCH_START,
+    Invitation,
+    MatchLengths,
+    WhoLine,
+    parse_invitation,
+    parse_own_toggles,
+    parse_who_line,
+    toggles_to_send,
+)
 from fibs_server.gnubg_bot.external import GnubgConnection, GnubgEngine, GnubgGone
 from fibs_server.gnubg_bot.player import GnubgPlayer
 

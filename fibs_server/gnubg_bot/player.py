@@ -9,8 +9,12 @@ import logging
 import re
 from typing import Protocol
 
-from fibs_server.gnubg_bot.external import GnubgConnection, GnubgError, command_for, \
-    hopeless_resignation
+from fibs_server.gnubg_bot.external import (
+    GnubgConnection,
+    GnubgError,
+    command_for,
+    hopeless_resignation,
+)
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,16 @@ from fibs_server.protocol import game_texts, info, match_views
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.match_rules import MatchTerms
-from fibs_server.protocol.matfile import (MatAction, MatDouble, MatDrop, MatGame, MatRoll,
-                                          MatTake, MatWin, write_mat)
+from fibs_server.protocol.matfile import (
+    MatAction,
+    MatDouble,
+    MatDrop,
+    MatGame,
+    MatRoll,
+    MatTake,
+    MatWin,
+    write_mat,
+)
 from fibs_server.rules import events as ev
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match

@@ -11,9 +11,8 @@ from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, match_texts, texts
 from fibs_server.protocol.commands import Command
+from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
 from fibs_server.protocol.texts import Departure
-from fibs_server.protocol.match_rules import (TIMER_NEEDS_LENGTH, RulesWordError,
-                                              parse_match_terms)
 from fibs_server.rules import events as ev
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.greedy import greedy_bearoff

@@ -11,14 +11,19 @@ import time
 import weakref
 from collections.abc import Callable, Collection, Iterable
 
-from fibs_server.lobby.accounts import (PER_GAME_TOGGLES, Account, AccountStore,
-                                        AccountsWithVisitors)
+from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore, AccountsWithVisitors
 from fibs_server.lobby.chat_records import ChatRecords
-from fibs_server.lobby.command_table import (CommandTable, Handler, Hook, LoginCheck, LogoutHook,
-                                             ShutdownHook)
+from fibs_server.lobby.clock import Clock, LoopClock
+from fibs_server.lobby.command_table import (
+    CommandTable,
+    Handler,
+    Hook,
+    LoginCheck,
+    LogoutHook,
+    ShutdownHook,
+)
 from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.match_records import MatchStore
-from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.running_match import MatchTimer, RunningMatch
@@ -27,8 +32,8 @@ from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
 from fibs_server.protocol import clip, commands, game_texts, server_texts, texts
-from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.login_dialogue import TELNET, Client
+from fibs_server.protocol.texts import Departure
 from fibs_server.rules.dice import Dice, VerifiableDice
 
 log = logging.getLogger(__name__)

@@ -26,8 +26,14 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingUpdate
 from fibs_server.lobby.running_match import RunningMatch, Snapshot, automatic_play, new_match
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import (fair_texts, game_texts, match_texts, match_views, server_texts,
-                                  texts)
+from fibs_server.protocol import (
+    fair_texts,
+    game_texts,
+    match_texts,
+    match_views,
+    server_texts,
+    texts,
+)
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard

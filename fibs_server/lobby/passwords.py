@@ -21,7 +21,6 @@ from typing import TypeVar
 
 import bcrypt
 
-
 # bcrypt reads at most 72 bytes; newer releases raise instead of cutting silently.
 BCRYPT_MAX_BYTES = 72
 # bcrypt releases the GIL and keeps a core busy per hash: a burst of logins on more threads

@@ -15,11 +15,25 @@ from typing import Protocol
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.protocol import clip, layout, texts
-from fibs_server.protocol.login_dialogue import (TELNET, Action, Authenticate, CheckName,
-                                                 CheckRegistrationLimit, Client, Close,
-                                                 LoginDialogue,
-                                                 LogIn, PlayAsVisitor, Register, SendLines,
-                                                 SendPrompt, SetEcho, Stage, Step, WEB_PAGE)
+from fibs_server.protocol.login_dialogue import (
+    TELNET,
+    WEB_PAGE,
+    Action,
+    Authenticate,
+    CheckName,
+    CheckRegistrationLimit,
+    Client,
+    Close,
+    LogIn,
+    LoginDialogue,
+    PlayAsVisitor,
+    Register,
+    SendLines,
+    SendPrompt,
+    SetEcho,
+    Stage,
+    Step,
+)
 
 log = logging.getLogger(__name__)
 

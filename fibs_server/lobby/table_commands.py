@@ -5,16 +5,20 @@ boards and CLIP lines (game_commands.play_invitation)."""
 from __future__ import annotations
 
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.game_commands import (MAX_MATCH_LENGTH, not_free_to_play, parse_length,
-                                             play_invitation, too_long_for)
+from fibs_server.lobby.game_commands import (
+    MAX_MATCH_LENGTH,
+    not_free_to_play,
+    parse_length,
+    play_invitation,
+    too_long_for,
+)
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
 from fibs_server.lobby.tables import OpenTable
 from fibs_server.protocol import game_texts, table_texts, texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.match_rules import (TIMER_NEEDS_LENGTH, RulesWordError,
-                                              parse_match_terms)
+from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
 
 table = CommandTable()
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 
 from fibs_server.protocol.texts import MAX_NAME_LENGTH
 
+
 @dataclasses.dataclass(frozen=True)
 class AbuseLimits:
     """Each field is also a command-line flag and a FIBS_* variable (see docs/SECURITY.md)."""

@@ -10,8 +10,8 @@ from fibs_server.lobby import table_commands
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import (clip, commands, help as help_texts, info, settings, texts,
-                                  user_texts)
+from fibs_server.protocol import clip, commands, info, settings, texts, user_texts
+from fibs_server.protocol import help as help_texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import Departure
 

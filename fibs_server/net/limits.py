@@ -12,7 +12,6 @@ import dataclasses
 import re
 from collections import Counter
 
-
 MAX_UNREAD_BYTES = 64 * 1024
 # Seconds after a peer hung up during which the lines it sent before are still served: enough
 # for a bot's last `leave` and `bye`, not for a flood of throttled login attempts.

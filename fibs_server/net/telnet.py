@@ -20,9 +20,17 @@ from typing import Any
 
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session, Stage
-from fibs_server.net.limits import (LOST_PEER_GRACE, MAX_LINE_BYTES, MAX_UNREAD_BYTES,
-                                    OUTPUT_BUFFER_CAP, TOO_MANY_CONNECTIONS, AddressCounter,
-                                    NetLimits, peer_address, wire_bytes)
+from fibs_server.net.limits import (
+    LOST_PEER_GRACE,
+    MAX_LINE_BYTES,
+    MAX_UNREAD_BYTES,
+    OUTPUT_BUFFER_CAP,
+    TOO_MANY_CONNECTIONS,
+    AddressCounter,
+    NetLimits,
+    peer_address,
+    wire_bytes,
+)
 from fibs_server.net.telnet_codec import TelnetCodec
 
 log = logging.getLogger(__name__)

@@ -1,13 +1,13 @@
 """Backgammon rules: positions, legal plays, FIBS move notation (pure, no I/O)."""
-from .notation import Colour, MoveError, format_play, parse_move
-from .position import BAR, OFF, Play, Position
-from .variants import MatchRules, Variant
 from .dice import Dice, ScriptedDice, SeededDice, VerifiableDice
 from .events import WinKind
 from .greedy import greedy_bearoff
 from .match import IllegalAction, Match, Phase
-from .refusals import Refusal
+from .notation import Colour, MoveError, format_play, parse_move
+from .position import BAR, OFF, Play, Position
 from .ratings import PlayerRating, RatingCalculation, rate_match
+from .refusals import Refusal
+from .variants import MatchRules, Variant
 
 __all__ = ["BAR", "OFF", "Colour", "Dice", "IllegalAction", "Match", "MatchRules", "MoveError",
            "Phase", "Play", "PlayerRating", "Position", "RatingCalculation", "Refusal",

@@ -16,11 +16,28 @@ from collections.abc import Callable
 from typing import Concatenate, ParamSpec
 
 from .dice import Roll
-from .events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected, Doubled, Event,
-                     Forfeited, GameOver, GameStarted, JoinedNextGame, MatchOver, Moved,
-                     OpeningRoll,
-                     Redoubled, ResignAccepted, ResignOffered, ResignRejected, Rolled, WinKind,
-                     event_to_dict)
+from .events import (
+    CannotMove,
+    CubeAutoDoubled,
+    DoubleAccepted,
+    Doubled,
+    DoubleRejected,
+    Event,
+    Forfeited,
+    GameOver,
+    GameStarted,
+    JoinedNextGame,
+    MatchOver,
+    Moved,
+    OpeningRoll,
+    Redoubled,
+    ResignAccepted,
+    ResignOffered,
+    ResignRejected,
+    Rolled,
+    WinKind,
+    event_to_dict,
+)
 from .match_state import MatchState, check_player
 from .moments import DoubleOffer, Moment, Outcome, Phase, Resignation
 from .position import Play, Position

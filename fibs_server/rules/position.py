@@ -344,7 +344,8 @@ def _double_plays(mine: list[int], opponent_here: tuple[int, ...], die: int) -> 
                 if next_key not in by_steps_used[4]:
                     by_steps_used[4][next_key] = tuple(steps)
             else:
-                extend(position, used + 1, next_key, outside - (start >= _HOME_POINTS > end))
+                extend(position, used + 1, next_key,  # noqa: F821 (see the del below)
+                       outside - (start >= _HOME_POINTS > end))
             steps.pop()
             if newly_hit:
                 hit[end] = False
@@ -361,7 +362,7 @@ def _double_plays(mine: list[int], opponent_here: tuple[int, ...], die: int) -> 
                     if next_key not in by_steps_used[4]:
                         by_steps_used[4][next_key] = tuple(steps)
                 else:
-                    extend(len(movers), used + 1, next_key, 0)
+                    extend(len(movers), used + 1, next_key, 0)  # noqa: F821 (see the del below)
                 steps.pop()
                 mine[start] += 1
                 moved = True

@@ -11,8 +11,15 @@ import time
 
 import pytest
 
-from fibs_server.bots import (BEGINNER, EXPERT, INTERMEDIATE, BotPool, decide, fallback,
-                              situation_for)
+from fibs_server.bots import (
+    BEGINNER,
+    EXPERT,
+    INTERMEDIATE,
+    BotPool,
+    decide,
+    fallback,
+    situation_for,
+)
 from fibs_server.bots.pool import CpuPacer
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match

@@ -7,8 +7,14 @@ import pytest
 
 from fibs_server.bots import Action, CubeOwner, Decision, situation_for
 from fibs_server.bots.situation import DROP, JOIN, ROLL, TAKE, move, resign
-from fibs_server.rules.events import (DoubleAccepted, DoubleRejected, GameStarted, ResignOffered,
-                                      Rolled, WinKind)
+from fibs_server.rules.events import (
+    DoubleAccepted,
+    DoubleRejected,
+    GameStarted,
+    ResignOffered,
+    Rolled,
+    WinKind,
+)
 from fibs_server.rules.match import Phase
 
 from ..rules.match_helpers import OPENING_31, POINT_MAKING_31, play_with, started

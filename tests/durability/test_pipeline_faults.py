@@ -12,8 +12,7 @@ from fibs_server.lobby.running_match import RunningMatch
 from fibs_server.lobby.turn_clock import RETRY_SECONDS
 from tests.durability.test_store_failures import failing_updates
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
-from tests.e2e.test_timers import (harness, ring, timed_match_left_by_bob,  # noqa: F401 (a fixture)
-                                   watched_by_carol)
+from tests.e2e.test_timers import harness, ring, timed_match_left_by_bob, watched_by_carol  # noqa: F401 (a fixture)
 
 BOARD = re.compile(r"board:.*")
 WHO_LINE = re.compile(r"5 \w+ .*")

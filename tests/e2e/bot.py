@@ -7,10 +7,10 @@ import random
 from collections.abc import Callable
 
 from fibs_server.protocol.board import BoardView, parse_board_line
-from tests.protocol.board_checks import assert_checker_counts
 from fibs_server.rules import Play, Position
 from fibs_server.rules.notation import format_play
 from tests.e2e.client import FibsClient
+from tests.protocol.board_checks import assert_checker_counts
 
 Chooser = Callable[[list[Play]], Play]
 

@@ -12,7 +12,8 @@ from tests.e2e.bot import Bot
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import DATE_LINE
 from tests.e2e.test_lobby_commands import ask
-from tests.e2e.test_match_play import play_out, start as start_match
+from tests.e2e.test_match_play import play_out
+from tests.e2e.test_match_play import start as start_match
 
 PROTOCOL = pathlib.Path(__file__).parents[2] / "docs" / "PROTOCOL.md"
 

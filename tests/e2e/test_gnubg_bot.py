@@ -11,12 +11,27 @@ from pathlib import Path
 
 import pytest
 
-from fibs_server.gnubg_bot.client import ClipConnection, LoginFailed, log_in, register, \
-    strip_telnet
-from fibs_server.gnubg_bot.clip_lines import OWN_INFO_FIELDS, Invitation, MatchLengths, WhoLine, \
-    parse_invitation, parse_own_toggles, parse_who_line, toggles_to_send
-from fibs_server.gnubg_bot.external import GNUBG, Evaluation, GnubgError, command_for, \
-    fibs_move, for_gnubg, hopeless_resignation, parse_evaluation
+from fibs_server.gnubg_bot.client import ClipConnection, LoginFailed, log_in, register, strip_telnet
+from fibs_server.gnubg_bot.clip_lines import (
+    OWN_INFO_FIELDS,
+    Invitation,
+    MatchLengths,
+    WhoLine,
+    parse_invitation,
+    parse_own_toggles,
+    parse_who_line,
+    toggles_to_send,
+)
+from fibs_server.gnubg_bot.external import (
+    GNUBG,
+    Evaluation,
+    GnubgError,
+    command_for,
+    fibs_move,
+    for_gnubg,
+    hopeless_resignation,
+    parse_evaluation,
+)
 from fibs_server.gnubg_bot.player import GnubgPlayer, board_problems
 from fibs_server.rules.dice import SeededDice
 from tests.conftest import skip_unless_ci

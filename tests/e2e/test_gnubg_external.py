@@ -134,7 +134,6 @@ async def test_three_point_match_rolled_for_without_boards(harness, seat):
     assert all(ROLL_PROMPT in game for game in alice_games if len(game) > 8)
 
 
-@SQLITE_ONLY
 async def test_a_timed_match_asks_for_no_board(harness, seat):
     """The clock line comes before each board: between a board and its prompt it made the
     bot ask for the board again before nearly every decision."""

@@ -7,7 +7,6 @@ import re
 import pytest
 
 from tests.e2e.client import ExpectationFailed
-
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
 
 BOARD = re.compile(r"board:.*")

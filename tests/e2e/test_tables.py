@@ -13,6 +13,7 @@ from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import START_O, WHO, play_out, players  # noqa: F401 (fixture)
+
 # Every test here runs on a fake clock: only a timed match's clock reads it.
 from tests.e2e.test_timers import clock_of, harness  # noqa: F401 (fixture)
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from fibs_server.rules.ratings import PlayerRating, rate_match
 from fibs_server.lobby.bot_players import BotConfig
+from fibs_server.rules.ratings import PlayerRating, rate_match
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (fixture)

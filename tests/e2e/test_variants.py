@@ -13,7 +13,6 @@ from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import bot_match, join_match, players  # noqa: F401 (fixture)
 
 
-
 async def first_board(client, checkers_per_side: int = 15):
     line = await client.read_line()
     while not line.startswith("board:"):

@@ -37,8 +37,8 @@ async def make_harness(tmp_path):
         return started[-1]
 
     yield make
-    for harness in started:
-        await harness.stop()
+    for server in started:
+        await server.stop()
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@ lines, and nothing fails inside the server."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fibs_server.lobby.session import Stage
 from fibs_server.protocol import commands

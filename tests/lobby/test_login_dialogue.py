@@ -8,9 +8,24 @@ import pytest
 
 from fibs_server.protocol import texts
 from fibs_server.protocol.login_dialogue import (
-    LINE_END, TELNET, WEB_PAGE, Authenticate, CheckName, CheckRegistrationLimit, Client, Close,
-    LogIn, LoginDialogue, PlayAsVisitor, Register, RegistrationRefused, SendLines, SendPrompt,
-    SetEcho, Stage)
+    LINE_END,
+    TELNET,
+    WEB_PAGE,
+    Authenticate,
+    CheckName,
+    CheckRegistrationLimit,
+    Client,
+    Close,
+    LogIn,
+    LoginDialogue,
+    PlayAsVisitor,
+    Register,
+    RegistrationRefused,
+    SendLines,
+    SendPrompt,
+    SetEcho,
+    Stage,
+)
 
 ACCOUNT = "alice's account"  # the dialogue passes accounts on without looking into them
 LOGIN_PROMPT = SendPrompt("login: ")

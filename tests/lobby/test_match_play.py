@@ -60,7 +60,7 @@ async def test_an_action_is_stored_before_anyone_is_told(table):
 
 async def test_the_servers_own_rolls_and_prompts_follow_the_action(table):
     lobby, _, users = table
-    (alice, _), (bob, bob_out) = users["alice"], users["bob"]
+    alice, (_, bob_out) = users["alice"][0], users["bob"]
     await match_play.act(lobby, alice, move("8-5 6-5"))
     lines = bob_out.lines()
     assert lines[lines.index("alice moves 8-5 6-5 .") + 2:] == [
@@ -98,7 +98,6 @@ async def test_the_end_of_a_rated_match_returns_its_rating_and_reports_it(table)
     (alice, alice_out), (bob, bob_out), (_, carol_out) = (users[n] for n in ("alice", "bob",
                                                                             "carol"))
     alice.account.toggles["ratings"] = True
-    running = lobby.match_table.match_of(alice)
     await match_play.act(lobby, alice, lambda match, player: match.resign(player, WinKind.SINGLE))
     await match_play.act(lobby, bob, lambda match, player: match.accept(player))
     assert lobby.match_table.match_of(alice) is None and not lobby.match_table.playing

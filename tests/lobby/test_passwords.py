@@ -8,8 +8,7 @@ import threading
 
 import pytest
 
-from fibs_server.lobby.passwords import (BCRYPT_NICENESS, BCRYPT_THREADS, HashingBusy,
-                                         PasswordHasher)
+from fibs_server.lobby.passwords import BCRYPT_NICENESS, BCRYPT_THREADS, HashingBusy, PasswordHasher
 from tests.waiting import until
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fibs_server.lobby import tables
 from fibs_server.lobby.tables import CODE_LENGTH, CODE_LETTERS, OpenTables, new_code

@@ -1,7 +1,8 @@
 """Line cleaning and the folding of empty lines, against straightforward references."""
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fibs_server.net.telnet import LineSplitter, clean_line, fold_empty_lines
 

@@ -6,8 +6,7 @@ import asyncio
 import time
 
 from fibs_server.net import telnet
-from fibs_server.net.telnet import (BROADCAST_SHARE, FLUSH_SLICE, OutputBatcher,
-                                   TelnetConnection)
+from fibs_server.net.telnet import BROADCAST_SHARE, FLUSH_SLICE, OutputBatcher, TelnetConnection
 from fibs_server.net.telnet_codec import TelnetCodec
 from tests.fake_clock import FakeClock
 from tests.waiting import until

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fibs_server.net.telnet_codec import DO, DONT, ECHO, IAC, SB, SE, WILL, WONT, TelnetCodec
 

@@ -8,11 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fibs_server.protocol.board import (
-    BOARD_LINE_FIELDS, UNLIMITED, BoardView, ascii_board, board_line,
-    parse_board_line, render_board,
+    BOARD_LINE_FIELDS,
+    UNLIMITED,
+    BoardView,
+    ascii_board,
+    board_line,
+    parse_board_line,
+    render_board,
 )
 from tests.conftest import skip_unless_ci
 from tests.protocol.board_checks import assert_checker_counts

@@ -1,5 +1,6 @@
 """Lines broken at linelength and pages of pagelength for telnet users."""
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fibs_server.protocol.layout import first_page, wrapped
 

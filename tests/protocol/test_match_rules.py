@@ -5,8 +5,12 @@ import pytest
 
 from fibs_server.protocol import game_texts
 from fibs_server.protocol.help import topic
-from fibs_server.protocol.match_rules import (MatchTerms, RulesWordError, parse_match_terms,
-                                              rules_summary)
+from fibs_server.protocol.match_rules import (
+    MatchTerms,
+    RulesWordError,
+    parse_match_terms,
+    rules_summary,
+)
 from fibs_server.rules.variants import MatchRules, Variant
 
 NACK_NO_CUBE = MatchRules(Variant.NACKGAMMON, cube=False)

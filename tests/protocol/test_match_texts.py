@@ -3,11 +3,18 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.rules.ratings import PlayerRating, rate_match
 from fibs_server.protocol.match_texts import (
-    Roll, match_report_line, move_list_lines, pip_counts_line, points,
-    rating_calculation_lines, score_line, wins_match_line, you_win_match_line,
+    Roll,
+    match_report_line,
+    move_list_lines,
+    pip_counts_line,
+    points,
+    rating_calculation_lines,
+    score_line,
+    wins_match_line,
+    you_win_match_line,
 )
+from fibs_server.rules.ratings import PlayerRating, rate_match
 
 
 @pytest.mark.parametrize("count, text", [(0, "0 points"), (1, "1 point"), (2, "2 points"),

@@ -3,8 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.protocol.matfile import (MatDouble, MatDrop, MatGame, MatRoll, MatTake, MatWin,
-                                          write_mat)
+from fibs_server.protocol.matfile import (
+    MatDouble,
+    MatDrop,
+    MatGame,
+    MatRoll,
+    MatTake,
+    MatWin,
+    write_mat,
+)
 from fibs_server.rules.variants import Variant
 
 

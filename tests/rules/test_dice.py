@@ -7,13 +7,18 @@ import random
 
 import pytest
 
-from fibs_server.rules.dice import (ScriptedDice, SecureDice, SeededDice, VerifiableDice,
-                                    commitment_of, drawn_pairs, first_wrong_pair,
-                                    verifiable_pair)
+from fibs_server.rules.dice import (
+    ScriptedDice,
+    SecureDice,
+    SeededDice,
+    VerifiableDice,
+    commitment_of,
+    drawn_pairs,
+    first_wrong_pair,
+    verifiable_pair,
+)
 from fibs_server.rules.match import Match
 from fibs_server.rules.variants import Variant
-import random
-
 from tests.rules.test_match_properties import random_action
 
 

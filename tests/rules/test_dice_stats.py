@@ -5,8 +5,15 @@ import random
 import pytest
 
 from fibs_server.rules.dice import VerifiableDice, drawn_pairs
-from fibs_server.rules.dice_stats import (ROLLS, DiceStatistics, RollTally, add_to_tally, chance,
-                                          chi_square_tail, empty_tally)
+from fibs_server.rules.dice_stats import (
+    ROLLS,
+    DiceStatistics,
+    RollTally,
+    add_to_tally,
+    chance,
+    chi_square_tail,
+    empty_tally,
+)
 from fibs_server.rules.match import Match, Phase
 from tests.rules.test_match_properties import random_action
 

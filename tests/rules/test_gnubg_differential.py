@@ -12,7 +12,6 @@ from collections import Counter
 import pytest
 
 from fibs_server.rules import Position
-
 from tests.conftest import skip_unless_ci
 
 from .gnubg_oracle import GNUBG, gnubg_results

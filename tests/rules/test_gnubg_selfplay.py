@@ -17,7 +17,6 @@ from fibs_server.rules import Position
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.events import CannotMove, Event, GameOver, Rolled, WinKind
 from fibs_server.rules.match import Match, Phase
-
 from tests.conftest import skip_unless_ci
 
 from .gnubg_oracle import GNUBG, gnubg_results, result_position_id

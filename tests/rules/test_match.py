@@ -6,19 +6,41 @@ import json
 
 import pytest
 
-from fibs_server.rules.events import (CannotMove, CubeAutoDoubled, DoubleAccepted, DoubleRejected,
-                                      Doubled, Forfeited, GameOver, GameStarted, JoinedNextGame,
-                                      MatchOver,
-                                      Moved, OpeningRoll, Redoubled, ResignAccepted,
-                                      ResignOffered, ResignRejected, Rolled, WinKind)
 from fibs_server.rules.dice import ScriptedDice
+from fibs_server.rules.events import (
+    CannotMove,
+    CubeAutoDoubled,
+    DoubleAccepted,
+    Doubled,
+    DoubleRejected,
+    Forfeited,
+    GameOver,
+    GameStarted,
+    JoinedNextGame,
+    MatchOver,
+    Moved,
+    OpeningRoll,
+    Redoubled,
+    ResignAccepted,
+    ResignOffered,
+    ResignRejected,
+    Rolled,
+    WinKind,
+)
 from fibs_server.rules.match import IllegalAction, Match, Outcome, Phase
 from fibs_server.rules.position import Position
 from fibs_server.rules.refusals import Refusal
 from fibs_server.rules.variants import Variant
 
-from .match_helpers import (OPENING_31, POINT_MAKING_31, arranged, bear_off_win, play_with,
-                            side, started)
+from .match_helpers import (
+    OPENING_31,
+    POINT_MAKING_31,
+    arranged,
+    bear_off_win,
+    play_with,
+    side,
+    started,
+)
 
 
 @contextlib.contextmanager

@@ -6,9 +6,9 @@ import pytest
 from sqlalchemy import event, select
 
 from fibs_server.lobby.accounts import SETTING_DEFAULTS
-from fibs_server.store.models import MatchGameRow
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY
 from fibs_server.store.group_commit import GroupCommit
+from fibs_server.store.models import MatchGameRow
 from tests.store.test_accounts import account
 from tests.store.test_matches import STATE
 
