@@ -15,6 +15,7 @@ import pytest
 from fibs_server.lobby.accounts import Account
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.protocol import server_texts, texts
+from fibs_server.rules.dice import VerifiableDice
 from tests.web.conftest import WebHarness
 
 TIMEOUT = 5.0
@@ -305,7 +306,6 @@ async def test_a_graceful_stop_tells_a_websocket_user_and_closes_the_connection(
 async def test_the_web_page_gets_the_extensions_a_classic_session_asks_for(web, clients):
     """The dice commitment at a match's start and the saved-match counts in `whois` come to
     the web page unasked; a telnet session sees FIBS's lines only (docs/PROTOCOL.md)."""
-    from fibs_server.rules.dice import VerifiableDice
     seed = bytes(range(32))
     web.dice.append(VerifiableDice(seed))
     await web.register("alice")
