@@ -28,6 +28,7 @@ import sys
 from fibs_server.protocol.board import parse_board_line
 from tests.e2e.bot import Bot
 from tests.e2e.client import ExpectationFailed, FibsClient
+from tests.waiting import until
 
 SEED = 20261130
 KILLS = 20
@@ -64,6 +65,7 @@ class Player:
         self.bot: Bot | None = None
         self.new_matches = True
         self.new_match_started = False
+        self.shown_a_board = False  # in this server run
 
     async def connect(self, port: int) -> FibsClient:
         client = FibsClient(self.name)
@@ -77,6 +79,7 @@ class Player:
         self.bot = Bot(client, self.name, doubles=self.inviter, seed=self.seed)
         self.seed += 1
         self.resumed, self.resuming, self.new_match_started = None, False, False
+        self.shown_a_board = False
         return client
 
     async def run(self) -> None:
@@ -95,6 +98,7 @@ class Player:
         assert bot is not None
         if line.startswith("board:"):
             key = board_key(line, self.name, self.opponent)
+            self.shown_a_board = True
             if self.resuming:
                 self.resuming = False
                 self.resumed = key
@@ -220,6 +224,11 @@ async def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path):
                     outcomes[outcome] = outcomes.get(outcome, 0) + 1
             if kills == KILLS:
                 break
+            # The random moment counts from when every match of this run is under way, so
+            # that a slow restart on a loaded machine does not turn kills into kills between
+            # matches.
+            await until(lambda: all(p.shown_a_board for p in players.values()),
+                        "every player shown a board after the restart", timeout=30)
             await asyncio.sleep(rng.uniform(0.05, 0.6))
             process.send_signal(signal.SIGKILL)
             await process.wait()
