@@ -115,7 +115,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(TIMER_NEEDS_LENGTH)
         return
     lobby.match_table.invite(Invitation(session, target.name, points, terms=terms))
-    session.send_line(game_texts.you_invited(target.name, points, terms))
+    session.send_lines(game_texts.you_invited(target.name, points, terms))
     _tell_invited(session, target, game_texts.invitation(session.name, points, saved is not None,
                                                          rings(target), terms))
 

@@ -55,14 +55,14 @@ def bot_takes_over(name: str, phase: Phase) -> tuple[str, str]:
 def come_back_within(name: str, seconds: int, opponent: str) -> tuple[str, str]:
     """(to the player who left, if still online; to the opponent): a timed match left or
     dropped is lost unless it is resumed in time."""
-    return (f"** Resume the match within {seconds} seconds ('invite {opponent}'), "
+    return (f"Resume the match within {seconds} seconds ('invite {opponent}'), "
             f"or you lose it.",
-            f"** {name} has {seconds} seconds to resume the match, or loses it.")
+            f"{name} has {seconds} seconds to resume the match, or loses it.")
 
 
 def did_not_come_back(name: str, seconds: int) -> str:
     """To the opponent and watchers: the grace period ended without a resume."""
-    return f"** {name} did not resume the match within {seconds} seconds and loses it."
+    return f"{name} did not resume the match within {seconds} seconds and loses it."
 
 
 def clock_line(name: str, seconds: int, phase: Phase) -> str:

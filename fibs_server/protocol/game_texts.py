@@ -49,8 +49,12 @@ def not_experienced_enough(name: str) -> str:
     return f"** {name} is not experienced enough to play a match of that length."
 
 
-def you_invited(name: str, length: int | None, terms: MatchTerms = STANDARD_TERMS) -> str:
-    return f"** You invited {name} to {match_kind(length, terms)}."
+def you_invited(name: str, length: int | None, terms: MatchTerms = STANDARD_TERMS) -> list[str]:
+    """FIBS's confirmation exactly, whatever the terms; a timed or variant match's follow on
+    the line after it, as in the invitation."""
+    summary = rules_summary(terms)
+    return [f"** You invited {name} to {match_kind(length)}.",
+            *([invitation_terms(summary)] if summary else [])]
 
 
 def you_invited_to_resume(name: str) -> str:

@@ -101,7 +101,7 @@ async def test_a_grace_forfeit_that_cannot_be_stored_is_tried_again(harness, pla
     after = await harness.server.store.running_match("alice", "bob")
     assert after is not None and after.state == before.state and after.left_by == "bob"
     await ring(harness, RETRY_SECONDS)
-    await alice.expect_lines("** bob did not resume the match within 60 seconds and loses it.",
+    await alice.expect_lines("bob did not resume the match within 60 seconds and loses it.",
                              "bob forfeits the match. You win 3 points.",
                              "You win the 3 point match 3-0 .")
     assert await harness.server.store.running_match("alice", "bob") is None
@@ -140,11 +140,11 @@ async def test_a_logout_whose_mark_cannot_be_stored_still_saves_and_times_the_ma
     with failing_updates(harness, "matches"):
         await bob.close()
         await alice.skip_until("bob drops connection. The game was saved.")
-        await alice.expect_lines("** bob has 60 seconds to resume the match, or loses it.")
+        await alice.expect_lines("bob has 60 seconds to resume the match, or loses it.")
     after = await harness.server.store.running_match("alice", "bob")
     assert after.state == stored.state  # the match as both last saw it
     await ring(harness, 60)
-    await alice.skip_until("** bob did not resume the match within 60 seconds and loses it.")
+    await alice.skip_until("bob did not resume the match within 60 seconds and loses it.")
     await alice.expect_lines("bob forfeits the match. You win 3 points.",
                              "You win the 3 point match 3-0 .")
     await carol.skip_until(re.compile(r"(> )?alice wins a 3 point match against bob  3-0 \."))

@@ -46,7 +46,7 @@ async def timed_match_left_by_bob(harness, players):
     await join_match(alice, bob, "3 timer 60")
     await alice.skip_until("Clock: alice has 60 seconds to move.")
     await bob.send("leave")
-    await alice.skip_until("** bob has 60 seconds to resume the match, or loses it.")
+    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
     return await harness.server.store.running_match("alice", "bob")
 
 
@@ -190,7 +190,7 @@ async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
     await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     await bob.close()
     await alice.skip_until("bob drops connection. The game was saved.")
-    await alice.expect_lines("** bob has 60 seconds to resume the match, or loses it.")
+    await alice.expect_lines("bob has 60 seconds to resume the match, or loses it.")
     clock.advance(59)  # no decision is timed while the match is not running
     bob = await harness.login_clip("bob")
     await bob.send("invite alice")
@@ -221,18 +221,18 @@ async def test_a_timed_match_left_and_not_resumed_in_time_is_lost(harness, playe
     await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     await bob.send("leave")
     await bob.skip_until("** You terminated the game. The game was saved.")
-    await bob.skip_until("** Resume the match within 60 seconds ('invite alice'), or you lose it.")
+    await bob.skip_until("Resume the match within 60 seconds ('invite alice'), or you lose it.")
     await alice.skip_until("** Player bob has left the game. The game was saved.")
-    await alice.expect_lines("** bob has 60 seconds to resume the match, or loses it.")
+    await alice.expect_lines("bob has 60 seconds to resume the match, or loses it.")
     clock.advance(59.9)
     await alice.skip_until("6")
     await alice.skip_until("6")  # both who-lines: no one plays now
     await alice.expect_silence()
     clock.advance(0.1)
-    await alice.expect_lines("** bob did not resume the match within 60 seconds and loses it.",
+    await alice.expect_lines("bob did not resume the match within 60 seconds and loses it.",
                              "bob forfeits the match. You win 3 points.",
                              "You win the 3 point match 3-0 .")
-    await bob.skip_until("** bob did not resume the match within 60 seconds and loses it.")
+    await bob.skip_until("bob did not resume the match within 60 seconds and loses it.")
     await bob.expect_lines("You forfeit the match. alice wins 3 points.",
                            "alice wins the 3 point match 3-0 .")
     await carol.skip_until(re.compile(r"(> )?alice wins a 3 point match against bob  3-0 \."))

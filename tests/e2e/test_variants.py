@@ -29,7 +29,8 @@ async def test_the_invitation_show_games_and_whois_name_the_rules(harness, playe
     await alice.send("invite bob 5 n")
     await alice.expect_lines("** 'n' could mean nackgammon or nocube.")
     await alice.send("invite bob 5 nocube NACK")
-    await alice.expect_lines("** You invited bob to a 5 point nackgammon match (no cube).")
+    await alice.expect_lines("** You invited bob to a 5 point match.",
+                             "The match is played with: nackgammon, no cube.")
     # FIBS's exact invitation first (every client and bot reads only it), the terms after it
     await bob.expect_lines("alice wants to play a 5 point match with you.",
                            "The match is played with: nackgammon, no cube.",

@@ -7,8 +7,8 @@ from fibs_server.protocol.chat import BELL
 
 
 def test_an_invitation_names_the_match_and_how_to_accept_it():
-    assert game_texts.you_invited("bob", 5) == "** You invited bob to a 5 point match."
-    assert game_texts.you_invited("bob", None) == "** You invited bob to an unlimited match."
+    assert game_texts.you_invited("bob", 5) == ["** You invited bob to a 5 point match."]
+    assert game_texts.you_invited("bob", None) == ["** You invited bob to an unlimited match."]
     assert game_texts.invitation("alice", 5, saved_match=False, bell=False) == [
         "alice wants to play a 5 point match with you.", "Type 'join alice' to accept."]
 

@@ -66,10 +66,12 @@ def test_a_word_that_names_no_single_rule_is_refused(words, refusal):
 
 
 def test_the_invitation_names_the_variant_and_house_rules():
-    assert game_texts.you_invited("bob", 5, MatchTerms(NACK_NO_CUBE)) == (
-        "** You invited bob to a 5 point nackgammon match (no cube).")
-    assert game_texts.you_invited("bob", 3, MatchTerms(turn_seconds=30, takeover_seconds=20)) == (
-        "** You invited bob to a 3 point match (30 s a turn, a bot takes over after 20 s).")
+    assert game_texts.you_invited("bob", 5, MatchTerms(NACK_NO_CUBE)) == [
+        "** You invited bob to a 5 point match.",  # FIBS's line, exactly
+        "The match is played with: nackgammon, no cube."]
+    assert game_texts.you_invited("bob", 3, MatchTerms(turn_seconds=30, takeover_seconds=20)) == [
+        "** You invited bob to a 3 point match.",
+        "The match is played with: 30 s a turn, a bot takes over after 20 s."]
     assert game_texts.invitation("alice", None, saved_match=False, bell=False, terms=MatchTerms(
             MatchRules(Variant.HYPERGAMMON, lower_die_starts=True))) == [
         "alice wants to play an unlimited match with you.",  # FIBS's line, exactly
@@ -83,8 +85,8 @@ def test_the_invitation_names_the_variant_and_house_rules():
 
 def test_portes_is_not_said_to_have_no_cube_it_never_has_one():
     portes = MatchRules(Variant.PORTES, cube=False)
-    assert game_texts.you_invited("bob", 3, MatchTerms(portes)) == (
-        "** You invited bob to a 3 point portes match.")
+    assert game_texts.you_invited("bob", 3, MatchTerms(portes)) == [
+        "** You invited bob to a 3 point match.", "The match is played with: portes."]
     assert rules_summary(MatchTerms(portes)) == "portes"
     assert rules_summary(MatchTerms()) == ""
     assert rules_summary(MatchTerms(NACK_NO_CUBE, turn_seconds=30)) == (

@@ -16,7 +16,7 @@ const page = {
   me: null,
   who: new Map(),
   invitationsIn: new Map(),
-  lastInviter: null, // whose invitation a following terms line belongs to
+  lastInvitation: null, // [the map, the name] a following terms line belongs to
   invitationsOut: new Map(),
   board: null,
   steps: [],
@@ -173,16 +173,19 @@ function handleLine(line) {
     case "chat": chat(said); break;
     case "board": showBoard(said.board); break;
     case "invited":
-      page.invitationsIn.set(said.from, said.match); page.lastInviter = said.from;
+      page.invitationsIn.set(said.from, said.match); page.lastInvitation = [page.invitationsIn, said.from];
       renderInvitations(); log(line); break;
-    case "invitation terms": // the line after FIBS's invitation line of a timed or variant match
-      if (page.invitationsIn.has(page.lastInviter)) {
-        page.invitationsIn.set(page.lastInviter,
-          `${page.invitationsIn.get(page.lastInviter)} (${said.terms})`);
+    case "invitation terms": { // the line after FIBS's invitation (or confirmation) of a timed or variant match
+      const [invitations, name] = page.lastInvitation ?? [new Map(), ""];
+      if (invitations.has(name)) {
+        invitations.set(name, `${invitations.get(name)} (${said.terms})`);
         renderInvitations();
       }
       log(line); break;
-    case "you invited": page.invitationsOut.set(said.to, said.match); renderInvitations(); log(line); break;
+    }
+    case "you invited":
+      page.invitationsOut.set(said.to, said.match); page.lastInvitation = [page.invitationsOut, said.to];
+      renderInvitations(); log(line); break;
     case "game starts":
       page.invitationsIn.delete(said.opponent);
       page.invitationsOut.delete(said.opponent);
