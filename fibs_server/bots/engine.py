@@ -42,9 +42,16 @@ from .situation import (
 )
 
 # How close to certain a lost game must be before the bot resigns it, and how much a
-# resignation may differ from playing on before the bot accepts it: in points per cube for
-# money, in match winning chance for matches.
+# resignation may differ from playing on before the bot accepts it: in points of the game,
+# i.e. a hundredth of what one game at this cube is worth (points for money; for a match,
+# half the match winning chance between winning and losing it). Measured against the game,
+# not the match: in a long match a whole game moves the match winning chance by less than a
+# fixed 0.01, which would make every slightly worse game "lost".
 CERTAINTY = 0.01
+# bgsage's match equity table ends at 25 away: beyond it every score reads 0.5, so all plays,
+# cube decisions and results of a game would look alike (equity 0 each). A match that long is
+# evaluated as money: its games are then worth about their points, as money games are.
+MATCH_TABLE_AWAY = 25
 # FIBS plays unlimited matches without the Jacoby rule.
 _FIBS_RULES = {"jacoby": False}
 _BGSAGE_OWNER = {CubeOwner.CENTRED: "centered", CubeOwner.BOT: "player",
@@ -93,9 +100,14 @@ class Cube:
                 **_FIBS_RULES}
 
 
+def evaluated_as_money(situation: Situation) -> bool:
+    return situation.is_money or max(situation.away) > MATCH_TABLE_AWAY
+
+
 def _bots_cube(situation: Situation) -> Cube:
     return Cube(situation.cube, _BGSAGE_OWNER[situation.cube_owner],
-                 (0, 0) if situation.is_money else situation.away, situation.is_crawford_game)
+                 (0, 0) if evaluated_as_money(situation) else situation.away,
+                 situation.is_crawford_game)
 
 
 def decide(situation: Situation, plies: int, noise: float, rng: random.Random) -> Decision:
@@ -135,7 +147,7 @@ def _roll_or_double(situation: Situation, plies: int, noise: float,
     if kind:
         return resign(kind)
     # can_double_match: whether the cube is alive in a match (it answers False for money).
-    if situation.may_double and (situation.is_money or can_double_match(
+    if situation.may_double and (evaluated_as_money(situation) or can_double_match(
             *cube.away, cube.value, cube.owner, cube.is_crawford)):
         double_gain, _ = cube_margins(board, cube, plies)
         if double_gain + rng.gauss(0.0, noise) > 0:
@@ -256,8 +268,9 @@ def _playing_on_value(situation: Situation, probabilities: Probabilities) -> flo
 
 def _outcome_value(situation: Situation, points: int) -> float:
     """What the game ending with `points` won by the bot (negative: lost) is worth to it:
-    the points themselves for money, the match winning chance for a match."""
-    if situation.is_money:
+    the points themselves for money (and a match too long for the table), the match winning
+    chance for a match."""
+    if evaluated_as_money(situation):
         return points
     mine, theirs = situation.away
     if points > 0:
@@ -273,4 +286,6 @@ def _outcome_value(situation: Situation, points: int) -> float:
 
 
 def _certainty(situation: Situation) -> float:
-    return CERTAINTY * situation.cube if situation.is_money else CERTAINTY
+    one_game = (_outcome_value(situation, situation.cube)
+                - _outcome_value(situation, -situation.cube)) / 2
+    return CERTAINTY * one_game

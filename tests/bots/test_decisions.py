@@ -13,6 +13,7 @@ from fibs_server.rules.position import Position
 from fibs_server.rules.variants import Variant
 
 from ..rules.match_helpers import OPENING_31, POINT_MAKING_31, arranged, side, started
+from .helpers import self_play_positions
 
 ENGINE_LEVELS = [INTERMEDIATE, EXPERT]
 ALL_LEVELS = [BEGINNER, *ENGINE_LEVELS]
@@ -165,3 +166,19 @@ def test_the_last_checker_is_borne_off_with_both_dice_when_a_hit_comes_first(lev
     [legal] = match.legal_plays()
     decision = bots_decision(match, level)
     assert decision.action is Action.MOVE and decision.play == legal
+
+
+def test_a_match_longer_than_the_match_equity_table_is_played_as_money():
+    """Beyond the table (25 away) every score reads the same: without this, every play would
+    look equal and every slightly worse game lost."""
+    rng = random.Random(7)
+    for position in self_play_positions(40, seed=8)[::4]:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        if not position.legal_plays(dice):
+            continue
+        plays = {length: bots_decision(arranged(position, dice=dice, length=length), EXPERT)
+                 for length in (None, 49, 99)}
+        assert plays[49] == plays[99] == plays[None], position.position_id()
+    behind = Position((side({6: 5, 8: 3, 13: 5, 24: 2}), side({6: 5, 8: 3, 13: 5, 20: 2})))
+    for length in (25, 49, 99):
+        assert bots_decision(arranged(behind, length=length), EXPERT).action is Action.ROLL
