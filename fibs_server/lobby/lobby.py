@@ -28,6 +28,7 @@ from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.running_match import MatchTimer, RunningMatch
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
+from fibs_server.lobby.tables import CodeGuesses
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
@@ -97,6 +98,9 @@ class Lobby:
         self.most_online = 0
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed)
+        self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
+                                        config.abuse_limits.wrong_table_codes_per_address,
+                                        config.clock.time)
         # The clock of a new or resumed match, None if untimed: lobby/turn_clock.py's, wired by
         # the app (a lobby without it plays every match untimed).
         self.match_timers: Callable[[RunningMatch], MatchTimer | None] = lambda running: None

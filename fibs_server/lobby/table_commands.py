@@ -78,8 +78,14 @@ async def sit(lobby: Lobby, session: Session, command: Command) -> None:
         return
     tables = lobby.match_table.open_tables
     code = command.args[0]
+    host = session.connection.host
+    wait = lobby.code_guesses.wait(session.name, host)
+    if wait > 0:
+        session.send_line(table_texts.too_many_wrong_codes(wait))
+        return
     chosen = tables.find(code)
     if chosen is None:
+        lobby.code_guesses.wrong(session.name, host)
         session.send_line(table_texts.no_table(code))
         return
     if chosen.creator.lower() == session.name.lower():

@@ -2,27 +2,73 @@
 found by a short code its creator passes on.
 
 The codes come from `secrets`, never from a counter: a private table is reachable only by its
-code, so a code must not be guessable from another one. Six letters of an alphabet without
-the look-alikes I, L and O (1, 1 and 0) are easy to read out and type, and make 23**6, about
-148 million, codes."""
+code, so a code must not be guessable from another one. Eight letters of an alphabet
+without the look-alikes I, L and O (1, 1 and 0) are easy to read out and type, and make
+23**8, about 78 billion, codes; wrong guesses are limited per account and per address
+(`CodeGuesses`), so that finding a private table by guessing takes years (docs/SECURITY.md)."""
 from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Container
+from collections import OrderedDict, deque
+from collections.abc import Callable, Container
 
 from fibs_server.protocol.match_rules import MatchTerms
 
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
-CODE_LENGTH = 6
+CODE_LENGTH = 8
+# Draws of a code before giving up: with one table per user online, a clash is already about
+# one in a million per draw.
+CODE_DRAWS = 100
+GUESS_WINDOW = 3600.0  # seconds over which wrong codes are counted
 
 
 def new_code(taken: Container[str]) -> str:
     """A fresh random code, none of `taken` (the open tables' codes)."""
-    while True:
+    for _ in range(CODE_DRAWS):
         code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
         if code not in taken:
             return code
+    raise RuntimeError(f"no free table code after {CODE_DRAWS} draws")
+
+
+class CodeGuesses:
+    """Wrong table codes per account and per address over the last `GUESS_WINDOW` seconds.
+    Past its limit a key may not try any code (a right one neither: a refusal must not tell
+    whether the code was right) until its oldest counted wrong code is an hour old."""
+
+    MAX_KEYS = 100_000  # beyond this the least recently wrong keys are forgotten first
+
+    def __init__(self, per_account: int, per_address: int, clock: Callable[[], float]) -> None:
+        self.limits = {"account": per_account, "address": per_address}
+        self.clock = clock
+        self._wrong: OrderedDict[tuple[str, str], deque[float]] = OrderedDict()
+
+    def wait(self, account: str, address: str) -> float:
+        """Seconds until the account and the address may try a code again (0: now)."""
+        now = self.clock()
+        waits = [0.0]
+        for key in self._keys(account, address):
+            times = self._wrong.get(key)
+            if times is None:
+                continue
+            while times and times[0] <= now - GUESS_WINDOW:
+                times.popleft()
+            if len(times) >= self.limits[key[0]]:
+                waits.append(times[0] + GUESS_WINDOW - now)
+        return max(waits)
+
+    def wrong(self, account: str, address: str) -> None:
+        for key in self._keys(account, address):
+            times = self._wrong.pop(key, None) or deque(maxlen=self.limits[key[0]])
+            times.append(self.clock())
+            self._wrong[key] = times  # now the most recent
+        while len(self._wrong) > self.MAX_KEYS:
+            self._wrong.popitem(last=False)
+
+    @staticmethod
+    def _keys(account: str, address: str) -> tuple[tuple[str, str], tuple[str, str]]:
+        return ("account", account.lower()), ("address", address)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -33,6 +33,9 @@ class AbuseLimits:
     messages_per_recipient: int = 50  # kept for one offline user
     messages_per_sender: int = 10  # kept from one user for one offline user
     max_message_length: int = 500  # characters of a `message`
+    # Wrong `sit` codes in an hour, then no code is tried until the oldest is an hour old.
+    wrong_table_codes_per_account: int = 10
+    wrong_table_codes_per_address: int = 30
 
 
 class _FailureCounts:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from fibs_server.protocol.match_rules import STANDARD_TERMS, MatchTerms, rules_summary
 from fibs_server.protocol.match_texts import match_kind, points
+from fibs_server.protocol.texts import plural
 
 PRIVATE = "private"
 CLOSE = "close"  # `table close`
@@ -18,7 +19,7 @@ NO_OPEN_TABLE = "** You have no open table."
 SIT_WHERE = "** Sit at which table? Type 'sit <code>'; 'show tables' lists the open ones."
 OWN_TABLE = "** That is your own table: wait for someone to sit, or type 'table close'."
 TABLES_HEADER = "List of open tables:"
-TABLES_COLUMNS = "code    creator              length     timer  rules"
+TABLES_COLUMNS = "code      creator              length     timer  rules"
 NO_TABLES = "No table is open. Type 'table <points>' to open one."
 
 
@@ -55,6 +56,11 @@ def no_table(typed_code: str) -> str:
     return f"** There is no open table with the code {typed_code}."
 
 
+def too_many_wrong_codes(seconds: float) -> str:
+    minutes = max(1, round(seconds / 60))
+    return f"** Too many wrong table codes. You may try again in {plural(minutes, 'minute')}."
+
+
 @dataclasses.dataclass(frozen=True)
 class TableRow:
     code: str
@@ -75,4 +81,4 @@ def _table_row(row: TableRow) -> str:
     length = "unlimited" if row.length is None else points(row.length)
     timer = "-" if row.terms.turn_seconds is None else f"{row.terms.turn_seconds} s"
     rest = rules_summary(dataclasses.replace(row.terms, turn_seconds=None)) or "standard"
-    return f"{row.code:<7} {row.creator:<20} {length:<10} {timer:<6} {rest}"
+    return f"{row.code:<9} {row.creator:<20} {length:<10} {timer:<6} {rest}"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from fibs_server.lobby.tables import CODE_LETTERS
+from fibs_server.lobby.tables import CODE_LENGTH, CODE_LETTERS
 from fibs_server.protocol import texts
 from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot
@@ -17,11 +17,11 @@ from tests.e2e.test_match_play import START_O, WHO, play_out, players  # noqa: F
 # Every test here runs on a fake clock: only a timed match's clock reads it.
 from tests.e2e.test_timers import clock_of, harness  # noqa: F401 (fixture)
 
-CODE = f"[{CODE_LETTERS}]{{6}}"
+CODE = f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}"
 USAGE = ("** Type 'table <points>|unlimited [nack|hyper|portes] [lowstart] [nocube] "
          "[timer 30|60] [takeover <seconds>] [private]' to open a table, 'table close' to "
          "close yours.")
-COLUMNS = "code    creator              length     timer  rules"
+COLUMNS = "code      creator              length     timer  rules"
 
 
 async def open_table(client, words: str, kind: str = "a table",

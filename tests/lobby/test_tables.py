@@ -1,5 +1,6 @@
-"""Open tables' codes and bookkeeping (lobby/tables.py): codes are random six-letter words
-without look-alikes, never sequential, unique among the open tables."""
+"""Open tables' codes and bookkeeping (lobby/tables.py): codes are random eight-letter words
+without look-alikes, never sequential, unique among the open tables; wrong codes are limited
+per account and per address."""
 from __future__ import annotations
 
 import itertools
@@ -8,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibs_server.lobby import tables
-from fibs_server.lobby.tables import CODE_LENGTH, CODE_LETTERS, OpenTables, new_code
+from fibs_server.lobby.tables import (
+    CODE_LENGTH,
+    CODE_LETTERS,
+    GUESS_WINDOW,
+    CodeGuesses,
+    OpenTables,
+    new_code,
+)
+from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.rules.variants import MatchRules, Variant
 
@@ -28,7 +37,7 @@ def test_the_alphabet_has_no_look_alikes():
 
 @settings(max_examples=200)
 @given(taken=st.sets(codes, max_size=50))
-def test_a_code_is_six_letters_of_the_alphabet_and_none_taken(taken):
+def test_a_code_is_eight_letters_of_the_alphabet_and_none_taken(taken):
     code = new_code(taken)
     assert len(code) == CODE_LENGTH and set(code) <= set(CODE_LETTERS)
     assert code not in taken
@@ -73,3 +82,30 @@ def test_open_tables_by_code_and_creator():
     assert open_tables.close("bob") is hidden and open_tables.close("bob") is None
     assert open_tables.find(hidden.code) is None and open_tables.of("Bob") is None
     assert open_tables.public() == [first, third]
+
+
+def test_wrong_codes_past_the_limit_stop_every_try_of_the_account_or_address_for_an_hour():
+    now = [0.0]
+    guesses = CodeGuesses(per_account=3, per_address=5, clock=lambda: now[0])
+    for _ in range(3):
+        assert guesses.wait("Mallory", "10.0.0.1") == 0
+        guesses.wrong("Mallory", "10.0.0.1")
+        now[0] += 60
+    assert guesses.wait("mallory", "10.0.0.9") == GUESS_WINDOW - 180  # the account, anywhere
+    assert guesses.wait("eve", "10.0.0.1") == 0  # the address has 2 left
+    guesses.wrong("eve", "10.0.0.1")
+    guesses.wrong("eve", "10.0.0.1")
+    assert guesses.wait("trent", "10.0.0.1") == GUESS_WINDOW - 180  # the address, for anyone
+    now[0] = GUESS_WINDOW  # the first wrong code is an hour old: one more for each
+    assert guesses.wait("mallory", "10.0.0.9") == 0
+    assert guesses.wait("trent", "10.0.0.1") == 0
+    guesses.wrong("trent", "10.0.0.1")
+    assert guesses.wait("trent", "10.0.0.1") == 60  # when mallory's second is an hour old
+
+
+def test_guessing_at_the_limit_finds_a_private_table_only_after_years():
+    """The figure docs/SECURITY.md gives: 100 private tables open, 1,000 addresses each at
+    its limit, codes drawn at random."""
+    guesses_per_hour = 1000 * AbuseLimits().wrong_table_codes_per_address
+    hours = len(CODE_LETTERS) ** CODE_LENGTH / 100 / guesses_per_hour
+    assert hours / (24 * 365) > 2
