@@ -4,7 +4,7 @@ from __future__ import annotations
 from fibs_server.lobby import match_play
 from fibs_server.lobby.bot_players import BotPlayers
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.game_commands import MatchLength, parse_length
+from fibs_server.lobby.game_commands import MatchLength, parse_length, too_long_for
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import game_texts, texts
@@ -35,13 +35,19 @@ def command_table(bots: BotPlayers) -> CommandTable:
             session.send_line(game_texts.TWO_GAMES_AT_ONCE)
             return
         visitor = lobby.is_visitor(session)
+        points = None if length == "unlimited" else length
+        # The experience rule of `invite` and tables, for the same reason: a rated long
+        # match only for players on the rating list.
+        if not (visitor or unrated) and too_long_for(session, points):
+            session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
+            return
         opponent = bots.player_for(bots.residents[level])
         with lobby.match_table.starting([session.name]) as claimed:
             if not claimed:
                 session.send_line(game_texts.TWO_GAMES_AT_ONCE)
                 return
             await match_play.start_match(
-                lobby, session, opponent, None if length == "unlimited" else length,
+                lobby, session, opponent, points,
                 unrated="visitor" if visitor else "asked" if unrated else None)
 
     return table

@@ -51,6 +51,21 @@ async def test_a_player_plays_a_bot_at_each_level_to_the_end(harness, level, len
     assert set(record.state["ratings"]) == {"alice", f"bot_{level}"}  # rated
 
 
+async def test_a_long_rated_bot_match_needs_experience_as_an_invitation_does(harness):
+    """`bot` follows `invite`'s rule: over 9 points, rated, only for a rating-list player."""
+    alice = await player(harness, "alice")
+    for words in ("bot expert 49", "bot 11"):
+        await alice.client.send(words)
+        await alice.client.skip_until(
+            "** You're not experienced enough to play a match of that length.")
+    await alice.client.send("invite bot_expert 49")
+    await alice.client.skip_until(
+        "** You're not experienced enough to play a match of that length.")
+    await alice.client.send("bot expert 49 unrated")  # no rating at stake: played
+    await alice.client.skip_until("** Player bot_expert has joined you for a 49 point match.")
+    assert harness.server.lobby.match_table.playing["alice"].unrated == "asked"
+
+
 async def test_an_invited_bot_plays_a_match_with_the_cube(harness):
     alice = await player(harness, "alice")
     alice.doubles = True  # alice doubles at every turn: the bot takes or drops each time
