@@ -62,3 +62,15 @@ def test_fibs_sample_change_line():
 def test_unrated_lengths_are_refused():
     with pytest.raises(ValueError):
         rate_match(PlayerRating(), PlayerRating(), 0)
+
+
+@pytest.mark.parametrize("length", [1, 5, 11])
+def test_a_new_accounts_result_moves_the_other_player_as_anyones_of_that_rating(length):
+    """A bot's (or anyone's) change depends on the ratings and its own experience only: a
+    fresh account farming wins or losses moves it no more than a rating-list player would."""
+    bot = PlayerRating(1620.0, 3000)
+    new, seasoned = PlayerRating(1500.0, 0), PlayerRating(1500.0, 2000)
+    assert (rate_match(bot, new, length).winner_after
+            == rate_match(bot, seasoned, length).winner_after)
+    assert (rate_match(new, bot, length).loser_after
+            == rate_match(seasoned, bot, length).loser_after)
