@@ -15,9 +15,10 @@ from typing import NamedTuple
 # Debian installs it in /usr/games, which is not on every PATH.
 GNUBG = Path(shutil.which("gnubg") or "/usr/games/gnubg")
 ANSWER_TIMEOUT = 60.0  # seconds; 0-ply answers in under a millisecond, 2-ply in about 0.1 s
-# gnubg's cube and resignation answers, as FIBS commands.
-COMMANDS = {"roll": "roll", "double": "double", "take": "accept", "drop": "reject",
-            "accept": "accept", "reject": "reject"}
+# gnubg's cube and resignation answers, as FIBS commands. gnubg answers `beaver` to a double
+# it would take gladly, beavers off or not; FIBS plays that as a take.
+COMMANDS = {"roll": "roll", "double": "double", "take": "accept", "beaver": "accept",
+            "drop": "reject", "accept": "accept", "reject": "reject"}
 PLAY_STEP = re.compile(r"(\d+)/(\d+)\*?")  # `*` marks a hit
 # `evaluation` prints six numbers; below this a probability is printed as 0.000000.
 CERTAIN = 1e-6
@@ -139,9 +140,13 @@ class GnubgConnection:
 
 
 def for_gnubg(board: str) -> str:
-    """The board as gnubg 1.07 reads it: it takes the two score fields swapped."""
+    """The board as gnubg 1.07 reads it: it takes the two score fields swapped; and while a
+    double is pending, the turn must be the doubler's, not the doubled player's that FIBS
+    shows, or gnubg judges the double as if it were its own (and takes what it should pass)."""
     fields = board.split(":")
     fields[4], fields[5] = fields[5], fields[4]
+    if fields[40] == "1":  # this player was doubled
+        fields[32] = str(-int(fields[41]))  # the turn: the opponent's colour
     return ":".join(fields)
 
 
