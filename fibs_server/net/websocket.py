@@ -111,6 +111,10 @@ async def serve_websocket(request: web.Request, front: FrontEnd,
     front.tasks.add(serving)  # a shutdown cancels it like a telnet line worker
     try:
         await _serve_messages(socket, session, connection, front)
+    except ConnectionError as lost:
+        # A peer that resets while aiohttp answers its pings: one line, not aiohttp's
+        # 40-line traceback per connection.
+        log.info("WebSocket from %s lost: %s", host, lost)
     finally:
         front.tasks.discard(serving)
         await front.lobby.disconnected(session)
