@@ -7,7 +7,8 @@ Nothing here knows a user: no cookies, no tokens. A tab is whoever logs in on it
 Every connection counts against its address with the telnet port's (one AddressCounter: a
 WebSocket is the HTTP connection it was upgraded from), must send its request head within
 `http_header_timeout` and, kept alive, its next request within `http_keepalive_timeout`; each
-address's requests are paced by a token bucket (429 with Retry-After beyond it). The static
+address's requests are paced by a token bucket (429 with Retry-After beyond it; a
+connection that asks again sooner waits that out first). The static
 files are read once, at start, and answered from memory with an ETag and Last-Modified (304
 when the browser has them already).
 """
@@ -146,7 +147,7 @@ class HttpConnection(web.RequestHandler):
     first request head is not in within the header timeout (aiohttp's keep-alive timeout
     covers the wait for each later one, half-sent or not)."""
 
-    __slots__ = ("_front", "_header_timeout", "_host", "_head_timer")
+    __slots__ = ("_front", "_host", "_head_timer", "refused_until")
 
     def __init__(self, server: web.Server, front: FrontEnd, **options: Any) -> None:
         super().__init__(server, loop=asyncio.get_running_loop(),
@@ -154,6 +155,7 @@ class HttpConnection(web.RequestHandler):
         self._front = front
         self._host: str | None = None  # counted against its address
         self._head_timer: asyncio.TimerHandle | None = None
+        self.refused_until = 0.0  # loop time: the Retry-After its last 429 gave
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         host = peer_address(transport)
@@ -200,13 +202,24 @@ class CountedSite(web.SockSite):
 
 @web.middleware
 async def paced(request: web.Request, handler) -> web.StreamResponse:
-    """The head is in: no header timeout; the address's bucket has a token, or 429."""
-    if isinstance(request.protocol, HttpConnection):
-        request.protocol.head_arrived()
+    """The head is in: no header timeout; the address's bucket has a token, or 429.
+
+    A request on a connection that was told to retry after some seconds, and did not wait,
+    waits them out here before it is looked at: a flood on kept-alive connections then costs
+    one 429 per connection per Retry-After, not one per request it can parse."""
+    connection = request.protocol
+    loop = asyncio.get_running_loop()
+    if isinstance(connection, HttpConnection):
+        connection.head_arrived()
+        if connection.refused_until > loop.time():
+            await asyncio.sleep(connection.refused_until - loop.time())
     wait = request.app[RATE].wait(request.remote or "-")
     if wait:
+        retry_after = math.ceil(wait)
+        if isinstance(connection, HttpConnection):
+            connection.refused_until = loop.time() + retry_after
         raise web.HTTPTooManyRequests(text="Too many requests from your address.",
-                                      headers={"Retry-After": str(math.ceil(wait))})
+                                      headers={"Retry-After": str(retry_after)})
     return await handler(request)
 
 

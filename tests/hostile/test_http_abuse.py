@@ -160,10 +160,12 @@ async def test_a_request_flood_gets_429_and_the_bystander_stays_fast(make_web, t
     login = await timed_login(harness)
     flood = json.loads(results.read_text())
     print(report("HTTP request flood", delays), f"login {login * 1000:.0f} ms", flood)
-    assert flood["statuses"].get("429", 0) > flood["statuses"].get("200", 0)
-    assert flood["without_retry_after"] == 0
+    assert flood["statuses"]["429"] >= 8 and flood["without_retry_after"] == 0
     # The burst and 10 a second over the flood's 2 s (and its start-up), no more.
     assert 20 <= flood["statuses"]["200"] <= 20 + 10 * 6
+    # A connection told to retry after a second that asks at once waits that second out:
+    # about one 429 per connection per second, not one per request it could parse.
+    assert flood["statuses"]["429"] <= 8 * 4
     assert statistics.median(delays) < 0.1 and p99(delays) < 1.0
     assert login < 3.0
     # Another address is not held back by the flooder's bucket.
