@@ -59,6 +59,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=int(env("FIBS_PORT", "4321")))
     parser.add_argument("--http-port", type=int, default=int(env("FIBS_HTTP_PORT", "8080")),
                         help="the web client's port, on the same host (0: no web client)")
+    parser.add_argument("--web-origins", default=env("FIBS_WEB_ORIGINS"),
+                        help="where browsers load the page from, comma-separated (say "
+                             "https://fibs.example.org); only those pages may open a WebSocket "
+                             "(default: the server's own address, http://localhost:PORT etc.)")
     add_shared_options(parser, env("FIBS_DATABASE_URL", DEFAULT_DATABASE_URL),
                        env("FIBS_LOG_LEVEL", "INFO"))
     parser.add_argument("--bcrypt-rounds", type=int, default=int(env("FIBS_BCRYPT_ROUNDS", "12")))
@@ -149,6 +153,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(asyncio.run(verify_dice(arguments.database_url, arguments.match_id)))
     asyncio.run(serve(ServerConfig(
         host=arguments.host, port=arguments.port, http_port=arguments.http_port or None,
+        web_origins=None if arguments.web_origins is None else tuple(
+            origin.strip() for origin in arguments.web_origins.split(",") if origin.strip()),
         database_url=arguments.database_url,
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
         dice_seed=arguments.dice_seed, grace_seconds=arguments.grace_seconds,

@@ -5,6 +5,7 @@ import asyncio
 import dataclasses
 import functools
 import gc
+import logging
 import random
 import signal
 from collections.abc import Callable
@@ -32,7 +33,13 @@ from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.net.http import bound_port, start_http_server, stop_listening
 from fibs_server.net.limits import NetLimits
+from fibs_server.net.listening import (
+    listening_socket,
+    quiet_accept_failures,
+    raise_descriptor_limit,
+)
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
+from fibs_server.net.websocket import Origin, origin_of
 from fibs_server.rules.dice import SEED_BYTES, Dice, VerifiableDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 
@@ -42,6 +49,9 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = 4321
     http_port: int | None = None  # the web client's (None: none; 0: any free port)
+    # Where browsers load the page from (scheme://host:port): only those pages may open a
+    # WebSocket. None: what the server serves at (`page_origins`).
+    web_origins: tuple[str, ...] | None = None
     database_url: str = DEFAULT_DATABASE_URL
     bcrypt_rounds: int = 12
     idle_timeout: float = 3600.0
@@ -86,6 +96,7 @@ class FibsServer:
         self._front: FrontEnd | None = None
         self._http: web.AppRunner | None = None
         self._background: list[asyncio.Task] = []
+        self._restore_exception_handler: Callable[[], None] | None = None
         self.bots: BotPlayers | None = None
         self.clocks: MatchClocks | None = None
 
@@ -124,11 +135,14 @@ class FibsServer:
                                   functools.partial(self.bots.pool.decide, level=EXPERT))
         self.lobby.match_timers = self.clocks.timer_for
         await self.clocks.resume_graces()
+        self._restore_exception_handler = quiet_accept_failures(asyncio.get_running_loop())
         self._telnet, self._front = await start_telnet_server(
-            self.lobby, self.config.host, self.config.port, self.config.net_limits)
+            self.lobby, listening_socket(self.config.host, self.config.port),
+            self.config.net_limits)
         if self.config.http_port is not None:
-            self._http = await start_http_server(self._front, self.config.host,
-                                                 self.config.http_port)
+            listening = listening_socket(self.config.host, self.config.http_port)
+            self._http = await start_http_server(self._front, listening, page_origins(
+                self.config.host, listening.getsockname()[1], self.config.web_origins))
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
         self._background.append(asyncio.create_task(
             fair_commands.run_abandonment_checks(self.lobby)))
@@ -167,6 +181,8 @@ class FibsServer:
             await self._http.cleanup()
         if self.store is not None:
             await self.store.close()
+        if self._restore_exception_handler is not None:
+            self._restore_exception_handler()
 
 
 # CPython's cyclic garbage collector pauses the event loop for as long as it walks. A young
@@ -183,13 +199,33 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+
+
 def browser_host(host: str) -> str:
     """Where a browser on this machine finds a server listening on `host`."""
-    return "localhost" if host in ("0.0.0.0", "::", "") else host
+    return "localhost" if host in WILDCARD_HOSTS else host
+
+
+def page_origins(host: str, port: int, configured: tuple[str, ...] | None) -> frozenset[Origin]:
+    """The origins whose pages may open a WebSocket: those configured, else the server's own
+    page as served on `host` (on every address, or on loopback: the loopback names; another
+    address or name must be configured)."""
+    if configured is None:
+        hosts = LOOPBACK_HOSTS if host in WILDCARD_HOSTS + LOOPBACK_HOSTS else (host,)
+        configured = tuple(f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}"
+                           for name in hosts)
+    origins = {origin_of(url) for url in configured}
+    if None in origins:
+        raise ValueError(f"not an http(s) origin in {configured}")
+    return frozenset(origin for origin in origins if origin is not None)
 
 
 async def serve(config: ServerConfig) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    soft, _ = raise_descriptor_limit()
+    logging.getLogger(__name__).info("open files: at most %d", soft)
     server = FibsServer(config)
     await server.start()
     tune_garbage_collector()

@@ -26,7 +26,14 @@ class NetLimits:
     """Each field is also a command-line flag and a FIBS_* variable (see docs/SECURITY.md)."""
     max_line_bytes: int = MAX_LINE_BYTES
     output_buffer_cap: int = OUTPUT_BUFFER_CAP
-    connections_per_address: int = 30
+    connections_per_address: int = 30  # telnet, HTTP and WebSocket connections together
+    # The HTTP port (net/http.py). Seconds a connection has to send a whole request head
+    # (from its start), seconds a kept-alive connection may wait for its next request, and
+    # each address's requests: a burst, then so many a second (429 beyond them).
+    http_header_timeout: float = 10.0
+    http_keepalive_timeout: float = 15.0
+    http_request_burst: int = 100
+    http_requests_per_second: float = 20.0
 
 
 class AddressCounter:

@@ -14,6 +14,7 @@ import collections
 import dataclasses
 import logging
 import re
+import socket
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -382,9 +383,10 @@ class TelnetProtocol(asyncio.Protocol):
         await self.front.lobby.disconnected(self.session)
 
 
-async def start_telnet_server(lobby: Lobby, host: str, port: int,
+async def start_telnet_server(lobby: Lobby, listening: socket.socket,
                               limits: NetLimits = NetLimits()) -> tuple[asyncio.Server, FrontEnd]:
+    """Serve telnet on `listening` (net/listening.py: it backs off when out of descriptors)."""
     front = FrontEnd(lobby, limits, AddressCounter(limits.connections_per_address))
     server = await asyncio.get_running_loop().create_server(
-        lambda: TelnetProtocol(front), host, port)
+        lambda: TelnetProtocol(front), sock=listening)
     return server, front

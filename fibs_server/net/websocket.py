@@ -23,7 +23,7 @@ import urllib.parse
 from aiohttp import WSMsgType, web
 
 from fibs_server.lobby.session import Session, Stage
-from fibs_server.net.limits import MAX_UNREAD_BYTES, TOO_MANY_CONNECTIONS
+from fibs_server.net.limits import MAX_UNREAD_BYTES
 from fibs_server.net.telnet import SERVE_SLICE, FrontEnd, LineSplitter, QueuedConnection
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 
@@ -46,13 +46,31 @@ def text_frame(payload: bytes) -> bytes:
     return header + payload
 
 
-def origin_allowed(origin: str | None, host: str) -> bool:
-    """Browsers send `Origin` with every WebSocket handshake: only our own page may open one,
-    so no other site can use a visitor's browser (and address) to talk to the server. A
-    program that is no browser sends none and may connect, as it may on the telnet port."""
-    if origin is None:
-        return True
-    return urllib.parse.urlsplit(origin).netloc.lower() == host.lower()
+# A page's origin: scheme, host and port (RFC 6454), as `origin_of` reads them.
+Origin = tuple[str, str, int]
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> Origin | None:
+    """The origin of an http(s) URL, None for anything else (`null`, other schemes)."""
+    parts = urllib.parse.urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[scheme]
+
+
+def origin_allowed(origin: str | None, allowed: frozenset[Origin]) -> bool:
+    """Browsers send `Origin` with every WebSocket handshake: only our own page (its scheme,
+    host and port, as configured: never the request's `Host`, which a rebound DNS name
+    controls) may open one, so no other site or extension can use a visitor's browser (and
+    address) to talk to the server. A program that is no browser sends none and may connect,
+    as it may on the telnet port."""
+    return origin is None or origin_of(origin) in allowed
 
 
 class WebSocketConnection(QueuedConnection):
@@ -73,17 +91,15 @@ class WebSocketConnection(QueuedConnection):
             self.transport.close()
 
 
-async def serve_websocket(request: web.Request, front: FrontEnd) -> web.StreamResponse:
-    """One browser tab, from the handshake to its session's end."""
-    if not origin_allowed(request.headers.get("Origin"), request.host):
+async def serve_websocket(request: web.Request, front: FrontEnd,
+                          origins: frozenset[Origin]) -> web.StreamResponse:
+    """One browser tab, from the handshake to its session's end (its connection is counted
+    against its address by net/http.py, as an HTTP connection)."""
+    if not origin_allowed(request.headers.get("Origin"), origins):
         raise web.HTTPForbidden(text="This server's WebSocket serves its own page only.")
     socket = web.WebSocketResponse(compress=False, max_msg_size=MAX_UNREAD_BYTES)
     await socket.prepare(request)
     host = request.remote or "-"
-    if not front.addresses.admit(host):
-        await socket.send_str(TOO_MANY_CONNECTIONS + "\r\n")
-        await socket.close()
-        return socket
     transport = request.transport
     assert transport is not None  # prepared: the connection is open
     connection = WebSocketConnection(transport, front.batcher, front.limits.output_buffer_cap,
@@ -95,9 +111,12 @@ async def serve_websocket(request: web.Request, front: FrontEnd) -> web.StreamRe
     front.tasks.add(serving)  # a shutdown cancels it like a telnet line worker
     try:
         await _serve_messages(socket, session, connection, front)
+    except ConnectionError as lost:
+        # A peer that resets while aiohttp answers its pings: one line, not aiohttp's
+        # 40-line traceback per connection.
+        log.info("WebSocket from %s lost: %s", host, lost)
     finally:
         front.tasks.discard(serving)
-        front.addresses.release(host)
         await front.lobby.disconnected(session)
     return socket
 

@@ -8,6 +8,7 @@ import re
 
 from playwright.async_api import Page, expect
 
+from fibs_server.lobby.session import Session
 from tests.web.conftest import WebHarness
 
 TIMEOUT = 10_000  # ms a page may take to show what the server said
@@ -209,3 +210,23 @@ async def test_a_refused_registration_is_shown_and_the_forms_work_again(web, bro
     await expect(page.locator("#welcome-message")).to_have_text(
         "Please use another name. 'Bob' is already used by someone else.")
     await log_in(page, "bob")
+
+
+async def test_a_refused_password_is_sent_once_and_the_page_says_why(web, browser, monkeypatch):
+    passwords_sent = 0
+    handle_line = Session.handle_line
+
+    async def counting_handle_line(session: Session, line: str) -> None:
+        nonlocal passwords_sent
+        passwords_sent += line == "abc"
+        await handle_line(session, line)
+    monkeypatch.setattr(Session, "handle_line", counting_handle_line)
+    page = await open_page(browser, web)
+    await expect(page.locator("#register-form button")).to_be_enabled()
+    await page.fill("#register-name", "carol")
+    await page.fill("#register-password", "abc")
+    await page.click("#register-form button")
+    await expect(page.locator("#welcome-message")).to_have_text(
+        "Minimal password length is 4 characters.")
+    await register(page, "carol", "secret1")  # the forms work again, on a new connection
+    assert passwords_sent == 1

@@ -13,6 +13,7 @@ import aiohttp
 import pytest
 
 from fibs_server.lobby.accounts import Account
+from fibs_server.net.http import RETRY_AFTER_TOO_MANY
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.protocol import server_texts, texts
 from fibs_server.rules.dice import VerifiableDice
@@ -165,10 +166,14 @@ async def test_connections_per_address_count_telnet_and_websockets_together(tmp_
         first = await WebClient.connect(harness)
         clients.append(first)
         await first.skip_until("login: ")
-        refused = await WebClient.connect(harness)
-        clients.append(refused)
-        await refused.skip_until(TOO_MANY_CONNECTIONS)
-        assert (await refused.closed()).type is aiohttp.WSMsgType.CLOSE
+        # Refused as an HTTP connection, before its handshake is read: 503 and the text.
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await WebClient.connect(harness)
+        assert refused.value.status == 503
+        assert refused.value.headers["Retry-After"] == str(RETRY_AFTER_TOO_MANY)
+        reader, writer = await asyncio.open_connection("127.0.0.1", harness.server.http_port)
+        assert TOO_MANY_CONNECTIONS.encode() in await reader.read()
+        writer.close()
         await first.close()  # its count goes with it
         again = await WebClient.connect(harness)
         clients.append(again)

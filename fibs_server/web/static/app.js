@@ -76,8 +76,14 @@ function handlePrompt(prompt) {
       send(`name ${page.intent.name}`);
     }
   } else if (prompt.startsWith("Please give your password") && page.intent) {
-    // Asked again after a refusal (shown): an empty password goes back to the guest prompt.
+    // Asked again: the server refused the password (too short, say). It is never sent
+    // twice: the refusal is shown, and an empty password goes back to the guest prompt.
+    if (page.intent.passwordSent && !page.intent.failed) {
+      welcomeMessage(page.intent.lastSaid ?? "The server refused that password.");
+      page.intent.failed = true;
+    }
     send(page.intent.failed ? "" : page.intent.password);
+    page.intent.passwordSent = true;
   } else if (prompt.startsWith("Please retype your password") && page.intent) {
     send(page.intent.password);
   }
@@ -202,6 +208,7 @@ function handleLine(line) {
 function text(line) {
   if (line.startsWith(" rank name")) { page.ratingRows = []; return; }
   if (page.dialogue !== "online") {
+    if (line.trim() && page.intent) page.intent.lastSaid = line.replace(/^\*\* /, "");
     if (line.startsWith("** ") && page.intent && !page.intent.failed) {
       welcomeMessage(line.slice(3));
       page.intent.failed = true;

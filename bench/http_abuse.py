@@ -1,0 +1,222 @@
+"""Abuse of the HTTP port, and what a telnet bystander feels meanwhile.
+
+Starts `python -m fibs_server` under `prlimit --nofile=1024:1024` (so the server cannot raise
+its soft limit: descriptors run out as they did at the default soft limit) on a temporary
+SQLite database, logs in one CLIP user who asks `time` every 10 ms, and a second user logs
+in every second from a clean address. Then, each for --seconds:
+
+  idle      1,100 connections to the HTTP port, half silent, half with half a request head,
+            from one address
+  idle40    the same from 40 addresses (127.0.1.1-40): more than the server's descriptors
+  requests  40 kept-alive clients from two addresses asking for /static/app.js as fast as
+            they can
+
+For each: the bystander's `time` latency and the logins (median, p99, max), the server's CPU
+and log lines meanwhile, and what the attackers got (refused, timed out, statuses).
+
+    .venv/bin/python bench/http_abuse.py --seconds 15
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import http.client
+import multiprocessing
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from floods import ask_time, log_in  # noqa: E402
+from load import REPOSITORY, create_accounts, percentiles, report  # noqa: E402
+
+TIME_REPLY = b" UTC )"
+PROBE_INTERVAL = 0.01
+LOGIN_INTERVAL = 1.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def idle_connections(port: int, count: int, addresses: int, seconds: float,
+                     results: multiprocessing.Queue) -> None:
+    """`count` connections from `addresses` addresses, half sending half a request head, each
+    read until the server answers or closes; what happened to them."""
+    sockets = []
+    failed = 0
+    for number in range(count):
+        try:
+            sock = socket.create_connection(
+                ("127.0.0.1", port), timeout=0.5,
+                source_address=(f"127.0.1.{number % addresses + 1}", 0))
+        except OSError:
+            failed += 1
+            continue
+        if number % 2:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        sockets.append(sock)
+    deadline = time.monotonic() + seconds
+    outcomes: collections.Counter[str] = collections.Counter()
+    for sock in sockets:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            answer = sock.recv(100)
+            outcomes["503" if answer.startswith(b"HTTP/1.1 503") else
+                     "closed" if not answer else "answered"] += 1
+        except socket.timeout:
+            outcomes["still open"] += 1
+        except OSError:
+            outcomes["reset"] += 1
+        sock.close()
+    outcomes["connect failed"] = failed
+    results.put(dict(outcomes))
+
+
+def request_flood(port: int, clients: int, seconds: float, results: multiprocessing.Queue
+                  ) -> None:
+    """`clients` kept-alive connections from two addresses (under their connection count)
+    asking for a static file as fast as they can; the statuses they got."""
+    deadline = time.monotonic() + seconds
+    statuses: collections.Counter[int] = collections.Counter()
+    lock = threading.Lock()
+    addresses: list[str] = []
+
+    def one() -> None:
+        with lock:
+            address = f"127.0.2.{len(addresses) % 2 + 1}"
+            addresses.append(address)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
+                                                source_address=(address, 0))
+        while time.monotonic() < deadline:
+            try:
+                connection.request("GET", "/static/app.js")
+                response = connection.getresponse()
+                response.read()
+                status = response.status
+            except OSError:
+                status = 0
+                connection.close()
+            with lock:
+                statuses[status] += 1
+        connection.close()
+
+    threads = [threading.Thread(target=one) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    results.put({"requests/s": round(sum(statuses.values()) / seconds), **statuses})
+
+
+class Server:
+    def __init__(self, database_url: str, log: Path) -> None:
+        self.http_port = free_port()
+        self.log = log
+        self.process = subprocess.Popen(
+            ["prlimit", "--nofile=1024:1024", sys.executable, "-m", "fibs_server",
+             "--host", "0.0.0.0", "--port", "0", "--http-port", str(self.http_port),
+             "--database-url", database_url, "--bcrypt-rounds", "4", "--bots", "off"],
+            stdout=subprocess.PIPE, stderr=log.open("w"), text=True, cwd=REPOSITORY)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        match = re.search(r"listening on \S+:(\d+)", line)
+        if match is None:
+            raise RuntimeError(f"server did not start: {line!r}")
+        self.port = int(match.group(1))
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def log_lines(self) -> int:
+        return len(self.log.read_text().splitlines())
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(60)
+
+
+async def measure(server: Server, attacker: multiprocessing.Process) -> None:
+    reader, writer = await log_in(server.port, "bystander")
+    asked: collections.deque[float] = collections.deque()
+    latencies: list[float] = []
+    logins: list[float] = []
+
+    async def answers() -> None:
+        while True:
+            await reader.readuntil(TIME_REPLY)
+            latencies.append(time.perf_counter() - asked.popleft())
+
+    async def logging_in() -> None:
+        while True:
+            started = time.perf_counter()
+            _, fresh = await log_in(server.port, "latecomer")
+            logins.append(time.perf_counter() - started)
+            fresh.close()
+            await asyncio.sleep(LOGIN_INTERVAL)
+
+    tasks = [asyncio.create_task(answers()), asyncio.create_task(logging_in())]
+    cpu, lines, started = server.cpu_seconds(), server.log_lines(), time.monotonic()
+    attacker.start()
+    while attacker.is_alive():
+        asked.append(time.perf_counter())
+        writer.write(b"time\r\n")
+        await asyncio.sleep(PROBE_INTERVAL)
+    seconds = time.monotonic() - started
+    for task in tasks:
+        task.cancel()
+    writer.close()
+    report("  bystander", percentiles(latencies))
+    report("  logins", percentiles(logins))
+    report("  server", f"{(server.cpu_seconds() - cpu) / seconds * 100:.0f} % CPU, "
+                       f"{server.log_lines() - lines} log lines in {seconds:.0f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--attacks", default="idle,idle40,requests")
+    arguments = parser.parse_args()
+    context = multiprocessing.get_context("spawn")
+    with tempfile.TemporaryDirectory() as directory:
+        database_url = f"sqlite:///{Path(directory) / 'http-abuse.db'}"
+        create_accounts(database_url, ["bystander", "latecomer"], 4)
+        server = Server(database_url, Path(directory) / "server.log")
+        try:
+            baseline = asyncio.run(baseline_latencies(server.port))
+            report("no attack", percentiles(baseline))
+            for name, target, options in (
+                    ("idle", idle_connections, (1100, 1)),
+                    ("idle40", idle_connections, (1100, 40)),
+                    ("requests", request_flood, (40,))):
+                if name not in arguments.attacks.split(","):
+                    continue
+                results = context.Queue()
+                attacker = context.Process(target=target, args=(
+                    server.http_port, *options, arguments.seconds, results))
+                report(name, "")
+                asyncio.run(measure(server, attacker))
+                report("  attackers got", str(results.get()))
+        finally:
+            server.stop()
+
+
+async def baseline_latencies(port: int) -> list[float]:
+    reader, writer = await log_in(port, "bystander")
+    latencies = [await ask_time(reader, writer) for _ in range(200)]
+    writer.close()
+    return latencies
+
+
+if __name__ == "__main__":
+    main()
