@@ -59,8 +59,9 @@ def flood(port: int, payload: bytes, connections: int, seconds: float) -> None:
         thread.join()
 
 
-async def time_answers_during(client, flooding: asyncio.Future) -> list[float]:
-    """`time` every PROBE_INTERVAL seconds until `flooding` is done, not waiting for answers
+async def time_answers_during(client, flooding: asyncio.Future,
+                              interval: float = PROBE_INTERVAL) -> list[float]:
+    """`time` every `interval` seconds until `flooding` is done, not waiting for answers
     (so a stall counts for every question it delays); each answer's delay."""
     asked: collections.deque[float] = collections.deque()
     delays: list[float] = []
@@ -74,9 +75,9 @@ async def time_answers_during(client, flooding: asyncio.Future) -> list[float]:
     while not flooding.done():
         asked.append(time.monotonic())
         await client.send("time")
-        await asyncio.sleep(PROBE_INTERVAL)
+        await asyncio.sleep(interval)
     while asked and not reading.done():
-        await asyncio.sleep(PROBE_INTERVAL)
+        await asyncio.sleep(interval)
     reading.cancel()
     await flooding
     return delays
