@@ -38,7 +38,7 @@ class NetLimits:
     # ...and everything from one address, logged in or not (a club behind one NAT).
     address_command_burst: int = 1000
     address_commands_per_second: float = 200.0
-    command_backlog_seconds: float = 10.0
+    command_backlog_seconds: float = 5.0
 
 
 class AddressCounter:
