@@ -459,6 +459,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    "--address-free-failures", str(arguments.sessions + arguments.burst + 100),
                    "--hash-checks-per-address", str(arguments.sessions + arguments.burst + 100),
                    "--hash-checks-waiting", str(arguments.sessions + arguments.burst + 100),
+                   "--address-command-burst", "1000000",
+                   "--address-commands-per-second", "1000000",
                    "--log-level", "WARNING"]
         if arguments.bot_matches:
             command += ["--bots", "on", "--bot-think-time", str(arguments.bot_think_time),

@@ -19,6 +19,7 @@ LOST_PEER_GRACE = 5.0
 MAX_LINE_BYTES = 4096  # FIBS commands are short; a longer line is discarded, not buffered
 OUTPUT_BUFFER_CAP = 512 * 1024  # a peer this far behind in reading is cut off
 TOO_MANY_CONNECTIONS = "** Too many connections from your address. Please try again later."
+TOO_MANY_COMMANDS = "** You keep sending commands faster than they can be served. Goodbye."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +35,17 @@ class NetLimits:
     http_keepalive_timeout: float = 15.0
     http_request_burst: int = 100
     http_requests_per_second: float = 20.0
+    # Commands per second (net/pacing.py): a burst, then paced; a connection that stays behind
+    # its own rate for command_backlog_seconds is closed. A logged-in user's own bucket...
+    command_burst: int = 200
+    commands_per_second: float = 50.0
+    # ...a connection's before login (a login or a registration takes a few lines)...
+    login_command_burst: int = 20
+    login_commands_per_second: float = 2.0
+    # ...and everything from one address, logged in or not (a club behind one NAT).
+    address_command_burst: int = 1000
+    address_commands_per_second: float = 200.0
+    command_backlog_seconds: float = 5.0
 
 
 class AddressCounter:

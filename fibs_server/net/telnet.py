@@ -32,6 +32,7 @@ from fibs_server.net.limits import (
     peer_address,
     wire_bytes,
 )
+from fibs_server.net.pacing import BYTES_PER_COMMAND, CommandPacer
 from fibs_server.net.telnet_codec import TelnetCodec
 
 log = logging.getLogger(__name__)
@@ -168,10 +169,11 @@ def _flush_for_a_slice(queue: collections.deque[QueuedConnection], waiting_flag:
 class QueuedConnection:
     """A lobby `Connection`'s output over an asyncio transport: text is queued and written by
     the batcher, one write of everything queued, framed by `frame` (telnet: as is; the
-    WebSocket: one text frame). A peer that stops reading is cut off."""
+    WebSocket: one text frame). A peer that stops reading is cut off, and what it sent
+    is no longer served (`cut_off`)."""
 
     __slots__ = ("transport", "batcher", "output_buffer_cap", "queued", "urgent_waiting",
-                 "broadcast_waiting", "host")
+                 "broadcast_waiting", "host", "cut_off")
 
     def __init__(self, transport: asyncio.Transport, batcher: OutputBatcher,
                  output_buffer_cap: int = OUTPUT_BUFFER_CAP, host: str | None = None) -> None:
@@ -182,6 +184,7 @@ class QueuedConnection:
         self.urgent_waiting = False  # in the batcher's queue for the next turn
         self.broadcast_waiting = False  # in its broadcast queue
         self.host = peer_address(transport) if host is None else host
+        self.cut_off = False
 
     def frame(self, data: bytes) -> bytes:
         """The bytes that carry `data` (7-bit text) on this transport."""
@@ -215,6 +218,7 @@ class QueuedConnection:
 
     def _cut_off(self) -> None:
         log.warning("closing %s: it stopped reading its output", self.host)
+        self.cut_off = True
         self.queued.clear()
         self.transport.abort()  # connection_lost follows: the usual drop path saves the match
 
@@ -252,6 +256,10 @@ class FrontEnd:
     batcher: OutputBatcher = dataclasses.field(default_factory=OutputBatcher)
     # The running line-serving tasks: the event loop keeps only weak references.
     tasks: set[asyncio.Task] = dataclasses.field(default_factory=set)
+    pacer: CommandPacer = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        self.pacer = CommandPacer(self.limits)
 
     def run(self, work: Coroutine[Any, Any, None]) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(work)
@@ -273,9 +281,10 @@ class TelnetProtocol(asyncio.Protocol):
     """One peer: bytes in through the codec and the line splitter, served one line at a time
     by a task that exists only while there are unread bytes. Reads are only queued: the
     worker decodes them a chunk at a time and gives the loop a turn every SERVE_SLICE, so no
-    flood holds the loop. When the peer goes, what it sent before is still served (a bot's
-    `leave` and `bye` written just before it closes), for LOST_PEER_GRACE seconds at most;
-    then the session is told."""
+    flood holds the loop; the pacer (net/pacing.py) paces chunks and lines. When the peer
+    goes, what it sent before is still served (a bot's `leave` and `bye` written just before
+    it closes), within its burst and for LOST_PEER_GRACE seconds at most; then the session is
+    told."""
 
     def __init__(self, front: FrontEnd) -> None:
         self.front = front
@@ -298,6 +307,7 @@ class TelnetProtocol(asyncio.Protocol):
         self.splitter = LineSplitter(self.front.limits.max_line_bytes)
         self.connection = TelnetConnection(transport, self.codec, self.front.batcher,
                                            self.front.limits.output_buffer_cap)
+        self.pace = self.front.pacer.pace(self.connection.host)
         self.session = self.front.lobby.connect(self.connection)
         self.connection.flush()
 
@@ -317,12 +327,16 @@ class TelnetProtocol(asyncio.Protocol):
         slice_ends = serving_clock() + SERVE_SLICE
         try:
             while self.unread:
-                text, replies = self.codec.receive(bytes(self.unread[:READ_CHUNK]))
+                chunk = bytes(self.unread[:READ_CHUNK])
                 del self.unread[:READ_CHUNK]
+                if not await self._take_turn(session, len(chunk) / BYTES_PER_COMMAND):
+                    self.unread.clear()
+                    break
+                text, replies = self.codec.receive(chunk)
                 if replies:
                     self.connection.send_telnet(replies)
                 for line in self.splitter.feed(self._fold_empty_lines(text)):
-                    if not self._serves(session):
+                    if not (self._serves(session) and await self._take_turn(session, 1)):
                         self.unread.clear()
                         break
                     if line is None:
@@ -340,12 +354,17 @@ class TelnetProtocol(asyncio.Protocol):
                 await self._part()
 
     def _serves(self, session: Session) -> bool:
-        """Whether the next line is served: not after `bye`, and after a hang-up only for a
-        while (a flood of throttled login attempts would take hours)."""
-        if session.stage is Stage.CLOSED:
+        """Whether the next line is served: not after `bye` or once cut off for not reading,
+        and after a hang-up only for a while (a flood of throttled login attempts would take
+        hours)."""
+        if session.stage is Stage.CLOSED or self.connection.cut_off:
             return False
         return (self.lost_at is None
                 or serving_clock() <= self.lost_at + LOST_PEER_GRACE)
+
+    async def _take_turn(self, session: Session, cost: float) -> bool:
+        return await self.pace.take_turn(session, self.connection, cost,
+                                         gone=self.lost_at is not None)
 
     async def _give_the_loop_a_turn_if_due(self, slice_ends: float) -> float:
         """Once SERVE_SLICE is used up, flush the replies and let the loop run the others;

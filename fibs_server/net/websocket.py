@@ -23,8 +23,16 @@ import urllib.parse
 from aiohttp import WSMsgType, web
 
 from fibs_server.lobby.session import Session, Stage
-from fibs_server.net.limits import MAX_UNREAD_BYTES
-from fibs_server.net.telnet import SERVE_SLICE, FrontEnd, LineSplitter, QueuedConnection
+from fibs_server.net import telnet
+from fibs_server.net.limits import LOST_PEER_GRACE, MAX_UNREAD_BYTES
+from fibs_server.net.pacing import BYTES_PER_COMMAND
+from fibs_server.net.telnet import (
+    SERVE_SLICE,
+    FrontEnd,
+    LineSplitter,
+    QueuedConnection,
+    fold_empty_lines,
+)
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 
 log = logging.getLogger(__name__)
@@ -121,12 +129,23 @@ async def serve_websocket(request: web.Request, front: FrontEnd,
     return socket
 
 
+def _one_empty_line_a_run(data: bytes) -> bytes:
+    """`data` (a message, ending with LF) with each run of empty lines cut to one."""
+    data = fold_empty_lines(data)
+    return b"\n" + data.lstrip(b"\n") if data.startswith(b"\n\n") else data
+
+
 async def _serve_messages(socket: web.WebSocketResponse, session: Session,
                           connection: WebSocketConnection, front: FrontEnd) -> None:
-    """Each message's lines in order, giving the loop a turn every SERVE_SLICE; the next
-    message is read only when this one is served (aiohttp stops reading the socket while
-    64 KiB wait), so a flood waits in the peer's buffers, not ours."""
+    """Each message's lines in order, paced as the telnet port's (net/pacing.py), giving
+    the loop a turn every SERVE_SLICE; the next message is read only when this one is served
+    (aiohttp stops reading the socket while 64 KiB wait), so a flood waits in the peer's
+    buffers, not ours. A run of empty lines in a message is served as one. Once the peer is
+    gone, what aiohttp holds of it is served as on the telnet port: within its burst, for
+    LOST_PEER_GRACE; nothing once it was cut off for not reading."""
     splitter = LineSplitter(front.limits.max_line_bytes)
+    pace = front.pacer.pace(connection.host)
+    lost_at: float | None = None
     slice_ends = time.perf_counter() + SERVE_SLICE
     async for message in socket:
         if message.type is WSMsgType.TEXT:
@@ -137,8 +156,17 @@ async def _serve_messages(socket: web.WebSocketResponse, session: Session,
             break
         if not data.endswith(b"\n"):
             data += b"\n"  # a message ends its last line
-        for line in splitter.feed(data):
-            if session.stage is Stage.CLOSED:
+        if lost_at is None and connection.transport.is_closing():
+            lost_at = telnet.serving_clock()
+        if not await pace.take_turn(session, connection, len(data) / BYTES_PER_COMMAND,
+                                    gone=lost_at is not None):
+            return
+        for line in splitter.feed(_one_empty_line_a_run(data)):
+            if session.stage is Stage.CLOSED or connection.cut_off or (
+                    lost_at is not None
+                    and telnet.serving_clock() > lost_at + LOST_PEER_GRACE):
+                return
+            if not await pace.take_turn(session, connection, 1, gone=lost_at is not None):
                 return
             if line is None:
                 session.line_too_long()

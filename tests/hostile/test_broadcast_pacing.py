@@ -7,6 +7,7 @@ import time
 import pytest
 
 from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.limits import NetLimits
 from tests.e2e.client import ExpectationFailed
 
 BURST, PER_SECOND = 3, 2.0
@@ -28,8 +29,12 @@ async def lines_until_quiet(client, quiet: float) -> list[str]:
 ])
 async def test_a_flood_of_state_changes_reaches_bystanders_paced_with_the_final_state(
         make_harness, tracebacks, pair, last_reply, final, final_fields):
+    # Commands themselves unpaced (tests/hostile/test_command_floods.py paces them): the
+    # flood must reach the lobby for its broadcasts to be paced.
     harness = await make_harness(abuse=AbuseLimits(who_broadcast_burst=BURST,
-                                                   who_broadcasts_per_second=PER_SECOND))
+                                                   who_broadcasts_per_second=PER_SECOND),
+                                 net=NetLimits(commands_per_second=float("inf"),
+                                               address_commands_per_second=float("inf")))
     for name in ("alice", "bob", "carol"):
         await harness.register(name)
     bob = await harness.login_clip("bob")

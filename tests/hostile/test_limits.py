@@ -38,8 +38,11 @@ async def open_non_reader(port: int) -> tuple[asyncio.StreamReader, asyncio.Stre
 async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
         make_harness, tracebacks, caplog):
     cap = 16 * 1024
-    # Unpaced who-lines (docs/SECURITY.md): this test needs a broadcast flood to pile up.
-    harness = await make_harness(net=NetLimits(output_buffer_cap=cap),
+    # Unpaced who-lines and commands (docs/SECURITY.md): this test needs a broadcast flood
+    # to pile up.
+    harness = await make_harness(net=NetLimits(output_buffer_cap=cap,
+                                               commands_per_second=float("inf"),
+                                               address_commands_per_second=float("inf")),
                                  abuse=AbuseLimits(who_broadcasts_per_second=1e9))
     await harness.register("alice")
     await harness.register("bob")

@@ -59,6 +59,7 @@ class StandInSession:
         self.lobby = lobby
         self.connection = connection
         self.stage = Stage.ONLINE
+        self.name = "alice"
 
     async def handle_line(self, line: str) -> None:
         self.lobby.log.append(line)
@@ -175,7 +176,10 @@ async def test_a_run_of_empty_lines_is_served_as_one_and_a_single_one_as_itself(
 async def test_serving_lines_gives_the_loop_a_turn_every_few_milliseconds(fake_clock):
     # 20,000 lines of 0.1 ms CPU each (on the fake clock: 2 s), none giving the loop a turn.
     lobby = StandInLobby(seconds_per_line=0.0001, busy=True, clock=fake_clock)
-    first, _ = open_connection(lobby)
+    # Unpaced: this counts the loop's turns; the pacing has tests/net/test_pacing.py.
+    unpaced = NetLimits(commands_per_second=float("inf"),
+                        address_commands_per_second=float("inf"))
+    first, _ = open_connection(lobby, FrontEnd(lobby, unpaced, AddressCounter(30)))  # type: ignore[arg-type]
     first.data_received(b"x\r\n" * 20_000)
     turns = []
 

@@ -1,0 +1,155 @@
+"""Commands per second, for telnet, CLIP and the WebSocket alike: token buckets that let a
+burst through at once and then pace what follows.
+
+Input costs one command per line and one per BYTES_PER_COMMAND bytes read (telnet commands
+and discarded lines too), so neither many short lines nor a few huge ones get more of the
+loop than the rate allows. Two buckets pay for each: the connection's own (before login, one
+per connection at the login rate; after it, one per user name, shared by the user's
+connections and kept across reconnections) and its address's (everything from it, logged in
+or not). A command beyond a bucket's burst waits its turn (the reader pauses meanwhile, so
+the rest waits in the peer's buffers); a connection that stays behind its own rate for
+`command_backlog_seconds` is closed with TOO_MANY_COMMANDS. A connection that is only behind
+because of its address (someone else behind the same NAT) is slowed, never closed.
+
+Time comes from an injectable clock: the buckets only say how long to wait.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from fibs_server.lobby.session import Stage
+from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
+
+log = logging.getLogger(__name__)
+
+BYTES_PER_COMMAND = 4096  # input read costs as much as one line per this many bytes
+
+
+class TokenBucket:
+    """A token bucket kept as the time at which it is full again (a generic cell rate
+    algorithm): each reservation moves that time on by its cost, and waits for whatever goes
+    beyond the burst, so that waiters queue in the order they came."""
+
+    __slots__ = ("seconds_per_command", "burst_seconds", "full_at")
+
+    def __init__(self, burst: int, per_second: float) -> None:
+        self.seconds_per_command = 1 / per_second
+        self.burst_seconds = burst / per_second
+        self.full_at = 0.0
+
+    def reserve(self, cost: float, now: float) -> float:
+        """Take `cost` commands; the seconds they wait for their turn (0: at once)."""
+        self.full_at = max(self.full_at, now) + cost * self.seconds_per_command
+        return max(0.0, self.full_at - now - self.burst_seconds)
+
+
+class BucketTable:
+    """A bucket per key (user name, address), forgotten once it is full again: a full
+    bucket and none are the same, so the table holds only keys active lately."""
+
+    def __init__(self, burst: int, per_second: float) -> None:
+        self.burst = burst
+        self.per_second = per_second
+        self._buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
+
+    def reserve(self, key: str, cost: float, now: float) -> float:
+        bucket = self._buckets.pop(key, None) or TokenBucket(self.burst, self.per_second)
+        self._buckets[key] = bucket  # the most recently used last
+        wait = bucket.reserve(cost, now)
+        while (oldest := next(iter(self._buckets.values()))).full_at <= now:
+            self._buckets.popitem(last=False)
+            if oldest is bucket:
+                break
+        return wait
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+class PacedSession(Protocol):
+    """What the pacer needs of a lobby session."""
+    @property
+    def stage(self) -> Stage: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+class PacedConnection(Protocol):
+    """What the pacer needs of a connection."""
+    host: str
+
+    def send(self, text: str, broadcast: bool = False) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class CommandPacer:
+    """The buckets of one server's connections."""
+
+    def __init__(self, limits: NetLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self.users = BucketTable(limits.command_burst, limits.commands_per_second)
+        self.addresses = BucketTable(limits.address_command_burst,
+                                     limits.address_commands_per_second)
+
+    def pace(self, host: str) -> ConnectionPace:
+        return ConnectionPace(self, host)
+
+
+class ConnectionPace:
+    """One connection's share of the pacer."""
+
+    __slots__ = ("pacer", "host", "before_login", "behind_since")
+
+    def __init__(self, pacer: CommandPacer, host: str) -> None:
+        self.pacer = pacer
+        self.host = host
+        self.before_login = TokenBucket(pacer.limits.login_command_burst,
+                                        pacer.limits.login_commands_per_second)
+        self.behind_since: float | None = None  # since when it waits for its own bucket
+
+    def wait(self, session: PacedSession, cost: float) -> float | None:
+        """Reserve `cost` commands; the seconds they wait, or None when the connection has
+        been behind its own rate for longer than `command_backlog_seconds`."""
+        pacer = self.pacer
+        now = pacer.clock()
+        if session.stage is Stage.ONLINE:
+            own = pacer.users.reserve(session.name.lower(), cost, now)
+        else:
+            own = self.before_login.reserve(cost, now)
+        shared = pacer.addresses.reserve(self.host, cost, now)
+        if own <= 0:
+            self.behind_since = None
+        elif self.behind_since is None:
+            self.behind_since = now
+        elif now - self.behind_since > pacer.limits.command_backlog_seconds:
+            return None
+        return max(own, shared)
+
+    async def take_turn(self, session: PacedSession, connection: PacedConnection, cost: float,
+                        gone: bool) -> bool:
+        """Wait for `cost` commands' turn; whether to serve them. No: the connection is
+        closed for flooding, or the peer is `gone` and this is beyond its burst (a bot's last
+        `leave` and `bye` are served; what a flooder left behind is not)."""
+        wait = self.wait(session, cost)
+        if wait is None:
+            log.warning("closing %s: it kept sending commands faster than they are served",
+                        connection.host)
+            connection.send(TOO_MANY_COMMANDS + "\r\n")
+            connection.close()
+            return False
+        if wait > 0:
+            if gone:
+                return False
+            connection.flush()  # the replies so far, before waiting
+            await asyncio.sleep(wait)
+        return True

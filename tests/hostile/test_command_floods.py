@@ -1,0 +1,177 @@
+"""Commands per second: users logged in from a few addresses who send `who`, `board` and
+garbage as fast as they can, the same never reading, and connections that never log in
+flooding telnet commands, empty lines and 64 KB lines. They are paced, then closed with
+TOO_MANY_COMMANDS; the bystander's answers and a login stay prompt; nothing a cut-off
+connection left behind is served."""
+from __future__ import annotations
+
+import asyncio
+import collections
+import multiprocessing
+import socket
+import statistics
+import threading
+import time
+
+import pytest
+
+from fibs_server.lobby.session import Session
+from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
+from tests.hostile.test_floods import time_answers_during
+
+ADDRESSES = [f"127.0.0.{number}" for number in range(2, 7)]
+# Three flooders an address: each gets a third of its address's rate, more than its own.
+LIMITS = NetLimits(command_burst=50, commands_per_second=40.0, login_command_burst=10,
+                   login_commands_per_second=2.0, address_command_burst=100,
+                   address_commands_per_second=150.0, command_backlog_seconds=1.0)
+PROBE_INTERVAL = 0.05  # the bystander's `time`, well within its own rate
+FLOOD_DEADLINE = 20.0  # seconds: a flooder the server has not closed by then fails the test
+COMMANDS = b"who\r\nboard\r\nxyzzy plugh\r\n" * 1000
+BEFORE_LOGIN = {
+    "IAC NOP": b"\xff\xf1" * 32768,
+    "empty lines": b"\r\n" * 32768,
+    "64 KB lines": b"x" * 65536 + b"\r\n",
+}
+
+
+def flood(port: int, names: list[str | None], payload: bytes, reads: bool,
+          told: multiprocessing.Value) -> None:
+    """A connection per name, from ADDRESSES in turn (a name: logged in over CLIP first; None:
+    never logged in), each sending `payload` over and over until the server closes it;
+    `told` counts those that got TOO_MANY_COMMANDS last (a close with unread input resets
+    the connection, and the reset may overtake the text)."""
+    deadline = time.monotonic() + FLOOD_DEADLINE
+    expected = TOO_MANY_COMMANDS.encode()
+
+    def one(number: int, name: str | None) -> None:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=FLOOD_DEADLINE,
+                                        source_address=(ADDRESSES[number % len(ADDRESSES)], 0))
+        if not reads:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        tail = collections.deque(maxlen=2)
+
+        def drain() -> None:
+            try:
+                while data := sock.recv(1 << 16):
+                    tail.append(data)
+            except OSError:
+                pass
+        reader = threading.Thread(target=drain)
+        if reads:
+            reader.start()
+        sock.settimeout(0.2)
+        try:
+            if name is not None:
+                sock.sendall(f"login flooder 1008 {name} secret\r\n".encode())
+            while time.monotonic() < deadline:
+                try:
+                    sock.sendall(payload)
+                except socket.timeout:
+                    pass
+        except OSError:
+            pass  # closed by the server
+        if reads:
+            reader.join()
+            if expected in b"".join(tail):
+                with told.get_lock():
+                    told.value += 1
+        sock.close()
+
+    threads = [threading.Thread(target=one, args=(number, name))
+               for number, name in enumerate(names)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+async def run_flood(harness, names: list[str | None], payload: bytes, reads: bool
+                    ) -> tuple[list[float], int, float]:
+    """The bystander's answer delays during the flood, how many flooders read that they
+    were closed, and how long the flood took."""
+    bystander = await harness.login_clip("bystander")
+    told = multiprocessing.get_context("spawn").Value("i", 0)
+    # In a process of its own: flooding threads here would take the server's GIL.
+    flooder = multiprocessing.get_context("spawn").Process(
+        target=flood, args=(harness.server.port, names, payload, reads, told))
+    started = time.monotonic()
+    flooder.start()
+    flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
+    delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
+    return delays, told.value, time.monotonic() - started
+
+
+def count_lines_served(monkeypatch) -> collections.Counter[str]:
+    """Lines served from now on, by the peer's address; "cut off" for the lines of a
+    connection that was cut off for not reading."""
+    served: collections.Counter[str] = collections.Counter()
+    handle_line = Session.handle_line
+
+    async def counting(session: Session, line: str) -> None:
+        served[session.connection.host] += 1
+        if getattr(session.connection, "cut_off", False):
+            served["cut off"] += 1
+        await handle_line(session, line)
+    monkeypatch.setattr(Session, "handle_line", counting)
+    return served
+
+
+def closed_for_flooding(caplog) -> int:
+    return sum("kept sending commands faster" in record.getMessage()
+               for record in caplog.records)
+
+
+def assert_prompt(delays: list[float]) -> None:
+    assert delays, "no answers"
+    p99 = statistics.quantiles(delays, n=100)[98] if len(delays) > 1 else delays[0]
+    assert p99 < 1.0, f"p99 {p99 * 1000:.0f} ms"
+    assert statistics.median(delays) < 0.1, f"median {statistics.median(delays) * 1000:.0f} ms"
+
+
+async def test_users_flooding_commands_are_paced_then_closed(make_harness, tracebacks,
+                                                              monkeypatch, caplog):
+    harness = await make_harness(net=LIMITS)
+    names = [f"flooder{number}" for number in range(15)]
+    for name in [*names, "bystander", "latecomer"]:
+        await harness.register(name)
+    served = count_lines_served(monkeypatch)
+    delays, told, seconds = await run_flood(harness, list(names), COMMANDS, reads=True)
+    assert closed_for_flooding(caplog) == len(names) and told > 0
+    assert_prompt(delays)
+    # Each address: its burst, then its rate, while its flooders lasted.
+    for address in ADDRESSES:
+        assert served[address] <= (LIMITS.address_command_burst
+                                   + LIMITS.address_commands_per_second * seconds + 10)
+    started = time.monotonic()
+    await harness.login_clip("latecomer")
+    assert time.monotonic() - started < 3.0
+
+
+async def test_what_a_cut_off_connection_sent_is_not_served(make_harness, tracebacks,
+                                                            monkeypatch):
+    # Unpaced, so that the output cap cuts them off, with their input still queued.
+    harness = await make_harness(net=NetLimits(output_buffer_cap=4096,
+                                               commands_per_second=float("inf"),
+                                               address_commands_per_second=float("inf")))
+    names = [f"flooder{number}" for number in range(15)]
+    for name in [*names, "bystander"]:
+        await harness.register(name)
+    served = count_lines_served(monkeypatch)
+    delays, _, _ = await run_flood(harness, list(names), COMMANDS, reads=False)
+    assert_prompt(delays)
+    assert served["cut off"] == 0
+    assert list(harness.server.lobby.online) == ["bystander"]
+
+
+@pytest.mark.parametrize("kind", BEFORE_LOGIN)
+async def test_floods_before_login_are_paced_then_closed(make_harness, tracebacks, caplog,
+                                                          kind):
+    harness = await make_harness(net=LIMITS)
+    for name in ("bystander", "latecomer"):
+        await harness.register(name)
+    delays, _, _ = await run_flood(harness, [None] * 28, BEFORE_LOGIN[kind], reads=True)
+    assert closed_for_flooding(caplog) == 28
+    assert_prompt(delays)
+    started = time.monotonic()
+    await harness.login_clip("latecomer")
+    assert time.monotonic() - started < 3.0
