@@ -33,6 +33,10 @@ class AbuseLimits:
     messages_per_recipient: int = 50  # kept for one offline user
     messages_per_sender: int = 10  # kept from one user for one offline user
     max_message_length: int = 500  # characters of a `message`
+    # The archive's heavy reads (lobby/read_limits.py): `dicetest` per user and
+    # /api/rating-history per address, each a token bucket.
+    heavy_read_burst: int = 10
+    heavy_reads_per_second: float = 1.0
 
 
 class _FailureCounts:

@@ -7,6 +7,7 @@ Nothing here knows a user: no cookies, no tokens. A tab is whoever logs in on it
 from __future__ import annotations
 
 import dataclasses
+import math
 import pathlib
 
 from aiohttp import web
@@ -16,6 +17,7 @@ from fibs_server.net.websocket import serve_websocket
 
 STATIC = pathlib.Path(__file__).resolve().parent.parent / "web" / "static"
 RATING_HISTORY_MATCHES = 500  # the plot's points at most: the player's last rated matches
+TOO_MANY_HISTORY_REQUESTS = "Too many rating history requests from this address: try again later."
 SHUTDOWN_TIMEOUT = 5.0  # seconds a stop waits for requests still being answered
 
 # The page loads its own files only; connect-src 'self' covers its WebSocket (CSP level 3).
@@ -47,9 +49,14 @@ async def websocket(request: web.Request) -> web.StreamResponse:
 
 async def rating_history(request: web.Request) -> web.Response:
     """`/api/rating-history?name=alice`: alice's rating by her rated matches, oldest first.
-    The store reads the matches (its reads have connections of their own: the loop waits
-    for none)."""
+    The store reads its sums, at most RATING_HISTORY_MATCHES rows of an index (its reads
+    have connections of their own: the loop waits for none); an address asking too often
+    is refused before anything is read."""
     lobby = request.app[FRONT].lobby
+    wait = lobby.heavy_reads.by_address.wait_before(request.remote or "")
+    if wait:
+        raise web.HTTPTooManyRequests(text=TOO_MANY_HISTORY_REQUESTS,
+                                      headers={"Retry-After": str(math.ceil(wait))})
     account = await lobby.accounts.find_account(request.query.get("name", ""))
     if account is None:
         raise web.HTTPNotFound(text="No such player.")
