@@ -197,6 +197,7 @@ class SqlMatchStore:
             for roll, count in session.execute(summed):
                 total[roll] += count
             for player_a, tally in session.execute(running):
+                assert tally is not None  # selected so
                 counted = tally if name is None else [tally[0 if player_a == name else 1]]
                 for row in counted:
                     total = [a + b for a, b in zip(total, row)]
@@ -276,6 +277,7 @@ def uncount_matches(connection: Connection, matches: ColumnElement[bool]) -> Non
     for player_a, player_b, tally in connection.execute(
             select(MatchRow.player_a, MatchRow.player_b, MatchRow.dice_tally)
             .where(matches, MatchRow.finished, MatchRow.dice_tally.is_not(None))):
+        assert tally is not None  # selected so
         counts.update(roll_counts(player_a, player_b, tally))
     if counts:
         add_roll_counts(connection, Counter({key: -count for key, count in counts.items()}))
