@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 
 from fibs_server.lobby import match_play
 from fibs_server.lobby.command_table import CommandTable
@@ -81,6 +82,10 @@ def _record_dice(record: MatchRecord) -> list[str]:
 
 @table.command("dicetest")
 async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
+    wait = lobby.heavy_reads.by_user.wait_before(session.name)
+    if wait:
+        session.send_lines([fair_texts.dicetest_too_often(math.ceil(wait))])
+        return
     server = DiceStatistics.of(await lobby.matches.roll_tally(None))
     own = DiceStatistics.of(await lobby.matches.roll_tally(session.name))
     session.send_lines(fair_texts.dicetest(session.name, server, own))

@@ -26,6 +26,7 @@ from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.lobby.read_limits import HeavyReadLimits
 from fibs_server.lobby.running_match import MatchTimer, RunningMatch
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.tables import CodeGuesses
@@ -81,6 +82,7 @@ class Lobby:
         self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
         self.who_pacing: WhoPacing[Session] = WhoPacing(config.abuse_limits.who_broadcast_burst,
                                     config.abuse_limits.who_broadcasts_per_second)
+        self.heavy_reads = HeavyReadLimits(config.abuse_limits)
         self.handlers: dict[str, Handler] = {}
         self.admin_handlers: dict[str, Handler] = {}
         self.login_hooks: list[Hook] = []

@@ -36,6 +36,10 @@ class AbuseLimits:
     # Wrong `sit` codes in an hour, then no code is tried until the oldest is an hour old.
     wrong_table_codes_per_account: int = 10
     wrong_table_codes_per_address: int = 30
+    # The archive's heavy reads (lobby/read_limits.py): `dicetest` per user and
+    # /api/rating-history per address, each a token bucket.
+    heavy_read_burst: int = 10
+    heavy_reads_per_second: float = 1.0
 
 
 class _FailureCounts:

@@ -34,6 +34,7 @@ from fibs_server.net.websocket import Origin, serve_websocket
 
 STATIC = pathlib.Path(__file__).resolve().parent.parent / "web" / "static"
 RATING_HISTORY_MATCHES = 500  # the plot's points at most: the player's last rated matches
+TOO_MANY_HISTORY_REQUESTS = "Too many rating history requests from this address: try again later."
 SHUTDOWN_TIMEOUT = 5.0  # seconds a stop waits for requests still being answered
 # Seconds a connection refused for its address's count is told to wait.
 RETRY_AFTER_TOO_MANY = 10
@@ -252,9 +253,14 @@ async def websocket(request: web.Request) -> web.StreamResponse:
 
 async def rating_history(request: web.Request) -> web.Response:
     """`/api/rating-history?name=alice`: alice's rating by her rated matches, oldest first.
-    The store reads the matches (its reads have connections of their own: the loop waits
-    for none)."""
+    The store reads its sums, at most RATING_HISTORY_MATCHES rows of an index (its reads
+    have connections of their own: the loop waits for none); an address asking too often
+    is refused before anything is read."""
     lobby = request.app[FRONT].lobby
+    wait = lobby.heavy_reads.by_address.wait_before(request.remote or "")
+    if wait:
+        raise web.HTTPTooManyRequests(text=TOO_MANY_HISTORY_REQUESTS,
+                                      headers={"Retry-After": str(math.ceil(wait))})
     account = await lobby.accounts.find_account(request.query.get("name", ""))
     if account is None:
         raise web.HTTPNotFound(text="No such player.")

@@ -105,3 +105,9 @@ def _meaning(who: str, statistics: DiceStatistics) -> list[str]:
             "freedom).",
             f"  Fair dice spread this far or further {statistics.p_value:.0%} of the time: "
             f"{verdict}."]
+
+
+def dicetest_too_often(seconds: int) -> str:
+    """A user's `dicetest`s beyond lobby.read_limits' limit."""
+    unit = "second" if seconds == 1 else "seconds"
+    return f"** Too many dicetests: try again in {seconds} {unit}."

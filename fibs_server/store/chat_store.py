@@ -17,12 +17,14 @@ from fibs_server.lobby.chat_records import (
     SanctionKind,
     StoredMessage,
 )
+from fibs_server.store.match_store import uncount_matches
 from fibs_server.store.models import (
     AccountRow,
     IgnoreRow,
     MatchRow,
     MessageRow,
     ModerationRow,
+    RollCountRow,
     SanctionRow,
     ServerTextRow,
     name_key,
@@ -125,10 +127,13 @@ class ChatStore:
             if account is None:
                 return False
             # Matches keep their players' names without a cascade: both players' records of
-            # them go with the account. Messages, gags and blinds cascade.
-            session.execute(delete(MatchRow).where(or_(
-                MatchRow.player_a == account.name, MatchRow.player_b == account.name,
-                MatchRow.winner == account.name)))
+            # them go with the account, and out of the server's and the opponents' roll
+            # counts. Messages, gags and blinds cascade.
+            theirs = or_(MatchRow.player_a == account.name, MatchRow.player_b == account.name,
+                         MatchRow.winner == account.name)
+            uncount_matches(session.connection(), theirs)
+            session.execute(delete(RollCountRow).where(RollCountRow.player == account.name))
+            session.execute(delete(MatchRow).where(theirs))
             session.delete(account)
             session.add(_log_row(now, admin, "erase", account.name, ""))
             return True

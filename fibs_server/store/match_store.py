@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, true, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingChange, RatingUpdate
 from fibs_server.rules.dice_stats import ROLLS
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
-from fibs_server.store.models import MatchGameRow, MatchRow, name_key, table_of
+from fibs_server.store.models import (
+    EVERY_ROLL,
+    MatchGameRow,
+    MatchRow,
+    RatingChangeRow,
+    RollCountRow,
+    name_key,
+    table_of,
+)
 from fibs_server.store.transactions import Transactions
 
 _MATCHES = table_of(MatchRow)
+_RATING_CHANGES = table_of(RatingChangeRow)
+_ROLL_COUNTS = table_of(RollCountRow)
 RUNNING_MATCHES_BY_ID = RowsByKey(_MATCHES.c.id, ~_MATCHES.c.finished,
                                   dependents=table_of(MatchGameRow))
 
@@ -27,7 +39,11 @@ class SqlMatchStore:
 
     A match's finished games are written once, as rows of match_games, and each save writes
     only the state with the current game's history (see MatchRow.moved_games); reads put the
-    whole history back together."""
+    whole history back together.
+
+    The transaction that finishes a match adds it to the sums the archive's heavy reads
+    read (rating_changes, roll_counts): the rating history and `dicetest` read a few rows
+    whatever the archive's size, and never disagree with the matches."""
     _writes: Transactions
     _reads: Transactions
     _updates: GroupCommit
@@ -99,6 +115,7 @@ class SqlMatchStore:
                     connection, name_key(rating.name),
                     {"rating": rating.rating, "experience": rating.experience},
                     missing=no_account(rating.name))
+            _sum_finished(connection, match_id, stored.state.get("ratings"), now)
         await self._writes.run(finish)
         self._moved_games.pop(match_id, None)  # it is saved no more
 
@@ -120,15 +137,13 @@ class SqlMatchStore:
             .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit)))
 
     async def rating_history(self, name: str, limit: int) -> list[RatingChange]:
-        # Only the state's `ratings` (match_play writes {name: [before, after]} there), not
-        # the whole state with its history: this serves a page, for any name asked.
-        ratings = MatchRow.state["ratings"]
-        query = (select(MatchRow.finished_at, ratings)
-                 .where(MatchRow.finished, _plays_in(name), ratings.is_not(None))
-                 .order_by(MatchRow.finished_at.desc(), MatchRow.id.desc()).limit(limit))
+        # This serves a page, for any name asked: at most `limit` rows of an index.
+        changes = RatingChangeRow
+        query = (select(changes.finished_at, changes.rating_before, changes.rating_after)
+                 .where(changes.player == name)
+                 .order_by(changes.finished_at.desc(), changes.match_id.desc()).limit(limit))
         rows = await self._reads.run(_all_rows(query))
-        return [RatingChange(finished_at, *ratings[name])
-                for finished_at, ratings in reversed(rows) if ratings and name in ratings]
+        return [RatingChange(*row) for row in reversed(rows)]
 
     async def match_by_id(self, match_id: int) -> MatchRecord | None:
         """Any stored match, running or finished (`fibs-server export-match`, `fairdice`)."""
@@ -168,16 +183,26 @@ class SqlMatchStore:
         return await self._reads.run(count)
 
     async def roll_tally(self, name: str | None) -> list[int]:
-        query = select(MatchRow.player_a, MatchRow.dice_tally).where(
-            MatchRow.dice_tally.is_not(None))
+        """The finished matches' sums (roll_counts) and the tallies of the running ones,
+        few: summed in the unit of work, off the event loop for a SQLite file."""
+        summed = select(RollCountRow.roll, RollCountRow.count).where(
+            RollCountRow.player == (EVERY_ROLL if name is None else name))
+        running = select(MatchRow.player_a, MatchRow.dice_tally).where(
+            ~MatchRow.finished, MatchRow.dice_tally.is_not(None))
         if name is not None:
-            query = query.where(_plays_in(name))
-        total = [0] * len(ROLLS)
-        for player_a, tally in await self._reads.run(_all_rows(query)):
-            counted = tally if name is None else [tally[0 if player_a == name else 1]]
-            for row in counted:
-                total = [a + b for a, b in zip(total, row)]
-        return total
+            running = running.where(_plays_in(name))
+
+        def read(session: Session) -> list[int]:
+            total = [0] * len(ROLLS)
+            for roll, count in session.execute(summed):
+                total[roll] += count
+            for player_a, tally in session.execute(running):
+                assert tally is not None  # selected so
+                counted = tally if name is None else [tally[0 if player_a == name else 1]]
+                for row in counted:
+                    total = [a + b for a, b in zip(total, row)]
+            return total
+        return await self._reads.run(read)
 
 
 @dataclasses.dataclass
@@ -201,6 +226,61 @@ class _StoredState:
     def game_rows(self, match_id: int) -> list[dict[str, Any]]:
         return [{"match_id": match_id, "game_index": index, "events": events}
                 for index, events in self.new_games.items()]
+
+
+def _sum_finished(connection: Connection, match_id: int, ratings: dict[str, Any] | None,
+                  finished_at: int) -> None:
+    """Add the match just finished to the archive's sums: each player's rating change (its
+    state's `ratings`: match_play writes {name: [before, after]} there) and its roll counts
+    (the tally as stored now: a finish without dice keeps the saved one)."""
+    player_a, player_b, tally = connection.execute(
+        select(MatchRow.player_a, MatchRow.player_b, MatchRow.dice_tally)
+        .where(MatchRow.id == match_id)).one()
+    changes = [{"match_id": match_id, "player": player, "finished_at": finished_at,
+                "rating_before": ratings[player][0], "rating_after": ratings[player][1]}
+               for player in (player_a, player_b) if ratings and player in ratings]
+    if changes:
+        connection.execute(insert(_RATING_CHANGES), changes)
+    if tally is not None:
+        add_roll_counts(connection, roll_counts(player_a, player_b, tally))
+
+
+def roll_counts(player_a: str, player_b: str, tally: list[list[int]]) -> Counter[tuple[str, int]]:
+    """A match's tally as roll_counts rows count it, by (player, roll): player 0's rolls,
+    player 1's and the opening rolls, all of them counted for the server too."""
+    counts: Counter[tuple[str, int]] = Counter()
+    for owner, rolls in zip((player_a, player_b, None), tally):
+        for roll, count in enumerate(rolls):
+            counts[EVERY_ROLL, roll] += count
+            if owner is not None:
+                counts[owner, roll] += count
+    return counts
+
+
+def add_roll_counts(connection: Connection, counts: Counter[tuple[str, int]]) -> None:
+    """Add `counts` (negative ones subtract) to roll_counts in one statement, in key order:
+    transactions that finish matches at once on PostgreSQL lock the rows they share (the
+    server's) in the same order, so none waits for another in a cycle."""
+    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(_ROLL_COUNTS)
+    statement = statement.on_conflict_do_update(
+        index_elements=[_ROLL_COUNTS.c.player, _ROLL_COUNTS.c.roll],
+        set_={"count": _ROLL_COUNTS.c.count + statement.excluded.count})
+    connection.execute(statement, [{"player": player, "roll": roll, "count": count}
+                                   for (player, roll), count in sorted(counts.items())])
+
+
+def uncount_matches(connection: Connection, matches: ColumnElement[bool]) -> None:
+    """Take the finished matches that `matches` selects out of roll_counts, before they are
+    deleted (their rating changes go with them: ON DELETE CASCADE)."""
+    counts: Counter[tuple[str, int]] = Counter()
+    for player_a, player_b, tally in connection.execute(
+            select(MatchRow.player_a, MatchRow.player_b, MatchRow.dice_tally)
+            .where(matches, MatchRow.finished, MatchRow.dice_tally.is_not(None))):
+        assert tally is not None  # selected so
+        counts.update(roll_counts(player_a, player_b, tally))
+    if counts:
+        add_roll_counts(connection, Counter({key: -count for key, count in counts.items()}))
 
 
 def _matching_records(query: Any) -> Callable[[Session], list[MatchRecord]]:

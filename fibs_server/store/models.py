@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Double, ForeignKey, LargeBinary, MetaData, Table, false
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Double,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    MetaData,
+    Table,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Fixed constraint names, so later migrations (and SQLite batch rebuilds) can refer to them.
@@ -61,7 +71,8 @@ class MatchRow(Base):
     player_b: Mapped[str] = mapped_column(ForeignKey("accounts.name"), index=True)
     length: Mapped[int | None]  # None = unlimited
     state: Mapped[dict[str, Any]] = mapped_column(JSON)
-    finished: Mapped[bool]
+    # Indexed: the running matches are few in a large archive, and `dicetest` sums theirs.
+    finished: Mapped[bool] = mapped_column(index=True)
     winner: Mapped[str | None] = mapped_column(ForeignKey("accounts.name"))
     started_at: Mapped[int] = mapped_column(BigInteger)
     finished_at: Mapped[int | None] = mapped_column(BigInteger)
@@ -90,6 +101,38 @@ class MatchGameRow(Base):
                                           primary_key=True)
     game_index: Mapped[int] = mapped_column(primary_key=True)
     events: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+
+
+# Sums over the finished matches, kept by the transaction that finishes each (SqlMatchStore),
+# so that the heavy reads of the archive read a few rows instead of every match.
+
+class RatingChangeRow(Base):
+    """One player's rating before and after one rated match (the match's `state["ratings"]`):
+    the rating history."""
+    __tablename__ = "rating_changes"
+    __table_args__ = (Index("ix_rating_changes_player_finished_at",
+                            "player", "finished_at", "match_id"),)
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    player: Mapped[str] = mapped_column(primary_key=True)
+    finished_at: Mapped[int] = mapped_column(BigInteger)  # the match's
+    rating_before: Mapped[float] = mapped_column(Double)
+    rating_after: Mapped[float] = mapped_column(Double)
+
+
+class RollCountRow(Base):
+    """How often one roll (by the index of rules.dice_stats.ROLLS) came up in the finished
+    matches with a dice tally: those `player` rolled, or with `player` EVERY_ROLL all of them,
+    opening rolls too (`dicetest`)."""
+    __tablename__ = "roll_counts"
+
+    player: Mapped[str] = mapped_column(primary_key=True)
+    roll: Mapped[int] = mapped_column(primary_key=True)
+    count: Mapped[int] = mapped_column(BigInteger)
+
+
+EVERY_ROLL = ""  # RollCountRow.player of the server's sums: no user is named so
 
 
 # Talking and moderation (lobby/chat_records.py). Rows that belong to one account go with it.

@@ -68,3 +68,33 @@ async def test_the_roll_tally_of_everyone_and_of_one_player(store, players):
     alice = await store.roll_tally("alice")  # player 0 of the first, player 1 of the second
     assert (alice[0], alice[20], sum(alice)) == (7, 7, 14)
     assert sum(await store.roll_tally("bob")) == 6
+
+
+async def test_the_roll_tally_sums_finished_matches_with_the_running_ones(store, players):
+    """A finish adds the match's tally to the sums (the saved one when it gives none); the
+    running matches' tallies count as they are stored."""
+    saved = await store.create_match("alice", "bob", 5, STATE, MatchDice(None, 6, tally(1, 1, 1)))
+    await store.save_match_state(saved, STATE, MatchDice(None, 8, tally(2, 3, 1)))
+    await store.finish_match(saved, STATE, None, [], abandoned=True)
+    given = await store.create_match("carol", "alice", 5, STATE, MatchDice(None, 6, tally(1, 1, 1)))
+    await store.finish_match(given, STATE, "carol", [], MatchDice(None, 9, tally(4, 5, 2)))
+    await store.create_match("bob", "carol", 5, STATE, MatchDice(None, 2, tally(1, 0, 1)))
+    assert sum(await store.roll_tally(None)) == 2 * (6 + 11 + 2)
+    assert (await store.roll_tally("alice"))[0] == 2 + 5
+    assert sum(await store.roll_tally("bob")) == 2 * (3 + 1)
+    assert sum(await store.roll_tally("carol")) == 2 * (4 + 0)
+
+
+async def test_an_erased_account_takes_its_matches_out_of_every_sum(store, players):
+    for player_a, player_b, winner in (("alice", "bob", "alice"), ("bob", "carol", "carol")):
+        match_id = await store.create_match(player_a, player_b, 3, STATE,
+                                            MatchDice(None, 6, tally(2, 3, 1)))
+        await store.finish_match(match_id, {**STATE, "ratings": {player_a: [1500.0, 1510.0],
+                                                                 player_b: [1500.0, 1490.0]}},
+                                 winner, [], MatchDice(None, 6, tally(2, 3, 1)))
+    await store.erase_account("alice", "carol")
+    assert sum(await store.roll_tally(None)) == 2 * 6
+    assert sum(await store.roll_tally("bob")) == 2 * 2
+    assert sum(await store.roll_tally("alice")) == 0
+    assert [change.after for change in await store.rating_history("bob", 10)] == [1510.0]
+    assert await store.rating_history("alice", 10) == []

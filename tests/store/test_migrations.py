@@ -1,10 +1,11 @@
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect, select
+from sqlalchemy import insert, inspect, select
 from sqlalchemy.pool import NullPool
 
 from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.match_records import RatingChange
 from fibs_server.store import (
     SqlStore,
     create_database_engine,
@@ -106,5 +107,47 @@ async def test_0003_moves_finished_games_out_and_its_downgrade_puts_them_back(da
     store = await SqlStore.open(database_url)
     try:
         assert (await store.running_match("alice", "bob")).state == as_stored(match)
+    finally:
+        await store.close()
+
+
+
+async def test_0005_sums_the_matches_finished_before_it(database_url):
+    """The migration fills the sums from the finished matches stored before it: the rating
+    history and the roll tallies read what they read from the matches themselves."""
+    await upgrade_database_async(database_url, "0004")
+    store = await SqlStore.open(database_url)
+    try:
+        for name in ("alice", "bob", "carol"):
+            await store.create_account(Account(name=name, password_hash=b"h"))
+    finally:
+        await store.close()
+    one_roll = [[1] + [0] * 20, [0] * 20 + [1], [0, 1] + [0] * 19]  # 1-1, 6-6, opening 2-1
+
+    def match(player_a, player_b, finished_at, rated=True, finished=True):
+        ratings = {player_a: [1500.0, 1501.0], player_b: [1500.0, 1499.0]} if rated else None
+        return {"player_a": player_a, "player_b": player_b, "length": 1, "finished": finished,
+                "winner": player_a if finished else None, "started_at": 0,
+                "finished_at": finished_at if finished else None, "updated_at": 0,
+                "state": {"ratings": ratings} if rated else {}, "dice_tally": one_roll}
+    engine = create_database_engine(database_url, poolclass=NullPool)
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(insert(MatchRow), [
+                match("alice", "bob", 10), match("bob", "alice", 20), match("carol", "alice", 30),
+                match("alice", "carol", 40, rated=False), match("bob", "carol", 0, finished=False)])
+    finally:
+        await engine.dispose()
+
+    await upgrade_database_async(database_url)
+    store = await SqlStore.open(database_url)
+    try:
+        assert await store.rating_history("alice", 2) == [RatingChange(20, 1500.0, 1499.0),
+                                                          RatingChange(30, 1500.0, 1499.0)]
+        assert await store.rating_history("carol", 10) == [RatingChange(30, 1500.0, 1501.0)]
+        assert sum(await store.roll_tally(None)) == 5 * 3
+        alice = await store.roll_tally("alice")
+        assert (alice[0], alice[20], sum(alice)) == (2, 2, 4)
+        assert sum(await store.roll_tally("bob")) == 3
     finally:
         await store.close()

@@ -1,0 +1,106 @@
+"""A loop of the archive's heavy reads, `dicetest` by one user and /api/rating-history from
+one address, while a bystander logs in and plays: the bystander is answered as fast as ever,
+and the flooder gets its few reads and then the documented refusals."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+import statistics
+import time
+
+import aiohttp
+
+from fibs_server.lobby.read_limits import KeyedRateLimit
+from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.http import TOO_MANY_HISTORY_REQUESTS
+from tests.e2e.test_match_play import start
+from tests.hostile.test_floods import time_answers_during
+from tests.web.conftest import WebHarness
+
+BURST, PER_SECOND = 3, 0.2
+ROUNDS = 100  # dicetests and history requests, each as soon as the last is answered
+ARCHIVE = 100  # finished rated matches of the flooder's
+ANSWERED = re.compile(r"Dice rolled on this server: \d+ rolls; by you: \d+\.")
+REFUSED = re.compile(r"\*\* Too many dicetests: try again in [1-5] seconds?\.")
+
+
+async def dicetests(client) -> tuple[int, int]:
+    answered = refused = 0
+    for _ in range(ROUNDS):
+        await client.send("dicetest")
+        while True:
+            line = await client.read_line()
+            if ANSWERED.fullmatch(line) or REFUSED.fullmatch(line):
+                break
+        answered += ANSWERED.fullmatch(line) is not None
+        refused += REFUSED.fullmatch(line) is not None
+    return answered, refused
+
+
+async def history_requests(url: str) -> list[tuple[int, str | None, str]]:
+    """Each answer's status, Retry-After and body."""
+    answers = []
+    async with aiohttp.ClientSession() as http:
+        for _ in range(ROUNDS):
+            async with http.get(f"{url}api/rating-history", params={"name": "flooder"}) as answer:
+                answers.append((answer.status, answer.headers.get("Retry-After"),
+                                await answer.text()))
+    return answers
+
+
+async def test_a_loop_of_heavy_reads_is_refused_and_slows_nobody(tmp_path, tracebacks):
+    harness = WebHarness(f"sqlite:///{tmp_path / 'heavy.db'}")
+    harness.config = dataclasses.replace(harness.config, abuse_limits=AbuseLimits(
+        heavy_read_burst=BURST, heavy_reads_per_second=PER_SECOND))
+    await harness.start()
+    try:
+        for name in ("flooder", "opponent", "alice", "bob", "latecomer"):
+            await harness.register(name)
+        store = harness.server.store
+        for _ in range(ARCHIVE):
+            match_id = await store.create_match("flooder", "opponent", 1, {})
+            await store.finish_match(match_id, {"ratings": {"flooder": [1500.0, 1501.0],
+                                                            "opponent": [1500.0, 1499.0]}},
+                                     "flooder", [])
+        flooder = await harness.login_clip("flooder")
+        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
+        for client in (bystander, partner):
+            await client.send("toggle ready")
+            await client.skip_until("** You're now ready to invite or join someone.")
+        await start(bystander, partner, "1")  # the bystander, alice, plays bob
+        started = time.monotonic()
+        flooding = asyncio.gather(dicetests(flooder), history_requests(harness.url))
+        logging_in = asyncio.ensure_future(harness.login_clip("latecomer"))
+        delays = await time_answers_during(bystander, flooding)
+        seconds = time.monotonic() - started
+        (answered, refused), answers = flooding.result()
+        await logging_in
+    finally:
+        await harness.stop()
+
+    allowed = BURST + seconds * PER_SECOND + 1
+    assert 0 < answered <= allowed and refused == ROUNDS - answered
+    served = [body for status, _, body in answers if status == 200]
+    assert 0 < len(served) <= allowed
+    refusals = [(retry_after, body) for status, retry_after, body in answers if status == 429]
+    assert len(refusals) == ROUNDS - len(served)
+    assert all(1 <= int(retry_after) <= 5 and body == TOO_MANY_HISTORY_REQUESTS
+               for retry_after, body in refusals)
+    # A loaded 2-core machine: bounds far above the figures of docs/SECURITY.md.
+    delays.sort()
+    assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
+    assert statistics.median(delays) < 0.2
+
+
+def test_a_rate_limit_gives_a_burst_then_a_token_per_interval_and_forgets_full_keys():
+    now = [0.0]
+    limit = KeyedRateLimit(2, 0.5, clock=lambda: now[0])
+    assert [limit.wait_before("alice") for _ in range(3)] == [0.0, 0.0, 2.0]
+    assert limit.wait_before("bob") == 0.0  # every key has its own bucket
+    now[0] = 1.5
+    assert limit.wait_before("alice") == 0.5  # a refusal takes no token
+    now[0] = 2.0
+    assert limit.wait_before("alice") == 0.0
+    now[0] = 100.0  # both full again: forgotten as the next request comes
+    assert limit.wait_before("carol") == 0.0 and len(limit) == 1
