@@ -65,4 +65,4 @@ async def test_known_good_checks_go_first_and_queues_are_capped_per_address_and_
     await check("owner", "10.1.1.1", first=True)  # not refused, and ahead of the queue
     assert finished.index("owner") <= BCRYPT_THREADS
     await asyncio.gather(*flood)
-    assert hasher._per_address == {} and not hasher._queue
+    assert hasher._per_source == {} and not hasher._queue
