@@ -47,8 +47,8 @@ class Gatekeeper:
                 return False
             try:
                 ok = await self.hasher.check(
-                    password, account.password_hash if account else None,
-                    self.hasher.source_of(host, name if known_good else None), first=known_good)
+                    password, account.password_hash if account else None, host,
+                    known_good=known_good)
             except HashingBusy:
                 return False
             # FIBS names are case-sensitive at login even though they are unique ignoring case.

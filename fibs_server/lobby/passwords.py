@@ -3,9 +3,10 @@ block the event loop that serves every other user.
 
 The hashes queue in front of the threads, not in the pool: 200 wrong logins from 10 addresses
 made a correct login wait 56 s behind them. So checks wait in a priority queue (an account's
-known-good address first), and one address (or one account at an address known good for it)
-may have only so many checks queued or running, and everyone else only so many waiting in all;
-beyond that a check is refused (`HashingBusy`), which a login answers like a wrong password.
+known-good address first), and one address may have only so many checks queued or running
+(known-good logins counted apart, with a cap of their own: a club behind one NAT all get in,
+whatever a guesser among them does), and everyone else only so many waiting in all; beyond
+that a check is refused (`HashingBusy`), which a login answers like a wrong password.
 """
 from __future__ import annotations
 
@@ -53,10 +54,11 @@ def _secret(password: str) -> bytes:
 
 class PasswordHasher:
     def __init__(self, rounds: int = 12, checks_per_address: int = 8,
-                 checks_waiting: int = 32) -> None:
+                 checks_waiting: int = 32, known_good_checks_per_address: int = 32) -> None:
         self.rounds = rounds
-        self.checks_per_address = checks_per_address  # queued or running, for one `source`
+        self.checks_per_address = checks_per_address  # queued or running, from one address
         self.checks_waiting = checks_waiting  # waiting for a thread, all addresses, not FIRST
+        self.known_good_checks_per_address = known_good_checks_per_address
         # Checked against when the account does not exist, so that a wrong name costs the
         # same time as a wrong password and does not reveal which names exist.
         self._decoy = bcrypt.hashpw(b"decoy", bcrypt.gensalt(rounds))
@@ -65,39 +67,35 @@ class PasswordHasher:
         self._idle_threads = BCRYPT_THREADS
         self._queue: list[tuple[int, int, asyncio.Future[None]]] = []  # a heap: rank, order
         self._order = itertools.count()
-        self._per_source: Counter[str] = Counter()
+        self._per_address: Counter[tuple[str, bool]] = Counter()  # (host, known good)
 
     async def hash(self, password: str) -> bytes:
         # Registrations only: few per address (`registrations_per_hour`), so never refused.
         return await self._in_turn(IN_TURN, bcrypt.hashpw, _secret(password),
                                    bcrypt.gensalt(self.rounds))
 
-    async def check(self, password: str, hashed: bytes | None, source: str, *,
-                    first: bool = False) -> bool:
+    async def check(self, password: str, hashed: bytes | None, host: str, *,
+                    first: bool = False, known_good: bool = False) -> bool:
         """Whether `password` matches `hashed` (None: no such account, checked against a decoy
-        all the same). `source`: whose checks are capped together (an address, or an account
-        at its known-good address: `source_of`). `first`: ahead of every other check, and
-        never refused for the length of the queue. HashingBusy if `source` has too many checks
-        under way, or (not `first`) too many are waiting."""
-        if (self._per_source[source] >= self.checks_per_address
+        all the same). `first`: ahead of every other check, and never refused for the length
+        of the queue. `known_good`: a login from an address known good for its account: first,
+        and counted apart from the address's other checks. HashingBusy if `host` has too many
+        checks of its kind under way, or (not first) too many are waiting."""
+        first = first or known_good
+        source = (host, known_good)
+        cap = self.known_good_checks_per_address if known_good else self.checks_per_address
+        if (self._per_address[source] >= cap
                 or (not first and len(self._queue) >= self.checks_waiting)):
             raise HashingBusy
-        self._per_source[source] += 1
+        self._per_address[source] += 1
         try:
             ok = await self._in_turn(FIRST if first else IN_TURN, bcrypt.checkpw,
                                      _secret(password), hashed or self._decoy)
         finally:
-            self._per_source[source] -= 1
-            if not self._per_source[source]:
-                del self._per_source[source]
+            self._per_address[source] -= 1
+            if not self._per_address[source]:
+                del self._per_address[source]
         return ok and hashed is not None
-
-    @staticmethod
-    def source_of(host: str, known_good_account: str | None = None) -> str:
-        """The checks of one address are capped together; a known-good login's are capped
-        with its account's at that address only, so that 30 members of a club behind one
-        NAT all get in, whatever the address's other attempts."""
-        return host if known_good_account is None else f"{host} {known_good_account.lower()}"
 
     async def _in_turn(self, rank: int, work: Callable[..., Result], *args: object) -> Result:
         """Run `work` on a bcrypt thread once one is free for this rank."""

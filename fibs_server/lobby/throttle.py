@@ -27,6 +27,8 @@ class AbuseLimits:
     # bcrypt checks queued or running for one address, and waiting in all (lobby/passwords.py)
     hash_checks_per_address: int = 8
     hash_checks_waiting: int = 32
+    # and those of logins from an address known good for their account, counted apart
+    known_good_checks_per_address: int = 32
     # Who-lines about one user, broadcast to every CLIP client: a token bucket per user.
     who_broadcast_burst: int = 10
     who_broadcasts_per_second: float = 1.0
