@@ -81,9 +81,10 @@ async def banned(port: int, seconds: float) -> dict[str, int]:
     admitted = 0
     for _ in range(10):
         reader, writer = await connect(port, "127.0.0.3")
-        writer.write(b"bot x\r\n")  # a usage refusal, once in as a visitor
-        admitted += texts.bot_usage([]).split("[")[0] in (
-            await asyncio.wait_for(reader.readuntil(b"unrated]"), REPLY_TIMEOUT)).decode()
+        writer.write(b"bot\r\n")  # the bots are off: in, then `bot` is an unknown command
+        await asyncio.wait_for(reader.readuntil(b"** "), REPLY_TIMEOUT)
+        admitted += (await asyncio.wait_for(reader.readuntil(b"\r\n"), REPLY_TIMEOUT)
+                     ).startswith(b"Unknown command")
     answers["clean visitors admitted afterwards"] = admitted
     return dict(answers)
 
@@ -116,7 +117,7 @@ async def bots(port: int, seconds: float) -> dict[str, int]:
         lines = Lines(reader, writer)
         writer.write(b"bot x\r\n")  # in as a visitor (a usage refusal), to set up the board
         line = await lines.read_line()
-        while not line.startswith("** "):
+        while not line.startswith("** ") or line.endswith(" authenticated."):
             line = await lines.read_line()
         if not line.startswith("** usage"):
             counts[line] += 1  # refused as a visitor
