@@ -106,7 +106,8 @@ class FibsServer:
         limits = self.config.abuse_limits
         hasher = await asyncio.to_thread(PasswordHasher, self.config.bcrypt_rounds,
                                          limits.hash_checks_per_address,
-                                         limits.hash_checks_waiting)
+                                         limits.hash_checks_waiting,
+                                         limits.known_good_checks_per_address)
         self.lobby = Lobby(self.store, self.store, hasher,
                            LobbyConfig(idle_timeout=self.config.idle_timeout,
                                        abandon_after=self.config.abandon_after,

@@ -6,6 +6,7 @@ The store layer sits above the lobby, so the lobby defines the record and the in
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from typing import Protocol
 
 TOGGLE_DEFAULTS: dict[str, bool] = {
@@ -90,6 +91,28 @@ class AccountsWithVisitors:
     def __init__(self, store: AccountStore) -> None:
         self._store = store
         self.visitors: dict[str, Account] = {}  # lower-case name -> account
+        self._visitor_hosts: dict[str, str] = {}  # lower-case name -> the visitor's address
+        self._visitors_from: Counter[str] = Counter()  # address -> its visitors
+
+    def add_visitor(self, account: Account, host: str) -> None:
+        key = account.name.lower()
+        self.visitors[key] = account
+        self._visitor_hosts[key] = host
+        self._visitors_from[host] += 1
+
+    def remove_visitor(self, account: Account) -> None:
+        """The visitor's name is free again (it may have been removed already)."""
+        key = account.name.lower()
+        if self.visitors.get(key) is not account:
+            return
+        del self.visitors[key]
+        host = self._visitor_hosts.pop(key)
+        self._visitors_from[host] -= 1
+        if not self._visitors_from[host]:
+            del self._visitors_from[host]
+
+    def visitors_from(self, host: str) -> int:
+        return self._visitors_from[host]
 
     async def find_account(self, name: str) -> Account | None:
         visitor = self.visitors.get(name.lower())

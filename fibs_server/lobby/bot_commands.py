@@ -42,12 +42,15 @@ def command_table(bots: BotPlayers) -> CommandTable:
             session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
             return
         opponent = bots.player_for(bots.residents[level])
-        with lobby.match_table.starting([session.name]) as claimed:
-            if not claimed:
+        with bots.match_slot(session) as refusal, \
+                lobby.match_table.starting([session.name]) as claimed:
+            if refusal is not None:
+                session.send_line(refusal)
+            elif not claimed:
                 session.send_line(game_texts.TWO_GAMES_AT_ONCE)
-                return
-            await match_play.start_match(
-                lobby, session, opponent, points,
-                unrated="visitor" if visitor else "asked" if unrated else None)
+            else:
+                await match_play.start_match(
+                    lobby, session, opponent, points,
+                    unrated="visitor" if visitor else "asked" if unrated else None)
 
     return table

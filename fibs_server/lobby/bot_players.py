@@ -9,19 +9,21 @@ through `match_play.act` like any player's command, with FIBS's texts for everyo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import re
 import secrets
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from fibs_server.bots import LEVELS, BotPool, Decision, Level, Situation, situation_for
 from fibs_server.lobby import match_play
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session, Stage
+from fibs_server.protocol import texts
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match
 
@@ -72,6 +74,34 @@ class BotPlayers:
         self._acting: dict[Session, asyncio.Task] = {}  # a bot session deciding now
         self.refusals: list[Decision] = []  # what the server refused a bot: a bug, and logged
         self._tasks: set[asyncio.Task] = set()
+        self._starting: set[Session] = set()  # people whose bot match is being set up
+
+    # --- how many play ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def match_slot(self, player: Session) -> Iterator[str | None]:
+        """For as long as the block sets up `player`'s match against a bot, it counts
+        against the caps (AbuseLimits `bot_matches_per_address`, `max_bot_matches`): yields
+        None, or the refusal to send if the caps are reached (then nothing is counted). A
+        running match counts until it ends, however it started (`bot`, `invite`, resumed)."""
+        limits = self.lobby.config.abuse_limits
+        players = self._players()
+        host = player.connection.host
+        if len(players) >= limits.max_bot_matches:
+            yield texts.TOO_MANY_BOT_MATCHES
+        elif sum(p.connection.host == host for p in players) >= limits.bot_matches_per_address:
+            yield texts.TOO_MANY_BOT_MATCHES_FROM_ADDRESS
+        else:
+            self._starting.add(player)
+            try:
+                yield None
+            finally:
+                self._starting.discard(player)
+
+    def _players(self) -> set[Session]:
+        """The people in a match against a bot, or about to be."""
+        return self._starting | {session for running in self.lobby.match_table.bot_matches.values()
+                                 for session in running.players() if not session.is_bot}
 
     async def start(self) -> None:
         """Create the bots' accounts if need be (with a password nobody knows) and log them
@@ -126,8 +156,17 @@ class BotPlayers:
 
     async def _accept(self, resident: Session, inviter: str) -> None:
         await asyncio.sleep(self.config.think_time)
-        player = self.player_for(resident)
-        await self.lobby.dispatch(player, f"join {inviter}")
+        inviting = self.lobby.online.get(inviter.lower())
+        if inviting is None:  # gone meanwhile
+            return
+        with self.match_slot(inviting) as refusal:
+            if refusal is not None:
+                invitation = self.lobby.match_table.invitation_from(inviter)
+                if invitation is not None and invitation.invitee.lower() == resident.name.lower():
+                    self.lobby.match_table.withdraw(inviter)
+                inviting.send_line(refusal)
+                return
+            await self.lobby.dispatch(self.player_for(resident), f"join {inviter}")
 
     # --- playing -------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ class Gatekeeper:
                  limits: AbuseLimits) -> None:
         self.accounts = accounts
         self.hasher = hasher
+        self.limits = limits
         self.login_throttle = LoginThrottle(limits)
         self.registrations = RegistrationLimit(limits)
         # No account may pass for the server or a command (`who says: ...`, `tell shout ...`):
@@ -46,7 +47,8 @@ class Gatekeeper:
                 return False
             try:
                 ok = await self.hasher.check(
-                    password, account.password_hash if account else None, host, first=known_good)
+                    password, account.password_hash if account else None, host,
+                    known_good=known_good)
             except HashingBusy:
                 return False
             # FIBS names are case-sensitive at login even though they are unique ignoring case.

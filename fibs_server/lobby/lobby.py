@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 # What a visitor (no account: `bot` at the login prompt) may not do: it would be stored.
 VISITORS_MAY_NOT = frozenset({"password", "gag", "blind", "message"})
 FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
+VISITOR_NAME_DRAWS = 20  # random names tried for a visitor before it is refused
 
 @dataclasses.dataclass
 class LobbyConfig:
@@ -161,17 +162,38 @@ class Lobby:
 
     # --- accounts ----------------------------------------------------------------------------
 
-    async def new_visitor(self) -> Account:
-        """The account of a visitor who plays a bot without registering (`guest_qhzmt`: no
-        registered name starts with `guest_`), until they log out."""
-        while True:
+    async def new_visitor(self, host: str) -> Account | str:
+        """The account of a visitor from `host` who plays a bot without registering
+        (`guest_qhzmt`: no registered name starts with `guest_`), until `release_visitor`;
+        or the refusal to send when there are visitors enough, from `host` or in all, or no
+        free name turned up in VISITOR_NAME_DRAWS draws (with the cap on visitors far below
+        the 26^5 names, a draw is almost never taken: the bound only rules out a spin)."""
+        for _ in range(VISITOR_NAME_DRAWS):
+            refusal = self._visitor_refusal(host)
+            if refusal is not None:
+                return refusal
             name = texts.VISITOR_PREFIX + "".join(secrets.choice(string.ascii_lowercase)
                                                   for _ in range(texts.VISITOR_LETTERS))
-            if await self.accounts.find_account(name) is None:
-                break
-        account = Account(name=name, password_hash=b"", created_at=int(time.time()))
-        self.accounts.visitors[name.lower()] = account
-        return account
+            # The store has no such name unless registered before the prefix was reserved.
+            if (await self.accounts.find_account(name) is None
+                    # Others may have come in meanwhile, with this name even.
+                    and name not in self.accounts.visitors and self._visitor_refusal(host) is None):
+                account = Account(name=name, password_hash=b"", created_at=int(time.time()))
+                self.accounts.add_visitor(account, host)
+                return account
+        return texts.NO_VISITOR_NAME_FREE
+
+    def _visitor_refusal(self, host: str) -> str | None:
+        limits = self.config.abuse_limits
+        if len(self.accounts.visitors) >= limits.max_visitors:
+            return texts.TOO_MANY_VISITORS
+        if self.accounts.visitors_from(host) >= limits.visitors_per_address:
+            return texts.TOO_MANY_VISITORS_FROM_ADDRESS
+        return None
+
+    def release_visitor(self, account: Account) -> None:
+        """A visitor's name is free again: logged out, or never let in."""
+        self.accounts.remove_visitor(account)
 
     async def log_in(self, session: Session, account: Account) -> None:
         # One login of a name at a time: a second one waits until the first has finished
@@ -306,7 +328,7 @@ class Lobby:
         except Exception:
             # The user is gone all the same; only the time of the logout is not kept.
             log.exception("storing %s's logout failed", name)
-        self.accounts.visitors.pop(name.lower(), None)
+        self.release_visitor(session.account)
 
     # --- who is online -----------------------------------------------------------------------
 

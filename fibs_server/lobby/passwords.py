@@ -3,9 +3,10 @@ block the event loop that serves every other user.
 
 The hashes queue in front of the threads, not in the pool: 200 wrong logins from 10 addresses
 made a correct login wait 56 s behind them. So checks wait in a priority queue (an account's
-known-good address first), and one address may have only so many checks queued or running, and
-everyone else only so many waiting in all; beyond that a check is refused (`HashingBusy`), which
-a login answers like a wrong password.
+known-good address first), and one address may have only so many checks queued or running
+(known-good logins counted apart, with a cap of their own: a club behind one NAT all get in,
+whatever a guesser among them does), and everyone else only so many waiting in all; beyond
+that a check is refused (`HashingBusy`), which a login answers like a wrong password.
 """
 from __future__ import annotations
 
@@ -53,10 +54,11 @@ def _secret(password: str) -> bytes:
 
 class PasswordHasher:
     def __init__(self, rounds: int = 12, checks_per_address: int = 8,
-                 checks_waiting: int = 32) -> None:
+                 checks_waiting: int = 32, known_good_checks_per_address: int = 32) -> None:
         self.rounds = rounds
         self.checks_per_address = checks_per_address  # queued or running, from one address
         self.checks_waiting = checks_waiting  # waiting for a thread, all addresses, not FIRST
+        self.known_good_checks_per_address = known_good_checks_per_address
         # Checked against when the account does not exist, so that a wrong name costs the
         # same time as a wrong password and does not reveal which names exist.
         self._decoy = bcrypt.hashpw(b"decoy", bcrypt.gensalt(rounds))
@@ -65,7 +67,7 @@ class PasswordHasher:
         self._idle_threads = BCRYPT_THREADS
         self._queue: list[tuple[int, int, asyncio.Future[None]]] = []  # a heap: rank, order
         self._order = itertools.count()
-        self._per_address: Counter[str] = Counter()
+        self._per_address: Counter[tuple[str, bool]] = Counter()  # (host, known good)
 
     async def hash(self, password: str) -> bytes:
         # Registrations only: few per address (`registrations_per_hour`), so never refused.
@@ -73,22 +75,26 @@ class PasswordHasher:
                                    bcrypt.gensalt(self.rounds))
 
     async def check(self, password: str, hashed: bytes | None, host: str, *,
-                    first: bool = False) -> bool:
+                    first: bool = False, known_good: bool = False) -> bool:
         """Whether `password` matches `hashed` (None: no such account, checked against a decoy
         all the same). `first`: ahead of every other check, and never refused for the length
-        of the queue. HashingBusy if `host` has too many checks under way, or (not `first`)
-        too many are waiting."""
-        if (self._per_address[host] >= self.checks_per_address
+        of the queue. `known_good`: a login from an address known good for its account: first,
+        and counted apart from the address's other checks. HashingBusy if `host` has too many
+        checks of its kind under way, or (not first) too many are waiting."""
+        first = first or known_good
+        source = (host, known_good)
+        cap = self.known_good_checks_per_address if known_good else self.checks_per_address
+        if (self._per_address[source] >= cap
                 or (not first and len(self._queue) >= self.checks_waiting)):
             raise HashingBusy
-        self._per_address[host] += 1
+        self._per_address[source] += 1
         try:
             ok = await self._in_turn(FIRST if first else IN_TURN, bcrypt.checkpw,
                                      _secret(password), hashed or self._decoy)
         finally:
-            self._per_address[host] -= 1
-            if not self._per_address[host]:
-                del self._per_address[host]
+            self._per_address[source] -= 1
+            if not self._per_address[source]:
+                del self._per_address[source]
         return ok and hashed is not None
 
     async def _in_turn(self, rank: int, work: Callable[..., Result], *args: object) -> Result:

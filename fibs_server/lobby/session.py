@@ -62,7 +62,9 @@ class Lobby(Protocol):
 
     async def log_in(self, session: Session, account: Account) -> None: ...
 
-    async def new_visitor(self) -> Account: ...
+    async def new_visitor(self, host: str) -> Account | str: ...
+
+    def release_visitor(self, account: Account) -> None: ...
 
 
 class Connection(Protocol):
@@ -89,7 +91,8 @@ class Session:
                  ) -> None:
         self.lobby = lobby
         self.connection = connection
-        self.dialogue: LoginDialogue[Account] = LoginDialogue(transport_client)
+        self.dialogue: LoginDialogue[Account] = LoginDialogue(
+            transport_client, lobby.gatekeeper.limits.repeated_refused_answers)
         self.account: Account | None = None
         # How the user's program talks, as the dialogue decided (set at `LogIn`); plain
         # attributes, as they are read for every line sent to every user.
@@ -276,8 +279,19 @@ class Session:
                 await self.lobby.log_in(self, account)
                 return []
             case PlayAsVisitor(command, client):
+                visitor = await self.lobby.new_visitor(host)
+                if isinstance(visitor, str):  # visitors enough: a refusal
+                    self.send_line(visitor)
+                    self.close()
+                    return []
                 self._talk_as(client)
-                await self.lobby.log_in(self, await self.lobby.new_visitor())
+                try:
+                    await self.lobby.log_in(self, visitor)
+                finally:
+                    # Refused (banned, shutting down), gone or cancelled meanwhile: its name
+                    # is free again. Once online, the logout frees it.
+                    if self.stage is not Stage.ONLINE:
+                        self.lobby.release_visitor(visitor)
                 if self.stage is Stage.ONLINE:
                     await self._online(command)
                 return []

@@ -27,6 +27,8 @@ class AbuseLimits:
     # bcrypt checks queued or running for one address, and waiting in all (lobby/passwords.py)
     hash_checks_per_address: int = 8
     hash_checks_waiting: int = 32
+    # and those of logins from an address known good for their account, counted apart
+    known_good_checks_per_address: int = 32
     # Who-lines about one user, broadcast to every CLIP client: a token bucket per user.
     who_broadcast_burst: int = 10
     who_broadcasts_per_second: float = 1.0
@@ -40,6 +42,15 @@ class AbuseLimits:
     # /api/rating-history per address, each a token bucket.
     heavy_read_burst: int = 10
     heavy_reads_per_second: float = 1.0
+    # Visitors (`bot` at the login prompt, no account) online at once, from one address and
+    # in all; bot matches under way (any way they start), per player's address and in all.
+    visitors_per_address: int = 10
+    max_visitors: int = 500
+    bot_matches_per_address: int = 5
+    max_bot_matches: int = 50
+    # The same refused answer at a login-dialogue prompt this many times in a row closes the
+    # connection: a program re-sending it would otherwise be answered for ever.
+    repeated_refused_answers: int = 5
 
 
 class _FailureCounts:
@@ -98,7 +109,10 @@ class LoginThrottle:
     refused unchecked, answered like a wrong password.
 
     The account's count applies only to an address that has failed before and is not known
-    good for the account (it logged in to it): guessing cannot lock the owner out."""
+    good for the account (it logged in to it): guessing cannot lock the owner out. An attempt
+    from a known-good address is held back by neither: it goes ahead of the address's other
+    attempts (a club behind one NAT, with a guesser among them), and only the failures of its
+    own (account, address) pair delay it, counted like an account's."""
 
     MAX_KNOWN_GOOD = 100_000
 
@@ -109,6 +123,7 @@ class LoginThrottle:
         self.sleep = sleep
         self.accounts = _FailureCounts(limits.failure_memory, clock)
         self.addresses = _FailureCounts(limits.failure_memory, clock)
+        self.pairs = _FailureCounts(limits.failure_memory, clock)  # known-good attempts
         self._known_good: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     def knows(self, name: str, host: str) -> bool:
@@ -133,11 +148,16 @@ class LoginThrottle:
     def _start(self, name: str, host: str, known_good: bool) -> float | None:
         """Count the attempt; when it may start (clock time), or None: refused."""
         now = self.clock()
-        # Every attempt counts for the account; its count holds back only some addresses.
+        # Every attempt counts for the account and the address; a known-good one is held
+        # back by its pair's count only, any other by the address's, and by the account's
+        # once the address has failed before.
         holds_back = not known_good and self.addresses.count(host) > 0
-        keys = [(self.addresses, host, self.limits.address_free_failures, True),
+        keys = [(self.addresses, host, self.limits.address_free_failures, not known_good),
                 (self.accounts, _account_key(name), self.limits.account_free_failures,
                  holds_back)]
+        if known_good:
+            keys.append((self.pairs, _pair_key(name, host), self.limits.account_free_failures,
+                         True))
         wait = 0.0  # seconds: after the key's previous delayed attempt, its own delay
         for table, key, free, applies in keys:
             delay = self._delay(table.count(key) - free) if applies else 0.0
@@ -159,6 +179,7 @@ class LoginThrottle:
         # reset the count of an address that is guessing other people's passwords.
         if succeeded:
             self.accounts.forget(_account_key(name))
+            self.pairs.forget(_pair_key(name, host))
             self.addresses.uncount(host)
             self._known_good[(_account_key(name), host)] = None
             self._known_good.move_to_end((_account_key(name), host))
@@ -169,6 +190,10 @@ class LoginThrottle:
 def _account_key(name: str) -> str:
     """Names ignore case; no account name is longer, so a 4 KB name is kept at that length."""
     return name.lower()[:MAX_NAME_LENGTH]
+
+
+def _pair_key(name: str, host: str) -> str:
+    return f"{_account_key(name)} {host}"  # names have no blanks
 
 
 class RegistrationLimit:

@@ -133,14 +133,20 @@ _LINE_TOO_LONG = SendLines((texts.LINE_TOO_LONG,))
 
 
 class LoginDialogue(Generic[AccountT]):
-    def __init__(self, transport_client: Client = TELNET) -> None:
+    def __init__(self, transport_client: Client = TELNET, repeated_refusals: int = 5) -> None:
         """`transport_client`: what a connection is before its way of logging in says more
-        (TELNET on the telnet port, WEB_PAGE on the WebSocket)."""
+        (TELNET on the telnet port, WEB_PAGE on the WebSocket). `repeated_refusals`: the same
+        answer refused this many times in a row closes the connection (a program that
+        re-sends it would otherwise be answered for ever)."""
         self.stage = Stage.LOGIN
         self.transport_client = transport_client
         self.client = transport_client  # decided by the way of logging in; kept once online
         self._name = ""  # the name being logged in to or registered
         self._new_password = ""  # typed once, waiting to be retyped
+        self.repeated_refusals = repeated_refusals
+        self._answer: tuple[Stage, str] = (Stage.LOGIN, "")  # the latest line, at its stage
+        self._refused: tuple[Stage, str] | None = None  # the answer refused in a row, so far
+        self._refusals = 0  # how many times
 
     def start(self, now: datetime.datetime) -> list[Action]:
         return [SendLines(tuple(texts.banner(now))), _LOGIN_PROMPT]
@@ -151,6 +157,9 @@ class LoginDialogue(Generic[AccountT]):
         """A line typed before the user is online; lines after closing are ignored."""
         if self.stage is Stage.ONLINE:
             raise ValueError("an online user's lines are commands, not the dialogue's")
+        self._answer = (self.stage, line.strip())
+        if self._answer != self._refused:  # another answer breaks the run
+            self._refused, self._refusals = None, 0
         answer = self._ANSWERS.get(self.stage)
         return answer(self, line) if answer is not None else []
 
@@ -195,15 +204,16 @@ class LoginDialogue(Generic[AccountT]):
         if self.stage is Stage.CLOSED:
             return []
         if not allowed:
-            return self._guest_error(texts.TOO_MANY_REGISTRATIONS)
+            return self._refusal(self._guest_error(texts.TOO_MANY_REGISTRATIONS))
         error = texts.name_error(self._name)
-        return self._guest_error(error) if error is not None else [CheckName(self._name)]
+        return (self._refusal(self._guest_error(error)) if error is not None
+                else [CheckName(self._name)])
 
     def name_checked(self, free: bool) -> list[Action]:
         if self.stage is Stage.CLOSED:
             return []
         if not free:
-            return self._guest_error(texts.name_taken(self._name))
+            return self._refusal(self._guest_error(texts.name_taken(self._name)))
         self.stage = Stage.NEW_PASSWORD
         return [SendLines(tuple(texts.name_accepted(self._name))), SetEcho(True),
                 SendPrompt(texts.NEW_PASSWORD_PROMPT)]
@@ -253,7 +263,7 @@ class LoginDialogue(Generic[AccountT]):
         if word == "bot":
             return [PlayAsVisitor(line.strip(), self.client)]
         if word != "name":
-            return self._guest_welcome()
+            return self._refusal(self._guest_welcome())
         self._name = rest.strip()
         return [CheckRegistrationLimit()]
 
@@ -265,7 +275,8 @@ class LoginDialogue(Generic[AccountT]):
                     _PROMPT]
         error = texts.password_error(password)
         if error is not None:
-            return [LINE_END, SendLines((error,)), SendPrompt(texts.NEW_PASSWORD_PROMPT)]
+            return self._refusal([LINE_END, SendLines((error,)),
+                                  SendPrompt(texts.NEW_PASSWORD_PROMPT)])
         self._new_password = password
         self.stage = Stage.RETYPE_PASSWORD
         return [LINE_END, SendPrompt(texts.RETYPE_PASSWORD_PROMPT)]
@@ -276,6 +287,22 @@ class LoginDialogue(Generic[AccountT]):
             return [LINE_END, SendPrompt(texts.PASSWORDS_DIFFER_PROMPT)]
         password, self._new_password = self._new_password, ""
         return [LINE_END, SetEcho(False), Register(self._name, password)]
+
+    def _refusal(self, actions: list[Action]) -> list[Action]:
+        """The latest line was refused: `actions` (which ask again), or, when the same
+        answer has been refused `repeated_refusals` times in a row, a goodbye. An empty line
+        is no answer (it gets the prompt again)."""
+        if not self._answer[1]:
+            return actions
+        if self._answer == self._refused:
+            self._refusals += 1
+        else:
+            self._refused, self._refusals = self._answer, 1
+        if self._refusals < self.repeated_refusals:
+            return actions
+        goodbye: list[Action] = [SendLines((texts.same_answer_refused(self._refusals),)),
+                                 Close()]
+        return [LINE_END, *goodbye] if self.stage is Stage.NEW_PASSWORD else goodbye
 
     @staticmethod
     def _guest_welcome() -> list[Action]:

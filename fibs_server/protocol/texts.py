@@ -217,3 +217,20 @@ def bot_usage(levels: list[str]) -> str:
 VISITORS_PLAY_BOTS = ("** Visitors without an account play the bots only. Log in as 'guest' "
                       "to register.")
 NOT_FOR_VISITORS = "** Visitors without an account can't do that. Log in as 'guest' to register."
+# A visitor refused at the login prompt (its connection is closed after the line).
+TOO_MANY_VISITORS = ("** Too many visitors are playing now. Please try again later, or log in "
+                     "as 'guest' to register.")
+TOO_MANY_VISITORS_FROM_ADDRESS = ("** Too many visitors from your address. Please try again "
+                                  "later, or log in as 'guest' to register.")
+NO_VISITOR_NAME_FREE = "** No visitor name is free just now. Please try again later."
+# A bot match refused (`bot`, or a bot's answer to `invite`).
+TOO_MANY_BOT_MATCHES = ("** The bots are playing as many matches as they may. Please try "
+                        "again later.")
+TOO_MANY_BOT_MATCHES_FROM_ADDRESS = ("** Too many bot matches from your address. Please try "
+                                     "again when one of them has ended.")
+
+
+def same_answer_refused(times: int) -> str:
+    """Before the connection closes: a login-dialogue prompt got one refused answer `times`
+    times in a row (a program re-sending it would be answered for ever)."""
+    return f"** The same answer was refused {times} times in a row. Goodbye."

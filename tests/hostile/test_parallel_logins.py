@@ -10,9 +10,12 @@ import time
 
 import pytest
 
+from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.passwords import BCRYPT_THREADS, HashingBusy
 from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.limits import NetLimits
 from tests.hostile.test_throttle import stepped_throttle
+from tests.hostile.test_visitors_and_bot_matches import measured_during, p99
 from tests.waiting import until
 
 
@@ -160,3 +163,37 @@ async def test_a_bcrypt_flood_does_not_hold_back_a_known_good_login(make_harness
     # Beyond the 8 waiting and those running, the rest were refused unchecked.
     assert len(checks) == 30 + 1
     assert len(refused) >= 30 - 8 - BCRYPT_THREADS, len(refused)
+
+
+async def test_a_club_behind_one_address_logs_in_at_once_beside_a_guesser(
+        make_harness, tracebacks):
+    harness = await make_harness(abuse=AbuseLimits(address_free_failures=3, login_delay=0.2,
+                                                   max_login_delay=1.0),
+                                 net=NetLimits(connections_per_address=40))  # 30 and the guesser
+    lobby, port, club = harness.server.lobby, harness.server.port, "127.0.0.5"
+    members = [f"member{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(30)]
+    secret = await lobby.gatekeeper.hasher.hash("secret")
+    for name in members:  # each logged in from the club's address before
+        await lobby.accounts.create_account(Account(name=name, password_hash=secret,
+                                                    last_login_at=1, last_login_host=club))
+    # A guesser behind the same address: its address is past its free failures.
+    guesser = await clip_connection(port, club)
+    for _ in range(4):
+        await clip_attempt(guesser, "nobody", "guess")
+    delays = record_delays(harness)
+    connections = [await clip_connection(port, club) for _ in members]
+    answers: list[tuple[float, bool]] = []
+
+    async def attack() -> None:  # the 30 at once, and the guesser goes on meanwhile
+        guessing = asyncio.ensure_future(clip_attempt(guesser, "nobody", "guess"))
+        answers.extend(await asyncio.gather(*(clip_attempt(c, name, "secret")
+                                              for c, name in zip(connections, members))))
+        await guessing
+
+    bystander_delays = await measured_during(harness, attack())
+    # Before: 8 bcrypt checks per address at once and the address's delays for everyone:
+    # 21-23 of 30 answered `login:` as if wrong.
+    assert all(ok for _, ok in answers), answers
+    assert sorted(delays)[-1] > 0 and sorted(delays)[:30] == [0] * 30  # only the guesser waits
+    assert max(seconds for seconds, _ in answers) < 5.0, answers
+    assert p99(bystander_delays) < 1.0, p99(bystander_delays)

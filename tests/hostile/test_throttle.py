@@ -79,6 +79,24 @@ async def test_address_failures_count_across_names_and_success_clears_the_accoun
     assert throttle.addresses.count("10.0.0.1") == 6  # the address did not; the success is none
 
 
+async def test_a_known_good_attempt_goes_ahead_of_its_address_and_only_its_pair_holds_it():
+    clock = FakeClock()
+    throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
+    for number in range(6):  # the address guesses: its next attempt waits 4 s
+        await throttle.attempt(f"user{number}", "10.0.0.1", False, failing)
+    assert throttle._start("mallory", "10.0.0.1", False) == clock.now + 4
+    # Known good: no wait, however busy the address; it counts for the address all the same.
+    failures = throttle.addresses.count("10.0.0.1")
+    assert throttle._start("alice", "10.0.0.1", True) == clock.now
+    assert throttle.addresses.count("10.0.0.1") == failures + 1
+    # Its own failures hold it back, like an account's; a success clears them.
+    for _ in range(3):
+        await throttle.attempt("bob", "10.0.0.1", True, failing)
+    assert clock.slept[-3:] == [0, 0, 1]
+    assert await throttle.attempt("bob", "10.0.0.1", True, succeeding)
+    assert throttle._start("bob", "10.0.0.1", True) == clock.now
+
+
 async def test_failures_expire():
     clock = FakeClock()
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)

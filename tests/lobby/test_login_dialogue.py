@@ -271,6 +271,52 @@ def test_a_name_taken_while_the_passwords_were_typed():
     assert dialogue.stage is Stage.GUEST
 
 
+# --- the same refused answer again and again ---------------------------------------------------
+
+GOODBYE = said("** The same answer was refused 5 times in a row. Goodbye.")
+
+
+def test_the_same_refused_password_five_times_in_a_row_closes():
+    dialogue = at_new_password()
+    for _ in range(4):
+        assert dialogue.receive("ab")[-1] == SendPrompt("Please give your password: ")
+    assert dialogue.receive("ab") == [LINE_END, GOODBYE, Close()]
+
+
+def test_another_answer_between_starts_the_count_again():
+    dialogue = at_new_password()
+    for answer in ["ab"] * 4 + ["abc"] + ["ab"] * 4:
+        assert dialogue.receive(answer)[-1] == SendPrompt("Please give your password: ")
+    assert dialogue.receive("ab")[-1] == Close()
+
+
+def test_the_same_refused_name_five_times_in_a_row_closes():
+    dialogue = as_guest()
+    for _ in range(4):
+        dialogue.receive("name guest")
+        assert dialogue.registration_limit_checked(True) == [CheckName("guest")]
+        assert dialogue.name_checked(False)[-1] == PROMPT
+    dialogue.receive("name guest")
+    dialogue.registration_limit_checked(True)
+    assert dialogue.name_checked(False) == [GOODBYE, Close()]
+
+
+def test_the_same_unknown_guest_line_five_times_closes_but_empty_lines_do_not():
+    dialogue = as_guest()
+    for _ in range(20):
+        assert dialogue.receive("") == [SendLines(texts.GUEST_WELCOME), PROMPT]
+    for _ in range(4):
+        assert dialogue.receive("help")[-1] == PROMPT
+    assert dialogue.receive("help") == [GOODBYE, Close()]
+
+
+def test_the_count_is_a_parameter():
+    dialogue: LoginDialogue = LoginDialogue(repeated_refusals=2)
+    dialogue.receive("guest")
+    assert dialogue.receive("x")[-1] == PROMPT
+    assert dialogue.receive("x")[-1] == Close()
+
+
 # --- lines too long ---------------------------------------------------------------------------
 
 def test_a_line_too_long_at_login_prompts_again():

@@ -66,3 +66,21 @@ async def test_known_good_checks_go_first_and_queues_are_capped_per_address_and_
     assert finished.index("owner") <= BCRYPT_THREADS
     await asyncio.gather(*flood)
     assert hasher._per_address == {} and not hasher._queue
+
+
+async def test_known_good_checks_are_counted_apart_from_their_address_with_a_cap_of_their_own():
+    hasher = PasswordHasher(rounds=4, checks_per_address=2, checks_waiting=2,
+                            known_good_checks_per_address=3)
+    hashed = await hasher.hash("secret")
+    address = [asyncio.ensure_future(hasher.check("guess", hashed, "10.0.0.1"))
+               for _ in range(2)]
+    known_good = [asyncio.ensure_future(hasher.check("secret", hashed, "10.0.0.1",
+                                                     known_good=True)) for _ in range(3)]
+    await asyncio.sleep(0)  # all five counted: the address's 2 did not hold back the 3
+    with pytest.raises(HashingBusy):
+        await hasher.check("secret", hashed, "10.0.0.1", known_good=True)
+    with pytest.raises(HashingBusy):
+        await hasher.check("guess", hashed, "10.0.0.1")
+    assert await asyncio.gather(*known_good) == [True] * 3
+    assert await asyncio.gather(*address) == [False] * 2
+    assert hasher._per_address == {}

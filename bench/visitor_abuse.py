@@ -1,0 +1,303 @@
+"""Visitors, bot matches, a refused answer re-sent, a club's logins: what a bystander feels.
+
+Each scenario starts `python -m fibs_server` afresh on a temporary SQLite database (loopback
+only), logs in one CLIP user who asks `time` every 10 ms, logs a fresh user in (and out) every
+second from a clean address, and runs the attack from a separate process, from loopback
+addresses 127.0.0.2 and up, which the server sees as addresses:
+
+  banned  9,000 visitors (`bot` at the login prompt), 25 at a time, from a banned address
+          (those beyond the 10 visitors per address at a time are refused for that)
+  bots    300 visitors from 10 addresses, started within 6.5 s, each playing `bot expert 1`
+          again and again (refused: again 2 s later) for --seconds
+  repeat  20 connections from 5 addresses each register and send the same too-short
+          password 1,000 times, four rounds
+  club    30 members log in at once (bcrypt cost 12) from the address they used before,
+          while a guesser at the same address is past its free failures
+
+For each: the bystander's `time` latency (median, p99, max), the fresh logins' times, and the
+attack's own figures (answers by kind).
+
+    .venv/bin/python bench/visitor_abuse.py --scenarios banned,bots,repeat,club
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import multiprocessing
+import re
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import (  # noqa: E402
+    PASSWORD,
+    REPOSITORY,
+    ServerProcess,
+    create_accounts,
+    percentiles,
+    raise_file_limit,
+    report,
+)
+
+sys.path.insert(0, str(REPOSITORY))
+from fibs_server.protocol import admin_texts, texts  # noqa: E402
+
+TIME_REPLY = b" UTC )"  # the end of the `time` answer's date line
+REPLY_TIMEOUT = 60.0
+PROBE_INTERVAL = 0.01
+BANNED = "127.0.0.2"
+CLUB = "127.0.0.5"
+MEMBERS = [f"member{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(30)]
+PROMPTS = re.compile(r"^(> )+")
+
+
+# --- the attacks (each runs in a process of its own) ----------------------------------------
+
+async def connect(port: int, source: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    await asyncio.wait_for(reader.readuntil(b"login: "), REPLY_TIMEOUT)
+    return reader, writer
+
+
+async def banned(port: int, seconds: float) -> dict[str, int]:
+    answers: collections.Counter[str] = collections.Counter()
+    queue = iter(range(9000))
+
+    async def one_after_another() -> None:
+        for _ in queue:
+            reader, writer = await connect(port, BANNED)
+            writer.write(b"bot\r\n")
+            answer = (await asyncio.wait_for(reader.read(), REPLY_TIMEOUT)).decode(errors="replace")
+            writer.close()
+            answers["banned" if admin_texts.banned(None) in answer
+                    else answer.strip().splitlines()[-1]] += 1
+
+    await asyncio.gather(*(one_after_another() for _ in range(25)))
+    # Every name was freed: ten visitors from a clean address (the cap per address) get in.
+    admitted = 0
+    for _ in range(10):
+        reader, writer = await connect(port, "127.0.0.3")
+        writer.write(b"bot\r\n")  # the bots are off: in, then `bot` is an unknown command
+        try:
+            await asyncio.wait_for(reader.readuntil(b"Unknown command"), REPLY_TIMEOUT)
+            admitted += 1
+        except asyncio.IncompleteReadError:  # refused and closed
+            pass
+    answers["clean visitors admitted afterwards"] = admitted
+    return dict(answers)
+
+
+class Lines:
+    """What the e2e Bot calls `client`: a telnet visitor's lines, prompts stripped."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    async def send(self, line: str) -> None:
+        await asyncio.sleep(0.5)  # a player's think time
+        self.writer.write(f"{line}\r\n".encode())
+
+    async def read_line(self, timeout: float = REPLY_TIMEOUT) -> str:
+        line = await asyncio.wait_for(self.reader.readuntil(b"\r\n"), timeout)
+        return PROMPTS.sub("", line.decode(errors="replace").rstrip("\r\n"))
+
+
+async def bots(port: int, seconds: float) -> dict[str, int]:
+    from tests.e2e.bot import Bot
+    counts: collections.Counter[str] = collections.Counter()
+    under_way = 0
+    deadline = time.monotonic() + seconds
+
+    async def visitor(number: int) -> None:
+        nonlocal under_way
+        await asyncio.sleep(6.5 * number / 300)
+        reader, writer = await connect(port, f"127.0.0.{10 + number % 10}")
+        lines = Lines(reader, writer)
+        writer.write(b"bot x\r\n")  # in as a visitor (a usage refusal), to set up the board
+        line = await lines.read_line()
+        while not line.startswith("** ") or line.endswith(" authenticated."):
+            line = await lines.read_line()
+        if not line.startswith("** usage"):
+            counts[line] += 1  # refused as a visitor
+            writer.close()
+            return
+        counts["visitors admitted"] += 1
+        writer.write(b"set boardstyle 3\r\ntoggle moreboards\r\nbot expert 1\r\n")
+        player = Bot(lines, f"visitor{number}", seed=number)
+        playing = False
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    line = await lines.read_line(max(0.1, deadline - time.monotonic()))
+                except asyncio.TimeoutError:
+                    break
+                if "has joined you" in line:
+                    counts["bot matches started"] += 1
+                    under_way += 1
+                    playing = True
+                    counts["most under way"] = max(counts["most under way"], under_way)
+                elif line in (texts.TOO_MANY_BOT_MATCHES, texts.TOO_MANY_BOT_MATCHES_FROM_ADDRESS):
+                    counts[line] += 1
+                    await asyncio.sleep(2)
+                    writer.write(b"bot expert 1\r\n")
+                elif re.fullmatch(r"(You win|\S+ wins) the \d+ point match .*", line):
+                    under_way -= 1
+                    playing = False
+                    writer.write(b"bot expert 1\r\n")
+                else:
+                    await player.react(line)
+        finally:
+            under_way -= playing
+            writer.close()
+
+    await asyncio.gather(*(visitor(n) for n in range(300)))
+    return dict(counts)
+
+
+async def repeat(port: int, seconds: float) -> dict[str, int]:
+    counts: collections.Counter[str] = collections.Counter()
+
+    async def one(round_: int, n: int) -> None:
+        reader, writer = await connect(port, f"127.0.0.{10 + n % 5}")
+        name = f"newbie{chr(97 + round_)}{chr(97 + n)}"
+        writer.write(f"guest\r\nname {name}\r\n".encode() + b"ab\r\n" * 1000)
+        answer = (await asyncio.wait_for(reader.read(), REPLY_TIMEOUT)).decode(errors="replace")
+        writer.close()
+        counts["refusals answered"] += answer.count("Minimal password length")
+        counts["closed with the goodbye"] += texts.same_answer_refused(5) in answer
+
+    for round_ in range(4):
+        await asyncio.gather(*(one(round_, n) for n in range(20)))
+    return dict(counts)
+
+
+async def club(port: int, seconds: float) -> dict[str, Any]:
+    async def attempt(connection, name: str, password: str) -> tuple[float, bool]:
+        reader, writer = connection
+        started = time.monotonic()
+        writer.write(f"login bench 1008 {name} {password}\r\n".encode())
+        await asyncio.wait_for(reader.readuntil(b"\r\n"), REPLY_TIMEOUT)
+        answer = await asyncio.wait_for(reader.readexactly(7), REPLY_TIMEOUT)
+        return time.monotonic() - started, answer != b"login: "
+
+    guesser = await connect(port, CLUB)
+    for n in range(21):  # past the address's 20 free failures: its next guess waits 2 s
+        await attempt(guesser, f"nobody{chr(97 + n)}", "guess")
+    connections = [await connect(port, CLUB) for _ in MEMBERS]
+    guessing = asyncio.ensure_future(attempt(guesser, "nobodyz", "guess"))
+    answers = await asyncio.gather(*(attempt(c, name, PASSWORD)
+                                     for c, name in zip(connections, MEMBERS)))
+    await guessing
+    times = sorted(seconds for seconds, _ in answers)
+    return {"members let in": sum(ok for _, ok in answers),
+            "login seconds p50/max": f"{times[len(times) // 2]:.2f} / {times[-1]:.2f}"}
+
+
+ATTACKS = {"banned": banned, "bots": bots, "repeat": repeat, "club": club}
+
+
+def attack_process(kind: str, port: int, seconds: float, results: Any) -> None:
+    raise_file_limit()
+    results.put(asyncio.run(ATTACKS[kind](port, seconds)))
+
+
+# --- the bystander -----------------------------------------------------------------------------
+
+async def log_in(port: int, name: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    await reader.readuntil(b"login: ")
+    writer.write(f"login visitorbench 1008 {name} {PASSWORD}\r\n".encode())
+    await asyncio.wait_for(reader.readuntil(b"\r\n6\r\n"), REPLY_TIMEOUT)
+    return reader, writer
+
+
+async def probe_while(port: int, attacker: multiprocessing.Process
+                      ) -> tuple[list[float], list[float]]:
+    """`time` every PROBE_INTERVAL seconds and a fresh login every second while `attacker`
+    runs: the latency of each answer, and each login's time."""
+    reader, writer = await log_in(port, "bystander")
+    sent_at: collections.deque[float] = collections.deque()
+    latencies: list[float] = []
+    logins: list[float] = []
+
+    async def answers() -> None:
+        while True:
+            await reader.readuntil(TIME_REPLY)
+            latencies.append(time.perf_counter() - sent_at.popleft())
+
+    async def log_in_again_and_again() -> None:
+        while True:
+            started = time.perf_counter()
+            _, fresh = await log_in(port, "latecomer")
+            logins.append(time.perf_counter() - started)
+            fresh.write(b"bye\r\n")
+            fresh.close()
+            await asyncio.sleep(1.0)
+
+    receiving = asyncio.create_task(answers())
+    logging_in = asyncio.create_task(log_in_again_and_again())
+    while attacker.is_alive():
+        sent_at.append(time.perf_counter())
+        writer.write(b"time\r\n")
+        await asyncio.sleep(PROBE_INTERVAL)
+    logging_in.cancel()
+    while sent_at and not receiving.done():
+        await asyncio.sleep(0.01)
+    receiving.cancel()
+    writer.close()
+    return latencies, logins
+
+
+def prepare(database_url: str, kind: str) -> None:
+    create_accounts(database_url, ["bystander", "latecomer"], 4)
+    if kind == "club":  # cost 12, as in production; each logged in from the club before
+        create_accounts(database_url, MEMBERS, 12)
+    path = database_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as database:
+        database.execute("UPDATE accounts SET last_login_at = 1, last_login_host = ? "
+                         "WHERE name LIKE 'member%'", (CLUB,))
+        database.execute("INSERT INTO sanctions (kind, name_key, name, address, until, "
+                         "created_by, created_at) VALUES ('ban', 'mallory', 'mallory', ?, "
+                         "NULL, 'admin', 0)", (BANNED,))
+
+
+def run(kind: str, seconds: float) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        database_url = f"sqlite:///{Path(directory) / 'visitors.db'}"
+        prepare(database_url, kind)
+        server = ServerProcess([sys.executable, "-m", "fibs_server", "--host", "127.0.0.1",
+                                "--port", "0", "--http-port", "0", "--database-url",
+                                database_url, "--bcrypt-rounds", "4", "--log-level", "WARNING",
+                                "--bots", "on" if kind == "bots" else "off",
+                                # the club's 30 and its guesser: over the default 30
+                                "--connections-per-address", "40" if kind == "club" else "30"])
+        try:
+            context = multiprocessing.get_context("spawn")
+            results = context.Queue()
+            attacker = context.Process(target=attack_process,
+                                       args=(kind, server.port, seconds, results))
+            attacker.start()
+            latencies, logins = asyncio.run(probe_while(server.port, attacker))
+            report(kind, f"bystander {percentiles(latencies)}; logins {percentiles(logins)}")
+            report("", str(results.get(timeout=REPLY_TIMEOUT)))
+            attacker.join()
+        finally:
+            server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", default=",".join(ATTACKS), help=", ".join(ATTACKS))
+    parser.add_argument("--seconds", type=float, default=30.0, help="seconds of bot play")
+    arguments = parser.parse_args()
+    for kind in arguments.scenarios.split(","):
+        run(kind, arguments.seconds)
+
+
+if __name__ == "__main__":
+    main()
