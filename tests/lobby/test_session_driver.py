@@ -9,6 +9,7 @@ import logging
 import bcrypt
 import pytest
 
+from fibs_server.lobby import lobby as lobby_module
 from fibs_server.lobby.accounts import Account, NameTaken
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
@@ -299,3 +300,23 @@ async def test_a_line_too_long_online_is_answered_with_a_prompt_for_telnet_users
     session, connection = await logged_in(lobby, "alice", "secret")
     session.line_too_long()
     assert connection.take() == "** Your line was too long and has been ignored.\r\n> "
+
+
+async def test_visitors_drawing_the_same_name_at_once_get_different_ones(monkeypatch):
+    """The name is claimed with no await between the check and the claim: two visitors whose
+    first draws are the same name (checked in the store at once) never share it."""
+    lobby = await make_lobby()
+    try:
+        draws = iter("qhzmt" * 2 + "abcde" * 40)
+        monkeypatch.setattr(lobby_module.secrets, "choice", lambda letters: next(draws))
+        find_account = lobby.accounts.find_account
+
+        async def answered_after_the_other_asked(name: str) -> Account | None:
+            await asyncio.sleep(0)  # as a store does: the other visitor draws meanwhile
+            return await find_account(name)
+        monkeypatch.setattr(lobby.accounts, "find_account", answered_after_the_other_asked)
+        visitors = await asyncio.gather(*(lobby.new_visitor(f"10.0.0.{n}") for n in range(2)))
+        names = {visitor.name for visitor in visitors if isinstance(visitor, Account)}
+        assert names == {"guest_qhzmt", "guest_abcde"}
+    finally:
+        lobby.gatekeeper.close()
