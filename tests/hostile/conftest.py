@@ -3,6 +3,7 @@ the store), a log watch that fails a test on any traceback, and an in-process se
 for fast fuzzing through the lobby's real command dispatch."""
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 import re
@@ -83,3 +84,19 @@ async def log_in_process(lobby: Lobby, name: str, password: str = "secret"
     assert session.stage is Stage.ONLINE, connection.take()
     connection.take()
     return session, connection
+
+
+def count_lines_served(monkeypatch) -> collections.Counter[str]:
+    """Lines served from now on, by the peer's address; "all" for every line, "cut off"
+    for the lines of a connection that was cut off for not reading."""
+    served: collections.Counter[str] = collections.Counter()
+    handle_line = Session.handle_line
+
+    async def counting(session: Session, line: str) -> None:
+        served[session.connection.host] += 1
+        served["all"] += 1
+        if getattr(session.connection, "cut_off", False):
+            served["cut off"] += 1
+        await handle_line(session, line)
+    monkeypatch.setattr(Session, "handle_line", counting)
+    return served

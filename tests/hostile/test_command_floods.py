@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from fibs_server.lobby.session import Session
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
+from tests.hostile.conftest import count_lines_served
 from tests.hostile.test_floods import time_answers_during
 
 ADDRESSES = [f"127.0.0.{number}" for number in range(2, 7)]
@@ -99,21 +99,6 @@ async def run_flood(harness, names: list[str | None], payload: bytes, reads: boo
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
     return delays, told.value, time.monotonic() - started
-
-
-def count_lines_served(monkeypatch) -> collections.Counter[str]:
-    """Lines served from now on, by the peer's address; "cut off" for the lines of a
-    connection that was cut off for not reading."""
-    served: collections.Counter[str] = collections.Counter()
-    handle_line = Session.handle_line
-
-    async def counting(session: Session, line: str) -> None:
-        served[session.connection.host] += 1
-        if getattr(session.connection, "cut_off", False):
-            served["cut off"] += 1
-        await handle_line(session, line)
-    monkeypatch.setattr(Session, "handle_line", counting)
-    return served
 
 
 def closed_for_flooding(caplog) -> int:
