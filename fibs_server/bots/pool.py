@@ -71,10 +71,16 @@ def _start_worker(server_pid: int, cpu_share: float) -> None:
     brain.warm_up()
 
 
-def _decide_paced(situation: Situation, level: Level, seed: int) -> Decision:
-    """In a worker: `brain.decide_seeded` after the rest the previous decision left owing.
-    CPU time is the process's, so it counts bgsage's own threads too."""
+def _decide_paced(situation: Situation, level: Level, seed: int,
+                  deadline: float) -> Decision | None:
+    """In a worker: `brain.decide_seeded` after the rest the previous decision left owing;
+    None, computing nothing, once `deadline` (`time.monotonic()`, the same clock in every
+    process) has passed: the pool has played the fallback by then, and under load a queue of
+    expired requests would keep the worker from the ones still in time. CPU time is the
+    process's, so it counts bgsage's own threads too."""
     time.sleep(_pacer.rest())
+    if time.monotonic() >= deadline:
+        return None
     started = time.process_time()
     try:
         return brain.decide_seeded(situation, level, seed)
@@ -157,7 +163,8 @@ class BotPool:
                                 seed: int) -> Decision:
         executor = self._executor
         try:
-            work = executor.submit(_decide_paced, situation, level, seed)
+            work = executor.submit(_decide_paced, situation, level, seed,
+                                   time.monotonic() + self.time_budget)
         except concurrent.futures.BrokenExecutor as error:
             return self._after_failure(situation, executor, error)
         future = asyncio.wrap_future(work)
@@ -177,8 +184,12 @@ class BotPool:
         if failure is not None:
             log.error("bot decision failed", exc_info=failure)
             return self._after_failure(situation, executor, failure)
+        decision = future.result()
+        if decision is None:  # the worker took it up after its deadline
+            self.counts.late += 1
+            return brain.fallback(situation)
         self.counts.decided += 1
-        return future.result()
+        return decision
 
     def _after_failure(self, situation: Situation, executor: concurrent.futures.Executor,
                        error: BaseException) -> Decision:

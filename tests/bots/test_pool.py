@@ -21,6 +21,7 @@ from fibs_server.bots import (
     fallback,
     situation_for,
 )
+from fibs_server.bots import pool as pool_module
 from fibs_server.bots.pool import CpuPacer
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match
@@ -183,3 +184,12 @@ def test_a_share_of_no_core_or_more_than_one_is_refused():
     for share in (0.0, 1.5):
         with pytest.raises(ValueError):
             BotPool(workers=1, cpu_share=share)
+
+
+def test_a_request_taken_up_after_its_deadline_is_not_computed(monkeypatch):
+    """In the worker: an expired request costs nothing, so a queue of them does not keep the
+    worker from the requests still in time."""
+    def never(*arguments):
+        raise AssertionError("an expired request was computed")
+    monkeypatch.setattr(pool_module.brain, "decide_seeded", never)
+    assert pool_module._decide_paced(opening_move(), SLOW, 1, time.monotonic() - 0.001) is None
