@@ -24,7 +24,7 @@ from fibs_server.gnubg_bot.clip_lines import (
     toggles_to_send,
 )
 from fibs_server.gnubg_bot.external import GnubgConnection, GnubgEngine, GnubgGone
-from fibs_server.gnubg_bot.player import GnubgPlayer
+from fibs_server.gnubg_bot.player import NOT_REFUSALS, GnubgPlayer
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,8 @@ COMMAND_PROMPT = "> "
 PASSWORD_PROMPT = "Please give your password: "
 RETYPE_PROMPT = "Please retype your password: "
 NAME_TAKEN = re.compile(r"\*\* Please use another name\. '\S+' is already used by someone else\.")
+# The server checks its new accounts per address before the name: the account may exist.
+TOO_MANY_NEW_ACCOUNTS = "** Too many new accounts from your address. Please try again later."
 REPLY_TIMEOUT = 30.0  # seconds for the server to answer during login, registration and set-up
 KEEPALIVE = 300.0  # seconds without a command of ours: a server's idle timeout counts input only
 IAC, SB, SE, WILL, WONT, DO, DONT = 0xFF, 0xFA, 0xF0, 0xFB, 0xFC, 0xFD, 0xFE
@@ -45,6 +47,11 @@ class ConnectionClosed(Exception):
 
 class LoginFailed(Exception):
     """The server refused the login or the registration."""
+
+
+class InvitationRefused(LoginFailed):
+    """The server refused the `--invite` the bot was started for (too long a match for the
+    account's experience, say): waiting would be for ever, so the bot stops."""
 
 
 # --- telnet commands --------------------------------------------------------------------------
@@ -155,7 +162,9 @@ class ClipConnection:
 async def register(host: str, port: int, name: str, password: str,
                    transcript: TextIO | None = None) -> None:
     """Create the account as a guest (`guest`, `name <name>`, the password twice), then leave
-    as registering clients do; a name already taken is taken to be this bot's account."""
+    as registering clients do; a name already taken is taken to be this bot's account, and
+    when the address may register no more just now, the login that follows tells whether
+    the account exists."""
     connection = await ClipConnection.open(host, port, transcript)
     try:
         await connection.skip_to_prompt(LOGIN_PROMPT)
@@ -166,6 +175,11 @@ async def register(host: str, port: int, name: str, password: str,
                 REPLY_TIMEOUT, prompts=(PASSWORD_PROMPT, COMMAND_PROMPT))) != PASSWORD_PROMPT:
             if NAME_TAKEN.fullmatch(line):
                 log.info("%s is registered already", name)
+                await connection.send("bye")
+                return
+            if line == TOO_MANY_NEW_ACCOUNTS:
+                log.warning("%s: the server registers no more accounts from this address "
+                            "just now; logging in, as the account may exist", name)
                 await connection.send("bye")
                 return
             if line == COMMAND_PROMPT or line.startswith("** "):
@@ -240,6 +254,7 @@ class GnubgBot:
         self.busy = False
         self.set_up_done = False
         self.challenged = False
+        self.invitation_unanswered = False  # sent `invite`, no confirmation or refusal yet
 
     def new_player(self) -> GnubgPlayer:
         return GnubgPlayer(self.connection, self.name, self.gnubg,
@@ -290,6 +305,8 @@ class GnubgBot:
         a lost server, raised by the reading) stops the bot."""
         try:
             await self.handle(line)
+        except InvitationRefused:
+            raise
         except GnubgGone:
             if self.engine.process.poll() is not None:
                 raise
@@ -302,6 +319,10 @@ class GnubgBot:
 
     async def handle(self, line: str) -> None:
         line = line.lstrip(BELL)
+        if self.invitation_unanswered and line.startswith("** "):
+            self.invitation_unanswered = False
+            if not NOT_REFUSALS.fullmatch(line):
+                raise InvitationRefused(f"the server refused the invitation: {line}")
         if line.startswith("5 "):
             await self.who_changed(line)
             return
@@ -340,6 +361,7 @@ class GnubgBot:
                  self.challenge.length if self.challenge.length == "unlimited"
                  else f"{self.challenge.length} point")
         self.player.last_decision = f"invite {who.name}"  # names a refusal of it
+        self.invitation_unanswered = True
         await self.connection.send(f"invite {who.name} {self.challenge.length}")
 
     async def invited(self, invitation: Invitation) -> None:

@@ -223,6 +223,19 @@ async def test_registering_a_taken_name_goes_on_to_the_login(tmp_path):
     assert "> name bob" in transcript.read_text().splitlines()
 
 
+async def test_an_address_out_of_registrations_goes_on_to_the_login(tmp_path):
+    """`--register` for an account that exists, from an address that registered its ten
+    this hour: the server refuses before it looks at the name; the bot logs in all the
+    same (a login that fails then says the account is not there)."""
+    server = ScriptedServer(
+        "login: ", "ONE USERNAME PER PERSON ONLY!!!\r\n> ",
+        "** Too many new accounts from your address. Please try again later.\r\n> ")
+    port = await server.start()
+    with (tmp_path / "transcript").open("w") as file:
+        await register("127.0.0.1", port, "bob", "secret", file)
+    assert await server.received() == ["guest", "name bob", "bye"]
+
+
 # --- the player's own resignations, with gnubg's answers scripted -----------------------------
 
 class ScriptedGnubg:
@@ -405,6 +418,20 @@ async def test_a_refused_login_stops_the_bot_with_status_1(gnubg_installed, harn
     bob = await bots("bob", harness.server.port, password="wrong")
     assert await asyncio.wait_for(bob.process.wait(), 20) == 1, report(bob)
     assert "the server refused the login of bob" in bob.logged()
+
+
+@pytest.mark.gnubg
+async def test_a_refused_invitation_stops_the_bot_with_status_1(gnubg_installed, harness, bots):
+    """A new account may not invite to 49 points: the bot says why and stops, instead of
+    waiting for an answer that never comes."""
+    await harness.register("bob")
+    await harness.register("carol")
+    carol = await harness.login_clip("carol")
+    await carol.send("toggle ready")
+    gnu = await bots("gnu", harness.server.port, "--register", "--invite", "carol", "49")
+    assert await asyncio.wait_for(gnu.process.wait(), 20) == 1, report(gnu)
+    assert ("the server refused the invitation: ** You're not experienced enough to play a "
+            "match of that length.") in gnu.logged()
 
 
 @pytest.mark.gnubg
