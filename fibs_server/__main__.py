@@ -88,6 +88,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=float(env("FIBS_BOT_CPU_SHARE", str(BotConfig.cpu_share))),
                         help="the most of one core each bot worker may use (0-1]: bots think "
                              "less under load instead of taking the cores' idle time")
+    parser.add_argument("--bot-time-budget", type=float,
+                        default=float(env("FIBS_BOT_TIME_BUDGET", str(BotConfig.time_budget))),
+                        help="seconds a bot's engine decision may take, queueing included, "
+                             "before the bot's rules of thumb decide instead")
     parser.add_argument("--grace-seconds", type=seconds,
                         default=seconds(env("FIBS_GRACE_SECONDS", "60")),
                         help="seconds to resume a timed match left or dropped before it is lost")
@@ -161,8 +165,8 @@ def main(argv: list[str] | None = None) -> None:
         takeover_seconds=arguments.takeover_seconds,
         abandon_after=arguments.abandon_after_days * 24 * 3600,
         forfeit_abandoned=arguments.forfeit_abandoned == "on",
-        bots=BotConfig(think_time=arguments.bot_think_time,
-                       cpu_share=arguments.bot_cpu_share) if arguments.bots == "on" else None,
+        bots=BotConfig(think_time=arguments.bot_think_time, cpu_share=arguments.bot_cpu_share,
+                       time_budget=arguments.bot_time_budget) if arguments.bots == "on" else None,
         **limits_from_arguments(arguments))))
 
 

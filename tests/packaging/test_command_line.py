@@ -55,3 +55,11 @@ def test_the_clock_options_default_to_a_minute_of_grace_and_no_takeover(monkeypa
     assert (arguments.grace_seconds, arguments.takeover_seconds) == (90, 45)
     with pytest.raises(SystemExit):
         parse_arguments(["--takeover-seconds", "0"])
+
+
+def test_the_bots_time_budget_is_two_seconds_unless_set(monkeypatch):
+    monkeypatch.delenv("FIBS_BOT_TIME_BUDGET", raising=False)
+    assert parse_arguments([]).bot_time_budget == 2.0
+    monkeypatch.setenv("FIBS_BOT_TIME_BUDGET", "0.5")
+    assert parse_arguments([]).bot_time_budget == 0.5
+    assert parse_arguments(["--bot-time-budget", "3"]).bot_time_budget == 3.0
