@@ -9,7 +9,9 @@ t seconds of CPU it rests t * (1 / share - 1) before the next one, so that bots 
 think less (their decisions come late and get the fallback) instead of taking the cores' idle
 time, which on a small machine is what the people's commands run in between.
 
-Levels that use no engine (the beginner's rules of thumb) decide at once on the loop.
+Levels that use no engine (the beginner's rules of thumb) decide at once on the loop. Levels
+of at most `QUICK_PLIES` (the intermediate's bare network, about 3 ms) have a worker of their
+own, so that they never wait behind other matches' expert decisions (tens of ms each).
 
 Each decision has a time budget, counted from the request, queueing included; a decision late,
 failed or refused because too many are waiting is replaced by `brain.fallback`, our rules of
@@ -109,10 +111,13 @@ class PoolCounts:
     failed: int = 0  # the worker raised or died: fallback
 
 
+QUICK_PLIES = 1
+
+
 class BotPool:
-    """`workers` processes (default: one per core but the event loop's); at most `queue_limit`
-    decisions waiting or running at a time; `time_budget` seconds per decision; each worker
-    held to `cpu_share` of a core."""
+    """`workers` processes (default: one per core but the event loop's) and one more for the
+    quick levels; at most `queue_limit` decisions waiting or running at a time; `time_budget`
+    seconds per decision; each worker held to `cpu_share` of a core."""
 
     def __init__(self, *, workers: int | None = None, time_budget: float = 1.0,
                  queue_limit: int = 100, cpu_share: float = 1.0) -> None:
@@ -125,21 +130,27 @@ class BotPool:
         self.counts = PoolCounts()
         self._under_way = 0
         self._closed = False
-        self._executor = self._new_executor()
+        self._executor = self._new_executor(self.workers)
+        self._quick_executor = self._new_executor(1)
 
-    def _new_executor(self) -> concurrent.futures.ProcessPoolExecutor:
+    def _new_executor(self, workers: int) -> concurrent.futures.ProcessPoolExecutor:
         # spawn, not fork: the server has threads (bcrypt, database drivers) a fork would copy
         # in whatever state they are.
         return concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=multiprocessing.get_context("spawn"),
+            workers, mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker, initargs=(os.getpid(), self.cpu_share))
+
+    def _executor_for(self, level: Level) -> concurrent.futures.ProcessPoolExecutor:
+        return self._quick_executor if level.plies <= QUICK_PLIES else self._executor
 
     async def start(self) -> None:
         """Start the workers and load bgsage's networks in them, so that the first decisions
         are in time (optional: workers otherwise start at the first decisions)."""
         loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._executor, brain.warm_up)
-                               for _ in range(self.workers)))
+        await asyncio.gather(*(loop.run_in_executor(executor, brain.warm_up)
+                               for executor, count in ((self._executor, self.workers),
+                                                       (self._quick_executor, 1))
+                               for _ in range(count)))
 
     async def decide(self, situation: Situation, level: Level,
                      seed: int | None = None) -> Decision:
@@ -161,7 +172,7 @@ class BotPool:
 
     async def _decide_in_worker(self, situation: Situation, level: Level,
                                 seed: int) -> Decision:
-        executor = self._executor
+        executor = self._executor_for(level)
         try:
             work = executor.submit(_decide_paced, situation, level, seed,
                                    time.monotonic() + self.time_budget)
@@ -195,15 +206,20 @@ class BotPool:
                        error: BaseException) -> Decision:
         self.counts.failed += 1
         # A worker died (a crash in bgsage's C++): the pool is unusable, start a new one, once.
-        if (isinstance(error, concurrent.futures.BrokenExecutor) and not self._closed
-                and executor is self._executor):
-            executor.shutdown(wait=False)
-            self._executor = self._new_executor()
+        if isinstance(error, concurrent.futures.BrokenExecutor) and not self._closed:
+            if executor is self._executor:
+                executor.shutdown(wait=False)
+                self._executor = self._new_executor(self.workers)
+            elif executor is self._quick_executor:
+                executor.shutdown(wait=False)
+                self._quick_executor = self._new_executor(1)
         return brain.fallback(situation)
 
     async def close(self) -> None:
         """Refuse new decisions, drop the queued ones (they get the fallback) and wait, in a
         thread, for the workers to finish the ones they are computing and exit."""
         self._closed = True
-        await asyncio.get_running_loop().run_in_executor(
-            None, functools.partial(self._executor.shutdown, wait=True, cancel_futures=True))
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(None, functools.partial(
+            executor.shutdown, wait=True, cancel_futures=True))
+            for executor in (self._executor, self._quick_executor)))

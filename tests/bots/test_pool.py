@@ -109,7 +109,7 @@ async def test_beyond_the_queue_limit_decisions_are_the_fallback_at_once(pool):
 
 async def test_a_dead_worker_costs_one_fallback_and_a_new_worker(pool):
     situation = opening_move()
-    for pid in list(pool._executor._processes):  # the workers (no public way to them)
+    for pid in list(pool._quick_executor._processes):  # the intermediate's worker (no public way)
         os.kill(pid, signal.SIGKILL)
     assert await pool.decide(situation, INTERMEDIATE, seed=1) == fallback(situation)
     assert pool.counts.failed == 1
@@ -193,3 +193,18 @@ def test_a_request_taken_up_after_its_deadline_is_not_computed(monkeypatch):
         raise AssertionError("an expired request was computed")
     monkeypatch.setattr(pool_module.brain, "decide_seeded", never)
     assert pool_module._decide_paced(opening_move(), SLOW, 1, time.monotonic() - 0.001) is None
+
+
+async def test_a_quick_level_does_not_wait_behind_expensive_decisions(pool):
+    """Five 3-ply decisions queued, then an intermediate one: it is back before the second
+    3-ply one (by the order they finish, not by a clock)."""
+    situation = opening_move()
+    finished: list[str] = []
+
+    async def decide_as(label: str, level) -> None:
+        await pool.decide(situation, level, seed=1)
+        finished.append(label)
+    pool.time_budget = 60.0
+    await asyncio.gather(*(decide_as(f"slow {n}", SLOW) for n in range(5)),
+                         decide_as("quick", INTERMEDIATE))
+    assert finished.index("quick") <= 1, finished
