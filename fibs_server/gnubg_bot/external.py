@@ -140,13 +140,16 @@ class GnubgConnection:
 
 
 def for_gnubg(board: str) -> str:
-    """The board as gnubg 1.07 reads it: it takes the two score fields swapped; and while a
-    double is pending, the turn must be the doubler's, not the doubled player's that FIBS
-    shows, or gnubg judges the double as if it were its own (and takes what it should pass)."""
+    """The board as gnubg 1.07 reads it. While a double is pending, the turn must be the
+    doubler's, not the doubled player's that FIBS shows, or gnubg judges the double as if it
+    were its own (and takes what it should pass). And gnubg reads the score of the side on turn
+    from the second score field: a board with the player on turn gets its two score fields
+    swapped, one with the opponent on turn (a pending double) is sent as it is."""
     fields = board.split(":")
-    fields[4], fields[5] = fields[5], fields[4]
     if fields[40] == "1":  # this player was doubled
         fields[32] = str(-int(fields[41]))  # the turn: the opponent's colour
+    if fields[32] == fields[41]:  # the player is on turn
+        fields[4], fields[5] = fields[5], fields[4]
     return ":".join(fields)
 
 

@@ -51,10 +51,18 @@ MATCH_END = re.compile(r"(You win|\S+ wins) the 3 point match \d-\d \.")
 
 # --- pure parts -------------------------------------------------------------------------------
 
-def test_gnubg_gets_the_scores_swapped():
+def test_gnubg_gets_the_score_of_the_side_on_turn_second():
     board = O_BOARD.replace(":3:0:0:", ":3:2:1:", 1)
     assert for_gnubg(board).startswith("board:You:someplayer:3:1:2:")
     assert for_gnubg(board).split(":")[32] == "1"  # not doubled: the turn as FIBS shows it
+
+
+def test_a_pending_double_goes_to_gnubg_with_the_doubler_on_turn():
+    fields = O_TO_ROLL.replace(":3:0:0:", ":3:2:1:", 1).split(":")
+    fields[38:41] = ["0", "0", "1"]  # may double 0:0, and O (you) was doubled
+    sent = for_gnubg(":".join(fields)).split(":")
+    assert sent[32] == "-1"  # X's turn: the doubler's
+    assert sent[4:6] == ["2", "1"]  # the doubler is on turn: the scores as they were
 
 
 @pytest.mark.parametrize(("play", "colour", "command"), [
