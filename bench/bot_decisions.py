@@ -4,16 +4,23 @@
     .venv/bin/python bench/bot_decisions.py --pool           # the same through BotPool
     .venv/bin/python bench/bot_decisions.py --gil            # 1 thread against 2
     .venv/bin/python bench/bot_decisions.py --strength 100   # one-point games between levels
+    .venv/bin/python bench/bot_decisions.py --concurrency 1,8,24,48,96 [--seconds 20]
 
 Decision times: each level plays --matches seeded 5-point matches against itself; every
 decision it makes is timed (the CPU of one decision, or with --pool the wait of the asking
 coroutine: queueing, pickling and the worker). Figures: docs/BOTS.md.
+
+Concurrency: N coroutines ask the pool for expert decisions back to back (moments met in
+seeded matches), at the server's time budget, while one more asks an intermediate decision
+every 0.1 s; per N, the useful decisions a second (the engine's own, in time), the share
+that ran out of time (the fallback), and the waits. Figures: docs/PERFORMANCE.md.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import collections
+import dataclasses
 import hashlib
 import itertools
 import random
@@ -37,6 +44,7 @@ from fibs_server.bots import (  # noqa: E402  # noqa: E402
     engine,
     situation_for,
 )
+from fibs_server.lobby.bot_players import BotConfig  # noqa: E402
 from fibs_server.rules import Match, Phase, Position, SeededDice  # noqa: E402
 
 MATCH_LENGTH = 5
@@ -181,6 +189,74 @@ def strength(games: int) -> None:
               f"({time.perf_counter() - start:.0f} s)")
 
 
+def met_situations(count: int) -> list:
+    """Moments the bots decide at, from seeded matches of the quick intermediate."""
+    situations: list = []
+    seed = 0
+    while len(situations) < count:
+        match, rng = Match(MATCH_LENGTH, SeededDice(seed)), random.Random(seed)
+        match.start()
+        while not match.is_over:
+            for player in (0, 1):
+                situation = situation_for(match, player)
+                if situation:
+                    if situation.phase in (Phase.MOVE, Phase.ROLL_OR_DOUBLE):
+                        situations.append(situation)
+                    decide(situation, INTERMEDIATE, rng).apply(match, player)
+                    break
+        seed += 1
+    return situations[:count]
+
+
+async def concurrency(levels_of_load: list[int], seconds: float) -> None:
+    situations = met_situations(2000)
+    server = BotConfig()  # the server's defaults
+    pool = BotPool(workers=server.workers, time_budget=server.time_budget,
+                   cpu_share=server.cpu_share)
+    await pool.start()
+    print(f"BotPool, {pool.workers} worker(s) and one for the quick levels, time budget "
+          f"{pool.time_budget} s; {seconds:.0f} s per row")
+    print(f"{'concurrent':>10} {'asked':>6} {'useful/s':>9} {'late %':>7} {'expert p50':>11} "
+          f"{'p99 ms':>7} {'intermediate p50':>17} {'p99 ms':>7}")
+    loop = asyncio.get_running_loop()
+    for concurrent in levels_of_load:
+        waits: list[float] = []
+        quick_waits: list[float] = []
+        before = dataclasses.replace(pool.counts)
+        stop_at = loop.time() + seconds
+        picks = itertools.count(concurrent * 7919)
+
+        async def ask_back_to_back() -> None:
+            while loop.time() < stop_at:
+                situation = situations[next(picks) % len(situations)]
+                start = time.perf_counter()
+                await pool.decide(situation, EXPERT, seed=1)
+                waits.append(time.perf_counter() - start)
+
+        async def ask_quick_now_and_then() -> None:
+            while loop.time() < stop_at:
+                situation = situations[next(picks) % len(situations)]
+                start = time.perf_counter()
+                await pool.decide(situation, INTERMEDIATE, seed=1)
+                quick_waits.append(time.perf_counter() - start)
+                await asyncio.sleep(0.1)
+
+        await asyncio.gather(ask_quick_now_and_then(),
+                             *(ask_back_to_back() for _ in range(concurrent)))
+        counts = pool.counts
+        asked = (counts.decided + counts.late + counts.refused + counts.failed
+                 - before.decided - before.late - before.refused - before.failed
+                 - len(quick_waits))
+        useful = counts.decided - before.decided - len(quick_waits)
+        late = counts.late - before.late
+        print(f"{concurrent:>10} {asked:>6} {useful / seconds:>9.1f} "
+              f"{100 * late / max(1, asked):>7.1f} "
+              f"{statistics.median(waits) * 1000:>11.0f} {percentile(waits, 0.99) * 1000:>7.0f} "
+              f"{statistics.median(quick_waits) * 1000:>17.1f} "
+              f"{percentile(quick_waits, 0.99) * 1000:>7.1f}", flush=True)
+    await pool.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=4, help="5-point matches per level")
@@ -188,9 +264,15 @@ def main() -> None:
     parser.add_argument("--gil", action="store_true", help="1 thread against 2")
     parser.add_argument("--calls", type=int, default=400, help="bgsage calls for --gil")
     parser.add_argument("--strength", type=int, metavar="GAMES", help="one-point games")
+    parser.add_argument("--concurrency", metavar="N,N,...",
+                        help="expert requests at once, one row each")
+    parser.add_argument("--seconds", type=float, default=20.0, help="per --concurrency row")
     arguments = parser.parse_args()
     if arguments.gil:
         gil(arguments.calls)
+    elif arguments.concurrency:
+        asyncio.run(concurrency([int(n) for n in arguments.concurrency.split(",")],
+                                arguments.seconds))
     elif arguments.strength:
         strength(arguments.strength)
     elif arguments.pool:
