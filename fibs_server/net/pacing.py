@@ -28,6 +28,7 @@ from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
 log = logging.getLogger(__name__)
 
 BYTES_PER_COMMAND = 4096  # input read costs as much as one line per this many bytes
+GONE_CHECK_SECONDS = 0.1  # how often a paced connection looks whether its peer has gone
 
 
 class TokenBucket:
@@ -136,10 +137,11 @@ class ConnectionPace:
         return max(own, shared)
 
     async def take_turn(self, session: PacedSession, connection: PacedConnection, cost: float,
-                        gone: bool) -> bool:
+                        gone: Callable[[], bool]) -> bool:
         """Wait for `cost` commands' turn; whether to serve them. No: the connection is
-        closed for flooding, or the peer is `gone` and this is beyond its burst (a bot's last
-        `leave` and `bye` are served; what a flooder left behind is not)."""
+        closed for flooding, or the peer is `gone()` (now or while it waits) and this is
+        beyond its burst (a bot's last `leave` and `bye` are served; what a flooder left
+        behind is not, and its connection is not held for the length of its wait)."""
         wait = self.wait(session, cost)
         if wait is None:
             log.warning("closing %s: it kept sending commands faster than they are served",
@@ -148,8 +150,12 @@ class ConnectionPace:
             connection.close()
             return False
         if wait > 0:
-            if gone:
+            if gone():
                 return False
             connection.flush()  # the replies so far, before waiting
-            await asyncio.sleep(wait)
+            waited_until = self.pacer.clock() + wait
+            while (left := waited_until - self.pacer.clock()) > 0:
+                await asyncio.sleep(min(left, GONE_CHECK_SECONDS))
+                if gone():
+                    return False
         return True

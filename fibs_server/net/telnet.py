@@ -364,7 +364,7 @@ class TelnetProtocol(asyncio.Protocol):
 
     async def _take_turn(self, session: Session, cost: float) -> bool:
         return await self.pace.take_turn(session, self.connection, cost,
-                                         gone=self.lost_at is not None)
+                                         gone=lambda: self.lost_at is not None)
 
     async def _give_the_loop_a_turn_if_due(self, slice_ends: float) -> float:
         """Once SERVE_SLICE is used up, flush the replies and let the loop run the others;

@@ -159,14 +159,15 @@ async def _serve_messages(socket: web.WebSocketResponse, session: Session,
         if lost_at is None and connection.transport.is_closing():
             lost_at = telnet.serving_clock()
         if not await pace.take_turn(session, connection, len(data) / BYTES_PER_COMMAND,
-                                    gone=lost_at is not None):
+                                    gone=connection.transport.is_closing):
             return
         for line in splitter.feed(_one_empty_line_a_run(data)):
             if session.stage is Stage.CLOSED or connection.cut_off or (
                     lost_at is not None
                     and telnet.serving_clock() > lost_at + LOST_PEER_GRACE):
                 return
-            if not await pace.take_turn(session, connection, 1, gone=lost_at is not None):
+            if not await pace.take_turn(session, connection, 1,
+                                        gone=connection.transport.is_closing):
                 return
             if line is None:
                 session.line_too_long()

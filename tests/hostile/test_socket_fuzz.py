@@ -14,10 +14,11 @@ import time
 import tracemalloc
 
 from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.net.limits import NetLimits
+from fibs_server.net.limits import LOST_PEER_GRACE, NetLimits
 from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot
 from tests.e2e.conftest import DATE_LINE
+from tests.waiting import DEADLINE, until
 
 FUZZERS = 24
 FUZZ_SECONDS = 3.0
@@ -82,12 +83,10 @@ async def fuzz_for(port: int, seconds: float, first_seed: int) -> int:
 
 
 async def wait_for_connections(lobby, count: int) -> None:
-    """Until the server has noticed the fuzzers' hang-ups."""
-    for _ in range(200):
-        if len(lobby.connections) == count:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{len(lobby.connections)} connections left, expected {count}")
+    """Until the server has noticed the fuzzers' hang-ups: a gone peer's lines are served for
+    LOST_PEER_GRACE at most, then its session goes."""
+    await until(lambda: len(lobby.connections) == count, f"{count} connections left",
+                timeout=LOST_PEER_GRACE + DEADLINE)
 
 
 async def test_garbage_from_many_connections_harms_nobody(make_harness, tracebacks, caplog):

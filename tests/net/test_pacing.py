@@ -3,6 +3,7 @@ across connections, the address's shared; a connection that stays behind its own
 closed, one behind only because of its address is not."""
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 from pytest import approx
@@ -11,6 +12,7 @@ from fibs_server.lobby.session import Stage
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
 from fibs_server.net.pacing import BucketTable, CommandPacer, TokenBucket
 from tests.fake_clock import FakeClock
+from tests.waiting import until
 
 LIMITS = NetLimits(command_burst=5, commands_per_second=10.0, login_command_burst=2,
                    login_commands_per_second=1.0, address_command_burst=8,
@@ -121,9 +123,23 @@ async def test_a_flooder_is_told_and_closed_and_a_gone_peer_gets_only_its_burst(
     pacer = CommandPacer(dataclasses.replace(LIMITS, command_backlog_seconds=0.0), clock.time)
     pace, connection = pacer.pace("10.0.0.1"), Connection()
     alice = User()
-    served = [await pace.take_turn(alice, connection, 1, gone=True) for _ in range(7)]
+    served = [await pace.take_turn(alice, connection, 1, gone=lambda: True) for _ in range(7)]
     assert served == [True] * 5 + [False] * 2 and not connection.closed
     clock.advance(0.01)
-    assert not await pace.take_turn(alice, connection, 1, gone=False)
+    assert not await pace.take_turn(alice, connection, 1, gone=lambda: False)
     assert connection.sent == [TOO_MANY_COMMANDS + "\r\n"] and connection.closed
     assert TOO_MANY_COMMANDS.startswith("** ")
+
+
+async def test_a_peer_gone_while_its_connection_waits_is_let_go_before_its_turn():
+    clock = FakeClock()  # never advances: the turn would come in an hour
+    pacer = CommandPacer(dataclasses.replace(LIMITS, command_backlog_seconds=10**6), clock.time)
+    pace, connection, alice = pacer.pace("10.0.0.1"), Connection(), User()
+    pace.wait(alice, 36_000)
+    peer_gone = asyncio.Event()
+    waiting = asyncio.create_task(pace.take_turn(alice, connection, 1, gone=peer_gone.is_set))
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    peer_gone.set()
+    await until(waiting.done, "the wait ends once the peer has gone")
+    assert waiting.result() is False and not connection.closed
