@@ -26,9 +26,14 @@ class Level:
     noise: float
 
 
-BEGINNER = Level("beginner", plies=0, noise=4.0)
-INTERMEDIATE = Level("intermediate", plies=1, noise=0.06)
+# Each level's noise is set to play at its target error rate as gnubg's analysis measures it
+# (docs/BOTS.md, bench/bot_strength.py): the beginner about 30 mEMG per decision (gnubg's
+# "Beginner"), the intermediate about 12, the expert 4 at most.
+BEGINNER = Level("beginner", plies=1, noise=0.085)
+INTERMEDIATE = Level("intermediate", plies=1, noise=0.04)
 EXPERT = Level("expert", plies=2, noise=0.0)
+# Not a bot's level: what any bot plays when the engine is late or fails, and in hypergammon.
+RULES_OF_THUMB = Level("rules of thumb", plies=0, noise=0.0)
 LEVELS = {level.name: level for level in (BEGINNER, INTERMEDIATE, EXPERT)}
 
 
@@ -56,7 +61,7 @@ def decide_seeded(situation: Situation, level: Level, seed: int) -> Decision:
 
 def fallback(situation: Situation) -> Decision:
     """A legal decision at once, without bgsage: when the engine is late or fails."""
-    return decide(situation, dataclasses.replace(BEGINNER, noise=0.0), random.Random(0))
+    return decide(situation, RULES_OF_THUMB, random.Random(0))
 
 
 def warm_up() -> None:

@@ -5,7 +5,15 @@ import random
 
 import pytest
 
-from fibs_server.bots import BEGINNER, EXPERT, INTERMEDIATE, Action, decide, situation_for
+from fibs_server.bots import (
+    BEGINNER,
+    EXPERT,
+    INTERMEDIATE,
+    RULES_OF_THUMB,
+    Action,
+    decide,
+    situation_for,
+)
 from fibs_server.bots.situation import Decision
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Match
@@ -15,8 +23,8 @@ from fibs_server.rules.variants import Variant
 from ..rules.match_helpers import OPENING_31, POINT_MAKING_31, arranged, side, started
 from .helpers import self_play_positions
 
-ENGINE_LEVELS = [INTERMEDIATE, EXPERT]
-ALL_LEVELS = [BEGINNER, *ENGINE_LEVELS]
+ENGINE_LEVELS = [BEGINNER, INTERMEDIATE, EXPERT]
+ALL_LEVELS = [RULES_OF_THUMB, *ENGINE_LEVELS]
 
 # Races: the side on roll has 10 checkers on its points 1..5 (5 borne off), the other needs
 # about three more rolls (no gammons either way).
@@ -101,8 +109,8 @@ def test_a_game_with_chances_left_is_not_resigned(level):
     assert bots_decision(arranged(almost_lost, length=None), level).action is Action.ROLL
 
 
-def test_the_beginner_never_resigns():
-    assert bots_decision(arranged(LOST_GAMMON, length=None), BEGINNER).action is Action.ROLL
+def test_the_rules_of_thumb_never_resign():
+    assert bots_decision(arranged(LOST_GAMMON, length=None), RULES_OF_THUMB).action is Action.ROLL
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS, ids=lambda level: level.name)
@@ -126,7 +134,7 @@ def test_a_resignation_that_wins_the_match_is_accepted(level):
     assert bots_decision(match, level).action is Action.ACCEPT_RESIGNATION
 
 
-@pytest.mark.parametrize("level", [BEGINNER, EXPERT], ids=lambda level: level.name)
+@pytest.mark.parametrize("level", [RULES_OF_THUMB, EXPERT], ids=lambda level: level.name)
 def test_the_opening_31_makes_the_5_point(level):
     match, _ = started(script=[OPENING_31])
     decision = bots_decision(match, level)

@@ -13,9 +13,9 @@ import time
 import pytest
 
 from fibs_server.bots import (
-    BEGINNER,
     EXPERT,
     INTERMEDIATE,
+    RULES_OF_THUMB,
     BotPool,
     decide,
     fallback,
@@ -81,10 +81,10 @@ async def test_the_rules_of_thumb_decide_on_the_loop_without_waiting_for_a_worke
     situation = opening_move()
     busy = asyncio.create_task(pool.decide(situation, SLOW, seed=1))
     await until(lambda: pool._under_way == 1, "the slow decision is sent to the one worker")
-    asking = pool.decide(situation, BEGINNER, seed=2)
+    asking = pool.decide(situation, RULES_OF_THUMB, seed=2)
     with pytest.raises(StopIteration) as answered:  # finished at its first step: no wait
         asking.send(None)
-    assert answered.value.value == decide(situation, BEGINNER, random.Random(2))
+    assert answered.value.value == decide(situation, RULES_OF_THUMB, random.Random(2))
     assert not busy.done()
     await busy
     assert pool.counts.decided == 2
