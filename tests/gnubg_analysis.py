@@ -13,7 +13,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from fibs_server.bots.analysis import BAD, DOUBTFUL, VERY_BAD
+from fibs_server.bots.analysis import BAD, DOUBTFUL, VERY_BAD, Decision, Kind, MatchAnalysis
 from tests.gnubg_script import GNUBG
 
 # The rows of `show statistics match` read here, in the order they come: chequer play, cube
@@ -197,3 +197,59 @@ class Tally:
                 rate(self.cube_error, self.cube_decisions),
                 rate(self.checker_error + self.cube_error,
                      self.unforced_moves + self.cube_decisions))
+
+
+# --- our analysis against gnubg's ------------------------------------------------------------
+
+RATE_TOLERANCE = 0.25  # of gnubg's error rate, or
+RATE_FLOOR = 1.5  # mEMG per decision, whichever is larger
+BLUNDERS_FOUND = 0.8  # of gnubg's very bad decisions, marked at least bad by ours
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """Our analysis of one match beside gnubg's: each player's error rate by both, and
+    gnubg's blunders (very bad) with the error ours gives the same decision."""
+    ours: tuple[float, float]  # error rates, mEMG per unforced decision
+    gnubg: tuple[float, float]
+    blunders: list[tuple[GnubgDecision, float]]
+
+    @property
+    def blunders_found(self) -> int:
+        return sum(error > BAD for _, error in self.blunders)
+
+
+def rates_agree(ours: float, gnubg: float) -> bool:
+    return abs(ours - gnubg) <= max(RATE_TOLERANCE * gnubg, RATE_FLOOR)
+
+
+def gnubg_keys(analysis: MatchAnalysis) -> dict[tuple[int, int, str, int], Decision]:
+    """Our decisions under the keys gnubg's export gives the same decisions."""
+    keys = {}
+    counts: dict[tuple[int, int, str], int] = {}
+    for decision in analysis.decisions:
+        kind = {Kind.MOVE: "move", Kind.NO_DOUBLE: "no double", Kind.DOUBLE: "double",
+                Kind.TAKE: "answer", Kind.DROP: "answer"}.get(decision.kind)
+        if kind is None:
+            continue
+        counted = "move" if kind == "no double" else kind  # a roll's cube: the roll's count
+        ordinal = counts.get((decision.game, decision.player, counted), 0) + 1
+        if kind != "no double":
+            counts[decision.game, decision.player, counted] = ordinal
+        keys[decision.game, decision.player, kind, ordinal] = decision
+    return keys
+
+
+def compare(analysis: MatchAnalysis, theirs: GnubgAnalysis) -> Comparison:
+    keys = gnubg_keys(analysis)
+    blunders = []
+    for decision in theirs.decisions:
+        if decision.error < VERY_BAD:
+            continue
+        mine = keys[decision.game, decision.player, decision.kind, decision.ordinal]
+        assert decision.dice is None or sorted(decision.dice) == sorted(mine.dice or ()), (
+            decision, mine)
+        blunders.append((decision, mine.error))
+    return Comparison(ours=(analysis.players[0].error_rate, analysis.players[1].error_rate),
+                      gnubg=(theirs.players[0].error_rate, theirs.players[1].error_rate),
+                      blunders=blunders)

@@ -39,6 +39,9 @@ from .situation import CubeOwner, Situation
 DEFAULT_PLIES = 2
 CHEAPEST_PLIES = 1
 LUCK_PLIES = 1  # gnubg judges luck with its 0-ply network, bgsage's 1-ply
+# Instant redoubles weighed as an answer to a double (beaver, raccoon, otter): unlimited ones
+# would make the value of each answer an endless chain.
+_REDOUBLES_WEIGHED = 3
 
 # How much equity a decision loses before it is marked (EMG, strictly more than the bound).
 DOUBTFUL = 0.04
@@ -482,9 +485,10 @@ class _Replay:
     def _redoubles_allowed(self, level: int) -> bool:
         """Whether the answer to an offer after `level` redoubles may be one more."""
         limit = self.match.max_redoubles
-        return self.match.length is None and (limit is None or level + 1 <= limit)
+        limit = _REDOUBLES_WEIGHED if limit is None else min(limit, _REDOUBLES_WEIGHED)
+        return self.match.length is None and level + 1 <= limit
 
-    def _options(self, offer: _Offer, level: int) -> dict[Kind, float]:
+    def _options(self, offer: _Offer, level: int, redoubled: bool = False) -> dict[Kind, float]:
         """What each answer to the offer after `level` redoubles is worth to the doubler, in
         units of the cube before the double. The cube stays with the first taker, doubled
         with each redouble; a drop loses half the cube offered."""
@@ -492,7 +496,7 @@ class _Replay:
         taker_answers = level % 2 == 0
         options = {Kind.TAKE: stake * offer.take,
                    Kind.DROP: offer.drop if level == 0 else stake * (1 if taker_answers else -1)}
-        if self._redoubles_allowed(level):
+        if redoubled or self._redoubles_allowed(level):  # redoubled: it was allowed
             options[Kind.BEAVER] = self._answered(offer, level + 1)
         return options
 
@@ -504,7 +508,8 @@ class _Replay:
     def _answer(self, number: int, player: int, offer: _Offer, kind: Kind) -> Decision:
         sign = -1 if player != offer.doubler else 1  # the answerer's side
         options = {option: sign * value
-                   for option, value in self._options(offer, offer.level).items()}
+                   for option, value in self._options(offer, offer.level,
+                                                      kind is Kind.BEAVER).items()}
         best = max(options, key=lambda option: options[option])
         return self._decision(number, player, kind, self._seen_by(player),
                               played=kind.value, best=best.value,
