@@ -13,7 +13,15 @@ import re
 import subprocess
 from pathlib import Path
 
-from fibs_server.bots.analysis import BAD, DOUBTFUL, VERY_BAD, Decision, Kind, MatchAnalysis
+from fibs_server.bots.analysis import (
+    BAD,
+    DOUBTFUL,
+    VERY_BAD,
+    Decision,
+    Kind,
+    MatchAnalysis,
+    PlayerSummary,
+)
 from tests.gnubg_script import GNUBG
 
 # The rows of `show statistics match` read here, in the order they come: chequer play, cube
@@ -210,8 +218,8 @@ BLUNDERS_FOUND = 0.8  # of gnubg's very bad decisions, marked at least bad by ou
 class Comparison:
     """Our analysis of one match beside gnubg's: each player's error rate by both, and
     gnubg's blunders (very bad) with the error ours gives the same decision."""
-    ours: tuple[float, float]  # error rates, mEMG per unforced decision
-    gnubg: tuple[float, float]
+    ours: tuple[PlayerSummary, PlayerSummary]
+    gnubg: tuple[GnubgFigures, GnubgFigures]
     blunders: list[tuple[GnubgDecision, float]]
 
     @property
@@ -250,6 +258,4 @@ def compare(analysis: MatchAnalysis, theirs: GnubgAnalysis) -> Comparison:
         assert decision.dice is None or sorted(decision.dice) == sorted(mine.dice or ()), (
             decision, mine)
         blunders.append((decision, mine.error))
-    return Comparison(ours=(analysis.players[0].error_rate, analysis.players[1].error_rate),
-                      gnubg=(theirs.players[0].error_rate, theirs.players[1].error_rate),
-                      blunders=blunders)
+    return Comparison(ours=analysis.players, gnubg=theirs.players, blunders=blunders)
