@@ -14,76 +14,23 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import dataclasses
 import random
-import re
-import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
-from fibs_server.bots import Level, decide, situation_for
-from fibs_server.bots.brain import LEVELS
-from fibs_server.gnubg_bot.external import GNUBG
-from fibs_server.lobby.archive_commands import mat_games
-from fibs_server.protocol.matfile import write_mat
-from fibs_server.rules.dice import SeededDice
-from fibs_server.rules.match import Match
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests.gnubg_analysis
+
+from fibs_server.bots import Level, decide, situation_for  # noqa: E402
+from fibs_server.bots.analysis import rating_words  # noqa: E402
+from fibs_server.bots.brain import LEVELS  # noqa: E402
+from fibs_server.protocol.matfile import mat_games, write_mat  # noqa: E402
+from fibs_server.rules.dice import SeededDice  # noqa: E402
+from fibs_server.rules.match import Match  # noqa: E402
+from tests.gnubg_analysis import Tally, gnubg_statistics  # noqa: E402
 
 REFERENCE = Level("reference", plies=1, noise=0.0)
 BOT_NAME, REFERENCE_NAME = "bot", "reference"
-# The rows of `show statistics match` read here, in the order they come: chequer play, cube
-# and overall each have an error total; the counts come before them.
-_UNFORCED = re.compile(r"^Unforced moves\s+(\d+)")
-_CLOSE_CUBE = re.compile(r"^Close or actual cube decisions\s+(\d+)")
-_ERROR_TOTAL = re.compile(r"^Error total EMG \(MWC\)\s+([-+]?\d+\.\d+)")
-_OVERALL_RATING = re.compile(r"^Overall rating\s+(.+?)\s{2,}")
-
-
-@dataclasses.dataclass
-class Tally:
-    """gnubg's figures for the bot, summed over matches."""
-    matches: int = 0
-    unforced_moves: int = 0
-    cube_decisions: int = 0
-    checker_error: float = 0.0  # EMG, positive
-    cube_error: float = 0.0
-
-    def add(self, statistics: str) -> None:
-        unforced = cube = 0
-        errors: list[float] = []
-        for line in statistics.splitlines():
-            if match := _UNFORCED.match(line):
-                unforced = int(match[1])
-            elif match := _CLOSE_CUBE.match(line):
-                cube = int(match[1])
-            elif match := _ERROR_TOTAL.match(line):
-                errors.append(-float(match[1]))
-        if len(errors) != 3:
-            raise RuntimeError(f"gnubg's statistics are not as expected:\n{statistics}")
-        self.matches += 1
-        self.unforced_moves += unforced
-        self.cube_decisions += cube
-        self.checker_error += errors[0]
-        self.cube_error += errors[1]
-
-    def rates(self) -> tuple[float, float, float]:
-        """mEMG per unforced move, per cube decision, per decision (gnubg's three rates)."""
-        def rate(error: float, count: int) -> float:
-            return 1000 * error / count if count else 0.0
-        return (rate(self.checker_error, self.unforced_moves),
-                rate(self.cube_error, self.cube_decisions),
-                rate(self.checker_error + self.cube_error,
-                     self.unforced_moves + self.cube_decisions))
-
-
-def rating_words(error_rate: float) -> str:
-    """gnubg's words for an overall error rate in mEMG per decision."""
-    for bound, words in ((2, "Supernatural"), (5, "World class"), (8, "Expert"),
-                         (12, "Advanced"), (18, "Intermediate"), (26, "Casual player"),
-                         (35, "Beginner")):
-        if error_rate < bound:
-            return words
-    return "Awful!"
 
 
 def play_match(level: Level, length: int, seed: int) -> str:
@@ -97,18 +44,6 @@ def play_match(level: Level, length: int, seed: int) -> str:
             if situation is not None:
                 decide(situation, player_level, rng).apply(match, player)
     return write_mat((BOT_NAME, REFERENCE_NAME), length, mat_games(match))
-
-
-def gnubg_statistics(mat_file: Path, plies: int) -> str:
-    """gnubg's `show statistics match` of the match in `mat_file`, the bot's column only."""
-    commands = mat_file.with_suffix(".gnubg")
-    commands.write_text(f"set analysis chequerplay evaluation plies {plies}\n"
-                        f"set analysis cubedecision evaluation plies {plies}\n"
-                        f"import mat {mat_file}\nanalyse match\nshow statistics match\n")
-    output = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-c", str(commands)],
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                            timeout=3600, check=True).stdout
-    return output[output.index("Chequerplay statistics"):]
 
 
 def measure(level: Level, matches: int, length: int, plies: int, jobs: int,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Iterator
 
 from fibs_server.lobby import user_commands
 from fibs_server.lobby.command_table import CommandTable
@@ -16,56 +15,16 @@ from fibs_server.protocol import game_texts, info, match_views
 from fibs_server.protocol.board import render_board
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.match_rules import MatchTerms
-from fibs_server.protocol.matfile import (
-    MatAction,
-    MatDouble,
-    MatDrop,
-    MatGame,
-    MatRoll,
-    MatTake,
-    MatWin,
-    write_mat,
-)
+from fibs_server.protocol.matfile import mat_games, write_mat
 from fibs_server.rules import events as ev
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
-from fibs_server.rules.position import Play, Position
+from fibs_server.rules.position import Position
+from fibs_server.rules.replay import played_rolls
 
 table = CommandTable()
 
 HISTORY_ROWS = 20
-
-
-# --- replaying a game ------------------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class PlayedRoll:
-    """One move of a game with what it was played from."""
-    moved: ev.Moved
-    dice: tuple[int, int]  # the mover's roll
-    before: Position  # the board before the move, the mover as checkers[0]
-    play: Play  # the move's steps, hits and result
-    cube: int  # the cube's value when the move was made
-    cube_owner: int | None
-
-
-def played_rolls(game: list[ev.Event], start: Position) -> Iterator[PlayedRoll]:
-    """Replay one game's history from its starting position."""
-    position, seen_by = start, 0
-    cube, owner = 1, None
-    for event, dice in ev.with_dice(game):
-        match event:
-            case ev.CubeAutoDoubled(cube=value):
-                cube = value
-            case ev.DoubleAccepted(player=p, cube=value):
-                cube, owner = value, p
-            case ev.Moved(player=p, steps=steps):
-                if seen_by != p:
-                    position, seen_by = position.swap(), p
-                play = position.apply(steps)
-                assert dice is not None  # with_dice pairs each move with its roll
-                yield PlayedRoll(event, dice, position, play, cube, owner)
-                position = play.result
 
 
 def _start_position(match: Match) -> Position:
@@ -78,41 +37,6 @@ def _stored_match(record: MatchRecord) -> Match:
 
 
 # --- .mat export -------------------------------------------------------------------------------
-
-def mat_games(match: Match) -> list[MatGame]:
-    """The match's games as `.mat` data: every roll and play, cube action and result."""
-    games = []
-    for game in match.history:
-        started = game[0]
-        assert isinstance(started, ev.GameStarted)
-        plays = {id(r.moved): r for r in played_rolls(game, _start_position(match))}
-        actions: list[MatAction] = []
-        dice: dict[int, tuple[int, int]] = {}
-        for event in game:
-            match event:
-                case ev.OpeningRoll(die_0=d0, die_1=d1, starter=s) if s is not None:
-                    dice[s] = (d0, d1)
-                case ev.Rolled(player=p, dice=rolled):
-                    dice[p] = rolled
-                case ev.CannotMove(player=p):
-                    actions.append(MatRoll(p, dice.pop(p)))
-                case ev.Moved(player=p, steps=steps):
-                    hit_points = set(plays[id(event)].play.hits)
-                    hits = frozenset(i for i, (_, to) in enumerate(steps) if to in hit_points)
-                    actions.append(MatRoll(p, dice.pop(p), steps, hits))
-                case ev.Doubled(player=p, cube=cube) | ev.Redoubled(player=p, cube=cube):
-                    actions.append(MatDouble(p, cube))
-                case ev.DoubleAccepted(player=p):
-                    actions.append(MatTake(p))
-                case ev.DoubleRejected(player=p):
-                    actions.append(MatDrop(p))
-                case ev.GameOver(winner=w, points=points):
-                    actions.append(MatWin(w, points))
-                case ev.Forfeited(player=p, points=points):
-                    actions.append(MatWin(1 - p, points))
-        games.append(MatGame(started.score, tuple(actions)))  # events hold tuples
-    return games
-
 
 def match_file(record: MatchRecord) -> str:
     """A stored match (finished or not) as `.mat` text."""

@@ -25,6 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from fibs_server.rules import events as ev
+from fibs_server.rules.match import Match
+from fibs_server.rules.position import Position
+from fibs_server.rules.replay import played_rolls
 from fibs_server.rules.variants import Variant
 
 _NUMBER_WIDTH = 5  # "  1) "
@@ -73,6 +77,41 @@ MatAction = MatRoll | MatDouble | MatTake | MatDrop | MatWin
 class MatGame:
     score: tuple[int, int]  # before the game, player 0 first
     actions: tuple[MatAction, ...]
+
+
+def mat_games(match: Match) -> list[MatGame]:
+    """The match's games as `.mat` data: every roll and play, cube action and result."""
+    games = []
+    for game in match.history:
+        started = game[0]
+        assert isinstance(started, ev.GameStarted)
+        plays = {id(r.moved): r for r in played_rolls(game, Position.initial(match.variant))}
+        actions: list[MatAction] = []
+        dice: dict[int, tuple[int, int]] = {}
+        for event in game:
+            match event:
+                case ev.OpeningRoll(die_0=d0, die_1=d1, starter=s) if s is not None:
+                    dice[s] = (d0, d1)
+                case ev.Rolled(player=p, dice=rolled):
+                    dice[p] = rolled
+                case ev.CannotMove(player=p):
+                    actions.append(MatRoll(p, dice.pop(p)))
+                case ev.Moved(player=p, steps=steps):
+                    hit_points = set(plays[id(event)].play.hits)
+                    hits = frozenset(i for i, (_, to) in enumerate(steps) if to in hit_points)
+                    actions.append(MatRoll(p, dice.pop(p), steps, hits))
+                case ev.Doubled(player=p, cube=cube) | ev.Redoubled(player=p, cube=cube):
+                    actions.append(MatDouble(p, cube))
+                case ev.DoubleAccepted(player=p):
+                    actions.append(MatTake(p))
+                case ev.DoubleRejected(player=p):
+                    actions.append(MatDrop(p))
+                case ev.GameOver(winner=w, points=points):
+                    actions.append(MatWin(w, points))
+                case ev.Forfeited(player=p, points=points):
+                    actions.append(MatWin(1 - p, points))
+        games.append(MatGame(started.score, tuple(actions)))  # events hold tuples
+    return games
 
 
 def write_mat(names: tuple[str, str], length: int | None, games: list[MatGame],

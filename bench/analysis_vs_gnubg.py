@@ -1,0 +1,132 @@
+"""Our match analysis against GNU Backgammon's: matches between bot levels are played in this
+process with seeded dice, analysed by bots/analysis.py at bgsage's `--plies` and, from the same
+`.mat` file, by gnubg at one ply less (gnubg's 0-ply is bgsage's 1-ply). Prints, per match and
+summed per player role, both error rates (mEMG per unforced decision) and how many of gnubg's
+very bad decisions (more than 0.16 EMG) ours marks at least bad; then whether the sums meet
+docs/ANALYSIS.md's bounds. `--cpu` instead times our analysis of 1-, 5- and 7-point matches.
+
+    .venv/bin/python bench/analysis_vs_gnubg.py [--plies 2] [--matches 32]
+        [--lengths 1,3,5,7] [--pairs beginner:intermediate,intermediate:expert]
+    .venv/bin/python bench/analysis_vs_gnubg.py --cpu [--plies 1,2]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests.*
+
+from fibs_server.bots.analysis import MatchAnalysis, analyse_match  # noqa: E402
+from fibs_server.bots.brain import LEVELS, Level  # noqa: E402
+from fibs_server.protocol.matfile import mat_games, write_mat  # noqa: E402
+from fibs_server.rules.dice import SeededDice  # noqa: E402
+from fibs_server.rules.match import Match  # noqa: E402
+from tests.bots.helpers import play_bots  # noqa: E402
+from tests.gnubg_analysis import (  # noqa: E402
+    BLUNDERS_FOUND,
+    Comparison,
+    compare,
+    gnubg_analysis,
+    rates_agree,
+)
+
+NAMES = ("left", "right")
+
+
+def played(levels: tuple[Level, Level], length: int, seed: int) -> Match:
+    match = Match(length, SeededDice(seed))
+    play_bots(match, levels, random.Random(seed))
+    return match
+
+
+def judged(match: Match, plies: int, directory: Path, name: str
+           ) -> tuple[MatchAnalysis, Comparison, float]:
+    """Our analysis (and its CPU seconds) and gnubg's of the same match."""
+    mat_file = directory / f"{name}.mat"
+    mat_file.write_text(write_mat(NAMES, match.length, mat_games(match), match.variant))
+    started = time.process_time()
+    ours = analyse_match(match, plies)
+    seconds = time.process_time() - started
+    return ours, compare(ours, gnubg_analysis(mat_file, NAMES, plies - 1)), seconds
+
+
+def comparison(plies: int, matches: int, lengths: list[int],
+               pairs: list[tuple[Level, Level]]) -> bool:
+    # Per role (left level, right level): our and gnubg's error and decisions, summed.
+    sums: dict[str, list[float]] = {}
+    blunders = found = 0
+    print(f"our analysis at bgsage {plies}-ply, gnubg's at {plies - 1}-ply; error rates in "
+          "mEMG per unforced decision")
+    print(f"{'match':<34} {'ours':>12} {'gnubg':>12} {'blunders':>9} {'found':>6} {'cpu':>6}")
+    with tempfile.TemporaryDirectory(prefix="analysis-vs-gnubg-") as folder:
+        for number in range(matches):
+            levels = pairs[number % len(pairs)]
+            length = lengths[number % len(lengths)]
+            match = played(levels, length, seed=number)
+            ours, against, seconds = judged(match, plies, Path(folder), f"m{number}")
+            for side in (0, 1):
+                role = f"{levels[side].name} (against {levels[1 - side].name})"
+                mine, theirs = against.ours[side], against.gnubg[side]
+                row = sums.setdefault(role, [0.0, 0.0, 0.0, 0.0])
+                row[0] += mine.total_error
+                row[1] += mine.unforced_decisions
+                row[2] += theirs.checker_error + theirs.cube_error
+                row[3] += theirs.unforced_decisions
+            blunders += len(against.blunders)
+            found += against.blunders_found
+            name = f"{number:>2} {length}p {levels[0].name}-{levels[1].name}"
+            print(f"{name:<34} {against.ours[0].error_rate:>5.1f} "
+                  f"{against.ours[1].error_rate:>5.1f}  {against.gnubg[0].error_rate:>5.1f} "
+                  f"{against.gnubg[1].error_rate:>5.1f} "
+                  f"{len(against.blunders):>9} {against.blunders_found:>6} {seconds:>6.1f}",
+                  flush=True)
+    good = True
+    print(f"\n{'player':<34} {'ours':>6} {'gnubg':>6}  within bounds")
+    for role, (error, count, their_error, their_count) in sums.items():
+        mine, theirs = 1000 * error / count, 1000 * their_error / their_count
+        agree = rates_agree(mine, theirs)
+        good &= agree
+        print(f"{role:<34} {mine:>6.1f} {theirs:>6.1f}  {'yes' if agree else 'NO'}")
+    share = found / blunders if blunders else 1.0
+    good &= share >= BLUNDERS_FOUND
+    print(f"gnubg's blunders marked at least bad by ours: {found} of {blunders} ({share:.0%})")
+    return good
+
+
+def cpu(plies_list: list[int]) -> None:
+    """CPU seconds of our analysis of whole matches (intermediate against expert)."""
+    print(f"{'length':>6} {'plies':>5} {'decisions':>9} {'cpu s':>7}")
+    for length in (1, 5, 7):
+        match = played((LEVELS["intermediate"], LEVELS["expert"]), length, seed=length)
+        for plies in plies_list:
+            started = time.process_time()
+            analysis = analyse_match(match, plies)
+            seconds = time.process_time() - started
+            print(f"{length:>6} {plies:>5} {len(analysis.decisions):>9} {seconds:>7.1f}",
+                  flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plies", default="2", help="bgsage's; --cpu takes a list")
+    parser.add_argument("--matches", type=int, default=32)
+    parser.add_argument("--lengths", default="1,3,5,7")
+    parser.add_argument("--pairs", default="beginner:intermediate,intermediate:expert")
+    parser.add_argument("--cpu", action="store_true")
+    arguments = parser.parse_args()
+    if arguments.cpu:
+        cpu([int(plies) for plies in arguments.plies.split(",")])
+        return
+    pairs = [(LEVELS[a], LEVELS[b]) for a, b in
+             (pair.split(":") for pair in arguments.pairs.split(","))]
+    good = comparison(int(arguments.plies), arguments.matches,
+                      [int(length) for length in arguments.lengths.split(",")], pairs)
+    sys.exit(0 if good else 1)
+
+
+if __name__ == "__main__":
+    main()

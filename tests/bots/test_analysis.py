@@ -1,0 +1,156 @@
+"""The match analysis (bots/analysis.py): what it judges, and the arithmetic of its figures."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fibs_server.bots import INTERMEDIATE
+from fibs_server.bots.analysis import (
+    BAD,
+    CHEAPEST_PLIES,
+    CUBE_KINDS,
+    DOUBTFUL,
+    VERY_BAD,
+    Decision,
+    Kind,
+    MatchAnalysis,
+    Skill,
+    analyse_match,
+    rating_words,
+    skill_of,
+    summarise,
+)
+from fibs_server.rules import events as ev
+from fibs_server.rules.dice import SeededDice
+from fibs_server.rules.match import Match, Phase
+from fibs_server.rules.variants import Variant
+
+from .helpers import play_bots, random_action
+
+EVENT_KINDS = {ev.Doubled: Kind.DOUBLE, ev.DoubleAccepted: Kind.TAKE,
+               ev.DoubleRejected: Kind.DROP, ev.Redoubled: Kind.BEAVER,
+               ev.ResignOffered: Kind.RESIGN, ev.ResignAccepted: Kind.ACCEPT_RESIGNATION,
+               ev.ResignRejected: Kind.REJECT_RESIGNATION}
+
+
+def random_match(length: int | None, seed: int, games: int = 3, **options: object) -> Match:
+    """A match of random decisions (doubles, redoubles, resignations included)."""
+    match = Match(length, SeededDice(seed), **options)  # type: ignore[arg-type]
+    rng = random.Random(seed)
+    match.start()
+    while not match.is_over and not (match.game_count > games
+                                     and match.phase is Phase.BETWEEN_GAMES):
+        for player in (0, 1):
+            random_action(match, player, rng)
+    return match
+
+
+@pytest.fixture(scope="module")
+def bot_match_analysis() -> MatchAnalysis:
+    match = Match(3, SeededDice(7))
+    play_bots(match, (INTERMEDIATE, INTERMEDIATE), random.Random(7))
+    return analyse_match(match, CHEAPEST_PLIES)
+
+
+def test_every_roll_of_both_players_is_a_move_decision(bot_match_analysis):
+    moves = [d for d in bot_match_analysis.decisions if d.kind is Kind.MOVE]
+    assert {d.player for d in moves} == {0, 1}
+    assert all(d.dice is not None and d.luck is not None for d in moves)
+
+
+def test_a_forced_move_has_no_error_and_is_not_counted(bot_match_analysis):
+    forced = [d for d in bot_match_analysis.decisions if d.forced]
+    assert forced
+    assert all(d.error == 0 and not d.counted for d in forced)
+
+
+def test_the_best_play_has_no_error_and_an_error_names_a_better_play(bot_match_analysis):
+    for decision in bot_match_analysis.decisions:
+        if decision.played == decision.best:
+            assert decision.error == 0
+        if decision.error > 0:
+            assert decision.best != decision.played
+
+
+def test_the_summaries_are_the_sums_over_the_decisions(bot_match_analysis):
+    analysis = bot_match_analysis
+    for summary in analysis.players:
+        own = [d for d in analysis.decisions if d.player == summary.player]
+        assert summary == summarise(summary.player, own)
+        assert summary.total_error == pytest.approx(
+            sum(d.error for d in own if d.kind in CUBE_KINDS or d.counted))
+
+
+def test_an_analysis_survives_json(bot_match_analysis):
+    text = json.dumps(bot_match_analysis.to_dict())
+    assert MatchAnalysis.from_dict(json.loads(text)) == bot_match_analysis
+
+
+@pytest.mark.parametrize("length, options", [(3, {}), (None, {"max_redoubles": None})])
+def test_each_cube_action_and_resignation_is_judged_once(length, options):
+    match = random_match(length, seed=11, **options)
+    analysis = analyse_match(match, CHEAPEST_PLIES)
+    for event_type, kind in EVENT_KINDS.items():
+        events = [(number, event.player) for number, game in enumerate(match.history, 1)
+                  for event in game if isinstance(event, event_type)]
+        judged = [(d.game, d.player) for d in analysis.decisions if d.kind is kind]
+        assert judged == events, kind
+    assert all(d.error >= 0 for d in analysis.decisions)
+
+
+def test_nackgammon_is_analysed_and_hypergammon_is_not():
+    nack = analyse_match(random_match(1, seed=3, games=1, variant=Variant.NACKGAMMON),
+                         CHEAPEST_PLIES)
+    assert nack.evaluated and nack.decisions
+    hyper = analyse_match(random_match(1, seed=3, games=1, variant=Variant.HYPERGAMMON),
+                          CHEAPEST_PLIES)
+    assert not hyper.evaluated and not hyper.decisions
+    assert hyper.players[0].error_rate == 0
+
+
+def test_marks_follow_gnubgs_thresholds():
+    assert skill_of(DOUBTFUL) is Skill.NONE
+    assert skill_of(DOUBTFUL + 0.001) is Skill.DOUBTFUL
+    assert skill_of(BAD + 0.001) is Skill.BAD
+    assert skill_of(VERY_BAD + 0.001) is Skill.VERY_BAD
+
+
+@pytest.mark.parametrize("rate, words", [(0, "Supernatural"), (4.99, "World class"),
+                                         (5, "Expert"), (11.9, "Advanced"),
+                                         (17, "Intermediate"), (25, "Casual player"),
+                                         (34.9, "Beginner"), (35, "Awful!")])
+def test_rating_words(rate, words):
+    assert rating_words(rate) == words
+
+
+decisions = st.builds(
+    Decision, game=st.integers(1, 3), turn=st.integers(1, 40), player=st.integers(0, 1),
+    kind=st.sampled_from(Kind), position_id=st.just("4HPwATDgc/ABMA"),
+    dice=st.none(), cube=st.sampled_from([1, 2, 4]), played=st.just("a"), best=st.just("b"),
+    played_equity=st.floats(-1, 1), best_equity=st.floats(-1, 1), forced=st.booleans(),
+    counted=st.booleans(), luck=st.none() | st.floats(-1, 1))
+
+
+@settings(max_examples=200)
+@given(st.lists(decisions, max_size=30))
+def test_pr_is_500_times_the_mean_error_per_unforced_decision(items):
+    items = [dataclasses.replace(d, forced=d.forced and d.kind is Kind.MOVE,
+                                 counted=d.counted and not d.forced) for d in items]
+    for player in (0, 1):
+        summary = summarise(player, items)
+        own = [d for d in items if d.player == player]
+        unforced = sum(d.kind is Kind.MOVE and not d.forced for d in own) + sum(
+            d.kind in CUBE_KINDS and d.counted for d in own)
+        assert summary.unforced_decisions == unforced
+        error = sum(d.error for d in own if (d.kind is Kind.MOVE and d.counted)
+                    or d.kind in CUBE_KINDS)
+        assert summary.total_error == pytest.approx(error)
+        mean = error / unforced if unforced else 0.0
+        assert summary.pr == pytest.approx(500 * mean)
+        assert summary.error_rate == pytest.approx(1000 * mean)
+        assert summary.doubtful + summary.bad + summary.very_bad <= summary.decisions

@@ -1,0 +1,50 @@
+"""Our match analysis against GNU Backgammon's, the independent judge: a few bot matches,
+analysed by ours at bgsage's 1-ply and by gnubg at its 0-ply (the same network depth). The full
+comparison, at the default level too: bench/analysis_vs_gnubg.py (docs/ANALYSIS.md)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fibs_server.bots import BEGINNER, INTERMEDIATE
+from fibs_server.bots.analysis import CHEAPEST_PLIES, analyse_match
+from fibs_server.protocol.matfile import mat_games, write_mat
+from fibs_server.rules.dice import SeededDice
+from fibs_server.rules.match import Match
+
+from ..conftest import skip_unless_ci
+from ..gnubg_analysis import BLUNDERS_FOUND, GNUBG, compare, gnubg_analysis, rates_agree
+from .helpers import play_bots
+
+NAMES = ("left", "right")
+SAMPLE = [(1, 0), (3, 1), (5, 2)]  # (length, seed): about 15 s of analysis on one core
+
+
+@pytest.mark.gnubg
+def test_error_rates_and_blunders_agree_with_gnubg(tmp_path):
+    if not GNUBG.exists():
+        skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install -y gnubg)")
+    # Our and gnubg's error and unforced decisions, per player, summed over the sample.
+    ours, theirs = [[0.0, 0], [0.0, 0]], [[0.0, 0], [0.0, 0]]
+    blunders = found = 0
+    for length, seed in SAMPLE:
+        match = Match(length, SeededDice(seed))
+        play_bots(match, (BEGINNER, INTERMEDIATE), random.Random(seed))
+        mat_file = tmp_path / f"{seed}.mat"
+        mat_file.write_text(write_mat(NAMES, length, mat_games(match)))
+        against = compare(analyse_match(match, CHEAPEST_PLIES),
+                          gnubg_analysis(mat_file, NAMES, CHEAPEST_PLIES - 1))
+        for side in (0, 1):
+            mine, gnubgs = against.ours[side], against.gnubg[side]
+            ours[side][0] += mine.total_error
+            ours[side][1] += mine.unforced_decisions
+            theirs[side][0] += gnubgs.checker_error + gnubgs.cube_error
+            theirs[side][1] += gnubgs.unforced_decisions
+        blunders += len(against.blunders)
+        found += against.blunders_found
+    for side in (0, 1):
+        mine, gnubgs = (1000 * error / count for error, count in (ours[side], theirs[side]))
+        assert rates_agree(mine, gnubgs), (side, mine, gnubgs)
+    assert blunders >= 10  # a sample that says something
+    assert found >= BLUNDERS_FOUND * blunders, (found, blunders)
