@@ -29,6 +29,7 @@ from typing import Any
 from aiohttp import web
 
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, peer_address
+from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.telnet import FrontEnd
 from fibs_server.net.websocket import Origin, serve_websocket
 
@@ -195,6 +196,8 @@ class CountedSite(web.SockSite):
 
     async def start(self) -> None:
         await web.BaseSite.start(self)
+        refuse_over_count_at_accept(self._sock, self._front.addresses, TOO_MANY_RESPONSE,
+                                    self._front.limits.silent_refusal_seconds)
         server = self._runner.server
         assert server is not None
         self._server = await asyncio.get_running_loop().create_server(
