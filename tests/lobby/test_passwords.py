@@ -135,12 +135,9 @@ def test_a_removed_item_leaves_its_address_turn_to_the_others():
     assert not queue and list(queue) == []
 
 
-async def test_a_login_from_elsewhere_waits_for_one_check_of_a_club_not_all(monkeypatch):
-    """30 known-good logins from one address, then one from another: on one thread whose
-    checks we release ourselves, the newcomer's check is the second to run after the one
-    under way, not the 31st."""
-    hasher = PasswordHasher(rounds=4, known_good_checks_per_address=32, threads=1)
-    hashed = await hasher.hash("secret")
+def controlled_checks(monkeypatch) -> tuple[threading.Event, list[bytes]]:
+    """bcrypt's check replaced by one that waits for the test's event, then records the
+    password it was given (in the order the threads ran them) and says it matched."""
     release = threading.Event()
     checked: list[bytes] = []
 
@@ -150,6 +147,16 @@ async def test_a_login_from_elsewhere_waits_for_one_check_of_a_club_not_all(monk
         return True
 
     monkeypatch.setattr(bcrypt, "checkpw", controlled_check)
+    return release, checked
+
+
+async def test_a_login_from_elsewhere_waits_for_one_check_of_a_club_not_all(monkeypatch):
+    """30 known-good logins from one address, then one from another: on one thread whose
+    checks we release ourselves, the newcomer's check is the second to run after the one
+    under way, not the 31st."""
+    hasher = PasswordHasher(rounds=4, known_good_checks_per_address=32, threads=1)
+    hashed = await hasher.hash("secret")
+    release, checked = controlled_checks(monkeypatch)
     club = [asyncio.ensure_future(hasher.check(f"club{n}", hashed, "10.0.0.5", known_good=True))
             for n in range(30)]
     await asyncio.sleep(0)  # every task has asked: the first runs, 29 wait
@@ -170,15 +177,7 @@ async def test_a_login_from_elsewhere_waits_for_one_check_of_a_club_not_all(monk
 async def test_a_cancelled_waiting_check_gives_its_turn_away(monkeypatch):
     hasher = PasswordHasher(rounds=4, threads=1)
     hashed = await hasher.hash("secret")
-    release = threading.Event()
-    checked: list[bytes] = []
-
-    def controlled_check(password: bytes, hashed: bytes) -> bool:
-        release.wait()
-        checked.append(password)
-        return True
-
-    monkeypatch.setattr(bcrypt, "checkpw", controlled_check)
+    release, checked = controlled_checks(monkeypatch)
     running = asyncio.ensure_future(hasher.check("running", hashed, "a", first=True))
     hung_up = asyncio.ensure_future(hasher.check("hung up", hashed, "b", first=True))
     last = asyncio.ensure_future(hasher.check("last", hashed, "c", first=True))
