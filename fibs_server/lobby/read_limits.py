@@ -1,6 +1,7 @@
 """How often one user (`dicetest`) or one address (/api/rating-history, and every HTTP
-request: net/http.py) may ask for something: a token bucket per key. The reads are sums kept by the store, cheap
-whatever the archive's size; the limit keeps a loop of them from costing the others anything.
+request: net/http.py) may ask for something: a token bucket per key. The heavy reads are
+sums kept by the store, cheap whatever the archive's size; the limit keeps a loop of them
+from costing the others anything.
 
 Only keys whose bucket is not full again are kept, at most MAX_KEYS: a flood of invented
 names or addresses cannot grow it without bound.
