@@ -10,6 +10,7 @@ that a check is refused (`HashingBusy`), which a login answers like a wrong pass
 
 Within a rank the addresses take turns (`FairQueue`): a club's 30 logins at once made a login
 from anywhere else wait for all 30 checks; now it waits for at most one per other address.
+And the known-good rank goes first only so many turns in a row while the other waits.
 """
 from __future__ import annotations
 
@@ -47,17 +48,26 @@ Result = TypeVar("Result")
 Item = TypeVar("Item")
 
 
+# While both ranks wait, IN_TURN gets a turn after this many FIRST ones in a row: a club's
+# 30 known-good logins at once made a login from an address new to its account wait for all
+# 30 checks, and a stream of known-good logins could have kept the others waiting for ever.
+FIRST_TURNS_IN_A_ROW = 4
+
+
 class FairQueue(Generic[Item]):
     """Waiting items by rank, and within a rank the addresses in turn: each address's items
     in arrival order, the addresses round robin (one that starts waiting joins the end of the
     round). So an address's n-th waiting item goes after every other address's earlier ones,
-    and a newcomer waits for at most one item of each address already waiting. Pure."""
+    and a newcomer waits for at most one item of each address already waiting. FIRST goes
+    before IN_TURN, but not more than FIRST_TURNS_IN_A_ROW times in a row while IN_TURN
+    waits. Pure."""
 
     def __init__(self) -> None:
         # Per rank, the addresses with waiting items, in the order of their next turn.
         self._turns: dict[int, OrderedDict[str, deque[Item]]] = {rank: OrderedDict()
                                                                  for rank in RANKS}
         self._length = 0
+        self._first_in_a_row = 0  # FIRST turns taken while IN_TURN waited
 
     def __len__(self) -> int:
         return self._length
@@ -72,16 +82,24 @@ class FairQueue(Generic[Item]):
         self._length += 1
 
     def pop(self) -> Item:
-        """The next item: the best rank's next address's oldest. IndexError when empty."""
-        for turns in self._turns.values():
-            if turns:
-                address, items = turns.popitem(last=False)
-                item = items.popleft()
-                if items:  # its next item waits for the others' turns
-                    turns[address] = items
-                self._length -= 1
-                return item
+        """The next item: the next address's oldest of FIRST, or of IN_TURN when FIRST has
+        none or has had its turns in a row. IndexError when empty."""
+        first, in_turn = self._turns[FIRST], self._turns[IN_TURN]
+        if first and not (in_turn and self._first_in_a_row >= FIRST_TURNS_IN_A_ROW):
+            self._first_in_a_row = self._first_in_a_row + 1 if in_turn else 0
+            return self._pop_from(first)
+        if in_turn:
+            self._first_in_a_row = 0
+            return self._pop_from(in_turn)
         raise IndexError("pop from an empty FairQueue")
+
+    def _pop_from(self, turns: OrderedDict[str, deque[Item]]) -> Item:
+        address, items = turns.popitem(last=False)
+        item = items.popleft()
+        if items:  # its next item waits for the others' turns
+            turns[address] = items
+        self._length -= 1
+        return item
 
     def remove(self, rank: int, address: str, item: Item) -> bool:
         """Take `item` out (its check was cancelled); False if it is not waiting."""

@@ -105,11 +105,27 @@ def test_the_fair_queue_serves_ranks_in_order_and_addresses_in_turn():
     queue.push(FIRST, "home", "home1")
     queue.push(FIRST, "office", "office0")
     assert len(queue) == 8
-    # Each address's n-th after every other address's earlier ones; the lower rank last.
+    # Each address's n-th after every other address's earlier ones; the lower rank after
+    # four of the first rank's in a row.
     assert [queue.pop() for _ in range(8)] == [
-        "club0", "home0", "office0", "club1", "home1", "club2", "club3", "guess0"]
+        "club0", "home0", "office0", "club1", "guess0", "home1", "club2", "club3"]
     with pytest.raises(IndexError):
         queue.pop()
+
+
+def test_the_first_rank_goes_first_only_so_many_turns_in_a_row_while_the_other_waits():
+    queue: FairQueue[str] = FairQueue()
+    for n in range(10):
+        queue.push(FIRST, "club", f"club{n}")
+    assert queue.pop() == "club0"  # nobody of the other rank waits: no count kept
+    queue.push(IN_TURN, "new", "new0")
+    queue.push(IN_TURN, "new", "new1")
+    assert [queue.pop() for _ in range(11)] == [
+        "club1", "club2", "club3", "club4", "new0",
+        "club5", "club6", "club7", "club8", "new1", "club9"]
+    queue.push(FIRST, "home", "home0")  # the count began again: the first rank is first
+    queue.push(IN_TURN, "new", "new2")
+    assert [queue.pop(), queue.pop()] == ["home0", "new2"]
 
 
 def test_an_address_that_starts_waiting_joins_the_end_of_the_round():
@@ -168,9 +184,11 @@ async def test_a_login_from_elsewhere_waits_for_one_check_of_a_club_not_all(monk
     assert hasher.waiting == 31
     release.set()
     await asyncio.gather(*club, elsewhere, guess)
-    # Before: b"elsewhere" came after all 30 of the club's.
+    # Before: b"elsewhere" came after all 30 of the club's, and b"guess" last.
     assert checked[:3] == [b"club0", b"club1", b"elsewhere"]
-    assert checked[3:] == [f"club{n}".encode() for n in range(2, 30)] + [b"guess"]
+    # The lower rank's turn after four of the first rank's (club1, elsewhere, club2, club3).
+    assert checked[3:7] == [b"club2", b"club3", b"guess", b"club4"]
+    assert checked[7:] == [f"club{n}".encode() for n in range(5, 30)]
     assert not hasher.waiting and hasher._per_address == {}
 
 
