@@ -2,7 +2,7 @@
 
 Starts `python -m fibs_server` under `prlimit --nofile=1024:1024` (so the server cannot raise
 its soft limit: descriptors run out as they did at the default soft limit) on a temporary
-SQLite database, logs in one CLIP user who asks `time` every 10 ms, and a second user logs
+SQLite database, logs in one CLIP user who asks `time` every 25 ms, and a second user logs
 in every second from a clean address. Then, each for --seconds:
 
   idle      1,100 connections to the HTTP port, half silent, half with half a request head,
@@ -10,6 +10,10 @@ in every second from a clean address. Then, each for --seconds:
   idle40    the same from 40 addresses (127.0.1.1-40): more than the server's descriptors
   requests  40 kept-alive clients from two addresses asking for /static/app.js as fast as
             they can
+  reconnect the same 40 from one address: the 10 over its connection count are refused and
+            reconnect as fast as they can (the cheaper a refusal, the faster they come)
+  reconnect2600  the same, the refused ones reconnecting 2,600 times a second in all: the
+            rate first measured, to compare the server's cost at one pace
 
 For each: the bystander's `time` latency and the logins (median, p99, max), the server's CPU
 and log lines meanwhile, and what the attackers got (refused, timed out, statuses).
@@ -38,7 +42,9 @@ from floods import ask_time, log_in  # noqa: E402
 from load import REPOSITORY, create_accounts, percentiles, report  # noqa: E402
 
 TIME_REPLY = b" UTC )"
-PROBE_INTERVAL = 0.01
+# A `time` every 25 ms: under a user's 50 commands a second (--commands-per-second), which a
+# probe every 10 ms outran: it queued behind its own pacing, seconds late whatever the attack.
+PROBE_INTERVAL = 0.025
 LOGIN_INTERVAL = 1.0
 
 
@@ -82,21 +88,25 @@ def idle_connections(port: int, count: int, addresses: int, seconds: float,
     results.put(dict(outcomes))
 
 
-def request_flood(port: int, clients: int, seconds: float, results: multiprocessing.Queue
-                  ) -> None:
-    """`clients` kept-alive connections from two addresses (under their connection count)
-    asking for a static file as fast as they can; the statuses they got."""
+def request_flood(port: int, clients: int, addresses: int, reconnects_per_second_each: float,
+                  seconds: float, results: multiprocessing.Queue) -> None:
+    """`clients` kept-alive connections from `addresses` addresses asking for a static file
+    as fast as they can, each reconnecting when it is refused or closed: at once, or at most
+    `reconnects_per_second_each` times a second; the statuses they got (0: closed without an
+    answer)."""
     deadline = time.monotonic() + seconds
+    reconnect_interval = 1 / reconnects_per_second_each if reconnects_per_second_each else 0.0
     statuses: collections.Counter[int] = collections.Counter()
     lock = threading.Lock()
-    addresses: list[str] = []
+    sources: list[str] = []
 
     def one() -> None:
         with lock:
-            address = f"127.0.2.{len(addresses) % 2 + 1}"
-            addresses.append(address)
+            address = f"127.0.2.{len(sources) % addresses + 1}"
+            sources.append(address)
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
                                                 source_address=(address, 0))
+        next_reconnect = time.monotonic()
         while time.monotonic() < deadline:
             try:
                 connection.request("GET", "/static/app.js")
@@ -108,6 +118,10 @@ def request_flood(port: int, clients: int, seconds: float, results: multiprocess
                 connection.close()
             with lock:
                 statuses[status] += 1
+            if reconnect_interval and status in (0, 503):  # refused: it reconnects next
+                next_reconnect = max(next_reconnect + reconnect_interval,
+                                     time.monotonic() - reconnect_interval)
+                time.sleep(max(0.0, next_reconnect - time.monotonic()))
         connection.close()
 
     threads = [threading.Thread(target=one) for _ in range(clients)]
@@ -185,7 +199,7 @@ async def measure(server: Server, attacker: multiprocessing.Process) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--attacks", default="idle,idle40,requests")
+    parser.add_argument("--attacks", default="idle,idle40,requests,reconnect,reconnect2600")
     arguments = parser.parse_args()
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as directory:
@@ -198,7 +212,9 @@ def main() -> None:
             for name, target, options in (
                     ("idle", idle_connections, (1100, 1)),
                     ("idle40", idle_connections, (1100, 40)),
-                    ("requests", request_flood, (40,))):
+                    ("requests", request_flood, (40, 2, 0.0)),
+                    ("reconnect", request_flood, (40, 1, 0.0)),
+                    ("reconnect2600", request_flood, (40, 1, 2600.0 / 10))):  # 10 refused
                 if name not in arguments.attacks.split(","):
                     continue
                 results = context.Queue()

@@ -1,7 +1,7 @@
 """Visitors, bot matches, a refused answer re-sent, a club's logins: what a bystander feels.
 
 Each scenario starts `python -m fibs_server` afresh on a temporary SQLite database (loopback
-only), logs in one CLIP user who asks `time` every 10 ms, logs a fresh user in (and out) every
+only), logs in one CLIP user who asks `time` every 25 ms, logs a fresh user in (and out) every
 second from a clean address, and runs the attack from a separate process, from loopback
 addresses 127.0.0.2 and up, which the server sees as addresses:
 
@@ -12,7 +12,9 @@ addresses 127.0.0.2 and up, which the server sees as addresses:
   repeat  20 connections from 5 addresses each register and send the same too-short
           password 1,000 times, four rounds
   club    30 members log in at once (bcrypt cost 12) from the address they used before,
-          while a guesser at the same address is past its free failures
+          while a guesser at the same address is past its free failures; meanwhile two
+          more log in from elsewhere: one from the address it used before (ELSEWHERE), one
+          from an address new to its account (NEW_TO_ACCOUNT)
 
 For each: the bystander's `time` latency (median, p99, max), the fresh logins' times, and the
 attack's own figures (answers by kind).
@@ -49,10 +51,14 @@ from fibs_server.protocol import admin_texts, texts  # noqa: E402
 
 TIME_REPLY = b" UTC )"  # the end of the `time` answer's date line
 REPLY_TIMEOUT = 60.0
-PROBE_INTERVAL = 0.01
+# A `time` every 25 ms: under a user's 50 commands a second (--commands-per-second), which a
+# probe every 10 ms outran: it queued behind its own pacing, seconds late whatever the attack.
+PROBE_INTERVAL = 0.025
 BANNED = "127.0.0.2"
 CLUB = "127.0.0.5"
 MEMBERS = [f"member{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(30)]
+ELSEWHERE, NEW_TO_ACCOUNT = "127.0.0.6", "127.0.0.7"
+OUTSIDERS = {"outsidera": ELSEWHERE, "outsiderb": NEW_TO_ACCOUNT}
 PROMPTS = re.compile(r"^(> )+")
 
 
@@ -189,13 +195,23 @@ async def club(port: int, seconds: float) -> dict[str, Any]:
     for n in range(21):  # past the address's 20 free failures: its next guess waits 2 s
         await attempt(guesser, f"nobody{chr(97 + n)}", "guess")
     connections = [await connect(port, CLUB) for _ in MEMBERS]
+    outsiders = {name: await connect(port, address) for name, address in OUTSIDERS.items()}
+
+    async def from_outside(name: str) -> tuple[float, bool]:
+        await asyncio.sleep(0.5)  # once the club's checks are queued
+        return await attempt(outsiders[name], name, PASSWORD)
+
     guessing = asyncio.ensure_future(attempt(guesser, "nobodyz", "guess"))
+    outside = asyncio.gather(*(from_outside(name) for name in OUTSIDERS))
     answers = await asyncio.gather(*(attempt(c, name, PASSWORD)
                                      for c, name in zip(connections, MEMBERS)))
+    (elsewhere, elsewhere_in), (new, new_in) = await outside
     await guessing
     times = sorted(seconds for seconds, _ in answers)
     return {"members let in": sum(ok for _, ok in answers),
-            "login seconds p50/max": f"{times[len(times) // 2]:.2f} / {times[-1]:.2f}"}
+            "login seconds p50/max": f"{times[len(times) // 2]:.2f} / {times[-1]:.2f}",
+            "from elsewhere, known good there: seconds": f"{elsewhere:.2f} (in: {elsewhere_in})",
+            "from an address new to its account: seconds": f"{new:.2f} (in: {new_in})"}
 
 
 ATTACKS = {"banned": banned, "bots": bots, "repeat": repeat, "club": club}
@@ -256,11 +272,13 @@ async def probe_while(port: int, attacker: multiprocessing.Process
 def prepare(database_url: str, kind: str) -> None:
     create_accounts(database_url, ["bystander", "latecomer"], 4)
     if kind == "club":  # cost 12, as in production; each logged in from the club before
-        create_accounts(database_url, MEMBERS, 12)
+        create_accounts(database_url, [*MEMBERS, *OUTSIDERS], 12)
     path = database_url.removeprefix("sqlite:///")
     with sqlite3.connect(path) as database:
         database.execute("UPDATE accounts SET last_login_at = 1, last_login_host = ? "
                          "WHERE name LIKE 'member%'", (CLUB,))
+        database.execute("UPDATE accounts SET last_login_at = 1, last_login_host = ? "
+                         "WHERE name = 'outsidera'", (ELSEWHERE,))
         database.execute("INSERT INTO sanctions (kind, name_key, name, address, until, "
                          "created_by, created_at) VALUES ('ban', 'mallory', 'mallory', ?, "
                          "NULL, 'admin', 0)", (BANNED,))

@@ -164,8 +164,11 @@ def main() -> None:
             "--http-port", str(http_port), "--database-url", database_url,
             "--bcrypt-rounds", "4", "--log-level", "WARNING",
             # every bench client comes from 127.0.0.1: the per-address limits are lifted
+            # (HTTP requests and commands too: else most WebSocket handshakes got 429)
             "--connections-per-address", every, "--address-free-failures", every,
-            "--hash-checks-per-address", every, "--hash-checks-waiting", every])
+            "--hash-checks-per-address", every, "--hash-checks-waiting", every,
+            "--http-request-burst", every, "--http-requests-per-second", every,
+            "--address-command-burst", every, "--address-commands-per-second", every])
         clients = Clients(arguments.clients, "fibs", web_client_process)
         try:
             def share(names: list[str]) -> list[list[str]]:

@@ -83,7 +83,7 @@ class Gatekeeper:
         # limit's check at `name`.
         if not self.registrations.take(host):
             return RegistrationRefused.TOO_MANY_REGISTRATIONS
-        account = Account(name=name, password_hash=await self.hasher.hash(password),
+        account = Account(name=name, password_hash=await self.hasher.hash(password, host),
                           created_at=int(time.time()), last_login_host=host)
         try:
             await self.accounts.create_account(account)

@@ -7,18 +7,20 @@ known-good address first), and one address may have only so many checks queued o
 (known-good logins counted apart, with a cap of their own: a club behind one NAT all get in,
 whatever a guesser among them does), and everyone else only so many waiting in all; beyond
 that a check is refused (`HashingBusy`), which a login answers like a wrong password.
+
+Within a rank the addresses take turns (`FairQueue`): a club's 30 logins at once made a login
+from anywhere else wait for all 30 checks; now it waits for at most one per other address.
+And the known-good rank goes first only so many turns in a row while the other waits.
 """
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import heapq
-import itertools
 import os
 import threading
-from collections import Counter
-from collections.abc import Callable
-from typing import TypeVar
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
 
 import bcrypt
 
@@ -41,7 +43,79 @@ def _lower_priority() -> None:
 
 
 FIRST, IN_TURN = 0, 1  # queue ranks: known-good logins and logged-in users, then the rest
+RANKS = (FIRST, IN_TURN)
 Result = TypeVar("Result")
+Item = TypeVar("Item")
+
+
+# While both ranks wait, IN_TURN gets a turn after this many FIRST ones in a row: a club's
+# 30 known-good logins at once made a login from an address new to its account wait for all
+# 30 checks, and a stream of known-good logins could have kept the others waiting for ever.
+FIRST_TURNS_IN_A_ROW = 4
+
+
+class FairQueue(Generic[Item]):
+    """Waiting items by rank, and within a rank the addresses in turn: each address's items
+    in arrival order, the addresses round robin (one that starts waiting joins the end of the
+    round). So an address's n-th waiting item goes after every other address's earlier ones,
+    and a newcomer waits for at most one item of each address already waiting. FIRST goes
+    before IN_TURN, but not more than FIRST_TURNS_IN_A_ROW times in a row while IN_TURN
+    waits. Pure."""
+
+    def __init__(self) -> None:
+        # Per rank, the addresses with waiting items, in the order of their next turn.
+        self._turns: dict[int, OrderedDict[str, deque[Item]]] = {rank: OrderedDict()
+                                                                 for rank in RANKS}
+        self._length = 0
+        self._first_in_a_row = 0  # FIRST turns taken while IN_TURN waited
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[Item]:
+        for turns in self._turns.values():
+            for items in turns.values():
+                yield from items
+
+    def push(self, rank: int, address: str, item: Item) -> None:
+        self._turns[rank].setdefault(address, deque()).append(item)
+        self._length += 1
+
+    def pop(self) -> Item:
+        """The next item: the next address's oldest of FIRST, or of IN_TURN when FIRST has
+        none or has had its turns in a row. IndexError when empty."""
+        first, in_turn = self._turns[FIRST], self._turns[IN_TURN]
+        if first and not (in_turn and self._first_in_a_row >= FIRST_TURNS_IN_A_ROW):
+            self._first_in_a_row = self._first_in_a_row + 1 if in_turn else 0
+            return self._pop_from(first)
+        if in_turn:
+            self._first_in_a_row = 0
+            return self._pop_from(in_turn)
+        raise IndexError("pop from an empty FairQueue")
+
+    def _pop_from(self, turns: OrderedDict[str, deque[Item]]) -> Item:
+        address, items = turns.popitem(last=False)
+        item = items.popleft()
+        if items:  # its next item waits for the others' turns
+            turns[address] = items
+        self._length -= 1
+        return item
+
+    def remove(self, rank: int, address: str, item: Item) -> bool:
+        """Take `item` out (its check was cancelled); False if it is not waiting."""
+        items = self._turns[rank].get(address)
+        if items is None or item not in items:
+            return False
+        items.remove(item)
+        if not items:
+            del self._turns[rank][address]
+        self._length -= 1
+        return True
+
+    def clear(self) -> None:
+        for turns in self._turns.values():
+            turns.clear()
+        self._length = 0
 
 
 class HashingBusy(Exception):
@@ -54,7 +128,8 @@ def _secret(password: str) -> bytes:
 
 class PasswordHasher:
     def __init__(self, rounds: int = 12, checks_per_address: int = 8,
-                 checks_waiting: int = 32, known_good_checks_per_address: int = 32) -> None:
+                 checks_waiting: int = 32, known_good_checks_per_address: int = 32,
+                 threads: int = BCRYPT_THREADS) -> None:
         self.rounds = rounds
         self.checks_per_address = checks_per_address  # queued or running, from one address
         self.checks_waiting = checks_waiting  # waiting for a thread, all addresses, not FIRST
@@ -63,15 +138,21 @@ class PasswordHasher:
         # same time as a wrong password and does not reveal which names exist.
         self._decoy = bcrypt.hashpw(b"decoy", bcrypt.gensalt(rounds))
         self._threads = concurrent.futures.ThreadPoolExecutor(
-            BCRYPT_THREADS, "bcrypt", initializer=_lower_priority)
-        self._idle_threads = BCRYPT_THREADS
-        self._queue: list[tuple[int, int, asyncio.Future[None]]] = []  # a heap: rank, order
-        self._order = itertools.count()
+            threads, "bcrypt", initializer=_lower_priority)
+        self._idle_threads = threads
+        # Each waiting check's future, resolved when a thread is handed over to it.
+        self._queue: FairQueue[asyncio.Future[None]] = FairQueue()
         self._per_address: Counter[tuple[str, bool]] = Counter()  # (host, known good)
 
-    async def hash(self, password: str) -> bytes:
-        # Registrations only: few per address (`registrations_per_hour`), so never refused.
-        return await self._in_turn(IN_TURN, bcrypt.hashpw, _secret(password),
+    @property
+    def waiting(self) -> int:
+        """Checks and hashes waiting for a thread."""
+        return len(self._queue)
+
+    async def hash(self, password: str, host: str = "") -> bytes:
+        # Registrations (and the bots' secrets, host ""): few per address
+        # (`registrations_per_hour`), so never refused.
+        return await self._in_turn(IN_TURN, host, bcrypt.hashpw, _secret(password),
                                    bcrypt.gensalt(self.rounds))
 
     async def check(self, password: str, hashed: bytes | None, host: str, *,
@@ -89,7 +170,7 @@ class PasswordHasher:
             raise HashingBusy
         self._per_address[source] += 1
         try:
-            ok = await self._in_turn(FIRST if first else IN_TURN, bcrypt.checkpw,
+            ok = await self._in_turn(FIRST if first else IN_TURN, host, bcrypt.checkpw,
                                      _secret(password), hashed or self._decoy)
         finally:
             self._per_address[source] -= 1
@@ -97,20 +178,19 @@ class PasswordHasher:
                 del self._per_address[source]
         return ok and hashed is not None
 
-    async def _in_turn(self, rank: int, work: Callable[..., Result], *args: object) -> Result:
-        """Run `work` on a bcrypt thread once one is free for this rank."""
+    async def _in_turn(self, rank: int, host: str, work: Callable[..., Result],
+                       *args: object) -> Result:
+        """Run `work` on a bcrypt thread once one is free for this rank and host's turn."""
         if self._idle_threads:
             self._idle_threads -= 1
         else:
-            entry = (rank, next(self._order), asyncio.get_running_loop().create_future())
-            heapq.heappush(self._queue, entry)
+            handed_over: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._queue.push(rank, host, handed_over)
             try:
-                await entry[2]  # a thread was handed over
+                await handed_over
             except asyncio.CancelledError:
-                if entry in self._queue:
-                    self._queue.remove(entry)
-                    heapq.heapify(self._queue)
-                elif not entry[2].cancelled():  # handed a thread it will not use
+                if (not self._queue.remove(rank, host, handed_over)
+                        and not handed_over.cancelled()):  # handed a thread it will not use
                     self._hand_over_thread()
                 raise
         try:
@@ -120,14 +200,14 @@ class PasswordHasher:
 
     def _hand_over_thread(self) -> None:
         if self._queue:
-            heapq.heappop(self._queue)[2].set_result(None)
+            self._queue.pop().set_result(None)
         else:
             self._idle_threads += 1
 
     def close(self) -> None:
         """Drop the hashes still waiting for a thread: at shutdown after a login burst, those
         would otherwise run one after another before the process could exit."""
-        for _, _, waiting in self._queue:
+        for waiting in self._queue:
             waiting.cancel()
         self._queue.clear()
         self._threads.shutdown(wait=False, cancel_futures=True)

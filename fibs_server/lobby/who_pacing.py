@@ -15,6 +15,8 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
+from fibs_server.lobby.token_bucket import TokenBucket
+
 # What a bucket is kept for: a user's session, in the lobby.
 Subject = TypeVar("Subject", bound=Hashable)
 
@@ -25,8 +27,8 @@ class WhoPacing(Generic[Subject]):
         self.burst = burst
         self.per_second = per_second
         self.clock = clock
-        # Per user: tokens and when they were counted. Weak: a session that is gone is dropped.
-        self._buckets: weakref.WeakKeyDictionary[Subject, tuple[float, float]] = (
+        # Per user. Weak: a session that is gone is dropped.
+        self._buckets: weakref.WeakKeyDictionary[Subject, TokenBucket] = (
             weakref.WeakKeyDictionary())
         self._held: dict[Subject, asyncio.TimerHandle] = {}
 
@@ -35,19 +37,20 @@ class WhoPacing(Generic[Subject]):
         when a token is due (once, however often this is asked meanwhile)."""
         if about in self._held:
             return False
-        tokens = self._tokens(about)
-        if tokens >= 1:
-            self._buckets[about] = (tokens - 1, self.clock())
+        wait = self._bucket(about).try_take(self.clock())
+        if not wait:
             return True
         self._held[about] = asyncio.get_running_loop().call_later(
-            (1 - tokens) / self.per_second, self._release, about, later)
+            wait, self._release, about, later)
         return False
 
     def _release(self, about: Subject, later: Callable[[Subject], None]) -> None:
         del self._held[about]
-        self._buckets[about] = (max(0.0, self._tokens(about) - 1), self.clock())
+        self._bucket(about).take(self.clock())
         later(about)
 
-    def _tokens(self, about: Subject) -> float:
-        tokens, counted_at = self._buckets.get(about, (float(self.burst), self.clock()))
-        return min(float(self.burst), tokens + (self.clock() - counted_at) * self.per_second)
+    def _bucket(self, about: Subject) -> TokenBucket:
+        bucket = self._buckets.get(about)
+        if bucket is None:
+            bucket = self._buckets[about] = TokenBucket(self.burst, self.per_second)
+        return bucket

@@ -22,13 +22,13 @@ import math
 import mimetypes
 import pathlib
 import socket
-import time
-from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 
+from fibs_server.lobby.read_limits import KeyedRateLimit
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, peer_address
+from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.telnet import FrontEnd
 from fibs_server.net.websocket import Origin, serve_websocket
 
@@ -38,8 +38,6 @@ TOO_MANY_HISTORY_REQUESTS = "Too many rating history requests from this address:
 SHUTDOWN_TIMEOUT = 5.0  # seconds a stop waits for requests still being answered
 # Seconds a connection refused for its address's count is told to wait.
 RETRY_AFTER_TOO_MANY = 10
-# Request buckets kept before the full ones are forgotten (then twice as many as are left).
-FEW_BUCKETS = 1024
 
 # The page loads its own files only; connect-src 'self' covers its WebSocket (CSP level 3).
 SECURITY_HEADERS = {
@@ -105,42 +103,8 @@ def static_response(request: web.Request, file: StaticFile) -> web.Response:
     return web.Response(body=file.body, content_type=file.content_type, headers=file.headers)
 
 
-class RequestRate:
-    """Requests per address: `burst` at once, then `per_second` (a token bucket each)."""
-
-    def __init__(self, burst: int, per_second: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.burst = burst
-        self.per_second = per_second
-        self.clock = clock
-        self._buckets: dict[str, tuple[float, float]] = {}  # tokens, when counted
-        self._forget_at = FEW_BUCKETS
-
-    def wait(self, host: str) -> float:
-        """0, counting the request, when `host` may make one now; else the seconds until it
-        may."""
-        now = self.clock()
-        tokens = self._tokens(host, now)
-        if tokens < 1:
-            return (1 - tokens) / self.per_second
-        self._buckets[host] = (tokens - 1, now)
-        if len(self._buckets) >= self._forget_at:
-            self._forget_full_buckets(now)
-        return 0.0
-
-    def _tokens(self, host: str, now: float) -> float:
-        tokens, then = self._buckets.get(host, (self.burst, now))
-        return min(self.burst, tokens + (now - then) * self.per_second)
-
-    def _forget_full_buckets(self, now: float) -> None:
-        """Addresses whose bucket is full again are as good as new: the table holds only
-        those that asked lately (amortized: at most once per doubling)."""
-        for host in [host for host in self._buckets if self._tokens(host, now) >= self.burst]:
-            del self._buckets[host]
-        self._forget_at = max(FEW_BUCKETS, 2 * len(self._buckets))
-
-
-RATE = web.AppKey("rate", RequestRate)
+# Requests per address: a token bucket each, as for the heavy reads.
+RATE = web.AppKey("rate", KeyedRateLimit)
 
 
 class HttpConnection(web.RequestHandler):
@@ -195,6 +159,8 @@ class CountedSite(web.SockSite):
 
     async def start(self) -> None:
         await web.BaseSite.start(self)
+        refuse_over_count_at_accept(self._sock, self._front.addresses, TOO_MANY_RESPONSE,
+                                    self._front.limits.silent_refusal_seconds)
         server = self._runner.server
         assert server is not None
         self._server = await asyncio.get_running_loop().create_server(
@@ -214,7 +180,7 @@ async def paced(request: web.Request, handler) -> web.StreamResponse:
         connection.head_arrived()
         if connection.refused_until > loop.time():
             await asyncio.sleep(connection.refused_until - loop.time())
-    wait = request.app[RATE].wait(request.remote or "-")
+    wait = request.app[RATE].wait_before(request.remote or "-")
     if wait:
         retry_after = math.ceil(wait)
         if isinstance(connection, HttpConnection):
@@ -275,8 +241,8 @@ def web_application(front: FrontEnd, files: dict[str, StaticFile],
     application[FRONT] = front
     application[FILES] = files
     application[ORIGINS] = origins
-    application[RATE] = RequestRate(front.limits.http_request_burst,
-                                    front.limits.http_requests_per_second)
+    application[RATE] = KeyedRateLimit(front.limits.http_request_burst,
+                                       front.limits.http_requests_per_second)
     application.router.add_get("/", index)
     application.router.add_get("/ws", websocket)
     application.router.add_get("/api/rating-history", rating_history)

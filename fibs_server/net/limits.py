@@ -28,6 +28,10 @@ class NetLimits:
     max_line_bytes: int = MAX_LINE_BYTES
     output_buffer_cap: int = OUTPUT_BUFFER_CAP
     connections_per_address: int = 30  # telnet, HTTP and WebSocket connections together
+    # After a connection refused for its address's count gets the refusal's text, the
+    # address's next ones on that port within so many seconds are closed without a word: a
+    # reconnect storm costs an accept and a close each (net/listening.py).
+    silent_refusal_seconds: float = 1.0
     # The HTTP port (net/http.py). Seconds a connection has to send a whole request head
     # (from its start), seconds a kept-alive connection may wait for its next request, and
     # each address's requests: a burst, then so many a second (429 beyond them).
@@ -61,6 +65,10 @@ class AddressCounter:
             return False
         self._open[host] += 1
         return True
+
+    def full(self, host: str) -> bool:
+        """Whether `host`'s next connection would be refused."""
+        return self._open.get(host, 0) >= self.limit
 
     def release(self, host: str) -> None:
         self._open[host] -= 1

@@ -11,65 +11,25 @@ the rest waits in the peer's buffers); a connection that stays behind its own ra
 `command_backlog_seconds` is closed with TOO_MANY_COMMANDS. A connection that is only behind
 because of its address (someone else behind the same NAT) is slowed, never closed.
 
-Time comes from an injectable clock: the buckets only say how long to wait.
+Time comes from an injectable clock: the buckets (lobby/token_bucket.py) only say how long
+to wait.
 """
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 import time
 from collections.abc import Callable
 from typing import Protocol
 
 from fibs_server.lobby.session import Stage
+from fibs_server.lobby.token_bucket import TokenBucket, TokenBuckets
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
 
 log = logging.getLogger(__name__)
 
 BYTES_PER_COMMAND = 4096  # input read costs as much as one line per this many bytes
 GONE_CHECK_SECONDS = 0.1  # how often a paced connection looks whether its peer has gone
-
-
-class TokenBucket:
-    """A token bucket kept as the time at which it is full again (a generic cell rate
-    algorithm): each reservation moves that time on by its cost, and waits for whatever goes
-    beyond the burst, so that waiters queue in the order they came."""
-
-    __slots__ = ("seconds_per_command", "burst_seconds", "full_at")
-
-    def __init__(self, burst: int, per_second: float) -> None:
-        self.seconds_per_command = 1 / per_second
-        self.burst_seconds = burst / per_second
-        self.full_at = 0.0
-
-    def reserve(self, cost: float, now: float) -> float:
-        """Take `cost` commands; the seconds they wait for their turn (0: at once)."""
-        self.full_at = max(self.full_at, now) + cost * self.seconds_per_command
-        return max(0.0, self.full_at - now - self.burst_seconds)
-
-
-class BucketTable:
-    """A bucket per key (user name, address), forgotten once it is full again: a full
-    bucket and none are the same, so the table holds only keys active lately."""
-
-    def __init__(self, burst: int, per_second: float) -> None:
-        self.burst = burst
-        self.per_second = per_second
-        self._buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
-
-    def reserve(self, key: str, cost: float, now: float) -> float:
-        bucket = self._buckets.pop(key, None) or TokenBucket(self.burst, self.per_second)
-        self._buckets[key] = bucket  # the most recently used last
-        wait = bucket.reserve(cost, now)
-        while (oldest := next(iter(self._buckets.values()))).full_at <= now:
-            self._buckets.popitem(last=False)
-            if oldest is bucket:
-                break
-        return wait
-
-    def __len__(self) -> int:
-        return len(self._buckets)
 
 
 class PacedSession(Protocol):
@@ -98,9 +58,10 @@ class CommandPacer:
     def __init__(self, limits: NetLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
         self.clock = clock
-        self.users = BucketTable(limits.command_burst, limits.commands_per_second)
-        self.addresses = BucketTable(limits.address_command_burst,
-                                     limits.address_commands_per_second)
+        self.users: TokenBuckets[str] = TokenBuckets(limits.command_burst,
+                                                     limits.commands_per_second)
+        self.addresses: TokenBuckets[str] = TokenBuckets(limits.address_command_burst,
+                                                         limits.address_commands_per_second)
 
     def pace(self, host: str) -> ConnectionPace:
         return ConnectionPace(self, host)

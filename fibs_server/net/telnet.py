@@ -32,6 +32,7 @@ from fibs_server.net.limits import (
     peer_address,
     wire_bytes,
 )
+from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.pacing import BYTES_PER_COMMAND, CommandPacer
 from fibs_server.net.telnet_codec import TelnetCodec
 
@@ -406,6 +407,9 @@ async def start_telnet_server(lobby: Lobby, listening: socket.socket,
                               limits: NetLimits = NetLimits()) -> tuple[asyncio.Server, FrontEnd]:
     """Serve telnet on `listening` (net/listening.py: it backs off when out of descriptors)."""
     front = FrontEnd(lobby, limits, AddressCounter(limits.connections_per_address))
+    refuse_over_count_at_accept(listening, front.addresses,
+                                wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"),
+                                limits.silent_refusal_seconds)
     server = await asyncio.get_running_loop().create_server(
         lambda: TelnetProtocol(front), sock=listening)
     return server, front

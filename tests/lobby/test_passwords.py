@@ -1,4 +1,5 @@
-"""bcrypt runs off the event loop, on fewer threads than cores, at the lowest CPU priority."""
+"""bcrypt runs off the event loop, on fewer threads than cores, at the lowest CPU priority;
+the checks waiting for a thread take turns by rank, then by address."""
 from __future__ import annotations
 
 import asyncio
@@ -6,9 +7,18 @@ import os
 import sys
 import threading
 
+import bcrypt
 import pytest
 
-from fibs_server.lobby.passwords import BCRYPT_NICENESS, BCRYPT_THREADS, HashingBusy, PasswordHasher
+from fibs_server.lobby.passwords import (
+    BCRYPT_NICENESS,
+    BCRYPT_THREADS,
+    FIRST,
+    IN_TURN,
+    FairQueue,
+    HashingBusy,
+    PasswordHasher,
+)
 from tests.waiting import until
 
 
@@ -36,7 +46,7 @@ async def test_closing_drops_the_hashes_still_waiting_for_a_thread():
     hashed = await hasher.hash("secret")
     checks = [asyncio.ensure_future(hasher.check("secret", hashed, f"10.0.0.{n}"))
               for n in range(20)]
-    await until(lambda: len(hasher._queue) == 20 - BCRYPT_THREADS,
+    await until(lambda: hasher.waiting == 20 - BCRYPT_THREADS,
                 "the threads have taken their first checks, the others wait")
     hasher.close()
     results = await asyncio.gather(*checks, return_exceptions=True)
@@ -65,7 +75,7 @@ async def test_known_good_checks_go_first_and_queues_are_capped_per_address_and_
     await check("owner", "10.1.1.1", first=True)  # not refused, and ahead of the queue
     assert finished.index("owner") <= BCRYPT_THREADS
     await asyncio.gather(*flood)
-    assert hasher._per_address == {} and not hasher._queue
+    assert hasher._per_address == {} and not hasher.waiting
 
 
 async def test_known_good_checks_are_counted_apart_from_their_address_with_a_cap_of_their_own():
@@ -84,3 +94,116 @@ async def test_known_good_checks_are_counted_apart_from_their_address_with_a_cap
     assert await asyncio.gather(*known_good) == [True] * 3
     assert await asyncio.gather(*address) == [False] * 2
     assert hasher._per_address == {}
+
+
+def test_the_fair_queue_serves_ranks_in_order_and_addresses_in_turn():
+    queue: FairQueue[str] = FairQueue()
+    for n in range(4):
+        queue.push(FIRST, "club", f"club{n}")
+    queue.push(IN_TURN, "guesser", "guess0")
+    queue.push(FIRST, "home", "home0")
+    queue.push(FIRST, "home", "home1")
+    queue.push(FIRST, "office", "office0")
+    assert len(queue) == 8
+    # Each address's n-th after every other address's earlier ones; the lower rank after
+    # four of the first rank's in a row.
+    assert [queue.pop() for _ in range(8)] == [
+        "club0", "home0", "office0", "club1", "guess0", "home1", "club2", "club3"]
+    with pytest.raises(IndexError):
+        queue.pop()
+
+
+def test_the_first_rank_goes_first_only_so_many_turns_in_a_row_while_the_other_waits():
+    queue: FairQueue[str] = FairQueue()
+    for n in range(10):
+        queue.push(FIRST, "club", f"club{n}")
+    assert queue.pop() == "club0"  # nobody of the other rank waits: no count kept
+    queue.push(IN_TURN, "new", "new0")
+    queue.push(IN_TURN, "new", "new1")
+    assert [queue.pop() for _ in range(11)] == [
+        "club1", "club2", "club3", "club4", "new0",
+        "club5", "club6", "club7", "club8", "new1", "club9"]
+    queue.push(FIRST, "home", "home0")  # the count began again: the first rank is first
+    queue.push(IN_TURN, "new", "new2")
+    assert [queue.pop(), queue.pop()] == ["home0", "new2"]
+
+
+def test_an_address_that_starts_waiting_joins_the_end_of_the_round():
+    queue: FairQueue[str] = FairQueue()
+    for n in range(3):
+        queue.push(FIRST, "club", f"club{n}")
+    assert queue.pop() == "club0"
+    queue.push(FIRST, "elsewhere", "elsewhere0")  # after the club's next, not its last
+    assert [queue.pop() for _ in range(3)] == ["club1", "elsewhere0", "club2"]
+
+
+def test_a_removed_item_leaves_its_address_turn_to_the_others():
+    queue: FairQueue[str] = FairQueue()
+    queue.push(FIRST, "a", "a0")
+    queue.push(FIRST, "b", "b0")
+    queue.push(FIRST, "a", "a1")
+    assert queue.remove(FIRST, "b", "b0") and not queue.remove(FIRST, "b", "b0")
+    assert not queue.remove(IN_TURN, "a", "a0")  # not waiting in that rank
+    assert list(queue) == ["a0", "a1"] and len(queue) == 2
+    assert [queue.pop(), queue.pop()] == ["a0", "a1"] and not queue
+    queue.push(IN_TURN, "c", "c0")
+    queue.clear()
+    assert not queue and list(queue) == []
+
+
+def controlled_checks(monkeypatch) -> tuple[threading.Event, list[bytes]]:
+    """bcrypt's check replaced by one that waits for the test's event, then records the
+    password it was given (in the order the threads ran them) and says it matched."""
+    release = threading.Event()
+    checked: list[bytes] = []
+
+    def controlled_check(password: bytes, hashed: bytes) -> bool:
+        release.wait()
+        checked.append(password)
+        return True
+
+    monkeypatch.setattr(bcrypt, "checkpw", controlled_check)
+    return release, checked
+
+
+async def test_a_login_from_elsewhere_waits_for_one_check_of_a_club_not_all(monkeypatch):
+    """30 known-good logins from one address, then one from another: on one thread whose
+    checks we release ourselves, the newcomer's check is the second to run after the one
+    under way, not the 31st."""
+    hasher = PasswordHasher(rounds=4, known_good_checks_per_address=32, threads=1)
+    hashed = await hasher.hash("secret")
+    release, checked = controlled_checks(monkeypatch)
+    club = [asyncio.ensure_future(hasher.check(f"club{n}", hashed, "10.0.0.5", known_good=True))
+            for n in range(30)]
+    await asyncio.sleep(0)  # every task has asked: the first runs, 29 wait
+    assert hasher.waiting == 29
+    elsewhere = asyncio.ensure_future(hasher.check("elsewhere", hashed, "10.0.0.9",
+                                                   known_good=True))
+    guess = asyncio.ensure_future(hasher.check("guess", hashed, "10.0.0.7"))
+    await asyncio.sleep(0)
+    assert hasher.waiting == 31
+    release.set()
+    await asyncio.gather(*club, elsewhere, guess)
+    # Before: b"elsewhere" came after all 30 of the club's, and b"guess" last.
+    assert checked[:3] == [b"club0", b"club1", b"elsewhere"]
+    # The lower rank's turn after four of the first rank's (club1, elsewhere, club2, club3).
+    assert checked[3:7] == [b"club2", b"club3", b"guess", b"club4"]
+    assert checked[7:] == [f"club{n}".encode() for n in range(5, 30)]
+    assert not hasher.waiting and hasher._per_address == {}
+
+
+async def test_a_cancelled_waiting_check_gives_its_turn_away(monkeypatch):
+    hasher = PasswordHasher(rounds=4, threads=1)
+    hashed = await hasher.hash("secret")
+    release, checked = controlled_checks(monkeypatch)
+    running = asyncio.ensure_future(hasher.check("running", hashed, "a", first=True))
+    hung_up = asyncio.ensure_future(hasher.check("hung up", hashed, "b", first=True))
+    last = asyncio.ensure_future(hasher.check("last", hashed, "c", first=True))
+    await asyncio.sleep(0)
+    hung_up.cancel()
+    await asyncio.sleep(0)
+    assert hasher.waiting == 1
+    release.set()
+    assert await asyncio.gather(running, last) == [True, True]
+    assert hung_up.cancelled() and checked == [b"running", b"last"]
+    assert not hasher.waiting and hasher._idle_threads == 1

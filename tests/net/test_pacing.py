@@ -10,7 +10,7 @@ from pytest import approx
 
 from fibs_server.lobby.session import Stage
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
-from fibs_server.net.pacing import BucketTable, CommandPacer, TokenBucket
+from fibs_server.net.pacing import CommandPacer
 from tests.fake_clock import FakeClock
 from tests.waiting import until
 
@@ -40,20 +40,6 @@ class Connection:
 
     def close(self) -> None:
         self.closed = True
-
-
-def test_a_bucket_lets_its_burst_through_then_one_command_per_interval():
-    bucket = TokenBucket(burst=3, per_second=2.0)
-    assert [bucket.reserve(1, 0.0) for _ in range(5)] == [0, 0, 0, 0.5, 1.0]
-    assert bucket.reserve(1, 10.0) == 0  # full again after a pause
-    assert bucket.reserve(0.25, 10.0) == 0  # bytes cost a fraction of a command
-
-
-def test_a_table_forgets_buckets_that_are_full_again():
-    table = BucketTable(burst=2, per_second=1.0)
-    for number in range(100):
-        table.reserve(f"10.0.0.{number}", 1, float(number * 10))
-    assert len(table) == 1
 
 
 def test_a_user_gets_the_burst_then_the_rate_and_keeps_the_bucket_across_connections():

@@ -159,7 +159,8 @@ async def test_a_page_from_another_site_may_not_open_a_websocket(web, clients):
 
 async def test_connections_per_address_count_telnet_and_websockets_together(tmp_path, clients):
     harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}")
-    harness.config.net_limits = NetLimits(connections_per_address=2)
+    # Every refusal told (no silence after the first): this test reads each one's text.
+    harness.config.net_limits = NetLimits(connections_per_address=2, silent_refusal_seconds=0.0)
     await harness.start()
     try:
         await harness.connect()
