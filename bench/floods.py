@@ -37,7 +37,9 @@ FLOODS = {
 }
 TIME_REPLY = b" UTC )"  # the end of the `time` answer's date line
 REPLY_TIMEOUT = 30.0
-PROBE_INTERVAL = 0.01
+PROBE_INTERVAL = 0.025  # within a user's own command rate (50 a second)
+# The bystander connects from an address of its own: the flooders' address has its own rate.
+BYSTANDER_ADDRESS = "127.0.0.2"
 
 
 def flood(port: int, payload: bytes, connections: int, seconds: float, sent: multiprocessing.Value
@@ -83,7 +85,8 @@ def flood(port: int, payload: bytes, connections: int, seconds: float, sent: mul
 
 
 async def log_in(port: int, name: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port,
+                                                   local_addr=(BYSTANDER_ADDRESS, 0))
     await reader.readuntil(b"login: ")
     writer.write(f"login floodbench 1008 {name} {PASSWORD}\r\n".encode())
     await asyncio.wait_for(reader.readuntil(b"\r\n6\r\n"), REPLY_TIMEOUT)
