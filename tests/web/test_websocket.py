@@ -352,6 +352,10 @@ async def test_a_page_that_asks_for_events_gets_them_in_order_with_the_lines(web
     await alice.send("login web 1008 alice secret")
     await alice.skip_until(" {not an event}")
     await alice.skip_until("6")
+    while not alice.lines:
+        await alice._receive()
+    welcome = json.loads(alice.lines.pop(0))  # after the who block: who is online
+    assert (welcome["type"], welcome["name"], welcome["online"]) == ("presence", "alice", True)
     config.motd = motd
     bob = await web.login_telnet("bob")
     await alice.skip_until(re.compile(r'\{"type":"presence","name":"bob","online":true.*'))
