@@ -125,8 +125,8 @@ async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Sessi
     if not stored:
         told_now = list(told_if_undone)
     tell(lobby, running, match_views.narration(running.match, running.names, told_now, rating))
-    post(lobby, running, lambda: web_events.narration(running.match, running.names, told_now,
-                                                      rating, clock_reading(running)))
+    post(lobby, running, lambda sides: web_events.narration(
+        running.match, running.names, told_now, rating, clock_reading(running), sides))
     if running.match.is_over:
         finish(lobby, running)
     return stored
@@ -281,15 +281,17 @@ def tell(lobby: Lobby, running: RunningMatch, script: Script) -> None:
                 session.send_lines(item.lines)
 
 
-def post(lobby: Lobby, running: RunningMatch, posts: Callable[[], list[web_events.Post]]
-         ) -> None:
-    """Route the typed messages `posts()` makes to the sessions that asked for them; made
-    only if one of the players or watchers did (they cost a legal-play generation a board)."""
-    audience = [*recipients(lobby, running, 0, None), *recipients(lobby, running, 1, None),
-                *recipients(lobby, running, WATCHERS, None)]
-    if not any(session.wants_events for session, _ in audience):
+def post(lobby: Lobby, running: RunningMatch,
+         posts: Callable[[Sequence[web_events.Side]], list[web_events.Post]]) -> None:
+    """Route the typed messages `posts(sides)` makes to the sessions that asked for them;
+    made only for the viewer sides where someone did (a board costs a legal-play
+    generation)."""
+    sides = [(to, viewer) for to, viewer in web_events.ALL_SIDES
+             if any(session.wants_events
+                    for session, _ in recipients(lobby, running, to, viewer))]
+    if not sides:
         return
-    for item in posts():
+    for item in posts(sides):
         for session, _ in recipients(lobby, running, item.to, item.watching):
             session.send_event(item.message)
 

@@ -34,6 +34,9 @@ VERSION = 1  # the schema's version (fibs_server/web/static/events.schema.json)
 POINTS = 24
 
 Message = dict[str, Any]  # JSON-able: str, int, float, bool, None, lists and dicts of them
+# A viewer side: (to, viewer): player 0, player 1, the watchers of each (as Post addresses).
+Side = tuple[int | None, int]
+ALL_SIDES: tuple[Side, ...] = ((0, 0), (1, 1), (WATCHERS, 0), (WATCHERS, 1))
 CHAT_KINDS = ("tell", "say", "shout", "kibitz", "whisper")
 
 
@@ -77,10 +80,11 @@ def seen_point(own_point: int, mover: int, viewer: int) -> int:
     return own_point if mover == viewer else 25 - own_point
 
 
-def for_viewers(make: Callable[[int, bool], Message | None]) -> list[Post]:
-    """`make(viewer, as_player)` for both players and for the watchers of each."""
+def for_viewers(make: Callable[[int, bool], Message | None],
+                sides: Iterable[Side] = ALL_SIDES) -> list[Post]:
+    """`make(viewer, as_player)` for each of `sides` (both players and the watchers of each)."""
     posts = []
-    for to, viewer in ((0, 0), (1, 1), (WATCHERS, 0), (WATCHERS, 1)):
+    for to, viewer in sides:
         message = make(viewer, to is not WATCHERS)
         if message is not None:
             posts.append(Post(to, message, viewer if to is WATCHERS else None))
@@ -159,11 +163,11 @@ def clock_of(reading: ClockReading, viewer: int) -> Message:
 
 
 def boards(match: Match, names: tuple[str, str], moment: Moment,
-           clock: ClockReading | None) -> list[Post]:
-    """The board of `moment` for both players and the watchers of each."""
-    plays = legal_plays(moment)
+           clock: ClockReading | None, sides: Sequence[Side] = ALL_SIDES) -> list[Post]:
+    """The board of `moment` for each of `sides`."""
+    plays = legal_plays(moment) if any(viewer == moment.turn for _, viewer in sides) else []
     return for_viewers(lambda viewer, as_player: board(match, names, moment, viewer, as_player,
-                                                      plays, clock))
+                                                      plays, clock), sides)
 
 
 # --- events ----------------------------------------------------------------------------------------
@@ -171,18 +175,20 @@ def boards(match: Match, names: tuple[str, str], moment: Moment,
 def narration(match: Match, names: tuple[str, str],
               told: Iterable[tuple[ev.Event, Moment | None] | Say],
               rating: RatingCalculation | None = None,
-              clock: ClockReading | None = None) -> list[Post]:
-    """match_views.narration's events as messages: each event, then the board of its moment
-    (a roll the server plays itself has none, as in FIBS). The lines the server says between
-    events (`Say`) are FIBS's alone: what they prompt for, the boards show."""
+              clock: ClockReading | None = None,
+              sides: Sequence[Side] = ALL_SIDES) -> list[Post]:
+    """match_views.narration's events as messages for `sides` (those with someone to read
+    them): each event, then the board of its moment (a roll the server plays itself has
+    none, as in FIBS). The lines the server says between events (`Say`) are FIBS's alone:
+    what they prompt for, the boards show."""
     posts: list[Post] = []
     for item in told:
         if isinstance(item, Say):
             continue
         event, moment = item
-        posts += for_viewers(lambda viewer, _: event_message(match, event, viewer, rating))
+        posts += for_viewers(lambda viewer, _: event_message(match, event, viewer, rating), sides)
         if moment is not None:
-            posts += boards(match, names, moment, clock)
+            posts += boards(match, names, moment, clock, sides)
     return posts
 
 
