@@ -14,7 +14,7 @@ from fibs_server.lobby.chat_records import IgnoreKind
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session, wire_text
-from fibs_server.protocol import chat, game_texts, texts
+from fibs_server.protocol import chat, game_texts, texts, web_events
 from fibs_server.protocol.commands import Command
 
 table = CommandTable()
@@ -34,9 +34,9 @@ def _after_name(command: Command) -> str:
     return after[1:] if after.startswith(" ") else after
 
 
-def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str, *,
+def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str, kind: str, *,
              gags_apply: bool = True) -> None:
-    """`speaker` says `text` to `listener` (tell, or say to the opponent)."""
+    """`speaker` says `text` to `listener` (`kind` tell, or say to the opponent)."""
     if gags_apply and listener.name.lower() in speaker.gagged:
         speaker.send_line(chat.YOU_GAG_THEM)
         return
@@ -46,6 +46,9 @@ def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str, *,
     listener.send_line(chat.with_bell(chat.says(listener.clip, speaker.name, text),
                                       rings(listener)))
     speaker.send_line(chat.you_tell(speaker.clip, listener.name, text))
+    said = web_events.chat(kind, speaker.name, text, listener.name)
+    listener.send_event(said)
+    speaker.send_event(said)
     if listener.away_message is not None:
         speaker.send_line(chat.is_away(listener.name, listener.away_message))
 
@@ -68,7 +71,7 @@ async def tell(lobby: Lobby, session: Session, command: Command) -> None:
     elif listener is session:
         session.send_line(chat.to_yourself(text))
     else:
-        _says_to(lobby, session, listener, text)
+        _says_to(lobby, session, listener, text, "tell")
 
 
 @table.command("say")
@@ -81,7 +84,7 @@ async def say(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(chat.SAY_WHAT)
     else:
         # FIBS: you can't gag what your opponent says to you.
-        _says_to(lobby, session, opponent, command.rest, gags_apply=False)
+        _says_to(lobby, session, opponent, command.rest, "say", gags_apply=False)
 
 
 def _seconds_until_shout(lobby: Lobby, session: Session) -> float:
@@ -114,9 +117,12 @@ async def shout(lobby: Lobby, session: Session, command: Command) -> None:
     if not session.muted:
         texts = {clip: wire_text([chat.shouts(clip, session.name, command.rest)])
                  for clip in (False, True)}
+        shouted = web_events.chat("shout", session.name, command.rest)
         for listener in listeners:
             listener.send_broadcast(texts[listener.clip])
+            listener.send_event(shouted)
     session.send_lines([chat.you_shout(session.clip, command.rest), chat.heard(len(listeners))])
+    session.send_event(web_events.chat("shout", session.name, command.rest))
 
 
 # --- kibitz and whisper ----------------------------------------------------------------------
@@ -152,9 +158,12 @@ async def _talk_at_table(lobby: Lobby, session: Session, command: Command, *,
                  and not (gags_apply and session.name.lower() in s.gagged)]
     render, echo = (chat.kibitzes, chat.you_kibitz) if to_players else (chat.whispers,
                                                                           chat.you_whisper)
+    said = web_events.chat("kibitz" if to_players else "whisper", session.name, command.rest)
     for listener in listeners:
         listener.send_line(render(listener.clip, session.name, command.rest))
+        listener.send_event(said)
     session.send_lines([echo(session.clip, command.rest), chat.heard(len(listeners))])
+    session.send_event(said)
 
 
 @table.command("kibitz")

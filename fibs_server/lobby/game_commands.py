@@ -9,7 +9,7 @@ from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
-from fibs_server.protocol import chat, game_texts, match_texts, texts
+from fibs_server.protocol import chat, game_texts, match_texts, texts, web_events
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
 from fibs_server.protocol.texts import Departure
@@ -94,7 +94,8 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         lobby.match_table.invite(Invitation(session, target.name, saved.length, resume=True))
         session.send_line(game_texts.you_invited_to_resume(target.name))
         _tell_invited(session, target,
-                      game_texts.invitation_to_resume(session.name, rings(target)))
+                      game_texts.invitation_to_resume(session.name, rings(target)),
+                      web_events.invitation(session.name, saved.length, resume=True))
         return
     length = parse_length(command.args[1])
     if length is None:
@@ -117,13 +118,17 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     lobby.match_table.invite(Invitation(session, target.name, points, terms=terms))
     session.send_lines(game_texts.you_invited(target.name, points, terms))
     _tell_invited(session, target, game_texts.invitation(session.name, points, saved is not None,
-                                                         rings(target), terms))
+                                                         rings(target), terms),
+                  web_events.invitation(session.name, points,
+                                        replaces_saved_match=saved is not None, terms=terms))
 
 
-def _tell_invited(inviter: Session, target: Session, lines: list[str]) -> None:
+def _tell_invited(inviter: Session, target: Session, lines: list[str],
+                  message: web_events.Message) -> None:
     # Gagging someone silences their invitations too; the inviter is not told (as for tell).
     if inviter.name.lower() not in target.gagged:
         target.send_lines(lines)
+        target.send_event(message)
 
 
 # A match length as typed: a number of points, or an unlimited match.

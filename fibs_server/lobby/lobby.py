@@ -33,7 +33,7 @@ from fibs_server.lobby.tables import CodeGuesses
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
-from fibs_server.protocol import clip, commands, game_texts, server_texts, texts
+from fibs_server.protocol import clip, commands, game_texts, server_texts, texts, web_events
 from fibs_server.protocol.login_dialogue import TELNET, Client
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules.dice import Dice, VerifiableDice
@@ -238,6 +238,9 @@ class Lobby:
         self.most_online = max(self.most_online, len(self.online))
         if session.clip:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
+            if session.wants_events:
+                for other in self.sessions_online():
+                    session.send_event(web_events.presence(other.who_info()))
         else:
             session.send_line(texts.authenticated(account.name))
             if last_login:
@@ -249,22 +252,26 @@ class Lobby:
                 session.send_prompt()
         await self._tell_everyone_else(
             session, texts.logs_in(account.name) if previous is None else None, clip.LOGIN,
-            who_block=wire_text(clip.who_block([who_line])))
+            who_block=wire_text(clip.who_block([who_line])),
+            event=web_events.presence(session.who_info()))
         for hook in self.login_hooks:
             await hook(self, session)
 
     async def _tell_everyone_else(self, about: Session, sentence: str | None,
                                   clip_number: int, who_block: str = "",
-                                  told: Collection[Session] = ()) -> None:
+                                  told: Collection[Session] = (),
+                                  event: web_events.Message | None = None) -> None:
         """A login or logout: `sentence` (as CLIP line `clip_number` to CLIP clients) to
         everyone else whose `notify` toggle is on, and `who_block` to every other CLIP client,
         in one pass that yields to the event loop every FAN_OUT_CHUNK users: at 10,000 online
         a login's notices are the biggest single job the server has, and other users'
         replies should not wait for all of it. Each text is formatted once. Telnet users in
-        `told` know already and are spared the sentence (CLIP clients still get their line)."""
+        `told` know already and are spared the sentence (CLIP clients still get their line).
+        `event`: the typed message of it, for the pages that asked for them."""
         clip_notice = wire_text([clip.chat(clip_number, about.name, sentence)]) if sentence else ""
         notice = wire_text([sentence]) if sentence else ""
         clip_text = clip_notice + who_block
+        event_line = web_events.encode(event) if event is not None else None
         for count, other in enumerate(self.sessions_online(), 1):
             if other is not about:
                 notified = other.toggle("notify")
@@ -272,6 +279,8 @@ class Lobby:
                         else notice if notified and other not in told else "")
                 if text:
                     other.send_broadcast(text)
+                if event_line is not None and other.wants_events:
+                    other.send_event_broadcast(event_line)
             if count % FAN_OUT_CHUNK == 0:
                 await asyncio.sleep(0)
 
@@ -321,7 +330,7 @@ class Lobby:
         session.account.last_logout_at = int(time.time())
         if not self.closing:
             await self._tell_everyone_else(session, texts.departed(name, departure), clip.LOGOUT,
-                                           told=told)
+                                           told=told, event=web_events.gone(name))
         try:
             await self.accounts.update_account(name,
                                                last_logout_at=session.account.last_logout_at)
@@ -389,12 +398,17 @@ class Lobby:
 
     # --- broadcasts --------------------------------------------------------------------------
 
-    def broadcast(self, lines: list[str], to: Callable[[Session], bool]) -> None:
-        """`lines` to every online user `to` picks, formatted once for them all."""
+    def broadcast(self, lines: list[str], to: Callable[[Session], bool],
+                  event: web_events.Message | None = None) -> None:
+        """`lines` to every online user `to` picks, formatted once for them all; `event`, the
+        typed message of the same, to those of them who asked for such messages."""
         text = wire_text(lines)
+        event_line = web_events.encode(event) if event is not None else None
         for session in self.sessions_online():
             if to(session):
                 session.send_broadcast(text)
+                if event_line is not None and session.wants_events:
+                    session.send_event_broadcast(event_line)
 
     def _who_changed(self, session: Session) -> None:
         # A bot's who-line stays as it is: ready for more matches, whatever it plays.
@@ -407,14 +421,16 @@ class Lobby:
         if self.online.get(about.name.lower()) is about:
             self.who_list.set(about, line)  # a login's who-list is current even when paced
         if self.who_pacing.now_or_later(about, self._broadcast_held_who):
-            self.broadcast(clip.who_block([line]), lambda session: session.clip)
+            self.broadcast(clip.who_block([line]), lambda session: session.clip,
+                           web_events.presence(about.who_info()))
 
     def _broadcast_held_who(self, about: Session) -> None:
         """The who-line that pacing held back, with the user's state as it is now."""
         if self.online.get(about.name.lower()) is about:
             line = about.who_line()
             self.who_list.set(about, line)
-            self.broadcast(clip.who_block([line]), lambda session: session.clip)
+            self.broadcast(clip.who_block([line]), lambda session: session.clip,
+                           web_events.presence(about.who_info()))
 
     # --- commands ----------------------------------------------------------------------------
 

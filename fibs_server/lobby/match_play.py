@@ -27,14 +27,17 @@ from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingUpdate
 from fibs_server.lobby.running_match import RunningMatch, Snapshot, automatic_play, new_match
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import (
+    clock_texts,
     fair_texts,
     game_texts,
     match_texts,
     match_views,
     server_texts,
     texts,
+    web_events,
 )
 from fibs_server.protocol.board import render_board
+from fibs_server.protocol.clock_texts import ClockReading
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
@@ -122,6 +125,8 @@ async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Sessi
     if not stored:
         told_now = list(told_if_undone)
     tell(lobby, running, match_views.narration(running.match, running.names, told_now, rating))
+    post(lobby, running, lambda sides: web_events.narration(
+        running.match, running.names, told_now, rating, clock_reading(running), sides))
     if running.match.is_over:
         finish(lobby, running)
     return stored
@@ -250,33 +255,68 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False,
 
 # --- tell ------------------------------------------------------------------------------------------
 
+def recipients(lobby: Lobby, running: RunningMatch, to: int | None, watching: int | None
+               ) -> list[tuple[Session, int]]:
+    """(session, the player whose side it sees) for player `to`, or for the watchers
+    (WATCHERS) of player `watching` (None: of either)."""
+    if to is WATCHERS:
+        return [(watcher, index) for index, player in enumerate(running.sessions)
+                if player is not None and watching in (None, index)
+                for watcher in lobby.match_table.watchers_of(player)]
+    player = running.sessions[to]
+    return [(player, to)] if player is not None else []
+
+
 def tell(lobby: Lobby, running: RunningMatch, script: Script) -> None:
     """Route each line and board of `script` to its recipients, by their toggles."""
     for item in script:
-        if item.to is WATCHERS:
-            watched = item.watching if isinstance(item, Say) else None  # boards: either
-            recipients = [(watcher, index) for index, player in enumerate(running.sessions)
-                          if player is not None and watched in (None, index)
-                          for watcher in lobby.match_table.watchers_of(player)]
-        else:
-            player = running.sessions[item.to]
-            recipients = [(player, item.to)] if player is not None else []
-        for session, index in recipients:
+        watched = item.watching if isinstance(item, Say) else None  # boards: either
+        for session, index in recipients(lobby, running, item.to, watched):
             if item.only_with is not None and not session.toggle(item.only_with):
                 continue
             if isinstance(item, ShowBoard):
-                board_to(session, running, item.moment, index, as_you=item.to is not WATCHERS)
+                send_fibs_board(session, running, item.moment, index,
+                                as_you=item.to is not WATCHERS)
             elif item.unless is None or not session.toggle(item.unless):
                 session.send_lines(item.lines)
+
+
+def post(lobby: Lobby, running: RunningMatch,
+         posts: Callable[[Sequence[web_events.Side]], list[web_events.Post]]) -> None:
+    """Route the typed messages `posts(sides)` makes to the sessions that asked for them;
+    made only for the viewer sides where someone did (a board costs a legal-play
+    generation)."""
+    sides = [(to, viewer) for to, viewer in web_events.ALL_SIDES
+             if any(session.wants_events
+                    for session, _ in recipients(lobby, running, to, viewer))]
+    if not sides:
+        return
+    for item in posts(sides):
+        for session, _ in recipients(lobby, running, item.to, item.watching):
+            session.send_event(item.message)
+
+
+def clock_reading(running: RunningMatch) -> ClockReading | None:
+    return running.timer.reading() if running.timer is not None else None
+
+
+def send_fibs_board(session: Session, running: RunningMatch, moment: Moment, index: int,
+                    as_you: bool, style: int | None = None) -> None:
+    view = match_views.board_view(running.match, running.names, moment, index, as_you)
+    reading = clock_reading(running)
+    clock = None if reading is None else clock_texts.clock_line(reading, running.names)
+    session.send_lines(render_board(view, style or int(session.setting("boardstyle")), clock))
 
 
 def board_to(session: Session, running: RunningMatch, moment: Moment, index: int, as_you: bool,
              style: int | None = None) -> None:
     """The board of `moment` as player `index` sees it, in `style` or the session's
-    `boardstyle`."""
-    view = match_views.board_view(running.match, running.names, moment, index, as_you)
-    clock = running.timer.clock_text() if running.timer is not None else None
-    session.send_lines(render_board(view, style or int(session.setting("boardstyle")), clock))
+    `boardstyle`; and as a typed message to a page that asked for them."""
+    send_fibs_board(session, running, moment, index, as_you, style)
+    if session.wants_events:
+        session.send_event(web_events.board(running.match, running.names, moment, index, as_you,
+                                            web_events.legal_plays(moment),
+                                            clock_reading(running)))
 
 
 def remind(running: RunningMatch, players: Iterable[int]) -> None:

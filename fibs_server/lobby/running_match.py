@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
+from fibs_server.protocol.clock_texts import ClockReading
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import Script
 from fibs_server.protocol.settings import redoubles_limit
@@ -46,7 +47,7 @@ class MatchTimer(Protocol):
         """`player` left or dropped the match: what the players are told of its grace period
         (nothing, if it has none)."""
 
-    def clock_text(self) -> str | None:
+    def reading(self) -> ClockReading | None:
         """The clock as shown with a board (None: no decision is being timed)."""
 
 

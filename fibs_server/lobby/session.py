@@ -10,11 +10,12 @@ import collections
 import datetime
 import logging
 import time
+from collections.abc import Callable
 from typing import Protocol
 
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.gatekeeper import Gatekeeper
-from fibs_server.protocol import clip, layout, texts
+from fibs_server.protocol import clip, layout, texts, web_events
 from fibs_server.protocol.login_dialogue import (
     TELNET,
     WEB_PAGE,
@@ -100,6 +101,10 @@ class Session:
         self.prompts = True  # `> ` after each reply (telnet users only)
         self.client_name: str | None = None
         self.is_bot = False  # a built-in bot's: played by the server (lobby/bot_players.py)
+        # Where the typed messages go (docs/WEB-PROTOCOL.md), for a web page that asked for
+        # them; None for everyone else, who gets FIBS's lines only.
+        # (line, broadcast), as `Connection.send` takes text.
+        self.event_sink: Callable[[str, bool], None] | None = None
         self.login_time = 0
         self.last_active = time.monotonic()
         self.away_message: str | None = None
@@ -177,6 +182,20 @@ class Session:
 
     def send_line(self, line: str) -> None:
         self.send_lines([line])
+
+    @property
+    def wants_events(self) -> bool:
+        return self.event_sink is not None
+
+    def send_event(self, message: web_events.Message) -> None:
+        """A typed message, in order with the lines, to a page that asked for them."""
+        if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self.event_sink(web_events.encode(message), False)
+
+    def send_event_broadcast(self, line: str) -> None:
+        """A typed message that many users get at once, encoded once for them all."""
+        if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self.event_sink(line, True)
 
     def send_prompt(self, prompt: str = texts.PROMPT) -> None:
         if self.dialogue.stage is not Stage.CLOSED:

@@ -24,8 +24,8 @@ from fibs_server.lobby import match_play
 from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import RunningMatch
-from fibs_server.protocol import clock_texts
-from fibs_server.protocol.clock_texts import EXPIRIES_TO_LOSE, WARNING_SECONDS
+from fibs_server.protocol import clock_texts, web_events
+from fibs_server.protocol.clock_texts import EXPIRIES_TO_LOSE, WARNING_SECONDS, ClockReading
 from fibs_server.protocol.match_views import WATCHERS, Script, say
 from fibs_server.rules.match import Match
 
@@ -187,6 +187,8 @@ class TurnClock:
         if self.countdowns.get(player) is countdown and session is not None:
             session.send_line(clock_texts.time_warning(WARNING_SECONDS,
                                                        countdown.situation.phase))
+            session.send_event(web_events.time_warning(WARNING_SECONDS,
+                                                       countdown.situation.phase))
 
     async def _expired(self, player: int, countdown: Countdown) -> None:
         """Time is up: the server takes the decision (or, at the last expiry, forfeits)."""
@@ -247,7 +249,7 @@ class TurnClock:
         return [say(index, text) for index, text in ((player, you), (1 - player, opponent))
                 if (session := running.sessions[index]) is not None and lobby.is_online(session)]
 
-    def clock_text(self) -> str | None:
+    def reading(self) -> ClockReading | None:
         """Who must decide, and how long they have: the player to act, else (between games)
         the first still to join."""
         if not self.countdowns:
@@ -256,5 +258,4 @@ class TurnClock:
         player = to_act if to_act in self.countdowns else min(self.countdowns)
         countdown = self.countdowns[player]
         seconds = max(0, math.ceil(countdown.deadline - self._clock.time()))
-        return clock_texts.clock_line(self.running.names[player], seconds,
-                                      countdown.situation.phase)
+        return ClockReading(player, seconds, countdown.situation.phase)

@@ -33,6 +33,7 @@ from fibs_server.net.telnet import (
     QueuedConnection,
     fold_empty_lines,
 )
+from fibs_server.protocol import web_events
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 
 log = logging.getLogger(__name__)
@@ -99,20 +100,53 @@ class WebSocketConnection(QueuedConnection):
             self.transport.close()
 
 
+class EventsConnection(WebSocketConnection):
+    """The connection of a page that asked for typed messages (`/ws?events=1`): each is a
+    line of its own that starts with `{`, in order with FIBS's lines, none of which may then
+    start so: a line of ours that would (a message of the day) gets a blank in front."""
+
+    __slots__ = ()
+
+    def send(self, text: str, broadcast: bool = False) -> None:
+        if "{" in text:
+            text = (" " if text.startswith("{") else "") + text.replace("\n{", "\n {")
+        super().send(text, broadcast)
+
+    def send_event(self, line: str, broadcast: bool = False) -> None:
+        super().send(line + "\r\n", broadcast)
+
+
+def events_version(request: web.Request) -> int | None:
+    """The version of the typed messages the page asks for (`?events=1`), None for none;
+    one this server does not speak refuses the handshake, rather than sending what the page
+    cannot read."""
+    asked = request.query.get("events")
+    if asked is None:
+        return None
+    if asked != str(web_events.VERSION):
+        raise web.HTTPBadRequest(text=f"This server speaks events version {web_events.VERSION}.")
+    return web_events.VERSION
+
+
 async def serve_websocket(request: web.Request, front: FrontEnd,
                           origins: frozenset[Origin]) -> web.StreamResponse:
     """One browser tab, from the handshake to its session's end (its connection is counted
     against its address by net/http.py, as an HTTP connection)."""
     if not origin_allowed(request.headers.get("Origin"), origins):
         raise web.HTTPForbidden(text="This server's WebSocket serves its own page only.")
+    with_events = events_version(request) is not None
     socket = web.WebSocketResponse(compress=False, max_msg_size=MAX_UNREAD_BYTES)
     await socket.prepare(request)
     host = request.remote or "-"
     transport = request.transport
     assert transport is not None  # prepared: the connection is open
-    connection = WebSocketConnection(transport, front.batcher, front.limits.output_buffer_cap,
-                                     host)
+    connection = (EventsConnection if with_events else WebSocketConnection)(
+        transport, front.batcher, front.limits.output_buffer_cap, host)
+    if isinstance(connection, EventsConnection):
+        connection.send_event(web_events.encode(web_events.hello()))  # before the banner
     session = front.lobby.connect(connection, WEB_PAGE)
+    if isinstance(connection, EventsConnection):
+        session.event_sink = connection.send_event
     connection.flush()
     serving = asyncio.current_task()
     assert serving is not None

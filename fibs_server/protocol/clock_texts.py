@@ -4,6 +4,8 @@ a player left, and the clock shown with the board. FIBS has no clocks: these are
 match without one never sends any of them."""
 from __future__ import annotations
 
+import dataclasses
+
 from fibs_server.rules.moments import Phase
 
 EXPIRIES_TO_LOSE = 3  # the expiry that loses the match (named "third" in the texts)
@@ -65,6 +67,16 @@ def did_not_come_back(name: str, seconds: int) -> str:
     return f"{name} did not resume the match within {seconds} seconds and loses it."
 
 
-def clock_line(name: str, seconds: int, phase: Phase) -> str:
+@dataclasses.dataclass(frozen=True)
+class ClockReading:
+    """A timed match's clock as shown with a board: the player who must decide (0 or 1),
+    the whole seconds they have left, and the decision (its phase)."""
+    player: int
+    seconds: int
+    phase: Phase
+
+
+def clock_line(reading: ClockReading, names: tuple[str, str]) -> str:
     """The clock shown with a board: who must decide, and how long they have left."""
-    return f"Clock: {name} has {seconds} seconds to {decision_name(phase)}."
+    return (f"Clock: {names[reading.player]} has {reading.seconds} seconds to "
+            f"{decision_name(reading.phase)}.")

@@ -89,7 +89,11 @@ class MatchState:
     @property
     def cube_in_game(self) -> bool:
         """Whether anyone may double in this game at all."""
-        return self.rules.doubling and self.length != 1 and not self.is_crawford_game
+        return self.cube_in_game_of(self.is_crawford_game)
+
+    def cube_in_game_of(self, crawford_game: bool) -> bool:
+        """Whether anyone may double in a game of this match (the Crawford game or not)."""
+        return self.rules.doubling and self.length != 1 and not crawford_game
 
     def may_double(self, player: int) -> bool:
         """Whether the cube lets `player` double when it is their turn to roll."""

@@ -53,14 +53,20 @@ async def recording_lobby(tmp_path, *dice: tuple[int, int]) -> tuple[Lobby, SqlS
     return lobby, store
 
 
-async def logged_in(lobby: Lobby, name: str, **toggles: bool) -> tuple[Session, RecordingConnection]:
-    """A telnet user `name` (boardstyle 3, no prompts) with `toggles` set, logged in."""
+async def logged_in(lobby: Lobby, name: str, *, web_events: bool = False,
+                    **toggles: bool) -> tuple[Session, RecordingConnection]:
+    """A telnet user `name` (boardstyle 3, no prompts) with `toggles` set, logged in;
+    `web_events`: a CLIP client that asked for the typed messages too, recorded in order with
+    its lines (as a web page's `EventsConnection` sends them)."""
     account = Account(name=name, password_hash=b"-")
     account.settings["boardstyle"] = "3"
     await lobby.accounts.create_account(account)
     connection = RecordingConnection()
     session = lobby.connect(connection)
     session.prompts = False
+    if web_events:
+        session.clip = True
+        session.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
     await lobby.log_in(session, account)
     account.toggles.update(toggles)
     connection.lines()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import re
 
@@ -17,6 +18,7 @@ from fibs_server.net.http import RETRY_AFTER_TOO_MANY
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.protocol import server_texts, texts
 from fibs_server.rules.dice import VerifiableDice
+from tests.protocol.test_web_events import VALIDATOR
 from tests.web.conftest import WebHarness
 
 TIMEOUT = 5.0
@@ -85,8 +87,8 @@ async def clients():
         await client.close()
 
 
-async def web_login(harness: WebHarness, clients: list, name: str) -> WebClient:
-    client = await WebClient.connect(harness)
+async def web_login(harness: WebHarness, clients: list, name: str, **options) -> WebClient:
+    client = await WebClient.connect(harness, **options)
     clients.append(client)
     await client.skip_until("login: ")
     await client.send(f"login web 1008 {name} secret")
@@ -332,3 +334,47 @@ async def test_the_web_page_gets_the_extensions_a_classic_session_asks_for(web, 
     await alice.skip_until(f"Dice commitment for this match: {commitment}. Type 'help fairdice'.")
     before = await bob.skip_until(re.compile(r"(> )?Starting a new game with alice\."))
     assert not any("commitment" in line for line in before)
+
+
+async def test_a_page_that_asks_for_events_gets_them_in_order_with_the_lines(web, clients):
+    """`/ws?events=1`: a hello first, then each typed message a line of its own starting with
+    `{` beside FIBS's lines; a line of ours that would start so gets a blank in front; the
+    telnet user meanwhile sees FIBS's lines only (docs/WEB-PROTOCOL.md)."""
+    await web.register("alice")
+    await web.register("bob")
+    assert web.server is not None and web.server.lobby is not None
+    config = web.server.lobby.config
+    motd, config.motd = config.motd, ("{not an event}",)
+    alice = await WebClient.connect(web, params={"events": "1"})
+    clients.append(alice)
+    await alice._receive()
+    assert json.loads(alice.lines[0]) == {"type": "hello", "version": 1}
+    await alice.skip_until("login: ")
+    await alice.send("login web 1008 alice secret")
+    await alice.skip_until(" {not an event}")
+    await alice.skip_until("6")
+    while not alice.lines:
+        await alice._receive()
+    welcome = json.loads(alice.lines.pop(0))  # after the who block: who is online
+    assert (welcome["type"], welcome["name"], welcome["online"]) == ("presence", "alice", True)
+    config.motd = motd
+    bob = await web.login_telnet("bob")
+    await alice.skip_until(re.compile(r'\{"type":"presence","name":"bob","online":true.*'))
+    await bob.send("tell alice hello {there}")
+    await alice.skip_until("12 bob hello {there}")
+    while not alice.lines:
+        await alice._receive()
+    said = json.loads(alice.lines.pop(0))
+    VALIDATOR.validate(said)
+    assert said == {"type": "chat", "kind": "tell", "from": "bob", "to": "alice",
+                    "text": "hello {there}"}
+    await alice.send("tell bob hi")
+    before = await bob.skip_until(re.compile(r"(> )?alice says: hi"))
+    assert not any(line.lstrip("> ").startswith("{") for line in before)
+
+
+async def test_a_page_that_asks_for_an_events_version_we_do_not_speak_is_refused(web):
+    async with aiohttp.ClientSession() as http:
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await http.ws_connect(web.url + "ws", params={"events": "2"})
+    assert refused.value.status == 400

@@ -1,0 +1,200 @@
+"""The web page's typed messages (protocol/web_events.py): every message of whole matches
+validates against the published schema, and the board message says what the rules say."""
+from __future__ import annotations
+
+import functools
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fibs_server.bots import BEGINNER
+from fibs_server.protocol import web_events
+from fibs_server.protocol.clip import WhoInfo
+from fibs_server.protocol.clock_texts import ClockReading
+from fibs_server.protocol.match_rules import parse_match_terms
+from fibs_server.protocol.match_views import WATCHERS, say
+from fibs_server.rules import events as ev
+from fibs_server.rules.dice import SeededDice
+from fibs_server.rules.match import Match, Moment, Phase
+from fibs_server.rules.ratings import PlayerRating, rate_match
+from fibs_server.rules.variants import Variant
+from tests.bots.helpers import MAX_ACTIONS, bot_turn, finished, random_action
+
+SCHEMA_PATH = Path(web_events.__file__).parent.parent / "web" / "static" / "events.schema.json"
+SCHEMA = json.loads(SCHEMA_PATH.read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+NAMES = ("alice", "bob")
+ACTIONS = ("start", "join", "roll", "move", "double", "redouble", "resign", "accept", "reject",
+           "forfeit")
+
+Told = list[tuple[ev.Event, Moment | None]]
+
+
+def valid(message: web_events.Message) -> web_events.Message:
+    """`message` as the page gets it (through JSON), checked against the schema."""
+    decoded = json.loads(web_events.encode(message))
+    VALIDATOR.validate(decoded)
+    return decoded
+
+
+def recording(match: Match) -> Told:
+    """Every action's events on `match` from now on, each with its moment, as the lobby tells
+    them (match_play.told)."""
+    told: Told = []
+
+    def recorded(action: Callable[..., list[ev.Event]]) -> Callable[..., list[ev.Event]]:
+        @functools.wraps(action)
+        def act(*args: object, **kwargs: object) -> list[ev.Event]:
+            events = action(*args, **kwargs)
+            told.extend(zip(events, match.moments, strict=True))
+            return events
+        return act
+    for name in ACTIONS:
+        setattr(match, name, recorded(getattr(match, name)))
+    return told
+
+
+def bots_against_random(match: Match, seed: int) -> Told:
+    """A bot against a player acting at random (doubles, redoubles and resignations of every
+    size), to the end of the match."""
+    told = recording(match)
+    rng = random.Random(seed)
+    match.start()
+    for _ in range(MAX_ACTIONS):
+        if finished(match):
+            return told
+        assert bot_turn(match, 0, BEGINNER, rng) or random_action(match, 1, rng)
+    raise AssertionError("the match did not end")
+
+
+def check_board(match: Match, moment: Moment, board: web_events.Message, viewer: int) -> None:
+    """What the board message says against the rules' own view of the moment."""
+    position = moment.position_seen_by(viewer)
+    per_side = position.checkers_per_side
+    player, opponent = board["player"], board["opponent"]
+    for half, index in ((player, 0), (opponent, 1)):
+        assert sum(half["points"]) + half["bar"] + half["off"] == per_side
+        assert half["pips"] == position.pip_count(index)
+        assert half["off"] == position.borne_off(index)
+    # the viewer's numbering: the player's own points as they are, the opponent's mirrored
+    assert player["points"] == list(position.checkers[0][:24])
+    assert opponent["points"] == list(position.checkers[1][23::-1])
+    assert not any(mine and theirs for mine, theirs in zip(player["points"], opponent["points"]))
+    assert board["turn"] == web_events.side_or_none(moment.to_act, viewer)
+    assert player["colour"] == moment.colour(viewer)
+    if board["legal_plays"]:
+        assert moment.turn == viewer and moment.dice is not None
+        expected = {play.steps for play in position.legal_plays(moment.dice)}
+        assert {tuple(map(tuple, play)) for play in board["legal_plays"]} == expected
+
+
+@pytest.mark.parametrize(("options", "seed"), [
+    ({"length": 5}, 1), ({"length": 3, "variant": Variant.NACKGAMMON}, 2),
+    ({"length": 1}, 3), ({"length": 7, "variant": Variant.HYPERGAMMON}, 4),
+    ({"length": 3, "variant": Variant.PORTES}, 5),
+    ({"length": None, "max_redoubles": None, "autodouble": True}, 6),
+])
+def test_every_message_of_a_whole_match_validates(options, seed):
+    match = Match(dice=SeededDice(seed), **options)
+    told = bots_against_random(match, seed)
+    rating = None
+    if match.is_over and match.length is not None:
+        rating = rate_match(PlayerRating(1600.0, 10), PlayerRating(1500.0, 500), match.length)
+    clock = ClockReading(1, 25, Phase.MOVE)
+    posts = web_events.narration(match, NAMES, [say(0, "Please move 2 pieces."), *told],
+                                 rating, clock)
+    kinds = set()
+    for post in posts:
+        message = valid(post.message)
+        kinds.add(message["type"])
+        viewer = post.to if post.to is not WATCHERS else post.watching
+        assert viewer in (0, 1)
+        if message["type"] == "board":
+            assert message["as_player"] == (post.to is not WATCHERS)
+    assert {"game_started", "opening_roll", "moved", "board"} <= kinds
+    if match.length is not None:
+        assert "match_over" in kinds
+
+
+def test_the_boards_of_whole_matches_show_what_the_rules_say():
+    match = Match(5, SeededDice(11))
+    told = bots_against_random(match, 11)
+    checked = 0
+    for _, moment in told:
+        if moment is None:
+            continue
+        for viewer in (0, 1):
+            plays = web_events.legal_plays(moment)
+            board = valid(web_events.board(match, NAMES, moment, viewer, True, plays, None))
+            check_board(match, moment, board, viewer)
+            checked += bool(board["legal_plays"])
+    assert checked > 10
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), variant=st.sampled_from(list(Variant)),
+       length=st.sampled_from([1, 3, None]), actions=st.integers(0, 120),
+       viewer=st.sampled_from([0, 1]))
+def test_a_board_at_any_moment_counts_every_checker_and_offers_the_rules_plays(
+        seed, variant, length, actions, viewer):
+    rng = random.Random(seed)
+    match = Match(length, SeededDice(seed), variant=variant, max_redoubles=None)
+    match.start()
+    for _ in range(actions):
+        if match.is_over:
+            break
+        random_action(match, match.to_act if match.to_act is not None else rng.choice((0, 1)),
+                      rng)
+    moment = match.moment()
+    board = valid(web_events.board(match, NAMES, moment, viewer, False,
+                                   web_events.legal_plays(moment), None))
+    check_board(match, moment, board, viewer)
+    mover_sees = web_events.board(match, NAMES, moment, match.turn, True,
+                                  web_events.legal_plays(moment), None)
+    if match.phase is Phase.MOVE:
+        assert sorted(map(str, mover_sees["legal_plays"])) == sorted(
+            str([list(step) for step in play.steps]) for play in match.legal_plays())
+
+
+def test_a_move_is_numbered_from_each_viewer_side():
+    moved = ev.Moved(player=0, steps=((25, 20), (6, 0)))
+    match = Match(3, SeededDice(1))
+    mover = web_events.event_message(match, moved, 0, None)
+    other = web_events.event_message(match, moved, 1, None)
+    assert mover == {"type": "moved", "by": "player", "steps": [[25, 20], [6, 0]]}
+    assert other == {"type": "moved", "by": "opponent", "steps": [[0, 5], [19, 25]]}
+
+
+def test_the_room_messages_validate():
+    terms = parse_match_terms(["nack", "timer", "30"])
+    for message in (
+            web_events.hello(),
+            web_events.invitation("alice", 5, terms=terms),
+            web_events.invitation("alice", None, replaces_saved_match=True,
+                                  terms=parse_match_terms([])),
+            web_events.invitation("alice", 3, resume=True),
+            *(web_events.chat(kind, "alice", "hello {there}", "bob")
+              for kind in web_events.CHAT_KINDS),
+            web_events.chat("shout", "guest_1234", ""),
+            web_events.presence(WhoInfo("bob", "alice", None, True, False, 1523.4567, 12, 3,
+                                        1_700_000_000, "10.0.0.1", "web", "bob@example.org")),
+            web_events.gone("bob"),
+            web_events.time_warning(10, Phase.DOUBLE_OFFERED)):
+        valid(message)
+    assert valid(web_events.invitation("alice", 5, terms=terms))["terms"] == {
+        "variant": "nackgammon", "lower_die_starts": False, "cube": True, "turn_seconds": 30,
+        "takeover_seconds": None}
+
+
+def test_the_schema_rejects_what_the_renderer_never_sends():
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate({"type": "moved", "by": "you", "steps": []})
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate({"type": "hello", "version": 2})
+    assert SCHEMA["version"] == web_events.VERSION
