@@ -37,6 +37,8 @@ const OWN_INFO_TOGGLES = ["allowpip", "autoboard", "autodouble", "automove", "aw
 // Sentences the page acts on; every other line is shown as it came.
 const SENTENCES = [
   [/^(\S+) wants to play (an? .*match) with you\.$/, (m) => ({ kind: "invited", from: m[1], match: m[2] })],
+  [/^(\S+) wants to resume a saved match with you\.$/,
+    (m) => ({ kind: "invited", from: m[1], match: "resume a saved match" })],
   [/^The match is played with: (.*)\.$/, (m) => ({ kind: "invitation terms", terms: m[1] })],
   [/^\*\* You invited (\S+) to (.*)\.$/, (m) => ({ kind: "you invited", to: m[1], match: m[2] })],
   [/^Starting a new game with (\S+)\.$/, (m) => ({ kind: "game starts", opponent: m[1] })],

@@ -45,6 +45,8 @@ test("the sentences the page acts on", () => {
     { kind: "invited", from: "bob", match: "a 5 point match" });
   assert.deepEqual(parseLine("bob wants to play an unlimited match with you."),
     { kind: "invited", from: "bob", match: "an unlimited match" });
+  assert.deepEqual(parseLine("bob wants to resume a saved match with you."),
+    { kind: "invited", from: "bob", match: "resume a saved match" });
   assert.deepEqual(parseLine("The match is played with: nackgammon, no cube, 30 s a turn."),
     { kind: "invitation terms", terms: "nackgammon, no cube, 30 s a turn" });
   assert.deepEqual(parseLine("** You invited bob to a 1 point match."),
