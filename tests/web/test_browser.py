@@ -230,3 +230,23 @@ async def test_a_refused_password_is_sent_once_and_the_page_says_why(web, browse
         "Minimal password length is 4 characters.")
     await register(page, "carol", "secret1")  # the forms work again, on a new connection
     assert passwords_sent == 1
+
+
+async def test_a_timed_match_shows_whose_clock_runs(web, browser):
+    """The page reads the clock from the typed board messages: from the first board on."""
+    await web.register("bob", "secret1")
+    web.script_dice((1, 3), (6, 4))  # alice opens with 3-1; the server rolls 6-4 for bob
+    page = await open_page(browser, web)
+    await register(page, "alice")
+    await page.click("#ready")
+    await expect(page.locator("#ready")).to_be_checked()
+    bob = await web.login_telnet("bob", "secret1")
+    await bob.send("toggle ready")
+    await bob.send("invite alice 1 timer 60")
+    await expect(page.locator("#invitations-in")).to_contain_text("bob invites you to a 1 point match")
+    await page.locator("#invitations-in").get_by_role("button", name="Join").click()
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"Your time to move: \d+ s"))
+    await click_point(page, 8)
+    await click_point(page, 6)
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"bob's time to move: \d+ s"))
+    await expect(logged(page, "Clock:")).to_have_count(0)  # not a line of the server's log

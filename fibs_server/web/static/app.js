@@ -1,7 +1,7 @@
 // The page: one WebSocket to the server, which it talks to as a CLIP client (the same
 // commands a telnet user types). Everything the server says is read by clip.js; what people
 // typed (names, chat) reaches the page only as text nodes or escaped SVG text.
-import { parseLine, splitMessage } from "./clip.js";
+import { clockLabel, parseLine, splitMessage } from "./clip.js";
 import * as boards from "./board.js";
 import { ratingPlotSvg, ratingsListSvg } from "./plot.js";
 
@@ -24,13 +24,17 @@ const page = {
   moveSent: false,
   resignOffered: false,
   ratingRows: null, // rows of a `ratings` reply being read
+  clock: null, // a timed match's clock: {side, decision, opponent, endsAt (performance.now())}
+  clockTick: null,
 };
 
 // --- the connection ------------------------------------------------------------------
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  // events=1: typed messages beside the FIBS lines (docs/WEB-PROTOCOL.md); the page reads
+  // the clock from them, the rest still from the lines.
+  const socket = new WebSocket(`${scheme}://${location.host}/ws?events=1`);
   page.socket = socket;
   page.dialogue = "connecting";
   socket.addEventListener("message", (event) => receive(event.data));
@@ -140,6 +144,8 @@ function showWelcome(message) {
   Object.assign(page, { me: null, board: null, steps: [], intent: null });
   page.who.clear();
   page.invitationsIn.clear();
+  page.clock = null;
+  renderClock();
   page.invitationsOut.clear();
   $("board-holder").replaceChildren(noGame);
   if (message) welcomeMessage(message);
@@ -162,6 +168,7 @@ function enterRoom(name) {
 // --- what the server says -----------------------------------------------------------------
 
 function handleLine(line) {
+  if (line.startsWith("{")) { handleMessage(JSON.parse(line)); return; }
   const said = parseLine(line);
   switch (said.kind) {
     case "welcome": enterRoom(said.name); break;
@@ -175,7 +182,7 @@ function handleLine(line) {
       renderWho();
       break;
     case "logout": page.who.delete(said.name); renderWho(); break;
-    case "login": case "motd start": case "motd end": case "who end": case "": break;
+    case "login": case "motd start": case "motd end": case "who end": case "clock": case "": break;
     case "chat": chat(said); break;
     case "board": showBoard(said.board); break;
     case "invited":
@@ -340,6 +347,26 @@ $("history-form").addEventListener("submit", async (event) => {
 });
 
 // --- the board ---------------------------------------------------------------------------
+
+// A typed message (docs/WEB-PROTOCOL.md). Only the board's clock is read from them so far.
+function handleMessage(message) {
+  if (message.type !== "board") return;
+  page.clock = message.clock && {
+    ...message.clock, opponent: message.opponent.name,
+    endsAt: performance.now() + message.clock.seconds * 1000,
+  };
+  renderClock();
+}
+
+function renderClock() {
+  const shown = $("clock");
+  clearTimeout(page.clockTick);
+  if (!page.clock) { shown.hidden = true; return; }
+  const left = (page.clock.endsAt - performance.now()) / 1000;
+  shown.textContent = clockLabel(page.clock, left, page.clock.opponent);
+  shown.hidden = false;
+  if (left > 0) page.clockTick = setTimeout(renderClock, 250);
+}
 
 function showBoard(board) {
   page.board = board;

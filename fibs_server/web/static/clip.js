@@ -40,6 +40,7 @@ const SENTENCES = [
   [/^(\S+) wants to resume a saved match with you\.$/,
     (m) => ({ kind: "invited", from: m[1], match: "resume a saved match" })],
   [/^The match is played with: (.*)\.$/, (m) => ({ kind: "invitation terms", terms: m[1] })],
+  [/^Clock: \S+ has \d+ seconds to .*\.$/, () => ({ kind: "clock" })], // shown from the board message
   [/^\*\* You invited (\S+) to (.*)\.$/, (m) => ({ kind: "you invited", to: m[1], match: m[2] })],
   [/^Starting a new game with (\S+)\.$/, (m) => ({ kind: "game starts", opponent: m[1] })],
   [/^(\S+) wants to resign\. You will win/, (m) => ({ kind: "resign offered", from: m[1] })],
@@ -112,4 +113,17 @@ export function parseBoard(line) {
     canMove: at(49),
     postCrawford: at(51) === 1,
   };
+}
+
+const DECISIONS = {
+  roll_or_double: "roll or double", move: "move", double_offered: "answer the double",
+  resign_offered: "answer the resignation", between_games: "join the next game",
+};
+
+// The clock of a timed match, from a typed board message's `clock` ({side, seconds,
+// decision}) and the seconds left now: e.g. "Your time to move: 27 s".
+export function clockLabel(clock, secondsLeft, opponentName) {
+  const whose = clock.side === "player" ? "Your" : `${opponentName}'s`;
+  const decision = DECISIONS[clock.decision] ?? clock.decision;
+  return `${whose} time to ${decision}: ${Math.max(0, Math.ceil(secondsLeft))} s`;
 }

@@ -1,7 +1,7 @@
 // The page's reading of what the server says (fibs_server/web/static/clip.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseBoard, parseLine, splitMessage } from "../../../fibs_server/web/static/clip.js";
+import { clockLabel, parseBoard, parseLine, splitMessage } from "../../../fibs_server/web/static/clip.js";
 
 import { OPENING } from "./boards.mjs";
 
@@ -47,6 +47,7 @@ test("the sentences the page acts on", () => {
     { kind: "invited", from: "bob", match: "an unlimited match" });
   assert.deepEqual(parseLine("bob wants to resume a saved match with you."),
     { kind: "invited", from: "bob", match: "resume a saved match" });
+  assert.deepEqual(parseLine("Clock: bob has 27 seconds to answer the double."), { kind: "clock" });
   assert.deepEqual(parseLine("The match is played with: nackgammon, no cube, 30 s a turn."),
     { kind: "invitation terms", terms: "nackgammon, no cube, 30 s a turn" });
   assert.deepEqual(parseLine("** You invited bob to a 1 point match."),
@@ -83,4 +84,13 @@ test("a malformed board line is no board", () => {
   assert.equal(parseBoard(OPENING + ":0"), null);
   assert.equal(parseBoard(OPENING.replace(":6:2:", ":x:2:")), null);
   assert.equal(parseLine("board:garbage").kind, "text");
+});
+
+test("a timed match's clock is labelled for whoever must decide", () => {
+  assert.equal(clockLabel({ side: "player", seconds: 30, decision: "move" }, 29.2, "bob"),
+    "Your time to move: 30 s");
+  assert.equal(clockLabel({ side: "opponent", seconds: 9, decision: "double_offered" }, 8.6, "bob"),
+    "bob's time to answer the double: 9 s");
+  assert.equal(clockLabel({ side: "player", seconds: 1, decision: "roll_or_double" }, -0.5, "bob"),
+    "Your time to roll or double: 0 s");
 });
