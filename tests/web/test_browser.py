@@ -148,6 +148,11 @@ async def test_a_visitor_plays_a_bot_and_takes_a_move_back(web_with_bots, browse
     await expect(mine_on(page, 5)).to_have_count(0)
     await expect(page.locator("#board-holder .die.mine")).to_have_count(2)
     await page.screenshot(path=artifacts / "visitor-phone.png", full_page=True)
+    too_small = await page.evaluate("""() => [...document.querySelectorAll(
+        "button, select, input")].filter((control) => control.offsetParent !== null).map(
+        (control) => [control.id || control.textContent, control.getBoundingClientRect()])
+        .filter(([, box]) => box.width < 44 || box.height < 44).map(([name]) => name)""")
+    assert too_small == [], f"controls under 44 px on a phone: {too_small}"
 
 
 async def test_a_browser_user_plays_a_telnet_user_with_the_cube(web, browser):
