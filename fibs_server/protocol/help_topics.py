@@ -173,6 +173,21 @@ TOPICS: dict[str, Topic] = {
     "history": Topic("history [<name>]", (
         "Your (or <name>'s) finished matches: opponents, scores, ratings.",),
         "history bob"),
+    "analyse": Topic("analyse <match> | analyse notify on|off", (
+        "Asks for the analysis of a finished match (its number in 'history'): a",
+        "match you played, or any rated one. Each decision is judged as GNU",
+        "Backgammon judges it; one match at a time, when the bots are idle.",
+        "Finished matches are analysed by themselves, unless the server turned",
+        "that off. 'analyse notify on': be told when an analysis of a match of",
+        "yours is ready. At most 3 of your requests wait at a time."),
+        "analyse 12"),
+    "analysis": Topic("analysis <match> [moves]", (
+        "The analysis of a finished match: per player the decisions, the error",
+        "total (EMG), the error rate (mEMG per unforced decision), the PR (half",
+        "of it), checker play and cube apart, doubtful, bad and very bad",
+        "decisions, luck and GNU Backgammon's words for the rate. 'moves': every",
+        "decision with its error, marked ?! doubtful, ? bad, ?? very bad."),
+        "analysis 12 moves"),
     "fairdice": Topic("fairdice [<match>]", (
         "Each match's dice come from a secret seed the server fixes before the",
         "first roll; it shows the seed's SHA-256 (the commitment) at the start.",

@@ -194,6 +194,8 @@ NO_PREVIOUS_GAME = "** There is no previous game."
 _RULES_COLUMN = 88  # past the longest row (a 20-letter opponent, a 4-digit rating)
 _HISTORY_COLUMNS = "    id  finished (UTC)    opponent         length  score  result  rating"
 HISTORY_HEADER = f"{_HISTORY_COLUMNS:<{_RULES_COLUMN}}rules"
+ANALYSED_MARK = "*"  # after the number of an analysed match
+HISTORY_ANALYSED = f"  {ANALYSED_MARK} analysed: type 'analysis <match>' to read it."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,6 +210,7 @@ class FinishedMatch:
     won: bool | None  # None: ended without a winner (an unlimited match left between games)
     rating: tuple[float, float] | None  # the player's rating before and after; None: unrated
     terms: MatchTerms = MatchTerms()  # the variant, house rules and clock it was played by
+    analysed: bool = False  # its analysis is stored (`analysis <match>`)
 
 
 def history(name: str, rows: list[FinishedMatch], saved: int = 0, abandoned: int = 0
@@ -216,8 +219,9 @@ def history(name: str, rows: list[FinishedMatch], saved: int = 0, abandoned: int
     counts = match_counts_line(saved, abandoned)
     if not rows:
         return [f"{name} has no finished matches.", counts]
+    legend = [HISTORY_ANALYSED] if any(row.analysed for row in rows) else []
     return [f"Finished matches of {name}, newest first:", HISTORY_HEADER,
-            *(history_row(row) for row in rows), counts]
+            *(history_row(row) for row in rows), *legend, counts]
 
 
 def history_row(row: FinishedMatch) -> str:
@@ -225,7 +229,8 @@ def history_row(row: FinishedMatch) -> str:
     so that no row starts with a digit (Gibbon reads such a line as a CLIP message)."""
     length = "unl" if row.length is None else str(row.length)
     result = "ended" if row.won is None else "won" if row.won else "lost"
-    line = (f"  {row.match_id:4d}  {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
+    mark = ANALYSED_MARK if row.analysed else " "
+    line = (f"  {row.match_id:4d}{mark} {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
             f"  {row.score:>2}-{row.opponent_score:<2}  {result:<6}  {_rating_change(row.rating)}")
     rules = rules_summary(row.terms)
     return f"{line:<{_RULES_COLUMN}}{rules}" if rules else line
