@@ -137,6 +137,11 @@ class AnalysisLane:
     def held(self) -> bool:
         return self._holds > 0
 
+    @property
+    def pid(self) -> int | None:
+        """The analysis process's, once it has run something."""
+        return self._pid
+
     async def analyse(self, state: dict[str, Any], plies: int) -> dict[str, Any]:
         """`analysis.analyse_match` of the stored match state, as `MatchAnalysis.to_dict`;
         raises what the analysis raised, or BrokenExecutor if the process died."""

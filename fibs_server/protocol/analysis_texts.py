@@ -105,7 +105,7 @@ def summary(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any]) 
     for label, key, form in _SUMMARY_ROWS:
         cells = "".join(f"{format(player[key], form):>{width}}" for player in players)
         lines.append(f"{label:<{_LABEL_WIDTH}}{cells}")
-    return [*lines, "PR is 500 x the error (EMG) per unforced decision. "
+    return [*lines, "PR is 500 x the error (EMG) per unforced decision.",
             f"Type 'analysis {match_id} moves' for every decision."]
 
 
