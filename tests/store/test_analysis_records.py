@@ -101,3 +101,13 @@ async def test_requests_survive_a_restart_and_running_ones_are_queued_again(data
         assert taken == [running, queued]
     finally:
         await again.close()
+
+
+async def test_an_erased_account_takes_its_matches_analyses_with_it(store, players):
+    match_id = await finished_match(store)
+    await store.request_analysis(match_id, 2, "carol", LIMITS)
+    await store.next_analysis()
+    await store.store_analysis(match_id, 2, RESULT)
+    await store.erase_account("alice", "admin")
+    assert await store.analysis_request(match_id) is None
+    assert await store.analysis_of(match_id) is None
