@@ -113,6 +113,9 @@ class Lobby:
         self.match_finished: Callable[[int], None] = lambda match_id: None
         # The stored match analyses (`history` marks the analysed matches), wired by the app.
         self.analyses: AnalysisRecords | None = None
+        # lower-case name of a built-in bot -> its measured error rate and gnubg's words
+        # (`whois`), set by the bots as they log in.
+        self.bot_strengths: dict[str, tuple[float, str]] = {}
         self.who_list = WhoList(self.online)
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.

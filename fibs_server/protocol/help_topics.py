@@ -123,7 +123,8 @@ TOPICS: dict[str, Topic] = {
         "A match against a computer opponent, at once (default intermediate, 1 point).",
         "Also at the login: prompt, without an account: then the match is neither",
         "rated nor saved. The bots bot_beginner, bot_intermediate and bot_expert",
-        "take 'invite' too."),
+        "take 'invite' too. As GNU Backgammon's analysis measures them, they err",
+        "28.6, 12.5 and 2.1 mEMG per decision ('help analysis')."),
         "bot expert 5"),
     "undo": Topic("undo", (
         "Against a bot: takes back your last decision (a move, a double, a take or",

@@ -61,6 +61,8 @@ class WhoisFacts:
     playing_terms: MatchTerms | None = None  # of the match played with `playing_with`
     saved_matches: int = 0  # unfinished and not being played: waiting to be resumed
     abandoned_matches: int = 0  # left unfinished until they were closed (docs/FAIRNESS.md)
+    # A built-in bot's measured error rate (mEMG per decision) and gnubg's words for it.
+    bot_strength: tuple[float, str] | None = None
 
 
 def whois(facts: WhoisFacts, timezone: str, match_counts: bool = False) -> list[str]:
@@ -86,8 +88,16 @@ def whois(facts: WhoisFacts, timezone: str, match_counts: bool = False) -> list[
     lines.append(f"  Rating: {facts.rating:.2f} Experience: {facts.experience}")
     if match_counts:
         lines.append(match_counts_line(facts.saved_matches, facts.abandoned_matches))
+        if facts.bot_strength is not None:
+            lines.append(bot_strength_line(*facts.bot_strength))
     lines.append(f"  Email address: {facts.email}" if facts.email else "  No email address.")
     return lines
+
+
+def bot_strength_line(error_rate: float, words: str) -> str:
+    """Ours, in `whois` of a built-in bot for web sessions."""
+    return (f"  A built-in bot: {error_rate:.1f} mEMG per decision as GNU Backgammon's "
+            f"analysis measures it ({words}).")
 
 
 def match_counts_line(saved: int, abandoned: int) -> str:
