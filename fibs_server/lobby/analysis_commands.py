@@ -35,7 +35,7 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
     all the same."""
     table = CommandTable()
 
-    @table.command("analyse", "analyze")
+    @table.command("analyse")
     async def analyse(lobby: Lobby, session: Session, command: Command) -> None:
         args = [word.lower() for word in command.args]
         if args[:1] == ["notify"] and len(args) == 2 and args[1] in ("on", "off"):

@@ -114,6 +114,8 @@ async def test_who_may_ask_and_read(tmp_path):
     assert await typed(lobby, carol, carol_out, f"analyse {rated}") == [
         analysis_texts.queued(rated)]  # rated: public
     assert (await store.analysis_request(rated)).requested_by == "carol"
+    assert await typed(lobby, carol, carol_out, f"analyze {rated}") == [
+        analysis_texts.waiting_already(rated)]
     assert await typed(lobby, carol, carol_out, "analyse") == [analysis_texts.ANALYSE_USAGE]
     assert await typed(lobby, carol, carol_out, f"analysis {rated} x") == [
         analysis_texts.ANALYSIS_USAGE]
