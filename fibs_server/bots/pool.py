@@ -170,6 +170,8 @@ class AnalysisLane:
             self._signal(signal.SIGSTOP)
 
     def release(self) -> None:
+        if self._holds == 0:  # closed meanwhile: nothing is held
+            return
         self._holds -= 1
         if self._holds == 0:
             self._signal(signal.SIGCONT)

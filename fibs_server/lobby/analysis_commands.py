@@ -4,6 +4,8 @@ a rated match (public, as the archive is); a visitor's bot match is never stored
 none."""
 from __future__ import annotations
 
+import math
+
 from fibs_server.lobby.analysis_queue import NOTICE_SETTING, AnalysisQueue, readable
 from fibs_server.lobby.analysis_records import AnalysisRecords, Outcome
 from fibs_server.lobby.command_table import CommandTable
@@ -68,6 +70,12 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
         args = command.args
         if not 1 <= len(args) <= 2 or (len(args) == 2 and args[1].lower() != "moves"):
             session.send_line(analysis_texts.ANALYSIS_USAGE)
+            return
+        # A stored analysis is a heavy read (up to some 200 KB of JSON): paced per user with
+        # `dicetest`, before anything is read.
+        wait = lobby.heavy_reads.by_user.wait_before(session.name)
+        if wait:
+            session.send_line(analysis_texts.read_too_often(math.ceil(wait)))
             return
         record = await readable_match(lobby, session, args[0])
         if record is None:

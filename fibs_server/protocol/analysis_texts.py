@@ -48,6 +48,10 @@ def too_many_of_yours(limit: int) -> str:
             "Ask again when one is done.")
 
 
+def read_too_often(seconds: int) -> str:
+    return f"** Too many analyses read: try again in {seconds} second{'s' if seconds != 1 else ''}."
+
+
 def ready(match_id: int) -> str:
     return f"** The analysis of match {match_id} is ready."
 

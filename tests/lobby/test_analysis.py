@@ -139,6 +139,15 @@ async def test_the_queue_refuses_beyond_its_bounds(tmp_path):
         analysis_texts.queue_full(3)]
 
 
+async def test_reading_analyses_is_paced_per_user(tmp_path):
+    lobby, store, queue = await analysing_lobby(tmp_path, queue_finished=False)
+    alice, alice_out = await logged_in(lobby, "alice", ready=True)
+    burst = lobby.config.abuse_limits.heavy_read_burst
+    answers = [await typed(lobby, alice, alice_out, "analysis 1") for _ in range(burst + 1)]
+    assert answers[:burst] == [[analysis_texts.no_finished_match("1")]] * burst
+    assert answers[-1][0].startswith("** Too many analyses read: try again in ")
+
+
 async def test_a_restart_loses_no_request_and_takes_up_the_one_running(tmp_path):
     entered, never = asyncio.Event(), asyncio.Event()
 
