@@ -76,12 +76,19 @@ class AnalysisQueue:
         return outcome
 
     async def _run(self) -> None:
+        failed = False
         while True:
             try:
+                if failed:
+                    # The request that was running when the store failed is queued again:
+                    # this queue is the one that runs requests, so every running one is its.
+                    await self.records.requeue_running_analyses()
+                    failed = False
                 if await self.run_one():
                     continue
             except Exception:
                 log.exception("the analysis queue failed; trying again in %s s", RETRY_SECONDS)
+                failed = True
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
             self._work.clear()

@@ -3,9 +3,7 @@ store, analysed in the analysis process and told to the player who opted in; the
 survives a restart."""
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import time
 
 import pytest
 
@@ -15,18 +13,10 @@ from fibs_server.lobby.analysis_records import Status
 from fibs_server.protocol import analysis_texts
 from tests.e2e.conftest import ServerHarness
 from tests.lobby.recording import logged_in
-from tests.lobby.test_analysis import play_out, typed
+from tests.lobby.test_analysis import play_out, status_becomes, typed
 from tests.waiting import until
 
 pytestmark = pytest.mark.stored
-
-
-async def status_becomes(store, match_id: int, status: Status, timeout: float = 120.0) -> None:
-    """Poll the store with a deadline (the analysis runs in another process)."""
-    deadline = time.monotonic() + timeout
-    while (await store.analysis_request(match_id)).status is not status:
-        assert time.monotonic() < deadline, f"match {match_id} not {status} in {timeout} s"
-        await asyncio.sleep(0.05)
 
 
 async def test_a_finished_match_is_analysed_by_the_server_and_told(database_url):

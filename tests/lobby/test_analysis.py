@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import random
-
-import pytest
+import time
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.bots.pool import analyse_stored
-from fibs_server.lobby import analysis_commands, archive_commands, match_play
+from fibs_server.lobby import analysis_commands, analysis_queue, archive_commands, match_play
 from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
 from fibs_server.lobby.analysis_records import QueueLimits, Status
 from fibs_server.protocol import analysis_texts
@@ -18,9 +17,17 @@ from fibs_server.rules.dice import VerifiableDice
 from fibs_server.store import SqlStore
 from tests.lobby.recording import logged_in, recording_lobby
 from tests.lobby.test_fair_play import SEED, randomly
+from tests.waiting import until
 
-pytestmark = pytest.mark.stored
 LIMITS = QueueLimits(waiting=4, waiting_per_user=2)
+
+
+async def status_becomes(store, match_id: int, status: Status, timeout: float = 120.0) -> None:
+    """Poll the store with a deadline (the analysis runs in another thread or process)."""
+    deadline = time.monotonic() + timeout
+    while (await store.analysis_request(match_id)).status is not status:
+        assert time.monotonic() < deadline, f"match {match_id} not {status} in {timeout} s"
+        await asyncio.sleep(0.02)
 
 
 async def in_a_thread(state, plies):
@@ -179,6 +186,32 @@ async def test_a_restart_loses_no_request_and_takes_up_the_one_running(tmp_path)
         assert not await restarted.run_one()
     finally:
         await again.close()
+
+
+async def test_a_result_the_store_refused_is_computed_again(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(analysis_queue, "RETRY_SECONDS", 0.0)
+    lobby, store, queue = await analysing_lobby(tmp_path)
+    alice, _ = await logged_in(lobby, "alice", ready=True)
+    bob, _ = await logged_in(lobby, "bob", ready=True)
+    match_id = await play_out(lobby, alice, bob)
+    storing = store.store_analysis
+    refusals = []
+
+    async def refuse_once(*arguments):
+        if not refusals:
+            refusals.append(arguments)
+            raise ConnectionError("the database went away")
+        await storing(*arguments)
+
+    monkeypatch.setattr(store, "store_analysis", refuse_once)
+    await queue.start()
+    try:
+        await until(lambda: len(refusals) == 1, "the refusal")
+        await status_becomes(store, match_id, Status.DONE)
+    finally:
+        await queue.close()
+    assert (await store.analysis_of(match_id)).plies == CHEAPEST_PLIES
+    assert "the analysis queue failed" in caplog.text
 
 
 async def test_a_failed_analysis_is_marked_and_may_be_asked_again(tmp_path):
