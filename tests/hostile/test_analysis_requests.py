@@ -8,12 +8,15 @@ import dataclasses
 import re
 import statistics
 
+from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.lobby.analysis_queue import AnalysisConfig
-from fibs_server.lobby.analysis_records import QueueLimits
+from fibs_server.lobby.analysis_records import QueueLimits, Status
 from fibs_server.protocol import analysis_texts
+from tests.bots.test_analysis_lane import played_match
 from tests.e2e.test_match_play import start
 from tests.hostile.conftest import start_harness
 from tests.hostile.test_floods import time_answers_during
+from tests.lobby.test_analysis import status_becomes
 
 ARCHIVE = 40  # finished rated matches of each flooder's
 ROUNDS = 3  # each flooder asks for each of its matches this often
@@ -85,6 +88,40 @@ async def test_a_flood_of_analyse_is_refused_beyond_the_bounds_and_slows_nobody(
     # A loaded 2-core machine: bounds far above the figures of docs/SECURITY.md.
     delays.sort()
     print(f"bystander's answers during the flood: {len(delays)}, median "
+          f"{statistics.median(delays) * 1000:.1f} ms, max {delays[-1] * 1000:.1f} ms")
+    assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
+    assert statistics.median(delays) < 0.2
+
+
+async def test_a_real_analysis_running_slows_no_bystander(tmp_path, tracebacks):
+    """The analysis process computing (at idle priority) beside the server: the bystander's
+    answers as fast as ever."""
+    harness = await start_harness(tmp_path)
+    try:
+        harness.config = dataclasses.replace(harness.config, analysis=AnalysisConfig(
+            plies=CHEAPEST_PLIES, queue_finished=False))
+        await harness.restart()
+        for name in ("asker", "opponent", "alice", "bob"):
+            await harness.register(name)
+        store = harness.server.store
+        played = played_match(7, seed=3).to_dict()
+        match_id = await store.create_match("asker", "opponent", 7, played)
+        await store.finish_match(match_id, {**played, "ratings": {
+            "asker": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "asker", [])
+        asker = await harness.login_clip("asker")
+        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
+        for client in (bystander, partner):
+            await client.send("toggle ready")
+            await client.skip_until("** You're now ready to invite or join someone.")
+        await start(bystander, partner, "1")
+        answers = await ask_for_every_match(asker, [match_id])
+        assert answers[0] == analysis_texts.queued(match_id)
+        delays = await time_answers_during(
+            bystander, asyncio.ensure_future(status_becomes(store, match_id, Status.DONE)))
+    finally:
+        await harness.stop()
+    delays.sort()
+    print(f"bystander's answers during a real analysis: {len(delays)}, median "
           f"{statistics.median(delays) * 1000:.1f} ms, max {delays[-1] * 1000:.1f} ms")
     assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
     assert statistics.median(delays) < 0.2
