@@ -14,6 +14,8 @@ import sys
 from typing import Any, TypedDict
 
 from fibs_server.app import ServerConfig, serve
+from fibs_server.lobby.analysis_queue import AnalysisConfig
+from fibs_server.lobby.analysis_records import QueueLimits
 from fibs_server.lobby.archive_commands import match_file
 from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.lobby.match_records import MatchRecord
@@ -92,6 +94,13 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=float(env("FIBS_BOT_TIME_BUDGET", str(BotConfig.time_budget))),
                         help="seconds a bot's engine decision may take, queueing included, "
                              "before the bot's rules of thumb decide instead")
+    parser.add_argument("--analysis", default=env("FIBS_ANALYSIS", "on"), choices=["on", "off"],
+                        help="every finished match analysed, and 'analyse <match>' (off: nothing is "
+                             "computed; stored analyses are still read)")
+    parser.add_argument("--analysis-queue", type=int,
+                        default=int(env("FIBS_ANALYSIS_QUEUE", str(QueueLimits.waiting))),
+                        help="the most match analyses waiting at a time; beyond it finished "
+                             "matches are not queued and 'analyse' is refused")
     parser.add_argument("--grace-seconds", type=seconds,
                         default=seconds(env("FIBS_GRACE_SECONDS", "60")),
                         help="seconds to resume a timed match left or dropped before it is lost")
@@ -167,6 +176,8 @@ def main(argv: list[str] | None = None) -> None:
         forfeit_abandoned=arguments.forfeit_abandoned == "on",
         bots=BotConfig(think_time=arguments.bot_think_time, cpu_share=arguments.bot_cpu_share,
                        time_budget=arguments.bot_time_budget) if arguments.bots == "on" else None,
+        analysis=AnalysisConfig(limits=QueueLimits(waiting=arguments.analysis_queue))
+        if arguments.analysis == "on" else None,
         **limits_from_arguments(arguments))))
 
 

@@ -14,8 +14,10 @@ from typing import TypedDict, Unpack
 from aiohttp import web
 
 from fibs_server.bots import EXPERT, BotPool
+from fibs_server.bots.pool import AnalysisLane
 from fibs_server.lobby import (
     admin_commands,
+    analysis_commands,
     archive_commands,
     bot_commands,
     chat_commands,
@@ -25,6 +27,7 @@ from fibs_server.lobby import (
     table_commands,
     user_commands,
 )
+from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
 from fibs_server.lobby.bot_players import BotConfig, BotPlayers
 from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
@@ -63,6 +66,8 @@ class ServerConfig:
     bots: BotConfig | None = None  # the built-in bots (None: no bots)
     grace_seconds: int = 60  # to resume a timed match left or dropped, before it is lost
     takeover_seconds: int | None = None  # a bot decides this late in every match (None: off)
+    # Match analysis (None: none is computed; stored ones are still read).
+    analysis: AnalysisConfig | None = None
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -99,6 +104,8 @@ class FibsServer:
         self._restore_exception_handler: Callable[[], None] | None = None
         self.bots: BotPlayers | None = None
         self.clocks: MatchClocks | None = None
+        self.analysis_lane: AnalysisLane | None = None
+        self.analysis_queue: AnalysisQueue | None = None
 
     async def start(self) -> None:
         await upgrade_database_async(self.config.database_url)
@@ -124,11 +131,22 @@ class FibsServer:
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
         self.lobby.gatekeeper.reserve(BotConfig().names.values())
+        self.lobby.analyses = self.store
+        analysis = self.config.analysis
+        if analysis is not None:
+            self.analysis_lane = AnalysisLane()
+            self.analysis_queue = AnalysisQueue(self.lobby, self.store, self.analysis_lane.analyse,
+                                                analysis)
+            if analysis.queue_finished:
+                self.store.queue_finished_matches(analysis.plies, analysis.limits)
+            self.lobby.match_finished = lambda match_id: self._wake_analyses()
+        self.lobby.add_commands(analysis_commands.command_table(self.store, self.analysis_queue))
         if self.config.bots is not None:
             bots = self.config.bots
             self.lobby.gatekeeper.reserve(bots.names.values())
             self.bots = BotPlayers(self.lobby, bots, BotPool(
-                workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share))
+                workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share,
+                analyses=self.analysis_lane))
             self.lobby.add_commands(bot_commands.command_table(self.bots))
             await self.bots.start()
         # An expired turn is played as the best bot would play it, or by our rules of thumb.
@@ -136,6 +154,8 @@ class FibsServer:
                                   functools.partial(self.bots.pool.decide, level=EXPERT))
         self.lobby.match_timers = self.clocks.timer_for
         await self.clocks.resume_graces()
+        if self.analysis_queue is not None:
+            await self.analysis_queue.start()
         self._restore_exception_handler = quiet_accept_failures(asyncio.get_running_loop())
         self._telnet, self._front = await start_telnet_server(
             self.lobby, listening_socket(self.config.host, self.config.port),
@@ -147,6 +167,10 @@ class FibsServer:
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
         self._background.append(asyncio.create_task(
             fair_commands.run_abandonment_checks(self.lobby)))
+
+    def _wake_analyses(self) -> None:
+        if self.analysis_queue is not None:
+            self.analysis_queue.wake()
 
     @property
     def port(self) -> int:
@@ -172,6 +196,10 @@ class FibsServer:
                 self.lobby.shutdown_task.cancel()
             await self.lobby.shut_down()
             self.lobby.gatekeeper.close()
+        if self.analysis_queue is not None:
+            await self.analysis_queue.close()  # the request running is taken up at next start
+        if self.analysis_lane is not None:
+            await self.analysis_lane.close()
         if self.bots is not None:
             await self.bots.close()
         if self._front is not None:

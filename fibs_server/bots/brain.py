@@ -35,6 +35,10 @@ EXPERT = Level("expert", plies=2, noise=0.0)
 # Not a bot's level: what any bot plays when the engine is late or fails, and in hypergammon.
 RULES_OF_THUMB = Level("rules of thumb", plies=0, noise=0.0)
 LEVELS = {level.name: level for level in (BEGINNER, INTERMEDIATE, EXPERT)}
+# Each level's error rate, mEMG per unforced decision, as GNU Backgammon's analysis measured
+# it over 20 five-point matches against the bare network (docs/BOTS.md, "Strength, as gnubg
+# measures it").
+MEASURED_ERROR_RATES = {"beginner": 28.6, "intermediate": 12.5, "expert": 2.1}
 
 
 def needs_engine(situation: Situation, level: Level) -> bool:

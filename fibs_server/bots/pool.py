@@ -16,6 +16,12 @@ own, so that they never wait behind other matches' expert decisions (tens of ms 
 Each decision has a time budget, counted from the request, queueing included; a decision late,
 failed or refused because too many are waiting is replaced by `brain.fallback`, our rules of
 thumb computed at once on the loop (about a millisecond), so a bot never stalls its match.
+
+Match analyses (`AnalysisLane`) run one at a time in a process of their own, also at idle
+priority, and the bots go first: while any bot decision is waiting or computing in a worker,
+the analysis process is stopped (SIGSTOP) and it goes on (SIGCONT) once none is. Both are
+at the same idle priority, so without the stop an analysis would share a core with a bot's
+decision; stopped, it takes none of its CPU.
 """
 from __future__ import annotations
 
@@ -32,8 +38,12 @@ import secrets
 import signal
 import time
 from collections.abc import Callable
+from typing import Any
 
-from . import brain
+from fibs_server.rules.dice import ScriptedDice
+from fibs_server.rules.match import Match
+
+from . import analysis, brain
 from .brain import Level
 from .situation import Decision, Situation
 
@@ -103,6 +113,98 @@ def _end_with_the_server(server_pid: int) -> None:
         os._exit(1)
 
 
+def analyse_stored(state: dict[str, Any], plies: int) -> dict[str, Any]:
+    """In the analysis process: a stored match's state analysed, as it is stored."""
+    # Only replayed, never rolled: the match needs no dice.
+    match = Match.from_dict(state, ScriptedDice([]))
+    return analysis.analyse_match(match, plies).to_dict()
+
+
+class AnalysisLane:
+    """Match analyses in one process of their own at idle priority, one at a time, held
+    (stopped) whenever `hold` was called more often than `release`: the bots' pool holds it
+    while any of its decisions is under way."""
+
+    def __init__(self) -> None:
+        self._executor: concurrent.futures.ProcessPoolExecutor | None = None
+        self._pid: int | None = None
+        self._holds = 0
+        self._lock = asyncio.Lock()  # one analysis at a time
+        self._closed = False
+        self.stops = 0  # how often the process was stopped for a bot (tests, figures)
+
+    @property
+    def held(self) -> bool:
+        return self._holds > 0
+
+    @property
+    def pid(self) -> int | None:
+        """The analysis process's, once it has run something."""
+        return self._pid
+
+    async def analyse(self, state: dict[str, Any], plies: int) -> dict[str, Any]:
+        """`analysis.analyse_match` of the stored match state, as `MatchAnalysis.to_dict`;
+        raises what the analysis raised, or BrokenExecutor if the process died."""
+        async with self._lock:
+            if self._closed:
+                raise RuntimeError("the analysis lane is closed")
+            if self._executor is None:
+                self._executor = concurrent.futures.ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_start_worker, initargs=(os.getpid(), 1.0))
+            executor = self._executor
+            try:
+                if self._pid is None:
+                    self._pid = await asyncio.wrap_future(executor.submit(os.getpid))
+                    self._signal(signal.SIGSTOP if self.held else None)
+                return await asyncio.wrap_future(executor.submit(analyse_stored, state, plies))
+            except concurrent.futures.BrokenExecutor:
+                executor.shutdown(wait=False)
+                self._executor, self._pid = None, None
+                raise
+
+    def hold(self) -> None:
+        self._holds += 1
+        if self._holds == 1:
+            self.stops += 1
+            self._signal(signal.SIGSTOP)
+
+    def release(self) -> None:
+        if self._holds == 0:  # closed meanwhile: nothing is held
+            return
+        self._holds -= 1
+        if self._holds == 0:
+            self._signal(signal.SIGCONT)
+
+    def _signal(self, number: signal.Signals | None) -> None:
+        if number is None or self._pid is None:
+            return
+        try:
+            os.kill(self._pid, number)
+        except ProcessLookupError:  # it died: the analysis running gets BrokenExecutor
+            pass
+
+    async def close(self) -> None:
+        """The analysis being computed is dropped; waits, in a thread, for the process."""
+        self._closed = True
+        self._holds = 0
+        self._signal(signal.SIGCONT)  # a stopped process cannot exit
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            await asyncio.get_running_loop().run_in_executor(None, functools.partial(
+                _stop_executor, executor, self._pid))
+
+
+def _stop_executor(executor: concurrent.futures.ProcessPoolExecutor, pid: int | None) -> None:
+    # The analysis under way may take tens of seconds: it is not waited for.
+    if pid is not None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
 @dataclasses.dataclass
 class PoolCounts:
     decided: int = 0  # by the engine, in time
@@ -120,7 +222,8 @@ class BotPool:
     seconds per decision; each worker held to `cpu_share` of a core."""
 
     def __init__(self, *, workers: int | None = None, time_budget: float = 1.0,
-                 queue_limit: int = 100, cpu_share: float = 1.0) -> None:
+                 queue_limit: int = 100, cpu_share: float = 1.0,
+                 analyses: AnalysisLane | None = None) -> None:
         if not 0.0 < cpu_share <= 1.0:
             raise ValueError(f"cpu_share must be in (0, 1], not {cpu_share}")
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
@@ -132,6 +235,7 @@ class BotPool:
         self._closed = False
         self._executor = self._new_executor(self.workers)
         self._quick_executor = self._new_executor(1)
+        self.analyses = analyses  # held while a decision is under way
 
     def _new_executor(self, workers: int) -> concurrent.futures.ProcessPoolExecutor:
         # spawn, not fork: the server has threads (bcrypt, database drivers) a fork would copy
@@ -165,10 +269,14 @@ class BotPool:
             self.counts.refused += 1
             return brain.fallback(situation)
         self._under_way += 1
+        if self.analyses is not None:
+            self.analyses.hold()
         try:
             return await self._decide_in_worker(situation, level, seed)
         finally:
             self._under_way -= 1
+            if self.analyses is not None:
+                self.analyses.release()
 
     async def _decide_in_worker(self, situation: Situation, level: Level,
                                 seed: int) -> Decision:

@@ -115,11 +115,14 @@ async def history(lobby: Lobby, session: Session, command: Command) -> None:
         name = account.name
     records = await lobby.matches.finished_matches(name, HISTORY_ROWS)
     saved, abandoned = await user_commands.match_counts(lobby, name)
-    session.send_lines(info.history(name, [_finished_match(record, name) for record in records],
-                                    saved, abandoned))
+    analysed = (set() if lobby.analyses is None else
+                await lobby.analyses.analysed_among([record.match_id for record in records]))
+    session.send_lines(info.history(
+        name, [_finished_match(record, name, record.match_id in analysed) for record in records],
+        saved, abandoned))
 
 
-def _finished_match(record: MatchRecord, name: str) -> info.FinishedMatch:
+def _finished_match(record: MatchRecord, name: str, analysed: bool) -> info.FinishedMatch:
     """A finished match as the player `name` played it."""
     mine = 0 if record.player_a == name else 1
     score = record.state["score"]
@@ -132,4 +135,5 @@ def _finished_match(record: MatchRecord, name: str) -> info.FinishedMatch:
         won=None if record.winner is None else record.winner == name,
         rating=None if rating is None else (rating[0], rating[1]),
         terms=MatchTerms(_stored_match(record).rules, record.state.get("turn_seconds"),
-                         record.state.get("takeover_seconds")))
+                         record.state.get("takeover_seconds")),
+        analysed=analysed)

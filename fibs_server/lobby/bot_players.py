@@ -19,6 +19,8 @@ import weakref
 from collections.abc import Callable, Iterator
 
 from fibs_server.bots import LEVELS, BotPool, Decision, Level, Situation, situation_for
+from fibs_server.bots.analysis import rating_words
+from fibs_server.bots.brain import MEASURED_ERROR_RATES
 from fibs_server.lobby import match_play
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.lobby import Lobby
@@ -121,6 +123,9 @@ class BotPlayers:
             session = self._new_session(account, LEVELS[level_name], self._heard_by_resident)
             await self.lobby.log_in(session, account)
             self.residents[level_name] = session
+            rate = MEASURED_ERROR_RATES.get(level_name)
+            if rate is not None:
+                self.lobby.bot_strengths[name.lower()] = (rate, rating_words(rate))
 
     def level_named(self, typed: str) -> str | None:
         """The level a player typed (a unique prefix, or the bot's name), or None."""

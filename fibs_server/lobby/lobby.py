@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Callable, Collection, Iterable
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore, AccountsWithVisitors
+from fibs_server.lobby.analysis_records import AnalysisRecords
 from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
@@ -107,6 +108,14 @@ class Lobby:
         # The clock of a new or resumed match, None if untimed: lobby/turn_clock.py's, wired by
         # the app (a lobby without it plays every match untimed).
         self.match_timers: Callable[[RunningMatch], MatchTimer | None] = lambda running: None
+        # Told the id of each stored match that finished (the analysis queue, wired by the app:
+        # the store queued the match already, in the transaction that finished it).
+        self.match_finished: Callable[[int], None] = lambda match_id: None
+        # The stored match analyses (`history` marks the analysed matches), wired by the app.
+        self.analyses: AnalysisRecords | None = None
+        # lower-case name of a built-in bot -> its measured error rate and gnubg's words
+        # (`whois`), set by the bots as they log in.
+        self.bot_strengths: dict[str, tuple[float, str]] = {}
         self.who_list = WhoList(self.online)
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.

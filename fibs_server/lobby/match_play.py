@@ -332,6 +332,8 @@ def finish(lobby: Lobby, running: RunningMatch) -> None:
     """The match runs no more; a finished match is reported to everyone who wants reports."""
     match = running.match
     lobby.match_table.forget(running)
+    if running.stored:
+        lobby.match_finished(running.match_id)
     winner = match.winner
     if winner is not None and match.length is not None:
         lobby.report(match_texts.match_report_line(

@@ -99,7 +99,8 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         watching=online.watching.name if online and online.watching else None,
         away_message=online.away_message if online else None,
         playing_terms=running.terms if running else None,
-        saved_matches=saved, abandoned_matches=abandoned)
+        saved_matches=saved, abandoned_matches=abandoned,
+        bot_strength=lobby.bot_strengths.get(account.name.lower()))
     session.send_lines(info.whois(facts, session.setting("timezone"), session.sees_extensions))
 
 

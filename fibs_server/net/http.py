@@ -26,6 +26,8 @@ from typing import Any
 
 from aiohttp import web
 
+from fibs_server.lobby.analysis_queue import readable
+from fibs_server.lobby.fair_commands import LARGEST_ID
 from fibs_server.lobby.read_limits import KeyedRateLimit
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, peer_address
 from fibs_server.net.listening import refuse_over_count_at_accept
@@ -35,6 +37,7 @@ from fibs_server.net.websocket import Origin, serve_websocket
 STATIC = pathlib.Path(__file__).resolve().parent.parent / "web" / "static"
 RATING_HISTORY_MATCHES = 500  # the plot's points at most: the player's last rated matches
 TOO_MANY_HISTORY_REQUESTS = "Too many rating history requests from this address: try again later."
+TOO_MANY_ANALYSIS_REQUESTS = "Too many analysis requests from this address: try again later."
 SHUTDOWN_TIMEOUT = 5.0  # seconds a stop waits for requests still being answered
 # Seconds a connection refused for its address's count is told to wait.
 RETRY_AFTER_TOO_MANY = 10
@@ -223,16 +226,45 @@ async def rating_history(request: web.Request) -> web.Response:
     have connections of their own: the loop waits for none); an address asking too often
     is refused before anything is read."""
     lobby = request.app[FRONT].lobby
-    wait = lobby.heavy_reads.by_address.wait_before(request.remote or "")
-    if wait:
-        raise web.HTTPTooManyRequests(text=TOO_MANY_HISTORY_REQUESTS,
-                                      headers={"Retry-After": str(math.ceil(wait))})
+    refuse_heavy_reads_too_often(request, TOO_MANY_HISTORY_REQUESTS)
     account = await lobby.accounts.find_account(request.query.get("name", ""))
     if account is None:
         raise web.HTTPNotFound(text="No such player.")
     changes = await lobby.matches.rating_history(account.name, RATING_HISTORY_MATCHES)
     return web.json_response({"name": account.name, "rating": account.rating,
                               "changes": [dataclasses.asdict(c) for c in changes]})
+
+
+def refuse_heavy_reads_too_often(request: web.Request, refusal: str) -> None:
+    """429 for an address that reads the archive's heavy answers too often (the lobby's
+    `heavy_reads`, shared with `dicetest`), before anything is read."""
+    wait = request.app[FRONT].lobby.heavy_reads.by_address.wait_before(request.remote or "")
+    if wait:
+        raise web.HTTPTooManyRequests(text=refusal,
+                                      headers={"Retry-After": str(math.ceil(wait))})
+
+
+async def match_analysis(request: web.Request) -> web.Response:
+    """`/api/matches/12/analysis`: the stored analysis of a finished rated match (public, as
+    the archive is; the web has no login, so an unrated match's is its players', over telnet
+    only): `analysis` is `MatchAnalysis.to_dict()`, or null with the request's `status`
+    (queued, running, failed; null: never asked for)."""
+    lobby = request.app[FRONT].lobby
+    refuse_heavy_reads_too_often(request, TOO_MANY_ANALYSIS_REQUESTS)
+    typed = request.match_info["match_id"]
+    record = (await lobby.matches.match_by_id(int(typed))
+              if typed.isdigit() and int(typed) <= LARGEST_ID else None)
+    if record is None or lobby.analyses is None or not readable(record, ""):
+        raise web.HTTPNotFound(text="No such finished rated match.")
+    stored = await lobby.analyses.analysis_of(record.match_id)
+    answer = {"match_id": record.match_id, "players": [record.player_a, record.player_b],
+              "length": record.length}
+    if stored is None:
+        request_now = await lobby.analyses.analysis_request(record.match_id)
+        return web.json_response({**answer, "status": None if request_now is None
+                                  else request_now.status.value, "analysis": None})
+    return web.json_response({**answer, "status": "done", "analysed_at": stored.analysed_at,
+                              "analysis": stored.analysis})
 
 
 def web_application(front: FrontEnd, files: dict[str, StaticFile],
@@ -246,6 +278,7 @@ def web_application(front: FrontEnd, files: dict[str, StaticFile],
     application.router.add_get("/", index)
     application.router.add_get("/ws", websocket)
     application.router.add_get("/api/rating-history", rating_history)
+    application.router.add_get("/api/matches/{match_id}/analysis", match_analysis)
     application.router.add_get("/static/{name}", static)
     return application
 

@@ -18,7 +18,7 @@ SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "ro
                "sh": "show"}  # ours: `sh` stays `show` now that `shout` shares the prefix
 # Words that are whole commands of their own rather than prefixes.
 ALIASES = {"date": "time", "man": "help", "adios": "bye", "ciao": "bye", "end": "bye", "exit": "bye",
-           "logout": "bye", "quit": "bye", "tschoe": "bye"}
+           "logout": "bye", "quit": "bye", "tschoe": "bye", "analyze": "analyse"}
 # Chat lines are never repeated by `!!` (a repeat would resend someone's words).
 NOT_REPEATABLE = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper", "message"})
 # The first word of a move typed without `move`: a point, or the bar as `bar` or `b-`.

@@ -61,6 +61,8 @@ class WhoisFacts:
     playing_terms: MatchTerms | None = None  # of the match played with `playing_with`
     saved_matches: int = 0  # unfinished and not being played: waiting to be resumed
     abandoned_matches: int = 0  # left unfinished until they were closed (docs/FAIRNESS.md)
+    # A built-in bot's measured error rate (mEMG per decision) and gnubg's words for it.
+    bot_strength: tuple[float, str] | None = None
 
 
 def whois(facts: WhoisFacts, timezone: str, match_counts: bool = False) -> list[str]:
@@ -86,8 +88,16 @@ def whois(facts: WhoisFacts, timezone: str, match_counts: bool = False) -> list[
     lines.append(f"  Rating: {facts.rating:.2f} Experience: {facts.experience}")
     if match_counts:
         lines.append(match_counts_line(facts.saved_matches, facts.abandoned_matches))
+        if facts.bot_strength is not None:
+            lines.append(bot_strength_line(*facts.bot_strength))
     lines.append(f"  Email address: {facts.email}" if facts.email else "  No email address.")
     return lines
+
+
+def bot_strength_line(error_rate: float, words: str) -> str:
+    """Ours, in `whois` of a built-in bot for web sessions."""
+    return (f"  A built-in bot: {error_rate:.1f} mEMG per decision as GNU Backgammon's "
+            f"analysis measures it ({words}).")
 
 
 def match_counts_line(saved: int, abandoned: int) -> str:
@@ -194,6 +204,8 @@ NO_PREVIOUS_GAME = "** There is no previous game."
 _RULES_COLUMN = 88  # past the longest row (a 20-letter opponent, a 4-digit rating)
 _HISTORY_COLUMNS = "    id  finished (UTC)    opponent         length  score  result  rating"
 HISTORY_HEADER = f"{_HISTORY_COLUMNS:<{_RULES_COLUMN}}rules"
+ANALYSED_MARK = "*"  # after the number of an analysed match
+HISTORY_ANALYSED = f"  {ANALYSED_MARK} analysed: type 'analysis <match>' to read it."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,6 +220,7 @@ class FinishedMatch:
     won: bool | None  # None: ended without a winner (an unlimited match left between games)
     rating: tuple[float, float] | None  # the player's rating before and after; None: unrated
     terms: MatchTerms = MatchTerms()  # the variant, house rules and clock it was played by
+    analysed: bool = False  # its analysis is stored (`analysis <match>`)
 
 
 def history(name: str, rows: list[FinishedMatch], saved: int = 0, abandoned: int = 0
@@ -216,8 +229,9 @@ def history(name: str, rows: list[FinishedMatch], saved: int = 0, abandoned: int
     counts = match_counts_line(saved, abandoned)
     if not rows:
         return [f"{name} has no finished matches.", counts]
+    legend = [HISTORY_ANALYSED] if any(row.analysed for row in rows) else []
     return [f"Finished matches of {name}, newest first:", HISTORY_HEADER,
-            *(history_row(row) for row in rows), counts]
+            *(history_row(row) for row in rows), *legend, counts]
 
 
 def history_row(row: FinishedMatch) -> str:
@@ -225,7 +239,8 @@ def history_row(row: FinishedMatch) -> str:
     so that no row starts with a digit (Gibbon reads such a line as a CLIP message)."""
     length = "unl" if row.length is None else str(row.length)
     result = "ended" if row.won is None else "won" if row.won else "lost"
-    line = (f"  {row.match_id:4d}  {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
+    mark = ANALYSED_MARK if row.analysed else " "
+    line = (f"  {row.match_id:4d}{mark} {row.finished:%Y-%m-%d %H:%M}  {row.opponent:<16} {length:>6}"
             f"  {row.score:>2}-{row.opponent_score:<2}  {result:<6}  {_rating_change(row.rating)}")
     rules = rules_summary(row.terms)
     return f"{line:<{_RULES_COLUMN}}{rules}" if rules else line

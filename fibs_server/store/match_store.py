@@ -12,9 +12,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from fibs_server.lobby.analysis_records import QueueLimits
 from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingChange, RatingUpdate
 from fibs_server.rules.dice_stats import ROLLS
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
+from fibs_server.store.analysis_store import queue_analysis
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
 from fibs_server.store.models import (
     EVERY_ROLL,
@@ -53,6 +55,7 @@ class SqlMatchStore:
     # after a commit. Unknown (after a restart) counts as none: the next save sends every
     # finished game once, and the rows already there are kept.
     _moved_games: dict[int, int]
+    _finished_matches_queued: tuple[int, QueueLimits] | None  # see SqlAnalysisStore
 
     async def create_match(self, player_a: str, player_b: str, length: int | None,
                            state: dict[str, Any], dice: MatchDice | None = None) -> int:
@@ -116,6 +119,10 @@ class SqlMatchStore:
                     {"rating": rating.rating, "experience": rating.experience},
                     missing=no_account(rating.name))
             _sum_finished(connection, match_id, stored.state.get("ratings"), now)
+            if queued is not None:  # in this transaction: a crash cannot lose the request
+                plies, limits = queued
+                queue_analysis(connection, match_id, plies, None, limits, now)
+        queued = self._finished_matches_queued
         await self._writes.run(finish)
         self._moved_games.pop(match_id, None)  # it is saved no more
 

@@ -191,3 +191,37 @@ class ServerTextRow(Base):
 
     key: Mapped[str] = mapped_column(primary_key=True)
     lines: Mapped[list[str]] = mapped_column(JSON)
+
+
+# Match analysis (lobby/analysis_records.py): what was asked for, and what was found.
+
+class AnalysisRequestRow(Base):
+    """One match's analysis asked for (`requested_by` None: queued when it finished), and
+    how far it is: `queued`, `running`, `done` or `failed`. Queued and running rows are the
+    queue; a restart takes them up again."""
+    __tablename__ = "analysis_requests"
+    __table_args__ = (Index("ix_analysis_requests_status_requested_at",
+                            "status", "requested_at", "match_id"),)
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    plies: Mapped[int]
+    status: Mapped[str]
+    requested_at: Mapped[int] = mapped_column(BigInteger)
+    # A user's name, not a foreign key: the request outlives nothing, and an erased
+    # account's requests go with its matches.
+    requested_by: Mapped[str | None] = mapped_column(index=True)
+    started_at: Mapped[int | None] = mapped_column(BigInteger)
+    failure: Mapped[str | None]
+
+
+class AnalysisResultRow(Base):
+    """A match analysed at `plies`: `bots.analysis.MatchAnalysis.to_dict()`. One per match
+    and level, so that nothing is computed twice."""
+    __tablename__ = "analysis_results"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    plies: Mapped[int] = mapped_column(primary_key=True)
+    analysis: Mapped[dict[str, Any]] = mapped_column(JSON)
+    analysed_at: Mapped[int] = mapped_column(BigInteger)

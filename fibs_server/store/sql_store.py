@@ -8,6 +8,7 @@ from collections.abc import Callable
 from sqlalchemy.orm import Session
 
 from fibs_server.store.account_store import SqlAccountStore
+from fibs_server.store.analysis_store import SqlAnalysisStore
 from fibs_server.store.chat_store import ChatStore
 from fibs_server.store.database import (
     create_database_engine,
@@ -19,7 +20,7 @@ from fibs_server.store.match_store import SqlMatchStore
 from fibs_server.store.transactions import AsyncTransactions, ThreadTransactions, Transactions
 
 
-class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore):
+class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore, SqlAnalysisStore):
     """Accounts and matches in a database whose schema is already migrated.
 
     Every method runs one short transaction and commits it before returning (concurrent
@@ -29,7 +30,7 @@ class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore):
     exist raise LookupError.
 
     The methods are the mixins': accounts (account_store.py), matches (match_store.py) and
-    talking and moderation (chat_store.py). SqlStore holds what they share.
+    talking and moderation (chat_store.py), match analyses (analysis_store.py). SqlStore holds what they share.
     """
 
     def __init__(self, writes: Transactions, clock: Callable[[], float] = time.time, *,
@@ -39,6 +40,7 @@ class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore):
         self._clock = clock
         self._updates = GroupCommit(writes)
         self._moved_games: dict[int, int] = {}  # see SqlMatchStore
+        self._finished_matches_queued = None  # see SqlAnalysisStore
 
     @classmethod
     async def open(cls, url: str, clock: Callable[[], float] = time.time) -> SqlStore:

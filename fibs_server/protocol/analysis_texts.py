@@ -1,0 +1,140 @@
+"""The texts of match analysis: `analyse`, `analysis <match> [moves]` and the notice that one
+is ready. Pure: each renders the stored form of an analysis (`MatchAnalysis.to_dict()`, whose
+players carry their derived figures: error rate, PR, rating words; its decisions their error
+and mark), so the JSON the web gets and what telnet shows are the same facts."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+ANALYSE_USAGE = "** usage: analyse <match id>, or analyse notify on|off"
+ANALYSIS_USAGE = "** usage: analysis <match id> [moves]"
+NOT_ANALYSING = "** This server does not analyse matches ('analysis <match id>' reads old ones)."
+NOTIFY_ON = "You will be told when the analysis of a match of yours is ready."
+NOTIFY_OFF = "You won't be told when the analysis of a match is ready."
+# gnubg's marks for a decision that lost more than 0.04, 0.08, 0.16 EMG (docs/ANALYSIS.md).
+MARKS = {"doubtful": "?!", "bad": "?", "very bad": "??"}
+MARKS_LEGEND = ("Marks: ?! doubtful (error over 0.040), ? bad (over 0.080), "
+                "?? very bad, a blunder (over 0.160).")
+
+
+def no_finished_match(typed: str) -> str:
+    return f"** There is no finished match {typed}."
+
+
+def not_readable(match_id: int) -> str:
+    return (f"** Match {match_id} was not rated and you did not play in it: "
+            "its analysis is for its players.")
+
+
+def queued(match_id: int) -> str:
+    return f"Match {match_id} is queued for analysis. Type 'analysis {match_id}' when it is done."
+
+
+def waiting_already(match_id: int) -> str:
+    return f"Match {match_id} is waiting for its analysis already."
+
+
+def done_already(match_id: int) -> str:
+    return f"Match {match_id} is analysed already: type 'analysis {match_id}'."
+
+
+def queue_full(limit: int) -> str:
+    return f"** The analysis queue is full ({limit} matches). Please try again later."
+
+
+def too_many_of_yours(limit: int) -> str:
+    return (f"** You have {limit} matches waiting for analysis already. "
+            "Ask again when one is done.")
+
+
+def read_too_often(seconds: int) -> str:
+    return f"** Too many analyses read: try again in {seconds} second{'s' if seconds != 1 else ''}."
+
+
+def ready(match_id: int) -> str:
+    return f"** The analysis of match {match_id} is ready."
+
+
+def not_analysed(match_id: int, status: str | None) -> str:
+    """`status`: the request's (queued, running, failed, done), None: never asked for."""
+    if status == "queued":
+        return f"Match {match_id} is queued for analysis."
+    if status == "running":
+        return f"Match {match_id} is being analysed now."
+    if status == "failed":
+        return f"** Match {match_id} could not be analysed. Type 'analyse {match_id}' to try again."
+    return f"** Match {match_id} is not analysed. Type 'analyse {match_id}' to ask for it."
+
+
+def _heading(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any]) -> list[str]:
+    length = analysis["length"]
+    match = "unlimited match" if length is None else f"{length} point match"
+    variant = "" if analysis["variant"] == "standard" else f" {analysis['variant']}"
+    return [f"Analysis of match {match_id}: {names[0]} - {names[1]}, {match}{variant}.",
+            f"Level: bgsage {analysis['plies']}-ply, {analysis['move_filter']}."]
+
+
+# Each row of the summary: its label and how it shows a player's figure.
+_SUMMARY_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("Decisions", "decisions", "d"),
+    ("Unforced decisions", "unforced_decisions", "d"),
+    ("Error total EMG", "total_error", ".3f"),
+    ("Error rate mEMG", "error_rate", ".1f"),
+    ("PR", "pr", ".1f"),
+    ("Unforced moves", "unforced_moves", "d"),
+    ("Checker error EMG", "checker_error", ".3f"),
+    ("Checker error rate mEMG", "checker_error_rate", ".1f"),
+    ("Close cube decisions", "close_cube_decisions", "d"),
+    ("Cube error EMG", "cube_error", ".3f"),
+    ("Cube error rate mEMG", "cube_error_rate", ".1f"),
+    ("Doubtful", "doubtful", "d"),
+    ("Bad", "bad", "d"),
+    ("Very bad", "very_bad", "d"),
+    ("Luck EMG", "luck", "+.3f"),
+    ("Rating", "rating", "s"),
+)
+_LABEL_WIDTH = 25
+
+
+def summary(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any]) -> list[str]:
+    """Both players' figures side by side, as gnubg's `show statistics match` sums them."""
+    lines = _heading(match_id, names, analysis)
+    if not analysis["evaluated"]:
+        return [*lines, f"A {analysis['variant']} match is not judged: bgsage's networks know "
+                "15 checkers a side only."]
+    players = analysis["players"]
+    width = max(14, *(len(name) + 2 for name in names))
+    lines.append(f"{'':<{_LABEL_WIDTH}}{names[0]:>{width}}{names[1]:>{width}}")
+    for label, key, form in _SUMMARY_ROWS:
+        cells = "".join(f"{format(player[key], form):>{width}}" for player in players)
+        lines.append(f"{label:<{_LABEL_WIDTH}}{cells}")
+    return [*lines, "PR is 500 x the error (EMG) per unforced decision.",
+            f"Type 'analysis {match_id} moves' for every decision."]
+
+
+def decisions(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any]) -> list[str]:
+    """Every decision with its error, marked by how bad it was; the best play after a
+    decision that lost equity."""
+    lines = [*_heading(match_id, names, analysis), MARKS_LEGEND]
+    game = None
+    for decision in analysis["decisions"]:
+        if decision["game"] != game:
+            game = decision["game"]
+            lines.append(f"Game {game}:")
+        lines.extend(decision_lines(decision, names))
+    return lines
+
+
+def decision_lines(decision: Mapping[str, Any], names: tuple[str, str]) -> list[str]:
+    kind = decision["kind"]
+    dice = decision["dice"]
+    what = f"{kind} {dice[0]}{dice[1]}" if kind == "move" and dice else kind
+    played = decision["played"] or "(no legal play)" if kind == "move" else ""
+    error = decision["error"]
+    judged = "forced" if decision["forced"] else f"{error:.3f} {MARKS.get(decision['skill'], '')}"
+    line = f"  {decision['turn']:>3} {names[decision['player']]:<12} {what:<18} {played:<24} {judged}"
+    lines = [line.rstrip()]
+    if error >= 0.0005 and not decision["forced"]:
+        lines.append(f"      best: {decision['best']}")
+    return lines

@@ -1,0 +1,127 @@
+"""Users flooding `analyse` for many matches while a bystander plays: the queue holds at most
+a few of each user's requests and a bounded number in all, the rest are refused with the
+documented texts, and the bystander is answered as fast as ever."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+import statistics
+
+from fibs_server.bots.analysis import CHEAPEST_PLIES
+from fibs_server.lobby.analysis_queue import AnalysisConfig
+from fibs_server.lobby.analysis_records import QueueLimits, Status
+from fibs_server.protocol import analysis_texts
+from tests.bots.test_analysis_lane import played_match
+from tests.e2e.test_match_play import start
+from tests.hostile.conftest import start_harness
+from tests.hostile.test_floods import time_answers_during
+from tests.lobby.test_analysis import status_becomes
+
+ARCHIVE = 40  # finished rated matches of each flooder's
+ROUNDS = 3  # each flooder asks for each of its matches this often
+LIMITS = QueueLimits(waiting=5, waiting_per_user=3)
+ANSWER = re.compile(r"(\*\* )?(Match \d+ is|The analysis queue|You have \d+ matches).*")
+
+
+async def ask_for_every_match(client, match_ids: list[int]) -> list[str]:
+    answers = []
+    for match_id in match_ids * ROUNDS:
+        await client.send(f"analyse {match_id}")
+        while not ANSWER.fullmatch(line := await client.read_line()):
+            pass
+        answers.append(line)
+    return answers
+
+
+async def test_a_flood_of_analyse_is_refused_beyond_the_bounds_and_slows_nobody(tmp_path,
+                                                                               tracebacks):
+    never = asyncio.Event()
+
+    async def busy(state, plies):  # the first request runs for as long as the test does
+        await never.wait()
+        return {}
+
+    harness = await start_harness(tmp_path)
+    try:
+        harness.config = dataclasses.replace(harness.config, analysis=AnalysisConfig(
+            limits=LIMITS, queue_finished=False))
+        await harness.restart()
+        harness.server.analysis_queue.compute = busy
+        for name in ("flooder", "other", "opponent", "alice", "bob"):
+            await harness.register(name)
+        store = harness.server.store
+        matches: dict[str, list[int]] = {"flooder": [], "other": []}
+        for name, ids in matches.items():
+            for _ in range(ARCHIVE):
+                match_id = await store.create_match(name, "opponent", 1, {})
+                await store.finish_match(match_id, {"ratings": {name: [1500.0, 1501.0],
+                                                                "opponent": [1500.0, 1499.0]}},
+                                         name, [])
+                ids.append(match_id)
+        flooder, other = await harness.login_clip("flooder"), await harness.login_clip("other")
+        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
+        for client in (bystander, partner):
+            await client.send("toggle ready")
+            await client.skip_until("** You're now ready to invite or join someone.")
+        await start(bystander, partner, "1")
+        flooding = asyncio.gather(ask_for_every_match(flooder, matches["flooder"]),
+                                  ask_for_every_match(other, matches["other"]))
+        delays = await time_answers_during(bystander, flooding)
+        flooder_answers, other_answers = flooding.result()
+    finally:
+        never.set()
+        await harness.stop()
+
+    queued = [answer for answer in flooder_answers + other_answers
+              if answer.endswith("is queued for analysis. Type 'analysis "
+                                 f"{answer.split()[1]}' when it is done.")]
+    assert len(queued) == LIMITS.waiting  # in all, whoever asked
+    for answers in (flooder_answers, other_answers):
+        assert sum("is queued for analysis" in answer for answer in answers) <= 3
+        refusals = [answer for answer in answers if "is queued for analysis" not in answer]
+        waiting = {analysis_texts.waiting_already(int(answer.split()[1]))
+                   for answer in answers if "is queued for analysis" in answer}
+        assert set(refusals) <= {analysis_texts.too_many_of_yours(LIMITS.waiting_per_user),
+                                 analysis_texts.queue_full(LIMITS.waiting), *waiting}
+        assert len(refusals) >= ROUNDS * ARCHIVE - LIMITS.waiting_per_user
+    # A loaded 2-core machine: bounds far above the figures of docs/SECURITY.md.
+    delays.sort()
+    print(f"bystander's answers during the flood: {len(delays)}, median "
+          f"{statistics.median(delays) * 1000:.1f} ms, max {delays[-1] * 1000:.1f} ms")
+    assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
+    assert statistics.median(delays) < 0.2
+
+
+async def test_a_real_analysis_running_slows_no_bystander(tmp_path, tracebacks):
+    """The analysis process computing (at idle priority) beside the server: the bystander's
+    answers as fast as ever."""
+    harness = await start_harness(tmp_path)
+    try:
+        harness.config = dataclasses.replace(harness.config, analysis=AnalysisConfig(
+            plies=CHEAPEST_PLIES, queue_finished=False))
+        await harness.restart()
+        for name in ("asker", "opponent", "alice", "bob"):
+            await harness.register(name)
+        store = harness.server.store
+        played = played_match(7, seed=3).to_dict()
+        match_id = await store.create_match("asker", "opponent", 7, played)
+        await store.finish_match(match_id, {**played, "ratings": {
+            "asker": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "asker", [])
+        asker = await harness.login_clip("asker")
+        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
+        for client in (bystander, partner):
+            await client.send("toggle ready")
+            await client.skip_until("** You're now ready to invite or join someone.")
+        await start(bystander, partner, "1")
+        answers = await ask_for_every_match(asker, [match_id])
+        assert answers[0] == analysis_texts.queued(match_id)
+        delays = await time_answers_during(
+            bystander, asyncio.ensure_future(status_becomes(store, match_id, Status.DONE)))
+    finally:
+        await harness.stop()
+    delays.sort()
+    print(f"bystander's answers during a real analysis: {len(delays)}, median "
+          f"{statistics.median(delays) * 1000:.1f} ms, max {delays[-1] * 1000:.1f} ms")
+    assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
+    assert statistics.median(delays) < 0.2
