@@ -29,6 +29,7 @@ from fibs_server.lobby.bot_players import BotConfig, BotPlayers
 from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.net.http import bound_port, start_http_server, stop_listening
@@ -63,6 +64,7 @@ class ServerConfig:
     bots: BotConfig | None = None  # the built-in bots (None: no bots)
     grace_seconds: int = 60  # to resume a timed match left or dropped, before it is lost
     takeover_seconds: int | None = None  # a bot decides this late in every match (None: off)
+    reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS  # see LobbyConfig
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -115,6 +117,7 @@ class FibsServer:
                                        abuse_limits=self.config.abuse_limits,
                                        grace_seconds=self.config.grace_seconds,
                                        takeover_seconds=self.config.takeover_seconds,
+                                       reconnect_seconds=self.config.reconnect_seconds,
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
