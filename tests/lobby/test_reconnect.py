@@ -3,8 +3,6 @@ clock, and a real lobby whose web session drops in the middle of a match, is hel
 taken over by a new connection that presents the token; telnet drops are as before."""
 from __future__ import annotations
 
-import json
-
 from fibs_server.lobby import game_commands, user_commands
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
@@ -17,7 +15,7 @@ from fibs_server.store import SqlStore
 from fibs_server.store.migrate import upgrade_database_async
 from tests.fake_clock import FakeClock
 from tests.lobby.recording import RecordingConnection, logged_in
-from tests.protocol.test_web_events import VALIDATOR
+from tests.lobby.test_web_events import split
 
 HOLD = 30.0
 
@@ -67,17 +65,6 @@ async def lobby_on(tmp_path, clock: FakeClock) -> Lobby:
                  [user_commands.table, game_commands.table], chat_records=store)
 
 
-def messages(connection: RecordingConnection) -> tuple[list[str], list[dict]]:
-    lines, typed = [], []
-    for line in connection.lines():
-        if line.startswith("{"):
-            typed.append(json.loads(line))
-            VALIDATOR.validate(typed[-1])
-        else:
-            lines.append(line)
-    return lines, typed
-
-
 async def web_page(lobby: Lobby) -> tuple:
     """A new web page's connection at the login prompt (as net/websocket.py makes it)."""
     connection = RecordingConnection()
@@ -97,7 +84,7 @@ async def playing_web_alice(tmp_path):
     await lobby.accounts.create_account(account)
     alice.clip, alice.prompts = True, False  # as its login line makes it
     await lobby.log_in(alice, account)
-    _, typed = messages(alice_out)
+    _, typed = split(alice_out)
     [token] = [m["token"] for m in typed if m["type"] == "session"]
     await lobby.dispatch(alice, "toggle ready")
     await lobby.dispatch(bob, "invite alice 3")
@@ -120,7 +107,7 @@ async def test_a_dropped_web_page_is_held_then_taken_over_with_its_token(tmp_pat
     await page.handle_line(f"resume {token}")
     assert page.stage is Stage.ONLINE and lobby.online["alice"] is page
     assert lobby.match_table.match_of(page) is running and alice.stage is Stage.CLOSED
-    lines, typed = messages(page_out)
+    lines, typed = split(page_out)
     assert any(line.startswith("board:") for line in lines)
     assert [m["type"] for m in typed].count("board") == 1
     [renewed] = [m["token"] for m in typed if m["type"] == "session"]
