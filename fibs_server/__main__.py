@@ -19,6 +19,7 @@ from fibs_server.lobby.analysis_records import QueueLimits
 from fibs_server.lobby.archive_commands import match_file
 from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
 from fibs_server.rules.dice import commitment_of, drawn_pairs, first_wrong_pair, verifiable_pair
@@ -104,6 +105,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--grace-seconds", type=seconds,
                         default=seconds(env("FIBS_GRACE_SECONDS", "60")),
                         help="seconds to resume a timed match left or dropped before it is lost")
+    parser.add_argument("--reconnect-seconds", type=int,
+                        default=int(env("FIBS_RECONNECT_SECONDS",
+                                        str(int(DEFAULT_RECONNECT_SECONDS)))),
+                        help="seconds a web page's session (and match) waits for the page "
+                             "after its connection dropped, for a reload to resume it; 0: off")
     parser.add_argument("--takeover-seconds", type=seconds,
                         default=seconds(takeover_seconds) if takeover_seconds else None,
                         help="a bot takes a decision over after this many seconds, in every "
@@ -172,6 +178,7 @@ def main(argv: list[str] | None = None) -> None:
         bcrypt_rounds=arguments.bcrypt_rounds, idle_timeout=arguments.idle_timeout,
         dice_seed=arguments.dice_seed, grace_seconds=arguments.grace_seconds,
         takeover_seconds=arguments.takeover_seconds,
+        reconnect_seconds=max(0, arguments.reconnect_seconds),
         abandon_after=arguments.abandon_after_days * 24 * 3600,
         forfeit_abandoned=arguments.forfeit_abandoned == "on",
         bots=BotConfig(think_time=arguments.bot_think_time, cpu_share=arguments.bot_cpu_share,

@@ -32,6 +32,7 @@ from fibs_server.lobby.bot_players import BotConfig, BotPlayers
 from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
+from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.net.http import bound_port, start_http_server, stop_listening
@@ -68,6 +69,7 @@ class ServerConfig:
     takeover_seconds: int | None = None  # a bot decides this late in every match (None: off)
     # Match analysis (None: none is computed; stored ones are still read).
     analysis: AnalysisConfig | None = None
+    reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS  # see LobbyConfig
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -122,6 +124,7 @@ class FibsServer:
                                        abuse_limits=self.config.abuse_limits,
                                        grace_seconds=self.config.grace_seconds,
                                        takeover_seconds=self.config.takeover_seconds,
+                                       reconnect_seconds=self.config.reconnect_seconds,
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,

@@ -10,18 +10,23 @@ from collections.abc import Callable, Iterable
 
 from fibs_server.lobby.accounts import Account, AccountStore, NameTaken
 from fibs_server.lobby.passwords import HashingBusy, PasswordHasher
+from fibs_server.lobby.session_tokens import SessionTokens
 from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
 from fibs_server.protocol import commands, texts
 from fibs_server.protocol.login_dialogue import RegistrationRefused
 
+# What a wrong session token counts against besides its address: no account has the name.
+WRONG_SESSION_TOKEN = "#session-token"
+
 
 class Gatekeeper:
     def __init__(self, accounts: AccountStore, hasher: PasswordHasher,
-                 limits: AbuseLimits) -> None:
+                 limits: AbuseLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.accounts = accounts
         self.hasher = hasher
         self.limits = limits
         self.login_throttle = LoginThrottle(limits)
+        self.session_tokens = SessionTokens(clock)  # web pages' (lobby/reconnect.py)
         self.registrations = RegistrationLimit(limits)
         # No account may pass for the server or a command (`who says: ...`, `tell shout ...`):
         # the reserved words and every command name, alias and administrator command.
@@ -56,6 +61,20 @@ class Gatekeeper:
 
         passed = await self.login_throttle.attempt(name, host, known_good, check)
         return account if passed else None
+
+    async def session_token_owner(self, token: str, host: str,
+                                  hung_up: Callable[[], bool]) -> str | None:
+        """The lower-case name whose session token `token` is, or None: through the login
+        throttle like a password, a wrong (or expired) token counting as a failed login from
+        `host`; a right one is as good as a login from an address known good."""
+        name = self.session_tokens.name_for(token)
+
+        async def check() -> bool:
+            return name is not None and not hung_up()
+
+        passed = await self.login_throttle.attempt(name or WRONG_SESSION_TOKEN, host,
+                                                   name is not None, check)
+        return name if passed else None
 
     async def confirm_password(self, account: Account, password: str, host: str) -> bool:
         """Whether a logged-in user typed their own password (the `password` command). First

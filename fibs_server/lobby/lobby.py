@@ -28,6 +28,7 @@ from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.read_limits import HeavyReadLimits
+from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.running_match import MatchTimer, RunningMatch
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.tables import CodeGuesses
@@ -69,6 +70,9 @@ class LobbyConfig:
     # and with `forfeit_abandoned` won by the other (rated), if it has a length.
     abandon_after: float = 14 * 24 * 3600.0
     forfeit_abandoned: bool = False
+    # A web page's session is held this long after its WebSocket dropped without `bye`, for
+    # the page to come back to (lobby/reconnect.py); 0: logged out at once, as telnet's.
+    reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS
 
 
 class Lobby:
@@ -77,7 +81,9 @@ class Lobby:
                  chat_records: ChatRecords) -> None:
         self.accounts = AccountsWithVisitors(accounts)
         # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
-        self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits)
+        self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits, config.clock.time)
+        self.held = HeldSessions(config.clock, config.reconnect_seconds,
+                                 self.gatekeeper.session_tokens)
         self.matches = matches
         self.chat_records = chat_records
         self.config = config
@@ -148,7 +154,11 @@ class Lobby:
         return session
 
     async def disconnected(self, session: Session) -> None:
-        """The peer went away (or the connection was closed by us)."""
+        """The peer went away (or the connection was closed by us). A web page's session
+        waits for its page a while (`held`), then comes here again."""
+        if not self.closing and self.is_online(session) and self.held.hold(
+                session, self.disconnected):
+            return
         self.connections.discard(session)
         if self.is_online(session):
             await self.log_out(session, Departure.DROPPED)
@@ -204,12 +214,32 @@ class Lobby:
         """A visitor's name is free again: logged out, or never let in."""
         self.accounts.remove_visitor(account)
 
-    async def log_in(self, session: Session, account: Account) -> None:
+    def _login_lock(self, name: str) -> asyncio.Lock:
         # One login of a name at a time: a second one waits until the first has finished
         # (its stored messages shown), then takes its place.
-        lock = self._login_locks.setdefault(account.name.lower(), asyncio.Lock())
-        async with lock:
+        return self._login_locks.setdefault(name.lower(), asyncio.Lock())
+
+    async def log_in(self, session: Session, account: Account) -> None:
+        async with self._login_lock(account.name):
             await self._log_in(session, account)
+
+    async def resume(self, session: Session, token: str) -> bool:
+        """A web page presents its session token: it takes its user's session over (held, or
+        still connected: a page may notice a lost network before the server does) as a new
+        login of the user does. False, and the page told so, for a wrong or expired token."""
+        tokens = self.gatekeeper.session_tokens
+        name = await self.gatekeeper.session_token_owner(
+            token, session.connection.host, hung_up=lambda: session.stage is Stage.CLOSED)
+        if name is not None:
+            async with self._login_lock(name):
+                previous = self.online.get(name)
+                # Another login may have taken the session over while this one waited.
+                if previous is not None and previous.account is not None \
+                        and tokens.name_for(token) == name:
+                    await self._log_in(session, previous.account)
+                    return session.stage is Stage.ONLINE
+        session.send_event(web_events.session(None))
+        return False
 
     async def _log_in(self, session: Session, account: Account) -> None:
         if session.clip:
@@ -230,6 +260,8 @@ class Lobby:
             self._went_offline(account.name)
             self.match_table.withdraw(account.name)
             self.match_table.take_over(previous, session)
+            self.held.release(previous)
+            self.gatekeeper.session_tokens.revoke(account.name)  # the new login's only
             previous.close()
         last_login, last_host = account.last_login_at, account.last_login_host
         now = int(time.time())
@@ -250,6 +282,9 @@ class Lobby:
             if session.wants_events:
                 for other in self.sessions_online():
                     session.send_event(web_events.presence(other.who_info()))
+                # To come back with after a reload or a lost network (lobby/reconnect.py).
+                session.send_event(web_events.session(
+                    self.gatekeeper.session_tokens.issue(account.name)))
         else:
             session.send_line(texts.authenticated(account.name))
             if last_login:
@@ -324,6 +359,8 @@ class Lobby:
         # Before any await: a second logout of the same session (a drop during shutdown)
         # must find it gone.
         self._went_offline(name)
+        self.gatekeeper.session_tokens.revoke(name)
+        self.held.release(session)
         table = self.match_table
         table.withdraw(name)
         table.open_tables.close(name)  # its creator left before anyone sat

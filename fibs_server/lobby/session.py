@@ -29,6 +29,7 @@ from fibs_server.protocol.login_dialogue import (
     LoginDialogue,
     PlayAsVisitor,
     Register,
+    Resume,
     SendLines,
     SendPrompt,
     SetEcho,
@@ -62,6 +63,8 @@ class Lobby(Protocol):
     async def dispatch(self, session: Session, line: str) -> None: ...
 
     async def log_in(self, session: Session, account: Account) -> None: ...
+
+    async def resume(self, session: Session, token: str) -> bool: ...
 
     async def new_visitor(self, host: str) -> Account | str: ...
 
@@ -297,6 +300,9 @@ class Session:
                 self._talk_as(client)
                 await self.lobby.log_in(self, account)
                 return []
+            case Resume(token, client):
+                self._talk_as(client)
+                return self.dialogue.resumed(await self.lobby.resume(self, token))
             case PlayAsVisitor(command, client):
                 visitor = await self.lobby.new_visitor(host)
                 if isinstance(visitor, str):  # visitors enough: a refusal

@@ -114,6 +114,15 @@ class PlayAsVisitor(Step):
 
 
 @dataclasses.dataclass(frozen=True)
+class Resume(Step):
+    """A web page presents its session token (`resume <token>`, the page's only): take the
+    user's session over, held since its page went away or still connected. Result:
+    `resumed(done)`."""
+    token: str = dataclasses.field(repr=False)
+    client: Client
+
+
+@dataclasses.dataclass(frozen=True)
 class LogIn(Step, Generic[AccountT]):
     """Let the user in: the lobby then marks the session online (`logged_in`), or refuses
     and closes the connection."""
@@ -200,6 +209,13 @@ class LoginDialogue(Generic[AccountT]):
         self.stage, self.client = Stage.LOGIN, self.transport_client
         return [SendPrompt(prompt)]
 
+    def resumed(self, done: bool) -> list[Action]:
+        """The lobby let the page back in (nothing more to say), or refused its token: the
+        login prompt, as for a page that presented none."""
+        if self.stage is Stage.CLOSED or done:
+            return []
+        return [_LOGIN_PROMPT]
+
     def registration_limit_checked(self, allowed: bool) -> list[Action]:
         if self.stage is Stage.CLOSED:
             return []
@@ -249,6 +265,8 @@ class LoginDialogue(Generic[AccountT]):
             return [Close()]
         if words[0] == "bot":
             return [PlayAsVisitor(line.strip(), self.client)]
+        if words[0] == "resume" and len(words) == 2 and self.transport_client is WEB_PAGE:
+            return [Resume(words[1], self.client)]
         self._name = words[0]
         self.stage = Stage.PASSWORD
         return [SetEcho(True), SendPrompt(texts.PASSWORD_PROMPT)]

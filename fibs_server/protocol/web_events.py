@@ -59,6 +59,12 @@ def hello() -> Message:
     return {"type": "hello", "version": VERSION}
 
 
+def session(token: str | None) -> Message:
+    """After a login: the token that brings a page back to its session (`resume <token>`);
+    None: the token presented is refused (wrong, expired, or its session is over)."""
+    return {"type": "session", "token": token}
+
+
 # --- the viewer's side -----------------------------------------------------------------------------
 
 def side(player: int, viewer: int) -> str:

@@ -237,21 +237,50 @@ async def test_a_refused_password_is_sent_once_and_the_page_says_why(web, browse
     assert passwords_sent == 1
 
 
-async def test_a_timed_match_shows_whose_clock_runs(web, browser):
-    """The page reads the clock from the typed board messages: from the first board on."""
+async def timed_match_with_bob(web, browser, length: int):
+    """alice's page joins telnet bob's timed match (60 s a turn); her clock runs. She opens
+    with 3-1; the server rolls 6-4 for bob."""
     await web.register("bob", "secret1")
-    web.script_dice((1, 3), (6, 4))  # alice opens with 3-1; the server rolls 6-4 for bob
+    web.script_dice((1, 3), (6, 4))
     page = await open_page(browser, web)
     await register(page, "alice")
     await page.click("#ready")
     await expect(page.locator("#ready")).to_be_checked()
     bob = await web.login_telnet("bob", "secret1")
     await bob.send("toggle ready")
-    await bob.send("invite alice 1 timer 60")
-    await expect(page.locator("#invitations-in")).to_contain_text("bob invites you to a 1 point match")
+    await bob.send(f"invite alice {length} timer 60")
+    await expect(page.locator("#invitations-in")).to_contain_text(
+        f"bob invites you to a {length} point match")
     await page.locator("#invitations-in").get_by_role("button", name="Join").click()
     await expect(page.locator("#clock")).to_have_text(re.compile(r"Your time to move: \d+ s"))
+    return page, bob
+
+
+async def test_a_timed_match_shows_whose_clock_runs(web, browser):
+    """The page reads the clock from the typed board messages: from the first board on."""
+    page, bob = await timed_match_with_bob(web, browser, 1)
     await click_point(page, 8)
     await click_point(page, 6)
     await expect(page.locator("#clock")).to_have_text(re.compile(r"bob's time to move: \d+ s"))
     await expect(logged(page, "Clock:")).to_have_count(0)  # not a line of the server's log
+
+
+async def test_a_reload_in_the_middle_of_a_timed_match_comes_back_to_it(web, browser):
+    """The page keeps its session token in sessionStorage: a reload resumes the session, the
+    board and its clock come back, and the match goes on (bob sees no drop)."""
+    page, bob = await timed_match_with_bob(web, browser, 3)
+    await page.reload()
+    await expect(page.locator("#status")).to_have_text("Logged in as alice")
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"Your time to move: \d+ s"))
+    await expect(mine_on(page, 8)).to_have_count(3)
+    await click_point(page, 8)
+    await click_point(page, 6)
+    told = await bob.skip_until(said("alice moves 17-20 19-20 ."))
+    assert not any("drops connection" in line for line in told)
+    await expect(page.locator("#clock")).to_have_text(
+        re.compile(r"bob's time to roll or double: \d+ s"))
+    await page.click("#logout")
+    await expect(page.locator("#welcome-message")).to_have_text("You are logged out.")
+    await page.reload()  # the token went with the logout: the login forms, not the room
+    await expect(page.locator("#login-form button")).to_be_enabled()
+    await expect(page.locator("#room")).to_be_hidden()

@@ -378,3 +378,72 @@ async def test_a_page_that_asks_for_an_events_version_we_do_not_speak_is_refused
         with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
             await http.ws_connect(web.url + "ws", params={"events": "2"})
     assert refused.value.status == 400
+
+
+async def test_a_dropped_page_resumes_its_timed_match_with_its_session_token(web, clients):
+    """A web page's connection drops in the middle of a timed match; a new connection that
+    presents the session token within the hold takes the session over: the same match goes
+    on, its opponent sees no drop, and the token is renewed."""
+    web.script_dice((3, 1), (6, 4))
+    await web.register("alice")
+    await web.register("bob")
+    alice = await web_login(web, clients, "alice", params={"events": "1"})
+    alice_token = await session_token(alice)
+    bob = await web.login_telnet("bob")
+    await bob.send("toggle ready")
+    await bob.skip_until(re.compile(r"(> )?\*\* You're now ready to invite or join someone\."))
+    await alice.send("toggle ready")
+    await alice.send("invite bob 3 timer 60")
+    await bob.skip_until(re.compile(r"(> )?Type 'join alice' to accept\."))
+    await bob.send("join alice")
+    await alice.skip_until("It's your turn to move.")
+    lobby = web.server.lobby
+    running = lobby.match_table.match_of(lobby.online["alice"])
+    assert running is not None and running.timer is not None
+
+    await alice.socket.close()  # no `bye`: a reload, or a network gone
+    page = await WebClient.connect(web, params={"events": "1"})
+    clients.append(page)
+    await page.skip_until("login: ")
+    await page.send(f"resume {alice_token}")
+    await page.skip_until(re.compile(r"1 alice \d+ \S+"))
+    renewed = await session_token(page)
+    assert renewed != alice_token
+    board = await typed_message(page, "board")
+    assert board["player"]["name"] == "alice" and board["clock"]["side"] == "player"
+    assert (board["phase"], board["turn"]) == ("move", "player")
+    await page.send("move 8-5 6-5")
+    await bob.skip_until(re.compile(r"(> )?alice moves 8-5 6-5 \."))
+    assert lobby.match_table.match_of(lobby.online["alice"]) is running
+    await bob.send("tell bob checked")
+    told = await bob.skip_until(re.compile(r"(> )?You say to yourself: checked"))
+    assert not any("drops connection" in line or "logs" in line for line in told)
+
+    await page.send(f"resume {alice_token}")  # once used, the old token is no more
+    await page.send("bye")
+    await page.closed()
+    again = await WebClient.connect(web, params={"events": "1"})
+    clients.append(again)
+    await again.skip_until("login: ")
+    await again.send(f"resume {renewed}")  # revoked by `bye`
+    assert await typed_message(again, "session") == {"type": "session", "token": None}
+    await again.skip_until("login: ")
+
+
+async def session_token(client: WebClient) -> str:
+    message = await typed_message(client, "session")
+    assert isinstance(message["token"], str)
+    return message["token"]
+
+
+async def typed_message(client: WebClient, kind: str) -> dict:
+    """The next typed message of `kind`, valid by the schema (the lines before it skipped)."""
+    while True:
+        while client.lines:
+            line = client.lines.pop(0)
+            if line.startswith("{"):
+                message = json.loads(line)
+                VALIDATOR.validate(message)
+                if message["type"] == kind:
+                    return message
+        await client._receive()

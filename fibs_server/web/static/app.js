@@ -8,6 +8,12 @@ import { ratingPlotSvg, ratingsListSvg } from "./plot.js";
 const $ = (id) => document.getElementById(id);
 const LOG_LINES = 300;
 const noGame = $("no-game"); // what the board's place says before the first board
+// The session token (docs/WEB-PROTOCOL.md): this tab's way back to its session after a
+// reload or a lost network, for as long as the server holds the session.
+const TOKEN_KEY = "fibs-session-token";
+const RECONNECT_FIRST_MS = 300;
+const RECONNECT_MAX_MS = 5000;
+const NORMAL_CLOSURE = 1000; // the server closed on purpose (bye, kicked, shut down)
 
 const page = {
   socket: null,
@@ -26,7 +32,11 @@ const page = {
   ratingRows: null, // rows of a `ratings` reply being read
   clock: null, // a timed match's clock: {side, decision, opponent, endsAt (performance.now())}
   clockTick: null,
+  reconnects: 0, // attempts since the connection was lost
 };
+
+const savedToken = () => sessionStorage.getItem(TOKEN_KEY);
+const forgetToken = () => sessionStorage.removeItem(TOKEN_KEY);
 
 // --- the connection ------------------------------------------------------------------
 
@@ -38,12 +48,22 @@ function connect() {
   page.socket = socket;
   page.dialogue = "connecting";
   socket.addEventListener("message", (event) => receive(event.data));
-  socket.addEventListener("close", () => {
+  socket.addEventListener("close", (event) => {
     if (page.socket !== socket) return;
-    const wasOnline = page.dialogue === "online";
+    const wasOnline = page.dialogue === "online" || page.dialogue === "resuming";
+    if (event.code === NORMAL_CLOSURE) forgetToken();
+    if (wasOnline && savedToken()) {
+      // Lost, not closed by the server: the server holds the session a while; back to it.
+      page.dialogue = "reconnecting";
+      $("status").textContent = "Connection lost: reconnecting…";
+      const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** page.reconnects);
+      page.reconnects += 1;
+      setTimeout(connect, delay);
+      return;
+    }
     page.dialogue = "closed";
     showWelcome(wasOnline ? "You are logged out." : null);
-    setTimeout(connect, 300); // a fresh login prompt for the forms
+    setTimeout(connect, RECONNECT_FIRST_MS); // a fresh login prompt for the forms
   });
 }
 
@@ -64,7 +84,12 @@ function receive(text) {
 // --- logging in, registering, visiting ------------------------------------------------------
 
 function handlePrompt(prompt) {
-  if (prompt === "login: " || prompt === "\r\nlogin: ") {
+  if ((prompt === "login: " || prompt === "\r\nlogin: ") && page.dialogue === "connecting"
+      && savedToken()) {
+    page.dialogue = "resuming"; // a reload, or a new connection after a lost one
+    $("status").textContent = "Reconnecting…";
+    send(`resume ${savedToken()}`);
+  } else if (prompt === "login: " || prompt === "\r\nlogin: ") {
     const failedLogin = page.dialogue === "login" && page.intent?.kind === "login";
     page.dialogue = "login";
     setFormsEnabled(true);
@@ -134,7 +159,7 @@ $("visitor-form").addEventListener("submit", (event) => {
   send(`bot ${$("visitor-level").value} ${$("visitor-length").value}`);
 });
 
-$("logout").addEventListener("click", () => send("bye"));
+$("logout").addEventListener("click", () => { forgetToken(); send("bye"); });
 
 function showWelcome(message) {
   $("room").hidden = true;
@@ -153,6 +178,7 @@ function showWelcome(message) {
 
 function enterRoom(name) {
   page.dialogue = "online";
+  page.reconnects = 0;
   page.me = name;
   $("welcome").hidden = true;
   $("room").hidden = false;
@@ -348,8 +374,21 @@ $("history-form").addEventListener("submit", async (event) => {
 
 // --- the board ---------------------------------------------------------------------------
 
-// A typed message (docs/WEB-PROTOCOL.md). Only the board's clock is read from them so far.
+// A typed message (docs/WEB-PROTOCOL.md). Only the session token and the board's clock are
+// read from them so far.
 function handleMessage(message) {
+  if (message.type === "session") {
+    if (message.token) {
+      sessionStorage.setItem(TOKEN_KEY, message.token);
+    } else { // refused: the session is over (the login prompt follows)
+      forgetToken();
+      if (page.dialogue === "resuming") {
+        page.dialogue = "connecting";
+        showWelcome("You are logged out.");
+      }
+    }
+    return;
+  }
   if (message.type !== "board") return;
   page.clock = message.clock && {
     ...message.clock, opponent: message.opponent.name,
