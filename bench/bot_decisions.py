@@ -192,19 +192,16 @@ def strength(games: int) -> None:
 def met_situations(count: int) -> list:
     """Moments the bots decide at, from seeded matches of the quick intermediate."""
     situations: list = []
-    seed = 0
+    seeds = itertools.count()
     while len(situations) < count:
-        match, rng = Match(MATCH_LENGTH, SeededDice(seed)), random.Random(seed)
-        match.start()
-        while not match.is_over:
-            for player in (0, 1):
-                situation = situation_for(match, player)
-                if situation:
-                    if situation.phase in (Phase.MOVE, Phase.ROLL_OR_DOUBLE):
-                        situations.append(situation)
-                    decide(situation, INTERMEDIATE, rng).apply(match, player)
-                    break
-        seed += 1
+        rng = random.Random(seed := next(seeds))
+
+        def ask(situation):
+            if situation.phase in (Phase.MOVE, Phase.ROLL_OR_DOUBLE):
+                situations.append(situation)
+            return decide(situation, INTERMEDIATE, rng), 0.0
+
+        play(INTERMEDIATE, seed, ask)
     return situations[:count]
 
 

@@ -19,14 +19,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests.gnubg_analysis
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests.*
 
-from fibs_server.bots import Level, decide, situation_for  # noqa: E402
+from fibs_server.bots import Level  # noqa: E402
 from fibs_server.bots.analysis import rating_words  # noqa: E402
 from fibs_server.bots.brain import LEVELS  # noqa: E402
 from fibs_server.protocol.matfile import mat_games, write_mat  # noqa: E402
 from fibs_server.rules.dice import SeededDice  # noqa: E402
 from fibs_server.rules.match import Match  # noqa: E402
+from tests.bots.helpers import play_bots  # noqa: E402
 from tests.gnubg_analysis import Tally, gnubg_statistics  # noqa: E402
 
 REFERENCE = Level("reference", plies=1, noise=0.0)
@@ -36,13 +37,7 @@ BOT_NAME, REFERENCE_NAME = "bot", "reference"
 def play_match(level: Level, length: int, seed: int) -> str:
     """The bot (player 0) against the reference until the match is over, as `.mat` text."""
     match = Match(length, SeededDice(seed))
-    rng = random.Random(seed)
-    match.start()
-    while not match.is_over:
-        for player, player_level in ((0, level), (1, REFERENCE)):
-            situation = situation_for(match, player)
-            if situation is not None:
-                decide(situation, player_level, rng).apply(match, player)
+    play_bots(match, (level, REFERENCE), random.Random(seed))
     return write_mat((BOT_NAME, REFERENCE_NAME), length, mat_games(match))
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import subprocess
 from pathlib import Path
 
 from fibs_server.bots.analysis import (
@@ -22,7 +21,7 @@ from fibs_server.bots.analysis import (
     MatchAnalysis,
     PlayerSummary,
 )
-from tests.gnubg_script import GNUBG
+from tests.gnubg_script import run_gnubg_commands
 
 # The rows of `show statistics match` read here, in the order they come: chequer play, cube
 # and overall each have an error total; the counts come before them. Two columns: the
@@ -95,11 +94,7 @@ def gnubg_commands(mat_file: Path, plies: int, export: Path | None) -> str:
 
 def run_gnubg(mat_file: Path, plies: int, export: Path | None = None) -> str:
     """gnubg's output from `show statistics match` on."""
-    commands = mat_file.with_suffix(".gnubg")
-    commands.write_text(gnubg_commands(mat_file, plies, export))
-    output = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-c", str(commands)],
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                            timeout=3600, check=True).stdout
+    output = run_gnubg_commands(gnubg_commands(mat_file, plies, export), timeout=3600)
     return output[output.index("Chequerplay statistics"):]
 
 

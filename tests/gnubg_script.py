@@ -31,3 +31,13 @@ def run_in_gnubg(script: str, *, inputs: dict[str, str], values: dict[str, str],
             raise RuntimeError(f"gnubg failed (exit {completed.returncode}): "
                                f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
         return output.read_text()
+
+
+def run_gnubg_commands(commands: str, *, timeout: float) -> str:
+    """What gnubg prints running `commands` (gnubg's own command language, `gnubg -c`)."""
+    with tempfile.TemporaryDirectory() as directory:
+        script = Path(directory) / "commands.gnubg"
+        script.write_text(commands)
+        return subprocess.run([str(GNUBG), "-t", "-q", "-r", "-c", str(script)],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout, check=True).stdout

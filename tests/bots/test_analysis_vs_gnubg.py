@@ -16,7 +16,8 @@ from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match
 
 from ..conftest import skip_unless_ci
-from ..gnubg_analysis import BLUNDERS_FOUND, GNUBG, compare, gnubg_analysis, rates_agree
+from ..gnubg_analysis import BLUNDERS_FOUND, compare, gnubg_analysis, rates_agree
+from ..gnubg_script import GNUBG
 from .helpers import play_bots
 
 NAMES = ("left", "right")

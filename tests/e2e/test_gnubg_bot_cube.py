@@ -12,9 +12,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -27,6 +24,7 @@ from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase
 from fibs_server.rules.moments import Moment
 from tests.conftest import skip_unless_ci
+from tests.gnubg_script import run_gnubg_commands
 
 NETWORK = Level("network", plies=1, noise=0.0)  # bgsage's 1-ply is gnubg's 0-ply
 MATCHES = [(length, seed) for seed in range(8) for length in (3, 5, 7, 9)]
@@ -96,12 +94,8 @@ def gnubg_proper_actions(decisions: list[CubeDecision]) -> list[str]:
     """gnubg's proper cube action at each moment, e.g. `No double, take`."""
     commands = ["set confirm new off", "set beavers 0", "set player 0 human",
                 "set player 1 human", "set evaluation cubedecision evaluation plies 0", ""]
-    with tempfile.TemporaryDirectory() as directory:
-        script = Path(directory) / "decisions.gnubg"
-        script.write_text("\n".join(commands) + "".join(d.gnubg_commands() for d in decisions))
-        output = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-c", str(script)],
-                                stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                timeout=300).stdout
+    output = run_gnubg_commands(
+        "\n".join(commands) + "".join(d.gnubg_commands() for d in decisions), timeout=300)
     actions = PROPER_ACTION.findall(output)
     assert len(actions) == len(decisions), output[-3000:]
     return actions

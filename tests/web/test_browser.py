@@ -155,21 +155,28 @@ async def test_a_visitor_plays_a_bot_and_takes_a_move_back(web_with_bots, browse
     assert too_small == [], f"controls under 44 px on a phone: {too_small}"
 
 
-async def test_a_browser_user_plays_a_telnet_user_with_the_cube(web, browser):
-    """A 3-point match: the browser user rolls and doubles by button; nobody rolls for them."""
-    await web.register("bob", "secret1")
-    # bob invites with 1, alice 3: alice (X) opens with 3-1; bob 6-4; alice rolls 2-1; bob
-    # 5-2; alice doubles, bob takes, the server rolls 6-5 for her; the next game's opening 4-2.
-    web.script_dice((1, 3), (6, 4), (2, 1), (5, 2), (6, 5), (4, 2))
+async def alice_joins_bob(web, browser, invitation: str, match: str):
+    """alice registers on a page and gets ready; telnet bob (registered) logs in, gets ready and
+    sends `invitation`; alice joins `match` by its button. Her page and bob's connection."""
     page = await open_page(browser, web)
     await register(page, "alice")
     await page.click("#ready")
     await expect(page.locator("#ready")).to_be_checked()
     bob = await web.login_telnet("bob", "secret1")
     await bob.send("toggle ready")
-    await bob.send("invite alice 3")
-    await expect(page.locator("#invitations-in")).to_contain_text("bob invites you to a 3 point match")
+    await bob.send(invitation)
+    await expect(page.locator("#invitations-in")).to_contain_text(f"bob invites you to {match}")
     await page.locator("#invitations-in").get_by_role("button", name="Join").click()
+    return page, bob
+
+
+async def test_a_browser_user_plays_a_telnet_user_with_the_cube(web, browser):
+    """A 3-point match: the browser user rolls and doubles by button; nobody rolls for them."""
+    await web.register("bob", "secret1")
+    # bob invites with 1, alice 3: alice (X) opens with 3-1; bob 6-4; alice rolls 2-1; bob
+    # 5-2; alice doubles, bob takes, the server rolls 6-5 for her; the next game's opening 4-2.
+    web.script_dice((1, 3), (6, 4), (2, 1), (5, 2), (6, 5), (4, 2))
+    page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
     await click_point(page, 8)
     await click_point(page, 6)
     await bob.skip_until(said("alice moves 17-20 19-20 ."))
@@ -242,16 +249,8 @@ async def timed_match_with_bob(web, browser, length: int):
     with 3-1; the server rolls 6-4 for bob."""
     await web.register("bob", "secret1")
     web.script_dice((1, 3), (6, 4))
-    page = await open_page(browser, web)
-    await register(page, "alice")
-    await page.click("#ready")
-    await expect(page.locator("#ready")).to_be_checked()
-    bob = await web.login_telnet("bob", "secret1")
-    await bob.send("toggle ready")
-    await bob.send(f"invite alice {length} timer 60")
-    await expect(page.locator("#invitations-in")).to_contain_text(
-        f"bob invites you to a {length} point match")
-    await page.locator("#invitations-in").get_by_role("button", name="Join").click()
+    page, bob = await alice_joins_bob(web, browser, f"invite alice {length} timer 60",
+                                      f"a {length} point match")
     await expect(page.locator("#clock")).to_have_text(re.compile(r"Your time to move: \d+ s"))
     return page, bob
 
