@@ -5,7 +5,9 @@ bench/load.py's accounts, server process, client processes and telnet sessions.
 Phases: the telnet sessions log in (server RSS per telnet session), then the WebSocket ones
 (RSS per WebSocket session); then every session of both kinds sends `set boardstyle 3` every
 --command-interval seconds for --duration seconds, and the report compares the p99 of the
-two kinds' replies (the goal: WebSocket within 20 % of telnet).
+two kinds' replies (the goal: WebSocket within 20 % of telnet). The WebSocket sessions open
+`/ws?events=1`, as the page does: they get the typed messages (presence of every login, and
+the rest) beside the CLIP lines; `--lines-only` opens plain `/ws`.
 
     .venv/bin/python bench/web_load.py --sessions 2000 --duration 30
 """
@@ -149,6 +151,8 @@ def main() -> None:
     parser.add_argument("--command-interval", type=float, default=10.0)
     parser.add_argument("--settle", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=3)
+    parser.add_argument("--lines-only", action="store_true",
+                        help="WebSocket sessions without the typed messages")
     arguments = parser.parse_args()
     raise_file_limit()
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}", flush=True)
@@ -174,11 +178,13 @@ def main() -> None:
             def share(names: list[str]) -> list[list[str]]:
                 return [names[i::arguments.clients] for i in range(arguments.clients)]
 
+            web_url = f"http://127.0.0.1:{http_port}/ws" + (
+                "" if arguments.lines_only else "?events=1")
             time.sleep(1.0)
             rss = {"start": server.rss_kib()}
             for kind, names, method, where in (
                     ("telnet", telnet_names, "log_in", server.port),
-                    ("websocket", web_names, "web_log_in", f"http://127.0.0.1:{http_port}/ws")):
+                    ("websocket", web_names, "web_log_in", web_url)):
                 results = clients.run_all(method, [(where, part, LOGIN_CONCURRENCY)
                                                    for part in share(names)])
                 logged_in = sum(len(r["latencies"]) for r in results)

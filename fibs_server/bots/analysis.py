@@ -106,7 +106,7 @@ class Decision:
     turn: int  # the number of the game's roll it plays, or precedes (1: the opening roll)
     player: int
     kind: Kind
-    position_id: str  # gnubg's Position ID, the decider's checkers first
+    position_id: str  # gnubg's Position ID from the decider's side (its opponent's checkers first)
     dice: tuple[int, int] | None  # the roll played (moves)
     cube: int  # the cube's value when deciding
     played: str  # the play in FIBS notation (empty: no legal play), or the action

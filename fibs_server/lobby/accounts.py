@@ -83,6 +83,10 @@ class AccountStore(Protocol):
     async def rated_accounts(self, min_experience: int) -> list[Account]:
         """Accounts with experience >= min_experience, best rating first (ties by name)."""
 
+    async def ratings_page(self, min_experience: int, offset: int,
+                           limit: int) -> tuple[int, list[Account]]:
+        """How many accounts `rated_accounts` lists, and `limit` of them from `offset`."""
+
 
 class AccountsWithVisitors:
     """The account store, and the accounts of visitors who play a bot without registering:
@@ -127,3 +131,7 @@ class AccountsWithVisitors:
 
     async def rated_accounts(self, min_experience: int) -> list[Account]:
         return await self._store.rated_accounts(min_experience)
+
+    async def ratings_page(self, min_experience: int, offset: int,
+                           limit: int) -> tuple[int, list[Account]]:
+        return await self._store.ratings_page(min_experience, offset, limit)

@@ -23,6 +23,10 @@ Compute = Callable[[dict[str, Any], int], Awaitable[dict[str, Any]]]
 NOTICE_SETTING = "analysis_notice"  # in Account.settings: "on" tells its owner (default off)
 IDLE_LOOK_SECONDS = 60.0  # the store is looked at this often even when nothing woke the queue
 RETRY_SECONDS = 5.0  # after the store failed
+# About 52 decisions a game, 60 ms each at the default level: a match of 60 games takes
+# about 3 minutes of the analysis process; an unlimited match of hundreds would hold it for
+# an hour while everyone else's requests wait.
+MAX_GAMES = 60
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +34,7 @@ class AnalysisConfig:
     plies: int = DEFAULT_PLIES
     limits: QueueLimits = QueueLimits()
     queue_finished: bool = True  # every finished stored match is queued (`--no-analysis`: no)
+    max_games: int = MAX_GAMES  # longer matches are not analysed (their request fails)
 
 
 def readable(record: MatchRecord, name: str) -> bool:
@@ -105,6 +110,11 @@ class AnalysisQueue:
         record = await self.lobby.matches.match_by_id(request.match_id)
         if record is None or not record.finished:
             await self.records.fail_analysis(request.match_id, "no finished match")
+            return True
+        games = len(record.state.get("history", []))
+        if games > self.config.max_games:
+            await self.records.fail_analysis(
+                request.match_id, f"{games} games, more than the {self.config.max_games} analysed")
             return True
         try:
             result = await self.compute(record.state, request.plies)

@@ -93,6 +93,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
             return
         lobby.match_table.invite(Invitation(session, target.name, saved.length, resume=True))
         session.send_line(game_texts.you_invited_to_resume(target.name))
+        session.send_event(web_events.invitation_sent(target.name, saved.length, resume=True))
         _tell_invited(session, target,
                       game_texts.invitation_to_resume(session.name, rings(target)),
                       web_events.invitation(session.name, saved.length, resume=True))
@@ -104,7 +105,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     try:
         terms = parse_match_terms(command.args[2:])
     except RulesWordError as error:
-        session.send_line(str(error))
+        session.send_line(error.reply)
         return
     points = None if length == "unlimited" else length
     if too_long_for(session, points) or too_long_for(target, points):
@@ -117,6 +118,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         return
     lobby.match_table.invite(Invitation(session, target.name, points, terms=terms))
     session.send_lines(game_texts.you_invited(target.name, points, terms))
+    session.send_event(web_events.invitation_sent(target.name, points, terms=terms))
     _tell_invited(session, target, game_texts.invitation(session.name, points, saved is not None,
                                                          rings(target), terms),
                   web_events.invitation(session.name, points,
@@ -171,7 +173,7 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     if not inviter.toggle("ready"):
         session.send_line(game_texts.refusing_games(inviter.name))
         return
-    lobby.match_table.withdraw(inviter.name)
+    lobby.match_table.withdraw(inviter.name, accepted_by=session.name)
     lobby.match_table.withdraw(session.name)
     await play_invitation(lobby, invitation, session)
 
@@ -188,8 +190,9 @@ async def play_invitation(lobby: Lobby, invitation: Invitation, joiner: Session)
         elif invitation.resume:
             await match_play.resume_match(lobby, inviter, joiner)
         else:
-            await match_play.start_match(lobby, inviter, joiner, invitation.length,
-                                         terms=invitation.terms)
+            await match_play.start_match(
+                lobby, inviter, joiner, invitation.length, terms=invitation.terms,
+                unrated=None if invitation.terms.rated else "asked")
 
 
 @table.command("roll")
@@ -324,6 +327,12 @@ async def show_taken_over_match(lobby: Lobby, session: Session) -> None:
         match_play.show_taken_over_match(running, session)
 
 
+@table.on_login
+async def send_saved_matches(lobby: Lobby, session: Session) -> None:
+    """A page's Resume buttons: the saved matches, after the welcome."""
+    await match_play.send_saved_matches(lobby, [session])
+
+
 # --- watching ----------------------------------------------------------------------------------
 
 @table.command("watch")
@@ -345,6 +354,8 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_line(game_texts.you_are_now_watching(target.name))
     target.send_line(game_texts.is_watching_you(session.name))
     running = lobby.match_table.match_of(target)
+    session.send_event(web_events.watching(
+        target.name, None if running is None else running.opponent_name(running.index_of(target))))
     if running is None:
         session.send_line(game_texts.nothing_interesting(target.name))
     else:

@@ -29,7 +29,7 @@ from fibs_server.lobby.match_table import MatchTable
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.read_limits import HeavyReadLimits
 from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
-from fibs_server.lobby.running_match import MatchTimer, RunningMatch
+from fibs_server.lobby.running_match import Invitation, MatchTimer, RunningMatch
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.tables import CodeGuesses
 from fibs_server.lobby.throttle import AbuseLimits
@@ -107,7 +107,8 @@ class Lobby:
             weakref.WeakValueDictionary()
         self.most_online = 0
         self.started_at = self.now()  # for `stat`
-        self.match_table = MatchTable(changed=self._who_changed)
+        self.match_table = MatchTable(changed=self._who_changed,
+                                      withdrawn=self._invitation_withdrawn)
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
@@ -280,6 +281,8 @@ class Lobby:
         if session.clip:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
             if session.wants_events:
+                session.send_event(web_events.logged_in(account.name, self.is_visitor(session),
+                                                        account.rating, account.experience))
                 for other in self.sessions_online():
                     session.send_event(web_events.presence(other.who_info()))
                 # To come back with after a reload or a lost network (lobby/reconnect.py).
@@ -371,6 +374,7 @@ class Lobby:
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)
             watcher.send_line(game_texts.no_longer_watching(name))
+            watcher.send_event(web_events.watch_ended(name))
             told.add(watcher)
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
@@ -455,6 +459,12 @@ class Lobby:
                 session.send_broadcast(text)
                 if event_line is not None and session.wants_events:
                     session.send_event_broadcast(event_line)
+
+    def _invitation_withdrawn(self, invitation: Invitation) -> None:
+        invitee = self.online.get(invitation.invitee.lower())
+        # Gagging silenced the invitation itself (game_commands): its end too.
+        if invitee is not None and invitation.inviter.name.lower() not in invitee.gagged:
+            invitee.send_event(web_events.invitation_withdrawn(invitation.inviter.name))
 
     def _who_changed(self, session: Session) -> None:
         # A bot's who-line stays as it is: ready for more matches, whatever it plays.

@@ -30,6 +30,7 @@ from fibs_server.protocol import (
     clock_texts,
     fair_texts,
     game_texts,
+    info,
     match_texts,
     match_views,
     server_texts,
@@ -389,9 +390,12 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     lobby.report(game_texts.match_starts(inviter.name, joiner.name, length),
                  exclude=(inviter, joiner))
     lobby.match_table.begin(running)
+    tell_match_started(running, resumed=False)
     async with running.lock:
         # The start itself is stored already: told even if the follow-ups cannot be.
         await settle(lobby, running, events, inviter, running.snapshot(), told_if_undone=events)
+    if stored:  # it replaced the pair's saved match, if they had one
+        await send_saved_matches(lobby, running.players())
 
 
 async def saved_match_in_the_way(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
@@ -436,6 +440,7 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     lobby.report(game_texts.match_resumes(inviter.name, joiner.name, running.match.length),
                  exclude=(inviter, joiner))
     lobby.match_table.begin(running)
+    tell_match_started(running, resumed=True)
     if running.timer is not None:
         running.timer.changed()  # the boards below show the clock
     moment = running.match.moment()
@@ -445,6 +450,48 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     async with running.lock:
         await settle(lobby, running, [], inviter, running.snapshot())
         remind(running, (0, 1))
+    await send_saved_matches(lobby, running.players())
+
+
+def tell_match_started(running: RunningMatch, resumed: bool,
+                       players: Iterable[int] = (0, 1)) -> None:
+    """`players`' pages: the match they play now, before its first board."""
+    for index in players:
+        session = running.sessions[index]
+        if session is not None and session.wants_events:
+            session.send_event(web_events.match_started(
+                running.opponent_name(index), running.match.length, resumed,
+                rated=running.unrated is None, terms=running.terms))
+
+
+async def saved_matches_of(lobby: Lobby, session: Session) -> list[info.SavedMatch]:
+    """The user's saved matches (stored, unfinished, not being played now), from their side."""
+    rows = []
+    for record in await lobby.matches.running_matches(session.name):
+        if is_live(lobby, record.player_a, record.player_b):
+            continue
+        mine = 0 if record.player_a.lower() == session.name.lower() else 1
+        opponent = (record.player_a, record.player_b)[1 - mine]
+        score = record.state["score"]
+        online = lobby.online.get(opponent.lower())
+        rows.append(info.SavedMatch(opponent, online is not None,
+                                    online is not None and online.toggle("ready"),
+                                    record.length, score[mine], score[1 - mine]))
+    return rows
+
+
+def is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
+    """Whether the stored match between the two is being played right now (not saved)."""
+    player = lobby.online.get(name_a.lower())
+    running = lobby.match_table.match_of(player) if player else None
+    return running is not None and name_b.lower() in (n.lower() for n in running.names)
+
+
+async def send_saved_matches(lobby: Lobby, sessions: Iterable[Session]) -> None:
+    """Their saved matches now, to those of `sessions` online whose page asked for messages."""
+    for session in sessions:
+        if session.wants_events and lobby.is_online(session) and not lobby.is_visitor(session):
+            session.send_event(web_events.saved_matches(await saved_matches_of(lobby, session)))
 
 
 async def forfeit_saved(lobby: Lobby, match_id: int, names: tuple[str, str], leaver: int,
@@ -472,7 +519,9 @@ async def forfeit_saved(lobby: Lobby, match_id: int, names: tuple[str, str], lea
             events = told(running.match, running.match.forfeit(leaver))
             stored = await settle(lobby, running, [*(first or []), *events], None, before,
                                   abandoned=abandoned)
-            return True if stored else None
+    if stored:
+        await send_saved_matches(lobby, [session for session in online if session is not None])
+    return True if stored else None
 
 
 def resumed_dice(lobby: Lobby, record: MatchRecord) -> Dice:
@@ -522,6 +571,7 @@ def show_taken_over_match(running: RunningMatch, session: Session) -> None:
     """The match a new login took over: its board, and what the player must do."""
     index = running.index_of(session)
     match = running.match
+    tell_match_started(running, resumed=True, players=(index,))
     board_to(session, running, match.moment(), index, as_you=True)
     if match.phase is Phase.ROLL_OR_DOUBLE and match.turn == index \
             and match.resignation is None:
@@ -547,6 +597,8 @@ async def part(lobby: Lobby, running: RunningMatch, leaver: int | None, script: 
         script = [*script, *running.timer.left(leaver)]
     tell(lobby, running, script)
     lobby.match_table.forget(running)
+    if running.stored and leaver is not None:  # (a server that stops tells no one)
+        await send_saved_matches(lobby, running.players())
 
 
 def told_of_parting(lobby: Lobby, running: RunningMatch, players: Iterable[int]) -> list[Session]:

@@ -51,6 +51,20 @@ class RatingChange:
     after: float
 
 
+@dataclasses.dataclass(frozen=True)
+class RatedMatch:
+    """One player's finished rated match, as the archive's list shows it."""
+    match_id: int
+    player_a: str
+    player_b: str
+    length: int | None
+    winner: str | None
+    score: list[int] | None  # the final score, player_a's first (None: a state without one)
+    finished_at: int  # Unix seconds
+    rating_before: float  # the player's
+    rating_after: float
+
+
 class MatchStore(Protocol):
     async def create_match(self, player_a: str, player_b: str, length: int | None,
                            state: dict[str, Any], dice: MatchDice | None = None) -> int:
@@ -101,3 +115,11 @@ class MatchStore(Protocol):
 
     async def match_by_id(self, match_id: int) -> MatchRecord | None:
         """Any stored match, running or finished."""
+
+    async def rated_matches(self, name: str, before: int | None,
+                            limit: int) -> list[RatedMatch]:
+        """The finished rated matches of `name` (spelt as the account is), newest first: at
+        most `limit` of those finished before the match `before` (None: from the newest)."""
+
+    async def rated_match_counts(self, name: str) -> tuple[int, int]:
+        """How many rated matches `name` finished, and won."""

@@ -11,14 +11,17 @@ from collections.abc import Callable, Collection, Iterator
 from fibs_server.lobby.running_match import Invitation, RunningMatch
 from fibs_server.lobby.session import Session
 from fibs_server.lobby.tables import OpenTables
-from fibs_server.protocol import game_texts, info
+from fibs_server.protocol import game_texts, info, web_events
 
 
 class MatchTable:
-    def __init__(self, changed: Callable[[Session], None]) -> None:
+    def __init__(self, changed: Callable[[Session], None],
+                 withdrawn: Callable[[Invitation], None]) -> None:
         # `changed(session)`: a user's who-line changed (they started or stopped playing or
-        # watching): the lobby broadcasts it.
+        # watching): the lobby broadcasts it. `withdrawn(invitation)`: an invitation stands
+        # no more, unaccepted: the lobby tells its invitee's page.
         self.changed = changed
+        self.withdrawn = withdrawn
         self._invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.open_tables = OpenTables()  # matches offered to whoever sits first
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
@@ -47,11 +50,17 @@ class MatchTable:
 
     def invite(self, invitation: Invitation) -> None:
         """The inviter's invitation, in place of any earlier one of theirs."""
+        earlier = self._invitations.get(invitation.inviter.name.lower())
         self._invitations[invitation.inviter.name.lower()] = invitation
+        if earlier is not None and earlier.invitee.lower() != invitation.invitee.lower():
+            self.withdrawn(earlier)
 
-    def withdraw(self, inviter_name: str) -> None:
-        """The user's invitation, if any, is no more (they left, or play elsewhere)."""
-        self._invitations.pop(inviter_name.lower(), None)
+    def withdraw(self, inviter_name: str, accepted_by: str | None = None) -> None:
+        """The user's invitation, if any, is no more (they left, or play elsewhere: with
+        `accepted_by`, who may be its invitee, who joined it)."""
+        invitation = self._invitations.pop(inviter_name.lower(), None)
+        if invitation is not None and invitation.invitee.lower() != (accepted_by or "").lower():
+            self.withdrawn(invitation)
 
     def invitation_from(self, inviter_name: str) -> Invitation | None:
         return self._invitations.get(inviter_name.lower())
@@ -91,7 +100,8 @@ class MatchTable:
                 self.bot_matches[session] = running
                 continue
             self.playing[session.name.lower()] = running
-            self.withdraw(session.name)
+            self.withdraw(session.name,
+                          accepted_by=running.opponent_name(running.index_of(session)))
             self.open_tables.close(session.name)  # a creator who plays elsewhere left it
             if session.watching is not None:
                 self.stop_watching(session)
@@ -145,6 +155,7 @@ class MatchTable:
         if watched is None:
             return
         self.set_watching(session, None)
+        session.send_event(web_events.watch_ended(watched.name))
         watched.send_line(game_texts.stops_watching_you(session.name))
         running = self.match_of(watched)
         opponent = running.opponent_of(watched) if running is not None else None

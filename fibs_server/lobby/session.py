@@ -152,6 +152,20 @@ class Session:
         return self.account.name if self.account else ""
 
     def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        if self.event_sink is None:
+            self._send_lines(lines)
+            return
+        # A page that asked for typed messages gets each refusal's message right after its line.
+        start = 0
+        for index, line in enumerate(lines):
+            message = web_events.refusal_of(line)
+            if message is not None:
+                self._send_lines(lines[start:index + 1])
+                self.send_event(message)
+                start = index + 1
+        self._send_lines(lines[start:])
+
+    def _send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
         if not lines or self.dialogue.stage is Stage.CLOSED:
             return
         if self.clip or self.account is None:
@@ -202,6 +216,12 @@ class Session:
 
     def send_prompt(self, prompt: str = texts.PROMPT) -> None:
         if self.dialogue.stage is not Stage.CLOSED:
+            if self.event_sink is not None:
+                # A login dialogue's prompt may refuse the answer: its message comes first,
+                # on a line of its own, as the prompt waits on its line for the answer.
+                message = web_events.refusal_of(prompt)
+                if message is not None:
+                    self.send_event(message)
             self.connection.send(prompt)
 
     def toggle(self, name: str) -> bool:

@@ -16,7 +16,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
 from fibs_server.lobby.tables import OpenTable
-from fibs_server.protocol import game_texts, table_texts, texts
+from fibs_server.protocol import game_texts, table_texts, texts, web_events
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
 
@@ -34,10 +34,12 @@ async def open_or_close(lobby: Lobby, session: Session, command: Command) -> Non
         closed = tables.close(session.name)
         session.send_line(table_texts.NO_OPEN_TABLE if closed is None
                           else table_texts.table_closed(closed.code))
+        session.send_event(web_events.my_table(None))
         return
     mine = tables.of(session.name)
     if mine is not None:
         session.send_line(table_texts.your_table(mine.code, mine.length, mine.terms))
+        session.send_event(web_events.my_table(mine.code, mine.length, mine.terms, mine.private))
         return
     if not command.args:
         session.send_line(table_texts.TABLE_USAGE)
@@ -54,7 +56,7 @@ async def open_or_close(lobby: Lobby, session: Session, command: Command) -> Non
     try:
         terms = parse_match_terms(words)
     except RulesWordError as error:
-        session.send_lines([str(error), table_texts.TABLE_USAGE])
+        session.send_lines([error.reply, table_texts.TABLE_USAGE])
         return
     points = None if length == "unlimited" else length
     if too_long_for(session, points):
@@ -66,6 +68,8 @@ async def open_or_close(lobby: Lobby, session: Session, command: Command) -> Non
     opened = tables.open(session.name, points, terms, private)
     session.send_line(table_texts.table_opened(opened.code, opened.length, opened.terms,
                                                opened.private))
+    session.send_event(web_events.my_table(opened.code, opened.length, opened.terms,
+                                           opened.private))
 
 
 @table.command("sit")
@@ -125,6 +129,7 @@ def _refusal(lobby: Lobby, sitter: Session, creator: Session, chosen: OpenTable)
 
 def show_tables(lobby: Lobby, session: Session) -> None:
     """`show tables`: the public tables, the oldest first."""
-    session.send_lines(table_texts.tables_list([
-        table_texts.TableRow(t.code, t.creator, t.length, t.terms)
-        for t in lobby.match_table.open_tables.public()]))
+    rows = [table_texts.TableRow(t.code, t.creator, t.length, t.terms)
+            for t in lobby.match_table.open_tables.public()]
+    session.send_lines(table_texts.tables_list(rows))
+    session.send_event(web_events.tables(rows))

@@ -6,7 +6,7 @@ import datetime
 import re
 from collections.abc import Awaitable
 
-from fibs_server.lobby import table_commands
+from fibs_server.lobby import match_play, table_commands
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
@@ -239,11 +239,11 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
     if what == "games":
         session.send_lines(info.games_list(lobby.match_table.running_games()))
     elif what == "saved":
-        session.send_lines(info.saved_matches(await _saved_matches(lobby, session)))
+        session.send_lines(info.saved_matches(await match_play.saved_matches_of(lobby, session)))
     elif what == "savedcount":
         name = command.args[1] if len(command.args) > 1 else session.name
         count = len([r for r in await lobby.matches.running_matches(name)
-                     if not _is_live(lobby, r.player_a, r.player_b)])
+                     if not match_play.is_live(lobby, r.player_a, r.player_b)])
         session.send_line(info.saved_count(name, count))
     elif what == "watchers":
         session.send_lines(info.watchers_list(
@@ -254,28 +254,6 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
         table_commands.show_tables(lobby, session)
     else:
         session.send_line(info.cannot_show(word))
-
-
-def _is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
-    """Whether the stored match between the two is being played right now (not saved)."""
-    player = lobby.online.get(name_a.lower())
-    running = lobby.match_table.match_of(player) if player else None
-    return running is not None and name_b.lower() in (n.lower() for n in running.names)
-
-
-async def _saved_matches(lobby: Lobby, session: Session) -> list[info.SavedMatch]:
-    rows = []
-    for record in await lobby.matches.running_matches(session.name):
-        if _is_live(lobby, record.player_a, record.player_b):
-            continue
-        mine = 0 if record.player_a.lower() == session.name.lower() else 1
-        opponent = (record.player_a, record.player_b)[1 - mine]
-        score = record.state["score"]
-        online = lobby.online.get(opponent.lower())
-        rows.append(info.SavedMatch(opponent, online is not None,
-                                    online is not None and online.toggle("ready"),
-                                    record.length, score[mine], score[1 - mine]))
-    return rows
 
 
 # --- small things ----------------------------------------------------------------------------

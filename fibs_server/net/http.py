@@ -1,6 +1,6 @@
 """The HTTP side of the server (aiohttp, in the server's own event loop): the web client's
 static files (fibs_server/web/static: plain ES modules, no build step), its WebSocket
-(net/websocket.py) and a JSON endpoint for the rating plot.
+(net/websocket.py) and a read-only JSON API of the archive (docs/WEB-API.md).
 
 Nothing here knows a user: no cookies, no tokens. A tab is whoever logs in on its WebSocket.
 
@@ -18,17 +18,21 @@ import asyncio
 import dataclasses
 import email.utils
 import hashlib
+import json
 import math
 import mimetypes
 import pathlib
 import socket
-from typing import Any
+from typing import Any, overload
 
 from aiohttp import web
 
 from fibs_server.lobby.analysis_queue import readable
 from fibs_server.lobby.fair_commands import LARGEST_ID
+from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.public_reads import dice_statistics, match_games
 from fibs_server.lobby.read_limits import KeyedRateLimit
+from fibs_server.lobby.user_commands import RATED_MIN_EXPERIENCE
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, peer_address
 from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.telnet import FrontEnd
@@ -38,6 +42,11 @@ STATIC = pathlib.Path(__file__).resolve().parent.parent / "web" / "static"
 RATING_HISTORY_MATCHES = 500  # the plot's points at most: the player's last rated matches
 TOO_MANY_HISTORY_REQUESTS = "Too many rating history requests from this address: try again later."
 TOO_MANY_ANALYSIS_REQUESTS = "Too many analysis requests from this address: try again later."
+TOO_MANY_ARCHIVE_REQUESTS = "Too many archive requests from this address: try again later."
+LARGEST_PAGE = 100  # rows of a paged list at most
+DEFAULT_PAGE = 20
+NO_SUCH_PLAYER = "No such player."
+NO_SUCH_MATCH = "No such finished rated match."
 SHUTDOWN_TIMEOUT = 5.0  # seconds a stop waits for requests still being answered
 # Seconds a connection refused for its address's count is told to wait.
 RETRY_AFTER_TOO_MANY = 10
@@ -220,6 +229,55 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     return await serve_websocket(request, request.app[FRONT], request.app[ORIGINS])
 
 
+def api_error(refusal: type[web.HTTPException], text: str,
+              headers: dict[str, str] | None = None) -> web.HTTPException:
+    """An /api/ refusal: `{"error": text}`, as JSON like every answer of the API."""
+    return refusal(text=json.dumps({"error": text}), content_type="application/json",
+                   headers=headers)
+
+
+def refuse_heavy_reads_too_often(request: web.Request, refusal: str) -> None:
+    """429 for an address that reads the archive's heavy answers too often (the lobby's
+    `heavy_reads`, shared with `dicetest`), before anything is read."""
+    wait = request.app[FRONT].lobby.heavy_reads.by_address.wait_before(request.remote or "")
+    if wait:
+        raise api_error(web.HTTPTooManyRequests, refusal,
+                        {"Retry-After": str(math.ceil(wait))})
+
+
+@overload
+def count_parameter(request: web.Request, name: str, default: int, largest: int) -> int: ...
+
+
+@overload
+def count_parameter(request: web.Request, name: str, default: None,
+                    largest: int) -> int | None: ...
+
+
+def count_parameter(request: web.Request, name: str, default: int | None,
+                    largest: int) -> int | None:
+    """A whole number 0..largest from the query, `default` when it is not given, else 400
+    (before anything is read: PostgreSQL would refuse an id beyond the column's range)."""
+    typed = request.query.get(name)
+    if typed is None:
+        return default
+    if not (typed.isdigit() and len(typed) <= len(str(largest)) and int(typed) <= largest):
+        raise api_error(web.HTTPBadRequest, f"{name} must be a whole number 0 to {largest}.")
+    return int(typed)
+
+
+async def public_match(request: web.Request) -> MatchRecord:
+    """The finished rated match the path names (public, as the archive is; the web has no
+    login, so an unrated match is its players', over telnet only), else 404."""
+    lobby = request.app[FRONT].lobby
+    typed = request.match_info["match_id"]
+    record = (await lobby.matches.match_by_id(int(typed))
+              if typed.isdigit() and int(typed) <= LARGEST_ID else None)
+    if record is None or not readable(record, ""):
+        raise api_error(web.HTTPNotFound, NO_SUCH_MATCH)
+    return record
+
+
 async def rating_history(request: web.Request) -> web.Response:
     """`/api/rating-history?name=alice`: alice's rating by her rated matches, oldest first.
     The store reads its sums, at most RATING_HISTORY_MATCHES rows of an index (its reads
@@ -229,33 +287,21 @@ async def rating_history(request: web.Request) -> web.Response:
     refuse_heavy_reads_too_often(request, TOO_MANY_HISTORY_REQUESTS)
     account = await lobby.accounts.find_account(request.query.get("name", ""))
     if account is None:
-        raise web.HTTPNotFound(text="No such player.")
+        raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
     changes = await lobby.matches.rating_history(account.name, RATING_HISTORY_MATCHES)
     return web.json_response({"name": account.name, "rating": account.rating,
                               "changes": [dataclasses.asdict(c) for c in changes]})
 
 
-def refuse_heavy_reads_too_often(request: web.Request, refusal: str) -> None:
-    """429 for an address that reads the archive's heavy answers too often (the lobby's
-    `heavy_reads`, shared with `dicetest`), before anything is read."""
-    wait = request.app[FRONT].lobby.heavy_reads.by_address.wait_before(request.remote or "")
-    if wait:
-        raise web.HTTPTooManyRequests(text=refusal,
-                                      headers={"Retry-After": str(math.ceil(wait))})
-
-
 async def match_analysis(request: web.Request) -> web.Response:
-    """`/api/matches/12/analysis`: the stored analysis of a finished rated match (public, as
-    the archive is; the web has no login, so an unrated match's is its players', over telnet
-    only): `analysis` is `MatchAnalysis.to_dict()`, or null with the request's `status`
-    (queued, running, failed; null: never asked for)."""
+    """`/api/matches/12/analysis`: the stored analysis of a finished rated match: `analysis`
+    is `MatchAnalysis.to_dict()`, or null with the request's `status` (queued, running,
+    failed; null: never asked for)."""
     lobby = request.app[FRONT].lobby
     refuse_heavy_reads_too_often(request, TOO_MANY_ANALYSIS_REQUESTS)
-    typed = request.match_info["match_id"]
-    record = (await lobby.matches.match_by_id(int(typed))
-              if typed.isdigit() and int(typed) <= LARGEST_ID else None)
-    if record is None or lobby.analyses is None or not readable(record, ""):
-        raise web.HTTPNotFound(text="No such finished rated match.")
+    if lobby.analyses is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_MATCH)
+    record = await public_match(request)
     stored = await lobby.analyses.analysis_of(record.match_id)
     answer = {"match_id": record.match_id, "players": [record.player_a, record.player_b],
               "length": record.length}
@@ -265,6 +311,89 @@ async def match_analysis(request: web.Request) -> web.Response:
                                   else request_now.status.value, "analysis": None})
     return web.json_response({**answer, "status": "done", "analysed_at": stored.analysed_at,
                               "analysis": stored.analysis})
+
+
+async def match_moves(request: web.Request) -> web.Response:
+    """`/api/matches/12`: a finished rated match's result and every game's actions
+    (`public_reads.match_games`). The replay of its history is the one CPU-bound part of the
+    API: in a thread, so the loop goes on between the interpreter's switches."""
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    record = await public_match(request)
+    return web.json_response(await asyncio.to_thread(match_games, record))
+
+
+async def ratings(request: web.Request) -> web.Response:
+    """`/api/ratings?offset=0&limit=20`: the `ratings` command's list (experience above 50,
+    best first), one page of it."""
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    offset = count_parameter(request, "offset", 0, LARGEST_ID)
+    limit = count_parameter(request, "limit", DEFAULT_PAGE, LARGEST_PAGE)
+    total, accounts = await request.app[FRONT].lobby.accounts.ratings_page(
+        RATED_MIN_EXPERIENCE, offset, limit)
+    return web.json_response({"total": total, "offset": offset, "ratings": [
+        {"rank": rank, "name": account.name, "rating": account.rating,
+         "experience": account.experience}
+        for rank, account in enumerate(accounts, offset + 1)]})
+
+
+async def player(request: web.Request) -> web.Response:
+    """`/api/players/alice`: what `whois` tells anyone, less the host and the address."""
+    lobby = request.app[FRONT].lobby
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    account = await lobby.accounts.find_account(request.match_info["name"])
+    if account is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
+    played, won = await lobby.matches.rated_match_counts(account.name)
+    return web.json_response({
+        "name": account.name, "rating": account.rating, "experience": account.experience,
+        "online": account.name.lower() in lobby.online,
+        "last_login_at": account.last_login_at,
+        "rated_matches": played, "rated_matches_won": won})
+
+
+async def player_matches(request: web.Request) -> web.Response:
+    """`/api/players/alice/matches?before=12&limit=20`: alice's finished rated matches,
+    newest first; `next_before` asks for the page after."""
+    lobby = request.app[FRONT].lobby
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    before = count_parameter(request, "before", None, LARGEST_ID)
+    limit = count_parameter(request, "limit", DEFAULT_PAGE, LARGEST_PAGE)
+    account = await lobby.accounts.find_account(request.match_info["name"])
+    if account is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
+    matches = await lobby.matches.rated_matches(account.name, before, limit)
+    analysed = (await lobby.analyses.analysed_among([m.match_id for m in matches])
+                if lobby.analyses is not None else set())
+    rows = []
+    for match in matches:
+        first = match.player_a == account.name
+        rows.append({
+            "match_id": match.match_id,
+            "opponent": match.player_b if first else match.player_a,
+            "length": match.length, "winner": match.winner,
+            "score": (None if match.score is None
+                      else match.score if first else match.score[::-1]),
+            "finished_at": match.finished_at, "rating_before": match.rating_before,
+            "rating_after": match.rating_after, "analysed": match.match_id in analysed})
+    return web.json_response({
+        "name": account.name, "matches": rows,
+        "next_before": rows[-1]["match_id"] if len(rows) == limit and rows else None})
+
+
+async def dice(request: web.Request) -> web.Response:
+    """`/api/dice?name=alice`: what `dicetest` shows: the server's rolls, and alice's when a
+    name is given (the store's sums: a few rows whatever the archive's size)."""
+    lobby = request.app[FRONT].lobby
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    name = request.query.get("name")
+    account = None if name is None else await lobby.accounts.find_account(name)
+    if name is not None and account is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
+    server = dice_statistics(await lobby.matches.roll_tally(None))
+    own = (None if account is None
+           else dice_statistics(await lobby.matches.roll_tally(account.name)))
+    return web.json_response({"server": server, "name": None if account is None
+                              else account.name, "player": own})
 
 
 def web_application(front: FrontEnd, files: dict[str, StaticFile],
@@ -279,6 +408,11 @@ def web_application(front: FrontEnd, files: dict[str, StaticFile],
     application.router.add_get("/ws", websocket)
     application.router.add_get("/api/rating-history", rating_history)
     application.router.add_get("/api/matches/{match_id}/analysis", match_analysis)
+    application.router.add_get("/api/matches/{match_id}", match_moves)
+    application.router.add_get("/api/ratings", ratings)
+    application.router.add_get("/api/players/{name}", player)
+    application.router.add_get("/api/players/{name}/matches", player_matches)
+    application.router.add_get("/api/dice", dice)
     application.router.add_get("/static/{name}", static)
     return application
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import datetime
 
+from fibs_server.protocol.coded_texts import notice, refusal
 from fibs_server.protocol.texts import utc_time
 
 NOT_YOURSELF = "** You can't do that to yourself."
 BAN_USAGE = "** Usage: ban <name> [<number>m|h|d|w]"
 MOTD_SET_USAGE = "** Usage: motd set <text>"
-MOTD_WAS_SET = "** The message of the day was set."
+MOTD_WAS_SET = notice("** The message of the day was set.")
 # To the user thrown out, before the connection closes.
-KICKED = "** You were kicked out by an administrator."
-ERASED = "** Your account was erased by an administrator."
+KICKED = notice("** You were kicked out by an administrator.")
+ERASED = notice("** Your account was erased by an administrator.")
 
 
 def _utc(timestamp: int) -> str:
@@ -27,18 +28,19 @@ def name_usage(command: str) -> str:
 
 def banned(until: int | None) -> str:
     """To a banned user, thrown out or at login; `until`: a Unix time, None for good."""
-    return ("** You are banned from this server." if until is None
-            else f"** You are banned from this server until {_utc(until)}.")
+    return refusal("banned", "** You are banned from this server." if until is None
+                   else f"** You are banned from this server until {_utc(until)}.", until=until)
 
 
 def was_kicked(name: str) -> str:
-    return f"** {name} was kicked out."
+    return notice(f"** {name} was kicked out.")
 
 
 def ban_reply(name: str, address: str | None, until: int | None) -> str:
     """`address`: the banned user's last address, banned with them."""
     who = f"{name} and the address {address} are" if address else f"{name} is"
-    return f"** {who} " + ("banned for good." if until is None else f"banned until {_utc(until)}.")
+    return notice(f"** {who} " + ("banned for good." if until is None
+                                  else f"banned until {_utc(until)}."))
 
 
 _SANCTIONED = {"ban": "banned", "mute": "muted"}
@@ -51,8 +53,8 @@ def lifted_reply(name: str, sanction: str, lifted: bool) -> str:
 
 
 def muted(name: str) -> str:
-    return f"** {name} is muted: nobody hears their shouts."
+    return notice(f"** {name} is muted: nobody hears their shouts.")
 
 
 def erased(name: str) -> str:
-    return f"** The account {name} was erased."
+    return notice(f"** The account {name} was erased.")

@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-ANALYSE_USAGE = "** usage: analyse <match id>, or analyse notify on|off"
-ANALYSIS_USAGE = "** usage: analysis <match id> [moves]"
-NOT_ANALYSING = "** This server does not analyse matches ('analysis <match id>' reads old ones)."
+from fibs_server.protocol.coded_texts import notice, refusal
+
+ANALYSE_USAGE = refusal("analyse_usage", "** usage: analyse <match id>, or analyse notify on|off")
+ANALYSIS_USAGE = refusal("analysis_usage", "** usage: analysis <match id> [moves]")
+NOT_ANALYSING = refusal("not_analysing", "** This server does not analyse matches ('analysis <match id>' reads old ones).")
 NOTIFY_ON = "You will be told when the analysis of a match of yours is ready."
 NOTIFY_OFF = "You won't be told when the analysis of a match is ready."
 # gnubg's marks for a decision that lost more than 0.04, 0.08, 0.16 EMG (docs/ANALYSIS.md).
@@ -19,12 +21,12 @@ MARKS_LEGEND = ("Marks: ?! doubtful (error over 0.040), ? bad (over 0.080), "
 
 
 def no_finished_match(typed: str) -> str:
-    return f"** There is no finished match {typed}."
+    return refusal("no_finished_match", f"** There is no finished match {typed}.", match=typed)
 
 
 def not_readable(match_id: int) -> str:
-    return (f"** Match {match_id} was not rated and you did not play in it: "
-            "its analysis is for its players.")
+    return refusal("analysis_not_readable", f"** Match {match_id} was not rated and you did not "
+                   "play in it: its analysis is for its players.", match=match_id)
 
 
 def queued(match_id: int) -> str:
@@ -40,20 +42,23 @@ def done_already(match_id: int) -> str:
 
 
 def queue_full(limit: int) -> str:
-    return f"** The analysis queue is full ({limit} matches). Please try again later."
+    return refusal("analysis_queue_full",
+                   f"** The analysis queue is full ({limit} matches). Please try again later.",
+                   limit=limit)
 
 
 def too_many_of_yours(limit: int) -> str:
-    return (f"** You have {limit} matches waiting for analysis already. "
-            "Ask again when one is done.")
+    return refusal("too_many_analyses_waiting", f"** You have {limit} matches waiting for analysis "
+                   "already. Ask again when one is done.", limit=limit)
 
 
 def read_too_often(seconds: int) -> str:
-    return f"** Too many analyses read: try again in {seconds} second{'s' if seconds != 1 else ''}."
+    return refusal("analyses_read_too_often", f"** Too many analyses read: try again in {seconds} "
+                   f"second{'s' if seconds != 1 else ''}.", seconds=seconds)
 
 
 def ready(match_id: int) -> str:
-    return f"** The analysis of match {match_id} is ready."
+    return notice(f"** The analysis of match {match_id} is ready.")
 
 
 def not_analysed(match_id: int, status: str | None) -> str:
@@ -63,8 +68,10 @@ def not_analysed(match_id: int, status: str | None) -> str:
     if status == "running":
         return f"Match {match_id} is being analysed now."
     if status == "failed":
-        return f"** Match {match_id} could not be analysed. Type 'analyse {match_id}' to try again."
-    return f"** Match {match_id} is not analysed. Type 'analyse {match_id}' to ask for it."
+        return refusal("analysis_failed", f"** Match {match_id} could not be analysed. "
+                       f"Type 'analyse {match_id}' to try again.", match=match_id)
+    return refusal("not_analysed", f"** Match {match_id} is not analysed. "
+                   f"Type 'analyse {match_id}' to ask for it.", match=match_id)
 
 
 def _heading(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any]) -> list[str]:

@@ -8,23 +8,24 @@ from __future__ import annotations
 import datetime
 
 from fibs_server.protocol import clip
+from fibs_server.protocol.coded_texts import notice, refusal
 from fibs_server.protocol.texts import plural, utc_time
 
 BELL = "\a"
 
-TELL_WHOM = "** Tell whom?"
-MESSAGE_USAGE = "** usage: message <user> <text>"
-SAY_WHAT = "** Say what?"
-SHOUT_WHAT = "** Shout what?"
-KIBITZ_WHAT = "** Kibitz what?"
-WHISPER_WHAT = "** Whisper what?"
-NOT_WATCHING_OR_PLAYING = "** You're not watching or playing."
-SILENT_SHOUT = "** Please type 'toggle silent' again before you shout."
-YOU_GAG_THEM = "** You can't talk if you won't listen."
-GAG_YOURSELF = "** You talk too much, don't you?"
-BLIND_YOURSELF = "** You can't read this message now, can you?"
+TELL_WHOM = refusal("tell_whom", "** Tell whom?")
+MESSAGE_USAGE = refusal("message_usage", "** usage: message <user> <text>")
+SAY_WHAT = refusal("say_what", "** Say what?")
+SHOUT_WHAT = refusal("shout_what", "** Shout what?")
+KIBITZ_WHAT = refusal("kibitz_what", "** Kibitz what?")
+WHISPER_WHAT = refusal("whisper_what", "** Whisper what?")
+NOT_WATCHING_OR_PLAYING = refusal("not_watching_or_playing", "** You're not watching or playing.")
+SILENT_SHOUT = refusal("silent_shout", "** Please type 'toggle silent' again before you shout.")
+YOU_GAG_THEM = refusal("you_gag_them", "** You can't talk if you won't listen.")
+GAG_YOURSELF = refusal("gag_yourself", "** You talk too much, don't you?")
+BLIND_YOURSELF = refusal("blind_yourself", "** You can't read this message now, can you?")
 MESSAGES_HEADER = "There are messages for you:"
-NOT_WAITING = "** You're not waiting for anyone."
+NOT_WAITING = refusal("not_waiting", "** You're not waiting for anyone.")
 
 
 def with_bell(line: str, ring: bool) -> str:
@@ -32,31 +33,35 @@ def with_bell(line: str, ring: bool) -> str:
 
 
 def heard(count: int) -> str:
-    return f"** {plural(count, 'user')} heard you."
+    return notice(f"** {plural(count, 'user')} heard you.")
 
 
 def tell_what(name: str) -> str:
-    return f"** Tell {name} what?"
+    return refusal("tell_what", f"** Tell {name} what?", name=name)
 
 
 def dont_know_user(name: str) -> str:
-    return f"** Don't know user {name}"
+    return refusal("no_such_account", f"** Don't know user {name}", name=name)
 
 
 def message_too_long(most: int) -> str:
-    return f"** Your message is too long: at most {most} characters, please."
+    return refusal("message_too_long",
+                   f"** Your message is too long: at most {most} characters, please.", most=most)
 
 
 def too_many_messages_from_you(count: int, name: str) -> str:
-    return f"** You already left {count} messages for {name}. Please wait until {name} has read them."
+    return refusal("too_many_messages_from_you", f"** You already left {count} messages for {name}. "
+                   f"Please wait until {name} has read them.", count=count, name=name)
 
 
 def too_many_messages_waiting(name: str, count: int) -> str:
-    return f"** {name} has {count} messages waiting already. Please try again later."
+    return refusal("too_many_messages_waiting",
+                   f"** {name} has {count} messages waiting already. Please try again later.",
+                   name=name, count=count)
 
 
 def wont_listen(name: str) -> str:
-    return f"** {name} won't listen to you."
+    return refusal("wont_listen", f"** {name} won't listen to you.", name=name)
 
 
 def is_away(name: str, message: str) -> str:
@@ -88,24 +93,26 @@ def kibitzes(as_clip: bool, sender: str, text: str) -> str:
 # --- what the speaker is told ------------------------------------------------------------------
 
 def you_tell(as_clip: bool, recipient: str, text: str) -> str:
-    return clip.chat(clip.YOU_SAY, recipient, text) if as_clip else f"** You tell {recipient}: {text}"
+    return clip.chat(clip.YOU_SAY, recipient, text) if as_clip else notice(
+        f"** You tell {recipient}: {text}")
 
 
 def you_shout(as_clip: bool, text: str) -> str:
-    return clip.chat(clip.YOU_SHOUT, text) if as_clip else f"** You shout: {text}"
+    return clip.chat(clip.YOU_SHOUT, text) if as_clip else notice(f"** You shout: {text}")
 
 
 def you_whisper(as_clip: bool, text: str) -> str:
-    return clip.chat(clip.YOU_WHISPER, text) if as_clip else f"** You whisper: {text}"
+    return clip.chat(clip.YOU_WHISPER, text) if as_clip else notice(f"** You whisper: {text}")
 
 
 def you_kibitz(as_clip: bool, text: str) -> str:
-    return clip.chat(clip.YOU_KIBITZ, text) if as_clip else f"** You kibitz: {text}"
+    return clip.chat(clip.YOU_KIBITZ, text) if as_clip else notice(f"** You kibitz: {text}")
 
 
 def shouting_too_often(wait_seconds: int) -> str:
-    return (f"** You are shouting too often. Please wait {plural(wait_seconds, 'second')} "
-            "before you shout again.")
+    return refusal("shouting_too_often", f"** You are shouting too often. Please wait "
+                   f"{plural(wait_seconds, 'second')} before you shout again.",
+                   seconds=wait_seconds)
 
 
 # --- messages ----------------------------------------------------------------------------------
@@ -120,12 +127,12 @@ def message(as_clip: bool, sender: str, sent_at: int, text: str) -> str:
 
 def message_delivered(as_clip: bool, recipient: str) -> str:
     return (clip.line(clip.MESSAGE_DELIVERED, recipient) if as_clip
-            else f"** Your message was delivered to {recipient}.")
+            else notice(f"** Your message was delivered to {recipient}."))
 
 
 def message_saved(as_clip: bool, recipient: str) -> str:
     return (clip.line(clip.MESSAGE_SAVED, recipient) if as_clip
-            else f"** {recipient} is not logged in. Your message was saved.")
+            else notice(f"** {recipient} is not logged in. Your message was saved."))
 
 
 # --- waitfor -----------------------------------------------------------------------------------
@@ -135,35 +142,35 @@ def waiting_for_you(waiter: str) -> str:
 
 
 def finally_logs_in(name: str) -> str:
-    return f"** FINALLY!!! {name} logs in."
+    return notice(f"** FINALLY!!! {name} logs in.")
 
 
 def will_notify(name: str) -> str:
-    return f"** You'll be notified when {name} logs in."
+    return notice(f"** You'll be notified when {name} logs in.")
 
 
 def already_logged_in(name: str) -> str:
-    return f"** {name} is already logged in."
+    return refusal("already_logged_in", f"** {name} is already logged in.", name=name)
 
 
 def waiting_list(names: list[str]) -> str:
-    return f"** You're waiting for: {' '.join(names)}"
+    return notice(f"** You're waiting for: {' '.join(names)}")
 
 
 # --- gag and blind -----------------------------------------------------------------------------
 
 def gag_reply(name: str, gagged: bool) -> str:
-    return f"** You {'gag' if gagged else 'ungag'} {name}."
+    return notice(f"** You {'gag' if gagged else 'ungag'} {name}.")
 
 
 def blind_reply(name: str, blinded: bool) -> str:
-    return f"** You {'blind' if blinded else 'unblind'} {name}."
+    return notice(f"** You {'blind' if blinded else 'unblind'} {name}.")
 
 
 def ignore_list(kind: str, names: list[str]) -> str:
     """`kind` is `gag` or `blind`: the answer to `gag`/`blind` without a name."""
-    return f"** You {kind}: {' '.join(names)}" if names else f"** You {kind} nobody."
+    return notice(f"** You {kind}: {' '.join(names)}" if names else f"** You {kind} nobody.")
 
 
 def doesnt_want_you_to_watch(name: str) -> str:
-    return f"** {name} doesn't want you to watch."
+    return refusal("watch_refused", f"** {name} doesn't want you to watch.", name=name)

@@ -11,6 +11,8 @@ import dataclasses
 import re
 from collections.abc import Collection, Iterable
 
+from fibs_server.protocol.coded_texts import refusal
+
 # Short forms FIBS fixes regardless of what else a prefix could mean (docs/PROTOCOL.md).
 SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "roll",
                "s": "say", "t": "tell", "w": "who", "wh": "whisper", "res": "resign",
@@ -72,7 +74,8 @@ def completions(word: str, names: Iterable[str]) -> list[str]:
 
 
 def ambiguous(word: str, names: list[str]) -> str:
-    return f"** '{word}' could mean {', '.join(names[:-1])} or {names[-1]}."
+    return refusal("ambiguous_command",
+                   f"** '{word}' could mean {', '.join(names[:-1])} or {names[-1]}.", word=word)
 
 
 # `!!` before any command.
@@ -80,4 +83,4 @@ NO_PREVIOUS_COMMAND = "** No previous command."
 
 
 def unknown_command(text: str) -> str:
-    return f"** Unknown command: '{text}'"
+    return refusal("unknown_command", f"** Unknown command: '{text}'", command=text)

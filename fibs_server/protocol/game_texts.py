@@ -7,58 +7,64 @@ lines have no `**` or no final period where FIBS's have none: clients match them
 from __future__ import annotations
 
 from fibs_server.protocol.chat import with_bell
+from fibs_server.protocol.coded_texts import notice, refusal
 from fibs_server.protocol.match_rules import STANDARD_TERMS, MatchTerms, rules_summary
 from fibs_server.protocol.match_texts import match_kind
 
-NOT_PLAYING = "** You're not playing."
-TWO_GAMES_AT_ONCE = "** You can't play two games at once"
+NOT_PLAYING = refusal("not_playing", "** You're not playing.")
+TWO_GAMES_AT_ONCE = refusal("two_games_at_once", "** You can't play two games at once")
 
 # --- invite and join ---------------------------------------------------------------------------
 
-INVITE_WHOM = "** invite who?"
-INVITE_YOURSELF = "** You can't invite yourself."
-TOGGLE_READY_FIRST = "** Use 'toggle ready' first."
-YOU_ARE_NOT_EXPERIENCED_ENOUGH = \
-    "** You're not experienced enough to play a match of that length."
+INVITE_WHOM = refusal("invite_whom", "** invite who?")
+INVITE_YOURSELF = refusal("invite_yourself", "** You can't invite yourself.")
+TOGGLE_READY_FIRST = refusal("not_ready", "** Use 'toggle ready' first.")
+YOU_ARE_NOT_EXPERIENCED_ENOUGH = refusal(
+    "not_experienced_enough", "** You're not experienced enough to play a match of that length.")
 SAVED_MATCH_WARNING = "WARNING: Don't accept if you want to continue your saved match!"
-JOIN_WHOM = "** Error: Join who?"
+JOIN_WHOM = refusal("join_whom", "** Error: Join who?")
 
 
 def already_playing(name: str) -> str:
-    return f"** Error: {name} is already playing with someone else."
+    return refusal("already_playing", f"** Error: {name} is already playing with someone else.",
+                   name=name)
 
 
 def refusing_games(name: str) -> str:
-    return f"** {name} is refusing games."
+    return refusal("refusing_games", f"** {name} is refusing games.", name=name)
 
 
 def no_saved_match(name: str) -> str:
-    return f"** There's no saved match with {name}."
+    return refusal("no_saved_match", f"** There's no saved match with {name}.", name=name)
 
 
 def give_a_match_length(name: str) -> str:
     """`invite <name>` without a length, and no saved match to resume."""
-    return f"{no_saved_match(name)} Please give a match length."
+    return refusal("length_needed", f"{no_saved_match(name)} Please give a match length.",
+                   name=name)
 
 
 def match_length_usage(longest: int) -> str:
-    return f"** The match length must be a number from 1 to {longest} or 'unlimited'."
+    return refusal("bad_length",
+                   f"** The match length must be a number from 1 to {longest} or 'unlimited'.",
+                   longest=longest)
 
 
 def not_experienced_enough(name: str) -> str:
-    return f"** {name} is not experienced enough to play a match of that length."
+    return refusal("opponent_not_experienced_enough",
+                   f"** {name} is not experienced enough to play a match of that length.", name=name)
 
 
 def you_invited(name: str, length: int | None, terms: MatchTerms = STANDARD_TERMS) -> list[str]:
     """FIBS's confirmation exactly, whatever the terms; a timed or variant match's follow on
     the line after it, as in the invitation."""
     summary = rules_summary(terms)
-    return [f"** You invited {name} to {match_kind(length)}.",
+    return [notice(f"** You invited {name} to {match_kind(length)}."),
             *([invitation_terms(summary)] if summary else [])]
 
 
 def you_invited_to_resume(name: str) -> str:
-    return f"** You invited {name} to resume a saved match."
+    return notice(f"** You invited {name} to resume a saved match.")
 
 
 def invitation(inviter: str, length: int | None, saved_match: bool, bell: bool,
@@ -85,8 +91,8 @@ def invitation_terms(summary: str) -> str:
 def saved_match_first(other: str) -> str:
     """A new match would replace the saved one with `other`, which it must not (a table's
     sitter is not warned; a bot agrees to anything; a timed match left awaits its grace)."""
-    return (f"** You have a saved match with {other}: type 'invite {other}' to resume it "
-            f"before you play another.")
+    return refusal("saved_match_first", f"** You have a saved match with {other}: type 'invite {other}' "
+                   f"to resume it before you play another.", name=other)
 
 
 def invitation_to_resume(inviter: str, bell: bool) -> list[str]:
@@ -100,25 +106,25 @@ def _type_join(inviter: str) -> str:
 
 
 def cannot_find_player(name: str) -> str:
-    return f"** Error: can't find player {name}"
+    return refusal("no_such_player", f"** Error: can't find player {name}", name=name)
 
 
 def didnt_invite_you(name: str) -> str:
-    return f"** {name} didn't invite you."
+    return refusal("no_invitation", f"** {name} didn't invite you.", name=name)
 
 
 # --- a match starts or resumes -----------------------------------------------------------------
 
 def you_are_now_playing(inviter: str, length: int | None) -> str:
     """To the player who joined."""
-    return f"** You are now playing {match_kind(length)} with {inviter}"
+    return notice(f"** You are now playing {match_kind(length)} with {inviter}")
 
 
 def has_joined_you(joiner: str, length: int | None) -> str:
     """To the inviter. FIBS's line for an unlimited match has no `**`."""
     if length is None:
         return f"Player {joiner} has joined you for an unlimited match."
-    return f"** Player {joiner} has joined you for {match_kind(length)}."
+    return notice(f"** Player {joiner} has joined you for {match_kind(length)}.")
 
 
 def match_starts(inviter: str, joiner: str, length: int | None) -> str:
@@ -142,18 +148,18 @@ def match_resumes(inviter: str, joiner: str, length: int | None) -> str:
 
 # --- leave -------------------------------------------------------------------------------------
 
-NO_ONE_TO_LEAVE = "** Error: No one to leave."
-YOU_ENDED_THE_UNLIMITED_MATCH = "** You terminated the unlimited match."
-YOU_LEFT_THE_GAME = "** You terminated the game. The game was saved."
+NO_ONE_TO_LEAVE = refusal("nothing_to_leave", "** Error: No one to leave.")
+YOU_ENDED_THE_UNLIMITED_MATCH = notice("** You terminated the unlimited match.")
+YOU_LEFT_THE_GAME = notice("** You terminated the game. The game was saved.")
 
 
 def ended_the_unlimited_match(name: str) -> str:
-    return f"** Player {name} has ended the unlimited match."
+    return notice(f"** Player {name} has ended the unlimited match.")
 
 
 def left_the_game(name: str) -> str:
     """To the opponent of a player who typed `leave`."""
-    return f"** Player {name} has left the game. The game was saved."
+    return notice(f"** Player {name} has left the game. The game was saved.")
 
 
 def left_the_game_with(name: str, opponent: str) -> str:
@@ -163,26 +169,29 @@ def left_the_game_with(name: str, opponent: str) -> str:
 
 # --- in-match commands -------------------------------------------------------------------------
 
-RESIGN_USAGE = "** Type 'n' (normal), 'g' (gammon) or 'b' (backgammon) after resign."
-TOGGLE_ALLOWPIP_FIRST = "** Type 'toggle allowpip' first."
+RESIGN_USAGE = refusal("resign_usage", "** Type 'n' (normal), 'g' (gammon) or 'b' (backgammon) after resign.")
+TOGGLE_ALLOWPIP_FIRST = refusal("toggle_allowpip_first", "** Type 'toggle allowpip' first.")
 
 
 def pip_not_allowed(opponent: str) -> str:
-    return f"** {opponent} doesn't allow this. Ask {opponent} to 'toggle allowpip'"
+    return refusal("pip_not_allowed",
+                   f"** {opponent} doesn't allow this. Ask {opponent} to 'toggle allowpip'",
+                   name=opponent)
 
 
 # --- watch and look ----------------------------------------------------------------------------
 
-WATCH_WHOM = "** Watch who?"
-WATCH_YOURSELF = "** Use a mirror to do that."
-WATCH_WHILE_PLAYING = "** You can't watch another game while you're playing."
-NOT_WATCHING = "** You're not watching."
-LOOK_AT_WHOM = "** Look at who?"
+WATCH_WHOM = refusal("watch_whom", "** Watch who?")
+WATCH_YOURSELF = refusal("watch_yourself", "** Use a mirror to do that.")
+WATCH_WHILE_PLAYING = refusal("watch_while_playing",
+                              "** You can't watch another game while you're playing.")
+NOT_WATCHING = refusal("not_watching", "** You're not watching.")
+LOOK_AT_WHOM = refusal("look_at_whom", "** Look at who?")
 
 
 def you_stop_watching(name: str, for_another: bool) -> str:
     """`unwatch`; `for_another`: `watch` of someone else, which is a `**` line."""
-    return f"{'** ' if for_another else ''}You stop watching {name}."
+    return notice(f"{'** ' if for_another else ''}You stop watching {name}.")
 
 
 def you_are_now_watching(name: str) -> str:
@@ -219,4 +228,4 @@ def no_longer_watching(name: str) -> str:
 
 def is_not_playing(name: str) -> str:
     """`look` at a user who plays no match."""
-    return f"** {name} is not playing."
+    return refusal("not_playing_match", f"** {name} is not playing.", name=name)

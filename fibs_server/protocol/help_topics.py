@@ -101,7 +101,8 @@ TOPICS: dict[str, Topic] = {
         "Rules, in any order after the length: one variant, 'nack' (nackgammon),",
         "'hyper' (hypergammon, 3 checkers) or 'portes' (no cube, no backgammons,",
         "the opening's winner rolls afresh); 'lowstart' (the lower opening die",
-        "moves first); 'nocube' (no doubling). The clock: 'timer 30' or 'timer 60'",
+        "moves first); 'nocube' (no doubling); 'unrated' (the result leaves both",
+        "ratings as they are). The clock: 'timer 30' or 'timer 60'",
         "(seconds a decision), 'takeover <seconds>' (a bot decides that late; see",
         "'help timer')."), "invite bob 5 nack nocube timer 30"),
     "join": Topic("join [<name>]", (

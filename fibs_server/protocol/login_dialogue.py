@@ -204,8 +204,7 @@ class LoginDialogue(Generic[AccountT]):
             return []
         if account is not None:
             return [LogIn(account, self.client)]
-        # A CLIP client's line was not echoed: start the prompt on a line of its own.
-        prompt = ("\r\n" if self.client.clip else "") + texts.LOGIN_PROMPT
+        prompt = texts.wrong_login_prompt(self.client.clip)
         self.stage, self.client = Stage.LOGIN, self.transport_client
         return [SendPrompt(prompt)]
 

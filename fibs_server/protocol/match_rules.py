@@ -5,22 +5,25 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.commands import ambiguous, completions
 from fibs_server.rules.variants import MatchRules, Variant
 
 VARIANT_WORDS = {"nackgammon": Variant.NACKGAMMON, "hypergammon": Variant.HYPERGAMMON,
                  "portes": Variant.PORTES}
-HOUSE_RULE_WORDS = ("lowstart", "nocube")
+HOUSE_RULE_WORDS = ("lowstart", "nocube", "unrated")
 TIMER_WORD, TAKEOVER_WORD = "timer", "takeover"  # each followed by its seconds
 TERM_WORDS = (*VARIANT_WORDS, *HOUSE_RULE_WORDS, TIMER_WORD, TAKEOVER_WORD)
 TURN_TIMES = (30, 60)  # the seconds a timed match may give each decision
 TAKEOVER_TIMES = range(10, 601)  # the seconds before a bot takes a decision over
-ONE_VARIANT = "** Choose one variant: nackgammon, hypergammon or portes."
-TIMER_USAGE = "** Give the seconds after 'timer': 30 or 60."
+ONE_VARIANT = refusal("one_variant", "** Choose one variant: nackgammon, hypergammon or portes.")
+TIMER_USAGE = refusal("timer_usage", "** Give the seconds after 'timer': 30 or 60.")
 # An unlimited match is never won, so it cannot be lost on time either.
-TIMER_NEEDS_LENGTH = "** A timed match needs a length: 'timer' does not go with 'unlimited'."
-TAKEOVER_USAGE = (f"** Give the seconds after 'takeover': a number from {TAKEOVER_TIMES[0]} "
-                  f"to {TAKEOVER_TIMES[-1]}.")
+TIMER_NEEDS_LENGTH = refusal(
+    "timer_needs_length", "** A timed match needs a length: 'timer' does not go with 'unlimited'.")
+TAKEOVER_USAGE = refusal(
+    "takeover_usage", f"** Give the seconds after 'takeover': a number from {TAKEOVER_TIMES[0]} "
+    f"to {TAKEOVER_TIMES[-1]}.", least=TAKEOVER_TIMES[0], most=TAKEOVER_TIMES[-1])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +33,7 @@ class MatchTerms:
     rules: MatchRules = MatchRules()
     turn_seconds: int | None = None  # each decision's time (None: untimed, as on FIBS)
     takeover_seconds: int | None = None  # a bot decides for a player this late (None: never)
+    rated: bool = True  # `unrated`: both players agree that the result leaves their ratings
 
     @property
     def timed(self) -> bool:
@@ -43,16 +47,20 @@ STANDARD_TERMS = MatchTerms()
 class RulesWordError(ValueError):
     """A word that names no rule (or more than one); its text is what the user reads."""
 
+    def __init__(self, reply: str) -> None:
+        super().__init__(reply)
+        self.reply = reply  # as made: `str()` of the error would drop a refusal's code
+
 
 def unknown_rule_word(word: str) -> str:
-    return (f"** Unknown word '{word}' after the match length. "
-            f"Use nack, hyper, portes, lowstart, nocube, timer or takeover.")
+    return refusal("unknown_rule_word", f"** Unknown word '{word}' after the match length. "
+                   "Use nack, hyper, portes, lowstart, nocube, unrated, timer or takeover.", word=word)
 
 
 def parse_match_terms(words: Iterable[str]) -> MatchTerms:
     """The terms the words choose, in any order, each a unique prefix of its name; `timer`
     and `takeover` take the next word as their seconds."""
-    variant, lower_die_starts, cube = None, False, True
+    variant, lower_die_starts, cube, rated = None, False, True, True
     seconds: dict[str, int] = {}
     remaining = iter(words)
     for word in remaining:
@@ -70,6 +78,8 @@ def parse_match_terms(words: Iterable[str]) -> MatchTerms:
             lower_die_starts = True
         elif name == "nocube":
             cube = False
+        elif name == "unrated":
+            rated = False
         else:
             allowed, usage = ((TURN_TIMES, TIMER_USAGE) if name == TIMER_WORD
                               else (TAKEOVER_TIMES, TAKEOVER_USAGE))
@@ -79,7 +89,7 @@ def parse_match_terms(words: Iterable[str]) -> MatchTerms:
                 raise RulesWordError(usage)
             seconds[name] = int(value)
     return MatchTerms(MatchRules(variant or Variant.STANDARD, lower_die_starts, cube),
-                      seconds.get(TIMER_WORD), seconds.get(TAKEOVER_WORD))
+                      seconds.get(TIMER_WORD), seconds.get(TAKEOVER_WORD), rated)
 
 
 def house_rules(terms: MatchTerms) -> list[str]:
@@ -96,6 +106,8 @@ def house_rules(terms: MatchTerms) -> list[str]:
         notes.append(f"{terms.turn_seconds} s a turn")
     if terms.takeover_seconds is not None:
         notes.append(f"a bot takes over after {terms.takeover_seconds} s")
+    if not terms.rated:
+        notes.append("unrated")
     return notes
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator
 
-from fibs_server.protocol import match_texts
+from fibs_server.protocol import coded_texts, match_texts
 from fibs_server.protocol.board import UNLIMITED, BoardView
 from fibs_server.protocol.texts import plural
 from fibs_server.rules import events as ev
@@ -219,7 +219,7 @@ def event_script(match: Match, names: tuple[str, str], event: ev.Event, moment: 
             return match_over(match, names, w, score, rating)
         case ev.JoinedNextGame(player=p):
             # FIBS tells the other player nothing: they have their `Type 'join'` line.
-            return [say(p, f"** Please wait for {names[1 - p]} to join too.")]
+            return [say(p, coded_texts.notice(f"** Please wait for {names[1 - p]} to join too."))]
     return []
 
 

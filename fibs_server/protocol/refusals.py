@@ -6,6 +6,7 @@ included: some lines end without a period, as FIBS's do.
 """
 from __future__ import annotations
 
+from fibs_server.protocol.coded_texts import RefusalText, refusal
 from fibs_server.protocol.texts import plural
 from fibs_server.rules.refusals import Refusal, Refused
 
@@ -63,8 +64,9 @@ TEMPLATES: dict[Refusal, str] = {
 _ORDINALS = ("first", "second", "third", "fourth")
 
 
-def refusal_text(refused: Refused, opponent: str) -> str:
-    """The line FIBS answers `refused` with; `opponent` is the refused player's opponent."""
+def refusal_text(refused: Refused, opponent: str) -> RefusalText:
+    """The line FIBS answers `refused` with; `opponent` is the refused player's opponent.
+    Its code is the reason's name, its params the facts and the opponent."""
     facts = refused.facts
     words = {**facts, "opponent": opponent}
     if "step_number" in facts:
@@ -72,4 +74,5 @@ def refusal_text(refused: Refused, opponent: str) -> str:
         words["ordinal"] = _ORDINALS[min(facts["step_number"], 4) - 1]
     if "distance" in facts:
         words["points"] = plural(facts["distance"], "point")
-    return TEMPLATES[refused.reason].format_map(words)
+    return refusal(refused.reason.name.lower(), TEMPLATES[refused.reason].format_map(words),
+                   **facts, opponent=opponent)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 
+from fibs_server.protocol.coded_texts import notice
 from fibs_server.protocol.texts import date_line, plural
 
 SCREEN_WIDTH = 79  # what a line may use in an 80-column terminal
@@ -18,10 +19,10 @@ ABOUT = (
     "Type 'help' for the commands, 'help beginner' to get started.",
 )
 NO_AVERAGE = "** This server keeps no hourly statistics of users. Type 'stat' for the numbers."
-NOTHING_TO_SAVE = ("** There is nothing to save: your settings and matches are stored as "
-                   "they change.")
-PANIC = ("** Don't panic. A strange screen? Try 'set boardstyle 2', 'set linelength 0', "
-         "'set pagelength 0' or 'cls'.")
+NOTHING_TO_SAVE = notice("** There is nothing to save: your settings and matches are stored "
+                         "as they change.")
+PANIC = notice("** Don't panic. A strange screen? Try 'set boardstyle 2', 'set linelength 0', "
+               "'set pagelength 0' or 'cls'.")
 
 
 def version_line(version: str) -> str:
@@ -73,14 +74,14 @@ def hostnames_table(rows: list[tuple[str, str]]) -> list[str]:
 SHUTDOWN_USAGE = "** Usage: shutdown <minutes>|cancel"
 NO_SHUTDOWN_UNDER_WAY = "** No shutdown is under way."
 SHUTDOWN_ALREADY_UNDER_WAY = "** A shutdown is already under way. 'shutdown cancel' stops it."
-SHUTDOWN_CANCELLED = "** The shutdown was cancelled."
+SHUTDOWN_CANCELLED = notice("** The shutdown was cancelled.")
 # A login in the last minutes before a shutdown.
 SHUTTING_DOWN_TRY_LATER = "** The server is shutting down. Please try again later."
 # When the server stops: to the players and watchers of a running match, and to the others.
-SHUTTING_DOWN_GAME_SAVED = "** The server is shutting down. The game was saved."
-SHUTTING_DOWN = "** The server is shutting down."
+SHUTTING_DOWN_GAME_SAVED = notice("** The server is shutting down. The game was saved.")
+SHUTTING_DOWN = notice("** The server is shutting down.")
 
 
 def shutdown_in(minutes: int) -> str:
-    return (f"** The server will shut down in {plural(minutes, 'minute')}. "
-            "Running matches will be saved.")
+    return notice(f"** The server will shut down in {plural(minutes, 'minute')}. "
+                  "Running matches will be saved.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Mapping
 
+from fibs_server.protocol.coded_texts import notice
 from fibs_server.protocol.commands import ambiguous, completions
 
 # (YES text, NO text) per toggle, in the order `toggle` lists them.
@@ -44,6 +45,8 @@ TOGGLE_TEXTS: dict[str, tuple[str, str]] = {
     "wrap": ("** Your terminal knows how to wrap long lines.",
              "** The server will wrap long lines."),
 }
+# They answer `toggle`: no refusals.
+TOGGLE_TEXTS = {name: (notice(yes), notice(no)) for name, (yes, no) in TOGGLE_TEXTS.items()}
 TOGGLE_ALIASES = {"autoroll": "double"}
 
 

@@ -6,18 +6,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.match_rules import STANDARD_TERMS, MatchTerms, rules_summary
 from fibs_server.protocol.match_texts import match_kind, points
 from fibs_server.protocol.texts import plural
 
 PRIVATE = "private"
 CLOSE = "close"  # `table close`
-TABLE_USAGE = ("** Type 'table <points>|unlimited [nack|hyper|portes] [lowstart] [nocube] "
-               "[timer 30|60] [takeover <seconds>] [private]' to open a table, 'table close' "
-               "to close yours.")
-NO_OPEN_TABLE = "** You have no open table."
-SIT_WHERE = "** Sit at which table? Type 'sit <code>'; 'show tables' lists the open ones."
-OWN_TABLE = "** That is your own table: wait for someone to sit, or type 'table close'."
+TABLE_USAGE = refusal(
+    "table_usage", "** Type 'table <points>|unlimited [nack|hyper|portes] [lowstart] [nocube] "
+    "[timer 30|60] [takeover <seconds>] [private]' to open a table, 'table close' to close yours.")
+NO_OPEN_TABLE = refusal("no_open_table", "** You have no open table.")
+SIT_WHERE = refusal("sit_where",
+                    "** Sit at which table? Type 'sit <code>'; 'show tables' lists the open ones.")
+OWN_TABLE = refusal("own_table",
+                    "** That is your own table: wait for someone to sit, or type 'table close'.")
 TABLES_HEADER = "List of open tables:"
 TABLES_COLUMNS = "code      creator              length     timer  rules"
 NO_TABLES = "No table is open. Type 'table <points>' to open one."
@@ -53,12 +56,14 @@ def table_closed(code: str) -> str:
 
 
 def no_table(typed_code: str) -> str:
-    return f"** There is no open table with the code {typed_code}."
+    return refusal("no_table", f"** There is no open table with the code {typed_code}.",
+                   code=typed_code)
 
 
 def too_many_wrong_codes(seconds: float) -> str:
     minutes = max(1, round(seconds / 60))
-    return f"** Too many wrong table codes. You may try again in {plural(minutes, 'minute')}."
+    return refusal("too_many_wrong_table_codes", "** Too many wrong table codes. You may try "
+                   f"again in {plural(minutes, 'minute')}.", minutes=minutes)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -10,14 +10,15 @@ import datetime
 import enum
 import zoneinfo
 
+from fibs_server.protocol.coded_texts import notice, refusal
+
 PROMPT = "> "
 LOGIN_PROMPT = "login: "
 PASSWORD_PROMPT = "password: "
 NEW_PASSWORD_PROMPT = "Please give your password: "
 RETYPE_PASSWORD_PROMPT = "Please retype your password: "
-PASSWORDS_DIFFER_PROMPT = (
-    "** The two passwords were not identical. Please give them again. Password: "
-)
+PASSWORDS_DIFFER_PROMPT = refusal(
+    "passwords_differ", "** The two passwords were not identical. Please give them again. Password: ")
 
 BANNER_ART = (
     r"                 _____  _  ____   ____                               ",
@@ -101,6 +102,12 @@ def date_line(now: datetime.datetime, timezone: str = "UTC") -> str:
     return f"{local:%A, %B %d %H:%M:%S} {local.tzname()}   ( {utc_time(now)} )"
 
 
+def wrong_login_prompt(clip: bool) -> str:
+    """A name and password that match no account: FIBS asks for the login again, without a
+    word. A CLIP client's line was not echoed: the prompt starts on a line of its own."""
+    return refusal("wrong_login", ("\r\n" if clip else "") + LOGIN_PROMPT)
+
+
 def banner(now: datetime.datetime) -> list[str]:
     return [*BANNER_ART, "", date_line(now)]
 
@@ -108,16 +115,23 @@ def banner(now: datetime.datetime) -> list[str]:
 def name_error(name: str) -> str | None:
     """FIBS's complaint about a wanted user name, or None if the name is acceptable."""
     if not name or not all(c.isascii() and (c.isalpha() or c == "_") for c in name):
-        return "** Your name may only contain letters and the underscore character _ ."
+        return refusal("name_letters",
+                       "** Your name may only contain letters and the underscore character _ .")
     if len(name) > MAX_NAME_LENGTH:
-        return f"** Please use a name with at most {MAX_NAME_LENGTH} characters."
+        return refusal("name_too_long",
+                       f"** Please use a name with at most {MAX_NAME_LENGTH} characters.",
+                       most=MAX_NAME_LENGTH)
     if len(name) < MIN_NAME_LENGTH:
-        return f"** Please use a name with at least {MIN_NAME_LENGTH} characters."
+        return refusal("name_too_short",
+                       f"** Please use a name with at least {MIN_NAME_LENGTH} characters.",
+                       least=MIN_NAME_LENGTH)
     return None
 
 
 def name_taken(name: str) -> str:
-    return f"** Please use another name. '{name}' is already used by someone else."
+    return refusal("name_taken",
+                   f"** Please use another name. '{name}' is already used by someone else.",
+                   name=name)
 
 
 def name_accepted(name: str) -> list[str]:
@@ -128,43 +142,49 @@ def name_accepted(name: str) -> list[str]:
 def password_error(password: str) -> str | None:
     """The complaint about a new password, or None. (`:` separates `password` arguments.)"""
     if len(password) < MIN_PASSWORD_LENGTH:
-        return f"Minimal password length is {MIN_PASSWORD_LENGTH} characters."
+        return refusal("password_too_short",
+                       f"Minimal password length is {MIN_PASSWORD_LENGTH} characters.",
+                       least=MIN_PASSWORD_LENGTH)
     if len(password) > MAX_PASSWORD_LENGTH:  # lines are 7-bit: a character is a byte
-        return f"Please use a password of at most {MAX_PASSWORD_LENGTH} characters."
+        return refusal("password_too_long",
+                       f"Please use a password of at most {MAX_PASSWORD_LENGTH} characters.",
+                       most=MAX_PASSWORD_LENGTH)
     if " " in password:  # `login` and `connect` take the password as one word
-        return "Your password may not contain blanks."
+        return refusal("password_blank", "Your password may not contain blanks.")
     if ":" in password:
-        return "Your password may not contain ':'"
+        return refusal("password_colon", "Your password may not contain ':'")
     return None
 
 
-LINE_TOO_LONG = "** Your line was too long and has been ignored."
-NO_PASSWORD_GIVEN = "** No password given. Please choose a new name"
-TOO_MANY_REGISTRATIONS = "** Too many new accounts from your address. Please try again later."
+LINE_TOO_LONG = refusal("line_too_long", "** Your line was too long and has been ignored.")
+NO_PASSWORD_GIVEN = refusal("no_password_given", "** No password given. Please choose a new name")
+TOO_MANY_REGISTRATIONS = refusal("too_many_registrations",
+                                 "** Too many new accounts from your address. Please try again later.")
 REGISTERED = ("You are registered.", "Type 'help beginner' to get started.")
 # A login or registration that failed inside the server (the connection is closed next).
-LOGIN_FAILED = "** Sorry, the server could not log you in. Please try again later."
+LOGIN_FAILED = refusal("login_failed",
+                       "** Sorry, the server could not log you in. Please try again later.")
 # An action on a match that could not be stored, and so did not happen.
-NOT_STORED = "** The server could not store that. Please try again."
-ALREADY_LOGGED_IN = "** Warning: You are already logged in."
+NOT_STORED = refusal("not_stored", "** The server could not store that. Please try again.")
+ALREADY_LOGGED_IN = notice("** Warning: You are already logged in.")
 
 
 def logged_in_again(host: str) -> str:
     """To the old connection of a user who logged in again (it is closed next)."""
-    return f"** You logged in again from {host}. This connection is closed."
+    return notice(f"** You logged in again from {host}. This connection is closed.")
 
 
 def no_one_called(name: str) -> str:
     """The reply when a name matches nobody online."""
-    return f"** There is no one called {name}."
+    return refusal("no_such_user", f"** There is no one called {name}.", name=name)
 
 
 def authenticated(name: str) -> str:
-    return f"** User {name} authenticated."
+    return notice(f"** User {name} authenticated.")
 
 
 def last_login(when: datetime.datetime, host: str | None, timezone: str) -> str:
-    return f"** Last login: {date_line(when, timezone)} from {host or '-'}"
+    return notice(f"** Last login: {date_line(when, timezone)} from {host or '-'}")
 
 
 # --- logging in and out ------------------------------------------------------------------------
@@ -196,7 +216,8 @@ def game_saved_after(name: str, departure: Departure) -> str:
 
 CONNECTION_TIMED_OUT = "Connection timed out."
 # A command that failed inside the server (the failure is logged).
-COMMAND_FAILED = "** Sorry, the server could not do that. It has been logged."
+COMMAND_FAILED = refusal("command_failed",
+                         "** Sorry, the server could not do that. It has been logged.")
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
@@ -204,33 +225,38 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     return f"{count} {singular if count == 1 else plural_form or singular + 's'}"
 
 # `undo` against a bot (not in FIBS).
-UNDO_ONLY_AGAINST_BOTS = "** You can only undo in a match against a bot."
-NOTHING_TO_UNDO = "** There is nothing to undo."
+UNDO_ONLY_AGAINST_BOTS = refusal("undo_only_against_bots", "** You can only undo in a match against a bot.")
+NOTHING_TO_UNDO = refusal("nothing_to_undo", "** There is nothing to undo.")
 UNDONE = "You take back your last decision. This match is not rated any more."
 
 
 def bot_usage(levels: list[str]) -> str:
     """A refusal in FIBS's usage form (`** usage: message <user> <text>`)."""
-    return f"** usage: bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]"
+    return refusal("bot_usage", f"** usage: bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]")
 
 # Visitors: `bot` at the login prompt, without an account.
-VISITORS_PLAY_BOTS = ("** Visitors without an account play the bots only. Log in as 'guest' "
-                      "to register.")
-NOT_FOR_VISITORS = "** Visitors without an account can't do that. Log in as 'guest' to register."
+VISITORS_PLAY_BOTS = refusal("visitors_play_bots", "** Visitors without an account play the bots "
+                             "only. Log in as 'guest' to register.")
+NOT_FOR_VISITORS = refusal("not_for_visitors", "** Visitors without an account can't do that. "
+                           "Log in as 'guest' to register.")
 # A visitor refused at the login prompt (its connection is closed after the line).
-TOO_MANY_VISITORS = ("** Too many visitors are playing now. Please try again later, or log in "
-                     "as 'guest' to register.")
-TOO_MANY_VISITORS_FROM_ADDRESS = ("** Too many visitors from your address. Please try again "
-                                  "later, or log in as 'guest' to register.")
-NO_VISITOR_NAME_FREE = "** No visitor name is free just now. Please try again later."
+TOO_MANY_VISITORS = refusal("too_many_visitors", "** Too many visitors are playing now. Please try "
+                            "again later, or log in as 'guest' to register.")
+TOO_MANY_VISITORS_FROM_ADDRESS = refusal(
+    "too_many_visitors_from_address", "** Too many visitors from your address. Please try again "
+    "later, or log in as 'guest' to register.")
+NO_VISITOR_NAME_FREE = refusal("no_visitor_name_free",
+                               "** No visitor name is free just now. Please try again later.")
 # A bot match refused (`bot`, or a bot's answer to `invite`).
-TOO_MANY_BOT_MATCHES = ("** The bots are playing as many matches as they may. Please try "
-                        "again later.")
-TOO_MANY_BOT_MATCHES_FROM_ADDRESS = ("** Too many bot matches from your address. Please try "
-                                     "again when one of them has ended.")
+TOO_MANY_BOT_MATCHES = refusal("too_many_bot_matches", "** The bots are playing as many matches "
+                               "as they may. Please try again later.")
+TOO_MANY_BOT_MATCHES_FROM_ADDRESS = refusal(
+    "too_many_bot_matches_from_address", "** Too many bot matches from your address. Please try "
+    "again when one of them has ended.")
 
 
 def same_answer_refused(times: int) -> str:
     """Before the connection closes: a login-dialogue prompt got one refused answer `times`
     times in a row (a program re-sending it would be answered for ever)."""
-    return f"** The same answer was refused {times} times in a row. Goodbye."
+    return refusal("same_answer_refused",
+                   f"** The same answer was refused {times} times in a row. Goodbye.", times=times)

@@ -2,6 +2,8 @@
 (docs/PROTOCOL.md)."""
 from __future__ import annotations
 
+from fibs_server.protocol.coded_texts import notice
+
 NOBODY_AWAY = "None of the users is away."
 YOU_ARE_AWAY = "You're away. Please type 'back'"
 NOT_AWAY = "** You're not away."
@@ -12,7 +14,7 @@ NO_EMAIL_ADDRESS = "** You have no email address. Type 'address <email>' to give
 PASSWORD_USAGE = "** Usage: password <old>:<new>:<new>"
 NOT_YOUR_PASSWORD = "** Sorry, that is not your password."
 NEW_PASSWORDS_DIFFER = "** The two new passwords were not identical."
-PASSWORD_CHANGED = "** Your password has been changed."
+PASSWORD_CHANGED = notice("** Your password has been changed.")
 
 
 def away_list(away: list[tuple[str, str]]) -> list[str]:

@@ -20,12 +20,14 @@ from typing import Any
 
 import orjson
 
-from fibs_server.protocol import match_views
+from fibs_server.protocol import coded_texts, match_views
 from fibs_server.protocol.board import BAR, UNLIMITED
 from fibs_server.protocol.clip import WhoInfo
 from fibs_server.protocol.clock_texts import ClockReading
+from fibs_server.protocol.info import SavedMatch
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import WATCHERS, Say
+from fibs_server.protocol.table_texts import TableRow
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match, Moment, Phase
 from fibs_server.rules.ratings import RatingCalculation
@@ -63,6 +65,17 @@ def session(token: str | None) -> Message:
     """After a login: the token that brings a page back to its session (`resume <token>`);
     None: the token presented is refused (wrong, expired, or its session is over)."""
     return {"type": "session", "token": token}
+
+
+def refusal_of(line: str) -> Message | None:
+    """The `refusal` message of a line that refuses a command or a login dialogue's answer
+    (coded_texts), None for any other line."""
+    coded = coded_texts.refusal_of(line)
+    if coded is None:
+        return None
+    code, params = coded
+    return {"type": "refusal", "code": code, "params": params,
+            "text": coded_texts.refusal_words(line)}
 
 
 # --- the viewer's side -----------------------------------------------------------------------------
@@ -278,7 +291,7 @@ def terms_of(terms: MatchTerms) -> Message:
     rules = terms.rules
     return {"variant": rules.variant.value, "lower_die_starts": rules.lower_die_starts,
             "cube": rules.cube, "turn_seconds": terms.turn_seconds,
-            "takeover_seconds": terms.takeover_seconds}
+            "takeover_seconds": terms.takeover_seconds, "rated": terms.rated}
 
 
 def chat(kind: str, speaker: str, text: str, to: str | None = None) -> Message:
@@ -306,3 +319,73 @@ def gone(name: str) -> Message:
 def time_warning(seconds: int, phase: Phase) -> Message:
     """To the player who must decide, `seconds` before their time is up."""
     return {"type": "time_warning", "seconds": seconds, "decision": phase_name(phase)}
+
+
+# --- the user's own state: login, matches, watching, invitations ---------------------------------
+
+def logged_in(name: str, visitor: bool, rating: float, experience: int) -> Message:
+    """At a login or a resume, beside CLIP's welcome line; `visitor`: a guest_ visitor
+    without an account, who plays the bots only."""
+    return {"type": "logged_in", "name": name, "visitor": visitor, "rating": round(rating, 2),
+            "experience": experience}
+
+
+def match_started(opponent: str, length: int | None, resumed: bool, rated: bool,
+                  terms: MatchTerms | None) -> Message:
+    """To each player, before the first board of a match that starts or resumes."""
+    return {"type": "match_started", "opponent": opponent, "length": length,
+            "resumed": resumed, "rated": rated,
+            "terms": None if terms is None else terms_of(terms)}
+
+
+def watching(player: str, opponent: str | None) -> Message:
+    """To a watcher when their watch starts; `opponent` None: `player` plays no match."""
+    return {"type": "watching", "player": player, "opponent": opponent}
+
+
+def watch_ended(player: str) -> Message:
+    """To a watcher who no longer watches `player` (unwatch, another watch, a match of their
+    own, or `player` went)."""
+    return {"type": "watch_ended", "player": player}
+
+
+def invitation_sent(invitee: str, length: int | None, *, resume: bool = False,
+                    terms: MatchTerms | None = None) -> Message:
+    """To the inviter, as their invitation goes out; `terms` None for a resume."""
+    return {"type": "invitation_sent", "to": invitee, "length": length, "resume": resume,
+            "terms": None if terms is None else terms_of(terms)}
+
+
+def invitation_withdrawn(inviter: str) -> Message:
+    """To the invited user: `inviter`'s invitation stands no more (they invited someone
+    else, started another match, or went)."""
+    return {"type": "invitation_withdrawn", "from": inviter}
+
+
+def saved_matches(matches: Iterable[SavedMatch]) -> Message:
+    """The user's saved matches (as `show saved` lists them), which `invite <opponent>`
+    resumes."""
+    return {"type": "saved_matches",
+            "matches": [{"opponent": saved.opponent, "length": saved.length,
+                         "score": {"player": saved.score, "opponent": saved.opponent_score},
+                         "online": saved.opponent_online}
+                        for saved in matches]}
+
+
+def tables(rows: Iterable[TableRow]) -> Message:
+    """`show tables`: the public open tables, the oldest first; `sit <code>` plays one."""
+    return {"type": "tables",
+            "tables": [{"code": row.code, "host": row.creator, "length": row.length,
+                        "terms": terms_of(row.terms)} for row in rows]}
+
+
+def my_table(code: str | None, length: int | None = None, terms: MatchTerms | None = None,
+             private: bool = False) -> Message:
+    """To a table's creator: the table they have open (when opened, or asked with `table`),
+    or none (`code` None: closed). Private tables are in no list: this is where the page
+    learns the code that its link carries."""
+    if code is None:
+        return {"type": "my_table", "table": None}
+    assert terms is not None
+    return {"type": "my_table", "table": {"code": code, "length": length,
+                                          "terms": terms_of(terms), "private": private}}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -59,6 +59,18 @@ class SqlAccountStore:
                  .order_by(AccountRow.rating.desc(), AccountRow.name_key))
         return await self._reads.run(
             lambda session: [_account_from_row(row) for row in session.scalars(query)])
+
+    async def ratings_page(self, min_experience: int, offset: int,
+                           limit: int) -> tuple[int, list[Account]]:
+        rated = AccountRow.experience >= min_experience
+        query = (select(AccountRow).where(rated)
+                 .order_by(AccountRow.rating.desc(), AccountRow.name_key)
+                 .offset(offset).limit(limit))
+
+        def read(session: Session) -> tuple[int, list[Account]]:
+            total = session.scalar(select(func.count()).where(rated)) or 0
+            return total, [_account_from_row(row) for row in session.scalars(query)]
+        return await self._reads.run(read)
 
 
 def no_account(name: str) -> str:

@@ -7,13 +7,30 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, true, update
+from sqlalchemy import (
+    ColumnElement,
+    and_,
+    case,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from fibs_server.lobby.analysis_records import QueueLimits
-from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingChange, RatingUpdate
+from fibs_server.lobby.match_records import (
+    MatchDice,
+    MatchRecord,
+    RatedMatch,
+    RatingChange,
+    RatingUpdate,
+)
 from fibs_server.rules.dice_stats import ROLLS
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
 from fibs_server.store.analysis_store import queue_analysis
@@ -151,6 +168,36 @@ class SqlMatchStore:
                  .order_by(changes.finished_at.desc(), changes.match_id.desc()).limit(limit))
         rows = await self._reads.run(_all_rows(query))
         return [RatingChange(*row) for row in reversed(rows)]
+
+    async def rated_matches(self, name: str, before: int | None,
+                            limit: int) -> list[RatedMatch]:
+        # A page for any name asked, as the rating history: `limit` rows of the same index,
+        # each joined to its match by key; only the score is read of the state.
+        changes = RatingChangeRow
+        query = (select(MatchRow.id, MatchRow.player_a, MatchRow.player_b, MatchRow.length,
+                        MatchRow.winner, MatchRow.state["score"], changes.finished_at,
+                        changes.rating_before, changes.rating_after)
+                 .join(MatchRow, MatchRow.id == changes.match_id)
+                 .where(changes.player == name)
+                 .order_by(changes.finished_at.desc(), changes.match_id.desc()).limit(limit))
+        if before is not None:
+            # Null (so no rows) when `before` is not one of the player's rated matches.
+            after = (select(changes.finished_at)
+                     .where(changes.player == name, changes.match_id == before)
+                     .scalar_subquery())
+            query = query.where(or_(changes.finished_at < after,
+                                    and_(changes.finished_at == after,
+                                         changes.match_id < before)))
+        rows = await self._reads.run(_all_rows(query))
+        return [RatedMatch(*row) for row in rows]
+
+    async def rated_match_counts(self, name: str) -> tuple[int, int]:
+        changes = RatingChangeRow
+        query = (select(func.count(), func.sum(case((MatchRow.winner == name, 1), else_=0)))
+                 .select_from(changes).join(MatchRow, MatchRow.id == changes.match_id)
+                 .where(changes.player == name))
+        played, won = (await self._reads.run(_all_rows(query)))[0]
+        return played, won or 0
 
     async def match_by_id(self, match_id: int) -> MatchRecord | None:
         """Any stored match, running or finished (`fibs-server export-match`, `fairdice`)."""

@@ -1,10 +1,14 @@
 """A loop of the archive's heavy reads, `dicetest` by one user and /api/rating-history from
-one address, while a bystander logs in and plays: the bystander is answered as fast as ever,
-and the flooder gets its few reads and then the documented refusals."""
+one address, then the rest of the JSON API (docs/WEB-API.md) from one address, while a
+bystander logs in and plays: the bystander is answered as fast as ever, and the flooder gets
+its few reads and then the documented refusals."""
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
+import json
+import random
 import re
 import statistics
 import time
@@ -13,7 +17,10 @@ import aiohttp
 
 from fibs_server.lobby.read_limits import KeyedRateLimit
 from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.net.http import TOO_MANY_HISTORY_REQUESTS
+from fibs_server.net.http import TOO_MANY_ARCHIVE_REQUESTS, TOO_MANY_HISTORY_REQUESTS
+from fibs_server.rules.dice import SeededDice
+from fibs_server.rules.match import Match
+from tests.bots.helpers import random_action
 from tests.e2e.test_match_play import start
 from tests.hostile.test_floods import time_answers_during
 from tests.web.conftest import WebHarness
@@ -85,9 +92,80 @@ async def test_a_loop_of_heavy_reads_is_refused_and_slows_nobody(tmp_path, trace
     assert 0 < len(served) <= allowed
     refusals = [(retry_after, body) for status, retry_after, body in answers if status == 429]
     assert len(refusals) == ROUNDS - len(served)
-    assert all(1 <= int(retry_after) <= 5 and body == TOO_MANY_HISTORY_REQUESTS
-               for retry_after, body in refusals)
+    assert all(1 <= int(retry_after) <= 5 and json.loads(body) == {
+        "error": TOO_MANY_HISTORY_REQUESTS} for retry_after, body in refusals)
     # A loaded 2-core machine: bounds far above the figures of docs/SECURITY.md.
+    delays.sort()
+    assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
+    assert statistics.median(delays) < 0.2
+
+
+# Requests in flight at once, each loop asking again as soon as it is answered; in all no more
+# than the HTTP port's own burst (100), so every refusal is the heavy reads'.
+API_LOOPS, API_ROUNDS = 4, 25
+
+
+def long_match(length: int, seed: int) -> Match:
+    """A finished match of random decisions: hundreds of events for the replay to read."""
+    match, rng = Match(length, SeededDice(seed)), random.Random(seed)
+    match.start()
+    while not match.is_over:
+        for player in (0, 1):
+            random_action(match, player, rng)
+    return match
+
+
+async def api_requests(url: str, paths: list[str]) -> list[tuple[int, str | None, str]]:
+    async with aiohttp.ClientSession() as http:
+        async def loop(start: int) -> list[tuple[int, str | None, str]]:
+            answers = []
+            for path in itertools.islice(itertools.cycle(paths), start, start + API_ROUNDS):
+                async with http.get(url + path) as answer:
+                    answers.append((answer.status, answer.headers.get("Retry-After"),
+                                    await answer.text()))
+            return answers
+        loops = await asyncio.gather(*(loop(start) for start in range(API_LOOPS)))
+    return [answer for answers in loops for answer in answers]
+
+
+async def test_a_flood_of_the_json_api_is_refused_and_slows_nobody(tmp_path, tracebacks):
+    harness = WebHarness(f"sqlite:///{tmp_path / 'api-flood.db'}")
+    harness.config = dataclasses.replace(harness.config, abuse_limits=AbuseLimits(
+        heavy_read_burst=BURST, heavy_reads_per_second=PER_SECOND))
+    await harness.start()
+    try:
+        for name in ("flooder", "opponent", "alice", "bob", "latecomer"):
+            await harness.register(name)
+        store = harness.server.store
+        match = long_match(25, seed=3)
+        match_id = await store.create_match("flooder", "opponent", 25, {})
+        await store.finish_match(match_id, {**match.to_dict(), "ratings": {
+            "flooder": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "flooder", [])
+        paths = [f"api/matches/{match_id}", "api/players/flooder/matches", "api/ratings",
+                 "api/players/flooder", "api/dice?name=flooder"]
+        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
+        for client in (bystander, partner):
+            await client.send("toggle ready")
+            await client.skip_until("** You're now ready to invite or join someone.")
+        await start(bystander, partner, "1")
+        started = time.monotonic()
+        flooding = asyncio.ensure_future(api_requests(harness.url, paths))
+        logging_in = asyncio.ensure_future(harness.login_clip("latecomer"))
+        delays = await time_answers_during(bystander, flooding)
+        seconds = time.monotonic() - started
+        answers = flooding.result()
+        await logging_in
+    finally:
+        await harness.stop()
+
+    assert sum(len(game) for game in match.history) > 500
+    served = [status for status, _, _ in answers if status == 200]
+    assert 0 < len(served) <= BURST + seconds * PER_SECOND + 1
+    refusals = [(retry_after, body) for status, retry_after, body in answers if status != 200]
+    assert len(refusals) == API_LOOPS * API_ROUNDS - len(served)
+    assert all(1 <= int(retry_after) <= 5
+               and json.loads(body) == {"error": TOO_MANY_ARCHIVE_REQUESTS}
+               for retry_after, body in refusals)
     delays.sort()
     assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
     assert statistics.median(delays) < 0.2

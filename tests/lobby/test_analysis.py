@@ -4,6 +4,7 @@ bounds; a restart loses no request."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
 
@@ -228,3 +229,21 @@ async def test_a_failed_analysis_is_marked_and_may_be_asked_again(tmp_path):
         analysis_texts.not_analysed(match_id, "failed")]
     assert await typed(lobby, alice, alice_out, f"analyse {match_id}") == [
         analysis_texts.queued(match_id)]
+
+
+async def test_a_match_of_more_games_than_the_cap_is_not_analysed(tmp_path):
+    computed = []
+
+    async def recording(state, plies):
+        computed.append(state)
+        return await in_a_thread(state, plies)
+
+    lobby, store, queue = await analysing_lobby(tmp_path, compute=recording)
+    queue.config = dataclasses.replace(queue.config, max_games=0)
+    alice, _ = await logged_in(lobby, "alice", ready=True)
+    bob, _ = await logged_in(lobby, "bob", ready=True)
+    match_id = await play_out(lobby, alice, bob)
+    assert await queue.run_one()
+    request = await store.analysis_request(match_id)
+    assert request.status is Status.FAILED and computed == []
+    assert "more than the 0 analysed" in request.failure

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from fibs_server.lobby import match_play
+from fibs_server.lobby import game_commands, match_play
 from fibs_server.protocol import texts
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Phase
@@ -141,6 +141,22 @@ async def test_leaving_an_unlimited_match_between_games_ends_it_unrated(tmp_path
     assert bob_out.lines() == ["** Player alice has ended the unlimited match."]
     record = (await store.finished_matches("alice", 1))[0]
     assert record.winner is None and "ratings" not in record.state
+    assert alice.account.rating == bob.account.rating == 1500
+    await store.close()
+
+
+async def test_a_match_invited_unrated_leaves_both_ratings(tmp_path):
+    lobby, store = await recording_lobby(tmp_path, (3, 1))
+    lobby.add_commands(game_commands.table)
+    (alice, alice_out), (bob, bob_out) = [await logged_in(lobby, n, ready=True)
+                                          for n in ("alice", "bob")]
+    await lobby.dispatch(alice, "invite bob 1 unrated")
+    assert "The match is played with: unrated." in bob_out.lines()
+    await lobby.dispatch(bob, "join alice")
+    await match_play.act(lobby, alice, lambda match, player: match.resign(player, WinKind.SINGLE))
+    await match_play.act(lobby, bob, lambda match, player: match.accept(player))
+    record = (await store.finished_matches("alice", 1))[0]
+    assert record.winner == "bob" and "ratings" not in record.state
     assert alice.account.rating == bob.account.rating == 1500
     await store.close()
 

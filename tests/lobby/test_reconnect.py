@@ -109,7 +109,12 @@ async def test_a_dropped_web_page_is_held_then_taken_over_with_its_token(tmp_pat
     assert lobby.match_table.match_of(page) is running and alice.stage is Stage.CLOSED
     lines, typed = split(page_out)
     assert any(line.startswith("board:") for line in lines)
-    assert [m["type"] for m in typed].count("board") == 1
+    types = [m["type"] for m in typed]
+    assert types.count("board") == 1
+    # Who the page is, and the match it is in, before its board: a reloaded page knew neither.
+    assert typed[0]["type"] == "logged_in" and typed[0]["name"] == "alice"
+    assert types.index("match_started") < types.index("board")
+    assert typed[types.index("match_started")]["resumed"] is True
     [renewed] = [m["token"] for m in typed if m["type"] == "session"]
     assert renewed != token and lobby.gatekeeper.session_tokens.name_for(token) is None
     # bob sees what FIBS shows for a takeover: no logout, no login notice, no saved game.

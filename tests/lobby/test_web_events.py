@@ -7,7 +7,9 @@ import json
 import random
 
 from fibs_server.bots import BEGINNER, decide, situation_for
-from fibs_server.lobby import chat_commands, match_play
+from fibs_server.lobby import chat_commands, match_play, table_commands
+from fibs_server.protocol.login_dialogue import WEB_PAGE
+from fibs_server.protocol.texts import Departure
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.protocol.test_web_events import VALIDATOR, check_board
 
@@ -62,7 +64,7 @@ async def test_a_whole_match_in_typed_messages_beside_fibs_lines(tmp_path):
         "type": "invitation", "from": "bob", "length": 3, "resume": False,
         "replaces_saved_match": False, "terms": {"variant": "nackgammon",
                                                  "lower_die_starts": False, "cube": True,
-                                                 "turn_seconds": 30, "takeover_seconds": None}}]
+                                                 "turn_seconds": 30, "takeover_seconds": None, "rated": True}}]
     await lobby.dispatch(bob, "invite alice 3")
     await lobby.dispatch(alice, "join bob")
     lobby.match_table.set_watching(carol, bob)
@@ -110,4 +112,218 @@ async def test_the_board_command_and_a_takeover_send_the_board_as_a_message_too(
     running = lobby.match_table.match_of(alice)
     check_board(running.match, running.match.moment(), board, 0)
     assert board["player"]["dice"] == [3, 1] and board["legal_plays"]
+    await store.close()
+
+
+def refusals(messages: list[dict]) -> list[tuple[str | None, dict]]:
+    return [(m["code"], m["params"]) for m in messages if m["type"] == "refusal"]
+
+
+async def refused_commands(tmp_path, web_events: bool) -> list[str]:
+    """What alice gets for commands that are mostly refused, in a lobby of her own."""
+    tmp_path.mkdir()
+    lobby, store = await recording_lobby(tmp_path)
+    lobby.add_commands(chat_commands.table)
+    alice, alice_out = await logged_in(lobby, "alice", web_events=web_events)
+    if not web_events:
+        alice.clip = True  # a CLIP client that did not ask for messages
+    await logged_in(lobby, "bob")
+    await logged_in(lobby, "dave", ready=True)
+    for command in ("invite bob 5", "toggle ready", "invite zed 5", "invite alice",
+                    "invite bob 5", "join bob", "watch", "unwatch", "invite dave 100",
+                    "move 1-2", "bogus", "invite dave 3 portes nack", "tell", "tell dave"):
+        await lobby.dispatch(alice, command)
+    await store.close()
+    # The who-lines (CLIP 5) show login times, which differ from one lobby to the other.
+    return [line for line in alice_out.lines() if not line.startswith("5 ")]
+
+
+async def test_the_lobbys_refusals_come_as_coded_messages_right_after_their_lines(tmp_path):
+    recorded = await refused_commands(tmp_path / "events", web_events=True)
+    for before, line in zip(recorded, recorded[1:]):
+        if line.startswith('{"type":"refusal"'):
+            assert before == "** " + json.loads(line)["text"]
+    lines, messages = split_lines(recorded)
+    assert refusals(messages) == [
+        ("not_ready", {}), ("no_such_user", {"name": "zed"}), ("invite_yourself", {}),
+        ("refusing_games", {"name": "bob"}), ("no_invitation", {"name": "bob"}),
+        ("watch_whom", {}), ("not_watching", {}), ("bad_length", {"longest": 99}),
+        ("not_playing", {}), ("unknown_command", {"command": "bogus"}), ("one_variant", {}),
+        ("tell_whom", {}), ("tell_what", {"name": "dave"})]
+    # A CLIP client that did not ask gets exactly the same lines, and nothing else.
+    assert await refused_commands(tmp_path / "clip", web_events=False) == lines
+
+
+def split_lines(lines: list[str]) -> tuple[list[str], list[dict]]:
+    messages = [json.loads(line) for line in lines if line.startswith("{")]
+    for message in messages:
+        VALIDATOR.validate(message)
+    return [line for line in lines if not line.startswith("{")], messages
+
+
+async def dialogue(lobby, lines: list[str], events: bool) -> list[str]:
+    """A web page's connection at the login prompt that sends `lines`; what it got."""
+    connection = RecordingConnection()
+    session = lobby.connect(connection, WEB_PAGE)
+    if events:
+        session.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+    connection.take()
+    for line in lines:
+        await session.handle_line(line)
+    return connection.events
+
+
+async def test_the_login_dialogues_refusals_come_as_messages_before_login(tmp_path):
+    lobby, store = await recording_lobby(tmp_path)
+    await logged_in(lobby, "alice")
+    await dialogue(lobby, ["guest", "name carol", "secret", "secret"], events=False)
+    for answers, codes in (
+            (["guest", "name ab", "name alice", "name new_user", "abc", "abcd", "abce"],
+             ["name_too_short", "name_taken", "password_too_short", "passwords_differ"]),
+            (["carol", "wrong"], ["wrong_login"])):
+        with_events = await dialogue(lobby, answers, events=True)
+        messages = [json.loads(text) for text in with_events if text.startswith("{")]
+        for message in messages:
+            VALIDATOR.validate(message)
+        assert [code for code, _ in refusals(messages)] == codes
+        # Without the messages, exactly what a page gets that did not ask for them.
+        assert [text for text in with_events if not text.startswith("{")] == \
+            await dialogue(lobby, answers, events=False)
+    await store.close()
+
+
+async def test_a_match_told_in_messages_from_the_invitation_to_its_saved_matches(tmp_path):
+    lobby, store = await recording_lobby(tmp_path, *[(6, 5), (3, 1)] * 20)
+    alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
+    bob, bob_out = await logged_in(lobby, "bob", web_events=True, ready=True)
+    carol, carol_out = await logged_in(lobby, "carol", web_events=True, ready=True)
+    dave, dave_out = await logged_in(lobby, "dave", ready=True)
+    dave.clip = True
+    for connection in (alice_out, bob_out, carol_out):
+        split(connection)
+
+    await lobby.dispatch(alice, "invite carol 3 nack")
+    await lobby.dispatch(alice, "invite bob 5")  # in place of the invitation to carol
+    _, alice_told = split(alice_out)
+    assert [(m["to"], m["length"], m["terms"]["variant"]) for m in alice_told
+            if m["type"] == "invitation_sent"] == [("carol", 3, "nackgammon"),
+                                                   ("bob", 5, "standard")]
+    _, carol_told = split(carol_out)
+    assert carol_told[-1] == {"type": "invitation_withdrawn", "from": "alice"}
+
+    await lobby.dispatch(carol, "invite alice 1")
+    await lobby.dispatch(carol, "invite dave 1")  # one invitation each: alice's is gone
+    await lobby.log_out(carol, Departure.LOGGED_OUT)  # and dave's goes with her
+    _, alice_told = split(alice_out)
+    assert [m for m in alice_told if m["type"] == "invitation_withdrawn"] == [
+        {"type": "invitation_withdrawn", "from": "carol"}]
+    erin, erin_out = await logged_in(lobby, "erin", web_events=True, ready=True)
+
+    await lobby.dispatch(bob, "join alice")
+    _, alice_told = split(alice_out)
+    _, bob_told = split(bob_out)
+    started = [m for m in alice_told if m["type"] == "match_started"]
+    assert started == [{"type": "match_started", "opponent": "bob", "length": 5,
+                        "resumed": False, "rated": True, "terms": {
+                            "variant": "standard", "lower_die_starts": False, "cube": True,
+                            "turn_seconds": None, "takeover_seconds": None, "rated": True}}]
+    types = [m["type"] for m in alice_told]
+    assert types.index("match_started") < types.index("board")
+    assert not any(m["type"] == "invitation_withdrawn" for m in bob_told)  # it was accepted
+    assert [m["opponent"] for m in bob_told if m["type"] == "match_started"] == ["alice"]
+
+    split(erin_out)
+    await lobby.dispatch(erin, "watch alice")
+    await lobby.dispatch(erin, "unwatch")
+    await lobby.dispatch(erin, "watch bob")
+    _, erin_told = split(erin_out)
+    assert [(m["type"], m["player"]) for m in erin_told
+            if m["type"] in ("watching", "watch_ended")] == [
+        ("watching", "alice"), ("watch_ended", "alice"), ("watching", "bob")]
+    assert erin_told[0]["opponent"] == "bob"
+
+    running = lobby.match_table.match_of(alice)
+    await lobby.log_out(bob, Departure.DROPPED)  # the match is saved
+    _, erin_told = split(erin_out)
+    assert {"type": "watch_ended", "player": "bob"} in erin_told
+    _, alice_told = split(alice_out)
+    assert [m for m in alice_told if m["type"] == "saved_matches"] == [
+        {"type": "saved_matches", "matches": [
+            {"opponent": "bob", "length": 5, "score": {"player": 0, "opponent": 0},
+             "online": False}]}]
+    # bob's grace period is over (a timed match's): he forfeits it, and it is saved no more.
+    assert await match_play.forfeit_saved(lobby, running.match_id, running.names,
+                                          running.names.index("bob"), [])
+    _, alice_told = split(alice_out)
+    assert alice_told[-1] == {"type": "saved_matches", "matches": []}
+
+    lines, messages = split(dave_out)
+    assert messages == [] and not any(line.startswith("{") for line in lines)
+    await store.close()
+
+
+async def test_a_login_tells_the_page_who_it_is_and_its_saved_matches(tmp_path):
+    lobby, store = await recording_lobby(tmp_path, *[(6, 5), (3, 1)] * 20)
+    alice, _ = await logged_in(lobby, "alice", ready=True)
+    bob, _ = await logged_in(lobby, "bob", ready=True)
+    await match_play.start_match(lobby, alice, bob, 3)
+    await lobby.log_out(alice, Departure.LOGGED_OUT)
+
+    account = await lobby.accounts.find_account("alice")
+    connection = RecordingConnection()
+    page = lobby.connect(connection, WEB_PAGE)
+    page.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+    page.clip, page.prompts = True, False
+    await lobby.log_in(page, account)
+    lines, messages = split(connection)
+    welcome = next(index for index, line in enumerate(lines) if line.startswith("1 alice "))
+    assert messages[0] == {"type": "logged_in", "name": "alice", "visitor": False,
+                           "rating": round(account.rating, 2),
+                           "experience": account.experience}
+    assert messages[-1] == {"type": "saved_matches", "matches": [
+        {"opponent": "bob", "length": 3, "score": {"player": 0, "opponent": 0},
+         "online": True}]}
+    assert welcome >= 0
+    await store.close()
+
+
+async def test_show_tables_lists_the_public_tables_in_a_message_too(tmp_path):
+    lobby, store = await recording_lobby(tmp_path)
+    lobby.add_commands(table_commands.table)
+    alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
+    bob, _ = await logged_in(lobby, "bob", ready=True)
+    carol, _ = await logged_in(lobby, "carol", ready=True)
+    await lobby.dispatch(bob, "table 5 nack timer 30")
+    await lobby.dispatch(carol, "table 3 private")
+    split(alice_out)
+    await lobby.dispatch(alice, "show tables")
+    await lobby.dispatch(alice, "sit NOSUCHXX")
+    lines, messages = split(alice_out)
+    [code] = [t.code for t in lobby.match_table.open_tables.public()]
+    assert lines[0] == "List of open tables:" and any(line.startswith(code) for line in lines)
+    assert messages == [
+        {"type": "tables", "tables": [{"code": code, "host": "bob", "length": 5, "terms": {
+            "variant": "nackgammon", "lower_die_starts": False, "cube": True,
+            "turn_seconds": 30, "takeover_seconds": None, "rated": True}}]},
+        {"type": "refusal", "code": "no_table", "params": {"code": "NOSUCHXX"},
+         "text": "There is no open table with the code NOSUCHXX."}]
+    await store.close()
+
+
+async def test_a_tables_creator_is_told_its_code_even_for_a_private_table(tmp_path):
+    lobby, store = await recording_lobby(tmp_path)
+    lobby.add_commands(table_commands.table)
+    alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
+    split(alice_out)
+    await lobby.dispatch(alice, "table 3 private")
+    await lobby.dispatch(alice, "table")
+    await lobby.dispatch(alice, "table close")
+    _, messages = split(alice_out)
+    [opened, shown, closed] = messages
+    code = opened["table"]["code"]
+    assert opened == shown == {"type": "my_table", "table": {
+        "code": code, "length": 3, "private": True, "terms": {
+            "variant": "standard", "lower_die_starts": False, "cube": True,
+            "turn_seconds": None, "takeover_seconds": None, "rated": True}}}
+    assert closed == {"type": "my_table", "table": None}
     await store.close()

@@ -47,7 +47,7 @@ def test_a_match_without_clock_words_is_untimed():
 
 @pytest.mark.parametrize("words, refusal", [
     (["crawford"], "** Unknown word 'crawford' after the match length. "
-                   "Use nack, hyper, portes, lowstart, nocube, timer or takeover."),
+                   "Use nack, hyper, portes, lowstart, nocube, unrated, timer or takeover."),
     (["t", "30"], "** 't' could mean timer or takeover."),
     (["timer"], "** Give the seconds after 'timer': 30 or 60."),
     (["timer", "45"], "** Give the seconds after 'timer': 30 or 60."),

@@ -14,15 +14,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibs_server.bots import BEGINNER
-from fibs_server.protocol import web_events
+from fibs_server.protocol import chat, game_texts, texts, web_events
 from fibs_server.protocol.clip import WhoInfo
 from fibs_server.protocol.clock_texts import ClockReading
+from fibs_server.protocol.info import SavedMatch
 from fibs_server.protocol.match_rules import parse_match_terms
 from fibs_server.protocol.match_views import WATCHERS, say
+from fibs_server.protocol.refusals import refusal_text
+from fibs_server.protocol.settings import toggle_reply
+from fibs_server.protocol.table_texts import TableRow
 from fibs_server.rules import events as ev
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Moment, Phase
 from fibs_server.rules.ratings import PlayerRating, rate_match
+from fibs_server.rules.refusals import Refusal, Refused
 from fibs_server.rules.variants import Variant
 from tests.bots.helpers import MAX_ACTIONS, bot_turn, finished, random_action
 
@@ -189,7 +194,67 @@ def test_the_room_messages_validate():
         valid(message)
     assert valid(web_events.invitation("alice", 5, terms=terms))["terms"] == {
         "variant": "nackgammon", "lower_die_starts": False, "cube": True, "turn_seconds": 30,
-        "takeover_seconds": None}
+        "takeover_seconds": None, "rated": True}
+
+
+def test_the_user_state_messages_validate():
+    terms = parse_match_terms(["hyper", "timer", "60"])
+    for message in (
+            web_events.logged_in("guest_qhzmt", True, 1500.0, 0),
+            web_events.match_started("bob", 5, False, True, terms),
+            web_events.match_started("bob", None, True, False, None),
+            web_events.watching("bob", "alice"),
+            web_events.watching("bob", None),
+            web_events.watch_ended("bob"),
+            web_events.invitation_sent("bob", 5, terms=terms),
+            web_events.invitation_sent("bob", None, resume=True),
+            web_events.invitation_withdrawn("bob"),
+            web_events.saved_matches([]),
+            web_events.tables([TableRow("ABCDEFGH", "bob", None, terms)]),
+    ):
+        valid(message)
+    assert valid(web_events.logged_in("alice", False, 1523.4567, 12)) == {
+        "type": "logged_in", "name": "alice", "visitor": False, "rating": 1523.46,
+        "experience": 12}
+    assert valid(web_events.saved_matches([SavedMatch("bob", True, False, 7, 3, 5)])) == {
+        "type": "saved_matches",
+        "matches": [{"opponent": "bob", "length": 7, "score": {"player": 3, "opponent": 5},
+                     "online": True}]}
+
+
+def test_a_refusal_carries_its_code_and_facts_beside_its_text():
+    assert valid(web_events.refusal_of(game_texts.refusing_games("bob"))) == {
+        "type": "refusal", "code": "refusing_games", "params": {"name": "bob"},
+        "text": "bob is refusing games."}
+    assert web_events.refusal_of(game_texts.TOGGLE_READY_FIRST)["code"] == "not_ready"
+    assert web_events.refusal_of(texts.name_taken("bob"))["params"] == {"name": "bob"}
+    # The dialogue's refusals that are no `**` line, and a prompt that refuses.
+    assert valid(web_events.refusal_of(texts.password_error("abc")))["code"] == \
+        "password_too_short"
+    assert valid(web_events.refusal_of(texts.PASSWORDS_DIFFER_PROMPT))["text"] == \
+        "The two passwords were not identical. Please give them again. Password:"
+    assert valid(web_events.refusal_of(texts.wrong_login_prompt(True))) == {
+        "type": "refusal", "code": "wrong_login", "params": {}, "text": "login:"}
+
+
+def test_the_rules_refusals_are_coded_by_their_reason():
+    for reason in Refusal:
+        facts = {"step_number": 2, "distance": 3, "point": 7, "die": 5, "required": 2,
+                 "redouble_name": "beaver"}
+        line = refusal_text(Refused(reason, **facts), "bob")
+        message = valid(web_events.refusal_of(line))
+        assert message["code"] == reason.name.lower()
+        assert message["params"]["opponent"] == "bob"
+        assert message["text"] == line.removeprefix("** ")
+
+
+def test_a_line_without_a_code_is_a_refusal_still_and_a_notice_none():
+    assert valid(web_events.refusal_of("** Some refusal not coded yet.")) == {
+        "type": "refusal", "code": None, "params": {}, "text": "Some refusal not coded yet."}
+    for line in (toggle_reply("ready", True), game_texts.you_invited("bob", 5)[0],
+                 game_texts.you_are_now_playing("bob", 5), texts.ALREADY_LOGGED_IN,
+                 chat.heard(3), "bob rolls 6 and 5.", ""):
+        assert web_events.refusal_of(line) is None, line
 
 
 def test_the_schema_rejects_what_the_renderer_never_sends():

@@ -1,5 +1,6 @@
-"""The page's own logic (reading CLIP and board: lines, the clicked moves, the SVG and the
-plots), tested by node's built-in test runner: tests/web/js/*.test.mjs."""
+"""The page's pure modules (the lines and prompt of a message, the play assembled from the
+typed board, the board's SVG, the review, the plots, the catalogues), tested by node's
+built-in test runner: tests/web/js/*.test.mjs."""
 from __future__ import annotations
 
 import pathlib

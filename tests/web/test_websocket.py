@@ -355,7 +355,12 @@ async def test_a_page_that_asks_for_events_gets_them_in_order_with_the_lines(web
     await alice.skip_until("6")
     while not alice.lines:
         await alice._receive()
-    welcome = json.loads(alice.lines.pop(0))  # after the who block: who is online
+    logged_in = json.loads(alice.lines.pop(0))  # after the who block: who the page is
+    assert (logged_in["type"], logged_in["name"], logged_in["visitor"]) == (
+        "logged_in", "alice", False)
+    while not alice.lines:
+        await alice._receive()
+    welcome = json.loads(alice.lines.pop(0))  # then who is online
     assert (welcome["type"], welcome["name"], welcome["online"]) == ("presence", "alice", True)
     config.motd = motd
     bob = await web.login_telnet("bob")
@@ -371,6 +376,19 @@ async def test_a_page_that_asks_for_events_gets_them_in_order_with_the_lines(web
     await alice.send("tell bob hi")
     before = await bob.skip_until(re.compile(r"(> )?alice says: hi"))
     assert not any(line.lstrip("> ").startswith("{") for line in before)
+
+
+async def test_a_page_gets_the_login_dialogues_refusals_as_messages_too(web, clients):
+    """Before any login: a wrong password is answered with the login prompt alone, as FIBS
+    does, and for a page that asked, its `refusal` on a line of its own before it."""
+    await web.register("alice")
+    page = await WebClient.connect(web, params={"events": "1"})
+    clients.append(page)
+    await page.skip_until("login: ")
+    await page.send("login web 1008 alice wrong")
+    assert await typed_message(page, "refusal") == {
+        "type": "refusal", "code": "wrong_login", "params": {}, "text": "login:"}
+    await page.skip_until("login: ")
 
 
 async def test_a_page_that_asks_for_an_events_version_we_do_not_speak_is_refused(web):

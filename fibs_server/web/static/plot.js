@@ -1,6 +1,6 @@
 // Pictures of ratings, as SVG text: a player's rating by their rated matches (from
-// /api/rating-history) and the ratings list (from the `ratings` command's rows).
-import { escapeText } from "./board.js";
+// /api/rating-history) and the ratings list (from /api/ratings). `t` gives the words (i18n.js).
+import { escapeText } from "./board_view.js";
 
 const WIDTH = 320;
 const HEIGHT = 160;
@@ -8,10 +8,10 @@ const PAD = 34;
 
 // `changes`: [{finished_at, before, after}], oldest first. The line starts at the first
 // match's rating before it and has a point after each match.
-export function ratingPlotSvg(name, changes) {
-  const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" class="plot" role="img" aria-label="rating of ${escapeText(name)} over time">`;
+export function ratingPlotSvg(name, changes, t) {
+  const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" class="plot" role="img" aria-label="${escapeText(t("plot.rating_of", { name }))}">`;
   if (changes.length === 0) {
-    return `${head}<text class="empty" x="${WIDTH / 2}" y="${HEIGHT / 2}">${escapeText(name)} has no rated matches yet.</text></svg>`;
+    return `${head}<text class="empty" x="${WIDTH / 2}" y="${HEIGHT / 2}">${escapeText(t("plot.no_rated_matches", { name }))}</text></svg>`;
   }
   const ratings = [changes[0].before, ...changes.map((c) => c.after)];
   const low = Math.floor(Math.min(...ratings) - 1);
@@ -27,17 +27,17 @@ export function ratingPlotSvg(name, changes) {
     `<text class="tick" x="${PAD - 3}" y="${y(low) + 4}">${low}</text>`,
     `<polyline class="rating-line" points="${line}"/>`,
     ...ratings.map((r, i) => `<circle class="rating-point" cx="${x(i).toFixed(1)}" cy="${y(r).toFixed(1)}" r="2"><title>${r.toFixed(2)}</title></circle>`),
-    `<text class="caption" x="${PAD}" y="12">${escapeText(name)}: ${last.toFixed(2)} after ${changes.length} rated matches (last ${lastDate})</text>`,
+    `<text class="caption" x="${PAD}" y="12">${escapeText(t("plot.caption", { name, rating: last.toFixed(2), count: changes.length, date: lastDate }))}</text>`,
     "</svg>"].join("");
 }
 
-// `rows`: [{rank, name, rating, experience, own}] as the ratings command lists them.
-export function ratingsListSvg(rows) {
+// `rows`: [{rank, name, rating, experience}], best first; `me` is marked.
+export function ratingsListSvg(rows, t, me = null) {
   const rowHeight = 16;
   const height = Math.max(1, rows.length) * rowHeight + 8;
-  const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" class="plot" role="img" aria-label="ratings list">`;
+  const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" class="plot" role="img" aria-label="${escapeText(t("plot.ratings_list"))}">`;
   if (rows.length === 0) {
-    return `${head}<text class="empty" x="${WIDTH / 2}" y="14">No one is rated yet.</text></svg>`;
+    return `${head}<text class="empty" x="${WIDTH / 2}" y="14">${escapeText(t("plot.no_one_rated"))}</text></svg>`;
   }
   const low = Math.min(...rows.map((r) => r.rating)) - 50;
   const high = Math.max(...rows.map((r) => r.rating));
@@ -45,7 +45,7 @@ export function ratingsListSvg(rows) {
   const width = (r) => 10 + ((r - low) * (WIDTH - barStart - 50)) / Math.max(1, high - low);
   return [head, ...rows.map((row, i) => {
     const top = 4 + i * rowHeight;
-    return `<g class="rating-row${row.own ? " own" : ""}" data-name="${escapeText(row.name)}">` +
+    return `<g class="rating-row${row.name === me ? " own" : ""}" data-name="${escapeText(row.name)}">` +
       `<text x="4" y="${top + 12}">${row.rank}. ${escapeText(row.name)}</text>` +
       `<rect x="${barStart}" y="${top + 2}" width="${width(row.rating).toFixed(1)}" height="${rowHeight - 4}"/>` +
       `<text x="${barStart + width(row.rating) + 4}" y="${top + 12}">${row.rating.toFixed(2)} (${row.experience})</text></g>`;

@@ -1,0 +1,70 @@
+// The page's words, in message catalogues (messages_*.js, refusals_*.js): every text the
+// page shows goes through `t(key, params)`; the markup names its texts with data-i18n
+// attributes. What the server's FIBS lines say (the server console) is never translated.
+import pageEn from "./messages_en.js";
+import pageEs from "./messages_es.js";
+import refusalsEn from "./refusals_en.js";
+import refusalsEs from "./refusals_es.js";
+
+// The page's own words, and the server's refusals by their codes (docs/WEB-PROTOCOL.md).
+const en = { ...pageEn, ...refusalsEn };
+const es = { ...pageEs, ...refusalsEs };
+export const CATALOGUES = { en, es };
+export const LANGUAGE_NAMES = { en: "English", es: "Español" };
+const LANGUAGE_KEY = "fibs-language";
+
+let catalogue = en;
+let current = "en";
+
+// The language a browser asks for first that we have, else English.
+export function preferredLanguage(asked, saved) {
+  if (saved && saved in CATALOGUES) return saved;
+  for (const tag of asked ?? []) {
+    const base = tag.toLowerCase().split("-")[0];
+    if (base in CATALOGUES) return base;
+  }
+  return "en";
+}
+
+export function setLanguage(language) {
+  current = language in CATALOGUES ? language : "en";
+  catalogue = CATALOGUES[current];
+}
+
+export function language() {
+  return current;
+}
+
+// `{name}` placeholders filled from params; a key missing from a catalogue (a test keeps
+// that from happening) shows the English text rather than nothing.
+export function t(key, params = {}) {
+  const template = catalogue[key] ?? en[key];
+  if (template === undefined) return key;
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+export function has(key) {
+  return key in catalogue || key in en;
+}
+
+// The markup's texts: data-i18n (text), data-i18n-placeholder, -title and -aria-label.
+export function translateDocument(root) {
+  for (const element of root.querySelectorAll("[data-i18n]")) {
+    element.textContent = t(element.dataset.i18n);
+  }
+  for (const [attribute, data] of [["placeholder", "i18nPlaceholder"], ["title", "i18nTitle"],
+    ["aria-label", "i18nAriaLabel"]]) {
+    for (const element of root.querySelectorAll(`[data-${attribute === "aria-label" ? "i18n-aria-label" : `i18n-${attribute}`}]`)) {
+      element.setAttribute(attribute, t(element.dataset[data]));
+    }
+  }
+  root.documentElement.lang = current;
+}
+
+export function savedLanguage(storage) {
+  return storage.getItem(LANGUAGE_KEY);
+}
+
+export function saveLanguage(storage, chosen) {
+  storage.setItem(LANGUAGE_KEY, chosen);
+}

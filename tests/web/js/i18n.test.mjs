@@ -1,0 +1,70 @@
+// The page's message catalogues (fibs_server/web/static/i18n.js, messages_*.js): every text
+// the page shows has a key in both languages, with the same placeholders.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { CATALOGUES, preferredLanguage, setLanguage, t } from "../../../fibs_server/web/static/i18n.js";
+
+const STATIC = new URL("../../../fibs_server/web/static/", import.meta.url);
+const read = (name) => readFileSync(new URL(name, STATIC), "utf8");
+const schema = JSON.parse(read("events.schema.json"));
+const { en, es } = CATALOGUES;
+const FAMILIES = new Set(Object.keys(en).filter((key) => key.includes(".")).map((key) => key.split(".")[0]));
+
+// Every key the markup names, and every quoted key-like literal of the page's modules (a
+// ternary's two keys included): "family.rest" with a family the catalogues have.
+function usedKeys() {
+  const keys = new Set();
+  for (const found of read("index.html").matchAll(/data-i18n(?:-[a-z-]+)?="([^"]+)"/g)) keys.add(found[1]);
+  for (const file of readdirSync(STATIC).filter((name) => name.endsWith(".js"))) {
+    for (const found of read(file).matchAll(/["`]([a-z_]+\.[a-z_.0-9]+)["`]/g)) {
+      if (FAMILIES.has(found[1].split(".")[0]) && !found[1].endsWith(".js")) keys.add(found[1]);
+    }
+  }
+  return keys;
+}
+
+// Keys the page makes from the messages' own values (`decision.${phase}` and the like).
+function keysFromTheSchema() {
+  const enumOf = (name) => schema.$defs[name].enum;
+  const chatKinds = schema.$defs.chat.properties.kind.enum;
+  return [
+    ...enumOf("phase").filter((phase) => !["not_started", "match_over"].includes(phase))
+      .map((phase) => `decision.${phase}`),
+    ...enumOf("size").map((size) => `resign.${size}`),
+    ...schema.$defs.terms_or_none.oneOf.find((branch) => branch.properties)
+      .properties.variant.enum.map((variant) => `variant.${variant}`),
+    ...chatKinds.flatMap((kind) => [`chat.${kind}_line`, `chat.own_${kind}`]),
+    ...["beginner", "intermediate", "expert"].map((level) => `bot.${level}`),
+  ];
+}
+
+test("both languages have the same keys", () => {
+  assert.deepEqual(Object.keys(es).sort(), Object.keys(en).sort());
+});
+
+test("every key the page uses is in the catalogues", () => {
+  const missing = [...usedKeys(), ...keysFromTheSchema()].filter((key) => !(key in en));
+  assert.deepEqual(missing, []);
+});
+
+test("a translation has the same placeholders as the English", () => {
+  const placeholders = (text) => [...new Set(text.match(/\{\w+\}/g) ?? [])].sort();
+  const differing = Object.keys(en).filter((key) => placeholders(en[key]).join() !== placeholders(es[key]).join());
+  assert.deepEqual(differing, []);
+});
+
+test("the browser's languages choose, a saved choice first, English otherwise", () => {
+  assert.equal(preferredLanguage(["es-AR", "en"], null), "es");
+  assert.equal(preferredLanguage(["de-DE", "fr"], null), "en");
+  assert.equal(preferredLanguage(["es"], "en"), "en");
+  assert.equal(preferredLanguage(undefined, "xx"), "en");
+});
+
+test("placeholders are filled; an unknown key shows itself", () => {
+  setLanguage("es");
+  assert.equal(t("who.playing", { name: "bob" }), "jugando con bob");
+  assert.equal(t("no.such_key"), "no.such_key");
+  setLanguage("en");
+  assert.equal(t("status.logged_in", { name: "<b>" }), "Logged in as <b>");
+});

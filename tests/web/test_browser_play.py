@@ -1,0 +1,218 @@
+"""The page's board and room in a real browser (Debian's chromium, driven by Playwright): a
+whole match against a bot played by dragging checkers onto the destinations the page
+highlights; the legal destinations, the opponent's last move and the screen reader's labels;
+a move typed on the keyboard; questions before a resignation and before a take-back that
+unrates; a table's link; the page in Spanish; a finished match reviewed with its analysis."""
+from __future__ import annotations
+
+import asyncio
+import re
+
+from playwright.async_api import Page, expect
+
+from fibs_server.bots.analysis import CHEAPEST_PLIES
+from fibs_server.bots.pool import analyse_stored
+from tests.web.test_browser import (
+    alice_joins_bob,
+    answer_yes,
+    click_move,
+    click_point,
+    logged,
+    mine_on,
+    open_page,
+    register,
+    said,
+)
+
+POINT = '#board-holder [data-point="{}"]'
+TURNS = 200  # a 1-point match takes about 50 decisions of the page's side
+
+
+async def drag(page: Page, start: str, end: str) -> None:
+    """Press on `start`, move over `end` in steps (a real drag), release there."""
+    await page.locator(start).hover()
+    await page.mouse.down()
+    box = await page.locator(end).bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)
+    await page.mouse.up()
+
+
+async def drag_a_legal_step(page: Page) -> None:
+    """Drag the first checker the page marks movable to the first destination it marks."""
+    start = await page.locator("#board-holder .point.movable .hit-area").first.bounding_box()
+    assert start is not None
+    x, y = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
+    await page.mouse.move(x, y)
+    await page.mouse.down()
+    await page.mouse.move(x + 4, y + 8, steps=2)  # a drag begins: the page marks where it may go
+    end = page.locator("#board-holder .point.destination .hit-area").first
+    await expect(end).to_be_visible()
+    box = await end.bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)
+    await page.mouse.up()
+
+
+async def test_a_whole_match_against_a_bot_played_by_dragging(web_with_bots, browser, artifacts):
+    page = await open_page(browser, web_with_bots)
+    await expect(page.locator("#visitor-form button")).to_be_enabled()
+    await page.select_option("#visitor-level", "beginner")
+    await page.click("#visitor-form button")
+    await expect(page.locator("#status")).to_have_text(re.compile(r"Logged in as guest_"))
+    over = page.locator("#game-status", has_text=re.compile(r"wins? the 1 point match"))
+    # What the page offers next: a step to drag, a play to confirm, a question, or the end.
+    next_thing = page.locator(
+        "#board-holder .point.movable, #confirm-move:visible, #accept:visible, #game-status")
+    for _ in range(TURNS):
+        await expect(next_thing.first).to_be_visible()
+        if await over.count():
+            break
+        if await page.locator("#confirm-move:visible").count():
+            await page.click("#confirm-move")
+        elif await page.locator("#accept:visible").count():  # the bot offers to resign
+            await page.click("#accept")
+            await answer_yes(page)
+        elif await page.locator("#board-holder .point.movable").count():
+            await drag_a_legal_step(page)
+        else:
+            # The bot's turn, or a roll the page cannot move: wait for the board to change.
+            await page.wait_for_function(
+                """() => document.querySelector('#board-holder .point.movable')
+                    || !document.querySelector('#confirm-move').hidden
+                    || !document.querySelector('#accept').hidden
+                    || /wins? the 1 point match/.test(
+                        document.querySelector('#game-status').textContent)""")
+    await expect(over).to_have_count(1)
+    await page.screenshot(path=artifacts / "bot-match-over.png", full_page=True)
+
+
+async def test_destinations_last_move_labels_and_a_typed_move(web, browser, artifacts):
+    await web.register("bob", "secret1")
+    # bob invites: alice (X) opens with 3-1; bob rolls 6-4; alice 2-1.
+    web.script_dice((1, 3), (6, 4), (2, 1))
+    page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
+    eight = page.locator(POINT.format(8))
+    await expect(eight).to_have_attribute("aria-label", "Point 8: 3 of your checkers")
+    await click_point(page, 8)
+    # 3-1 takes a checker from 8 to 7, 5 or 4, and nowhere else.
+    await expect(page.locator("#board-holder .point.destination")).to_have_count(3)
+    for point in (7, 5, 4):
+        await expect(page.locator(POINT.format(point))).to_have_class(re.compile(r"\bdestination\b"))
+    await drag(page, f"{POINT.format(6)} .hit-area", f"{POINT.format(5)} .hit-area")  # 6/5
+    await expect(mine_on(page, 5)).to_have_count(1)
+    await page.fill("#move-text", "8/5 6/5")  # a typed move is whole: it starts afresh
+    await page.click("#move-form button")
+    await bob.skip_until(said("alice moves 17-20 19-20 ."))
+    await bob.skip_until(re.compile(r"(> )?It's your turn to roll or double\."))
+    await bob.send("roll")
+    await bob.skip_until(re.compile(r"(> )?You roll 6 and 4\."))
+    await bob.send("move 24-18 13-9")
+    # bob's move, marked on alice's board: from her 1 and 12, to her 7 and 16.
+    await expect(page.locator("#board-holder .point.last-from")).to_have_count(2)
+    await expect(page.locator(POINT.format(7))).to_have_class(re.compile(r"\blast-to\b"))
+    await expect(page.locator(POINT.format(16))).to_have_class(re.compile(r"\blast-to\b"))
+    await page.screenshot(path=artifacts / "last-move.png", full_page=True)
+
+
+async def test_a_resignation_and_an_unrating_take_back_are_asked_first(web, browser):
+    await web.register("bob", "secret1")
+    web.script_dice((1, 3), (6, 4))
+    page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
+    await page.select_option("#resign-size", "g")
+    await page.click("#resign")
+    await expect(page.locator("#confirm-text")).to_have_text("Resign the game (gammon)?")
+    await page.click("#confirm-no")
+    await expect(page.locator("#confirm")).to_be_hidden()
+    await page.click("#resign")
+    await answer_yes(page)
+    await bob.skip_until(re.compile(r"(> )?alice wants to resign\. You will win 2 points\..*"))
+
+
+async def test_a_take_back_in_a_rated_bot_match_says_it_unrates(web_with_bots, browser):
+    web_with_bots.script_dice((3, 1), (5, 2), (4, 4))
+    page = await open_page(browser, web_with_bots)
+    await register(page, "carol")
+    await page.fill("#invite-length", "1")
+    await page.get_by_role("button", name="Play the beginner bot").click()
+    await click_move(page, (8, 5), (6, 5))
+    await expect(logged(page, "bot_beginner moves")).to_have_count(1)
+    await page.click("#take-back")
+    await expect(page.locator("#confirm-text")).to_have_text(
+        "Taking a move back makes this match unrated. Take it back?")
+    await page.click("#confirm-no")
+    await expect(page.locator("#confirm")).to_be_hidden()
+
+
+async def test_a_table_link_seats_whoever_opens_it(web, browser, artifacts):
+    host = await open_page(browser, web)
+    await register(host, "alice")
+    await host.click("#ready")
+    await expect(host.locator("#ready")).to_be_checked()
+    await host.fill("#invite-length", "1")
+    await host.check("#table-private")
+    await host.click("#open-table")
+    link = host.locator("#my-table a")
+    await expect(link).to_have_text(re.compile(r"/\?table=\w+$"))
+    address = await link.get_attribute("href")
+    assert address is not None
+    guest = await (await browser.new_context()).new_page()
+    await guest.goto(address)
+    await register(guest, "bob")
+    await expect(guest.locator("#board-holder svg")).to_be_visible()
+    await expect(host.locator("#board-holder svg")).to_be_visible()
+    await expect(guest).to_have_url(re.compile(r"/$"))  # the code is not kept in the address
+    await guest.screenshot(path=artifacts / "table-match.png", full_page=True)
+
+
+async def test_the_page_speaks_the_browsers_language_and_the_picker_changes_it(web, browser, artifacts):
+    await web.register("bob", "secret1")
+    context = await browser.new_context(locale="es-ES", viewport={"width": 390, "height": 844})
+    page = await context.new_page()
+    await page.goto(web.url)
+    await expect(page.locator("#login-form h2")).to_have_text("Entrar")
+    await expect(page.locator("#status")).to_have_text("Sin sesión")
+    await page.fill("#register-name", "Bob")
+    await page.fill("#register-password", "secret1")
+    await page.click("#register-form button")
+    # The server's refusal, by its code, in the page's language.
+    message = page.locator("#welcome-message")
+    await expect(message).not_to_have_text("")
+    assert "Bob" in await message.text_content()
+    assert "already used" not in await message.text_content()
+    await page.screenshot(path=artifacts / "welcome-es-phone.png", full_page=True)
+    await page.select_option("#language", "en")
+    await expect(page.locator("#login-form h2")).to_have_text("Log in")
+    await page.reload()  # the choice is kept
+    await expect(page.locator("#login-form h2")).to_have_text("Log in")
+
+
+async def test_a_finished_match_is_reviewed_decision_by_decision(web_with_bots, browser, artifacts):
+    """A telnet user's rated bot match, resigned at once and analysed; a browser user reads it
+    (rated matches are public) from that player's profile."""
+    web_with_bots.script_dice((3, 1))
+    await web_with_bots.register("dora", "secret1")
+    telnet = await web_with_bots.login_telnet("dora", "secret1")
+    await telnet.send("bot beginner 1")
+    await telnet.skip_until(re.compile(r"(> )?It's your turn to move\."))
+    await telnet.send("resign b")
+    await telnet.skip_until(re.compile(r".*wins the 1 point match.*"))
+    store = web_with_bots.server.store
+    match_id = (await store.finished_matches("dora", 1))[0].match_id
+    record = await store.match_by_id(match_id)
+    analysis = await asyncio.to_thread(analyse_stored, record.state, CHEAPEST_PLIES)
+    await store.store_analysis(match_id, CHEAPEST_PLIES, analysis)
+
+    page = await open_page(browser, web_with_bots)
+    await register(page, "erin")
+    await page.click('#tabs [data-tab="profile"]')
+    await page.fill("#history-name", "dora")
+    await page.click("#profile-form button")
+    await page.locator("#match-history").get_by_role("button", name="Review with analysis").click()
+    await expect(page.locator("#review")).to_be_visible()
+    await expect(page.locator("#review-decision")).to_contain_text("Decision 1 of")
+    await expect(page.locator("#review-board svg")).to_be_visible()
+    await expect(page.locator("#review-summary tr")).not_to_have_count(0)
+    await page.screenshot(path=artifacts / "review.png", full_page=True)
+    await page.click("#review-close")
+    await expect(page.locator("#room")).to_be_visible()
