@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 
 from fibs_server.lobby.accounts import Account
-from fibs_server.net.http import RETRY_AFTER_TOO_MANY
+from fibs_server.net.http import RETRY_AFTER_TOO_MANY, STATIC
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.protocol import server_texts, texts
 from fibs_server.rules.dice import VerifiableDice
@@ -105,7 +105,7 @@ async def test_the_page_and_its_files_come_with_a_strict_content_policy(web):
             assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
             assert page.headers["X-Content-Type-Options"] == "nosniff"
             assert "Set-Cookie" not in page.headers
-        for module in ("app.js", "clip.js", "board.js", "plot.js", "style.css"):
+        for module in sorted(path.name for path in STATIC.iterdir() if path.is_file()):
             async with http.get(f"{web.url}static/{module}") as answer:
                 assert answer.status == 200, module
         async with http.get(f"{web.url}static/..%2f..%2fapp.py") as answer:
