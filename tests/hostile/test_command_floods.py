@@ -106,11 +106,12 @@ def closed_for_flooding(caplog) -> int:
                for record in caplog.records)
 
 
-def assert_prompt(delays: list[float]) -> None:
+def assert_prompt(delays: list[float], paced: bool = True) -> None:
     assert delays, "no answers"
     p99 = statistics.quantiles(delays, n=100)[98] if len(delays) > 1 else delays[0]
     assert p99 < 1.0, f"p99 {p99 * 1000:.0f} ms"
-    assert statistics.median(delays) < 0.1, f"median {statistics.median(delays) * 1000:.0f} ms"
+    if paced:  # unpaced flooders share the loop fairly until the output cap cuts them off
+        assert statistics.median(delays) < 0.1, f"median {statistics.median(delays) * 1000:.0f} ms"
 
 
 async def test_users_flooding_commands_are_paced_then_closed(make_harness, tracebacks,
@@ -143,7 +144,7 @@ async def test_what_a_cut_off_connection_sent_is_not_served(make_harness, traceb
         await harness.register(name)
     served = count_lines_served(monkeypatch)
     delays, _, _ = await run_flood(harness, list(names), COMMANDS, reads=False)
-    assert_prompt(delays)
+    assert_prompt(delays, paced=False)
     assert served["cut off"] == 0
     assert list(harness.server.lobby.online) == ["bystander"]
 
