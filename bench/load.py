@@ -437,6 +437,19 @@ def create_accounts(database_url: str, names: list[str], rounds: int) -> None:
     asyncio.run(insert())
 
 
+def analysis_backlog(database_url: str) -> str:
+    """How far the server's analysis queue got: its requests by status, read beside the
+    running server (SQLite allows the reader)."""
+    import sqlite3
+
+    path = database_url.removeprefix("sqlite:///")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
+        counts = dict(connection.execute(
+            "SELECT status, count(*) FROM analysis_requests GROUP BY status").fetchall())
+    return ", ".join(f"{counts.get(status, 0)} {status}"
+                     for status in ("done", "running", "queued", "failed"))
+
+
 def report(label: str, text: str) -> None:
     print(f"{label:<28} {text}", flush=True)
 
@@ -462,6 +475,7 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    "--address-command-burst", "1000000",
                    "--address-commands-per-second", "1000000",
                    "--log-level", "WARNING"]
+        command += ["--analysis", arguments.analysis]
         if arguments.bot_matches:
             command += ["--bots", "on", "--bot-think-time", str(arguments.bot_think_time),
                         "--bot-cpu-share", str(arguments.bot_cpu_share)]
@@ -505,6 +519,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    f"{sum(r['timeouts'] for r in results)} timeouts; server CPU "
                    f"{(server.cpu_seconds() - cpu) / arguments.duration * 100:.0f}%, clients CPU "
                    f"{sum(r['cpu'] for r in results) / arguments.duration * 100:.0f}%")
+            if arguments.analysis == "on":
+                report("analysis requests", analysis_backlog(database_url))
             figures[f"{label}_p99"] = p99([s[1] for s in samples])
             return samples if extra_result is None else (samples, extra_result)
 
@@ -599,6 +615,9 @@ def main() -> None:
                              "a person's pace); taken off the bots' decision times reported")
     parser.add_argument("--bot-cpu-share", type=float, default=1.0,
                         help="the server's --bot-cpu-share")
+    parser.add_argument("--analysis", default="off", choices=["on", "off"],
+                        help="the server's --analysis: off measures play alone (the server's own "
+                             "default is on); on also reports how far the analysis queue got")
     parser.add_argument("--warmup", type=float, default=0.0,
                         help="matches: also report latencies of actions sent after this many "
                              "seconds (the steady state after every match started at once)")

@@ -99,9 +99,12 @@ async def test_broadcast_callbacks_leave_the_loop_most_of_its_time(monkeypatch):
         # (the next callback's first write begins when this one ended, on the fake clock)
         begun = [t.writes[0][0] for t in transports if started <= t.writes[0][0] < ended]
         assert begun and max(begun) - started < FLUSH_SLICE
-    for (started, ended, _, loop_ended), (_, _, next_started, _) in zip(spans, spans[1:]):
-        busy, gap = ended - started, next_started - loop_ended
-        assert gap >= busy * (1 / BROADCAST_SHARE - 1) * 0.9, (busy, gap)
+    # From each callback's start on the loop's clock (the writing took no time of it, only the
+    # fake clock's), not from its end: a process preempted after the batcher set the next
+    # callback's time would otherwise seem to have waited less.
+    for (started, ended, loop_started, _), (_, _, next_started, _) in zip(spans, spans[1:]):
+        busy, pause = ended - started, next_started - loop_started
+        assert pause >= busy * (1 / BROADCAST_SHARE - 1) - 1e-9, (busy, pause)
 
 
 async def test_a_reply_does_not_wait_for_the_broadcast_pace_and_keeps_the_order():

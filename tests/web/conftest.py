@@ -61,8 +61,20 @@ async def browser():
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=[
             "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run", "--disable-quic"])
+        # An uncaught error in any page of the test fails it, whatever the page showed.
+        errors: list[str] = []
+        new_context = browser.new_context
+
+        async def watched_context(**options):
+            context = await new_context(**options)
+            context.on("weberror", lambda error: errors.append(f"{error.page and error.page.url}: "
+                                                               f"{error.error}"))
+            return context
+
+        browser.new_context = watched_context
         yield browser
         await browser.close()
+        assert not errors, f"errors in the page: {errors}"
 
 
 @pytest.fixture

@@ -19,8 +19,6 @@ async def open_page(browser, harness: WebHarness, width: int = 1200) -> Page:
     """A tab of its own (a context: nothing shared with the other users' tabs)."""
     context = await browser.new_context(viewport={"width": width, "height": 900})
     page = await context.new_page()
-    page.on("pageerror", lambda error: print("page error:", error))
-    page.on("console", lambda message: print("console:", message.text, message.location) if message.type == "error" else None)
     page.set_default_timeout(TIMEOUT)
     await page.goto(harness.url)
     return page
@@ -274,12 +272,15 @@ async def timed_match_with_bob(web, browser, length: int):
 
 
 async def test_a_timed_match_shows_whose_clock_runs(web, browser):
-    """The page reads the clock from the typed board messages: from the first board on."""
+    """The page reads the clock from the typed board messages: from the first board on; both
+    sides' clocks are on the board."""
     page, bob = await timed_match_with_bob(web, browser, 1)
     await click_move(page, (8, 5), (6, 5))
     await expect(page.locator("#clock")).to_have_text(re.compile(r"bob's time to move: \d+ s"))
     # On the board too, beside the name of whoever must decide.
     await expect(page.locator('#board-holder [data-clock="opponent"]')).to_have_text(re.compile(r"\d+ s"))
+    # Hers waits with the whole minute her next decision gets (the timer runs per decision).
+    await expect(page.locator('#board-holder [data-clock="player"]')).to_have_text("60 s")
 
 
 async def test_a_reload_in_the_middle_of_a_timed_match_comes_back_to_it(web, browser):
@@ -300,3 +301,23 @@ async def test_a_reload_in_the_middle_of_a_timed_match_comes_back_to_it(web, bro
     await page.reload()  # the token went with the logout: the login forms, not the room
     await expect(page.locator("#login-form button")).to_be_enabled()
     await expect(page.locator("#room")).to_be_hidden()
+
+
+async def test_a_saved_match_offers_resume_while_its_opponent_is_online(web, browser):
+    """bob leaves a 3-point match: alice's page lists it saved, not online when bob logs out,
+    with Resume when he logs in again (from presence, no reload); Resume invites him to it."""
+    await web.register("bob", "secret1")
+    web.script_dice((1, 3), (6, 4))
+    page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
+    await click_move(page, (8, 5), (6, 5))
+    await bob.skip_until(said("alice moves 17-20 19-20 ."))
+    await bob.send("leave")
+    saved = page.locator("#saved-matches")
+    await expect(saved).to_contain_text("with bob: a 3 point match, 0-0")
+    await expect(saved.get_by_role("button", name="Resume")).to_have_count(1)
+    await bob.send("bye")
+    await expect(saved).to_contain_text("(not online)")
+    bob = await web.login_telnet("bob", "secret1")
+    await expect(saved.get_by_role("button", name="Resume")).to_have_count(1)
+    await saved.get_by_role("button", name="Resume").click()
+    await bob.skip_until(re.compile(r"alice wants to resume a saved match with you\."))

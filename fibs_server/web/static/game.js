@@ -272,6 +272,16 @@ function clockText() {
     : t("clock.opponent", { name: opponentName(), decision, seconds });
 }
 
+// Both sides' clocks in a timed match: the side on turn counts its decision's time down, the
+// other shows the whole allowance its next decision gets (FIBS's timer runs per decision).
+function clockTexts() {
+  const clocks = {};
+  const allowance = state.match?.terms?.turn_seconds;
+  if (allowance) for (const side of ["player", "opponent"]) clocks[side] = `${allowance} s`;
+  if (state.clock) clocks[state.clock.side] = `${secondsLeft()} s`;
+  return clocks;
+}
+
 function renderClock() {
   clearTimeout(state.clockTick);
   const text = clockText();
@@ -303,7 +313,7 @@ export function render() {
       ? play.destinations(board, state.steps, state.selected).map((destination) => destination.to) : [],
     movable: mine ? play.movablePoints(board, state.steps) : [],
     labels: boardLabels,
-    clocks: state.clock ? { [state.clock.side]: `${secondsLeft()} s` } : {},
+    clocks: clockTexts(),
   });
   renderControls();
   renderClock();

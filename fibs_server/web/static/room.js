@@ -26,6 +26,7 @@ export const HANDLERS = {
     else room.who.delete(message.name);
     if (message.name === session.me) $("ready").checked = message.ready;
     renderWho();
+    if (room.saved.some((saved) => saved.opponent === message.name)) renderSaved();
   },
   invitation: (message) => {
     room.invitationsIn.set(message.from, message);
@@ -170,11 +171,13 @@ function renderInvitations() {
   }
 }
 
+// Whether an opponent is online comes from presence, which follows their logins and logouts;
+// the list's own online flag is only what it was when the list came.
 function renderSaved() {
   $("saved-matches").replaceChildren(...room.saved.map((saved) => {
     const words = t("saved.match", { name: saved.opponent, match: matchWords(saved.length, null),
       player: saved.score.player, opponent: saved.score.opponent });
-    return saved.online
+    return room.who.has(saved.opponent)
       ? item(`${words} `, button(t("saved.resume"), () => send(`invite ${saved.opponent}`)))
       : item(`${words} ${t("saved.offline")}`);
   }));
