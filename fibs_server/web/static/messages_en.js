@@ -281,4 +281,12 @@ export default {
   "review.summary.doubtful": "Doubtful",
   "review.summary.errors": "Errors",
   "review.summary.blunders": "Blunders",
+  "rating_words.supernatural": "Supernatural",
+  "rating_words.world_class": "World class",
+  "rating_words.expert": "Expert",
+  "rating_words.advanced": "Advanced",
+  "rating_words.intermediate": "Intermediate",
+  "rating_words.casual_player": "Casual player",
+  "rating_words.beginner": "Beginner",
+  "rating_words.awful": "Awful!",
 };

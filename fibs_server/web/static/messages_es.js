@@ -281,4 +281,12 @@ export default {
   "review.summary.doubtful": "Dudosas",
   "review.summary.errors": "Errores",
   "review.summary.blunders": "Errores graves",
+  "rating_words.supernatural": "Sobrenatural",
+  "rating_words.world_class": "Clase mundial",
+  "rating_words.expert": "Experto",
+  "rating_words.advanced": "Avanzado",
+  "rating_words.intermediate": "Intermedio",
+  "rating_words.casual_player": "Aficionado",
+  "rating_words.beginner": "Principiante",
+  "rating_words.awful": "¡Pésimo!",
 };

@@ -128,7 +128,7 @@ async function openReview(matchId) {
   $("review-title").textContent = t("review.title", { a: names[0], b: names[1],
     match: matchWords(match.body.length, null) });
   $("review-graph").innerHTML = review.equityGraphSvg(reviewing.series, names, t);
-  const summary = review.summaryRows(analysed, names);
+  const summary = review.summaryRows(analysed, names, t);
   $("review-summary").replaceChildren(row(["", ...names]), ...SUMMARY_FIELDS.map((field) =>
     row([t(`review.summary.${field}`), ...summary.map((player) => String(player[field]))])));
   $("room").hidden = true;

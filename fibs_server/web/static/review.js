@@ -173,7 +173,17 @@ export function equityGraphSvg(series, names, t) {
 
 // The players' summary table, a row each, as gnubg's `show statistics` gives it: the error
 // rate (mEMG per unforced decision), the PR, the rating words, the luck (EMG) and the marks.
-export function summaryRows(analysis, names) {
+// gnubg's words for an error rate, as the analysis stores them (bots/analysis.py), and the
+// catalogues' keys the page shows them by.
+const RATING_WORDS = {
+  Supernatural: "rating_words.supernatural", "World class": "rating_words.world_class",
+  Expert: "rating_words.expert", Advanced: "rating_words.advanced",
+  Intermediate: "rating_words.intermediate", "Casual player": "rating_words.casual_player",
+  Beginner: "rating_words.beginner", "Awful!": "rating_words.awful",
+};
+
+// The players' figures as the summary shows them; `t` gives the rating words (i18n.js).
+export function summaryRows(analysis, names, t) {
   return analysis.players.map((summary) => ({
     name: names[summary.player],
     unforcedDecisions: summary.unforced_decisions,
@@ -181,7 +191,7 @@ export function summaryRows(analysis, names) {
     checkerErrorRate: summary.checker_error_rate.toFixed(1),
     cubeErrorRate: summary.cube_error_rate.toFixed(1),
     pr: summary.pr.toFixed(1),
-    rating: summary.rating,
+    rating: summary.rating in RATING_WORDS ? t(RATING_WORDS[summary.rating]) : summary.rating,
     luck: (summary.luck >= 0 ? "+" : "") + summary.luck.toFixed(3),
     doubtful: summary.doubtful,
     errors: summary.bad,

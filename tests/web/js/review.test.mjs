@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import {
   applyPlay, decodePositionId, equityGraphSvg, reviewSteps, summaryRows, toBoardMessage,
 } from "../../../fibs_server/web/static/review.js";
-import { t } from "../../../fibs_server/web/static/i18n.js";
+import { setLanguage, t } from "../../../fibs_server/web/static/i18n.js";
 
 const fixture = (name) => JSON.parse(readFileSync(new URL(`fixtures/${name}`, import.meta.url)));
 const POSITIONS = fixture("positions.json");
@@ -127,7 +127,7 @@ test("the equity graph marks each doubtful play, error and blunder", () => {
 });
 
 test("the players' summary rows", () => {
-  const [alice, bob] = summaryRows(ANALYSIS, MATCH.players);
+  const [alice, bob] = summaryRows(ANALYSIS, MATCH.players, t);
   assert.deepEqual(alice, {
     name: "alice", unforcedDecisions: 31, errorRate: "7.2", checkerErrorRate: "10.7",
     cubeErrorRate: "0.0", pr: "3.6", rating: "Expert", luck: "-1.479",
@@ -135,6 +135,10 @@ test("the players' summary rows", () => {
   });
   assert.equal(bob.rating, "Advanced");
   assert.equal(bob.luck, "+0.745");
+  setLanguage("es"); // gnubg's words through the catalogues
+  assert.deepEqual(summaryRows(ANALYSIS, MATCH.players, t).map((row) => row.rating),
+    ["Experto", "Avanzado"]);
+  setLanguage("en");
 });
 
 test("a review position as the typed board, from either side", () => {
