@@ -437,6 +437,28 @@ def create_accounts(database_url: str, names: list[str], rounds: int) -> None:
     asyncio.run(insert())
 
 
+def queue_finished_matches(database_url: str, count: int) -> None:
+    """`count` finished 3-point matches between the first two accounts (random legal play),
+    each queued for analysis at the default level as the transaction finishing it does."""
+    from fibs_server.bots.analysis import DEFAULT_PLIES
+    from fibs_server.lobby.analysis_records import QueueLimits
+    from fibs_server.store import SqlStore
+    from tests.bots.test_analysis_lane import played_match
+
+    async def insert() -> None:
+        store = await SqlStore.open(database_url)
+        store.queue_finished_matches(DEFAULT_PLIES, QueueLimits(waiting=count))
+        try:
+            for seed in range(count):
+                played = played_match(3, seed=seed).to_dict()
+                match_id = await store.create_match("u00000", "u00001", 3, played)
+                await store.finish_match(match_id, {**played, "ratings": {
+                    "u00000": [1500.0, 1500.0], "u00001": [1500.0, 1500.0]}}, "u00000", [])
+        finally:
+            await store.close()
+    asyncio.run(insert())
+
+
 def analysis_backlog(database_url: str) -> str:
     """How far the server's analysis queue got: its requests by status, read beside the
     running server (SQLite allows the reader)."""
@@ -462,6 +484,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
     if kind == "fibs":
         database_url = f"sqlite:///{directory / 'load.db'}"
         create_accounts(database_url, names, 4)
+        if arguments.analysis_backlog:
+            queue_finished_matches(database_url, arguments.analysis_backlog)
         if "burst" in scenarios:
             create_accounts(database_url, burst_names, 12)
         command = [sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
@@ -476,6 +500,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    "--address-commands-per-second", "1000000",
                    "--log-level", "WARNING"]
         command += ["--analysis", arguments.analysis]
+        if arguments.analysis_backlog:  # the queue's bound holds the whole backlog
+            command += ["--analysis-queue", str(arguments.analysis_backlog)]
         if arguments.bot_matches:
             command += ["--bots", "on", "--bot-think-time", str(arguments.bot_think_time),
                         "--bot-cpu-share", str(arguments.bot_cpu_share)]
@@ -519,8 +545,6 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    f"{sum(r['timeouts'] for r in results)} timeouts; server CPU "
                    f"{(server.cpu_seconds() - cpu) / arguments.duration * 100:.0f}%, clients CPU "
                    f"{sum(r['cpu'] for r in results) / arguments.duration * 100:.0f}%")
-            if arguments.analysis == "on":
-                report("analysis requests", analysis_backlog(database_url))
             figures[f"{label}_p99"] = p99([s[1] for s in samples])
             return samples if extra_result is None else (samples, extra_result)
 
@@ -585,6 +609,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                    f"{len(refusals)} refusals {refusals[:3]}; server CPU "
                    f"{(server.cpu_seconds() - cpu) / arguments.duration * 100:.0f}%, clients CPU "
                    f"{sum(r['cpu'] for r in results) / arguments.duration * 100:.0f}%")
+            if arguments.analysis == "on":
+                report("analysis requests", analysis_backlog(database_url))
     finally:
         # The server first, with everyone still connected: that is the graceful stop to time.
         # Clients leaving first made it 10,000 logouts, each told to everyone still online.
@@ -618,6 +644,9 @@ def main() -> None:
     parser.add_argument("--analysis", default="off", choices=["on", "off"],
                         help="the server's --analysis: off measures play alone (the server's own "
                              "default is on); on also reports how far the analysis queue got")
+    parser.add_argument("--analysis-backlog", type=int, default=0,
+                        help="with --analysis on: this many finished 3-point matches queued for "
+                             "analysis before the server starts, so that it analyses throughout")
     parser.add_argument("--warmup", type=float, default=0.0,
                         help="matches: also report latencies of actions sent after this many "
                              "seconds (the steady state after every match started at once)")

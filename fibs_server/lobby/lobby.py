@@ -283,8 +283,7 @@ class Lobby:
             if session.wants_events:
                 session.send_event(web_events.logged_in(account.name, self.is_visitor(session),
                                                         account.rating, account.experience))
-                for other in self.sessions_online():
-                    session.send_event(web_events.presence(other.who_info()))
+                session.send_event_lines(self.who_list.presence_text())
                 # To come back with after a reload or a lost network (lobby/reconnect.py).
                 session.send_event(web_events.session(
                     self.gatekeeper.session_tokens.issue(account.name)))

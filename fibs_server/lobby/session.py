@@ -209,6 +209,11 @@ class Session:
         if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
             self.event_sink(web_events.encode(message), False)
 
+    def send_event_lines(self, text: str) -> None:
+        """Typed messages already encoded, each CR LF ended (WhoList.presence_text)."""
+        if text and self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self.event_sink(text.removesuffix("\r\n"), False)
+
     def send_event_broadcast(self, line: str) -> None:
         """A typed message that many users get at once, encoded once for them all."""
         if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:

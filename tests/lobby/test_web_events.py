@@ -327,3 +327,37 @@ async def test_a_tables_creator_is_told_its_code_even_for_a_private_table(tmp_pa
             "turn_seconds": None, "takeover_seconds": None, "rated": True}}}
     assert closed == {"type": "my_table", "table": None}
     await store.close()
+
+
+async def test_a_pages_login_gets_everyone_online_kept_but_never_stale(tmp_path, monkeypatch):
+    from fibs_server.lobby import who_list as who_list_module
+    lobby, store = await recording_lobby(tmp_path)
+    monkeypatch.setattr(who_list_module, "WHO_IDLE_REFRESH", 3600)  # however slow this machine
+
+    async def presences_at_login(name: str) -> dict[str, dict]:
+        await logged_in(lobby, name)
+        await lobby.log_out(lobby.online[name], Departure.LOGGED_OUT)
+        account = await lobby.accounts.find_account(name)
+        page_connection = RecordingConnection()
+        page = lobby.connect(page_connection, WEB_PAGE)
+        page.event_sink = lambda line, broadcast: page_connection.send(line + "\r\n", broadcast)
+        page.clip, page.prompts = True, False
+        await lobby.log_in(page, account)
+        lines = page_connection.lines()
+        # The block is lines of messages, with no empty line after it.
+        assert all(following for line, following in zip(lines, lines[1:]) if line.startswith("{"))
+        _, messages = split_lines(lines)
+        return {m["name"]: m for m in messages if m["type"] == "presence"}
+
+    alice, _ = await logged_in(lobby, "alice")
+    assert list(await presences_at_login("bob")) == ["alice", "bob"]
+    assert lobby.who_list.presence_text() is lobby.who_list.presence_text()  # kept
+    # A change of alice's (ready, away) and bob's logout are never served from the old block.
+    await lobby.dispatch(alice, "toggle ready")
+    await lobby.dispatch(alice, "away lunch")
+    await lobby.log_out(lobby.online["bob"], Departure.LOGGED_OUT)
+    seen = await presences_at_login("carol")
+    assert list(seen) == ["alice", "carol"]
+    assert seen["alice"]["ready"] and seen["alice"]["away"]
+    await store.close()
+
