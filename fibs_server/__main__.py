@@ -1,4 +1,5 @@
 """`fibs-server` / `python -m fibs_server`: run the server, `db upgrade` to migrate only,
+`db backup <file>` to copy a SQLite database while the server runs,
 `admin grant|revoke <name>` to make an account an administrator (or not), `export-match`, or
 `verify-dice <match-id>` to recompute a finished match's rolls from its revealed seed."""
 from __future__ import annotations
@@ -10,10 +11,12 @@ import faulthandler
 import logging
 import os
 import pathlib
+import sqlite3
 import sys
 from typing import Any, TypedDict
 
 from fibs_server.app import ServerConfig, serve
+from fibs_server.json_logs import JsonFormatter
 from fibs_server.lobby.analysis_queue import AnalysisConfig
 from fibs_server.lobby.analysis_records import QueueLimits
 from fibs_server.lobby.archive_commands import match_file
@@ -21,9 +24,11 @@ from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.net.http import LOOPBACK, Network, networks
 from fibs_server.net.limits import NetLimits
 from fibs_server.rules.dice import commitment_of, drawn_pairs, first_wrong_pair, verifiable_pair
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database
+from fibs_server.store.backup import back_up_sqlite, sqlite_file_of
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +72,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                              "https://fibs.example.org); only those pages may open a WebSocket "
                              "(default: the server's own address, http://localhost:PORT etc.)")
     add_shared_options(parser, env("FIBS_DATABASE_URL", DEFAULT_DATABASE_URL),
-                       env("FIBS_LOG_LEVEL", "INFO"))
+                       env("FIBS_LOG_LEVEL", "INFO"), env("FIBS_LOG_FORMAT", "text"))
+    parser.add_argument("--metrics-from", type=address_list,
+                        default=address_list(env("FIBS_METRICS_FROM", "")) or LOOPBACK,
+                        help="the addresses and networks that may read /metrics, "
+                             "comma-separated (default: loopback, 127.0.0.0/8 and ::1)")
     parser.add_argument("--bcrypt-rounds", type=int, default=int(env("FIBS_BCRYPT_ROUNDS", "12")))
     parser.add_argument("--idle-timeout", type=float,
                         default=float(env("FIBS_IDLE_TIMEOUT", "3600")),
@@ -117,7 +126,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     add_limit_arguments(parser)
     commands = parser.add_subparsers(dest="command")
     database = commands.add_parser("db", help="database maintenance")
-    database.add_argument("action", choices=["upgrade"])
+    actions = database.add_subparsers(dest="action", required=True)
+    upgrade = actions.add_parser("upgrade", help="apply the migrations")
+    backup = actions.add_parser("backup", help="copy the SQLite database, safe while the "
+                                "server runs (PostgreSQL: pg_dump)")
+    backup.add_argument("file", help="the copy to write (replaced when complete)")
     export = commands.add_parser("export-match", help="write a stored match as a .mat file")
     export.add_argument("match_id", type=int)
     export.add_argument("-o", "--output", help="the file to write (default: standard output)")
@@ -127,10 +140,18 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     verify = commands.add_parser("verify-dice", help="recompute a finished match's rolls from "
                                  "its revealed seed and check them against its record")
     verify.add_argument("match_id", type=int)
-    for command in (database, export, admin, verify):
+    for command in (database, upgrade, backup, export, admin, verify):
         # No defaults after the sub-command: one there would overwrite the value given before it.
-        add_shared_options(command, argparse.SUPPRESS, argparse.SUPPRESS)
+        add_shared_options(command, argparse.SUPPRESS, argparse.SUPPRESS, argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def address_list(text: str) -> tuple[Network, ...]:
+    """`127.0.0.1,10.0.0.0/8`: addresses and CIDR networks."""
+    try:
+        return networks(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def seconds(text: str) -> int:
@@ -142,23 +163,34 @@ def seconds(text: str) -> int:
 
 
 def add_shared_options(parser: argparse.ArgumentParser, database_url: str,
-                       log_level: str) -> None:
+                       log_level: str, log_format: str) -> None:
     """The options the sub-commands use too, so that they may come before or after one."""
     parser.add_argument("--database-url", default=database_url,
                         help="sqlite:///fibs.db (default) or postgresql://user@host:port/db")
     parser.add_argument("--log-level", default=log_level)
+    parser.add_argument("--log-format", default=log_format, choices=["text", "json"],
+                        help="json: one object a line (time, level, logger, message, "
+                             "exception)")
+
+
+def configure_logging(level: str, log_format: str) -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter() if log_format == "json" else logging.Formatter(
+        "%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
 def main(argv: list[str] | None = None) -> None:
     arguments = parse_arguments(argv)
-    logging.basicConfig(level=arguments.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(arguments.log_level, arguments.log_format)
     # aiosqlite's debug lines carry query parameters: password hashes among them.
     logging.getLogger("aiosqlite").setLevel(logging.INFO)
     # A fatal signal (SIGSEGV, SIGBUS from a database file that cannot be mapped, ...) would
     # otherwise end the process with nothing in the log: write every thread's traceback there.
     faulthandler.enable(sys.stderr)
     if arguments.command == "db":
+        if arguments.action == "backup":
+            raise SystemExit(back_up(arguments.database_url, pathlib.Path(arguments.file)))
         upgrade_database(arguments.database_url)
         return
     if arguments.command == "admin":
@@ -185,7 +217,25 @@ def main(argv: list[str] | None = None) -> None:
                        time_budget=arguments.bot_time_budget) if arguments.bots == "on" else None,
         analysis=AnalysisConfig(limits=QueueLimits(waiting=arguments.analysis_queue))
         if arguments.analysis == "on" else None,
+        metrics_from=arguments.metrics_from,
         **limits_from_arguments(arguments))))
+
+
+def back_up(database_url: str, target: pathlib.Path) -> int:
+    """`db backup`: the exit status (1: the copy failed; 2: not a SQLite database)."""
+    database = sqlite_file_of(database_url)
+    if database is None:
+        print("fibs-server: db backup copies a SQLite database; back up PostgreSQL with "
+              "pg_dump -Fc (and restore with pg_restore): docs/OPERATIONS.md", file=sys.stderr)
+        return 2
+    try:
+        back_up_sqlite(database, target)
+    except (sqlite3.Error, OSError) as error:
+        print(f"fibs-server: could not back up {database} to {target}: {error}",
+              file=sys.stderr)
+        return 1
+    print(f"backed up {database} to {target}")
+    return 0
 
 
 async def set_admin(database_url: str, name: str, is_admin: bool) -> int:

@@ -31,11 +31,19 @@ from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
 from fibs_server.lobby.bot_players import BotConfig, BotPlayers
 from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
+from fibs_server.lobby.metrics import COMMAND_SECONDS, STORE_SECONDS, exposition, family
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
-from fibs_server.net.http import bound_port, start_http_server, stop_listening
+from fibs_server.net.http import (
+    LOOPBACK,
+    Network,
+    Operations,
+    bound_port,
+    start_http_server,
+    stop_listening,
+)
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.listening import (
     listening_socket,
@@ -44,6 +52,7 @@ from fibs_server.net.listening import (
 )
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.net.websocket import Origin, origin_of
+from fibs_server.protocol.login_dialogue import WEB_PAGE
 from fibs_server.rules.dice import SEED_BYTES, Dice, VerifiableDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 
@@ -70,6 +79,7 @@ class ServerConfig:
     # Match analysis (None: none is computed; stored ones are still read).
     analysis: AnalysisConfig | None = None
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS  # see LobbyConfig
+    metrics_from: tuple[Network, ...] = LOOPBACK  # who may read /metrics
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -83,6 +93,10 @@ class LobbyOptions(TypedDict, total=False):
     shutdown_minute: float
     clock: Clock
     wall_clock: Callable[[], float]
+
+
+# Seconds the store has to answer /readyz's query: a probe must not hang with the store.
+READY_TIMEOUT = 2.0
 
 
 class FibsServer:
@@ -108,6 +122,8 @@ class FibsServer:
         self.clocks: MatchClocks | None = None
         self.analysis_lane: AnalysisLane | None = None
         self.analysis_queue: AnalysisQueue | None = None
+        self._started = False
+        self._stopping = False
 
     async def start(self) -> None:
         await upgrade_database_async(self.config.database_url)
@@ -166,10 +182,63 @@ class FibsServer:
         if self.config.http_port is not None:
             listening = listening_socket(self.config.host, self.config.http_port)
             self._http = await start_http_server(self._front, listening, page_origins(
-                self.config.host, listening.getsockname()[1], self.config.web_origins))
+                self.config.host, listening.getsockname()[1], self.config.web_origins),
+                Operations(self.readiness, self.metrics, self.config.metrics_from))
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
         self._background.append(asyncio.create_task(
             fair_commands.run_abandonment_checks(self.lobby)))
+        self._started = True
+
+    async def readiness(self) -> str | None:
+        """None when the server is ready for new users; else why not (`/readyz`)."""
+        if not self._started or self.lobby is None or self.store is None:
+            return "starting"
+        if (self._stopping or self.lobby.stop_requested.is_set()
+                or self.lobby.shutdown_task is not None):
+            return "shutting down"
+        try:
+            await asyncio.wait_for(self.store.answers(), READY_TIMEOUT)
+        except TimeoutError:
+            return f"the store did not answer within {READY_TIMEOUT:g} s"
+        except Exception as error:
+            return f"the store failed: {type(error).__name__}"
+        return None
+
+    async def metrics(self) -> str:
+        """`/metrics`: the lobby counted now, the process's histograms, the bots' pool's
+        counts and the analyses waiting (one count of an index, when analyses run)."""
+        assert self.lobby is not None and self.store is not None
+        lobby = self.lobby
+        people = [session for session in lobby.online.values() if not session.is_bot]
+        on_the_web = sum(1 for session in people
+                         if session.dialogue.transport_client is WEB_PAGE)
+        families = [
+            family("fibs_sessions_online", "gauge", "Users logged in (visitors included, the "
+                   "built-in bots not), by transport.",
+                   [({"transport": "telnet"}, len(people) - on_the_web),
+                    ({"transport": "websocket"}, on_the_web)]),
+            family("fibs_visitors_online", "gauge", "Visitors playing a bot without an "
+                   "account.", [({}, len(lobby.accounts.visitors))]),
+            family("fibs_connections", "gauge", "Telnet and WebSocket connections of the "
+                   "lobby, logged in or not (a web session held for its page included).",
+                   [({}, len(lobby.connections))]),
+            family("fibs_matches_running", "gauge", "Matches under way (bot matches included).",
+                   [({}, len(lobby.match_table.running_matches()))]),
+            COMMAND_SECONDS.exposition(),
+            STORE_SECONDS.exposition(),
+        ]
+        if self.bots is not None:
+            counts = self.bots.pool.counts
+            families.append(family(
+                "fibs_bot_decisions_total", "counter", "Bot decisions by outcome: decided (in "
+                "time), late (over the time budget), refused (queue full), failed (the worker "
+                "raised or died); all but decided were made by the rules of thumb.",
+                [({"outcome": outcome}, getattr(counts, outcome))
+                 for outcome in ("decided", "late", "refused", "failed")]))
+        if self.analysis_queue is not None:
+            families.append(family("fibs_analyses_waiting", "gauge", "Match analyses queued "
+                                   "or running.", [({}, await self.store.analyses_waiting())]))
+        return exposition(families)
 
     def _wake_analyses(self) -> None:
         if self.analysis_queue is not None:
@@ -186,6 +255,7 @@ class FibsServer:
         return None if self._http is None else bound_port(self._http)
 
     async def stop(self) -> None:
+        self._stopping = True
         for task in self._background:
             task.cancel()
         if self._telnet is not None:

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.gatekeeper import Gatekeeper
+from fibs_server.lobby.metrics import COMMAND_SECONDS
 from fibs_server.protocol import clip, layout, texts, web_events
 from fibs_server.protocol.login_dialogue import (
     TELNET,
@@ -251,9 +252,10 @@ class Session:
             self._show(action)
 
     async def handle_line(self, line: str) -> None:
-        self.last_active = time.monotonic()
+        received = self.last_active = time.monotonic()
         if self.stage is Stage.ONLINE:
             await self._online(line)  # dispatch answers a failed command itself
+            COMMAND_SECONDS.observe(time.monotonic() - received)
             return
         try:
             await self._carry_out(self.dialogue.receive(line))

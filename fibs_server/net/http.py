@@ -10,7 +10,8 @@ WebSocket is the HTTP connection it was upgraded from), must send its request he
 address's requests are paced by a token bucket (429 with Retry-After beyond it; a
 connection that asks again sooner waits that out first). The static
 files are read once, at start, and answered from memory with an ETag and Last-Modified (304
-when the browser has them already).
+when the browser has them already). `/healthz`, `/readyz` and `/metrics` are for the operator
+(docs/OPERATIONS.md); `/metrics` answers only the addresses `Operations.metrics_from` allows.
 """
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ import asyncio
 import dataclasses
 import email.utils
 import hashlib
+import ipaddress
 import json
 import math
 import mimetypes
 import pathlib
 import socket
+from collections.abc import Awaitable, Callable
 from typing import Any, overload
 
 from aiohttp import web
@@ -30,6 +33,7 @@ from aiohttp import web
 from fibs_server.lobby.analysis_queue import readable
 from fibs_server.lobby.fair_commands import LARGEST_ID
 from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from fibs_server.lobby.public_reads import dice_statistics, match_games
 from fibs_server.lobby.read_limits import KeyedRateLimit
 from fibs_server.lobby.user_commands import RATED_MIN_EXPERIENCE
@@ -68,6 +72,39 @@ TOO_MANY_RESPONSE = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/pl
 FRONT = web.AppKey("front", FrontEnd)
 FILES = web.AppKey("files", dict)
 ORIGINS = web.AppKey("origins", frozenset)
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
+# A probe or a scrape must never be answered from a cache in between.
+NOT_CACHED = {"Cache-Control": "no-store"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Operations:
+    """What the operator's endpoints ask of the server around the front end (the app
+    gives them: net sees neither the store nor the bots)."""
+    # None when the server is ready; else why not, in a few words.
+    readiness: Callable[[], Awaitable[str | None]]
+    metrics: Callable[[], Awaitable[str]]  # the exposition text
+    metrics_from: tuple[Network, ...] = LOOPBACK
+
+
+def networks(text: str) -> tuple[Network, ...]:
+    """`127.0.0.1,10.0.0.0/8,::1`: addresses and networks (host bits set are refused)."""
+    return tuple(ipaddress.ip_network(part.strip()) for part in text.split(",") if part.strip())
+
+
+def allowed(host: str | None, among: tuple[Network, ...]) -> bool:
+    try:
+        address = ipaddress.ip_address(host or "")
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # a dual-stack socket's IPv4 peer
+    return any(address in network for network in among)
+
+
+OPERATIONS = web.AppKey("operations", Operations)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,6 +264,28 @@ async def static(request: web.Request) -> web.Response:
 
 async def websocket(request: web.Request) -> web.StreamResponse:
     return await serve_websocket(request, request.app[FRONT], request.app[ORIGINS])
+
+
+async def healthz(request: web.Request) -> web.Response:
+    """The process answers: nothing else is looked at (a liveness probe)."""
+    return web.Response(text="ok\n", headers=NOT_CACHED)
+
+
+async def readyz(request: web.Request) -> web.Response:
+    """200 once the server has started and while its store answers; 503 and the reason
+    while it starts, stops, counts down to a shutdown or its store fails."""
+    reason = await request.app[OPERATIONS].readiness()
+    if reason is not None:
+        return web.Response(status=503, text=reason + "\n", headers=NOT_CACHED)
+    return web.Response(text="ready\n", headers=NOT_CACHED)
+
+
+async def metrics(request: web.Request) -> web.Response:
+    operations = request.app[OPERATIONS]
+    if not allowed(request.remote, operations.metrics_from):
+        raise web.HTTPForbidden(text="Metrics are not shown to your address.")
+    return web.Response(body=(await operations.metrics()).encode(),
+                        headers={**NOT_CACHED, "Content-Type": METRICS_CONTENT_TYPE})
 
 
 def api_error(refusal: type[web.HTTPException], text: str,
@@ -397,11 +456,12 @@ async def dice(request: web.Request) -> web.Response:
 
 
 def web_application(front: FrontEnd, files: dict[str, StaticFile],
-                    origins: frozenset[Origin]) -> web.Application:
+                    origins: frozenset[Origin], operations: Operations) -> web.Application:
     application = web.Application(middlewares=[security_headers, paced])
     application[FRONT] = front
     application[FILES] = files
     application[ORIGINS] = origins
+    application[OPERATIONS] = operations
     application[RATE] = KeyedRateLimit(front.limits.http_request_burst,
                                        front.limits.http_requests_per_second)
     application.router.add_get("/", index)
@@ -414,16 +474,20 @@ def web_application(front: FrontEnd, files: dict[str, StaticFile],
     application.router.add_get("/api/players/{name}/matches", player_matches)
     application.router.add_get("/api/dice", dice)
     application.router.add_get("/static/{name}", static)
+    application.router.add_get("/healthz", healthz)
+    application.router.add_get("/readyz", readyz)
+    application.router.add_get("/metrics", metrics)
     return application
 
 
 async def start_http_server(front: FrontEnd, listening: socket.socket,
-                            origins: frozenset[Origin]) -> web.AppRunner:
+                            origins: frozenset[Origin], operations: Operations
+                            ) -> web.AppRunner:
     """Serve the web client on `listening` beside the telnet port, sharing its front end: the
     lobby, the limits, the per-address count and the output batcher. Only pages from
     `origins` may open a WebSocket."""
     files = await asyncio.to_thread(load_static_files)
-    runner = web.AppRunner(web_application(front, files, origins),
+    runner = web.AppRunner(web_application(front, files, origins, operations),
                            shutdown_timeout=SHUTDOWN_TIMEOUT)
     await runner.setup()
     await CountedSite(runner, listening, front).start()

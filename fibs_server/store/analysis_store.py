@@ -43,6 +43,11 @@ class SqlAnalysisStore:
         transaction that finishes it, while the queue is under `limits.waiting`."""
         self._finished_matches_queued = (plies, limits)
 
+    async def analyses_waiting(self) -> int:
+        """Requests queued or running (`/metrics`): a count of the status index's rows."""
+        return await self._reads.run(lambda session: session.execute(
+            select(func.count()).where(_REQUESTS.c.status.in_(_WAITING))).scalar() or 0)
+
     async def request_analysis(self, match_id: int, plies: int, requested_by: str | None,
                                limits: QueueLimits) -> Outcome:
         now = self._now()

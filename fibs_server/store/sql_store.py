@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from fibs_server.store.account_store import SqlAccountStore
@@ -62,6 +63,10 @@ class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore, SqlAnalysisStore):
             raise
         return store
 
+    async def answers(self) -> None:
+        """A trivial query on the read connections (`/readyz`); raises if the store fails."""
+        await self._reads.run(_select_one)
+
     async def close(self) -> None:
         if self._reads is not self._writes:
             await self._reads.close()
@@ -73,3 +78,7 @@ class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore, SqlAnalysisStore):
 
 def _connect(session: Session) -> None:
     session.connection()
+
+
+def _select_one(session: Session) -> None:
+    session.execute(text("SELECT 1"))

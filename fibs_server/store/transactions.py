@@ -13,6 +13,7 @@ before `run` returns, and gives back what it returned.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -20,6 +21,8 @@ from typing import TypeVar
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 from sqlalchemy.orm import Session, sessionmaker
+
+from fibs_server.lobby.metrics import STORE_SECONDS
 
 T = TypeVar("T")
 Work = Callable[[Session], T]
@@ -39,7 +42,13 @@ class ThreadTransactions:
                                            thread_name_prefix=f"fibs-store-{name}")
 
     async def run(self, work: Work[T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._threads, self._run, work)
+        # Timed here, on the loop's thread, so that the histogram needs no lock.
+        started = time.monotonic()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._threads, self._run,
+                                                                    work)
+        finally:
+            STORE_SECONDS.observe(time.monotonic() - started)
 
     def _run(self, work: Work[T]) -> T:
         with self._sessions.begin() as session:
@@ -60,8 +69,12 @@ class AsyncTransactions:
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
 
     async def run(self, work: Work[T]) -> T:
-        async with self._sessions.begin() as session:
-            return await session.run_sync(work)
+        started = time.monotonic()
+        try:
+            async with self._sessions.begin() as session:
+                return await session.run_sync(work)
+        finally:
+            STORE_SECONDS.observe(time.monotonic() - started)
 
     async def close(self) -> None:
         await self.async_engine.dispose()

@@ -10,25 +10,30 @@ from fibs_server.__main__ import parse_arguments
 from fibs_server.store import DEFAULT_DATABASE_URL
 
 URL = "sqlite:////var/lib/fibs/fibs.db"
-SUB_COMMANDS = [["db", "upgrade"], ["export-match", "7"], ["admin", "grant", "alice"]]
+SUB_COMMANDS = [["db", "upgrade"], ["db", "backup", "copy.db"], ["export-match", "7"],
+                ["admin", "grant", "alice"]]
 
 
 @pytest.mark.parametrize("sub_command", SUB_COMMANDS)
 def test_options_before_or_after_the_sub_command(sub_command):
-    options = ["--database-url", URL, "--log-level", "DEBUG"]
+    options = ["--database-url", URL, "--log-level", "DEBUG", "--log-format", "json"]
     for argv in (options + sub_command, sub_command + options):
         arguments = parse_arguments(argv)
-        assert (arguments.database_url, arguments.log_level) == (URL, "DEBUG"), argv
+        assert (arguments.database_url, arguments.log_level, arguments.log_format) == (
+            URL, "DEBUG", "json"), argv
 
 
 @pytest.mark.parametrize("sub_command", SUB_COMMANDS)
 def test_an_option_not_repeated_after_the_sub_command_keeps_its_value(sub_command, monkeypatch):
-    for variable in ("FIBS_DATABASE_URL", "FIBS_LOG_LEVEL"):
+    for variable in ("FIBS_DATABASE_URL", "FIBS_LOG_LEVEL", "FIBS_LOG_FORMAT"):
         monkeypatch.delenv(variable, raising=False)
-    arguments = parse_arguments(["--database-url", URL, *sub_command, "--log-level", "DEBUG"])
-    assert (arguments.database_url, arguments.log_level) == (URL, "DEBUG")
+    arguments = parse_arguments(["--database-url", URL, "--log-format", "json", *sub_command,
+                                 "--log-level", "DEBUG"])
+    assert (arguments.database_url, arguments.log_level, arguments.log_format) == (
+        URL, "DEBUG", "json")
     arguments = parse_arguments(sub_command)
-    assert (arguments.database_url, arguments.log_level) == (DEFAULT_DATABASE_URL, "INFO")
+    assert (arguments.database_url, arguments.log_level, arguments.log_format) == (
+        DEFAULT_DATABASE_URL, "INFO", "text")
 
 
 async def test_the_start_up_line_is_printed_once(tmp_path):
