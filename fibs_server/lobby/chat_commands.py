@@ -292,7 +292,8 @@ async def welcome_listener(lobby: Lobby, session: Session) -> None:
     arrival = await lobby.chat_records.arrive(name)
     session.gagged = {n.lower() for n in arrival.gagged}
     session.blinded = {n.lower() for n in arrival.blinded}
-    session.muted = arrival.muted
+    if session.muted is None:
+        session.muted = arrival.muted
     lines = []
     for waiter in lobby.sessions_online():
         if name in waiter.waiting_for:

@@ -120,7 +120,9 @@ class Session:
         self.gagged: set[str] = set()
         self.blinded: set[str] = set()
         self.waiting_for: set[str] = set()
-        self.muted = False
+        # None until the login's chat hook has read the stored mute: an admin's mute or unmute
+        # given while it read is newer than what it read, and stays.
+        self.muted: bool | None = None
         self.shout_times: collections.deque[float] = collections.deque()
         self._more: list[str] = []  # lines waiting behind a `-- more --` prompt
         # who_line's cache: the fields it was formatted from, and its text around the idle time.

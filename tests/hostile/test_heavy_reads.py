@@ -56,14 +56,31 @@ async def history_requests(url: str) -> list[tuple[int, str | None, str]]:
     return answers
 
 
-async def test_a_loop_of_heavy_reads_is_refused_and_slows_nobody(tmp_path, tracebacks):
+async def heavy_reads_harness(tmp_path) -> WebHarness:
+    """The server with the heavy reads' limits, and the flooder, its opponent, the bystander
+    alice, her partner bob and a latecomer registered."""
     harness = WebHarness(f"sqlite:///{tmp_path / 'heavy.db'}")
     harness.config = dataclasses.replace(harness.config, abuse_limits=AbuseLimits(
         heavy_read_burst=BURST, heavy_reads_per_second=PER_SECOND))
     await harness.start()
+    for name in ("flooder", "opponent", "alice", "bob", "latecomer"):
+        await harness.register(name)
+    return harness
+
+
+async def bystander_playing(harness: WebHarness):
+    """alice, the bystander, logged in and playing a 1-point match against bob."""
+    bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
+    for client in (bystander, partner):
+        await client.send("toggle ready")
+        await client.skip_until("** You're now ready to invite or join someone.")
+    await start(bystander, partner, "1")
+    return bystander
+
+
+async def test_a_loop_of_heavy_reads_is_refused_and_slows_nobody(tmp_path, tracebacks):
+    harness = await heavy_reads_harness(tmp_path)
     try:
-        for name in ("flooder", "opponent", "alice", "bob", "latecomer"):
-            await harness.register(name)
         store = harness.server.store
         for _ in range(ARCHIVE):
             match_id = await store.create_match("flooder", "opponent", 1, {})
@@ -71,11 +88,7 @@ async def test_a_loop_of_heavy_reads_is_refused_and_slows_nobody(tmp_path, trace
                                                             "opponent": [1500.0, 1499.0]}},
                                      "flooder", [])
         flooder = await harness.login_clip("flooder")
-        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
-        for client in (bystander, partner):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
-        await start(bystander, partner, "1")  # the bystander, alice, plays bob
+        bystander = await bystander_playing(harness)  # the bystander, alice, plays bob
         started = time.monotonic()
         flooding = asyncio.gather(dicetests(flooder), history_requests(harness.url))
         logging_in = asyncio.ensure_future(harness.login_clip("latecomer"))
@@ -129,13 +142,8 @@ async def api_requests(url: str, paths: list[str]) -> list[tuple[int, str | None
 
 
 async def test_a_flood_of_the_json_api_is_refused_and_slows_nobody(tmp_path, tracebacks):
-    harness = WebHarness(f"sqlite:///{tmp_path / 'api-flood.db'}")
-    harness.config = dataclasses.replace(harness.config, abuse_limits=AbuseLimits(
-        heavy_read_burst=BURST, heavy_reads_per_second=PER_SECOND))
-    await harness.start()
+    harness = await heavy_reads_harness(tmp_path)
     try:
-        for name in ("flooder", "opponent", "alice", "bob", "latecomer"):
-            await harness.register(name)
         store = harness.server.store
         match = long_match(25, seed=3)
         match_id = await store.create_match("flooder", "opponent", 25, {})
@@ -143,11 +151,7 @@ async def test_a_flood_of_the_json_api_is_refused_and_slows_nobody(tmp_path, tra
             "flooder": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "flooder", [])
         paths = [f"api/matches/{match_id}", "api/players/flooder/matches", "api/ratings",
                  "api/players/flooder", "api/dice?name=flooder"]
-        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
-        for client in (bystander, partner):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
-        await start(bystander, partner, "1")
+        bystander = await bystander_playing(harness)
         started = time.monotonic()
         flooding = asyncio.ensure_future(api_requests(harness.url, paths))
         logging_in = asyncio.ensure_future(harness.login_clip("latecomer"))

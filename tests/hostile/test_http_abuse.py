@@ -117,36 +117,47 @@ async def test_idle_http_connections_count_with_telnet_and_time_out(make_web, tr
     await again.send("bye")
 
 
-def request_flood(port: int, seconds: float, threads: int, results: str) -> None:
-    """`threads` kept-alive connections from ATTACKER asking for a static file as fast as
-    they can for `seconds`; the statuses seen, and whether each 429 had Retry-After, go to
-    the file `results` (JSON)."""
+def http_flood(port: int, seconds: float, sources: list[str], paths: tuple[str, ...],
+               results: str) -> None:
+    """A kept-alive connection from each of `sources` (addresses, repeated for more than one
+    each) asking for `paths` in turn as fast as it can for `seconds`; the statuses by address
+    and "path status", and the 429s without Retry-After, go to the file `results` (JSON)."""
     deadline = time.monotonic() + seconds
-    statuses: dict[str, int] = {}
+    statuses: dict[str, dict[str, int]] = {}
     without_retry_after = 0
     lock = threading.Lock()
 
-    def one() -> None:
+    def one(address: str) -> None:
         nonlocal without_retry_after
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
-                                                source_address=(ATTACKER, 0))
+                                                source_address=(address, 0))
+        asked = 0
         while time.monotonic() < deadline:
-            connection.request("GET", "/static/app.js")
+            path = paths[asked % len(paths)]
+            asked += 1
+            connection.request("GET", path)
             response = connection.getresponse()
             response.read()
             with lock:
-                statuses[str(response.status)] = statuses.get(str(response.status), 0) + 1
+                seen = statuses.setdefault(address, {})
+                key = f"{path} {response.status}"
+                seen[key] = seen.get(key, 0) + 1
                 if response.status == 429 and not response.getheader("Retry-After"):
                     without_retry_after += 1
         connection.close()
 
-    workers = [threading.Thread(target=one) for _ in range(threads)]
+    workers = [threading.Thread(target=one, args=(address,)) for address in sources]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join()
     with open(results, "w") as file:
         json.dump({"statuses": statuses, "without_retry_after": without_retry_after}, file)
+
+
+def counted(seen: dict[str, int], status: int) -> int:
+    """How many answers of `status` an address got (http_flood's "path status" counts)."""
+    return sum(count for key, count in seen.items() if key.endswith(f" {status}"))
 
 
 async def test_a_request_flood_gets_429_and_the_bystander_stays_fast(make_web, tracebacks,
@@ -157,19 +168,21 @@ async def test_a_request_flood_gets_429_and_the_bystander_stays_fast(make_web, t
     results = tmp_path / "flood.json"
     # In a process of its own: flooding threads here would take the server's GIL.
     flooder = multiprocessing.get_context("spawn").Process(
-        target=request_flood, args=(harness.server.http_port, 2.0, 8, str(results)))
+        target=http_flood, args=(harness.server.http_port, 2.0, [ATTACKER] * 8,
+                                 ("/static/app.js",), str(results)))
     flooder.start()
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     delays = await time_answers_during(bystander, flooding)
     login = await timed_login(harness)
     flood = json.loads(results.read_text())
     print(report("HTTP request flood", delays), f"login {login * 1000:.0f} ms", flood)
-    assert flood["statuses"]["429"] >= 8 and flood["without_retry_after"] == 0
+    seen = flood["statuses"][ATTACKER]
+    assert counted(seen, 429) >= 8 and flood["without_retry_after"] == 0
     # The burst and 10 a second over the flood's 2 s (and its start-up), no more.
-    assert 20 <= flood["statuses"]["200"] <= 20 + 10 * 6
+    assert 20 <= counted(seen, 200) <= 20 + 10 * 6
     # A connection told to retry after a second that asks at once waits that second out:
     # about one 429 per connection per second, not one per request it could parse.
-    assert flood["statuses"]["429"] <= 8 * 4
+    assert counted(seen, 429) <= 8 * 4
     assert statistics.median(delays) < 0.1 and p99(delays) < 1.0
     assert login < 3.0
     # Another address is not held back by the flooder's bucket.

@@ -5,60 +5,26 @@ gets its burst and its pace, the rest 429 with Retry-After; the bystander stays 
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
 import multiprocessing
 import statistics
-import threading
-import time
 
 import aiohttp
 
 from fibs_server.net.limits import NetLimits
 from tests.hostile.test_floods import time_answers_during
-from tests.hostile.test_http_abuse import make_web, p99, report, timed_login  # noqa: F401
+from tests.hostile.test_http_abuse import (  # noqa: F401 (make_web is a fixture)
+    counted,
+    http_flood,
+    make_web,
+    p99,
+    report,
+    timed_login,
+)
 
 FLOODERS = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
 CONNECTIONS_PER_ADDRESS = 3
 PATHS = ("/metrics", "/readyz")
-
-
-def operations_flood(port: int, seconds: float, results: str) -> None:
-    """CONNECTIONS_PER_ADDRESS kept-alive connections from each of FLOODERS asking for PATHS
-    in turn for `seconds`; the statuses by address and path, and the 429s without
-    Retry-After, go to the file `results` (JSON)."""
-    deadline = time.monotonic() + seconds
-    statuses: dict[str, dict[str, int]] = {}
-    without_retry_after = 0
-    lock = threading.Lock()
-
-    def one(address: str) -> None:
-        nonlocal without_retry_after
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
-                                                source_address=(address, 0))
-        asked = 0
-        while time.monotonic() < deadline:
-            path = PATHS[asked % len(PATHS)]
-            asked += 1
-            connection.request("GET", path)
-            response = connection.getresponse()
-            response.read()
-            with lock:
-                seen = statuses.setdefault(address, {})
-                key = f"{path} {response.status}"
-                seen[key] = seen.get(key, 0) + 1
-                if response.status == 429 and not response.getheader("Retry-After"):
-                    without_retry_after += 1
-        connection.close()
-
-    workers = [threading.Thread(target=one, args=(address,))
-               for address in FLOODERS for _ in range(CONNECTIONS_PER_ADDRESS)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    with open(results, "w") as file:
-        json.dump({"statuses": statuses, "without_retry_after": without_retry_after}, file)
 
 
 async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fast(
@@ -69,7 +35,10 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
     results = tmp_path / "flood.json"
     # In a process of its own: flooding threads here would take the server's GIL.
     flooder = multiprocessing.get_context("spawn").Process(
-        target=operations_flood, args=(harness.server.http_port, 2.0, str(results)))
+        target=http_flood, args=(harness.server.http_port, 2.0,
+                                 [address for address in FLOODERS
+                                  for _ in range(CONNECTIONS_PER_ADDRESS)],
+                                 PATHS, str(results)))
     flooder.start()
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     delays = await time_answers_during(bystander, flooding)
@@ -79,8 +48,7 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
     assert flood["without_retry_after"] == 0
     for address in FLOODERS:
         seen = flood["statuses"][address]
-        answered = sum(count for key, count in seen.items() if key.endswith(" 200"))
-        refused = sum(count for key, count in seen.items() if key.endswith(" 429"))
+        answered, refused = counted(seen, 200), counted(seen, 429)
         assert set(seen) <= {f"{path} {status}" for path in PATHS for status in (200, 429)}
         # Each address: the burst and 10 a second over the flood's 2 s (and its start-up).
         assert 20 <= answered <= 20 + 10 * 6, (address, seen)
