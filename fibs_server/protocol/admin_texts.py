@@ -28,8 +28,10 @@ def name_usage(command: str) -> str:
 
 def banned(until: int | None) -> str:
     """To a banned user, thrown out or at login; `until`: a Unix time, None for good."""
-    return refusal("banned", "** You are banned from this server." if until is None
-                   else f"** You are banned from this server until {_utc(until)}.", until=until)
+    if until is None:
+        return refusal("banned", "** You are banned from this server.")
+    return refusal("banned_until", f"** You are banned from this server until {_utc(until)}.",
+                   until=until)
 
 
 def was_kicked(name: str) -> str:

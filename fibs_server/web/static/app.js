@@ -8,7 +8,7 @@ import * as profile from "./profile.js";
 import * as sounds from "./sounds.js";
 import {
   LANGUAGE_NAMES, preferredLanguage, saveLanguage, savedLanguage, setLanguage, t,
-  translateDocument, language,
+  translateDocument, language, has, shownParams,
 } from "./i18n.js";
 import { $, appendTo } from "./ui.js";
 import { send, session } from "./session.js";
@@ -106,7 +106,7 @@ function sessionToken(message) {
 // A refusal: before the login it is the welcome forms' message; after it, the game's.
 function refusalText(message) {
   const key = message.code ? `refusal.${message.code}` : null;
-  return key && t(key, message.params ?? {}) !== key ? t(key, message.params ?? {}) : message.text;
+  return key && has(key) ? t(key, shownParams(message.params)) : message.text;
 }
 
 function refusal(message) {

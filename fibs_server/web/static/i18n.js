@@ -68,3 +68,12 @@ export function savedLanguage(storage) {
 export function saveLanguage(storage, chosen) {
   storage.setItem(LANGUAGE_KEY, chosen);
 }
+
+// A refusal's params as its text shows them: `until` (a Unix time, as the server sends a ban's
+// end) as a date and time in the page's language.
+export function shownParams(params = {}) {
+  if (typeof params.until !== "number") return params;
+  const until = new Date(params.until * 1000).toLocaleString(language(),
+    { dateStyle: "medium", timeStyle: "short" });
+  return { ...params, until };
+}

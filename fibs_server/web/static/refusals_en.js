@@ -20,6 +20,7 @@ export default {
   "refusal.awaiting_answer_to_resignation": "Please wait for {opponent} to accept or reject.",
   "refusal.bad_length": "The match length must be a number from 1 to {longest} or 'unlimited'.",
   "refusal.banned": "You are banned from this server.",
+  "refusal.banned_until": "You are banned from this server until {until}.",
   "refusal.blind_yourself": "You can't read this message now, can you?",
   "refusal.bot_usage": "usage: bot [<level>] [1|3|5|7|...|unlimited] [unrated]",
   "refusal.cannot_bear_off": "You can't bear off now.",

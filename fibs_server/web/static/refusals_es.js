@@ -20,6 +20,7 @@ export default {
   "refusal.awaiting_answer_to_resignation": "Espera a que {opponent} acepte o rechace.",
   "refusal.bad_length": "La longitud del match debe ser un número de 1 a {longest} o 'unlimited'.",
   "refusal.banned": "Tienes prohibida la entrada a este servidor.",
+  "refusal.banned_until": "Tienes prohibida la entrada a este servidor hasta el {until}.",
   "refusal.blind_yourself": "Ahora no puedes leer este mensaje, ¿verdad?",
   "refusal.bot_usage": "uso: bot [<nivel>] [1|3|5|7|...|unlimited] [unrated]",
   "refusal.cannot_bear_off": "Ahora no puedes sacar fichas.",

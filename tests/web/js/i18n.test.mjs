@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { CATALOGUES, preferredLanguage, setLanguage, t } from "../../../fibs_server/web/static/i18n.js";
+import { CATALOGUES, preferredLanguage, setLanguage, shownParams, t } from "../../../fibs_server/web/static/i18n.js";
 
 const STATIC = new URL("../../../fibs_server/web/static/", import.meta.url);
 const read = (name) => readFileSync(new URL(name, STATIC), "utf8");
@@ -67,4 +67,14 @@ test("placeholders are filled; an unknown key shows itself", () => {
   assert.equal(t("no.such_key"), "no.such_key");
   setLanguage("en");
   assert.equal(t("status.logged_in", { name: "<b>" }), "Logged in as <b>");
+});
+
+test("a ban's end is shown as a date in the page's language", () => {
+  const until = Date.UTC(2027, 0, 15, 12, 0) / 1000;
+  setLanguage("es");
+  const spanish = t("refusal.banned_until", shownParams({ until }));
+  assert.match(spanish, /^Tienes prohibida la entrada a este servidor hasta el .*2027/);
+  setLanguage("en");
+  assert.match(t("refusal.banned_until", shownParams({ until })), /until Jan 15, 2027/);
+  assert.deepEqual(shownParams({ name: "bob" }), { name: "bob" });
 });
