@@ -138,7 +138,7 @@ async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
         try:
             name = settings.resolve_toggle(word)
         except settings.ToggleError as error:
-            replies.append(str(error))
+            replies.append(error.args[0])
             continue
         account.toggles[name] = not account.toggles[name]
         replies.append(settings.toggle_reply(name, account.toggles[name]))
@@ -171,7 +171,7 @@ async def set_variable(lobby: Lobby, session: Session, command: Command) -> None
     try:
         value = settings.normalise_setting(name, command.args[1])
     except settings.SettingError as error:
-        session.send_line(str(error))
+        session.send_line(error.args[0])
         return
     before = dict(account.settings)
     account.settings[name] = value

@@ -8,9 +8,9 @@ import datetime
 from fibs_server.protocol.coded_texts import notice, refusal
 from fibs_server.protocol.texts import utc_time
 
-NOT_YOURSELF = "** You can't do that to yourself."
-BAN_USAGE = "** Usage: ban <name> [<number>m|h|d|w]"
-MOTD_SET_USAGE = "** Usage: motd set <text>"
+NOT_YOURSELF = refusal("not_to_yourself", "** You can't do that to yourself.")
+BAN_USAGE = refusal("ban_usage", "** Usage: ban <name> [<number>m|h|d|w]")
+MOTD_SET_USAGE = refusal("motd_set_usage", "** Usage: motd set <text>")
 MOTD_WAS_SET = notice("** The message of the day was set.")
 # To the user thrown out, before the connection closes.
 KICKED = notice("** You were kicked out by an administrator.")
@@ -23,7 +23,7 @@ def _utc(timestamp: int) -> str:
 
 def name_usage(command: str) -> str:
     """The usage of a command whose one argument is a user's name."""
-    return f"** Usage: {command} <name>"
+    return refusal("name_usage", f"** Usage: {command} <name>", command=command)
 
 
 def banned(until: int | None) -> str:
@@ -51,7 +51,11 @@ _SANCTIONED = {"ban": "banned", "mute": "muted"}
 def lifted_reply(name: str, sanction: str, lifted: bool) -> str:
     """`unban`/`unmute`; `sanction`: `ban` or `mute`; `lifted`: there was one to lift."""
     state = _SANCTIONED[sanction]
-    return f"** {name} is no longer {state}." if lifted else f"** {name} is not {state}."
+    if lifted:
+        return notice(f"** {name} is no longer {state}.")
+    text = f"** {name} is not {state}."
+    return refusal("not_banned", text, name=name) if sanction == "ban" \
+        else refusal("not_muted", text, name=name)
 
 
 def muted(name: str) -> str:

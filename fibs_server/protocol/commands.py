@@ -79,7 +79,7 @@ def ambiguous(word: str, names: list[str]) -> str:
 
 
 # `!!` before any command.
-NO_PREVIOUS_COMMAND = "** No previous command."
+NO_PREVIOUS_COMMAND = refusal("no_previous_command", "** No previous command.")
 
 
 def unknown_command(text: str) -> str:

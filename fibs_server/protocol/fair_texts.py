@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fibs_server.protocol.coded_texts import refusal
 from fibs_server.rules.dice import Roll
 from fibs_server.rules.dice_stats import FEWEST_FOR_CHI_SQUARE, ROLLS, DiceStatistics, chance
 
@@ -43,22 +44,25 @@ def finished_match_dice(match_id: int, names: tuple[str, str], seed: str, commit
 
 
 def seed_still_secret(match_id: int, commitment: str) -> str:
-    return (f"** Match {match_id} is still being played: its seed is shown when it ends. "
-            f"Commitment: {commitment}")
+    return refusal("seed_still_secret",
+                   f"** Match {match_id} is still being played: its seed is shown when it ends. "
+                   f"Commitment: {commitment}", match=match_id, commitment=commitment)
 
 
 def no_match(match_id: str) -> str:
-    return f"** There is no match {match_id}."
+    return refusal("no_such_match", f"** There is no match {match_id}.", match=match_id)
 
 
 def not_verifiable(match_id: int) -> str:
-    return (f"** The dice of match {match_id} cannot be verified: they were not drawn from a "
-            "committed seed.")
+    return refusal("dice_not_verifiable",
+                   f"** The dice of match {match_id} cannot be verified: they were not drawn "
+                   "from a committed seed.", match=match_id)
 
 
-NO_FINISHED_MATCH = ("** You're not playing or watching, and have no finished match. Type "
-                     "'fairdice <match>' (numbers: 'history').")
-FAIRDICE_USAGE = "** usage: fairdice [<match number>]"
+NO_FINISHED_MATCH = refusal("no_dice_to_show",
+                            "** You're not playing or watching, and have no finished match. "
+                            "Type 'fairdice <match>' (numbers: 'history').")
+FAIRDICE_USAGE = refusal("fairdice_usage", "** usage: fairdice [<match number>]")
 
 
 def dicetest(name: str, server: DiceStatistics, own: DiceStatistics) -> list[str]:
@@ -110,4 +114,5 @@ def _meaning(who: str, statistics: DiceStatistics) -> list[str]:
 def dicetest_too_often(seconds: int) -> str:
     """A user's `dicetest`s beyond lobby.read_limits' limit."""
     unit = "second" if seconds == 1 else "seconds"
-    return f"** Too many dicetests: try again in {seconds} {unit}."
+    return refusal("dicetests_too_often", f"** Too many dicetests: try again in {seconds} {unit}.",
+                   seconds=seconds)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.commands import ALIASES, SHORT_FORMS, UnknownCommand, resolve
 from fibs_server.protocol.help_topics import TOPICS, Topic
 
@@ -91,4 +92,5 @@ def topic(word: str, commands: Collection[str]) -> list[str]:
         command = ""
     if command in TOPICS:
         return topic_lines(command, TOPICS[command], commands)
-    return [f"** No help on '{word}'. Type 'help' for the list of commands."]
+    return [refusal("no_help_on", f"** No help on '{word}'. Type 'help' for the list of commands.",
+                    word=word)]

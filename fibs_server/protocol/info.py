@@ -6,12 +6,13 @@ import dataclasses
 import datetime
 
 from fibs_server.protocol.clip import WhoInfo
+from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.match_rules import MatchTerms, house_rules, rules_summary, variant_word
 from fibs_server.protocol.texts import date_line, plural, user_zone
 
 WHO_HEADER = "No  S  username        rating  exp login    idle  from"
-WHO_FROM_WHERE = "** who from where?"
-WHOIS_WHOM = "** whois who?"
+WHO_FROM_WHERE = refusal("who_from_where", "** who from where?")
+WHOIS_WHOM = refusal("whois_whom", "** whois who?")
 
 
 def who_status(info: WhoInfo) -> str:
@@ -110,12 +111,13 @@ def no_information(name: str) -> str:
 
 
 RATINGS_HEADER = " rank name            rating    Experience"
-RATINGS_USAGE = "** Usage: ratings [name] [from N] [to M]"
+RATINGS_USAGE = refusal("ratings_usage", "** Usage: ratings [name] [from N] [to M]")
 
 
 def no_rating_rank(name: str, experience: int, ranked_above: int) -> str:
-    return (f"** {name} has no rating rank yet (experience {experience}, "
-            f"ranked above {ranked_above}).")
+    return refusal("no_rating_rank", f"** {name} has no rating rank yet (experience {experience}, "
+                   f"ranked above {ranked_above}).", name=name, experience=experience,
+                   ranked_above=ranked_above)
 
 
 def ratings_row(rank: int, name: str, rating: float, experience: int, own: bool) -> str:
@@ -158,8 +160,11 @@ SHOW_SUBJECTS = ("games", "saved", "savedcount", "watchers", "max", "tables")
 
 def cannot_show(word: str) -> str:
     subjects = [f"'{subject}'" for subject in SHOW_SUBJECTS]
-    return (f"** Don't know how to show {word.lower() or 'nothing'}. "
+    text = (f"** Don't know how to show {word.lower() or 'nothing'}. "
             f"Try {', '.join(subjects[:-1])} or {subjects[-1]}.")
+    # `show` alone has its own code: "nothing" is no word a page could translate.
+    return (refusal("cannot_show", text, subject=word.lower()) if word
+            else refusal("show_what", text))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,8 +204,8 @@ def max_logins(most_online: int) -> str:
 
 # --- looking back ----------------------------------------------------------------------------
 
-NO_PREVIOUS_BOARD = "** There is no previous board."
-NO_PREVIOUS_GAME = "** There is no previous game."
+NO_PREVIOUS_BOARD = refusal("no_previous_board", "** There is no previous board.")
+NO_PREVIOUS_GAME = refusal("no_previous_game", "** There is no previous game.")
 _RULES_COLUMN = 88  # past the longest row (a 20-letter opponent, a 4-digit rating)
 _HISTORY_COLUMNS = "    id  finished (UTC)    opponent         length  score  result  rating"
 HISTORY_HEADER = f"{_HISTORY_COLUMNS:<{_RULES_COLUMN}}rules"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime
 
-from fibs_server.protocol.coded_texts import notice
+from fibs_server.protocol.coded_texts import notice, refusal
 from fibs_server.protocol.texts import date_line, plural
 
 SCREEN_WIDTH = 79  # what a line may use in an 80-column terminal
@@ -18,7 +18,8 @@ ABOUT = (
     "connection saves the match, 'invite <name>' resumes it.",
     "Type 'help' for the commands, 'help beginner' to get started.",
 )
-NO_AVERAGE = "** This server keeps no hourly statistics of users. Type 'stat' for the numbers."
+NO_AVERAGE = refusal("no_hourly_statistics", "** This server keeps no hourly statistics of users. "
+                     "Type 'stat' for the numbers.")
 NOTHING_TO_SAVE = notice("** There is nothing to save: your settings and matches are stored "
                          "as they change.")
 PANIC = notice("** Don't panic. A strange screen? Try 'set boardstyle 2', 'set linelength 0', "
@@ -49,7 +50,7 @@ def last_lines(name: str, login: datetime.datetime | None, host: str | None,
     return lines
 
 
-WHERE_WHOM = "** Where is who?"
+WHERE_WHOM = refusal("where_whom", "** Where is who?")
 
 
 def where_line(name: str, host: str) -> str:
@@ -71,12 +72,14 @@ def hostnames_table(rows: list[tuple[str, str]]) -> list[str]:
 
 # --- shutdown ------------------------------------------------------------------------------
 
-SHUTDOWN_USAGE = "** Usage: shutdown <minutes>|cancel"
-NO_SHUTDOWN_UNDER_WAY = "** No shutdown is under way."
-SHUTDOWN_ALREADY_UNDER_WAY = "** A shutdown is already under way. 'shutdown cancel' stops it."
+SHUTDOWN_USAGE = refusal("shutdown_usage", "** Usage: shutdown <minutes>|cancel")
+NO_SHUTDOWN_UNDER_WAY = refusal("no_shutdown_under_way", "** No shutdown is under way.")
+SHUTDOWN_ALREADY_UNDER_WAY = refusal("shutdown_already_under_way", "** A shutdown is already under "
+                                     "way. 'shutdown cancel' stops it.")
 SHUTDOWN_CANCELLED = notice("** The shutdown was cancelled.")
 # A login in the last minutes before a shutdown.
-SHUTTING_DOWN_TRY_LATER = "** The server is shutting down. Please try again later."
+SHUTTING_DOWN_TRY_LATER = refusal("shutting_down_try_later",
+                                  "** The server is shutting down. Please try again later.")
 # When the server stops: to the players and watchers of a running match, and to the others.
 SHUTTING_DOWN_GAME_SAVED = notice("** The server is shutting down. The game was saved.")
 SHUTTING_DOWN = notice("** The server is shutting down.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Mapping
 
-from fibs_server.protocol.coded_texts import notice
+from fibs_server.protocol.coded_texts import RefusalText, notice, refusal
 from fibs_server.protocol.commands import ambiguous, completions
 
 # (YES text, NO text) per toggle, in the order `toggle` lists them.
@@ -51,7 +51,8 @@ TOGGLE_ALIASES = {"autoroll": "double"}
 
 
 class ToggleError(ValueError):
-    """A word that names no toggle, or several; the message is the reply."""
+    """A word that names no toggle, or several; `args[0]` is the reply (coded: `str(error)`
+    would be a plain str)."""
 
 
 def resolve_toggle(word: str) -> str:
@@ -60,7 +61,8 @@ def resolve_toggle(word: str) -> str:
     candidates = completions(word, [*TOGGLE_TEXTS, *TOGGLE_ALIASES])
     targets = {TOGGLE_ALIASES.get(c, c) for c in candidates}
     if not targets:
-        raise ToggleError(f"** Don't know how to toggle {word}")
+        raise ToggleError(refusal("unknown_toggle", f"** Don't know how to toggle {word}",
+                                  word=word))
     if len(targets) > 1:
         raise ToggleError(ambiguous(word, candidates))
     return targets.pop()
@@ -77,16 +79,17 @@ def toggle_table(toggles: Mapping[str, bool]) -> list[str]:
 
 # --- set -------------------------------------------------------------------------------
 
-INVALID_SETTING = "** Invalid argument. Type 'help set'."
+INVALID_SETTING = refusal("invalid_setting", "** Invalid argument. Type 'help set'.")
 SETTING_ORDER = ("boardstyle", "linelength", "pagelength", "redoubles", "sortwho", "timezone")
 SORTWHO_VALUES = ("login", "name", "rating", "rrating")
 
 
 class SettingError(ValueError):
-    """A refused `set` value; the message is FIBS's reply."""
+    """A refused `set` value; `args[0]` is FIBS's reply (coded: `str(error)` would be a plain
+    str)."""
 
 
-def _number(value: str, low: int, high: int, error: str) -> str:
+def _number(value: str, low: int, high: int, error: RefusalText) -> str:
     if not value.isdigit() or not low <= int(value) <= high:
         raise SettingError(error)
     return str(int(value))
@@ -95,28 +98,33 @@ def _number(value: str, low: int, high: int, error: str) -> str:
 def normalise_setting(name: str, value: str) -> str:
     """The stored form of a `set` value, or SettingError with FIBS's text."""
     if name == "boardstyle":
-        return _number(value, 1, 3, "** Valid arguments are the numbers 1 to 3.")
+        return _number(value, 1, 3, refusal("boardstyle_values",
+                                            "** Valid arguments are the numbers 1 to 3."))
     if name in ("linelength", "pagelength"):
-        return _number(value, 0, 999, "** Valid arguments are the numbers 0 to 999. "
-                       f"Use 0 for no {name}.")
+        return _number(value, 0, 999, refusal("length_setting_values",
+                                              "** Valid arguments are the numbers 0 to 999. "
+                                              f"Use 0 for no {name}.", setting=name))
     if name == "redoubles":
         lowered = value.lower()
         if lowered in ("none", "unlimited"):
             return lowered
         if lowered == "0":
             return "none"
-        return _number(value, 1, 99, "** Valid arguments are 'none', 'unlimited' "
-                       "or a number from 1 to 99.")
+        return _number(value, 1, 99, refusal("redoubles_values",
+                                             "** Valid arguments are 'none', 'unlimited' "
+                                             "or a number from 1 to 99."))
     if name == "sortwho":
         if value.lower() not in SORTWHO_VALUES:
-            raise SettingError(f"** Unknown value '{value}'. "
-                               "Try 'login', 'name', 'rating' or 'rrating'.")
+            raise SettingError(refusal("sortwho_values", f"** Unknown value '{value}'. "
+                                       "Try 'login', 'name', 'rating' or 'rrating'.",
+                                       value=value))
         return value.lower()
     if name == "timezone":
         zones = {z.lower(): z for z in zoneinfo.available_timezones()}
         if value.lower() not in zones:
-            raise SettingError(f"** Can't find timezone '{value}'. Try one of: "
-                               "UTC, Europe/London, America/New_York, Asia/Tokyo, ...")
+            raise SettingError(refusal("unknown_timezone", f"** Can't find timezone '{value}'. "
+                                       "Try one of: UTC, Europe/London, America/New_York, "
+                                       "Asia/Tokyo, ...", timezone=value))
         return zones[value.lower()]
     raise SettingError(INVALID_SETTING)
 

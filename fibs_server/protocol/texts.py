@@ -10,7 +10,7 @@ import datetime
 import enum
 import zoneinfo
 
-from fibs_server.protocol.coded_texts import notice, refusal
+from fibs_server.protocol.coded_texts import RefusalText, notice, refusal
 
 PROMPT = "> "
 LOGIN_PROMPT = "login: "
@@ -139,7 +139,7 @@ def name_accepted(name: str) -> list[str]:
             "Type in no password and hit Enter/Return if you want to change it now."]
 
 
-def password_error(password: str) -> str | None:
+def password_error(password: str) -> RefusalText | None:
     """The complaint about a new password, or None. (`:` separates `password` arguments.)"""
     if len(password) < MIN_PASSWORD_LENGTH:
         return refusal("password_too_short",

@@ -2,18 +2,19 @@
 (docs/PROTOCOL.md)."""
 from __future__ import annotations
 
-from fibs_server.protocol.coded_texts import notice
+from fibs_server.protocol.coded_texts import RefusalText, notice, refusal
 
 NOBODY_AWAY = "None of the users is away."
 YOU_ARE_AWAY = "You're away. Please type 'back'"
-NOT_AWAY = "** You're not away."
+NOT_AWAY = refusal("not_away", "** You're not away.")
 WELCOME_BACK = "Welcome back."
 
-NO_EMAIL_ADDRESS = "** You have no email address. Type 'address <email>' to give one."
+# `address` answering: no refusal.
+NO_EMAIL_ADDRESS = notice("** You have no email address. Type 'address <email>' to give one.")
 
-PASSWORD_USAGE = "** Usage: password <old>:<new>:<new>"
-NOT_YOUR_PASSWORD = "** Sorry, that is not your password."
-NEW_PASSWORDS_DIFFER = "** The two new passwords were not identical."
+PASSWORD_USAGE = refusal("password_usage", "** Usage: password <old>:<new>:<new>")
+NOT_YOUR_PASSWORD = refusal("not_your_password", "** Sorry, that is not your password.")
+NEW_PASSWORDS_DIFFER = refusal("new_passwords_differ", "** The two new passwords were not identical.")
 PASSWORD_CHANGED = notice("** Your password has been changed.")
 
 
@@ -29,12 +30,12 @@ def email_address(email: str) -> str:
 
 
 def not_an_email_address(text: str) -> str:
-    return f"** '{text}' is not an email address."
+    return refusal("not_an_email_address", f"** '{text}' is not an email address.", text=text)
 
 
-def new_password_refused(complaint: str) -> str:
-    """`complaint`: texts.password_error's."""
-    return f"** {complaint}"
+def new_password_refused(complaint: RefusalText) -> str:
+    """`complaint`: texts.password_error's, whose code and params it keeps."""
+    return refusal(complaint.code, f"** {complaint}", **complaint.params)
 
 
 def wave_reply(again: bool) -> str:

@@ -7,7 +7,13 @@ import json
 import random
 
 from fibs_server.bots import BEGINNER, decide, situation_for
-from fibs_server.lobby import chat_commands, match_play, table_commands
+from fibs_server.lobby import (
+    chat_commands,
+    fair_commands,
+    match_play,
+    server_commands,
+    table_commands,
+)
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 from fibs_server.protocol.texts import Departure
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
@@ -152,6 +158,28 @@ async def test_the_lobbys_refusals_come_as_coded_messages_right_after_their_line
         ("tell_whom", {}), ("tell_what", {"name": "dave"})]
     # A CLIP client that did not ask gets exactly the same lines, and nothing else.
     assert await refused_commands(tmp_path / "clip", web_events=False) == lines
+
+
+async def test_the_server_commands_fairdices_and_sets_refusals_are_coded_too(tmp_path):
+    # Texts that had no code: a page shows them in its own words, with the facts as params.
+    lobby, store = await recording_lobby(tmp_path)
+    lobby.add_commands(server_commands.table)
+    lobby.add_commands(fair_commands.table)
+    alice, alice_out = await logged_in(lobby, "alice", web_events=True)
+    for command in ("where", "fairdice 12", "fairdice x", "set boardstyle 9",
+                    "set linelength x", "set timezone Mars", "toggle zzz"):
+        await lobby.dispatch(alice, command)
+    recorded = alice_out.lines()
+    for before, line in zip(recorded, recorded[1:]):
+        if line.startswith('{"type":"refusal"'):
+            assert before == "** " + json.loads(line)["text"]
+    lines, messages = split_lines(recorded)
+    assert refusals(messages) == [
+        ("where_whom", {}), ("no_such_match", {"match": "12"}), ("fairdice_usage", {}),
+        ("boardstyle_values", {}), ("length_setting_values", {"setting": "linelength"}),
+        ("unknown_timezone", {"timezone": "Mars"}), ("unknown_toggle", {"word": "zzz"})]
+    assert lines[1] == "** There is no match 12."
+    await store.close()
 
 
 def split_lines(lines: list[str]) -> tuple[list[str], list[dict]]:

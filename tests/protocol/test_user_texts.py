@@ -1,7 +1,7 @@
 """Texts of a user's own state (away, wave, password), checked against exact expected text."""
 from __future__ import annotations
 
-from fibs_server.protocol import user_texts
+from fibs_server.protocol import texts, user_texts
 
 
 def test_the_away_list():
@@ -18,5 +18,9 @@ def test_waving_twice_logs_out():
 
 
 def test_a_refused_new_password_is_a_starred_line():
-    assert user_texts.new_password_refused("Your password may not contain blanks.") == (
-        "** Your password may not contain blanks.")
+    complaint = texts.password_error("two words")
+    assert complaint is not None
+    refused = user_texts.new_password_refused(complaint)
+    assert refused == "** Your password may not contain blanks."
+    # The complaint's code goes with it, for a page to show it in its own words.
+    assert (refused.code, refused.params) == ("password_blank", {})
