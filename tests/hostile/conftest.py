@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import gc
 import logging
 import re
 
@@ -20,19 +19,6 @@ from tests.e2e.conftest import ServerHarness, harness  # noqa: F401 (a fixture f
 # What a reply may contain: printable ASCII, CR LF line ends, the bell; nothing else.
 WELL_FORMED_OUTPUT = re.compile(r"(?:[\x20-\x7e\x07]|\r\n)*")
 SERVER_FAILURE = "** Sorry, the server could not do that."
-
-
-@pytest.fixture(autouse=True)
-def frozen_heap():
-    """What the server process does at start (app.tune_garbage_collector): the heap so far is
-    never walked again. Here it is a test worker's, with every earlier test's leftovers: a
-    full collection walking them pauses the in-process server as the real one never is (the
-    likeliest cause of the 2 s stalls a bystander saw in loaded CI runs). The bystanders
-    measure the server, not the test worker's heap."""
-    gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
 
 
 async def start_harness(tmp_path, net: NetLimits = NetLimits(),
