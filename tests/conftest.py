@@ -43,6 +43,19 @@ def touches_the_store(definition: pytest.Item) -> bool:
     return len(parts) > 1 and parts[0] in STORE_DIRECTORIES
 
 
+# The longest tests (30-50 s each on a slow machine), started first: collected in their place
+# (rules, soak), a worker met them last and ran them alone at the end while the others had
+# finished. The workers take the rest from the queue meanwhile (--dist worksteal).
+LONGEST = ("soak/", "rules/test_gnubg_differential.py", "durability/test_crash.py",
+           "e2e/test_gnubg_bot_cube.py", "bots/test_analysis_vs_gnubg.py", "bots/test_strength.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def longest_first(item: pytest.Item) -> bool:
+        return not item.path.relative_to(TESTS).as_posix().startswith(LONGEST)
+    items.sort(key=longest_first)  # stable: the rest keep their order
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "database_url" in metafunc.fixturenames:
         kinds = ["sqlite", "postgresql"] if touches_the_store(metafunc.definition) else ["sqlite"]
