@@ -182,12 +182,7 @@ async def test_metrics_parse_and_move_as_users_log_in_and_type(make_web):
     clients: list = []
     try:
         bob = await web_login(harness, clients, "bob")
-        for client in (alice, bob):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
-        harness.script_dice((3, 1))
-        await join_match(alice, bob, "3")
-        await alice.skip_until("It's your turn to move.")
+        await alice_moves_first(harness, alice, bob)
         # alice's set boardstyle, toggle and invite, bob's toggle and join: each is counted
         # once its handler is done, which may be a store's trip after its reply went out.
         await until(lambda: sum(COMMAND_SECONDS.counts) >= commands_before + 5)
@@ -298,18 +293,23 @@ def back_up(database_url: str, target) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
-async def test_a_backup_of_the_running_server_is_a_server_of_its_own(make_web, tmp_path):
-    harness = await make_web("live.db")
-    assert harness.server is not None and harness.server.store is not None
-    for name in ("alice", "bob"):
-        await harness.register(name)
-    alice, bob = await harness.login_clip("alice"), await harness.login_clip("bob")
+async def alice_moves_first(harness, alice, bob) -> None:
+    """Both ready, alice invites bob to 3 points and he joins; alice opens with 3-1."""
     for client in (alice, bob):
         await client.send("toggle ready")
         await client.skip_until("** You're now ready to invite or join someone.")
     harness.script_dice((3, 1))
     await join_match(alice, bob, "3")
     await alice.skip_until("It's your turn to move.")
+
+
+async def test_a_backup_of_the_running_server_is_a_server_of_its_own(make_web, tmp_path):
+    harness = await make_web("live.db")
+    assert harness.server is not None and harness.server.store is not None
+    for name in ("alice", "bob"):
+        await harness.register(name)
+    alice, bob = await harness.login_clip("alice"), await harness.login_clip("bob")
+    await alice_moves_first(harness, alice, bob)
     await alice.send("move 8-5 6-5")
     await bob.skip_until("It's your turn to roll or double.")
     await bob.send("leave")
