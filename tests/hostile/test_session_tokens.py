@@ -59,7 +59,10 @@ async def test_wrong_session_tokens_are_refused_throttled_and_slow_nobody(tmp_pa
         lobby = harness.server.lobby
         assert lobby.gatekeeper.login_throttle.addresses.count("127.0.0.1") >= GUESSES
         assert statistics.median(delays) < 0.05, f"median {statistics.median(delays):.3f} s"
-        assert max(delays) < 1.0, f"worst {max(delays):.3f} s"
+        # The guessers share this process's loop, so a pause of the whole machine (three test
+        # workers on two cores) shows as one slow answer, not as many: a share, not the worst.
+        slow = [delay for delay in delays if delay > 0.25]
+        assert len(slow) <= len(delays) // 50, f"{len(slow)} of {len(delays)} over 0.25 s"
         # The owner, from the same address, is not held back: its token is proof enough.
         page = await WebClient.connect(harness, params={"events": "1"})
         clients.append(page)
