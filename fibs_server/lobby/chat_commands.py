@@ -9,22 +9,19 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from typing import Literal
 
+from fibs_server.lobby.bus import Said, notice
 from fibs_server.lobby.chat_records import IgnoreKind
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.session import Session, wire_text
+from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, texts, web_events
 from fibs_server.protocol.commands import Command
 
 table = CommandTable()
 # What shouts are timed on (`shout_window`); tests put a fake clock here.
 shout_clock: Callable[[], float] = time.monotonic
-
-
-def rings(session: Session) -> bool:
-    """Whether `session` wants a bell with what is said to it or an invitation (telnet only)."""
-    return not session.clip and session.toggle("bell")
 
 
 def _after_name(command: Command) -> str:
@@ -34,7 +31,8 @@ def _after_name(command: Command) -> str:
     return after[1:] if after.startswith(" ") else after
 
 
-def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str, kind: str, *,
+def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str,
+             kind: Literal["tell", "say"], *,
              gags_apply: bool = True) -> None:
     """`speaker` says `text` to `listener` (`kind` tell, or say to the opponent)."""
     if gags_apply and listener.name.lower() in speaker.gagged:
@@ -43,12 +41,9 @@ def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str, kind:
     if gags_apply and speaker.name.lower() in listener.gagged:
         speaker.send_line(chat.wont_listen(listener.name))
         return
-    listener.send_line(chat.with_bell(chat.says(listener.clip, speaker.name, text),
-                                      rings(listener)))
+    lobby.tell([listener.name], Said(kind, speaker.name, text, listener.name))
     speaker.send_line(chat.you_tell(speaker.clip, listener.name, text))
-    said = web_events.chat(kind, speaker.name, text, listener.name)
-    listener.send_event(said)
-    speaker.send_event(said)
+    speaker.send_event(web_events.chat(kind, speaker.name, text, listener.name))
     if listener.away_message is not None:
         speaker.send_line(chat.is_away(listener.name, listener.away_message))
 
@@ -111,17 +106,12 @@ async def shout(lobby: Lobby, session: Session, command: Command) -> None:
     if wait > 0:
         session.send_line(chat.shouting_too_often(max(1, math.ceil(wait))))
         return
-    listeners = [s for s in lobby.sessions_online() if s is not session
-                 and not s.toggle("silent") and session.name.lower() not in s.gagged]
+    shouted = Said("shout", session.name, command.rest)
+    heard = sum(1 for listener in lobby.sessions_online() if shouted.reaches(listener))
     # A muted user is not told: their shouts look sent and reach nobody.
     if not session.muted:
-        texts = {clip: wire_text([chat.shouts(clip, session.name, command.rest)])
-                 for clip in (False, True)}
-        shouted = web_events.chat("shout", session.name, command.rest)
-        for listener in listeners:
-            listener.send_broadcast(texts[listener.clip])
-            listener.send_event(shouted)
-    session.send_lines([chat.you_shout(session.clip, command.rest), chat.heard(len(listeners))])
+        lobby.tell_all(shouted)
+    session.send_lines([chat.you_shout(session.clip, command.rest), chat.heard(heard)])
     session.send_event(web_events.chat("shout", session.name, command.rest))
 
 
@@ -154,16 +144,13 @@ async def _talk_at_table(lobby: Lobby, session: Session, command: Command, *,
     players, watchers = seated
     # FIBS: what the players of a game say can't be gagged by those who watch it.
     gags_apply = session not in players
-    listeners = [s for s in (players + watchers if to_players else watchers) if s is not session
-                 and not (gags_apply and session.name.lower() in s.gagged)]
-    render, echo = (chat.kibitzes, chat.you_kibitz) if to_players else (chat.whispers,
-                                                                          chat.you_whisper)
-    said = web_events.chat("kibitz" if to_players else "whisper", session.name, command.rest)
-    for listener in listeners:
-        listener.send_line(render(listener.clip, session.name, command.rest))
-        listener.send_event(said)
+    listeners = [s.name for s in (players + watchers if to_players else watchers)
+                 if s is not session and not (gags_apply and session.name.lower() in s.gagged)]
+    kind: Literal["kibitz", "whisper"] = "kibitz" if to_players else "whisper"
+    lobby.tell(listeners, Said(kind, session.name, command.rest))
+    echo = chat.you_kibitz if to_players else chat.you_whisper
     session.send_lines([echo(session.clip, command.rest), chat.heard(len(listeners))])
-    session.send_event(said)
+    session.send_event(web_events.chat(kind, session.name, command.rest))
 
 
 @table.command("kibitz")
@@ -202,8 +189,7 @@ async def message(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(chat.wont_listen(account.name))
         return
     if online is not None:
-        online.send_line(chat.with_bell(
-            chat.message(online.clip, session.name, int(time.time()), text), rings(online)))
+        lobby.tell([online.name], Said("message", session.name, text, sent_at=int(time.time())))
         session.send_line(chat.message_delivered(session.clip, account.name))
     else:
         await _keep_message(lobby, session, account.name, text)
@@ -266,7 +252,7 @@ async def _ignore(lobby: Lobby, session: Session, command: Command, kind: Ignore
                       else chat.blind_reply(account.name, on))
     if kind == "blind" and on and online is not None and online.watching is session:
         lobby.match_table.stop_watching(online)
-        online.send_line(chat.doesnt_want_you_to_watch(session.name))
+        lobby.tell([online.name], notice([chat.doesnt_want_you_to_watch(session.name)]))
         lobby.broadcast_who(online)
 
 
@@ -298,7 +284,7 @@ async def welcome_listener(lobby: Lobby, session: Session) -> None:
     for waiter in lobby.sessions_online():
         if name in waiter.waiting_for:
             waiter.waiting_for.discard(name)
-            waiter.send_line(chat.finally_logs_in(name))
+            lobby.tell([waiter.name], notice([chat.finally_logs_in(name)]))
             lines.append(chat.waiting_for_you(waiter.name))
     if arrival.messages and not session.clip:
         lines.append(chat.MESSAGES_HEADER)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Literal
 
 from fibs_server.lobby import match_play
-from fibs_server.lobby.chat_commands import rings
+from fibs_server.lobby.bus import rings
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation

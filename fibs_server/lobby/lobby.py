@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterable
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore, AccountsWithVisitors
 from fibs_server.lobby.analysis_records import AnalysisRecords
+from fibs_server.lobby.bus import Bus, Letter, LocalBus, notice
 from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
@@ -102,6 +103,8 @@ class Lobby:
             self.add_commands(table)
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
+        # What handlers tell other users goes through here (`tell`, `tell_all`).
+        self.bus: Bus = LocalBus(self.deliver)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
@@ -440,24 +443,28 @@ class Lobby:
         self.closing = True
         await asyncio.gather(*(self.disconnected(session) for session in list(self.connections)))
 
-    def report(self, text: str, exclude: tuple[Session, ...] = ()) -> None:
+    def report(self, text: str, exclude: Iterable[str] = ()) -> None:
         """A match start/end line to everyone whose `report` toggle is on."""
-        self.broadcast([text], lambda session: session not in exclude
-                       and session.toggle("report"))
+        self.tell_all(notice([text], audience="report", excluded=exclude, broadcast=True))
 
     # --- broadcasts --------------------------------------------------------------------------
 
-    def broadcast(self, lines: list[str], to: Callable[[Session], bool],
-                  event: web_events.Message | None = None) -> None:
-        """`lines` to every online user `to` picks, formatted once for them all; `event`, the
-        typed message of the same, to those of them who asked for such messages."""
-        text = wire_text(lines)
-        event_line = web_events.encode(event) if event is not None else None
-        for session in self.sessions_online():
-            if to(session):
-                session.send_broadcast(text)
-                if event_line is not None and session.wants_events:
-                    session.send_event_broadcast(event_line)
+    def tell(self, names: Collection[str], letter: Letter) -> None:
+        """`letter` to the users named, wherever they are online (`bus.Bus`)."""
+        self.bus.tell(names, letter)
+
+    def tell_all(self, letter: Letter) -> None:
+        """`letter` to everyone online that it reaches."""
+        self.bus.tell_all(letter)
+
+    def deliver(self, names: Collection[str] | None, letter: Letter) -> None:
+        """What the bus brings to this node's users: those of `names` online here (None:
+        everyone online here) whom the letter reaches."""
+        if names is None:
+            listeners = self.sessions_online()
+        else:
+            listeners = [s for s in map(self.online.get, (n.lower() for n in names)) if s]
+        letter.deliver([listener for listener in listeners if letter.reaches(listener)])
 
     def _invitation_withdrawn(self, invitation: Invitation) -> None:
         invitee = self.online.get(invitation.invitee.lower())
@@ -476,16 +483,18 @@ class Lobby:
         if self.online.get(about.name.lower()) is about:
             self.who_list.set(about, line)  # a login's who-list is current even when paced
         if self.who_pacing.now_or_later(about, self._broadcast_held_who):
-            self.broadcast(clip.who_block([line]), lambda session: session.clip,
-                           web_events.presence(about.who_info()))
+            self._tell_who(about, line)
 
     def _broadcast_held_who(self, about: Session) -> None:
         """The who-line that pacing held back, with the user's state as it is now."""
         if self.online.get(about.name.lower()) is about:
             line = about.who_line()
             self.who_list.set(about, line)
-            self.broadcast(clip.who_block([line]), lambda session: session.clip,
-                           web_events.presence(about.who_info()))
+            self._tell_who(about, line)
+
+    def _tell_who(self, about: Session, line: str) -> None:
+        self.tell_all(notice(clip.who_block([line]), web_events.presence(about.who_info()),
+                             audience="clip", broadcast=True))
 
     # --- commands ----------------------------------------------------------------------------
 

@@ -339,7 +339,7 @@ def finish(lobby: Lobby, running: RunningMatch) -> None:
     if winner is not None and match.length is not None:
         lobby.report(match_texts.match_report_line(
             running.names[winner], running.names[1 - winner], match.length,
-            match.score[winner], match.score[1 - winner]), exclude=tuple(running.players()))
+            match.score[winner], match.score[1 - winner]), exclude=running.names)
 
 
 # --- starting, resuming, leaving -------------------------------------------------------------------
@@ -388,7 +388,7 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
             if session.sees_extensions:  # the others: `fairdice` during the match
                 session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
     lobby.report(game_texts.match_starts(inviter.name, joiner.name, length),
-                 exclude=(inviter, joiner))
+                 exclude=(inviter.name, joiner.name))
     lobby.match_table.begin(running)
     tell_match_started(running, resumed=False)
     async with running.lock:
@@ -438,7 +438,7 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
     joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
     inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
     lobby.report(game_texts.match_resumes(inviter.name, joiner.name, running.match.length),
-                 exclude=(inviter, joiner))
+                 exclude=(inviter.name, joiner.name))
     lobby.match_table.begin(running)
     tell_match_started(running, resumed=True)
     if running.timer is not None:

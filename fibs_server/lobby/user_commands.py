@@ -7,6 +7,7 @@ import re
 from collections.abc import Awaitable
 
 from fibs_server.lobby import match_play, table_commands
+from fibs_server.lobby.bus import notice
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
@@ -350,8 +351,8 @@ async def wave(lobby: Lobby, session: Session, command: Command) -> None:
     again = session.waved
     session.waved = True
     session.send_line(user_texts.wave_reply(again))
-    lobby.broadcast([user_texts.waves_goodbye(session.name, again)],
-                    lambda other: other is not session)
+    lobby.tell_all(notice([user_texts.waves_goodbye(session.name, again)],
+                          excluded=[session.name], broadcast=True))
     if again:
         await lobby.log_out(session, Departure.LOGGED_OUT)
         session.close()

@@ -1,0 +1,184 @@
+"""Users addressed by name: the one seam through which a handler tells other users anything
+(lila-ws's `TellUsers` and `TellAll`).
+
+A handler says what to tell as a *letter*: a small value that names no session and holds only
+JSON-able fields, so that it can travel to another node. The letter is rendered where it is
+delivered, for each listener as that listener reads (CLIP numbers or sentences, a bell,
+gags), exactly as the handler rendered it itself before. A `Bus` carries letters:
+`LocalBus`, in-process, delivers at once, which is all one node needs; a bus between nodes
+delivers here at once too and carries the letter to the other nodes, each delivering to its
+own users.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Collection, Iterable
+from typing import Any, Literal, Protocol, get_args
+
+import orjson
+
+from fibs_server.lobby.session import Session, wire_text
+from fibs_server.protocol import chat, web_events
+
+SaidKind = Literal["tell", "say", "shout", "kibitz", "whisper", "message"]
+Audience = Literal["named", "clip", "report"]
+
+
+def rings(session: Session) -> bool:
+    """Whether `session` wants a bell with what is said to it or an invitation (telnet only)."""
+    return not session.clip and session.toggle("bell")
+
+
+@dataclasses.dataclass(frozen=True)
+class Said:
+    """`speaker`'s words to the letter's listeners. `to`: the one listener of a tell or a
+    say (the typed message names them); `sent_at`: a message's time, in seconds."""
+    kind: SaidKind
+    speaker: str
+    text: str
+    to: str | None = None
+    sent_at: int = 0
+
+    def reaches(self, listener: Session) -> bool:
+        """A shout goes to everyone but the silent and those who gag the speaker; the other
+        kinds to the listeners the handler named (it checked their gags)."""
+        if self.kind != "shout":
+            return True
+        return (listener.name.lower() != self.speaker.lower() and not listener.toggle("silent")
+                and self.speaker.lower() not in listener.gagged)
+
+    def deliver(self, listeners: Iterable[Session]) -> None:
+        if self.kind == "shout":
+            # One text for each kind of client, as a broadcast: there may be thousands.
+            texts = {clip: wire_text([chat.shouts(clip, self.speaker, self.text)])
+                     for clip in (False, True)}
+            shouted = web_events.encode(web_events.chat("shout", self.speaker, self.text))
+            for listener in listeners:
+                listener.send_broadcast(texts[listener.clip])
+                listener.send_event_broadcast(shouted)
+            return
+        for listener in listeners:
+            line = self._line(listener.clip)
+            if self.kind in ("tell", "say", "message"):  # words to the listener alone ring
+                line = chat.with_bell(line, rings(listener))
+            listener.send_line(line)
+            if self.kind != "message":  # the page reads a message as FIBS's line (its Console)
+                listener.send_event(web_events.chat(self.kind, self.speaker, self.text, self.to))
+
+    def _line(self, clip: bool) -> str:
+        if self.kind == "message":
+            return chat.message(clip, self.speaker, self.sent_at, self.text)
+        if self.kind in ("tell", "say"):
+            return chat.says(clip, self.speaker, self.text)
+        render = chat.kibitzes if self.kind == "kibitz" else chat.whispers
+        return render(clip, self.speaker, self.text)
+
+
+@dataclasses.dataclass(frozen=True)
+class Notice:
+    """Lines the same for every listener, and the typed message of the same to the pages
+    that asked for them. `audience`: who of those addressed hear it, decided where they are
+    (`clip`: CLIP clients; `report`: those whose `report` toggle is on); `excluded`: names
+    that do not; `broadcast`: formatted once and sent as a broadcast (no pager, no bot looks),
+    else each listener's own lines."""
+    lines: tuple[str, ...]
+    event: web_events.Message | None = None
+    audience: Audience = "named"
+    excluded: tuple[str, ...] = ()
+    broadcast: bool = False
+
+    def reaches(self, listener: Session) -> bool:
+        if listener.name.lower() in self.excluded:
+            return False
+        if self.audience == "clip":
+            return listener.clip
+        return self.audience != "report" or listener.toggle("report")
+
+    def deliver(self, listeners: Iterable[Session]) -> None:
+        if not self.broadcast:
+            for listener in listeners:
+                listener.send_lines(self.lines)
+                if self.event is not None:
+                    listener.send_event(self.event)
+            return
+        text = wire_text(list(self.lines))
+        event_line = web_events.encode(self.event) if self.event is not None else None
+        for listener in listeners:
+            listener.send_broadcast(text)
+            if event_line is not None:
+                listener.send_event_broadcast(event_line)
+
+
+def notice(lines: Iterable[str], event: web_events.Message | None = None, *,
+           audience: Audience = "named", excluded: Iterable[str] = (),
+           broadcast: bool = False) -> Notice:
+    return Notice(tuple(lines), event, audience, tuple(name.lower() for name in excluded),
+                  broadcast)
+
+
+Letter = Said | Notice
+LETTERS: dict[str, type[Said] | type[Notice]] = {"said": Said, "notice": Notice}
+KIND_OF = {kind: name for name, kind in LETTERS.items()}
+
+
+def encode_letter(letter: Letter) -> bytes:
+    """The letter as it travels between nodes: JSON with its kind."""
+    fields = dataclasses.asdict(letter)
+    return orjson.dumps({"letter": KIND_OF[type(letter)], **fields})
+
+
+def decode_letter(data: bytes | str) -> Letter:
+    """The letter `encode_letter` made; ValueError for anything else."""
+    try:
+        fields: dict[str, Any] = orjson.loads(data)
+        kind = LETTERS[fields.pop("letter")]
+        letter = kind(**fields)
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"not a letter: {error}") from error
+    if isinstance(letter, Notice):
+        if not (isinstance(letter.lines, list) and isinstance(letter.excluded, list)):
+            raise ValueError(f"not a letter: {letter!r}")
+        letter = dataclasses.replace(letter, lines=tuple(letter.lines),
+                                     excluded=tuple(letter.excluded))
+    if not _well_formed(letter):
+        raise ValueError(f"not a letter: {letter!r}")
+    return letter
+
+
+def _well_formed(letter: Letter) -> bool:
+    if isinstance(letter, Said):
+        return (letter.kind in get_args(SaidKind) and isinstance(letter.speaker, str)
+                and isinstance(letter.text, str) and isinstance(letter.to, str | None)
+                and type(letter.sent_at) is int)
+    return (all(isinstance(line, str) for line in letter.lines)
+            and isinstance(letter.event, dict | None)
+            and letter.audience in get_args(Audience)
+            and all(isinstance(name, str) for name in letter.excluded)
+            and isinstance(letter.broadcast, bool))
+
+
+# Where a bus hands a letter to this node's users: the names, or None for everyone online.
+Deliver = Callable[[Collection[str] | None, Letter], None]
+
+
+class Bus(Protocol):
+    """Carries letters to users by name wherever they are; delivers to this node's users
+    before it returns (so what one handler tells arrives in the order it told it)."""
+
+    def tell(self, names: Collection[str], letter: Letter) -> None: ...
+
+    def tell_all(self, letter: Letter) -> None: ...
+
+
+class LocalBus:
+    """One node: every user is here, so a letter is delivered at once and goes nowhere else."""
+
+    def __init__(self, deliver: Deliver) -> None:
+        self._deliver = deliver
+
+    def tell(self, names: Collection[str], letter: Letter) -> None:
+        if names:
+            self._deliver(names, letter)
+
+    def tell_all(self, letter: Letter) -> None:
+        self._deliver(None, letter)

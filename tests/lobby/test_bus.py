@@ -1,0 +1,125 @@
+"""The bus (lobby/bus.py): letters are plain values that survive the wire between nodes, and
+what users hear through a bus that carries them encoded is what they hear in one process."""
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fibs_server.lobby import chat_commands
+from fibs_server.lobby.bus import (
+    Deliver,
+    Letter,
+    LocalBus,
+    Notice,
+    Said,
+    decode_letter,
+    encode_letter,
+)
+from fibs_server.lobby.lobby import Lobby
+from tests.lobby.recording import logged_in, recording_lobby
+
+names = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=12)
+words = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=60)
+saids = st.builds(Said, st.sampled_from(["tell", "say", "shout", "kibitz", "whisper", "message"]),
+                  names, words, st.none() | names, st.integers(0, 2**40))
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-2**50, 2**50) | words,
+                           lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(words, inner, max_size=3), max_leaves=8)
+notices = st.builds(Notice, st.lists(words, max_size=4).map(tuple),
+                    st.none() | st.dictionaries(words, json_values, max_size=4),
+                    st.sampled_from(["named", "clip", "report"]),
+                    st.lists(names, max_size=3).map(tuple), st.booleans())
+
+
+@given(saids | notices)
+def test_a_letter_is_what_it_was_after_the_wire(letter):
+    assert decode_letter(encode_letter(letter)) == letter
+
+
+@given(st.binary(max_size=80) | st.builds(lambda d: encode_letter(Said("tell", "a", "b"))[:d],
+                                           st.integers(0, 40)))
+def test_anything_but_a_letter_is_refused_as_such(data):
+    try:
+        letter = decode_letter(data)
+    except ValueError:
+        return
+    assert encode_letter(letter) == data  # only what a letter encodes to decodes
+
+
+@given(st.sampled_from([b'{"letter":"said","kind":"yell","speaker":"a","text":"b"}',
+                        b'{"letter":"said","kind":"tell","speaker":1,"text":"b"}',
+                        b'{"letter":"notice","lines":[1]}', b'{"letter":"notice","lines":"ab"}',
+                        b'{"letter":"notice","lines":[],"audience":"all"}', b'[1]', b'"said"']))
+def test_letters_of_the_wrong_shape_are_refused(data):
+    with pytest.raises(ValueError):
+        decode_letter(data)
+
+
+class WireBus:
+    """Every letter encoded and decoded on its way, as another node would receive it."""
+
+    def __init__(self, deliver: Deliver) -> None:
+        self.deliver = deliver
+        self.carried: list[bytes] = []
+
+    def _carry(self, names: Collection[str] | None, letter: Letter) -> None:
+        self.carried.append(encode_letter(letter))
+        self.deliver(names, decode_letter(self.carried[-1]))
+
+    def tell(self, names: Collection[str], letter: Letter) -> None:
+        self._carry(names, letter)
+
+    def tell_all(self, letter: Letter) -> None:
+        self._carry(None, letter)
+
+
+SCRIPT = [("alice", "tell bob hello there"), ("bob", "tell alice  two blanks kept"),
+          ("alice", "shout anyone?"), ("carol", "shout me too"), ("bob", "away lunch"),
+          ("alice", "tell bob still there?"), ("carol", "gag alice"), ("alice", "shout again"),
+          ("bob", "back"), ("alice", "wave")]
+
+
+async def heard_over(bus_of, tmp_path) -> tuple[dict[str, list[str]], Lobby]:
+    tmp_path.mkdir()
+    lobby, store = await recording_lobby(tmp_path)
+    lobby.add_commands(chat_commands.table)
+    lobby.bus = bus_of(lobby.deliver)
+    users = {"alice": await logged_in(lobby, "alice", bell=True),
+             "bob": await logged_in(lobby, "bob"),
+             "carol": await logged_in(lobby, "carol", web_events=True, report=True)}
+    heard: dict[str, list[str]] = {name: [] for name in users}
+    for speaker, line in SCRIPT:
+        await lobby.dispatch(users[speaker][0], line)
+        for name, (_, connection) in users.items():
+            heard[name] += connection.lines()
+    await store.close()
+    return heard, lobby
+
+
+async def test_users_hear_the_same_over_a_wire_as_in_one_process(tmp_path):
+    local, _ = await heard_over(LocalBus, tmp_path / "local")
+    wired, lobby = await heard_over(WireBus, tmp_path / "wired")
+    assert same_but_login_times(wired) == same_but_login_times(local)
+    bus = lobby.bus
+    assert isinstance(bus, WireBus) and len(bus.carried) == 9  # 3 tells, 4 shouts, 2 who, wave
+    alice, bob, carol = local["alice"], local["bob"], local["carol"]
+    assert "alice says: hello there" in bob and "\abob says:  two blanks kept" in alice
+    assert ["13 alice anyone?", '{"type":"chat","kind":"shout","from":"alice","to":null,'
+            '"text":"anyone?"}'] == carol[:2]
+    # Only CLIP clients get who-lines; carol gagged alice, so alice's last shout reached bob.
+    assert [line for line in carol if line.startswith("5 ")] == [
+        line for line in carol if line.startswith("5 bob ")] and len(carol) > 8
+    assert not any(line.startswith("5 ") for line in alice + bob)
+    assert "alice shouts: again" in bob and not any("again" in line for line in carol)
+    assert alice[-3:] == ["** You shout: again", "** 1 user heard you.", "You wave goodbye."]
+    assert bob[-1] == carol[-1] == "alice waves goodbye."
+
+
+def same_but_login_times(heard: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The two lobbies log their users in at their own second."""
+    return {name: [re.sub(r"\b1\d{9}\b", "<time>", line) for line in lines]
+            for name, lines in heard.items()}
