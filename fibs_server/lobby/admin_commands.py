@@ -9,6 +9,7 @@ import re
 import time
 
 from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.bus import notice
 from fibs_server.lobby.chat_records import Sanction, SanctionKind
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
@@ -52,7 +53,7 @@ async def _account(lobby: Lobby, session: Session, command: Command,
 
 async def _throw_out(lobby: Lobby, target: Session, text: str) -> None:
     """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
-    target.send_line(text)
+    lobby.tell([target.name], notice([text]))
     await lobby.log_out(target, Departure.LOGGED_OUT)
     target.close()
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from fibs_server.bots.analysis import DEFAULT_PLIES
 from fibs_server.lobby.analysis_records import AnalysisRecords, Outcome, QueueLimits
+from fibs_server.lobby.bus import notice
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.protocol import analysis_texts
@@ -126,7 +127,7 @@ class AnalysisQueue:
         told = {record.player_a, record.player_b, request.requested_by or record.player_a}
         for name in told:
             if wants_notices(self.lobby, name):
-                self.lobby.online[name.lower()].send_line(analysis_texts.ready(request.match_id))
+                self.lobby.tell([name], notice([analysis_texts.ready(request.match_id)]))
         return True
 
     async def close(self) -> None:

@@ -80,12 +80,14 @@ class Notice:
     that asked for them. `audience`: who of those addressed hear it, decided where they are
     (`clip`: CLIP clients; `report`: those whose `report` toggle is on); `excluded`: names
     that do not; `broadcast`: formatted once and sent as a broadcast (no pager, no bot looks),
-    else each listener's own lines."""
+    else each listener's own lines; `ring`: the first line rings the bell of a listener who
+    wants one (an invitation)."""
     lines: tuple[str, ...]
     event: web_events.Message | None = None
     audience: Audience = "named"
     excluded: tuple[str, ...] = ()
     broadcast: bool = False
+    ring: bool = False
 
     def reaches(self, listener: Session) -> bool:
         if listener.name.lower() in self.excluded:
@@ -97,7 +99,10 @@ class Notice:
     def deliver(self, listeners: Iterable[Session]) -> None:
         if not self.broadcast:
             for listener in listeners:
-                listener.send_lines(self.lines)
+                if self.ring and self.lines and rings(listener):
+                    listener.send_lines((chat.with_bell(self.lines[0], True), *self.lines[1:]))
+                else:
+                    listener.send_lines(self.lines)
                 if self.event is not None:
                     listener.send_event(self.event)
             return
@@ -111,9 +116,9 @@ class Notice:
 
 def notice(lines: Iterable[str], event: web_events.Message | None = None, *,
            audience: Audience = "named", excluded: Iterable[str] = (),
-           broadcast: bool = False) -> Notice:
+           broadcast: bool = False, ring: bool = False) -> Notice:
     return Notice(tuple(lines), event, audience, tuple(name.lower() for name in excluded),
-                  broadcast)
+                  broadcast, ring)
 
 
 Letter = Said | Notice
@@ -154,7 +159,7 @@ def _well_formed(letter: Letter) -> bool:
             and isinstance(letter.event, dict | None)
             and letter.audience in get_args(Audience)
             and all(isinstance(name, str) for name in letter.excluded)
-            and isinstance(letter.broadcast, bool))
+            and isinstance(letter.broadcast, bool) and isinstance(letter.ring, bool))
 
 
 # Where a bus hands a letter to this node's users: the names, or None for everyone online.

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Literal
 
 from fibs_server.lobby import match_play
-from fibs_server.lobby.bus import rings
+from fibs_server.lobby.bus import notice
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
@@ -91,11 +91,11 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         if saved is None:
             session.send_line(game_texts.give_a_match_length(target.name))
             return
-        lobby.match_table.invite(Invitation(session, target.name, saved.length, resume=True))
+        lobby.match_table.invite(Invitation(session.name, target.name, saved.length, resume=True))
         session.send_line(game_texts.you_invited_to_resume(target.name))
         session.send_event(web_events.invitation_sent(target.name, saved.length, resume=True))
-        _tell_invited(session, target,
-                      game_texts.invitation_to_resume(session.name, rings(target)),
+        _tell_invited(lobby, session, target,
+                      game_texts.invitation_to_resume(session.name, False),
                       web_events.invitation(session.name, saved.length, resume=True))
         return
     length = parse_length(command.args[1])
@@ -116,21 +116,20 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     if points is None and terms.turn_seconds is not None:
         session.send_line(TIMER_NEEDS_LENGTH)
         return
-    lobby.match_table.invite(Invitation(session, target.name, points, terms=terms))
+    lobby.match_table.invite(Invitation(session.name, target.name, points, terms=terms))
     session.send_lines(game_texts.you_invited(target.name, points, terms))
     session.send_event(web_events.invitation_sent(target.name, points, terms=terms))
-    _tell_invited(session, target, game_texts.invitation(session.name, points, saved is not None,
-                                                         rings(target), terms),
+    _tell_invited(lobby, session, target,
+                  game_texts.invitation(session.name, points, saved is not None, False, terms),
                   web_events.invitation(session.name, points,
                                         replaces_saved_match=saved is not None, terms=terms))
 
 
-def _tell_invited(inviter: Session, target: Session, lines: list[str],
+def _tell_invited(lobby: Lobby, inviter: Session, target: Session, lines: list[str],
                   message: web_events.Message) -> None:
     # Gagging someone silences their invitations too; the inviter is not told (as for tell).
     if inviter.name.lower() not in target.gagged:
-        target.send_lines(lines)
-        target.send_event(message)
+        lobby.tell([target.name], notice(lines, message, ring=True))
 
 
 # A match length as typed: a number of points, or an unlimited match.
@@ -175,12 +174,13 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         return
     lobby.match_table.withdraw(inviter.name, accepted_by=session.name)
     lobby.match_table.withdraw(session.name)
-    await play_invitation(lobby, invitation, session)
+    await play_invitation(lobby, invitation, inviter, session)
 
 
-async def play_invitation(lobby: Lobby, invitation: Invitation, joiner: Session) -> None:
-    """The invitation accepted (`join`, or `sit` at a table): its match starts, or resumes."""
-    inviter = invitation.inviter
+async def play_invitation(lobby: Lobby, invitation: Invitation, inviter: Session,
+                          joiner: Session) -> None:
+    """`inviter`'s invitation accepted (`join`, or `sit` at a table): its match starts, or
+    resumes."""
     # Both are taken from here on (before the first await): a second `join` at the same
     # moment must not put either of them in a second match. A bot plays any number.
     people = [s.name for s in (inviter, joiner) if not s.is_bot]
@@ -352,7 +352,7 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
         lobby.match_table.stop_watching(session)
     lobby.match_table.set_watching(session, target)
     session.send_line(game_texts.you_are_now_watching(target.name))
-    target.send_line(game_texts.is_watching_you(session.name))
+    lobby.tell([target.name], notice([game_texts.is_watching_you(session.name)]))
     running = lobby.match_table.match_of(target)
     session.send_event(web_events.watching(
         target.name, None if running is None else running.opponent_name(running.index_of(target))))
@@ -361,7 +361,8 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
     else:
         opponent = running.opponent_of(target)
         if opponent is not None:
-            opponent.send_line(game_texts.starts_watching(session.name, target.name))
+            lobby.tell([opponent.name],
+                       notice([game_texts.starts_watching(session.name, target.name)]))
         match_play.board_to(session, running, running.match.moment(), running.index_of(target),
                             as_you=False)
     lobby.broadcast_who(session)

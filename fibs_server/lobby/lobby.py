@@ -111,7 +111,7 @@ class Lobby:
         self.most_online = 0
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed,
-                                      withdrawn=self._invitation_withdrawn)
+                                      withdrawn=self._invitation_withdrawn, tell=self.tell)
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
@@ -375,8 +375,8 @@ class Lobby:
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)
-            watcher.send_line(game_texts.no_longer_watching(name))
-            watcher.send_event(web_events.watch_ended(name))
+            self.tell([watcher.name], notice([game_texts.no_longer_watching(name)],
+                                             web_events.watch_ended(name)))
             told.add(watcher)
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
@@ -469,8 +469,8 @@ class Lobby:
     def _invitation_withdrawn(self, invitation: Invitation) -> None:
         invitee = self.online.get(invitation.invitee.lower())
         # Gagging silenced the invitation itself (game_commands): its end too.
-        if invitee is not None and invitation.inviter.name.lower() not in invitee.gagged:
-            invitee.send_event(web_events.invitation_withdrawn(invitation.inviter.name))
+        if invitee is not None and invitation.inviter.lower() not in invitee.gagged:
+            invitee.send_event(web_events.invitation_withdrawn(invitation.inviter))
 
     def _who_changed(self, session: Session) -> None:
         # A bot's who-line stays as it is: ready for more matches, whatever it plays.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection, Iterator
 
+from fibs_server.lobby.bus import Letter, notice
 from fibs_server.lobby.running_match import Invitation, RunningMatch
 from fibs_server.lobby.session import Session
 from fibs_server.lobby.tables import OpenTables
@@ -16,12 +17,14 @@ from fibs_server.protocol import game_texts, info, web_events
 
 class MatchTable:
     def __init__(self, changed: Callable[[Session], None],
-                 withdrawn: Callable[[Invitation], None]) -> None:
+                 withdrawn: Callable[[Invitation], None],
+                 tell: Callable[[Collection[str], Letter], None]) -> None:
         # `changed(session)`: a user's who-line changed (they started or stopped playing or
         # watching): the lobby broadcasts it. `withdrawn(invitation)`: an invitation stands
-        # no more, unaccepted: the lobby tells its invitee's page.
+        # no more, unaccepted: the lobby tells its invitee's page. `tell`: the lobby's.
         self.changed = changed
         self.withdrawn = withdrawn
+        self.tell = tell
         self._invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.open_tables = OpenTables()  # matches offered to whoever sits first
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
@@ -50,8 +53,8 @@ class MatchTable:
 
     def invite(self, invitation: Invitation) -> None:
         """The inviter's invitation, in place of any earlier one of theirs."""
-        earlier = self._invitations.get(invitation.inviter.name.lower())
-        self._invitations[invitation.inviter.name.lower()] = invitation
+        earlier = self._invitations.get(invitation.inviter.lower())
+        self._invitations[invitation.inviter.lower()] = invitation
         if earlier is not None and earlier.invitee.lower() != invitation.invitee.lower():
             self.withdrawn(earlier)
 
@@ -156,8 +159,9 @@ class MatchTable:
             return
         self.set_watching(session, None)
         session.send_event(web_events.watch_ended(watched.name))
-        watched.send_line(game_texts.stops_watching_you(session.name))
+        self.tell([watched.name], notice([game_texts.stops_watching_you(session.name)]))
         running = self.match_of(watched)
         opponent = running.opponent_of(watched) if running is not None else None
         if opponent is not None:
-            opponent.send_line(game_texts.stops_watching(session.name, watched.name))
+            self.tell([opponent.name],
+                      notice([game_texts.stops_watching(session.name, watched.name)]))

@@ -27,7 +27,7 @@ UndoPoint = tuple[dict[str, Any], int]
 
 @dataclasses.dataclass
 class Invitation:
-    inviter: Session
+    inviter: str  # the inviting user's name
     invitee: str  # the invited user's name
     length: int | None  # None = unlimited
     resume: bool = False  # an invitation to resume the saved match between the two

@@ -110,8 +110,8 @@ async def sit(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(refusal)
         return
     tables.close(creator.name)
-    await play_invitation(lobby, Invitation(creator, session.name, chosen.length,
-                                            terms=chosen.terms), session)
+    await play_invitation(lobby, Invitation(creator.name, session.name, chosen.length,
+                                            terms=chosen.terms), creator, session)
 
 
 def _refusal(lobby: Lobby, sitter: Session, creator: Session, chosen: OpenTable) -> str | None:

@@ -32,7 +32,7 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers(-2**50, 2**50
 notices = st.builds(Notice, st.lists(words, max_size=4).map(tuple),
                     st.none() | st.dictionaries(words, json_values, max_size=4),
                     st.sampled_from(["named", "clip", "report"]),
-                    st.lists(names, max_size=3).map(tuple), st.booleans())
+                    st.lists(names, max_size=3).map(tuple), st.booleans(), st.booleans())
 
 
 @given(saids | notices)
