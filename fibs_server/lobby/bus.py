@@ -41,7 +41,10 @@ class Said:
 
     def reaches(self, listener: Session) -> bool:
         """A shout goes to everyone but the silent and those who gag the speaker; the other
-        kinds to the listeners the handler named (it checked their gags)."""
+        kinds to the listeners the handler named, but a tell or a message not to one who
+        gags the speaker (the handler checks that too, for its reply, where it can)."""
+        if self.kind in ("tell", "message"):  # checked by the speaker's node if it knew
+            return self.speaker.lower() not in listener.gagged
         if self.kind != "shout":
             return True
         return (listener.name.lower() != self.speaker.lower() and not listener.toggle("silent")
@@ -121,8 +124,46 @@ def notice(lines: Iterable[str], event: web_events.Message | None = None, *,
                   broadcast, ring)
 
 
-Letter = Said | Notice
-LETTERS: dict[str, type[Said] | type[Notice]] = {"said": Said, "notice": Notice}
+@dataclasses.dataclass(frozen=True)
+class Presence:
+    """A user of `node` as the who-list shows them (`clip.WhoInfo`'s fields), and their away
+    message. `arrival`: the login's notice (None: a change, or an answer to a roll call)."""
+    node: str
+    info: dict[str, Any]
+    away_message: str | None = None
+    arrival: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Absence:
+    """A user of `node` went; `departure`: the logout's notice."""
+    node: str
+    name: str
+    departure: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class RollCall:
+    """`node` (re)joined the bus and knows nobody: every node answers with its users. Sent
+    again every few seconds as the node's heartbeat (`answer`: False), so that a node that
+    stops sending (killed) is forgotten with its users."""
+    node: str
+    answer: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Roster:
+    """Every user of `node` (each `{"info": ..., "away_message": ...}`, as in a `Presence`):
+    its answer to a roll call, which replaces what the asking node knew of them."""
+    node: str
+    users: list[dict[str, Any]]
+
+
+UserLetter = Said | Notice
+NodeLetter = Presence | Absence | RollCall | Roster  # for the nodes' directories
+Letter = UserLetter | NodeLetter
+LETTERS: dict[str, type[Letter]] = {"said": Said, "notice": Notice, "presence": Presence,
+                                    "absence": Absence, "roll_call": RollCall, "roster": Roster}
 KIND_OF = {kind: name for name, kind in LETTERS.items()}
 
 
@@ -151,6 +192,19 @@ def decode_letter(data: bytes | str) -> Letter:
 
 
 def _well_formed(letter: Letter) -> bool:
+    if isinstance(letter, Presence):
+        return (isinstance(letter.node, str) and isinstance(letter.info, dict)
+                and isinstance(letter.away_message, str | None)
+                and isinstance(letter.arrival, str | None))
+    if isinstance(letter, Absence):
+        return (isinstance(letter.node, str) and isinstance(letter.name, str)
+                and isinstance(letter.departure, str | None))
+    if isinstance(letter, RollCall):
+        return isinstance(letter.node, str) and isinstance(letter.answer, bool)
+    if isinstance(letter, Roster):
+        return (isinstance(letter.node, str) and isinstance(letter.users, list)
+                and all(isinstance(user, dict) and isinstance(user.get("info"), dict)
+                        for user in letter.users))
     if isinstance(letter, Said):
         return (letter.kind in get_args(SaidKind) and isinstance(letter.speaker, str)
                 and isinstance(letter.text, str) and isinstance(letter.to, str | None)
@@ -174,6 +228,9 @@ class Bus(Protocol):
 
     def tell_all(self, letter: Letter) -> None: ...
 
+    def tell_others(self, letter: NodeLetter) -> None:
+        """To the other nodes only (what this node's users were told already)."""
+
 
 class LocalBus:
     """One node: every user is here, so a letter is delivered at once and goes nowhere else."""
@@ -187,3 +244,6 @@ class LocalBus:
 
     def tell_all(self, letter: Letter) -> None:
         self._deliver(None, letter)
+
+    def tell_others(self, letter: NodeLetter) -> None:
+        pass  # there are none

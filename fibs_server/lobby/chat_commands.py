@@ -14,6 +14,7 @@ from typing import Literal
 from fibs_server.lobby.bus import Said, notice
 from fibs_server.lobby.chat_records import IgnoreKind
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, texts, web_events
@@ -48,6 +49,19 @@ def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str,
         speaker.send_line(chat.is_away(listener.name, listener.away_message))
 
 
+def _says_elsewhere(lobby: Lobby, speaker: Session, listener: RemoteUser, text: str) -> None:
+    """A tell to a user of another node: their gags are checked there (a gagged tell goes
+    nowhere, with no reply), the speaker's here."""
+    if listener.name.lower() in speaker.gagged:
+        speaker.send_line(chat.YOU_GAG_THEM)
+        return
+    lobby.tell([listener.name], Said("tell", speaker.name, text, listener.name))
+    speaker.send_line(chat.you_tell(speaker.clip, listener.name, text))
+    speaker.send_event(web_events.chat("tell", speaker.name, text, listener.name))
+    if listener.away_message is not None:
+        speaker.send_line(chat.is_away(listener.name, listener.away_message))
+
+
 # --- tell, say, shout ------------------------------------------------------------------------
 
 @table.command("tell", "tellx")
@@ -61,7 +75,10 @@ async def tell(lobby: Lobby, session: Session, command: Command) -> None:
         return
     # `tellx` takes the name as it is: no completion of a prefix.
     listener = lobby.find_online(name) if command.name == "tell" else lobby.online.get(name.lower())
-    if listener is None:
+    elsewhere = lobby.directory.get(name) if listener is None else None
+    if elsewhere is not None:
+        _says_elsewhere(lobby, session, elsewhere, text)
+    elif listener is None:
         session.send_line(texts.no_one_called(name))
     elif listener is session:
         session.send_line(chat.to_yourself(text))
@@ -107,7 +124,9 @@ async def shout(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(chat.shouting_too_often(max(1, math.ceil(wait))))
         return
     shouted = Said("shout", session.name, command.rest)
-    heard = sum(1 for listener in lobby.sessions_online() if shouted.reaches(listener))
+    # The other nodes' users counted as hearing it: their toggles and gags are theirs.
+    heard = sum(1 for listener in lobby.sessions_online() if shouted.reaches(listener)) \
+        + len(lobby.directory)
     # A muted user is not told: their shouts look sent and reach nobody.
     if not session.muted:
         lobby.tell_all(shouted)

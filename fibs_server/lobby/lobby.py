@@ -9,11 +9,22 @@ import secrets
 import string
 import time
 import weakref
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator
+from typing import Any
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore, AccountsWithVisitors
 from fibs_server.lobby.analysis_records import AnalysisRecords
-from fibs_server.lobby.bus import Bus, Letter, LocalBus, notice
+from fibs_server.lobby.bus import (
+    Absence,
+    Bus,
+    Letter,
+    LocalBus,
+    NodeLetter,
+    Presence,
+    RollCall,
+    Roster,
+    notice,
+)
 from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
@@ -24,6 +35,7 @@ from fibs_server.lobby.command_table import (
     LogoutHook,
     ShutdownHook,
 )
+from fibs_server.lobby.directory import NODE_HEARTBEAT, Directory
 from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.match_records import MatchStore
 from fibs_server.lobby.match_table import MatchTable
@@ -74,6 +86,8 @@ class LobbyConfig:
     # A web page's session is held this long after its WebSocket dropped without `bye`, for
     # the page to come back to (lobby/reconnect.py); 0: logged out at once, as telnet's.
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS
+    # This node's name on a bus between nodes (docs/NODES.md); one node needs none.
+    node_id: str = "main"
 
 
 class Lobby:
@@ -105,6 +119,8 @@ class Lobby:
         self.online: dict[str, Session] = {}  # lower-case name -> session
         # What handlers tell other users goes through here (`tell`, `tell_all`).
         self.bus: Bus = LocalBus(self.deliver)
+        self.directory = Directory()  # the other nodes' users (none without a bus to them)
+        self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
@@ -126,7 +142,7 @@ class Lobby:
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
         # (`whois`), set by the bots as they log in.
         self.bot_strengths: dict[str, tuple[float, str]] = {}
-        self.who_list = WhoList(self.online)
+        self.who_list = WhoList(self.online, self.directory)
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.
         self.closing = False  # shut_down has begun
@@ -278,8 +294,9 @@ class Lobby:
         # who-lines, and a CLIP client must see its welcome (`1`) before any of them.
         session.login_time, session.stage = now, Stage.ONLINE
         self.online[account.name.lower()] = session
+        self.directory.forget(account.name)  # here now, whatever another node last said
         who_line = session.who_line()
-        self.who_list.set(session, who_line)
+        self.who_list.set(account.name, who_line)
         self.most_online = max(self.most_online, len(self.online))
         if session.clip:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
@@ -299,14 +316,15 @@ class Lobby:
             session.send_lines(self.config.motd)
             if session.prompts:
                 session.send_prompt()
+        arrival = texts.logs_in(account.name) if previous is None else None
+        self.bus.tell_others(self._presence(session, arrival))
         await self._tell_everyone_else(
-            session, texts.logs_in(account.name) if previous is None else None, clip.LOGIN,
-            who_block=wire_text(clip.who_block([who_line])),
+            account.name, arrival, clip.LOGIN, who_block=wire_text(clip.who_block([who_line])),
             event=web_events.presence(session.who_info()))
         for hook in self.login_hooks:
             await hook(self, session)
 
-    async def _tell_everyone_else(self, about: Session, sentence: str | None,
+    async def _tell_everyone_else(self, about: str, sentence: str | None,
                                   clip_number: int, who_block: str = "",
                                   told: Collection[Session] = (),
                                   event: web_events.Message | None = None) -> None:
@@ -317,12 +335,20 @@ class Lobby:
         replies should not wait for all of it. Each text is formatted once. Telnet users in
         `told` know already and are spared the sentence (CLIP clients still get their line).
         `event`: the typed message of it, for the pages that asked for them."""
-        clip_notice = wire_text([clip.chat(clip_number, about.name, sentence)]) if sentence else ""
+        for _ in self._notices_to_everyone_else(about, sentence, clip_number, who_block, told,
+                                                event):
+            await asyncio.sleep(0)
+
+    def _notices_to_everyone_else(self, about: str, sentence: str | None, clip_number: int,
+                                  who_block: str, told: Collection[Session],
+                                  event: web_events.Message | None) -> Iterator[None]:
+        """`_tell_everyone_else`'s pass, pausing (a yield) every FAN_OUT_CHUNK users."""
+        clip_notice = wire_text([clip.chat(clip_number, about, sentence)]) if sentence else ""
         notice = wire_text([sentence]) if sentence else ""
         clip_text = clip_notice + who_block
         event_line = web_events.encode(event) if event is not None else None
         for count, other in enumerate(self.sessions_online(), 1):
-            if other is not about:
+            if other.name.lower() != about.lower():
                 notified = other.toggle("notify")
                 text = ((clip_text if notified else who_block) if other.clip
                         else notice if notified and other not in told else "")
@@ -331,7 +357,7 @@ class Lobby:
                 if event_line is not None and other.wants_events:
                     other.send_event_broadcast(event_line)
             if count % FAN_OUT_CHUNK == 0:
-                await asyncio.sleep(0)
+                yield
 
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
         account = session.account
@@ -381,8 +407,10 @@ class Lobby:
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
         if not self.closing:
-            await self._tell_everyone_else(session, texts.departed(name, departure), clip.LOGOUT,
-                                           told=told, event=web_events.gone(name))
+            departed = texts.departed(name, departure)
+            self.bus.tell_others(Absence(self.config.node_id, name, departed))
+            await self._tell_everyone_else(name, departed, clip.LOGOUT, told=told,
+                                           event=web_events.gone(name))
         try:
             await self.accounts.update_account(name,
                                                last_logout_at=session.account.last_logout_at)
@@ -460,6 +488,9 @@ class Lobby:
     def deliver(self, names: Collection[str] | None, letter: Letter) -> None:
         """What the bus brings to this node's users: those of `names` online here (None:
         everyone online here) whom the letter reaches."""
+        if isinstance(letter, Presence | Absence | RollCall | Roster):
+            self._from_another_node(letter)
+            return
         if names is None:
             listeners = self.sessions_online()
         else:
@@ -481,7 +512,7 @@ class Lobby:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
         line = about.who_line()
         if self.online.get(about.name.lower()) is about:
-            self.who_list.set(about, line)  # a login's who-list is current even when paced
+            self.who_list.set(about.name, line)  # a login's who-list is current when paced
         if self.who_pacing.now_or_later(about, self._broadcast_held_who):
             self._tell_who(about, line)
 
@@ -489,12 +520,111 @@ class Lobby:
         """The who-line that pacing held back, with the user's state as it is now."""
         if self.online.get(about.name.lower()) is about:
             line = about.who_line()
-            self.who_list.set(about, line)
+            self.who_list.set(about.name, line)
             self._tell_who(about, line)
 
     def _tell_who(self, about: Session, line: str) -> None:
         self.tell_all(notice(clip.who_block([line]), web_events.presence(about.who_info()),
                              audience="clip", broadcast=True))
+        self.bus.tell_others(self._presence(about))
+
+    # --- the other nodes ---------------------------------------------------------------------
+
+    def _presence(self, session: Session, arrival: str | None = None) -> Presence:
+        return Presence(self.config.node_id, dataclasses.asdict(session.who_info()),
+                        session.away_message, arrival)
+
+    def _roster(self) -> Roster:
+        return Roster(self.config.node_id, [
+            {"info": dataclasses.asdict(s.who_info()), "away_message": s.away_message}
+            for s in self.sessions_online() if not s.is_bot])
+
+    def _from_another_node(self, letter: NodeLetter) -> None:
+        """What another node says of its users: the directory, and this node's users told as
+        they are of a login, a logout or a who-line here."""
+        if letter.node == self.config.node_id:
+            return
+        try:
+            self._hear_node(letter)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            log.exception("a letter from node %s was not understood: %r", letter.node, letter)
+
+    def _hear_node(self, letter: NodeLetter) -> None:
+        if isinstance(letter, RollCall):
+            self.directory.heard_from(letter.node)
+            if letter.answer:
+                self.bus.tell_others(self._roster())
+        elif isinstance(letter, Roster):
+            before = {user.name for user in self.directory if user.node == letter.node}
+            users = [self.directory.present(Presence(letter.node, entry["info"],
+                                                     entry.get("away_message")))
+                     for entry in letter.users if entry["info"]["name"].lower() not in self.online]
+            for name in before - {user.name for user in users}:
+                self._remote_departed(Absence(letter.node, name))
+            if users:
+                now = time.monotonic()
+                lines = [user.who_line(now) for user in users]
+                for user, line in zip(users, lines):
+                    self.who_list.set(user.name, line)
+                self.tell_all(notice(clip.who_block(lines), audience="clip", broadcast=True))
+        elif isinstance(letter, Presence):
+            here = self.online.get(str(letter.info["name"]).lower())
+            if here is not None:
+                if letter.arrival is not None and not here.is_bot:
+                    # Logged in on another node: that login is who they are now.
+                    self._start(self._taken_over_elsewhere(here, letter))
+                return
+            user = self.directory.present(letter)
+            now = time.monotonic()
+            line = user.who_line(now)
+            self.who_list.set(user.name, line)
+            for _ in self._notices_to_everyone_else(
+                    user.name, letter.arrival, clip.LOGIN, wire_text(clip.who_block([line])),
+                    (), web_events.presence(user.who_info(now))):
+                pass
+        else:
+            self._remote_departed(letter)
+
+    def _remote_departed(self, letter: Absence) -> None:
+        if self.directory.absent(letter):
+            self.who_list.remove(letter.name)
+            for _ in self._notices_to_everyone_else(
+                    letter.name, letter.departure, clip.LOGOUT, "", (),
+                    web_events.gone(letter.name)):
+                pass
+
+    async def _taken_over_elsewhere(self, session: Session, letter: Presence) -> None:
+        session.send_line(texts.logged_in_again(str(letter.info["host"])))
+        await self.log_out(session, Departure.LOGGED_OUT)
+        session.close()
+        self._hear_node(letter)
+
+    def _start(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(job)
+        self._node_jobs.add(task)
+        task.add_done_callback(self._node_jobs.discard)
+
+    async def keep_in_touch(self) -> None:
+        """With a bus between nodes: this node's heartbeat (a roll call that asks no answer)
+        every NODE_HEARTBEAT seconds, and the users of a node that fell silent forgotten."""
+        while True:
+            self.check_in()
+            await asyncio.sleep(NODE_HEARTBEAT)
+
+    def check_in(self) -> None:
+        """One heartbeat: this node's, and the users of every node gone silent forgotten."""
+        self.bus.tell_others(RollCall(self.config.node_id, answer=False))
+        for node in self.directory.silent_nodes():
+            for name in [u.name for u in self.directory if u.node == node]:
+                self._remote_departed(Absence(node, name, texts.departed(
+                    name, Departure.DROPPED)))
+            self.directory.forget_node(node)
+
+    def rejoined(self) -> None:
+        """The bus (re)connected: what this node heard may be stale or missing, so it asks
+        every node for its users (their rosters replace what it knew) and tells its own."""
+        self.bus.tell_others(RollCall(self.config.node_id, answer=True))
+        self.bus.tell_others(self._roster())
 
     # --- commands ----------------------------------------------------------------------------
 

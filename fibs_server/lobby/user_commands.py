@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Awaitable
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from fibs_server.lobby import match_play, table_commands
 from fibs_server.lobby.bus import notice
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import clip, commands, info, settings, texts, user_texts
@@ -33,50 +36,70 @@ def aware_time(timestamp: int | None) -> datetime.datetime | None:
 
 # --- who -----------------------------------------------------------------------------------
 
-def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[Session] | str:
-    """The sessions a `who`/`rawwho` argument selects, or a reply text."""
-    sessions = lobby.sessions_online()
+# Who `who` lists: this node's sessions and the other nodes' users (lobby/directory.py).
+Listed = Session | RemoteUser
+
+
+def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[Listed] | str:
+    """The users a `who`/`rawwho` argument selects, or a reply text."""
+    here, elsewhere = lobby.sessions_online(), list(lobby.directory)
     if not args:
-        return sessions
+        return [*here, *elsewhere]
     key = args[0].lower()
+    table = lobby.match_table
     if key == "ready":
-        return [s for s in sessions if s.toggle("ready") and lobby.match_table.opponent_name_of(s) is None]
+        return [*(s for s in here if s.toggle("ready") and table.opponent_name_of(s) is None),
+                *(u for u in elsewhere if u.info.ready and u.info.opponent is None)]
     if key == "away":
-        return [s for s in sessions if s.away_message is not None]
+        return [*(s for s in here if s.away_message is not None),
+                *(u for u in elsewhere if u.info.away)]
     if key == "playing":
-        return [s for s in sessions if lobby.match_table.opponent_name_of(s) is not None]
+        return [*(s for s in here if table.opponent_name_of(s) is not None),
+                *(u for u in elsewhere if u.info.opponent is not None)]
     if key == "from":
         if len(args) < 2:
             return info.WHO_FROM_WHERE
-        return [s for s in sessions if args[1].lower() in s.connection.host.lower()]
-    found = lobby.find_online(args[0])
+        part = args[1].lower()
+        return [*(s for s in here if part in s.connection.host.lower()),
+                *(u for u in elsewhere if part in u.info.host.lower())]
+    found: Listed | None = lobby.find_online(args[0]) or lobby.directory.get(args[0])
     return [found] if found else texts.no_one_called(args[0])
 
 
-def _sorted(sessions: list[Session], order: str) -> list[Session]:
-    keys = {
-        "login": lambda s: s.login_time,
-        "name": lambda s: s.name.lower(),
-        "rating": lambda s: -s.account.rating,
-        "rrating": lambda s: s.account.rating,
+def _rating(person: Listed) -> float:
+    if isinstance(person, RemoteUser):
+        return person.info.rating
+    assert person.account is not None
+    return person.account.rating
+
+
+def _sorted(people: list[Listed], order: str) -> list[Listed]:
+    keys: dict[str, Callable[[Listed], Any]] = {
+        "login": lambda p: p.login_time,
+        "name": lambda p: p.name.lower(),
+        "rating": lambda p: -_rating(p),
+        "rrating": _rating,
     }
-    return sorted(sessions, key=keys.get(order, keys["login"]))
+    return sorted(people, key=keys.get(order, keys["login"]))
 
 
 @table.command("who", "rawwho")
 async def who(lobby: Lobby, session: Session, command: Command) -> None:
     if command.args[:1] == ["count"]:
-        session.send_line(info.who_count(len(lobby.online)))
+        session.send_line(info.who_count(len(lobby.online) + len(lobby.directory)))
         return
     selected = _who_selection(lobby, session, command.args)
     if isinstance(selected, str):
         session.send_line(selected)
         return
     shown = _sorted(selected, session.setting("sortwho"))
+    now = time.monotonic()
     if session.clip or command.name == "rawwho":
-        session.send_lines(clip.who_block([s.who_line() for s in shown]))
+        session.send_lines(clip.who_block([p.who_line(now) if isinstance(p, RemoteUser)
+                                           else p.who_line() for p in shown]))
     else:
-        session.send_lines(info.who_table([s.who_info() for s in shown],
+        session.send_lines(info.who_table([p.who_info(now) if isinstance(p, RemoteUser)
+                                           else p.who_info() for p in shown],
                                           session.setting("timezone")))
 
 
@@ -91,14 +114,20 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
         return
     running = lobby.match_table.match_of(online) if online else None
     saved, abandoned = await match_counts(lobby, account.name)
+    elsewhere = lobby.directory.get(account.name) if online is None else None
+    remote = elsewhere.who_info(time.monotonic()) if elsewhere else None
     facts = info.WhoisFacts(
         name=account.name, rating=account.rating, experience=account.experience,
         email=account.email, last_login=aware_time(account.last_login_at),
         last_host=account.last_login_host, last_logout=aware_time(account.last_logout_at),
-        online_idle_seconds=online.idle_seconds() if online else None,
-        playing_with=lobby.match_table.opponent_name_of(online) if online else None,
-        watching=online.watching.name if online and online.watching else None,
-        away_message=online.away_message if online else None,
+        online_idle_seconds=(online.idle_seconds() if online else
+                             remote.idle_seconds if remote else None),
+        playing_with=(lobby.match_table.opponent_name_of(online) if online else
+                      remote.opponent if remote else None),
+        watching=(online.watching.name if online and online.watching else
+                  remote.watching if remote else None),
+        away_message=(online.away_message if online else
+                      elsewhere.away_message if elsewhere else None),
         playing_terms=running.terms if running else None,
         saved_matches=saved, abandoned_matches=abandoned,
         bot_strength=lobby.bot_strengths.get(account.name.lower()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from fibs_server.lobby.directory import Directory
 from fibs_server.lobby.session import Session, wire_text
 from fibs_server.protocol import web_events
 
@@ -19,8 +20,9 @@ class WhoList:
     to WHO_IDLE_REFRESH old: then every line is formatted afresh. A page's login gets the same
     users as presence messages (the same fields), kept likewise."""
 
-    def __init__(self, online: dict[str, Session]) -> None:
+    def __init__(self, online: dict[str, Session], remote: Directory) -> None:
         self._online = online  # lower-case name -> session, in login order
+        self._remote = remote  # the other nodes' users, after this node's
         self._lines: dict[str, str] = {}  # lower-case name -> line, CR LF ended
         self._text: str | None = None  # the lines joined, until one changes
         self._formatted_at = time.monotonic()  # when every idle time was current
@@ -42,6 +44,8 @@ class WhoList:
         if now - self._formatted_at >= WHO_IDLE_REFRESH:
             self._lines = {key: wire_text([session.who_line()])
                            for key, session in self._online.items()}
+            self._lines.update((user.name.lower(), wire_text([user.who_line(now)]))
+                               for user in self._remote)
             self._presences.clear()
             self._formatted_at, self._text, self._presence_text = now, None, None
 
@@ -50,15 +54,20 @@ class WhoList:
         gets at its login (2,000 pages logging in each encoded 2,000 messages apiece)."""
         self._refresh_if_old()
         if self._presence_text is None:
-            for key, session in self._online.items():
+            now = time.monotonic()
+            people = [*self._online.values(), *self._remote]
+            for person in people:
+                key = person.name.lower()
                 if key not in self._presences:
+                    info = person.who_info() if isinstance(person, Session) else \
+                        person.who_info(now)
                     self._presences[key] = wire_text([web_events.encode(
-                        web_events.presence(session.who_info()))])
-            self._presence_text = "".join(self._presences[key] for key in self._online)
+                        web_events.presence(info))])
+            self._presence_text = "".join(self._presences[p.name.lower()] for p in people)
         return self._presence_text
 
-    def set(self, session: Session, line: str) -> None:
-        key = session.name.lower()
+    def set(self, name: str, line: str) -> None:
+        key = name.lower()
         self._lines[key] = wire_text([line])
         self._presences.pop(key, None)
         self._text = self._presence_text = None

@@ -2,6 +2,7 @@
 what users hear through a bus that carries them encoded is what they hear in one process."""
 from __future__ import annotations
 
+import collections
 import re
 from collections.abc import Collection
 
@@ -14,6 +15,7 @@ from fibs_server.lobby.bus import (
     Deliver,
     Letter,
     LocalBus,
+    NodeLetter,
     Notice,
     Said,
     decode_letter,
@@ -76,6 +78,9 @@ class WireBus:
     def tell_all(self, letter: Letter) -> None:
         self._carry(None, letter)
 
+    def tell_others(self, letter: NodeLetter) -> None:
+        self.carried.append(encode_letter(letter))  # nobody else: carried, not delivered
+
 
 SCRIPT = [("alice", "tell bob hello there"), ("bob", "tell alice  two blanks kept"),
           ("alice", "shout anyone?"), ("carol", "shout me too"), ("bob", "away lunch"),
@@ -105,7 +110,11 @@ async def test_users_hear_the_same_over_a_wire_as_in_one_process(tmp_path):
     wired, lobby = await heard_over(WireBus, tmp_path / "wired")
     assert same_but_login_times(wired) == same_but_login_times(local)
     bus = lobby.bus
-    assert isinstance(bus, WireBus) and len(bus.carried) == 9  # 3 tells, 4 shouts, 2 who, wave
+    assert isinstance(bus, WireBus)
+    kinds = collections.Counter(type(decode_letter(data)).__name__ for data in bus.carried)
+    # 3 tells and 3 shouts; 2 who-lines (to users, and to other nodes) and the wave; the
+    # 3 logins to other nodes.
+    assert kinds == {"Said": 6, "Notice": 3, "Presence": 5}, kinds
     alice, bob, carol = local["alice"], local["bob"], local["carol"]
     assert "alice says: hello there" in bob and "\abob says:  two blanks kept" in alice
     assert ["13 alice anyone?", '{"type":"chat","kind":"shout","from":"alice","to":null,'

@@ -1,0 +1,158 @@
+"""Several nodes, one lobby (lobby/bus.py, lobby/directory.py): lobbies joined by a bus that
+carries every letter encoded, as Redis does between processes. Who is online, logins and
+logouts, tells, shouts and whois reach users on the other node in FIBS's texts; a node that
+joins late learns everyone by a roll call; a node that falls silent is forgotten."""
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from fibs_server.lobby import chat_commands
+from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
+from fibs_server.lobby.directory import NODE_SILENCE
+from fibs_server.lobby.lobby import Lobby
+from tests.lobby.recording import logged_in, recording_lobby
+from tests.waiting import until
+
+
+class Wire:
+    """The bus between the nodes: each letter delivered at its own node at once, and to the
+    others as bytes, in the order told."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, Deliver] = {}
+
+    def bus_of(self, node: str, deliver: Deliver) -> NodeBus:
+        self.nodes[node] = deliver
+        return NodeBus(self, node)
+
+    def carry(self, sender: str, names: Collection[str] | None, letter: Letter) -> None:
+        data = encode_letter(letter)
+        for node, deliver in list(self.nodes.items()):
+            if node != sender:
+                deliver(names, decode_letter(data))
+
+
+class NodeBus:
+    def __init__(self, wire: Wire, node: str) -> None:
+        self.wire, self.node = wire, node
+
+    def tell(self, names: Collection[str], letter: Letter) -> None:
+        self.wire.nodes[self.node](names, letter)
+        self.wire.carry(self.node, names, letter)
+
+    def tell_all(self, letter: Letter) -> None:
+        self.wire.nodes[self.node](None, letter)
+        self.wire.carry(self.node, None, letter)
+
+    def tell_others(self, letter: NodeLetter) -> None:
+        self.wire.carry(self.node, None, letter)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def node(wire: Wire, name: str, tmp_path) -> Lobby:
+    (tmp_path / name).mkdir()
+    lobby, _ = await recording_lobby(tmp_path / name)
+    lobby.add_commands(chat_commands.table)
+    lobby.config.node_id = name
+    lobby.bus = wire.bus_of(name, lobby.deliver)
+    return lobby
+
+
+async def test_users_of_two_nodes_see_and_talk_to_each_other(tmp_path):
+    wire = Wire()
+    a, b = await node(wire, "a", tmp_path), await node(wire, "b", tmp_path)
+    alice, alice_hears = await logged_in(a, "alice", notify=True)
+    carol, carol_hears = await logged_in(a, "carol", web_events=True)
+    bob, bob_hears = await logged_in(b, "bob", notify=True)
+    assert alice_hears.lines() == ["carol logs in.", "bob logs in."]
+    assert carol_hears.lines()[:3] == ["7 bob bob logs in.", "5 bob - - 0 0 1500.00 0 0 "
+                                       + str(bob.login_time) + " 127.0.0.1 - -", "6"]
+
+    await a.dispatch(alice, "who count")
+    assert alice_hears.lines() == ["There are 3 users logged in."]
+    await b.dispatch(bob, "rawwho")
+    assert [line.split()[1] for line in bob_hears.lines()[:-1]] == ["bob", "alice", "carol"]
+
+    await a.dispatch(alice, "tell bob hello there")
+    assert bob_hears.lines() == ["alice says: hello there"]
+    assert alice_hears.lines() == ["** You tell bob: hello there"]
+    await b.dispatch(bob, "away lunch")
+    bob_hears.lines()
+    await a.dispatch(alice, "tell bob  still there?")
+    assert alice_hears.lines() == ["** You tell bob:  still there?", "bob is away: lunch"]
+    assert bob_hears.lines() == ["alice says:  still there?"]
+    await a.accounts.create_account(Account(name="bob", password_hash=b"-"))  # one store, in life
+    await a.dispatch(alice, "whois bob")
+    assert alice_hears.lines()[1:3] == ["  Still logged in. 0:00 minutes idle.",
+                                        "  bob is away: lunch"]
+
+    # bob's away, on a's CLIP client and page.
+    assert carol_hears.lines()[-3:-1] == ["5 bob - - 0 1 1500.00 0 0 " + str(bob.login_time)
+                                          + " 127.0.0.1 - -", "6"]
+    await b.dispatch(bob, "shout anyone?")
+    assert alice_hears.lines() == ["bob shouts: anyone?"]
+    assert carol_hears.lines()[0] == "13 bob anyone?"
+    # carol gags bob: a tell from him to her goes nowhere on her node.
+    await a.dispatch(carol, "gag bob")
+    carol_hears.lines()
+    await b.dispatch(bob, "tell carol psst")
+    assert not any("psst" in line for line in carol_hears.lines())
+
+    await b.dispatch(bob, "bye")
+    assert alice_hears.lines() == ["bob logs out."]
+    await a.dispatch(alice, "who count")
+    assert alice_hears.lines() == ["There are 2 users logged in."]
+
+
+async def test_a_late_node_learns_everyone_and_a_silent_one_is_forgotten(tmp_path):
+    wire = Wire()
+    a, b = await node(wire, "a", tmp_path), await node(wire, "b", tmp_path)
+    await logged_in(a, "alice")
+    await logged_in(b, "bob")
+    c = await node(wire, "c", tmp_path)
+    clock = FakeClock()
+    c.directory.clock = clock
+    dora, dora_hears = await logged_in(c, "dora", notify=True)
+    assert len(c.directory) == 0  # logins before c joined were not heard there
+    c.rejoined()
+    assert sorted(user.name for user in c.directory) == ["alice", "bob"]
+    assert sorted(user.name for user in a.directory) == ["bob", "dora"]
+    await c.dispatch(dora, "who count")
+    assert dora_hears.lines() == ["There are 3 users logged in."]
+
+    # Node b stops (killed: no logout reaches anyone); a keeps beating.
+    del wire.nodes["b"]
+    clock.now += NODE_SILENCE / 2
+    a.check_in()
+    c.check_in()
+    assert c.directory.get("bob") is not None
+    clock.now += NODE_SILENCE
+    a.check_in()
+    c.check_in()
+    assert c.directory.get("bob") is None and c.directory.get("alice") is not None
+    assert dora_hears.lines() == ["bob drops connection."]
+
+
+async def test_a_login_on_another_node_takes_the_user_over(tmp_path):
+    wire = Wire()
+    a, b = await node(wire, "a", tmp_path), await node(wire, "b", tmp_path)
+    old, old_hears = await logged_in(a, "alice")
+    carol, carol_hears = await logged_in(a, "carol", notify=True)
+    old_hears.lines()
+    await logged_in(b, "alice")  # her account is in b's store too: one PostgreSQL, in life
+    await until(lambda: a.directory.get("alice") is not None, "alice known as b's on a")
+    assert old_hears.lines() == [
+        "** You logged in again from 127.0.0.1. This connection is closed."]
+    assert old_hears.closed and "alice" not in a.online
+    # carol saw her go from a and come back on b.
+    assert carol_hears.lines() == ["alice logs out.", "alice logs in."]
+    await a.dispatch(carol, "who count")
+    assert carol_hears.lines() == ["There are 2 users logged in."]
