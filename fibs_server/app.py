@@ -80,6 +80,8 @@ class ServerConfig:
     analysis: AnalysisConfig | None = None
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS  # see LobbyConfig
     metrics_from: tuple[Network, ...] = LOOPBACK  # who may read /metrics
+    # The load balancers whose connections, on both ports, begin with a PROXY header.
+    proxy_from: tuple[Network, ...] = ()
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -178,7 +180,7 @@ class FibsServer:
         self._restore_exception_handler = quiet_accept_failures(asyncio.get_running_loop())
         self._telnet, self._front = await start_telnet_server(
             self.lobby, listening_socket(self.config.host, self.config.port),
-            self.config.net_limits)
+            self.config.net_limits, self.config.proxy_from)
         if self.config.http_port is not None:
             listening = listening_socket(self.config.host, self.config.http_port)
             self._http = await start_http_server(self._front, listening, page_origins(
