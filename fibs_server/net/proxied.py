@@ -24,17 +24,19 @@ log = logging.getLogger(__name__)
 WARNING_INTERVAL = 60.0  # seconds between log lines about refused headers
 
 
-class RefusedHeaders:
-    """How refused headers are logged: one line a minute at most, for a flood of them."""
+class BalancerHeaders:
+    """The headers of one server's balancer connections: how many are awaited now, how many
+    were refused, logged one line a minute at most (a flood of them)."""
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        self.count = 0  # refused since the process started
+        self.waiting = 0  # connections whose header is not in yet
+        self.refused_count = 0  # since the process started
         self._unlogged = 0
         self._logged_at: float | None = None
 
     def refused(self, balancer: str, reason: str) -> None:
-        self.count += 1
+        self.refused_count += 1
         now = self.clock.time()
         if self._logged_at is not None and now - self._logged_at < WARNING_INTERVAL:
             self._unlogged += 1
@@ -47,19 +49,20 @@ class RefusedHeaders:
 class HeaderWait:
     """A balancer's connection until its PROXY header is in: `feed` it what is read; then
     `arrived(address, rest)` is called once with the connection's address and the bytes after
-    the header, or the transport is aborted."""
+    the header, or the transport is closed."""
 
-    __slots__ = ("transport", "balancer", "done", "_buffer", "_arrived", "_refusals", "_alarm")
+    __slots__ = ("transport", "balancer", "done", "_buffer", "_arrived", "_headers", "_alarm")
 
     def __init__(self, transport: asyncio.Transport, clock: Clock, timeout: float,
-                 refusals: RefusedHeaders, arrived: Callable[[str, bytes], None]) -> None:
+                 headers: BalancerHeaders, arrived: Callable[[str, bytes], None]) -> None:
         self.transport = transport
         self.balancer = peer_address(transport)
         self.done = False
         self._buffer = b""  # bounded: the parser refuses past a header's longest
         self._arrived = arrived
-        self._refusals = refusals
+        self._headers = headers
         self._alarm: Alarm = clock.call_at(clock.time() + timeout, self._too_slow)
+        headers.waiting += 1
 
     def feed(self, data: bytes) -> None:
         if self.done:
@@ -78,8 +81,10 @@ class HeaderWait:
 
     def cancel(self) -> None:
         """The header is in, or the connection gone: no more timing."""
-        self.done = True
-        self._alarm.cancel()
+        if not self.done:
+            self.done = True
+            self._alarm.cancel()
+            self._headers.waiting -= 1
 
     def _too_slow(self) -> None:
         if not self.done:
@@ -87,5 +92,5 @@ class HeaderWait:
 
     def _refuse(self, reason: str) -> None:
         self.cancel()
-        self._refusals.refused(self.balancer, reason)
-        self.transport.abort()
+        self._headers.refused(self.balancer, reason)
+        self.transport.close()  # nothing was written: a FIN, and no more reading

@@ -37,7 +37,7 @@ from fibs_server.net.limits import (
 )
 from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.pacing import BYTES_PER_COMMAND, CommandPacer
-from fibs_server.net.proxied import HeaderWait, RefusedHeaders
+from fibs_server.net.proxied import HeaderWait, BalancerHeaders
 from fibs_server.net.telnet_codec import TelnetCodec
 
 log = logging.getLogger(__name__)
@@ -266,11 +266,11 @@ class FrontEnd:
     pacer: CommandPacer = dataclasses.field(init=False)
     # What times PROXY headers: the lobby's clock (a test's fake one), or the loop's.
     clock: Clock = dataclasses.field(default_factory=LoopClock)
-    refused_headers: RefusedHeaders = dataclasses.field(init=False)
+    balancer_headers: BalancerHeaders = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         self.pacer = CommandPacer(self.limits)
-        self.refused_headers = RefusedHeaders(self.clock)
+        self.balancer_headers = BalancerHeaders(self.clock)
 
     def from_balancer(self, host: str) -> bool:
         return bool(self.proxy_from) and allowed(host, self.proxy_from)
@@ -278,7 +278,7 @@ class FrontEnd:
     def await_header(self, transport: asyncio.Transport,
                      arrived: Callable[[str, bytes], None]) -> HeaderWait:
         return HeaderWait(transport, self.clock, self.limits.proxy_header_timeout,
-                          self.refused_headers, arrived)
+                          self.balancer_headers, arrived)
 
     def run(self, work: Coroutine[Any, Any, None]) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(work)
