@@ -37,7 +37,7 @@ from fibs_server.net.limits import (
 )
 from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.pacing import BYTES_PER_COMMAND, CommandPacer
-from fibs_server.net.proxied import HeaderWait, BalancerHeaders
+from fibs_server.net.proxied import BalancerHeaders, HeaderWait
 from fibs_server.net.telnet_codec import TelnetCodec
 
 log = logging.getLogger(__name__)
