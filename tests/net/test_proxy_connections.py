@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 
+from fibs_server.__main__ import parse_arguments
 from fibs_server.net.http import networks
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.net.proxy_protocol import v1_header, v2_header
@@ -230,3 +231,13 @@ async def test_http_counts_the_headers_address(make_proxied):
     other = await http_get_through_balancer(harness, v2_header("198.51.100.9"), "/healthz")
     assert other.startswith(b"HTTP/1.1 200 ")
     writer.close()
+
+
+def test_proxy_from_takes_addresses_and_networks_and_defaults_to_none(monkeypatch):
+    assert parse_arguments([]).proxy_from == ()
+    given = parse_arguments(["--proxy-from", "10.0.5.2, 10.0.6.0/24,::1"]).proxy_from
+    assert [str(network) for network in given] == ["10.0.5.2/32", "10.0.6.0/24", "::1/128"]
+    monkeypatch.setenv("FIBS_PROXY_FROM", "192.0.2.1")
+    assert [str(network) for network in parse_arguments([]).proxy_from] == ["192.0.2.1/32"]
+    with pytest.raises(SystemExit):
+        parse_arguments(["--proxy-from", "10.0.6.1/24"])  # host bits set: a typo
