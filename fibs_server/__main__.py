@@ -77,6 +77,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=address_list(env("FIBS_METRICS_FROM", "")) or LOOPBACK,
                         help="the addresses and networks that may read /metrics, "
                              "comma-separated (default: loopback, 127.0.0.0/8 and ::1)")
+    parser.add_argument("--proxy-from", type=address_list,
+                        default=address_list(env("FIBS_PROXY_FROM", "")),
+                        help="the load balancers (addresses and networks, comma-separated) "
+                             "whose connections begin with a PROXY header (v1 or v2) naming "
+                             "the player's address (default: none)")
     parser.add_argument("--bcrypt-rounds", type=int, default=int(env("FIBS_BCRYPT_ROUNDS", "12")))
     parser.add_argument("--idle-timeout", type=float,
                         default=float(env("FIBS_IDLE_TIMEOUT", "3600")),
@@ -217,7 +222,7 @@ def main(argv: list[str] | None = None) -> None:
                        time_budget=arguments.bot_time_budget) if arguments.bots == "on" else None,
         analysis=AnalysisConfig(limits=QueueLimits(waiting=arguments.analysis_queue))
         if arguments.analysis == "on" else None,
-        metrics_from=arguments.metrics_from,
+        metrics_from=arguments.metrics_from, proxy_from=arguments.proxy_from,
         **limits_from_arguments(arguments))))
 
 

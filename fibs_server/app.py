@@ -31,7 +31,13 @@ from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
 from fibs_server.lobby.bot_players import BotConfig, BotPlayers
 from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.metrics import COMMAND_SECONDS, STORE_SECONDS, exposition, family
+from fibs_server.lobby.metrics import (
+    BOT_DECISION_SECONDS,
+    COMMAND_SECONDS,
+    STORE_SECONDS,
+    exposition,
+    family,
+)
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.throttle import AbuseLimits
@@ -80,6 +86,8 @@ class ServerConfig:
     analysis: AnalysisConfig | None = None
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS  # see LobbyConfig
     metrics_from: tuple[Network, ...] = LOOPBACK  # who may read /metrics
+    # The load balancers whose connections, on both ports, begin with a PROXY header.
+    proxy_from: tuple[Network, ...] = ()
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -170,7 +178,7 @@ class FibsServer:
             await self.bots.start()
         # An expired turn is played as the best bot would play it, or by our rules of thumb.
         self.clocks = MatchClocks(self.lobby, rules_of_thumb if self.bots is None else
-                                  functools.partial(self.bots.pool.decide, level=EXPERT))
+                                  functools.partial(self.bots.decide, level=EXPERT))
         self.lobby.match_timers = self.clocks.timer_for
         await self.clocks.resume_graces()
         if self.analysis_queue is not None:
@@ -178,7 +186,7 @@ class FibsServer:
         self._restore_exception_handler = quiet_accept_failures(asyncio.get_running_loop())
         self._telnet, self._front = await start_telnet_server(
             self.lobby, listening_socket(self.config.host, self.config.port),
-            self.config.net_limits)
+            self.config.net_limits, self.config.proxy_from)
         if self.config.http_port is not None:
             listening = listening_socket(self.config.host, self.config.http_port)
             self._http = await start_http_server(self._front, listening, page_origins(
@@ -235,6 +243,7 @@ class FibsServer:
                 "raised or died); all but decided were made by the rules of thumb.",
                 [({"outcome": outcome}, getattr(counts, outcome))
                  for outcome in ("decided", "late", "refused", "failed")]))
+            families.append(BOT_DECISION_SECONDS.exposition())
         if self.analysis_queue is not None:
             families.append(family("fibs_analyses_waiting", "gauge", "Match analyses queued "
                                    "or running.", [({}, await self.store.analyses_waiting())]))

@@ -24,6 +24,7 @@ from fibs_server.bots.brain import MEASURED_ERROR_RATES
 from fibs_server.lobby import match_play
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.metrics import BOT_DECISION_SECONDS
 from fibs_server.lobby.session import Session, Stage
 from fibs_server.protocol import texts
 from fibs_server.rules import events as ev
@@ -66,10 +67,12 @@ class BotConnection:
 
 
 class BotPlayers:
-    def __init__(self, lobby: Lobby, config: BotConfig, pool: BotPool) -> None:
+    def __init__(self, lobby: Lobby, config: BotConfig, pool: BotPool,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.lobby = lobby
         self.config = config
         self.pool = pool
+        self.clock = clock  # what decisions are timed on (BOT_DECISION_SECONDS)
         self.residents: dict[str, Session] = {}  # level -> the bot's session in `who`
         # Every bot session -> its level; a match's session goes with its match.
         self._levels: weakref.WeakKeyDictionary[Session, Level] = weakref.WeakKeyDictionary()
@@ -190,7 +193,7 @@ class BotPlayers:
                 situation = self._situation(session)
                 if situation is None:
                     return
-                decision = await self.pool.decide(situation, self._levels[session])
+                decision = await self.decide(situation, self._levels[session])
                 taken = await match_play.act(self.lobby, session,
                                              _unless_stale(decision, situation))
                 # Not taken because the match ended meanwhile is no refusal.
@@ -199,6 +202,14 @@ class BotPlayers:
                     log.error("%s's decision was refused: %s", session.name, decision)
         finally:
             del self._acting[session]
+
+    async def decide(self, situation: Situation, level: Level) -> Decision:
+        """The pool's decision, timed for /metrics. Here, not in the pool: the metrics are the
+        lobby's, and the bots' layer is below it. On the loop's thread, so no lock."""
+        asked = self.clock()
+        decision = await self.pool.decide(situation, level)
+        BOT_DECISION_SECONDS.observe(self.clock() - asked)
+        return decision
 
     def _situation(self, session: Session) -> Situation | None:
         running = self.lobby.match_table.match_of(session)

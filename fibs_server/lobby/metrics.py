@@ -1,8 +1,9 @@
-"""What `/metrics` shows, in Prometheus's text exposition format (version 0.0.4), and the two
+"""What `/metrics` shows, in Prometheus's text exposition format (version 0.0.4), and the
 latency histograms the server records as it goes (docs/OPERATIONS.md lists every metric).
 
 Here in the lobby, as `token_bucket.py` is, because the lobby records command latency and
-the store (above it) its transactions'; net only renders. Pure: no I/O, and the time comes in
+bot decisions' (the bots' pool, below it, cannot see it), and the store (above it) its
+transactions'; net only renders. Pure: no I/O, and the time comes in
 as an argument. One process is one node, so the histograms are the process's own. Everything
 records on the event loop's thread, so an observation is one bucket increment and one
 addition, without a lock.
@@ -55,6 +56,10 @@ STORE_SECONDS = Histogram(
     "fibs_store_transaction_duration_seconds",
     "Seconds a store transaction took, from the event loop's request to its result "
     "(queueing for the database's threads or connections included).")
+BOT_DECISION_SECONDS = Histogram(
+    "fibs_bot_decision_duration_seconds",
+    "Seconds from asking the bots' pool for a decision (a bot's, or a timed match's expired "
+    "turn's) to having it: queueing for a worker and the engine, or the rules of thumb.")
 
 
 def number(value: float) -> str:

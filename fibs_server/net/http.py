@@ -37,8 +37,10 @@ from fibs_server.lobby.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from fibs_server.lobby.public_reads import dice_statistics, match_games
 from fibs_server.lobby.read_limits import KeyedRateLimit
 from fibs_server.lobby.user_commands import RATED_MIN_EXPERIENCE
-from fibs_server.net.limits import TOO_MANY_CONNECTIONS, peer_address
+from fibs_server.net.limits import TOO_MANY_CONNECTIONS, Network, allowed, peer_address
+from fibs_server.net.limits import networks as networks  # where the callers find it
 from fibs_server.net.listening import refuse_over_count_at_accept
+from fibs_server.net.proxied import HeaderWait
 from fibs_server.net.telnet import FrontEnd
 from fibs_server.net.websocket import Origin, serve_websocket
 
@@ -73,7 +75,6 @@ FRONT = web.AppKey("front", FrontEnd)
 FILES = web.AppKey("files", dict)
 ORIGINS = web.AppKey("origins", frozenset)
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 # A probe or a scrape must never be answered from a cache in between.
 NOT_CACHED = {"Cache-Control": "no-store"}
@@ -87,21 +88,6 @@ class Operations:
     readiness: Callable[[], Awaitable[str | None]]
     metrics: Callable[[], Awaitable[str]]  # the exposition text
     metrics_from: tuple[Network, ...] = LOOPBACK
-
-
-def networks(text: str) -> tuple[Network, ...]:
-    """`127.0.0.1,10.0.0.0/8,::1`: addresses and networks (host bits set are refused)."""
-    return tuple(ipaddress.ip_network(part.strip()) for part in text.split(",") if part.strip())
-
-
-def allowed(host: str | None, among: tuple[Network, ...]) -> bool:
-    try:
-        address = ipaddress.ip_address(host or "")
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped  # a dual-stack socket's IPv4 peer
-    return any(address in network for network in among)
 
 
 OPERATIONS = web.AppKey("operations", Operations)
@@ -159,9 +145,13 @@ RATE = web.AppKey("rate", KeyedRateLimit)
 class HttpConnection(web.RequestHandler):
     """aiohttp's handler of one connection, counted against its address and closed when its
     first request head is not in within the header timeout (aiohttp's keep-alive timeout
-    covers the wait for each later one, half-sent or not)."""
+    covers the wait for each later one, half-sent or not).
 
-    __slots__ = ("_front", "_host", "_head_timer", "refused_until")
+    A load balancer's connection (net/proxied.py) is counted only once its PROXY header is
+    in, against the address it names; aiohttp's parser sees only what follows the header, and
+    `peername` (what aiohttp's `request.remote` reads) is the player's from then on."""
+
+    __slots__ = ("_front", "_host", "_head_timer", "refused_until", "_header", "_player")
 
     def __init__(self, server: web.Server, front: FrontEnd, **options: Any) -> None:
         super().__init__(server, loop=asyncio.get_running_loop(),
@@ -170,18 +160,47 @@ class HttpConnection(web.RequestHandler):
         self._host: str | None = None  # counted against its address
         self._head_timer: asyncio.TimerHandle | None = None
         self.refused_until = 0.0  # loop time: the Retry-After its last 429 gave
+        self._header: HeaderWait | None = None  # a load balancer's PROXY header not yet in
+        self._player: str | None = None  # the address that header named
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
         host = peer_address(transport)
-        if not self._front.addresses.admit(host):
-            assert isinstance(transport, asyncio.Transport)
+        if self._front.from_balancer(host):
+            self._header = self._front.await_header(transport, self._proxied)
+        elif not self._front.addresses.admit(host):
             transport.write(TOO_MANY_RESPONSE)
             transport.close()
             return
-        self._host = host
+        else:
+            self._host = host
         super().connection_made(transport)
         self._head_timer = asyncio.get_running_loop().call_later(
             self._front.limits.http_header_timeout, self.force_close)
+
+    def _proxied(self, host: str, rest: bytes) -> None:
+        """The header named `host`, and `rest` came after it."""
+        self._header = None
+        if not self._front.addresses.admit(host):
+            assert self.transport is not None
+            self.transport.write(TOO_MANY_RESPONSE)
+            self.force_close()
+            return
+        self._host = self._player = host
+        if rest:
+            super().data_received(rest)
+
+    @property
+    def peername(self) -> Any:
+        if self._player is not None:
+            return (self._player, 0)
+        return super().peername
+
+    def data_received(self, data: bytes) -> None:
+        if self._header is not None:
+            self._header.feed(data)
+        elif self._host is not None:
+            super().data_received(data)
 
     def head_arrived(self) -> None:
         if self._head_timer is not None:
@@ -190,6 +209,9 @@ class HttpConnection(web.RequestHandler):
 
     def connection_lost(self, exc: BaseException | None) -> None:
         self.head_arrived()
+        if self._header is not None:
+            self._header.cancel()
+            self._header = None
         if self._host is not None:
             self._front.addresses.release(self._host)
             self._host = None
@@ -209,7 +231,8 @@ class CountedSite(web.SockSite):
     async def start(self) -> None:
         await web.BaseSite.start(self)
         refuse_over_count_at_accept(self._sock, self._front.addresses, TOO_MANY_RESPONSE,
-                                    self._front.limits.silent_refusal_seconds)
+                                    self._front.limits.silent_refusal_seconds,
+                                    exempt=self._front.from_balancer)
         server = self._runner.server
         assert server is not None
         self._server = await asyncio.get_running_loop().create_server(

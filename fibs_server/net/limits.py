@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import ipaddress
 import re
 from collections import Counter
 
@@ -50,6 +51,9 @@ class NetLimits:
     address_command_burst: int = 1000
     address_commands_per_second: float = 200.0
     command_backlog_seconds: float = 5.0
+    # Seconds a connection from a configured load balancer has to send its PROXY header
+    # (net/proxied.py) before it is closed.
+    proxy_header_timeout: float = 5.0
 
 
 class AddressCounter:
@@ -74,6 +78,24 @@ class AddressCounter:
         self._open[host] -= 1
         if self._open[host] <= 0:
             del self._open[host]
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def networks(text: str) -> tuple[Network, ...]:
+    """`127.0.0.1,10.0.0.0/8,::1`: addresses and networks (host bits set are refused)."""
+    return tuple(ipaddress.ip_network(part.strip()) for part in text.split(",") if part.strip())
+
+
+def allowed(host: str | None, among: tuple[Network, ...]) -> bool:
+    try:
+        address = ipaddress.ip_address(host or "")
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # a dual-stack socket's IPv4 peer
+    return any(address in network for network in among)
 
 
 def peer_address(transport: asyncio.BaseTransport) -> str:

@@ -12,7 +12,9 @@ A connection from an address at its connection count is refused right at `accept
 asyncio makes a task, a transport and a protocol for it (`RefusalAtAccept`): the refusal's
 text once, then, for the address's next ones within `silent_refusal_seconds`, a close without
 a word. 40 clients from one address reconnecting as fast as they could (~2,600 refusals a
-second) took 25 % of the server's CPU through asyncio's whole path.
+second) took 25 % of the server's CPU through asyncio's whole path. A configured load
+balancer's connections are never refused here: each is counted against the player its PROXY
+header names, once that is read (net/proxied.py).
 """
 from __future__ import annotations
 
@@ -45,11 +47,14 @@ class RefusalAtAccept:
     """Which accepted connections to refuse before asyncio sees them: those from an address
     at its connection count (the protocols count and refuse too: a batch accepted in one turn
     is counted only as each is set up). The first of them within `silence` seconds gets
-    `refusal`, the others are closed without a word."""
+    `refusal`, the others are closed without a word. `exempt` addresses (the load balancers)
+    are never refused."""
 
     def __init__(self, addresses: AddressCounter, refusal: bytes, silence: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 exempt: Callable[[str], bool] = lambda host: False) -> None:
         self.addresses = addresses
+        self.exempt = exempt
         self.refusal = refusal
         self.silence = silence
         self.clock = clock
@@ -59,7 +64,7 @@ class RefusalAtAccept:
 
     def refused(self, descriptor: int, host: str) -> bool:
         """Whether the connection on `descriptor` was refused (and closed)."""
-        if not self.addresses.full(host):
+        if not self.addresses.full(host) or self.exempt(host):
             return False
         now = self.clock()
         if now - self._told_at.get(host, -self.silence) >= self.silence:
@@ -128,11 +133,13 @@ class BackingOffSocket(socket.socket):
 
 
 def refuse_over_count_at_accept(listening: socket.socket, addresses: AddressCounter,
-                                refusal: bytes, silence: float) -> None:
+                                refusal: bytes, silence: float,
+                                exempt: Callable[[str], bool] = lambda host: False) -> None:
     """Have `listening` refuse connections over their address's count itself (when it is
-    ours: a test's plain socket leaves it to the protocols)."""
+    ours: a test's plain socket leaves it to the protocols), but for `exempt` addresses."""
     if isinstance(listening, BackingOffSocket):
-        listening.refuse_at_accept = RefusalAtAccept(addresses, refusal, silence)
+        listening.refuse_at_accept = RefusalAtAccept(addresses, refusal, silence,
+                                                     exempt=exempt)
 
 
 def listening_socket(host: str, port: int, backlog: int = 100) -> BackingOffSocket:

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session, Stage
 from fibs_server.net.limits import (
@@ -29,11 +30,14 @@ from fibs_server.net.limits import (
     TOO_MANY_CONNECTIONS,
     AddressCounter,
     NetLimits,
+    Network,
+    allowed,
     peer_address,
     wire_bytes,
 )
 from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.pacing import BYTES_PER_COMMAND, CommandPacer
+from fibs_server.net.proxied import BalancerHeaders, HeaderWait
 from fibs_server.net.telnet_codec import TelnetCodec
 
 log = logging.getLogger(__name__)
@@ -235,8 +239,8 @@ class TelnetConnection(QueuedConnection):
     __slots__ = ("codec",)
 
     def __init__(self, transport: asyncio.Transport, codec: TelnetCodec, batcher: OutputBatcher,
-                 output_buffer_cap: int = OUTPUT_BUFFER_CAP) -> None:
-        super().__init__(transport, batcher, output_buffer_cap)
+                 output_buffer_cap: int = OUTPUT_BUFFER_CAP, host: str | None = None) -> None:
+        super().__init__(transport, batcher, output_buffer_cap, host)
         self.codec = codec
 
     def send_telnet(self, command: bytes) -> None:
@@ -254,13 +258,27 @@ class FrontEnd:
     lobby: Lobby
     limits: NetLimits
     addresses: AddressCounter
+    # The load balancers whose connections begin with a PROXY header (net/proxied.py).
+    proxy_from: tuple[Network, ...] = ()
     batcher: OutputBatcher = dataclasses.field(default_factory=OutputBatcher)
     # The running line-serving tasks: the event loop keeps only weak references.
     tasks: set[asyncio.Task] = dataclasses.field(default_factory=set)
     pacer: CommandPacer = dataclasses.field(init=False)
+    # What times PROXY headers: the lobby's clock (a test's fake one), or the loop's.
+    clock: Clock = dataclasses.field(default_factory=LoopClock)
+    balancer_headers: BalancerHeaders = dataclasses.field(init=False)
 
     def __post_init__(self) -> None:
         self.pacer = CommandPacer(self.limits)
+        self.balancer_headers = BalancerHeaders(self.clock)
+
+    def from_balancer(self, host: str) -> bool:
+        return bool(self.proxy_from) and allowed(host, self.proxy_from)
+
+    def await_header(self, transport: asyncio.Transport,
+                     arrived: Callable[[str, bytes], None]) -> HeaderWait:
+        return HeaderWait(transport, self.clock, self.limits.proxy_header_timeout,
+                          self.balancer_headers, arrived)
 
     def run(self, work: Coroutine[Any, Any, None]) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(work)
@@ -290,6 +308,7 @@ class TelnetProtocol(asyncio.Protocol):
     def __init__(self, front: FrontEnd) -> None:
         self.front = front
         self.session: Session | None = None  # None: refused, never a session
+        self.header: HeaderWait | None = None  # a load balancer's header not yet in
         self.unread = bytearray()  # as read: telnet commands not yet decoded
         self.worker: asyncio.Task | None = None
         self.lost_at: float | None = None  # when the peer went, on serving_clock
@@ -300,19 +319,34 @@ class TelnetProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        if not self.front.addresses.admit(peer_address(transport)):
-            transport.write(wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"))
-            transport.close()
+        host = peer_address(transport)
+        if self.front.from_balancer(host):
+            self.header = self.front.await_header(transport, self._start)
+        else:
+            self._start(host, b"")
+
+    def _start(self, host: str, rest: bytes) -> None:
+        """The connection is `host`'s (the peer's, or the player a PROXY header named, with
+        `rest` read after the header): counted, or refused at its count."""
+        self.header = None
+        if not self.front.addresses.admit(host):
+            self.transport.write(wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"))
+            self.transport.close()
             return
         self.codec = TelnetCodec()
         self.splitter = LineSplitter(self.front.limits.max_line_bytes)
-        self.connection = TelnetConnection(transport, self.codec, self.front.batcher,
-                                           self.front.limits.output_buffer_cap)
-        self.pace = self.front.pacer.pace(self.connection.host)
+        self.connection = TelnetConnection(self.transport, self.codec, self.front.batcher,
+                                           self.front.limits.output_buffer_cap, host)
+        self.pace = self.front.pacer.pace(host)
         self.session = self.front.lobby.connect(self.connection)
         self.connection.flush()
+        if rest:
+            self.data_received(rest)
 
     def data_received(self, data: bytes) -> None:
+        if self.header is not None:
+            self.header.feed(data)
+            return
         if self.session is None:
             return
         self.unread += data
@@ -389,6 +423,8 @@ class TelnetProtocol(asyncio.Protocol):
         return text
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.header is not None:
+            self.header.cancel()
         if self.session is None:
             return
         self.lost_at = serving_clock()
@@ -404,12 +440,16 @@ class TelnetProtocol(asyncio.Protocol):
 
 
 async def start_telnet_server(lobby: Lobby, listening: socket.socket,
-                              limits: NetLimits = NetLimits()) -> tuple[asyncio.Server, FrontEnd]:
-    """Serve telnet on `listening` (net/listening.py: it backs off when out of descriptors)."""
-    front = FrontEnd(lobby, limits, AddressCounter(limits.connections_per_address))
+                              limits: NetLimits = NetLimits(),
+                              proxy_from: tuple[Network, ...] = ()
+                              ) -> tuple[asyncio.Server, FrontEnd]:
+    """Serve telnet on `listening` (net/listening.py: it backs off when out of descriptors);
+    connections from `proxy_from` begin with a PROXY header (net/proxied.py)."""
+    front = FrontEnd(lobby, limits, AddressCounter(limits.connections_per_address), proxy_from,
+                     clock=lobby.config.clock)
     refuse_over_count_at_accept(listening, front.addresses,
                                 wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"),
-                                limits.silent_refusal_seconds)
+                                limits.silent_refusal_seconds, exempt=front.from_balancer)
     server = await asyncio.get_running_loop().create_server(
         lambda: TelnetProtocol(front), sock=listening)
     return server, front

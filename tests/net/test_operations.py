@@ -22,7 +22,9 @@ from fibs_server import app
 from fibs_server.__main__ import parse_arguments
 from fibs_server.app import FibsServer, ServerConfig
 from fibs_server.json_logs import JsonFormatter
+from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.lobby.metrics import (
+    BOT_DECISION_SECONDS,
     COMMAND_SECONDS,
     CONTENT_TYPE,
     Histogram,
@@ -30,6 +32,7 @@ from fibs_server.lobby.metrics import (
     family,
 )
 from fibs_server.net.http import LOOPBACK, networks
+from tests.e2e.bot import Bot
 from tests.e2e.test_match_play import join_match
 from tests.waiting import until
 from tests.web.conftest import WebHarness
@@ -202,18 +205,40 @@ async def test_metrics_parse_and_move_as_users_log_in_and_type(make_web):
         before, "fibs_command_duration_seconds_sum")
     # Neither the bots nor the analyses are on in this server: their metrics are absent.
     assert "fibs_bot_decisions_total" not in after and "fibs_analyses_waiting" not in after
+    assert "fibs_bot_decision_duration_seconds" not in after
 
 
 async def test_metrics_show_the_bots_and_the_analysis_queue_when_they_run(make_web):
     from fibs_server.lobby.analysis_queue import AnalysisConfig
-    from fibs_server.lobby.bot_players import BotConfig
     harness = await make_web(bots=BotConfig(think_time=0, workers=1, time_budget=30),
                              analysis=AnalysisConfig())
     families = await scrape(harness)
     for outcome in ("decided", "late", "refused", "failed"):
         assert value(families, "fibs_bot_decisions_total", outcome=outcome) == 0
     assert families["fibs_bot_decisions_total"]["type"] == "counter"
+    assert families["fibs_bot_decision_duration_seconds"]["type"] == "histogram"
     assert value(families, "fibs_analyses_waiting") == 0
+
+
+async def test_a_bot_decision_shows_in_the_decision_latency_histogram(make_web):
+    harness = await make_web(bots=BotConfig(think_time=0, workers=1, time_budget=30))
+    count, seconds = ("fibs_bot_decision_duration_seconds_count",
+                      "fibs_bot_decision_duration_seconds_sum")
+    before = await scrape(harness)
+    assert value(before, count) == sum(BOT_DECISION_SECONDS.counts)
+    await harness.register("alice")
+    client = await harness.login_clip("alice")
+    alice = Bot(client, "alice", seed=1)
+    await alice.send("bot beginner 1")
+    # alice plays until the bot has decided something (its opening move or a roll): each
+    # decision is counted before it is applied, so before alice hears of it.
+    while sum(BOT_DECISION_SECONDS.counts) == value(before, count):
+        await alice.react(await client.read_line(timeout=10))
+    after = await scrape(harness)
+    assert value(after, count) > value(before, count)
+    assert value(after, seconds) > value(before, seconds)
+    assert value(after, "fibs_bot_decisions_total", outcome="decided") >= (
+        value(after, count) - value(before, count))
 
 
 async def test_metrics_answer_loopback_by_default_and_only_the_configured_addresses(make_web):
