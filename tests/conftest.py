@@ -15,9 +15,11 @@ it, so in CI the PostgreSQL half always runs; elsewhere it skips with the reason
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import uuid
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -67,10 +69,24 @@ async def database_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'fibs-test.db'}"
         return
+    async with fresh_postgresql_database() as url:
+        yield url
+
+
+@pytest.fixture
+async def postgresql_url():
+    """A fresh PostgreSQL database only: for what SQLite cannot be (several nodes' store)."""
+    async with fresh_postgresql_database() as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def fresh_postgresql_database() -> AsyncIterator[str]:
     server_url = os.environ.get(POSTGRES_URL_VARIABLE)
     if not server_url:
         skip_unless_ci(f"PostgreSQL tests need {POSTGRES_URL_VARIABLE} (CI sets it; e.g. "
-                    "postgresql://postgres@127.0.0.1:5432/postgres)")
+                       "postgresql://postgres@127.0.0.1:5432/postgres)")
+    assert server_url is not None
     import asyncpg
 
     admin_dsn = server_url.replace("postgresql+asyncpg://", "postgresql://")
@@ -81,9 +97,11 @@ async def database_url(request, tmp_path):
     finally:
         await admin.close()
     base, _, _ = admin_dsn.rpartition("/")
-    yield f"{base}/{name}"
-    admin = await asyncpg.connect(admin_dsn)
     try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        yield f"{base}/{name}"
     finally:
-        await admin.close()
+        admin = await asyncpg.connect(admin_dsn)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()

@@ -207,8 +207,12 @@ async def message(lobby: Lobby, session: Session, command: Command) -> None:
     if session.name.lower() in gagging:
         session.send_line(chat.wont_listen(account.name))
         return
-    if online is not None:
-        lobby.tell([online.name], Said("message", session.name, text, sent_at=int(time.time())))
+    if online is None and lobby.directory.get(account.name) is not None:
+        online_elsewhere = True  # on another node: told there (their gags checked there)
+    else:
+        online_elsewhere = online is not None
+    if online_elsewhere:
+        lobby.tell([account.name], Said("message", session.name, text, sent_at=int(time.time())))
         session.send_line(chat.message_delivered(session.clip, account.name))
     else:
         await _keep_message(lobby, session, account.name, text)
@@ -239,7 +243,7 @@ async def waitfor(lobby: Lobby, session: Session, command: Command) -> None:
         online, account = await lobby.user_named(name)
         if account is None:
             session.send_line(chat.dont_know_user(name))
-        elif online is not None:
+        elif online is not None or lobby.directory.get(account.name) is not None:
             session.send_line(chat.already_logged_in(account.name))
         else:
             session.waiting_for.add(account.name)
@@ -299,12 +303,7 @@ async def welcome_listener(lobby: Lobby, session: Session) -> None:
     session.blinded = {n.lower() for n in arrival.blinded}
     if session.muted is None:
         session.muted = arrival.muted
-    lines = []
-    for waiter in lobby.sessions_online():
-        if name in waiter.waiting_for:
-            waiter.waiting_for.discard(name)
-            lobby.tell([waiter.name], notice([chat.finally_logs_in(name)]))
-            lines.append(chat.waiting_for_you(waiter.name))
+    lines = [chat.waiting_for_you(waiter) for waiter in lobby.tell_waiters(name)]
     if arrival.messages and not session.clip:
         lines.append(chat.MESSAGES_HEADER)
     lines += [chat.message(session.clip, m.sender, m.sent_at, m.text) for m in arrival.messages]

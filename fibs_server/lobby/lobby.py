@@ -48,7 +48,7 @@ from fibs_server.lobby.tables import CodeGuesses
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
 from fibs_server.lobby.who_pacing import WhoPacing
-from fibs_server.protocol import clip, commands, game_texts, server_texts, texts, web_events
+from fibs_server.protocol import chat, clip, commands, game_texts, server_texts, texts, web_events
 from fibs_server.protocol.login_dialogue import TELNET, Client
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules.dice import Dice, VerifiableDice
@@ -582,8 +582,21 @@ class Lobby:
                     user.name, letter.arrival, clip.LOGIN, wire_text(clip.who_block([line])),
                     (), web_events.presence(user.who_info(now))):
                 pass
+            if letter.arrival is not None:
+                self.tell_waiters(user.name)
         else:
             self._remote_departed(letter)
+
+    def tell_waiters(self, name: str) -> list[str]:
+        """Those here waiting for `name` (`waitfor`) are told they logged in, and wait no
+        more: their names."""
+        told = []
+        for waiter in self.sessions_online():
+            if name in waiter.waiting_for:
+                waiter.waiting_for.discard(name)
+                self.tell([waiter.name], notice([chat.finally_logs_in(name)]))
+                told.append(waiter.name)
+        return told
 
     def _remote_departed(self, letter: Absence) -> None:
         if self.directory.absent(letter):

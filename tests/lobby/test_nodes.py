@@ -4,6 +4,7 @@ logouts, tells, shouts and whois reach users on the other node in FIBS's texts; 
 joins late learns everyone by a roll call; a node that falls silent is forgotten."""
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from fibs_server.lobby import chat_commands
@@ -106,10 +107,21 @@ async def test_users_of_two_nodes_see_and_talk_to_each_other(tmp_path):
     await b.dispatch(bob, "tell carol psst")
     assert not any("psst" in line for line in carol_hears.lines())
 
+    # A message to a user on the other node is delivered, not kept; a waitfor is told there.
+    await a.accounts.create_account(Account(name="dora", password_hash=b"-"))
+    await a.dispatch(alice, "waitfor dora")
+    assert alice_hears.lines() == ["** You'll be notified when dora logs in."]
+    await logged_in(b, "dora")
+    assert alice_hears.lines() == ["dora logs in.", "** FINALLY!!! dora logs in."]
+    await b.accounts.create_account(Account(name="alice", password_hash=b"-"))
+    await b.dispatch(bob, "message alice call me")
+    assert bob_hears.lines()[-1] == "** Your message was delivered to alice."
+    assert re.fullmatch(r"Message from bob at .* UTC: call me", alice_hears.lines()[-1])
+
     await b.dispatch(bob, "bye")
     assert alice_hears.lines() == ["bob logs out."]
     await a.dispatch(alice, "who count")
-    assert alice_hears.lines() == ["There are 2 users logged in."]
+    assert alice_hears.lines() == ["There are 3 users logged in."]
 
 
 async def test_a_late_node_learns_everyone_and_a_silent_one_is_forgotten(tmp_path):
