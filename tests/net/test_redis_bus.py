@@ -207,8 +207,9 @@ async def test_the_outgoing_queue_stays_bounded_while_redis_is_gone(private_redi
     await until(lambda: a.bus.healthy and a.bus.queued == 0 and late.resyncs == 1,
                 "back to normal")
     assert late.bus.subscribed and late.bus.figures.reconnects == 0
-    a.bus.tell_all(shout(1))
-    await until(lambda: late.got[-1] == (None, shout(1)), "late hears a")
+    after = Said("shout", "alice", "after the outage")
+    a.bus.tell_all(after)
+    await until(lambda: late.got[-1] == (None, after), "late hears a")
 
 
 async def test_stale_letters_are_dropped_not_published_late(private_redis, prefix,
