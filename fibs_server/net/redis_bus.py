@@ -1,0 +1,398 @@
+"""The lobby's bus between nodes over Redis pub/sub (docs/NODES.md): `RedisBus` implements
+`lobby.bus.Bus`.
+
+A letter told on this node is delivered to this node's users at once, as `LocalBus` does,
+then queued as an *envelope* for the other nodes; one task publishes the queue in order, one
+task receives the other nodes' envelopes and delivers them here. Pub/sub is at-most-once:
+what is lost to an outage is counted, not retried, and every (re)subscription calls
+`resynced`, after which the lobby rebuilds what it knows of the other nodes.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import dataclasses
+import logging
+import random
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Collection
+from typing import Any
+
+import orjson
+import redis.asyncio
+from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from fibs_server.lobby.bus import Deliver, Letter, decode_letter, encode_letter
+
+log = logging.getLogger(__name__)
+
+Resynced = Callable[[], Awaitable[None]]
+
+PUBLISH_BATCH = 256  # envelopes per pipeline: one round trip for a burst, not one each
+SLICE_SECONDS = 0.002  # the subscriber gives the loop a turn at least this often
+
+
+@dataclasses.dataclass
+class BusFigures:
+    """What the bus counts, for /metrics. Lag is wall-clock receive time minus send time, so
+    it includes the nodes' clock difference."""
+    published: int = 0  # envelopes Redis accepted from this node
+    received: int = 0  # other nodes' envelopes delivered here
+    dropped_queue_full: int = 0  # told while the outgoing queue was full: never queued
+    dropped_unsent: int = 0  # queued, then lost to a failed publish or stale after an outage
+    bad: int = 0  # envelopes that did not decode, dropped
+    gaps: int = 0  # other nodes' envelopes missed, by their sequence numbers
+    subscriptions: int = 0  # successful subscriptions: the first, then one per reconnect
+    reconnects: int = 0
+    lag_sum: float = 0.0  # seconds, over `received` envelopes
+    lag_max: float = 0.0
+
+    @property
+    def dropped(self) -> int:
+        return self.dropped_queue_full + self.dropped_unsent
+
+
+@dataclasses.dataclass(frozen=True)
+class Envelope:
+    """A letter on its way: who sent it (node, and the run of that node's bus, so that a
+    restarted node's sequence starting again is not a gap), its number in that run, to whom
+    (None: everyone) and when (time.time())."""
+    node: str
+    run: str
+    seq: int
+    names: list[str] | None
+    sent: float
+    letter: Letter
+
+
+def encode_envelope(envelope: Envelope) -> bytes:
+    """A JSON header line, then the letter as `encode_letter` makes it (orjson never writes a
+    raw newline, so the first one ends the header)."""
+    header = {"node": envelope.node, "run": envelope.run, "seq": envelope.seq,
+              "names": envelope.names, "sent": envelope.sent}
+    return orjson.dumps(header) + b"\n" + encode_letter(envelope.letter)
+
+
+def decode_envelope(data: Any) -> Envelope:
+    """The envelope `encode_envelope` made; ValueError for anything else."""
+    if not isinstance(data, bytes):
+        raise ValueError(f"not an envelope: {type(data).__name__}")
+    head, newline, body = data.partition(b"\n")
+    if not newline:
+        raise ValueError("not an envelope: no header")
+    try:
+        header = orjson.loads(head)
+    except orjson.JSONDecodeError as error:
+        raise ValueError(f"not an envelope header: {error}") from error
+    if not isinstance(header, dict):
+        raise ValueError("not an envelope header")
+    node, run, seq, names, sent = (header.get(key)
+                                   for key in ("node", "run", "seq", "names", "sent"))
+    if not (isinstance(node, str) and isinstance(run, str) and type(seq) is int
+            and (names is None or isinstance(names, list)
+                 and all(isinstance(name, str) for name in names))
+            and isinstance(sent, int | float) and not isinstance(sent, bool)):
+        raise ValueError(f"not an envelope header: {header!r}")
+    return Envelope(node, run, seq, names, float(sent), decode_letter(body))
+
+
+@dataclasses.dataclass(frozen=True)
+class Queued:
+    data: bytes
+    queued_at: float  # time.monotonic(), for staleness
+
+
+async def _nothing_to_resync() -> None:
+    return None
+
+
+class RedisBus:
+    """`lobby.bus.Bus` across nodes sharing one Redis. `url`: redis://...; `node_id`: this
+    node's name, distinct among the nodes; `deliver`: hands a letter to this node's users;
+    `resynced`: awaited (in a task of its own, beside delivery) after every subscription,
+    the first included, since a node that was not subscribed may have missed anything.
+
+    `prefix` names the lobby's channel (`<prefix>:lobby`), so that several lobbies (and
+    tests) share one Redis. `queue_limit` bounds the envelopes waiting to be published: a
+    letter told while it is full is delivered here but not queued (counted), and the bus
+    reports itself unhealthy. `stale_after`: a queued envelope older than this when its turn
+    comes (after an outage) is dropped instead of published late. `backoff_cap`: the longest
+    wait between reconnection attempts. `ping_interval`: after this long without a word from
+    Redis the subscriber pings, and after twice this long it reconnects (a connection can die
+    without an error: a partition, a suspended server)."""
+
+    def __init__(self, url: str, node_id: str, deliver: Deliver,
+                 resynced: Resynced = _nothing_to_resync, *, prefix: str = "fibs",
+                 queue_limit: int = 10_000, stale_after: float = 10.0,
+                 backoff_cap: float = 2.0, ping_interval: float = 5.0) -> None:
+        self.node_id = node_id
+        self.channel = f"{prefix}:lobby"
+        self.figures = BusFigures()
+        self.queue_limit = queue_limit
+        self.stale_after = stale_after
+        self.backoff_cap = backoff_cap
+        self.ping_interval = ping_interval
+        self._url = url
+        self._deliver = deliver
+        self._resynced = resynced
+        self._run = secrets.token_hex(8)
+        self._seq = 0
+        self._queue: collections.deque[Queued] = collections.deque()
+        self._pending = asyncio.Event()
+        self._subscribed = asyncio.Event()
+        self._publisher_up = True  # until a publish fails: then until a ping answers
+        self._heard: dict[str, tuple[str, int]] = {}  # node -> (its run, last seq seen)
+        self._client: redis.asyncio.Redis | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._resync: asyncio.Task[None] | None = None
+        self._last_bad_log = -1e9
+        self._stopping = False
+
+    # The Bus protocol: synchronous, for handlers.
+
+    def tell(self, names: Collection[str], letter: Letter) -> None:
+        if names:
+            self._tell(list(names), letter)
+
+    def tell_all(self, letter: Letter) -> None:
+        self._tell(None, letter)
+
+    def _tell(self, names: list[str] | None, letter: Letter) -> None:
+        try:
+            self._deliver(names, letter)
+        finally:  # a failing delivery here is the handler's error; the other nodes still hear
+            self._enqueue(names, letter)
+
+    def _enqueue(self, names: list[str] | None, letter: Letter) -> None:
+        self._seq += 1  # numbered even when dropped: receivers see the loss as a gap
+        if len(self._queue) >= self.queue_limit:
+            self.figures.dropped_queue_full += 1
+            return
+        try:
+            data = encode_envelope(Envelope(self.node_id, self._run, self._seq, names,
+                                            time.time(), letter))
+        except (TypeError, orjson.JSONEncodeError):
+            log.exception("bus: letter not encodable, not sent to the other nodes")
+            self.figures.dropped_unsent += 1
+            return
+        self._queue.append(Queued(data, time.monotonic()))
+        self._pending.set()
+
+    # State.
+
+    @property
+    def subscribed(self) -> bool:
+        return self._subscribed.is_set()
+
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    @property
+    def healthy(self) -> bool:
+        """Subscribed, publishing, and with room in the outgoing queue."""
+        return self.subscribed and self._publisher_up and len(self._queue) < self.queue_limit
+
+    async def until_subscribed(self) -> None:
+        await self._subscribed.wait()
+
+    # Life.
+
+    async def start(self) -> None:
+        """Start the publishing and subscribing tasks; returns at once. Redis may be down:
+        letters are delivered here meanwhile, and the bus subscribes when it can."""
+        # No retries inside redis-py: a pub/sub connection it quietly re-established would
+        # have missed letters without our knowing. Every error reaches the loops below.
+        self._client = redis.asyncio.Redis.from_url(
+            self._url, retry=Retry(NoBackoff(), 0), socket_connect_timeout=2.0,
+            socket_timeout=5.0, health_check_interval=0)
+        self._tasks = [asyncio.create_task(self._subscribing(), name="redis-bus subscriber"),
+                       asyncio.create_task(self._publishing(), name="redis-bus publisher")]
+
+    async def stop(self, flush_timeout: float = 1.0) -> None:
+        """Publish what is queued (for `flush_timeout` seconds at most), then stop."""
+        if self._stopping:
+            return
+        self._stopping = True
+        deadline = time.monotonic() + flush_timeout
+        while self._queue and self._publisher_up and self._tasks \
+                and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+        tasks = {*self._tasks, *([self._resync] if self._resync else [])}
+        self._pending.set()  # the publisher, waiting, sees `_stopping`
+        # redis-py may swallow a cancellation that lands inside a pipeline's teardown; the
+        # loops also stop on `_stopping`, and a task still running is cancelled again.
+        while tasks:
+            for task in tasks:
+                task.cancel()
+            _, tasks = await asyncio.wait(tasks, timeout=0.5)
+        self._tasks = []
+        self._subscribed.clear()
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                await self._client.aclose()
+
+    def _backoff(self, failures: int) -> float:
+        # Capped exponential with jitter, so that the nodes do not all come back at once.
+        return random.uniform(0.5, 1.0) * min(self.backoff_cap, 0.05 * 2 ** min(failures, 16))
+
+    # Publishing.
+
+    async def _publishing(self) -> None:
+        assert self._client is not None
+        failures = 0
+        while not self._stopping:
+            # Down, it tries again whether or not anything waits, so that it is soon healthy.
+            if not self._publisher_up:
+                try:
+                    await self._client.ping()
+                except Exception as error:
+                    failures += 1
+                    log.debug("bus: Redis still unreachable for publishing: %s", error)
+                    await asyncio.sleep(self._backoff(failures))
+                    continue
+                failures = 0
+                self._publisher_up = True
+                log.warning("bus: publishing again")
+            if not self._queue:
+                self._pending.clear()
+                await self._pending.wait()
+                continue  # stopping, perhaps
+            batch = self._fresh_batch()
+            if not batch:
+                continue
+            try:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    for data in batch:
+                        pipe.publish(self.channel, data)
+                    await pipe.execute()
+            except Exception as error:
+                # At-most-once: what was in flight is lost; the receivers' resync repairs.
+                self.figures.dropped_unsent += len(batch)
+                self._publisher_up = False
+                failures = 1
+                log.warning("bus: publishing failed, %d letters dropped: %s", len(batch), error)
+                await asyncio.sleep(self._backoff(failures))
+                continue
+            self.figures.published += len(batch)
+
+    def _fresh_batch(self) -> list[bytes]:
+        oldest = time.monotonic() - self.stale_after
+        batch: list[bytes] = []
+        while self._queue and len(batch) < PUBLISH_BATCH:
+            queued = self._queue.popleft()
+            if queued.queued_at < oldest:
+                self.figures.dropped_unsent += 1
+            else:
+                batch.append(queued.data)
+        return batch
+
+    # Subscribing.
+
+    async def _subscribing(self) -> None:
+        assert self._client is not None
+        failures = 0
+        while not self._stopping:
+            pubsub = self._client.pubsub()
+            try:
+                await pubsub.subscribe(self.channel)
+                await self._confirmed(pubsub)
+                failures = 0
+                self._now_subscribed()
+                await self._receiving(pubsub)
+            except Exception as error:
+                if self._subscribed.is_set():
+                    log.warning("bus: subscription lost, reconnecting: %s", error)
+                else:
+                    log.debug("bus: cannot subscribe yet: %s", error)
+            finally:
+                self._subscribed.clear()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(pubsub.aclose(), 2.0)
+            failures += 1
+            await asyncio.sleep(self._backoff(failures))
+
+    async def _confirmed(self, pubsub: PubSub) -> None:
+        """Wait for Redis to confirm the subscription: only then is nothing published after
+        it missed, so only then may the lobby resync."""
+        deadline = asyncio.get_running_loop().time() + self.ping_interval
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise redis.ConnectionError("no subscription confirmed")
+            message = await pubsub.get_message(timeout=left)
+            if message is not None and message["type"] == "subscribe":
+                return
+
+    def _now_subscribed(self) -> None:
+        self.figures.subscriptions += 1
+        if self.figures.subscriptions > 1:
+            self.figures.reconnects += 1
+            log.warning("bus: subscribed again; resyncing")
+        # Whatever was missed is repaired by the resync, not counted as gaps.
+        self._heard.clear()
+        self._subscribed.set()
+        if self._resync is not None and not self._resync.done():
+            self._resync.cancel()  # its picture is already out of date
+        self._resync = asyncio.create_task(self._resyncing(), name="redis-bus resync")
+
+    async def _resyncing(self) -> None:
+        try:
+            await self._resynced()
+        except Exception:
+            log.exception("bus: resync failed")
+
+    async def _receiving(self, pubsub: PubSub) -> None:
+        loop = asyncio.get_running_loop()
+        pinged = False
+        slice_started = loop.time()
+        while not self._stopping:
+            message = await pubsub.get_message(timeout=self.ping_interval)
+            if message is None:
+                if pinged:
+                    raise redis.ConnectionError("Redis silent: no answer to a ping")
+                await pubsub.ping()
+                pinged = True
+                continue
+            pinged = False
+            if message["type"] == "message":
+                self._received(message["data"])
+            # Messages already read arrive without the loop getting a turn: give it one.
+            if loop.time() - slice_started > SLICE_SECONDS:
+                await asyncio.sleep(0)
+                slice_started = loop.time()
+
+    def _received(self, data: Any) -> None:
+        try:
+            envelope = decode_envelope(data)
+        except ValueError as error:
+            self.figures.bad += 1
+            now = time.monotonic()
+            if now - self._last_bad_log > 1.0:  # a flood of them must not flood the log
+                self._last_bad_log = now
+                log.warning("bus: bad envelope dropped (%d so far): %s", self.figures.bad, error)
+            return
+        if envelope.node == self.node_id:
+            if envelope.run != self._run:
+                log.error("bus: another node uses this node's id %r", self.node_id)
+            return
+        self._count_gap(envelope)
+        self.figures.received += 1
+        lag = max(0.0, time.time() - envelope.sent)
+        self.figures.lag_sum += lag
+        self.figures.lag_max = max(self.figures.lag_max, lag)
+        try:
+            self._deliver(envelope.names, envelope.letter)
+        except Exception:
+            log.exception("bus: delivering a letter from %s failed", envelope.node)
+
+    def _count_gap(self, envelope: Envelope) -> None:
+        heard = self._heard.get(envelope.node)
+        if heard is not None and heard[0] == envelope.run and envelope.seq > heard[1] + 1:
+            self.figures.gaps += envelope.seq - heard[1] - 1
+        if heard is None or heard[0] != envelope.run or envelope.seq > heard[1]:
+            self._heard[envelope.node] = (envelope.run, envelope.seq)
