@@ -11,6 +11,7 @@ import faulthandler
 import logging
 import os
 import pathlib
+import socket
 import sqlite3
 import sys
 from typing import Any, TypedDict
@@ -82,6 +83,16 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         help="the load balancers (addresses and networks, comma-separated) "
                              "whose connections begin with a PROXY header (v1 or v2) naming "
                              "the player's address (default: none)")
+    parser.add_argument("--bus", default=env("FIBS_BUS"),
+                        help="several nodes, one lobby: the Redis between them (redis://host:"
+                             "port/db); the nodes share one PostgreSQL database "
+                             "(docs/NODES.md). Default: none, this node is the lobby")
+    parser.add_argument("--node-id", default=env("FIBS_NODE_ID", socket.gethostname()),
+                        help="this node's name among the nodes, distinct for each "
+                             "(default: the host's name)")
+    parser.add_argument("--bus-prefix", default=env("FIBS_BUS_PREFIX", "fibs"),
+                        help="the lobby's channel on the bus: distinct for each lobby sharing "
+                             "one Redis (its pub/sub channels ignore the database number)")
     parser.add_argument("--bcrypt-rounds", type=int, default=int(env("FIBS_BCRYPT_ROUNDS", "12")))
     parser.add_argument("--idle-timeout", type=float,
                         default=float(env("FIBS_IDLE_TIMEOUT", "3600")),
@@ -223,6 +234,7 @@ def main(argv: list[str] | None = None) -> None:
         analysis=AnalysisConfig(limits=QueueLimits(waiting=arguments.analysis_queue))
         if arguments.analysis == "on" else None,
         metrics_from=arguments.metrics_from, proxy_from=arguments.proxy_from,
+        bus_url=arguments.bus, node_id=arguments.node_id, bus_prefix=arguments.bus_prefix,
         **limits_from_arguments(arguments))))
 
 

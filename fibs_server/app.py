@@ -56,6 +56,7 @@ from fibs_server.net.listening import (
     quiet_accept_failures,
     raise_descriptor_limit,
 )
+from fibs_server.net.redis_bus import BusFigures, RedisBus
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.net.websocket import Origin, origin_of
 from fibs_server.protocol.login_dialogue import WEB_PAGE
@@ -88,6 +89,11 @@ class ServerConfig:
     metrics_from: tuple[Network, ...] = LOOPBACK  # who may read /metrics
     # The load balancers whose connections, on both ports, begin with a PROXY header.
     proxy_from: tuple[Network, ...] = ()
+    # Several nodes, one lobby: the Redis between them (None: this node is the lobby) and
+    # this node's name among them (docs/NODES.md).
+    bus_url: str | None = None
+    node_id: str = "main"
+    bus_prefix: str = "fibs"  # the lobby's channel's: Redis's channels are shared by all
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -130,10 +136,15 @@ class FibsServer:
         self.clocks: MatchClocks | None = None
         self.analysis_lane: AnalysisLane | None = None
         self.analysis_queue: AnalysisQueue | None = None
+        self.bus: RedisBus | None = None
         self._started = False
         self._stopping = False
 
     async def start(self) -> None:
+        if self.config.bus_url is not None and self.config.database_url.startswith("sqlite"):
+            # Each node would have its own accounts and matches: one lobby in name only.
+            raise ValueError("several nodes share one PostgreSQL database; a SQLite file "
+                             "is one node's (run without --bus, or with a postgresql:// URL)")
         await upgrade_database_async(self.config.database_url)
         self.store = await SqlStore.open(self.config.database_url)
         limits = self.config.abuse_limits
@@ -149,12 +160,23 @@ class FibsServer:
                                        grace_seconds=self.config.grace_seconds,
                                        takeover_seconds=self.config.takeover_seconds,
                                        reconnect_seconds=self.config.reconnect_seconds,
+                                       node_id=self.config.node_id,
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
                             server_commands.table, table_commands.table, fair_commands.table],
                            chat_records=self.store)
         await admin_commands.restore_motd(self.lobby)
+        if self.config.bus_url is not None:
+            lobby = self.lobby
+
+            async def rejoined() -> None:
+                lobby.rejoined()
+            self.bus = RedisBus(self.config.bus_url, self.config.node_id, lobby.deliver,
+                                rejoined, prefix=self.config.bus_prefix)
+            lobby.bus = self.bus
+            await self.bus.start()
+            self._background.append(asyncio.create_task(lobby.keep_in_touch()))
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
         self.lobby.gatekeeper.reserve(BotConfig().names.values())
@@ -204,6 +226,8 @@ class FibsServer:
         if (self._stopping or self.lobby.stop_requested.is_set()
                 or self.lobby.shutdown_task is not None):
             return "shutting down"
+        if self.bus is not None and not self.bus.subscribed:
+            return "not connected to the other nodes (the bus)"
         try:
             await asyncio.wait_for(self.store.answers(), READY_TIMEOUT)
         except TimeoutError:
@@ -244,6 +268,8 @@ class FibsServer:
                 [({"outcome": outcome}, getattr(counts, outcome))
                  for outcome in ("decided", "late", "refused", "failed")]))
             families.append(BOT_DECISION_SECONDS.exposition())
+        if self.bus is not None:
+            families += bus_families(self.bus.figures, self.bus.queued, len(lobby.directory))
         if self.analysis_queue is not None:
             families.append(family("fibs_analyses_waiting", "gauge", "Match analyses queued "
                                    "or running.", [({}, await self.store.analyses_waiting())]))
@@ -290,10 +316,37 @@ class FibsServer:
             await self._telnet.wait_closed()
         if self._http is not None:
             await self._http.cleanup()
+        if self.bus is not None:
+            await self.bus.stop()  # after the logouts, which it tells the other nodes
         if self.store is not None:
             await self.store.close()
         if self._restore_exception_handler is not None:
             self._restore_exception_handler()
+
+
+def bus_families(figures: BusFigures, queued: int, elsewhere: int) -> list[list[str]]:
+    """/metrics of the bus between nodes (docs/OPERATIONS.md)."""
+    return [
+        family("fibs_bus_envelopes_total", "counter", "Envelopes between nodes: published by "
+               "this node, received from the others, dropped (the outgoing queue full, or "
+               "lost to an outage), bad (not understood), missed (gaps in another node's "
+               "numbering).",
+               [({"outcome": "published"}, figures.published),
+                ({"outcome": "received"}, figures.received),
+                ({"outcome": "dropped"}, figures.dropped), ({"outcome": "bad"}, figures.bad),
+                ({"outcome": "missed"}, figures.gaps)]),
+        family("fibs_bus_reconnects_total", "counter", "Reconnections to Redis after a lost "
+               "connection (each followed by a roll call).", [({}, figures.reconnects)]),
+        family("fibs_bus_lag_seconds_total", "counter", "Sum over received envelopes of the "
+               "time from their sending (on their node's clock) to their delivery here.",
+               [({}, figures.lag_sum)]),
+        family("fibs_bus_lag_seconds_max", "gauge", "The longest such time yet.",
+               [({}, figures.lag_max)]),
+        family("fibs_bus_queued", "gauge", "Envelopes waiting to be published.",
+               [({}, queued)]),
+        family("fibs_users_elsewhere", "gauge", "Users online on the other nodes, as this "
+               "node knows them.", [({}, elsewhere)]),
+    ]
 
 
 # CPython's cyclic garbage collector pauses the event loop for as long as it walks. A young

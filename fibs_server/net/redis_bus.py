@@ -26,7 +26,7 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from fibs_server.lobby.bus import Deliver, Letter, decode_letter, encode_letter
+from fibs_server.lobby.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +160,9 @@ class RedisBus:
 
     def tell_all(self, letter: Letter) -> None:
         self._tell(None, letter)
+
+    def tell_others(self, letter: NodeLetter) -> None:
+        self._enqueue(None, letter)
 
     def _tell(self, names: list[str] | None, letter: Letter) -> None:
         try:
