@@ -467,8 +467,10 @@ class Lobby:
             if session not in told:
                 session.send_line(server_texts.SHUTTING_DOWN)
         # Everyone goes at once: no one is told of the others' logouts (at 10,000 online that
-        # was 10,000 notices each, and the logouts' store updates share commits).
+        # was 10,000 notices each, and the logouts' store updates share commits). The other
+        # nodes are told in one letter: nobody is here any more.
         self.closing = True
+        self.bus.tell_others(Roster(self.config.node_id, []))
         await asyncio.gather(*(self.disconnected(session) for session in list(self.connections)))
 
     def report(self, text: str, exclude: Iterable[str] = ()) -> None:
@@ -560,13 +562,16 @@ class Lobby:
                                                      entry.get("away_message")))
                      for entry in letter.users if entry["info"]["name"].lower() not in self.online]
             for name in before - {user.name for user in users}:
-                self._remote_departed(Absence(letter.node, name))
+                self._remote_departed(Absence(letter.node, name,
+                                              texts.departed(name, Departure.LOGGED_OUT)))
             if users:
                 now = time.monotonic()
                 lines = [user.who_line(now) for user in users]
                 for user, line in zip(users, lines):
                     self.who_list.set(user.name, line)
-                self.tell_all(notice(clip.who_block(lines), audience="clip", broadcast=True))
+                # To this node's users only: the other nodes heard the roster themselves.
+                self.deliver(None, notice(clip.who_block(lines), audience="clip",
+                                          broadcast=True))
         elif isinstance(letter, Presence):
             here = self.online.get(str(letter.info["name"]).lower())
             if here is not None:
@@ -594,7 +599,7 @@ class Lobby:
         for waiter in self.sessions_online():
             if name in waiter.waiting_for:
                 waiter.waiting_for.discard(name)
-                self.tell([waiter.name], notice([chat.finally_logs_in(name)]))
+                self.deliver([waiter.name], notice([chat.finally_logs_in(name)]))
                 told.append(waiter.name)
         return told
 

@@ -168,3 +168,7 @@ async def test_a_login_on_another_node_takes_the_user_over(tmp_path):
     assert carol_hears.lines() == ["alice logs out.", "alice logs in."]
     await a.dispatch(carol, "who count")
     assert carol_hears.lines() == ["There are 2 users logged in."]
+
+    # Node b stops: its users are logged out on a at once, in one letter.
+    await b.shut_down()
+    assert carol_hears.lines() == ["alice logs out."] and a.directory.get("alice") is None
