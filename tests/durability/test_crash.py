@@ -31,7 +31,7 @@ from tests.e2e.client import ExpectationFailed, FibsClient
 from tests.waiting import until
 
 SEED = 20261130
-KILLS = 12
+KILLS = 8
 MATCH_LENGTH = 3
 MATCH_END = re.compile(r"(You win|\S+ wins) the \d+ point match \d+-\d+ \.")
 JOIN_PROMPT = re.compile(r"Type 'join (\S+)' to accept\.")

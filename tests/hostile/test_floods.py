@@ -84,6 +84,14 @@ async def time_answers_during(client, flooding: asyncio.Future,
     return delays
 
 
+def assert_few_slow(delays: list[float], over: float = 0.25, share: float = 1 / 50) -> None:
+    """Where the prober shares the server's loop, a pause of the whole machine (three test
+    workers on two cores) delays one answer, not many: a bound on the share of slow answers,
+    not on the worst, which only the machine decides."""
+    slow = [delay for delay in delays if delay > over]
+    assert len(slow) <= len(delays) * share, f"{len(slow)} of {len(delays)} over {over} s"
+
+
 @pytest.mark.parametrize("kind", FLOODS)
 async def test_a_flood_does_not_slow_anyone_else(make_harness, tracebacks, monkeypatch, kind):
     served = count_lines_served(monkeypatch)

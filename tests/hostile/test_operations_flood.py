@@ -12,7 +12,7 @@ import statistics
 import aiohttp
 
 from fibs_server.net.limits import NetLimits
-from tests.hostile.test_floods import time_answers_during
+from tests.hostile.test_floods import assert_few_slow, time_answers_during
 from tests.hostile.test_http_abuse import (  # noqa: F401 (make_web is a fixture)
     counted,
     http_flood,
@@ -54,7 +54,8 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
         assert 20 <= answered <= 20 + 10 * 6, (address, seen)
         # About one 429 per connection per Retry-After, not one per request it could parse.
         assert CONNECTIONS_PER_ADDRESS <= refused <= CONNECTIONS_PER_ADDRESS * 4, (address, seen)
-    assert statistics.median(delays) < 0.1 and p99(delays) < 1.0
+    assert statistics.median(delays) < 0.1
+    assert_few_slow(delays, share=1 / 20)
     assert login < 3.0
     # Another address is not held back by the flooders' buckets.
     async with aiohttp.ClientSession() as http_client:

@@ -261,20 +261,26 @@ async def test_a_flood_from_another_node_leaves_the_loop_free(redis_url, prefix,
         await until(lambda: len(b.got) > 100 or flooding.done(), "the flood arrives")
         heard = len(b.got)
         loop = asyncio.get_running_loop()
-        late: list[float] = []
+        # The loop thread's CPU time over each nap: what the loop did before it woke the
+        # napper. Unlike the wall clock, it does not grow when the machine (three test workers,
+        # the flooder and Redis on two cores) gives this process no core for a while; it grows
+        # only if the loop works on through the nap's end instead of giving the napper its turn.
+        worked: list[float] = []
         stop = loop.time() + MEASURE_SECONDS
         while loop.time() < stop and not flooding.done():
-            asleep = loop.time()
+            asleep = time.thread_time()
             await asyncio.sleep(NAP)
-            late.append(loop.time() - asleep - NAP)
+            worked.append(time.thread_time() - asleep)
         during = len(b.got) - heard
     finally:
         await flooding
     assert flooder.exitcode == 0
-    assert len(late) > 20, f"the flood ended too soon: {len(late)} naps"
+    assert len(worked) > 20, f"the flood ended too soon: {len(worked)} naps"
     assert during > 1000, f"only {during} letters arrived while measuring"
-    # About 5 ms on the 2-core machine, where the flooder, Redis and this process share two
-    # cores; a loop held for whole reads of the flood would show in the slow share.
-    assert statistics.median(late) < 0.02, f"median {statistics.median(late) * 1000:.1f} ms"
-    slow = sum(delay > 0.05 for delay in late) / len(late)
-    assert slow < 0.1, f"{slow:.0%} of the naps woke over 50 ms late"
+    # The nap's 10 ms of work and a few milliseconds more (the slice under way and redis-py's
+    # parsing: 15 ms on the 2-core machine); a loop that served whole reads of the flood
+    # without a turn between would show here.
+    assert statistics.median(worked) < 2 * NAP, \
+        f"median {statistics.median(worked) * 1000:.1f} ms of work a nap"
+    long_naps = sum(work > 0.05 for work in worked) / len(worked)
+    assert long_naps < 0.1, f"{long_naps:.0%} of the naps held the loop over 50 ms"
