@@ -526,8 +526,9 @@ class Lobby:
             self._tell_who(about, line)
 
     def _tell_who(self, about: Session, line: str) -> None:
-        self.tell_all(notice(clip.who_block([line]), web_events.presence(about.who_info()),
-                             audience="clip", broadcast=True))
+        # Here as a who-line; to the other nodes as the presence they keep and tell likewise.
+        self.deliver(None, notice(clip.who_block([line]), web_events.presence(about.who_info()),
+                                  audience="clip", broadcast=True))
         self.bus.tell_others(self._presence(about))
 
     # --- the other nodes ---------------------------------------------------------------------
