@@ -159,11 +159,67 @@ class Roster:
     users: list[dict[str, Any]]
 
 
+# A player at a match that runs on another node (lobby/seats.py): the match's node is the
+# host, the player's own node (where their connection is) their home. Each of these letters
+# is for one node, `to_node`; the others ignore it.
+
+@dataclasses.dataclass(frozen=True)
+class JoinAsked:
+    """`name`, at home on `node`, joins the invitation of `inviter`, who is on `to_node`.
+    `client`: how the player's program reads (`seats.SeatClient`'s fields)."""
+    node: str
+    to_node: str
+    name: str
+    inviter: str
+    client: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Seated:
+    """From the host: `name`'s seat there plays `opponent` now (None: it plays no more, or
+    never did: the join was refused)."""
+    node: str
+    to_node: str
+    name: str
+    opponent: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Forwarded:
+    """From the home: a command line of `name` for their seat at the host. `quiet`: a
+    setting the home carried out and answered already, copied to the seat."""
+    node: str
+    to_node: str
+    name: str
+    line: str
+    quiet: bool = False
+
+
+RelayKind = Literal["lines", "text", "event"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Relayed:
+    """From the host: what `name`'s seat was told, for their connection at home: `lines` to
+    be laid out as the home session lays out its lines, or a `text` already on the wire, or
+    typed messages (`event`), in the order the seat was told them."""
+    node: str
+    to_node: str
+    name: str
+    kind: RelayKind
+    lines: tuple[str, ...]
+    broadcast: bool = False
+
+
+SeatLetter = JoinAsked | Seated | Forwarded | Relayed
 UserLetter = Said | Notice
-NodeLetter = Presence | Absence | RollCall | Roster  # for the nodes' directories
+PresenceLetter = Presence | Absence | RollCall | Roster  # for the nodes' directories
+NodeLetter = PresenceLetter | SeatLetter  # between the nodes
 Letter = UserLetter | NodeLetter
 LETTERS: dict[str, type[Letter]] = {"said": Said, "notice": Notice, "presence": Presence,
-                                    "absence": Absence, "roll_call": RollCall, "roster": Roster}
+                                    "absence": Absence, "roll_call": RollCall, "roster": Roster,
+                                    "join_asked": JoinAsked, "seated": Seated,
+                                    "forwarded": Forwarded, "relayed": Relayed}
 KIND_OF = {kind: name for name, kind in LETTERS.items()}
 
 
@@ -186,6 +242,10 @@ def decode_letter(data: bytes | str) -> Letter:
             raise ValueError(f"not a letter: {letter!r}")
         letter = dataclasses.replace(letter, lines=tuple(letter.lines),
                                      excluded=tuple(letter.excluded))
+    elif isinstance(letter, Relayed):
+        if not isinstance(letter.lines, list):
+            raise ValueError(f"not a letter: {letter!r}")
+        letter = dataclasses.replace(letter, lines=tuple(letter.lines))
     if not _well_formed(letter):
         raise ValueError(f"not a letter: {letter!r}")
     return letter
@@ -205,6 +265,8 @@ def _well_formed(letter: Letter) -> bool:
         return (isinstance(letter.node, str) and isinstance(letter.users, list)
                 and all(isinstance(user, dict) and isinstance(user.get("info"), dict)
                         for user in letter.users))
+    if isinstance(letter, SeatLetter):
+        return _well_formed_seat_letter(letter)
     if isinstance(letter, Said):
         return (letter.kind in get_args(SaidKind) and isinstance(letter.speaker, str)
                 and isinstance(letter.text, str) and isinstance(letter.to, str | None)
@@ -214,6 +276,19 @@ def _well_formed(letter: Letter) -> bool:
             and letter.audience in get_args(Audience)
             and all(isinstance(name, str) for name in letter.excluded)
             and isinstance(letter.broadcast, bool) and isinstance(letter.ring, bool))
+
+
+def _well_formed_seat_letter(letter: SeatLetter) -> bool:
+    if not all(isinstance(field, str) for field in (letter.node, letter.to_node, letter.name)):
+        return False
+    if isinstance(letter, JoinAsked):
+        return isinstance(letter.inviter, str) and isinstance(letter.client, dict)
+    if isinstance(letter, Seated):
+        return isinstance(letter.opponent, str | None)
+    if isinstance(letter, Forwarded):
+        return isinstance(letter.line, str) and isinstance(letter.quiet, bool)
+    return (letter.kind in get_args(RelayKind) and isinstance(letter.broadcast, bool)
+            and all(isinstance(line, str) for line in letter.lines))
 
 
 # Where a bus hands a letter to this node's users: the names, or None for everyone online.

@@ -1,11 +1,14 @@
 """Match commands: invite, join, leave, the in-game commands, and watching."""
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Collection
 from typing import Literal
 
 from fibs_server.lobby import match_play
 from fibs_server.lobby.bus import notice
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
@@ -34,8 +37,34 @@ def too_long_for(session: Session, length: int | None) -> bool:
     """Whether the match is over LONG_MATCH points and the user has no rating-list
     experience (invitations and tables)."""
     assert session.account is not None
-    return (length is not None and length > LONG_MATCH
-            and session.account.experience <= RATED_EXPERIENCE)
+    return too_long_with(session.account.experience, length)
+
+
+def too_long_with(experience: int, length: int | None) -> bool:
+    return length is not None and length > LONG_MATCH and experience <= RATED_EXPERIENCE
+
+
+@dataclasses.dataclass(frozen=True)
+class Invitee:
+    """The user an invitation names, here or on another node (as the directory knows them)."""
+    name: str
+    visitor: bool
+    busy: bool
+    ready: bool
+    experience: int
+    gagged: Collection[str]  # lower-case names whose invitations they do not hear
+
+    @classmethod
+    def here(cls, lobby: Lobby, session: Session) -> Invitee:
+        assert session.account is not None
+        return cls(session.name, lobby.is_visitor(session), lobby.match_table.busy(session),
+                   session.toggle("ready"), session.account.experience, session.gagged)
+
+    @classmethod
+    def elsewhere(cls, user: RemoteUser) -> Invitee:
+        # Their gags are theirs to check where they are: an invitation is a notice there.
+        return cls(user.name, user.name.startswith(texts.VISITOR_PREFIX),
+                   user.info.opponent is not None, user.info.ready, user.info.experience, ())
 
 
 def not_free_to_play(lobby: Lobby, session: Session) -> str | None:
@@ -68,11 +97,10 @@ def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
 
 @table.command("invite")
 async def invite(lobby: Lobby, session: Session, command: Command) -> None:
-    target = named_user(lobby, session, command, game_texts.INVITE_WHOM,
-                        game_texts.INVITE_YOURSELF)
+    target = invitee(lobby, session, command)
     if target is None:
         return
-    if lobby.is_visitor(session) or lobby.is_visitor(target):
+    if lobby.is_visitor(session) or target.visitor:
         # A visitor's matches are never stored; one against a person would be lost.
         session.send_line(texts.VISITORS_PLAY_BOTS)
         return
@@ -80,10 +108,10 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     if refusal is not None:
         session.send_line(refusal)
         return
-    if lobby.match_table.busy(target):
+    if target.busy:
         session.send_line(game_texts.already_playing(target.name))
         return
-    if not target.toggle("ready"):
+    if not target.ready:
         session.send_line(game_texts.refusing_games(target.name))
         return
     saved = await lobby.matches.running_match(session.name, target.name)
@@ -108,7 +136,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(error.reply)
         return
     points = None if length == "unlimited" else length
-    if too_long_for(session, points) or too_long_for(target, points):
+    if too_long_for(session, points) or too_long_with(target.experience, points):
         session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
                           if too_long_for(session, points) else
                           game_texts.not_experienced_enough(target.name))
@@ -125,7 +153,19 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
                                         replaces_saved_match=saved is not None, terms=terms))
 
 
-def _tell_invited(lobby: Lobby, inviter: Session, target: Session, lines: list[str],
+def invitee(lobby: Lobby, session: Session, command: Command) -> Invitee | None:
+    """The user `invite` names, online here (name completion) or on another node (their
+    whole name), or None after saying why not."""
+    if command.args and lobby.find_online(command.args[0]) is None:
+        elsewhere = lobby.directory.get(command.args[0])
+        if elsewhere is not None:
+            return Invitee.elsewhere(elsewhere)
+    target = named_user(lobby, session, command, game_texts.INVITE_WHOM,
+                        game_texts.INVITE_YOURSELF)
+    return None if target is None else Invitee.here(lobby, target)
+
+
+def _tell_invited(lobby: Lobby, inviter: Session, target: Invitee, lines: list[str],
                   message: web_events.Message) -> None:
     # Gagging someone silences their invitations too; the inviter is not told (as for tell).
     if inviter.name.lower() not in target.gagged:
@@ -155,12 +195,18 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         await match_play.act(lobby, session, lambda m, p: m.join(p))
         return
     inviter = lobby.find_online(command.args[0])
-    if inviter is None:
+    elsewhere = lobby.directory.get(command.args[0]) if inviter is None else None
+    if inviter is None and elsewhere is None:
         session.send_line(game_texts.cannot_find_player(command.args[0]))
         return
     if lobby.match_table.busy(session):
         session.send_line(game_texts.TWO_GAMES_AT_ONCE)
         return
+    if elsewhere is not None:
+        # The match runs where the invitation was made; the host checks it there.
+        lobby.seats.join_elsewhere(session, elsewhere)
+        return
+    assert inviter is not None
     invitation = lobby.match_table.invitation_from(inviter.name)
     if invitation is None or invitation.invitee.lower() != session.name.lower() \
             or inviter is session:

@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator
 from typing import Any
 
+from fibs_server.lobby import seats
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore, AccountsWithVisitors
 from fibs_server.lobby.analysis_records import AnalysisRecords
 from fibs_server.lobby.bus import (
@@ -21,8 +22,10 @@ from fibs_server.lobby.bus import (
     LocalBus,
     NodeLetter,
     Presence,
+    PresenceLetter,
     RollCall,
     Roster,
+    SeatLetter,
     notice,
 )
 from fibs_server.lobby.chat_records import ChatRecords
@@ -43,6 +46,7 @@ from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.read_limits import HeavyReadLimits
 from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.running_match import Invitation, MatchTimer, RunningMatch
+from fibs_server.lobby.seats import Seats, SeatSession
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.tables import CodeGuesses
 from fibs_server.lobby.throttle import AbuseLimits
@@ -121,6 +125,7 @@ class Lobby:
         self.bus: Bus = LocalBus(self.deliver)
         self.directory = Directory()  # the other nodes' users (none without a bus to them)
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
+        self.seats = Seats(self)  # players at matches across nodes (lobby/seats.py)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
@@ -280,6 +285,7 @@ class Lobby:
             self._went_offline(account.name)
             self.match_table.withdraw(account.name)
             self.match_table.take_over(previous, session)
+            session.seated_elsewhere = previous.seated_elsewhere  # a match on another node
             self.held.release(previous)
             self.gatekeeper.session_tokens.revoke(account.name)  # the new login's only
             previous.close()
@@ -442,7 +448,8 @@ class Lobby:
         return session.name.lower() in self.accounts.visitors
 
     def is_online(self, session: Session) -> bool:
-        return session.is_bot or self.online.get(session.name.lower()) is session
+        return (session.is_bot or self.online.get(session.name.lower()) is session
+                or self.seats.holds(session))
 
     async def user_named(self, name: str, complete: bool = False
                          ) -> tuple[Session | None, Account | None]:
@@ -490,7 +497,11 @@ class Lobby:
     def deliver(self, names: Collection[str] | None, letter: Letter) -> None:
         """What the bus brings to this node's users: those of `names` online here (None:
         everyone online here) whom the letter reaches."""
-        if isinstance(letter, Presence | Absence | RollCall | Roster):
+        if isinstance(letter, SeatLetter):
+            if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
+                self.seats.receive(letter)
+            return
+        if isinstance(letter, PresenceLetter):
             self._from_another_node(letter)
             return
         if names is None:
@@ -506,8 +517,10 @@ class Lobby:
             invitee.send_event(web_events.invitation_withdrawn(invitation.inviter))
 
     def _who_changed(self, session: Session) -> None:
+        if isinstance(session, SeatSession):
+            self.seats.changed(session)  # its home tells its who-line
         # A bot's who-line stays as it is: ready for more matches, whatever it plays.
-        if session.stage is Stage.ONLINE and not session.is_bot:
+        elif session.stage is Stage.ONLINE and not session.is_bot:
             self.broadcast_who(session)
 
     def broadcast_who(self, about: Session) -> None:
@@ -542,7 +555,7 @@ class Lobby:
             {"info": dataclasses.asdict(s.who_info()), "away_message": s.away_message}
             for s in self.sessions_online() if not s.is_bot])
 
-    def _from_another_node(self, letter: NodeLetter) -> None:
+    def _from_another_node(self, letter: PresenceLetter) -> None:
         """What another node says of its users: the directory, and this node's users told as
         they are of a login, a logout or a who-line here."""
         if letter.node == self.config.node_id:
@@ -552,7 +565,7 @@ class Lobby:
         except (ValueError, KeyError, TypeError, AttributeError):
             log.exception("a letter from node %s was not understood: %r", letter.node, letter)
 
-    def _hear_node(self, letter: NodeLetter) -> None:
+    def _hear_node(self, letter: PresenceLetter) -> None:
         if isinstance(letter, RollCall):
             self.directory.heard_from(letter.node)
             if letter.answer:
@@ -605,6 +618,7 @@ class Lobby:
         return told
 
     def _remote_departed(self, letter: Absence) -> None:
+        self.seats.departed(letter)
         if self.directory.absent(letter):
             self.who_list.remove(letter.name)
             for _ in self._notices_to_everyone_else(
@@ -617,6 +631,18 @@ class Lobby:
         await self.log_out(session, Departure.LOGGED_OUT)
         session.close()
         self._hear_node(letter)
+
+    @property
+    def node_id(self) -> str:
+        return self.config.node_id
+
+    def tell_node(self, letter: NodeLetter) -> None:
+        """A letter for the other nodes (one named in it, or all)."""
+        self.bus.tell_others(letter)
+
+    def start_job(self, job: Coroutine[Any, Any, None]) -> None:
+        """A job the bus brought, run beside it (delivery does not wait)."""
+        self._start(job)
 
     def _start(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(job)
@@ -638,6 +664,7 @@ class Lobby:
                 self._remote_departed(Absence(node, name, texts.departed(
                     name, Departure.DROPPED)))
             self.directory.forget_node(node)
+            self.seats.node_gone(node)
 
     def rejoined(self) -> None:
         """The bus (re)connected: what this node heard may be stale or missing, so it asks
@@ -672,9 +699,14 @@ class Lobby:
             if command.name in VISITORS_MAY_NOT and self.is_visitor(session):
                 session.send_line(texts.NOT_FOR_VISITORS)
                 return
+            if session.seated_elsewhere is not None and seats.forwarded(command):
+                self.seats.forward(session, line)  # their match runs on another node
+                return
             handler = self.handlers[command.name]
         try:
             await handler(self, session, command)
+            if session.seated_elsewhere is not None and command.name in seats.COPIED_COMMANDS:
+                self.seats.forward(session, line, quiet=True)
         except Exception:
             # A bug in one command must not end this user's session or anyone else's.
             # The name only: arguments can be a password (`password old:new:new`) or chat.

@@ -44,10 +44,12 @@ class MatchTable:
         return running if running is not None and session in running.sessions else None
 
     def busy(self, session: Session) -> bool:
-        """Playing, or in a match being set up (a bot takes on every match it is offered)."""
+        """Playing (here or on another node), or in a match being set up (a bot takes on
+        every match it is offered)."""
         if session.is_bot:
             return session in self.bot_matches
-        return self.match_of(session) is not None or session.name.lower() in self._starting
+        return (self.match_of(session) is not None or session.seated_elsewhere is not None
+                or session.name.lower() in self._starting)
 
     # --- invitations and starts ----------------------------------------------------------------
 
@@ -85,7 +87,9 @@ class MatchTable:
 
     def opponent_name_of(self, session: Session) -> str | None:
         running = self.match_of(session)
-        return running.opponent_name(running.index_of(session)) if running else None
+        if running is not None:
+            return running.opponent_name(running.index_of(session))
+        return session.seated_elsewhere.opponent if session.seated_elsewhere else None
 
     def running_matches(self) -> list[RunningMatch]:
         matches = [*self.playing.values(), *self.bot_matches.values()]

@@ -7,6 +7,7 @@ touches sockets, which keeps it testable without a network.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import datetime
 import logging
 import time
@@ -87,6 +88,14 @@ class Connection(Protocol):
         """Flush what is queued and close."""
 
 
+@dataclasses.dataclass
+class SeatElsewhere:
+    """A user at a match that runs on another node, `host` (lobby/seats.py): whom they play
+    there (None: their join is on its way)."""
+    host: str
+    opponent: str | None = None
+
+
 def wire_text(lines: list[str] | tuple[str, ...]) -> str:
     return "".join(f"{line}\r\n" for line in lines)
 
@@ -114,6 +123,7 @@ class Session:
         self.away_message: str | None = None
         self.last_command: str | None = None
         self.watching: Session | None = None  # set by the lobby's MatchTable (set_watching)
+        self.seated_elsewhere: SeatElsewhere | None = None  # set by lobby/seats.py
         self.waved = False
         # Talking (lobby/chat_commands.py): lower-case names this user gags and blinds (kept in
         # the store too), the users they wait for, an admin's mute, their recent shout times.

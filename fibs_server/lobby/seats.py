@@ -1,0 +1,348 @@
+"""Players at a match that runs on another node.
+
+A match runs on one node, its *host*: the inviter's. The joiner may be at home on another
+node, where their connection stays. At the host a `SeatSession` stands in for them, a
+session like any other to the match (lobby/match_play.py: the one path of every change,
+its store and its narration) whose output goes home in `Relayed` letters; at home their
+match commands go to the seat in `Forwarded` letters, and everything else (who, tell, help)
+is answered at home as always. The bus keeps each node's letters in order, so the player
+hears the match in the order the host told it, and the host gets the player's commands in
+the order they were typed.
+
+The home knows its user is seated elsewhere (`Session.seated_elsewhere`: whom they play,
+for their who-line) from the host's `Seated` letters. A seat goes when its match stops
+running at the host (ended, left, parted), when its player leaves their home (the host
+hears their `Absence`: their match is saved, as a logout saves it) and when either node is
+heard from no more (docs/NODES.md).
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+from fibs_server.lobby.accounts import AccountStore
+from fibs_server.lobby.bus import (
+    Absence,
+    Forwarded,
+    JoinAsked,
+    NodeLetter,
+    Relayed,
+    RelayKind,
+    Seated,
+    SeatLetter,
+)
+from fibs_server.lobby.command_table import LogoutHook
+from fibs_server.lobby.directory import RemoteUser
+from fibs_server.lobby.session import Matches, SeatElsewhere, Session, Stage
+from fibs_server.protocol import game_texts, texts
+from fibs_server.protocol.commands import Command
+from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
+from fibs_server.protocol.texts import Departure
+
+log = logging.getLogger(__name__)
+
+# What a seated player types that goes to their seat at the host: what acts on, or tells of,
+# their running match (`join` only without a name: the next game of an unlimited match).
+FORWARDED_COMMANDS = frozenset({
+    "move", "off", "roll", "double", "accept", "reject", "redouble", "beaver", "raccoon",
+    "otter", "resign", "board", "rawboard", "pip", "leave", "undo", "say", "kibitz",
+    "whisper", "fairdice"})
+# Answered at home and copied to the seat, whose match reads the same toggles and settings.
+COPIED_COMMANDS = frozenset({"toggle", "set"})
+
+
+def forwarded(command: Command) -> bool:
+    return command.name in FORWARDED_COMMANDS or (command.name == "join" and not command.args)
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatClient:
+    """How the seated player's program reads, as their home session knows it, and the
+    toggles and settings their match goes by."""
+    clip: bool
+    client_name: str | None
+    host: str
+    web_page: bool
+    events: bool
+    toggles: dict[str, bool]
+    settings: dict[str, str]
+
+    @classmethod
+    def of(cls, session: Session) -> SeatClient:
+        assert session.account is not None
+        return cls(session.clip, session.client_name, session.connection.host,
+                   session.sees_extensions, session.wants_events,
+                   dict(session.account.toggles), dict(session.account.settings))
+
+
+class SeatConnection:
+    """The seat's Connection: what is written to it goes home as it is."""
+
+    def __init__(self, host: str, relay: Callable[[RelayKind, tuple[str, ...], bool], None]
+                 ) -> None:
+        self.host = host
+        self.relay = relay
+
+    def send(self, text: str, broadcast: bool = False) -> None:
+        self.relay("text", (text,), broadcast)
+
+    def set_echo(self, server_echoes: bool) -> None:
+        pass  # the home's connection echoes as it does
+
+    def close(self) -> None:
+        pass  # the home's connection stays
+
+
+class SeatSession(Session):
+    """At the host: a player at home on another node, as their match sees them. Its lines go
+    home unformatted, to be laid out there by the player's own session (line length, pages,
+    the refusals' typed messages)."""
+
+    def __init__(self, lobby: Any, home: str, client: SeatClient,
+                 send: Callable[[NodeLetter], None], node_id: str) -> None:
+        self.home = home
+        self.quiet = False  # answering a copied setting: the home answered it already
+        self._send_letter = send
+        self._node_id = node_id
+        super().__init__(lobby, SeatConnection(client.host, self._relay),
+                         WEB_PAGE if client.web_page else TELNET)
+        self.clip, self.prompts, self.client_name = client.clip, False, client.client_name
+        if client.events:
+            self.event_sink = lambda line, broadcast: self._relay("event", (line,), broadcast)
+        self.inbox: asyncio.Queue[Forwarded | None] = asyncio.Queue()
+
+    def _relay(self, kind: RelayKind, lines: tuple[str, ...], broadcast: bool) -> None:
+        if not self.quiet and self.stage is not Stage.CLOSED:
+            self._send_letter(Relayed(self._node_id, self.home, self.name, kind, lines,
+                                      broadcast))
+
+    def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        if lines:
+            self._relay("lines", tuple(lines), False)
+
+
+class SeatLobby(Protocol):
+    """What the seats need of the lobby (lobby.Lobby, which imports this module)."""
+    online: dict[str, Session]
+    logout_hooks: list[LogoutHook]
+
+    @property
+    def accounts(self) -> AccountStore: ...
+
+    @property
+    def match_table(self) -> Matches: ...
+
+    @property
+    def node_id(self) -> str: ...
+
+    def tell_node(self, letter: NodeLetter) -> None: ...
+
+    def broadcast_who(self, about: Session) -> None: ...
+
+    def start_job(self, job: Coroutine[Any, Any, None]) -> None: ...
+
+
+class Seats:
+    """This node's seats (as a host) and its users' joins elsewhere (as a home)."""
+
+    def __init__(self, lobby: SeatLobby) -> None:
+        self.lobby = lobby
+        self.here: dict[str, SeatSession] = {}  # lower-case name -> the seat of a player
+        self.unfinished = 0  # joins, lines and partings taken on and not yet carried out
+
+    def idle(self) -> bool:
+        """Whether everything the other nodes asked of the seats here is done (for tests)."""
+        return self.unfinished == 0
+
+    def _carry_out(self, job: Coroutine[Any, Any, None]) -> None:
+        self.unfinished += 1
+
+        async def counted() -> None:
+            try:
+                await job
+            finally:
+                self.unfinished -= 1
+        self.lobby.start_job(counted())
+
+    def holds(self, session: Session) -> bool:
+        return self.here.get(session.name.lower()) is session
+
+    def receive(self, letter: SeatLetter) -> None:
+        """A letter of another node's for this one."""
+        if isinstance(letter, JoinAsked):
+            self._carry_out(self._seat(letter))
+        elif isinstance(letter, Forwarded):
+            self._forwarded(letter)
+        elif isinstance(letter, Relayed):
+            self._relayed(letter)
+        else:
+            self._seated(letter)
+
+    # --- at home -------------------------------------------------------------------------------
+
+    def join_elsewhere(self, session: Session, inviter: RemoteUser) -> None:
+        """`session` joins the invitation of `inviter`, a user of another node: the match will
+        run there. Until the host answers, the user counts as playing."""
+        session.seated_elsewhere = SeatElsewhere(inviter.node)
+        self.lobby.tell_node(JoinAsked(self.lobby.node_id, inviter.node, session.name,
+                                       inviter.name,
+                                       dataclasses.asdict(SeatClient.of(session))))
+
+    def forward(self, session: Session, line: str, quiet: bool = False) -> None:
+        seat = session.seated_elsewhere
+        assert seat is not None
+        self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet))
+
+    def _seated(self, letter: Seated) -> None:
+        session = self.lobby.online.get(letter.name.lower())
+        if session is None or session.seated_elsewhere is None \
+                or session.seated_elsewhere.host != letter.node:
+            return
+        if letter.opponent is not None:
+            session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent)
+        else:
+            session.seated_elsewhere = None
+            self.lobby.start_job(self._rating_refreshed(session))
+        self.lobby.broadcast_who(session)
+
+    async def _rating_refreshed(self, session: Session) -> None:
+        """The host stored the match's rating changes: the who-line shows them."""
+        stored = await self.lobby.accounts.find_account(session.name)
+        account = session.account
+        if stored is not None and account is not None and (
+                stored.rating, stored.experience) != (account.rating, account.experience):
+            account.rating, account.experience = stored.rating, stored.experience
+            if session.stage is Stage.ONLINE:
+                self.lobby.broadcast_who(session)
+
+    def _relayed(self, letter: Relayed) -> None:
+        # Whether still seated or not: a match's last words come after its end.
+        session = self.lobby.online.get(letter.name.lower())
+        if session is None:
+            return
+        if letter.kind == "lines":
+            session.send_lines(letter.lines)
+        elif letter.kind == "text":
+            session.connection.send("".join(letter.lines), letter.broadcast)
+        elif session.event_sink is not None and session.stage is not Stage.CLOSED:
+            for line in letter.lines:
+                session.event_sink(line, letter.broadcast)
+
+    # --- at the host ---------------------------------------------------------------------------
+
+    async def _seat(self, letter: JoinAsked) -> None:
+        """A player of another node joins an invitation of a user here: a seat for them, which
+        joins as they would."""
+        key = letter.name.lower()
+        if key in self.here or key in self.lobby.online:
+            self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
+            return
+        try:
+            client = SeatClient(**letter.client)
+            account = await self.lobby.accounts.find_account(letter.name)
+        except (TypeError, ValueError):
+            log.exception("a join from node %s was not understood", letter.node)
+            account = None
+        if account is None:
+            self._refuse(letter, game_texts.cannot_find_player(letter.name))
+            return
+        if key in self.here or key in self.lobby.online:  # meanwhile
+            self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
+            return
+        account.toggles.update(client.toggles)
+        account.settings.update(client.settings)
+        seat = SeatSession(self.lobby, letter.node, client, self.lobby.tell_node,
+                           self.lobby.node_id)
+        seat.account, seat.login_time = account, int(time.time())
+        seat.stage = Stage.ONLINE
+        self.here[key] = seat
+        self.lobby.start_job(self._serve(seat))
+        self._queue(seat, Forwarded(letter.node, self.lobby.node_id, letter.name,
+                                    f"join {letter.inviter}"))
+
+    def _refuse(self, letter: JoinAsked, line: str) -> None:
+        self.lobby.tell_node(Relayed(self.lobby.node_id, letter.node, letter.name, "lines",
+                                     (line,)))
+        self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+
+    def _forwarded(self, letter: Forwarded) -> None:
+        seat = self.here.get(letter.name.lower())
+        if seat is None or seat.home != letter.node:
+            # Its match is over: the home thinks otherwise, and learns it is not.
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            return
+        self._queue(seat, letter)
+
+    def _queue(self, seat: SeatSession, letter: Forwarded) -> None:
+        self.unfinished += 1
+        seat.inbox.put_nowait(letter)
+
+    async def _serve(self, seat: SeatSession) -> None:
+        """The seat's lines, one at a time as a connection's are; the seat goes once it
+        plays no match (a refused join, a match over)."""
+        while (letter := await seat.inbox.get()) is not None:
+            seat.quiet = letter.quiet
+            try:
+                await seat.handle_line(letter.line)
+            except Exception:
+                log.exception("a line of %s's seat failed", seat.name)
+            finally:
+                seat.quiet = False
+                self.unfinished -= 1
+            if self.lobby.match_table.opponent_name_of(seat) is None:
+                self.unseat(seat)
+        while not seat.inbox.empty():  # what came after the seat went is not served
+            if seat.inbox.get_nowait() is not None:
+                self.unfinished -= 1
+
+    def changed(self, seat: SeatSession) -> None:
+        """The seat's match began or stopped running here: its home is told (and the seat
+        goes with its match)."""
+        opponent = self.lobby.match_table.opponent_name_of(seat)
+        if opponent is None:
+            self.unseat(seat)
+        elif self.holds(seat):
+            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, opponent))
+
+    def unseat(self, seat: SeatSession) -> None:
+        if not self.holds(seat):
+            return
+        del self.here[seat.name.lower()]
+        self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None))
+        seat.inbox.put_nowait(None)
+        seat.close()
+
+    async def _part(self, seat: SeatSession, departure: Departure) -> None:
+        """The seat's player left their home (or it went): their match is saved, as their
+        logout would save it here."""
+        for hook in self.lobby.logout_hooks:
+            await hook(self.lobby, seat, departure)
+        self.unseat(seat)
+
+    # --- nodes and users that went ---------------------------------------------------------------
+
+    def departed(self, letter: Absence) -> None:
+        """A user of another node went (logged out, dropped, or their node is heard from no
+        more): their seat here, if any, is parted."""
+        seat = self.here.get(letter.name.lower())
+        if seat is None or seat.home != letter.node:
+            return
+        departure = next((d for d in Departure if letter.departure == texts.departed(
+            letter.name, d)), Departure.LOGGED_OUT)
+        self._carry_out(self._part(seat, departure))
+
+    def node_gone(self, node: str) -> None:
+        """`node` is heard from no more: this node's users seated there are told their match
+        was saved (as the node's players drop), and play nothing."""
+        for session in list(self.lobby.online.values()):
+            seat = session.seated_elsewhere
+            if seat is None or seat.host != node:
+                continue
+            session.seated_elsewhere = None
+            if seat.opponent is not None:
+                session.send_line(texts.game_saved_after(seat.opponent, Departure.DROPPED))
+            self.lobby.broadcast_who(session)

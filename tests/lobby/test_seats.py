@@ -1,0 +1,194 @@
+"""Matches across nodes (lobby/seats.py): a match runs at its inviter's node, the joiner's
+commands are forwarded there and what the match tells them is relayed home. The same
+commands with the same dice make each player hear, line for line, what they hear when both
+are on one node; the stored match is the same; leaving, logging out and a node that falls
+silent end the seat as they end a match on one node."""
+from __future__ import annotations
+
+import dataclasses
+
+from fibs_server.lobby import chat_commands, user_commands
+from fibs_server.lobby.directory import NODE_SILENCE
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.seats import SeatSession
+from fibs_server.lobby.session import Session
+from fibs_server.rules.notation import format_play
+from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
+from tests.lobby.test_nodes import FakeClock, Wire
+from tests.waiting import until
+
+# alice (player 0) opens with 3-1; bob rolls 6-5.
+DICE = ((3, 1), (6, 5), (2, 2), (4, 1), (5, 3))
+
+
+async def lobby_on(tmp_path, wire: Wire | None, name: str) -> Lobby:
+    """A node on the database in `tmp_path` (one for all nodes, as PostgreSQL is in life)."""
+    lobby, _ = await recording_lobby(tmp_path, *DICE)
+    lobby.add_commands(chat_commands.table)
+    lobby.config.node_id = name
+    if wire is not None:
+        lobby.bus = wire.bus_of(name, lobby.deliver)
+    return lobby
+
+
+async def two_players(home_a: Lobby, home_b: Lobby
+                      ) -> tuple[Session, RecordingConnection, Session, RecordingConnection]:
+    alice, alice_hears = await logged_in(home_a, "alice", ready=True)
+    bob, bob_hears = await logged_in(home_b, "bob", ready=True)
+    for lobby, session in ((home_a, alice), (home_b, bob)):
+        lobby.broadcast_who(session)  # ready, as `toggle ready` tells everyone
+    return alice, alice_hears, bob, bob_hears
+
+
+async def settled(*lobbies: Lobby) -> None:
+    """Until the seats of every node have done what the other nodes asked of them."""
+    await until(lambda: all(lobby.seats.idle() for lobby in lobbies),
+                "the seats have carried out every join, line and parting")
+
+
+async def a_match_played(a: Lobby, b: Lobby, lobbies: tuple[Lobby, ...]
+                         ) -> tuple[list[str], list[str]]:
+    """alice (on `a`) and bob (on `b`) play: invite, join, a move each, talk, boards,
+    toggles, then bob resigns and alice accepts. What each heard."""
+    alice, alice_hears, bob, bob_hears = await two_players(a, b)
+    heard: dict[str, list[str]] = {"alice": [], "bob": []}
+
+    async def say(lobby: Lobby, session: Session, line: str) -> None:
+        await lobby.dispatch(session, line)
+        await settled(*lobbies)
+        heard["alice"] += alice_hears.lines()
+        heard["bob"] += bob_hears.lines()
+
+    await say(a, alice, "invite bob 1")
+    await say(b, bob, "join alice")
+    await say(a, alice, "move 8-5 6-5")
+    await say(b, bob, "roll")
+    running = a.match_table.playing["bob"]
+    bobs_play = format_play(running.match.legal_plays()[0], running.match.colour(1))
+    await say(b, bob, "pip")
+    await say(b, bob, f"move {bobs_play}")
+    await say(b, bob, "say good luck")
+    await say(a, alice, "say thanks")
+    await say(b, bob, "board")
+    await say(b, bob, "toggle double")
+    await say(b, bob, "resign n")
+    await say(a, alice, "accept")
+    await say(b, bob, "board")
+    return heard["alice"], heard["bob"]
+
+
+async def test_a_match_across_nodes_is_heard_as_on_one_node(tmp_path):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one = await lobby_on(tmp_path / "one", None, "one")
+    alone = await a_match_played(one, one, (one,))
+    wire = Wire()
+    a = await lobby_on(tmp_path / "two", wire, "a")
+    b = await lobby_on(tmp_path / "two", wire, "b")
+    across = await a_match_played(a, b, (a, b))
+    assert across == alone
+    alice_heard, bob_heard = across
+    assert "bob moves" in " ".join(alice_heard) and "You roll 6 and 5." in bob_heard
+    assert "alice says: thanks" in bob_heard and "bob says: good luck" in alice_heard
+    assert "alice wins the 1 point match 1-0 ." in bob_heard
+    assert bob_heard[-1] == "** You're not playing."  # at home, once the match was over
+    # The match ran on a: stored there, the seat gone with it, bob free again on b.
+    assert not a.seats.here and b.online["bob"].seated_elsewhere is None
+    [record] = await a.matches.finished_matches("bob", 1)
+    assert (record.player_a, record.winner) == ("alice", "alice")
+
+
+async def nodes_with_a_match(tmp_path) -> tuple[Wire, Lobby, Lobby, Session, RecordingConnection,
+                                                Session, RecordingConnection]:
+    wire = Wire()
+    a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
+    alice, alice_hears, bob, bob_hears = await two_players(a, b)
+    await a.dispatch(alice, "invite bob 3")
+    await b.dispatch(bob, "join alice")
+    await settled(a, b)
+    assert a.match_table.match_of(alice) is not None
+    alice_hears.lines()
+    bob_hears.lines()
+    return wire, a, b, alice, alice_hears, bob, bob_hears
+
+
+async def test_both_nodes_show_who_plays_whom(tmp_path):
+    _, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    seat = a.seats.here["bob"]
+    assert isinstance(seat, SeatSession) and "bob" not in a.online
+    assert dataclasses.astuple(bob.seated_elsewhere) == ("a", "alice")  # type: ignore[arg-type]
+    for lobby, session, hears in ((a, alice, alice_hears), (b, bob, bob_hears)):
+        await lobby.dispatch(session, "rawwho")
+        lines = {line.split()[1]: line.split()[2] for line in hears.lines()[:-1]}
+        assert lines == {"alice": "bob", "bob": "alice"}, lines
+    # Others cannot invite either of them; bob cannot join or invite anyone else.
+    carol, carol_hears = await logged_in(a, "carol", ready=True)
+    bob_hears.lines()
+    await a.dispatch(carol, "invite bob 1")
+    await a.dispatch(carol, "invite alice 1")
+    assert carol_hears.lines() == ["** Error: bob is already playing with someone else.",
+                                   "** Error: alice is already playing with someone else."]
+    await b.dispatch(bob, "invite carol 1")
+    assert bob_hears.lines() == ["** You can't play two games at once"]
+
+
+async def test_leaving_and_logging_out_end_the_seat_and_save_the_match(tmp_path):
+    _, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    await b.dispatch(bob, "leave")
+    await settled(a, b)
+    assert bob_hears.lines()[0] == "** You terminated the game. The game was saved."
+    assert "bob has left the game." in alice_hears.lines()[0]
+    assert not a.seats.here and bob.seated_elsewhere is None
+    assert a.match_table.match_of(alice) is None
+    # Resumed across nodes, then bob logs out at home: saved again, alice told.
+    await a.dispatch(alice, "invite bob")
+    await b.dispatch(bob, "join alice")
+    await settled(a, b)
+    assert a.match_table.match_of(alice) is not None
+    alice_hears.lines()
+    await b.log_out(bob, user_commands.Departure.DROPPED)
+    await settled(a, b)
+    assert "bob drops connection. The game was saved." in alice_hears.lines()
+    assert not a.seats.here and a.match_table.match_of(alice) is None
+    assert await a.matches.running_match("alice", "bob") is not None
+
+
+async def test_a_join_the_host_refuses_is_answered_and_frees_the_joiner(tmp_path):
+    wire = Wire()
+    a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
+    _, _, bob, bob_hears = await two_players(a, b)
+    await b.dispatch(bob, "join alice")
+    await settled(a, b)
+    assert bob_hears.lines() == ["** alice didn't invite you."]
+    assert bob.seated_elsewhere is None and not a.seats.here
+
+
+async def test_a_silent_host_frees_its_players_elsewhere_and_a_silent_home_saves_the_match(
+        tmp_path):
+    wire, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    clock = FakeClock()
+    b.directory.clock = a.directory.clock = clock
+    a.directory.heard_from("b")
+    b.directory.heard_from("a")
+    # Node a is killed: nothing it says reaches b any more, and b stops hearing it.
+    del wire.nodes["a"]
+    clock.now += NODE_SILENCE + 1
+    b.check_in()
+    assert "alice drops connection. The game was saved." in bob_hears.lines()
+    assert bob.seated_elsewhere is None
+    # Node a, for its part, hears b no more: alice's match is saved there.
+    a.check_in()
+    await settled(a)
+    assert "bob drops connection. The game was saved." in alice_hears.lines()
+    assert a.match_table.match_of(alice) is None and not a.seats.here
+
+
+async def test_a_forwarded_line_for_a_seat_that_is_gone_frees_the_player_at_home(tmp_path):
+    _, a, b, _, _, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    seat = a.seats.here.pop("bob")  # as if the host had lost it, and its letter too
+    seat.inbox.put_nowait(None)
+    assert bob.seated_elsewhere is not None
+    await b.dispatch(bob, "board")
+    assert bob.seated_elsewhere is None
+    await b.dispatch(bob, "board")
+    assert bob_hears.lines() == ["** You're not playing."]
