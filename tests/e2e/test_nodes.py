@@ -5,9 +5,21 @@ other node takes the user over. Without PostgreSQL or Redis: skipped with the re
 they always run)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from fibs_server.gnubg_bot.external import GnubgConnection
 from tests.e2e.conftest import ServerHarness
+from tests.e2e.gnubg_player import RecordingPlayer
+from tests.e2e.test_gnubg_external import (  # noqa: F401 (engines is a fixture)
+    assert_clean,
+    assert_every_game_ended,
+    engines,
+    invite,
+    play_match,
+    scores,
+)
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
 
 
@@ -56,3 +68,39 @@ async def test_users_on_two_nodes_see_talk_and_take_over(two_nodes):
     await alice.skip_until("7 bob bob logs in.")
     await bob_again.send("bye")
     await alice.skip_until("8 bob bob logs out.")
+
+
+@pytest.mark.gnubg
+async def test_gnubg_plays_a_match_across_two_nodes(two_nodes, engines):
+    """alice on node a invites bob on node b; each is a gnubg process behind `external`
+    (its own board parser and decisions): the match runs on a, bob's decisions are forwarded
+    there and its boards relayed to him, and both play to the end with nothing refused."""
+    a, b = two_nodes
+    players = []
+    try:
+        for node, name, engine in ((a, "alice", engines[0]), (b, "bob", engines[1])):
+            await a.register(name)  # one database under both nodes
+            client = await node.login_clip(name, client_name="gnubg_bot")
+            players.append(RecordingPlayer(client, name, await GnubgConnection.open(engine)))
+        alice, bob = players
+        for player in players:
+            await player.set_up("ready", "moreboards")
+        await alice.client.skip_until(re.compile(r"5 bob - - 1 .*"))
+        await invite(a, alice, bob, "3", seed=9)
+        ends = await play_match(alice, bob)
+        assert_clean(alice, bob)
+        assert_every_game_ended(alice)
+        assert_every_game_ended(bob)
+        # The same games from both sides (each sees their own score first).
+        assert scores(alice, 3) == [" ".join(reversed(score.split())) for score in scores(bob, 3)]
+        winner = "alice" if ends[0].startswith("You win") else "bob"
+        assert ends[1 if winner == "alice" else 0].startswith(f"{winner} wins the 3 point match")
+        [record] = await a.server.store.finished_matches("bob", 1)  # type: ignore[union-attr]
+        assert record.winner == winner and record.player_a == "alice"
+        # bob is free again on his node, and alice sees it.
+        await bob.client.send("rawwho")
+        await bob.client.skip_until(re.compile(r"5 bob - - .*"))
+        await alice.client.skip_until(re.compile(r"5 bob - - .*"))
+    finally:
+        for player in players:
+            player.gnubg.close()
