@@ -301,6 +301,7 @@ class Lobby:
         session.login_time, session.stage = now, Stage.ONLINE
         self.online[account.name.lower()] = session
         self.directory.forget(account.name)  # here now, whatever another node last said
+        self.seats.opponent_back(account.name, self.config.node_id)
         who_line = session.who_line()
         self.who_list.set(account.name, who_line)
         self.most_online = max(self.most_online, len(self.online))
@@ -603,6 +604,7 @@ class Lobby:
                 pass
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
+                self.seats.opponent_back(user.name, letter.node)
         else:
             self._remote_departed(letter)
 

@@ -335,6 +335,17 @@ class Seats:
             letter.name, d)), Departure.LOGGED_OUT)
         self._carry_out(self._part(seat, departure))
 
+    def opponent_back(self, name: str, node: str) -> None:
+        """`name` logged in on `node`: their match with a user of this node, if it ran
+        elsewhere, runs no more (its host saves it as they leave it, or the host is gone,
+        killed, and they are back before it is missed): the user here is free to resume it."""
+        for session in list(self.lobby.online.values()):
+            seat = session.seated_elsewhere
+            if seat is not None and seat.host != node and seat.opponent is not None \
+                    and seat.opponent.lower() == name.lower():
+                session.seated_elsewhere = None
+                self.lobby.broadcast_who(session)
+
     def node_gone(self, node: str) -> None:
         """`node` is heard from no more: this node's users seated there are told their match
         was saved (as the node's players drop), and play nothing."""

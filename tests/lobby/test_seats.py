@@ -6,6 +6,7 @@ silent end the seat as they end a match on one node."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from fibs_server.lobby import chat_commands, user_commands
 from fibs_server.lobby.directory import NODE_SILENCE
@@ -192,3 +193,24 @@ async def test_a_forwarded_line_for_a_seat_that_is_gone_frees_the_player_at_home
     assert bob.seated_elsewhere is None
     await b.dispatch(bob, "board")
     assert bob_hears.lines() == ["** You're not playing."]
+
+
+async def test_a_killed_hosts_player_back_on_another_node_resumes_at_once(tmp_path):
+    wire, a, b, alice, _, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    running = a.match_table.match_of(alice)
+    assert running is not None
+    stored = (await a.matches.running_match("alice", "bob")).state  # type: ignore[union-attr]
+    del wire.nodes["a"]  # killed: b hears nothing more from it
+    # alice reconnects to b before b misses node a: bob is free to resume with her there.
+    account = await b.accounts.find_account("alice")  # one database under both nodes
+    assert account is not None
+    alice_again = b.connect(RecordingConnection())
+    alice_again.prompts = False
+    await b.log_in(alice_again, account)
+    assert bob.seated_elsewhere is None
+    account.toggles["ready"] = True
+    await b.dispatch(alice_again, "invite bob")
+    await b.dispatch(bob, "join alice")
+    resumed = b.match_table.match_of(bob)
+    assert resumed is not None and json.loads(json.dumps(resumed.match.to_dict())) == stored
+    assert "You are now playing with alice. Your running match was loaded." in bob_hears.lines()
