@@ -673,6 +673,7 @@ class Lobby:
         every node for its users (their rosters replace what it knew) and tells its own."""
         self.bus.tell_others(RollCall(self.config.node_id, answer=True))
         self.bus.tell_others(self._roster())
+        self.seats.resync()
 
     # --- commands ----------------------------------------------------------------------------
 

@@ -323,6 +323,19 @@ class Seats:
             await hook(self.lobby, seat, departure)
         self.unseat(seat)
 
+    def resync(self) -> None:
+        """The bus (re)connected: letters of a match across nodes may have been lost on the
+        way, a board or a command. Each seated player is shown their match's board as it
+        stands, which tells them (and their program) what is due now: the host's seats
+        serve a `board`, and the home asks its players' seats for one."""
+        me = self.lobby.node_id
+        for seat in list(self.here.values()):
+            self._queue(seat, Forwarded(seat.home, me, seat.name, "board"))
+        for session in list(self.lobby.online.values()):
+            seat_elsewhere = session.seated_elsewhere
+            if seat_elsewhere is not None and seat_elsewhere.opponent is not None:
+                self.forward(session, "board")
+
     # --- nodes and users that went ---------------------------------------------------------------
 
     def departed(self, letter: Absence) -> None:

@@ -214,3 +214,20 @@ async def test_a_killed_hosts_player_back_on_another_node_resumes_at_once(tmp_pa
     resumed = b.match_table.match_of(bob)
     assert resumed is not None and json.loads(json.dumps(resumed.match.to_dict())) == stored
     assert "You are now playing with alice. Your running match was loaded." in bob_hears.lines()
+
+
+async def test_after_the_bus_came_back_each_seated_player_is_shown_the_board(tmp_path):
+    wire, a, b, alice, _, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    deliver_to_b = wire.nodes.pop("b")  # b hears nothing for a while: a's letters are lost
+    await a.dispatch(alice, "move 8-5 6-5")
+    wire.nodes["b"] = deliver_to_b
+    assert bob_hears.lines() == []
+    a.rejoined()  # after a Redis restart both nodes resubscribe
+    b.rejoined()
+    await settled(a, b)
+    boards = [line for line in bob_hears.lines() if line.startswith("board:")]
+    # What a's seat showed, and what b asked of it: the board as it stands, bob to roll.
+    assert len(boards) == 2 and boards[0] == boards[1]
+    await b.dispatch(bob, "roll")
+    await settled(a, b)
+    assert "You roll 6 and 5." in bob_hears.lines()
