@@ -187,12 +187,14 @@ class Seated:
 @dataclasses.dataclass(frozen=True)
 class Forwarded:
     """From the home: a command line of `name` for their seat at the host. `quiet`: a
-    setting the home carried out and answered already, copied to the seat."""
+    setting the home carried out and answered already, copied to the seat; `resync`: the
+    home's bus came back, and asks for the board (`line` is `board`)."""
     node: str
     to_node: str
     name: str
     line: str
     quiet: bool = False
+    resync: bool = False
 
 
 RelayKind = Literal["lines", "text", "event"]
@@ -286,7 +288,8 @@ def _well_formed_seat_letter(letter: SeatLetter) -> bool:
     if isinstance(letter, Seated):
         return isinstance(letter.opponent, str | None)
     if isinstance(letter, Forwarded):
-        return isinstance(letter.line, str) and isinstance(letter.quiet, bool)
+        return (isinstance(letter.line, str) and isinstance(letter.quiet, bool)
+                and isinstance(letter.resync, bool))
     return (letter.kind in get_args(RelayKind) and isinstance(letter.broadcast, bool)
             and all(isinstance(line, str) for line in letter.lines))
 

@@ -55,6 +55,11 @@ FORWARDED_COMMANDS = frozenset({
 COPIED_COMMANDS = frozenset({"toggle", "set"})
 
 
+# After a Redis restart both nodes of a match resync at once; its player is shown one board,
+# not two (a program might answer each).
+RESYNC_WINDOW = 5.0
+
+
 def forwarded(command: Command) -> bool:
     return command.name in FORWARDED_COMMANDS or (command.name == "join" and not command.args)
 
@@ -114,6 +119,7 @@ class SeatSession(Session):
         if client.events:
             self.event_sink = lambda line, broadcast: self._relay("event", (line,), broadcast)
         self.inbox: asyncio.Queue[Forwarded | None] = asyncio.Queue()
+        self.resynced_at = -RESYNC_WINDOW  # time.monotonic() of the last board shown for a resync
 
     def _relay(self, kind: RelayKind, lines: tuple[str, ...], broadcast: bool) -> None:
         if not self.quiet and self.stage is not Stage.CLOSED:
@@ -275,7 +281,16 @@ class Seats:
             # Its match is over: the home thinks otherwise, and learns it is not.
             self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
             return
-        self._queue(seat, letter)
+        if letter.resync:
+            self._show_board_again(seat)
+        else:
+            self._queue(seat, letter)
+
+    def _show_board_again(self, seat: SeatSession) -> None:
+        now = time.monotonic()
+        if now - seat.resynced_at >= RESYNC_WINDOW:
+            seat.resynced_at = now
+            self._queue(seat, Forwarded(seat.home, self.lobby.node_id, seat.name, "board"))
 
     def _queue(self, seat: SeatSession, letter: Forwarded) -> None:
         self.unfinished += 1
@@ -327,14 +342,15 @@ class Seats:
         """The bus (re)connected: letters of a match across nodes may have been lost on the
         way, a board or a command. Each seated player is shown their match's board as it
         stands, which tells them (and their program) what is due now: the host's seats
-        serve a `board`, and the home asks its players' seats for one."""
-        me = self.lobby.node_id
+        serve a `board`, and the home asks its players' seats for one (one board a player,
+        when both ask at once)."""
         for seat in list(self.here.values()):
-            self._queue(seat, Forwarded(seat.home, me, seat.name, "board"))
+            self._show_board_again(seat)
         for session in list(self.lobby.online.values()):
-            seat_elsewhere = session.seated_elsewhere
-            if seat_elsewhere is not None and seat_elsewhere.opponent is not None:
-                self.forward(session, "board")
+            elsewhere = session.seated_elsewhere
+            if elsewhere is not None and elsewhere.opponent is not None:
+                self.lobby.tell_node(Forwarded(self.lobby.node_id, elsewhere.host,
+                                               session.name, "board", resync=True))
 
     # --- nodes and users that went ---------------------------------------------------------------
 
