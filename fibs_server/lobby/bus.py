@@ -177,24 +177,33 @@ class JoinAsked:
 @dataclasses.dataclass(frozen=True)
 class Seated:
     """From the host: `name`'s seat there plays `opponent` now (None: it plays no more, or
-    never did: the join was refused)."""
+    never did: the join was refused), has sent `relayed` letters home so far and received
+    `received` lines from there (a home that heard fewer, or sent more, knows that some were
+    lost on the way, and asks for the board)."""
     node: str
     to_node: str
     name: str
     opponent: str | None
+    relayed: int = 0
+    received: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
 class Forwarded:
     """From the home: a command line of `name` for their seat at the host. `quiet`: a
     setting the home carried out and answered already, copied to the seat; `resync`: the
-    home's bus came back, and asks for the board (`line` is `board`)."""
+    home's bus came back and asks how many letters the seat sent and received (a `Seated`
+    answers; the line is ignored); `number`: the home's count of lines sent to the seat,
+    this one included; `heard` (not -1): a `board` asked for because letters were lost, the
+    home having heard the seat's letters up to that number."""
     node: str
     to_node: str
     name: str
     line: str
     quiet: bool = False
     resync: bool = False
+    number: int = 0
+    heard: int = -1
 
 
 RelayKind = Literal["lines", "text", "event"]
@@ -204,13 +213,15 @@ RelayKind = Literal["lines", "text", "event"]
 class Relayed:
     """From the host: what `name`'s seat was told, for their connection at home: `lines` to
     be laid out as the home session lays out its lines, or a `text` already on the wire, or
-    typed messages (`event`), in the order the seat was told them."""
+    typed messages (`event`), in the order the seat was told them; `number`: the seat's
+    count of letters sent home, this one included."""
     node: str
     to_node: str
     name: str
     kind: RelayKind
     lines: tuple[str, ...]
     broadcast: bool = False
+    number: int = 0
 
 
 SeatLetter = JoinAsked | Seated | Forwarded | Relayed
@@ -286,12 +297,14 @@ def _well_formed_seat_letter(letter: SeatLetter) -> bool:
     if isinstance(letter, JoinAsked):
         return isinstance(letter.inviter, str) and isinstance(letter.client, dict)
     if isinstance(letter, Seated):
-        return isinstance(letter.opponent, str | None)
+        return (isinstance(letter.opponent, str | None) and type(letter.relayed) is int
+                and type(letter.received) is int)
     if isinstance(letter, Forwarded):
         return (isinstance(letter.line, str) and isinstance(letter.quiet, bool)
-                and isinstance(letter.resync, bool))
+                and isinstance(letter.resync, bool) and type(letter.number) is int
+                and type(letter.heard) is int)
     return (letter.kind in get_args(RelayKind) and isinstance(letter.broadcast, bool)
-            and all(isinstance(line, str) for line in letter.lines))
+            and type(letter.number) is int and all(isinstance(line, str) for line in letter.lines))
 
 
 # Where a bus hands a letter to this node's users: the names, or None for everyone online.

@@ -55,11 +55,6 @@ FORWARDED_COMMANDS = frozenset({
 COPIED_COMMANDS = frozenset({"toggle", "set"})
 
 
-# After a Redis restart both nodes of a match resync at once; its player is shown one board,
-# not two (a program might answer each).
-RESYNC_WINDOW = 5.0
-
-
 def forwarded(command: Command) -> bool:
     return command.name in FORWARDED_COMMANDS or (command.name == "join" and not command.args)
 
@@ -119,12 +114,18 @@ class SeatSession(Session):
         if client.events:
             self.event_sink = lambda line, broadcast: self._relay("event", (line,), broadcast)
         self.inbox: asyncio.Queue[Forwarded | None] = asyncio.Queue()
-        self.resynced_at = -RESYNC_WINDOW  # time.monotonic() of the last board shown for a resync
+        self.relayed = 0  # letters sent home
+        self.received = 0  # the number of the last line from home
+        # A board asked for after a loss: one is waiting to be served, and the number of
+        # the last letter of the last one served (a request from before it is answered).
+        self.loss_board_waiting = False
+        self.loss_board_sent = 0
 
     def _relay(self, kind: RelayKind, lines: tuple[str, ...], broadcast: bool) -> None:
         if not self.quiet and self.stage is not Stage.CLOSED:
+            self.relayed += 1
             self._send_letter(Relayed(self._node_id, self.home, self.name, kind, lines,
-                                      broadcast))
+                                      broadcast, self.relayed))
 
     def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
         if lines:
@@ -158,6 +159,10 @@ class Seats:
     def __init__(self, lobby: SeatLobby) -> None:
         self.lobby = lobby
         self.here: dict[str, SeatSession] = {}  # lower-case name -> the seat of a player
+        # At home, by lower-case name: the number of the last letter heard from their seat,
+        # and of the last line sent to it.
+        self.heard: dict[str, int] = {}
+        self.sent: dict[str, int] = {}
         self.unfinished = 0  # joins, lines and partings taken on and not yet carried out
 
     def idle(self) -> bool:
@@ -194,14 +199,19 @@ class Seats:
         """`session` joins the invitation of `inviter`, a user of another node: the match will
         run there. Until the host answers, the user counts as playing."""
         session.seated_elsewhere = SeatElsewhere(inviter.node)
+        self.heard[session.name.lower()] = self.sent[session.name.lower()] = 0  # from 1 again
         self.lobby.tell_node(JoinAsked(self.lobby.node_id, inviter.node, session.name,
                                        inviter.name,
                                        dataclasses.asdict(SeatClient.of(session))))
 
-    def forward(self, session: Session, line: str, quiet: bool = False) -> None:
+    def forward(self, session: Session, line: str, quiet: bool = False, heard: int = -1
+                ) -> None:
         seat = session.seated_elsewhere
         assert seat is not None
-        self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet))
+        key = session.name.lower()
+        self.sent[key] = number = self.sent.get(key, 0) + 1
+        self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet,
+                                       number=number, heard=heard))
 
     def _seated(self, letter: Seated) -> None:
         session = self.lobby.online.get(letter.name.lower())
@@ -210,8 +220,16 @@ class Seats:
             return
         if letter.opponent is not None:
             session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent)
+            key = letter.name.lower()
+            heard = self.heard.get(key, 0)
+            # Whatever the seat sent before this letter has come, unless it was lost.
+            if heard < letter.relayed or self.sent.get(key, 0) > letter.received:
+                # A board tells the player what is due now, a lost command included.
+                self.forward(session, "board", heard=heard)
         else:
             session.seated_elsewhere = None
+            for counted in (self.heard, self.sent):
+                counted.pop(letter.name.lower(), None)
             self.lobby.start_job(self._rating_refreshed(session))
         self.lobby.broadcast_who(session)
 
@@ -230,6 +248,7 @@ class Seats:
         session = self.lobby.online.get(letter.name.lower())
         if session is None:
             return
+        self.heard[letter.name.lower()] = letter.number
         if letter.kind == "lines":
             session.send_lines(letter.lines)
         elif letter.kind == "text":
@@ -282,15 +301,14 @@ class Seats:
             self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
             return
         if letter.resync:
-            self._show_board_again(seat)
-        else:
-            self._queue(seat, letter)
-
-    def _show_board_again(self, seat: SeatSession) -> None:
-        now = time.monotonic()
-        if now - seat.resynced_at >= RESYNC_WINDOW:
-            seat.resynced_at = now
-            self._queue(seat, Forwarded(seat.home, self.lobby.node_id, seat.name, "board"))
+            self._tell_seated(seat)
+            return
+        seat.received = max(seat.received, letter.number)
+        if letter.heard >= 0:
+            if seat.loss_board_waiting or seat.loss_board_sent > letter.heard:
+                return  # a board after what the home heard is on its way already
+            seat.loss_board_waiting = True
+        self._queue(seat, letter)
 
     def _queue(self, seat: SeatSession, letter: Forwarded) -> None:
         self.unfinished += 1
@@ -307,6 +325,8 @@ class Seats:
                 log.exception("a line of %s's seat failed", seat.name)
             finally:
                 seat.quiet = False
+                if letter.heard >= 0:
+                    seat.loss_board_waiting, seat.loss_board_sent = False, seat.relayed
                 self.unfinished -= 1
             if self.lobby.match_table.opponent_name_of(seat) is None:
                 self.unseat(seat)
@@ -317,11 +337,17 @@ class Seats:
     def changed(self, seat: SeatSession) -> None:
         """The seat's match began or stopped running here: its home is told (and the seat
         goes with its match)."""
-        opponent = self.lobby.match_table.opponent_name_of(seat)
-        if opponent is None:
+        if self.lobby.match_table.opponent_name_of(seat) is None:
             self.unseat(seat)
-        elif self.holds(seat):
-            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, opponent))
+        else:
+            self._tell_seated(seat)
+
+    def _tell_seated(self, seat: SeatSession) -> None:
+        """The seat's home is told whom it plays, and how many letters it was sent."""
+        opponent = self.lobby.match_table.opponent_name_of(seat)
+        if opponent is not None and self.holds(seat):
+            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, opponent,
+                                        seat.relayed, seat.received))
 
     def unseat(self, seat: SeatSession) -> None:
         if not self.holds(seat):
@@ -340,17 +366,18 @@ class Seats:
 
     def resync(self) -> None:
         """The bus (re)connected: letters of a match across nodes may have been lost on the
-        way, a board or a command. Each seated player is shown their match's board as it
-        stands, which tells them (and their program) what is due now: the host's seats
-        serve a `board`, and the home asks its players' seats for one (one board a player,
-        when both ask at once)."""
+        way. The host tells each seat's home again whom it plays and how many letters it
+        sent and received; each home asks the same of its players' seats. A home that heard
+        fewer letters than were sent, or sent more lines than were received, asks for the
+        board, which tells the player (and their program) what is due now: a lost command
+        is asked for again."""
         for seat in list(self.here.values()):
-            self._show_board_again(seat)
+            self._tell_seated(seat)
         for session in list(self.lobby.online.values()):
             elsewhere = session.seated_elsewhere
-            if elsewhere is not None and elsewhere.opponent is not None:
+            if elsewhere is not None:
                 self.lobby.tell_node(Forwarded(self.lobby.node_id, elsewhere.host,
-                                               session.name, "board", resync=True))
+                                               session.name, "", resync=True))
 
     # --- nodes and users that went ---------------------------------------------------------------
 

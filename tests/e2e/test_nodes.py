@@ -5,6 +5,7 @@ other node takes the user over. Without PostgreSQL or Redis: skipped with the re
 they always run)."""
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -13,14 +14,17 @@ from fibs_server.gnubg_bot.external import GnubgConnection
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.gnubg_player import RecordingPlayer
 from tests.e2e.test_gnubg_external import (  # noqa: F401 (engines is a fixture)
+    MATCH_END,
     assert_clean,
     assert_every_game_ended,
     engines,
     invite,
     play_match,
     scores,
+    together,
 )
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -104,3 +108,51 @@ async def test_gnubg_plays_a_match_across_two_nodes(two_nodes, engines):
     finally:
         for player in players:
             player.gnubg.close()
+
+
+@pytest.mark.gnubg
+async def test_a_match_across_nodes_goes_on_after_redis_restarts(postgresql_url, private_redis,
+                                                                  prefix, engines):
+    """Redis is killed and started again in the middle of a match across two nodes: each node
+    resubscribes, letters lost meanwhile (a board, a move) cost nothing, since each seated
+    player is shown the board as it stands, and gnubg plays on to the end."""
+    nodes = []
+    players: list[RecordingPlayer] = []
+    try:
+        for node_id in ("a", "b"):
+            node = ServerHarness(postgresql_url)
+            node.config.bus_url, node.config.bus_prefix = private_redis.url, prefix
+            node.config.node_id = node_id
+            nodes.append(await node.start())
+        a, b = nodes
+        for node in nodes:
+            assert node.server is not None and node.server.bus is not None
+            await node.server.bus.until_subscribed()
+        for node, name, engine in ((a, "alice", engines[0]), (b, "bob", engines[1])):
+            await a.register(name)
+            client = await node.login_clip(name, client_name="gnubg_bot")
+            players.append(RecordingPlayer(client, name, await GnubgConnection.open(engine)))
+        alice, bob = players
+        for player in players:
+            await player.set_up("ready", "moreboards")
+        await alice.client.skip_until(re.compile(r"5 bob - - 1 .*"))
+        await invite(a, alice, bob, "3", seed=9)
+
+        async def restart_redis_mid_match() -> None:
+            await until(lambda: len(bob.decisions) >= 4, "bob has played a few decisions")
+            await asyncio.to_thread(private_redis.kill)
+            await asyncio.to_thread(private_redis.start)  # the same port
+
+        await together(alice.play_until(MATCH_END.fullmatch), bob.play_until(MATCH_END.fullmatch),
+                       restart_redis_mid_match())
+        open("/tmp/bob_lines.txt", "w").write("\n".join(bob.lines) + "\n\nDECISIONS\n" + "\n".join(map(str, bob.decisions)) + "\nALICE\n" + "\n".join(alice.lines))
+        assert_clean(alice, bob)
+        assert scores(alice, 3) == [" ".join(reversed(score.split())) for score in scores(bob, 3)]
+        for node in nodes:
+            assert node.server is not None and node.server.bus is not None
+            assert node.server.bus.figures.reconnects >= 1
+    finally:
+        for player in players:
+            player.gnubg.close()
+        for node in nodes:
+            await node.stop()
