@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from fibs_server.lobby import game_commands, match_play, user_commands
+from fibs_server.lobby import fair_commands, game_commands, match_play, user_commands
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Session
@@ -123,3 +123,23 @@ async def test_a_node_resuming_a_match_runs_the_last_state_any_node_stored(two_n
     await match_play.resume_match(b, *[(await back_on(b, name))[0] for name in ("alice", "bob")])
     on_b = b.match_table.match_of(b.online["alice"])
     assert on_b is not None and as_json(on_b.match.to_dict()) == stored_by_a
+
+
+async def test_an_abandonment_check_closes_no_match_claimed_since_it_read_it(two_nodes):
+    """Node A's check reads a match idle for long; node B claims it (its players resume it)
+    before A closes it: A's close changes nothing."""
+    a, b, users = two_nodes
+    await match_play.leave(a, users["bob"][0])  # saved, left by bob
+    a.config.abandon_after = 0.0
+    a.config.wall_clock = lambda: 2e9  # long after every update
+    read_idle = a.matches.idle_matches
+
+    async def resumed_on_b_meanwhile(before: int) -> list:
+        records = await read_idle(before)
+        for record in records:
+            await b.matches.claim_match(record.match_id)
+        return records
+    a.matches.idle_matches = resumed_on_b_meanwhile  # type: ignore[method-assign]
+    assert await fair_commands.close_abandoned(a) == 0
+    record = await b.matches.running_match("alice", "bob")
+    assert record is not None and not record.finished and not record.abandoned
