@@ -10,7 +10,7 @@ import math
 from fibs_server.lobby import match_play
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.match_records import MatchRecord, StaleMatchOwner
 from fibs_server.lobby.running_match import RunningMatch
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import fair_texts
@@ -110,8 +110,11 @@ async def close_abandoned(lobby: Lobby) -> int:
                 lobby, record.match_id, names, names.index(record.left_by), None,
                 abandoned=True) is True
         else:
-            await lobby.matches.finish_match(record.match_id, record.state, None, [],
-                                             abandoned=True)
+            try:  # only if no node has claimed it since it was read
+                await lobby.matches.finish_match(record.match_id, record.state, None, [],
+                                                 abandoned=True, epoch=record.owner_epoch)
+            except StaleMatchOwner:
+                continue  # resumed meanwhile, on another node
             closed += 1
     return closed
 

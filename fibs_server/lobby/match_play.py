@@ -8,6 +8,9 @@ and only then is anyone told, so that nothing acknowledged can be lost. An actio
 tells anyone itself: it returns what happened (`Change`). If storing fails, everything the
 store would have written goes back to the snapshot taken before the action
 (`RunningMatch.snapshot`), nobody is told of it, and the clock times the decision again.
+If it failed because another node has claimed the match since (StaleMatchOwner: its players
+resumed it there), the match then stops running here: its players are told it goes on
+elsewhere.
 
 Match starts, resumes, timer expiries and takeovers, bot decisions, `undo`, `leave`, logouts,
 shutdowns, grace-period and abandonment forfeits take this path; `part` is the one way a
@@ -23,7 +26,12 @@ from typing import TypeAlias
 
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.match_records import MatchDice, MatchRecord, RatingUpdate
+from fibs_server.lobby.match_records import (
+    MatchDice,
+    MatchRecord,
+    RatingUpdate,
+    StaleMatchOwner,
+)
 from fibs_server.lobby.running_match import RunningMatch, Snapshot, automatic_play, new_match
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import (
@@ -143,15 +151,33 @@ async def commit(lobby: Lobby, running: RunningMatch, before: Snapshot, actor: S
     try:
         rating = await store(lobby, running, ended, abandoned)
         stored = True
-    except Exception:
-        log.exception("storing match %s failed; the action is undone", running.match_id)
+    except Exception as error:
+        if isinstance(error, StaleMatchOwner):
+            log.warning("match %s is another node's now; the action is undone and the match "
+                        "stops here: %s", running.match_id, error)
+        else:
+            log.exception("storing match %s failed; the action is undone", running.match_id)
         running.restore(before)
         if actor is not None:
             actor.send_line(texts.NOT_STORED)
+        if isinstance(error, StaleMatchOwner):
+            await owned_elsewhere(lobby, running)
+            return False, None
         stored, rating = False, None
     if running.timer is not None:
         running.timer.changed()  # before the boards are drawn: they show the clock
     return stored, rating
+
+
+async def owned_elsewhere(lobby: Lobby, running: RunningMatch) -> None:
+    """Another node claimed the match (its players resumed it there): it stops running here,
+    its clock with it, as it was last stored by this node; its players here are told that it
+    goes on elsewhere."""
+    lobby.match_table.forget(running)
+    for index, session in enumerate(running.sessions):
+        if session is not None:
+            session.send_line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
+    await send_saved_matches(lobby, running.players())
 
 
 def told(match: Match, events: list[ev.Event]) -> Told:
@@ -222,17 +248,18 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False,
         state["unrated"] = running.unrated
     state.update(running.clock_state())
     dice = dice_record(match.dice_source, state, running.roll_tally)
+    epoch = running.owner_epoch
     if ended:
-        await lobby.matches.finish_match(running.match_id, state, None, [], dice)
+        await lobby.matches.finish_match(running.match_id, state, None, [], dice, epoch=epoch)
         return None
     if not match.is_over:
-        await lobby.matches.save_match_state(running.match_id, state, dice)
+        await lobby.matches.save_match_state(running.match_id, state, dice, epoch=epoch)
         return None
     winner = match.winner
     assert winner is not None
     if running.unrated is not None:
         await lobby.matches.finish_match(running.match_id, state, running.names[winner], [],
-                                         dice, abandoned)
+                                         dice, abandoned, epoch=epoch)
         return None
     found = [(await lobby.user_named(name))[1] for name in running.names]
     accounts = [account for account in found if account is not None]
@@ -248,7 +275,7 @@ async def store(lobby: Lobby, running: RunningMatch, ended: bool = False,
     before = {a.name: a.rating for a in accounts}
     state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
     await lobby.matches.finish_match(running.match_id, state, running.names[winner], updates,
-                                     dice, abandoned)
+                                     dice, abandoned, epoch=epoch)
     for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
         account.rating, account.experience = update.rating, update.experience
     return calculation
@@ -424,16 +451,21 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
         return
     if left_meanwhile(lobby, inviter, joiner):
         return
-    sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
-    running = RunningMatch.from_record(record, resumed_dice(lobby, record),
-                                       (sessions[record.player_a.lower()],
-                                        sessions[record.player_b.lower()]))
     try:
-        await lobby.matches.mark_left(running.match_id, None)  # both are back
+        epoch, claimed = await claim(lobby, record.match_id)
+        if claimed is not None:
+            await lobby.matches.mark_left(record.match_id, None, epoch=epoch)  # both are back
     except Exception:
-        log.exception("storing the resume of match %s failed", running.match_id)
+        log.exception("storing the resume of match %s failed", record.match_id)
         joiner.send_line(texts.NOT_STORED)
         return
+    if claimed is None:  # finished elsewhere meanwhile
+        joiner.send_line(game_texts.no_saved_match(inviter.name))
+        return
+    sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
+    running = RunningMatch.from_record(claimed, resumed_dice(lobby, claimed),
+                                       (sessions[claimed.player_a.lower()],
+                                        sessions[claimed.player_b.lower()]), epoch)
     running.timer = lobby.match_timers(running)
     joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
     inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
@@ -451,6 +483,17 @@ async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
         await settle(lobby, running, [], inviter, running.snapshot())
         remind(running, (0, 1))
     await send_saved_matches(lobby, running.players())
+
+
+async def claim(lobby: Lobby, match_id: int) -> tuple[int, MatchRecord | None]:
+    """This node owns the stored match from now on: the owner epoch it holds, and the match
+    as stored after the claim (None: it is not running any more, finished elsewhere)."""
+    try:
+        epoch = await lobby.matches.claim_match(match_id)
+    except LookupError:
+        return 0, None
+    record = await lobby.matches.match_by_id(match_id)
+    return epoch, None if record is None or record.finished else record
 
 
 def tell_match_started(running: RunningMatch, resumed: bool,
@@ -512,8 +555,15 @@ async def forfeit_saved(lobby: Lobby, match_id: int, names: tuple[str, str], lea
         if (record is None or record.match_id != match_id or any(
                 running.match_id == match_id for running in lobby.match_table.running_matches())):
             return False
+        try:
+            epoch, owned = await claim(lobby, match_id)
+        except Exception:
+            log.exception("claiming match %s to forfeit it failed", match_id)
+            return None
+        if owned is None:
+            return False
         sessions = (online[0], online[1]) if first is not None else (None, None)
-        running = RunningMatch.from_record(record, resumed_dice(lobby, record), sessions)
+        running = RunningMatch.from_record(owned, resumed_dice(lobby, owned), sessions, epoch)
         async with running.lock:
             before = running.snapshot()
             events = told(running.match, running.match.forfeit(leaver))
@@ -587,7 +637,10 @@ async def part(lobby: Lobby, running: RunningMatch, leaver: int | None, script: 
     what the clock says of the grace period of a timed match, and the match is forgotten."""
     if leaver is not None and running.stored:
         try:
-            await lobby.matches.mark_left(running.match_id, running.names[leaver])
+            await lobby.matches.mark_left(running.match_id, running.names[leaver],
+                                          epoch=running.owner_epoch)
+        except StaleMatchOwner:
+            pass  # another node runs it now, and marks who leaves it there
         except Exception:
             # The match itself is stored as it stands: saved all the same, and timed by its
             # grace period; only the mark of who left it (abandonment counts) is missing.

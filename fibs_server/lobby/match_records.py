@@ -3,11 +3,29 @@
 Implemented by the store layer (above the lobby). A match's state is the JSON-able dict the
 rules engine's match produces; the lobby writes it after every accepted action, before it
 tells anyone, so an acknowledged action is never lost.
+
+Several nodes share the store: a running match is owned by one of them at a time, by its
+*owner epoch*. The node that creates a match owns it at FIRST_OWNER_EPOCH; a node that runs a
+stored match again claims it first (`claim_match`: one more); every write that passes the
+epoch it holds changes nothing, and fails with StaleMatchOwner, once another node has claimed
+the match since.
 """
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Protocol
+
+FIRST_OWNER_EPOCH = 1  # the owner epoch of a match just created: its creator's
+
+
+class StaleMatchOwner(LookupError):
+    """A write of a running match by a node that no longer owns it: another node claimed it
+    since (its players resumed it there). Nothing was written. A LookupError: like a write
+    of a match that is not running, it fails alone."""
+
+    def __init__(self, match_id: int, held: int, owner: int) -> None:
+        super().__init__(f"match {match_id} is owned by epoch {owner}, not {held}")
+        self.match_id, self.held, self.owner = match_id, held, owner
 
 
 @dataclasses.dataclass
@@ -34,6 +52,7 @@ class MatchRecord:
     dice: MatchDice | None = None  # None: stored before its dice were
     left_by: str | None = None  # who left it unfinished (None: nobody, or it was resumed)
     abandoned: bool = False  # closed because it was left unfinished too long
+    owner_epoch: int = FIRST_OWNER_EPOCH  # as stored when read (see StaleMatchOwner)
 
 
 @dataclasses.dataclass
@@ -66,24 +85,35 @@ class RatedMatch:
 
 
 class MatchStore(Protocol):
+    """`epoch` (keyword): the owner epoch the writer holds; the write changes nothing and
+    raises StaleMatchOwner if the running match's is another now. None: whoever owns it (a
+    tool or a test that runs no copy of the match); the lobby always passes its own."""
+
     async def create_match(self, player_a: str, player_b: str, length: int | None,
                            state: dict[str, Any], dice: MatchDice | None = None) -> int:
-        """Insert a running match and return its id; the pair's running match, if any, is
-        replaced (a saved match that a new invitation starts over) in the same transaction."""
+        """Insert a running match, owned at FIRST_OWNER_EPOCH, and return its id; the pair's
+        running match, if any, is replaced (a saved match that a new invitation starts
+        over) in the same transaction."""
+
+    async def claim_match(self, match_id: int) -> int:
+        """Own the running match from now on: its owner epoch goes up by one, in one
+        transaction, and is returned; LookupError if it is not running."""
 
     async def save_match_state(self, match_id: int, state: dict[str, Any],
-                               dice: MatchDice | None = None) -> None:
+                               dice: MatchDice | None = None, *,
+                               epoch: int | None = None) -> None:
         """Replace the state (and the dice, if given) of a running match (one committed
         transaction)."""
 
     async def finish_match(self, match_id: int, state: dict[str, Any], winner: str | None,
                            ratings: list[RatingUpdate], dice: MatchDice | None = None,
-                           abandoned: bool = False) -> None:
+                           abandoned: bool = False, *, epoch: int | None = None) -> None:
         """In one transaction: store the final state, mark the match finished with its winner
         (None for an unlimited match ended by leaving, or an abandoned one not forfeited) and
         apply the rating updates."""
 
-    async def mark_left(self, match_id: int, name: str | None) -> None:
+    async def mark_left(self, match_id: int, name: str | None, *,
+                        epoch: int | None = None) -> None:
         """`name` left the running match unfinished (kept if someone left it already); None:
         it was resumed, nobody has left it."""
 

@@ -7,7 +7,7 @@ import collections
 import dataclasses
 from typing import Any, Protocol
 
-from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.match_records import FIRST_OWNER_EPOCH, MatchRecord
 from fibs_server.lobby.session import Session
 from fibs_server.protocol.clock_texts import ClockReading
 from fibs_server.protocol.match_rules import MatchTerms
@@ -68,8 +68,12 @@ class RunningMatch:
     who has gone; only the archive's matches have no sessions at all)."""
 
     def __init__(self, match_id: int, match: Match, names: tuple[str, str],
-                 sessions: tuple[Session | None, Session | None]) -> None:
+                 sessions: tuple[Session | None, Session | None],
+                 owner_epoch: int = FIRST_OWNER_EPOCH) -> None:
         self.match_id = match_id
+        # The owner epoch this node holds (lobby.match_records): every store passes it, and
+        # fails with StaleMatchOwner once another node has claimed the match.
+        self.owner_epoch = owner_epoch
         self.match = match
         self.names = names  # [0] = inviter, [1] = joiner
         self.sessions: list[Session | None] = list(sessions)
@@ -93,11 +97,14 @@ class RunningMatch:
 
     @classmethod
     def from_record(cls, record: MatchRecord, dice: Dice,
-                    sessions: tuple[Session | None, Session | None]) -> RunningMatch:
+                    sessions: tuple[Session | None, Session | None],
+                    owner_epoch: int) -> RunningMatch:
         """A stored match running again (resumed, or forfeited from its stored state), its
-        dice going on from `dice`: everything its record keeps, as it was stored."""
+        dice going on from `dice`: everything its record keeps, as it was stored. The record
+        is read after this node claimed the match (`owner_epoch`): no other node's store of
+        it succeeds from then on, so it holds the last state stored."""
         running = cls(record.match_id, Match.from_dict(record.state, dice),
-                      (record.player_a, record.player_b), sessions)
+                      (record.player_a, record.player_b), sessions, owner_epoch)
         running.unrated = record.state.get("unrated")
         running.restore_clock(record.state)
         running.allow_undo()

@@ -214,6 +214,13 @@ def game_saved_after(name: str, departure: Departure) -> str:
     return f"{name} {departure.value}. The game was saved."
 
 
+def match_goes_on_elsewhere(opponent: str) -> str:
+    """To a player whose match another server node took over (its players resumed it there):
+    it stops here, and goes on from what that node stored."""
+    return notice(f"** Your match with {opponent} goes on elsewhere. "
+                  f"Invite {opponent} again to resume it.")
+
+
 CONNECTION_TIMED_OUT = "Connection timed out."
 # A command that failed inside the server (the failure is logged).
 COMMAND_FAILED = refusal("command_failed",

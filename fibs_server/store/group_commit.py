@@ -22,6 +22,15 @@ T = TypeVar("T")
 # table, so SQLAlchemy does not take it for a value to set.
 _ROW_KEY = "row_key"
 
+# What an update of a missing row fails with: LookupError(text), or the LookupError a
+# function finds in the update's transaction (why no row was updated: a row that is gone,
+# or one that `conditions` no longer allow to this writer).
+Missing = str | Callable[[Connection], LookupError]
+
+
+def missing_error(connection: Connection, missing: Missing) -> LookupError:
+    return LookupError(missing) if isinstance(missing, str) else missing(connection)
+
 
 class RowsByKey:
     """A table's rows as GroupCommit and finish_match update them: one at a time, picked by
@@ -40,11 +49,11 @@ class RowsByKey:
             "postgresql": postgresql.insert(dependents).on_conflict_do_nothing()}
 
     def update_one(self, connection: Connection, key: Any, values: dict[str, Any],
-                   *, missing: str) -> None:
-        """Set `values` on the row `key` picks; LookupError(missing) if there is none."""
+                   *, missing: Missing) -> None:
+        """Set `values` on the row `key` picks; its `missing` error if there is none."""
         result = connection.execute(self._statement, {_ROW_KEY: key, **values})
         if result.rowcount == 0:
-            raise LookupError(missing)
+            raise missing_error(connection, missing)
 
     def update_many(self, connection: Connection,
                     values_by_key: dict[Any, dict[str, Any]]) -> list[Any]:
@@ -100,9 +109,9 @@ class GroupCommit:
         return await future
 
     async def update(self, rows: RowsByKey, key: Any, values: dict[str, Any], *,
-                     missing: str, dependents: Sequence[dict[str, Any]] = ()) -> None:
+                     missing: Missing, dependents: Sequence[dict[str, Any]] = ()) -> None:
         """Set `values` on the row of `rows` that `key` picks and add its `dependents`, in
-        the next transaction; LookupError(missing) if there is none."""
+        the next transaction; its `missing` error if there is none."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._enqueue(_RowUpdate(rows, key, values, missing, dependents, future))
         await future
@@ -142,7 +151,7 @@ class _RowUpdate:
     rows: RowsByKey
     key: Any
     values: dict[str, Any]
-    missing: str
+    missing: Missing
     dependents: Sequence[dict[str, Any]]
     future: asyncio.Future[None]
 
@@ -159,8 +168,9 @@ def _write_batch(session: Session, batch: list[_Action | _RowUpdate]
             except LookupError as missing:  # changed nothing: fails alone
                 outcomes[action] = missing
     row_updates = [work for work in batch if isinstance(work, _RowUpdate)]
-    for row_update in _write_row_updates(session.connection(), row_updates):
-        outcomes[row_update] = LookupError(row_update.missing)
+    connection = session.connection()
+    for row_update in _write_row_updates(connection, row_updates):
+        outcomes[row_update] = missing_error(connection, row_update.missing)
     return outcomes
 
 

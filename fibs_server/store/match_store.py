@@ -9,7 +9,9 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Integer,
     and_,
+    bindparam,
     case,
     delete,
     func,
@@ -25,11 +27,13 @@ from sqlalchemy.orm import Session
 
 from fibs_server.lobby.analysis_records import QueueLimits
 from fibs_server.lobby.match_records import (
+    FIRST_OWNER_EPOCH,
     MatchDice,
     MatchRecord,
     RatedMatch,
     RatingChange,
     RatingUpdate,
+    StaleMatchOwner,
 )
 from fibs_server.rules.dice_stats import ROLLS
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY, no_account
@@ -49,8 +53,14 @@ from fibs_server.store.transactions import Transactions
 _MATCHES = table_of(MatchRow)
 _RATING_CHANGES = table_of(RatingChangeRow)
 _ROLL_COUNTS = table_of(RollCountRow)
-RUNNING_MATCHES_BY_ID = RowsByKey(_MATCHES.c.id, ~_MATCHES.c.finished,
-                                  dependents=table_of(MatchGameRow))
+# The owner epoch a write holds, a bind parameter of every update of RUNNING_MATCHES_BY_ID
+# (None: any; see lobby.match_records.MatchStore).
+_HELD_EPOCH = "held_epoch"
+RUNNING_MATCHES_BY_ID = RowsByKey(
+    _MATCHES.c.id, ~_MATCHES.c.finished,
+    _MATCHES.c.owner_epoch == func.coalesce(bindparam(_HELD_EPOCH, type_=Integer),
+                                            _MATCHES.c.owner_epoch),
+    dependents=table_of(MatchGameRow))
 
 
 class SqlMatchStore:
@@ -69,8 +79,10 @@ class SqlMatchStore:
     _now: Callable[[], int]
     # Per match saved since start, how many of its games are surely in match_games, so a
     # save sends only the games finished since. Never more than are there: it is set
-    # after a commit. Unknown (after a restart) counts as none: the next save sends every
-    # finished game once, and the rows already there are kept.
+    # after a commit, and read from the row when the match is claimed (another node may
+    # have stored it since, or replaced it by a match that got its id on SQLite). Unknown
+    # (after a restart) counts as none: the next save sends every finished game once, and
+    # the rows already there are kept.
     _moved_games: dict[int, int]
     _finished_matches_queued: tuple[int, QueueLimits] | None  # see SqlAnalysisStore
 
@@ -84,7 +96,7 @@ class SqlMatchStore:
         new_match = insert(_MATCHES).values(
             player_a=player_a, player_b=player_b, length=length, state=stored.state,
             moved_games=stored.moved_games, finished=False, started_at=now, updated_at=now,
-            **_dice_columns(dice))
+            owner_epoch=FIRST_OWNER_EPOCH, **_dice_columns(dice))
 
         # Group-committed: with a transaction each, 1,000 match starts at once queued on the one
         # SQLite connection past its 30 s checkout timeout (docs/PERFORMANCE.md, "Limits").
@@ -104,19 +116,40 @@ class SqlMatchStore:
         self._moved_games[match_id] = stored.moved_games
         return match_id
 
+    async def claim_match(self, match_id: int) -> int:
+        """One statement (UPDATE ... RETURNING, on SQLite and PostgreSQL alike): two nodes
+        claiming at once get two epochs, the later one owning the match."""
+        claim = (update(_MATCHES).where(_MATCHES.c.id == match_id, ~_MATCHES.c.finished)
+                 .values(owner_epoch=_MATCHES.c.owner_epoch + 1)
+                 .returning(_MATCHES.c.owner_epoch, _MATCHES.c.moved_games))
+
+        def claim_row(session: Session) -> tuple[int, int]:
+            row = session.connection().execute(claim).one_or_none()
+            if row is None:
+                raise LookupError(_no_running_match(match_id))  # changed nothing
+            return row.owner_epoch, row.moved_games
+        epoch, moved_games = await self._updates.run(claim_row)
+        self._moved_games[match_id] = moved_games
+        return epoch
+
     async def save_match_state(self, match_id: int, state: dict[str, Any],
-                               dice: MatchDice | None = None) -> None:
+                               dice: MatchDice | None = None, *,
+                               epoch: int | None = None) -> None:
         stored = _StoredState.of(state, moved_already=self._moved_games.get(match_id, 0))
-        await self._updates.update(
-            RUNNING_MATCHES_BY_ID, match_id,
-            {"state": stored.state, "moved_games": stored.moved_games,
-             "updated_at": self._now(), **_dice_columns(dice)},
-            missing=_no_running_match(match_id), dependents=stored.game_rows(match_id))
+        try:
+            await self._updates.update(
+                RUNNING_MATCHES_BY_ID, match_id,
+                {"state": stored.state, "moved_games": stored.moved_games,
+                 "updated_at": self._now(), _HELD_EPOCH: epoch, **_dice_columns(dice)},
+                missing=_not_written(match_id, epoch), dependents=stored.game_rows(match_id))
+        except StaleMatchOwner:
+            self._moved_games.pop(match_id, None)  # another node saves it now
+            raise
         self._moved_games[match_id] = stored.moved_games
 
     async def finish_match(self, match_id: int, state: dict[str, Any], winner: str | None,
                            ratings: list[RatingUpdate], dice: MatchDice | None = None,
-                           abandoned: bool = False) -> None:
+                           abandoned: bool = False, *, epoch: int | None = None) -> None:
         now = self._now()
         stored = _StoredState.of(state, moved_already=self._moved_games.get(match_id, 0))
 
@@ -126,8 +159,9 @@ class SqlMatchStore:
                 connection, match_id, {"state": stored.state, "moved_games": stored.moved_games,
                                        "finished": True, "winner": winner,
                                        "finished_at": now, "updated_at": now,
-                                       "abandoned": abandoned, **_dice_columns(dice)},
-                missing=_no_running_match(match_id))
+                                       "abandoned": abandoned, _HELD_EPOCH: epoch,
+                                       **_dice_columns(dice)},
+                missing=_not_written(match_id, epoch))
             # After the update: a match that is not running gets no games.
             RUNNING_MATCHES_BY_ID.add_dependents(connection, stored.game_rows(match_id))
             for rating in ratings:
@@ -140,7 +174,11 @@ class SqlMatchStore:
                 plies, limits = queued
                 queue_analysis(connection, match_id, plies, None, limits, now)
         queued = self._finished_matches_queued
-        await self._writes.run(finish)
+        try:
+            await self._writes.run(finish)
+        except StaleMatchOwner:
+            self._moved_games.pop(match_id, None)  # another node stores it now
+            raise
         self._moved_games.pop(match_id, None)  # it is saved no more
 
     async def running_match(self, name_a: str, name_b: str) -> MatchRecord | None:
@@ -206,13 +244,24 @@ class SqlMatchStore:
             return None if row is None else _records(session, [row])[0]
         return await self._reads.run(read)
 
-    async def mark_left(self, match_id: int, name: str | None) -> None:
+    async def mark_left(self, match_id: int, name: str | None, *,
+                        epoch: int | None = None) -> None:
         # The first to leave is the one who left: the other may log out later, waiting.
-        still_there = MatchRow.left_by.is_(None) if name is not None else true()
-        statement = (update(MatchRow)
-                     .where(MatchRow.id == match_id, ~MatchRow.finished, still_there)
+        still_there = _MATCHES.c.left_by.is_(None) if name is not None else true()
+        owned = true() if epoch is None else _MATCHES.c.owner_epoch == epoch
+        statement = (update(_MATCHES)
+                     .where(_MATCHES.c.id == match_id, ~_MATCHES.c.finished, still_there, owned)
                      .values(left_by=name))
-        await self._writes.run(lambda session: session.execute(statement))
+
+        def mark(session: Session) -> None:
+            connection = session.connection()
+            if connection.execute(statement).rowcount == 0:
+                # Kept as it was (someone left first), or not running: nothing to say. Not
+                # this node's: say so.
+                why = _not_written(match_id, epoch)(connection)
+                if isinstance(why, StaleMatchOwner):
+                    raise why
+        await self._writes.run(mark)
 
     async def left_matches(self) -> list[MatchRecord]:
         return await self._reads.run(_matching_records(
@@ -369,6 +418,18 @@ def _no_running_match(match_id: int) -> str:
     return f"no running match with id {match_id}"
 
 
+def _not_written(match_id: int, epoch: int | None) -> Callable[[Connection], LookupError]:
+    """Why a write of the running match `match_id` by the owner of `epoch` changed no row:
+    no such running match, or another owner now (StaleMatchOwner)."""
+    def why(connection: Connection) -> LookupError:
+        owner = connection.scalar(select(_MATCHES.c.owner_epoch).where(
+            _MATCHES.c.id == match_id, ~_MATCHES.c.finished))
+        if owner is None or epoch is None or owner == epoch:
+            return LookupError(_no_running_match(match_id))
+        return StaleMatchOwner(match_id, epoch, owner)
+    return why
+
+
 def _between(name_a: str, name_b: str) -> ColumnElement[bool]:
     """The pair's matches, whichever of them invited."""
     return or_(and_(MatchRow.player_a == name_a, MatchRow.player_b == name_b),
@@ -396,4 +457,5 @@ def _record_from_row(row: MatchRow, moved_games: list[list[dict[str, Any]]]) -> 
                        length=row.length, state=state, finished=row.finished,
                        winner=row.winner, started_at=row.started_at,
                        finished_at=row.finished_at, dice=dice,
-                       left_by=row.left_by, abandoned=row.abandoned)
+                       left_by=row.left_by, abandoned=row.abandoned,
+                       owner_epoch=row.owner_epoch)

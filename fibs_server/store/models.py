@@ -91,6 +91,11 @@ class MatchRow(Base):
     # was closed for that (`abandoned`, after LobbyConfig.abandon_after).
     left_by: Mapped[str | None]
     abandoned: Mapped[bool] = mapped_column(server_default=false())
+    # Which copy of the running match may store it: the node that starts or resumes it
+    # claims it (one more), and every write of the lobby's is conditional on the value it
+    # holds, so a node cut off from its players cannot write over the node that resumed
+    # the match (lobby.match_records.StaleMatchOwner).
+    owner_epoch: Mapped[int] = mapped_column(server_default="0")
 
 
 class MatchGameRow(Base):

@@ -103,12 +103,12 @@ async def test_a_failed_store_rewinds_the_dice_so_the_rolls_stay_in_order(tmp_pa
     save = store.save_match_state
     failures = 0
 
-    async def sometimes_failing_save(match_id, state, dice=None):
+    async def sometimes_failing_save(match_id, state, dice=None, *, epoch=None):
         nonlocal failures
         if rng.random() < 0.2:
             failures += 1
             raise OSError("disk full")
-        await save(match_id, state, dice)
+        await save(match_id, state, dice, epoch=epoch)
     monkeypatch.setattr(store, "save_match_state", sometimes_failing_save)
     while not running.match.is_over:
         await match_play.act(lobby, alice, randomly(rng))
