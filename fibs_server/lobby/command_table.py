@@ -34,6 +34,7 @@ class CommandTable:
         self.login_checks: list[LoginCheck] = []
         self.logout_hooks: list[LogoutHook] = []
         self.shutdown_hooks: list[ShutdownHook] = []
+        self.resync_hooks: list[Hook] = []
 
     def command(self, *names: str) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
@@ -60,6 +61,11 @@ class CommandTable:
     def on_logout(self, hook: LogoutHook) -> LogoutHook:
         """Run when a user logs out (or drops), before everyone else is told."""
         self.logout_hooks.append(hook)
+        return hook
+
+    def on_resync(self, hook: Hook) -> Hook:
+        """A player whose letters between nodes were lost is shown their match again."""
+        self.resync_hooks.append(hook)
         return hook
 
     def on_shutdown(self, hook: ShutdownHook) -> ShutdownHook:

@@ -366,8 +366,10 @@ async def part_running_matches(lobby: Lobby) -> list[Session]:
 
 
 @table.on_login
+@table.on_resync
 async def show_taken_over_match(lobby: Lobby, session: Session) -> None:
-    """A new login that took a running match over (`Lobby.log_in`) is shown where it stands."""
+    """A new login that took a running match over (`Lobby.log_in`), or a player whose
+    letters between nodes were lost (lobby/seats.py), is shown the match where it stands."""
     running = lobby.match_table.match_of(session)
     if running is not None:
         match_play.show_taken_over_match(running, session)

@@ -116,6 +116,7 @@ class Lobby:
         self.login_checks: list[LoginCheck] = []
         self.logout_hooks: list[LogoutHook] = []
         self.shutdown_hooks: list[ShutdownHook] = []
+        self.resync_hooks: list[Hook] = []
         self.command_names: frozenset[str] = frozenset()
         for table in tables:
             self.add_commands(table)
@@ -162,6 +163,7 @@ class Lobby:
         self.login_hooks += table.login_hooks
         self.logout_hooks += table.logout_hooks
         self.shutdown_hooks += table.shutdown_hooks
+        self.resync_hooks += table.resync_hooks
         self.command_names = frozenset(self.handlers)
         self.gatekeeper.reserve([*table.handlers, *table.admin_handlers])
 

@@ -35,7 +35,7 @@ from fibs_server.lobby.bus import (
     Seated,
     SeatLetter,
 )
-from fibs_server.lobby.command_table import LogoutHook
+from fibs_server.lobby.command_table import Hook, LogoutHook
 from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.session import Matches, SeatElsewhere, Session, Stage
 from fibs_server.protocol import game_texts, texts
@@ -136,6 +136,7 @@ class SeatLobby(Protocol):
     """What the seats need of the lobby (lobby.Lobby, which imports this module)."""
     online: dict[str, Session]
     logout_hooks: list[LogoutHook]
+    resync_hooks: list[Hook]
 
     @property
     def accounts(self) -> AccountStore: ...
@@ -320,7 +321,11 @@ class Seats:
         while (letter := await seat.inbox.get()) is not None:
             seat.quiet = letter.quiet
             try:
-                await seat.handle_line(letter.line)
+                if letter.heard >= 0:  # letters were lost: the match where it stands
+                    for hook in self.lobby.resync_hooks:
+                        await hook(self.lobby, seat)
+                else:
+                    await seat.handle_line(letter.line)
             except Exception:
                 log.exception("a line of %s's seat failed", seat.name)
             finally:
@@ -369,8 +374,9 @@ class Seats:
         way. The host tells each seat's home again whom it plays and how many letters it
         sent and received; each home asks the same of its players' seats. A home that heard
         fewer letters than were sent, or sent more lines than were received, asks for the
-        board, which tells the player (and their program) what is due now: a lost command
-        is asked for again."""
+        match where it stands (as a new login that takes a match over sees it: the board
+        and what is due now), which asks the player (and their program) again for a
+        command that was lost."""
         for seat in list(self.here.values()):
             self._tell_seated(seat)
         for session in list(self.lobby.online.values()):

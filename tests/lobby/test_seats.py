@@ -225,9 +225,12 @@ async def test_after_the_bus_came_back_each_seated_player_is_shown_the_board(tmp
     a.rejoined()  # after a Redis restart both nodes resubscribe
     b.rejoined()
     await settled(a, b)
-    boards = [line for line in bob_hears.lines() if line.startswith("board:")]
-    # What a's seat showed (b asked for it too): the board as it stands, bob to roll.
+    shown = bob_hears.lines()
+    boards = [line for line in shown if line.startswith("board:")]
+    # What a's seat showed (b asked for it too): the match as it stands, bob to roll, as
+    # a new login that takes a match over sees it.
     assert len(boards) == 1 and boards[0].startswith("board:You:alice:3:")
+    assert shown[shown.index(boards[0]) + 1] == "It's your turn to roll or double."
     await b.dispatch(bob, "roll")
     await settled(a, b)
     assert "You roll 6 and 5." in bob_hears.lines()
