@@ -8,7 +8,7 @@ import pytest
 
 from fibs_server.lobby.bot_players import BotConfig
 from tests.e2e.client import FibsClient
-from tests.e2e.conftest import ServerHarness
+from tests.e2e.test_nodes import running_nodes
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
 from tests.waiting import until
 
@@ -19,22 +19,9 @@ LEASE_SECONDS = 3.0
 
 @pytest.fixture
 async def two_nodes_with_bots(postgresql_url, redis_url, prefix):
-    nodes = []
-    try:
-        for node_id in ("a", "b"):
-            node = ServerHarness(postgresql_url)
-            node.config.bus_url, node.config.bus_prefix = redis_url, prefix
-            node.config.node_id = node_id
-            node.config.lease_seconds = LEASE_SECONDS
-            node.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
-            nodes.append(await node.start())
-        for node in nodes:
-            assert node.server is not None and node.server.bus is not None
-            await node.server.bus.until_subscribed()
+    async with running_nodes(postgresql_url, redis_url, prefix, lease_seconds=LEASE_SECONDS,
+                             bots=BotConfig(think_time=0, workers=1, time_budget=30)) as nodes:
         yield nodes
-    finally:
-        for node in nodes:
-            await node.stop()
 
 
 async def names_in_who(client: FibsClient) -> list[str]:
