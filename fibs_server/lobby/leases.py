@@ -140,20 +140,20 @@ class LeaseKeeper:
             self._attempt.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._attempt
-        was_held = self.held
-        if was_held:
+        if self.held:
             self._lost("the node stops")
         if self._changing is not None:
             await self.settled()
             self._changing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._changing
-        if was_held:
-            try:
-                await asyncio.wait_for(self.lease.release(), self.renew_every)
-            except Exception as error:  # it expires by itself
-                log.warning("lease %s: not released (%s); it expires in %g s",
-                            self.name, error, self.ttl)
+        # Even if not held here: an attempt cancelled above may have taken it (the release
+        # deletes only this node's).
+        try:
+            await asyncio.wait_for(self.lease.release(), self.renew_every)
+        except Exception as error:  # it expires by itself
+            log.warning("lease %s: not released (%s); it expires within %g s",
+                        self.name, error, self.ttl)
 
     # --- attempts --------------------------------------------------------------------------
 
@@ -186,7 +186,7 @@ class LeaseKeeper:
             if not self.held:
                 self.held = True
                 self.figures.gained += 1
-                log.warning("lease %s: gained", self.name)
+                log.info("lease %s: gained", self.name)
                 self._changes.put_nowait(True)
         elif self.held and not ok and answered:
             # Taken by another node: the key expired or vanished (a Redis restart).
@@ -206,7 +206,8 @@ class LeaseKeeper:
         if self._expiry_alarm is not None:
             self._expiry_alarm.cancel()
             self._expiry_alarm = None
-        log.warning("lease %s: lost (%s)", self.name, why)
+        log.log(logging.INFO if self._stopped else logging.WARNING, "lease %s: lost (%s)",
+                self.name, why)
         self._changes.put_nowait(False)
 
     # --- the duty --------------------------------------------------------------------------
