@@ -22,6 +22,7 @@ from fibs_server.lobby.analysis_queue import AnalysisConfig
 from fibs_server.lobby.analysis_records import QueueLimits
 from fibs_server.lobby.archive_commands import match_file
 from fibs_server.lobby.bot_players import BotConfig
+from fibs_server.lobby.leases import DEFAULT_LEASE_SECONDS
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.throttle import AbuseLimits
@@ -93,6 +94,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bus-prefix", default=env("FIBS_BUS_PREFIX", "fibs"),
                         help="the lobby's channel on the bus: distinct for each lobby sharing "
                              "one Redis (its pub/sub channels ignore the database number)")
+    parser.add_argument("--lease-seconds", type=float,
+                        default=float(env("FIBS_LEASE_SECONDS", str(DEFAULT_LEASE_SECONDS))),
+                        help="with --bus: how long the leases of the jobs one node runs (the "
+                             "bots, the sweeps) outlive a node that died (docs/NODES.md)")
     parser.add_argument("--bcrypt-rounds", type=int, default=int(env("FIBS_BCRYPT_ROUNDS", "12")))
     parser.add_argument("--idle-timeout", type=float,
                         default=float(env("FIBS_IDLE_TIMEOUT", "3600")),
@@ -235,6 +240,7 @@ def main(argv: list[str] | None = None) -> None:
         if arguments.analysis == "on" else None,
         metrics_from=arguments.metrics_from, proxy_from=arguments.proxy_from,
         bus_url=arguments.bus, node_id=arguments.node_id, bus_prefix=arguments.bus_prefix,
+        lease_seconds=arguments.lease_seconds,
         **limits_from_arguments(arguments))))
 
 

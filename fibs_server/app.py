@@ -29,7 +29,17 @@ from fibs_server.lobby import (
 )
 from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
 from fibs_server.lobby.bot_players import BotConfig, BotPlayers
-from fibs_server.lobby.clock import Clock
+from fibs_server.lobby.clock import Clock, LoopClock
+from fibs_server.lobby.leases import (
+    BOTS,
+    DEFAULT_LEASE_SECONDS,
+    SWEEPS,
+    AlwaysHeld,
+    CallbackDuty,
+    LeaseKeeper,
+    Leases,
+    lease_families,
+)
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.metrics import (
     BOT_DECISION_SECONDS,
@@ -40,6 +50,7 @@ from fibs_server.lobby.metrics import (
 )
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
+from fibs_server.lobby.sweeps import DatabaseSweeps
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.net.http import (
@@ -57,6 +68,7 @@ from fibs_server.net.listening import (
     raise_descriptor_limit,
 )
 from fibs_server.net.redis_bus import BusFigures, RedisBus
+from fibs_server.net.redis_lease import RedisLeases
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.net.websocket import Origin, origin_of
 from fibs_server.protocol.login_dialogue import WEB_PAGE
@@ -94,6 +106,8 @@ class ServerConfig:
     bus_url: str | None = None
     node_id: str = "main"
     bus_prefix: str = "fibs"  # the lobby's channel's: Redis's channels are shared by all
+    # With a bus: how long a lease (the bots', the sweeps') outlives a node that died.
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -137,6 +151,11 @@ class FibsServer:
         self.analysis_lane: AnalysisLane | None = None
         self.analysis_queue: AnalysisQueue | None = None
         self.bus: RedisBus | None = None
+        # What one node of several runs: the bots (`bots`), the sweeps over the database
+        # (`sweeps`); on one node both leases are always held.
+        self.redis_leases: RedisLeases | None = None
+        self.bots_lease: LeaseKeeper | None = None
+        self.sweeps_lease: LeaseKeeper | None = None
         self._started = False
         self._stopping = False
 
@@ -177,6 +196,10 @@ class FibsServer:
             lobby.bus = self.bus
             await self.bus.start()
             self._background.append(asyncio.create_task(lobby.keep_in_touch()))
+            self.redis_leases = RedisLeases(self.config.bus_url, self.config.node_id,
+                                            self.config.lease_seconds,
+                                            prefix=self.config.bus_prefix)
+        leases: Leases = AlwaysHeld if self.redis_leases is None else self.redis_leases
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
         self.lobby.gatekeeper.reserve(BotConfig().names.values())
@@ -197,12 +220,17 @@ class FibsServer:
                 workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share,
                 analyses=self.analysis_lane))
             self.lobby.add_commands(bot_commands.command_table(self.bots))
-            await self.bots.start()
+            await self.bots.start(log_in=False)
+            self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(
+                self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
+            await self.bots_lease.start()
         # An expired turn is played as the best bot would play it, or by our rules of thumb.
         self.clocks = MatchClocks(self.lobby, rules_of_thumb if self.bots is None else
                                   functools.partial(self.bots.decide, level=EXPERT))
         self.lobby.match_timers = self.clocks.timer_for
-        await self.clocks.resume_graces()
+        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(self.lobby, self.clocks),
+                                        self.config.lease_seconds, LoopClock())
+        await self.sweeps_lease.start()
         if self.analysis_queue is not None:
             await self.analysis_queue.start()
         self._restore_exception_handler = quiet_accept_failures(asyncio.get_running_loop())
@@ -215,8 +243,6 @@ class FibsServer:
                 self.config.host, listening.getsockname()[1], self.config.web_origins),
                 Operations(self.readiness, self.metrics, self.config.metrics_from))
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
-        self._background.append(asyncio.create_task(
-            fair_commands.run_abandonment_checks(self.lobby)))
         self._started = True
 
     async def readiness(self) -> str | None:
@@ -268,6 +294,8 @@ class FibsServer:
                 [({"outcome": outcome}, getattr(counts, outcome))
                  for outcome in ("decided", "late", "refused", "failed")]))
             families.append(BOT_DECISION_SECONDS.exposition())
+        families += lease_families(keeper for keeper in (self.bots_lease, self.sweeps_lease)
+                                   if keeper is not None)
         if self.bus is not None:
             families += bus_families(self.bus.figures, self.bus.queued, len(lobby.directory))
         if self.analysis_queue is not None:
@@ -293,6 +321,8 @@ class FibsServer:
         self._stopping = True
         for task in self._background:
             task.cancel()
+        if self.sweeps_lease is not None:
+            await self.sweeps_lease.stop()  # released: another node sweeps from now
         if self._telnet is not None:
             self._telnet.close()  # no new connections; the open ones are the lobby's to close
         if self.clocks is not None:
@@ -304,6 +334,10 @@ class FibsServer:
                 self.lobby.shutdown_task.cancel()
             await self.lobby.shut_down()
             self.lobby.gatekeeper.close()
+        if self.bots_lease is not None:
+            # After the lobby's roster of nobody: the bots leave without a notice, and
+            # another node takes them at once.
+            await self.bots_lease.stop()
         if self.analysis_queue is not None:
             await self.analysis_queue.close()  # the request running is taken up at next start
         if self.analysis_lane is not None:
@@ -318,6 +352,8 @@ class FibsServer:
             await self._http.cleanup()
         if self.bus is not None:
             await self.bus.stop()  # after the logouts, which it tells the other nodes
+        if self.redis_leases is not None:
+            await self.redis_leases.close()
         if self.store is not None:
             await self.store.close()
         if self._restore_exception_handler is not None:

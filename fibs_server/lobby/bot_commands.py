@@ -41,7 +41,11 @@ def command_table(bots: BotPlayers) -> CommandTable:
         if not (visitor or unrated) and too_long_for(session, points):
             session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
             return
-        opponent = bots.player_for(bots.residents[level])
+        resident = bots.residents.get(level)
+        if resident is None:  # online on another node (docs/NODES.md, "Leases")
+            session.send_line(texts.BOTS_ELSEWHERE)
+            return
+        opponent = bots.player_for(resident)
         with bots.match_slot(session) as refusal, \
                 lobby.match_table.starting([session.name]) as claimed:
             if refusal is not None:

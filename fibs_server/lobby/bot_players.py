@@ -27,6 +27,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.metrics import BOT_DECISION_SECONDS
 from fibs_server.lobby.session import Session, Stage
 from fibs_server.protocol import texts
+from fibs_server.protocol.texts import Departure
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match
 
@@ -108,11 +109,19 @@ class BotPlayers:
         return self._starting | {session for running in self.lobby.match_table.bot_matches.values()
                                  for session in running.players() if not session.is_bot}
 
-    async def start(self) -> None:
-        """Create the bots' accounts if need be (with a password nobody knows) and log them
-        in; the pool's workers load their networks meanwhile."""
+    async def start(self, log_in: bool = True) -> None:
+        """Start the pool's workers (they load their networks meanwhile) and, with `log_in`,
+        log the bots in (across nodes, the holder of the `bots` lease does: `log_in`)."""
         self._start_task(self.pool.start())
+        if log_in:
+            await self.log_in()
+
+    async def log_in(self) -> None:
+        """Create the bots' accounts if need be (with a password nobody knows) and log in
+        those not online here."""
         for level_name, name in self.config.names.items():
+            if level_name in self.residents:
+                continue
             account = await self.lobby.accounts.find_account(name)
             if account is None:
                 secret = await self.lobby.gatekeeper.hasher.hash(secrets.token_urlsafe(24))
@@ -129,6 +138,13 @@ class BotPlayers:
             rate = MEASURED_ERROR_RATES.get(level_name)
             if rate is not None:
                 self.lobby.bot_strengths[name.lower()] = (rate, rating_words(rate))
+
+    async def log_out(self) -> None:
+        """The bots leave `who` here (another node takes them over); the matches they play
+        here go on to their end."""
+        while self.residents:
+            _, session = self.residents.popitem()
+            await self.lobby.log_out(session, Departure.LOGGED_OUT)
 
     def level_named(self, typed: str) -> str | None:
         """The level a player typed (a unique prefix, or the bot's name), or None."""

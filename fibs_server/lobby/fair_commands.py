@@ -3,7 +3,6 @@ finished one), `dicetest` (the statistics of the rolls) and the closing of match
 unfinished too long, forfeited if the server says so (docs/FAIRNESS.md)."""
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 
@@ -118,14 +117,3 @@ async def close_abandoned(lobby: Lobby) -> int:
             closed += 1
     return closed
 
-
-async def run_abandonment_checks(lobby: Lobby) -> None:
-    """Look for matches left too long now and then, as long as the server runs."""
-    while True:
-        try:
-            closed = await close_abandoned(lobby)
-            if closed:
-                log.info("closed %d abandoned matches", closed)
-        except Exception:
-            log.exception("closing abandoned matches failed; trying again later")
-        await asyncio.sleep(ABANDONMENT_CHECK_SECONDS)

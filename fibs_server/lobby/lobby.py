@@ -554,9 +554,10 @@ class Lobby:
                         session.away_message, arrival)
 
     def _roster(self) -> Roster:
+        # The built-in bots included: they are online on one node, the `bots` lease's holder.
         return Roster(self.config.node_id, [
             {"info": dataclasses.asdict(s.who_info()), "away_message": s.away_message}
-            for s in self.sessions_online() if not s.is_bot])
+            for s in self.sessions_online()])
 
     def _from_another_node(self, letter: PresenceLetter) -> None:
         """What another node says of its users: the directory, and this node's users told as

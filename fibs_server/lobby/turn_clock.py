@@ -67,6 +67,10 @@ class MatchClocks:
         self.lobby = lobby
         self.decide = decide
         self.graces: dict[int, Alarm] = {}  # match id -> its forfeit, if not resumed in time
+        # The graces armed by a sweep over the database (`resume_graces`), not by a player
+        # leaving here: the `sweeps` lease's, dropped with it (`drop_swept_graces`). Match
+        # id -> its owner epoch as the sweep read it (None: not to be compared).
+        self.swept: dict[int, int | None] = {}
         self._tasks: set[asyncio.Task] = set()
         self._closed = False
 
@@ -75,6 +79,7 @@ class MatchClocks:
         grace = self.graces.pop(running.match_id, None)
         if grace is not None:
             grace.cancel()
+        self.swept.pop(running.match_id, None)
         if not running.terms.timed:
             return None
         return TurnClock(self, running)
@@ -93,35 +98,63 @@ class MatchClocks:
             log.error("a match clock failed", exc_info=task.exception())
 
     def start_grace(self, match_id: int, names: tuple[str, str], leaver: int,
-                    seconds: float | None = None) -> None:
+                    seconds: float | None = None, swept: bool = False,
+                    epoch: int | None = None) -> None:
         """The leaver of match `match_id` between `names` loses it unless it is resumed
-        within `seconds` (the server's grace period)."""
+        within `seconds` (the server's grace period). `swept`: armed by a sweep over the
+        database, not by the leaving here, which read the match's owner `epoch`."""
         config = self.lobby.config
         when = config.clock.time() + (config.grace_seconds if seconds is None else seconds)
         earlier = self.graces.pop(match_id, None)
         if earlier is not None:
             earlier.cancel()
+        if swept:
+            self.swept[match_id] = epoch
+        else:
+            self.swept.pop(match_id, None)
         self.graces[match_id] = config.clock.call_at(
             when, lambda: self.start_task(self._forfeit_abandoned(match_id, names, leaver)))
 
     async def resume_graces(self) -> None:
-        """At the server's start: each timed match that a player had left when it stopped
-        gets its grace period again, counted from now (nobody could come back meanwhile)."""
+        """A sweep over the database (the `sweeps` lease's holder's; on one node, at its
+        start): each timed match a player left whose grace period does not run here gets it,
+        counted from now (nobody could come back to a stopped node, and a node that died
+        took its alarms with it)."""
         for record in await self.lobby.matches.left_matches():
             names = (record.player_a, record.player_b)
             if (record.length is not None and record.state.get("turn_seconds") is not None
-                    and record.left_by in names):
-                self.start_grace(record.match_id, names, names.index(record.left_by))
+                    and record.left_by in names and record.match_id not in self.graces):
+                self.start_grace(record.match_id, names, names.index(record.left_by),
+                                 swept=True, epoch=record.owner_epoch)
+
+    def drop_swept_graces(self) -> None:
+        """The `sweeps` lease is lost: the node that takes it arms these graces again."""
+        for match_id in self.swept:
+            alarm = self.graces.pop(match_id, None)
+            if alarm is not None:
+                alarm.cancel()
+        self.swept.clear()
 
     async def _forfeit_abandoned(self, match_id: int, names: tuple[str, str],
                                  leaver: int) -> None:
         """The grace period ended and the match was not resumed: the leaver loses it."""
         self.graces.pop(match_id, None)
+        swept = match_id in self.swept
+        epoch = self.swept.pop(match_id, None)
+        if swept:
+            # Armed from the database: it may have been resumed on another node since
+            # (resuming claims it and forgets who left; left again, its new host times it),
+            # which this node cannot see in its own matches.
+            record = await self.lobby.matches.match_by_id(match_id)
+            if (record is None or record.finished or record.left_by is None
+                    or epoch is not None and record.owner_epoch != epoch):
+                return
         back = clock_texts.did_not_come_back(names[leaver], self.lobby.config.grace_seconds)
         forfeited = await match_play.forfeit_saved(self.lobby, match_id, names, leaver,
                                                    [say(0, back), say(1, back)])
         if forfeited is None:  # being set up (resumed?) or not stored: try again shortly
-            self.start_grace(match_id, names, leaver, RETRY_SECONDS)
+            # (Not compared again: the failed forfeit may have claimed the match itself.)
+            self.start_grace(match_id, names, leaver, RETRY_SECONDS, swept=swept)
 
     async def quiet(self) -> None:
         """Until the work of every alarm that has rung is done (what a test waits for after

@@ -241,6 +241,10 @@ def bot_usage(levels: list[str]) -> str:
     """A refusal in FIBS's usage form (`** usage: message <user> <text>`)."""
     return refusal("bot_usage", f"** usage: bot [{'|'.join(levels)}] [1|3|5|7|...|unlimited] [unrated]")
 
+# `bot` on a node of several where the bots are not online (another node holds them).
+BOTS_ELSEWHERE = refusal("bots_elsewhere", "** The bots are not on this server just now. "
+                         "Please try again shortly.")
+
 # Visitors: `bot` at the login prompt, without an account.
 VISITORS_PLAY_BOTS = refusal("visitors_play_bots", "** Visitors without an account play the bots "
                              "only. Log in as 'guest' to register.")

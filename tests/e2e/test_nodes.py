@@ -6,7 +6,9 @@ they always run)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -27,14 +29,19 @@ from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (f
 from tests.waiting import until
 
 
-@pytest.fixture
-async def two_nodes(postgresql_url, redis_url, prefix):
+@contextlib.asynccontextmanager
+async def running_nodes(postgresql_url: str, redis_url: str, prefix: str,
+                        **config: object) -> AsyncIterator[list[ServerHarness]]:
+    """Nodes a and b, started in that order and subscribed; `config`: more ServerConfig
+    fields for both."""
     nodes = []
     try:
         for node_id in ("a", "b"):
             node = ServerHarness(postgresql_url)
             node.config.bus_url, node.config.bus_prefix = redis_url, prefix
             node.config.node_id = node_id
+            for field, value in config.items():
+                setattr(node.config, field, value)
             nodes.append(await node.start())
         for node in nodes:
             assert node.server is not None and node.server.bus is not None
@@ -43,6 +50,12 @@ async def two_nodes(postgresql_url, redis_url, prefix):
     finally:
         for node in nodes:
             await node.stop()
+
+
+@pytest.fixture
+async def two_nodes(postgresql_url, redis_url, prefix):
+    async with running_nodes(postgresql_url, redis_url, prefix) as nodes:
+        yield nodes
 
 
 async def test_users_on_two_nodes_see_talk_and_take_over(two_nodes):

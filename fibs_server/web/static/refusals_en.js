@@ -25,6 +25,7 @@ export default {
   "refusal.blind_yourself": "You can't read this message now, can you?",
   "refusal.boardstyle_values": "Valid arguments are the numbers 1 to 3.",
   "refusal.bot_usage": "usage: bot [<level>] [1|3|5|7|...|unlimited] [unrated]",
+  "refusal.bots_elsewhere": "The bots are not on this server just now. Please try again shortly.",
   "refusal.cannot_bear_off": "You can't bear off now.",
   "refusal.cannot_bear_off_checker": "You can't remove this piece",
   "refusal.cannot_show": "Don't know how to show {subject}. Try 'games', 'saved', 'savedcount', 'watchers', 'max' or 'tables'.",

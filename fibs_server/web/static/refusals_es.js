@@ -25,6 +25,7 @@ export default {
   "refusal.blind_yourself": "Ahora no puedes leer este mensaje, ¿verdad?",
   "refusal.boardstyle_values": "Los argumentos válidos son los números del 1 al 3.",
   "refusal.bot_usage": "uso: bot [<nivel>] [1|3|5|7|...|unlimited] [unrated]",
+  "refusal.bots_elsewhere": "Los bots no están en este servidor ahora mismo. Vuelve a intentarlo en un momento.",
   "refusal.cannot_bear_off": "Ahora no puedes sacar fichas.",
   "refusal.cannot_bear_off_checker": "No puedes sacar esta ficha.",
   "refusal.cannot_show": "No sé mostrar '{subject}'. Prueba 'games', 'saved', 'savedcount', 'watchers', 'max' o 'tables'.",
