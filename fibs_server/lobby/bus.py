@@ -165,13 +165,16 @@ class Roster:
 
 @dataclasses.dataclass(frozen=True)
 class JoinAsked:
-    """`name`, at home on `node`, joins the invitation of `inviter`, who is on `to_node`.
-    `client`: how the player's program reads (`seats.SeatClient`'s fields)."""
+    """`name`, at home on `node`, joins the invitation of `inviter`, who is on `to_node`;
+    or (`takeover`) logged in on `node` while playing on `to_node`, and takes their match
+    over from there as a new login does. `client`: how the player's program reads
+    (`seats.SeatClient`'s fields)."""
     node: str
     to_node: str
     name: str
     inviter: str
     client: dict[str, Any]
+    takeover: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,7 +298,8 @@ def _well_formed_seat_letter(letter: SeatLetter) -> bool:
     if not all(isinstance(field, str) for field in (letter.node, letter.to_node, letter.name)):
         return False
     if isinstance(letter, JoinAsked):
-        return isinstance(letter.inviter, str) and isinstance(letter.client, dict)
+        return (isinstance(letter.inviter, str) and isinstance(letter.client, dict)
+                and isinstance(letter.takeover, bool))
     if isinstance(letter, Seated):
         return (isinstance(letter.opponent, str | None) and type(letter.relayed) is int
                 and type(letter.received) is int)

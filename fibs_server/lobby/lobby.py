@@ -302,6 +302,7 @@ class Lobby:
         # who-lines, and a CLIP client must see its welcome (`1`) before any of them.
         session.login_time, session.stage = now, Stage.ONLINE
         self.online[account.name.lower()] = session
+        playing_elsewhere = self.directory.get(account.name) if previous is None else None
         self.directory.forget(account.name)  # here now, whatever another node last said
         self.seats.opponent_back(account.name, self.config.node_id)
         who_line = session.who_line()
@@ -326,6 +327,9 @@ class Lobby:
             if session.prompts:
                 session.send_prompt()
         arrival = texts.logs_in(account.name) if previous is None else None
+        if playing_elsewhere is not None and playing_elsewhere.info.opponent is not None:
+            # Before the presence that logs them out there: their match is theirs from here.
+            self.seats.take_over_elsewhere(session, playing_elsewhere)
         self.bus.tell_others(self._presence(session, arrival))
         await self._tell_everyone_else(
             account.name, arrival, clip.LOGIN, who_block=wire_text(clip.who_block([who_line])),

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from fibs_server.lobby.accounts import AccountStore
+from fibs_server.lobby.accounts import Account, AccountStore
 from fibs_server.lobby.bus import (
     Absence,
     Forwarded,
@@ -132,6 +132,14 @@ class SeatSession(Session):
             self._relay("lines", tuple(lines), False)
 
 
+class SeatMatches(Matches, Protocol):
+    """What the seats need of who plays whom (lobby.match_table.MatchTable)."""
+
+    def take_over(self, previous: Session, session: Session) -> object | None: ...
+
+    def busy(self, session: Session) -> bool: ...
+
+
 class SeatLobby(Protocol):
     """What the seats need of the lobby (lobby.Lobby, which imports this module)."""
     online: dict[str, Session]
@@ -142,7 +150,7 @@ class SeatLobby(Protocol):
     def accounts(self) -> AccountStore: ...
 
     @property
-    def match_table(self) -> Matches: ...
+    def match_table(self) -> SeatMatches: ...
 
     @property
     def node_id(self) -> str: ...
@@ -164,6 +172,7 @@ class Seats:
         # and of the last line sent to it.
         self.heard: dict[str, int] = {}
         self.sent: dict[str, int] = {}
+        self.taking_over: dict[str, str] = {}  # lower-case name -> the host asked for a takeover
         self.unfinished = 0  # joins, lines and partings taken on and not yet carried out
 
     def idle(self) -> bool:
@@ -185,7 +194,9 @@ class Seats:
 
     def receive(self, letter: SeatLetter) -> None:
         """A letter of another node's for this one."""
-        if isinstance(letter, JoinAsked):
+        if isinstance(letter, JoinAsked) and letter.takeover:
+            self._take_over(letter)
+        elif isinstance(letter, JoinAsked):
             self._carry_out(self._seat(letter))
         elif isinstance(letter, Forwarded):
             self._forwarded(letter)
@@ -199,11 +210,23 @@ class Seats:
     def join_elsewhere(self, session: Session, inviter: RemoteUser) -> None:
         """`session` joins the invitation of `inviter`, a user of another node: the match will
         run there. Until the host answers, the user counts as playing."""
-        session.seated_elsewhere = SeatElsewhere(inviter.node)
+        self._ask_host(session, inviter.node, inviter.name)
+
+    def take_over_elsewhere(self, session: Session, user: RemoteUser) -> None:
+        """`session` logged in here while, as `user`, its user plays a match on another
+        node: they take the match over from there, as a new login takes a match over. Until
+        the host answers they are free (a killed host never answers; a match resumed here
+        meanwhile is the one that goes on: the host's copy stores no more)."""
+        self.taking_over[session.name.lower()] = user.node
+        self._ask_host(session, user.node, "", takeover=True)
+
+    def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False
+                  ) -> None:
+        if not takeover:
+            session.seated_elsewhere = SeatElsewhere(host)
         self.heard[session.name.lower()] = self.sent[session.name.lower()] = 0  # from 1 again
-        self.lobby.tell_node(JoinAsked(self.lobby.node_id, inviter.node, session.name,
-                                       inviter.name,
-                                       dataclasses.asdict(SeatClient.of(session))))
+        self.lobby.tell_node(JoinAsked(self.lobby.node_id, host, session.name, inviter,
+                                       dataclasses.asdict(SeatClient.of(session)), takeover))
 
     def forward(self, session: Session, line: str, quiet: bool = False, heard: int = -1
                 ) -> None:
@@ -216,8 +239,13 @@ class Seats:
 
     def _seated(self, letter: Seated) -> None:
         session = self.lobby.online.get(letter.name.lower())
-        if session is None or session.seated_elsewhere is None \
-                or session.seated_elsewhere.host != letter.node:
+        taken_over = self.taking_over.pop(letter.name.lower(), None) == letter.node
+        if session is None:
+            return
+        if taken_over and session.seated_elsewhere is None and letter.opponent is not None \
+                and not self.lobby.match_table.busy(session):
+            session.seated_elsewhere = SeatElsewhere(letter.node)
+        if session.seated_elsewhere is None or session.seated_elsewhere.host != letter.node:
             return
         if letter.opponent is not None:
             session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent)
@@ -279,16 +307,41 @@ class Seats:
         if key in self.here or key in self.lobby.online:  # meanwhile
             self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
             return
+        seat = self._new_seat(letter, client, account)
+        self._queue(seat, Forwarded(letter.node, self.lobby.node_id, letter.name,
+                                    f"join {letter.inviter}"))
+
+    def _new_seat(self, letter: JoinAsked, client: SeatClient, account: Account
+                  ) -> SeatSession:
         account.toggles.update(client.toggles)
         account.settings.update(client.settings)
         seat = SeatSession(self.lobby, letter.node, client, self.lobby.tell_node,
                            self.lobby.node_id)
         seat.account, seat.login_time = account, int(time.time())
         seat.stage = Stage.ONLINE
-        self.here[key] = seat
+        self.here[letter.name.lower()] = seat
         self.lobby.start_job(self._serve(seat))
-        self._queue(seat, Forwarded(letter.node, self.lobby.node_id, letter.name,
-                                    f"join {letter.inviter}"))
+        return seat
+
+    def _take_over(self, letter: JoinAsked) -> None:
+        """A player here logged in on another node: their match goes on here with a seat for
+        them in place of the session they had here (which that login's presence then logs
+        out, the match staying with the seat), shown to them where it stands."""
+        previous = self.lobby.online.get(letter.name.lower())
+        try:
+            client = SeatClient(**letter.client)
+        except TypeError:
+            log.exception("a takeover from node %s was not understood", letter.node)
+            previous = None
+        if previous is None or previous.account is None or self.holds(previous) \
+                or letter.name.lower() in self.here \
+                or self.lobby.match_table.opponent_name_of(previous) is None:
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            return
+        seat = self._new_seat(letter, client, previous.account)
+        self.lobby.match_table.take_over(previous, seat)
+        self._show_match(seat)
+        self._tell_seated(seat)
 
     def _refuse(self, letter: JoinAsked, line: str) -> None:
         self.lobby.tell_node(Relayed(self.lobby.node_id, letter.node, letter.name, "lines",
@@ -305,11 +358,18 @@ class Seats:
             self._tell_seated(seat)
             return
         seat.received = max(seat.received, letter.number)
-        if letter.heard >= 0:
-            if seat.loss_board_waiting or seat.loss_board_sent > letter.heard:
-                return  # a board after what the home heard is on its way already
-            seat.loss_board_waiting = True
-        self._queue(seat, letter)
+        if letter.heard < 0:
+            self._queue(seat, letter)
+        elif not (seat.loss_board_waiting or seat.loss_board_sent > letter.heard):
+            self._show_match(seat, letter)
+        # (else a view of the match after what the home heard is on its way already)
+
+    def _show_match(self, seat: SeatSession, asked: Forwarded | None = None) -> None:
+        """The seat's match where it stands, shown to its player at home, in turn with the
+        seat's lines: after a loss (`asked`, the home's letter), or a takeover."""
+        seat.loss_board_waiting = True
+        self._queue(seat, asked or Forwarded(seat.home, self.lobby.node_id, seat.name, "board",
+                                             heard=0))
 
     def _queue(self, seat: SeatSession, letter: Forwarded) -> None:
         self.unfinished += 1

@@ -177,3 +177,33 @@ async def test_a_match_across_nodes_goes_on_after_redis_restarts(postgresql_url,
             player.gnubg.close()
         for node in nodes:
             await node.stop()
+
+
+async def test_a_login_on_another_node_takes_a_running_match_over(two_nodes):
+    """alice and bob play on node a; bob logs in on node b: his old connection is closed and
+    the match goes on with him on b, shown where it stands, as a re-login on one node does."""
+    a, b = two_nodes
+    for name in ("alice", "bob"):
+        await a.register(name)
+    alice = await a.login_clip("alice")
+    old_bob = await a.login_clip("bob")
+    for client in (alice, old_bob):
+        await client.send("toggle ready")
+    a.script_dice((3, 1), (6, 5))
+    await alice.skip_until(re.compile(r"5 bob - - 1 .*"))
+    await alice.send("invite bob 3")
+    await old_bob.skip_until("Type 'join alice' to accept.")
+    await old_bob.send("join alice")
+    await alice.skip_until("It's your turn to move.")
+    await alice.send("move 8-5 6-5")
+    await old_bob.skip_until("It's your turn to roll or double.")
+
+    bob = await b.login_clip("bob")
+    await old_bob.skip_until("** You logged in again from 127.0.0.1. This connection is closed.")
+    await old_bob.expect_closed()
+    board = re.compile(r"board:You:alice:3:.*")
+    await bob.skip_until(board)
+    assert await bob.read_line() == "It's your turn to roll or double."
+    await bob.send("roll")
+    await bob.skip_until("You roll 6 and 5.")
+    await alice.skip_until("bob rolls 6 and 5.")

@@ -234,3 +234,37 @@ async def test_after_the_bus_came_back_each_seated_player_is_shown_the_board(tmp
     await b.dispatch(bob, "roll")
     await settled(a, b)
     assert "You roll 6 and 5." in bob_hears.lines()
+
+
+async def test_a_login_on_another_node_takes_the_match_over_from_there(tmp_path):
+    wire = Wire()
+    a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
+    alice, alice_hears = await logged_in(a, "alice", ready=True)
+    old_bob, old_bob_hears = await logged_in(a, "bob", ready=True)
+    await a.dispatch(alice, "invite bob 3")
+    await a.dispatch(old_bob, "join alice")
+    await a.dispatch(alice, "move 8-5 6-5")
+    alice_hears.lines()
+    old_bob_hears.lines()
+    account = await b.accounts.find_account("bob")  # one database under both nodes
+    assert account is not None
+    bob_hears = RecordingConnection()
+    bob = b.connect(bob_hears)
+    bob.prompts = False
+    await b.log_in(bob, account)
+    await settled(a, b)
+    await until(lambda: old_bob_hears.closed, "bob's connection to a is closed")
+    # The old connection is told and closed; the match goes on, with bob's seat in it.
+    assert old_bob_hears.lines()[:1] == [
+        "** You logged in again from 127.0.0.1. This connection is closed."]
+    running = a.match_table.match_of(alice)
+    assert running is not None and running.sessions[1] is a.seats.here["bob"]
+    assert bob.seated_elsewhere is not None and bob.seated_elsewhere.opponent == "alice"
+    # bob at b is shown the match where it stands (as a re-login on one node shows it).
+    shown = bob_hears.lines()
+    board = next(line for line in shown if line.startswith("board:You:alice:3:"))
+    assert shown[shown.index(board) + 1] == "It's your turn to roll or double."
+    await b.dispatch(bob, "roll")
+    await settled(a, b)
+    assert "You roll 6 and 5." in bob_hears.lines()
+    assert "bob rolls 6 and 5." in alice_hears.lines()
