@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from fibs_server.lobby.accounts import Account, AccountStore, NameTaken
 from fibs_server.lobby.passwords import HashingBusy, PasswordHasher
 from fibs_server.lobby.session_tokens import SessionTokens
+from fibs_server.lobby.shared_counts import LocalCounts, SharedCounts
 from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
 from fibs_server.protocol import commands, texts
 from fibs_server.protocol.login_dialogue import RegistrationRefused
@@ -21,13 +22,16 @@ WRONG_SESSION_TOKEN = "#session-token"
 
 class Gatekeeper:
     def __init__(self, accounts: AccountStore, hasher: PasswordHasher,
-                 limits: AbuseLimits, clock: Callable[[], float] = time.monotonic) -> None:
+                 limits: AbuseLimits, clock: Callable[[], float] = time.monotonic,
+                 counts: SharedCounts | None = None) -> None:
         self.accounts = accounts
         self.hasher = hasher
         self.limits = limits
-        self.login_throttle = LoginThrottle(limits)
+        # The limits' counts: this node's, or every node's (None: this node's).
+        counts = LocalCounts() if counts is None else counts
+        self.login_throttle = LoginThrottle(limits, counts=counts)
         self.session_tokens = SessionTokens(clock)  # web pages' (lobby/reconnect.py)
-        self.registrations = RegistrationLimit(limits)
+        self.registrations = RegistrationLimit(limits, counts)
         # No account may pass for the server or a command (`who says: ...`, `tell shout ...`):
         # the reserved words and every command name, alias and administrator command.
         self._reserved_names = {*texts.RESERVED_NAMES, *commands.ALIASES}
@@ -88,8 +92,8 @@ class Gatekeeper:
 
         return await self.login_throttle.attempt(account.name, host, False, check)
 
-    def allows_registration(self, host: str) -> bool:
-        return self.registrations.allows(host)
+    async def allows_registration(self, host: str) -> bool:
+        return await self.registrations.allows(host)
 
     async def name_is_free(self, name: str) -> bool:
         return (name.lower() not in self._reserved_names
@@ -98,9 +102,9 @@ class Gatekeeper:
 
     async def register(self, name: str, password: str, host: str
                        ) -> Account | RegistrationRefused:
-        # Counted before the first await: parallel dialogues from one address all passed the
-        # limit's check at `name`.
-        if not self.registrations.take(host):
+        # Counted before the password is hashed: parallel dialogues from one address all
+        # passed the limit's check at `name` (each count is atomic, here or in Redis).
+        if not await self.registrations.take(host):
             return RegistrationRefused.TOO_MANY_REGISTRATIONS
         account = Account(name=name, password_hash=await self.hasher.hash(password, host),
                           created_at=int(time.time()), last_login_host=host)

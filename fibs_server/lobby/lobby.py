@@ -48,6 +48,7 @@ from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.running_match import Invitation, MatchTimer, RunningMatch
 from fibs_server.lobby.seats import Seats, SeatSession
 from fibs_server.lobby.session import Connection, Session, Stage, wire_text
+from fibs_server.lobby.shared_counts import SharedCounts
 from fibs_server.lobby.tables import CodeGuesses
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.lobby.who_list import WhoList
@@ -92,6 +93,8 @@ class LobbyConfig:
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS
     # This node's name on a bus between nodes (docs/NODES.md); one node needs none.
     node_id: str = "main"
+    # The abuse limits' counts across nodes (net/redis_counts.py); None: this node's own.
+    shared_counts: SharedCounts | None = None
 
 
 class Lobby:
@@ -100,7 +103,8 @@ class Lobby:
                  chat_records: ChatRecords) -> None:
         self.accounts = AccountsWithVisitors(accounts)
         # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
-        self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits, config.clock.time)
+        self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits, config.clock.time,
+                                     config.shared_counts)
         self.held = HeldSessions(config.clock, config.reconnect_seconds,
                                  self.gatekeeper.session_tokens)
         self.matches = matches

@@ -330,7 +330,7 @@ class Session:
                 return self.dialogue.authenticated(account)
             case CheckRegistrationLimit():
                 return self.dialogue.registration_limit_checked(
-                    gatekeeper.allows_registration(host))
+                    await gatekeeper.allows_registration(host))
             case CheckName(name):
                 return self.dialogue.name_checked(await gatekeeper.name_is_free(name))
             case Register(name, password):

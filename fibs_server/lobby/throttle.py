@@ -1,18 +1,26 @@
 """Abuse limits of the login and registration dialogues: growing delays for password guessing,
 and a cap on new accounts per address.
 
-Both keep only recent history, pruned as they go, so a flood of invented names or addresses
-cannot grow them without bound.
+Both count through `SharedCounts` (this node's counts, or every node's), which keep only
+recent history, pruned as they go, so a flood of invented names or addresses cannot grow them
+without bound.
 """
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
+from fibs_server.lobby.shared_counts import Key, LocalCounts, SharedCounts
 from fibs_server.protocol.texts import MAX_NAME_LENGTH
+
+# The kinds of count the limits keep (lobby/shared_counts.py).
+ACCOUNTS = "login-account"  # failed logins of a name
+ADDRESSES = "login-address"  # failed logins from an address
+PAIRS = "login-pair"  # failed logins of a name from an address known good for it
+REGISTRATIONS = "registrations"  # new accounts from an address
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,51 +61,6 @@ class AbuseLimits:
     repeated_refused_answers: int = 5
 
 
-class _FailureCounts:
-    """Attempts per key that failed or are under way, each key forgotten `memory` seconds
-    after its latest; and when the latest delayed attempt of the key may start."""
-
-    MAX_KEYS = 100_000  # beyond this the oldest keys go first, whatever their age
-
-    def __init__(self, memory: float, clock: Callable[[], float]) -> None:
-        self.memory = memory
-        self.clock = clock
-        # key -> [count, time of the latest attempt, start of the latest delayed one]
-        self._counts: OrderedDict[str, list[float]] = OrderedDict()  # oldest first
-
-    def count(self, key: str) -> int:
-        self._prune()
-        entry = self._counts.get(key)
-        return int(entry[0]) if entry else 0
-
-    def next_start(self, key: str) -> float:
-        entry = self._counts.get(key)
-        return entry[2] if entry else 0.0
-
-    def add(self, key: str, start: float) -> None:
-        entry = self._counts.pop(key, None) or [0, 0.0, 0.0]
-        self._counts[key] = [entry[0] + 1, self.clock(), max(entry[2], start)]
-        while len(self._counts) > self.MAX_KEYS:
-            self._counts.popitem(last=False)
-
-    def uncount(self, key: str) -> None:
-        """One attempt under way succeeded: it is no failure."""
-        entry = self._counts.get(key)
-        if entry is not None:
-            entry[0] = max(0, entry[0] - 1)
-
-    def forget(self, key: str) -> None:
-        self._counts.pop(key, None)
-
-    def _prune(self) -> None:
-        limit = self.clock() - self.memory
-        while self._counts and next(iter(self._counts.values()))[1] < limit:
-            self._counts.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._counts)
-
-
 class LoginThrottle:
     """Growing delays for password attempts, per account name and per address.
 
@@ -115,15 +78,20 @@ class LoginThrottle:
     own (account, address) pair delay it, counted like an account's."""
 
     MAX_KNOWN_GOOD = 100_000
+    MAX_NEXT_STARTS = 100_000
 
     def __init__(self, limits: AbuseLimits, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 counts: SharedCounts | None = None) -> None:
         self.limits = limits
         self.clock = clock
         self.sleep = sleep
-        self.accounts = _FailureCounts(limits.failure_memory, clock)
-        self.addresses = _FailureCounts(limits.failure_memory, clock)
-        self.pairs = _FailureCounts(limits.failure_memory, clock)  # known-good attempts
+        # The failures (and attempts under way) of each account, address and known-good
+        # (account, address) pair: this node's, or every node's (lobby/shared_counts.py).
+        self.counts: SharedCounts = LocalCounts(clock) if counts is None else counts
+        # When the latest delayed attempt of a key may start: delayed attempts queue behind
+        # each other on this node. Only future starts are kept (a past one holds nobody).
+        self._next_starts: OrderedDict[Key, float] = OrderedDict()
         self._known_good: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     def knows(self, name: str, host: str) -> bool:
@@ -134,40 +102,52 @@ class LoginThrottle:
                       check: Callable[[], Awaitable[bool]]) -> bool:
         """Wait as the counts say, then run `check` (the password check); its result, or
         False unchecked when the attempt would wait too long."""
-        start = self._start(name, host, known_good)
-        if start is None:
-            return False
         succeeded = False
         try:
+            start = await self._start(name, host, known_good)
+            if start is None:
+                return False
             await self.sleep(max(0.0, start - self.clock()))
             succeeded = await check()
         finally:
             self._finish(name, host, succeeded)
         return succeeded
 
-    def _start(self, name: str, host: str, known_good: bool) -> float | None:
+    async def _start(self, name: str, host: str, known_good: bool) -> float | None:
         """Count the attempt; when it may start (clock time), or None: refused."""
-        now = self.clock()
-        # Every attempt counts for the account and the address; a known-good one is held
-        # back by its pair's count only, any other by the address's, and by the account's
-        # once the address has failed before.
-        holds_back = not known_good and self.addresses.count(host) > 0
-        keys = [(self.addresses, host, self.limits.address_free_failures, not known_good),
-                (self.accounts, _account_key(name), self.limits.account_free_failures,
-                 holds_back)]
+        keys = [(ADDRESSES, host), (ACCOUNTS, _account_key(name))]
         if known_good:
-            keys.append((self.pairs, _pair_key(name, host), self.limits.account_free_failures,
-                         True))
+            keys.append((PAIRS, _pair_key(name, host)))
+        # Every attempt counts for the account and the address, before it is judged.
+        before = [count - 1 for count in await self.counts.tally(keys, self.limits.failure_memory)]
+        now = self.clock()
+        self._prune_next_starts(now)
+        # A known-good attempt is held back by its pair's count only, any other by the
+        # address's, and by the account's once the address has failed before.
+        free = [self.limits.address_free_failures, self.limits.account_free_failures,
+                self.limits.account_free_failures]
+        applies = [not known_good, not known_good and before[0] > 0, True]
         wait = 0.0  # seconds: after the key's previous delayed attempt, its own delay
-        for table, key, free, applies in keys:
-            delay = self._delay(table.count(key) - free) if applies else 0.0
+        for key, failures, free_failures, applying in zip(keys, before, free, applies):
+            delay = self._delay(failures - free_failures) if applying else 0.0
             if delay > 0:
-                wait = max(wait, max(0.0, table.next_start(key) - now) + delay)
-        refused = wait > self.limits.max_login_delay
+                wait = max(wait, max(0.0, self._next_starts.get(key, now) - now) + delay)
+        if wait > self.limits.max_login_delay:
+            return None
         start = now + wait
-        for table, key, _, applies in keys:
-            table.add(key, start if applies and not refused else now)
-        return None if refused else start
+        if wait > 0:
+            for key, applying in zip(keys, applies):
+                if applying and start > self._next_starts.get(key, now):
+                    self._next_starts[key] = start
+                    self._next_starts.move_to_end(key)
+            while len(self._next_starts) > self.MAX_NEXT_STARTS:
+                self._next_starts.popitem(last=False)
+        return start
+
+    def _prune_next_starts(self, now: float) -> None:
+        starts = self._next_starts
+        while starts and next(iter(starts.values())) <= now:
+            starts.popitem(last=False)
 
     def _delay(self, over: int) -> float:
         if over < 0:
@@ -178,9 +158,10 @@ class LoginThrottle:
         # A success clears the account only: logging in to one's own account must not
         # reset the count of an address that is guessing other people's passwords.
         if succeeded:
-            self.accounts.forget(_account_key(name))
-            self.pairs.forget(_pair_key(name, host))
-            self.addresses.uncount(host)
+            for key in ((ACCOUNTS, _account_key(name)), (PAIRS, _pair_key(name, host))):
+                self.counts.forget(key)
+                self._next_starts.pop(key, None)
+            self.counts.untally((ADDRESSES, host))
             self._known_good[(_account_key(name), host)] = None
             self._known_good.move_to_end((_account_key(name), host))
             while len(self._known_good) > self.MAX_KNOWN_GOOD:
@@ -197,31 +178,18 @@ def _pair_key(name: str, host: str) -> str:
 
 
 class RegistrationLimit:
-    """At most `registrations_per_hour` new accounts per address in any hour."""
+    """At most `registrations_per_hour` new accounts per address in any hour (this node's, or
+    every node's: lobby/shared_counts.py)."""
 
     WINDOW = 3600.0
 
-    def __init__(self, limits: AbuseLimits, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, limits: AbuseLimits, counts: SharedCounts | None = None) -> None:
         self.per_hour = limits.registrations_per_hour
-        self.clock = clock
-        self._times: dict[str, deque[float]] = {}
+        self.counts: SharedCounts = LocalCounts() if counts is None else counts
 
-    def allows(self, host: str) -> bool:
-        return len(self._recent(host)) < self.per_hour
+    async def allows(self, host: str) -> bool:
+        return await self.counts.recent((REGISTRATIONS, host), self.WINDOW) < self.per_hour
 
-    def take(self, host: str) -> bool:
+    async def take(self, host: str) -> bool:
         """Count a new account from `host` if it is allowed one; whether it was."""
-        recent = self._recent(host)
-        if len(recent) >= self.per_hour:
-            return False
-        recent.append(self.clock())
-        return True
-
-    def _recent(self, host: str) -> deque[float]:
-        limit = self.clock() - self.WINDOW
-        for key in [k for k, times in self._times.items() if not times or times[-1] < limit]:
-            del self._times[key]
-        times = self._times.setdefault(host, deque())
-        while times and times[0] < limit:
-            times.popleft()
-        return times
+        return await self.counts.take((REGISTRATIONS, host), self.per_hour, self.WINDOW)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.throttle import ACCOUNTS, AbuseLimits
 from fibs_server.protocol import texts
 from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import FibsClient
@@ -131,7 +131,7 @@ async def test_failed_login_names_are_recorded_cut_to_a_name_length(harness):
     await client.send("login bot 1008 " + "a" * 4000 + " guess")
     await client.expect_lines("")
     await client.expect_prompt("login: ")
-    recorded = list(harness.server.lobby.gatekeeper.login_throttle.accounts._counts)
+    recorded = list(harness.server.lobby.gatekeeper.login_throttle.counts._tallies[ACCOUNTS])
     assert recorded and max(len(key) for key in recorded) <= texts.MAX_NAME_LENGTH
 
 

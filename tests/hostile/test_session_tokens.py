@@ -9,7 +9,7 @@ import secrets
 import statistics
 
 from fibs_server.lobby.session_tokens import TOKEN_BYTES
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.throttle import ADDRESSES, AbuseLimits
 from tests.web.conftest import WebHarness
 from tests.web.test_websocket import WebClient, session_token, typed_message, web_login
 
@@ -57,7 +57,7 @@ async def test_wrong_session_tokens_are_refused_throttled_and_slow_nobody(tmp_pa
         answers = [answer for batch in flooding.result() for answer in batch]
         assert answers == [REFUSED] * GUESSES
         lobby = harness.server.lobby
-        assert lobby.gatekeeper.login_throttle.addresses.count("127.0.0.1") >= GUESSES
+        assert lobby.gatekeeper.login_throttle.counts.count((ADDRESSES, "127.0.0.1")) >= GUESSES
         assert statistics.median(delays) < 0.05, f"median {statistics.median(delays):.3f} s"
         assert_few_slow(delays)
         # The owner, from the same address, is not held back: its token is proof enough.

@@ -6,7 +6,14 @@ import asyncio
 
 import pytest
 
-from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
+from fibs_server.lobby.shared_counts import LocalCounts
+from fibs_server.lobby.throttle import (
+    ACCOUNTS,
+    ADDRESSES,
+    AbuseLimits,
+    LoginThrottle,
+    RegistrationLimit,
+)
 from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import ExpectationFailed
 from tests.e2e.conftest import DATE_LINE, send_guest_name
@@ -44,14 +51,14 @@ async def test_delays_start_after_the_free_failures_and_double_up_to_the_cap():
     for _ in range(8):
         assert not await throttle.attempt("alice", "10.0.0.1", False, failing)
     assert clock.slept == [0, 0, 1, 2, 4, 8, 8, 8]
-    assert throttle._start("Alice", "10.0.0.1", False) == clock.now + 8  # names ignore case
+    assert await throttle._start("Alice", "10.0.0.1", False) == clock.now + 8  # names ignore case
 
 
 async def test_parallel_attempts_count_when_they_start_and_queue_behind_each_other():
     clock = FakeClock()
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
     await throttle.attempt("alice", "10.0.0.1", False, failing)  # the address has failed
-    starts = [throttle._start("alice", "10.0.0.1", False) for _ in range(5)]
+    starts = [await throttle._start("alice", "10.0.0.1", False) for _ in range(5)]
     # 1 failure + 1 under way are free, then 1, 2, 4 s after each other; the 5th would wait
     # longer than max_login_delay: refused unchecked.
     assert starts == [1000, 1001, 1003, 1007, None]
@@ -62,7 +69,7 @@ async def test_the_account_count_holds_back_only_addresses_that_failed_and_are_n
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
     for _ in range(6):
         await throttle.attempt("alice", "10.6.6.6", False, failing)
-    assert throttle._start("alice", "10.0.0.2", False) == clock.now  # a clean address
+    assert await throttle._start("alice", "10.0.0.2", False) == clock.now  # a clean address
     assert await throttle.attempt("alice", "10.0.0.3", False, succeeding)
     assert throttle.knows("ALICE", "10.0.0.3") and not throttle.knows("alice", "10.0.0.2")
 
@@ -75,8 +82,8 @@ async def test_address_failures_count_across_names_and_success_clears_the_accoun
     assert clock.slept[-1] == 1  # the 5th attempt: 4 free
     await throttle.attempt("user0", "10.0.0.1", False, failing)
     await throttle.attempt("user0", "10.0.0.1", False, succeeding)
-    assert throttle.accounts.count("user0") == 0  # the account forgot its failures
-    assert throttle.addresses.count("10.0.0.1") == 6  # the address did not; the success is none
+    assert throttle.counts.count((ACCOUNTS, "user0")) == 0  # the account forgot its failures
+    assert throttle.counts.count((ADDRESSES, "10.0.0.1")) == 6  # the address did not; the success is none
 
 
 async def test_a_known_good_attempt_goes_ahead_of_its_address_and_only_its_pair_holds_it():
@@ -84,17 +91,17 @@ async def test_a_known_good_attempt_goes_ahead_of_its_address_and_only_its_pair_
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
     for number in range(6):  # the address guesses: its next attempt waits 4 s
         await throttle.attempt(f"user{number}", "10.0.0.1", False, failing)
-    assert throttle._start("mallory", "10.0.0.1", False) == clock.now + 4
+    assert await throttle._start("mallory", "10.0.0.1", False) == clock.now + 4
     # Known good: no wait, however busy the address; it counts for the address all the same.
-    failures = throttle.addresses.count("10.0.0.1")
-    assert throttle._start("alice", "10.0.0.1", True) == clock.now
-    assert throttle.addresses.count("10.0.0.1") == failures + 1
+    failures = throttle.counts.count((ADDRESSES, "10.0.0.1"))
+    assert await throttle._start("alice", "10.0.0.1", True) == clock.now
+    assert throttle.counts.count((ADDRESSES, "10.0.0.1")) == failures + 1
     # Its own failures hold it back, like an account's; a success clears them.
     for _ in range(3):
         await throttle.attempt("bob", "10.0.0.1", True, failing)
     assert clock.slept[-3:] == [0, 0, 1]
     assert await throttle.attempt("bob", "10.0.0.1", True, succeeding)
-    assert throttle._start("bob", "10.0.0.1", True) == clock.now
+    assert await throttle._start("bob", "10.0.0.1", True) == clock.now
 
 
 async def test_failures_expire():
@@ -104,35 +111,35 @@ async def test_failures_expire():
         await throttle.attempt("alice", "h", False, failing)
     assert clock.slept == [0, 0, 1, 2]
     clock.now += LIMITS.failure_memory + 10
-    assert throttle._start("alice", "h", False) == clock.now
+    assert await throttle._start("alice", "h", False) == clock.now
     clock.now += LIMITS.failure_memory + 10
-    throttle.addresses.count("h"), throttle.accounts.count("alice")
-    assert len(throttle.accounts) == 0 and len(throttle.addresses) == 0  # pruned, not kept
+    assert throttle.counts.count((ADDRESSES, "h")) == throttle.counts.count((ACCOUNTS, "alice")) == 0
+    assert throttle.counts.tallied(ACCOUNTS) == throttle.counts.tallied(ADDRESSES) == 0  # pruned
 
 
 async def test_invented_names_cannot_grow_the_failure_table_without_bound(monkeypatch):
-    from fibs_server.lobby import throttle as module
-    monkeypatch.setattr(module._FailureCounts, "MAX_KEYS", 100)
+    monkeypatch.setattr(LocalCounts, "MAX_KEYS", 100)
     clock = FakeClock()
     throttle = LoginThrottle(LIMITS, clock=clock, sleep=clock.sleep)
     await throttle.attempt("first", "h", False, failing)  # the address has failed: names count
     for number in range(1000):
-        throttle._start(f"name{number}", "h", False)
-    assert len(throttle.accounts) == 100
+        await throttle._start(f"name{number}", "h", False)
+    assert throttle.counts.tallied(ACCOUNTS) == 100
+    assert throttle.counts.count((ADDRESSES, "h")) == 1001  # one kind's keys push out no other's
 
 
-def test_registrations_per_address_per_hour():
+async def test_registrations_per_address_per_hour():
     clock = FakeClock()
-    limit = RegistrationLimit(LIMITS, clock=clock)
+    limit = RegistrationLimit(LIMITS, LocalCounts(clock))
     for _ in range(2):
-        assert limit.allows("10.0.0.1")
-        assert limit.take("10.0.0.1")
-    assert not limit.allows("10.0.0.1") and not limit.take("10.0.0.1")
-    assert limit.allows("10.0.0.2")
+        assert await limit.allows("10.0.0.1")
+        assert await limit.take("10.0.0.1")
+    assert not await limit.allows("10.0.0.1") and not await limit.take("10.0.0.1")
+    assert await limit.allows("10.0.0.2")
     clock.now += 3599
-    assert not limit.allows("10.0.0.1")
+    assert not await limit.allows("10.0.0.1")
     clock.now += 2
-    assert limit.allows("10.0.0.1")
+    assert await limit.allows("10.0.0.1")
 
 
 class SteppedClock:
@@ -172,7 +179,7 @@ def stepped_throttle(harness) -> SteppedClock:
     """The harness's login throttle (LoginThrottle's clock and sleep) on a SteppedClock."""
     clock = SteppedClock()
     throttle = harness.server.lobby.gatekeeper.login_throttle
-    throttle.clock = throttle.accounts.clock = throttle.addresses.clock = clock
+    throttle.clock = throttle.counts.clock = clock
     throttle.sleep = clock.sleep
     return clock
 

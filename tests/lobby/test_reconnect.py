@@ -9,6 +9,7 @@ from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.reconnect import AwayConnection
 from fibs_server.lobby.session_tokens import TOKEN_BYTES, SessionTokens
+from fibs_server.lobby.throttle import ADDRESSES
 from fibs_server.protocol.login_dialogue import WEB_PAGE, Stage
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.store import SqlStore
@@ -144,7 +145,7 @@ async def test_a_wrong_token_is_answered_like_no_token_and_counted_as_a_failed_l
     await page.handle_line("resume " + "A" * 43)
     assert page.stage is Stage.LOGIN
     assert page_out.take() == '{"type":"session","token":null}\r\nlogin: '
-    assert lobby.gatekeeper.login_throttle.addresses.count(page.connection.host) == 1
+    assert lobby.gatekeeper.login_throttle.counts.count((ADDRESSES, page.connection.host)) == 1
     assert lobby.online["alice"] is alice
 
 
