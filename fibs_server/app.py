@@ -68,6 +68,7 @@ from fibs_server.net.listening import (
     raise_descriptor_limit,
 )
 from fibs_server.net.redis_bus import BusFigures, RedisBus
+from fibs_server.net.redis_counts import RedisCounts
 from fibs_server.net.redis_lease import RedisLeases
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.net.websocket import Origin, origin_of
@@ -154,6 +155,7 @@ class FibsServer:
         # What one node of several runs: the bots (`bots`), the sweeps over the database
         # (`sweeps`); on one node both leases are always held.
         self.redis_leases: RedisLeases | None = None
+        self.redis_counts: RedisCounts | None = None  # the abuse limits' (None: this node's)
         self.bots_lease: LeaseKeeper | None = None
         self.sweeps_lease: LeaseKeeper | None = None
         self._started = False
@@ -166,6 +168,8 @@ class FibsServer:
                              "is one node's (run without --bus, or with a postgresql:// URL)")
         await upgrade_database_async(self.config.database_url)
         self.store = await SqlStore.open(self.config.database_url)
+        if self.config.bus_url is not None:  # the abuse limits count across nodes
+            self.redis_counts = RedisCounts(self.config.bus_url, prefix=self.config.bus_prefix)
         limits = self.config.abuse_limits
         hasher = await asyncio.to_thread(PasswordHasher, self.config.bcrypt_rounds,
                                          limits.hash_checks_per_address,
@@ -180,6 +184,7 @@ class FibsServer:
                                        takeover_seconds=self.config.takeover_seconds,
                                        reconnect_seconds=self.config.reconnect_seconds,
                                        node_id=self.config.node_id,
+                                       shared_counts=self.redis_counts,
                                        **self.lobby_options),
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
@@ -298,6 +303,8 @@ class FibsServer:
                                    if keeper is not None)
         if self.bus is not None:
             families += bus_families(self.bus.figures, self.bus.queued, len(lobby.directory))
+        if self.redis_counts is not None:
+            families += count_families(self.redis_counts)
         if self.analysis_queue is not None:
             families.append(family("fibs_analyses_waiting", "gauge", "Match analyses queued "
                                    "or running.", [({}, await self.store.analyses_waiting())]))
@@ -354,6 +361,8 @@ class FibsServer:
             await self.bus.stop()  # after the logouts, which it tells the other nodes
         if self.redis_leases is not None:
             await self.redis_leases.close()
+        if self.redis_counts is not None:
+            await self.redis_counts.close()
         if self.store is not None:
             await self.store.close()
         if self._restore_exception_handler is not None:
@@ -382,6 +391,20 @@ def bus_families(figures: BusFigures, queued: int, elsewhere: int) -> list[list[
                [({}, queued)]),
         family("fibs_users_elsewhere", "gauge", "Users online on the other nodes, as this "
                "node knows them.", [({}, elsewhere)]),
+    ]
+
+
+def count_families(counts: RedisCounts) -> list[list[str]]:
+    """/metrics of the abuse limits' counts across nodes (docs/OPERATIONS.md)."""
+    return [
+        family("fibs_limit_checks_total", "counter", "Checks of the abuse limits' counts "
+               "(login failures, registrations): answered with every node's counts in Redis "
+               "(shared), or with this node's alone while Redis did not answer (local).",
+               [({"counts": "shared"}, counts.figures.shared),
+                ({"counts": "local"}, counts.figures.local)]),
+        family("fibs_limit_counts_shared", "gauge", "1 while the abuse limits count across "
+               "nodes, 0 while they count on this node alone (Redis did not answer).",
+               [({}, int(counts.reachable))]),
     ]
 
 
