@@ -26,10 +26,11 @@ import contextlib
 import dataclasses
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import redis.asyncio
+from redis.asyncio.client import Pipeline
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
@@ -38,13 +39,11 @@ from fibs_server.lobby.shared_counts import Key, LocalCounts
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-# Seconds a check waits for Redis before it takes this node's count: a login waits this much
-# at most for a dead Redis, once per RETRY_AFTER.
-COUNT_TIMEOUT = 0.25
+# Seconds a batch of checks waits for Redis before they take this node's counts: a login
+# waits twice this at most for a dead Redis (the batch in flight, then its own), once per
+# RETRY_AFTER.
+COUNT_TIMEOUT = 0.5
 RETRY_AFTER = 1.0  # seconds after Redis failed to answer during which it is not asked
-MAX_CONNECTIONS = 16  # to Redis, for the checks in flight; more wait for one (timeout above)
 
 # Events of KEYS[1] within ARGV[2] ms; one more (member ARGV[3]) if fewer than ARGV[1]
 # (ARGV[1] = -1: count only). Returns {counted (0/1), events in the window with it}.
@@ -80,8 +79,13 @@ class CountFigures:
     local: int = 0
 
 
+Request = Callable[[Pipeline], object]  # puts a check's commands in a pipeline
+
+
 class RedisCounts:
-    """`SharedCounts` in Redis, with this node's own counts beside them (`local`)."""
+    """`SharedCounts` in Redis, with this node's own counts beside them (`local`). The checks
+    asked while a pipeline is in flight go together in the next: a flood of logins costs a
+    round trip per batch, not per check, and each waits for two round trips at most."""
 
     def __init__(self, url: str, *, prefix: str = "fibs", timeout: float = COUNT_TIMEOUT,
                  retry_after: float = RETRY_AFTER, local: LocalCounts | None = None) -> None:
@@ -90,18 +94,15 @@ class RedisCounts:
         self.retry_after = retry_after
         self.local = LocalCounts() if local is None else local
         self.figures = CountFigures()
-        self.reachable = True  # as of the latest check: False while counting locally
+        self.reachable = True  # as of the latest batch: False while counting locally
         self._quiet_until = 0.0  # loop time before which Redis is not asked
-        self._writes: set[asyncio.Task[object]] = set()  # untally and forget, in flight
+        self._pending: list[tuple[Request, asyncio.Future[list[Any] | None]]] = []
+        self._sender: asyncio.Task[None] | None = None
         # No retries inside redis-py, and waits bounded by the timeout: a check late is a
         # check that counts on this node.
-        pool = redis.asyncio.BlockingConnectionPool.from_url(
-            url, max_connections=MAX_CONNECTIONS, timeout=timeout,
-            retry=Retry(NoBackoff(), 0), socket_connect_timeout=timeout,
+        self.client = redis.asyncio.Redis.from_url(
+            url, retry=Retry(NoBackoff(), 0), socket_connect_timeout=timeout,
             socket_timeout=timeout, health_check_interval=0)
-        self.client = redis.asyncio.Redis.from_pool(pool)
-        self.take_script = self.client.register_script(TAKE)
-        self.untally_script = self.client.register_script(UNTALLY)
 
     def key(self, key: Key) -> str:
         kind, name = key
@@ -111,76 +112,106 @@ class RedisCounts:
         counted = self.local.tally_now(keys, memory)
         memory_ms = max(1, round(memory * 1000))
 
-        async def ask() -> list[int]:
-            pipe = self.client.pipeline(transaction=False)
+        def request(pipe: Pipeline) -> None:
             for key in keys:
                 pipe.incr(self.key(key))
                 pipe.pexpire(self.key(key), memory_ms)
-            replies = await pipe.execute()
-            return [int(count) for count in replies[::2]]
-        shared = await self._ask(ask)
-        return counted if shared is None else shared
+        replies = await self._ask(request)
+        return counted if replies is None else [int(count) for count in replies[::2]]
 
     def untally(self, key: Key) -> None:
         self.local.untally(key)
-        self._write(lambda: self.untally_script(keys=[self.key(key)]))
+        self._send(lambda pipe: pipe.eval(UNTALLY, 1, self.key(key)))
 
     def forget(self, key: Key) -> None:
         self.local.forget(key)
-        self._write(lambda: self.client.delete(self.key(key)))
+        self._send(lambda pipe: pipe.delete(self.key(key)))
 
     async def recent(self, key: Key, window: float) -> int:
         mine = self.local.recent_now(key, window)
-        shared = await self._ask(lambda: self._take(key, -1, window))
-        return mine if shared is None else max(mine, shared[1])
+        replies = await self._ask(self._take(key, -1, window))
+        return mine if replies is None else max(mine, int(replies[0][1]))
 
     async def take(self, key: Key, limit: int, window: float) -> bool:
         if not self.local.take_now(key, limit, window):
             return False  # this node's count alone is over: so is every node's
-        shared = await self._ask(lambda: self._take(key, limit, window))
-        if shared is not None and not shared[0]:
+        replies = await self._ask(self._take(key, limit, window))
+        if replies is not None and not int(replies[0][0]):
             self.local.untake(key)  # refused: counted nowhere
             return False
         return True
 
-    async def _take(self, key: Key, limit: int, window: float) -> tuple[bool, int]:
+    def _take(self, key: Key, limit: int, window: float) -> Request:
         member = secrets.token_hex(8)  # events at the same millisecond stay apart
-        counted, events = await self.take_script(
-            keys=[self.key(key)], args=[limit, max(1, round(window * 1000)), member])
-        return bool(counted), int(events)
+        window_ms = max(1, round(window * 1000))
+        return lambda pipe: pipe.eval(TAKE, 1, self.key(key), limit, window_ms, member)
 
-    async def _ask(self, request: Callable[[], Awaitable[T]]) -> T | None:
-        """Redis's answer to `request`, or None: it did not answer in time (counted, and
-        logged when an outage starts), or it is being left alone after such a failure."""
-        now = asyncio.get_running_loop().time()
-        if now < self._quiet_until:
+    async def _ask(self, request: Request) -> list[Any] | None:
+        """Redis's replies to `request`'s commands, or None: Redis did not answer in time
+        (counted, and logged when an outage starts), or is left alone after such a failure."""
+        replies = None
+        if asyncio.get_running_loop().time() >= self._quiet_until:
+            replies = await self._send(request)
+        if replies is None:
             self.figures.local += 1
-            return None
-        try:
-            answer = await asyncio.wait_for(request(), self.timeout)
-        except (RedisError, OSError, TimeoutError) as error:
-            self._quiet_until = asyncio.get_running_loop().time() + self.retry_after
-            self.figures.local += 1
-            if self.reachable:
-                self.reachable = False
-                log.warning("the abuse limits count on this node alone: Redis did not "
-                            "answer (%s: %s)", type(error).__name__, error)
-            return None
-        self.figures.shared += 1
-        if not self.reachable:
-            self.reachable = True
-            log.warning("the abuse limits count across nodes again: Redis answers")
-        return answer
+        else:
+            self.figures.shared += 1
+        return replies
 
-    def _write(self, request: Callable[[], Awaitable[object]]) -> None:
-        """Send `request` without waiting for it: after a success, which waits for nobody."""
-        task = asyncio.get_running_loop().create_task(self._ask(request))
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
+    def _send(self, request: Request) -> asyncio.Future[list[Any] | None]:
+        """Queue `request` for the next batch; its replies when they come (None: none)."""
+        future: asyncio.Future[list[Any] | None] = asyncio.get_running_loop().create_future()
+        if asyncio.get_running_loop().time() < self._quiet_until:
+            future.set_result(None)
+            return future
+        self._pending.append((request, future))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send_batches())
+        return future
+
+    async def _send_batches(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            pipe = self.client.pipeline(transaction=False)
+            sizes = []
+            for request, _ in batch:
+                before = len(pipe.command_stack)
+                request(pipe)
+                sizes.append(len(pipe.command_stack) - before)
+            try:
+                replies = await asyncio.wait_for(pipe.execute(raise_on_error=False),
+                                                 self.timeout)
+            except (RedisError, OSError, TimeoutError) as error:
+                self._unreachable(error)
+                for _, future in batch + self._pending:
+                    if not future.done():
+                        future.set_result(None)
+                self._pending = []
+                return
+            if not self.reachable:
+                self.reachable = True
+                log.warning("the abuse limits count across nodes again: Redis answers")
+            start = 0
+            for (_, future), size in zip(batch, sizes):
+                mine = replies[start:start + size]
+                start += size
+                failed = any(isinstance(reply, Exception) for reply in mine)
+                if not future.done():
+                    future.set_result(None if failed else mine)
+
+    def _unreachable(self, error: BaseException) -> None:
+        self._quiet_until = asyncio.get_running_loop().time() + self.retry_after
+        if self.reachable:
+            self.reachable = False
+            log.warning("the abuse limits count on this node alone: Redis did not answer "
+                        "(%s: %s)", type(error).__name__, error)
 
     async def close(self) -> None:
-        for task in list(self._writes):
-            task.cancel()
-        await asyncio.gather(*self._writes, return_exceptions=True)
+        if self._sender is not None:
+            self._sender.cancel()
+            await asyncio.gather(self._sender, return_exceptions=True)
+        for _, future in self._pending:
+            if not future.done():
+                future.set_result(None)
         with contextlib.suppress(Exception):
             await self.client.aclose()

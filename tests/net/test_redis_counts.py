@@ -33,7 +33,8 @@ async def test_two_nodes_count_one_address_together(redis_url, prefix):
         assert await other_lobby.tally([ADDRESS], 60) == [1]
         a.untally(ADDRESS)
         b.forget(ACCOUNT)
-        await until(lambda: not a._writes and not b._writes, "the writes sent")
+        await until(lambda: all(node._sender is None or node._sender.done() for node in (a, b)),
+                    "the writes answered")
         assert await b.tally([ADDRESS, ACCOUNT], 60) == [2, 1]
         key = ("registrations", "10.0.0.1")
         taken = [await node.take(key, 3, 3600) for node in (a, b, a, b, a)]
