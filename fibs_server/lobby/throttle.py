@@ -75,7 +75,11 @@ class LoginThrottle:
     good for the account (it logged in to it): guessing cannot lock the owner out. An attempt
     from a known-good address is held back by neither: it goes ahead of the address's other
     attempts (a club behind one NAT, with a guesser among them), and only the failures of its
-    own (account, address) pair delay it, counted like an account's."""
+    own (account, address) pair delay it, counted like an account's.
+
+    With several nodes the counts are every node's (`counts`: lobby/shared_counts.py), while
+    the queue of a key's delayed attempts and the known-good addresses learned are this
+    node's."""
 
     MAX_KNOWN_GOOD = 100_000
     MAX_NEXT_STARTS = 100_000

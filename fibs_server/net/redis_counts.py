@@ -5,19 +5,23 @@ Each count is one key, `<prefix>:count:<kind>:<key>` (the bus's prefix, so that 
 lobbies and the tests share one Redis):
 
 - a tally is a number: `INCR`, then `PEXPIRE` to the memory (forgotten that long after its
-  latest), every key of one check in one pipeline, one round trip;
+  latest);
 - events are a sorted set of their times on Redis's own clock (`TIME`, so the nodes' clocks
-  do not matter), counted and added by one script, atomically, one round trip.
+  do not matter), counted and added by one script, atomically.
+
+One task sends the checks: those asked while a batch is in flight go together in the next
+pipeline, so a check costs one round trip, or two behind a batch in flight, and a flood of
+logins a round trip per batch.
 
 Every count is kept on this node as well (`LocalCounts`), before Redis is asked, for when
 Redis does not answer within `timeout` (down, cut off, slow): it is not waited for, the node's
-own count answers, the fallback is counted (`figures.local`) and logged once per outage, and
-Redis is left alone for `retry_after` seconds, so a dead Redis costs a check one timeout per
-`retry_after` at most. Nothing fails open silently and nobody is refused for want of Redis.
-When Redis answers, a tally is Redis's (a success on another node forgets a count there, which
-this node's copy never hears of); events, never forgotten early, are the larger of the two
-counts, so a Redis that lost its keys (restarted) lets no address register further than this
-node alone would.
+own counts answer, the fallback is counted (`figures.local`) and logged once per outage, and
+Redis is left alone for `retry_after` seconds, so a dead Redis costs a check two timeouts at
+most, once per `retry_after`. Nothing fails open silently and nobody is refused for want of
+Redis. When Redis answers, a tally is Redis's (a success on another node forgets a count
+there, which this node's copy never hears of); events, never forgotten early, are the larger
+of the two counts, so a Redis that lost its keys (restarted) lets no address register further
+than this node alone would.
 """
 from __future__ import annotations
 
