@@ -68,7 +68,7 @@ from fibs_server.net.listening import (
     raise_descriptor_limit,
 )
 from fibs_server.net.redis_bus import BusFigures, RedisBus
-from fibs_server.net.redis_counts import RedisCounts
+from fibs_server.net.redis_counts import RedisConnections, RedisCounts
 from fibs_server.net.redis_lease import RedisLeases
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.net.websocket import Origin, origin_of
@@ -156,6 +156,7 @@ class FibsServer:
         # (`sweeps`); on one node both leases are always held.
         self.redis_leases: RedisLeases | None = None
         self.redis_counts: RedisCounts | None = None  # the abuse limits' (None: this node's)
+        self.redis_connections: RedisConnections | None = None
         self.bots_lease: LeaseKeeper | None = None
         self.sweeps_lease: LeaseKeeper | None = None
         self._started = False
@@ -239,9 +240,13 @@ class FibsServer:
         if self.analysis_queue is not None:
             await self.analysis_queue.start()
         self._restore_exception_handler = quiet_accept_failures(asyncio.get_running_loop())
+        if self.redis_counts is not None:  # connections per address capped over the nodes
+            self.redis_connections = RedisConnections(self.redis_counts, self.config.node_id)
         self._telnet, self._front = await start_telnet_server(
             self.lobby, listening_socket(self.config.host, self.config.port),
-            self.config.net_limits, self.config.proxy_from)
+            self.config.net_limits, self.config.proxy_from, self.redis_connections)
+        if self.redis_connections is not None:
+            self.redis_connections.start(self._front.addresses.open_here)
         if self.config.http_port is not None:
             listening = listening_socket(self.config.host, self.config.http_port)
             self._http = await start_http_server(self._front, listening, page_origins(
@@ -361,6 +366,8 @@ class FibsServer:
             await self.bus.stop()  # after the logouts, which it tells the other nodes
         if self.redis_leases is not None:
             await self.redis_leases.close()
+        if self.redis_connections is not None:
+            await self.redis_connections.stop()
         if self.redis_counts is not None:
             await self.redis_counts.close()
         if self.store is not None:

@@ -12,6 +12,7 @@ import dataclasses
 import ipaddress
 import re
 from collections import Counter
+from typing import Protocol
 
 MAX_UNREAD_BYTES = 64 * 1024
 # Seconds after a peer hung up during which the lines it sent before are still served: enough
@@ -56,28 +57,61 @@ class NetLimits:
     proxy_header_timeout: float = 5.0
 
 
-class AddressCounter:
-    """Open connections per peer address."""
+class ConnectionsElsewhere(Protocol):
+    """The other nodes' open connections per address, as last heard (net/redis_counts.py):
+    read at accept, which must stay cheap and synchronous, and told of this node's counts in
+    the background."""
 
-    def __init__(self, limit: int) -> None:
+    def elsewhere(self, host: str) -> int:
+        """`host`'s open connections on the other nodes, as last heard."""
+
+    def changed(self, host: str, count: int) -> None:
+        """`host` has `count` open connections here now (tell the other nodes)."""
+
+    def recheck(self, host: str) -> None:
+        """`host` was refused for the other nodes' connections: hear them again (what was
+        heard may be stale: they may have closed since)."""
+
+
+class AddressCounter:
+    """Open connections per peer address: this node's, and with `others` the other nodes'
+    too, as last heard; the sum is capped."""
+
+    def __init__(self, limit: int, others: ConnectionsElsewhere | None = None) -> None:
         self.limit = limit
+        self.others = others
         self._open: Counter[str] = Counter()
 
     def admit(self, host: str) -> bool:
         """Count a new connection from `host`, or refuse it (not counted) if it has too many."""
-        if self._open[host] >= self.limit:
+        if self.full(host):
             return False
         self._open[host] += 1
+        if self.others is not None:
+            self.others.changed(host, self._open[host])
         return True
 
     def full(self, host: str) -> bool:
         """Whether `host`'s next connection would be refused."""
-        return self._open.get(host, 0) >= self.limit
+        here = self._open.get(host, 0)
+        if here >= self.limit:
+            return True
+        if self.others is None or here + self.others.elsewhere(host) < self.limit:
+            return False
+        self.others.recheck(host)
+        return True
 
     def release(self, host: str) -> None:
         self._open[host] -= 1
-        if self._open[host] <= 0:
+        count = self._open[host]
+        if count <= 0:
             del self._open[host]
+        if self.others is not None:
+            self.others.changed(host, max(0, count))
+
+    def open_here(self) -> dict[str, int]:
+        """Every address with connections open here, and how many."""
+        return dict(self._open)
 
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -75,6 +75,42 @@ return 0
 """
 
 
+# This node's open connections from one address (ARGV[2]; 0: none), kept in the address's
+# hash, KEYS[1], under this node's id (ARGV[1]) with when it lapses (ARGV[3] ms from now,
+# unless written again: a node that died stops counting then). Returns the other nodes'
+# connections from the address, those lapsed deleted.
+CONNECTIONS = """
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+if tonumber(ARGV[2]) > 0 then
+    redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. (now + ttl))
+else
+    redis.call('HDEL', KEYS[1], ARGV[1])
+end
+local others = 0
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+    if fields[i] ~= ARGV[1] then
+        local count, lapses = string.match(fields[i + 1], '(%d+) (%d+)')
+        if tonumber(lapses) < now then
+            redis.call('HDEL', KEYS[1], fields[i])
+        else
+            others = others + tonumber(count)
+        end
+    end
+end
+if #fields > 0 then
+    redis.call('PEXPIRE', KEYS[1], ttl)
+end
+return others
+"""
+# Seconds between this node's rewrites of its counts of every address with connections open;
+# a count lapses three times that after it was last written (a node that died).
+CONNECTIONS_REFRESH = 10.0
+RECHECK_AFTER = 1.0  # seconds: an address refused for the others' count hears them again
+
+
 @dataclasses.dataclass
 class CountFigures:
     """For /metrics: checks answered with every node's counts (`shared`) or, Redis not
@@ -219,3 +255,103 @@ class RedisCounts:
                 future.set_result(None)
         with contextlib.suppress(Exception):
             await self.client.aclose()
+
+
+class RedisConnections:
+    """`net.limits.ConnectionsElsewhere` in Redis: the open connections of each address on
+    each node, one hash per address, `<prefix>:count:connections:<address>`, a field per node
+    (its count, and when that lapses). A node writes its count of an address whenever it
+    changes (the latest count, so a lost write is made good by the next), and every
+    `refresh` seconds for every address it has connections from; each write answers the
+    other nodes' count, which accept reads. So what a node knows of an address's connections
+    elsewhere is as of its own latest connection, close or refresh of that address, or of a
+    refusal for the others' count (heard again at most once per `recheck_after`). Redis not
+    answering: the node counts its own connections alone (`RedisCounts`' fallback, figures
+    and log), and forgets what it heard."""
+
+    def __init__(self, counts: RedisCounts, node_id: str, *,
+                 refresh: float = CONNECTIONS_REFRESH,
+                 recheck_after: float = RECHECK_AFTER) -> None:
+        self.counts = counts
+        self.node_id = node_id
+        self.refresh = refresh
+        self.recheck_after = recheck_after
+        self._elsewhere: dict[str, int] = {}  # address -> the others' count, as last heard
+        self._here: dict[str, int] = {}  # address -> this node's count, to be written
+        self._rechecked: dict[str, float] = {}  # address -> loop time of its last recheck
+        self._refreshing: asyncio.Task[None] | None = None
+        self._writes: set[asyncio.Task[None]] = set()
+        self._open_here: Callable[[], dict[str, int]] = dict  # until `start`
+
+    def elsewhere(self, host: str) -> int:
+        return self._elsewhere.get(host, 0)
+
+    def changed(self, host: str, count: int) -> None:
+        if host in self._here:  # a write is queued: it will carry this count
+            self._here[host] = count
+            return
+        self._here[host] = count
+        task = asyncio.get_running_loop().create_task(self._write(host))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    def recheck(self, host: str) -> None:
+        now = asyncio.get_running_loop().time()
+        if now - self._rechecked.get(host, -self.recheck_after) < self.recheck_after:
+            return
+        if len(self._rechecked) >= 1024:  # only recent ones matter
+            self._rechecked = {address: when for address, when in self._rechecked.items()
+                               if now - when < self.recheck_after}
+        self._rechecked[host] = now
+        self.changed(host, self._count_here(host))
+
+    def start(self, open_here: Callable[[], dict[str, int]]) -> None:
+        """Rewrite this node's counts (`open_here()`) every `refresh` seconds."""
+        self._open_here = open_here
+        self._refreshing = asyncio.get_running_loop().create_task(self._refresh())
+
+    async def stop(self) -> None:
+        """This node's counts are gone from Redis (its connections are closed), as far as
+        Redis answers: what it does not lapses by itself."""
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+            await asyncio.gather(self._refreshing, return_exceptions=True)
+        await asyncio.gather(*self._writes, return_exceptions=True)
+        await asyncio.gather(*(self._write(host, 0) for host in self._open_here()),
+                             return_exceptions=True)
+
+    def _count_here(self, host: str) -> int:
+        return self._open_here().get(host, 0)
+
+    async def _refresh(self) -> None:
+        while True:
+            await asyncio.sleep(self.refresh)
+            open_here = self._open_here()
+            # What was heard of an address with nothing open here is as old as its last
+            # write: forgotten (the table holds the addresses open here, and the recent).
+            self._elsewhere = {host: count for host, count in self._elsewhere.items()
+                               if host in open_here}
+            for host, count in open_here.items():
+                self.changed(host, count)
+
+    async def _write(self, host: str, count: int | None = None) -> None:
+        ttl_ms = max(1, round(3 * self.refresh * 1000))
+        key = self.counts.key(("connections", host))
+
+        sent = False
+
+        def request(pipe: Pipeline) -> None:
+            nonlocal sent
+            sent = True
+            # The count as of the batch, not of the request: later changes ride along.
+            written = self._here.pop(host, 0) if count is None else count
+            pipe.eval(CONNECTIONS, 1, key, self.node_id, written, ttl_ms)
+        replies = await self.counts._ask(request)
+        if not sent and count is None:
+            self._here.pop(host, None)  # Redis left alone: the next change writes again
+        if replies is None:
+            self._elsewhere.clear()  # this node's count alone: nobody refused for want of Redis
+        elif replies[0]:
+            self._elsewhere[host] = int(replies[0])
+        else:
+            self._elsewhere.pop(host, None)

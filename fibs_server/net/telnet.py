@@ -29,6 +29,7 @@ from fibs_server.net.limits import (
     OUTPUT_BUFFER_CAP,
     TOO_MANY_CONNECTIONS,
     AddressCounter,
+    ConnectionsElsewhere,
     NetLimits,
     Network,
     allowed,
@@ -441,12 +442,15 @@ class TelnetProtocol(asyncio.Protocol):
 
 async def start_telnet_server(lobby: Lobby, listening: socket.socket,
                               limits: NetLimits = NetLimits(),
-                              proxy_from: tuple[Network, ...] = ()
+                              proxy_from: tuple[Network, ...] = (),
+                              connections_elsewhere: ConnectionsElsewhere | None = None
                               ) -> tuple[asyncio.Server, FrontEnd]:
     """Serve telnet on `listening` (net/listening.py: it backs off when out of descriptors);
-    connections from `proxy_from` begin with a PROXY header (net/proxied.py)."""
-    front = FrontEnd(lobby, limits, AddressCounter(limits.connections_per_address), proxy_from,
-                     clock=lobby.config.clock)
+    connections from `proxy_from` begin with a PROXY header (net/proxied.py). With
+    `connections_elsewhere` (several nodes) an address's connections are capped over all."""
+    front = FrontEnd(lobby, limits, AddressCounter(limits.connections_per_address,
+                                                   connections_elsewhere),
+                     proxy_from, clock=lobby.config.clock)
     refuse_over_count_at_accept(listening, front.addresses,
                                 wire_bytes(TOO_MANY_CONNECTIONS + "\r\n"),
                                 limits.silent_refusal_seconds, exempt=front.from_balancer)

@@ -15,7 +15,8 @@ from fibs_server.lobby.throttle import (
     LoginThrottle,
     RegistrationLimit,
 )
-from fibs_server.net.redis_counts import RedisCounts
+from fibs_server.net.limits import AddressCounter
+from fibs_server.net.redis_counts import RedisConnections, RedisCounts
 from tests.hostile.test_throttle import FakeClock, failing
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
 from tests.waiting import until
@@ -133,3 +134,74 @@ async def test_a_redis_that_does_not_answer_is_not_asked_again_before_retry_afte
             writer.close()
         server.close()
         await server.wait_closed()
+
+
+def counters(redis_url: str, prefix: str, limit: int, **options: float
+             ) -> tuple[list[AddressCounter], list[RedisConnections], RedisCounts]:
+    """Two nodes' connection counts of one lobby (one RedisCounts: the nodes differ by id)."""
+    counts = RedisCounts(redis_url, prefix=prefix, retry_after=0.0)
+    shares = [RedisConnections(counts, node, **options) for node in ("a", "b")]
+    nodes = [AddressCounter(limit, share) for share in shares]
+    for node, share in zip(nodes, shares):
+        share.start(node.open_here)
+    return nodes, shares, counts
+
+
+async def test_an_address_is_capped_over_both_nodes_as_last_heard(redis_url, prefix):
+    (a, b), (share_a, share_b), counts = counters(redis_url, prefix, 4, recheck_after=0.0)
+    host = "10.0.0.1"
+    try:
+        assert all(a.admit(host) for _ in range(3))
+        assert b.admit(host)  # b had heard of none: its write hears a's three
+        await until(lambda: share_b.elsewhere(host) == 3, "b hears a's connections")
+        assert b.full(host) and not b.admit(host)
+        assert b.admit("10.0.0.2")  # another address is free
+        # a closes two (and so hears b's one): b, refused on what it heard before, hears
+        # again and admits one more.
+        a.release(host)
+        a.release(host)
+        await until(lambda: share_a.elsewhere(host) == 1, "a hears b's")
+        await until(lambda: not share_a._writes, "a's closes written")
+        assert b.full(host)  # stale: as last heard; the refusal asked again
+        await until(lambda: share_b.elsewhere(host) == 1, "b hears the closes")
+        assert b.admit(host)
+    finally:
+        for share in (share_a, share_b):
+            await share.stop()
+        await counts.close()
+
+
+async def test_a_dead_nodes_connections_lapse(redis_url, prefix):
+    (a, b), (share_a, share_b), counts = counters(redis_url, prefix, 2, refresh=0.1,
+                                                  recheck_after=0.0)
+    host = "10.0.0.1"
+    try:
+        assert a.admit(host) and a.admit(host)
+        assert share_a._refreshing is not None
+        share_a._refreshing.cancel()  # a "dies": it writes nothing more, deletes nothing
+        await until(lambda: not share_a._writes, "a's counts written")
+        # b refuses while a's counts stand, and admits once they lapsed (3 x refresh).
+        await until(lambda: b.admit(host), "a's connections lapsed")
+        assert share_b.elsewhere(host) == 0
+    finally:
+        await share_b.stop()
+        await counts.close()
+
+
+async def test_with_redis_gone_each_node_caps_its_own_connections(private_redis, prefix):
+    (a, b), (share_a, share_b), counts = counters(private_redis.url, prefix, 2,
+                                                  recheck_after=0.0)
+    host = "10.0.0.1"
+    try:
+        assert a.admit(host) and a.admit(host) and b.admit(host)
+        await until(lambda: share_b.elsewhere(host) == 2, "b hears a's")
+        assert not b.admit(host)
+        private_redis.kill()
+        # b's recheck finds Redis gone: it forgets what it heard and counts its own alone.
+        await until(lambda: b.admit(host), "b counts alone")
+        assert not b.admit(host) and not a.admit(host)  # each node's own cap still holds
+        assert not counts.reachable and counts.figures.local > 0
+    finally:
+        for share in (share_a, share_b):
+            await share.stop()
+        await counts.close()
