@@ -404,8 +404,8 @@ def bus_families(figures: BusFigures, queued: int, elsewhere: int) -> list[list[
 def count_families(counts: RedisCounts) -> list[list[str]]:
     """/metrics of the abuse limits' counts across nodes (docs/OPERATIONS.md)."""
     return [
-        family("fibs_limit_checks_total", "counter", "Checks of the abuse limits' counts "
-               "(login failures, registrations): answered with every node's counts in Redis "
+        family("fibs_limit_checks_total", "counter", "Checks and writes of the abuse limits' "
+               "counts (login failures, registrations, connections): answered with every node's counts in Redis "
                "(shared), or with this node's alone while Redis did not answer (local).",
                [({"counts": "shared"}, counts.figures.shared),
                 ({"counts": "local"}, counts.figures.local)]),
