@@ -7,7 +7,9 @@ lobbies and the tests share one Redis):
 - a tally is a number: `INCR`, then `PEXPIRE` to the memory (forgotten that long after its
   latest);
 - events are a sorted set of their times on Redis's own clock (`TIME`, so the nodes' clocks
-  do not matter), counted and added by one script, atomically.
+  do not matter), counted and added by one script, atomically;
+- open connections per address are a hash per address, a field per node
+  (`RedisConnections`, for `net.limits.AddressCounter`).
 
 One task sends the checks: those asked while a batch is in flight go together in the next
 pipeline, so a check costs one round trip, or two behind a batch in flight, and a flood of
