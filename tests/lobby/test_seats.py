@@ -9,10 +9,11 @@ import dataclasses
 import json
 
 from fibs_server.lobby import chat_commands, user_commands
+from fibs_server.lobby.bus import Forwarded, JoinAsked, Relayed
 from fibs_server.lobby.directory import NODE_SILENCE
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.seats import SeatSession
-from fibs_server.lobby.session import Session
+from fibs_server.lobby.session import SeatElsewhere, Session
 from fibs_server.rules.notation import format_play
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.lobby.test_nodes import FakeClock, Wire
@@ -268,3 +269,24 @@ async def test_a_login_on_another_node_takes_the_match_over_from_there(tmp_path)
     await settled(a, b)
     assert "You roll 6 and 5." in bob_hears.lines()
     assert "bob rolls 6 and 5." in alice_hears.lines()
+
+
+async def test_seat_letters_of_the_wrong_shape_cost_only_themselves(tmp_path):
+    wire = Wire()
+    a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
+    alice, alice_hears, bob, bob_hears = await two_players(a, b)
+    await a.dispatch(alice, "invite bob 1")
+    bob_hears.lines()
+    bob.seated_elsewhere = SeatElsewhere("a")  # as `join alice` leaves it
+    # A join whose client a cannot read, a line for no seat, a relay for nobody: refused or
+    # dropped; bob is told the join failed and is free, alice's invitation stands.
+    b.tell_node(JoinAsked("b", "a", "bob", "alice", {"clip": "yes"}))
+    b.tell_node(Forwarded("b", "a", "nobody", "move 1-2"))
+    a.tell_node(Relayed("a", "b", "nobody", "lines", ("hello",)))
+    await settled(a, b)
+    assert bob_hears.lines() == ["** Error: can't find player bob"]
+    assert bob.seated_elsewhere is None and not a.seats.here
+    assert a.match_table.invitation_from("alice") is not None
+    await b.dispatch(bob, "join alice")
+    await settled(a, b)
+    assert a.match_table.match_of(alice) is not None
