@@ -101,7 +101,10 @@ def assert_few_slow(delays: list[float], over: float = 0.25, share: float = 1 / 
 @pytest.mark.parametrize("kind", FLOODS)
 async def test_a_flood_does_not_slow_anyone_else(make_harness, tracebacks, monkeypatch, kind):
     served = count_lines_served(monkeypatch)
-    harness = await make_harness()
+    # The flooders fall behind their pace at once and are closed this long after: longer than
+    # the flood, so that it runs whole, and shorter than the default 5 s, which the test only
+    # waited out.
+    harness = await make_harness(net=NetLimits(command_backlog_seconds=2 * FLOOD_SECONDS))
     for name in ("bystander", "latecomer"):
         await harness.register(name)
     bystander = await harness.login_clip("bystander")
