@@ -207,8 +207,9 @@ async def test_a_bcrypt_flood_does_not_hold_back_a_known_good_login(make_harness
     assert ok and len(asked_at) == 1
     if idle_threads:  # a thread was free: the owner's check took it and never queued
         assert owner not in queue.handed, queue.handed
-    else:
+    else:  # it went ahead of the flood's checks waiting then
         assert queue.handed.index(owner) == handed_before, (queue.handed, handed_before)
+        assert queue.handed[handed_before + 1:], queue.handed
     assert not any(ok for _, ok in answers)
     # Beyond the 8 waiting and those running, the rest were refused unchecked.
     assert len(checks) == 30 + 1
