@@ -304,7 +304,6 @@ class Lobby:
         self.online[account.name.lower()] = session
         playing_elsewhere = self.directory.get(account.name) if previous is None else None
         self.directory.forget(account.name)  # here now, whatever another node last said
-        self.seats.opponent_back(account.name, self.config.node_id)
         who_line = session.who_line()
         self.who_list.set(account.name, who_line)
         self.most_online = max(self.most_online, len(self.online))
@@ -403,6 +402,7 @@ class Lobby:
         # Before any await: a second logout of the same session (a drop during shutdown)
         # must find it gone.
         self._went_offline(name)
+        self.seats.forget_user(name)
         self.gatekeeper.session_tokens.revoke(name)
         self.held.release(session)
         table = self.match_table
@@ -611,7 +611,6 @@ class Lobby:
                 pass
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
-                self.seats.opponent_back(user.name, letter.node)
         else:
             self._remote_departed(letter)
 
@@ -644,6 +643,10 @@ class Lobby:
     @property
     def node_id(self) -> str:
         return self.config.node_id
+
+    @property
+    def clock(self) -> Clock:
+        return self.config.clock
 
     def tell_node(self, letter: NodeLetter) -> None:
         """A letter for the other nodes (one named in it, or all)."""

@@ -75,11 +75,15 @@ async def test_a_killed_hosts_match_resumes_on_another_node_where_it_stood(
         await asyncio.wait_for(tasks[0], 30)  # alice reads up to the end of her connection
         before = {player.name: list(player.boards) for player in (alice, bob)}
 
-        # alice comes back on node b; bob, still connected there, is free at once to resume
-        # with her: what he is shown next is the resumed match.
+        # alice comes back on node b, where bob still is: what he is shown next is the
+        # resumed match.
         bob.resumed, bob.resuming, bob.new_match_started = None, False, False
         await alice.connect(b.server.port)
         tasks.append(asyncio.create_task(alice.run()))
+        # Node b asked node a to hand alice's match over; unanswered, bob is free.
+        home = b.server.lobby
+        await until(lambda: home.online["bob"].seated_elsewhere is None,
+                    "bob is free once node a has not answered", timeout=30)
         await alice.bot.client.send("invite bob")
         outcome = await resumed_outcome((alice, bob), before)
         assert outcome != "no saved match (not started, or just ended)", outcome

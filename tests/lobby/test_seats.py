@@ -12,9 +12,10 @@ from fibs_server.lobby import chat_commands, user_commands
 from fibs_server.lobby.bus import Forwarded, JoinAsked, Relayed
 from fibs_server.lobby.directory import NODE_SILENCE
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.seats import SeatSession
+from fibs_server.lobby.seats import TAKEOVER_ANSWER_SECONDS, SeatSession
 from fibs_server.lobby.session import SeatElsewhere, Session
 from fibs_server.rules.notation import format_play
+from tests.fake_clock import FakeClock as AlarmClock
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.lobby.test_nodes import FakeClock, Wire
 from tests.waiting import until
@@ -196,19 +197,23 @@ async def test_a_forwarded_line_for_a_seat_that_is_gone_frees_the_player_at_home
     assert bob_hears.lines() == ["** You're not playing."]
 
 
-async def test_a_killed_hosts_player_back_on_another_node_resumes_at_once(tmp_path):
+async def test_a_killed_hosts_player_back_on_another_node_resumes_with_a_player_there(tmp_path):
     wire, a, b, alice, _, bob, bob_hears = await nodes_with_a_match(tmp_path)
     running = a.match_table.match_of(alice)
     assert running is not None
     stored = (await a.matches.running_match("alice", "bob")).state  # type: ignore[union-attr]
     del wire.nodes["a"]  # killed: b hears nothing more from it
-    # alice reconnects to b before b misses node a: bob is free to resume with her there.
+    b.config.clock = clock = AlarmClock()
+    # alice reconnects to b before b misses node a: b asks a to hand her match over, and a
+    # never answers. Then bob is free to resume with her there.
     account = await b.accounts.find_account("alice")  # one database under both nodes
     assert account is not None
     alice_again = b.connect(RecordingConnection())
     alice_again.prompts = False
     await b.log_in(alice_again, account)
-    assert bob.seated_elsewhere is None
+    assert bob.seated_elsewhere is not None
+    clock.advance(TAKEOVER_ANSWER_SECONDS)
+    assert bob.seated_elsewhere is None and alice_again.seated_elsewhere is None
     account.toggles["ready"] = True
     await b.dispatch(alice_again, "invite bob")
     await b.dispatch(bob, "join alice")
