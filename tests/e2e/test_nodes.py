@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from fibs_server.gnubg_bot.external import GnubgConnection
+from fibs_server.rules.notation import format_play
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.gnubg_player import RecordingPlayer
 from tests.e2e.test_gnubg_external import (  # noqa: F401 (engines is a fixture)
@@ -31,12 +32,13 @@ from tests.waiting import until
 
 @contextlib.asynccontextmanager
 async def running_nodes(postgresql_url: str, redis_url: str, prefix: str,
+                        node_ids: tuple[str, ...] = ("a", "b"),
                         **config: object) -> AsyncIterator[list[ServerHarness]]:
-    """Nodes a and b, started in that order and subscribed; `config`: more ServerConfig
-    fields for both."""
+    """Nodes a and b (or `node_ids`), started in that order and subscribed; `config`: more
+    ServerConfig fields for all."""
     nodes = []
     try:
-        for node_id in ("a", "b"):
+        for node_id in node_ids:
             node = ServerHarness(postgresql_url)
             node.config.bus_url, node.config.bus_prefix = redis_url, prefix
             node.config.node_id = node_id
@@ -207,3 +209,42 @@ async def test_a_login_on_another_node_takes_a_running_match_over(two_nodes):
     await bob.send("roll")
     await bob.skip_until("You roll 6 and 5.")
     await alice.skip_until("bob rolls 6 and 5.")
+
+
+async def test_a_rolling_restart_keeps_the_other_nodes_players_playing(postgresql_url, redis_url,
+                                                                       prefix):
+    """Three nodes; alice (node b) plays bob (node c), the match on b. Node a restarts, as in
+    a rolling restart: its user is logged out everywhere at once, and the match across b and
+    c goes on meanwhile and after, every move told."""
+    async with running_nodes(postgresql_url, redis_url, prefix, ("a", "b", "c")) as (a, b, c):
+        for name in ("alice", "bob", "dave"):
+            await a.register(name)
+        dave = await a.login_clip("dave")
+        alice = await b.login_clip("alice")
+        bob = await c.login_clip("bob")
+        for client in (alice, bob):
+            await client.send("toggle ready")
+        b.script_dice((3, 1), (6, 5), (2, 2), (4, 3))
+        await alice.skip_until(re.compile(r"5 bob - - 1 .*"))
+        await alice.send("invite bob 3")
+        await bob.skip_until("Type 'join alice' to accept.")
+        await bob.send("join alice")
+        await alice.skip_until("It's your turn to move.")
+        await alice.send("move 8-5 6-5")
+        await bob.skip_until("It's your turn to roll or double.")
+        assert dave is not None
+
+        await a.restart()  # SIGTERM's way: its users are told, and logged out everywhere
+        await alice.skip_until(re.compile(r"8 dave dave (logs out|drops connection)\."))
+        await bob.send("roll")
+        await bob.skip_until("You roll 6 and 5.")
+        await alice.skip_until("bob rolls 6 and 5.")
+        assert a.server is not None and a.server.bus is not None
+        await a.server.bus.until_subscribed()
+        await a.login_clip("dave")
+        await alice.skip_until("7 dave dave logs in.")
+        await bob.skip_until("7 dave dave logs in.")
+        running = b.server.lobby.match_table.playing["bob"]  # type: ignore[union-attr]
+        play = format_play(running.match.legal_plays()[0], running.match.colour(1))
+        await bob.send(f"move {play}")
+        await alice.skip_until(f"bob moves {play} .")
