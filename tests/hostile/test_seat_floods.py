@@ -6,11 +6,10 @@ is too long, and the host saves the match as for any dropped player."""
 from __future__ import annotations
 
 import asyncio
-import re
 import statistics
 
 from fibs_server.net.limits import NetLimits
-from tests.e2e.test_nodes import running_nodes
+from tests.e2e.test_nodes import matched, running_nodes
 from tests.hostile.test_floods import assert_few_slow, time_answers_during
 from tests.redis_server import prefix, redis_url  # noqa: F401 (fixtures)
 from tests.waiting import until
@@ -29,12 +28,7 @@ async def test_a_seated_player_flooding_from_another_node_is_paced_at_home(
         alice = await a.login_clip("alice")
         bystander = await a.login_clip("carol")
         bob = await b.login_clip("bob")
-        for client in (alice, bob):
-            await client.send("toggle ready")
-        await alice.skip_until(re.compile(r"5 bob - - 1 .*"))
-        await alice.send("invite bob 3")
-        await bob.skip_until("Type 'join alice' to accept.")
-        await bob.send("join alice")
+        await matched(alice, bob)
         await alice.skip_until("** Player bob has joined you for a 3 point match.")
         assert a.server is not None
         seats = a.server.lobby.seats
