@@ -422,6 +422,7 @@ def server_command(database_url: str, sessions: int, http_port: str = "0") -> li
             # the throttle would count the whole harness as one guesser
             "--connections-per-address", headroom, "--address-free-failures", headroom,
             "--hash-checks-per-address", headroom, "--hash-checks-waiting", headroom,
+            "--known-good-checks-per-address", headroom,
             "--address-command-burst", "1000000", "--address-commands-per-second", "1000000",
             "--log-level", "WARNING"]
 

@@ -61,6 +61,7 @@ from fibs_server.net.redis_bus import decode_envelope  # noqa: E402
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS = "redis://127.0.0.1:6379/0"
 RETRY_INTERVAL = 0.25  # a refused resumption (the other node has not heard of the login yet)
+UNANSWERED = 10.0  # an invitation, or its answer, lost (not seen in these runs)
 BUS_METRIC = re.compile(r'^fibs_bus_envelopes_total\{outcome="(\w+)"\} (\d+)', re.M)
 MATCH_LETTERS = ("Relayed", "Forwarded", "Seated", "JoinAsked")  # cross-node matches' own
 
@@ -115,17 +116,21 @@ class NodesWorker(Worker):
                         self.outcome["first_move"] = received
                         self.moved.set()
 
-        async def back(name: str, port: int) -> None:
+        async def back(name: str, port: int, outcome: dict[str, Any]) -> None:
             await self.sessions[name].closed
             self.sessions.pop(name)
             while name not in self.sessions:  # bounded by the phase's timeout
-                await self.log_in(port, [name], 1)
+                failures = (await self.log_in(port, [name], 1))["failures"]
+                outcome["login_failures"] += sum(failures.values())
                 await asyncio.sleep(0 if name in self.sessions else RETRY_INTERVAL)
+            outcome["back"] = max(outcome["back"] or 0.0, time.monotonic())
 
         async def play(pair: KilledPair) -> None:
             outcome = outcomes[pair.inviter] = {
-                "first_move": None, "loaded": False, "refusals": [], "invites": 0}
-            await asyncio.gather(*(back(name, port) for name, port in pair.returns_to.items()))
+                "back": None, "joined": None, "first_move": None, "loaded": False,
+                "refusals": [], "invites": 0, "login_failures": 0}
+            await asyncio.gather(*(back(name, port, outcome)
+                                   for name, port in pair.returns_to.items()))
             joined, answered, moved = asyncio.Event(), asyncio.Event(), asyncio.Event()
             players = []
             for name, opponent in ((pair.inviter, pair.joiner), (pair.joiner, pair.inviter)):
@@ -144,18 +149,18 @@ class NodesWorker(Worker):
             inviter_client = self.sessions[pair.inviter]
 
             async def invite() -> None:
-                """Until the joiner joins: invited again when refused (the inviter's node
-                may not have heard of the joiner's login yet, or still takes them for
-                playing), or when the invitation went unanswered for a second."""
+                """Until the joiner joins: invited again RETRY_INTERVAL after a refusal (the
+                inviter's node may not have heard of the joiner's login yet, or still takes
+                them for playing), or when the invitation went unanswered for long."""
                 while not joined.is_set():
                     answered.clear()
                     outcome["invites"] += 1
                     inviter_client.send(f"invite {pair.joiner}")
                     with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(answered.wait(), 1.0)
+                        await asyncio.wait_for(answered.wait(), UNANSWERED)
                     with contextlib.suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(joined.wait(), RETRY_INTERVAL if
-                                               outcome["refused"] else 1.0)
+                                               outcome["refused"] else UNANSWERED)
 
             async def run(bot: Bot, lines: asyncio.Queue[str], opponent: str) -> None:
                 inviting = bot.name == pair.inviter
@@ -170,6 +175,7 @@ class NodesWorker(Worker):
                         answered.set()
                     elif inviting and f"{opponent} has joined you" in line:
                         outcome["loaded"] = "was loaded" in line
+                        outcome["joined"] = time.monotonic()
                         joined.set()
                     else:
                         await bot.react(line)
@@ -269,8 +275,9 @@ class Node:
         self.port, self.http_port = self.server.port, http_port
 
     def bus_envelopes(self) -> dict[str, int]:
+        # A node busy with thousands of sessions may take a while to answer.
         with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/metrics",
-                                    timeout=10) as answer:
+                                    timeout=120) as answer:
             text = answer.read().decode()
         return {outcome: int(count) for outcome, count in BUS_METRIC.findall(text)}
 
@@ -316,6 +323,8 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100,
                         help="pairs playing at once: half on one node, half across two")
     parser.add_argument("--duration", type=float, default=30.0, help="seconds of matches")
+    parser.add_argument("--warmup", type=float, default=10.0,
+                        help="matches: latencies of the actions sent after this many seconds")
     parser.add_argument("--settle", type=float, default=5.0,
                         help="seconds after the logins before memory is read")
     parser.add_argument("--clients", type=int, default=4,
@@ -399,13 +408,16 @@ def run_phases(arguments: argparse.Namespace, nodes: list[Node], clients: Client
     cpu = [node.server.cpu_seconds() for node in nodes]
     bus_before = summed([node.bus_envelopes() for node in nodes])
     counts_before, sizes_before = counter.snapshot()
+    started = time.monotonic()
     results = clients.run_all("matches", [(pairs, arguments.duration) for pairs in pairs_of])
     counts_after, sizes_after = counter.snapshot()
     bus_after = summed([node.bus_envelopes() for node in nodes])
     moves = {}
     for label, group in (("same node", results[:halves]), ("cross node", results[halves:])):
         for action in ("roll", "move"):
-            values = [latency for r in group for _, latency in r["latencies"][action]]
+            # After the start-up burst (every pair inviting and joining at once).
+            values = [latency for r in group for sent, latency in r["latencies"][action]
+                      if sent >= started + arguments.warmup]
             report(f"{label}: {action}", percentiles(values))
         moves[label] = sum(len(r["latencies"]["move"]) for r in group)
         refusals = [x for r in group for x in r["refusals"]]
@@ -414,7 +426,8 @@ def run_phases(arguments: argparse.Namespace, nodes: list[Node], clients: Client
                f"{len(refusals)} refusals {refusals[:3]}")
     report("nodes CPU", ", ".join(
         f"{(node.server.cpu_seconds() - before) / arguments.duration * 100:.0f}%"
-        for node, before in zip(nodes, cpu)))
+        for node, before in zip(nodes, cpu)) + "; clients CPU " + ", ".join(
+        f"{r['cpu'] / arguments.duration * 100:.0f}%" for r in results))
     counts, sizes = counts_after - counts_before, sizes_after - sizes_before
     all_moves = max(1, sum(moves.values()))
     report("bus (channel)", f"{sum(counts.values())} envelopes, {sum(sizes.values())} bytes "
@@ -459,17 +472,19 @@ def run_phases(arguments: argparse.Namespace, nodes: list[Node], clients: Client
     report("kill", f"node{killed} SIGKILLed with {len(kinds)} matches of its players")
     for kind in ("both players", "inviter (host)", "joiner"):
         mine = [o for name, o in outcomes.items() if kinds[name] == kind]
-        played = [o["first_move"] - killed_at for o in mine if o["first_move"] is not None]
         stalled = [name for name, o in outcomes.items()
                    if kinds[name] == kind and o["first_move"] is None]
         refusals = collections.Counter(line for o in mine for line in o["refusals"])
-        report(f"  killed: {kind}", f"{len(played)} of {len(mine)} played again "
-               f"({sum(o['loaded'] for o in mine)} saved matches loaded); first move after "
-               f"{percentiles(played)}; invites "
-               f"{sum(o['invites'] for o in mine)}, refusals {dict(refusals.most_common(3))}"
+        report(f"  killed: {kind}", f"{len(mine) - len(stalled)} of {len(mine)} played again "
+               f"({sum(o['loaded'] for o in mine)} saved matches loaded), "
+               f"{sum(o['login_failures'] for o in mine)} failed logins, "
+               f"{sum(o['invites'] for o in mine)} invites, refusals "
+               f"{dict(refusals.most_common(3))}"
                + (f"; not within {arguments.kill_timeout:.0f} s: {stalled[:5]}"
                   if stalled else ""))
-
+        for stage in ("back", "joined", "first_move"):  # logged in again, resumed, moved
+            report(f"    {stage} after the kill", percentiles(
+                [o[stage] - killed_at for o in mine if o[stage] is not None]))
 
 if __name__ == "__main__":
     main()
