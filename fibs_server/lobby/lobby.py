@@ -291,6 +291,11 @@ class Lobby:
             self.held.release(previous)
             self.gatekeeper.session_tokens.revoke(account.name)  # the new login's only
             previous.close()
+        elif (seat := self.seats.seat_of(account.name)) is not None:
+            # They played here from another node (gone, or about to hear of this login and
+            # let them go): the match is this session's now, as in a re-login here.
+            self.match_table.take_over(seat, session)
+            self.seats.release(seat)
         last_login, last_host = account.last_login_at, account.last_login_host
         now = int(time.time())
         account.last_login_at, account.last_login_host = now, session.connection.host
@@ -611,6 +616,7 @@ class Lobby:
                 pass
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
+                self.seats.arrived_elsewhere(user.name, letter.node)
         else:
             self._remote_departed(letter)
 

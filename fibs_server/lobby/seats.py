@@ -370,13 +370,14 @@ class Seats:
         except TypeError:
             log.exception("a takeover from node %s was not understood", letter.node)
             previous = None
-        if previous is None or previous.account is None or self.holds(previous) \
-                or letter.name.lower() in self.here \
-                or self.lobby.match_table.opponent_name_of(previous) is None:
+        if previous is None or previous.account is None or letter.name.lower() in self.here:
             self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
             return
         seat = self._new_seat(letter, client, previous.account)
-        self.lobby.match_table.take_over(previous, seat)
+        if self.lobby.match_table.take_over(previous, seat) is None:  # no match here
+            self.release(seat)
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            return
         self._show_match(seat)
         self._tell_seated(seat)
 
@@ -493,6 +494,25 @@ class Seats:
         departure = next((d for d in Departure if letter.departure == texts.departed(
             letter.name, d)), Departure.LOGGED_OUT)
         self._carry_out(self._part(seat, departure))
+
+    def seat_of(self, name: str) -> SeatSession | None:
+        return self.here.get(name.lower())
+
+    def release(self, seat: SeatSession) -> None:
+        """The seat's player logged in here: their match is their session's now (the lobby
+        put it in the seat's place), and the seat goes without a word to its old home."""
+        if self.holds(seat):
+            del self.here[seat.name.lower()]
+            seat.inbox.put_nowait(None)
+            seat.close()
+
+    def arrived_elsewhere(self, name: str, node: str) -> None:
+        """`name` logged in on `node`: a seat of theirs here from another home goes, their
+        match saved as for a dropped player (their home, killed, may never say they went),
+        to be resumed from where they are now."""
+        seat = self.here.get(name.lower())
+        if seat is not None and seat.home != node:
+            self._carry_out(self._part(seat, Departure.DROPPED))
 
     def node_gone(self, node: str) -> None:
         """`node` is heard from no more: this node's users seated there are told their match

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
+
 from fibs_server.lobby import chat_commands, user_commands
 from fibs_server.lobby.bus import Forwarded, JoinAsked, Relayed
 from fibs_server.lobby.directory import NODE_SILENCE
@@ -295,3 +297,35 @@ async def test_seat_letters_of_the_wrong_shape_cost_only_themselves(tmp_path):
     await b.dispatch(bob, "join alice")
     await settled(a, b)
     assert a.match_table.match_of(alice) is not None
+
+
+@pytest.mark.parametrize("returns_to", ["a", "c"])
+async def test_a_killed_homes_player_back_on_another_node_resumes(tmp_path, returns_to):
+    """bob's home (node b) is killed while his seat plays on node a; he logs in again on
+    the host itself (the match is his session's there at once, as a re-login's) or on a
+    third node (his seat goes, the match saved, and alice resumes it with him there)."""
+    wire, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    c = await lobby_on(tmp_path, wire, "c")
+    del wire.nodes["b"]
+    back_on = {"a": a, "c": c}[returns_to]
+    account = await back_on.accounts.find_account("bob")
+    assert account is not None
+    account.toggles["ready"] = True
+    bob_again_hears = RecordingConnection()
+    bob_again = back_on.connect(bob_again_hears)
+    bob_again.prompts = False
+    await back_on.log_in(bob_again, account)
+    await settled(a, c)
+    assert not a.seats.here
+    if returns_to == "a":
+        running = a.match_table.match_of(bob_again)
+        assert running is not None and running is a.match_table.match_of(alice)
+        return
+    assert "bob drops connection. The game was saved." in alice_hears.lines()
+    await a.dispatch(alice, "invite bob")
+    assert alice_hears.lines()[0] == "** You invited bob to resume a saved match."
+    await c.dispatch(bob_again, "join alice")
+    await settled(a, c)
+    assert a.match_table.match_of(alice) is not None
+    assert "You are now playing with alice. Your running match was loaded." in \
+        bob_again_hears.lines()
