@@ -412,6 +412,21 @@ def p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000 if ordered else 0.0
 
 
+def server_command(database_url: str, sessions: int, http_port: str = "0") -> list[str]:
+    """`python -m fibs_server` on `database_url` with any free port, for `sessions` sessions
+    from this machine."""
+    headroom = str(sessions + 100)
+    return [sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
+            "--http-port", http_port, "--database-url", database_url, "--bcrypt-rounds", "4",
+            # every bench client comes from 127.0.0.1: the per-address limits are lifted, or
+            # the throttle would count the whole harness as one guesser
+            "--connections-per-address", headroom, "--address-free-failures", headroom,
+            "--hash-checks-per-address", headroom, "--hash-checks-waiting", headroom,
+            "--known-good-checks-per-address", headroom,
+            "--address-command-burst", "1000000", "--address-commands-per-second", "1000000",
+            "--log-level", "WARNING"]
+
+
 def create_accounts(database_url: str, names: list[str], rounds: int) -> None:
     """Accounts `names` with password PASSWORD (one hash of the given cost, shared), ready to
     play, inserted in one transaction."""
@@ -488,17 +503,7 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
             queue_finished_matches(database_url, arguments.analysis_backlog)
         if "burst" in scenarios:
             create_accounts(database_url, burst_names, 12)
-        command = [sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
-                   "--http-port", "0", "--database-url", database_url, "--bcrypt-rounds", "4",
-                   # every bench client comes from 127.0.0.1: the per-address limits are
-                   # lifted, or the throttle would count the whole harness as one guesser
-                   "--connections-per-address", str(arguments.sessions + arguments.burst + 100),
-                   "--address-free-failures", str(arguments.sessions + arguments.burst + 100),
-                   "--hash-checks-per-address", str(arguments.sessions + arguments.burst + 100),
-                   "--hash-checks-waiting", str(arguments.sessions + arguments.burst + 100),
-                   "--address-command-burst", "1000000",
-                   "--address-commands-per-second", "1000000",
-                   "--log-level", "WARNING"]
+        command = server_command(database_url, arguments.sessions + arguments.burst)
         command += ["--analysis", arguments.analysis]
         if arguments.analysis_backlog:  # the queue's bound holds the whole backlog
             command += ["--analysis-queue", str(arguments.analysis_backlog)]

@@ -295,6 +295,11 @@ class Lobby:
             self.held.release(previous)
             self.gatekeeper.session_tokens.revoke(account.name)  # the new login's only
             previous.close()
+        elif (seat := self.seats.seat_of(account.name)) is not None:
+            # They played here from another node (gone, or about to hear of this login and
+            # let them go): the match is this session's now, as in a re-login here.
+            self.match_table.take_over(seat, session)
+            self.seats.release(seat)
         last_login, last_host = account.last_login_at, account.last_login_host
         now = int(time.time())
         account.last_login_at, account.last_login_host = now, session.connection.host
@@ -308,7 +313,6 @@ class Lobby:
         self.online[account.name.lower()] = session
         playing_elsewhere = self.directory.get(account.name) if previous is None else None
         self.directory.forget(account.name)  # here now, whatever another node last said
-        self.seats.opponent_back(account.name, self.config.node_id)
         who_line = session.who_line()
         self.who_list.set(account.name, who_line)
         self.most_online = max(self.most_online, len(self.online))
@@ -407,6 +411,7 @@ class Lobby:
         # Before any await: a second logout of the same session (a drop during shutdown)
         # must find it gone.
         self._went_offline(name)
+        self.seats.forget_user(name)
         self.gatekeeper.session_tokens.revoke(name)
         self.held.release(session)
         table = self.match_table
@@ -615,7 +620,7 @@ class Lobby:
                 pass
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
-                self.seats.opponent_back(user.name, letter.node)
+                self.seats.arrived_elsewhere(user.name, letter.node)
         else:
             self._remote_departed(letter)
 
@@ -648,6 +653,10 @@ class Lobby:
     @property
     def node_id(self) -> str:
         return self.config.node_id
+
+    @property
+    def clock(self) -> Clock:
+        return self.config.clock
 
     def tell_node(self, letter: NodeLetter) -> None:
         """A letter for the other nodes (one named in it, or all)."""

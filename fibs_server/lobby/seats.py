@@ -35,6 +35,7 @@ from fibs_server.lobby.bus import (
     Seated,
     SeatLetter,
 )
+from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.command_table import Hook, LogoutHook
 from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.session import Matches, SeatElsewhere, Session, Stage
@@ -53,6 +54,11 @@ FORWARDED_COMMANDS = frozenset({
     "whisper", "fairdice"})
 # Answered at home and copied to the seat, whose match reads the same toggles and settings.
 COPIED_COMMANDS = frozenset({"toggle", "set"})
+
+
+# A live host answers a takeover at once; one that has not answered in this many seconds is
+# taken for gone (killed before it was missed), and its match as saved.
+TAKEOVER_ANSWER_SECONDS = 5.0
 
 
 def forwarded(command: Command) -> bool:
@@ -155,6 +161,9 @@ class SeatLobby(Protocol):
     @property
     def node_id(self) -> str: ...
 
+    @property
+    def clock(self) -> Clock: ...
+
     def tell_node(self, letter: NodeLetter) -> None: ...
 
     def broadcast_who(self, about: Session) -> None: ...
@@ -172,7 +181,8 @@ class Seats:
         # and of the last line sent to it.
         self.heard: dict[str, int] = {}
         self.sent: dict[str, int] = {}
-        self.taking_over: dict[str, str] = {}  # lower-case name -> the host asked for a takeover
+        # lower-case name -> the host asked for a takeover, and the alarm if it does not answer
+        self.taking_over: dict[str, tuple[str, Alarm]] = {}
         self.unfinished = 0  # joins, lines and partings taken on and not yet carried out
 
     def idle(self) -> bool:
@@ -217,8 +227,25 @@ class Seats:
         node: they take the match over from there, as a new login takes a match over. Until
         the host answers they are free (a killed host never answers; a match resumed here
         meanwhile is the one that goes on: the host's copy stores no more)."""
-        self.taking_over[session.name.lower()] = user.node
+        clock = self.lobby.clock
+        alarm = clock.call_at(clock.time() + TAKEOVER_ANSWER_SECONDS,
+                              lambda: self._takeover_unanswered(session.name, user.node))
+        self.taking_over[session.name.lower()] = (user.node, alarm)
         self._ask_host(session, user.node, "", takeover=True)
+
+    def _takeover_unanswered(self, name: str, host: str) -> None:
+        """The host never answered `name`'s takeover: gone, its match with them saved as it
+        was stored. Who plays them there from here is free to resume it."""
+        if self.taking_over.get(name.lower(), (None,))[0] != host:
+            return
+        del self.taking_over[name.lower()]
+        for session in list(self.lobby.online.values()):
+            seat = session.seated_elsewhere
+            if seat is not None and seat.host == host and seat.opponent is not None \
+                    and seat.opponent.lower() == name.lower():
+                session.seated_elsewhere = None
+                self.forget_user(session.name)
+                self.lobby.broadcast_who(session)
 
     def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False
                   ) -> None:
@@ -237,9 +264,20 @@ class Seats:
         self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet,
                                        number=number, heard=heard))
 
+    def forget_user(self, name: str) -> None:
+        """A user of this node plays nothing elsewhere any more (or logged out)."""
+        for counts in (self.heard, self.sent):
+            counts.pop(name.lower(), None)
+        taking_over = self.taking_over.pop(name.lower(), None)
+        if taking_over is not None:
+            taking_over[1].cancel()
+
     def _seated(self, letter: Seated) -> None:
         session = self.lobby.online.get(letter.name.lower())
-        taken_over = self.taking_over.pop(letter.name.lower(), None) == letter.node
+        taking_over = self.taking_over.pop(letter.name.lower(), None)
+        if taking_over is not None:
+            taking_over[1].cancel()
+        taken_over = taking_over is not None and taking_over[0] == letter.node
         if session is None:
             return
         if taken_over and session.seated_elsewhere is None and letter.opponent is not None \
@@ -257,8 +295,7 @@ class Seats:
                 self.forward(session, "board", heard=heard)
         else:
             session.seated_elsewhere = None
-            for counted in (self.heard, self.sent):
-                counted.pop(letter.name.lower(), None)
+            self.forget_user(letter.name)
             self.lobby.start_job(self._rating_refreshed(session))
         self.lobby.broadcast_who(session)
 
@@ -333,13 +370,14 @@ class Seats:
         except TypeError:
             log.exception("a takeover from node %s was not understood", letter.node)
             previous = None
-        if previous is None or previous.account is None or self.holds(previous) \
-                or letter.name.lower() in self.here \
-                or self.lobby.match_table.opponent_name_of(previous) is None:
+        if previous is None or previous.account is None or letter.name.lower() in self.here:
             self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
             return
         seat = self._new_seat(letter, client, previous.account)
-        self.lobby.match_table.take_over(previous, seat)
+        if self.lobby.match_table.take_over(previous, seat) is None:  # no match here
+            self.release(seat)
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            return
         self._show_match(seat)
         self._tell_seated(seat)
 
@@ -457,16 +495,24 @@ class Seats:
             letter.name, d)), Departure.LOGGED_OUT)
         self._carry_out(self._part(seat, departure))
 
-    def opponent_back(self, name: str, node: str) -> None:
-        """`name` logged in on `node`: their match with a user of this node, if it ran
-        elsewhere, runs no more (its host saves it as they leave it, or the host is gone,
-        killed, and they are back before it is missed): the user here is free to resume it."""
-        for session in list(self.lobby.online.values()):
-            seat = session.seated_elsewhere
-            if seat is not None and seat.host != node and seat.opponent is not None \
-                    and seat.opponent.lower() == name.lower():
-                session.seated_elsewhere = None
-                self.lobby.broadcast_who(session)
+    def seat_of(self, name: str) -> SeatSession | None:
+        return self.here.get(name.lower())
+
+    def release(self, seat: SeatSession) -> None:
+        """The seat's player logged in here: their match is their session's now (the lobby
+        put it in the seat's place), and the seat goes without a word to its old home."""
+        if self.holds(seat):
+            del self.here[seat.name.lower()]
+            seat.inbox.put_nowait(None)
+            seat.close()
+
+    def arrived_elsewhere(self, name: str, node: str) -> None:
+        """`name` logged in on `node`: a seat of theirs here from another home goes, their
+        match saved as for a dropped player (their home, killed, may never say they went),
+        to be resumed from where they are now."""
+        seat = self.here.get(name.lower())
+        if seat is not None and seat.home != node:
+            self._carry_out(self._part(seat, Departure.DROPPED))
 
     def node_gone(self, node: str) -> None:
         """`node` is heard from no more: this node's users seated there are told their match
@@ -476,6 +522,7 @@ class Seats:
             if seat is None or seat.host != node:
                 continue
             session.seated_elsewhere = None
+            self.forget_user(session.name)
             if seat.opponent is not None:
                 session.send_line(texts.game_saved_after(seat.opponent, Departure.DROPPED))
             self.lobby.broadcast_who(session)

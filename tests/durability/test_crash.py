@@ -131,9 +131,12 @@ class Player:
 
 async def start_server(port: int, database: str, log_file,
                        dice_seed: int) -> asyncio.subprocess.Process:
+    # No built-in bots and no analysis: the players are the test's clients, and each restart
+    # started the bots' worker processes anew and analysed the finished matches again, which
+    # took a third of the test's time on the 2-core machine and none of its claims.
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", str(port),
-        "--http-port", "0",
+        "--http-port", "0", "--bots", "off", "--analysis", "off",
         "--database-url", f"sqlite:///{database}", "--bcrypt-rounds", "4",
         "--log-level", "WARNING", "--dice-seed", str(dice_seed),
         stdout=asyncio.subprocess.PIPE, stderr=log_file)

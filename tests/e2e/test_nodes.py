@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from fibs_server.gnubg_bot.external import GnubgConnection
+from fibs_server.rules.notation import format_play
+from tests.e2e.client import FibsClient
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.gnubg_player import RecordingPlayer
 from tests.e2e.test_gnubg_external import (  # noqa: F401 (engines is a fixture)
@@ -31,12 +33,13 @@ from tests.waiting import until
 
 @contextlib.asynccontextmanager
 async def running_nodes(postgresql_url: str, redis_url: str, prefix: str,
+                        node_ids: tuple[str, ...] = ("a", "b"),
                         **config: object) -> AsyncIterator[list[ServerHarness]]:
-    """Nodes a and b, started in that order and subscribed; `config`: more ServerConfig
-    fields for both."""
+    """Nodes a and b (or `node_ids`), started in that order and subscribed; `config`: more
+    ServerConfig fields for all."""
     nodes = []
     try:
-        for node_id in ("a", "b"):
+        for node_id in node_ids:
             node = ServerHarness(postgresql_url)
             node.config.bus_url, node.config.bus_prefix = redis_url, prefix
             node.config.node_id = node_id
@@ -50,6 +53,34 @@ async def running_nodes(postgresql_url: str, redis_url: str, prefix: str,
     finally:
         for node in nodes:
             await node.stop()
+
+
+async def matched(alice: FibsClient, bob: FibsClient, length: int = 3) -> None:
+    """alice and bob toggle `ready`; alice invites bob once she sees him ready, and he joins."""
+    for client in (alice, bob):
+        await client.send("toggle ready")
+    await alice.skip_until(re.compile(r"5 bob - - 1 .*"))
+    await alice.send(f"invite bob {length}")
+    await bob.skip_until("Type 'join alice' to accept.")
+    await bob.send("join alice")
+
+
+async def gnubg_match_across(a: ServerHarness, b: ServerHarness, engines: list,
+                             players: list[RecordingPlayer]
+                             ) -> tuple[RecordingPlayer, RecordingPlayer]:
+    """alice on node a and bob on node b, each a gnubg process (`players` gets them, for the
+    caller to close), ready with `moreboards`; alice invites bob to 3 points with seeded dice,
+    and he joins: the match runs on a."""
+    for node, name, engine in ((a, "alice", engines[0]), (b, "bob", engines[1])):
+        await a.register(name)  # one database under both nodes
+        client = await node.login_clip(name, client_name="gnubg_bot")
+        players.append(RecordingPlayer(client, name, await GnubgConnection.open(engine)))
+    alice, bob = players
+    for player in players:
+        await player.set_up("ready", "moreboards")
+    await alice.client.skip_until(re.compile(r"5 bob - - 1 .*"))
+    await invite(a, alice, bob, "3", seed=9)
+    return alice, bob
 
 
 @pytest.fixture
@@ -93,17 +124,9 @@ async def test_gnubg_plays_a_match_across_two_nodes(two_nodes, engines):
     (its own board parser and decisions): the match runs on a, bob's decisions are forwarded
     there and its boards relayed to him, and both play to the end with nothing refused."""
     a, b = two_nodes
-    players = []
+    players: list[RecordingPlayer] = []
     try:
-        for node, name, engine in ((a, "alice", engines[0]), (b, "bob", engines[1])):
-            await a.register(name)  # one database under both nodes
-            client = await node.login_clip(name, client_name="gnubg_bot")
-            players.append(RecordingPlayer(client, name, await GnubgConnection.open(engine)))
-        alice, bob = players
-        for player in players:
-            await player.set_up("ready", "moreboards")
-        await alice.client.skip_until(re.compile(r"5 bob - - 1 .*"))
-        await invite(a, alice, bob, "3", seed=9)
+        alice, bob = await gnubg_match_across(a, b, engines, players)
         ends = await play_match(alice, bob)
         assert_clean(alice, bob)
         assert_every_game_ended(alice)
@@ -132,51 +155,32 @@ async def test_a_match_across_nodes_goes_on_after_redis_restarts(postgresql_url,
     """Redis is killed and started again in the middle of a match across two nodes: each node
     resubscribes, letters lost meanwhile (a board, a move) cost nothing, since each seated
     player is shown the board as it stands, and gnubg plays on to the end."""
-    nodes = []
     players: list[RecordingPlayer] = []
-    try:
-        for node_id in ("a", "b"):
-            node = ServerHarness(postgresql_url)
-            node.config.bus_url, node.config.bus_prefix = private_redis.url, prefix
-            node.config.node_id = node_id
-            nodes.append(await node.start())
-        a, b = nodes
-        for node in nodes:
-            assert node.server is not None and node.server.bus is not None
-            await node.server.bus.until_subscribed()
-        for node, name, engine in ((a, "alice", engines[0]), (b, "bob", engines[1])):
-            await a.register(name)
-            client = await node.login_clip(name, client_name="gnubg_bot")
-            players.append(RecordingPlayer(client, name, await GnubgConnection.open(engine)))
-        alice, bob = players
-        for player in players:
-            await player.set_up("ready", "moreboards")
-        await alice.client.skip_until(re.compile(r"5 bob - - 1 .*"))
-        await invite(a, alice, bob, "3", seed=9)
+    async with running_nodes(postgresql_url, private_redis.url, prefix) as nodes:
+        try:
+            alice, bob = await gnubg_match_across(*nodes, engines, players)
 
-        async def restart_redis_mid_match() -> None:
-            await until(lambda: len(bob.decisions) >= 4, "bob has played a few decisions")
-            await asyncio.to_thread(private_redis.kill)
-            await asyncio.to_thread(private_redis.start)  # the same port
+            async def restart_redis_mid_match() -> None:
+                await until(lambda: len(bob.decisions) >= 4, "bob has played a few decisions")
+                await asyncio.to_thread(private_redis.kill)
+                await asyncio.to_thread(private_redis.start)  # the same port
 
-        await together(alice.play_until(MATCH_END.fullmatch), bob.play_until(MATCH_END.fullmatch),
-                       restart_redis_mid_match())
-        # A decision sent as Redis went may be asked for again once it is back (the match
-        # where it stands), and answered twice: the second answer is refused as any answer
-        # out of turn is, and changes nothing.
-        for player in players:
-            assert all(AFTER_THE_FACT.search(refusal) for refusal in player.refused), \
-                player.report()
-            assert len(player.refused) <= 2 and not player.problems, player.report()
-        assert scores(alice, 3) == [" ".join(reversed(score.split())) for score in scores(bob, 3)]
-        for node in nodes:
-            assert node.server is not None and node.server.bus is not None
-            assert node.server.bus.figures.reconnects >= 1
-    finally:
-        for player in players:
-            player.gnubg.close()
-        for node in nodes:
-            await node.stop()
+            await together(alice.play_until(MATCH_END.fullmatch), bob.play_until(MATCH_END.fullmatch),
+                           restart_redis_mid_match())
+            # A decision sent as Redis went may be asked for again once it is back (the match
+            # where it stands), and answered twice: the second answer is refused as any answer
+            # out of turn is, and changes nothing.
+            for player in players:
+                assert all(AFTER_THE_FACT.search(refusal) for refusal in player.refused), \
+                    player.report()
+                assert len(player.refused) <= 2 and not player.problems, player.report()
+            assert scores(alice, 3) == [" ".join(reversed(score.split())) for score in scores(bob, 3)]
+            for node in nodes:
+                assert node.server is not None and node.server.bus is not None
+                assert node.server.bus.figures.reconnects >= 1
+        finally:
+            for player in players:
+                player.gnubg.close()
 
 
 async def test_a_login_on_another_node_takes_a_running_match_over(two_nodes):
@@ -187,13 +191,8 @@ async def test_a_login_on_another_node_takes_a_running_match_over(two_nodes):
         await a.register(name)
     alice = await a.login_clip("alice")
     old_bob = await a.login_clip("bob")
-    for client in (alice, old_bob):
-        await client.send("toggle ready")
     a.script_dice((3, 1), (6, 5))
-    await alice.skip_until(re.compile(r"5 bob - - 1 .*"))
-    await alice.send("invite bob 3")
-    await old_bob.skip_until("Type 'join alice' to accept.")
-    await old_bob.send("join alice")
+    await matched(alice, old_bob)
     await alice.skip_until("It's your turn to move.")
     await alice.send("move 8-5 6-5")
     await old_bob.skip_until("It's your turn to roll or double.")
@@ -207,3 +206,37 @@ async def test_a_login_on_another_node_takes_a_running_match_over(two_nodes):
     await bob.send("roll")
     await bob.skip_until("You roll 6 and 5.")
     await alice.skip_until("bob rolls 6 and 5.")
+
+
+async def test_a_rolling_restart_keeps_the_other_nodes_players_playing(postgresql_url, redis_url,
+                                                                       prefix):
+    """Three nodes; alice (node b) plays bob (node c), the match on b. Node a restarts, as in
+    a rolling restart: its user is logged out everywhere at once, and the match across b and
+    c goes on meanwhile and after, every move told."""
+    async with running_nodes(postgresql_url, redis_url, prefix, ("a", "b", "c")) as (a, b, c):
+        for name in ("alice", "bob", "dave"):
+            await a.register(name)
+        dave = await a.login_clip("dave")
+        alice = await b.login_clip("alice")
+        bob = await c.login_clip("bob")
+        b.script_dice((3, 1), (6, 5), (2, 2), (4, 3))
+        await matched(alice, bob)
+        await alice.skip_until("It's your turn to move.")
+        await alice.send("move 8-5 6-5")
+        await bob.skip_until("It's your turn to roll or double.")
+        assert dave is not None
+
+        await a.restart()  # SIGTERM's way: its users are told, and logged out everywhere
+        await alice.skip_until(re.compile(r"8 dave dave (logs out|drops connection)\."))
+        await bob.send("roll")
+        await bob.skip_until("You roll 6 and 5.")
+        await alice.skip_until("bob rolls 6 and 5.")
+        assert a.server is not None and a.server.bus is not None
+        await a.server.bus.until_subscribed()
+        await a.login_clip("dave")
+        await alice.skip_until("7 dave dave logs in.")
+        await bob.skip_until("7 dave dave logs in.")
+        running = b.server.lobby.match_table.playing["bob"]  # type: ignore[union-attr]
+        play = format_play(running.match.legal_plays()[0], running.match.colour(1))
+        await bob.send(f"move {play}")
+        await alice.skip_until(f"bob moves {play} .")

@@ -8,11 +8,10 @@ import asyncio
 import dataclasses
 import time
 
-import bcrypt
 import pytest
 
 from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.passwords import BCRYPT_THREADS, HashingBusy
+from fibs_server.lobby.passwords import BCRYPT_THREADS, FairQueue, HashingBusy
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
 from tests.hostile.test_throttle import stepped_throttle
@@ -139,6 +138,35 @@ async def test_many_addresses_and_connections_guess_no_faster_than_the_account_a
     assert seconds < 1.0, seconds
 
 
+class HandingOver:
+    """The hasher's queue of checks waiting for a thread, noting the address of each as it is
+    handed one (taken from the queue), in order."""
+
+    def __init__(self, queue: FairQueue) -> None:
+        self.queue, self.addresses, self.handed = queue, {}, []
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    def __iter__(self):
+        return iter(self.queue)
+
+    def push(self, rank: int, address: str, item) -> None:
+        self.addresses[item] = address
+        self.queue.push(rank, address, item)
+
+    def pop(self):
+        item = self.queue.pop()
+        self.handed.append(self.addresses.pop(item))
+        return item
+
+    def remove(self, rank: int, address: str, item) -> bool:
+        return self.queue.remove(rank, address, item)
+
+    def clear(self) -> None:
+        self.queue.clear()
+
+
 async def test_a_bcrypt_flood_does_not_hold_back_a_known_good_login(make_harness, tracebacks,
                                                                     monkeypatch):
     harness = await make_harness(abuse=AbuseLimits(address_free_failures=100,
@@ -153,18 +181,18 @@ async def test_a_bcrypt_flood_does_not_hold_back_a_known_good_login(make_harness
     owner = await clip_connection(port, "127.0.0.1")
     refused: list[float] = []
     checks = count_checks(harness, refused)
-    # The order in which the bcrypt threads start their checks, and how many had started
+    # The order in which queued checks are handed a bcrypt thread, and how far it had come
     # when the owner's check was asked for: a bound in checks, which no machine's speed moves.
-    started: list[bytes] = []
-    checkpw = bcrypt.checkpw
-    monkeypatch.setattr(bcrypt, "checkpw", lambda secret, hashed: (
-        started.append(secret), checkpw(secret, hashed))[1])
+    # (Handed, not started: a check handed a thread just before the owner asked may enter
+    # bcrypt.checkpw after it asked, and still rightly go first.)
     hasher, asked_at = harness.server.lobby.gatekeeper.hasher, []
+    queue = HandingOver(hasher._queue)
+    monkeypatch.setattr(hasher, "_queue", queue)
     counted = hasher.check
 
     async def owner_noted(password, *args, **options):
         if password == "secret":
-            asked_at.append(len(started))
+            asked_at.append((hasher._idle_threads, len(queue.handed)))
         return await counted(password, *args, **options)
     hasher.check = owner_noted
     attempts = [asyncio.ensure_future(clip_attempt(g, f"user{chr(97 + n % 26)}x", "guess"))
@@ -173,9 +201,15 @@ async def test_a_bcrypt_flood_does_not_hold_back_a_known_good_login(make_harness
     _, ok = await clip_attempt(owner, "alice", "secret")
     answers = await asyncio.gather(*attempts)
     # Before: the owner waited behind all 30 checks (~10 s at cost 12 on this machine's one
-    # bcrypt thread). Now: only behind the checks already running when it asked; the next
-    # thread free is its.
-    assert ok and started.index(b"secret") == asked_at[0], (started.index(b"secret"), asked_at)
+    # bcrypt thread). Now: only behind the checks already handed a thread when it asked; the
+    # next thread free is its, before any of the flood's queued checks.
+    (idle_threads, handed_before), owner = asked_at[0], "127.0.0.1"
+    assert ok and len(asked_at) == 1
+    if idle_threads:  # a thread was free: the owner's check took it and never queued
+        assert owner not in queue.handed, queue.handed
+    else:  # it went ahead of the flood's checks waiting then
+        assert queue.handed.index(owner) == handed_before, (queue.handed, handed_before)
+        assert queue.handed[handed_before + 1:], queue.handed
     assert not any(ok for _, ok in answers)
     # Beyond the 8 waiting and those running, the rest were refused unchecked.
     assert len(checks) == 30 + 1

@@ -1,6 +1,6 @@
 """A listed load balancer's connections flooding the telnet port with malformed, over-long
 and partial PROXY headers (a misconfigured or compromised balancer), from another process,
-while a player behind the same balancer asks the time every 10 ms. Each bad header costs a
+while a player behind the same balancer asks the time 40 times a second. Each bad header costs a
 parse and a close; the partial ones wait for the header timeout; the player stays fast, and
 nothing of the flood is left afterwards."""
 from __future__ import annotations

@@ -13,11 +13,15 @@ from hypothesis import strategies as st
 from fibs_server.lobby import chat_commands
 from fibs_server.lobby.bus import (
     Deliver,
+    Forwarded,
+    JoinAsked,
     Letter,
     LocalBus,
     NodeLetter,
     Notice,
+    Relayed,
     Said,
+    Seated,
     decode_letter,
     encode_letter,
 )
@@ -37,7 +41,18 @@ notices = st.builds(Notice, st.lists(words, max_size=4).map(tuple),
                     st.lists(names, max_size=3).map(tuple), st.booleans(), st.booleans())
 
 
-@given(saids | notices)
+seat_letters = (
+    st.builds(JoinAsked, names, names, names, names,
+              st.dictionaries(words, json_values, max_size=4), st.booleans())
+    | st.builds(Seated, names, names, names, st.none() | names, st.integers(0, 2**40),
+                st.integers(0, 2**40))
+    | st.builds(Forwarded, names, names, names, words, st.booleans(), st.booleans(),
+                st.integers(0, 2**40), st.integers(-1, 2**40))
+    | st.builds(Relayed, names, names, names, st.sampled_from(["lines", "text", "event"]),
+                st.lists(words, max_size=4).map(tuple), st.booleans(), st.integers(0, 2**40)))
+
+
+@given(saids | notices | seat_letters)
 def test_a_letter_is_what_it_was_after_the_wire(letter):
     assert decode_letter(encode_letter(letter)) == letter
 
@@ -55,7 +70,15 @@ def test_anything_but_a_letter_is_refused_as_such(data):
 @given(st.sampled_from([b'{"letter":"said","kind":"yell","speaker":"a","text":"b"}',
                         b'{"letter":"said","kind":"tell","speaker":1,"text":"b"}',
                         b'{"letter":"notice","lines":[1]}', b'{"letter":"notice","lines":"ab"}',
-                        b'{"letter":"notice","lines":[],"audience":"all"}', b'[1]', b'"said"']))
+                        b'{"letter":"notice","lines":[],"audience":"all"}', b'[1]', b'"said"',
+                        b'{"letter":"relayed","node":"a","to_node":"b","name":"c",'
+                        b'"kind":"shout","lines":[]}',
+                        b'{"letter":"forwarded","node":"a","to_node":"b","name":"c",'
+                        b'"line":1}',
+                        b'{"letter":"seated","node":"a","to_node":"b","name":"c",'
+                        b'"opponent":null,"relayed":"1"}',
+                        b'{"letter":"join_asked","node":"a","to_node":"b","name":"c",'
+                        b'"inviter":"d","client":[]}']))
 def test_letters_of_the_wrong_shape_are_refused(data):
     with pytest.raises(ValueError):
         decode_letter(data)

@@ -8,12 +8,16 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
+
 from fibs_server.lobby import chat_commands, user_commands
+from fibs_server.lobby.bus import Forwarded, JoinAsked, Relayed
 from fibs_server.lobby.directory import NODE_SILENCE
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.seats import SeatSession
-from fibs_server.lobby.session import Session
+from fibs_server.lobby.seats import TAKEOVER_ANSWER_SECONDS, SeatSession
+from fibs_server.lobby.session import SeatElsewhere, Session
 from fibs_server.rules.notation import format_play
+from tests.fake_clock import FakeClock as AlarmClock
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.lobby.test_nodes import FakeClock, Wire
 from tests.waiting import until
@@ -195,19 +199,23 @@ async def test_a_forwarded_line_for_a_seat_that_is_gone_frees_the_player_at_home
     assert bob_hears.lines() == ["** You're not playing."]
 
 
-async def test_a_killed_hosts_player_back_on_another_node_resumes_at_once(tmp_path):
+async def test_a_killed_hosts_player_back_on_another_node_resumes_with_a_player_there(tmp_path):
     wire, a, b, alice, _, bob, bob_hears = await nodes_with_a_match(tmp_path)
     running = a.match_table.match_of(alice)
     assert running is not None
     stored = (await a.matches.running_match("alice", "bob")).state  # type: ignore[union-attr]
     del wire.nodes["a"]  # killed: b hears nothing more from it
-    # alice reconnects to b before b misses node a: bob is free to resume with her there.
+    b.config.clock = clock = AlarmClock()
+    # alice reconnects to b before b misses node a: b asks a to hand her match over, and a
+    # never answers. Then bob is free to resume with her there.
     account = await b.accounts.find_account("alice")  # one database under both nodes
     assert account is not None
     alice_again = b.connect(RecordingConnection())
     alice_again.prompts = False
     await b.log_in(alice_again, account)
-    assert bob.seated_elsewhere is None
+    assert bob.seated_elsewhere is not None
+    clock.advance(TAKEOVER_ANSWER_SECONDS)
+    assert bob.seated_elsewhere is None and alice_again.seated_elsewhere is None
     account.toggles["ready"] = True
     await b.dispatch(alice_again, "invite bob")
     await b.dispatch(bob, "join alice")
@@ -268,3 +276,56 @@ async def test_a_login_on_another_node_takes_the_match_over_from_there(tmp_path)
     await settled(a, b)
     assert "You roll 6 and 5." in bob_hears.lines()
     assert "bob rolls 6 and 5." in alice_hears.lines()
+
+
+async def test_seat_letters_of_the_wrong_shape_cost_only_themselves(tmp_path):
+    wire = Wire()
+    a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
+    alice, alice_hears, bob, bob_hears = await two_players(a, b)
+    await a.dispatch(alice, "invite bob 1")
+    bob_hears.lines()
+    bob.seated_elsewhere = SeatElsewhere("a")  # as `join alice` leaves it
+    # A join whose client a cannot read, a line for no seat, a relay for nobody: refused or
+    # dropped; bob is told the join failed and is free, alice's invitation stands.
+    b.tell_node(JoinAsked("b", "a", "bob", "alice", {"clip": "yes"}))
+    b.tell_node(Forwarded("b", "a", "nobody", "move 1-2"))
+    a.tell_node(Relayed("a", "b", "nobody", "lines", ("hello",)))
+    await settled(a, b)
+    assert bob_hears.lines() == ["** Error: can't find player bob"]
+    assert bob.seated_elsewhere is None and not a.seats.here
+    assert a.match_table.invitation_from("alice") is not None
+    await b.dispatch(bob, "join alice")
+    await settled(a, b)
+    assert a.match_table.match_of(alice) is not None
+
+
+@pytest.mark.parametrize("returns_to", ["a", "c"])
+async def test_a_killed_homes_player_back_on_another_node_resumes(tmp_path, returns_to):
+    """bob's home (node b) is killed while his seat plays on node a; he logs in again on
+    the host itself (the match is his session's there at once, as a re-login's) or on a
+    third node (his seat goes, the match saved, and alice resumes it with him there)."""
+    wire, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    c = await lobby_on(tmp_path, wire, "c")
+    del wire.nodes["b"]
+    back_on = {"a": a, "c": c}[returns_to]
+    account = await back_on.accounts.find_account("bob")
+    assert account is not None
+    account.toggles["ready"] = True
+    bob_again_hears = RecordingConnection()
+    bob_again = back_on.connect(bob_again_hears)
+    bob_again.prompts = False
+    await back_on.log_in(bob_again, account)
+    await settled(a, c)
+    assert not a.seats.here
+    if returns_to == "a":
+        running = a.match_table.match_of(bob_again)
+        assert running is not None and running is a.match_table.match_of(alice)
+        return
+    assert "bob drops connection. The game was saved." in alice_hears.lines()
+    await a.dispatch(alice, "invite bob")
+    assert alice_hears.lines()[0] == "** You invited bob to resume a saved match."
+    await c.dispatch(bob_again, "join alice")
+    await settled(a, c)
+    assert a.match_table.match_of(alice) is not None
+    assert "You are now playing with alice. Your running match was loaded." in \
+        bob_again_hears.lines()
