@@ -455,7 +455,13 @@ def run_phases(arguments: argparse.Namespace, nodes: list[Node], clients: Client
             on_killed = [name for name in (inviter, joiner) if node_of[name] == killed]
             if not on_killed:
                 continue
-            port = survivors[index % len(survivors)].port
+            back_on = [node for node in survivors if node_of[inviter] != nodes.index(node)]
+            if on_killed == [joiner] and back_on:
+                # Not to the host itself: there a login takes the running match over at once
+                # (tests/lobby/test_seats.py), and nothing is resumed to time.
+                port = back_on[index % len(back_on)].port
+            else:
+                port = survivors[index % len(survivors)].port
             kill_pairs[process].append(KilledPair(inviter, joiner,
                                                   {name: port for name in on_killed}))
             kinds[inviter] = ("both players" if len(on_killed) == 2 else

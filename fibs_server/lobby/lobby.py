@@ -621,6 +621,7 @@ class Lobby:
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
                 self.seats.arrived_elsewhere(user.name, letter.node)
+                self.seats.opponent_arrived(user.name, letter.node)
         else:
             self._remote_departed(letter)
 

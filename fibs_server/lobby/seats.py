@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -181,8 +182,10 @@ class Seats:
         # and of the last line sent to it.
         self.heard: dict[str, int] = {}
         self.sent: dict[str, int] = {}
-        # lower-case name -> the host asked for a takeover, and the alarm if it does not answer
+        # lower-case name -> the host asked for a takeover, or whether it still runs a match
+        # (`opponent_arrived`), and the alarm if it does not answer
         self.taking_over: dict[str, tuple[str, Alarm]] = {}
+        self.checking: dict[str, tuple[str, Alarm]] = {}
         self.unfinished = 0  # joins, lines and partings taken on and not yet carried out
 
     def idle(self) -> bool:
@@ -243,9 +246,41 @@ class Seats:
             seat = session.seated_elsewhere
             if seat is not None and seat.host == host and seat.opponent is not None \
                     and seat.opponent.lower() == name.lower():
-                session.seated_elsewhere = None
-                self.forget_user(session.name)
-                self.lobby.broadcast_who(session)
+                self._free(session)
+
+    def opponent_arrived(self, name: str, node: str) -> None:
+        """`name` logged in on `node`, another node than the host of a match they play with
+        a user here: a live host answers a check at once (and goes on with the match, taken
+        over from there); a killed one does not, and the user here is freed to resume the
+        saved match when TAKEOVER_ANSWER_SECONDS have passed without an answer."""
+        clock = self.lobby.clock
+        for session in list(self.lobby.online.values()):
+            seat = session.seated_elsewhere
+            if seat is None or seat.host == node or seat.opponent is None \
+                    or seat.opponent.lower() != name.lower():
+                continue
+            key = session.name.lower()
+            if key in self.checking:
+                continue
+            alarm = clock.call_at(clock.time() + TAKEOVER_ANSWER_SECONDS,
+                                  functools.partial(self._check_unanswered, session, seat.host))
+            self.checking[key] = (seat.host, alarm)
+            self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, "",
+                                           resync=True))
+
+    def _check_unanswered(self, session: Session, host: str) -> None:
+        if self.checking.get(session.name.lower(), (None,))[0] != host:
+            return
+        del self.checking[session.name.lower()]
+        seat = session.seated_elsewhere
+        if seat is not None and seat.host == host and self.lobby.online.get(
+                session.name.lower()) is session:
+            self._free(session)
+
+    def _free(self, session: Session) -> None:
+        session.seated_elsewhere = None
+        self.forget_user(session.name)
+        self.lobby.broadcast_who(session)
 
     def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False
                   ) -> None:
@@ -268,15 +303,18 @@ class Seats:
         """A user of this node plays nothing elsewhere any more (or logged out)."""
         for counts in (self.heard, self.sent):
             counts.pop(name.lower(), None)
-        taking_over = self.taking_over.pop(name.lower(), None)
-        if taking_over is not None:
-            taking_over[1].cancel()
+        for waiting in (self.taking_over, self.checking):
+            answer = waiting.pop(name.lower(), None)
+            if answer is not None:
+                answer[1].cancel()
 
     def _seated(self, letter: Seated) -> None:
         session = self.lobby.online.get(letter.name.lower())
         taking_over = self.taking_over.pop(letter.name.lower(), None)
-        if taking_over is not None:
-            taking_over[1].cancel()
+        checked = self.checking.pop(letter.name.lower(), None)
+        for answered in (taking_over, checked):
+            if answered is not None:
+                answered[1].cancel()
         taken_over = taking_over is not None and taking_over[0] == letter.node
         if session is None:
             return

@@ -329,3 +329,45 @@ async def test_a_killed_homes_player_back_on_another_node_resumes(tmp_path, retu
     assert a.match_table.match_of(alice) is not None
     assert "You are now playing with alice. Your running match was loaded." in \
         bob_again_hears.lines()
+
+
+async def test_a_killed_hosts_player_back_on_a_third_node_frees_their_opponent_elsewhere(
+        tmp_path):
+    """Node a (the host) is killed; alice logs in again on node c, bob is at home on b: b
+    asks a whether it still runs bob's match, and with no answer frees him to resume it
+    with her (while a live host would have answered at once)."""
+    wire, a, b, alice, _, bob, _ = await nodes_with_a_match(tmp_path)
+    c = await lobby_on(tmp_path, wire, "c")
+    b.config.clock = clock = AlarmClock()
+    del wire.nodes["a"]
+    account = await c.accounts.find_account("alice")
+    assert account is not None
+    alice_again = c.connect(RecordingConnection())
+    alice_again.prompts = False
+    await c.log_in(alice_again, account)
+    assert bob.seated_elsewhere is not None
+    clock.advance(TAKEOVER_ANSWER_SECONDS)
+    assert bob.seated_elsewhere is None
+    alice_again.account.toggles["ready"] = True  # type: ignore[union-attr]
+    await c.dispatch(alice_again, "invite bob")
+    await b.dispatch(bob, "join alice")
+    await settled(b, c)
+    assert c.match_table.match_of(alice_again) is not None
+
+
+async def test_a_live_host_answers_the_check_and_its_players_play_on(tmp_path):
+    """The same, but node a lives (alice logged in on c while her connection to a stands):
+    a answers b's check, and bob stays seated."""
+    wire, a, b, alice, _, bob, _ = await nodes_with_a_match(tmp_path)
+    c = await lobby_on(tmp_path, wire, "c")
+    c.rejoined()  # c learns who is where, as a node joining the bus does
+    b.config.clock = clock = AlarmClock()
+    account = await c.accounts.find_account("alice")
+    assert account is not None
+    alice_again = c.connect(RecordingConnection())
+    alice_again.prompts = False
+    await c.log_in(alice_again, account)
+    await settled(a, b, c)
+    clock.advance(TAKEOVER_ANSWER_SECONDS)
+    assert bob.seated_elsewhere is not None and bob.seated_elsewhere.host == "a"
+    assert a.seats.here["bob"] is not None and a.seats.here["alice"] is not None
