@@ -540,7 +540,11 @@ class Lobby:
             self.broadcast_who(session)
 
     def broadcast_who(self, about: Session) -> None:
-        """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client."""
+        """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client.
+        A seat's user is told of by their home (their toggles are copied to the seat: a
+        presence from here would say they were here)."""
+        if isinstance(about, SeatSession):
+            return
         line = about.who_line()
         if self.online.get(about.name.lower()) is about:
             self.who_list.set(about.name, line)  # a login's who-list is current when paced

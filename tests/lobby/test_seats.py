@@ -371,3 +371,23 @@ async def test_a_live_host_answers_the_check_and_its_players_play_on(tmp_path):
     clock.advance(TAKEOVER_ANSWER_SECONDS)
     assert bob.seated_elsewhere is not None and bob.seated_elsewhere.host == "a"
     assert a.seats.here["bob"] is not None and a.seats.here["alice"] is not None
+
+
+async def test_a_seated_players_toggles_are_told_of_by_their_home_only(tmp_path):
+    """`toggle ready` is answered at home and copied to the seat: only the home tells the
+    others (a presence from the host would say bob was there)."""
+    wire, a, b, _, _, bob, _ = await nodes_with_a_match(tmp_path)
+    c = await lobby_on(tmp_path, wire, "c")
+    c.rejoined()
+    carried: list[object] = []
+    carry = wire.carry
+    wire.carry = lambda sender, names, letter: (carried.append((sender, letter)),  # type: ignore
+                                                carry(sender, names, letter))[1]
+    await b.dispatch(bob, "toggle ready")
+    await settled(a, b, c)
+    presences = [(sender, letter) for sender, letter in carried
+                 if type(letter).__name__ == "Presence"]
+    assert presences and all(sender == "b" for sender, _ in presences), presences
+    for lobby in (a, c):
+        user = lobby.directory.get("bob")
+        assert user is not None and user.node == "b" and user.info.ready is False
