@@ -175,12 +175,13 @@ class JoinAsked:
     inviter: str
     client: dict[str, Any]
     takeover: bool = False
+    watch: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
 class Seated:
-    """From the host: `name`'s seat there plays `opponent` now (None: it plays no more, or
-    never did: the join was refused), has sent `relayed` letters home so far and received
+    """From the host: `name`'s seat there plays `opponent` now, or watches `watching` (both
+    None: it does neither any more, or never did: the join was refused), has sent `relayed` letters home so far and received
     `received` lines from there (a home that heard fewer, or sent more, knows that some were
     lost on the way, and asks for the board)."""
     node: str
@@ -189,6 +190,7 @@ class Seated:
     opponent: str | None
     relayed: int = 0
     received: int = 0
+    watching: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -299,10 +301,10 @@ def _well_formed_seat_letter(letter: SeatLetter) -> bool:
         return False
     if isinstance(letter, JoinAsked):
         return (isinstance(letter.inviter, str) and isinstance(letter.client, dict)
-                and isinstance(letter.takeover, bool))
+                and isinstance(letter.takeover, bool) and isinstance(letter.watch, bool))
     if isinstance(letter, Seated):
         return (isinstance(letter.opponent, str | None) and type(letter.relayed) is int
-                and type(letter.received) is int)
+                and type(letter.received) is int and isinstance(letter.watching, str | None))
     if isinstance(letter, Forwarded):
         return (isinstance(letter.line, str) and isinstance(letter.quiet, bool)
                 and isinstance(letter.resync, bool) and type(letter.number) is int

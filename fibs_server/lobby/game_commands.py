@@ -385,19 +385,27 @@ async def send_saved_matches(lobby: Lobby, session: Session) -> None:
 
 @table.command("watch")
 async def watch(lobby: Lobby, session: Session, command: Command) -> None:
-    target = named_user(lobby, session, command, game_texts.WATCH_WHOM,
-                        game_texts.WATCH_YOURSELF)
-    if target is None:
+    elsewhere = (lobby.directory.get(command.args[0])
+                 if command.args and lobby.find_online(command.args[0]) is None else None)
+    target = None if elsewhere is not None else named_user(
+        lobby, session, command, game_texts.WATCH_WHOM, game_texts.WATCH_YOURSELF)
+    if target is None and elsewhere is None:
         return
-    if session.name.lower() in target.blinded:
+    if target is not None and session.name.lower() in target.blinded:
         session.send_line(chat.doesnt_want_you_to_watch(target.name))
         return
-    if lobby.match_table.match_of(session) is not None:
+    if lobby.match_table.busy(session):
         session.send_line(game_texts.WATCH_WHILE_PLAYING)
         return
     if session.watching is not None:
         session.send_line(game_texts.you_stop_watching(session.watching.name, for_another=True))
         lobby.match_table.stop_watching(session)
+    if elsewhere is not None:
+        # A seat on their node watches for this user (its blind list is checked there).
+        lobby.seats.watch_elsewhere(session, elsewhere)
+        return
+    lobby.seats.leave_watch(session)
+    assert target is not None
     lobby.match_table.set_watching(session, target)
     session.send_line(game_texts.you_are_now_watching(target.name))
     lobby.tell([target.name], notice([game_texts.is_watching_you(session.name)]))

@@ -138,6 +138,7 @@ class Lobby:
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed,
                                       withdrawn=self._invitation_withdrawn, tell=self.tell)
+        self.match_table.watching_changed = self.seats.watching_changed
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
@@ -535,8 +536,11 @@ class Lobby:
     def _who_changed(self, session: Session) -> None:
         if isinstance(session, SeatSession):
             self.seats.changed(session)  # its home tells its who-line
+            return
+        if self.match_table.match_of(session) is not None:
+            self.seats.leave_watch(session)  # a player watches no one, here or elsewhere
         # A bot's who-line stays as it is: ready for more matches, whatever it plays.
-        elif session.stage is Stage.ONLINE and not session.is_bot:
+        if session.stage is Stage.ONLINE and not session.is_bot:
             self.broadcast_who(session)
 
     def broadcast_who(self, about: Session) -> None:

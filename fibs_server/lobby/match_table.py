@@ -34,6 +34,8 @@ class MatchTable:
         # everyone online per move would make 1,000 matches among 10,000 users cost 20
         # million checks a second. Dicts keep the order watchers came in.
         self.watchers: dict[Session, dict[Session, None]] = {}
+        # Told whenever whom a session watches changes (a seat's home hears of it: seats.py).
+        self.watching_changed: Callable[[Session], None] = lambda session: None
 
     # --- matches -------------------------------------------------------------------------------
 
@@ -48,7 +50,9 @@ class MatchTable:
         every match it is offered)."""
         if session.is_bot:
             return session in self.bot_matches
-        return (self.match_of(session) is not None or session.seated_elsewhere is not None
+        elsewhere = session.seated_elsewhere
+        return (self.match_of(session) is not None
+                or (elsewhere is not None and elsewhere.playing)
                 or session.name.lower() in self._starting)
 
     # --- invitations and starts ----------------------------------------------------------------
@@ -155,6 +159,7 @@ class MatchTable:
         session.watching = player
         if player is not None:
             self.watchers.setdefault(player, {})[session] = None
+        self.watching_changed(session)
 
     def stop_watching(self, session: Session) -> None:
         """`session` stops watching, and the player (and their opponent) are told."""

@@ -47,12 +47,13 @@ from fibs_server.protocol.texts import Departure
 
 log = logging.getLogger(__name__)
 
-# What a seated player types that goes to their seat at the host: what acts on, or tells of,
-# their running match (`join` only without a name: the next game of an unlimited match).
+# What a seated player (or watcher) types that goes to their seat at the host: what acts on,
+# or tells of, the match there (`join` only without a name: the next game of an unlimited
+# match).
 FORWARDED_COMMANDS = frozenset({
     "move", "off", "roll", "double", "accept", "reject", "redouble", "beaver", "raccoon",
     "otter", "resign", "board", "rawboard", "pip", "leave", "undo", "say", "kibitz",
-    "whisper", "fairdice"})
+    "whisper", "fairdice", "unwatch", "look"})
 # Answered at home and copied to the seat, whose match reads the same toggles and settings.
 COPIED_COMMANDS = frozenset({"toggle", "set"})
 
@@ -122,6 +123,7 @@ class SeatSession(Session):
             self.event_sink = lambda line, broadcast: self._relay("event", (line,), broadcast)
         self.inbox: asyncio.Queue[Forwarded | None] = asyncio.Queue()
         self.relayed = 0  # letters sent home
+        self.told: tuple[str | None, str | None] | None = None  # (plays, watches) as told home
         self.received = 0  # the number of the last line from home
         # A board asked for after a loss: one is waiting to be served, and the number of
         # the last letter of the last one served (a request from before it is answered).
@@ -223,7 +225,22 @@ class Seats:
     def join_elsewhere(self, session: Session, inviter: RemoteUser) -> None:
         """`session` joins the invitation of `inviter`, a user of another node: the match will
         run there. Until the host answers, the user counts as playing."""
+        self.leave_watch(session)
         self._ask_host(session, inviter.node, inviter.name)
+
+    def watch_elsewhere(self, session: Session, player: RemoteUser) -> None:
+        """`session` watches `player`, a user of another node: a seat there watches for them."""
+        self.leave_watch(session)
+        self._ask_host(session, player.node, player.name, watch=True)
+
+    def leave_watch(self, session: Session) -> None:
+        """Whom `session` watches on another node, it watches no more (it watches someone
+        else, or plays)."""
+        elsewhere = session.seated_elsewhere
+        if elsewhere is not None and not elsewhere.playing:
+            self.forward(session, "unwatch")
+            session.seated_elsewhere = None
+            self.forget_user(session.name)
 
     def take_over_elsewhere(self, session: Session, user: RemoteUser) -> None:
         """`session` logged in here while, as `user`, its user plays a match on another
@@ -282,13 +299,14 @@ class Seats:
         self.forget_user(session.name)
         self.lobby.broadcast_who(session)
 
-    def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False
-                  ) -> None:
+    def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False,
+                  watch: bool = False) -> None:
         if not takeover:
-            session.seated_elsewhere = SeatElsewhere(host)
+            session.seated_elsewhere = SeatElsewhere(host, None, inviter if watch else None)
         self.heard[session.name.lower()] = self.sent[session.name.lower()] = 0  # from 1 again
         self.lobby.tell_node(JoinAsked(self.lobby.node_id, host, session.name, inviter,
-                                       dataclasses.asdict(SeatClient.of(session)), takeover))
+                                       dataclasses.asdict(SeatClient.of(session)), takeover,
+                                       watch))
 
     def forward(self, session: Session, line: str, quiet: bool = False, heard: int = -1
                 ) -> None:
@@ -323,8 +341,9 @@ class Seats:
             session.seated_elsewhere = SeatElsewhere(letter.node)
         if session.seated_elsewhere is None or session.seated_elsewhere.host != letter.node:
             return
-        if letter.opponent is not None:
-            session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent)
+        if letter.opponent is not None or letter.watching is not None:
+            session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent,
+                                                     letter.watching)
             key = letter.name.lower()
             heard = self.heard.get(key, 0)
             # Whatever the seat sent before this letter has come, unless it was lost.
@@ -383,8 +402,9 @@ class Seats:
             self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
             return
         seat = self._new_seat(letter, client, account)
+        command = "watch" if letter.watch else "join"
         self._queue(seat, Forwarded(letter.node, self.lobby.node_id, letter.name,
-                                    f"join {letter.inviter}"))
+                                    f"{command} {letter.inviter}"))
 
     def _new_seat(self, letter: JoinAsked, client: SeatClient, account: Account
                   ) -> SeatSession:
@@ -469,26 +489,37 @@ class Seats:
                 if letter.heard >= 0:
                     seat.loss_board_waiting, seat.loss_board_sent = False, seat.relayed
                 self.unfinished -= 1
-            if self.lobby.match_table.opponent_name_of(seat) is None:
-                self.unseat(seat)
+            self.changed(seat)
         while not seat.inbox.empty():  # what came after the seat went is not served
             if seat.inbox.get_nowait() is not None:
                 self.unfinished -= 1
 
     def changed(self, seat: SeatSession) -> None:
-        """The seat's match began or stopped running here: its home is told (and the seat
-        goes with its match)."""
-        if self.lobby.match_table.opponent_name_of(seat) is None:
+        """Whom the seat plays or watches here changed (a match began or stopped running, a
+        watch began or ended): its home is told; a seat that does neither goes."""
+        if self._in_use(seat) is None:
             self.unseat(seat)
-        else:
+        elif self._in_use(seat) != seat.told:
             self._tell_seated(seat)
 
-    def _tell_seated(self, seat: SeatSession) -> None:
-        """The seat's home is told whom it plays, and how many letters it was sent."""
+    def watching_changed(self, session: Session) -> None:
+        if isinstance(session, SeatSession) and self.holds(session):
+            self.changed(session)
+
+    def _in_use(self, seat: SeatSession) -> tuple[str | None, str | None] | None:
+        """(whom it plays, whom it watches), or None for neither."""
         opponent = self.lobby.match_table.opponent_name_of(seat)
-        if opponent is not None and self.holds(seat):
-            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, opponent,
-                                        seat.relayed, seat.received))
+        watching = seat.watching.name if seat.watching is not None else None
+        return None if opponent is None and watching is None else (opponent, watching)
+
+    def _tell_seated(self, seat: SeatSession) -> None:
+        """The seat's home is told whom it plays or watches, and how many letters it was sent
+        and lines it received."""
+        in_use = self._in_use(seat)
+        if in_use is not None and self.holds(seat):
+            seat.told = in_use
+            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, in_use[0],
+                                        seat.relayed, seat.received, in_use[1]))
 
     def unseat(self, seat: SeatSession) -> None:
         if not self.holds(seat):

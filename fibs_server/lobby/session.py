@@ -91,9 +91,15 @@ class Connection(Protocol):
 @dataclasses.dataclass
 class SeatElsewhere:
     """A user at a match that runs on another node, `host` (lobby/seats.py): whom they play
-    there (None: their join is on its way)."""
+    there, or whom they watch there (both None: their join or watch is on its way)."""
     host: str
     opponent: str | None = None
+    watching: str | None = None
+
+    @property
+    def playing(self) -> bool:
+        """Playing there, or on the way to (a watcher is not)."""
+        return self.watching is None
 
 
 def wire_text(lines: list[str] | tuple[str, ...]) -> str:
@@ -375,7 +381,7 @@ class Session:
         login time and host are fixed for the session."""
         assert self.account is not None
         fields = (self.lobby.match_table.opponent_name_of(self),
-                  self.watching and self.watching.name,
+                  self.watching_name,
                   self.account.toggles["ready"], self.away_message is not None,
                   self.account.rating, self.account.experience, self.client_name,
                   self.account.email)
@@ -384,6 +390,12 @@ class Session:
             self._who_around_idle = clip.who_info_around_idle(self.who_info())
         before_idle, after_idle = self._who_around_idle
         return clip.who_info_with_idle(before_idle, self.idle_seconds(), after_idle)
+
+    @property
+    def watching_name(self) -> str | None:
+        if self.watching is not None:
+            return self.watching.name
+        return self.seated_elsewhere.watching if self.seated_elsewhere else None
 
     def idle_seconds(self) -> int:
         return int(time.monotonic() - self.last_active)
@@ -394,7 +406,7 @@ class Session:
         return clip.WhoInfo(
             name=self.account.name,
             opponent=opponent,
-            watching=self.watching.name if self.watching else None,
+            watching=self.watching_name,
             ready=self.account.toggles["ready"],
             away=self.away_message is not None,
             rating=self.account.rating,

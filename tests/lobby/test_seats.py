@@ -121,7 +121,7 @@ async def test_both_nodes_show_who_plays_whom(tmp_path):
     _, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
     seat = a.seats.here["bob"]
     assert isinstance(seat, SeatSession) and "bob" not in a.online
-    assert dataclasses.astuple(bob.seated_elsewhere) == ("a", "alice")  # type: ignore[arg-type]
+    assert dataclasses.astuple(bob.seated_elsewhere) == ("a", "alice", None)  # type: ignore[arg-type]
     for lobby, session, hears in ((a, alice, alice_hears), (b, bob, bob_hears)):
         await lobby.dispatch(session, "rawwho")
         lines = {line.split()[1]: line.split()[2] for line in hears.lines()[:-1]}
@@ -391,3 +391,42 @@ async def test_a_seated_players_toggles_are_told_of_by_their_home_only(tmp_path)
     for lobby in (a, c):
         user = lobby.directory.get("bob")
         assert user is not None and user.node == "b" and user.info.ready is False
+
+
+async def test_a_user_watches_a_match_on_another_node(tmp_path):
+    """carol, on node b, watches alice, who plays bob on node a: a seat on a watches for her,
+    she hears the match there as a watcher on a does, her who-line says whom she watches,
+    and `unwatch` ends it."""
+    wire = Wire()
+    a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
+    alice, alice_hears = await logged_in(a, "alice", ready=True)
+    bob, bob_hears = await logged_in(a, "bob", ready=True)
+    await a.dispatch(alice, "invite bob 3")
+    await a.dispatch(bob, "join alice")
+    alice_hears.lines()
+    carol, carol_hears = await logged_in(b, "carol")
+    dora, dora_hears = await logged_in(a, "dora")  # watches alice on a, for comparison
+    carol_hears.lines()
+    await b.dispatch(carol, "watch alice")
+    await a.dispatch(dora, "watch alice")
+    await settled(a, b)
+    watched = carol_hears.lines()
+    assert watched[0] == "You're now watching alice."
+    assert watched[1:] == dora_hears.lines()[1:]  # the board, as dora sees it
+    assert "carol is watching you." in alice_hears.lines()
+    assert carol.seated_elsewhere is not None and carol.seated_elsewhere.watching == "alice"
+    await b.dispatch(carol, "rawwho")
+    lines = {line.split()[1]: line.split()[3] for line in carol_hears.lines()[:-1]}
+    assert lines["carol"] == "alice"
+    # alice moves: both watchers hear the same.
+    await a.dispatch(alice, "move 8-5 6-5")
+    await settled(a, b)
+    assert carol_hears.lines() == dora_hears.lines()
+    # carol can still invite and be invited (a watcher is not playing).
+    await a.dispatch(dora, "toggle ready")
+    assert not b.match_table.busy(carol)
+    await b.dispatch(carol, "unwatch")
+    await settled(a, b)
+    assert carol_hears.lines()[0] == "You stop watching alice."
+    assert carol.seated_elsewhere is None and not a.seats.here
+    assert "carol stops watching you." in alice_hears.lines()
