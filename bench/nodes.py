@@ -350,7 +350,10 @@ def main() -> None:
         try:
             for index in range(arguments.nodes):
                 http_port = free_port()
-                command = server_command(database_url, arguments.sessions, str(http_port)) + [
+                # The per-address limits count over all the nodes, and a killed node's share
+                # for 30 s more: room for every session twice, its players' return included.
+                command = server_command(database_url, 2 * arguments.sessions,
+                                         str(http_port)) + [
                     "--bus", arguments.redis, "--bus-prefix", prefix,
                     "--node-id", f"node{index}", "--bots", "off", "--analysis", "off"]
                 nodes.append(Node(command, http_port))
