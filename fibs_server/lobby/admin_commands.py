@@ -9,14 +9,13 @@ import re
 import time
 
 from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.bus import notice
 from fibs_server.lobby.chat_records import Sanction, SanctionKind
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import admin_texts, chat, server_texts, texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.texts import Departure, plural
+from fibs_server.protocol.texts import plural
 
 table = CommandTable()
 
@@ -51,13 +50,6 @@ async def _account(lobby: Lobby, session: Session, command: Command,
     return account, online
 
 
-async def _throw_out(lobby: Lobby, target: Session, text: str) -> None:
-    """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
-    lobby.tell([target.name], notice([text]))
-    await lobby.log_out(target, Departure.LOGGED_OUT)
-    target.close()
-
-
 # --- kick, ban, mute, erase ------------------------------------------------------------------
 
 @table.admin_command("kick")
@@ -66,11 +58,15 @@ async def kick(lobby: Lobby, session: Session, command: Command) -> None:
     if found is None:
         return
     account, online = found
-    if online is None:
+    elsewhere = lobby.directory.get(account.name) if online is None else None
+    if online is None and elsewhere is None:
         session.send_line(texts.no_one_called(account.name))
         return
     await lobby.chat_records.log_moderation(session.name, "kick", account.name, "")
-    await _throw_out(lobby, online, admin_texts.KICKED)
+    if online is not None:
+        await lobby.throw_out(online, admin_texts.KICKED)
+    else:
+        lobby.moderate(account.name, "throw_out", admin_texts.KICKED)
     session.send_line(admin_texts.was_kicked(account.name))
 
 
@@ -85,13 +81,17 @@ async def ban(lobby: Lobby, session: Session, command: Command) -> None:
     if found is None:
         return
     account, online = found
-    address = online.connection.host if online else account.last_login_host
+    elsewhere = lobby.directory.get(account.name) if online is None else None
+    address = (online.connection.host if online else elsewhere.info.host if elsewhere
+               else account.last_login_host)
     until = (int(time.time()) + int(duration[1]) * UNIT_SECONDS[duration[2]]
              if duration else None)
     await lobby.chat_records.add_sanction(Sanction("ban", account.name, address, until,
                                                    session.name))
     if online is not None:
-        await _throw_out(lobby, online, admin_texts.banned(until))
+        await lobby.throw_out(online, admin_texts.banned(until))
+    elif elsewhere is not None:
+        lobby.moderate(account.name, "throw_out", admin_texts.banned(until))
     session.send_line(admin_texts.ban_reply(account.name, address, until))
 
 
@@ -108,6 +108,8 @@ async def lift(lobby: Lobby, session: Session, command: Command) -> None:
     online = lobby.online.get(command.args[0].lower())
     if kind == "mute" and online is not None:
         online.muted = False
+    elif kind == "mute":
+        lobby.moderate(command.args[0], "unmute")
     session.send_line(admin_texts.lifted_reply(command.args[0], kind, lifted > 0))
 
 
@@ -121,6 +123,8 @@ async def mute(lobby: Lobby, session: Session, command: Command) -> None:
                                                    session.name))
     if online is not None:
         online.muted = True
+    else:
+        lobby.moderate(account.name, "mute")
     session.send_line(admin_texts.muted(account.name))
 
 
@@ -132,7 +136,9 @@ async def erase(lobby: Lobby, session: Session, command: Command) -> None:
     account, online = found
     if online is not None:
         # Out first: logging out stores the running match and the logout time.
-        await _throw_out(lobby, online, admin_texts.ERASED)
+        await lobby.throw_out(online, admin_texts.ERASED)
+    elif lobby.directory.get(account.name) is not None:
+        lobby.moderate(account.name, "throw_out", admin_texts.ERASED)
     await lobby.chat_records.erase_account(account.name, session.name)
     session.send_line(admin_texts.erased(account.name))
 

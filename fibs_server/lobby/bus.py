@@ -142,6 +142,19 @@ class Absence:
     departure: str | None = None
 
 
+ModerationAction = Literal["throw_out", "mute", "unmute"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Moderated:
+    """An administrator on `node` acted on `name`, who may be online on another node:
+    `throw_out` (kicked, banned or erased: told `text`, then logged out), `mute`, `unmute`."""
+    node: str
+    name: str
+    action: ModerationAction
+    text: str = ""
+
+
 @dataclasses.dataclass(frozen=True)
 class RollCall:
     """`node` (re)joined the bus and knows nobody: every node answers with its users. Sent
@@ -232,12 +245,13 @@ class Relayed:
 SeatLetter = JoinAsked | Seated | Forwarded | Relayed
 UserLetter = Said | Notice
 PresenceLetter = Presence | Absence | RollCall | Roster  # for the nodes' directories
-NodeLetter = PresenceLetter | SeatLetter  # between the nodes
+NodeLetter = PresenceLetter | SeatLetter | Moderated  # between the nodes
 Letter = UserLetter | NodeLetter
 LETTERS: dict[str, type[Letter]] = {"said": Said, "notice": Notice, "presence": Presence,
                                     "absence": Absence, "roll_call": RollCall, "roster": Roster,
                                     "join_asked": JoinAsked, "seated": Seated,
-                                    "forwarded": Forwarded, "relayed": Relayed}
+                                    "forwarded": Forwarded, "relayed": Relayed,
+                                    "moderated": Moderated}
 KIND_OF = {kind: name for name, kind in LETTERS.items()}
 
 
@@ -285,6 +299,9 @@ def _well_formed(letter: Letter) -> bool:
                         for user in letter.users))
     if isinstance(letter, SeatLetter):
         return _well_formed_seat_letter(letter)
+    if isinstance(letter, Moderated):
+        return (isinstance(letter.node, str) and isinstance(letter.name, str)
+                and letter.action in get_args(ModerationAction) and isinstance(letter.text, str))
     if isinstance(letter, Said):
         return (letter.kind in get_args(SaidKind) and isinstance(letter.speaker, str)
                 and isinstance(letter.text, str) and isinstance(letter.to, str | None)

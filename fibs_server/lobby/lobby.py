@@ -20,6 +20,8 @@ from fibs_server.lobby.bus import (
     Bus,
     Letter,
     LocalBus,
+    Moderated,
+    ModerationAction,
     NodeLetter,
     Presence,
     PresenceLetter,
@@ -518,6 +520,10 @@ class Lobby:
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
                 self.seats.receive(letter)
             return
+        if isinstance(letter, Moderated):
+            if letter.node != self.config.node_id:
+                self._moderated(letter)
+            return
         if isinstance(letter, PresenceLetter):
             self._from_another_node(letter)
             return
@@ -526,6 +532,26 @@ class Lobby:
         else:
             listeners = [s for s in map(self.online.get, (n.lower() for n in names)) if s]
         letter.deliver([listener for listener in listeners if letter.reaches(listener)])
+
+    def moderate(self, name: str, action: ModerationAction, text: str = "") -> None:
+        """An administrator's action on `name` where they are online: here (the caller acts
+        itself) or on another node, which is told."""
+        self.bus.tell_others(Moderated(self.config.node_id, name, action, text))
+
+    def _moderated(self, letter: Moderated) -> None:
+        target = self.online.get(letter.name.lower())
+        if target is None:
+            return
+        if letter.action == "throw_out":
+            self._start(self.throw_out(target, letter.text))
+        else:
+            target.muted = letter.action == "mute"
+
+    async def throw_out(self, target: Session, text: str) -> None:
+        """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
+        self.tell([target.name], notice([text]))
+        await self.log_out(target, Departure.LOGGED_OUT)
+        target.close()
 
     def _invitation_withdrawn(self, invitation: Invitation) -> None:
         invitee = self.online.get(invitation.invitee.lower())

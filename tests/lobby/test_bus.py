@@ -17,6 +17,7 @@ from fibs_server.lobby.bus import (
     JoinAsked,
     Letter,
     LocalBus,
+    Moderated,
     NodeLetter,
     Notice,
     Relayed,
@@ -49,7 +50,9 @@ seat_letters = (
     | st.builds(Forwarded, names, names, names, words, st.booleans(), st.booleans(),
                 st.integers(0, 2**40), st.integers(-1, 2**40))
     | st.builds(Relayed, names, names, names, st.sampled_from(["lines", "text", "event"]),
-                st.lists(words, max_size=4).map(tuple), st.booleans(), st.integers(0, 2**40)))
+                st.lists(words, max_size=4).map(tuple), st.booleans(), st.integers(0, 2**40))
+    | st.builds(Moderated, names, names, st.sampled_from(["throw_out", "mute", "unmute"]),
+                words))
 
 
 @given(saids | notices | seat_letters)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from fibs_server.lobby import chat_commands
+from fibs_server.lobby import admin_commands, chat_commands
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
 from fibs_server.lobby.directory import NODE_SILENCE
 from fibs_server.lobby.lobby import Lobby
-from tests.lobby.recording import logged_in, recording_lobby
+from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.waiting import until
 
 
@@ -173,3 +173,31 @@ async def test_a_login_on_another_node_takes_the_user_over(tmp_path):
     # Node b stops: its users are logged out on a at once, in one letter.
     await b.shut_down()
     assert carol_hears.lines() == ["alice logs out."] and a.directory.get("alice") is None
+
+
+async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
+    """kick, ban, mute and unmute of a user online on another node: the other node carries
+    them out, in the texts it would use for its own administrator's."""
+    wire = Wire()
+    a, b = await node(wire, "a", tmp_path), await node(wire, "b", tmp_path)
+    for lobby in (a, b):
+        lobby.add_commands(admin_commands.table)
+    await a.accounts.create_account(Account(name="warden", password_hash=b"-", is_admin=True))
+    warden = a.connect(RecordingConnection())
+    warden.prompts = False
+    await a.log_in(warden, await a.accounts.find_account("warden"))
+    for name in ("bob", "carol"):
+        await a.accounts.create_account(Account(name=name, password_hash=b"-"))
+    bob, bob_hears = await logged_in(b, "bob")
+    carol, carol_hears = await logged_in(b, "carol")
+    await a.dispatch(warden, "mute carol")
+    assert carol.muted is True
+    await a.dispatch(warden, "unmute carol")
+    assert carol.muted is False
+    await a.dispatch(warden, "kick bob")
+    await until(lambda: bob_hears.closed, "bob's connection is closed on node b")
+    assert bob_hears.lines()[-1] == "** You were kicked out by an administrator."
+    assert "bob" not in b.online and a.directory.get("bob") is None
+    await a.dispatch(warden, "ban carol 1h")
+    await until(lambda: carol_hears.closed, "carol's connection is closed on node b")
+    assert carol_hears.lines()[-1].startswith("** You are banned")
