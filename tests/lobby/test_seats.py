@@ -11,6 +11,7 @@ import json
 import pytest
 
 from fibs_server.lobby import chat_commands, user_commands
+from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.bus import Forwarded, JoinAsked, Relayed
 from fibs_server.lobby.directory import NODE_SILENCE
 from fibs_server.lobby.lobby import Lobby
@@ -43,6 +44,19 @@ async def two_players(home_a: Lobby, home_b: Lobby
     for lobby, session in ((home_a, alice), (home_b, bob)):
         lobby.broadcast_who(session)  # ready, as `toggle ready` tells everyone
     return alice, alice_hears, bob, bob_hears
+
+
+async def logged_in_again(lobby: Lobby, name: str, ready: bool = False
+                          ) -> tuple[Session, RecordingConnection, Account]:
+    """`name`, whose account is in the database under every node, logs in on `lobby`."""
+    account = await lobby.accounts.find_account(name)
+    assert account is not None
+    account.toggles["ready"] = account.toggles["ready"] or ready
+    hears = RecordingConnection()
+    session = lobby.connect(hears)
+    session.prompts = False
+    await lobby.log_in(session, account)
+    return session, hears, account
 
 
 async def settled(*lobbies: Lobby) -> None:
@@ -208,11 +222,7 @@ async def test_a_killed_hosts_player_back_on_another_node_resumes_with_a_player_
     b.config.clock = clock = AlarmClock()
     # alice reconnects to b before b misses node a: b asks a to hand her match over, and a
     # never answers. Then bob is free to resume with her there.
-    account = await b.accounts.find_account("alice")  # one database under both nodes
-    assert account is not None
-    alice_again = b.connect(RecordingConnection())
-    alice_again.prompts = False
-    await b.log_in(alice_again, account)
+    alice_again, _, account = await logged_in_again(b, "alice")
     assert bob.seated_elsewhere is not None
     clock.advance(TAKEOVER_ANSWER_SECONDS)
     assert bob.seated_elsewhere is None and alice_again.seated_elsewhere is None
@@ -244,22 +254,24 @@ async def test_after_the_bus_came_back_each_seated_player_is_shown_the_board(tmp
     assert "You roll 6 and 5." in bob_hears.lines()
 
 
-async def test_a_login_on_another_node_takes_the_match_over_from_there(tmp_path):
+async def both_on_node_a(tmp_path) -> tuple[Lobby, Lobby, Session, RecordingConnection,
+                                            Session, RecordingConnection]:
+    """Nodes a and b; alice and bob, both on a, in a 3-point match there."""
     wire = Wire()
     a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
     alice, alice_hears = await logged_in(a, "alice", ready=True)
-    old_bob, old_bob_hears = await logged_in(a, "bob", ready=True)
+    bob, bob_hears = await logged_in(a, "bob", ready=True)
     await a.dispatch(alice, "invite bob 3")
-    await a.dispatch(old_bob, "join alice")
+    await a.dispatch(bob, "join alice")
+    return a, b, alice, alice_hears, bob, bob_hears
+
+
+async def test_a_login_on_another_node_takes_the_match_over_from_there(tmp_path):
+    a, b, alice, alice_hears, old_bob, old_bob_hears = await both_on_node_a(tmp_path)
     await a.dispatch(alice, "move 8-5 6-5")
     alice_hears.lines()
     old_bob_hears.lines()
-    account = await b.accounts.find_account("bob")  # one database under both nodes
-    assert account is not None
-    bob_hears = RecordingConnection()
-    bob = b.connect(bob_hears)
-    bob.prompts = False
-    await b.log_in(bob, account)
+    bob, bob_hears, account = await logged_in_again(b, "bob")
     await settled(a, b)
     await until(lambda: old_bob_hears.closed, "bob's connection to a is closed")
     # The old connection is told and closed; the match goes on, with bob's seat in it.
@@ -308,13 +320,7 @@ async def test_a_killed_homes_player_back_on_another_node_resumes(tmp_path, retu
     c = await lobby_on(tmp_path, wire, "c")
     del wire.nodes["b"]
     back_on = {"a": a, "c": c}[returns_to]
-    account = await back_on.accounts.find_account("bob")
-    assert account is not None
-    account.toggles["ready"] = True
-    bob_again_hears = RecordingConnection()
-    bob_again = back_on.connect(bob_again_hears)
-    bob_again.prompts = False
-    await back_on.log_in(bob_again, account)
+    bob_again, bob_again_hears, _ = await logged_in_again(back_on, "bob", ready=True)
     await settled(a, c)
     assert not a.seats.here
     if returns_to == "a":
@@ -340,11 +346,7 @@ async def test_a_killed_hosts_player_back_on_a_third_node_frees_their_opponent_e
     c = await lobby_on(tmp_path, wire, "c")
     b.config.clock = clock = AlarmClock()
     del wire.nodes["a"]
-    account = await c.accounts.find_account("alice")
-    assert account is not None
-    alice_again = c.connect(RecordingConnection())
-    alice_again.prompts = False
-    await c.log_in(alice_again, account)
+    alice_again, _, account = await logged_in_again(c, "alice")
     assert bob.seated_elsewhere is not None
     clock.advance(TAKEOVER_ANSWER_SECONDS)
     assert bob.seated_elsewhere is None
@@ -362,11 +364,7 @@ async def test_a_live_host_answers_the_check_and_its_players_play_on(tmp_path):
     c = await lobby_on(tmp_path, wire, "c")
     c.rejoined()  # c learns who is where, as a node joining the bus does
     b.config.clock = clock = AlarmClock()
-    account = await c.accounts.find_account("alice")
-    assert account is not None
-    alice_again = c.connect(RecordingConnection())
-    alice_again.prompts = False
-    await c.log_in(alice_again, account)
+    alice_again, _, account = await logged_in_again(c, "alice")
     await settled(a, b, c)
     clock.advance(TAKEOVER_ANSWER_SECONDS)
     assert bob.seated_elsewhere is not None and bob.seated_elsewhere.host == "a"
@@ -397,12 +395,7 @@ async def test_a_user_watches_a_match_on_another_node(tmp_path):
     """carol, on node b, watches alice, who plays bob on node a: a seat on a watches for her,
     she hears the match there as a watcher on a does, her who-line says whom she watches,
     and `unwatch` ends it."""
-    wire = Wire()
-    a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
-    alice, alice_hears = await logged_in(a, "alice", ready=True)
-    bob, bob_hears = await logged_in(a, "bob", ready=True)
-    await a.dispatch(alice, "invite bob 3")
-    await a.dispatch(bob, "join alice")
+    a, b, alice, alice_hears, bob, bob_hears = await both_on_node_a(tmp_path)
     alice_hears.lines()
     carol, carol_hears = await logged_in(b, "carol")
     dora, dora_hears = await logged_in(a, "dora")  # watches alice on a, for comparison
