@@ -119,31 +119,42 @@ async def test_users_on_two_nodes_see_talk_and_take_over(two_nodes):
 
 
 @pytest.mark.gnubg
-async def test_gnubg_plays_a_match_across_two_nodes(two_nodes, engines):
-    """alice on node a invites bob on node b; each is a gnubg process behind `external`
-    (its own board parser and decisions): the match runs on a, bob's decisions are forwarded
-    there and its boards relayed to him, and both play to the end with nothing refused."""
-    a, b = two_nodes
+async def test_gnubg_plays_a_match_across_nodes_watched_from_a_third(
+        postgresql_url, redis_url, prefix, engines):  # noqa: F811 (fixtures)
+    """Three nodes. alice on node a invites bob on node b; each is a gnubg process behind
+    `external` (its own board parser and decisions): the match runs on a, bob's decisions
+    are forwarded there and its boards relayed to him, and both play to the end with nothing
+    refused; carol, on node c, watches alice throughout."""
     players: list[RecordingPlayer] = []
-    try:
-        alice, bob = await gnubg_match_across(a, b, engines, players)
-        ends = await play_match(alice, bob)
-        assert_clean(alice, bob)
-        assert_every_game_ended(alice)
-        assert_every_game_ended(bob)
-        # The same games from both sides (each sees their own score first).
-        assert scores(alice, 3) == [" ".join(reversed(score.split())) for score in scores(bob, 3)]
-        winner = "alice" if ends[0].startswith("You win") else "bob"
-        assert ends[1 if winner == "alice" else 0].startswith(f"{winner} wins the 3 point match")
-        [record] = await a.server.store.finished_matches("bob", 1)  # type: ignore[union-attr]
-        assert record.winner == winner and record.player_a == "alice"
-        # bob is free again on his node, and alice sees it.
-        await bob.client.send("rawwho")
-        await bob.client.skip_until(re.compile(r"5 bob - - .*"))
-        await alice.client.skip_until(re.compile(r"5 bob - - .*"))
-    finally:
-        for player in players:
-            player.gnubg.close()
+    async with running_nodes(postgresql_url, redis_url, prefix, ("a", "b", "c")) as (a, b, c):
+        try:
+            await a.register("carol")
+            carol = await c.login_clip("carol")
+            alice, bob = await gnubg_match_across(a, b, engines, players)
+            await carol.send("watch alice")
+            await carol.skip_until("You're now watching alice.")
+            ends = await play_match(alice, bob)
+            assert_clean(alice, bob)
+            assert_every_game_ended(alice)
+            assert_every_game_ended(bob)
+            # The same games from both sides (each sees their own score first).
+            assert scores(alice, 3) == [" ".join(reversed(score.split()))
+                                        for score in scores(bob, 3)]
+            winner = "alice" if ends[0].startswith("You win") else "bob"
+            assert ends[1 if winner == "alice" else 0].startswith(
+                f"{winner} wins the 3 point match")
+            [record] = await a.server.store.finished_matches("bob", 1)  # type: ignore[union-attr]
+            assert record.winner == winner and record.player_a == "alice"
+            # carol saw the match from node c as a watcher on a sees it.
+            watched = await carol.skip_until(re.compile(rf"{winner} wins the 3 point match .*"))
+            assert any(line.startswith("board:alice:bob:3:") for line in watched)
+            # bob is free again on his node, and alice sees it.
+            await bob.client.send("rawwho")
+            await bob.client.skip_until(re.compile(r"5 bob - - .*"))
+            await alice.client.skip_until(re.compile(r"5 bob - - .*"))
+        finally:
+            for player in players:
+                player.gnubg.close()
 
 
 AFTER_THE_FACT = re.compile(r"didn't double or resign|It's not your turn|Please wait until")
