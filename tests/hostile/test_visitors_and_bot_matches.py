@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-import statistics
 import string
 
 from fibs_server.lobby.accounts import Account
@@ -17,6 +16,7 @@ from fibs_server.lobby.chat_records import Sanction
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol import admin_texts, texts
 from tests.hostile.test_floods import time_answers_during
+from tests.hostile.test_http_abuse import p99  # a short attack's few answers: the slowest
 from tests.waiting import until
 
 BOT_JOINED = re.compile(r"(> )*\*\* Player bot_\w+ has joined you for a .*")
@@ -43,11 +43,6 @@ async def visit(port: int, source: str, first_line: str = "bot", *answers: str,
         return got
     finally:
         writer.close()
-
-
-def p99(delays: list[float]) -> float:
-    assert len(delays) >= 5, delays  # the attack lasted a while
-    return statistics.quantiles(delays, n=100)[98]
 
 
 async def measured_during(harness, attack) -> list[float]:
