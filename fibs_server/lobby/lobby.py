@@ -543,7 +543,7 @@ class Lobby:
         if target is None:
             return
         if letter.action == "throw_out":
-            self._start(self.throw_out(target, letter.text))
+            self.start_job(self.throw_out(target, letter.text))
         else:
             target.muted = letter.action == "mute"
 
@@ -642,7 +642,7 @@ class Lobby:
             if here is not None:
                 if letter.arrival is not None and not here.is_bot:
                     # Logged in on another node: that login is who they are now.
-                    self._start(self._taken_over_elsewhere(here, letter))
+                    self.start_job(self._taken_over_elsewhere(here, letter))
                 return
             user = self.directory.present(letter)
             now = time.monotonic()
@@ -654,8 +654,7 @@ class Lobby:
                 pass
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
-                self.seats.arrived_elsewhere(user.name, letter.node)
-                self.seats.opponent_arrived(user.name, letter.node)
+                self.seats.arrived(user.name, letter.node)
         else:
             self._remote_departed(letter)
 
@@ -699,9 +698,6 @@ class Lobby:
 
     def start_job(self, job: Coroutine[Any, Any, None]) -> None:
         """A job the bus brought, run beside it (delivery does not wait)."""
-        self._start(job)
-
-    def _start(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(job)
         self._node_jobs.add(task)
         task.add_done_callback(self._node_jobs.discard)

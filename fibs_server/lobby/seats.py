@@ -184,10 +184,9 @@ class Seats:
         # and of the last line sent to it.
         self.heard: dict[str, int] = {}
         self.sent: dict[str, int] = {}
-        # lower-case name -> the host asked for a takeover, or whether it still runs a match
-        # (`opponent_arrived`), and the alarm if it does not answer
-        self.taking_over: dict[str, tuple[str, Alarm]] = {}
-        self.checking: dict[str, tuple[str, Alarm]] = {}
+        # lower-case name of a user here -> the host asked for a takeover of their match, or
+        # whether it still runs their match (`arrived`), and the alarm if it does not answer
+        self.awaiting: dict[str, tuple[str, Alarm]] = {}
         self.unfinished = 0  # joins, lines and partings taken on and not yet carried out
 
     def idle(self) -> bool:
@@ -247,52 +246,43 @@ class Seats:
         node: they take the match over from there, as a new login takes a match over. Until
         the host answers they are free (a killed host never answers; a match resumed here
         meanwhile is the one that goes on: the host's copy stores no more)."""
-        clock = self.lobby.clock
-        alarm = clock.call_at(clock.time() + TAKEOVER_ANSWER_SECONDS,
-                              lambda: self._takeover_unanswered(session.name, user.node))
-        self.taking_over[session.name.lower()] = (user.node, alarm)
+        self._await_answer(session.name, user.node,
+                           functools.partial(self._free_opponents_of, session.name, user.node))
         self._ask_host(session, user.node, "", takeover=True)
 
-    def _takeover_unanswered(self, name: str, host: str) -> None:
-        """The host never answered `name`'s takeover: gone, its match with them saved as it
-        was stored. Who plays them there from here is free to resume it."""
-        if self.taking_over.get(name.lower(), (None,))[0] != host:
-            return
-        del self.taking_over[name.lower()]
+    def _await_answer(self, name: str, host: str, on_silence: Callable[[], None]) -> None:
+        """`host` is asked something about `name`'s match; its `Seated` answers. Without an
+        answer in TAKEOVER_ANSWER_SECONDS it is taken for gone (killed before it was
+        missed), its match as saved, and `on_silence` is called."""
+        def silent() -> None:
+            if self.awaiting.get(name.lower(), (None,))[0] == host:
+                del self.awaiting[name.lower()]
+                on_silence()
+        clock = self.lobby.clock
+        self.awaiting[name.lower()] = (host, clock.call_at(
+            clock.time() + TAKEOVER_ANSWER_SECONDS, silent))
+
+    def _free_opponents_of(self, name: str, host: str) -> None:
+        """Who plays `name` at `host` from here is free to resume the saved match."""
         for session in list(self.lobby.online.values()):
             seat = session.seated_elsewhere
             if seat is not None and seat.host == host and seat.opponent is not None \
                     and seat.opponent.lower() == name.lower():
                 self._free(session)
 
-    def opponent_arrived(self, name: str, node: str) -> None:
-        """`name` logged in on `node`, another node than the host of a match they play with
-        a user here: a live host answers a check at once (and goes on with the match, taken
-        over from there); a killed one does not, and the user here is freed to resume the
-        saved match when TAKEOVER_ANSWER_SECONDS have passed without an answer."""
-        clock = self.lobby.clock
-        for session in list(self.lobby.online.values()):
-            seat = session.seated_elsewhere
-            if seat is None or seat.host == node or seat.opponent is None \
-                    or seat.opponent.lower() != name.lower():
-                continue
-            key = session.name.lower()
-            if key in self.checking:
-                continue
-            alarm = clock.call_at(clock.time() + TAKEOVER_ANSWER_SECONDS,
-                                  functools.partial(self._check_unanswered, session, seat.host))
-            self.checking[key] = (seat.host, alarm)
-            self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, "",
-                                           resync=True))
-
-    def _check_unanswered(self, session: Session, host: str) -> None:
-        if self.checking.get(session.name.lower(), (None,))[0] != host:
+    def _check(self, session: Session, host: str) -> None:
+        """Whether `host` still runs `session`'s match: free to resume it if not."""
+        if session.name.lower() in self.awaiting:
             return
-        del self.checking[session.name.lower()]
-        seat = session.seated_elsewhere
-        if seat is not None and seat.host == host and self.lobby.online.get(
-                session.name.lower()) is session:
-            self._free(session)
+
+        def free_if_still_seated() -> None:
+            seat = session.seated_elsewhere
+            if seat is not None and seat.host == host and self.lobby.online.get(
+                    session.name.lower()) is session:
+                self._free(session)
+        self._await_answer(session.name, host, free_if_still_seated)
+        self.lobby.tell_node(Forwarded(self.lobby.node_id, host, session.name, "",
+                                       resync=True))
 
     def _free(self, session: Session) -> None:
         session.seated_elsewhere = None
@@ -321,19 +311,16 @@ class Seats:
         """A user of this node plays nothing elsewhere any more (or logged out)."""
         for counts in (self.heard, self.sent):
             counts.pop(name.lower(), None)
-        for waiting in (self.taking_over, self.checking):
-            answer = waiting.pop(name.lower(), None)
-            if answer is not None:
-                answer[1].cancel()
+        awaited = self.awaiting.pop(name.lower(), None)
+        if awaited is not None:
+            awaited[1].cancel()
 
     def _seated(self, letter: Seated) -> None:
         session = self.lobby.online.get(letter.name.lower())
-        taking_over = self.taking_over.pop(letter.name.lower(), None)
-        checked = self.checking.pop(letter.name.lower(), None)
-        for answered in (taking_over, checked):
-            if answered is not None:
-                answered[1].cancel()
-        taken_over = taking_over is not None and taking_over[0] == letter.node
+        awaited = self.awaiting.pop(letter.name.lower(), None)
+        if awaited is not None:
+            awaited[1].cancel()
+        taken_over = awaited is not None and awaited[0] == letter.node
         if session is None:
             return
         if taken_over and session.seated_elsewhere is None and letter.opponent is not None \
@@ -350,11 +337,10 @@ class Seats:
             if heard < letter.relayed or self.sent.get(key, 0) > letter.received:
                 # A board tells the player what is due now, a lost command included.
                 self.forward(session, "board", heard=heard)
+            self.lobby.broadcast_who(session)
         else:
-            session.seated_elsewhere = None
-            self.forget_user(letter.name)
+            self._free(session)
             self.lobby.start_job(self._rating_refreshed(session))
-        self.lobby.broadcast_who(session)
 
     async def _rating_refreshed(self, session: Session) -> None:
         """The host stored the match's rating changes: the who-line shows them."""
@@ -497,9 +483,10 @@ class Seats:
     def changed(self, seat: SeatSession) -> None:
         """Whom the seat plays or watches here changed (a match began or stopped running, a
         watch began or ended): its home is told; a seat that does neither goes."""
-        if self._in_use(seat) is None:
+        in_use = self._in_use(seat)
+        if in_use is None:
             self.unseat(seat)
-        elif self._in_use(seat) != seat.told:
+        elif in_use != seat.told:
             self._tell_seated(seat)
 
     def watching_changed(self, session: Session) -> None:
@@ -522,12 +509,10 @@ class Seats:
                                         seat.relayed, seat.received, in_use[1]))
 
     def unseat(self, seat: SeatSession) -> None:
-        if not self.holds(seat):
-            return
-        del self.here[seat.name.lower()]
-        self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None))
-        seat.inbox.put_nowait(None)
-        seat.close()
+        """The seat goes, and its home is told it plays and watches nothing here."""
+        if self.holds(seat):
+            self.release(seat)
+            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None))
 
     async def _part(self, seat: SeatSession, departure: Departure) -> None:
         """The seat's player left their home (or it went): their match is saved, as their
@@ -568,20 +553,28 @@ class Seats:
         return self.here.get(name.lower())
 
     def release(self, seat: SeatSession) -> None:
-        """The seat's player logged in here: their match is their session's now (the lobby
-        put it in the seat's place), and the seat goes without a word to its old home."""
+        """The seat goes without a word to its home (`unseat` tells it): also when its player
+        logged in here, whose session the lobby put in the seat's place."""
         if self.holds(seat):
             del self.here[seat.name.lower()]
             seat.inbox.put_nowait(None)
             seat.close()
 
-    def arrived_elsewhere(self, name: str, node: str) -> None:
-        """`name` logged in on `node`: a seat of theirs here from another home goes, their
+    def arrived(self, name: str, node: str) -> None:
+        """`name` logged in on `node`. A seat of theirs here from another home goes, their
         match saved as for a dropped player (their home, killed, may never say they went),
-        to be resumed from where they are now."""
+        to be resumed from where they are now. A user here who plays them on a third node's
+        match: that host is asked whether it still runs it (a live host goes on with it,
+        taken over from there; a killed one frees the user here to resume it)."""
         seat = self.here.get(name.lower())
         if seat is not None and seat.home != node:
             self._carry_out(self._part(seat, Departure.DROPPED))
+        for session in list(self.lobby.online.values()):
+            elsewhere = session.seated_elsewhere
+            if elsewhere is not None and elsewhere.host != node \
+                    and elsewhere.opponent is not None \
+                    and elsewhere.opponent.lower() == name.lower():
+                self._check(session, elsewhere.host)
 
     def node_gone(self, node: str) -> None:
         """`node` is heard from no more: this node's users seated there are told their match
@@ -590,8 +583,6 @@ class Seats:
             seat = session.seated_elsewhere
             if seat is None or seat.host != node:
                 continue
-            session.seated_elsewhere = None
-            self.forget_user(session.name)
             if seat.opponent is not None:
                 session.send_line(texts.game_saved_after(seat.opponent, Departure.DROPPED))
-            self.lobby.broadcast_who(session)
+            self._free(session)

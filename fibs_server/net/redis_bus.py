@@ -36,6 +36,14 @@ PUBLISH_BATCH = 256  # envelopes per pipeline: one round trip for a burst, not o
 SLICE_SECONDS = 0.002  # the subscriber gives the loop a turn at least this often
 
 
+
+def unretried_client(url: str, *, connect_timeout: float, timeout: float) -> redis.asyncio.Redis:
+    """A client that never retries inside redis-py (every error reaches its caller, who
+    knows what a retry would cost) and waits at most `timeout` for an answer."""
+    return redis.asyncio.Redis.from_url(
+        url, retry=Retry(NoBackoff(), 0), socket_connect_timeout=connect_timeout,
+        socket_timeout=timeout, health_check_interval=0)
+
 @dataclasses.dataclass
 class BusFigures:
     """What the bus counts, for /metrics. Lag is wall-clock receive time minus send time, so
@@ -210,9 +218,7 @@ class RedisBus:
         letters are delivered here meanwhile, and the bus subscribes when it can."""
         # No retries inside redis-py: a pub/sub connection it quietly re-established would
         # have missed letters without our knowing. Every error reaches the loops below.
-        self._client = redis.asyncio.Redis.from_url(
-            self._url, retry=Retry(NoBackoff(), 0), socket_connect_timeout=2.0,
-            socket_timeout=5.0, health_check_interval=0)
+        self._client = unretried_client(self._url, connect_timeout=2.0, timeout=5.0)
         self._tasks = [asyncio.create_task(self._subscribing(), name="redis-bus subscriber"),
                        asyncio.create_task(self._publishing(), name="redis-bus publisher")]
 

@@ -35,13 +35,11 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import redis.asyncio
 from redis.asyncio.client import Pipeline
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from fibs_server.lobby.shared_counts import Key, LocalCounts
+from fibs_server.net.redis_bus import unretried_client
 
 log = logging.getLogger(__name__)
 
@@ -142,9 +140,7 @@ class RedisCounts:
         self._sender: asyncio.Task[None] | None = None
         # No retries inside redis-py, and waits bounded by the timeout: a check late is a
         # check that counts on this node.
-        self.client = redis.asyncio.Redis.from_url(
-            url, retry=Retry(NoBackoff(), 0), socket_connect_timeout=timeout,
-            socket_timeout=timeout, health_check_interval=0)
+        self.client = unretried_client(url, connect_timeout=timeout, timeout=timeout)
 
     def key(self, key: Key) -> str:
         kind, name = key

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import contextlib
 
-import redis.asyncio
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
+from fibs_server.net.redis_bus import unretried_client
 
 RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -39,9 +37,7 @@ class RedisLeases:
         # No retries inside redis-py: a renewal retried past the lease's margin would be
         # worse than one that failed (the keeper tries again on its own schedule).
         timeout = max(0.1, ttl / 3)
-        self.client = redis.asyncio.Redis.from_url(
-            url, retry=Retry(NoBackoff(), 0), socket_connect_timeout=timeout,
-            socket_timeout=timeout, health_check_interval=0)
+        self.client = unretried_client(url, connect_timeout=timeout, timeout=timeout)
         self.renew_script = self.client.register_script(RENEW)
         self.release_script = self.client.register_script(RELEASE)
 
