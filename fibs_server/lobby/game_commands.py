@@ -80,10 +80,22 @@ def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
                self_text: str | None = None) -> Session | None:
     """The online user a command names (name completion), or None after saying why not:
     `who_text` without a name, `self_text` (if given) when it names the user themselves."""
+    target = user_here_or_elsewhere(lobby, session, command, who_text, self_text,
+                                    elsewhere=False)
+    assert not isinstance(target, RemoteUser)
+    return target
+
+
+def user_here_or_elsewhere(lobby: Lobby, session: Session, command: Command, who_text: str,
+                           self_text: str | None = None, *, elsewhere: bool = True
+                           ) -> Session | RemoteUser | None:
+    """`named_user`, or (`elsewhere`) a user of another node by their whole name."""
     if not command.args:
         session.send_line(who_text)
         return None
-    target = lobby.find_online(command.args[0])
+    target: Session | RemoteUser | None = lobby.find_online(command.args[0])
+    if target is None and elsewhere:
+        target = lobby.directory.get(command.args[0])
     if target is None:
         session.send_line(texts.no_one_called(command.args[0]))
         return None
@@ -156,12 +168,10 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
 def invitee(lobby: Lobby, session: Session, command: Command) -> Invitee | None:
     """The user `invite` names, online here (name completion) or on another node (their
     whole name), or None after saying why not."""
-    if command.args and lobby.find_online(command.args[0]) is None:
-        elsewhere = lobby.directory.get(command.args[0])
-        if elsewhere is not None:
-            return Invitee.elsewhere(elsewhere)
-    target = named_user(lobby, session, command, game_texts.INVITE_WHOM,
-                        game_texts.INVITE_YOURSELF)
+    target = user_here_or_elsewhere(lobby, session, command, game_texts.INVITE_WHOM,
+                                    game_texts.INVITE_YOURSELF)
+    if isinstance(target, RemoteUser):
+        return Invitee.elsewhere(target)
     return None if target is None else Invitee.here(lobby, target)
 
 
@@ -385,12 +395,11 @@ async def send_saved_matches(lobby: Lobby, session: Session) -> None:
 
 @table.command("watch")
 async def watch(lobby: Lobby, session: Session, command: Command) -> None:
-    elsewhere = (lobby.directory.get(command.args[0])
-                 if command.args and lobby.find_online(command.args[0]) is None else None)
-    target = None if elsewhere is not None else named_user(
-        lobby, session, command, game_texts.WATCH_WHOM, game_texts.WATCH_YOURSELF)
-    if target is None and elsewhere is None:
+    found = user_here_or_elsewhere(lobby, session, command, game_texts.WATCH_WHOM,
+                                   game_texts.WATCH_YOURSELF)
+    if found is None:
         return
+    elsewhere, target = (found, None) if isinstance(found, RemoteUser) else (None, found)
     if target is not None and session.name.lower() in target.blinded:
         session.send_line(chat.doesnt_want_you_to_watch(target.name))
         return

@@ -152,7 +152,8 @@ async def commit(lobby: Lobby, running: RunningMatch, before: Snapshot, actor: S
         rating = await store(lobby, running, ended, abandoned)
         stored = True
     except Exception as error:
-        if isinstance(error, StaleMatchOwner):
+        elsewhere = isinstance(error, StaleMatchOwner)
+        if elsewhere:
             log.warning("match %s is another node's now; the action is undone and the match "
                         "stops here: %s", running.match_id, error)
         else:
@@ -160,8 +161,8 @@ async def commit(lobby: Lobby, running: RunningMatch, before: Snapshot, actor: S
         running.restore(before)
         if actor is not None:
             actor.send_line(texts.NOT_STORED)
-        if isinstance(error, StaleMatchOwner):
-            await owned_elsewhere(lobby, running)
+        if elsewhere:
+            await owned_elsewhere(lobby, running)  # no clock: it runs here no more
             return False, None
         stored, rating = False, None
     if running.timer is not None:
