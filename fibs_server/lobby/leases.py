@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import math
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol
 
@@ -37,6 +38,8 @@ class Lease(Protocol):
     """One named lease among the nodes."""
 
     name: str
+    # Whether it runs out unless renewed; one node's never does, however late its loop.
+    expires: bool
 
     async def acquire_or_renew(self) -> bool:
         """Take the lease if nobody holds it, or renew it if this node does: whether this
@@ -52,6 +55,8 @@ class Lease(Protocol):
 
 class AlwaysHeld:
     """One node, one lobby: every lease is this node's (nothing to ask anyone)."""
+
+    expires = False
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -176,18 +181,18 @@ class LeaseKeeper:
                 log.debug("lease %s: not taken: %s", self.name, error)
         if self._stopped:
             return
-        valid_until = started + self.ttl * (1 - GIVE_UP_MARGIN)
         now = self.clock.time()
+        if ok and not self.lease.expires:
+            self._valid_until = math.inf
+            self._gained()
+            return  # held for good: nothing to renew
+        valid_until = started + self.ttl * (1 - GIVE_UP_MARGIN)
         if ok and now < valid_until:
             self._valid_until = valid_until
             if self._expiry_alarm is not None:
                 self._expiry_alarm.cancel()
             self._expiry_alarm = self.clock.call_at(valid_until, self._expiry_due)
-            if not self.held:
-                self.held = True
-                self.figures.gained += 1
-                log.info("lease %s: gained", self.name)
-                self._changes.put_nowait(True)
+            self._gained()
         elif self.held and not ok and answered:
             # Taken by another node: the key expired or vanished (a Redis restart).
             self._lost("held by another node")
@@ -195,6 +200,13 @@ class LeaseKeeper:
             self._lost("not renewed in time")
         next_at = started + self.renew_every
         self._attempt_alarm = self.clock.call_at(max(now, next_at), self._attempt_due)
+
+    def _gained(self) -> None:
+        if not self.held:
+            self.held = True
+            self.figures.gained += 1
+            log.info("lease %s: gained", self.name)
+            self._changes.put_nowait(True)
 
     def _expiry_due(self) -> None:
         if self.held and not self._stopped and self.clock.time() >= self._valid_until:

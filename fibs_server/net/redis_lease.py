@@ -53,6 +53,8 @@ class RedisLeases:
 
 
 class RedisLease:
+    expires = True
+
     def __init__(self, leases: RedisLeases, name: str) -> None:
         self.name = name
         self._leases = leases

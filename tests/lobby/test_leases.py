@@ -24,6 +24,8 @@ class FakeLease:
     """Answers what the test says: True (held), False (another node holds it), or raises
     (Redis unreachable). With `gate` set, each answer waits for it."""
 
+    expires = True
+
     def __init__(self, answer: bool | Exception = True) -> None:
         self.name = "bots"
         self.answer: bool | Exception = answer
@@ -171,6 +173,18 @@ async def test_one_node_always_holds_its_leases(clock):
     assert await keeper.lease.is_held()
     await keeper.stop()
     assert duty.done == ["begin", "end"]
+
+
+async def test_one_node_keeps_its_leases_however_late_its_loop(clock):
+    """A saturated loop that runs nothing for longer than the time to live: on one node
+    there is nobody to give the lease to, so the bots stay logged in."""
+    duty = RecordingDuty()
+    keeper = LeaseKeeper(AlwaysHeld("bots"), duty, TTL, clock)
+    await keeper.start()
+    clock.advance(TTL * 10)  # every alarm due at once, before any attempt could run
+    await keeper.settled()
+    assert keeper.held and duty.done == ["begin"] and keeper.figures.lost == 0
+    await keeper.stop()
 
 
 async def test_figures_show_the_leases_held_and_their_changes(clock):

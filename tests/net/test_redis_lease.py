@@ -23,6 +23,8 @@ class Dying:
     """A node's lease that hangs for ever once the node is 'dead' (a frozen process, a
     partition): it renews nothing and releases nothing, as a SIGKILLed node."""
 
+    expires = True
+
     def __init__(self, lease: RedisLease) -> None:
         self.name = lease.name
         self.lease = lease
