@@ -145,7 +145,8 @@ async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watch
     await bob.click("#profile-form button")
     await expect(bob.locator("#rating-plot")).to_contain_text("after 1 rated matches")
     await bob.click("#show-ratings")  # no one has the experience to be listed yet
-    await expect(bob.locator("#ratings-list")).to_contain_text("No one is rated yet.")
+    await expect(bob.locator("#ratings-list")).to_contain_text(
+        "No one is on the list yet: it shows players with more than 50 experience.")
 
 
 async def test_a_visitor_plays_a_bot_and_takes_a_move_back(web_with_bots, browser, artifacts):
