@@ -84,7 +84,7 @@ def invitation(inviter: str, length: int | None, saved_match: bool, bell: bool,
 
 def invitation_terms(summary: str) -> str:
     """Ours, after FIBS's invitation line: `The match is played with: nackgammon, no cube,
-    30 s a turn.` (the web page reads it, tests/web/js/clip.test.mjs)."""
+    30 s a turn.` (a page reads the terms of its typed `invitation` message instead)."""
     return f"The match is played with: {summary}."
 
 

@@ -64,7 +64,7 @@ class ServerHarness:
         await client.expect_prompt("login: ")
         return client
 
-    async def register(self, name: str, password: str = "secret") -> None:
+    async def register(self, name: str, password: str = "secret", experience: int = 0) -> None:
         """Create an account straight in the store, as it stands after registering over telnet
         and typing `bye` (`register_by_dialogue`, which the tests of registration use): the
         server's own bcrypt (at LOW_BCRYPT_ROUNDS), registered, logged in and out from
@@ -75,7 +75,7 @@ class ServerHarness:
         password_hash = await self.server.lobby.gatekeeper.hasher.hash(password)
         await self.server.lobby.accounts.create_account(Account(
             name=name, password_hash=password_hash, created_at=now, last_login_at=now,
-            last_login_host=LOCAL_HOST, last_logout_at=now))
+            last_login_host=LOCAL_HOST, last_logout_at=now, experience=experience))
 
     async def register_by_dialogue(self, name: str, password: str = "secret") -> None:
         """Create an account through the guest dialogue, then disconnect."""

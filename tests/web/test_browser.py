@@ -82,6 +82,13 @@ async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watch
     alice, bob, carol = [await open_page(browser, web) for _ in range(3)]
     for page, name in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
         await register(page, name)
+    # A new user's first words are the page's own, none of the settings it makes.
+    await expect(alice.locator("#game-status")).to_have_text("")
+    assert "rawboards" not in await alice.locator("main").inner_text()
+    await alice.fill("#who-filter", "CA")  # the who list filtered by name
+    await expect(alice.locator("#who tbody tr")).to_have_count(1)
+    await expect(who_row(alice, "carol")).to_have_count(1)
+    await alice.fill("#who-filter", "")
     for page in (alice, bob):
         await page.click("#ready")
         await expect(page.locator("#ready")).to_be_checked()
@@ -124,6 +131,9 @@ async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watch
     await carol.click("#chat-form button")
     await expect(alice.locator("#chat-log")).to_contain_text("carol kibitzes: nice opening")
     await expect(bob.locator("#chat-log")).to_contain_text("carol kibitzes: nice opening")
+    await carol.click("#unwatch")  # the board and its button go with the watch
+    await expect(carol.locator("#board-holder svg")).to_have_count(0)
+    await expect(carol.locator("#unwatch")).to_be_hidden()
 
     # alice, on roll with 2-1, plays 13-11 6-5, then resigns; bob accepts: the match is over.
     await expect(alice.locator("#board-holder .die.mine")).to_have_count(2)
@@ -135,7 +145,12 @@ async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watch
     await bob.click("#accept")
     await answer_yes(bob)
     await expect(logged(alice, "bob wins the 1 point match 1-0 .")).to_have_count(1)
-    await expect(logged(carol, "bob wins the 1 point match 1-0 .")).to_have_count(1)
+    # The match is over: its result said, its board and buttons gone.
+    await expect(alice.locator("#game-status")).to_have_text("bob wins the 1 point match 1-0.")
+    for page in (alice, bob):
+        await expect(page.locator("#board-holder svg")).to_have_count(0)
+        for control in ("#resign-controls", "#take-back", "#leave", "#roll"):
+            await expect(page.locator(control)).to_be_hidden()
     record = (await web.server.store.finished_matches("alice", 1))[0]
     assert record.winner == "bob"
 
@@ -144,8 +159,10 @@ async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watch
     await bob.fill("#history-name", "bob")
     await bob.click("#profile-form button")
     await expect(bob.locator("#rating-plot")).to_contain_text("after 1 rated matches")
+    await expect(bob.locator("#dice-stats")).to_contain_text("Rolls")
     await bob.click("#show-ratings")  # no one has the experience to be listed yet
-    await expect(bob.locator("#ratings-list")).to_contain_text("No one is rated yet.")
+    await expect(bob.locator("#ratings-list")).to_contain_text(
+        "No one is on the list yet: it shows players with more than 50 experience.")
 
 
 async def test_a_visitor_plays_a_bot_and_takes_a_move_back(web_with_bots, browser, artifacts):
@@ -307,7 +324,8 @@ async def test_a_reload_in_the_middle_of_a_timed_match_comes_back_to_it(web, bro
 
 async def test_a_saved_match_offers_resume_while_its_opponent_is_online(web, browser):
     """bob leaves a 3-point match: alice's page lists it saved, not online when bob logs out,
-    with Resume when he logs in again (from presence, no reload); Resume invites him to it."""
+    with Resume when he logs in again (from presence, no reload); Resume invites him to it.
+    His invitation to resume it comes with a Join, which resumes it."""
     await web.register("bob", "secret1")
     web.script_dice((1, 3), (6, 4))
     page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
@@ -323,3 +341,9 @@ async def test_a_saved_match_offers_resume_while_its_opponent_is_online(web, bro
     await expect(saved.get_by_role("button", name="Resume")).to_have_count(1)
     await saved.get_by_role("button", name="Resume").click()
     await bob.skip_until(re.compile(r"alice wants to resume a saved match with you\."))
+    await bob.send("invite alice")
+    notification = page.locator("#notifications")
+    await expect(notification).to_have_text("bob invites you to resume your saved match Join")
+    await notification.get_by_role("button", name="Join").click()
+    await expect(mine_on(page, 5)).to_have_count(2)  # her 8/5 6/5 of before
+    await expect(page.locator("#notifications")).to_be_empty()

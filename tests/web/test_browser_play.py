@@ -1,22 +1,32 @@
 """The page's board and room in a real browser (Debian's chromium, driven by Playwright): a
 whole match against a bot played by dragging checkers onto the destinations the page
 highlights; the legal destinations, the opponent's last move and the screen reader's labels;
-a move typed on the keyboard; questions before a resignation and before a take-back that
-unrates; a table's link; the page in Spanish; a finished match reviewed with its analysis."""
+a play made with the keyboard and sent as soon as it is complete, and a move typed; a forced
+play laid out and a roll without a play said; questions before a resignation and before a
+take-back that unrates; a table's link; the page in Spanish; a finished match reviewed with
+its analysis; a lost connection that comes back by itself, and the clock's warning."""
 from __future__ import annotations
 
 import asyncio
 import re
 
+import pytest
 from playwright.async_api import Page, expect
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.bots.pool import analyse_stored
+from fibs_server.rules.position import Position
+from tests.e2e.test_timers import ring
+from tests.fake_clock import FakeClock
+from tests.rules.match_helpers import arranged, side
+from tests.waiting import until
+from tests.web.conftest import WebHarness
 from tests.web.test_browser import (
     alice_joins_bob,
     answer_yes,
     click_move,
     click_point,
+    log_in,
     logged,
     mine_on,
     open_page,
@@ -87,7 +97,7 @@ async def test_a_whole_match_against_a_bot_played_by_dragging(web_with_bots, bro
     await page.screenshot(path=artifacts / "bot-match-over.png", full_page=True)
 
 
-async def test_destinations_last_move_labels_and_a_typed_move(web, browser, artifacts):
+async def test_destinations_last_move_labels_the_keyboard_and_a_typed_move(web, browser, artifacts):
     await web.register("bob", "secret1")
     # bob invites: alice (X) opens with 3-1; bob rolls 6-4; alice 2-1.
     web.script_dice((1, 3), (6, 4), (2, 1))
@@ -101,9 +111,16 @@ async def test_destinations_last_move_labels_and_a_typed_move(web, browser, arti
         await expect(page.locator(POINT.format(point))).to_have_class(re.compile(r"\bdestination\b"))
     await drag(page, f"{POINT.format(6)} .hit-area", f"{POINT.format(5)} .hit-area")  # 6/5
     await expect(mine_on(page, 5)).to_have_count(1)
-    await page.fill("#move-text", "8/5 6/5")  # a typed move is whole: it starts afresh
-    await page.click("#move-form button")
-    await bob.skip_until(said("alice moves 17-20 19-20 ."))
+    # The keyboard: a point picked and its destination chosen with Enter; the play complete,
+    # it goes at once (auto-confirm).
+    await page.check("#auto-confirm")
+    await eight.focus()
+    await page.keyboard.press("Enter")
+    await expect(eight).to_have_class(re.compile(r"\bselected\b"))
+    await page.locator(POINT.format(5)).focus()
+    await page.keyboard.press("Enter")
+    await bob.skip_until(re.compile(r"(> )?alice moves (19-20 17-20|17-20 19-20) \."))
+    await page.uncheck("#auto-confirm")
     await bob.skip_until(re.compile(r"(> )?It's your turn to roll or double\."))
     await bob.send("roll")
     await bob.skip_until(re.compile(r"(> )?You roll 6 and 4\."))
@@ -113,12 +130,20 @@ async def test_destinations_last_move_labels_and_a_typed_move(web, browser, arti
     await expect(page.locator(POINT.format(7))).to_have_class(re.compile(r"\blast-to\b"))
     await expect(page.locator(POINT.format(16))).to_have_class(re.compile(r"\blast-to\b"))
     await page.screenshot(path=artifacts / "last-move.png", full_page=True)
+    await page.click("#roll")
+    await page.fill("#move-text", "13/11 6/5")  # a typed move, in her own numbers
+    await page.click("#move-form button")
+    await bob.skip_until(said("alice moves 12-14 19-20 ."))
 
 
 async def test_a_resignation_and_an_unrating_take_back_are_asked_first(web, browser):
     await web.register("bob", "secret1")
     web.script_dice((1, 3), (6, 4))
     page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
+    await page.select_option("#resign-size", "b")
+    await page.click("#resign")
+    await expect(page.locator("#confirm-text")).to_have_text("Resign the game (backgammon)?")
+    await page.click("#confirm-no")
     await page.select_option("#resign-size", "g")
     await page.click("#resign")
     await expect(page.locator("#confirm-text")).to_have_text("Resign the game (gammon)?")
@@ -216,3 +241,70 @@ async def test_a_finished_match_is_reviewed_decision_by_decision(web_with_bots, 
     await page.screenshot(path=artifacts / "review.png", full_page=True)
     await page.click("#review-close")
     await expect(page.locator("#room")).to_be_visible()
+
+
+async def test_a_forced_play_is_laid_out_and_a_roll_without_one_is_said(web, browser):
+    """A saved 3-point match resumed: alice (X) has one checker left, on the bar; bob holds her
+    20 and 14 points. Her 6-5 enters on 19 and nothing more; her 5-5 then cannot move."""
+    await web.register("alice", "secret1")
+    await web.register("bob", "secret1")
+    position = Position((side({}, bar=1), side({5: 2, 11: 2, 24: 1})))
+    await web.server.store.create_match("alice", "bob", 3,
+                                        arranged(position, turn=0, length=3).to_dict())
+    web.script_dice((6, 5), (2, 1), (5, 5))
+    page = await open_page(browser, web)
+    await log_in(page, "alice")
+    await page.click("#ready")
+    bob = await web.login_telnet("bob", "secret1")
+    await bob.send("toggle ready")
+    await page.locator("#saved-matches").get_by_role("button", name="Resume").click()
+    await bob.skip_until(re.compile(r"(> )?Type 'join alice' to accept\."))
+    await bob.send("join alice")
+    await page.click("#roll")
+    await expect(page.locator("#game-status")).to_have_text("The only legal move is shown: confirm it.")
+    await expect(mine_on(page, 19)).to_have_count(1)
+    await page.click("#confirm-move")
+    await bob.skip_until(said("alice moves bar-6 ."))
+    await bob.skip_until(re.compile(r"(> )?It's your turn to roll or double\."))
+    await bob.send("roll")
+    await bob.skip_until(re.compile(r"(> )?You roll 2 and 1\."))
+    await bob.send("move 24-22 22-21")
+    await page.click("#roll")
+    await expect(page.locator("#game-status")).to_have_text("You cannot move.")
+    await expect(page.locator("#board-holder .point.movable")).to_have_count(0)
+    await bob.skip_until(said("alice can't move."))
+
+
+@pytest.fixture
+async def web_on_a_fake_clock(tmp_path):
+    harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}")
+    harness.lobby_options["clock"] = FakeClock()
+    await harness.start()
+    yield harness
+    await harness.stop()
+
+
+async def test_a_lost_connection_comes_back_by_itself_and_the_clock_warns(
+        web_on_a_fake_clock, browser):
+    """Without a reload: the network goes (the server's end of the socket is cut), the page
+    reconnects with its token and the timed match goes on. The server's warning 10 s before
+    the time is up is said, and the clock shows the seconds the server counts."""
+    web = web_on_a_fake_clock
+    await web.register("bob", "secret1")
+    web.script_dice((1, 3), (6, 4))
+    page, bob = await alice_joins_bob(web, browser, "invite alice 1 timer 60", "a 1 point match")
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"Your time to move: \d+ s"))
+    lobby = web.server.lobby
+    lost = lobby.online["alice"].connection
+    lost.transport.abort()
+    await until(lambda: "alice" in lobby.online and lobby.online["alice"].connection is not lost,
+                "alice's page back on a new connection")
+    await expect(page.locator("#status")).to_have_text("Logged in as alice")
+    await expect(mine_on(page, 8)).to_have_count(3)
+    await ring(web, 50)
+    await expect(page.locator("#game-status")).to_have_text("Hurry: 10 s left.")
+    await expect(page.locator("#clock")).to_have_class(re.compile(r"\bwarning\b"))
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"Your time to move: (10|[1-9]) s"))
+    await click_move(page, (8, 5), (6, 5))
+    told = await bob.skip_until(said("alice moves 17-20 19-20 ."))
+    assert not any("drops connection" in line for line in told)

@@ -38,6 +38,8 @@ function checkersText(count, whose) {
   return whose === "mine" ? `${count} of your checkers` : `${count} of the opponent's checkers`;
 }
 
+export const LABEL_KEYS = Object.keys(ENGLISH);
+
 export function englishLabels(key, values = {}) {
   return ENGLISH[key](values);
 }

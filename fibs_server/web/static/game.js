@@ -21,7 +21,7 @@ const state = {
   selected: null, // a point picked by a first click
   lastMove: null, // the opponent's last move's steps
   sent: false, // the play went to the server; its answer comes next
-  clock: null, // {side, decision, endsAt (performance.now())}
+  clock: null, // {side, decision, endsAt (performance.now()), warned}
   clockTick: null,
   match: null, // the match_started message of the match on the board
 };
@@ -77,6 +77,8 @@ export const HANDLERS = {
     say(t(message.winner === "player" ? "game.won_match" : "game.lost_match",
       { name: opponentName(), player: message.score.player, opponent: message.score.opponent,
         length: message.length ?? "∞" }));
+    clearBoard(); // the result stays said; no board, nothing left to press
+    render();
   },
   joined_next_game: (message) => {
     if (message.by === "opponent") say(t("game.opponent_joined", { name: opponentName() }));
@@ -84,6 +86,11 @@ export const HANDLERS = {
   time_warning: (message) => {
     sounds.play("warning");
     say(t("clock.warning", { seconds: message.seconds }));
+    if (state.clock) { // the server's count, whatever the page counted meanwhile
+      state.clock.endsAt = performance.now() + message.seconds * 1000;
+      state.clock.warned = true;
+      renderClock();
+    }
   },
 };
 
@@ -106,6 +113,7 @@ export function refused(text) {
 }
 
 function showBoard(board) {
+  if (board.phase === "match_over") return; // the match_over message took the board away
   const myTurnBefore = isMyTurn(state.board);
   state.board = board;
   state.steps = [];
@@ -255,9 +263,13 @@ for (const [id, key] of [["auto-confirm", AUTO_CONFIRM_KEY], ["ask-first", ASK_F
 
 // --- drawing -----------------------------------------------------------------------------
 
-export function reset() {
+function clearBoard() {
   Object.assign(state, { board: null, steps: [], selected: null, lastMove: null, sent: false,
     clock: null, match: null });
+}
+
+export function reset() {
+  clearBoard();
   $("game-status").textContent = "";
   render();
 }
@@ -287,6 +299,7 @@ function renderClock() {
   const text = clockText();
   $("clock").hidden = text === null;
   if (text === null) return;
+  $("clock").classList.toggle("warning", Boolean(state.clock.warned));
   $("clock").textContent = text;
   const seconds = secondsLeft();
   // Only the clock's text changes between boards: a redraw would drop a checker being dragged.
@@ -334,10 +347,10 @@ function renderControls() {
     "confirm-move": complete && !autoConfirm(),
     "undo-step": moving() && state.steps.length > 0,
     "take-back": playing && (session.visitor || opponentIsBot)
-      && !["match_over", "not_started"].includes(phase),
+      && phase !== "not_started",
     "join-next": playing && phase === "between_games",
     "resign-controls": playing && ["roll_or_double", "move"].includes(phase),
-    leave: playing && phase !== "match_over" && !opponentIsBot,
+    leave: playing && !opponentIsBot,
     unwatch: Boolean(board) && !playing,
     "move-form": moving(),
   };

@@ -239,7 +239,7 @@ export default {
   "plot.no_rated_matches": "{name} has no rated matches yet.",
   "plot.caption": "{name}: {rating} after {count} rated matches (last {date})",
   "plot.ratings_list": "ratings list",
-  "plot.no_one_rated": "No one is rated yet.",
+  "plot.no_one_listed": "No one is on the list yet: it shows players with more than 50 experience.",
   "api.not_found": "Nothing found.",
   "api.too_many": "Too many requests: try again in {seconds} s.",
   "api.failed": "The server could not answer.",

@@ -239,7 +239,7 @@ export default {
   "plot.no_rated_matches": "{name} aún no tiene matches que puntúen.",
   "plot.caption": "{name}: {rating} tras {count} matches que puntúan (último {date})",
   "plot.ratings_list": "lista de ratings",
-  "plot.no_one_rated": "Aún nadie tiene rating.",
+  "plot.no_one_listed": "Aún no hay nadie en la lista: muestra a quienes tienen más de 50 de experiencia.",
   "api.not_found": "No se encontró nada.",
   "api.too_many": "Demasiadas peticiones: prueba otra vez dentro de {seconds} s.",
   "api.failed": "El servidor no pudo responder.",

@@ -37,7 +37,7 @@ export function ratingsListSvg(rows, t, me = null) {
   const height = Math.max(1, rows.length) * rowHeight + 8;
   const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" class="plot" role="img" aria-label="${escapeText(t("plot.ratings_list"))}">`;
   if (rows.length === 0) {
-    return `${head}<text class="empty" x="${WIDTH / 2}" y="14">${escapeText(t("plot.no_one_rated"))}</text></svg>`;
+    return `${head}<text class="empty" x="${WIDTH / 2}" y="14">${escapeText(t("plot.no_one_listed"))}</text></svg>`;
   }
   const low = Math.min(...rows.map((r) => r.rating)) - 50;
   const high = Math.max(...rows.map((r) => r.rating));

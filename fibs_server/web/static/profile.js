@@ -129,15 +129,12 @@ async function openReview(matchId) {
     match: matchWords(match.body.length, null) });
   $("review-graph").innerHTML = review.equityGraphSvg(reviewing.series, names, t);
   const summary = review.summaryRows(analysed, names, t);
-  $("review-summary").replaceChildren(row(["", ...names]), ...SUMMARY_FIELDS.map((field) =>
+  $("review-summary").replaceChildren(row(["", ...names]), ...review.SUMMARY_FIELDS.map((field) =>
     row([t(`review.summary.${field}`), ...summary.map((player) => String(player[field]))])));
   $("room").hidden = true;
   $("review").hidden = false;
   reviewAt(0);
 }
-
-const SUMMARY_FIELDS = ["unforcedDecisions", "errorRate", "checkerErrorRate", "cubeErrorRate",
-  "pr", "rating", "luck", "doubtful", "errors", "blunders"];
 
 function row(cells) {
   const element = document.createElement("tr");

@@ -133,6 +133,10 @@ const GRAPH_PAD = 22;
 // Marks by the analysis's skill words (bots/analysis.py: doubtful > 0.04, bad > 0.08,
 // very bad > 0.16 EMG): bad ones are errors, very bad ones blunders.
 const MARKS = { doubtful: "doubtful", bad: "error", "very bad": "blunder" };
+export const SKILLS = Object.keys(MARKS);
+// The rows of the players' summary, in order: the fields of summaryRows' objects.
+export const SUMMARY_FIELDS = ["unforcedDecisions", "errorRate", "checkerErrorRate", "cubeErrorRate",
+  "pr", "rating", "luck", "doubtful", "errors", "blunders"];
 
 // The equity after each decision from the first player's side (+1 top, -1 bottom), a line
 // between games, and a mark on each doubtful play, error and blunder. `names`: the players';

@@ -94,12 +94,13 @@ export function termsWords() {
   if ($("invite-lowstart").checked) words.push("lowstart");
   if (!$("invite-cube").checked) words.push("nocube");
   if (!$("invite-rated").checked) words.push("unrated");
-  if ($("invite-timer").value) words.push("timer", $("invite-timer").value);
+  // A clock needs a length: unlimited matches are untimed.
+  if ($("invite-timer").value && !$("invite-unlimited").checked) words.push("timer", $("invite-timer").value);
   return words.join(" ");
 }
 
 $("invite-unlimited").addEventListener("change", () => {
-  $("invite-length").disabled = $("invite-unlimited").checked;
+  $("invite-length").disabled = $("invite-timer").disabled = $("invite-unlimited").checked;
 });
 
 // --- who is online -------------------------------------------------------------------------

@@ -4,6 +4,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { CATALOGUES, preferredLanguage, setLanguage, shownParams, t } from "../../../fibs_server/web/static/i18n.js";
+import { LABEL_KEYS } from "../../../fibs_server/web/static/board_view.js";
+import { SKILLS, SUMMARY_FIELDS } from "../../../fibs_server/web/static/review.js";
+import { boardLabels } from "../../../fibs_server/web/static/ui.js";
 
 const STATIC = new URL("../../../fibs_server/web/static/", import.meta.url);
 const read = (name) => readFileSync(new URL(name, STATIC), "utf8");
@@ -24,8 +27,9 @@ function usedKeys() {
   return keys;
 }
 
-// Keys the page makes from the messages' own values (`decision.${phase}` and the like).
-function keysFromTheSchema() {
+// Keys the page makes at run time from the messages' own values (`decision.${phase}` and the
+// like) and from its modules' lists.
+function composedKeys() {
   const enumOf = (name) => schema.$defs[name].enum;
   const chatKinds = schema.$defs.chat.properties.kind.enum;
   return [
@@ -36,6 +40,11 @@ function keysFromTheSchema() {
       .properties.variant.enum.map((variant) => `variant.${variant}`),
     ...chatKinds.flatMap((kind) => [`chat.${kind}_line`, `chat.own_${kind}`]),
     ...["beginner", "intermediate", "expert"].map((level) => `bot.${level}`),
+    // game.js: an answer to a double or a resignation, by either side.
+    ...["take", "drop", "accept_resignation", "reject_resignation"].flatMap((what) =>
+      ["player", "opponent"].map((who) => `game.${what}_${who}`)),
+    ...SKILLS.map((skill) => `review.skill.${skill.replace(" ", "_")}`),
+    ...SUMMARY_FIELDS.map((field) => `review.summary.${field}`),
   ];
 }
 
@@ -44,7 +53,16 @@ test("both languages have the same keys", () => {
 });
 
 test("every key the page uses is in the catalogues", () => {
-  const missing = [...usedKeys(), ...keysFromTheSchema()].filter((key) => !(key in en));
+  const missing = [...usedKeys(), ...composedKeys()].filter((key) => !(key in en));
+  assert.deepEqual(missing, []);
+});
+
+test("every word of the board has its key, whatever the checkers, dice and cube", () => {
+  const cases = [{ count: 0 }, { count: 2, whose: "mine" }, { count: 2, whose: "theirs" },
+    { used: true }, { used: false }, { owner: "player" }, { owner: "opponent" }, { owner: null }];
+  const missing = LABEL_KEYS.flatMap((key) => cases.map((values) =>
+    boardLabels(key, { point: 8, value: 2, pips: 167, score: 0, length: 5, ...values })))
+    .filter((text) => text.startsWith("board."));
   assert.deepEqual(missing, []);
 });
 

@@ -28,5 +28,5 @@ test("the ratings list: a bar a player, one's own marked", () => {
   assert.equal(svg.split("<rect").length - 1, 2);
   assert.ok(svg.includes('class="rating-row own" data-name="alice"'));
   assert.ok(svg.includes("1. bob") && svg.includes("1523.10 (77)"));
-  assert.ok(ratingsListSvg([], t).includes("No one is rated yet."));
+  assert.ok(ratingsListSvg([], t).includes("No one is on the list yet"));
 });
