@@ -6,12 +6,14 @@ very bad decisions (more than 0.16 EMG) ours marks at least bad; then whether th
 docs/ANALYSIS.md's bounds. `--cpu` instead times our analysis of 1-, 5- and 7-point matches.
 
     .venv/bin/python bench/analysis_vs_gnubg.py [--plies 2] [--matches 32]
-        [--lengths 1,3,5,7] [--pairs beginner:intermediate,intermediate:expert]
+        [--lengths 1,3,5,7] [--pairs beginner:intermediate,intermediate:expert] [--jobs 2]
     .venv/bin/python bench/analysis_vs_gnubg.py --cpu [--plies 1,2]
 """
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import functools
 import random
 import sys
 import tempfile
@@ -54,20 +56,29 @@ def judged(match: Match, plies: int, directory: Path, name: str
     return ours, compare(ours, gnubg_analysis(mat_file, NAMES, plies - 1)), seconds
 
 
+def played_and_judged(plies: int, lengths: list[int], pairs: list[tuple[Level, Level]],
+                      directory: Path, number: int) -> tuple[Comparison, float]:
+    """Match `number` of the comparison (its levels, length and seed follow from it), played
+    and judged in a worker process."""
+    match = played(pairs[number % len(pairs)], lengths[number % len(lengths)], seed=number)
+    _, against, seconds = judged(match, plies, directory, f"m{number}")
+    return against, seconds
+
+
 def comparison(plies: int, matches: int, lengths: list[int],
-               pairs: list[tuple[Level, Level]]) -> bool:
+               pairs: list[tuple[Level, Level]], jobs: int) -> bool:
     # Per role (left level, right level): our and gnubg's error and decisions, summed.
     sums: dict[str, list[float]] = {}
     blunders = found = 0
     print(f"our analysis at bgsage {plies}-ply, gnubg's at {plies - 1}-ply; error rates in "
           "mEMG per unforced decision")
     print(f"{'match':<34} {'ours':>12} {'gnubg':>12} {'blunders':>9} {'found':>6} {'cpu':>6}")
-    with tempfile.TemporaryDirectory(prefix="analysis-vs-gnubg-") as folder:
-        for number in range(matches):
+    with tempfile.TemporaryDirectory(prefix="analysis-vs-gnubg-") as folder, \
+            concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        judging = functools.partial(played_and_judged, plies, lengths, pairs, Path(folder))
+        for number, (against, seconds) in enumerate(pool.map(judging, range(matches))):
             levels = pairs[number % len(pairs)]
             length = lengths[number % len(lengths)]
-            match = played(levels, length, seed=number)
-            ours, against, seconds = judged(match, plies, Path(folder), f"m{number}")
             for side in (0, 1):
                 role = f"{levels[side].name} (against {levels[1 - side].name})"
                 mine, theirs = against.ours[side], against.gnubg[side]
@@ -87,10 +98,10 @@ def comparison(plies: int, matches: int, lengths: list[int],
     good = True
     print(f"\n{'player':<34} {'ours':>6} {'gnubg':>6}  within bounds")
     for role, (error, count, their_error, their_count) in sums.items():
-        mine, theirs = 1000 * error / count, 1000 * their_error / their_count
-        agree = rates_agree(mine, theirs)
+        our_rate, their_rate = 1000 * error / count, 1000 * their_error / their_count
+        agree = rates_agree(our_rate, their_rate)
         good &= agree
-        print(f"{role:<34} {mine:>6.1f} {theirs:>6.1f}  {'yes' if agree else 'NO'}")
+        print(f"{role:<34} {our_rate:>6.1f} {their_rate:>6.1f}  {'yes' if agree else 'NO'}")
     share = found / blunders if blunders else 1.0
     good &= share >= BLUNDERS_FOUND
     print(f"gnubg's blunders marked at least bad by ours: {found} of {blunders} ({share:.0%})")
@@ -116,6 +127,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=32)
     parser.add_argument("--lengths", default="1,3,5,7")
     parser.add_argument("--pairs", default="beginner:intermediate,intermediate:expert")
+    parser.add_argument("--jobs", type=int, default=1, help="matches judged at once")
     parser.add_argument("--cpu", action="store_true")
     arguments = parser.parse_args()
     if arguments.cpu:
@@ -124,7 +136,8 @@ def main() -> None:
     pairs = [(LEVELS[a], LEVELS[b]) for a, b in
              (pair.split(":") for pair in arguments.pairs.split(","))]
     good = comparison(int(arguments.plies), arguments.matches,
-                      [int(length) for length in arguments.lengths.split(",")], pairs)
+                      [int(length) for length in arguments.lengths.split(",")], pairs,
+                      arguments.jobs)
     sys.exit(0 if good else 1)
 
 

@@ -56,6 +56,12 @@ _RATINGS = ((2.0, "Supernatural"), (5.0, "World class"), (8.0, "Expert"), (12.0,
 _AWFUL = "Awful!"
 
 
+def performance_rating(error_rate: float) -> float:
+    """The PR: 500 x the mean error (EMG) per unforced decision, i.e. half the error rate in
+    mEMG."""
+    return error_rate / 2
+
+
 def rating_words(error_rate: float) -> str:
     """gnubg's words for an error rate in mEMG per decision."""
     for bound, words in _RATINGS:
@@ -182,9 +188,7 @@ class PlayerSummary:
 
     @property
     def pr(self) -> float:
-        """The performance rating: 500 x the mean error (EMG) per unforced decision, i.e.
-        half the error rate in mEMG."""
-        return self.error_rate / 2
+        return performance_rating(self.error_rate)
 
     @property
     def rating(self) -> str:

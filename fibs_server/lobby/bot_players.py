@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable, Iterator
 
 from fibs_server.bots import LEVELS, BotPool, Decision, Level, Situation, situation_for
-from fibs_server.bots.analysis import rating_words
+from fibs_server.bots.analysis import performance_rating, rating_words
 from fibs_server.bots.brain import MEASURED_ERROR_RATES
 from fibs_server.lobby import match_play
 from fibs_server.lobby.accounts import Account
@@ -137,7 +137,8 @@ class BotPlayers:
             self.residents[level_name] = session
             rate = MEASURED_ERROR_RATES.get(level_name)
             if rate is not None:
-                self.lobby.bot_strengths[name.lower()] = (rate, rating_words(rate))
+                self.lobby.bot_strengths[name.lower()] = (rate, performance_rating(rate),
+                                                          rating_words(rate))
 
     async def log_out(self) -> None:
         """The bots leave `who` here (another node takes them over); the matches they play

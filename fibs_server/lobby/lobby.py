@@ -154,7 +154,7 @@ class Lobby:
         self.analyses: AnalysisRecords | None = None
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
         # (`whois`), set by the bots as they log in.
-        self.bot_strengths: dict[str, tuple[float, str]] = {}
+        self.bot_strengths: dict[str, tuple[float, float, str]] = {}
         self.who_list = WhoList(self.online, self.directory)
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.

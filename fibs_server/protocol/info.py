@@ -62,8 +62,8 @@ class WhoisFacts:
     playing_terms: MatchTerms | None = None  # of the match played with `playing_with`
     saved_matches: int = 0  # unfinished and not being played: waiting to be resumed
     abandoned_matches: int = 0  # left unfinished until they were closed (docs/FAIRNESS.md)
-    # A built-in bot's measured error rate (mEMG per decision) and gnubg's words for it.
-    bot_strength: tuple[float, str] | None = None
+    # A built-in bot's measured error rate (mEMG per decision), its PR and gnubg's words.
+    bot_strength: tuple[float, float, str] | None = None
 
 
 def whois(facts: WhoisFacts, timezone: str, match_counts: bool = False) -> list[str]:
@@ -95,10 +95,10 @@ def whois(facts: WhoisFacts, timezone: str, match_counts: bool = False) -> list[
     return lines
 
 
-def bot_strength_line(error_rate: float, words: str) -> str:
+def bot_strength_line(error_rate: float, performance_rating: float, words: str) -> str:
     """Ours, in `whois` of a built-in bot for web sessions."""
-    return (f"  A built-in bot: {error_rate:.1f} mEMG per decision as GNU Backgammon's "
-            f"analysis measures it ({words}).")
+    return (f"  A built-in bot: {error_rate:.1f} mEMG per decision (PR {performance_rating:.1f})"
+            f" as GNU Backgammon's analysis measures it ({words}).")
 
 
 def match_counts_line(saved: int, abandoned: int) -> str:

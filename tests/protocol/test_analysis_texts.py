@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime
 
-from fibs_server.bots.analysis import MatchAnalysis, rating_words, summarise
+from fibs_server.bots.analysis import MatchAnalysis, performance_rating, rating_words, summarise
 from fibs_server.bots.brain import MEASURED_ERROR_RATES
 from fibs_server.protocol import analysis_texts, info
 from fibs_server.protocol.help_topics import TOPICS
@@ -44,8 +44,9 @@ def test_a_bots_whois_states_its_measured_strength_to_the_web_page_only():
         name="bot_expert", rating=1700.0, experience=10, email=None,
         last_login=datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc),
         last_host="localhost", last_logout=None, online_idle_seconds=5, playing_with=None,
-        watching=None, away_message=None, bot_strength=(2.1, rating_words(2.1)))
-    line = ("  A built-in bot: 2.1 mEMG per decision as GNU Backgammon's analysis "
+        watching=None, away_message=None,
+        bot_strength=(2.1, performance_rating(2.1), rating_words(2.1)))
+    line = ("  A built-in bot: 2.1 mEMG per decision (PR 1.1) as GNU Backgammon's analysis "
             "measures it (World class).")
     assert line in info.whois(facts, "UTC", match_counts=True)
     assert line not in info.whois(facts, "UTC")  # a classic session: FIBS's lines only
