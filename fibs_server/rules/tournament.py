@@ -293,7 +293,8 @@ def swiss_pairs(ranked: Sequence[str], met: dict[str, set[str]],
     else:
         # The lowest-ranked first; those who had a bye only if everyone has had one.
         lowest_first = list(reversed(ranked))
-        candidates = [name for name in lowest_first if name not in had_bye] or lowest_first[:1]
+        candidates = list([name for name in lowest_first if name not in had_bye]
+                          or lowest_first[:1])
     for candidate in candidates:
         rest = tuple(name for name in ranked if name != candidate)
         try:

@@ -182,7 +182,7 @@ def avoidable_rematch(tournament: Tournament, before: Tournament) -> bool:
     have avoided, with its bye (if any) to a player who has had none, if there is one."""
     current = tournament.current
     assert current is not None
-    met: dict[str, set[str]] = {name: set() for name in (entrant.name for entrant in before.entrants)}
+    met: dict[str, set[str]] = {entrant.name: set() for entrant in before.entrants}
     for played in before.rounds:
         for pairing in played.pairings:
             if pairing.second is not None:
