@@ -49,7 +49,9 @@ class RoundTerms:
     final_length: int = 3
     variant: Variant = Variant.STANDARD
     crawford: bool = True
-    turn_seconds: int | None = None
+    # Every tournament match is timed, so that a player who drops out loses by the timed
+    # matches' grace period instead of holding the round up.
+    turn_seconds: int = 60
     rated: bool = True
 
     def length_of(self, round_number: int, round_count: int) -> int:
