@@ -25,6 +25,7 @@ from fibs_server.lobby import (
     game_commands,
     server_commands,
     table_commands,
+    tournament_commands,
     user_commands,
 )
 from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
@@ -241,6 +242,7 @@ class FibsServer:
         self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(self.lobby, self.clocks),
                                         self.config.lease_seconds, LoopClock())
         await self.sweeps_lease.start()
+        self.lobby.add_commands(tournament_commands.command_table(self.store, self.bots))
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
         self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock)
         self.tournaments_lease = LeaseKeeper(leases(TOURNAMENTS), self.director,

@@ -38,7 +38,7 @@ RECENT_MATCHES = 5  # a pair's finished matches looked at for one that played th
 
 def match_terms(terms: rules.RoundTerms) -> MatchTerms:
     return MatchTerms(rules=MatchRules(variant=terms.variant), turn_seconds=terms.turn_seconds,
-                      rated=terms.rated)
+                      rated=terms.rated, crawford=terms.crawford)
 
 
 class TournamentDirector:
@@ -108,18 +108,30 @@ class TournamentDirector:
         names = [entrant.name for entrant in record.entrants]
         if len(record.entrants) < 2:
             if await self.records.end_tournament(record.tournament_id, Status.CANCELLED, None):
-                self._tell([*names, spec.creator],
-                           tournament_texts.too_few_players(record.tournament_id))
+                self._announce([*names, spec.creator],
+                               tournament_texts.too_few_players(record.tournament_id))
             return
-        played = rules.start(spec.format, record.entrants, spec.swiss_rounds)
+        played = rules.start(spec.format, await self._rated_now(record.entrants),
+                             spec.swiss_rounds)
         now = self._now()
         if not await self.records.start_tournament(record.tournament_id, played, now):
             return  # cancelled meanwhile
         record.played, record.status = played, Status.RUNNING
         record.round_started_at[1] = now
-        self._tell(names, tournament_texts.tournament_starts(record.tournament_id, len(names)))
+        self._announce(names, tournament_texts.tournament_starts(record.tournament_id,
+                                                                 len(names)))
         self._announce_round(record)
         await self._direct(record)
+
+    async def _rated_now(self, entrants: list[rules.Entrant]) -> list[rules.Entrant]:
+        """The field with the ratings its players have at the start (not when they joined):
+        the seeds and the Swiss ranking go by them."""
+        rated = []
+        for entrant in entrants:
+            account = await self.lobby.accounts.find_account(entrant.name)
+            rated.append(entrant if account is None
+                         else rules.Entrant(entrant.name, account.rating))
+        return rated
 
     async def _direct(self, record: TournamentRecord) -> None:
         """The current round's undecided pairings looked at; the round, if now done, followed
@@ -149,8 +161,8 @@ class TournamentDirector:
             winner = rules.winner(played)
             if await self.records.end_tournament(record.tournament_id, Status.FINISHED, winner):
                 assert winner is not None
-                self._tell([entrant.name for entrant in played.entrants],
-                           tournament_texts.tournament_won(record.tournament_id, winner))
+                self._announce([entrant.name for entrant in played.entrants],
+                               tournament_texts.tournament_won(record.tournament_id, winner))
             return
         played = rules.next_round(played)
         now = self._now()
@@ -175,9 +187,19 @@ class TournamentDirector:
                         if name.lower() == match.winner.lower()), False
         if match is not None and match_play.is_live(self.lobby, first, second):
             return None  # played now; a dropout is the timed match's grace period's
-        present = [name for name in (first, second) if self._free_here(name) is not None]
+        here = {name: self._free_here(name) for name in (first, second)}
+        present = [name for name, session in here.items() if session is not None]
+        bots = [name for name, session in here.items() if session is not None and session.is_bot]
+        if len(bots) == 2 and match is None:
+            # The server's bots are not set to play each other: the higher seed goes through.
+            played = record.played
+            assert played is not None
+            return min(bots, key=played.seed_of), True
         if len(present) == 2:
-            if match is None:
+            if bots:  # the bot accepts the invitation as it accepts any (lobby/bot_players.py)
+                human = next(name for name in present if name not in bots)
+                self._invite_bot(record, number, human, bots[0], resume=match is not None)
+            elif match is None:
                 await self._start_match(record, number, position, first, second)
             else:
                 await self._resume(match)
@@ -252,6 +274,21 @@ class TournamentDirector:
                                                  running.match_id)
             record.match_ids[(number, position)] = running.match_id
 
+    def _invite_bot(self, record: TournamentRecord, number: int, human: str, bot: str,
+                    resume: bool) -> None:
+        """The human's invitation to the bot, unless it stands already (the bot is about to
+        accept it)."""
+        played = record.played
+        assert played is not None
+        terms = match_terms(record.spec.terms)
+        length = record.spec.terms.length_of(number, played.round_count)
+        invitation = Invitation(human, bot, length, resume=resume, terms=terms)
+        if self.lobby.match_table.invitation_from(human) == invitation:
+            return
+        self.lobby.match_table.invite(invitation)
+        self._tell_lines([bot], game_texts.invitation_to_resume(human, False) if resume
+                         else game_texts.invitation(human, length, False, False, terms))
+
     async def _resume(self, match: MatchRecord) -> None:
         inviter, joiner = self._free_here(match.player_a), self._free_here(match.player_b)
         if inviter is None or joiner is None:
@@ -263,7 +300,15 @@ class TournamentDirector:
     # --- telling ---------------------------------------------------------------------------
 
     def _tell(self, names: list[str], line: str) -> None:
-        self.lobby.tell(names, notice([line]))
+        self._tell_lines(names, [line])
+
+    def _tell_lines(self, names: list[str], lines: list[str]) -> None:
+        self.lobby.tell(names, notice(lines))
+
+    def _announce(self, names: list[str], line: str) -> None:
+        """`line` to those named, and to everyone who asked to hear of tournaments."""
+        self._tell(names, line)
+        self.lobby.tell_all(notice([line], audience="tournaments", excluded=names))
 
     def _announce_round(self, record: TournamentRecord) -> None:
         """Each player of the round hears of it, and of their match with FIBS's invitation
