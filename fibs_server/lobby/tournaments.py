@@ -208,10 +208,11 @@ class TournamentDirector:
         if self._now() < started_at + spec.no_show_seconds:
             return None
         if match is not None:
-            # A saved match (a restart stopped it, or a grace period runs) that one player
-            # did not come back to: lost by that player like any forfeited match; the next
-            # pass reads the result. Nobody back: it waits for them, or for its grace.
-            if len(present) == 1:
+            # A saved match that one player did not come back to: lost by that player like
+            # any forfeited match; the next pass reads the result. One that a player left
+            # is its grace period's (turn_clock.MatchClocks) alone, so that the two never
+            # both claim it, each for another winner. Nobody back: it waits for them.
+            if len(present) == 1 and match.left_by is None:
                 names = (match.player_a, match.player_b)
                 leaver = next(index for index, name in enumerate(names)
                               if name.lower() != present[0].lower())

@@ -3,6 +3,7 @@ and a Swiss of six played to their winner, with a no-show and a dropout; the lim
 refusals; a classic session that did not ask hears nothing of them."""
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -208,3 +209,53 @@ async def test_only_those_who_asked_hear_of_tournaments(harness):
     await classic.send("tournament notify off")  # a line of its own to read up to
     heard = await classic.skip_until(tournament_texts.NOTIFY_OFF)
     assert not [line for line in heard if "ournament" in line], heard
+
+
+async def test_a_left_match_is_its_grace_periods_not_the_no_show_times(tmp_path):
+    """carol drops out of the match and comes back after bob has gone: the no-show time
+    ends first, with bob away, and the director leaves the match alone (a forfeit by bob
+    there would give the match the other winner); her grace period ends, and bob wins."""
+    grace = NO_SHOW_SECONDS + 60
+    harness = ServerHarness(f"sqlite:///{tmp_path / 'race.db'}")
+    harness.lobby_options["clock"] = clock = FakeClock()
+    harness.config = dataclasses.replace(harness.config, grace_seconds=grace)
+    await harness.start()
+    try:
+        tid, clients = await sign_up(harness, ["bob", "carol"], "knockout length 3 when 2")
+        harness.script_dice((3, 1))
+        await pass_over(harness)
+        await clients["carol"].skip_until(re.compile(r"\*\* You are now playing .* with bob"))
+        await clients["carol"].close()
+        await clients["bob"].skip_until(
+            f"carol has {grace} seconds to resume the match, or loses it.")
+        await clients["bob"].send("bye")
+        await clients["bob"].expect_closed()
+        await harness.login_clip("carol")  # back, but bob is away: nothing to resume
+        clock.advance(NO_SHOW_SECONDS)
+        await pass_over(harness)
+        await pass_over(harness)
+        assert (await harness.server.store.tournament(tid)).status is Status.RUNNING
+        clock.advance(grace - NO_SHOW_SECONDS)
+        await harness.server.clocks.quiet()
+        await pass_over(harness)  # the result read
+        ended = await harness.server.store.tournament(tid)
+        assert ended.status is Status.FINISHED and ended.winner == "bob"
+        assert not ended.played.rounds[0].pairings[0].forfeit  # decided by the match
+    finally:
+        await harness.stop()
+
+
+async def test_the_tournament_decides_crawford_and_seeds_by_the_ratings_at_its_start(harness):
+    """Both players' `crawford` toggles are on (the default); the tournament says no. The
+    seeds go by the ratings at the start: carol has overtaken alice since she joined."""
+    tid, clients = await sign_up(harness, ["alice", "carol"], "knockout length 5 "
+                                 "nocrawford when 2")
+    await harness.server.store.update_account("carol", rating=1600.0)
+    harness.script_dice((3, 1))
+    await pass_over(harness)
+    stored = await harness.server.store.tournament(tid)
+    assert [entrant.name for entrant in stored.played.entrants] == ["carol", "alice"]
+    assert stored.played.entrants[0].rating == 1600.0
+    await clients["alice"].skip_until(re.compile(r"\*\* You are now playing .* with carol"))
+    (running,) = harness.server.lobby.match_table.running_matches()
+    assert running.match.crawford_rule is False
