@@ -36,6 +36,12 @@ def listed(record: TournamentRecord) -> tournament_texts.Listed:
                                    spec.entry_cap, record.winner)
 
 
+def _tell_entrants(lobby: Lobby, record: TournamentRecord, line: str, session: Session) -> None:
+    """`line` to the tournament's entrants, its creator and the user who typed the command."""
+    lobby.tell([*(entrant.name for entrant in record.entrants), record.spec.creator,
+                session.name], notice([line]))
+
+
 def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
     """`bots` None: the server has no built-in bots, so none may enter."""
     table = CommandTable()
@@ -157,9 +163,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                 JoinRefused.ALREADY: tournament_texts.entered_already(tid, account.name),
             }[refused])
             return
-        entrants = [entrant.name for entrant in record.entrants]
-        lobby.tell([*entrants, record.spec.creator, session.name],
-                   notice([tournament_texts.joined(tid, account.name)]))
+        _tell_entrants(lobby, record, tournament_texts.joined(tid, account.name), session)
 
     async def leave(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
@@ -169,8 +173,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if not await records.remove_entrant(tid, session.name):
             session.send_line(tournament_texts.not_entered(tid))
             return
-        lobby.tell([*(entrant.name for entrant in record.entrants), record.spec.creator],
-                   notice([tournament_texts.left(tid, session.name)]))
+        _tell_entrants(lobby, record, tournament_texts.left(tid, session.name), session)
 
     async def cancel(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
@@ -185,9 +188,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if not await records.end_tournament(tid, Status.CANCELLED, None):
             session.send_line(tournament_texts.not_open(tid))
             return
-        entrants = [entrant.name for entrant in record.entrants]
-        lobby.tell([*entrants, record.spec.creator, session.name],
-                   notice([tournament_texts.cancelled(tid, session.name)]))
+        _tell_entrants(lobby, record, tournament_texts.cancelled(tid, session.name), session)
 
     async def notify(lobby: Lobby, session: Session, args: list[str]) -> None:
         value = args[0].lower() if len(args) == 1 else ""
