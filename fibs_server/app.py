@@ -25,6 +25,7 @@ from fibs_server.lobby import (
     game_commands,
     server_commands,
     table_commands,
+    tournament_commands,
     user_commands,
 )
 from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
@@ -34,6 +35,7 @@ from fibs_server.lobby.leases import (
     BOTS,
     DEFAULT_LEASE_SECONDS,
     SWEEPS,
+    TOURNAMENTS,
     AlwaysHeld,
     CallbackDuty,
     LeaseKeeper,
@@ -52,6 +54,7 @@ from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.sweeps import DatabaseSweeps
 from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.tournaments import TournamentDirector
 from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.net.http import (
     LOOPBACK,
@@ -159,6 +162,8 @@ class FibsServer:
         self.redis_connections: RedisConnections | None = None
         self.bots_lease: LeaseKeeper | None = None
         self.sweeps_lease: LeaseKeeper | None = None
+        self.tournaments_lease: LeaseKeeper | None = None
+        self.director: TournamentDirector | None = None
         self._started = False
         self._stopping = False
 
@@ -237,6 +242,12 @@ class FibsServer:
         self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(self.lobby, self.clocks),
                                         self.config.lease_seconds, LoopClock())
         await self.sweeps_lease.start()
+        self.lobby.add_commands(tournament_commands.command_table(self.store, self.bots))
+        # On the lobby's clock (a test's fake one) it passes over the open tournaments.
+        self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock)
+        self.tournaments_lease = LeaseKeeper(leases(TOURNAMENTS), self.director,
+                                             self.config.lease_seconds, LoopClock())
+        await self.tournaments_lease.start()
         if self.analysis_queue is not None:
             await self.analysis_queue.start()
         self._restore_exception_handler = quiet_accept_failures(asyncio.get_running_loop())
@@ -304,7 +315,8 @@ class FibsServer:
                 [({"outcome": outcome}, getattr(counts, outcome))
                  for outcome in ("decided", "late", "refused", "failed")]))
             families.append(BOT_DECISION_SECONDS.exposition())
-        families += lease_families(keeper for keeper in (self.bots_lease, self.sweeps_lease)
+        families += lease_families(keeper for keeper in (self.bots_lease, self.sweeps_lease,
+                                                          self.tournaments_lease)
                                    if keeper is not None)
         if self.bus is not None:
             families += bus_families(self.bus.figures, self.bus.queued, len(lobby.directory))
@@ -335,6 +347,8 @@ class FibsServer:
             task.cancel()
         if self.sweeps_lease is not None:
             await self.sweeps_lease.stop()  # released: another node sweeps from now
+        if self.tournaments_lease is not None:
+            await self.tournaments_lease.stop()  # and directs the tournaments
         if self._telnet is not None:
             self._telnet.close()  # no new connections; the open ones are the lobby's to close
         if self.clocks is not None:

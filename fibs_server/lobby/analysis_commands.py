@@ -13,7 +13,7 @@ from fibs_server.lobby.fair_commands import LARGEST_ID
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
-from fibs_server.lobby.user_commands import undone_unless_stored
+from fibs_server.lobby.user_commands import store_setting
 from fibs_server.protocol import analysis_texts, texts
 from fibs_server.protocol.commands import Command
 
@@ -94,13 +94,8 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
 
 
 async def _set_notices(lobby: Lobby, session: Session, value: str) -> None:
-    account = session.account
-    assert account is not None
     if lobby.is_visitor(session):
         session.send_line(texts.NOT_FOR_VISITORS)
         return
-    before = dict(account.settings)
-    account.settings[NOTICE_SETTING] = value
-    await undone_unless_stored(account.settings, before, lobby.accounts.update_account(
-        account.name, settings=dict(account.settings)))
+    await store_setting(lobby, session, NOTICE_SETTING, value)
     session.send_line(analysis_texts.NOTIFY_ON if value == "on" else analysis_texts.NOTIFY_OFF)

@@ -21,7 +21,9 @@ from fibs_server.lobby.session import Session, wire_text
 from fibs_server.protocol import chat, web_events
 
 SaidKind = Literal["tell", "say", "shout", "kibitz", "whisper", "message"]
-Audience = Literal["named", "clip", "report"]
+Audience = Literal["named", "clip", "report", "tournaments"]
+# In Account.settings: "on" (`tournament notify on`) hears of every tournament (default off).
+TOURNAMENT_NOTICE_SETTING = "tournament_notice"
 
 
 def rings(session: Session) -> bool:
@@ -81,7 +83,8 @@ class Said:
 class Notice:
     """Lines the same for every listener, and the typed message of the same to the pages
     that asked for them. `audience`: who of those addressed hear it, decided where they are
-    (`clip`: CLIP clients; `report`: those whose `report` toggle is on); `excluded`: names
+    (`clip`: CLIP clients; `report`: those whose `report` toggle is on; `tournaments`: those
+    who asked to hear of tournaments); `excluded`: names
     that do not; `broadcast`: formatted once and sent as a broadcast (no pager, no bot looks),
     else each listener's own lines; `ring`: the first line rings the bell of a listener who
     wants one (an invitation)."""
@@ -97,6 +100,9 @@ class Notice:
             return False
         if self.audience == "clip":
             return listener.clip
+        if self.audience == "tournaments":
+            return listener.account is not None \
+                and listener.account.settings.get(TOURNAMENT_NOTICE_SETTING) == "on"
         return self.audience != "report" or listener.toggle("report")
 
     def deliver(self, listeners: Iterable[Session]) -> None:

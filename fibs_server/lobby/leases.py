@@ -32,6 +32,7 @@ GIVE_UP_MARGIN = 1 / 6
 
 BOTS = "bots"  # the built-in bots are logged in on one node
 SWEEPS = "sweeps"  # the periodic sweeps over the database run on one node
+TOURNAMENTS = "tournaments"  # the tournament director runs on one node
 
 
 class Lease(Protocol):
@@ -257,7 +258,7 @@ def lease_families(keepers: Iterable[LeaseKeeper]) -> list[list[str]]:
     return [
         family("fibs_lease_held", "gauge", "Whether this node holds the lease (1) or not "
                "(0): bots, the built-in bots online here; sweeps, the periodic sweeps over "
-               "the database run here.",
+               "the database run here; tournaments, the tournament director runs here.",
                [({"lease": keeper.name}, int(keeper.held)) for keeper in keepers]),
         family("fibs_lease_changes_total", "counter", "Leases gained and lost by this node.",
                [({"lease": keeper.name, "change": change}, getattr(keeper.figures, change))

@@ -391,7 +391,7 @@ async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
     if stored and await saved_match_in_the_way(lobby, inviter, joiner):
         return
     match = new_match(length, lobby.config.new_dice(), inviter, joiner,
-                      lobby.config.choose_first_x(), terms.rules)
+                      lobby.config.choose_first_x(), terms.rules, terms.crawford)
     events = told(match, match.start())
     state = match.to_dict()
     # Replaces the pair's saved match, if any (both agreed: `saved_match_in_the_way`).

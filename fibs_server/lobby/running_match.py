@@ -171,9 +171,9 @@ class RunningMatch:
 
 
 def new_match(length: int | None, dice: Dice, inviter: Session, joiner: Session,
-              first_x_player: int, rules: MatchRules) -> Match:
+              first_x_player: int, rules: MatchRules, crawford: bool | None = None) -> Match:
     """A match by the invitation's `rules` and what both players' toggles and settings ask
-    for."""
+    for (`crawford`, when not None, whatever their toggles say)."""
     inviters, joiners = inviter.account, joiner.account
     assert inviters is not None and joiners is not None
     both = (inviters, joiners)
@@ -181,7 +181,8 @@ def new_match(length: int | None, dice: Dice, inviter: Session, joiner: Session,
     finite = [n for n in numbers if n is not None]
     return Match(length, dice, variant=rules.variant,
                  lower_die_starts=rules.lower_die_starts, cube=rules.cube,
-                 crawford=any(a.toggles["crawford"] for a in both),
+                 crawford=(any(a.toggles["crawford"] for a in both) if crawford is None
+                           else crawford),
                  autodouble=all(a.toggles["autodouble"] for a in both),
                  max_redoubles=min(finite) if finite else None,
                  first_x_player=first_x_player)

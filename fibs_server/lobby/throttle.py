@@ -59,6 +59,13 @@ class AbuseLimits:
     # The same refused answer at a login-dialogue prompt this many times in a row closes the
     # connection: a program re-sending it would otherwise be answered for ever.
     repeated_refused_answers: int = 5
+    # Tournaments: open ones (in sign-up or running) per creator and in all, the players of
+    # one, and the experience a creator needs (administrators need none: a very large figure
+    # leaves creating them to administrators).
+    open_tournaments_per_creator: int = 2
+    max_open_tournaments: int = 20
+    max_tournament_entrants: int = 128
+    tournament_creator_experience: int = 0
 
 
 class LoginThrottle:

@@ -156,6 +156,16 @@ async def undone_unless_stored(values: dict, before: dict, storing: Awaitable[No
         raise
 
 
+async def store_setting(lobby: Lobby, session: Session, key: str, value: str) -> None:
+    """One of the session's account settings changed and stored (put back if it cannot be)."""
+    account = session.account
+    assert account is not None
+    before = dict(account.settings)
+    account.settings[key] = value
+    await undone_unless_stored(account.settings, before, lobby.accounts.update_account(
+        account.name, settings=dict(account.settings)))
+
+
 @table.command("toggle")
 async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
     account = session.account

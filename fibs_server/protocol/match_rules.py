@@ -34,6 +34,9 @@ class MatchTerms:
     turn_seconds: int | None = None  # each decision's time (None: untimed, as on FIBS)
     takeover_seconds: int | None = None  # a bot decides for a player this late (None: never)
     rated: bool = True  # `unrated`: both players agree that the result leaves their ratings
+    # Whether the Crawford rule applies; None: if either player's `crawford` toggle is on, as
+    # on FIBS (a tournament's terms decide it for its matches).
+    crawford: bool | None = None
 
     @property
     def timed(self) -> bool:

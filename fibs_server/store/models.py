@@ -230,3 +230,68 @@ class AnalysisResultRow(Base):
     plies: Mapped[int] = mapped_column(primary_key=True)
     analysis: Mapped[dict[str, Any]] = mapped_column(JSON)
     analysed_at: Mapped[int] = mapped_column(BigInteger)
+
+
+# Tournaments (lobby/tournament_records.py): names are plain text, not foreign keys, as a
+# tournament's table of results outlives nothing but reads as it was played.
+
+class TournamentRow(Base):
+    """A tournament as created (`terms`: rules.tournament.RoundTerms as JSON), its status
+    (`signup`, `running`, `finished`, `cancelled`) and, at the end, its winner."""
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    creator: Mapped[str]
+    format: Mapped[str]
+    terms: Mapped[dict[str, Any]] = mapped_column(JSON)
+    swiss_rounds: Mapped[int]
+    entry_cap: Mapped[int]
+    starts_at: Mapped[int | None] = mapped_column(BigInteger)
+    start_when: Mapped[int | None]
+    bots_allowed: Mapped[bool]
+    no_show_seconds: Mapped[int]
+    status: Mapped[str] = mapped_column(index=True)
+    created_at: Mapped[int] = mapped_column(BigInteger)
+    started_at: Mapped[int | None] = mapped_column(BigInteger)
+    ended_at: Mapped[int | None] = mapped_column(BigInteger)
+    winner: Mapped[str | None]
+
+
+class TournamentEntrantRow(Base):
+    """One entrant; `seed` from the start on (1: the highest rated), `rating` then as at
+    the start."""
+    __tablename__ = "tournament_entrants"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    name_key: Mapped[str] = mapped_column(primary_key=True)
+    name: Mapped[str]
+    rating: Mapped[float] = mapped_column(Double)
+    joined_at: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int | None]
+
+
+class TournamentRoundRow(Base):
+    __tablename__ = "tournament_rounds"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    number: Mapped[int] = mapped_column(primary_key=True)
+    started_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class TournamentPairingRow(Base):
+    """One pairing of a round (`second` None: a bye), its result, and the match playing it
+    (a plain id: a pair's saved match may be replaced, and the result is kept here)."""
+    __tablename__ = "tournament_pairings"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    round_number: Mapped[int] = mapped_column(primary_key=True)
+    position: Mapped[int] = mapped_column(primary_key=True)
+    first: Mapped[str]
+    second: Mapped[str | None]
+    winner: Mapped[str | None]
+    decided: Mapped[bool]
+    forfeit: Mapped[bool]
+    match_id: Mapped[int | None]

@@ -18,10 +18,11 @@ from fibs_server.store.database import (
 )
 from fibs_server.store.group_commit import GroupCommit
 from fibs_server.store.match_store import SqlMatchStore
+from fibs_server.store.tournament_store import TournamentStore
 from fibs_server.store.transactions import AsyncTransactions, ThreadTransactions, Transactions
 
 
-class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore, SqlAnalysisStore):
+class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore, SqlAnalysisStore, TournamentStore):
     """Accounts and matches in a database whose schema is already migrated.
 
     Every method runs one short transaction and commits it before returning (concurrent
@@ -31,7 +32,8 @@ class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore, SqlAnalysisStore):
     exist raise LookupError.
 
     The methods are the mixins': accounts (account_store.py), matches (match_store.py) and
-    talking and moderation (chat_store.py), match analyses (analysis_store.py). SqlStore holds what they share.
+    talking and moderation (chat_store.py), match analyses (analysis_store.py), tournaments
+    (tournament_store.py). SqlStore holds what they share.
     """
 
     def __init__(self, writes: Transactions, clock: Callable[[], float] = time.time, *,

@@ -1,0 +1,99 @@
+"""How the lobby persists tournaments (docs/TOURNAMENTS.md): each tournament as created, its
+entrants, its rounds with their pairings and results, and the match each pairing plays.
+Implemented by the store layer (above the lobby), like MatchStore. Times are Unix seconds.
+
+The store is the truth across nodes: `tournament join` on any node writes here, and the
+director (on the node holding the `tournaments` lease) reads what it must act on from here.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Protocol
+
+from fibs_server.rules.tournament import Entrant, Format, Round, RoundTerms, Tournament
+
+
+class Status(enum.Enum):
+    SIGNUP = "signup"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+    @property
+    def open(self) -> bool:
+        return self in (Status.SIGNUP, Status.RUNNING)
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentSpec:
+    """A tournament as its creator asked for it."""
+
+    creator: str
+    format: Format
+    terms: RoundTerms
+    swiss_rounds: int = 0  # knockout: as many as the field needs
+    entry_cap: int = 16
+    starts_at: int | None = None  # the sign-up closes then ...
+    start_when: int | None = None  # ... or when this many have joined, whichever comes first
+    bots_allowed: bool = False
+    no_show_seconds: int = 300  # a player not in their match this long after the round began forfeits
+
+
+@dataclasses.dataclass
+class TournamentRecord:
+    tournament_id: int
+    spec: TournamentSpec
+    status: Status
+    created_at: int
+    entrants: list[Entrant]  # in the order they joined (ratings as at joining, then at the start)
+    played: Tournament | None = None  # from the start on: the seeded field, rounds and results
+    round_started_at: dict[int, int] = dataclasses.field(default_factory=dict)
+    # (round, position of the pairing in its round) -> the stored match playing it
+    match_ids: dict[tuple[int, int], int] = dataclasses.field(default_factory=dict)
+    winner: str | None = None
+
+    def has_entered(self, name: str) -> bool:
+        return any(entrant.name.lower() == name.lower() for entrant in self.entrants)
+
+
+class JoinRefused(enum.Enum):
+    NOT_OPEN = "not_open"  # no such tournament in sign-up
+    FULL = "full"
+    ALREADY = "already"
+
+
+class TournamentRecords(Protocol):
+    async def create_tournament(self, spec: TournamentSpec) -> TournamentRecord:
+        """Store a new tournament in sign-up."""
+
+    async def add_entrant(self, tournament_id: int, entrant: Entrant) -> JoinRefused | None:
+        """In one transaction: the entrant added, unless the tournament is not in sign-up,
+        is full, or has them already (why not)."""
+
+    async def remove_entrant(self, tournament_id: int, name: str) -> bool:
+        """The entrant removed while the tournament is in sign-up: whether they were in it."""
+
+    async def start_tournament(self, tournament_id: int, played: Tournament,
+                               started_at: int) -> bool:
+        """From sign-up to running, with the seeded field (its ratings as at the start) and
+        the first round: whether it was still in sign-up (it may have been cancelled)."""
+
+    async def save_round(self, tournament_id: int, paired: Round, started_at: int) -> None:
+        """A new round and its pairings (or a round's pairings as decided since)."""
+
+    async def set_pairing_match(self, tournament_id: int, round_number: int, position: int,
+                                match_id: int) -> None:
+        """The stored match that plays a pairing."""
+
+    async def end_tournament(self, tournament_id: int, status: Status,
+                             winner: str | None) -> bool:
+        """Finished (with its winner) or cancelled: whether it was still open."""
+
+    async def tournament(self, tournament_id: int) -> TournamentRecord | None: ...
+
+    async def open_tournaments(self) -> list[TournamentRecord]:
+        """Every tournament in sign-up or running, oldest first."""
+
+    async def recent_tournaments(self, limit: int) -> list[TournamentRecord]:
+        """The open tournaments and the latest ended ones, newest first, `limit` in all."""

@@ -1,0 +1,98 @@
+"""`tournament create <format> [options]`: the words read into what the creator asks for
+(docs/TOURNAMENTS.md, "Commands"). Pure; the lobby checks the server's limits after."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from fibs_server.protocol.coded_texts import refusal
+from fibs_server.protocol.match_rules import TURN_TIMES
+from fibs_server.rules.tournament import Format, RoundTerms
+from fibs_server.rules.variants import Variant
+
+CREATE_USAGE = refusal(
+    "tournament_create_usage",
+    "** usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] "
+    "[nack|hyper|portes] [nocrawford] [timer 30|60] [unrated] [in <minutes>] [when <n>] "
+    "[cap <n>] [bots]")
+LONGEST_MATCH = 25
+MOST_SWISS_ROUNDS = 15
+DEFAULT_SWISS_ROUNDS = 3
+DEFAULT_CAP = 16
+LATEST_START_MINUTES = 7 * 24 * 60  # a start time at most a week ahead
+VARIANTS = {"nack": Variant.NACKGAMMON, "hyper": Variant.HYPERGAMMON,
+            "portes": Variant.PORTES}
+# The words that take a number after them, and the numbers each accepts.
+NUMBERED = {"rounds": range(1, MOST_SWISS_ROUNDS + 1), "length": range(1, LONGEST_MATCH + 1),
+            "final": range(1, LONGEST_MATCH + 1), "timer": TURN_TIMES,
+            "in": range(1, LATEST_START_MINUTES + 1), "when": range(2, 10_000),
+            "cap": range(2, 10_000)}
+FLAGS = ("nocrawford", "unrated", "bots", *VARIANTS)
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentOrder:
+    """What a creator asked for. `start_in_minutes` and `start_when`: the sign-up closes at
+    the first of the two; neither given: when the entry cap is reached."""
+
+    format: Format
+    terms: RoundTerms
+    swiss_rounds: int
+    entry_cap: int
+    start_in_minutes: int | None
+    start_when: int | None
+    bots_allowed: bool
+
+
+class OptionError(ValueError):
+    def __init__(self, reply: str) -> None:
+        super().__init__(reply)
+        self.reply = reply
+
+
+def parse_create(words: Sequence[str]) -> TournamentOrder:
+    """The order the words make; OptionError with the reply when they make none."""
+    if not words or words[0].lower() not in ("knockout", "swiss"):
+        raise OptionError(CREATE_USAGE)
+    numbers: dict[str, int] = {}
+    flags: set[str] = set()
+    remaining = iter(word.lower() for word in words[1:])
+    for word in remaining:
+        if word in NUMBERED:
+            value = next(remaining, "")
+            if not (value.isascii() and value.isdigit() and len(value) <= 5
+                    and int(value) in NUMBERED[word]):
+                raise OptionError(bad_number(word))
+            numbers[word] = int(value)
+        elif word in FLAGS:
+            flags.add(word)
+        else:
+            raise OptionError(CREATE_USAGE)
+    variants = [VARIANTS[word] for word in VARIANTS if word in flags]
+    if len(variants) > 1:
+        raise OptionError(CREATE_USAGE)
+    tournament_format = Format(words[0].lower())
+    if tournament_format is Format.KNOCKOUT and "rounds" in numbers:
+        raise OptionError(ROUNDS_ARE_SWISS)
+    length = numbers.get("length", RoundTerms.length)
+    terms = RoundTerms(length=length, final_length=numbers.get("final", length),
+                       variant=variants[0] if variants else Variant.STANDARD,
+                       crawford="nocrawford" not in flags,
+                       turn_seconds=numbers.get("timer", RoundTerms.turn_seconds),
+                       rated="unrated" not in flags)
+    swiss_rounds = (numbers.get("rounds", DEFAULT_SWISS_ROUNDS)
+                    if tournament_format is Format.SWISS else 0)
+    return TournamentOrder(tournament_format, terms, swiss_rounds,
+                           numbers.get("cap", DEFAULT_CAP), numbers.get("in"),
+                           numbers.get("when"), "bots" in flags)
+
+
+def bad_number(word: str) -> str:
+    allowed = NUMBERED[word]
+    shown = (" or ".join(map(str, allowed)) if not isinstance(allowed, range)
+             else f"{allowed.start} to {allowed.stop - 1}")
+    return refusal("tournament_bad_number", f"** '{word}' takes a number: {shown}.", word=word)
+
+
+ROUNDS_ARE_SWISS = refusal("tournament_rounds_swiss", "** A knockout has as many rounds as its "
+                           "field needs: 'rounds' is for a Swiss.")

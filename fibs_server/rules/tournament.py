@@ -1,0 +1,352 @@
+"""Tournaments as pure values (docs/TOURNAMENTS.md): who entered, the rounds and their
+pairings, the results, the standings and the winner. Two formats:
+
+- **knockout**: single elimination. The field is seeded by rating; a field that is not a
+  power of two is filled with byes, which go to the top seeds (seed 1 meets the last seed, the
+  bracket laid out so that seeds 1 and 2 can only meet in the final). Each round's winners
+  meet in bracket order.
+- **Swiss**: a stated number of rounds; every player plays every round (one bye when the
+  field is odd). Players are ranked by score, then rating; from the top, each unpaired player
+  meets the highest-ranked unpaired player they have not met, backtracking only when the rest
+  could not otherwise be paired without a rematch. The bye goes to the lowest-ranked player
+  who has not had one, the rest still pairable without a rematch if anyone's bye allows it.
+  Rematches, and second byes, happen only when nothing avoids them.
+
+A tournament changes only by new values (`start`, `record`, `next_round`), so the lobby can
+store a value before anyone hears of it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable, Sequence
+
+from fibs_server.rules.variants import Variant
+
+WIN_POINTS = 1  # a won match and a bye each score one point; a lost or doubly forfeited one none
+# The pairing search gives up avoiding rematches after this many steps (a field of a few
+# hundred pairs in well under a second); then it pairs greedily, rematches as late as it can.
+PAIRING_SEARCH_STEPS = 200_000
+
+
+class Format(enum.Enum):
+    KNOCKOUT = "knockout"
+    SWISS = "swiss"
+
+
+@dataclasses.dataclass(frozen=True)
+class Entrant:
+    name: str
+    rating: float
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundTerms:
+    """What every match of the tournament is played by: a round's length (the last round's
+    `final_length`), the variant, the Crawford rule, the turn clock and whether it is rated."""
+
+    length: int = 3
+    final_length: int = 3
+    variant: Variant = Variant.STANDARD
+    crawford: bool = True
+    # Every tournament match is timed, so that a player who drops out loses by the timed
+    # matches' grace period instead of holding the round up.
+    turn_seconds: int = 60
+    rated: bool = True
+
+    def length_of(self, round_number: int, round_count: int) -> int:
+        return self.final_length if round_number == round_count else self.length
+
+
+@dataclasses.dataclass(frozen=True)
+class Pairing:
+    """Two players of a round, or one with a bye (`second` None, won at once). `winner` None
+    with `decided` True: neither showed up (Swiss only: nobody scores)."""
+
+    first: str
+    second: str | None
+    winner: str | None = None
+    decided: bool = False
+    forfeit: bool = False  # decided by a no-show, not by play
+
+    @property
+    def is_bye(self) -> bool:
+        return self.second is None
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return (self.first,) if self.second is None else (self.first, self.second)
+
+    def opponent_of(self, name: str) -> str | None:
+        return self.second if name == self.first else self.first
+
+
+def bye(name: str) -> Pairing:
+    return Pairing(name, None, winner=name, decided=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class Round:
+    number: int  # from 1
+    pairings: tuple[Pairing, ...]
+
+    @property
+    def done(self) -> bool:
+        return all(pairing.decided for pairing in self.pairings)
+
+    def pairing_of(self, name: str) -> Pairing | None:
+        return next((pairing for pairing in self.pairings if name in pairing.players), None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Standing:
+    place: int
+    name: str
+    score: int  # Swiss: points; knockout: rounds won (a bye counts)
+    buchholz: int  # Swiss: the sum of the opponents' scores
+    sonneborn_berger: int  # Swiss: the sum of the scores of the opponents beaten
+    rating: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Tournament:
+    format: Format
+    entrants: tuple[Entrant, ...]  # in seed order: rating, highest first, then name
+    round_count: int
+    rounds: tuple[Round, ...] = ()
+
+    @property
+    def current(self) -> Round | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def finished(self) -> bool:
+        current = self.current
+        return current is not None and current.number == self.round_count and current.done
+
+    def rating_of(self, name: str) -> float:
+        return next(entrant.rating for entrant in self.entrants if entrant.name == name)
+
+    def seed_of(self, name: str) -> int:
+        return next(seed for seed, entrant in enumerate(self.entrants, 1) if entrant.name == name)
+
+
+def seeded(entrants: Iterable[Entrant]) -> tuple[Entrant, ...]:
+    return tuple(sorted(entrants, key=lambda entrant: (-entrant.rating, entrant.name.lower())))
+
+
+def knockout_round_count(field: int) -> int:
+    return max(1, (field - 1).bit_length())
+
+
+def bracket_order(size: int) -> list[int]:
+    """Seeds 1..size (a power of two) in bracket order: neighbours meet in the first round,
+    and the top seeds meet as late as possible (1, 8, 4, 5, 2, 7, 3, 6 for eight)."""
+    order = [1]
+    while len(order) < size:
+        total = 2 * len(order) + 1
+        order = [seed for top in order for seed in (top, total - top)]
+    return order
+
+
+def start(format: Format, entrants: Iterable[Entrant], swiss_rounds: int = 0) -> Tournament:
+    """The tournament with its first round paired. A Swiss needs its number of rounds."""
+    field = seeded(entrants)
+    if len(field) < 2:
+        raise ValueError("a tournament needs two players at least")
+    if len({entrant.name for entrant in field}) != len(field):
+        raise ValueError("an entrant entered twice")
+    if format is Format.KNOCKOUT:
+        tournament = Tournament(format, field, knockout_round_count(len(field)))
+        return dataclasses.replace(tournament, rounds=(_first_knockout_round(tournament),))
+    if swiss_rounds < 1:
+        raise ValueError("a Swiss tournament needs one round at least")
+    tournament = Tournament(format, field, swiss_rounds)
+    return dataclasses.replace(tournament, rounds=(_swiss_round(tournament),))
+
+
+def _first_knockout_round(tournament: Tournament) -> Round:
+    field = len(tournament.entrants)
+    order = bracket_order(2 ** knockout_round_count(field))
+    names = [entrant.name for entrant in tournament.entrants]
+    pairings = []
+    for top, bottom in zip(order[::2], order[1::2], strict=True):
+        # The bracket pairs a bye only with a seed better than every bye: byes to the top.
+        pairings.append(bye(names[top - 1]) if bottom > field
+                        else Pairing(names[top - 1], names[bottom - 1]))
+    return Round(1, tuple(pairings))
+
+
+def record(tournament: Tournament, name: str, winner: str | None,
+           forfeit: bool = False) -> Tournament:
+    """The current round's pairing of `name` decided: `winner` won (None: neither showed,
+    which in a knockout sends the higher seed through). A decided pairing stays as it is."""
+    current = tournament.current
+    pairing = current.pairing_of(name) if current is not None else None
+    if current is None or pairing is None:
+        raise ValueError(f"{name} plays no match in this round")
+    if pairing.decided:
+        return tournament
+    if winner is not None and winner not in pairing.players:
+        raise ValueError(f"{winner} does not play in this pairing")
+    if winner is None and tournament.format is Format.KNOCKOUT:
+        winner = min(pairing.players, key=tournament.seed_of)
+    decided = dataclasses.replace(pairing, winner=winner, decided=True, forfeit=forfeit)
+    pairings = tuple(decided if entry is pairing else entry for entry in current.pairings)
+    return dataclasses.replace(
+        tournament, rounds=(*tournament.rounds[:-1], Round(current.number, pairings)))
+
+
+def next_round(tournament: Tournament) -> Tournament:
+    """The next round paired, once the current one is done (unless it was the last)."""
+    current = tournament.current
+    if current is None or not current.done or tournament.finished:
+        raise ValueError("the current round is not over, or it was the last")
+    if tournament.format is Format.KNOCKOUT:
+        winners = [pairing.winner for pairing in current.pairings]
+        pairings = tuple(Pairing(top, bottom) for top, bottom
+                         in zip(winners[::2], winners[1::2], strict=True)
+                         if top is not None and bottom is not None)
+        following = Round(current.number + 1, pairings)
+    else:
+        following = _swiss_round(tournament)
+    return dataclasses.replace(tournament, rounds=(*tournament.rounds, following))
+
+
+def winner(tournament: Tournament) -> str | None:
+    if not tournament.finished:
+        return None
+    return standings(tournament)[0].name
+
+
+# --- scores and standings -------------------------------------------------------------------
+
+def scores(tournament: Tournament) -> dict[str, int]:
+    points = {entrant.name: 0 for entrant in tournament.entrants}
+    for played in tournament.rounds:
+        for pairing in played.pairings:
+            if pairing.decided and pairing.winner is not None:
+                points[pairing.winner] += WIN_POINTS
+    return points
+
+
+def opponents(tournament: Tournament) -> dict[str, list[str]]:
+    met: dict[str, list[str]] = {entrant.name: [] for entrant in tournament.entrants}
+    for played in tournament.rounds:
+        for pairing in played.pairings:
+            if pairing.second is not None:
+                met[pairing.first].append(pairing.second)
+                met[pairing.second].append(pairing.first)
+    return met
+
+
+def byes(tournament: Tournament) -> set[str]:
+    return {pairing.first for played in tournament.rounds for pairing in played.pairings
+            if pairing.is_bye}
+
+
+def standings(tournament: Tournament) -> list[Standing]:
+    """Swiss: score, then Buchholz, then Sonneborn-Berger, then rating. Knockout: rounds won
+    (the winner first, then the final's loser, ...), then seed."""
+    points = scores(tournament)
+    met = opponents(tournament)
+    beaten: dict[str, list[str]] = {entrant.name: [] for entrant in tournament.entrants}
+    for played in tournament.rounds:
+        for pairing in played.pairings:
+            loser = pairing.opponent_of(pairing.winner) if pairing.winner else None
+            if pairing.winner is not None and loser is not None:
+                beaten[pairing.winner].append(loser)
+    rows = [(entrant.name, points[entrant.name],
+             sum(points[opponent] for opponent in met[entrant.name]),
+             sum(points[opponent] for opponent in beaten[entrant.name]), entrant.rating, seed)
+            for seed, entrant in enumerate(tournament.entrants)]
+    if tournament.format is Format.SWISS:
+        rows.sort(key=lambda row: (-row[1], -row[2], -row[3], row[5]))
+    else:
+        rows.sort(key=lambda row: (-row[1], row[5]))
+    return [Standing(place, name, score, buchholz, berger, rating)
+            for place, (name, score, buchholz, berger, rating, _seed) in enumerate(rows, 1)]
+
+
+# --- Swiss pairing --------------------------------------------------------------------------
+
+def _swiss_round(tournament: Tournament) -> Round:
+    points = scores(tournament)
+    # Seed order is rating order: ranked by score, then rating.
+    ranked = sorted((entrant.name for entrant in tournament.entrants), key=lambda name: (
+        -points[name], tournament.seed_of(name)))
+    met = {name: set(names) for name, names in opponents(tournament).items()}
+    pairs = swiss_pairs(ranked, met, byes(tournament))
+    return Round(len(tournament.rounds) + 1, tuple(
+        Pairing(top, bottom) if bottom is not None else bye(top) for top, bottom in pairs))
+
+
+class _SearchExhausted(Exception):
+    pass
+
+
+def swiss_pairs(ranked: Sequence[str], met: dict[str, set[str]],
+                had_bye: set[str]) -> list[tuple[str, str | None]]:
+    """The pairs of one Swiss round for players in rank order (the bye, if any, last, as
+    `(name, None)`), by the rules of the module's docstring."""
+    budget = [PAIRING_SEARCH_STEPS]
+    if len(ranked) % 2 == 0:
+        candidates: list[str | None] = [None]
+    else:
+        # The lowest-ranked first; those who had a bye only if everyone has had one.
+        lowest_first = list(reversed(ranked))
+        candidates = list([name for name in lowest_first if name not in had_bye]
+                          or lowest_first[:1])
+    for candidate in candidates:
+        rest = tuple(name for name in ranked if name != candidate)
+        try:
+            pairs = _pairs_without_rematch(rest, met, budget)
+        except _SearchExhausted:
+            break
+        if pairs is not None:
+            return [*pairs, *([(candidate, None)] if candidate is not None else [])]
+    candidate = candidates[0]
+    rest = tuple(name for name in ranked if name != candidate)
+    return [*_pairs_fewest_rematches(rest, met),
+            *([(candidate, None)] if candidate is not None else [])]
+
+
+def _pairs_without_rematch(ranked: tuple[str, ...], met: dict[str, set[str]],
+                           budget: list[int]) -> list[tuple[str, str | None]] | None:
+    """Depth first in rank order, so the first pairing found is the one the rule asks for;
+    the sets of players found unpairable are remembered."""
+    unpairable: set[tuple[str, ...]] = set()
+
+    def search(remaining: tuple[str, ...]) -> list[tuple[str, str | None]] | None:
+        if not remaining:
+            return []
+        if remaining in unpairable:
+            return None
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _SearchExhausted
+        top, rest = remaining[0], remaining[1:]
+        for index, partner in enumerate(rest):
+            if partner in met[top]:
+                continue
+            pairs = search(rest[:index] + rest[index + 1:])
+            if pairs is not None:
+                return [(top, partner), *pairs]
+        unpairable.add(remaining)
+        return None
+
+    return search(ranked)
+
+
+def _pairs_fewest_rematches(ranked: tuple[str, ...],
+                            met: dict[str, set[str]]) -> list[tuple[str, str | None]]:
+    """When every pairing has a rematch: each from the top meets the highest-ranked player
+    not met yet, or else the next one."""
+    remaining = list(ranked)
+    pairs: list[tuple[str, str | None]] = []
+    while remaining:
+        top = remaining.pop(0)
+        partner = next((name for name in remaining if name not in met[top]), remaining[0])
+        remaining.remove(partner)
+        pairs.append((top, partner))
+    return pairs

@@ -1,0 +1,234 @@
+"""The lobby's TournamentRecords on SQLAlchemy: a mixin of SqlStore (which gives `_writes`,
+`_reads` and `_now`). Every method is one short transaction."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from fibs_server.lobby.tournament_records import (
+    JoinRefused,
+    Status,
+    TournamentRecord,
+    TournamentSpec,
+)
+from fibs_server.rules.tournament import (
+    Entrant,
+    Format,
+    Pairing,
+    Round,
+    RoundTerms,
+    Tournament,
+    knockout_round_count,
+)
+from fibs_server.rules.variants import Variant
+from fibs_server.store.models import (
+    TournamentEntrantRow,
+    TournamentPairingRow,
+    TournamentRoundRow,
+    TournamentRow,
+    name_key,
+)
+from fibs_server.store.transactions import Transactions
+
+OPEN_STATUSES = [status.value for status in Status if status.open]
+
+
+class TournamentStore:
+    _writes: Transactions
+    _reads: Transactions
+    _now: Callable[[], int]
+
+    async def create_tournament(self, spec: TournamentSpec) -> TournamentRecord:
+        now = self._now()
+
+        def create(session: Session) -> TournamentRecord:
+            row = TournamentRow(
+                creator=spec.creator, format=spec.format.value, terms=_terms_json(spec.terms),
+                swiss_rounds=spec.swiss_rounds, entry_cap=spec.entry_cap,
+                starts_at=spec.starts_at, start_when=spec.start_when,
+                bots_allowed=spec.bots_allowed, no_show_seconds=spec.no_show_seconds,
+                status=Status.SIGNUP.value, created_at=now)
+            session.add(row)
+            session.flush()
+            return TournamentRecord(row.id, spec, Status.SIGNUP, now, [])
+        return await self._writes.run(create)
+
+    async def add_entrant(self, tournament_id: int, entrant: Entrant) -> JoinRefused | None:
+        now = self._now()
+
+        def add(session: Session) -> JoinRefused | None:
+            # The row locked (PostgreSQL) so that two joins cannot both take the last place.
+            row = session.scalars(select(TournamentRow).where(
+                TournamentRow.id == tournament_id).with_for_update()).one_or_none()
+            if row is None or row.status != Status.SIGNUP.value:
+                return JoinRefused.NOT_OPEN
+            key = name_key(entrant.name)
+            if session.get(TournamentEntrantRow, (tournament_id, key)) is not None:
+                return JoinRefused.ALREADY
+            entered = session.scalar(select(func.count()).where(
+                TournamentEntrantRow.tournament_id == tournament_id))
+            if (entered or 0) >= row.entry_cap:
+                return JoinRefused.FULL
+            session.add(TournamentEntrantRow(tournament_id=tournament_id, name_key=key,
+                                             name=entrant.name, rating=entrant.rating,
+                                             joined_at=now))
+            return None
+        return await self._writes.run(add)
+
+    async def remove_entrant(self, tournament_id: int, name: str) -> bool:
+        def remove(session: Session) -> bool:
+            in_signup = session.scalar(select(TournamentRow.id).where(
+                TournamentRow.id == tournament_id,
+                TournamentRow.status == Status.SIGNUP.value).with_for_update())
+            if in_signup is None:
+                return False
+            removed = session.execute(delete(TournamentEntrantRow).where(
+                TournamentEntrantRow.tournament_id == tournament_id,
+                TournamentEntrantRow.name_key == name_key(name)))
+            return bool(getattr(removed, "rowcount", 0))
+        return await self._writes.run(remove)
+
+    async def start_tournament(self, tournament_id: int, played: Tournament,
+                               started_at: int) -> bool:
+        def start(session: Session) -> bool:
+            started = session.execute(update(TournamentRow).where(
+                TournamentRow.id == tournament_id,
+                TournamentRow.status == Status.SIGNUP.value).values(
+                status=Status.RUNNING.value, started_at=started_at))
+            if not getattr(started, "rowcount", 0):
+                return False
+            # The field as seeded: those who left meanwhile are not in it.
+            session.execute(delete(TournamentEntrantRow).where(
+                TournamentEntrantRow.tournament_id == tournament_id))
+            session.add_all(TournamentEntrantRow(
+                tournament_id=tournament_id, name_key=name_key(entrant.name),
+                name=entrant.name, rating=entrant.rating, joined_at=started_at, seed=seed)
+                for seed, entrant in enumerate(played.entrants, 1))
+            assert played.current is not None
+            _write_round(session, tournament_id, played.current, started_at)
+            return True
+        return await self._writes.run(start)
+
+    async def save_round(self, tournament_id: int, paired: Round, started_at: int) -> None:
+        await self._writes.run(
+            lambda session: _write_round(session, tournament_id, paired, started_at))
+
+    async def set_pairing_match(self, tournament_id: int, round_number: int, position: int,
+                                match_id: int) -> None:
+        await self._writes.run(lambda session: session.execute(
+            update(TournamentPairingRow).where(
+                TournamentPairingRow.tournament_id == tournament_id,
+                TournamentPairingRow.round_number == round_number,
+                TournamentPairingRow.position == position).values(match_id=match_id)))
+
+    async def end_tournament(self, tournament_id: int, status: Status,
+                             winner: str | None) -> bool:
+        now = self._now()
+
+        def end(session: Session) -> bool:
+            ended = session.execute(update(TournamentRow).where(
+                TournamentRow.id == tournament_id,
+                TournamentRow.status.in_(OPEN_STATUSES)).values(
+                status=status.value, winner=winner, ended_at=now))
+            return bool(getattr(ended, "rowcount", 0))
+        return await self._writes.run(end)
+
+    async def tournament(self, tournament_id: int) -> TournamentRecord | None:
+        found = await self._reads.run(lambda session: _read(session, [
+            session.get(TournamentRow, tournament_id)]))
+        return found[0] if found else None
+
+    async def open_tournaments(self) -> list[TournamentRecord]:
+        return await self._reads.run(lambda session: _read(session, list(session.scalars(
+            select(TournamentRow).where(TournamentRow.status.in_(OPEN_STATUSES))
+            .order_by(TournamentRow.id)))))
+
+    async def recent_tournaments(self, limit: int) -> list[TournamentRecord]:
+        # Open ones first (there are few: the limits of docs/SECURITY.md), then the latest.
+        def read(session: Session) -> list[TournamentRecord]:
+            rows = list(session.scalars(select(TournamentRow).order_by(
+                TournamentRow.status.in_(OPEN_STATUSES).desc(), TournamentRow.id.desc())
+                .limit(limit)))
+            return _read(session, rows)
+        return await self._reads.run(read)
+
+
+def _terms_json(terms: RoundTerms) -> dict[str, Any]:
+    return {"length": terms.length, "final_length": terms.final_length,
+            "variant": terms.variant.value, "crawford": terms.crawford,
+            "turn_seconds": terms.turn_seconds, "rated": terms.rated}
+
+
+def _terms_of(stored: dict[str, Any]) -> RoundTerms:
+    return RoundTerms(length=stored["length"], final_length=stored["final_length"],
+                      variant=Variant(stored["variant"]), crawford=stored["crawford"],
+                      turn_seconds=stored["turn_seconds"], rated=stored["rated"])
+
+
+def _write_round(session: Session, tournament_id: int, paired: Round, started_at: int) -> None:
+    """The round's row and its pairings, written over what was there; a pairing keeps the
+    match it was given."""
+    key = dict(tournament_id=tournament_id, number=paired.number)
+    if session.get(TournamentRoundRow, (tournament_id, paired.number)) is None:
+        session.add(TournamentRoundRow(**key, started_at=started_at))
+    for position, pairing in enumerate(paired.pairings):
+        row = session.get(TournamentPairingRow, (tournament_id, paired.number, position))
+        if row is None:
+            row = TournamentPairingRow(tournament_id=tournament_id, round_number=paired.number,
+                                       position=position)
+            session.add(row)
+        row.first, row.second = pairing.first, pairing.second
+        row.winner, row.decided, row.forfeit = pairing.winner, pairing.decided, pairing.forfeit
+
+
+def _read(session: Session, rows: Sequence[TournamentRow | None]) -> list[TournamentRecord]:
+    found = [row for row in rows if row is not None]
+    if not found:
+        return []
+    ids = [row.id for row in found]
+    entrants: dict[int, list[TournamentEntrantRow]] = {tid: [] for tid in ids}
+    for entrant in session.scalars(select(TournamentEntrantRow).where(
+            TournamentEntrantRow.tournament_id.in_(ids)).order_by(
+            TournamentEntrantRow.joined_at, TournamentEntrantRow.name_key)):
+        entrants[entrant.tournament_id].append(entrant)
+    rounds: dict[int, dict[int, int]] = {tid: {} for tid in ids}
+    for played in session.scalars(select(TournamentRoundRow).where(
+            TournamentRoundRow.tournament_id.in_(ids))):
+        rounds[played.tournament_id][played.number] = played.started_at
+    pairings: dict[int, list[TournamentPairingRow]] = {tid: [] for tid in ids}
+    for pairing in session.scalars(select(TournamentPairingRow).where(
+            TournamentPairingRow.tournament_id.in_(ids)).order_by(
+            TournamentPairingRow.round_number, TournamentPairingRow.position)):
+        pairings[pairing.tournament_id].append(pairing)
+    return [_record(row, entrants[row.id], rounds[row.id], pairings[row.id]) for row in found]
+
+
+def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
+            started: dict[int, int], pairing_rows: list[TournamentPairingRow]) -> TournamentRecord:
+    spec = TournamentSpec(
+        creator=row.creator, format=Format(row.format), terms=_terms_of(row.terms),
+        swiss_rounds=row.swiss_rounds, entry_cap=row.entry_cap, starts_at=row.starts_at,
+        start_when=row.start_when, bots_allowed=row.bots_allowed,
+        no_show_seconds=row.no_show_seconds)
+    status = Status(row.status)
+    entrants = [Entrant(entrant.name, entrant.rating) for entrant in entrant_rows]
+    record = TournamentRecord(row.id, spec, status, row.created_at, entrants, winner=row.winner)
+    if row.started_at is None:
+        return record
+    seeded = tuple(Entrant(entrant.name, entrant.rating) for entrant in sorted(
+        entrant_rows, key=lambda entrant: entrant.seed or 0))
+    by_round: dict[int, list[Pairing]] = {number: [] for number in sorted(started)}
+    for pairing in pairing_rows:
+        by_round[pairing.round_number].append(Pairing(
+            pairing.first, pairing.second, pairing.winner, pairing.decided, pairing.forfeit))
+        if pairing.match_id is not None:
+            record.match_ids[(pairing.round_number, pairing.position)] = pairing.match_id
+    round_count = (knockout_round_count(len(seeded)) if spec.format is Format.KNOCKOUT
+                   else spec.swiss_rounds)
+    record.played = Tournament(spec.format, seeded, round_count, tuple(
+        Round(number, tuple(pairings)) for number, pairings in by_round.items()))
+    record.round_started_at = dict(started)
+    return record

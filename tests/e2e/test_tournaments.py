@@ -1,0 +1,99 @@
+"""The tournament director over the wire, on a fake clock: a knockout of three (a bye, a
+played match, a result read from the store), a restart in the final that reloads it, and a
+finalist who does not come back and loses the saved final; a sign-up too small."""
+from __future__ import annotations
+
+import pytest
+
+from fibs_server.lobby.tournament_records import Status, TournamentSpec
+from fibs_server.rules.tournament import Entrant, Format, RoundTerms
+from tests.e2e.conftest import ServerHarness
+from tests.fake_clock import FakeClock
+
+NO_SHOW_SECONDS = 300
+
+
+@pytest.fixture
+async def harness(database_url):
+    server = ServerHarness(database_url)
+    server.lobby_options["clock"] = FakeClock()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+async def knockout_of_three(harness) -> int:
+    for name in ("alice", "bob", "carol"):
+        await harness.register(name)
+    store = harness.server.store
+    spec = TournamentSpec(creator="alice", format=Format.KNOCKOUT, start_when=3,
+                          terms=RoundTerms(length=1, final_length=1, turn_seconds=60),
+                          no_show_seconds=NO_SHOW_SECONDS)
+    tournament_id = (await store.create_tournament(spec)).tournament_id
+    for name in ("alice", "bob", "carol"):  # equal ratings: seeded by name
+        assert await store.add_entrant(tournament_id, Entrant(name, 1500.0)) is None
+    return tournament_id
+
+
+async def test_a_knockout_from_its_start_to_its_winner_across_a_restart(harness):
+    tournament_id = await knockout_of_three(harness)
+    alice = await harness.login_clip("alice")
+    bob = await harness.login_clip("bob")
+    carol = await harness.login_clip("carol")
+    harness.script_dice((3, 1))  # bob, the inviter, opens
+    await harness.server.director.run_pass()
+
+    await alice.skip_until(f"Tournament {tournament_id}: you have a bye in round 1.")
+    await carol.skip_until("bob wants to play a 1 point match with you.")
+    await carol.skip_until(f"Tournament {tournament_id}: you play bob, 1 points. The match "
+                           "starts as soon as you are both online; whoever is not within 5 "
+                           "minutes of the round's start loses it.")
+    await carol.skip_until("** You are now playing a 1 point match with bob")
+    await carol.send("resign n")
+    await bob.skip_until("carol wants to resign. You will win 1 point. Type 'accept' or 'reject'.")
+    await bob.send("accept")
+    await bob.skip_until("You win the 1 point match 1-0 .")
+
+    await harness.server.director.run_pass()
+    await carol.skip_until(f"Tournament {tournament_id}: bob beats carol.")
+    await bob.skip_until(f"Tournament {tournament_id}: round 2 of 2 begins.")
+    stored = await harness.server.store.tournament(tournament_id)
+    assert stored.played.rounds[0].pairings[1].winner == "bob"
+    assert stored.played.current.number == 2
+
+    # alice was online: the final began at once. A restart stops it, and alice does not
+    # come back: the timed match's grace period gives it to bob.
+    await harness.restart()
+    bob = await harness.login_clip("bob")
+    clock = harness.lobby_options["clock"]
+    assert isinstance(clock, FakeClock)
+    await harness.server.director.run_pass()
+    assert (await harness.server.store.tournament(tournament_id)).status is Status.RUNNING
+    # The restart armed the final's grace period (a timed match alice is away from).
+    clock.advance(harness.server.lobby.config.grace_seconds)
+    await harness.server.clocks.quiet()
+    await harness.server.director.settled()
+    await harness.server.director.run_pass()  # the result read
+    await bob.skip_until(f"Tournament {tournament_id}: the tournament is over. bob wins it!")
+    ended = await harness.server.store.tournament(tournament_id)
+    assert ended.status is Status.FINISHED and ended.winner == "bob"
+    final = ended.played.rounds[1].pairings[0]
+    assert final.winner == "bob"
+    assert (await harness.server.store.match_by_id(2)).winner == "bob"
+
+
+async def test_a_sign_up_that_closes_with_one_player_is_cancelled(harness):
+    await harness.register("alice")
+    store = harness.server.store
+    spec = TournamentSpec(creator="alice", format=Format.SWISS, swiss_rounds=2,
+                          terms=RoundTerms(), starts_at=100)
+    tournament_id = (await store.create_tournament(spec)).tournament_id
+    await store.add_entrant(tournament_id, Entrant("alice", 1500.0))
+    alice = await harness.login_clip("alice")
+    await harness.server.director.run_pass()  # the fake clock starts at 0: not yet
+    assert (await store.tournament(tournament_id)).status is Status.SIGNUP
+    harness.lobby_options["clock"].advance(100)  # type: ignore[attr-defined]
+    await harness.server.director.settled()
+    await harness.server.director.run_pass()
+    await alice.skip_until(f"Tournament {tournament_id}: cancelled: fewer than two players joined.")
+    assert (await store.tournament(tournament_id)).status is Status.CANCELLED

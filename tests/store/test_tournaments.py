@@ -1,0 +1,110 @@
+"""The TournamentRecords part of SqlStore: a tournament from sign-up through its rounds to
+its end, read back as it was written (what a restart reloads), on SQLite and PostgreSQL."""
+from __future__ import annotations
+
+from fibs_server.lobby.tournament_records import JoinRefused, Status, TournamentSpec
+from fibs_server.rules.tournament import (
+    Entrant,
+    Format,
+    RoundTerms,
+    next_round,
+    record,
+    start,
+)
+from fibs_server.rules.variants import Variant
+from fibs_server.store import SqlStore, downgrade_database_async
+from tests.store.conftest import START_TIME
+from tests.store.test_migrations import table_names
+
+TOURNAMENT_TABLES = {"tournaments", "tournament_entrants", "tournament_rounds",
+                     "tournament_pairings"}
+SPEC = TournamentSpec(creator="alice", format=Format.KNOCKOUT, entry_cap=3, start_when=3,
+                      terms=RoundTerms(length=3, final_length=5, variant=Variant.NACKGAMMON,
+                                       crawford=False, turn_seconds=30, rated=False),
+                      no_show_seconds=120, bots_allowed=True)
+
+
+async def test_sign_up_keeps_the_cap_and_refuses_twice(store):
+    created = await store.create_tournament(SPEC)
+    assert created.status is Status.SIGNUP and created.created_at == START_TIME
+    tid = created.tournament_id
+    assert await store.add_entrant(tid, Entrant("alice", 1600.0)) is None
+    assert await store.add_entrant(tid, Entrant("ALICE", 1600.0)) is JoinRefused.ALREADY
+    assert await store.add_entrant(tid, Entrant("bob", 1700.0)) is None
+    assert await store.remove_entrant(tid, "Bob")
+    assert not await store.remove_entrant(tid, "bob")
+    for name in ("bob", "carol"):
+        assert await store.add_entrant(tid, Entrant(name, 1500.0)) is None
+    assert await store.add_entrant(tid, Entrant("dave", 1500.0)) is JoinRefused.FULL
+    assert await store.add_entrant(tid + 1, Entrant("dave", 1500.0)) is JoinRefused.NOT_OPEN
+    loaded = await store.tournament(tid)
+    assert loaded.spec == SPEC
+    assert [entrant.name for entrant in loaded.entrants] == ["alice", "bob", "carol"]
+    assert loaded.played is None
+
+
+async def test_a_tournament_is_reloaded_as_it_was_played(store, database_url):
+    tid = (await store.create_tournament(SPEC)).tournament_id
+    field = [Entrant("alice", 1600.0), Entrant("bob", 1700.0), Entrant("carol", 1500.0)]
+    for entrant in field:
+        await store.add_entrant(tid, entrant)
+    played = start(Format.KNOCKOUT, field)
+    assert await store.start_tournament(tid, played, 5000)
+    assert not await store.start_tournament(tid, played, 5000)  # once
+    await store.set_pairing_match(tid, 1, 1, 42)
+    played = record(played, "alice", "carol", forfeit=True)
+    await store.save_round(tid, played.rounds[0], 5000)
+    played = next_round(played)
+    await store.save_round(tid, played.rounds[1], 6000)
+
+    # A restart: a new store on the same database.
+    reopened = await SqlStore.open(database_url)
+    try:
+        loaded = (await reopened.open_tournaments())[0]
+    finally:
+        await reopened.close()
+    assert loaded.status is Status.RUNNING and loaded.played == played
+    assert loaded.match_ids == {(1, 1): 42}
+    assert loaded.round_started_at == {1: 5000, 2: 6000}
+    assert [entrant.name for entrant in loaded.played.entrants] == ["bob", "alice", "carol"]
+
+    played = record(played, "bob", "carol")
+    await store.save_round(tid, played.rounds[1], 6000)
+    assert await store.end_tournament(tid, Status.FINISHED, "carol")
+    assert not await store.end_tournament(tid, Status.CANCELLED, None)
+    assert await store.open_tournaments() == []
+    ended = await store.tournament(tid)
+    assert ended.status is Status.FINISHED and ended.winner == "carol"
+    assert ended.played == played
+
+
+async def test_recent_tournaments_list_the_open_ones_first(store):
+    ids = [(await store.create_tournament(SPEC)).tournament_id for _ in range(3)]
+    await store.end_tournament(ids[2], Status.CANCELLED, None)
+    recent = await store.recent_tournaments(10)
+    assert [found.tournament_id for found in recent] == [ids[1], ids[0], ids[2]]
+    assert len(await store.recent_tournaments(2)) == 2
+    assert await store.tournament(999) is None
+
+
+async def test_a_swiss_keeps_its_rounds_and_a_cancel_stops_the_start(store):
+    spec = TournamentSpec(creator="bob", format=Format.SWISS, swiss_rounds=3,
+                          terms=RoundTerms())
+    tid = (await store.create_tournament(spec)).tournament_id
+    field = [Entrant(name, 1500.0) for name in ("a", "b", "c")]
+    for entrant in field:
+        await store.add_entrant(tid, entrant)
+    played = start(Format.SWISS, field, swiss_rounds=3)
+    assert await store.start_tournament(tid, played, 10)
+    loaded = await store.tournament(tid)
+    assert loaded.played == played and loaded.played.round_count == 3
+
+    other = (await store.create_tournament(spec)).tournament_id
+    assert await store.end_tournament(other, Status.CANCELLED, None)
+    assert not await store.start_tournament(other, played, 10)
+
+
+async def test_the_downgrade_removes_the_tournament_tables(store, database_url):
+    assert TOURNAMENT_TABLES <= await table_names(database_url)
+    await downgrade_database_async(database_url, "0007")
+    assert not TOURNAMENT_TABLES & await table_names(database_url)
