@@ -21,7 +21,7 @@ from fibs_server.lobby.session import Session, wire_text
 from fibs_server.protocol import chat, web_events
 
 SaidKind = Literal["tell", "say", "shout", "kibitz", "whisper", "message"]
-Audience = Literal["named", "clip", "report", "tournaments"]
+Audience = Literal["named", "clip", "report", "tournaments", "tournament_pages"]
 # In Account.settings: "on" (`tournament notify on`) hears of every tournament (default off).
 TOURNAMENT_NOTICE_SETTING = "tournament_notice"
 
@@ -84,7 +84,8 @@ class Notice:
     """Lines the same for every listener, and the typed message of the same to the pages
     that asked for them. `audience`: who of those addressed hear it, decided where they are
     (`clip`: CLIP clients; `report`: those whose `report` toggle is on; `tournaments`: those
-    who asked to hear of tournaments); `excluded`: names
+    who asked to hear of tournaments; `tournament_pages`: the pages that follow the
+    tournament of the `tournament` message, `follows_tournament`); `excluded`: names
     that do not; `broadcast`: formatted once and sent as a broadcast (no pager, no bot looks),
     else each listener's own lines; `ring`: the first line rings the bell of a listener who
     wants one (an invitation)."""
@@ -101,8 +102,9 @@ class Notice:
         if self.audience == "clip":
             return listener.clip
         if self.audience == "tournaments":
-            return listener.account is not None \
-                and listener.account.settings.get(TOURNAMENT_NOTICE_SETTING) == "on"
+            return hears_of_tournaments(listener)
+        if self.audience == "tournament_pages":
+            return self.event is not None and follows_tournament(listener, self.event)
         return self.audience != "report" or listener.toggle("report")
 
     def deliver(self, listeners: Iterable[Session]) -> None:
@@ -118,9 +120,28 @@ class Notice:
         text = wire_text(list(self.lines))
         event_line = web_events.encode(self.event) if self.event is not None else None
         for listener in listeners:
-            listener.send_broadcast(text)
+            if text:
+                listener.send_broadcast(text)
             if event_line is not None:
                 listener.send_event_broadcast(event_line)
+
+
+def hears_of_tournaments(listener: Session) -> bool:
+    """Whether `listener` asked to hear of every tournament (`tournament notify on`)."""
+    return listener.account is not None \
+        and listener.account.settings.get(TOURNAMENT_NOTICE_SETTING) == "on"
+
+
+def follows_tournament(listener: Session, shown: web_events.Message) -> bool:
+    """Whether the page of `listener` is sent the changes of the tournament of a `tournament`
+    message: the one it follows (its last shown), one it entered or created, or any when
+    its user asked to hear of tournaments. Never a classic session: it has no page."""
+    if not listener.wants_events:
+        return False
+    name = listener.name.lower()
+    return (listener.followed_tournament == shown["id"] or hears_of_tournaments(listener)
+            or name == shown["creator"].lower()
+            or any(name == entrant["name"].lower() for entrant in shown["entrants"]))
 
 
 def notice(lines: Iterable[str], event: web_events.Message | None = None, *,

@@ -136,6 +136,9 @@ class Session:
         self.gagged: set[str] = set()
         self.blinded: set[str] = set()
         self.waiting_for: set[str] = set()
+        # A page's tournament: the one it last showed, created, joined or left, whose every
+        # change it is sent (lobby/tournament_news.py).
+        self.followed_tournament: int | None = None
         # None until the login's chat hook has read the stored mute: an admin's mute or unmute
         # given while it read is newer than what it read, and stays.
         self.muted: bool | None = None

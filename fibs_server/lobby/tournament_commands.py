@@ -13,6 +13,7 @@ from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.fair_commands import LARGEST_ID
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
+from fibs_server.lobby.tournament_news import listed, shown, tell_pages
 from fibs_server.lobby.tournament_records import (
     JoinRefused,
     Status,
@@ -21,19 +22,12 @@ from fibs_server.lobby.tournament_records import (
     TournamentSpec,
 )
 from fibs_server.lobby.user_commands import store_setting
-from fibs_server.protocol import texts, tournament_texts
+from fibs_server.protocol import texts, tournament_texts, web_events
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.tournament_options import OptionError, parse_create
 from fibs_server.rules.tournament import Entrant
 
 LISTED = 20  # tournaments `tournament list` shows: the open ones first, then the latest
-
-
-def listed(record: TournamentRecord) -> tournament_texts.Listed:
-    spec = record.spec
-    return tournament_texts.Listed(record.tournament_id, spec.format, record.status.value,
-                                   spec.creator, spec.terms, len(record.entrants),
-                                   spec.entry_cap, record.winner)
 
 
 def _tell_entrants(lobby: Lobby, record: TournamentRecord, line: str, session: Session) -> None:
@@ -56,8 +50,9 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             if wait:
                 session.send_line(tournament_texts.read_too_often(math.ceil(wait)))
             elif verb == "list":
-                session.send_lines(tournament_texts.list_lines(
-                    [listed(record) for record in await records.recent_tournaments(LISTED)]))
+                entries = [listed(record) for record in await records.recent_tournaments(LISTED)]
+                session.send_lines(tournament_texts.list_lines(entries))
+                session.send_event(web_events.tournaments(entries))
             else:
                 await _show(lobby, session, args[1:])
             return
@@ -73,13 +68,10 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         record = await _named(session, args)
         if record is None:
             return
-        spec = record.spec
-        starts = tournament_texts.starts_words(
-            None if spec.starts_at is None else spec.starts_at - int(lobby.config.clock.time()),
-            spec.start_when)
-        entrants = record.played.entrants if record.played is not None else record.entrants
-        session.send_lines(tournament_texts.show_lines(listed(record), starts, entrants,
-                                                       record.played))
+        view = shown(record, int(lobby.config.clock.time()))
+        session.send_lines(tournament_texts.show_lines(view))
+        session.send_event(web_events.tournament(view))
+        session.followed_tournament = record.tournament_id
 
     async def _named(session: Session, args: list[str]) -> TournamentRecord | None:
         """The tournament the first word names, or None (the refusal sent)."""
@@ -90,6 +82,13 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             session.send_line(tournament_texts.no_such(typed) if typed
                               else tournament_texts.USAGE)
         return found
+
+    async def changed(lobby: Lobby, session: Session, tournament_id: int) -> None:
+        """The pages told of the tournament as `session` changed it; theirs follows it."""
+        session.followed_tournament = tournament_id
+        record = await records.tournament(tournament_id)
+        if record is not None:
+            tell_pages(lobby, record)
 
     async def create(lobby: Lobby, session: Session, args: list[str]) -> None:
         account = session.account
@@ -129,6 +128,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             start_when=start_when, bots_allowed=order.bots_allowed)
         record = await records.create_tournament(spec)
         session.send_line(tournament_texts.created(record.tournament_id))
+        await changed(lobby, session, record.tournament_id)
         lobby.tell_all(notice([tournament_texts.opened(
             record.tournament_id, session.name, order.format.value, order.terms.length,
             order.entry_cap)], audience="tournaments", excluded=[session.name]))
@@ -164,6 +164,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             }[refused])
             return
         _tell_entrants(lobby, record, tournament_texts.joined(tid, account.name), session)
+        await changed(lobby, session, tid)
 
     async def leave(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
@@ -174,6 +175,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             session.send_line(tournament_texts.not_entered(tid))
             return
         _tell_entrants(lobby, record, tournament_texts.left(tid, session.name), session)
+        await changed(lobby, session, tid)
 
     async def cancel(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
@@ -189,6 +191,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             session.send_line(tournament_texts.not_open(tid))
             return
         _tell_entrants(lobby, record, tournament_texts.cancelled(tid, session.name), session)
+        await changed(lobby, session, tid)
 
     async def notify(lobby: Lobby, session: Session, args: list[str]) -> None:
         value = args[0].lower() if len(args) == 1 else ""

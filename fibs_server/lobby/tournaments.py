@@ -24,6 +24,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
+from fibs_server.lobby.tournament_news import tell_pages
 from fibs_server.lobby.tournament_records import Status, TournamentRecord, TournamentRecords
 from fibs_server.protocol import game_texts, tournament_texts, web_events
 from fibs_server.protocol.match_rules import MatchTerms
@@ -108,8 +109,10 @@ class TournamentDirector:
         names = [entrant.name for entrant in record.entrants]
         if len(record.entrants) < 2:
             if await self.records.end_tournament(record.tournament_id, Status.CANCELLED, None):
+                record.status = Status.CANCELLED
                 self._announce([*names, spec.creator],
                                tournament_texts.too_few_players(record.tournament_id))
+                tell_pages(self.lobby, record)
             return
         played = rules.start(spec.format, await self._rated_now(record.entrants),
                              spec.swiss_rounds)
@@ -121,6 +124,7 @@ class TournamentDirector:
         self._announce(names, tournament_texts.tournament_starts(record.tournament_id,
                                                                  len(names)))
         self._announce_round(record)
+        tell_pages(self.lobby, record)
         await self._direct(record)
 
     async def _rated_now(self, entrants: list[rules.Entrant]) -> list[rules.Entrant]:
@@ -156,13 +160,16 @@ class TournamentDirector:
         record.played = played
         self._tell_results(record, [current.pairings[position] for position in decided])
         if not current.done:
+            tell_pages(self.lobby, record)
             return
         if played.finished:
             winner = rules.winner(played)
             if await self.records.end_tournament(record.tournament_id, Status.FINISHED, winner):
                 assert winner is not None
+                record.status, record.winner = Status.FINISHED, winner
                 self._announce([entrant.name for entrant in played.entrants],
                                tournament_texts.tournament_won(record.tournament_id, winner))
+                tell_pages(self.lobby, record)
             return
         played = rules.next_round(played)
         now = self._now()
@@ -171,6 +178,7 @@ class TournamentDirector:
         record.played = played
         record.round_started_at[played.current.number] = now
         self._announce_round(record)
+        tell_pages(self.lobby, record)
         await self._direct(record)
 
     async def _outcome(self, record: TournamentRecord, number: int, position: int,

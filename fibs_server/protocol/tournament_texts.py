@@ -175,7 +175,7 @@ def terms_words(terms: RoundTerms) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Listed:
-    """One tournament as `tournament list` and `show` name it."""
+    """One tournament as `tournament list` and `show` name it (and the page's list)."""
 
     tournament_id: int
     kind: Format
@@ -185,6 +185,28 @@ class Listed:
     entered: int
     cap: int
     winner: str | None = None
+    swiss_rounds: int = 0  # a Swiss's rounds, as asked; a knockout's depend on its field
+
+
+@dataclasses.dataclass(frozen=True)
+class Shown:
+    """One tournament as a whole, as `tournament show` tells it and the page's `tournament`
+    message shows it: the one view both are made from. `played` None: still in sign-up."""
+
+    entry: Listed
+    start_in_seconds: int | None  # the sign-up closes this many seconds from now ...
+    start_when: int | None  # ... or when this many have joined
+    entrants: tuple[Entrant, ...]  # in the order they joined; seeded once it started
+    played: Tournament | None
+    bots_allowed: bool = False
+
+    @property
+    def running_round(self) -> int | None:
+        """The number of the round being played, while the tournament runs."""
+        played = self.played
+        if played is None or played.current is None or self.entry.status != "running":
+            return None
+        return played.current.number
 
 
 def list_lines(listed: Sequence[Listed]) -> list[str]:
@@ -197,17 +219,17 @@ def list_lines(listed: Sequence[Listed]) -> list[str]:
         for entry in listed)]
 
 
-def show_lines(entry: Listed, starts: str, entrants: Sequence[Entrant],
-               played: Tournament | None) -> list[str]:
+def show_lines(shown: Shown) -> list[str]:
     """The tournament as a whole: its terms, its entrants, every round's pairings with
     their results, and the standings."""
+    entry, played, entrants = shown.entry, shown.played, shown.entrants
+    number = shown.running_round
     lines = [_about(entry.tournament_id, f"a {entry.kind.value} by {entry.creator}, "
                     f"{terms_words(entry.terms)}; {entry.status}" + (
-                        f", round {played.current.number} of {played.round_count}"
-                        if played is not None and played.current is not None
-                        and entry.status == "running" else "")
+                        f", round {number} of {played.round_count}"
+                        if played is not None and number is not None else "")
                     + (f"; won by {entry.winner}" if entry.winner else "") + "."),
-             f"  Start: {starts}.",
+             f"  Start: {starts_words(shown.start_in_seconds, shown.start_when)}.",
              f"  Entrants ({len(entrants)} of {entry.cap}): " + (", ".join(
                  f"{e.name} ({e.rating:.0f})" for e in entrants) or "none yet")]
     if played is None:

@@ -28,7 +28,9 @@ from fibs_server.protocol.info import SavedMatch
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import WATCHERS, Say
 from fibs_server.protocol.table_texts import TableRow
+from fibs_server.protocol.tournament_texts import Listed, Shown
 from fibs_server.rules import events as ev
+from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.match import Match, Moment, Phase
 from fibs_server.rules.ratings import RatingCalculation
 
@@ -389,3 +391,54 @@ def my_table(code: str | None, length: int | None = None, terms: MatchTerms | No
     assert terms is not None
     return {"type": "my_table", "table": {"code": code, "length": length,
                                           "terms": terms_of(terms), "private": private}}
+
+
+# --- tournaments: the views `tournament list` and `show` are made from (tournament_texts) ------
+
+def tournaments(listed: Iterable[Listed]) -> Message:
+    """`tournament list`: the open tournaments, then the latest ended ones."""
+    return {"type": "tournaments", "tournaments": [listed_entry(entry) for entry in listed]}
+
+
+def listed_entry(entry: Listed) -> Message:
+    terms = entry.terms
+    return {"id": entry.tournament_id, "format": entry.kind.value, "status": entry.status,
+            "creator": entry.creator, "entered": entry.entered, "cap": entry.cap,
+            "winner": entry.winner,
+            "swiss_rounds": entry.swiss_rounds if entry.kind is tournament_rules.Format.SWISS
+            else None,
+            "terms": {"length": terms.length, "final_length": terms.final_length,
+                      "variant": terms.variant.value, "crawford": terms.crawford,
+                      "turn_seconds": terms.turn_seconds, "rated": terms.rated}}
+
+
+def tournament(shown: Shown) -> Message:
+    """One tournament as a whole (`tournament show`), and again at each change of it to the
+    pages that follow it: its entrants, every round's pairings and results, the standings."""
+    played = shown.played
+    seeds = ({entrant.name: seed for seed, entrant in enumerate(played.entrants, 1)}
+             if played is not None else {})
+    swiss = shown.entry.kind is tournament_rules.Format.SWISS
+    return {
+        "type": "tournament", **listed_entry(shown.entry),
+        "start": {"in_seconds": None if shown.start_in_seconds is None
+                  else max(0, shown.start_in_seconds), "when": shown.start_when},
+        "bots_allowed": shown.bots_allowed,
+        "entrants": [{"name": entrant.name, "rating": round(entrant.rating, 2),
+                      "seed": seeds.get(entrant.name)} for entrant in shown.entrants],
+        "round_count": None if played is None else played.round_count,
+        "current_round": shown.running_round,
+        "rounds": [] if played is None else [
+            {"number": played_round.number,
+             "length": shown.entry.terms.length_of(played_round.number, played.round_count),
+             "pairings": [{"first": pairing.first, "second": pairing.second,
+                           "decided": pairing.decided, "winner": pairing.winner,
+                           "forfeit": pairing.forfeit} for pairing in played_round.pairings]}
+            for played_round in played.rounds],
+        "standings": [] if played is None else [
+            {"place": row.place, "name": row.name, "score": row.score,
+             "buchholz": row.buchholz if swiss else None,
+             "sonneborn_berger": row.sonneborn_berger if swiss else None,
+             "rating": round(row.rating, 2)}
+            for row in tournament_rules.standings(played)],
+    }

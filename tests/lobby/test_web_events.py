@@ -13,9 +13,12 @@ from fibs_server.lobby import (
     match_play,
     server_commands,
     table_commands,
+    tournament_commands,
 )
+from fibs_server.lobby.tournaments import TournamentDirector
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 from fibs_server.protocol.texts import Departure
+from tests.fake_clock import FakeClock
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.protocol.test_web_events import VALIDATOR, check_board
 
@@ -389,3 +392,59 @@ async def test_a_pages_login_gets_everyone_online_kept_but_never_stale(tmp_path,
     assert seen["alice"]["ready"] and seen["alice"]["away"]
     await store.close()
 
+
+
+def tournament_states(messages: list[dict]) -> list[tuple]:
+    """Each `tournament` message as (status, entrants, results so far, winner)."""
+    return [(m["status"], [e["name"] for e in m["entrants"]],
+             [p["winner"] for r in m["rounds"] for p in r["pairings"] if p["decided"]],
+             m["winner"]) for m in messages if m["type"] == "tournament"]
+
+
+async def test_a_tournament_told_to_the_pages_that_follow_it_from_sign_up_to_its_winner(
+        tmp_path):
+    lobby, store = await recording_lobby(tmp_path, *[(6, 5), (3, 1)] * 20)
+    lobby.add_commands(tournament_commands.command_table(store, None))
+    director = TournamentDirector(lobby, store, FakeClock())
+    alice, alice_out = await logged_in(lobby, "alice", web_events=True)
+    bob, bob_out = await logged_in(lobby, "bob", web_events=True)
+    carol, carol_out = await logged_in(lobby, "carol", web_events=True)  # follows by `show`
+    dave, dave_out = await logged_in(lobby, "dave", web_events=True)  # follows none
+    erin, erin_out = await logged_in(lobby, "erin")
+    erin.clip = True  # a CLIP client that did not ask for messages, told of every tournament
+    await lobby.dispatch(erin, "tournament notify on")
+    for connection in (alice_out, bob_out, carol_out, dave_out, erin_out):
+        split(connection)
+
+    await lobby.dispatch(alice, "tournament create knockout length 1 when 2 cap 4")
+    await lobby.dispatch(carol, "tournament list")
+    await lobby.dispatch(carol, "tournament show 1")
+    _, carol_told = split(carol_out)
+    assert [m["type"] for m in carol_told] == ["tournaments", "tournament"]
+    assert carol_told[0]["tournaments"] == [{k: v for k, v in carol_told[1].items() if k in (
+        "id", "format", "status", "creator", "entered", "cap", "winner", "swiss_rounds",
+        "terms")}]
+    await lobby.dispatch(bob, "tournament join 1")
+    await lobby.dispatch(alice, "tournament join 1")
+    await director.run_pass()  # two have joined: it starts, and their match with it
+    assert lobby.match_table.match_of(alice) is not None
+    await lobby.dispatch(alice, "resign n")
+    await lobby.dispatch(bob, "accept")
+    await director.run_pass()
+
+    started = ("running", ["alice", "bob"], [], None)
+    won = ("finished", ["alice", "bob"], ["bob"], "bob")
+    _, alice_told = split(alice_out)
+    assert tournament_states(alice_told) == [
+        ("signup", [], [], None), ("signup", ["bob"], [], None),
+        ("signup", ["alice", "bob"], [], None), started, won]
+    _, carol_told = split(carol_out)
+    assert tournament_states(carol_told) == tournament_states(alice_told)[1:]
+    _, bob_told = split(bob_out)
+    assert tournament_states(bob_told) == tournament_states(alice_told)[1:]
+    assert [m for m in bob_told if m["type"] == "tournament"][-1]["standings"][0]["name"] == "bob"
+    _, dave_told = split(dave_out)
+    assert tournament_states(dave_told) == []
+    lines, messages = split(erin_out)
+    assert messages == [] and "Tournament 1: the tournament is over. bob wins it!" in lines
+    await store.close()

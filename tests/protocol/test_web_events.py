@@ -23,11 +23,14 @@ from fibs_server.protocol.match_views import WATCHERS, say
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.protocol.settings import toggle_reply
 from fibs_server.protocol.table_texts import TableRow
+from fibs_server.protocol.tournament_texts import Listed, Shown, show_lines
 from fibs_server.rules import events as ev
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Moment, Phase
 from fibs_server.rules.ratings import PlayerRating, rate_match
+from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.refusals import Refusal, Refused
+from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from fibs_server.rules.variants import Variant
 from tests.bots.helpers import MAX_ACTIONS, bot_turn, finished, random_action
 
@@ -298,3 +301,66 @@ def test_the_schema_rejects_what_the_renderer_never_sends():
     with pytest.raises(jsonschema.ValidationError):
         VALIDATOR.validate({"type": "hello", "version": 2})
     assert SCHEMA["version"] == web_events.VERSION
+
+
+def test_a_tournament_is_one_view_for_show_and_for_the_page():
+    """A Swiss of five after two rounds and a knockout of three in sign-up and won: the
+    `tournament` message says what `tournament show` says, from the same view."""
+    field = [Entrant(name, rating) for name, rating in
+             (("alice", 1700), ("bob", 1650), ("carol", 1600), ("dave", 1550), ("erin", 1500))]
+    swiss = tournament_rules.start(Format.SWISS, field, swiss_rounds=3)
+    for _ in range(2):
+        assert swiss.current is not None
+        for pairing in swiss.current.pairings:
+            if not pairing.decided:
+                swiss = tournament_rules.record(swiss, pairing.first, pairing.first)
+        if swiss.current is not None and swiss.current.number == 1:
+            swiss = tournament_rules.next_round(swiss)
+    terms = RoundTerms(length=5, final_length=7, variant=Variant.NACKGAMMON, crawford=False)
+    shown = Shown(Listed(4, Format.SWISS, "running", "alice", terms, 5, 8, swiss_rounds=3),
+                  None, 5, tuple(swiss.entrants), swiss)
+    message = valid(web_events.tournament(shown))
+    lines = show_lines(shown)
+    assert lines[0] == ("Tournament 4: a swiss by alice, 5 points (final 7), nackgammon, "
+                        "no Crawford, 60 s a turn; running, round 2 of 3.")
+    assert message["current_round"] == 2 and message["round_count"] == 3
+    assert message["terms"] == {"length": 5, "final_length": 7, "variant": "nackgammon",
+                                "crawford": False, "turn_seconds": 60, "rated": True}
+    assert [r["length"] for r in message["rounds"]] == [5, 5]
+    assert [(e["name"], e["seed"]) for e in message["entrants"]][:2] == [("alice", 1), ("bob", 2)]
+    first_round = message["rounds"][0]["pairings"]
+    assert {"first": "erin", "second": None, "decided": True, "winner": "erin",
+            "forfeit": False} in first_round
+    standings_line = lines[-1].removeprefix("  Standings: ").split("; ")
+    assert standings_line == [
+        f"{row['place']}. {row['name']} {row['score']} (Buchholz {row['buchholz']}, "
+        f"SB {row['sonneborn_berger']})" for row in message["standings"]]
+
+    signup = Shown(Listed(5, Format.KNOCKOUT, "signup", "bob", RoundTerms(), 1, 4), 600, None,
+                   (Entrant("bob", 1500.0),), None, bots_allowed=True)
+    assert valid(web_events.tournament(signup)) | {"entrants": []} == {
+        "type": "tournament", "id": 5, "format": "knockout", "status": "signup",
+        "creator": "bob", "entered": 1, "cap": 4, "winner": None, "swiss_rounds": None,
+        "terms": {"length": 3, "final_length": 3, "variant": "standard", "crawford": True,
+                  "turn_seconds": 60, "rated": True},
+        "start": {"in_seconds": 600, "when": None}, "bots_allowed": True, "entrants": [],
+        "round_count": None, "current_round": None, "rounds": [], "standings": []}
+    assert show_lines(signup)[1:] == ["  Start: in 10 minutes.", "  Entrants (1 of 4): bob (1500)"]
+
+    knockout = tournament_rules.start(Format.KNOCKOUT, field[:3])
+    knockout = tournament_rules.record(knockout, "bob", "carol")
+    knockout = tournament_rules.record(tournament_rules.next_round(knockout), "alice", "alice")
+    won = valid(web_events.tournament(Shown(
+        Listed(6, Format.KNOCKOUT, "finished", "bob", RoundTerms(), 3, 4, "alice"), None, 3,
+        tuple(knockout.entrants), knockout)))
+    assert won["winner"] == "alice" and won["current_round"] is None
+    assert [[(p["first"], p["second"], p["winner"]) for p in r["pairings"]]
+            for r in won["rounds"]] == [[("alice", None, "alice"), ("bob", "carol", "carol")],
+                                        [("alice", "carol", "alice")]]
+    assert [(row["name"], row["buchholz"]) for row in won["standings"]] == [
+        ("alice", None), ("carol", None), ("bob", None)]
+    assert valid(web_events.tournaments([Listed(6, Format.KNOCKOUT, "finished", "bob",
+                                                RoundTerms(), 3, 4, "alice")]))[
+        "tournaments"][0]["winner"] == "alice"
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate({**won, "unknown": 1})
