@@ -25,10 +25,10 @@ from fibs_server.protocol.settings import toggle_reply
 from fibs_server.protocol.table_texts import TableRow
 from fibs_server.protocol.tournament_texts import Listed, Shown, show_lines
 from fibs_server.rules import events as ev
+from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Moment, Phase
 from fibs_server.rules.ratings import PlayerRating, rate_match
-from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.refusals import Refusal, Refused
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from fibs_server.rules.variants import Variant
