@@ -4,6 +4,7 @@
 import { splitMessage, welcomeName } from "./clip.js";
 import * as game from "./game.js";
 import * as room from "./room.js";
+import * as tournaments from "./tournaments.js";
 import * as profile from "./profile.js";
 import * as sounds from "./sounds.js";
 import {
@@ -81,7 +82,7 @@ for (const handlers of [{
   session: sessionToken,
   logged_in: (message) => { session.visitor = message.visitor; room.loggedIn(message); },
   refusal,
-}, game.HANDLERS, room.HANDLERS]) {
+}, game.HANDLERS, room.HANDLERS, tournaments.HANDLERS]) {
   for (const [type, handler] of Object.entries(handlers)) {
     HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
   }
@@ -213,6 +214,7 @@ function showWelcome(message) {
   session.me = null;
   dialogue.intent = null;
   room.reset();
+  tournaments.reset();
   game.reset();
   if (message) welcomeMessage(message);
 }
@@ -240,6 +242,7 @@ function chooseLanguage(chosen) {
   translateDocument(document);
   game.render();
   room.render();
+  tournaments.render();
   if (session.me) status("status.logged_in", { name: session.me });
   else status(session.dialogue === "login" ? "status.not_logged_in" : "status.connecting");
 }
@@ -265,6 +268,7 @@ function showTab(name) {
     tab.setAttribute("aria-selected", String(tab.dataset.tab === name));
   }
   for (const panel of document.querySelectorAll(".tab-panel")) panel.hidden = panel.dataset.panel !== name;
+  if (name === "tournaments" && session.dialogue === "online") tournaments.opened();
 }
 for (const tab of document.querySelectorAll("#tabs [data-tab]")) {
   tab.addEventListener("click", () => showTab(tab.dataset.tab));

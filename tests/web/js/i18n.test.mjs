@@ -7,6 +7,7 @@ import { CATALOGUES, preferredLanguage, setLanguage, shownParams, t } from "../.
 import { LABEL_KEYS } from "../../../fibs_server/web/static/board_view.js";
 import { SKILLS, SUMMARY_FIELDS } from "../../../fibs_server/web/static/review.js";
 import { boardLabels } from "../../../fibs_server/web/static/ui.js";
+import { RESULT_OUTCOMES } from "../../../fibs_server/web/static/tournament_view.js";
 
 const STATIC = new URL("../../../fibs_server/web/static/", import.meta.url);
 const read = (name) => readFileSync(new URL(name, STATIC), "utf8");
@@ -44,6 +45,9 @@ function composedKeys() {
     ...["take", "drop", "accept_resignation", "reject_resignation"].flatMap((what) =>
       ["player", "opponent"].map((who) => `game.${what}_${who}`)),
     ...SKILLS.map((skill) => `review.skill.${skill.replace(" ", "_")}`),
+    // tournaments.js: a tournament's status, and a Swiss table's result of a round.
+    ...schema.$defs.tournament_entry.properties.status.enum.map((status) => `tournament.status_${status}`),
+    ...RESULT_OUTCOMES.map((outcome) => `tournament.result_${outcome}`),
     ...SUMMARY_FIELDS.map((field) => `review.summary.${field}`),
   ];
 }

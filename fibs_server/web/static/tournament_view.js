@@ -1,0 +1,128 @@
+// A tournament as the page lays it out, from its `tournament` message (docs/WEB-PROTOCOL.md,
+// "Tournaments"): a knockout's bracket, a Swiss's table, the words of its terms, and the
+// `tournament create` command of the page's form. Pure: no DOM (tournaments.js draws).
+import { t } from "./i18n.js";
+
+// --- a knockout's bracket --------------------------------------------------------------------
+
+// The bracket: a column per round, first to final, each with its matches in bracket order
+// (the winners of neighbouring matches meet next). Rounds not paired yet are filled from the
+// results so far: a winner advances at once, an undecided place is null. Null in sign-up.
+// Each match: {slots: [top, bottom], bye, decided, forfeit}; a slot {name, seed, won, lost}
+// or null (not known yet); a bye's bottom slot is null with `bye` true.
+export function bracketLayout(state) {
+  if (state.format !== "knockout" || state.rounds.length === 0) return null;
+  const seeds = new Map(state.entrants.map((entrant) => [entrant.name, entrant.seed]));
+  const slot = (name, pairing) => (name === null ? null : {
+    name, seed: seeds.get(name) ?? null,
+    won: pairing.decided && pairing.winner === name,
+    lost: pairing.decided && pairing.winner !== null && pairing.winner !== name,
+  });
+  const columns = [];
+  for (let index = 0; index < state.round_count; index += 1) {
+    const number = index + 1;
+    const played = state.rounds.find((round) => round.number === number);
+    let matches;
+    if (played) {
+      matches = played.pairings.map((pairing) => ({
+        slots: [slot(pairing.first, pairing), slot(pairing.second, pairing)],
+        bye: pairing.second === null, decided: pairing.decided, forfeit: pairing.forfeit,
+      }));
+    } else {
+      const before = columns[index - 1].matches;
+      matches = [];
+      for (let pair = 0; pair < before.length; pair += 2) {
+        const pending = { first: null, second: null, decided: false, winner: null };
+        matches.push({
+          slots: [slot(winnerOf(before[pair]), pending), slot(winnerOf(before[pair + 1]), pending)],
+          bye: false, decided: false, forfeit: false,
+        });
+      }
+    }
+    columns.push({ number, length: played?.length ?? roundLength(state, number), matches });
+  }
+  return { columns, champion: state.winner ?? winnerOf(columns.at(-1)?.matches[0]) };
+}
+
+function winnerOf(match) {
+  if (!match || !match.decided) return null;
+  return match.slots.find((entry) => entry?.won)?.name ?? null;
+}
+
+function roundLength(state, number) {
+  return number === state.round_count ? state.terms.final_length : state.terms.length;
+}
+
+// --- a Swiss's table ---------------------------------------------------------------------------
+
+export const RESULT_OUTCOMES = ["won", "lost", "bye", "none", "pending"];
+
+// The standings in order of place (score, Buchholz, Sonneborn-Berger, rating: the server's
+// ranking), each row with the player's result of every round: {round, opponent, outcome}, the
+// outcome "won", "lost", "bye", "none" (neither showed) or "pending". In sign-up, the
+// entrants by rating.
+export function swissTable(state) {
+  if (state.standings.length === 0) {
+    return [...state.entrants].sort((a, b) => b.rating - a.rating || a.name.localeCompare(b.name))
+      .map((entrant) => ({ place: null, name: entrant.name, score: 0, buchholz: null,
+        sonneborn_berger: null, rating: entrant.rating, results: [] }));
+  }
+  return [...state.standings].sort((a, b) => a.place - b.place).map((row) => ({
+    ...row,
+    results: state.rounds.map((round) => resultOf(round, row.name)),
+  }));
+}
+
+function resultOf(round, name) {
+  const pairing = round.pairings.find((p) => p.first === name || p.second === name);
+  if (!pairing) return { round: round.number, opponent: null, outcome: "pending" };
+  const opponent = pairing.second === null ? null : pairing.first === name ? pairing.second : pairing.first;
+  let outcome = "pending";
+  if (pairing.second === null) outcome = "bye";
+  else if (pairing.decided) outcome = pairing.winner === null ? "none" : pairing.winner === name ? "won" : "lost";
+  return { round: round.number, opponent, outcome, forfeit: pairing.forfeit };
+}
+
+// --- words ---------------------------------------------------------------------------------------
+
+// "3-point matches (final 5), nackgammon, no Crawford, 60 s a turn, unrated"
+export function termsWords(terms) {
+  const words = [terms.final_length === terms.length ? t("tournament.points", { length: terms.length })
+    : t("tournament.points_final", { length: terms.length, final: terms.final_length })];
+  if (terms.variant !== "standard") words.push(t(`variant.${terms.variant}`));
+  if (!terms.crawford) words.push(t("tournament.no_crawford"));
+  words.push(t("terms.turn_seconds", { seconds: terms.turn_seconds }));
+  if (!terms.rated) words.push(t("terms.unrated_match"));
+  return words.join(", ");
+}
+
+// A pairing as the rounds list says it: "alice beats bob", "carol has a bye", ...
+export function pairingWords(pairing) {
+  if (pairing.second === null) return t("tournament.bye", { name: pairing.first });
+  if (!pairing.decided) return t("tournament.versus", { first: pairing.first, second: pairing.second });
+  if (pairing.winner === null) return t("tournament.neither_showed", { first: pairing.first, second: pairing.second });
+  const loser = pairing.winner === pairing.first ? pairing.second : pairing.first;
+  return t(pairing.forfeit ? "tournament.beats_by_forfeit" : "tournament.beats",
+    { winner: pairing.winner, loser });
+}
+
+// --- the create form's command -----------------------------------------------------------------
+
+// `tournament create ...` from the form's values (strings as the inputs hold them; the
+// server checks the ranges and refuses in its own words).
+export function createCommand(form) {
+  const words = ["tournament", "create", form.format];
+  const number = (value) => String(Math.round(Number(value)));
+  if (form.format === "swiss" && form.rounds) words.push("rounds", number(form.rounds));
+  words.push("length", number(form.length));
+  if (form.final && Number(form.final) !== Number(form.length)) words.push("final", number(form.final));
+  if (form.variant) words.push(form.variant);
+  if (!form.crawford) words.push("nocrawford");
+  words.push("timer", number(form.timer));
+  if (!form.rated) words.push("unrated");
+  if (form.startIn) words.push("in", number(form.startIn));
+  if (form.startWhen) words.push("when", number(form.startWhen));
+  words.push("cap", number(form.cap));
+  if (form.bots) words.push("bots");
+  return words.join(" ");
+}

@@ -1,0 +1,269 @@
+// The Tournaments tab: the list (`tournaments`), one tournament as a whole (`tournament`,
+// sent again at each change of one the page follows), sign-up, and the create form. A
+// round's match comes as any invitation does (room.js), with its Join.
+import { t } from "./i18n.js";
+import { $, button } from "./ui.js";
+import { send, session } from "./session.js";
+import {
+  bracketLayout, createCommand, pairingWords, swissTable, termsWords,
+} from "./tournament_view.js";
+
+const NEXT_CREATED = "next created"; // followed: the next tournament this user creates
+const state = {
+  list: [], // entries of the list, newest first
+  followed: null, // the id of the tournament shown (as the server follows it), or NEXT_CREATED
+  shown: null, // its latest tournament message
+};
+
+export const HANDLERS = {
+  tournaments: (message) => { state.list = message.tournaments; renderList(); },
+  tournament: (message) => {
+    updateListEntry(message);
+    if (state.followed === message.id
+        || (state.followed === NEXT_CREATED && message.creator === session.me)) {
+      state.followed = message.id;
+      state.shown = message;
+      renderShown();
+    }
+    renderList();
+  },
+};
+
+export function reset() {
+  state.list = [];
+  state.followed = null;
+  state.shown = null;
+  render();
+}
+
+export function render() {
+  renderList();
+  renderShown();
+}
+
+// The tab opened: the list as it is now.
+export function opened() {
+  send("tournament list");
+}
+
+function updateListEntry(message) {
+  const entry = Object.fromEntries(Object.entries(message).filter(([key]) => key in LISTED));
+  const index = state.list.findIndex((listed) => listed.id === message.id);
+  if (index >= 0) state.list[index] = entry;
+  else state.list.unshift(entry);
+}
+// The fields of a list entry (the rest of a `tournament` message is the whole tournament).
+const LISTED = Object.fromEntries(["id", "format", "status", "creator", "entered", "cap", "winner",
+  "swiss_rounds", "terms"].map((key) => [key, true]));
+
+function entered(tournament) {
+  return tournament.entrants?.some((entrant) => entrant.name === session.me) ?? false;
+}
+
+function formatWords(tournament) {
+  return tournament.format === "swiss"
+    ? t("tournament.swiss_rounds", { rounds: tournament.swiss_rounds })
+    : t("tournament.format_knockout");
+}
+
+function statusWords(tournament) {
+  return tournament.winner ? t("tournament.won_by", { name: tournament.winner })
+    : t(`tournament.status_${tournament.status}`);
+}
+
+// --- the list --------------------------------------------------------------------------------
+
+function renderList() {
+  const body = $("tournament-list").querySelector("tbody");
+  body.replaceChildren();
+  $("tournament-none").hidden = state.list.length > 0;
+  for (const tournament of state.list) {
+    const row = body.insertRow();
+    row.dataset.id = String(tournament.id);
+    for (const value of [String(tournament.id), formatWords(tournament), statusWords(tournament),
+      t("tournament.players_of", { entered: tournament.entered, cap: tournament.cap }),
+      `${termsWords(tournament.terms)}; ${t("tournament.by", { name: tournament.creator })}`]) {
+      row.insertCell().textContent = value;
+    }
+    const actions = row.insertCell();
+    actions.append(button(t("tournament.show"), () => follow(tournament.id, "show")));
+    const known = state.shown?.id === tournament.id ? state.shown : null;
+    if (tournament.status === "signup" && !(known && entered(known))) {
+      actions.append(button(t("tournament.join"), () => follow(tournament.id, "join")));
+    }
+  }
+}
+
+// `tournament show|join <id>`: the server sends the tournament, and its changes after.
+function follow(id, verb) {
+  state.followed = id;
+  send(`tournament ${verb} ${id}`);
+}
+
+// --- one tournament --------------------------------------------------------------------------
+
+function renderShown() {
+  const shown = state.shown;
+  $("tournament-detail").hidden = shown === null;
+  if (shown === null) return;
+  $("tournament-title").textContent = t("tournament.title", { id: shown.id, format: formatWords(shown),
+    name: shown.creator });
+  const facts = [statusWords(shown), termsWords(shown.terms)];
+  if (shown.current_round !== null) {
+    facts.push(t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
+  }
+  if (shown.status === "signup") facts.push(startWords(shown.start));
+  $("tournament-summary").textContent = facts.join(" · ");
+  renderActions(shown);
+  $("tournament-entrants").textContent = shown.entrants.length === 0 ? t("tournament.no_entrants")
+    : t("tournament.entrants", { entered: shown.entrants.length, cap: shown.cap,
+      names: shown.entrants.map((entrant) => `${entrant.name} (${Math.round(entrant.rating)})`).join(", ") });
+  renderBracket(shown);
+  renderTable(shown);
+  $("tournament-rounds").replaceChildren(...shown.rounds.map((round) => {
+    const entry = document.createElement("li");
+    entry.textContent = `${t("tournament.round_name", { round: round.number })}: `
+      + round.pairings.map(pairingWords).join("; ");
+    return entry;
+  }));
+}
+
+function startWords(start) {
+  const words = [];
+  if (start.in_seconds !== null) words.push(t("tournament.starts_in", { minutes: Math.ceil(start.in_seconds / 60) }));
+  if (start.when !== null) words.push(t("tournament.starts_when", { count: start.when }));
+  return words.join(` ${t("tournament.or")} `);
+}
+
+function renderActions(shown) {
+  const actions = [];
+  const open = shown.status === "signup" || shown.status === "running";
+  if (shown.status === "signup" && session.me && !session.visitor) {
+    actions.push(entered(shown)
+      ? button(t("tournament.leave"), () => send(`tournament leave ${shown.id}`))
+      : button(t("tournament.join"), () => send(`tournament join ${shown.id}`)));
+  }
+  if (open && shown.creator === session.me) {
+    actions.push(button(t("tournament.cancel"), () => send(`tournament cancel ${shown.id}`)));
+  }
+  actions.push(button(t("tournament.close"), () => {
+    state.followed = state.shown = null;
+    render();
+  }));
+  $("tournament-actions").replaceChildren(...actions);
+}
+
+// A knockout: a column per round, the winners advancing; the champion last.
+function renderBracket(shown) {
+  const layout = bracketLayout(shown);
+  const holder = $("tournament-bracket");
+  holder.replaceChildren();
+  holder.hidden = layout === null;
+  if (layout === null) return;
+  for (const column of layout.columns) {
+    const round = document.createElement("section");
+    round.className = "bracket-round";
+    const head = document.createElement("h3");
+    head.textContent = column.number === layout.columns.length ? t("tournament.final", { length: column.length })
+      : t("tournament.round", { round: column.number, length: column.length });
+    round.append(head);
+    for (const match of column.matches) round.append(matchBox(match));
+    holder.append(round);
+  }
+  const champion = document.createElement("section");
+  champion.className = "bracket-round bracket-champion";
+  champion.textContent = layout.champion ? t("tournament.champion", { name: layout.champion })
+    : t("tournament.champion_to_come");
+  holder.append(champion);
+}
+
+function matchBox(match) {
+  const box = document.createElement("div");
+  box.className = "bracket-match";
+  box.setAttribute("role", "group");
+  const names = match.slots.map((entry) => entry?.name ?? t("tournament.to_come"));
+  box.setAttribute("aria-label", match.bye ? t("tournament.bye", { name: names[0] })
+    : t("tournament.versus", { first: names[0], second: names[1] }));
+  match.slots.forEach((entry, index) => {
+    const line = document.createElement("div");
+    line.className = `slot${entry?.won ? " won" : ""}${entry?.lost ? " lost" : ""}`;
+    if (entry === null) {
+      line.textContent = index === 1 && match.bye ? t("tournament.bye_slot") : t("tournament.to_come");
+      line.classList.add(index === 1 && match.bye ? "bye" : "unknown");
+    } else {
+      line.textContent = entry.seed ? `${entry.seed}. ${entry.name}` : entry.name;
+      if (entry.won && match.forfeit) line.title = t("tournament.by_forfeit");
+    }
+    box.append(line);
+  });
+  return box;
+}
+
+// A Swiss: the standings with the tie-breaks, and each round's result of each player.
+function renderTable(shown) {
+  const table = $("tournament-standings");
+  table.replaceChildren();
+  table.hidden = shown.format !== "swiss";
+  if (table.hidden) return;
+  const rows = swissTable(shown);
+  const caption = table.createCaption();
+  caption.textContent = t("tournament.standings");
+  const head = table.createTHead().insertRow();
+  for (const key of ["tournament.rank", "tournament.player", "tournament.score", "tournament.buchholz",
+    "tournament.sonneborn_berger", "tournament.rating"]) {
+    const cell = document.createElement("th");
+    cell.scope = "col";
+    cell.textContent = t(key);
+    head.append(cell);
+  }
+  for (const round of shown.rounds) {
+    const cell = document.createElement("th");
+    cell.scope = "col";
+    cell.textContent = t("tournament.round_short", { round: round.number });
+    head.append(cell);
+  }
+  const body = table.createTBody();
+  for (const row of rows) {
+    const line = body.insertRow();
+    line.dataset.name = row.name;
+    for (const value of [row.place ?? "", row.name, row.score, row.buchholz ?? "", row.sonneborn_berger ?? "",
+      Math.round(row.rating)]) {
+      line.insertCell().textContent = String(value);
+    }
+    for (const result of row.results) {
+      line.insertCell().textContent = t(`tournament.result_${result.outcome}`, { name: result.opponent ?? "" });
+    }
+  }
+}
+
+// --- the create form -------------------------------------------------------------------------
+
+function formValues() {
+  return {
+    format: $("tournament-format").value,
+    rounds: $("tournament-rounds-count").value,
+    length: $("tournament-length").value,
+    final: $("tournament-final").value,
+    variant: $("tournament-variant").value,
+    crawford: $("tournament-crawford").checked,
+    timer: $("tournament-timer").value,
+    rated: $("tournament-rated").checked,
+    startIn: $("tournament-start-in").value,
+    startWhen: $("tournament-start-when").value,
+    cap: $("tournament-cap").value,
+    bots: $("tournament-bots").checked,
+  };
+}
+
+function formatChanged() {
+  $("tournament-rounds-label").hidden = $("tournament-format").value !== "swiss";
+}
+$("tournament-format").addEventListener("change", formatChanged);
+formatChanged();
+
+$("tournament-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  state.followed = NEXT_CREATED;
+  send(createCommand(formValues()));
+});
+$("tournaments-refresh").addEventListener("click", () => send("tournament list"));

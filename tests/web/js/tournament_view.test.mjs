@@ -1,0 +1,87 @@
+// A tournament laid out from its `tournament` message (fibs_server/web/static/tournament_view.js):
+// a knockout's bracket, a Swiss's table, the words, the create form's command.
+//
+// fixtures/tournaments.json holds the server's own messages (tests/web/test_tournament_fixtures.py
+// makes them from the pure rules and keeps the file equal to them): a knockout of six (seeds 1
+// and 2 with byes) in round 1, in round 2 and won; a Swiss of five in its third round.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import {
+  bracketLayout, createCommand, pairingWords, swissTable, termsWords,
+} from "../../../fibs_server/web/static/tournament_view.js";
+
+const STATES = JSON.parse(readFileSync(new URL("./fixtures/tournaments.json", import.meta.url)));
+const names = (match) => match.slots.map((slot) => slot?.name ?? null);
+const winners = (column) => column.matches.map((match) => match.slots.find((slot) => slot?.won)?.name ?? null);
+
+test("a bracket: a column per round; the byes the top seeds'; later rounds to come", () => {
+  const layout = bracketLayout(STATES.knockout_round_one);
+  assert.deepEqual(layout.columns.map((column) => [column.number, column.length, column.matches.length]),
+    [[1, 3, 4], [2, 3, 2], [3, 5, 1]]);
+  const first = layout.columns[0].matches;
+  assert.deepEqual(first.map(names), [["alice", null], ["dave", "erin"], ["bob", null], ["carol", "frank"]]);
+  assert.deepEqual(first.map((match) => match.bye), [true, false, true, false]);
+  assert.deepEqual(first[0].slots[0], { name: "alice", seed: 1, won: true, lost: false });
+  assert.deepEqual(first[3].slots.map((slot) => [slot.seed, slot.won, slot.lost]), [[3, false, true], [6, true, false]]);
+  // The winners advance at once: alice and frank; dave v erin's place is still to come.
+  assert.deepEqual(layout.columns[1].matches.map(names), [["alice", null], ["bob", "frank"]]);
+  assert.ok(layout.columns[1].matches.every((match) => !match.decided));
+  assert.deepEqual(layout.columns[2].matches.map(names), [[null, null]]);
+  assert.equal(layout.champion, null);
+});
+
+test("a bracket in its second round, then won: winners advance to the champion", () => {
+  const second = bracketLayout(STATES.knockout_round_two);
+  assert.ok(second.columns[0].matches[1].forfeit);
+  assert.deepEqual(winners(second.columns[1]), ["alice", null]);
+  assert.deepEqual(second.columns[2].matches.map(names), [["alice", null]]);
+  const won = bracketLayout(STATES.knockout_won);
+  assert.deepEqual(won.columns.map(winners), [["alice", "erin", "bob", "frank"], ["alice", "bob"], ["alice"]]);
+  assert.equal(won.champion, "alice");
+});
+
+test("no bracket for a Swiss, nor in sign-up", () => {
+  assert.equal(bracketLayout(STATES.swiss_round_three), null);
+  assert.equal(bracketLayout({ ...STATES.knockout_round_one, rounds: [], status: "signup" }), null);
+});
+
+test("a Swiss table: by place (score, Buchholz, SB), whatever the order it came in", () => {
+  const state = STATES.swiss_round_three;
+  const shuffled = { ...state, standings: [...state.standings].reverse() };
+  const rows = swissTable(shuffled);
+  assert.deepEqual(rows.map((row) => [row.place, row.name, row.score, row.buchholz]),
+    [[1, "alice", 2, 3], [2, "erin", 2, 2], [3, "carol", 1, 5], [4, "bob", 1, 4], [5, "dave", 1, 3]]);
+  // carol ranks above bob, rated higher, by Buchholz.
+  assert.ok(rows[3].rating > rows[2].rating);
+  assert.deepEqual(rows[0].results.map((result) => [result.round, result.opponent, result.outcome]),
+    [[1, "bob", "won"], [2, "carol", "won"], [3, "dave", "pending"]]);
+  assert.deepEqual(rows[1].results.map((result) => result.outcome), ["bye", "won", "pending"]);
+  assert.deepEqual(rows[3].results.map((result) => result.outcome), ["lost", "lost", "bye"]);
+});
+
+test("a Swiss in sign-up: the entrants by rating, then name", () => {
+  const rows = swissTable({ ...STATES.swiss_round_three, standings: [], rounds: [], entrants: [
+    { name: "zoe", rating: 1500, seed: null }, { name: "amy", rating: 1500, seed: null },
+    { name: "max", rating: 1600, seed: null }] });
+  assert.deepEqual(rows.map((row) => row.name), ["max", "amy", "zoe"]);
+});
+
+test("the words of terms and pairings", () => {
+  assert.equal(termsWords(STATES.knockout_won.terms), "3-point matches (final 5), 60 s a turn");
+  assert.equal(termsWords({ length: 1, final_length: 1, variant: "nackgammon", crawford: false,
+    turn_seconds: 30, rated: false }), "1-point matches, nackgammon, no Crawford, 30 s a turn, unrated");
+  const [bye, forfeit] = STATES.knockout_won.rounds[0].pairings;
+  assert.equal(pairingWords(bye), "alice has a bye");
+  assert.equal(pairingWords(forfeit), "erin beats dave by forfeit");
+  assert.equal(pairingWords(STATES.knockout_round_two.rounds[1].pairings[1]), "bob v frank");
+});
+
+test("the create form's command: only what differs from the defaults where it can", () => {
+  const form = { format: "knockout", rounds: "3", length: "3", final: "3", variant: "", crawford: true,
+    timer: "60", rated: true, startIn: "", startWhen: "4", cap: "8", bots: false };
+  assert.equal(createCommand(form), "tournament create knockout length 3 timer 60 when 4 cap 8");
+  assert.equal(createCommand({ ...form, format: "swiss", rounds: "4", final: "5", variant: "nack",
+    crawford: false, timer: "30", rated: false, startIn: "10", startWhen: "", bots: true }),
+  "tournament create swiss rounds 4 length 3 final 5 nack nocrawford timer 30 unrated in 10 cap 8 bots");
+});

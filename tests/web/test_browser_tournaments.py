@@ -1,0 +1,116 @@
+"""A knockout on the page, in a real browser (Debian's chromium, driven by Playwright), on a
+fake clock: alice creates it with the page's form and joins, bob signs up from the list, carol
+over telnet; the director (its passes run by the test) starts it, the bracket shows the bye,
+round 1's result with its winner advancing, then the final and the winner, each pushed to
+the pages as it happens. A screenshot of the bracket goes to test-artifacts/web."""
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.fake_clock import FakeClock
+from tests.web.conftest import WebHarness
+from tests.web.test_browser import answer_yes, open_page, register, said
+
+
+@pytest.fixture
+async def web_on_fake_clock(tmp_path):
+    harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}")
+    harness.lobby_options["clock"] = FakeClock()
+    await harness.start()
+    yield harness
+    await harness.stop()
+
+
+async def director_pass(harness: WebHarness) -> None:
+    assert harness.server is not None and harness.server.director is not None
+    await harness.server.director.settled()
+    await harness.server.director.run_pass()
+
+
+def match_box(page: Page, round_number: int, index: int):
+    return page.locator("#tournament-bracket .bracket-round").nth(round_number - 1) \
+        .locator(".bracket-match").nth(index)
+
+
+async def accept_resignation(page: Page) -> None:
+    """Accepted, and the match over: the page takes its board away at the match's end,
+    which is told only once it is stored."""
+    await expect(page.locator("#accept")).to_be_visible()
+    await page.click("#accept")
+    await answer_yes(page)
+    await expect(page.locator("#board-holder svg")).to_have_count(0)
+
+
+async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_bracket(
+        web_on_fake_clock, browser, artifacts):
+    web = web_on_fake_clock
+    await web.register("carol", "secret1")
+    alice, bob = [await open_page(browser, web) for _ in range(2)]
+    await register(alice, "alice")
+    await register(bob, "bob")
+    carol = await web.login_telnet("carol", "secret1")
+
+    # alice creates a knockout of 1-point matches that starts when three have joined.
+    await alice.click('#tabs [data-tab="tournaments"]')
+    await expect(alice.locator("#tournament-none")).to_be_visible()
+    await alice.click("#tournament-create summary")
+    await alice.select_option("#tournament-format", "knockout")
+    await expect(alice.locator("#tournament-rounds-label")).to_be_hidden()
+    for field, value in (("#tournament-length", "1"), ("#tournament-final", "1"),
+                         ("#tournament-start-when", "3"), ("#tournament-cap", "4")):
+        await alice.fill(field, value)
+    await alice.get_by_role("button", name="Create").click()
+    await expect(alice.locator("#tournament-title")).to_have_text(
+        "Tournament 1: knockout, by alice")
+    await expect(alice.locator("#tournament-summary")).to_contain_text(
+        "sign-up open · 1-point matches, 60 s a turn · starts when 3 have joined")
+    await alice.locator("#tournament-actions").get_by_role("button", name="Join").click()
+    await expect(alice.locator("#tournament-actions").get_by_role("button", name="Leave")) \
+        .to_be_visible()
+
+    # bob signs up from the list; carol over telnet. alice's page hears of both.
+    await bob.click('#tabs [data-tab="tournaments"]')
+    row = bob.locator('#tournament-list tr[data-id="1"]')
+    await expect(row).to_contain_text("sign-up open")
+    await expect(row).to_contain_text("1 of 4")
+    await row.get_by_role("button", name="Join").click()
+    await expect(bob.locator("#tournament-entrants")).to_contain_text("alice (1500), bob (1500)")
+    await carol.send("tournament join 1")
+    await carol.skip_until(said("Tournament 1: carol has joined."))
+    await expect(alice.locator("#tournament-entrants")).to_contain_text("Players (3 of 4)")
+
+    # The director starts it: seed 1 (alice) has a bye, bob (2) plays carol (3) at once.
+    await director_pass(web)
+    for page in (alice, bob):
+        await expect(page.locator("#tournament-summary")).to_contain_text("running")
+        await expect(match_box(page, 1, 0)).to_have_text("1. alicebye")
+        await expect(match_box(page, 1, 1)).to_have_text("2. bob3. carol")
+        await expect(page.locator("#tournament-bracket .bracket-champion")) \
+            .to_have_text("Winner: to come")
+    await carol.skip_until(said("** You are now playing a 1 point match with bob"))
+    await expect(bob.locator("#board-holder svg")).to_be_visible()
+    await carol.send("resign n")
+    await accept_resignation(bob)
+
+    # The result: bob advances to the final against alice, which starts.
+    await director_pass(web)
+    for page in (alice, bob):
+        await expect(match_box(page, 1, 1).locator(".won")).to_have_text("2. bob")
+        await expect(match_box(page, 1, 1).locator(".lost")).to_have_text("3. carol")
+        await expect(match_box(page, 2, 0)).to_have_text("1. alice2. bob")
+    await expect(alice.locator("#board-holder svg")).to_contain_text("bob")
+    await bob.select_option("#resign-size", "n")
+    await bob.click("#resign")
+    await answer_yes(bob)
+    await accept_resignation(alice)
+
+    await director_pass(web)
+    for page in (alice, bob):
+        await expect(page.locator("#tournament-bracket .bracket-champion")) \
+            .to_have_text("Winner: alice")
+        await expect(page.locator("#tournament-summary")).to_contain_text("won by alice")
+    await expect(match_box(alice, 2, 0).locator(".won")).to_have_text("1. alice")
+    await expect(alice.locator("#tournament-rounds")).to_contain_text(
+        "Round 1: alice has a bye; bob beats carol")
+    await alice.locator("#tournament-detail").screenshot(path=artifacts / "tournament-bracket.png")

@@ -1,0 +1,61 @@
+"""The tournaments the page's unit tests lay out (tests/web/js/fixtures/tournaments.json) are
+the server's own `tournament` messages, valid by the schema: made here from the pure rules
+and `web_events.tournament`, and compared with the file, so that the file cannot drift from
+what the server sends. `python -m tests.web.test_tournament_fixtures` writes it anew."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+from fibs_server.protocol import web_events
+from fibs_server.protocol.tournament_texts import Listed, Shown
+from fibs_server.rules import tournament as rules
+from fibs_server.rules.tournament import Entrant, Format, RoundTerms
+from tests.protocol.test_web_events import valid
+
+FIXTURE = pathlib.Path(__file__).parent / "js" / "fixtures" / "tournaments.json"
+FIELD = [Entrant(name, 1700 - 25 * index) for index, name in enumerate(
+    ("alice", "bob", "carol", "dave", "erin", "frank"))]
+TERMS = RoundTerms(length=3, final_length=5)
+
+
+def message(tournament_id: int, played: rules.Tournament, status: str) -> dict:
+    winner = rules.winner(played)
+    entry = Listed(tournament_id, played.format, status, "alice", TERMS, len(played.entrants),
+                   8, winner, played.round_count if played.format is Format.SWISS else 0)
+    return valid(web_events.tournament(Shown(entry, None, None, played.entrants, played)))
+
+
+def fixtures() -> dict[str, dict]:
+    # A knockout of six: seeds 1 and 2 have byes; 3 v 6 decided (6 wins), 4 v 5 not yet.
+    knockout = rules.start(Format.KNOCKOUT, FIELD)
+    knockout = rules.record(knockout, "carol", "frank")
+    # ... then 4 v 5 by forfeit, and round 2: alice beats erin, bob v frank to come.
+    second = rules.next_round(rules.record(knockout, "dave", "erin", forfeit=True))
+    second = rules.record(second, "alice", "alice")
+    # ... and to the end: bob beats frank, alice beats bob in the final.
+    won = rules.record(second, "bob", "bob")
+    won = rules.record(rules.next_round(won), "alice", "alice")
+    # A Swiss of five, in round 3 of 3: the first of each pairing won rounds 1 and 2.
+    swiss = rules.start(Format.SWISS, FIELD[:5], swiss_rounds=3)
+    for _ in (1, 2):
+        assert swiss.current is not None
+        for pairing in swiss.current.pairings:
+            swiss = rules.record(swiss, pairing.first, pairing.first)
+        swiss = rules.next_round(swiss)
+    return {"knockout_round_one": message(1, knockout, "running"),
+            "knockout_round_two": message(1, second, "running"),
+            "knockout_won": message(1, won, "finished"),
+            "swiss_round_three": message(2, swiss, "running")}
+
+
+def encoded() -> str:
+    return json.dumps(fixtures(), indent=1) + "\n"
+
+
+def test_the_page_tests_tournaments_are_the_servers_messages():
+    assert FIXTURE.read_text() == encoded(), "run python -m tests.web.test_tournament_fixtures"
+
+
+if __name__ == "__main__":
+    FIXTURE.write_text(encoded())
