@@ -5,6 +5,8 @@ round 1's result with its winner advancing, then the final and the winner, each 
 the pages as it happens. A screenshot of the bracket goes to test-artifacts/web."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Page, expect
 
@@ -114,3 +116,22 @@ async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_brac
     await expect(alice.locator("#tournament-rounds")).to_contain_text(
         "Round 1: alice has a bye; bob beats carol")
     await alice.locator("#tournament-detail").screenshot(path=artifacts / "tournament-bracket.png")
+
+    # A Swiss: its table, the entrants by rating while it is in sign-up.
+    await alice.select_option("#tournament-format", "swiss")
+    await alice.fill("#tournament-rounds-count", "2")
+    await alice.get_by_role("button", name="Create").click()
+    await expect(alice.locator("#tournament-title")).to_have_text(
+        "Tournament 2: Swiss, 2 rounds, by alice")
+    await alice.locator("#tournament-actions").get_by_role("button", name="Join").click()
+    standings = alice.locator("#tournament-standings")
+    await expect(standings.locator("caption")).to_have_text("Standings")
+    await expect(standings.locator("tbody tr")).to_have_text([re.compile(r"alice0\d{4}")])
+    await expect(alice.locator('#tournament-list tr[data-id="2"]')).to_contain_text("1 of 4")
+
+    # On a phone every control of the tab is a finger's size.
+    await alice.set_viewport_size({"width": 390, "height": 800})
+    controls = alice.locator('[data-panel="tournaments"]').locator(
+        "button:visible, select:visible, input:visible, summary:visible")
+    sizes = [await control.bounding_box() for control in await controls.all()]
+    assert len(sizes) > 10 and all(box and box["height"] >= 44 for box in sizes), sizes
