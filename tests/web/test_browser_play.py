@@ -10,17 +10,14 @@ from __future__ import annotations
 import asyncio
 import re
 
-import pytest
 from playwright.async_api import Page, expect
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.bots.pool import analyse_stored
 from fibs_server.rules.position import Position
 from tests.e2e.test_timers import ring
-from tests.fake_clock import FakeClock
 from tests.rules.match_helpers import arranged, side
 from tests.waiting import until
-from tests.web.conftest import WebHarness
 from tests.web.test_browser import (
     alice_joins_bob,
     answer_yes,
@@ -273,15 +270,6 @@ async def test_a_forced_play_is_laid_out_and_a_roll_without_one_is_said(web, bro
     await expect(page.locator("#game-status")).to_have_text("You cannot move.")
     await expect(page.locator("#board-holder .point.movable")).to_have_count(0)
     await bob.skip_until(said("alice can't move."))
-
-
-@pytest.fixture
-async def web_on_a_fake_clock(tmp_path):
-    harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}")
-    harness.lobby_options["clock"] = FakeClock()
-    await harness.start()
-    yield harness
-    await harness.stop()
 
 
 async def test_a_lost_connection_comes_back_by_itself_and_the_clock_warns(

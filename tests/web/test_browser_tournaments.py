@@ -7,21 +7,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.async_api import Page, expect
 
-from tests.fake_clock import FakeClock
 from tests.web.conftest import WebHarness
 from tests.web.test_browser import answer_yes, open_page, register, said
-
-
-@pytest.fixture
-async def web_on_fake_clock(tmp_path):
-    harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}")
-    harness.lobby_options["clock"] = FakeClock()
-    await harness.start()
-    yield harness
-    await harness.stop()
 
 
 async def director_pass(harness: WebHarness) -> None:
@@ -45,8 +34,8 @@ async def accept_resignation(page: Page) -> None:
 
 
 async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_bracket(
-        web_on_fake_clock, browser, artifacts):
-    web = web_on_fake_clock
+        web_on_a_fake_clock, browser, artifacts):
+    web = web_on_a_fake_clock
     await web.register("carol", "secret1")
     alice, bob = [await open_page(browser, web) for _ in range(2)]
     await register(alice, "alice")

@@ -255,6 +255,9 @@ function formValues() {
   };
 }
 
+// The variants are the invitations' (the same words after `create` as after `invite`).
+$("tournament-variant").append(...[...$("invite-variant").options].map((option) => option.cloneNode(true)));
+
 function formatChanged() {
   $("tournament-rounds-label").hidden = $("tournament-format").value !== "swiss";
 }
