@@ -12,6 +12,8 @@ from tests.e2e.client import ExpectationFailed, FibsClient
 
 QUIET = 600.0  # seconds an entrant waits for a line: its opponent may think, or it may wait
 MATCH_BEGINS = re.compile(r"\*\* (You are now playing an? .*|Player \S+ has joined you for .*)")
+MATCH_RESUMED = re.compile(r"(You are now playing with \S+|\S+ has joined you)\. "
+                           r"Your running match was loaded\.")
 MATCH_END = re.compile(r"(You win|\S+ wins) the \d+ point match \d+-\d+ \.")
 
 
@@ -20,8 +22,8 @@ class Decider(Protocol):
 
 
 class Entrant:
-    """One entrant across the tournament (and, in the durability tests, across server
-    runs: `client` is replaced at each login)."""
+    """One entrant's connection for the tournament (in the durability tests, for one run of
+    the server)."""
 
     def __init__(self, name: str, client: FibsClient, decider: Decider,
                  drop_after_boards: int | None = None) -> None:
@@ -31,6 +33,9 @@ class Entrant:
         self.drop_after_boards = drop_after_boards  # leave the first match after this many
         self.dropped = False
         self.boards_of_match = 0
+        self.boards: list[str] = []  # this match's, oldest first
+        self.resumed_board: str | None = None  # the first board of the match resumed last
+        self.resuming = False
         self.lines: list[str] = []
         self.matches_begun = 0
         self.matches_ended = 0
@@ -45,11 +50,16 @@ class Entrant:
             self.lines.append(line)
             if MATCH_BEGINS.fullmatch(line):
                 self.matches_begun += 1
-                self.boards_of_match = 0
+                self.boards_of_match, self.boards = 0, []
+            elif MATCH_RESUMED.fullmatch(line):
+                self.resuming = True
             elif MATCH_END.fullmatch(line):
                 self.matches_ended += 1
             elif line.startswith("board:"):
                 self.boards_of_match += 1
+                self.boards.append(line)
+                if self.resuming:
+                    self.resuming, self.resumed_board = False, line
                 if self.boards_of_match == self.drop_after_boards and not self.dropped:
                     self.dropped = True
                     await self.client.close()
