@@ -16,7 +16,13 @@ import signal
 from fibs_server.lobby.tournament_records import Status
 from fibs_server.protocol import tournament_texts
 from fibs_server.store import SqlStore
-from tests.durability.test_crash import board_key, free_port, register, start_server
+from tests.durability.test_crash import (
+    board_key,
+    free_port,
+    register,
+    start_server,
+    stop_all,
+)
 from tests.e2e.bot import Bot
 from tests.e2e.client import FibsClient
 from tests.e2e.test_tournament_commands import create
@@ -148,9 +154,4 @@ async def test_a_knockout_survives_a_kill_in_a_round_and_one_between_rounds(tmp_
         refused = [refusal for e in everyone for refusal in e.decider.refusals]
         assert not refused, refused
     finally:
-        for task in tasks:
-            task.cancel()
-        if process.returncode is None:
-            process.terminate()
-            await process.wait()
-        log_file.close()
+        await stop_all(tasks, process, log_file)
