@@ -154,6 +154,46 @@ async def test_a_resignation_and_an_unrating_take_back_are_asked_first(web, brow
     await bob.skip_until(re.compile(r"(> )?alice wants to resign\. You will win 2 points\..*"))
 
 
+async def test_the_opponents_double_is_dropped_then_taken_each_asked_first(web, browser):
+    """A 3-point match: bob (telnet) doubles after alice's opening; she drops, saying No to the
+    question first; in the next game he doubles again and she takes: the cube is hers at 2."""
+    await web.register("bob", "secret1")
+    # alice opens both games with 3-1; the server rolls bob's 6-4 once she owns the cube.
+    web.script_dice((1, 3), (1, 3), (6, 4))
+    page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
+    # Her 8/5 6/5 in FIBS's numbers: the colours change sides with each game.
+    for game, her_move in ((1, "17-20 19-20"), (2, "8-5 6-5")):
+        if game == 2:
+            await page.click("#join-next")
+            await bob.send("join")
+        await click_move(page, (8, 5), (6, 5))
+        await bob.skip_until(said(f"alice moves {her_move} ."))
+        await bob.skip_until(re.compile(r"(> )?It's your turn to roll or double\."))
+        await bob.send("double")
+        await expect(page.locator("#game-status")).to_have_text("bob doubles to 2.")
+        if game == 1:
+            await page.click("#reject")
+            await expect(page.locator("#confirm-text")).to_have_text(
+                "Drop the double and lose the game?")
+            await page.click("#confirm-no")  # nothing is sent: the question stays open
+            await expect(page.locator("#confirm")).to_be_hidden()
+            await expect(page.locator("#reject")).to_be_visible()
+            await page.click("#reject")
+            await answer_yes(page)
+            await bob.skip_until(said("alice gives up. You win 1 point."))
+            await expect(page.locator("#game-status")).to_have_text(
+                "bob wins the game and 1 point. Score 0-1.")
+        else:
+            await page.click("#accept")
+            await expect(page.locator("#confirm-text")).to_have_text("Take the double?")
+            await page.click("#confirm-yes")
+            await bob.skip_until(said("alice accepts the double. The cube shows 2."))
+            await expect(page.locator("#board-holder .cube")).to_have_attribute(
+                "aria-label", "Cube 2, yours")
+            for answer in ("#accept", "#reject"):
+                await expect(page.locator(answer)).to_be_hidden()
+
+
 async def test_a_take_back_in_a_rated_bot_match_says_it_unrates(web_with_bots, browser):
     web_with_bots.script_dice((3, 1), (5, 2), (4, 4))
     page = await open_page(browser, web_with_bots)

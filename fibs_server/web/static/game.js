@@ -58,17 +58,18 @@ export const HANDLERS = {
         { name: opponentName(), cube: message.cube }));
     } else {
       say(t(message.by === "player" ? "game.you_resign" : "game.opponent_resigns",
-        { name: opponentName(), points: message.points, size: t(`resign.${message.size}`) }));
+        { name: opponentName(), points: pointsWord(message.points), size: t(`resign.${message.size}`) }));
     }
   },
   answer: (message) => {
     const who = message.by === "player" ? "player" : "opponent";
     const what = message.kind === "double" ? (message.accepted ? "take" : "drop")
       : (message.accepted ? "accept_resignation" : "reject_resignation");
-    say(t(`game.${what}_${who}`, { name: opponentName(), cube: message.cube, points: message.points }));
+    say(t(`game.${what}_${who}`, { name: opponentName(), cube: message.cube,
+      points: pointsWord(message.points) }));
   },
   game_over: (message) => say(t(message.winner === "player" ? "game.won_game" : "game.lost_game",
-    { name: opponentName(), points: message.points, player: message.score.player,
+    { name: opponentName(), points: pointsWord(message.points), player: message.score.player,
       opponent: message.score.opponent })),
   forfeited: (message) => say(t(message.by === "player" ? "game.forfeited_player"
     : "game.forfeited_opponent", { name: opponentName() })),
@@ -97,6 +98,8 @@ export const HANDLERS = {
 // `{a, b}` of an opening roll's dice for a text.
 const dice = (pair) => ({ a: pair.player, b: pair.opponent });
 const opponentName = () => state.board?.opponent.name ?? "";
+// "1 point", "2 points": what a game, a dropped double or a resignation is worth.
+const pointsWord = (count) => t(count === 1 ? "game.points_one" : "game.points_other", { count });
 
 function say(text) {
   $("game-status").textContent = text;

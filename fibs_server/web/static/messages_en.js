@@ -73,6 +73,8 @@ export default {
   "game.accept_resignation_opponent": "{name} accepts: {name} wins {points}.",
   "game.reject_resignation_player": "You reject the resignation.",
   "game.reject_resignation_opponent": "{name} rejects your resignation.",
+  "game.points_one": "1 point",
+  "game.points_other": "{count} points",
   "game.won_game": "You win the game and {points}. Score {player}-{opponent}.",
   "game.lost_game": "{name} wins the game and {points}. Score {player}-{opponent}.",
   "game.forfeited_player": "You lose the match by forfeit.",

@@ -73,6 +73,8 @@ export default {
   "game.accept_resignation_opponent": "{name} acepta: {name} gana {points}.",
   "game.reject_resignation_player": "Rechazas el abandono.",
   "game.reject_resignation_opponent": "{name} rechaza tu abandono.",
+  "game.points_one": "1 punto",
+  "game.points_other": "{count} puntos",
   "game.won_game": "Ganas la partida y {points}. Marcador {player}-{opponent}.",
   "game.lost_game": "{name} gana la partida y {points}. Marcador {player}-{opponent}.",
   "game.forfeited_player": "Pierdes el match por abandono.",
