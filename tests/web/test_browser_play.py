@@ -2,9 +2,11 @@
 whole match against a bot played by dragging checkers onto the destinations the page
 highlights; the legal destinations, the opponent's last move and the screen reader's labels;
 a play made with the keyboard and sent as soon as it is complete, and a move typed; a forced
-play laid out and a roll without a play said; questions before a resignation and before a
-take-back that unrates; a table's link; the page in Spanish; a finished match reviewed with
-its analysis; a lost connection that comes back by itself, and the clock's warning."""
+play laid out and a roll without a play said, and still said after the opponent's roll in a
+1-point match; questions before a resignation, before dropping and taking the opponent's
+double and before a take-back that unrates; a table's link; the page in Spanish; a finished
+match reviewed with its analysis; a lost connection that comes back by itself, and the
+clock's warning."""
 from __future__ import annotations
 
 import asyncio
@@ -35,6 +37,7 @@ from tests.web.test_browser import (
 )
 
 POINT = '#board-holder [data-point="{}"]'
+TURN_PASSED_MS = 5000  # game.js: how long a roll without a play stays said
 TURNS = 200  # a 1-point match takes about 50 decisions of the page's side
 
 
@@ -310,9 +313,44 @@ async def test_a_forced_play_is_laid_out_and_a_roll_without_one_is_said(web, bro
     await bob.skip_until(re.compile(r"(> )?You roll 2 and 1\."))
     await bob.send("move 24-22 22-21")
     await page.click("#roll")
-    await expect(page.locator("#game-status")).to_have_text("You cannot move.")
+    await expect(page.locator("#turn-notice")).to_have_text(
+        "You rolled 5 and 5 and cannot move: the turn passes.")
     await expect(page.locator("#board-holder .point.movable")).to_have_count(0)
     await bob.skip_until(said("alice can't move."))
+
+
+async def test_a_turn_without_a_play_stays_said_after_the_next_roll(web, browser):
+    """A saved 1-point match (no cube: the server rolls for both): alice's 5-5 cannot enter
+    against bob's points, and bob's roll follows at once. Her page still says why her turn
+    passed, until the page's clock has run TURN_PASSED_MS."""
+    await web.register("alice", "secret1")
+    await web.register("bob", "secret1")
+    position = Position((side({}, bar=1), side({5: 2, 11: 2, 24: 1})))
+    await web.server.store.create_match("alice", "bob", 1,
+                                        arranged(position, turn=0, length=1).to_dict())
+    web.script_dice((5, 5), (2, 1))
+    context = await browser.new_context(viewport={"width": 1200, "height": 900})
+    page = await context.new_page()
+    await page.clock.install()  # the page's timers: run by the test from here on
+    await page.goto(web.url)
+    await log_in(page, "alice")
+    await page.click("#ready")
+    await expect(page.locator("#ready")).to_be_checked()
+    bob = await web.login_telnet("bob", "secret1")
+    await bob.send("toggle ready")
+    await page.clock.pause_at(await page.evaluate("Date.now()") + 1000)
+    await page.locator("#saved-matches").get_by_role("button", name="Resume").click()
+    await bob.skip_until(re.compile(r"(> )?Type 'join alice' to accept\."))
+    await bob.send("join alice")
+    await page.click("#roll")  # a resumed match waits for its first roll, even without a cube
+    await bob.skip_until(said("alice can't move."))
+    await expect(page.locator("#game-status")).to_have_text("bob rolled 2 and 1.")
+    notice = page.locator("#turn-notice")
+    await expect(notice).to_have_text("You rolled 5 and 5 and cannot move: the turn passes.")
+    await page.clock.run_for(TURN_PASSED_MS - 1)
+    await expect(notice).to_be_visible()
+    await page.clock.run_for(1)
+    await expect(notice).to_be_hidden()
 
 
 @pytest.fixture

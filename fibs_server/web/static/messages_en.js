@@ -61,6 +61,8 @@ export default {
   "game.rolled_opponent": "{name} rolled {a} and {b}.",
   "game.cannot_move_player": "You cannot move.",
   "game.cannot_move_opponent": "{name} cannot move.",
+  "game.cannot_move_player_roll": "You rolled {a} and {b} and cannot move: the turn passes.",
+  "game.cannot_move_opponent_roll": "{name} rolled {a} and {b} and cannot move: the turn passes.",
   "game.you_double": "You double to {cube}.",
   "game.opponent_doubles": "{name} doubles to {cube}.",
   "game.you_resign": "You offer to resign: {name} would win {points} ({size}).",

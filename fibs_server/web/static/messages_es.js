@@ -61,6 +61,8 @@ export default {
   "game.rolled_opponent": "{name} ha sacado {a} y {b}.",
   "game.cannot_move_player": "No puedes mover.",
   "game.cannot_move_opponent": "{name} no puede mover.",
+  "game.cannot_move_player_roll": "Has sacado {a} y {b} y no puedes mover: pasa el turno.",
+  "game.cannot_move_opponent_roll": "{name} ha sacado {a} y {b} y no puede mover: pasa el turno.",
   "game.you_double": "Doblas a {cube}.",
   "game.opponent_doubles": "{name} dobla a {cube}.",
   "game.you_resign": "Ofreces abandonar: {name} ganaría {points} ({size}).",
