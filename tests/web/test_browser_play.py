@@ -32,6 +32,7 @@ from tests.web.test_browser import (
     logged,
     mine_on,
     open_page,
+    opens_a_table,
     register,
     said,
 )
@@ -213,17 +214,7 @@ async def test_a_take_back_in_a_rated_bot_match_says_it_unrates(web_with_bots, b
 
 
 async def test_a_table_link_seats_whoever_opens_it(web, browser, artifacts):
-    host = await open_page(browser, web)
-    await register(host, "alice")
-    await host.click("#ready")
-    await expect(host.locator("#ready")).to_be_checked()
-    await host.fill("#invite-length", "1")
-    await host.check("#table-private")
-    await host.click("#open-table")
-    link = host.locator("#my-table a")
-    await expect(link).to_have_text(re.compile(r"/\?table=\w+$"))
-    address = await link.get_attribute("href")
-    assert address is not None
+    host, address = await opens_a_table(web, browser, "alice", private=True)
     guest = await (await browser.new_context()).new_page()
     await guest.goto(address)
     await register(guest, "bob")

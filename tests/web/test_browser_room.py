@@ -10,7 +10,7 @@ import re
 from playwright.async_api import Page, expect
 
 from fibs_server.lobby.game_commands import RATED_EXPERIENCE
-from tests.web.test_browser import log_in, open_page, register, said, who_row
+from tests.web.test_browser import log_in, open_page, opens_a_table, register, said, who_row
 
 # Tones counted, not played: the page's sounds.js makes them with the Web Audio API.
 COUNTED_TONES = """
@@ -128,13 +128,7 @@ async def test_a_public_table_is_listed_for_others_a_private_one_is_not(web, bro
     await dora.send("toggle ready")
     await dora.send("table 3 private")
     await dora.skip_until(re.compile(r"(> )?You opened a private table for a 3 point match\..*"))
-    alice = await open_page(browser, web)
-    await register(alice, "alice")
-    await alice.click("#ready")
-    await expect(alice.locator("#ready")).to_be_checked()
-    await alice.fill("#invite-length", "1")
-    await alice.click("#open-table")
-    await expect(alice.locator("#my-table a")).to_have_text(re.compile(r"/\?table=\w+$"))
+    alice, _ = await opens_a_table(web, browser, "alice", private=False)
     await expect(alice.locator("#tables li")).to_have_count(0)  # her own is not offered to her
 
     tables = page.locator("#tables li")
