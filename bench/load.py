@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))  # for tests.e2e.bot, the engine-driven CLIP bot
@@ -101,6 +101,18 @@ class Client(asyncio.Protocol):
             self.found.set_result(now)
         else:
             self.tail = window[-len(self.marker):]
+
+
+class ThinkingSender:
+    """What Bot calls `client`: a player who waits a think time, then sends."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.sent_at = 0.0
+
+    async def send(self, line: str) -> None:
+        await asyncio.sleep(random.uniform(0.5, 1.5))
+        self.sent_at = self.client.send(line)
 
 
 @dataclasses.dataclass
@@ -208,17 +220,6 @@ class Worker:
                     self.pending = None
                     if kind in kinds:
                         kinds[kind].append((sent, received - sent))
-
-        class ThinkingSender:
-            """A player against a bot: waits a think time, then sends."""
-
-            def __init__(self, client: Client) -> None:
-                self.client = client
-                self.sent_at = 0.0
-
-            async def send(self, line: str) -> None:
-                await asyncio.sleep(random.uniform(0.5, 1.5))
-                self.sent_at = self.client.send(line)
 
         async def play(inviter: str, invited: str) -> None:
             deadline = time.monotonic() + duration
@@ -487,11 +488,23 @@ def analysis_backlog(database_url: str) -> str:
                      for status in ("done", "running", "queued", "failed"))
 
 
+class Beside(Protocol):
+    """More load during the matches phase (bench/tournament.py): its own accounts, started
+    with the phase and reported after it."""
+
+    names: list[str]
+
+    def start(self, port: int, duration: float) -> None: ...
+
+    def finish(self) -> str: ...
+
+
 def report(label: str, text: str) -> None:
     print(f"{label:<28} {text}", flush=True)
 
 
-def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dict:
+def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
+               beside: Beside | None = None) -> dict:
     """All selected phases against one server; returns the figures the ratios need."""
     scenarios = set(arguments.scenarios.split(","))
     names = [f"u{i:05d}" for i in range(arguments.sessions)]
@@ -503,7 +516,10 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
             queue_finished_matches(database_url, arguments.analysis_backlog)
         if "burst" in scenarios:
             create_accounts(database_url, burst_names, 12)
-        command = server_command(database_url, arguments.sessions + arguments.burst)
+        more = beside.names if beside is not None else []
+        if more:
+            create_accounts(database_url, more, 4)
+        command = server_command(database_url, arguments.sessions + arguments.burst + len(more))
         command += ["--analysis", arguments.analysis]
         if arguments.analysis_backlog:  # the queue's bound holds the whole backlog
             command += ["--analysis-queue", str(arguments.analysis_backlog)]
@@ -590,8 +606,12 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
                 pairs_per_client[(player // 2) % arguments.clients].append(pair)  # its process
             cpu = server.cpu_seconds()
             started = time.monotonic()
+            if beside is not None:
+                beside.start(server.port, arguments.duration)
             results = clients.run_all("matches", [(pairs, arguments.duration)
                                                   for pairs in pairs_per_client])
+            if beside is not None:
+                report("beside", beside.finish())
             for action in ("roll", "move"):
                 samples = [x for r in results for x in r["latencies"][action]]
                 values = [latency for _, latency in samples]
@@ -624,8 +644,9 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path) -> dic
     return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def argument_parser(description: str) -> argparse.ArgumentParser:
+    """The flags of every phase (bench/tournament.py adds its own)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--matches", type=int, default=1_000)
     parser.add_argument("--burst", type=int, default=200)
@@ -655,7 +676,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=0.0,
                         help="matches: also report latencies of actions sent after this many "
                              "seconds (the steady state after every match started at once)")
-    arguments = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    arguments = argument_parser(__doc__.split("\n\n")[0]).parse_args()
     if "matches" in arguments.scenarios:
         assert 2 * arguments.matches + 2 + arguments.bot_matches <= arguments.sessions, \
             "matches need 2 sessions each, bot matches one"

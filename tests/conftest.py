@@ -49,6 +49,7 @@ def touches_the_store(definition: pytest.Item) -> bool:
 # (rules, soak), a worker met them last and ran them alone at the end while the others had
 # finished. The workers take the rest from the queue meanwhile (--dist worksteal).
 LONGEST = ("soak/", "rules/test_gnubg_differential.py", "durability/test_crash.py",
+           "durability/test_tournament_kill.py",
            "e2e/test_gnubg_bot_cube.py", "bots/test_analysis_vs_gnubg.py", "bots/test_strength.py")
 
 

@@ -152,15 +152,17 @@ class TournamentDirector:
             if outcome is not None:
                 played = rules.record(played, pairing.first, outcome[0], forfeit=outcome[1])
                 decided.append(position)
-        if not decided:
-            return
-        assert played.current is not None
-        current = played.current
-        await self.records.save_round(record.tournament_id, current, started_at)
-        record.played = played
-        self._tell_results(record, [current.pairings[position] for position in decided])
+        if decided:
+            assert played.current is not None
+            current = played.current
+            await self.records.save_round(record.tournament_id, current, started_at)
+            record.played = played
+            self._tell_results(record, [current.pairings[position] for position in decided])
+        # A round done already when read: the server stopped before what follows it was
+        # stored, and it follows now.
         if not current.done:
-            tell_pages(self.lobby, record)
+            if decided:
+                tell_pages(self.lobby, record)
             return
         if played.finished:
             winner = rules.winner(played)

@@ -162,6 +162,17 @@ async def register(port: int, name: str) -> None:
     await client.expect_closed()
 
 
+async def stop_all(tasks: list[asyncio.Task], process: asyncio.subprocess.Process,
+                   log_file) -> None:
+    """The end of a test against a server subprocess: its clients' tasks, the server, its log."""
+    for task in tasks:
+        task.cancel()
+    if process.returncode is None:
+        process.terminate()
+        await process.wait()
+    log_file.close()
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -251,12 +262,7 @@ async def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path):
         # What was refused in play: not what the stop below may tell a reader not yet cancelled.
         refused = {name: list(p.refusals) for name, p in players.items()}
     finally:
-        for task in tasks:
-            task.cancel()
-        if process.returncode is None:
-            process.terminate()
-            await process.wait()
-        log_file.close()
+        await stop_all(tasks, process, log_file)
     print(f"kills: {kills}; resumed states: {outcomes}; matches finished: "
           f"{ {n: p.matches_finished for n, p in players.items()} }")
     assert kills >= KILLS

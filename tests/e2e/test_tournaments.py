@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fibs_server.lobby.tournament_records import Status, TournamentSpec
+from fibs_server.rules import tournament as rules
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from tests.e2e.conftest import ServerHarness
 from tests.fake_clock import FakeClock
@@ -97,3 +98,27 @@ async def test_a_sign_up_that_closes_with_one_player_is_cancelled(harness):
     await harness.server.director.run_pass()
     await alice.skip_until(f"Tournament {tournament_id}: cancelled: fewer than two players joined.")
     assert (await store.tournament(tournament_id)).status is Status.CANCELLED
+
+
+@pytest.mark.stored
+async def test_a_round_stored_done_but_not_followed_is_followed_after_a_restart(harness):
+    """A kill between storing a round's last result and storing the next round (or the end)
+    leaves a done round as the current one: the next pass goes on from it."""
+    tournament_id = await knockout_of_three(harness)
+    store = harness.server.store
+    record = await store.tournament(tournament_id)
+    played = rules.start(Format.KNOCKOUT, record.entrants)
+    assert await store.start_tournament(tournament_id, played, 0)
+    played = rules.record(played, "bob", "bob", forfeit=True)  # round 1 done: alice had a bye
+    await store.save_round(tournament_id, played.current, 0)
+    await harness.restart()
+    await harness.server.director.run_pass()
+    stored = await harness.server.store.tournament(tournament_id)
+    assert [(p.first, p.second) for p in stored.played.current.pairings] == [("alice", "bob")]
+
+    played = rules.record(rules.next_round(played), "alice", "alice", forfeit=True)
+    await harness.server.store.save_round(tournament_id, played.current, 0)  # the final's
+    await harness.restart()
+    await harness.server.director.run_pass()
+    ended = await harness.server.store.tournament(tournament_id)
+    assert ended.status is Status.FINISHED and ended.winner == "alice"

@@ -206,6 +206,23 @@ async def alice_joins_bob(web, browser, invitation: str, match: str):
     return page, bob
 
 
+async def opens_a_table(web, browser, name: str, private: bool) -> tuple[Page, str]:
+    """`name` registers on a page, gets ready and opens a table for a 1-point match: the page
+    and the table's link."""
+    page = await open_page(browser, web)
+    await register(page, name)
+    await page.click("#ready")
+    await expect(page.locator("#ready")).to_be_checked()
+    await page.fill("#invite-length", "1")
+    await page.set_checked("#table-private", private)
+    await page.click("#open-table")
+    link = page.locator("#my-table a")
+    await expect(link).to_have_text(re.compile(r"/\?table=\w+$"))
+    address = await link.get_attribute("href")
+    assert address is not None
+    return page, address
+
+
 async def test_a_browser_user_plays_a_telnet_user_with_the_cube(web, browser):
     """A 3-point match: the browser user rolls and doubles by button; nobody rolls for them."""
     await web.register("bob", "secret1")

@@ -2,9 +2,11 @@
 whole match against a bot played by dragging checkers onto the destinations the page
 highlights; the legal destinations, the opponent's last move and the screen reader's labels;
 a play made with the keyboard and sent as soon as it is complete, and a move typed; a forced
-play laid out and a roll without a play said; questions before a resignation and before a
-take-back that unrates; a table's link; the page in Spanish; a finished match reviewed with
-its analysis; a lost connection that comes back by itself, and the clock's warning."""
+play laid out and a roll without a play said, and still said after the opponent's roll in a
+1-point match; questions before a resignation, before dropping and taking the opponent's
+double and before a take-back that unrates; a table's link; the page in Spanish; a finished
+match reviewed with its analysis; a lost connection that comes back by itself, and the
+clock's warning."""
 from __future__ import annotations
 
 import asyncio
@@ -27,11 +29,13 @@ from tests.web.test_browser import (
     logged,
     mine_on,
     open_page,
+    opens_a_table,
     register,
     said,
 )
 
 POINT = '#board-holder [data-point="{}"]'
+TURN_PASSED_MS = 5000  # game.js: how long a roll without a play stays said
 TURNS = 200  # a 1-point match takes about 50 decisions of the page's side
 
 
@@ -151,6 +155,46 @@ async def test_a_resignation_and_an_unrating_take_back_are_asked_first(web, brow
     await bob.skip_until(re.compile(r"(> )?alice wants to resign\. You will win 2 points\..*"))
 
 
+async def test_the_opponents_double_is_dropped_then_taken_each_asked_first(web, browser):
+    """A 3-point match: bob (telnet) doubles after alice's opening; she drops, saying No to the
+    question first; in the next game he doubles again and she takes: the cube is hers at 2."""
+    await web.register("bob", "secret1")
+    # alice opens both games with 3-1; the server rolls bob's 6-4 once she owns the cube.
+    web.script_dice((1, 3), (1, 3), (6, 4))
+    page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
+    # Her 8/5 6/5 in FIBS's numbers: the colours change sides with each game.
+    for game, her_move in ((1, "17-20 19-20"), (2, "8-5 6-5")):
+        if game == 2:
+            await page.click("#join-next")
+            await bob.send("join")
+        await click_move(page, (8, 5), (6, 5))
+        await bob.skip_until(said(f"alice moves {her_move} ."))
+        await bob.skip_until(re.compile(r"(> )?It's your turn to roll or double\."))
+        await bob.send("double")
+        await expect(page.locator("#game-status")).to_have_text("bob doubles to 2.")
+        if game == 1:
+            await page.click("#reject")
+            await expect(page.locator("#confirm-text")).to_have_text(
+                "Drop the double and lose the game?")
+            await page.click("#confirm-no")  # nothing is sent: the question stays open
+            await expect(page.locator("#confirm")).to_be_hidden()
+            await expect(page.locator("#reject")).to_be_visible()
+            await page.click("#reject")
+            await answer_yes(page)
+            await bob.skip_until(said("alice gives up. You win 1 point."))
+            await expect(page.locator("#game-status")).to_have_text(
+                "bob wins the game and 1 point. Score 0-1.")
+        else:
+            await page.click("#accept")
+            await expect(page.locator("#confirm-text")).to_have_text("Take the double?")
+            await page.click("#confirm-yes")
+            await bob.skip_until(said("alice accepts the double. The cube shows 2."))
+            await expect(page.locator("#board-holder .cube")).to_have_attribute(
+                "aria-label", "Cube 2, yours")
+            for answer in ("#accept", "#reject"):
+                await expect(page.locator(answer)).to_be_hidden()
+
+
 async def test_a_take_back_in_a_rated_bot_match_says_it_unrates(web_with_bots, browser):
     web_with_bots.script_dice((3, 1), (5, 2), (4, 4))
     page = await open_page(browser, web_with_bots)
@@ -167,17 +211,7 @@ async def test_a_take_back_in_a_rated_bot_match_says_it_unrates(web_with_bots, b
 
 
 async def test_a_table_link_seats_whoever_opens_it(web, browser, artifacts):
-    host = await open_page(browser, web)
-    await register(host, "alice")
-    await host.click("#ready")
-    await expect(host.locator("#ready")).to_be_checked()
-    await host.fill("#invite-length", "1")
-    await host.check("#table-private")
-    await host.click("#open-table")
-    link = host.locator("#my-table a")
-    await expect(link).to_have_text(re.compile(r"/\?table=\w+$"))
-    address = await link.get_attribute("href")
-    assert address is not None
+    host, address = await opens_a_table(web, browser, "alice", private=True)
     guest = await (await browser.new_context()).new_page()
     await guest.goto(address)
     await register(guest, "bob")
@@ -267,9 +301,44 @@ async def test_a_forced_play_is_laid_out_and_a_roll_without_one_is_said(web, bro
     await bob.skip_until(re.compile(r"(> )?You roll 2 and 1\."))
     await bob.send("move 24-22 22-21")
     await page.click("#roll")
-    await expect(page.locator("#game-status")).to_have_text("You cannot move.")
+    await expect(page.locator("#turn-notice")).to_have_text(
+        "You rolled 5 and 5 and cannot move: the turn passes.")
     await expect(page.locator("#board-holder .point.movable")).to_have_count(0)
     await bob.skip_until(said("alice can't move."))
+
+
+async def test_a_turn_without_a_play_stays_said_after_the_next_roll(web, browser):
+    """A saved 1-point match (no cube: the server rolls for both): alice's 5-5 cannot enter
+    against bob's points, and bob's roll follows at once. Her page still says why her turn
+    passed, until the page's clock has run TURN_PASSED_MS."""
+    await web.register("alice", "secret1")
+    await web.register("bob", "secret1")
+    position = Position((side({}, bar=1), side({5: 2, 11: 2, 24: 1})))
+    await web.server.store.create_match("alice", "bob", 1,
+                                        arranged(position, turn=0, length=1).to_dict())
+    web.script_dice((5, 5), (2, 1))
+    context = await browser.new_context(viewport={"width": 1200, "height": 900})
+    page = await context.new_page()
+    await page.clock.install()  # the page's timers: run by the test from here on
+    await page.goto(web.url)
+    await log_in(page, "alice")
+    await page.click("#ready")
+    await expect(page.locator("#ready")).to_be_checked()
+    bob = await web.login_telnet("bob", "secret1")
+    await bob.send("toggle ready")
+    await page.clock.pause_at(await page.evaluate("Date.now()") + 1000)
+    await page.locator("#saved-matches").get_by_role("button", name="Resume").click()
+    await bob.skip_until(re.compile(r"(> )?Type 'join alice' to accept\."))
+    await bob.send("join alice")
+    await page.click("#roll")  # a resumed match waits for its first roll, even without a cube
+    await bob.skip_until(said("alice can't move."))
+    await expect(page.locator("#game-status")).to_have_text("bob rolled 2 and 1.")
+    notice = page.locator("#turn-notice")
+    await expect(notice).to_have_text("You rolled 5 and 5 and cannot move: the turn passes.")
+    await page.clock.run_for(TURN_PASSED_MS - 1)
+    await expect(notice).to_be_visible()
+    await page.clock.run_for(1)
+    await expect(notice).to_be_hidden()
 
 
 async def test_a_lost_connection_comes_back_by_itself_and_the_clock_warns(

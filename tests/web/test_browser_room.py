@@ -2,7 +2,7 @@
 user: an invitation before "Ready" refused in the page's words; an invitation with every term
 the page offers (length over 7 and unlimited, variant, cube, clock, rating); an invitation
 notified with its Join and a sound, none once muted; the chat's tabs (say, kibitz, tell,
-shout)."""
+shout); another user's public table listed with its Sit, a private one not."""
 from __future__ import annotations
 
 import re
@@ -10,7 +10,7 @@ import re
 from playwright.async_api import Page, expect
 
 from fibs_server.lobby.game_commands import RATED_EXPERIENCE
-from tests.web.test_browser import log_in, open_page, register, said, who_row
+from tests.web.test_browser import log_in, open_page, opens_a_table, register, said, who_row
 
 # Tones counted, not played: the page's sounds.js makes them with the Web Audio API.
 COUNTED_TONES = """
@@ -116,3 +116,25 @@ async def test_the_chat_tabs_show_each_kind_and_choose_how_to_answer(web, browse
     await bob.skip_until(re.compile(r"(> )?alice shouts: hello bob"))
     await page.click('[data-chat-filter="all"]')
     await expect(log.locator("div:visible")).to_have_count(4)
+
+
+async def test_a_public_table_is_listed_for_others_a_private_one_is_not(web, browser):
+    """bob's page is in the room; telnet dora opens a private table, alice a public one on her
+    page; bob's Refresh lists alice's alone, and he sits at it."""
+    page = await open_page(browser, web)
+    await register(page, "bob")
+    await web.register("dora", "secret1")
+    dora = await web.login_telnet("dora", "secret1")
+    await dora.send("toggle ready")
+    await dora.send("table 3 private")
+    await dora.skip_until(re.compile(r"(> )?You opened a private table for a 3 point match\..*"))
+    alice, _ = await opens_a_table(web, browser, "alice", private=False)
+    await expect(alice.locator("#tables li")).to_have_count(0)  # her own is not offered to her
+
+    tables = page.locator("#tables li")
+    await page.click("#show-tables")
+    await expect(tables).to_have_text(["alice: a 1 point match Sit"])
+    await tables.get_by_role("button", name="Sit").click()
+    await expect(page.locator("#board-holder svg")).to_contain_text("1-point match")
+    await expect(alice.locator("#board-holder svg")).to_contain_text("bob")
+    await expect(alice.locator("#my-table")).to_be_empty()  # the table closed: its match began

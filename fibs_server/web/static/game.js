@@ -13,6 +13,9 @@ import { send, session } from "./session.js";
 const AUTO_CONFIRM_KEY = "fibs-auto-confirm";
 const ASK_FIRST_KEY = "fibs-ask-first";
 const RESIGN_SIZES = { n: "single", g: "gammon", b: "backgammon" };
+// How long a turn lost to a roll without a play stays said, unless the player acts first: the
+// next roll (the server's own, in a game without a cube) follows at once.
+const TURN_PASSED_MS = 5000;
 const noGame = $("no-game"); // what the board's place says when there is no board
 
 const state = {
@@ -24,6 +27,8 @@ const state = {
   clock: null, // {side, decision, endsAt (performance.now()), warned}
   clockTick: null,
   match: null, // the match_started message of the match on the board
+  lastRoll: null, // {by, dice} of the last roll, for a turn it passes
+  turnPassedTimer: null,
 };
 
 // --- what the server says --------------------------------------------------------------
@@ -41,12 +46,12 @@ export const HANDLERS = {
         { ...dice(message.dice), name: opponentName() }));
   },
   rolled: (message) => {
+    state.lastRoll = message;
     sounds.play("dice");
     say(t(message.by === "player" ? "game.rolled_player" : "game.rolled_opponent",
       { name: opponentName(), a: message.dice[0], b: message.dice[1] }));
   },
-  cannot_move: (message) => say(t(message.by === "player" ? "game.cannot_move_player"
-    : "game.cannot_move_opponent", { name: opponentName() })),
+  cannot_move: turnPassed,
   moved: (message) => {
     sounds.play("checker");
     if (message.by === "opponent") state.lastMove = message.steps;
@@ -58,17 +63,18 @@ export const HANDLERS = {
         { name: opponentName(), cube: message.cube }));
     } else {
       say(t(message.by === "player" ? "game.you_resign" : "game.opponent_resigns",
-        { name: opponentName(), points: message.points, size: t(`resign.${message.size}`) }));
+        { name: opponentName(), points: pointsWord(message.points), size: t(`resign.${message.size}`) }));
     }
   },
   answer: (message) => {
     const who = message.by === "player" ? "player" : "opponent";
     const what = message.kind === "double" ? (message.accepted ? "take" : "drop")
       : (message.accepted ? "accept_resignation" : "reject_resignation");
-    say(t(`game.${what}_${who}`, { name: opponentName(), cube: message.cube, points: message.points }));
+    say(t(`game.${what}_${who}`, { name: opponentName(), cube: message.cube,
+      points: pointsWord(message.points) }));
   },
   game_over: (message) => say(t(message.winner === "player" ? "game.won_game" : "game.lost_game",
-    { name: opponentName(), points: message.points, player: message.score.player,
+    { name: opponentName(), points: pointsWord(message.points), player: message.score.player,
       opponent: message.score.opponent })),
   forfeited: (message) => say(t(message.by === "player" ? "game.forfeited_player"
     : "game.forfeited_opponent", { name: opponentName() })),
@@ -97,10 +103,34 @@ export const HANDLERS = {
 // `{a, b}` of an opening roll's dice for a text.
 const dice = (pair) => ({ a: pair.player, b: pair.opponent });
 const opponentName = () => state.board?.opponent.name ?? "";
+// "1 point", "2 points": what a game, a dropped double or a resignation is worth.
+const pointsWord = (count) => t(count === 1 ? "game.points_one" : "game.points_other", { count });
 
 function say(text) {
   $("game-status").textContent = text;
 }
+
+// A roll without a play, said beside the status line (which the next roll replaces at once)
+// until the player's next action on the game or TURN_PASSED_MS on the page's clock.
+function turnPassed(message) {
+  const roll = state.lastRoll?.by === message.by ? state.lastRoll.dice : null;
+  const mine = message.by === "player";
+  const key = roll ? (mine ? "game.cannot_move_player_roll" : "game.cannot_move_opponent_roll")
+    : (mine ? "game.cannot_move_player" : "game.cannot_move_opponent");
+  const notice = $("turn-notice");
+  notice.textContent = t(key, { name: opponentName(), a: roll?.[0], b: roll?.[1] });
+  notice.hidden = false;
+  clearTimeout(state.turnPassedTimer);
+  state.turnPassedTimer = setTimeout(clearTurnPassed, TURN_PASSED_MS);
+}
+
+function clearTurnPassed() {
+  clearTimeout(state.turnPassedTimer);
+  $("turn-notice").hidden = true;
+  $("turn-notice").textContent = "";
+}
+$("game").addEventListener("pointerdown", clearTurnPassed);
+$("game").addEventListener("keydown", clearTurnPassed);
 
 // A refused command (the server's refusal, in the page's words where it has them).
 export function refused(text) {
@@ -265,7 +295,8 @@ for (const [id, key] of [["auto-confirm", AUTO_CONFIRM_KEY], ["ask-first", ASK_F
 
 function clearBoard() {
   Object.assign(state, { board: null, steps: [], selected: null, lastMove: null, sent: false,
-    clock: null, match: null });
+    clock: null, match: null, lastRoll: null });
+  clearTurnPassed();
 }
 
 export function reset() {

@@ -1,0 +1,128 @@
+"""A Swiss tournament beside run E: what running one costs the people playing.
+
+Each run is bench/load.py's matches phase (its flags, run E by default figures below) on a
+server of its own, once alone and once with a Swiss tournament of --players scripted
+players beside it: they sign up as the phase starts (a `when` tournament: it starts at the
+director's next pass), and each plays the 1-point matches the director starts for it with
+the e2e bot's engine-driven play at a person's pace (0.5-1.5 s a decision), round after
+round, until the phase ends. The two kinds of run alternate (--runs of each), and the table
+gives people's move latency (the run E matches, after --warmup) with and without it.
+
+    TMPDIR=/dev/shm .venv/bin/python bench/tournament.py --sessions 2002 --matches 1000 \\
+        --duration 90 --warmup 45 --players 128 --runs 2
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/load.py
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.e2e.bot
+
+import load  # noqa: E402
+
+CREATED = re.compile(r"Tournament (\d+): created\..*")
+ROUND_BEGINS = re.compile(r"Tournament \d+: round (\d+) of \d+ begins\.")
+WON = "You win the 1 point match"
+
+
+class TournamentWorker(load.Worker):
+    async def tournament(self, port: int, names: list[str], rounds: int,
+                         duration: float) -> dict:
+        """`names` log in; the first creates the Swiss, everyone enters it and plays until
+        `duration` is over."""
+        from tests.e2e.bot import Bot  # imports the engine: only the players need it
+        await self.log_in(port, names, load.LOGIN_CONCURRENCY)
+        deadline = time.monotonic() + duration
+        created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        stats: dict[str, Any] = {"rounds": set(), "matches_finished": 0, "refusals": []}
+
+        async def play(name: str) -> None:
+            client = self.sessions[name]
+            lines: asyncio.Queue[str] = asyncio.Queue()
+            client.on_line = lambda line, received: lines.put_nowait(line)
+            player = Bot(load.ThinkingSender(client), name, seed=hash(name))
+            client.send("set boardstyle 3")
+            while time.monotonic() < deadline:
+                try:
+                    line = await asyncio.wait_for(lines.get(), deadline - time.monotonic())
+                except asyncio.TimeoutError:
+                    break
+                if (found := CREATED.fullmatch(line)) and not created.done():
+                    created.set_result(found[1])
+                elif begins := ROUND_BEGINS.fullmatch(line):
+                    stats["rounds"].add(int(begins[1]))
+                elif line.startswith(WON):
+                    stats["matches_finished"] += 1
+                await player.react(line)
+            stats["refusals"] += player.refusals
+
+        players = [asyncio.create_task(play(name)) for name in names if name in self.sessions]
+        self.sessions[names[0]].send(f"tournament create swiss rounds {rounds} length 1 "
+                                     f"when {len(names)} cap {len(names)}")
+        tournament_id = await asyncio.wait_for(created, load.REPLY_TIMEOUT)
+        for name in names:
+            self.sessions[name].send(f"tournament join {tournament_id}")
+        await asyncio.gather(*players)
+        return {"signed_up": len(players), "rounds": sorted(stats["rounds"]),
+                "matches_finished": stats["matches_finished"], "refusals": stats["refusals"]}
+
+
+def tournament_client(connection: Any, target_kind: str) -> None:
+    load.client_process(connection, target_kind, TournamentWorker)
+
+
+class SwissBeside:
+    """The tournament's players in a client process of their own."""
+
+    def __init__(self, players: int, rounds: int) -> None:
+        self.names = [f"t{number:03d}" for number in range(players)]
+        self.rounds = rounds
+        self.clients: load.Clients | None = None
+
+    def start(self, port: int, duration: float) -> None:
+        self.clients = load.Clients(1, "fibs", process_main=tournament_client)
+        self.clients.start(0, "tournament", port, self.names, self.rounds, duration)
+
+    def finish(self) -> str:
+        assert self.clients is not None
+        result = self.clients.result(0)
+        self.clients.stop()
+        return (f"a Swiss of {result['signed_up']}: rounds begun {result['rounds']}, "
+                f"{result['matches_finished']} matches finished, {len(result['refusals'])} "
+                f"refusals {result['refusals'][:3]}; its clients' CPU "
+                f"{result['cpu']:.1f} s")
+
+
+def main() -> None:
+    parser = load.argument_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=128, help="the Swiss's entrants")
+    parser.add_argument("--rounds", type=int, default=7, help="the Swiss's rounds")
+    parser.add_argument("--runs", type=int, default=1, help="runs of each kind, alternating")
+    parser.set_defaults(sessions=2002, matches=1000, duration=90.0, warmup=45.0,
+                        targets="fibs", scenarios="idle,matches")
+    arguments = parser.parse_args()
+    load.raise_file_limit()
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}", flush=True)
+    rows = []
+    for run in range(1, arguments.runs + 1):
+        for label, beside in (("E", None),
+                              ("E + Swiss", SwissBeside(arguments.players, arguments.rounds))):
+            with tempfile.TemporaryDirectory() as directory:
+                figures = load.run_target("fibs", arguments, Path(directory), beside)
+            rows.append((run, label, figures))
+    print(f"\n| run | | move p99 (ms) | move p99 after {arguments.warmup:.0f} s (ms) | "
+          "roll p99 after warm-up (ms) |\n|---|---|---|---|---|")
+    for run, label, figures in rows:
+        print(f"| {run} | {label} | {figures.get('move_p99', 0):.1f} | "
+              f"{figures.get('move_steady_p99', 0):.1f} | "
+              f"{figures.get('roll_steady_p99', 0):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
