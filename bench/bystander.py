@@ -107,8 +107,10 @@ class Bystander:
         return f"bystander {percentiles(self.latencies)}; logins {percentiles(self.logins)}"
 
 
-async def watch_while_alive(bystander: Bystander, attacker: multiprocessing.Process) -> None:
-    """`bystander` measured from `attacker`'s start to its end (its match started first)."""
+async def watch_while_alive(bystander: Bystander, attacker: multiprocessing.Process,
+                            keep_open: bool = False) -> None:
+    """`bystander` measured from `attacker`'s start to its end (its match started first);
+    closed then, unless it is to watch another attack."""
     if not bystander.players:
         await bystander.start()
     stop = asyncio.Event()
@@ -117,3 +119,5 @@ async def watch_while_alive(bystander: Bystander, attacker: multiprocessing.Proc
     await asyncio.to_thread(attacker.join)
     stop.set()
     await watching
+    if not keep_open:
+        bystander.close()

@@ -159,7 +159,7 @@ class Server:
 async def measure(server: Server, bystander: Bystander, attacker: multiprocessing.Process
                   ) -> None:
     cpu, lines, started = server.cpu_seconds(), server.log_lines(), time.monotonic()
-    await watch_while_alive(bystander, attacker)
+    await watch_while_alive(bystander, attacker, keep_open=True)
     seconds = time.monotonic() - started
     report("  bystander", percentiles(bystander.latencies))
     report("  logins", percentiles(bystander.logins))

@@ -255,7 +255,6 @@ def run(kind: str, seconds: float) -> None:
                                        args=(kind, server.port, seconds, results))
             bystander = Bystander(server.port)
             asyncio.run(watch_while_alive(bystander, attacker))
-            bystander.close()
             report(kind, bystander.summary())
             report("", str(results.get(timeout=REPLY_TIMEOUT)))
         finally:

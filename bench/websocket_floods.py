@@ -32,6 +32,7 @@ from fibs_server.net.limits import TOO_MANY_COMMANDS  # noqa: E402
 FLOOD_MESSAGE = "who\r\nboard\r\nxyzzy plugh\r\n" * 100
 WELCOME = "\r\n1 guest_"  # a visitor's CLIP welcome line
 CONNECT_TIMEOUT = 30.0
+WRITE_BUFFER = 1 << 16  # bytes the client holds for a connection, beyond the kernel's
 
 
 async def flood(http_port: int, connections: int, addresses: int, reads: bool,
@@ -52,7 +53,7 @@ async def flood(http_port: int, connections: int, addresses: int, reads: bool,
 
     async def one(http: aiohttp.ClientSession) -> None:
         try:
-            ws = await http.ws_connect(url, timeout=aiohttp.ClientWSTimeout(ws_close=5))
+            ws = await http.ws_connect(url)
         except aiohttp.ClientError:
             counts["connection refused"] += 1
             return
@@ -65,27 +66,31 @@ async def flood(http_port: int, connections: int, addresses: int, reads: bool,
                 return
             seen += message.data
         counts["visitors admitted"] += 1
-        if reads:
-            reading = asyncio.create_task(read_until_closed(ws))
-        else:
+        # The attacker hangs up at the end without a close handshake (which would wait for
+        # the server to get through what it was sent).
+        transport = ws._conn.transport  # type: ignore[union-attr]  # noqa: SLF001
+        reading = asyncio.create_task(read_until_closed(ws) if reads else asyncio.sleep(0))
+        if not reads:
             # Never read again: the socket's reading stops, its buffer small, so the server's
             # output waits on the server's side until its cap cuts the connection off.
             ws.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            ws._conn.transport.pause_reading()  # type: ignore[union-attr]  # noqa: SLF001
+            transport.pause_reading()
         try:
-            while time.monotonic() < deadline and not ws.closed:
+            while time.monotonic() < deadline and not (reads and reading.done()):
                 await asyncio.wait_for(ws.send_str(FLOOD_MESSAGE),
                                        max(0.01, deadline - time.monotonic()))
                 counts["commands sent"] += 300
+                while transport.get_write_buffer_size() > WRITE_BUFFER:
+                    if transport.is_closing() or time.monotonic() >= deadline:
+                        raise ConnectionError
+                    await asyncio.sleep(0.1)  # the kernel holds megabytes: still ahead
         except (asyncio.TimeoutError, ConnectionError, aiohttp.ClientError):
             pass
-        if ws.closed or time.monotonic() < deadline:
+        if time.monotonic() < deadline:  # the server closed it
             closed_after.append(time.monotonic() - started)
-        if reads:
-            await ws.close()
-            await reading
-        else:
-            ws._conn.transport.abort()  # type: ignore[union-attr]  # noqa: SLF001
+            await asyncio.wait([reading], timeout=1.0)  # its last words
+        reading.cancel()
+        transport.abort()
 
     sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(
         limit=0, local_addr=(f"127.0.0.{2 + number}", 0))) for number in range(addresses)]
