@@ -114,8 +114,8 @@ def telnet_floods(ports: Ports, seconds: float) -> str:
     payloads = [floods.FLOODS[kind] for kind in ("nop", "empty", "long")]
     started = time.monotonic()
     floods.flood(ports.telnet, payloads, 28, seconds, sent, closed, FLOODERS_ADDRESSES)
-    return (f"{sent.value / 1e6:.0f} MB sent; {closed.value} of 28 closed by the server, "
-            f"the last after {time.monotonic() - started:.1f} s")
+    return (f"{sent.value / 1e6:.0f} MB sent; {closed.value} of 28 closed by the server "
+            f"within the {time.monotonic() - started:.1f} s")
 
 
 def nothing(ports: Ports, seconds: float) -> str:
