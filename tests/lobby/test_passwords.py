@@ -207,3 +207,24 @@ async def test_a_cancelled_waiting_check_gives_its_turn_away(monkeypatch):
     assert await asyncio.gather(running, last) == [True, True]
     assert hung_up.cancelled() and checked == [b"running", b"last"]
     assert not hasher.waiting and hasher._idle_threads == 1
+
+
+async def test_one_address_holds_all_threads_but_one_so_a_check_from_elsewhere_starts_at_once(
+        monkeypatch):
+    """Two threads: a club's 30 known-good checks run one at a time, and a check from
+    another address takes the second thread at once instead of waiting for the club's."""
+    hasher = PasswordHasher(rounds=4, known_good_checks_per_address=32, threads=2)
+    hashed = await hasher.hash("secret")
+    release, checked = controlled_checks(monkeypatch)
+    club = [asyncio.ensure_future(hasher.check(f"club{n}", hashed, "10.0.0.5", known_good=True))
+            for n in range(30)]
+    await asyncio.sleep(0)
+    assert hasher.waiting == 29 and hasher._idle_threads == 1
+    elsewhere = asyncio.ensure_future(hasher.check("elsewhere", hashed, "10.0.0.9"))
+    await asyncio.sleep(0)
+    assert hasher.waiting == 29 and hasher._idle_threads == 0  # not queued: running
+    release.set()
+    await asyncio.gather(*club, elsewhere)
+    assert set(checked[:2]) == {b"club0", b"elsewhere"}
+    assert checked[2:] == [f"club{n}".encode() for n in range(1, 30)]
+    assert not hasher.waiting and hasher._running == {} and hasher._idle_threads == 2
