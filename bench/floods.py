@@ -7,6 +7,7 @@ thread per connection, blocking sends: the flood goes as fast as the server read
   nop    IAC NOP (`ff f1`) * 32768 per write
   will   IAC WILL 24 (`ff fb 18`) * 21845 per write: an option offer, refused once
   empty  LF * 65536 per write: empty lines
+  long   lines of 64 KB
 
 For each: the bystander's `time` latency during the flood (median, p99, max), the bytes the
 flooders got in, the seconds the server stays busy after the flooders hang up, and how long a
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import multiprocessing
 import socket
 import sys
@@ -34,6 +36,7 @@ FLOODS = {
     "nop": b"\xff\xf1" * 32768,
     "will": b"\xff\xfb\x18" * 21845,
     "empty": b"\n" * 65536,
+    "long": b"x" * 65536 + b"\r\n",  # a line far over the longest, discarded whole
 }
 TIME_REPLY = b" UTC )"  # the end of the `time` answer's date line
 REPLY_TIMEOUT = 30.0
@@ -42,11 +45,13 @@ PROBE_INTERVAL = 0.025  # within a user's own command rate (50 a second)
 BYSTANDER_ADDRESS = "127.0.0.2"
 
 
-def flood(port: int, payload: bytes, connections: int, seconds: float, sent: multiprocessing.Value
-          ) -> None:
-    """`connections` sockets each sending `payload` until `seconds` pass, then closing. Each
-    reads and discards what the server answers, so that no output cap cuts it off: the server
-    has to get through everything it was sent."""
+def flood(port: int, payloads: list[bytes], connections: int, seconds: float,
+          sent: multiprocessing.Value, closed: multiprocessing.Value,
+          addresses: tuple[str, ...] = ("127.0.0.1",)) -> None:
+    """`connections` sockets from `addresses` in turn, each sending one of `payloads` (in
+    turn) until `seconds` pass or the server closes it (counted in `closed`). Each reads and
+    discards what the server answers, so that no output cap cuts it off: the server has to
+    get through everything it was sent."""
     deadline = time.monotonic() + seconds
 
     def drain(sock: socket.socket) -> None:
@@ -56,8 +61,10 @@ def flood(port: int, payload: bytes, connections: int, seconds: float, sent: mul
         except OSError:
             pass
 
-    def one() -> None:
-        sock = socket.create_connection(("127.0.0.1", port))
+    def one(number: int) -> None:
+        payload = payloads[number % len(payloads)]
+        sock = socket.create_connection(("127.0.0.1", port),
+                                        source_address=(addresses[number % len(addresses)], 0))
         sock.settimeout(0.2)
         reader = threading.Thread(target=drain, args=(sock,))
         reader.start()
@@ -68,16 +75,18 @@ def flood(port: int, payload: bytes, connections: int, seconds: float, sent: mul
                     count += sock.send(payload)
                 except socket.timeout:
                     continue
-        except OSError:
-            pass  # cut off by the server
+        except OSError:  # cut off by the server
+            with closed.get_lock():
+                closed.value += 1
         finally:
-            sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
             sock.close()
             reader.join()
         with sent.get_lock():
             sent.value += count
 
-    threads = [threading.Thread(target=one) for _ in range(connections)]
+    threads = [threading.Thread(target=one, args=(number,)) for number in range(connections)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -143,9 +152,9 @@ async def run(arguments: argparse.Namespace, server: ServerProcess) -> None:
     context = multiprocessing.get_context("spawn")
     for kind in arguments.floods.split(","):
         for connections in (1, 4):
-            sent = context.Value("q", 0)
-            flooder = context.Process(target=flood, args=(server.port, FLOODS[kind], connections,
-                                                          arguments.seconds, sent))
+            sent, closed = context.Value("q", 0), context.Value("q", 0)
+            flooder = context.Process(target=flood, args=(server.port, [FLOODS[kind]], connections,
+                                                          arguments.seconds, sent, closed))
             flooder.start()
             latencies = await probe_while(reader, writer, flooder)
             flooder.join()
@@ -156,7 +165,8 @@ async def run(arguments: argparse.Namespace, server: ServerProcess) -> None:
             fresh_writer.close()
             report(f"{kind} x{connections}",
                    f"bystander {percentiles(latencies)}; flooders sent "
-                   f"{sent.value / arguments.seconds / 1e6:.1f} MB/s; server busy "
+                   f"{sent.value / arguments.seconds / 1e6:.1f} MB/s, {closed.value} of them "
+                   f"closed by the server; server busy "
                    f"{busy:.1f} s after they left; a fresh login then took {login * 1000:.0f} ms")
     writer.close()
 
@@ -164,7 +174,7 @@ async def run(arguments: argparse.Namespace, server: ServerProcess) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="seconds per flood")
-    parser.add_argument("--floods", default=",".join(FLOODS), help="nop, will, empty")
+    parser.add_argument("--floods", default=",".join(FLOODS), help=", ".join(FLOODS))
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         database_url = f"sqlite:///{Path(directory) / 'floods.db'}"

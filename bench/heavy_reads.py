@@ -7,12 +7,13 @@ from them as it would on a real server), all played by `archived` against 50 oth
 with a dice tally, a rating change and a state of about --state-bytes of JSON. Starts
 `python -m fibs_server` on it and runs each attack in turn for --seconds:
 
-  dicetest  one CLIP user sends `dicetest` over and over, each once the last is answered
+  dicetest  one visitor sends `dicetest` over and over, each once the last is answered
   history   one address asks /api/rating-history?name=archived --rate times a second
   hflood    the same with 4 requests in flight at all times
 
-Meanwhile a logged-in bystander asks `time` every 25 ms (its latency: median, p99, max) and a
-fresh telnet login starts every 0.5 s (its latency). Reports the attacker's answers too.
+Meanwhile the bystander (bench/bystander.py: two users playing a match ask `time` every 25 ms
+in turn; its latency: median, p99, max) is measured, and a fresh login starts every 0.5 s
+(its latency). Reports the attacker's answers too.
 
     .venv/bin/python bench/heavy_reads.py --matches 200000 --seconds 10
 """
@@ -30,16 +31,13 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from floods import TIME_REPLY, ask_time, log_in  # noqa: E402
+from bystander import NAMES, TIME_REPLY, Bystander  # noqa: E402
 from load import ServerProcess, create_accounts, percentiles, report  # noqa: E402
 
 ARCHIVED = "archived"
 OPPONENTS = [f"opponent{i:02d}" for i in range(50)]
-USERS = ["bystander", "latecomer", "flooder"]
 BATCH = 5_000  # matches per insert statement
 ROLL_KINDS = 21  # rules.dice_stats.ROLLS
-# Every 25 ms: under a user's 50 commands a second; faster, it queued behind its own pacing.
-PROBE_INTERVAL = 0.025
 LOGIN_INTERVAL = 0.5
 REQUEST_TIMEOUT = 60.0
 
@@ -53,7 +51,7 @@ def build_archive(database_url: str, matches: int, state_bytes: int) -> float:
     from fibs_server.store.database import create_database_engine
     from fibs_server.store.models import MatchRow, table_of
 
-    create_accounts(database_url, [ARCHIVED, *OPPONENTS, *USERS], 4)
+    create_accounts(database_url, [ARCHIVED, *OPPONENTS, *NAMES], 4)
     downgrade_database(database_url, "0004")  # the matches go in as an older server stored them
     event = {"type": "move", "player": 0, "dice": [3, 1], "move": "8/5 6/5"}
     events = [event] * max(1, state_bytes // len(orjson.dumps(event)))
@@ -89,57 +87,27 @@ def build_archive(database_url: str, matches: int, state_bytes: int) -> float:
     return time.monotonic() - started
 
 
-class Bystander:
-    """`time` every PROBE_INTERVAL (not waiting for answers: a stall counts for every probe
-    it delays) and a fresh login every LOGIN_INTERVAL, until stopped."""
+async def dicetest_loop(port: int, stop: asyncio.Event, visitors: int = 1) -> str:
+    """`visitors` visitors (`bot x` at the login prompt: in, and a usage refusal) each send
+    `dicetest`, then `time` to know where its answer ends, over and over."""
+    latencies: list[float] = []
+    refused = 0
 
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.latencies: list[float] = []
-        self.logins: list[float] = []
-
-    async def run(self, stop: asyncio.Event) -> None:
-        reader, writer = await log_in(self.port, "bystander")
-        sent_at: collections.deque[float] = collections.deque()
-
-        async def answers() -> None:
-            while True:
-                await reader.readuntil(TIME_REPLY)
-                self.latencies.append(time.perf_counter() - sent_at.popleft())
-
-        async def logins() -> None:
-            while not stop.is_set():
-                started = time.perf_counter()
-                _, fresh = await log_in(self.port, "latecomer")
-                self.logins.append(time.perf_counter() - started)
-                fresh.close()
-                await asyncio.sleep(LOGIN_INTERVAL)
-
-        receiving = asyncio.create_task(answers())
-        logging_in = asyncio.create_task(logins())
+    async def one() -> None:
+        nonlocal refused
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        await reader.readuntil(b"login: ")
+        writer.write(b"bot x\r\ntime\r\n")
+        await asyncio.wait_for(reader.readuntil(TIME_REPLY), REQUEST_TIMEOUT)
         while not stop.is_set():
-            sent_at.append(time.perf_counter())
-            writer.write(b"time\r\n")
-            await asyncio.sleep(PROBE_INTERVAL)
-        await logging_in
-        while sent_at and not receiving.done():
-            await asyncio.sleep(0.01)
-        receiving.cancel()
+            started = time.perf_counter()
+            writer.write(b"dicetest\r\ntime\r\n")
+            answer = await asyncio.wait_for(reader.readuntil(TIME_REPLY), REQUEST_TIMEOUT)
+            latencies.append(time.perf_counter() - started)
+            refused += b"Dice rolled on this server" not in answer
         writer.close()
 
-
-async def dicetest_loop(port: int, stop: asyncio.Event) -> str:
-    """`dicetest`, then `time` to know where its answer ends, over and over."""
-    reader, writer = await log_in(port, "flooder")
-    await ask_time(reader, writer)  # past the login's lines
-    latencies, refused = [], 0
-    while not stop.is_set():
-        started = time.perf_counter()
-        writer.write(b"dicetest\r\ntime\r\n")
-        answer = await asyncio.wait_for(reader.readuntil(TIME_REPLY), REQUEST_TIMEOUT)
-        latencies.append(time.perf_counter() - started)
-        refused += b"Dice rolled on this server" not in answer
-    writer.close()
+    await asyncio.gather(*(one() for _ in range(visitors)))
     return f"{len(latencies)} dicetests, {refused} refused; each {percentiles(latencies)}"
 
 
@@ -168,17 +136,15 @@ async def history_requests(http_port: int, stop: asyncio.Event, rate: float | No
             f"answered ones {percentiles(latencies)}")
 
 
-async def attack(label: str, port: int, seconds: float, attacker) -> None:
+async def attack(label: str, bystander: Bystander, seconds: float, attacker) -> None:
     stop = asyncio.Event()
-    bystander = Bystander(port)
     watching = asyncio.create_task(bystander.run(stop))
     attacking = asyncio.create_task(attacker(stop))
     await asyncio.sleep(seconds)
     stop.set()
     attacker_report = await attacking
     await watching
-    report(label, f"bystander {percentiles(bystander.latencies)}; "
-                  f"logins {percentiles(bystander.logins)}")
+    report(label, bystander.summary())
     report("", f"attacker: {attacker_report}")
 
 
@@ -192,8 +158,10 @@ async def run(arguments: argparse.Namespace, port: int, http_port: int) -> None:
         "history": lambda stop: history_requests(http_port, stop, arguments.rate, 1),
         "hflood": lambda stop: history_requests(http_port, stop, None, 4),
     }
+    bystander = Bystander(port, LOGIN_INTERVAL)
     for kind in ["none", *arguments.attacks.split(",")]:
-        await attack(kind, port, arguments.seconds, attacks[kind])
+        await attack(kind, bystander, arguments.seconds, attacks[kind])
+    bystander.close()
 
 
 def free_port() -> int:

@@ -2,8 +2,9 @@
 
 Starts `python -m fibs_server` under `prlimit --nofile=1024:1024` (so the server cannot raise
 its soft limit: descriptors run out as they did at the default soft limit) on a temporary
-SQLite database, logs in one CLIP user who asks `time` every 25 ms, and a second user logs
-in every second from a clean address. Then, each for --seconds:
+SQLite database; the bystander (bench/bystander.py: two users playing a match ask `time` every
+25 ms in turn) is measured, and a third user logs in every second from a clean address. Then,
+each for --seconds:
 
   idle      1,100 connections to the HTTP port, half silent, half with half a request head,
             from one address
@@ -38,14 +39,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bystander import NAMES, Bystander, watch_while_alive  # noqa: E402
 from floods import ask_time, log_in  # noqa: E402
 from load import REPOSITORY, create_accounts, percentiles, report  # noqa: E402
-
-TIME_REPLY = b" UTC )"
-# A `time` every 25 ms: under a user's 50 commands a second (--commands-per-second), which a
-# probe every 10 ms outran: it queued behind its own pacing, seconds late whatever the attack.
-PROBE_INTERVAL = 0.025
-LOGIN_INTERVAL = 1.0
 
 
 def free_port() -> int:
@@ -160,69 +156,53 @@ class Server:
         self.process.wait(60)
 
 
-async def measure(server: Server, attacker: multiprocessing.Process) -> None:
-    reader, writer = await log_in(server.port, "bystander")
-    asked: collections.deque[float] = collections.deque()
-    latencies: list[float] = []
-    logins: list[float] = []
-
-    async def answers() -> None:
-        while True:
-            await reader.readuntil(TIME_REPLY)
-            latencies.append(time.perf_counter() - asked.popleft())
-
-    async def logging_in() -> None:
-        while True:
-            started = time.perf_counter()
-            _, fresh = await log_in(server.port, "latecomer")
-            logins.append(time.perf_counter() - started)
-            fresh.close()
-            await asyncio.sleep(LOGIN_INTERVAL)
-
-    tasks = [asyncio.create_task(answers()), asyncio.create_task(logging_in())]
+async def measure(server: Server, bystander: Bystander, attacker: multiprocessing.Process
+                  ) -> None:
     cpu, lines, started = server.cpu_seconds(), server.log_lines(), time.monotonic()
-    attacker.start()
-    while attacker.is_alive():
-        asked.append(time.perf_counter())
-        writer.write(b"time\r\n")
-        await asyncio.sleep(PROBE_INTERVAL)
+    await watch_while_alive(bystander, attacker, keep_open=True)
     seconds = time.monotonic() - started
-    for task in tasks:
-        task.cancel()
-    writer.close()
-    report("  bystander", percentiles(latencies))
-    report("  logins", percentiles(logins))
+    report("  bystander", percentiles(bystander.latencies))
+    report("  logins", percentiles(bystander.logins))
     report("  server", f"{(server.cpu_seconds() - cpu) / seconds * 100:.0f} % CPU, "
                        f"{server.log_lines() - lines} log lines in {seconds:.0f} s")
+
+
+ATTACKS = {
+    "idle": (idle_connections, (1100, 1)),
+    "idle40": (idle_connections, (1100, 40)),
+    "requests": (request_flood, (40, 2, 0.0)),
+    "reconnect": (request_flood, (40, 1, 0.0)),
+    "reconnect2600": (request_flood, (40, 1, 2600.0 / 10)),  # 10 refused
+}
+
+
+async def run(server: Server, attacks: list[str], seconds: float) -> None:
+    bystander = Bystander(server.port)
+    context = multiprocessing.get_context("spawn")
+    for name in attacks:
+        target, options = ATTACKS[name]
+        results = context.Queue()
+        attacker = context.Process(target=target, args=(
+            server.http_port, *options, seconds, results))
+        report(name, "")
+        await measure(server, bystander, attacker)
+        report("  attackers got", str(results.get()))
+    bystander.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--attacks", default="idle,idle40,requests,reconnect,reconnect2600")
+    parser.add_argument("--attacks", default=",".join(ATTACKS))
     arguments = parser.parse_args()
-    context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as directory:
         database_url = f"sqlite:///{Path(directory) / 'http-abuse.db'}"
-        create_accounts(database_url, ["bystander", "latecomer"], 4)
+        create_accounts(database_url, NAMES, 4)
         server = Server(database_url, Path(directory) / "server.log")
         try:
             baseline = asyncio.run(baseline_latencies(server.port))
             report("no attack", percentiles(baseline))
-            for name, target, options in (
-                    ("idle", idle_connections, (1100, 1)),
-                    ("idle40", idle_connections, (1100, 40)),
-                    ("requests", request_flood, (40, 2, 0.0)),
-                    ("reconnect", request_flood, (40, 1, 0.0)),
-                    ("reconnect2600", request_flood, (40, 1, 2600.0 / 10))):  # 10 refused
-                if name not in arguments.attacks.split(","):
-                    continue
-                results = context.Queue()
-                attacker = context.Process(target=target, args=(
-                    server.http_port, *options, arguments.seconds, results))
-                report(name, "")
-                asyncio.run(measure(server, attacker))
-                report("  attackers got", str(results.get()))
+            asyncio.run(run(server, arguments.attacks.split(","), arguments.seconds))
         finally:
             server.stop()
 

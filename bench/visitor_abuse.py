@@ -1,8 +1,8 @@
 """Visitors, bot matches, a refused answer re-sent, a club's logins: what a bystander feels.
 
 Each scenario starts `python -m fibs_server` afresh on a temporary SQLite database (loopback
-only), logs in one CLIP user who asks `time` every 25 ms, logs a fresh user in (and out) every
-second from a clean address, and runs the attack from a separate process, from loopback
+only), starts the bystander's match (bench/bystander.py), logs a fresh user in (and out)
+every second from a clean address, and runs the attack from a separate process, from loopback
 addresses 127.0.0.2 and up, which the server sees as addresses:
 
   banned  9,000 visitors (`bot` at the login prompt), 25 at a time, from a banned address
@@ -16,8 +16,9 @@ addresses 127.0.0.2 and up, which the server sees as addresses:
           more log in from elsewhere: one from the address it used before (ELSEWHERE), one
           from an address new to its account (NEW_TO_ACCOUNT)
 
-For each: the bystander's `time` latency (median, p99, max), the fresh logins' times, and the
-attack's own figures (answers by kind).
+For each: the bystander's latency (bench/bystander.py: two users playing a match ask `time`
+every 25 ms in turn; median, p99, max), the fresh logins' times, and the attack's own figures
+(answers by kind).
 
     .venv/bin/python bench/visitor_abuse.py --scenarios banned,bots,repeat,club
 """
@@ -36,12 +37,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bystander import NAMES, Bystander, watch_while_alive  # noqa: E402
 from load import (  # noqa: E402
     PASSWORD,
     REPOSITORY,
     ServerProcess,
     create_accounts,
-    percentiles,
     raise_file_limit,
     report,
 )
@@ -49,11 +50,7 @@ from load import (  # noqa: E402
 sys.path.insert(0, str(REPOSITORY))
 from fibs_server.protocol import admin_texts, texts  # noqa: E402
 
-TIME_REPLY = b" UTC )"  # the end of the `time` answer's date line
 REPLY_TIMEOUT = 60.0
-# A `time` every 25 ms: under a user's 50 commands a second (--commands-per-second), which a
-# probe every 10 ms outran: it queued behind its own pacing, seconds late whatever the attack.
-PROBE_INTERVAL = 0.025
 BANNED = "127.0.0.2"
 CLUB = "127.0.0.5"
 MEMBERS = [f"member{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(30)]
@@ -222,55 +219,8 @@ def attack_process(kind: str, port: int, seconds: float, results: Any) -> None:
     results.put(asyncio.run(ATTACKS[kind](port, seconds)))
 
 
-# --- the bystander -----------------------------------------------------------------------------
-
-async def log_in(port: int, name: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    await reader.readuntil(b"login: ")
-    writer.write(f"login visitorbench 1008 {name} {PASSWORD}\r\n".encode())
-    await asyncio.wait_for(reader.readuntil(b"\r\n6\r\n"), REPLY_TIMEOUT)
-    return reader, writer
-
-
-async def probe_while(port: int, attacker: multiprocessing.Process
-                      ) -> tuple[list[float], list[float]]:
-    """`time` every PROBE_INTERVAL seconds and a fresh login every second while `attacker`
-    runs: the latency of each answer, and each login's time."""
-    reader, writer = await log_in(port, "bystander")
-    sent_at: collections.deque[float] = collections.deque()
-    latencies: list[float] = []
-    logins: list[float] = []
-
-    async def answers() -> None:
-        while True:
-            await reader.readuntil(TIME_REPLY)
-            latencies.append(time.perf_counter() - sent_at.popleft())
-
-    async def log_in_again_and_again() -> None:
-        while True:
-            started = time.perf_counter()
-            _, fresh = await log_in(port, "latecomer")
-            logins.append(time.perf_counter() - started)
-            fresh.write(b"bye\r\n")
-            fresh.close()
-            await asyncio.sleep(1.0)
-
-    receiving = asyncio.create_task(answers())
-    logging_in = asyncio.create_task(log_in_again_and_again())
-    while attacker.is_alive():
-        sent_at.append(time.perf_counter())
-        writer.write(b"time\r\n")
-        await asyncio.sleep(PROBE_INTERVAL)
-    logging_in.cancel()
-    while sent_at and not receiving.done():
-        await asyncio.sleep(0.01)
-    receiving.cancel()
-    writer.close()
-    return latencies, logins
-
-
 def prepare(database_url: str, kind: str) -> None:
-    create_accounts(database_url, ["bystander", "latecomer"], 4)
+    create_accounts(database_url, NAMES, 4)
     if kind == "club":  # cost 12, as in production; each logged in from the club before
         create_accounts(database_url, [*MEMBERS, *OUTSIDERS], 12)
     path = database_url.removeprefix("sqlite:///")
@@ -284,6 +234,12 @@ def prepare(database_url: str, kind: str) -> None:
                          "NULL, 'admin', 0)", (BANNED,))
 
 
+def server_options(kind: str) -> list[str]:
+    return ["--bots", "on" if kind == "bots" else "off",
+            # the club's 30 and its guesser: over the default 30
+            "--connections-per-address", "40" if kind == "club" else "30"]
+
+
 def run(kind: str, seconds: float) -> None:
     with tempfile.TemporaryDirectory() as directory:
         database_url = f"sqlite:///{Path(directory) / 'visitors.db'}"
@@ -291,19 +247,16 @@ def run(kind: str, seconds: float) -> None:
         server = ServerProcess([sys.executable, "-m", "fibs_server", "--host", "127.0.0.1",
                                 "--port", "0", "--http-port", "0", "--database-url",
                                 database_url, "--bcrypt-rounds", "4", "--log-level", "WARNING",
-                                "--bots", "on" if kind == "bots" else "off",
-                                # the club's 30 and its guesser: over the default 30
-                                "--connections-per-address", "40" if kind == "club" else "30"])
+                                *server_options(kind)])
         try:
             context = multiprocessing.get_context("spawn")
             results = context.Queue()
             attacker = context.Process(target=attack_process,
                                        args=(kind, server.port, seconds, results))
-            attacker.start()
-            latencies, logins = asyncio.run(probe_while(server.port, attacker))
-            report(kind, f"bystander {percentiles(latencies)}; logins {percentiles(logins)}")
+            bystander = Bystander(server.port)
+            asyncio.run(watch_while_alive(bystander, attacker))
+            report(kind, bystander.summary())
             report("", str(results.get(timeout=REPLY_TIMEOUT)))
-            attacker.join()
         finally:
             server.stop()
 

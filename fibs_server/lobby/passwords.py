@@ -10,7 +10,9 @@ that a check is refused (`HashingBusy`), which a login answers like a wrong pass
 
 Within a rank the addresses take turns (`FairQueue`): a club's 30 logins at once made a login
 from anywhere else wait for all 30 checks; now it waits for at most one per other address.
-And the known-good rank goes first only so many turns in a row while the other waits.
+And the known-good rank goes first only so many turns in a row while the other waits. One
+address holds all the threads but one at most, so a check from elsewhere finds a thread free
+at once, rather than after a club's check under way.
 """
 from __future__ import annotations
 
@@ -27,8 +29,10 @@ import bcrypt
 # bcrypt reads at most 72 bytes; newer releases raise instead of cutting silently.
 BCRYPT_MAX_BYTES = 72
 # bcrypt releases the GIL and keeps a core busy per hash: a burst of logins on more threads
-# than cores - 1 would take the event loop's core too (docs/PERFORMANCE.md, "Load").
-BCRYPT_THREADS = max(1, (os.cpu_count() or 2) - 1)
+# than cores - 1 would take the event loop's core too (docs/PERFORMANCE.md, "Load"); but at
+# least two, one of them never held by an address that holds another (at the lowest priority,
+# below, the second costs the loop little even on two cores).
+BCRYPT_THREADS = max(2, (os.cpu_count() or 2) - 1)
 # And they run at the lowest CPU priority: when a login burst meets other work (the event
 # loop, the database thread, other processes), the hashes wait, not the users already in.
 BCRYPT_NICENESS = 19
@@ -81,20 +85,26 @@ class FairQueue(Generic[Item]):
         self._turns[rank].setdefault(address, deque()).append(item)
         self._length += 1
 
-    def pop(self) -> Item:
-        """The next item: the next address's oldest of FIRST, or of IN_TURN when FIRST has
-        none or has had its turns in a row. IndexError when empty."""
-        first, in_turn = self._turns[FIRST], self._turns[IN_TURN]
-        if first and not (in_turn and self._first_in_a_row >= FIRST_TURNS_IN_A_ROW):
-            self._first_in_a_row = self._first_in_a_row + 1 if in_turn else 0
-            return self._pop_from(first)
-        if in_turn:
+    def pop(self, may_take: Callable[[str], bool] = lambda address: True) -> Item:
+        """The next item of an address that `may_take`: the next such address's oldest of
+        FIRST, or of IN_TURN when FIRST has none or has had its turns in a row. IndexError
+        when no address may take one."""
+        first, in_turn = self._next_address(FIRST, may_take), self._next_address(IN_TURN,
+                                                                                 may_take)
+        waits = in_turn is not None
+        if first is not None and not (waits and self._first_in_a_row >= FIRST_TURNS_IN_A_ROW):
+            self._first_in_a_row = self._first_in_a_row + 1 if waits else 0
+            return self._pop_from(self._turns[FIRST], first)
+        if in_turn is not None:
             self._first_in_a_row = 0
-            return self._pop_from(in_turn)
-        raise IndexError("pop from an empty FairQueue")
+            return self._pop_from(self._turns[IN_TURN], in_turn)
+        raise IndexError("no item to pop from the FairQueue")
 
-    def _pop_from(self, turns: OrderedDict[str, deque[Item]]) -> Item:
-        address, items = turns.popitem(last=False)
+    def _next_address(self, rank: int, may_take: Callable[[str], bool]) -> str | None:
+        return next((address for address in self._turns[rank] if may_take(address)), None)
+
+    def _pop_from(self, turns: OrderedDict[str, deque[Item]], address: str) -> Item:
+        items = turns.pop(address)
         item = items.popleft()
         if items:  # its next item waits for the others' turns
             turns[address] = items
@@ -140,8 +150,10 @@ class PasswordHasher:
         self._threads = concurrent.futures.ThreadPoolExecutor(
             threads, "bcrypt", initializer=_lower_priority)
         self._idle_threads = threads
-        # Each waiting check's future, resolved when a thread is handed over to it.
-        self._queue: FairQueue[asyncio.Future[None]] = FairQueue()
+        self._threads_per_address = max(1, threads - 1)
+        self._running: Counter[str] = Counter()  # threads held, by host
+        # Each waiting check's host and future, resolved when a thread is handed over to it.
+        self._queue: FairQueue[tuple[str, asyncio.Future[None]]] = FairQueue()
         self._per_address: Counter[tuple[str, bool]] = Counter()  # (host, known good)
 
     @property
@@ -180,34 +192,51 @@ class PasswordHasher:
 
     async def _in_turn(self, rank: int, host: str, work: Callable[..., Result],
                        *args: object) -> Result:
-        """Run `work` on a bcrypt thread once one is free for this rank and host's turn."""
-        if self._idle_threads:
-            self._idle_threads -= 1
+        """Run `work` on a bcrypt thread once one is free for this rank and host's turn (and
+        the host holds fewer than its share)."""
+        if self._idle_threads and self._may_take(host):
+            self._take_thread(host)
         else:
             handed_over: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._queue.push(rank, host, handed_over)
+            waiting = (host, handed_over)
+            self._queue.push(rank, host, waiting)
             try:
                 await handed_over
             except asyncio.CancelledError:
-                if (not self._queue.remove(rank, host, handed_over)
+                if (not self._queue.remove(rank, host, waiting)
                         and not handed_over.cancelled()):  # handed a thread it will not use
-                    self._hand_over_thread()
+                    self._release_thread(host)
                 raise
         try:
             return await asyncio.get_running_loop().run_in_executor(self._threads, work, *args)
         finally:
-            self._hand_over_thread()
+            self._release_thread(host)
 
-    def _hand_over_thread(self) -> None:
-        if self._queue:
-            self._queue.pop().set_result(None)
-        else:
-            self._idle_threads += 1
+    def _may_take(self, host: str) -> bool:
+        return self._running[host] < self._threads_per_address
+
+    def _take_thread(self, host: str) -> None:
+        self._idle_threads -= 1
+        self._running[host] += 1
+
+    def _release_thread(self, host: str) -> None:
+        """`host`'s thread is free: handed over to the next waiting check that may take one."""
+        self._running[host] -= 1
+        if not self._running[host]:
+            del self._running[host]
+        self._idle_threads += 1
+        while self._idle_threads:
+            try:
+                next_host, handed_over = self._queue.pop(self._may_take)
+            except IndexError:
+                return
+            self._take_thread(next_host)
+            handed_over.set_result(None)
 
     def close(self) -> None:
         """Drop the hashes still waiting for a thread: at shutdown after a login burst, those
         would otherwise run one after another before the process could exit."""
-        for waiting in self._queue:
+        for _, waiting in self._queue:
             waiting.cancel()
         self._queue.clear()
         self._threads.shutdown(wait=False, cancel_futures=True)

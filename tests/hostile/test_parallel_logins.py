@@ -155,8 +155,8 @@ class HandingOver:
         self.addresses[item] = address
         self.queue.push(rank, address, item)
 
-    def pop(self):
-        item = self.queue.pop()
+    def pop(self, may_take=lambda address: True):
+        item = self.queue.pop(may_take)
         self.handed.append(self.addresses.pop(item))
         return item
 

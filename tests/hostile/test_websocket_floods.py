@@ -1,0 +1,137 @@
+"""Commands per second on the WebSocket: visitors from a few addresses who send `who`, `board`
+and garbage as fast as they can, reading what they get or never reading it. They are paced,
+then closed with TOO_MANY_COMMANDS, as telnet and CLIP floods are (test_command_floods.py);
+what a cut-off one left behind is not served; a bystander playing a match stays answered and
+a login stays prompt."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import multiprocessing
+import socket
+import time
+
+import aiohttp
+
+from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
+from tests.hostile.conftest import count_lines_served
+from tests.hostile.test_command_floods import (
+    ADDRESSES,
+    FLOOD_DEADLINE,
+    LIMITS,
+    PROBE_INTERVAL,
+    assert_paced_then_closed,
+    assert_prompt,
+)
+from tests.hostile.test_floods import time_answers_during
+from tests.hostile.test_heavy_reads import bystander_playing
+from tests.web.conftest import WebHarness
+
+VISITORS = 15  # three an address: each gets a third of its address's rate, more than its own
+FLOOD_MESSAGE = "who\r\nboard\r\nxyzzy plugh\r\n" * 100
+
+
+async def visitors_flooding(url: str, reads: bool) -> int:
+    """VISITORS WebSockets from ADDRESSES in turn, each in as a visitor (`bot` at the login
+    prompt) and then sending FLOOD_MESSAGE until the server closes it; how many read
+    TOO_MANY_COMMANDS last (a close with unread input may reset the connection first)."""
+    deadline = time.monotonic() + FLOOD_DEADLINE
+    told = 0
+
+    async def one(http: aiohttp.ClientSession) -> None:
+        nonlocal told
+        ws = await http.ws_connect(url)
+        await ws.send_str("bot")
+        welcome = ""
+        while "\r\n1 guest_" not in welcome:  # the visitor's CLIP welcome line
+            welcome += (await ws.receive(timeout=FLOOD_DEADLINE)).data
+        transport = ws._conn.transport  # type: ignore[union-attr]  # noqa: SLF001
+        tail = ""
+
+        async def read() -> None:
+            nonlocal tail
+            async for message in ws:
+                tail = (tail + str(message.data))[-200:]
+        if reads:
+            reading = asyncio.create_task(read())
+        else:  # the server's output stays on its side, until its cap cuts the connection off
+            ws.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            transport.pause_reading()
+        try:
+            while time.monotonic() < deadline and not transport.is_closing():
+                await ws.send_str(FLOOD_MESSAGE)
+                await asyncio.sleep(0)  # the reader's turn
+                # The server is not reading: wait, as a blocking socket would, rather than
+                # spin a core that the server and the bystander need.
+                while transport.get_write_buffer_size() > 1 << 16 and not transport.is_closing():
+                    await asyncio.sleep(0.05)
+        except (ConnectionError, aiohttp.ClientError):
+            pass  # closed by the server
+        if reads:
+            await asyncio.wait([reading], timeout=FLOOD_DEADLINE)
+            told += TOO_MANY_COMMANDS in tail
+        transport.abort()
+
+    sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
+                for address in ADDRESSES]
+    try:
+        await asyncio.gather(*(one(sessions[number % len(sessions)])
+                               for number in range(VISITORS)))
+    finally:
+        for http in sessions:
+            await http.close()
+    return told
+
+
+def flood(url: str, reads: bool, told: multiprocessing.Value) -> None:
+    told.value = asyncio.run(visitors_flooding(url, reads))
+
+
+async def web_harness(tmp_path, net: NetLimits) -> WebHarness:
+    harness = WebHarness(f"sqlite:///{tmp_path / 'websocket-floods.db'}")
+    harness.config = dataclasses.replace(harness.config, net_limits=net)
+    await harness.start()
+    for name in ("alice", "bob", "latecomer"):
+        await harness.register(name)
+    return harness
+
+
+async def run_flood(harness: WebHarness, reads: bool) -> tuple[list[float], int, float]:
+    """alice's answer delays while she plays bob during the flood, how many flooders read
+    that they were closed, and how long the flood took."""
+    bystander = await bystander_playing(harness)
+    context = multiprocessing.get_context("spawn")
+    told = context.Value("i", 0)
+    # In a process of its own: flooding here would take the server's loop and GIL.
+    flooder = context.Process(target=flood, args=(harness.url + "ws", reads, told))
+    started = time.monotonic()
+    flooder.start()
+    flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
+    delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
+    return delays, told.value, time.monotonic() - started
+
+
+async def test_websocket_visitors_flooding_commands_are_paced_then_closed(
+        tmp_path, tracebacks, monkeypatch, caplog):
+    harness = await web_harness(tmp_path, LIMITS)
+    try:
+        served = count_lines_served(monkeypatch)
+        delays, told, seconds = await run_flood(harness, reads=True)
+        await assert_paced_then_closed(harness, caplog, served, VISITORS, told, delays, seconds)
+    finally:
+        await harness.stop()
+
+
+async def test_what_a_cut_off_websocket_sent_is_not_served(tmp_path, tracebacks, monkeypatch):
+    # Unpaced, so that the output cap cuts them off, with their input still queued.
+    harness = await web_harness(tmp_path, NetLimits(
+        output_buffer_cap=4096, commands_per_second=float("inf"),
+        address_commands_per_second=float("inf")))
+    try:
+        served = count_lines_served(monkeypatch)
+        delays, _, _ = await run_flood(harness, reads=False)
+        assert_prompt(delays, paced=False)
+        assert served["cut off"] == 0
+        assert sorted(harness.server.lobby.online) == ["alice", "bob"]
+    finally:
+        await harness.stop()
