@@ -132,6 +132,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=int(env("FIBS_ANALYSIS_QUEUE", str(QueueLimits.waiting))),
                         help="the most match analyses waiting at a time; beyond it finished "
                              "matches are not queued and 'analyse' is refused")
+    parser.add_argument("--analysis-busy-share", type=float,
+                        default=float(env("FIBS_ANALYSIS_BUSY_SHARE",
+                                          str(AnalysisConfig.busy_share))),
+                        help="the analysis waits while the server's process used more than this "
+                             "share of a core over the last second (0: never waits)")
     parser.add_argument("--grace-seconds", type=seconds,
                         default=seconds(env("FIBS_GRACE_SECONDS", "60")),
                         help="seconds to resume a timed match left or dropped before it is lost")
@@ -236,7 +241,8 @@ def main(argv: list[str] | None = None) -> None:
         forfeit_abandoned=arguments.forfeit_abandoned == "on",
         bots=BotConfig(think_time=arguments.bot_think_time, cpu_share=arguments.bot_cpu_share,
                        time_budget=arguments.bot_time_budget) if arguments.bots == "on" else None,
-        analysis=AnalysisConfig(limits=QueueLimits(waiting=arguments.analysis_queue))
+        analysis=AnalysisConfig(limits=QueueLimits(waiting=arguments.analysis_queue),
+                                busy_share=arguments.analysis_busy_share)
         if arguments.analysis == "on" else None,
         metrics_from=arguments.metrics_from, proxy_from=arguments.proxy_from,
         bus_url=arguments.bus, node_id=arguments.node_id, bus_prefix=arguments.bus_prefix,

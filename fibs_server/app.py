@@ -30,6 +30,7 @@ from fibs_server.lobby import (
 )
 from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
 from fibs_server.lobby.bot_players import BotConfig, BotPlayers
+from fibs_server.lobby.busy_hold import BusyHold
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.leases import (
     BOTS,
@@ -153,6 +154,7 @@ class FibsServer:
         self.bots: BotPlayers | None = None
         self.clocks: MatchClocks | None = None
         self.analysis_lane: AnalysisLane | None = None
+        self.busy_hold: BusyHold | None = None  # the analysis steps aside for a busy server
         self.analysis_queue: AnalysisQueue | None = None
         self.bus: RedisBus | None = None
         # What one node of several runs: the bots (`bots`), the sweeps over the database
@@ -218,6 +220,10 @@ class FibsServer:
         analysis = self.config.analysis
         if analysis is not None:
             self.analysis_lane = AnalysisLane()
+            if analysis.busy_share > 0:
+                self.busy_hold = BusyHold(self.analysis_lane, LoopClock(),
+                                          busy_share=analysis.busy_share)
+                self.busy_hold.start()
             self.analysis_queue = AnalysisQueue(self.lobby, self.store, self.analysis_lane.analyse,
                                                 analysis)
             if analysis.queue_finished:
@@ -366,6 +372,8 @@ class FibsServer:
             await self.bots_lease.stop()
         if self.analysis_queue is not None:
             await self.analysis_queue.close()  # the request running is taken up at next start
+        if self.busy_hold is not None:
+            self.busy_hold.stop()
         if self.analysis_lane is not None:
             await self.analysis_lane.close()
         if self.bots is not None:

@@ -13,6 +13,7 @@ from typing import Any
 from fibs_server.bots.analysis import DEFAULT_PLIES
 from fibs_server.lobby.analysis_records import AnalysisRecords, Outcome, QueueLimits
 from fibs_server.lobby.bus import notice
+from fibs_server.lobby.busy_hold import BUSY_CPU_SHARE
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.protocol import analysis_texts
@@ -36,6 +37,9 @@ class AnalysisConfig:
     limits: QueueLimits = QueueLimits()
     queue_finished: bool = True  # every finished stored match is queued (`--no-analysis`: no)
     max_games: int = MAX_GAMES  # longer matches are not analysed (their request fails)
+    # Held while the server's process used more than this share of a core (lobby/busy_hold.py);
+    # 0: never held.
+    busy_share: float = BUSY_CPU_SHARE
 
 
 def readable(record: MatchRecord, name: str) -> bool:
