@@ -141,7 +141,7 @@ def print_score(finished: list[Judging], levels: list[str], length: int) -> None
 MATCH_HEADER = (f"{'match':<28} {'plies':>5} {'ours bot/gnubg':>15} {'gnubg bot/gnubg':>16} "
                 f"{'cpu s':>6}")
 SUMS_HEADER = (f"{'player':<34} {'plies ours/gnubg':>16} {'matches':>7} {'won':>4} "
-               f"{'decisions':>9} {'ours':>6} {'gnubg':>6} {'PR ours':>7} {'PR gnubg':>8}  words")
+               f"{'decisions':>9} {'gnubg':>5} {'ours':>6} {'gnubg':>6} {'PR ours':>7} {'PR gnubg':>8}  words")
 
 
 def print_analyses(finished: list[Judging], level: str) -> None:
@@ -168,7 +168,7 @@ def print_analyses(finished: list[Judging], level: str) -> None:
         role = bot if player == bot else f"gnubg 0-ply (against {level})"
         wins = won if player == bot else total.matches - won
         print(f"{role:<34} {f'{plies}/{plies - 1}':>16} {total.matches:>7} {wins:>4} "
-              f"{total.our_decisions:>9} {total.our_rate:>6.1f} {total.gnubg_rate:>6.1f} "
+              f"{total.our_decisions:>9} {total.gnubg_decisions:>5} {total.our_rate:>6.1f} {total.gnubg_rate:>6.1f} "
               f"{performance_rating(total.our_rate):>7.1f} "
               f"{performance_rating(total.gnubg_rate):>8.1f}  {rating_words(total.gnubg_rate)}",
               flush=True)
