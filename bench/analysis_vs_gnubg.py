@@ -45,15 +45,16 @@ def played(levels: tuple[Level, Level], length: int, seed: int) -> Match:
     return match
 
 
-def judged(match: Match, plies: int, directory: Path, name: str
-           ) -> tuple[MatchAnalysis, Comparison, float]:
-    """Our analysis (and its CPU seconds) and gnubg's of the same match."""
+def judged(match: Match, plies: int, directory: Path, name: str,
+           names: tuple[str, str] = NAMES) -> tuple[MatchAnalysis, Comparison, float]:
+    """Our analysis (and its CPU seconds) and gnubg's of the same match, the players named
+    `names` in the `.mat` file."""
     mat_file = directory / f"{name}.mat"
-    mat_file.write_text(write_mat(NAMES, match.length, mat_games(match), match.variant))
+    mat_file.write_text(write_mat(names, match.length, mat_games(match), match.variant))
     started = time.process_time()
     ours = analyse_match(match, plies)
     seconds = time.process_time() - started
-    return ours, compare(ours, gnubg_analysis(mat_file, NAMES, plies - 1)), seconds
+    return ours, compare(ours, gnubg_analysis(mat_file, names, plies - 1)), seconds
 
 
 def played_and_judged(plies: int, lengths: list[int], pairs: list[tuple[Level, Level]],
