@@ -526,9 +526,16 @@ async def saved_matches_of(lobby: Lobby, session: Session) -> list[info.SavedMat
 
 def is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
     """Whether the stored match between the two is being played right now (not saved)."""
+    return live_match_id(lobby, name_a, name_b) is not None
+
+
+def live_match_id(lobby: Lobby, name_a: str, name_b: str) -> int | None:
+    """The id of the match the two are playing right now here, if they are."""
     player = lobby.online.get(name_a.lower())
     running = lobby.match_table.match_of(player) if player else None
-    return running is not None and name_b.lower() in (n.lower() for n in running.names)
+    if running is None or name_b.lower() not in (n.lower() for n in running.names):
+        return None
+    return running.match_id
 
 
 async def send_saved_matches(lobby: Lobby, sessions: Iterable[Session]) -> None:

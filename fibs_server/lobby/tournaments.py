@@ -189,6 +189,9 @@ class TournamentDirector:
         match if both players are here)."""
         assert pairing.second is not None  # a bye is decided from the start
         first, second = pairing.first, pairing.second
+        linked = record.match_ids.get((number, position))
+        if linked is not None and linked == match_play.live_match_id(self.lobby, first, second):
+            return None  # its match is being played here: nothing to read from the store
         match = await self._match_of(record, number, position, first, second, started_at)
         if match is not None and match.finished:
             if match.winner is None:  # closed unfinished: as if neither had come
