@@ -30,12 +30,6 @@ from fibs_server.rules.tournament import Entrant
 LISTED = 20  # tournaments `tournament list` shows: the open ones first, then the latest
 
 
-def _tell_entrants(lobby: Lobby, record: TournamentRecord, line: str, session: Session) -> None:
-    """`line` to the tournament's entrants, its creator and the user who typed the command."""
-    lobby.tell([*(entrant.name for entrant in record.entrants), record.spec.creator,
-                session.name], notice([line]))
-
-
 def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
     """`bots` None: the server has no built-in bots, so none may enter."""
     table = CommandTable()
@@ -89,6 +83,14 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         record = await records.tournament(tournament_id)
         if record is not None:
             tell_pages(lobby, record)
+
+    async def told_and_changed(lobby: Lobby, session: Session, record: TournamentRecord,
+                               line: str) -> None:
+        """`line` to the tournament's entrants, its creator and the user who typed the
+        command; then the pages."""
+        lobby.tell([*(entrant.name for entrant in record.entrants), record.spec.creator,
+                    session.name], notice([line]))
+        await changed(lobby, session, record.tournament_id)
 
     async def create(lobby: Lobby, session: Session, args: list[str]) -> None:
         account = session.account
@@ -163,8 +165,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                 JoinRefused.ALREADY: tournament_texts.entered_already(tid, account.name),
             }[refused])
             return
-        _tell_entrants(lobby, record, tournament_texts.joined(tid, account.name), session)
-        await changed(lobby, session, tid)
+        await told_and_changed(lobby, session, record, tournament_texts.joined(tid, account.name))
 
     async def leave(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
@@ -174,8 +175,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if not await records.remove_entrant(tid, session.name):
             session.send_line(tournament_texts.not_entered(tid))
             return
-        _tell_entrants(lobby, record, tournament_texts.left(tid, session.name), session)
-        await changed(lobby, session, tid)
+        await told_and_changed(lobby, session, record, tournament_texts.left(tid, session.name))
 
     async def cancel(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
@@ -190,8 +190,8 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if not await records.end_tournament(tid, Status.CANCELLED, None):
             session.send_line(tournament_texts.not_open(tid))
             return
-        _tell_entrants(lobby, record, tournament_texts.cancelled(tid, session.name), session)
-        await changed(lobby, session, tid)
+        await told_and_changed(lobby, session, record,
+                               tournament_texts.cancelled(tid, session.name))
 
     async def notify(lobby: Lobby, session: Session, args: list[str]) -> None:
         value = args[0].lower() if len(args) == 1 else ""

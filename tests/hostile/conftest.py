@@ -100,3 +100,15 @@ def count_lines_served(monkeypatch) -> collections.Counter[str]:
         await handle_line(session, line)
     monkeypatch.setattr(Session, "handle_line", counting)
     return served
+
+
+async def answers_to(client, commands: list[str], answer: re.Pattern[str]) -> list[str]:
+    """Each command sent in turn, and its answer: the first line after it that `answer`
+    matches whole (the notices between are skipped)."""
+    answers = []
+    for command in commands:
+        await client.send(command)
+        while not answer.fullmatch(line := await client.read_line()):
+            pass
+        answers.append(line)
+    return answers

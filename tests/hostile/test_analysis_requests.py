@@ -14,7 +14,7 @@ from fibs_server.lobby.analysis_records import QueueLimits, Status
 from fibs_server.protocol import analysis_texts
 from tests.bots.test_analysis_lane import played_match
 from tests.e2e.test_match_play import start
-from tests.hostile.conftest import start_harness
+from tests.hostile.conftest import answers_to, start_harness
 from tests.hostile.test_command_floods import PROBE_INTERVAL
 from tests.hostile.test_floods import time_answers_during
 from tests.lobby.test_analysis import status_becomes
@@ -26,13 +26,8 @@ ANSWER = re.compile(r"(\*\* )?(Match \d+ is|The analysis queue|You have \d+ matc
 
 
 async def ask_for_every_match(client, match_ids: list[int]) -> list[str]:
-    answers = []
-    for match_id in match_ids * ROUNDS:
-        await client.send(f"analyse {match_id}")
-        while not ANSWER.fullmatch(line := await client.read_line()):
-            pass
-        answers.append(line)
-    return answers
+    return await answers_to(client, [f"analyse {match_id}" for match_id in match_ids * ROUNDS],
+                            ANSWER)
 
 
 async def test_a_flood_of_analyse_is_refused_beyond_the_bounds_and_slows_nobody(tmp_path,

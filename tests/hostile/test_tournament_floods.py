@@ -14,7 +14,7 @@ from fibs_server.lobby.tournament_records import TournamentSpec
 from fibs_server.protocol import tournament_texts
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from tests.e2e.test_match_play import start
-from tests.hostile.conftest import start_harness
+from tests.hostile.conftest import answers_to, start_harness
 from tests.hostile.test_command_floods import PROBE_INTERVAL
 from tests.hostile.test_floods import assert_few_slow, time_answers_during
 
@@ -24,15 +24,9 @@ ANSWER = re.compile(r"(\*\* )?(Tournament \d+: |Tournaments \(|You have|Too many
 
 
 async def flood(client, tournament_id: int) -> list[str]:
-    answers = []
-    for _ in range(ROUNDS):
-        for command in ("tournament create knockout", f"tournament show {tournament_id}",
-                        "tournament list"):
-            await client.send(command)
-            while not ANSWER.fullmatch(line := await client.read_line()):
-                pass
-            answers.append(line)
-    return answers
+    return await answers_to(client, ["tournament create knockout",
+                                     f"tournament show {tournament_id}",
+                                     "tournament list"] * ROUNDS, ANSWER)
 
 
 async def test_a_flood_of_tournament_commands_is_bounded_and_slows_nobody(tmp_path,
