@@ -154,14 +154,15 @@ def test_a_removed_item_leaves_its_address_turn_to_the_others():
 
 
 def controlled_checks(monkeypatch) -> tuple[threading.Event, list[bytes]]:
-    """bcrypt's check replaced by one that waits for the test's event, then records the
-    password it was given (in the order the threads ran them) and says it matched."""
+    """bcrypt's check replaced by one that records the password it was given (in the order
+    the threads started them: with two threads, the order they end in is the machine's),
+    then waits for the test's event and says it matched."""
     release = threading.Event()
     checked: list[bytes] = []
 
     def controlled_check(password: bytes, hashed: bytes) -> bool:
-        release.wait()
         checked.append(password)
+        release.wait()
         return True
 
     monkeypatch.setattr(bcrypt, "checkpw", controlled_check)
@@ -225,6 +226,7 @@ async def test_one_address_holds_all_threads_but_one_so_a_check_from_elsewhere_s
     elsewhere = asyncio.ensure_future(hasher.check("elsewhere", hashed, "10.0.0.9"))
     await asyncio.sleep(0)
     assert hasher.waiting == 29 and hasher._idle_threads == 0  # not queued: running
+    await until(lambda: len(checked) == 2, "both threads in their checks")
     release.set()
     await asyncio.gather(*club, elsewhere)
     assert set(checked[:2]) == {b"club0", b"elsewhere"}
