@@ -114,7 +114,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if len(open_now) >= limits.max_open_tournaments:
             session.send_line(tournament_texts.server_full(limits.max_open_tournaments))
             return
-        mine = sum(record.spec.creator.lower() == session.name.lower() for record in open_now)
+        mine = sum(entry.creator.lower() == session.name.lower() for entry in open_now)
         if mine >= limits.open_tournaments_per_creator and not account.is_admin:
             session.send_line(tournament_texts.too_many_open(limits.open_tournaments_per_creator))
             return

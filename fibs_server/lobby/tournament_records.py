@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Sequence
 from typing import Protocol
 
 from fibs_server.rules.tournament import Entrant, Format, Round, RoundTerms, Tournament
@@ -57,6 +58,13 @@ class TournamentRecord:
         return any(entrant.name.lower() == name.lower() for entrant in self.entrants)
 
 
+@dataclasses.dataclass(frozen=True)
+class OpenTournament:
+    tournament_id: int
+    status: Status
+    creator: str
+
+
 class JoinRefused(enum.Enum):
     NOT_OPEN = "not_open"  # no such tournament in sign-up
     FULL = "full"
@@ -80,7 +88,11 @@ class TournamentRecords(Protocol):
         the first round: whether it was still in sign-up (it may have been cancelled)."""
 
     async def save_round(self, tournament_id: int, paired: Round, started_at: int) -> None:
-        """A new round and its pairings (or a round's pairings as decided since)."""
+        """A new round and its pairings."""
+
+    async def save_results(self, tournament_id: int, paired: Round,
+                           positions: Sequence[int]) -> None:
+        """The results of the round's pairings at `positions`, as `paired` has them."""
 
     async def set_pairing_match(self, tournament_id: int, round_number: int, position: int,
                                 match_id: int) -> None:
@@ -92,8 +104,9 @@ class TournamentRecords(Protocol):
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None: ...
 
-    async def open_tournaments(self) -> list[TournamentRecord]:
-        """Every tournament in sign-up or running, oldest first."""
+    async def open_tournaments(self) -> list[OpenTournament]:
+        """Every tournament in sign-up or running, oldest first, as a light read (no
+        entrants, rounds or pairings)."""
 
     async def recent_tournaments(self, limit: int) -> list[TournamentRecord]:
         """The open tournaments and the latest ended ones, newest first, `limit` in all."""

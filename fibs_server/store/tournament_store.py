@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from fibs_server.lobby.tournament_records import (
     JoinRefused,
+    OpenTournament,
     Status,
     TournamentRecord,
     TournamentSpec,
@@ -30,6 +31,7 @@ from fibs_server.store.models import (
     TournamentRoundRow,
     TournamentRow,
     name_key,
+    table_of,
 )
 from fibs_server.store.transactions import Transactions
 
@@ -116,13 +118,19 @@ class TournamentStore:
         await self._writes.run(
             lambda session: _write_round(session, tournament_id, paired, started_at))
 
+    async def save_results(self, tournament_id: int, paired: Round,
+                           positions: Sequence[int]) -> None:
+        rows = [{"tid": tournament_id, "round": paired.number, "at": position,
+                 **_result(paired.pairings[position])} for position in positions]
+        if rows:
+            await self._writes.run(lambda session: session.connection().execute(
+                _SET_PAIRING, rows))
+
     async def set_pairing_match(self, tournament_id: int, round_number: int, position: int,
                                 match_id: int) -> None:
-        await self._writes.run(lambda session: session.execute(
-            update(TournamentPairingRow).where(
-                TournamentPairingRow.tournament_id == tournament_id,
-                TournamentPairingRow.round_number == round_number,
-                TournamentPairingRow.position == position).values(match_id=match_id)))
+        await self._writes.run(lambda session: session.connection().execute(
+            _SET_PAIRING, {"tid": tournament_id, "round": round_number, "at": position,
+                         "match_id": match_id}))
 
     async def end_tournament(self, tournament_id: int, status: Status,
                              winner: str | None) -> bool:
@@ -141,10 +149,12 @@ class TournamentStore:
             session.get(TournamentRow, tournament_id)]))
         return found[0] if found else None
 
-    async def open_tournaments(self) -> list[TournamentRecord]:
-        return await self._reads.run(lambda session: _read(session, list(session.scalars(
-            select(TournamentRow).where(TournamentRow.status.in_(OPEN_STATUSES))
-            .order_by(TournamentRow.id)))))
+    async def open_tournaments(self) -> list[OpenTournament]:
+        return await self._reads.run(lambda session: [
+            OpenTournament(tournament_id, Status(status), creator)
+            for tournament_id, status, creator in session.execute(
+                select(TournamentRow.id, TournamentRow.status, TournamentRow.creator).where(
+                    TournamentRow.status.in_(OPEN_STATUSES)).order_by(TournamentRow.id))])
 
     async def recent_tournaments(self, limit: int) -> list[TournamentRecord]:
         # Open ones first (there are few: the limits of docs/SECURITY.md), then the latest.
@@ -168,20 +178,30 @@ def _terms_of(stored: dict[str, Any]) -> RoundTerms:
                       turn_seconds=stored["turn_seconds"], rated=stored["rated"])
 
 
+# Core statements, not ORM-enabled ones: the ORM's unit of work for a round of 64 pairings
+# held the one SQLite writer (and the interpreter) for about 40 ms, which every move stored
+# meanwhile waited for.
+_PAIRINGS = table_of(TournamentPairingRow)
+_ONE_PAIRING = (_PAIRINGS.c.tournament_id == bindparam("tid"),
+                _PAIRINGS.c.round_number == bindparam("round"),
+                _PAIRINGS.c.position == bindparam("at"))
+# Sets the columns its parameters name besides the pairing's key.
+_SET_PAIRING = update(_PAIRINGS).where(*_ONE_PAIRING)
+
+
+def _result(pairing: Pairing) -> dict[str, Any]:
+    return {"winner": pairing.winner, "decided": pairing.decided, "forfeit": pairing.forfeit}
+
+
 def _write_round(session: Session, tournament_id: int, paired: Round, started_at: int) -> None:
-    """The round's row and its pairings, written over what was there; a pairing keeps the
-    match it was given."""
-    key = dict(tournament_id=tournament_id, number=paired.number)
-    if session.get(TournamentRoundRow, (tournament_id, paired.number)) is None:
-        session.add(TournamentRoundRow(**key, started_at=started_at))
-    for position, pairing in enumerate(paired.pairings):
-        row = session.get(TournamentPairingRow, (tournament_id, paired.number, position))
-        if row is None:
-            row = TournamentPairingRow(tournament_id=tournament_id, round_number=paired.number,
-                                       position=position)
-            session.add(row)
-        row.first, row.second = pairing.first, pairing.second
-        row.winner, row.decided, row.forfeit = pairing.winner, pairing.decided, pairing.forfeit
+    """A new round's row and its pairings."""
+    connection = session.connection()
+    connection.execute(insert(table_of(TournamentRoundRow)), {
+        "tournament_id": tournament_id, "number": paired.number, "started_at": started_at})
+    connection.execute(insert(_PAIRINGS), [
+        {"tournament_id": tournament_id, "round_number": paired.number, "position": position,
+         "first": pairing.first, "second": pairing.second, **_result(pairing)}
+        for position, pairing in enumerate(paired.pairings)])
 
 
 def _read(session: Session, rows: Sequence[TournamentRow | None]) -> list[TournamentRecord]:

@@ -110,15 +110,48 @@ async def test_a_round_stored_done_but_not_followed_is_followed_after_a_restart(
     played = rules.start(Format.KNOCKOUT, record.entrants)
     assert await store.start_tournament(tournament_id, played, 0)
     played = rules.record(played, "bob", "bob", forfeit=True)  # round 1 done: alice had a bye
-    await store.save_round(tournament_id, played.current, 0)
+    await store.save_results(tournament_id, played.current, [0, 1])
     await harness.restart()
     await harness.server.director.run_pass()
     stored = await harness.server.store.tournament(tournament_id)
     assert [(p.first, p.second) for p in stored.played.current.pairings] == [("alice", "bob")]
 
     played = rules.record(rules.next_round(played), "alice", "alice", forfeit=True)
-    await harness.server.store.save_round(tournament_id, played.current, 0)  # the final's
+    await harness.server.store.save_results(tournament_id, played.current, [0])  # the final's
     await harness.restart()
     await harness.server.director.run_pass()
     ended = await harness.server.store.tournament(tournament_id)
     assert ended.status is Status.FINISHED and ended.winner == "alice"
+
+
+class CountedReads:
+    """The director's records, counting the whole tournaments it reads."""
+
+    def __init__(self, records) -> None:
+        self._records = records
+        self.whole_reads: list[int] = []
+
+    async def tournament(self, tournament_id: int):
+        self.whole_reads.append(tournament_id)
+        return await self._records.tournament(tournament_id)
+
+    def __getattr__(self, name: str):
+        return getattr(self._records, name)
+
+
+async def test_a_running_tournament_is_read_whole_once_while_it_is_directed_here(harness):
+    tournament_id = await knockout_of_three(harness)
+    director = harness.server.director
+    director.records = reads = CountedReads(director.records)
+    for name in ("alice", "bob", "carol"):
+        await harness.login_clip(name)
+    await director.run_pass()  # it starts, and bob and carol's match with it
+    for _ in range(3):
+        await director.run_pass()
+    assert reads.whole_reads == [tournament_id]
+    assert harness.server.lobby.match_table.running_matches()
+
+    await harness.server.store.end_tournament(tournament_id, Status.CANCELLED, None)
+    await director.run_pass()  # no longer open: forgotten, and not read again
+    await director.run_pass()
+    assert reads.whole_reads == [tournament_id]

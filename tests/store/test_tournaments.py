@@ -2,7 +2,12 @@
 its end, read back as it was written (what a restart reloads), on SQLite and PostgreSQL."""
 from __future__ import annotations
 
-from fibs_server.lobby.tournament_records import JoinRefused, Status, TournamentSpec
+from fibs_server.lobby.tournament_records import (
+    JoinRefused,
+    OpenTournament,
+    Status,
+    TournamentSpec,
+)
 from fibs_server.rules.tournament import (
     Entrant,
     Format,
@@ -53,14 +58,16 @@ async def test_a_tournament_is_reloaded_as_it_was_played(store, database_url):
     assert not await store.start_tournament(tid, played, 5000)  # once
     await store.set_pairing_match(tid, 1, 1, 42)
     played = record(played, "alice", "carol", forfeit=True)
-    await store.save_round(tid, played.rounds[0], 5000)
+    await store.save_results(tid, played.rounds[0], [0, 1])
     played = next_round(played)
     await store.save_round(tid, played.rounds[1], 6000)
 
     # A restart: a new store on the same database.
     reopened = await SqlStore.open(database_url)
     try:
-        loaded = (await reopened.open_tournaments())[0]
+        assert await reopened.open_tournaments() == [
+            OpenTournament(tid, Status.RUNNING, "alice")]
+        loaded = await reopened.tournament(tid)
     finally:
         await reopened.close()
     assert loaded.status is Status.RUNNING and loaded.played == played
@@ -69,7 +76,7 @@ async def test_a_tournament_is_reloaded_as_it_was_played(store, database_url):
     assert [entrant.name for entrant in loaded.played.entrants] == ["bob", "alice", "carol"]
 
     played = record(played, "bob", "carol")
-    await store.save_round(tid, played.rounds[1], 6000)
+    await store.save_results(tid, played.rounds[1], [0])
     assert await store.end_tournament(tid, Status.FINISHED, "carol")
     assert not await store.end_tournament(tid, Status.CANCELLED, None)
     assert await store.open_tournaments() == []
@@ -108,3 +115,21 @@ async def test_the_downgrade_removes_the_tournament_tables(store, database_url):
     assert TOURNAMENT_TABLES <= await table_names(database_url)
     await downgrade_database_async(database_url, "0007")
     assert not TOURNAMENT_TABLES & await table_names(database_url)
+
+
+async def test_results_are_saved_for_the_pairings_named_only(store):
+    tid = (await store.create_tournament(SPEC)).tournament_id
+    field = [Entrant(name, 1500.0) for name in ("alice", "bob", "carol", "dave")]
+    for entrant in field:
+        await store.add_entrant(tid, entrant)
+    played = start(Format.KNOCKOUT, field)
+    assert await store.start_tournament(tid, played, 5000)
+    first, second = played.current.pairings
+    played = record(record(played, first.first, first.second), second.first, second.first,
+                    forfeit=True)
+    await store.save_results(tid, played.current, [1])
+    await store.set_pairing_match(tid, 1, 0, 7)
+    loaded = await store.tournament(tid)
+    assert loaded.played.current.pairings == (first, played.current.pairings[1])
+    assert loaded.played.current.pairings[1].forfeit
+    assert loaded.match_ids == {(1, 0): 7}
