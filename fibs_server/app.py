@@ -8,6 +8,7 @@ import gc
 import logging
 import random
 import signal
+import time
 from collections.abc import Callable
 from typing import TypedDict, Unpack
 
@@ -175,7 +176,9 @@ class FibsServer:
             raise ValueError("several nodes share one PostgreSQL database; a SQLite file "
                              "is one node's (run without --bus, or with a postgresql:// URL)")
         await upgrade_database_async(self.config.database_url)
-        self.store = await SqlStore.open(self.config.database_url)
+        # One time for the store's stamps and the lobby's: a tournament compares them.
+        self.store = await SqlStore.open(self.config.database_url,
+                                         self.lobby_options.get("wall_clock", time.time))
         if self.config.bus_url is not None:  # the abuse limits count across nodes
             self.redis_counts = RedisCounts(self.config.bus_url, prefix=self.config.bus_prefix)
         limits = self.config.abuse_limits

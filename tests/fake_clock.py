@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import time
 from collections.abc import Callable
 
 
@@ -21,11 +22,17 @@ class FakeAlarm:
 class FakeClock:
     def __init__(self) -> None:
         self.now = 0.0
+        self._wall_start = time.time()
         self._alarms: list[FakeAlarm] = []
         self._order = itertools.count()
 
     def time(self) -> float:
         return self.now
+
+    def wall(self) -> float:
+        """The time of day, moved on with this clock: for a server whose store stamps and
+        lobby compare times of day (`wall_clock`)."""
+        return self._wall_start + self.now
 
     def call_at(self, when: float, callback: Callable[[], object]) -> FakeAlarm:
         alarm = FakeAlarm(when, next(self._order), callback)

@@ -269,16 +269,45 @@ class Relayed:
     number: int = 0
 
 
+# A match the server arranges between two players online on other nodes than its own (a
+# tournament's pairing: lobby/arranged_matches.py). Each is for one node, `to_node`.
+
+@dataclasses.dataclass(frozen=True)
+class MatchArranged:
+    """To the home of `inviter`: the server invites `name` to a match there in the inviter's
+    name (`length`, `terms` as `arranged_matches.terms_fields` gives them; `resume`: their
+    saved match), and it starts as soon as both are free."""
+    node: str
+    to_node: str
+    name: str
+    inviter: str
+    length: int | None
+    terms: dict[str, Any]
+    resume: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class JoinArranged:
+    """From the host, to the home of `name`: `name` joins the invitation the server made
+    there in `inviter`'s name, as if they had typed `join`."""
+    node: str
+    to_node: str
+    name: str
+    inviter: str
+
+
 SeatLetter = JoinAsked | Seated | Forwarded | Relayed
+ArrangedLetter = MatchArranged | JoinArranged
 UserLetter = Said | Notice
 PresenceLetter = Presence | Absence | RollCall | Roster  # for the nodes' directories
-NodeLetter = PresenceLetter | SeatLetter | Moderated  # between the nodes
+NodeLetter = PresenceLetter | SeatLetter | ArrangedLetter | Moderated  # between the nodes
 Letter = UserLetter | NodeLetter
 LETTERS: dict[str, type[Letter]] = {"said": Said, "notice": Notice, "presence": Presence,
                                     "absence": Absence, "roll_call": RollCall, "roster": Roster,
                                     "join_asked": JoinAsked, "seated": Seated,
                                     "forwarded": Forwarded, "relayed": Relayed,
-                                    "moderated": Moderated}
+                                    "moderated": Moderated, "match_arranged": MatchArranged,
+                                    "join_arranged": JoinArranged}
 KIND_OF = {kind: name for name, kind in LETTERS.items()}
 
 
@@ -326,6 +355,14 @@ def _well_formed(letter: Letter) -> bool:
                         for user in letter.users))
     if isinstance(letter, SeatLetter):
         return _well_formed_seat_letter(letter)
+    if isinstance(letter, ArrangedLetter):
+        fields_named = all(isinstance(field, str) for field in (
+            letter.node, letter.to_node, letter.name, letter.inviter))
+        if isinstance(letter, JoinArranged):
+            return fields_named
+        return (fields_named and isinstance(letter.terms, dict)
+                and isinstance(letter.resume, bool)
+                and (letter.length is None or type(letter.length) is int))
     if isinstance(letter, Moderated):
         return (isinstance(letter.node, str) and isinstance(letter.name, str)
                 and letter.action in get_args(ModerationAction) and isinstance(letter.text, str))

@@ -225,7 +225,7 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     if lobby.match_table.busy(inviter):
         session.send_line(game_texts.already_playing(inviter.name))
         return
-    if not inviter.toggle("ready"):
+    if not inviter.toggle("ready") and not invitation.arranged:
         session.send_line(game_texts.refusing_games(inviter.name))
         return
     lobby.match_table.withdraw(inviter.name, accepted_by=session.name)

@@ -17,6 +17,7 @@ from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore, 
 from fibs_server.lobby.analysis_records import AnalysisRecords
 from fibs_server.lobby.bus import (
     Absence,
+    ArrangedLetter,
     Bus,
     Letter,
     LocalBus,
@@ -150,6 +151,9 @@ class Lobby:
         # Told the id of each stored match that finished (the analysis queue, wired by the app:
         # the store queued the match already, in the transaction that finished it).
         self.match_finished: Callable[[int], None] = lambda match_id: None
+        # What carries out a match arranged by another node (lobby/arranged_matches.py, which
+        # sets it: it starts matches, which this module may not import).
+        self.arranged: Callable[[ArrangedLetter], None] = lambda letter: None
         # The stored match analyses (`history` marks the analysed matches), wired by the app.
         self.analyses: AnalysisRecords | None = None
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
@@ -519,6 +523,10 @@ class Lobby:
         if isinstance(letter, SeatLetter):
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
                 self.seats.receive(letter)
+            return
+        if isinstance(letter, ArrangedLetter):
+            if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
+                self.arranged(letter)
             return
         if isinstance(letter, Moderated):
             if letter.node != self.config.node_id:

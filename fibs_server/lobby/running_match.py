@@ -32,6 +32,9 @@ class Invitation:
     length: int | None  # None = unlimited
     resume: bool = False  # an invitation to resume the saved match between the two
     terms: MatchTerms = MatchTerms()  # of a new match; a resumed one keeps its saved terms
+    # Made by the server in the inviter's name (a tournament's pairing): joined whatever the
+    # inviter's `ready` says.
+    arranged: bool = False
 
 
 class MatchTimer(Protocol):

@@ -62,7 +62,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         record = await _named(session, args)
         if record is None:
             return
-        view = shown(record, int(lobby.config.clock.time()))
+        view = shown(record, int(lobby.config.wall_clock()))
         session.send_lines(tournament_texts.show_lines(view))
         session.send_event(web_events.tournament(view))
         session.followed_tournament = record.tournament_id
@@ -118,7 +118,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if mine >= limits.open_tournaments_per_creator and not account.is_admin:
             session.send_line(tournament_texts.too_many_open(limits.open_tournaments_per_creator))
             return
-        now = int(lobby.config.clock.time())
+        now = int(lobby.config.wall_clock())
         start_when = order.start_when
         if order.start_in_minutes is None and start_when is None:
             start_when = order.entry_cap

@@ -31,5 +31,5 @@ def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
 
 def tell_pages(lobby: Lobby, record: TournamentRecord) -> None:
     """The tournament as it stands now, to the pages that follow it."""
-    message = web_events.tournament(shown(record, int(lobby.config.clock.time())))
+    message = web_events.tournament(shown(record, int(lobby.config.wall_clock())))
     lobby.tell_all(notice([], message, audience="tournament_pages", broadcast=True))

@@ -1,15 +1,17 @@
 """The tournament director (docs/TOURNAMENTS.md, "Life cycle"): it starts a tournament when
 its sign-up closes, and at each round invites both players of every pairing, starts their
-match as soon as both are online here, gives a no-show's match to the one who came, reads
-the results of the finished matches, pairs the next round and announces the winner.
+match as soon as both are online and free (on whichever nodes: lobby/arranged_matches.py),
+gives a no-show's match to the one who came, reads the results of the finished matches,
+pairs the next round and announces the winner.
 
 It runs on one node, the holder of the `tournaments` lease, as a `leases.Duty`: a pass over
 the open tournaments when the lease is gained, then one every `period` seconds of the
 lobby's clock. The store is its memory (`TournamentRecords`): each change is stored before
 anyone is told, so a restart (or another node taking the lease over) goes on where the last
-pass stopped; between passes it keeps the running tournaments as it stored them. A match links to its pairing by the
-store: the pair's running match, or one they finished, begun since the round began, is the
-pairing's; a match played through `join` is found the same way.
+pass stopped; between passes it keeps the running tournaments as it stored them. A match
+links to its pairing by the store: the pair's running match, or one they finished, begun
+since the round began, is the pairing's; a match begun on another node or through `join` is
+found the same way.
 """
 from __future__ import annotations
 
@@ -17,13 +19,12 @@ import asyncio
 import contextlib
 import logging
 
-from fibs_server.lobby import match_play
+from fibs_server.lobby import arranged_matches, match_play
 from fibs_server.lobby.bus import notice
 from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.running_match import Invitation
-from fibs_server.lobby.session import Session
 from fibs_server.lobby.tournament_news import tell_pages
 from fibs_server.lobby.tournament_records import (
     OpenTournament,
@@ -54,6 +55,7 @@ class TournamentDirector:
         self.records = records
         self.clock = clock
         self.period = period
+        arranged_matches.install(lobby)  # whichever node directs, its arrangements come here
         self._alarm: Alarm | None = None
         self._passing: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()  # one pass at a time
@@ -130,7 +132,10 @@ class TournamentDirector:
             self._running[entry.tournament_id] = record
 
     def _now(self) -> int:
-        return int(self.clock.time())
+        # The store's time: what the rounds' starts, the no-show times and the matches'
+        # starts are compared in (the lobby's clock is the event loop's, not the same on
+        # two machines or after a reboot).
+        return int(self.lobby.config.wall_clock())
 
     async def _maybe_start(self, record: TournamentRecord) -> None:
         spec = record.spec
@@ -218,7 +223,7 @@ class TournamentDirector:
     async def _outcome(self, record: TournamentRecord, number: int, position: int,
                        pairing: rules.Pairing, started_at: int) -> tuple[str | None, bool] | None:
         """(winner, by forfeit) if the pairing is decided now, else None (after starting its
-        match if both players are here)."""
+        match if both players are online and free)."""
         assert pairing.second is not None  # a bye is decided from the start
         first, second = pairing.first, pairing.second
         linked = record.match_ids.get((number, position))
@@ -232,22 +237,26 @@ class TournamentDirector:
                         if name.lower() == match.winner.lower()), False
         if match is not None and match_play.is_live(self.lobby, first, second):
             return None  # played now; a dropout is the timed match's grace period's
-        here = {name: self._free_here(name) for name in (first, second)}
-        present = [name for name, session in here.items() if session is not None]
+        here = {name: arranged_matches.free_here(self.lobby, name) for name in (first, second)}
         bots = [name for name, session in here.items() if session is not None and session.is_bot]
         if len(bots) == 2 and match is None:
             # The server's bots are not set to play each other: the higher seed goes through.
             played = record.played
             assert played is not None
             return min(bots, key=played.seed_of), True
-        if len(present) == 2:
-            if bots:  # the bot accepts the invitation as it accepts any (lobby/bot_players.py)
+        present = [name for name in (first, second) if here[name] is not None
+                   or arranged_matches.free_elsewhere(self.lobby, name) is not None]
+        if len(present) == 2 and bots:
+            if all(here.values()):
+                # The bot accepts the invitation as it accepts any (lobby/bot_players.py).
                 human = next(name for name in present if name not in bots)
                 self._invite_bot(record, number, human, bots[0], resume=match is not None)
-            elif match is None:
-                await self._start_match(record, number, position, first, second)
-            else:
-                await self._resume(match)
+                return None
+            # A bot takes invitations from players on its own node only: it cannot be
+            # brought to this match, and loses it at the no-show time.
+            present = [name for name in present if name not in bots]
+        elif len(present) == 2:
+            await self._arrange(record, number, position, first, second, resume=match is not None)
             return None
         spec = record.spec
         if self._now() < started_at + spec.no_show_seconds:
@@ -290,32 +299,18 @@ class TournamentDirector:
         record.match_ids[(number, position)] = found.match_id
         return found
 
-    def _free_here(self, name: str) -> Session | None:
-        session = self.lobby.find_online(name)
-        if session is None or session.name.lower() != name.lower() \
-                or self.lobby.match_table.busy(session):
-            return None
-        return session
-
-    async def _start_match(self, record: TournamentRecord, number: int, position: int,
-                           first: str, second: str) -> None:
-        inviter, joiner = self._free_here(first), self._free_here(second)
-        if inviter is None or joiner is None:
-            return
+    async def _arrange(self, record: TournamentRecord, number: int, position: int,
+                       first: str, second: str, resume: bool) -> None:
+        """The pairing's match started (or its saved one resumed) where `first` is online:
+        here at once if both are here, else through their nodes (lobby/arranged_matches.py;
+        the store then links the match to the pairing, as one begun with `join`)."""
         played = record.played
         assert played is not None
         terms = record.spec.terms
-        length = terms.length_of(number, played.round_count)
-        with self.lobby.match_table.starting([first, second]) as claimed:
-            if not claimed:
-                return
-            self.lobby.match_table.withdraw(first)
-            self.lobby.match_table.withdraw(second)
-            await match_play.start_match(self.lobby, inviter, joiner, length,
-                                         terms=match_terms(terms),
-                                         unrated=None if terms.rated else "asked")
-        running = self.lobby.match_table.match_of(inviter)
-        if running is not None and running.stored:
+        running = await arranged_matches.arrange(self.lobby, Invitation(
+            first, second, terms.length_of(number, played.round_count), resume=resume,
+            terms=match_terms(terms)))
+        if running is not None and running.stored and (number, position) not in record.match_ids:
             await self.records.set_pairing_match(record.tournament_id, number, position,
                                                  running.match_id)
             record.match_ids[(number, position)] = running.match_id
@@ -334,14 +329,6 @@ class TournamentDirector:
         self.lobby.match_table.invite(invitation)
         self._tell_lines([bot], game_texts.invitation_to_resume(human, False) if resume
                          else game_texts.invitation(human, length, False, False, terms))
-
-    async def _resume(self, match: MatchRecord) -> None:
-        inviter, joiner = self._free_here(match.player_a), self._free_here(match.player_b)
-        if inviter is None or joiner is None:
-            return
-        with self.lobby.match_table.starting([inviter.name, joiner.name]) as claimed:
-            if claimed:
-                await match_play.resume_match(self.lobby, inviter, joiner)
 
     # --- telling ---------------------------------------------------------------------------
 
@@ -376,7 +363,7 @@ class TournamentDirector:
                                      (pairing.second, pairing.first)):
                 if self.lobby.find_online(opponent) is not None:
                     self.lobby.match_table.invite(Invitation(
-                        opponent, player, length, terms=match_terms(terms)))
+                        opponent, player, length, terms=match_terms(terms), arranged=True))
                 self.lobby.tell([player], notice(
                     [*game_texts.invitation(opponent, length, False, False, match_terms(terms)),
                      tournament_texts.your_match(tid, opponent, length, minutes)],

@@ -12,6 +12,7 @@ from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.rules.dice import Dice, ScriptedDice, SeededDice
 from tests.e2e.client import FibsClient
+from tests.fake_clock import FakeClock
 
 LOW_BCRYPT_ROUNDS = 4  # the minimum bcrypt allows; production uses 12
 LOCAL_HOST = "127.0.0.1"  # where every test client connects from
@@ -30,6 +31,14 @@ class ServerHarness:
         self.clients: list[FibsClient] = []
         self.dice: list[Dice] = []
         self.lobby_options: dict[str, object] = {}  # more LobbyConfig fields (a fake clock)
+
+    def use_fake_clock(self) -> FakeClock:
+        """The lobby's clock a fake one, and the time of day (the store's stamps, the
+        tournaments' times) moved on with it."""
+        clock = FakeClock()
+        self.lobby_options["clock"] = clock
+        self.lobby_options["wall_clock"] = clock.wall
+        return clock
 
     def _next_dice(self) -> Dice:
         return self.dice.pop(0) if self.dice else SeededDice(1)

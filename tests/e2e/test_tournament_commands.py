@@ -22,7 +22,7 @@ CREATED = re.compile(r"Tournament (\d+): created\. Type 'tournament join \d+' to
 @pytest.fixture
 async def harness(tmp_path):
     server = ServerHarness(f"sqlite:///{tmp_path / 'tournaments.db'}")
-    server.lobby_options["clock"] = FakeClock()
+    server.use_fake_clock()
     await server.start()
     yield server
     await server.stop()
@@ -217,7 +217,7 @@ async def test_a_left_match_is_its_grace_periods_not_the_no_show_times(tmp_path)
     there would give the match the other winner); her grace period ends, and bob wins."""
     grace = NO_SHOW_SECONDS + 60
     harness = ServerHarness(f"sqlite:///{tmp_path / 'race.db'}")
-    harness.lobby_options["clock"] = clock = FakeClock()
+    clock = harness.use_fake_clock()
     harness.config = dataclasses.replace(harness.config, grace_seconds=grace)
     await harness.start()
     try:

@@ -41,7 +41,7 @@ DROP_AFTER_BOARDS = 4
 @pytest.fixture
 async def harness(tmp_path):
     server = ServerHarness(f"sqlite:///{tmp_path / 'tournament.db'}")
-    server.lobby_options["clock"] = FakeClock()
+    server.use_fake_clock()
     seeds = random.Random(35)
     server.dice = [VerifiableDice(seeds.randbytes(SEED_BYTES)) for _ in range(64)]
     await server.start()

@@ -17,7 +17,7 @@ NO_SHOW_SECONDS = 300
 @pytest.fixture
 async def harness(database_url):
     server = ServerHarness(database_url)
-    server.lobby_options["clock"] = FakeClock()
+    server.use_fake_clock()
     await server.start()
     yield server
     await server.stop()
@@ -86,14 +86,16 @@ async def test_a_knockout_from_its_start_to_its_winner_across_a_restart(harness)
 async def test_a_sign_up_that_closes_with_one_player_is_cancelled(harness):
     await harness.register("alice")
     store = harness.server.store
+    clock = harness.lobby_options["clock"]
+    assert isinstance(clock, FakeClock)
     spec = TournamentSpec(creator="alice", format=Format.SWISS, swiss_rounds=2,
-                          terms=RoundTerms(), starts_at=100)
+                          terms=RoundTerms(), starts_at=int(clock.wall()) + 100)
     tournament_id = (await store.create_tournament(spec)).tournament_id
     await store.add_entrant(tournament_id, Entrant("alice", 1500.0))
     alice = await harness.login_clip("alice")
-    await harness.server.director.run_pass()  # the fake clock starts at 0: not yet
+    await harness.server.director.run_pass()  # not yet
     assert (await store.tournament(tournament_id)).status is Status.SIGNUP
-    harness.lobby_options["clock"].advance(100)  # type: ignore[attr-defined]
+    clock.advance(100)
     await harness.server.director.settled()
     await harness.server.director.run_pass()
     await alice.skip_until(f"Tournament {tournament_id}: cancelled: fewer than two players joined.")
@@ -155,3 +157,36 @@ async def test_a_running_tournament_is_read_whole_once_while_it_is_directed_here
     await director.run_pass()  # no longer open: forgotten, and not read again
     await director.run_pass()
     assert reads.whole_reads == [tournament_id]
+
+
+async def test_a_pairs_match_from_before_the_tournament_is_not_its_pairings(harness):
+    """alice and bob finished a match of their own before the tournament paired them: the
+    director starts their pairing's match rather than take that one's result for it."""
+    for name in ("alice", "bob"):
+        await harness.register(name)
+    alice = await harness.login_clip("alice")
+    bob = await harness.login_clip("bob")
+    for client in (alice, bob):
+        await client.send("toggle ready")
+        await client.skip_until("** You're now ready to invite or join someone.")
+    await alice.send("invite bob 1")
+    await bob.skip_until("Type 'join alice' to accept.")
+    await bob.send("join alice")
+    await bob.skip_until("** You are now playing a 1 point match with alice")
+    await bob.send("resign n")
+    await alice.skip_until("bob wants to resign. You will win 1 point. Type 'accept' or 'reject'.")
+    await alice.send("accept")
+    await alice.skip_until("You win the 1 point match 1-0 .")
+    harness.lobby_options["clock"].advance(60)  # type: ignore[attr-defined]
+
+    store = harness.server.store
+    spec = TournamentSpec(creator="alice", format=Format.KNOCKOUT, start_when=2,
+                          terms=RoundTerms(length=1, final_length=1))
+    tournament_id = (await store.create_tournament(spec)).tournament_id
+    for name in ("alice", "bob"):
+        assert await store.add_entrant(tournament_id, Entrant(name, 1500.0)) is None
+    await harness.server.director.run_pass()
+    await bob.skip_until("** You are now playing a 1 point match with alice")
+    record = await store.tournament(tournament_id)
+    assert record.status is Status.RUNNING and not record.played.current.pairings[0].decided
+    assert record.match_ids == {(1, 0): 2}

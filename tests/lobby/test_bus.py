@@ -14,9 +14,11 @@ from fibs_server.lobby import chat_commands
 from fibs_server.lobby.bus import (
     Deliver,
     Forwarded,
+    JoinArranged,
     JoinAsked,
     Letter,
     LocalBus,
+    MatchArranged,
     Moderated,
     NodeLetter,
     Notice,
@@ -52,7 +54,10 @@ seat_letters = (
     | st.builds(Relayed, names, names, names, st.sampled_from(["lines", "text", "event"]),
                 st.lists(words, max_size=4).map(tuple), st.booleans(), st.integers(0, 2**40))
     | st.builds(Moderated, names, names, st.sampled_from(["throw_out", "mute", "unmute"]),
-                words))
+                words)
+    | st.builds(MatchArranged, names, names, names, names, st.none() | st.integers(1, 25),
+                st.dictionaries(words, json_values, max_size=4), st.booleans())
+    | st.builds(JoinArranged, names, names, names, names))
 
 
 @given(saids | notices | seat_letters)
@@ -81,7 +86,13 @@ def test_anything_but_a_letter_is_refused_as_such(data):
                         b'{"letter":"seated","node":"a","to_node":"b","name":"c",'
                         b'"opponent":null,"relayed":"1"}',
                         b'{"letter":"join_asked","node":"a","to_node":"b","name":"c",'
-                        b'"inviter":"d","client":[]}']))
+                        b'"inviter":"d","client":[]}',
+                        b'{"letter":"match_arranged","node":"a","to_node":"b","name":"c",'
+                        b'"inviter":"d","length":"1","terms":{}}',
+                        b'{"letter":"match_arranged","node":"a","to_node":"b","name":"c",'
+                        b'"inviter":"d","length":1,"terms":[]}',
+                        b'{"letter":"join_arranged","node":"a","to_node":"b","name":"c",'
+                        b'"inviter":5}']))
 def test_letters_of_the_wrong_shape_are_refused(data):
     with pytest.raises(ValueError):
         decode_letter(data)

@@ -12,7 +12,6 @@ import pytest
 from fibs_server.lobby.bot_players import BotConfig
 from tests.conftest import skip_unless_ci
 from tests.e2e.conftest import ServerHarness
-from tests.fake_clock import FakeClock
 
 CHROMIUM = "/usr/bin/chromium"
 # Screenshots the browser tests take, kept after the run (gitignored); CI may point elsewhere.
@@ -53,7 +52,7 @@ async def web_on_a_fake_clock(tmp_path):
     """The web harness on a clock that moves only when the test says (timed matches, the
     tournament director's no-show times)."""
     harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}")
-    harness.lobby_options["clock"] = FakeClock()
+    harness.use_fake_clock()
     await harness.start()
     yield harness
     await harness.stop()
