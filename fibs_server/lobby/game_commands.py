@@ -225,7 +225,9 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     if lobby.match_table.busy(inviter):
         session.send_line(game_texts.already_playing(inviter.name))
         return
-    if not inviter.toggle("ready"):
+    # A bot joins only what it was invited to: by `invite`, which asked the inviter to be
+    # ready, or by the tournament director in the name of an entrant, who need not be.
+    if not inviter.toggle("ready") and not session.is_bot:
         session.send_line(game_texts.refusing_games(inviter.name))
         return
     lobby.match_table.withdraw(inviter.name, accepted_by=session.name)

@@ -342,7 +342,17 @@ class TournamentDirector:
                 continue
             for player, opponent in ((pairing.first, pairing.second),
                                      (pairing.second, pairing.first)):
-                if self.lobby.find_online(opponent) is not None:
+                inviting = self.lobby.find_online(opponent)
+                if inviting is not None and inviting.is_bot:
+                    # A bot invites nobody: it is invited in the player's name (_invite_bot),
+                    # and accepts. An invitation in its name would be accepted by its
+                    # resident session, which never plays: two bots paired would start
+                    # a match that hangs instead of going to the higher seed by forfeit.
+                    self.lobby.tell([player], notice(
+                        [tournament_texts.your_match(tid, opponent, length, minutes)],
+                        ring=True))
+                    continue
+                if inviting is not None:
                     self.lobby.match_table.invite(Invitation(
                         opponent, player, length, terms=match_terms(terms)))
                 self.lobby.tell([player], notice(
