@@ -225,6 +225,8 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     if lobby.match_table.busy(inviter):
         session.send_line(game_texts.already_playing(inviter.name))
         return
+    # An invitation the server made in the inviter's name (a tournament's pairing, or one
+    # to a bot from an entrant) is joined whether or not the inviter is ready.
     if not inviter.toggle("ready") and not invitation.arranged:
         session.send_line(game_texts.refusing_games(inviter.name))
         return

@@ -323,7 +323,7 @@ class TournamentDirector:
         assert played is not None
         terms = match_terms(record.spec.terms)
         length = record.spec.terms.length_of(number, played.round_count)
-        invitation = Invitation(human, bot, length, resume=resume, terms=terms)
+        invitation = Invitation(human, bot, length, resume=resume, terms=terms, arranged=True)
         if self.lobby.match_table.invitation_from(human) == invitation:
             return
         self.lobby.match_table.invite(invitation)
@@ -361,7 +361,17 @@ class TournamentDirector:
                 continue
             for player, opponent in ((pairing.first, pairing.second),
                                      (pairing.second, pairing.first)):
-                if self.lobby.find_online(opponent) is not None:
+                inviting = self.lobby.online.get(opponent.lower())
+                if inviting is not None and inviting.is_bot:
+                    # A bot invites nobody: it is invited in the player's name (_invite_bot),
+                    # and accepts. An invitation in its name would be accepted by its
+                    # resident session, which never plays: two bots paired would start
+                    # a match that hangs instead of going to the higher seed by forfeit.
+                    self.lobby.tell([player], notice(
+                        [tournament_texts.your_match(tid, opponent, length, minutes)],
+                        ring=True))
+                    continue
+                if inviting is not None:
                     self.lobby.match_table.invite(Invitation(
                         opponent, player, length, terms=match_terms(terms), arranged=True))
                 self.lobby.tell([player], notice(
