@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from fibs_server.rules.tournament import Entrant, Format, Round, RoundTerms, Tournament
@@ -94,9 +94,9 @@ class TournamentRecords(Protocol):
                            positions: Sequence[int]) -> None:
         """The results of the round's pairings at `positions`, as `paired` has them."""
 
-    async def set_pairing_match(self, tournament_id: int, round_number: int, position: int,
-                                match_id: int) -> None:
-        """The stored match that plays a pairing."""
+    async def link_matches(self, tournament_id: int, round_number: int,
+                           links: Mapping[int, int]) -> None:
+        """The stored match that plays each pairing (position in the round -> match id)."""
 
     async def end_tournament(self, tournament_id: int, status: Status,
                              winner: str | None) -> bool:

@@ -162,7 +162,7 @@ class TournamentDirector:
                                                                  len(names)))
         self._announce_round(record)
         tell_pages(self.lobby, record)
-        await self._direct(record)
+        await self._direct(record, fresh=True)
 
     async def _rated_now(self, entrants: list[rules.Entrant]) -> list[rules.Entrant]:
         """The field with the ratings its players have at the start (not when they joined):
@@ -174,21 +174,28 @@ class TournamentDirector:
                          else rules.Entrant(entrant.name, account.rating))
         return rated
 
-    async def _direct(self, record: TournamentRecord) -> None:
+    async def _direct(self, record: TournamentRecord, fresh: bool = False) -> None:
         """The current round's undecided pairings looked at; the round, if now done, followed
-        by the next one or the end."""
+        by the next one or the end. `fresh`: the round was paired in this pass, so no match
+        plays any of its pairings yet (the store is not asked)."""
         played = record.played
         assert played is not None and played.current is not None
         current = played.current
         started_at = record.round_started_at[current.number]
         decided = []
+        links: dict[int, int] = {}  # position -> the match found or started for it
         for position, pairing in enumerate(current.pairings):
             if pairing.decided:
                 continue
-            outcome = await self._outcome(record, current.number, position, pairing, started_at)
+            outcome = await self._outcome(record, current.number, position, pairing, started_at,
+                                          links, fresh)
             if outcome is not None:
                 played = rules.record(played, pairing.first, outcome[0], forfeit=outcome[1])
                 decided.append(position)
+        if links:  # one write for the round's matches, not one each
+            await self.records.link_matches(record.tournament_id, current.number, links)
+            record.match_ids.update(((current.number, position), match_id)
+                                    for position, match_id in links.items())
         if decided:
             assert played.current is not None
             current = played.current
@@ -218,18 +225,21 @@ class TournamentDirector:
         record.round_started_at[played.current.number] = now
         self._announce_round(record)
         tell_pages(self.lobby, record)
-        await self._direct(record)
+        await self._direct(record, fresh=True)
 
     async def _outcome(self, record: TournamentRecord, number: int, position: int,
-                       pairing: rules.Pairing, started_at: int) -> tuple[str | None, bool] | None:
+                       pairing: rules.Pairing, started_at: int, links: dict[int, int],
+                       fresh: bool) -> tuple[str | None, bool] | None:
         """(winner, by forfeit) if the pairing is decided now, else None (after starting its
-        match if both players are online and free)."""
+        match if both players are online and free). A match found or started for it goes in
+        `links`."""
         assert pairing.second is not None  # a bye is decided from the start
         first, second = pairing.first, pairing.second
         linked = record.match_ids.get((number, position))
         if linked is not None and linked == match_play.live_match_id(self.lobby, first, second):
             return None  # its match is being played here: nothing to read from the store
-        match = await self._match_of(record, number, position, first, second, started_at)
+        match = None if fresh else await self._match_of(record, number, position, first,
+                                                         second, started_at, links)
         if match is not None and match.finished:
             if match.winner is None:  # closed unfinished: as if neither had come
                 return None, True
@@ -256,7 +266,8 @@ class TournamentDirector:
             # brought to this match, and loses it at the no-show time.
             present = [name for name in present if name not in bots]
         elif len(present) == 2:
-            await self._arrange(record, number, position, first, second, resume=match is not None)
+            await self._arrange(record, number, position, first, second, links,
+                                resume=match is not None)
             return None
         spec = record.spec
         if self._now() < started_at + spec.no_show_seconds:
@@ -280,9 +291,10 @@ class TournamentDirector:
         return winner, True
 
     async def _match_of(self, record: TournamentRecord, number: int, position: int,
-                        first: str, second: str, started_at: int) -> MatchRecord | None:
+                        first: str, second: str, started_at: int, links: dict[int, int]
+                        ) -> MatchRecord | None:
         """The stored match playing the pairing: the one linked, else the pair's match begun
-        since the round began (running, or finished already), which is then linked."""
+        since the round began (running, or finished already), which is then to be linked."""
         match_id = record.match_ids.get((number, position))
         if match_id is not None:
             return await self.lobby.matches.match_by_id(match_id)
@@ -294,16 +306,15 @@ class TournamentDirector:
                                                  match.player_b.lower())), None)
         if found is None or found.started_at < started_at:
             return None
-        await self.records.set_pairing_match(record.tournament_id, number, position,
-                                             found.match_id)
-        record.match_ids[(number, position)] = found.match_id
+        links[position] = found.match_id
         return found
 
     async def _arrange(self, record: TournamentRecord, number: int, position: int,
-                       first: str, second: str, resume: bool) -> None:
+                       first: str, second: str, links: dict[int, int], resume: bool) -> None:
         """The pairing's match started (or its saved one resumed) where `first` is online:
-        here at once if both are here, else through their nodes (lobby/arranged_matches.py;
-        the store then links the match to the pairing, as one begun with `join`)."""
+        here at once if both are here (the new match then goes in `links`), else through
+        their nodes (lobby/arranged_matches.py; the store then links the match to the
+        pairing, as one begun with `join`)."""
         played = record.played
         assert played is not None
         terms = record.spec.terms
@@ -311,9 +322,7 @@ class TournamentDirector:
             first, second, terms.length_of(number, played.round_count), resume=resume,
             terms=match_terms(terms)))
         if running is not None and running.stored and (number, position) not in record.match_ids:
-            await self.records.set_pairing_match(record.tournament_id, number, position,
-                                                 running.match_id)
-            record.match_ids[(number, position)] = running.match_id
+            links[position] = running.match_id
 
     def _invite_bot(self, record: TournamentRecord, number: int, human: str, bot: str,
                     resume: bool) -> None:

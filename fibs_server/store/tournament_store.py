@@ -2,7 +2,7 @@
 `_reads` and `_now`). Every method is one short transaction."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, select, update
@@ -126,11 +126,13 @@ class TournamentStore:
             await self._writes.run(lambda session: session.connection().execute(
                 _SET_PAIRING, rows))
 
-    async def set_pairing_match(self, tournament_id: int, round_number: int, position: int,
-                                match_id: int) -> None:
-        await self._writes.run(lambda session: session.connection().execute(
-            _SET_PAIRING, {"tid": tournament_id, "round": round_number, "at": position,
-                         "match_id": match_id}))
+    async def link_matches(self, tournament_id: int, round_number: int,
+                           links: Mapping[int, int]) -> None:
+        rows = [{"tid": tournament_id, "round": round_number, "at": position,
+                 "match_id": match_id} for position, match_id in links.items()]
+        if rows:
+            await self._writes.run(lambda session: session.connection().execute(
+                _SET_PAIRING, rows))
 
     async def end_tournament(self, tournament_id: int, status: Status,
                              winner: str | None) -> bool:

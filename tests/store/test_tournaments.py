@@ -56,7 +56,7 @@ async def test_a_tournament_is_reloaded_as_it_was_played(store, database_url):
     played = start(Format.KNOCKOUT, field)
     assert await store.start_tournament(tid, played, 5000)
     assert not await store.start_tournament(tid, played, 5000)  # once
-    await store.set_pairing_match(tid, 1, 1, 42)
+    await store.link_matches(tid, 1, {1: 42})
     played = record(played, "alice", "carol", forfeit=True)
     await store.save_results(tid, played.rounds[0], [0, 1])
     played = next_round(played)
@@ -128,7 +128,7 @@ async def test_results_are_saved_for_the_pairings_named_only(store):
     played = record(record(played, first.first, first.second), second.first, second.first,
                     forfeit=True)
     await store.save_results(tid, played.current, [1])
-    await store.set_pairing_match(tid, 1, 0, 7)
+    await store.link_matches(tid, 1, {0: 7})
     loaded = await store.tournament(tid)
     assert loaded.played.current.pairings == (first, played.current.pairings[1])
     assert loaded.played.current.pairings[1].forfeit
