@@ -6,8 +6,8 @@ players beside it: they sign up as the phase starts (a `when` tournament: it sta
 director's next pass), and each plays the 1-point matches the director starts for it with
 the e2e bot's engine-driven play at a person's pace (0.5-1.5 s a decision), round after
 round, until the phase ends. With --control, a third kind: the same players, each pair
-playing one 1-point match of its own (`invite`, `join`) as in the Swiss's first round, so
-that what the tournament costs apart from its players' matches shows. The kinds of run
+playing one 1-point match of its own (`invite ... timer 60`, `join`), timed as the Swiss's
+first round is, so that what the tournament costs apart from its players' matches shows. The kinds of run
 alternate (--runs of each), and the table gives people's move latency (the run E matches,
 after --warmup) with and without it.
 
@@ -72,7 +72,8 @@ class TournamentWorker(load.Worker):
         players = [asyncio.create_task(play(name)) for name in names if name in self.sessions]
         if rounds == 0:
             for inviter, invitee in zip(names[::2], names[1::2], strict=True):
-                self.sessions[inviter].send(f"invite {invitee} 1")
+                # timed as a tournament's matches are (RoundTerms)
+                self.sessions[inviter].send(f"invite {invitee} 1 timer 60")
         else:
             self.sessions[names[0]].send(f"tournament create swiss rounds {rounds} length 1 "
                                          f"when {len(names)} cap {len(names)}")
