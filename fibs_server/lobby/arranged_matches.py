@@ -119,12 +119,8 @@ def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
         return
     host = free_here(lobby, letter.inviter)
     if host is not None:
-        lobby.start_job(_carried_out(lobby, host, Invitation(
+        lobby.start_job(_host(lobby, host, Invitation(
             letter.inviter, letter.name, letter.length, letter.resume, terms, arranged=True)))
-
-
-async def _carried_out(lobby: Lobby, inviter: Session, invitation: Invitation) -> None:
-    await _host(lobby, inviter, invitation)
 
 
 def install(lobby: Lobby) -> None:

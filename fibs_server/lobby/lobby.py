@@ -704,7 +704,7 @@ class Lobby:
         """A letter for the other nodes (one named in it, or all)."""
         self.bus.tell_others(letter)
 
-    def start_job(self, job: Coroutine[Any, Any, None]) -> None:
+    def start_job(self, job: Coroutine[Any, Any, object]) -> None:
         """A job the bus brought, run beside it (delivery does not wait)."""
         task = asyncio.ensure_future(job)
         self._node_jobs.add(task)

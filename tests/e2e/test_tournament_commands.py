@@ -70,10 +70,15 @@ async def play_round(harness: ServerHarness, tournament_id: int,
         first, second = pairing.first, pairing.second
         await clients[second].skip_until(re.compile(
             rf"\*\* You are now playing an? .*match with {first}"))
-        await clients[second].send("resign n")
-        await clients[first].skip_until(re.compile(rf"{second} wants to resign\..*"))
-        await clients[first].send("accept")
-        await clients[first].skip_until(re.compile(r"You win the \d+ point match .*"))
+        await won(clients[first], clients[second], second)
+
+
+async def won(winner: FibsClient, loser: FibsClient, loser_name: str) -> None:
+    """The loser resigns their match, and the winner accepts."""
+    await loser.send("resign n")
+    await winner.skip_until(re.compile(rf"{loser_name} wants to resign\..*"))
+    await winner.send("accept")
+    await winner.skip_until(re.compile(r"You win the \d+ point match .*"))
 
 
 async def test_a_knockout_of_five_with_a_no_show_to_its_winner(harness):

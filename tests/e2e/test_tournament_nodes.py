@@ -6,14 +6,11 @@ bea (b) and cal (c) are paired, and the server starts every match without anyone
 they always run)."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from fibs_server.lobby.tournament_records import Status
-from tests.e2e.client import FibsClient
 from tests.e2e.test_nodes import running_nodes
-from tests.e2e.test_tournament_commands import create
+from tests.e2e.test_tournament_commands import create, won
 from tests.redis_server import prefix, redis_url  # noqa: F401 (fixtures)
 from tests.waiting import until
 
@@ -26,14 +23,6 @@ PLAYERS = {"ann": ("b", 1900.0), "bea": ("b", 1800.0), "cal": ("c", 1700.0),
 async def three_nodes(postgresql_url, redis_url, prefix):
     async with running_nodes(postgresql_url, redis_url, prefix, ("a", "b", "c")) as nodes:
         yield nodes
-
-
-async def won(winner: FibsClient, loser: FibsClient, loser_name: str) -> None:
-    """The loser resigns their 1-point match, and the winner accepts."""
-    await loser.send("resign n")
-    await winner.skip_until(re.compile(rf"{loser_name} wants to resign\..*"))
-    await winner.send("accept")
-    await winner.skip_until(re.compile(r"You win the 1 point match .*"))
 
 
 async def test_the_director_starts_matches_of_players_on_other_nodes(three_nodes):
