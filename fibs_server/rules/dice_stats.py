@@ -90,13 +90,18 @@ class DiceStatistics:
 
 class RollTally:
     """A match's rolls counted for `dicetest` at every save: player 0's, player 1's and the
-    opening rolls, each by the index of ROLLS. A finished game's rolls never change, so each
-    is counted once: a save counts only the game being played (a long match's history has
-    thousands of events)."""
+    opening rolls, each by the index of ROLLS. Each save counts only what is new: a finished
+    game's rolls never change, so each is counted once, and the game being played from the
+    event after the last one counted (a long match's history has thousands of events, and
+    a save comes with every action)."""
 
     def __init__(self) -> None:
         self._games = 0  # the games counted in `_finished`
         self._finished = [empty_tally() for _ in range(3)]
+        self._game = 0  # the index of the game counted in `_current`
+        self._counted = 0  # how many of its events are
+        self._last_counted: dict[str, Any] | None = None  # the last of them
+        self._current = [empty_tally() for _ in range(3)]
 
     def of(self, history: list[list[dict[str, Any]]]) -> list[list[int]]:
         """The tally of a match's whole history, in the stored form."""
@@ -105,9 +110,21 @@ class RollTally:
             self._games, self._finished = 0, [empty_tally() for _ in range(3)]
         self._count(self._finished, history[self._games:finished])
         self._games = finished
-        tally = [list(row) for row in self._finished]
-        self._count(tally, history[finished:])
-        return tally
+        game = history[finished] if finished < len(history) else []
+        if not self._goes_on(finished, game):  # another game, or an undo went back in this one
+            self._game, self._counted, self._current = finished, 0, [empty_tally() for _ in range(3)]
+        self._count(self._current, [game[self._counted:]])
+        self._counted = len(game)
+        self._last_counted = game[-1] if game else None
+        return [[done + now for done, now in zip(finished_row, current_row)]
+                for finished_row, current_row in zip(self._finished, self._current)]
+
+    def _goes_on(self, game_index: int, game: list[dict[str, Any]]) -> bool:
+        """Whether `game` is the one counted so far, grown: a rewound match's history is
+        made of new event objects, so the last event counted is found in place only if
+        nothing before it changed."""
+        return (game_index == self._game and 0 < self._counted <= len(game)
+                and game[self._counted - 1] is self._last_counted)
 
     @staticmethod
     def _count(tally: list[list[int]], games: list[list[dict[str, Any]]]) -> None:

@@ -3,6 +3,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fibs_server.rules.dice import VerifiableDice, drawn_pairs
 from fibs_server.rules.dice_stats import (
@@ -80,3 +82,53 @@ def test_a_roll_tally_counts_each_finished_game_once_and_follows_an_undo_back():
     early = next(state for state in states if len(state["history"]) == 2)  # back in game 2
     assert tally.of(early["history"]) == naive_tally(early["history"])
     assert tally.of(states[-1]["history"]) == naive_tally(states[-1]["history"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**16),
+       steps=st.lists(st.tuples(st.integers(-3, 12) | st.integers(-40, 40), st.booleans()),
+                      max_size=30))
+def test_a_roll_tally_counts_what_each_save_holds_through_actions_and_rewinds(seed, steps):
+    """Each step plays that many actions (saving after each) or goes back that many saves:
+    an undo, which saves the match gone back to, or a failed save, after which the match is
+    restored as it was and nothing is saved until the next action. Either builds the match
+    again from the state it goes back to."""
+    dice = VerifiableDice(seed.to_bytes(32, "big"))
+    match = Match(None, dice)
+    match.start()
+    rng = random.Random(seed)
+    tally = RollTally()
+    saves = [(match.to_dict(), dice.drawn)]
+    for count, saved_when_back in steps:
+        if count < 0:
+            del saves[max(len(saves) + count, 1):]
+            state, drawn = saves[-1]
+            dice.rewind(drawn)
+            match = Match.from_dict(state, dice)
+            if saved_when_back:
+                assert tally.of(match.to_dict()["history"]) == naive_tally(state["history"])
+            continue
+        for _ in range(count):
+            random_action(match, rng)
+            saves.append((match.to_dict(), dice.drawn))
+            assert tally.of(saves[-1][0]["history"]) == naive_tally(saves[-1][0]["history"])
+
+
+def test_a_roll_tally_forgets_a_roll_whose_save_failed_when_another_action_takes_its_place():
+    dice = VerifiableDice(b"d" * 32)
+    match = Match(None, dice)
+    match.start()
+    rng = random.Random(3)
+    while not (match.phase is Phase.ROLL_OR_DOUBLE and match.may_double(match.turn)):
+        random_action(match, rng)
+    tally = RollTally()
+    before, drawn = match.to_dict(), dice.drawn
+    tally.of(before["history"])
+    match.roll(match.turn)
+    tally.of(match.to_dict()["history"])  # the save that fails: the match goes back
+    dice.rewind(drawn)
+    match = Match.from_dict(before, dice)
+    match.double(match.turn)  # as many events as the roll was, none of them a roll
+    history = match.to_dict()["history"]
+    assert len(history[-1]) == len(before["history"][-1]) + 1
+    assert tally.of(history) == naive_tally(history)
