@@ -97,7 +97,7 @@ class Notice:
     ring: bool = False
 
     def reaches(self, listener: Session) -> bool:
-        if listener.name.lower() in self.excluded:
+        if self.excluded and listener.name.lower() in self.excluded:
             return False
         if self.audience == "clip":
             return listener.clip
@@ -107,7 +107,7 @@ class Notice:
             return self.event is not None and follows_tournament(listener, self.event)
         return self.audience != "report" or listener.toggle("report")
 
-    def deliver(self, listeners: Iterable[Session]) -> None:
+    def deliver(self, listeners: Collection[Session]) -> None:
         if not self.broadcast:
             for listener in listeners:
                 if self.ring and self.lines and rings(listener):
@@ -117,12 +117,15 @@ class Notice:
                 if self.event is not None:
                     listener.send_event(self.event)
             return
+        # Everyone online may be listening: each loop does no more per listener than it must
+        # (a listener still gets the lines before the typed message).
         text = wire_text(list(self.lines))
-        event_line = web_events.encode(self.event) if self.event is not None else None
-        for listener in listeners:
-            if text:
+        if text:
+            for listener in listeners:
                 listener.send_broadcast(text)
-            if event_line is not None:
+        if self.event is not None:
+            event_line = web_events.encode(self.event)
+            for listener in listeners:
                 listener.send_event_broadcast(event_line)
 
 
