@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import socket
 import statistics
 import sys
 import tempfile
@@ -54,7 +55,22 @@ class DroppingTransport:
         pass
 
 
-async def measure(online: int, times: int) -> tuple[list[float], list[float], list[float]]:
+async def over_sockets(sessions: list[Session]) -> list[socket.socket]:
+    """Each session's connection writes to a loopback TCP socket from now on; the peers."""
+    loop = asyncio.get_running_loop()
+    peers = []
+    with socket.create_server(("127.0.0.1", 0), backlog=len(sessions)) as listener:
+        for session in sessions:
+            peers.append(socket.create_connection(listener.getsockname()))
+            accepted, _ = listener.accept()
+            transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, accepted)
+            assert isinstance(session.connection, QueuedConnection)
+            session.connection.transport = transport  # type: ignore[assignment]
+    return peers
+
+
+async def measure(online: int, times: int, sockets: bool
+                  ) -> tuple[list[float], list[float], list[float]]:
     with tempfile.TemporaryDirectory() as directory:
         lobby, store = await recording_lobby(Path(directory), *[(3, 1)] * times)  # openings
         batcher = OutputBatcher()
@@ -69,6 +85,7 @@ async def measure(online: int, times: int) -> tuple[list[float], list[float], li
             await lobby.log_in(session, account)
             sessions.append(session)
         await asyncio.sleep(0.5)  # the logins' own notices written
+        peers = await over_sockets(sessions) if sockets else []
         who_lines, reports = [], []
         for number in range(times):
             started = time.perf_counter()
@@ -88,9 +105,11 @@ async def measure(online: int, times: int) -> tuple[list[float], list[float], li
             await asyncio.sleep(0.05)
             started = time.thread_time()
             await match_play.act(lobby, second, lambda match, player: match.accept(player))
+            await asyncio.sleep(0.3)  # written, in the batcher's paced slices
             ends.append(time.thread_time() - started)
-            await asyncio.sleep(0.05)
         await store.close()
+        for peer in peers:
+            peer.close()
     return who_lines, reports, ends
 
 
@@ -98,8 +117,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--online", type=int, default=2000)
     parser.add_argument("--times", type=int, default=30)
+    parser.add_argument("--sockets", action="store_true")
     arguments = parser.parse_args()
-    who_lines, reports, ends = asyncio.run(measure(arguments.online, arguments.times))
+    who_lines, reports, ends = asyncio.run(measure(arguments.online, arguments.times,
+                                                   arguments.sockets))
     for name, seconds in (("who-line", who_lines), ("report", reports), ("match end", ends)):
         print(f"{name:9} to {arguments.online} online: median "
               f"{statistics.median(seconds) * 1000:.2f} ms, max {max(seconds) * 1000:.2f} ms")
