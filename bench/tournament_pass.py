@@ -32,13 +32,11 @@ LOGINS_AT_ONCE = 16
 
 
 class Player:
-    """A client that reads everything; once `resigning`, it resigns each match it is in as
-    the second player, and accepts its opponent's resignation."""
+    """A client that reads everything, accepts its opponent's resignation and notes that it
+    won."""
 
-    def __init__(self, client: FibsClient, name: str) -> None:
+    def __init__(self, client: FibsClient) -> None:
         self.client = client
-        self.name = name
-        self.resigning = False
         self.won = asyncio.Event()
         self.task = asyncio.create_task(self._read())
 
@@ -81,7 +79,7 @@ async def measure(players: int, passes: int, directory: Path) -> None:
         batch = names[start:start + LOGINS_AT_ONCE]
         for name, client in zip(batch, await asyncio.gather(
                 *(harness.login_clip(name) for name in batch)), strict=True):
-            clients[name] = Player(client, name)
+            clients[name] = Player(client)
     spec = TournamentSpec(creator=names[0], format=Format.SWISS, swiss_rounds=7,
                           entry_cap=players, start_when=players, terms=RoundTerms(length=1))
     store = server.store

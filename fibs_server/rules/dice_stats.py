@@ -98,32 +98,32 @@ class RollTally:
     def __init__(self) -> None:
         self._games = 0  # the games counted in `_finished`
         self._finished = [empty_tally() for _ in range(3)]
-        self._game = 0  # the index of the game counted in `_current`
-        self._counted = 0  # how many of its events are
+        self._counted = 0  # how many events of the game being played `_current` counts
         self._last_counted: dict[str, Any] | None = None  # the last of them
         self._current = [empty_tally() for _ in range(3)]
 
     def of(self, history: list[list[dict[str, Any]]]) -> list[list[int]]:
         """The tally of a match's whole history, in the stored form."""
         finished = max(len(history) - 1, 0)
+        same_game = finished == self._games
         if finished < self._games:  # an undo went back into a game counted as finished
             self._games, self._finished = 0, [empty_tally() for _ in range(3)]
         self._count(self._finished, history[self._games:finished])
         self._games = finished
         game = history[finished] if finished < len(history) else []
-        if not self._goes_on(finished, game):  # another game, or an undo went back in this one
-            self._game, self._counted, self._current = finished, 0, [empty_tally() for _ in range(3)]
+        if not (same_game and self._goes_on(game)):  # another game, or an undo went back
+            self._counted, self._current = 0, [empty_tally() for _ in range(3)]
         self._count(self._current, [game[self._counted:]])
         self._counted = len(game)
         self._last_counted = game[-1] if game else None
         return [[done + now for done, now in zip(finished_row, current_row)]
                 for finished_row, current_row in zip(self._finished, self._current)]
 
-    def _goes_on(self, game_index: int, game: list[dict[str, Any]]) -> bool:
-        """Whether `game` is the one counted so far, grown: a rewound match's history is
-        made of new event objects, so the last event counted is found in place only if
-        nothing before it changed."""
-        return (game_index == self._game and 0 < self._counted <= len(game)
+    def _goes_on(self, game: list[dict[str, Any]]) -> bool:
+        """Whether the game being played is the one counted so far, grown: a rewound match's
+        history is made of new event objects, so the last event counted is found in place
+        only if nothing before it changed."""
+        return (0 < self._counted <= len(game)
                 and game[self._counted - 1] is self._last_counted)
 
     @staticmethod

@@ -120,16 +120,18 @@ class TournamentStore:
 
     async def save_results(self, tournament_id: int, paired: Round,
                            positions: Sequence[int]) -> None:
-        rows = [{"tid": tournament_id, "round": paired.number, "at": position,
-                 **_result(paired.pairings[position])} for position in positions]
-        if rows:
-            await self._writes.run(lambda session: session.connection().execute(
-                _SET_PAIRING, rows))
+        await self._set_pairings([{"tid": tournament_id, "round": paired.number, "at": position,
+                                   **_result(paired.pairings[position])}
+                                  for position in positions])
 
     async def link_matches(self, tournament_id: int, round_number: int,
                            links: Mapping[int, int]) -> None:
-        rows = [{"tid": tournament_id, "round": round_number, "at": position,
-                 "match_id": match_id} for position, match_id in links.items()]
+        await self._set_pairings([{"tid": tournament_id, "round": round_number, "at": position,
+                                   "match_id": match_id}
+                                  for position, match_id in links.items()])
+
+    async def _set_pairings(self, rows: list[dict[str, Any]]) -> None:
+        """Columns of some pairings of a round set, all in one statement (_SET_PAIRING)."""
         if rows:
             await self._writes.run(lambda session: session.connection().execute(
                 _SET_PAIRING, rows))
