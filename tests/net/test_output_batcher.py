@@ -120,3 +120,60 @@ async def test_a_reply_does_not_wait_for_the_broadcast_pace_and_keeps_the_order(
     await drain(transports, 1)
     await until(lambda: idle(conns[0].batcher), "the batcher has nothing left to write")
     assert len(transports[-1].writes) == 1  # the broadcast round found nothing left to write
+
+
+
+def record_broadcast_waits(monkeypatch: object, loop: asyncio.AbstractEventLoop) -> list[float]:
+    """The seconds ahead of the loop's time for which each broadcast callback is set."""
+    waits: list[float] = []
+    call_at = loop.call_at
+
+    def recorded(when, callback, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if getattr(callback, "__name__", "") == "_flush_broadcast":
+            waits.append(when - loop.time())
+        return call_at(when, callback, *args, **kwargs)
+    monkeypatch.setattr(loop, "call_at", recorded)  # type: ignore[attr-defined]
+    return waits
+
+
+async def test_a_round_waits_by_the_last_rounds_size_and_rides_on_replies(monkeypatch):
+    # Shorter than the server's per connection, so that the test waits milliseconds.
+    monkeypatch.setattr(telnet, "BROADCAST_HOLD_PER_CONNECTION", 20e-6)
+    waits = record_broadcast_waits(monkeypatch, asyncio.get_running_loop())
+    transports, conns = connections(FAN_OUT)
+    batcher = conns[0].batcher
+    for connection in conns:
+        connection.send("7 bob bob logs in.\r\n", broadcast=True)
+    await drain(transports, 1)
+    await until(lambda: idle(batcher), "the first round is over")
+    assert waits[0] <= 0  # after no round, the first waits for nothing
+    first_round_callbacks = len(waits)
+    for connection in conns:
+        connection.send("7 carol carol logs in.\r\n", broadcast=True)
+    # The last round went to FAN_OUT connections: this one waits for FAN_OUT holds (30 ms),
+    # or for the share's pause if that is longer.
+    assert waits[first_round_callbacks] >= FAN_OUT * 20e-6 - 1e-3
+    conns[0].send("12 bob hello\r\n")  # a tell before the round: the login notice rides on it
+    await asyncio.sleep(0)
+    assert transports[0].writes[1][1] == b"7 carol carol logs in.\r\n12 bob hello\r\n"
+    assert not transports[1].writes[1:]  # the others wait for the round
+    await drain(transports, 2)
+    await until(lambda: idle(batcher), "the second round is over")
+    assert len(transports[0].writes) == 2  # the round found nothing left for the first one
+    assert all(t.writes[1][1] == b"7 carol carol logs in.\r\n" for t in transports[1:])
+
+
+async def test_with_few_online_the_hold_is_milliseconds(monkeypatch):
+    clock = FakeClock()  # the writing's time, so that the share's pause stays below the hold
+    monkeypatch.setattr(telnet, "flush_clock", clock.time)
+    waits = record_broadcast_waits(monkeypatch, asyncio.get_running_loop())
+    transports, conns = connections(10, clock)
+    for round_number in range(3):
+        for connection in conns:
+            connection.send(f"7 u{round_number} u{round_number} logs in.\r\n", broadcast=True)
+        await drain(transports, round_number + 1)
+        await until(lambda: idle(conns[0].batcher), "the round is over")
+        assert all(len(t.writes) == round_number + 1 for t in transports)
+    assert len(waits) == 3  # one callback a round
+    assert waits[0] <= 0 and all(0 < wait <= 10 * telnet.BROADCAST_HOLD_PER_CONNECTION
+                                 for wait in waits[1:])
