@@ -69,6 +69,11 @@ async def over_sockets(sessions: list[Session]) -> list[socket.socket]:
     return peers
 
 
+async def written(batcher: OutputBatcher) -> None:
+    while not batcher.idle:
+        await asyncio.sleep(0.05)
+
+
 async def measure(online: int, times: int, sockets: bool
                   ) -> tuple[list[float], list[float], list[float]]:
     with tempfile.TemporaryDirectory() as directory:
@@ -84,7 +89,7 @@ async def measure(online: int, times: int, sockets: bool
             session.clip = True
             await lobby.log_in(session, account)
             sessions.append(session)
-        await asyncio.sleep(0.5)  # the logins' own notices written
+        await written(batcher)  # the logins' own notices
         peers = await over_sockets(sessions) if sockets else []
         who_lines, reports = [], []
         for number in range(times):
@@ -96,16 +101,16 @@ async def measure(online: int, times: int, sockets: bool
             started = time.perf_counter()
             lobby.deliver(None, report)
             reports.append(time.perf_counter() - started)
-            await asyncio.sleep(0.05)  # written before the next
+            await written(batcher)  # before the next
         ends = []
         for first, second in zip(sessions[:2 * times:2], sessions[1:2 * times:2]):
             await match_play.start_match(lobby, first, second, 1)
             await match_play.act(lobby, first,
                                  lambda match, player: match.resign(player, WinKind.SINGLE))
-            await asyncio.sleep(0.05)
+            await written(batcher)
             started = time.thread_time()
             await match_play.act(lobby, second, lambda match, player: match.accept(player))
-            await asyncio.sleep(0.3)  # written, in the batcher's paced slices
+            await written(batcher)  # in the batcher's paced slices, after its hold
             ends.append(time.thread_time() - started)
         await store.close()
         for peer in peers:

@@ -144,6 +144,11 @@ class OutputBatcher:
         self._round_size = 0  # connections the broadcast round under way has gone to
         self._last_round_size = 0
 
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and no callback to come: no write follows."""
+        return not (self._urgent or self._broadcast or self._broadcast_scheduled)
+
     def add(self, connection: QueuedConnection) -> None:
         if not self._urgent:
             asyncio.get_running_loop().call_soon(self._flush_urgent)

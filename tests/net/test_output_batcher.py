@@ -50,11 +50,6 @@ def connections(count: int, clock: FakeClock | None = None
     return transports, [TelnetConnection(t, TelnetCodec(), batcher) for t in transports]  # type: ignore[arg-type]
 
 
-def idle(batcher: OutputBatcher) -> bool:
-    """Nothing queued and no callback to come: no write can follow."""
-    return not (batcher._urgent or batcher._broadcast or batcher._broadcast_scheduled)
-
-
 async def drain(transports: list[FakeTransport], writes_each: int) -> None:
     for _ in range(1000):
         if all(len(t.writes) >= writes_each for t in transports):
@@ -69,7 +64,7 @@ async def test_a_round_of_broadcasts_is_one_write_per_connection_in_order():
         for connection in conns:
             connection.send(f"7 user{number} user{number} logs in.\r\n", broadcast=True)
     await drain(transports, 1)
-    await until(lambda: idle(conns[0].batcher), "the batcher has nothing left to write")
+    await until(lambda: conns[0].batcher.idle, "the batcher has nothing left to write")
     expected = b"".join(f"7 user{n} user{n} logs in.\r\n".encode() for n in range(5))
     assert all(t.writes == [(t.writes[0][0], expected)] for t in transports)
 
@@ -118,7 +113,7 @@ async def test_a_reply_does_not_wait_for_the_broadcast_pace_and_keeps_the_order(
     assert [data for _, data in transports[-1].writes] == [b"7 bob bob logs in.\r\n12 bob hello\r\n"]
     assert not transports[FAN_OUT // 2].writes  # later callbacks still wait their turn
     await drain(transports, 1)
-    await until(lambda: idle(conns[0].batcher), "the batcher has nothing left to write")
+    await until(lambda: conns[0].batcher.idle, "the batcher has nothing left to write")
     assert len(transports[-1].writes) == 1  # the broadcast round found nothing left to write
 
 
@@ -145,7 +140,7 @@ async def test_a_round_waits_by_the_last_rounds_size_and_rides_on_replies(monkey
     for connection in conns:
         connection.send("7 bob bob logs in.\r\n", broadcast=True)
     await drain(transports, 1)
-    await until(lambda: idle(batcher), "the first round is over")
+    await until(lambda: batcher.idle, "the first round is over")
     assert waits[0] <= 0  # after no round, the first waits for nothing
     first_round_callbacks = len(waits)
     for connection in conns:
@@ -158,7 +153,7 @@ async def test_a_round_waits_by_the_last_rounds_size_and_rides_on_replies(monkey
     assert transports[0].writes[1][1] == b"7 carol carol logs in.\r\n12 bob hello\r\n"
     assert not transports[1].writes[1:]  # the others wait for the round
     await drain(transports, 2)
-    await until(lambda: idle(batcher), "the second round is over")
+    await until(lambda: batcher.idle, "the second round is over")
     assert len(transports[0].writes) == 2  # the round found nothing left for the first one
     assert all(t.writes[1][1] == b"7 carol carol logs in.\r\n" for t in transports[1:])
 
@@ -172,7 +167,7 @@ async def test_with_few_online_the_hold_is_milliseconds(monkeypatch):
         for connection in conns:
             connection.send(f"7 u{round_number} u{round_number} logs in.\r\n", broadcast=True)
         await drain(transports, round_number + 1)
-        await until(lambda: idle(conns[0].batcher), "the round is over")
+        await until(lambda: conns[0].batcher.idle, "the round is over")
         assert all(len(t.writes) == round_number + 1 for t in transports)
     assert len(waits) == 3  # one callback a round
     assert waits[0] <= 0 and all(0 < wait <= 10 * telnet.BROADCAST_HOLD_PER_CONNECTION
