@@ -1,15 +1,15 @@
-"""What telling everyone online costs the event loop, before anything is written.
+"""What telling everyone online costs the event loop.
 
-Logs --online CLIP users into a lobby without sockets (tests/lobby/recording.py's store,
-each user's connection the server's own QueuedConnection over a transport that takes the
-bytes and drops them) and times, --times times each, the two notices every match's end
-sends to everyone: a user's who-line (`Lobby.broadcast_who`) and the match's report. What is
-timed is the queueing for every listener, done at once in one callback; the writes follow in
-the batcher's paced slices and are not timed here. Then the whole end of a 1-point match
-(one player resigns, the other accepts: stored, rated, told), as the event loop's thread's
-CPU time (the store's writer thread not counted).
+Logs --online CLIP users into a lobby (tests/lobby/recording.py's store, each user's
+connection the server's own QueuedConnection over a transport that takes the bytes and drops
+them, or with --sockets a loopback TCP socket) and times, --times times each, the two notices
+every match's end sends to everyone: a user's who-line (`Lobby.broadcast_who`) and the
+match's report. What is timed is the queueing for every listener, done at once in one
+callback. Then the whole end of a 1-point match (one player resigns, the other accepts:
+stored, rated, told, and written once the batcher has held and paced the round), as the
+event loop's thread's CPU time (the store's writer thread not counted).
 
-    .venv/bin/python bench/fan_out.py --online 2000 --times 30
+    .venv/bin/python bench/fan_out.py --online 2000 --times 30 [--sockets]
 """
 from __future__ import annotations
 
@@ -70,6 +70,8 @@ async def over_sockets(sessions: list[Session]) -> list[socket.socket]:
 
 
 async def written(batcher: OutputBatcher) -> None:
+    # A coarse poll (not tests/waiting.py's 2 ms): its wake-ups over a held round would count
+    # in the thread's CPU time measured around it.
     while not batcher.idle:
         await asyncio.sleep(0.05)
 

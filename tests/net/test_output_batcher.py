@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from fibs_server.net import telnet
 from fibs_server.net.telnet import BROADCAST_SHARE, FLUSH_SLICE, OutputBatcher, TelnetConnection
 from fibs_server.net.telnet_codec import TelnetCodec
@@ -117,8 +119,8 @@ async def test_a_reply_does_not_wait_for_the_broadcast_pace_and_keeps_the_order(
     assert len(transports[-1].writes) == 1  # the broadcast round found nothing left to write
 
 
-
-def record_broadcast_waits(monkeypatch: object, loop: asyncio.AbstractEventLoop) -> list[float]:
+def record_broadcast_waits(monkeypatch: pytest.MonkeyPatch,
+                           loop: asyncio.AbstractEventLoop) -> list[float]:
     """The seconds ahead of the loop's time for which each broadcast callback is set."""
     waits: list[float] = []
     call_at = loop.call_at
@@ -127,7 +129,7 @@ def record_broadcast_waits(monkeypatch: object, loop: asyncio.AbstractEventLoop)
         if getattr(callback, "__name__", "") == "_flush_broadcast":
             waits.append(when - loop.time())
         return call_at(when, callback, *args, **kwargs)
-    monkeypatch.setattr(loop, "call_at", recorded)  # type: ignore[attr-defined]
+    monkeypatch.setattr(loop, "call_at", recorded)
     return waits
 
 
