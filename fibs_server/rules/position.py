@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from operator import sub
 
 import bgbot_cpp
@@ -120,10 +121,9 @@ class Position:
             raise ValueError(f"dice are 1..6: {dice}")
         board = bgsage_board(*self.checkers)
         boards = bgbot_cpp.possible_moves(board, high, low)
-        if boards[0] == list(board):  # bgsage's answer when no play is legal
+        if len(boards) == 1 and boards[0] == list(board):  # bgsage's "no legal play"
             return []
-        roll = (self, high, low)
-        plays = [Play(roll, result) for result in boards]
+        plays = list(map(Play, repeat((self, high, low), len(boards)), boards))
         if sum(self.checkers[0]) <= 4:
             # bgsage lets the last checkers bear off with fewer dice than can be played
             # (5/off beside 5/3*/off for 5-2); the rules want as many dice as possible.
