@@ -55,9 +55,10 @@ def self_play_cases(count: int, seed: int = SEED) -> list[tuple[Position, tuple[
     while len(cases) < count:
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         cases.append((position, dice))
-        plays = position.legal_plays(dice)
-        if plays:
-            position = rng.choice(plays).result
+        # Sorted: the same cases whatever order a generator lists its plays in.
+        results = sorted(play.result.checkers for play in position.legal_plays(dice))
+        if results:
+            position = Position(rng.choice(results))
         position = Position.initial() if position.borne_off(0) == 15 else position.swap()
     return cases
 
