@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { CATALOGUES, preferredLanguage, setLanguage, shownParams, t } from "../../../fibs_server/web/static/i18n.js";
 import { LABEL_KEYS } from "../../../fibs_server/web/static/board_view.js";
-import { SKILLS, SUMMARY_FIELDS } from "../../../fibs_server/web/static/review.js";
+import { ACTION_KEYS, SKILLS, SUMMARY_FIELDS } from "../../../fibs_server/web/static/review.js";
 import { boardLabels } from "../../../fibs_server/web/static/ui.js";
 import { RESULT_OUTCOMES } from "../../../fibs_server/web/static/tournament_view.js";
 
@@ -45,6 +45,7 @@ function composedKeys() {
     ...["take", "drop", "accept_resignation", "reject_resignation"].flatMap((what) =>
       ["player", "opponent"].map((who) => `game.${what}_${who}`)),
     ...SKILLS.map((skill) => `review.skill.${skill.replace(" ", "_")}`),
+    ...ACTION_KEYS,
     // tournaments.js: a tournament's status, and a Swiss table's result of a round.
     ...schema.$defs.tournament_entry.properties.status.enum.map((status) => `tournament.status_${status}`),
     ...RESULT_OUTCOMES.map((outcome) => `tournament.result_${outcome}`),
