@@ -8,6 +8,10 @@ import { LABEL_KEYS } from "../../../fibs_server/web/static/board_view.js";
 import { ACTION_KEYS, SKILLS, SUMMARY_FIELDS } from "../../../fibs_server/web/static/review.js";
 import { boardLabels } from "../../../fibs_server/web/static/ui.js";
 import { RESULT_OUTCOMES } from "../../../fibs_server/web/static/tournament_view.js";
+import pageEn from "../../../fibs_server/web/static/messages_en.js";
+import pageEs from "../../../fibs_server/web/static/messages_es.js";
+import refusalsEn from "../../../fibs_server/web/static/refusals_en.js";
+import refusalsEs from "../../../fibs_server/web/static/refusals_es.js";
 
 const STATIC = new URL("../../../fibs_server/web/static/", import.meta.url);
 const read = (name) => readFileSync(new URL(name, STATIC), "utf8");
@@ -100,4 +104,32 @@ test("a ban's end is shown as a date in the page's language", () => {
   setLanguage("en");
   assert.match(t("refusal.banned_until", shownParams({ until })), /until Jan 15, 2027/);
   assert.deepEqual(shownParams({ name: "bob" }), { name: "bob" });
+});
+
+// Words the Spanish catalogue shares with the English one and may: names (the game's and its
+// variants', bots, tie-breaks, measures, programs, abbreviations) and words Spanish spells
+// the same. What a player types is quoted, as the server reads it: never translated.
+const NAMES = ["backgammon", "gammon", "nackgammon", "hypergammon", "portes", "bot", "bots",
+  "crawford", "buchholz", "sb", "pr", "emg", "memg", "fibs", "telnet", "utc", "chat", "exp", "p",
+  "s", "min", "r", "n"];
+const SPANISH_TOO = ["a", "no", "has", "dice", "legal", "normal", "final", "error"];
+
+// The words of a catalogue's texts, lower case, less what is never translated: placeholders,
+// what a player types (in quotes, or after "usage:"/"uso:") and time zones' names.
+function wordsOf(catalogue) {
+  const words = new Set();
+  for (const text of Object.values(catalogue)) {
+    const said = text.replace(/\{\w+\}/g, " ").replace(/'[^']*'/g, " ")
+      .replace(/^(usage|uso): .*/, " ").replace(/\b[A-Z][a-z]+\/[A-Za-z_]+/g, " ");
+    for (const word of said.match(/\p{L}+/gu) ?? []) words.add(word.toLowerCase());
+  }
+  return words;
+}
+
+test("the Spanish catalogues leave no English word but names", () => {
+  const english = wordsOf({ ...pageEn, ...refusalsEn });
+  const allowed = new Set([...NAMES, ...SPANISH_TOO]);
+  const left = [...wordsOf({ ...pageEs, ...refusalsEs })]
+    .filter((word) => english.has(word) && !allowed.has(word));
+  assert.deepEqual(left, []);
 });
