@@ -20,7 +20,7 @@ ALICES_MATCHES = {"name": "alice", "next_before": None, "matches": [{
     "match_id": MATCH_ID, "opponent": "bob", "length": 3, "winner": "bob", "score": [0, 5],
     "finished_at": 1700000000, "rating_before": 1500.0, "rating_after": 1492.0,
     "analysed": True}]}
-ANSWERS = {f"/api/players/alice/matches": ALICES_MATCHES,
+ANSWERS = {"/api/players/alice/matches": ALICES_MATCHES,
            f"/api/matches/{MATCH_ID}": FIXTURE["match"],
            f"/api/matches/{MATCH_ID}/analysis": {
                "match_id": MATCH_ID, "players": ["alice", "bob"], "length": 3,

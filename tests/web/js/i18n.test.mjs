@@ -3,20 +3,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { CATALOGUES, preferredLanguage, setLanguage, shownParams, t } from "../../../fibs_server/web/static/i18n.js";
+import { catalogueOf, preferredLanguage, setLanguage, shownParams, t } from "../../../fibs_server/web/static/i18n.js";
 import { LABEL_KEYS } from "../../../fibs_server/web/static/board_view.js";
 import { ACTION_KEYS, SKILLS, SUMMARY_FIELDS } from "../../../fibs_server/web/static/review.js";
 import { boardLabels } from "../../../fibs_server/web/static/ui.js";
 import { RESULT_OUTCOMES } from "../../../fibs_server/web/static/tournament_view.js";
-import pageEn from "../../../fibs_server/web/static/messages_en.js";
-import pageEs from "../../../fibs_server/web/static/messages_es.js";
-import refusalsEn from "../../../fibs_server/web/static/refusals_en.js";
-import refusalsEs from "../../../fibs_server/web/static/refusals_es.js";
 
 const STATIC = new URL("../../../fibs_server/web/static/", import.meta.url);
 const read = (name) => readFileSync(new URL(name, STATIC), "utf8");
 const schema = JSON.parse(read("events.schema.json"));
-const { en, es } = CATALOGUES;
+const [en, es] = await Promise.all([catalogueOf("en"), catalogueOf("es")]);
+await setLanguage("en");
 const FAMILIES = new Set(Object.keys(en).filter((key) => key.includes(".")).map((key) => key.split(".")[0]));
 
 // Every key the markup names, and every quoted key-like literal of the page's modules (a
@@ -88,20 +85,20 @@ test("the browser's languages choose, a saved choice first, English otherwise", 
   assert.equal(preferredLanguage(undefined, "xx"), "en");
 });
 
-test("placeholders are filled; an unknown key shows itself", () => {
-  setLanguage("es");
+test("placeholders are filled; an unknown key shows itself", async () => {
+  await setLanguage("es");
   assert.equal(t("who.playing", { name: "bob" }), "jugando con bob");
   assert.equal(t("no.such_key"), "no.such_key");
-  setLanguage("en");
+  await setLanguage("en");
   assert.equal(t("status.logged_in", { name: "<b>" }), "Logged in as <b>");
 });
 
-test("a ban's end is shown as a date in the page's language", () => {
+test("a ban's end is shown as a date in the page's language", async () => {
   const until = Date.UTC(2027, 0, 15, 12, 0) / 1000;
-  setLanguage("es");
+  await setLanguage("es");
   const spanish = t("refusal.banned_until", shownParams({ until }));
   assert.match(spanish, /^Tienes prohibida la entrada a este servidor hasta el .*2027/);
-  setLanguage("en");
+  await setLanguage("en");
   assert.match(t("refusal.banned_until", shownParams({ until })), /until Jan 15, 2027/);
   assert.deepEqual(shownParams({ name: "bob" }), { name: "bob" });
 });
@@ -127,9 +124,9 @@ function wordsOf(catalogue) {
 }
 
 test("the Spanish catalogues leave no English word but names", () => {
-  const english = wordsOf({ ...pageEn, ...refusalsEn });
+  const english = wordsOf(en);
   const allowed = new Set([...NAMES, ...SPANISH_TOO]);
-  const left = [...wordsOf({ ...pageEs, ...refusalsEs })]
+  const left = [...wordsOf(es)]
     .filter((word) => english.has(word) && !allowed.has(word));
   assert.deepEqual(left, []);
 });

@@ -30,6 +30,8 @@ function side(counts) {
   return Array.from({ length: 25 }, (_, i) => counts[i + 1] ?? 0); // by own point, 25 the bar
 }
 
+await setLanguage("en"); // the words the tests read
+
 test("the opening position's ID", () => {
   assert.deepEqual(decodePositionId("4HPwATDgc/ABMA"), { decider: OPENING, other: OPENING });
 });
@@ -130,7 +132,7 @@ test("the equity graph marks each doubtful play, error and blunder", () => {
   assert.ok(equityGraphSvg([], ["a", "b"], t).includes("No decisions to show."));
 });
 
-test("the players' summary rows", () => {
+test("the players' summary rows", async () => {
   const [alice, bob] = summaryRows(ANALYSIS, MATCH.players, t);
   assert.deepEqual(alice, {
     name: "alice", unforcedDecisions: 31, errorRate: "7.2", checkerErrorRate: "10.7",
@@ -139,10 +141,10 @@ test("the players' summary rows", () => {
   });
   assert.equal(bob.rating, "Advanced");
   assert.equal(bob.luck, "+0.745");
-  setLanguage("es"); // gnubg's words through the catalogues
+  await setLanguage("es"); // gnubg's words through the catalogues
   assert.deepEqual(summaryRows(ANALYSIS, MATCH.players, t).map((row) => row.rating),
     ["Experto", "Avanzado"]);
-  setLanguage("en");
+  await setLanguage("en");
 });
 
 test("a review position as the typed board, from either side", () => {
@@ -171,16 +173,16 @@ test("a review position as the typed board, from either side", () => {
   }
 });
 
-test("a play in the viewer's numbers: O's own are FIBS's absolute ones, X's 25 - them", () => {
+test("a play in the viewer's numbers: O's own are FIBS's absolute ones, X's 25 - them", async () => {
   assert.equal(playAsSeen("17-20 19-20", "X"), "8/5 6/5");
   assert.equal(playAsSeen("17-20 19-20", "O"), "17/20 19/20");
   assert.equal(playAsSeen("bar-22 6-off", "O"), "bar/22 6/off");
   assert.equal(playAsSeen("bar-22 6-off", "X"), "bar/3 19/off");
   assert.equal(decisionText("move", "", "O", t), "no play");
   assert.equal(decisionText("double", "no double", "O", t), "no double");
-  setLanguage("es");
+  await setLanguage("es");
   assert.equal(decisionText("take", "take", "O", t), "aceptar");
-  setLanguage("en");
+  await setLanguage("en");
   assert.equal(viewerOf(MATCH, "BOB"), 1);
   assert.equal(viewerOf(MATCH, "carol"), 0);
 });
