@@ -33,6 +33,11 @@ OVERFLOW = """(screen) => ({page: document.documentElement.scrollWidth, inner: i
         element.getBoundingClientRect().right > screen + 1
         && !element.closest(".scroll-x") && element.offsetParent !== null)
         .slice(0, 5).map((element) => element.tagName + "#" + element.id + "." + element.className)})"""
+MOVABLE_LOOK = """() => {
+    const point = document.querySelector('#board-holder .movable[data-point="8"]');
+    const fill = getComputedStyle(point.querySelector(".hit-area")).fill;
+    return {alpha: Number(fill.match(/rgba\\(.*,\\s*([\\d.]+)\\)/)?.[1] ?? 0),
+            ring: getComputedStyle(point.querySelector(".checker.mine")).stroke}; }"""
 BOARD_BOX = """() => { const box = document.querySelector("#board-holder svg").getBoundingClientRect();
     return {left: box.left, top: box.top, right: box.right, bottom: box.bottom,
             width: innerWidth, height: innerHeight}; }"""
@@ -78,6 +83,10 @@ async def test_a_visitors_match_fits_a_phone(web_with_bots, browser, artifacts, 
     assert board["left"] >= 0 and board["top"] >= 0, board
     assert board["right"] <= board["width"] and board["bottom"] <= board["height"], board
     await page.screenshot(path=artifacts / f"phone-{phone}-board.png")
+    # The points a checker can leave from (8 and 6 with 3-1, among others) stand out: lit,
+    # their checkers ringed in gold.
+    movable = await page.evaluate(MOVABLE_LOOK)
+    assert movable["alpha"] >= 0.2 and movable["ring"] == "rgb(224, 168, 0)", movable
     for tab in TABS:
         await page.tap(f'#tabs [data-tab="{tab}"]')
         await expect(page.locator(f'.tab-panel[data-panel="{tab}"]')).to_be_visible()

@@ -270,6 +270,7 @@ function showTab(name) {
   }
   for (const panel of document.querySelectorAll(".tab-panel")) panel.hidden = panel.dataset.panel !== name;
   if (name === "tournaments" && session.dialogue === "online") tournaments.opened();
+  if (name === "chat") room.chatSeen();
 }
 for (const tab of document.querySelectorAll("#tabs [data-tab]")) {
   tab.addEventListener("click", () => showTab(tab.dataset.tab));
