@@ -2,7 +2,7 @@
 a visitor's bot match seen at 320×640 and 390×844 in portrait and 844×390 in landscape. At
 each size and on each tab: nothing wider than the screen, every control a finger's size
 (44 px or more each way), the whole board on the screen. Screenshots go to test-artifacts/web
-(phone-*.png), to look at as a player would."""
+(phone-<size>-welcome.png, -board.png, -tabs.png), to look at as a player would."""
 from __future__ import annotations
 
 import re
@@ -70,7 +70,8 @@ async def test_a_visitors_match_fits_a_phone(web_with_bots, browser, artifacts, 
     page = await phone_page(browser, web_with_bots.url, width, height)
     await expect(page.locator("#visitor-form button")).to_be_enabled()
     await fits(page, width, "welcome")
-    await page.screenshot(path=artifacts / f"phone-{phone}-welcome.png", full_page=True)
+    # All of it upright; on its side, the screen (a full page would turn the phone upright).
+    await page.screenshot(path=artifacts / f"phone-{phone}-welcome.png", full_page=height > width)
     await page.select_option("#visitor-level", "beginner")
     await page.click("#visitor-form button")
     await expect(page.locator("#status")).to_have_text(re.compile(r"Logged in as guest_[a-z]{5}"))
@@ -91,7 +92,12 @@ async def test_a_visitors_match_fits_a_phone(web_with_bots, browser, artifacts, 
         await page.tap(f'#tabs [data-tab="{tab}"]')
         await expect(page.locator(f'.tab-panel[data-panel="{tab}"]')).to_be_visible()
         await fits(page, width, f"the {tab} tab")
-    await page.screenshot(path=artifacts / f"phone-{phone}-page.png", full_page=True)
+    # The screen scrolled to the tabs (a full-page screenshot would resize the viewport, and
+    # turn the phone on its side upright).
+    await page.tap('#tabs [data-tab="play"]')
+    await page.evaluate("document.querySelector('#tabs').scrollIntoView()")
+    await page.screenshot(path=artifacts / f"phone-{phone}-tabs.png")
+    await page.evaluate("scrollTo(0, 0)")
 
     # A step played by touch: a tap on the checker, a tap where it goes.
     await page.tap('#board-holder [data-point="8"] .hit-area')

@@ -75,3 +75,9 @@ async def test_a_review_is_seen_from_the_viewers_side_throughout(web, browser, a
         await page.tap("#review-next")
         await decision(page, number)
         await expect(board.locator(".caption.player")).to_contain_text("alice")
+    # The phone on its side: the whole board in the screen's height.
+    await page.set_viewport_size({"width": 844, "height": 390})
+    await board.locator("svg").scroll_into_view_if_needed()
+    box = await board.locator("svg").bounding_box()
+    assert box is not None and box["height"] <= 390 and box["width"] <= 844, box
+    await fits(page, 844, "the review on its side")
