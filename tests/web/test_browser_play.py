@@ -167,6 +167,8 @@ async def test_the_opponents_double_is_dropped_then_taken_each_asked_first(web, 
         if game == 2:
             await page.click("#join-next")
             await bob.send("join")
+        # The new game's opening roll on her board first: a click before it would pick nothing.
+        await expect(page.locator("#board-holder .die.mine")).to_have_count(2)
         await click_move(page, (8, 5), (6, 5))
         await bob.skip_until(said(f"alice moves {her_move} ."))
         await bob.skip_until(re.compile(r"(> )?It's your turn to roll or double\."))
