@@ -2,8 +2,8 @@
 phone: the archive's answers for one match are the real match and analysis of
 tests/web/js/fixtures/review.json (the browser is given them in place of the server's, which
 has no such match), opened from alice's profile. The board stays alice's from decision to
-decision, whoever decides, and the words number the points as her board does. A screenshot
-goes to test-artifacts/web (review-phone.png)."""
+decision, whoever decides, and the words number the points as her board does; turned, it is
+bob's. A screenshot goes to test-artifacts/web (review-phone.png)."""
 from __future__ import annotations
 
 import json
@@ -75,6 +75,13 @@ async def test_a_review_is_seen_from_the_viewers_side_throughout(web, browser, a
         await page.tap("#review-next")
         await decision(page, number)
         await expect(board.locator(".caption.player")).to_contain_text("alice")
+    # Turned to bob's side: his opening in his own numbers, on his board.
+    await page.tap("#review-first")
+    await decision(page, 1)
+    await page.tap("#review-turn")
+    await expect(page.locator("#review-decision")).to_contain_text("bob played 24/18 18/16.")
+    await expect(board.locator(".caption.player")).to_contain_text("bob")
+    await expect(board.locator('[data-point="24"] .checker.mine')).to_have_count(2)
     # The phone on its side: the whole board in the screen's height.
     await page.set_viewport_size({"width": 844, "height": 390})
     await board.locator("svg").scroll_into_view_if_needed()

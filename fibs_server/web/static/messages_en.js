@@ -259,6 +259,7 @@ export default {
   "review.next": "Next",
   "review.last": "Last",
   "review.next_error": "Next error",
+  "review.turn": "Other side",
   "review.show_best": "Show the best play",
   "review.decision": "Decision {n} of {of}, game {game}: {name} played {played}.",
   "review.best": "Best: {best} (loses {error} thousandths).",

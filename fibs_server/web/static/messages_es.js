@@ -259,6 +259,7 @@ export default {
   "review.next": "Siguiente",
   "review.last": "Última",
   "review.next_error": "Siguiente error",
+  "review.turn": "Girar el tablero",
   "review.show_best": "Mostrar la mejor jugada",
   "review.decision": "Decisión {n} de {of}, partida {game}: {name} jugó {played}.",
   "review.best": "Mejor: {best} (pierde {error} milésimas).",

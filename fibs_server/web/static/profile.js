@@ -10,8 +10,9 @@ import { $, boardLabels, button, item, matchWords } from "./ui.js";
 import { send } from "./session.js";
 
 const HISTORY_PAGE = 20;
-// The review's steps, seen by one of its players throughout (`viewer`, 0 or 1).
-const reviewing = { steps: [], series: [], at: 0, names: null, viewer: 0 };
+// The review's steps, seen by one of its players throughout (`viewer`, 0 or 1), until the
+// board is turned to the other's side.
+const reviewing = { match: null, analysis: null, steps: [], series: [], at: 0, names: null, viewer: 0 };
 
 export function init() {
   $("profile-form").addEventListener("submit", (event) => {
@@ -29,6 +30,10 @@ export function init() {
     if (next >= 0) reviewAt(next);
   });
   $("review-show-best").addEventListener("change", () => reviewAt(reviewing.at));
+  $("review-turn").addEventListener("click", () => {
+    seenBy(1 - reviewing.viewer);
+    reviewAt(reviewing.at);
+  });
   document.addEventListener("keydown", (event) => {
     if ($("review").hidden || event.target.closest("input, select, textarea")) return;
     if (event.key === "ArrowRight") reviewAt(reviewing.at + 1);
@@ -112,8 +117,8 @@ async function showRatings() {
 
 // --- review ----------------------------------------------------------------------------------
 
-// The review of a match, seen by `seenBy` (the profile's player) when they played in it.
-async function openReview(matchId, seenBy) {
+// The review of a match, seen by the profile's player when they played in it.
+async function openReview(matchId, profileName) {
   const [match, analysis] = await Promise.all([
     fetched(`/api/matches/${matchId}`), fetched(`/api/matches/${matchId}/analysis`)]);
   if (!match.ok) { $("match-history").append(item(match.text)); return; }
@@ -125,19 +130,26 @@ async function openReview(matchId, seenBy) {
     return;
   }
   const names = match.body.players;
-  reviewing.viewer = review.viewerOf(match.body, seenBy);
-  ({ steps: reviewing.steps, series: reviewing.series } = review.reviewSteps(
-    match.body, analysed, reviewing.viewer));
+  reviewing.match = match.body;
+  reviewing.analysis = analysed;
   reviewing.names = names;
+  seenBy(review.viewerOf(match.body, profileName));
   $("review-title").textContent = t("review.title", { a: names[0], b: names[1],
     match: matchWords(match.body.length, null) });
-  $("review-graph").innerHTML = review.equityGraphSvg(reviewing.series, names, t);
   const summary = review.summaryRows(analysed, names, t);
   $("review-summary").replaceChildren(row(["", ...names]), ...review.SUMMARY_FIELDS.map((field) =>
     row([t(`review.summary.${field}`), ...summary.map((player) => String(player[field]))])));
   $("room").hidden = true;
   $("review").hidden = false;
   reviewAt(0);
+}
+
+// The review's steps and graph as `viewer` (0 or 1) sees them.
+function seenBy(viewer) {
+  reviewing.viewer = viewer;
+  ({ steps: reviewing.steps, series: reviewing.series } = review.reviewSteps(
+    reviewing.match, reviewing.analysis, viewer));
+  $("review-graph").innerHTML = review.equityGraphSvg(reviewing.series, reviewing.names, t);
 }
 
 function row(cells) {
