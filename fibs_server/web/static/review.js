@@ -195,8 +195,8 @@ export function equityGraphSvg(series, names, t) {
   };
   const parts = [head,
     `<line class="axis" x1="${GRAPH_PAD}" y1="${y(0)}" x2="${GRAPH_WIDTH - 8}" y2="${y(0)}"/>`,
-    `<text class="tick" x="2" y="${y(1) + 4}">+1</text>`,
-    `<text class="tick" x="2" y="${y(-1) + 4}">-1</text>`];
+    `<text class="tick" x="${GRAPH_PAD - 3}" y="${y(1) + 4}">+1</text>`,
+    `<text class="tick" x="${GRAPH_PAD - 3}" y="${y(-1) + 4}">-1</text>`];
   series.forEach((point, i) => {
     if (i > 0 && point.game !== series[i - 1].game) {
       const between = ((x(i - 1) + x(i)) / 2).toFixed(1);
