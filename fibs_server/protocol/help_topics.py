@@ -72,7 +72,9 @@ TOPICS: dict[str, Topic] = {
         "boardstyle 1|2|3: two pictures of the board, or 3, the line clients read.",
         "linelength 0-999: where long lines are broken ('toggle wrap' NO); 0: not.",
         "pagelength 0-999: lines per page of a long reply; 0: no pages.",
-        "redoubles none|unlimited|1-99, sortwho login|name|rating|rrating,",
+        "redoubles none|unlimited|1-99: redoubles in a row in unlimited matches,",
+        "the smaller of both players' numbers as they were when the match began.",
+        "sortwho login|name|rating|rrating: the order of 'who'.",
         "timezone <zone> (e.g. Europe/Berlin). Without a value: shows it."),
         "set boardstyle 2"),
     "away": Topic("away [<message>]", (

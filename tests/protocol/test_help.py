@@ -32,3 +32,8 @@ def test_help_formula_states_the_formula_and_its_example_as_computed():
     rated = rate_match(PlayerRating(), PlayerRating(), 3)
     assert (winner, loser) == (f"{rated.winner_after.rating:.2f}",
                                f"{rated.loser_after.rating:.2f}")
+
+
+def test_help_set_says_the_redoubles_limit_is_fixed_when_the_match_begins():
+    text = " ".join(line.strip() for line in topic("set", {"set"}))
+    assert "the smaller of both players' numbers as they were when the match began" in text
