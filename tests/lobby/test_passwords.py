@@ -10,6 +10,8 @@ import threading
 import bcrypt
 import pytest
 
+from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.passwords import (
     BCRYPT_NICENESS,
     BCRYPT_THREADS,
@@ -19,6 +21,8 @@ from fibs_server.lobby.passwords import (
     HashingBusy,
     PasswordHasher,
 )
+from fibs_server.lobby.throttle import ACCOUNTS, ADDRESSES, AbuseLimits
+from fibs_server.protocol.login_dialogue import NotChecked
 from tests.waiting import until
 
 
@@ -283,3 +287,27 @@ async def test_one_address_holds_all_threads_but_one_so_a_check_from_elsewhere_s
     assert set(checked[:2]) == {b"club0", b"elsewhere"}
     assert checked[2:] == [f"club{n}".encode() for n in range(1, 30)]
     assert not hasher.waiting and hasher._running == {} and hasher._idle_threads == 2
+
+
+class OneAccount:
+    """The account store of a gatekeeper with alice's account only."""
+
+    def __init__(self, account: Account) -> None:
+        self.account = account
+
+    async def find_account(self, name: str) -> Account | None:
+        return self.account if name.lower() == self.account.name.lower() else None
+
+
+async def test_a_password_the_queue_has_no_room_for_is_not_checked_nor_counted(monkeypatch):
+    hasher = PasswordHasher(rounds=4)
+    alice = Account(name="alice", password_hash=await hasher.hash("secret"))
+    gatekeeper = Gatekeeper(OneAccount(alice), hasher, AbuseLimits())  # type: ignore[arg-type]
+
+    async def no_room(*args: object, **options: object) -> bool:
+        raise HashingBusy
+    monkeypatch.setattr(hasher, "check", no_room)
+    outcome = await gatekeeper.authenticate("alice", "secret", "10.0.0.1", hung_up=lambda: False)
+    assert outcome is NotChecked.BUSY  # asked to log in again, not told the password is wrong
+    counts = gatekeeper.login_throttle.counts
+    assert counts.count((ADDRESSES, "10.0.0.1")) == 0 and counts.count((ACCOUNTS, "alice")) == 0
