@@ -272,7 +272,7 @@ SUBJECTS: dict[str, tuple[str, ...]] = {
         "  and loses the game at its value so far.",
         "  A match is played to a number of points ('invite bob 5'). After a player",
         "  first comes within one point of winning, the next game is played without",
-        "  the cube: see 'help crawford'.",
+        "  the cube (the Crawford rule): see 'help crawford'.",
         "  'help beginner' tells how to start, 'help move' how to type a move."),
     "crawford": (
         "The Crawford rule ('toggle crawford'; on unless both players turn it off):",
