@@ -59,7 +59,7 @@ class Gatekeeper:
             try:
                 ok = await self.hasher.check(
                     password, account.password_hash if account else None, host,
-                    known_good=known_good)
+                    known_good=known_good, still_wanted=lambda: not hung_up())
             except HashingBusy:
                 raise Unchecked from None
             # FIBS names are case-sensitive at login even though they are unique ignoring case.

@@ -174,12 +174,14 @@ class PasswordHasher:
                                    bcrypt.gensalt(self.rounds))
 
     async def check(self, password: str, hashed: bytes | None, host: str, *,
-                    first: bool = False, known_good: bool = False) -> bool:
+                    first: bool = False, known_good: bool = False,
+                    still_wanted: Callable[[], bool] = lambda: True) -> bool:
         """Whether `password` matches `hashed` (None: no such account, checked against a decoy
         all the same). `first`: ahead of every other check, and never refused for the length
         of the queue. `known_good`: a login from an address known good for its account: first,
         and counted apart from the address's other checks. A check beyond its kind's cap for
-        `host` waits for one of them to end, and then takes its place. HashingBusy if (not
+        `host` waits for one of them to end, and then takes its place, unless no longer
+        `still_wanted` (its peer hung up meanwhile: False, unchecked). HashingBusy if (not
         first) a check that would join the queue now finds too many waiting there."""
         first = first or known_good
         source = (host, known_good)
@@ -190,6 +192,9 @@ class PasswordHasher:
             self._per_address[source] += 1
         else:
             await self._handed_a_slot(source)
+            if not still_wanted():
+                self._release_slot(source)
+                return False
         try:
             ok = await self._in_turn(FIRST if first else IN_TURN, host, bcrypt.checkpw,
                                      _secret(password), hashed or self._decoy)

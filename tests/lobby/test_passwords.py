@@ -153,6 +153,29 @@ async def test_a_check_that_gives_up_waiting_for_a_slot_passes_it_on(held_checks
     assert hasher._per_address == {} and hasher._waiting_for_slot == {}
 
 
+async def test_a_check_whose_peer_hung_up_while_it_waited_for_a_slot_is_not_made(
+        held_checks, monkeypatch):
+    hasher = PasswordHasher(rounds=4, known_good_checks_per_address=1, threads=1)
+    hashed = await hasher.hash("secret")
+    checks: list[bytes] = []
+    held = bcrypt.checkpw
+
+    def counted(password: bytes, hashed: bytes) -> bool:
+        checks.append(password)
+        return held(password, hashed)
+    monkeypatch.setattr(bcrypt, "checkpw", counted)
+    peer_there = True
+    running = asyncio.ensure_future(hasher.check("secret", hashed, "h", known_good=True))
+    waiting = asyncio.ensure_future(hasher.check("other", hashed, "h", known_good=True,
+                                                 still_wanted=lambda: peer_there))
+    await until(lambda: ("h", True) in hasher._waiting_for_slot, "the second waits for a slot")
+    peer_there = False
+    held_checks.set()
+    assert await running and not await waiting
+    assert checks == [b"secret"]  # bcrypt's time went to the one still there
+    assert hasher._per_address == {} and hasher._waiting_for_slot == {}
+
+
 def test_the_fair_queue_serves_ranks_in_order_and_addresses_in_turn():
     queue: FairQueue[str] = FairQueue()
     for n in range(4):
