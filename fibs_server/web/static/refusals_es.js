@@ -120,6 +120,7 @@ export default {
   "refusal.opponent_owns_cube": "El cubo es de {opponent}. No puedes doblar.",
   "refusal.own_table": "Esa es tu propia mesa: espera a que alguien se siente o escribe 'table close'.",
   "refusal.password_blank": "Tu contraseña no puede contener espacios.",
+  "refusal.password_checks_busy": "Se están comprobando demasiados inicios de sesión ahora mismo. Vuelve a iniciar sesión dentro de un momento.",
   "refusal.password_colon": "Tu contraseña no puede contener ':'.",
   "refusal.password_too_long": "Usa una contraseña de como mucho {most} caracteres.",
   "refusal.password_too_short": "La contraseña debe tener al menos {least} caracteres.",
