@@ -46,6 +46,7 @@ from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.proxied import HeaderWait
 from fibs_server.net.telnet import FrontEnd
 from fibs_server.net.websocket import Origin, serve_websocket
+from fibs_server.protocol.analysis_texts import below_resolution
 
 STATIC = pathlib.Path(__file__).resolve().parent.parent / "web" / "static"
 RATING_HISTORY_MATCHES = 500  # the plot's points at most: the player's last rated matches
@@ -445,7 +446,8 @@ async def rating_history(request: web.Request) -> web.Response:
 async def match_analysis(request: web.Request) -> web.Response:
     """`/api/matches/12/analysis`: the stored analysis of a finished rated match: `analysis`
     is `MatchAnalysis.to_dict()`, or null with the request's `status` (queued, running,
-    failed; null: never asked for)."""
+    failed; null: never asked for); `below_resolution`, per player, whether their error rate
+    is below what the judge can see (`analysis_texts.below_resolution`)."""
     lobby = request.app[FRONT].lobby
     refuse_heavy_reads_too_often(request, TOO_MANY_ANALYSIS_REQUESTS)
     if lobby.analyses is None:
@@ -458,8 +460,10 @@ async def match_analysis(request: web.Request) -> web.Response:
         request_now = await lobby.analyses.analysis_request(record.match_id)
         return web.json_response({**answer, "status": None if request_now is None
                                   else request_now.status.value, "analysis": None})
+    # Worked out on reading, so that analyses stored before the mark existed carry it too.
+    unseen = [below_resolution(player) for player in stored.analysis["players"]]
     return web.json_response({**answer, "status": "done", "analysed_at": stored.analysed_at,
-                              "analysis": stored.analysis})
+                              "analysis": stored.analysis, "below_resolution": unseen})
 
 
 async def match_moves(request: web.Request) -> web.Response:

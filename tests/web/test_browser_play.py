@@ -283,6 +283,9 @@ async def test_a_finished_match_is_reviewed_decision_by_decision(web_with_bots, 
     await expect(page.locator("#review-decision")).to_contain_text("Decision 1 of")
     await expect(page.locator("#review-board svg")).to_be_visible()
     await expect(page.locator("#review-summary tr")).not_to_have_count(0)
+    # The depth and the scale under the figures (docs/ANALYSIS.md, "The scale").
+    await expect(page.locator("#review-scale")).to_contain_text(
+        f"Judged by bgsage at {CHEAPEST_PLIES}-ply (gnubg's {CHEAPEST_PLIES - 1}-ply).")
     await page.screenshot(path=artifacts / "review.png", full_page=True)
     await page.click("#review-close")
     await expect(page.locator("#room")).to_be_visible()

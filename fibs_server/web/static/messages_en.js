@@ -299,6 +299,8 @@ export default {
   "review.summary.doubtful": "Doubtful",
   "review.summary.errors": "Errors",
   "review.summary.blunders": "Blunders",
+  "review.scale": "Judged by bgsage at {plies}-ply (gnubg's {gnubg}-ply). Error rates: mEMG lost per unforced decision, on gnubg's scale, with gnubg's rating words. PR: half the error rate, on XG's scale (XG counts a 1-point match's PR 1.5 times; not here).",
+  "review.below_resolution": "{name}: below the judge's resolution (2.0 mEMG): played at the analysis's own depth: errors below its resolution are not seen.",
   "rating_words.supernatural": "Supernatural",
   "rating_words.world_class": "World class",
   "rating_words.expert": "Expert",

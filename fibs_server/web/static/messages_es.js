@@ -299,6 +299,8 @@ export default {
   "review.summary.doubtful": "Dudosas",
   "review.summary.errors": "Errores",
   "review.summary.blunders": "Errores graves",
+  "review.scale": "Juzgado por bgsage a {plies}-ply (el {gnubg}-ply de gnubg). Tasas de error: mEMG perdidos por decisión no forzada, en la escala de gnubg, con sus palabras de nivel. PR: la mitad de la tasa de error, en la escala de XG (XG cuenta 1,5 veces el PR de un partido a 1 punto; aquí no).",
+  "review.below_resolution": "{name}: por debajo de la resolución del juez (2,0 mEMG): jugó a la profundidad del propio análisis: los errores por debajo de su resolución no se ven.",
   "rating_words.supernatural": "Sobrenatural",
   "rating_words.world_class": "Clase mundial",
   "rating_words.expert": "Experto",

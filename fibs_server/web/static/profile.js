@@ -139,6 +139,8 @@ async function openReview(matchId, profileName) {
   const summary = review.summaryRows(analysed, names, t);
   $("review-summary").replaceChildren(row(["", ...names]), ...review.SUMMARY_FIELDS.map((field) =>
     row([t(`review.summary.${field}`), ...summary.map((player) => String(player[field]))])));
+  $("review-scale").replaceChildren(...review.scaleNotes(analysed, analysis.body.below_resolution,
+    names, t).map((note) => Object.assign(document.createElement("p"), { textContent: note })));
   $("room").hidden = true;
   $("review").hidden = false;
   reviewAt(0);

@@ -242,6 +242,17 @@ export function summaryRows(analysis, names, t) {
   }));
 }
 
+// Which scale the summary is on and at what depth it was judged, then a line for each player
+// whose error rate is below the judge's resolution (`belowResolution`: the analysis
+// endpoint's, per player); `t` gives the words (i18n.js).
+export function scaleNotes(analysis, belowResolution, names, t) {
+  return [
+    t("review.scale", { plies: analysis.plies, gnubg: analysis.plies - 1 }),
+    ...names.filter((_, player) => belowResolution[player])
+      .map((name) => t("review.below_resolution", { name })),
+  ];
+}
+
 // One side of a typed board, seen by the viewer: `own` in that side's own numbering;
 // `facing` turns it into the viewer's (docs/WEB-PROTOCOL.md, "Sides and numbering": the
 // viewer's own point p is the opponent's 25 - p).

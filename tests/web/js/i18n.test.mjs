@@ -108,7 +108,7 @@ test("a ban's end is shown as a date in the page's language", async () => {
 // the same. What a player types is quoted, as the server reads it: never translated.
 const NAMES = ["backgammon", "gammon", "nackgammon", "hypergammon", "portes", "bot", "bots",
   "crawford", "buchholz", "sb", "pr", "emg", "memg", "fibs", "telnet", "utc", "chat", "exp", "p",
-  "s", "min", "r", "n"];
+  "s", "min", "r", "n", "bgsage", "gnubg", "xg", "ply"];
 const SPANISH_TOO = ["a", "no", "has", "dice", "legal", "normal", "final", "error"];
 
 // The words of a catalogue's texts, lower case, less what is never translated: placeholders,

@@ -14,8 +14,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  applyPlay, decisionText, decodePositionId, equityGraphSvg, playAsSeen, reviewSteps, summaryRows,
-  toBoardMessage, viewerOf,
+  applyPlay, decisionText, decodePositionId, equityGraphSvg, playAsSeen, reviewSteps,
+  scaleNotes, summaryRows, toBoardMessage, viewerOf,
 } from "../../../fibs_server/web/static/review.js";
 import { setLanguage, t } from "../../../fibs_server/web/static/i18n.js";
 
@@ -145,6 +145,17 @@ test("the players' summary rows", async () => {
   assert.deepEqual(summaryRows(ANALYSIS, MATCH.players, t).map((row) => row.rating),
     ["Experto", "Avanzado"]);
   await setLanguage("en");
+});
+
+test("the summary says its scale and depth, and marks a player the judge cannot see", () => {
+  const [scale] = scaleNotes(ANALYSIS, [false, false], MATCH.players, t);
+  assert.equal(scale.slice(0, scale.indexOf(".")),
+    `Judged by bgsage at ${ANALYSIS.plies}-ply (gnubg's ${ANALYSIS.plies - 1}-ply)`);
+  assert.ok(scale.includes("gnubg's scale") && scale.includes("XG's scale"));
+  assert.equal(scaleNotes(ANALYSIS, [false, false], MATCH.players, t).length, 1);
+  assert.deepEqual(scaleNotes(ANALYSIS, [false, true], MATCH.players, t).slice(1), [
+    "bob: below the judge's resolution (2.0 mEMG): played at the analysis's own depth: "
+    + "errors below its resolution are not seen."]);
 });
 
 test("a review position as the typed board, from either side", () => {
