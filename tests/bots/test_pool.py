@@ -3,6 +3,7 @@ late or failed decisions are replaced by the fallback, and the pool closes clean
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import os
 import pathlib
@@ -58,23 +59,59 @@ async def test_the_pool_decides_as_the_brain_does(pool):
     assert pool.counts.decided == 30
 
 
-async def test_the_event_loop_keeps_ticking_while_the_workers_think(pool):
-    ticks = []
+# The loop ticks this many times within one decision: thinking on the loop, it would tick at
+# most at the decision's awaits (one or two), however long the thinking; in a worker, a 3-ply
+# decision leaves the loop free for tens of ticks.
+TICKS_WHILE_THINKING = 5
+DECISIONS_TRIED = 10  # the most a test waits through for one such decision
 
-    async def tick():
+
+async def most_ticks_within_one_decision(pool: BotPool, decisions: int = DECISIONS_TRIED
+                                         ) -> int:
+    """Decisions one after another, up to one within which the loop ticked
+    TICKS_WHILE_THINKING times (or `decisions` of them): the most ticks seen within one.
+    Counted, not timed: a machine so busy that it holds the loop still through a whole
+    decision only makes it try the next one."""
+    ticks: list[float] = []
+
+    async def tick() -> None:
         while True:
             ticks.append(time.perf_counter())
             await asyncio.sleep(0.005)
 
-    situation = opening_move()
     ticker = asyncio.create_task(tick())
-    started_at = time.perf_counter()
-    await pool.decide(situation, SLOW, seed=1)
-    thinking = time.perf_counter() - started_at
-    ticker.cancel()
-    gaps = [later - earlier for earlier, later in zip(ticks, ticks[1:])]
-    assert thinking > 0.1  # long enough to see: on the loop, no tick would come meanwhile
-    assert len(ticks) >= thinking / 0.005 / 2 and max(gaps) < thinking / 2, (thinking, gaps)
+    most = 0
+    try:
+        await until(lambda: ticks, "the ticker runs")
+        for seed in range(decisions):
+            started_at = time.perf_counter()
+            await pool.decide(opening_move(), SLOW, seed=seed)
+            finished_at = time.perf_counter()
+            most = max(most, sum(1 for at in ticks if started_at < at < finished_at))
+            if most >= TICKS_WHILE_THINKING:
+                break
+    finally:
+        ticker.cancel()
+    return most
+
+
+async def test_the_event_loop_keeps_ticking_while_the_workers_think(pool):
+    assert await most_ticks_within_one_decision(pool) >= TICKS_WHILE_THINKING
+
+
+class OnTheCallersThread(concurrent.futures.Executor):
+    """An executor that runs the work at once, where it is submitted: the loop's thread."""
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        done: concurrent.futures.Future = concurrent.futures.Future()
+        done.set_result(fn(*args, **kwargs))
+        return done
+
+
+async def test_the_ticks_tell_a_loop_blocked_by_the_thinking(pool, monkeypatch):
+    """The measure of the test above, with the thinking on the loop: it must fail."""
+    monkeypatch.setattr(pool, "_executor_for", lambda level: OnTheCallersThread())
+    assert await most_ticks_within_one_decision(pool, decisions=3) < TICKS_WHILE_THINKING
 
 
 async def test_the_rules_of_thumb_decide_on_the_loop_without_waiting_for_a_worker(pool):
