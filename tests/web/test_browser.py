@@ -10,9 +10,10 @@ import re
 from playwright.async_api import Page, expect
 
 from fibs_server.lobby.session import Session
+from tests.waiting import DEADLINE
 from tests.web.conftest import WebHarness
 
-TIMEOUT = 10_000  # ms a page may take to show what the server said
+TIMEOUT = DEADLINE * 1000  # ms a page may take to show what the server said
 
 
 async def open_page(browser, harness: WebHarness, width: int = 1200) -> Page:

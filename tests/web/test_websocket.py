@@ -19,9 +19,10 @@ from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.protocol import server_texts, texts
 from fibs_server.rules.dice import VerifiableDice
 from tests.protocol.test_web_events import VALIDATOR
+from tests.waiting import DEADLINE
 from tests.web.conftest import WebHarness
 
-TIMEOUT = 5.0
+TIMEOUT = DEADLINE  # what a test waits for must come
 
 
 class WebClient:
