@@ -125,7 +125,7 @@ async def test_undo_takes_a_move_back_with_the_same_dice(harness):
     await alice.send("bot beginner 3")
     board_line = None
     while True:  # until alice has rolled and must move: her board is the one before
-        line = await client.read_line(timeout=10)
+        line = await client.read_line()
         if line.startswith("Please move "):
             break
         if line.startswith("board:"):

@@ -18,6 +18,7 @@ from fibs_server.lobby.session import Session, Stage
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol import texts
 from tests.lobby.recording import RecordingConnection
+from tests.waiting import DEADLINE
 
 HOST = "127.0.0.1"
 ELSEWHERE = "10.0.0.9"  # where the tests' own accounts were registered from
@@ -253,7 +254,7 @@ async def test_a_hang_up_during_registration_keeps_the_account_but_logs_no_one_i
     session, connection = connect(lobby)
     await say(session, connection, "guest", "name bob", "secret")
     registering = asyncio.create_task(session.handle_line("secret"))
-    await asyncio.wait_for(storing.wait(), 10)  # the hash is made (in a thread); now stored
+    await asyncio.wait_for(storing.wait(), DEADLINE)  # the hash is made (in a thread); now stored
     await lobby.disconnected(session)
     release.set()
     await registering
