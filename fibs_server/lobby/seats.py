@@ -4,7 +4,8 @@ A match runs on one node, its *host*: the inviter's. The joiner may be at home o
 node, where their connection stays. At the host a `SeatSession` stands in for them, a
 session like any other to the match (lobby/match_play.py: the one path of every change,
 its store and its narration) whose output goes home in `Relayed` letters; at home their
-match commands go to the seat in `Forwarded` letters, and everything else (who, tell, help)
+match commands (those declared `Forwarding.HOST`: protocol/commands.py) go to the seat in
+`Forwarded` letters, and everything else (who, tell, help)
 is answered at home as always. The bus keeps each node's letters in order, so the player
 hears the match in the order the host told it, and the host gets the player's commands in
 the order they were typed.
@@ -41,30 +42,14 @@ from fibs_server.lobby.command_table import Hook, LogoutHook
 from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.session import Matches, SeatElsewhere, Session, Stage
 from fibs_server.protocol import game_texts, texts
-from fibs_server.protocol.commands import Command
 from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
 from fibs_server.protocol.texts import Departure
 
 log = logging.getLogger(__name__)
 
-# What a seated player (or watcher) types that goes to their seat at the host: what acts on,
-# or tells of, the match there (`join` only without a name: the next game of an unlimited
-# match).
-FORWARDED_COMMANDS = frozenset({
-    "move", "off", "roll", "double", "accept", "reject", "redouble", "beaver", "raccoon",
-    "otter", "resign", "board", "rawboard", "pip", "leave", "undo", "say", "kibitz",
-    "whisper", "fairdice", "unwatch", "look"})
-# Answered at home and copied to the seat, whose match reads the same toggles and settings.
-COPIED_COMMANDS = frozenset({"toggle", "set"})
-
-
 # A live host answers a takeover at once; one that has not answered in this many seconds is
 # taken for gone (killed before it was missed), and its match as saved.
 TAKEOVER_ANSWER_SECONDS = 5.0
-
-
-def forwarded(command: Command) -> bool:
-    return command.name in FORWARDED_COMMANDS or (command.name == "join" and not command.args)
 
 
 @dataclasses.dataclass(frozen=True)

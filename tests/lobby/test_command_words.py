@@ -27,7 +27,7 @@ from fibs_server.protocol import commands
 FIXTURE = Path(__file__).with_name("command_words.txt")
 
 
-def all_command_names() -> frozenset[str]:
+def all_commands() -> commands.CommandWords:
     """The user commands of a server with every table (app.py's, bots and analysis on)."""
     tables = [user_commands.table, game_commands.table, archive_commands.table,
               chat_commands.table, admin_commands.table, server_commands.table,
@@ -35,18 +35,19 @@ def all_command_names() -> frozenset[str]:
               analysis_commands.command_table(None, None),  # type: ignore[arg-type]
               bot_commands.command_table(None),  # type: ignore[arg-type]
               tournament_commands.command_table(None, None)]  # type: ignore[arg-type]
-    return frozenset(name for table in tables for name in table.handlers)
+    return commands.CommandWords(declared.facts for table in tables
+                                 for declared in table.commands.values())
 
 
 def resolutions() -> dict[str, str]:
     """word -> the command it names, for every word that names one."""
-    names = all_command_names()
-    words = {name[:length] for name in names for length in range(1, len(name) + 1)}
-    words |= {*commands.SHORT_FORMS, *commands.ALIASES}
+    words = all_commands()
+    typed = {name[:length] for name in words for length in range(1, len(name) + 1)}
+    typed |= {*words.short_forms, *words.aliases}
     found = {}
-    for word in sorted(words):
+    for word in sorted(typed):
         try:
-            found[word] = commands.resolve(word, names).name
+            found[word] = commands.resolve(word, words).name
         except commands.UnknownCommand:
             continue
     return found
