@@ -197,9 +197,8 @@ def parse_length(word: str) -> MatchLength | None:
 
 @table.command("join", forwarded=Forwarding.HOST_WITHOUT_ARGUMENTS)
 async def join(lobby: Lobby, session: Session, command: Command) -> None:
-    running = lobby.match_table.match_of(session)
     if not command.args:
-        if running is None:
+        if lobby.match_table.match_of(session) is None:
             session.send_line(game_texts.JOIN_WHOM)
             return
         await match_play.act(lobby, session, lambda m, p: m.join(p))
@@ -451,7 +450,9 @@ async def unwatch(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("look", forwarded=Forwarding.HOST)
 async def look(lobby: Lobby, session: Session, command: Command) -> None:
-    target = named_user(lobby, session, command, game_texts.LOOK_AT_WHOM)
+    # A player here from another node is a seat, looked at by their whole name.
+    seat = lobby.seats.seat_of(command.args[0]) if command.args else None
+    target = seat or named_user(lobby, session, command, game_texts.LOOK_AT_WHOM)
     if target is None:
         return
     if session.name.lower() in target.blinded:

@@ -140,8 +140,15 @@ async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
     being played now is not waiting."""
     unfinished, abandoned = await lobby.matches.match_counts(name)
     online = lobby.online.get(name.lower())
-    running = lobby.match_table.match_of(online) if online else None
-    return unfinished - int(running is not None and running.stored), abandoned
+    if online is None:
+        return unfinished, abandoned
+    elsewhere = online.seated_elsewhere
+    if elsewhere is not None:  # their match runs on another node, stored unless a visitor's
+        being_played = elsewhere.playing and not lobby.is_visitor(online)
+    else:
+        running = lobby.match_table.match_of(online)
+        being_played = running is not None and running.stored
+    return unfinished - int(being_played), abandoned
 
 
 # --- toggle and set --------------------------------------------------------------------------
