@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.protocol.commands import Forwarding
 from fibs_server.rules.notation import format_play
 from tests.e2e.client import FibsClient
@@ -85,8 +84,8 @@ async def transcript(host: ServerHarness, inviter: FibsClient, joiner: FibsClien
     said: dict[FibsClient, list[str]] = {inviter: [], joiner: []}
     for client in (inviter, joiner):
         await marked(client, said[client])
-    assert host.server is not None
-    lobby: Lobby = host.server.lobby
+    assert host.server is not None and host.server.lobby is not None
+    lobby = host.server.lobby
     match_id = lobby.match_table.playing[names[0]].match_id
 
     def ours(line: str) -> str:
