@@ -165,6 +165,9 @@ class Seats:
     def __init__(self, lobby: SeatLobby) -> None:
         self.lobby = lobby
         self.here: dict[str, SeatSession] = {}  # lower-case name -> the seat of a player
+        # lower-case name -> the lines from home that came while their seat was being made
+        # (its account read): served once it is, after the join.
+        self.seating: dict[str, list[Forwarded]] = {}
         # At home, by lower-case name: the number of the last letter heard from their seat,
         # and of the last line sent to it.
         self.heard: dict[str, int] = {}
@@ -196,7 +199,12 @@ class Seats:
         if isinstance(letter, JoinAsked) and letter.takeover:
             self._take_over(letter)
         elif isinstance(letter, JoinAsked):
-            self._carry_out(self._seat(letter))
+            key = letter.name.lower()
+            if key in self.here or key in self.lobby.online or key in self.seating:
+                self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
+            else:
+                self.seating[key] = []
+                self._carry_out(self._seat(letter))
         elif isinstance(letter, Forwarded):
             self._forwarded(letter)
         elif isinstance(letter, Relayed):
@@ -357,15 +365,14 @@ class Seats:
         """A player of another node joins an invitation of a user here: a seat for them, which
         joins as they would."""
         key = letter.name.lower()
-        if key in self.here or key in self.lobby.online:
-            self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
-            return
         try:
             client = SeatClient(**letter.client)
             account = await self.lobby.accounts.find_account(letter.name)
         except (TypeError, ValueError):
             log.exception("a join from node %s was not understood", letter.node)
             account = None
+        finally:
+            typed_meanwhile = self.seating.pop(key)
         if account is None:
             self._refuse(letter, game_texts.cannot_find_player(letter.name))
             return
@@ -376,6 +383,8 @@ class Seats:
         command = "watch" if letter.watch else "join"
         self._queue(seat, Forwarded(letter.node, self.lobby.node_id, letter.name,
                                     f"{command} {letter.inviter}"))
+        for typed in typed_meanwhile:
+            self._forwarded(typed)
 
     def _new_seat(self, letter: JoinAsked, client: SeatClient, account: Account
                   ) -> SeatSession:
@@ -417,6 +426,9 @@ class Seats:
 
     def _forwarded(self, letter: Forwarded) -> None:
         seat = self.here.get(letter.name.lower())
+        if seat is None and letter.name.lower() in self.seating:
+            self.seating[letter.name.lower()].append(letter)  # its seat is on its way
+            return
         if seat is None or seat.home != letter.node:
             # Its match is over: the home thinks otherwise, and learns it is not.
             self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))

@@ -276,7 +276,8 @@ async def ratings(lobby: Lobby, session: Session, command: Command) -> None:
         for rank, a in rows)])
 
 
-@table.command("show", short_forms=("sh",))  # `sh`: ours, as `shout` came
+# `sh` is ours: it stays `show` now that `shout` shares the prefix.
+@table.command("show", short_forms=("sh",))
 async def show(lobby: Lobby, session: Session, command: Command) -> None:
     word = command.args[0] if command.args else ""
     subjects = commands.completions(word, info.SHOW_SUBJECTS) if word else []
@@ -386,7 +387,8 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_line(user_texts.PASSWORD_CHANGED)
 
 
-@table.command("bye", aliases=("adios", "ciao", "end", "exit", "logout", "quit", "tschoe"))
+@table.command("bye", aliases=("adios", "ciao", "end", "exit", "logout", "quit",
+                               "tschoe"))
 async def bye(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(texts.GOODBYE)
     await lobby.log_out(session, Departure.LOGGED_OUT)
