@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
@@ -46,6 +47,10 @@ from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
 from fibs_server.protocol.texts import Departure
 
 log = logging.getLogger(__name__)
+
+# The lines a home keeps of each user's last ones sent to their seat, to answer itself those the
+# seat never served (typed as the match ended there): a handful at most are on their way then.
+KEPT_LINES = 16
 
 # A live host answers a takeover at once; one that has not answered in this many seconds is
 # taken for gone (killed before it was missed), and its match as saved.
@@ -110,6 +115,7 @@ class SeatSession(Session):
         self.relayed = 0  # letters sent home
         self.told: tuple[str | None, str | None] | None = None  # (plays, watches) as told home
         self.received = 0  # the number of the last line from home
+        self.served = 0  # and of the last one served or being served (the later ones wait)
         # A board asked for after a loss: one is waiting to be served, and the number of
         # the last letter of the last one served (a request from before it is answered).
         self.loss_board_waiting = False
@@ -158,6 +164,8 @@ class SeatLobby(Protocol):
 
     def start_job(self, job: Coroutine[Any, Any, object]) -> None: ...
 
+    async def dispatch(self, session: Session, line: str) -> None: ...
+
 
 class Seats:
     """This node's seats (as a host) and its users' joins elsewhere (as a home)."""
@@ -171,6 +179,8 @@ class Seats:
         # At home, by lower-case name: the number of the last letter heard from their seat,
         # and of the last line sent to it.
         self.heard: dict[str, int] = {}
+        # At home, by lower-case name: the last lines sent to their seat, by number.
+        self.lines_sent: dict[str, deque[tuple[int, str]]] = {}
         self.sent: dict[str, int] = {}
         # lower-case name of a user here -> the host asked for a takeover of their match, or
         # whether it still runs their match (`arrived`), and the alarm if it does not answer
@@ -297,12 +307,14 @@ class Seats:
         assert seat is not None
         key = session.name.lower()
         self.sent[key] = number = self.sent.get(key, 0) + 1
+        if not quiet and heard < 0:  # the user's own line, not answered here
+            self.lines_sent.setdefault(key, deque(maxlen=KEPT_LINES)).append((number, line))
         self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet,
                                        number=number, heard=heard))
 
     def forget_user(self, name: str) -> None:
         """A user of this node plays nothing elsewhere any more (or logged out)."""
-        for counts in (self.heard, self.sent):
+        for counts in (self.heard, self.sent, self.lines_sent):
             counts.pop(name.lower(), None)
         awaited = self.awaiting.pop(name.lower(), None)
         if awaited is not None:
@@ -332,8 +344,18 @@ class Seats:
                 self.forward(session, "board", heard=heard)
             self.lobby.broadcast_who(session)
         else:
+            # Lines the seat never served (it went first): answered here, as on one node.
+            unserved = [line for number, line in self.lines_sent.get(letter.name.lower(), ())
+                        if number > letter.received]
             self._free(session)
             self.lobby.start_job(self._rating_refreshed(session))
+            if unserved:
+                self._carry_out(self._answer_here(session, unserved))
+
+    async def _answer_here(self, session: Session, lines: list[str]) -> None:
+        for line in lines:
+            if self.lobby.online.get(session.name.lower()) is session:
+                await self.lobby.dispatch(session, line)
 
     async def _rating_refreshed(self, session: Session) -> None:
         """The host stored the match's rating changes: the who-line shows them."""
@@ -430,8 +452,10 @@ class Seats:
             self.seating[letter.name.lower()].append(letter)  # its seat is on its way
             return
         if seat is None or seat.home != letter.node:
-            # Its match is over: the home thinks otherwise, and learns it is not.
-            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            # Its match is over: the home thinks otherwise, and learns it is not (and that
+            # this line was not served).
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None,
+                                        received=max(0, letter.number - 1)))
             return
         if letter.resync:
             self._tell_seated(seat)
@@ -464,6 +488,7 @@ class Seats:
                     for hook in self.lobby.resync_hooks:
                         await hook(self.lobby, seat)
                 else:
+                    seat.served = max(seat.served, letter.number)
                     await seat.handle_line(letter.line)
             except Exception:
                 log.exception("a line of %s's seat failed", seat.name)
@@ -509,7 +534,9 @@ class Seats:
         """The seat goes, and its home is told it plays and watches nothing here."""
         if self.holds(seat):
             self.release(seat)
-            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None))
+            # `received`: the lines served (those after it are not: the home answers them).
+            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None,
+                                        seat.relayed, seat.served))
 
     async def _part(self, seat: SeatSession, departure: Departure) -> None:
         """The seat's player left their home (or it went): their match is saved, as their

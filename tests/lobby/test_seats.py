@@ -439,3 +439,15 @@ async def test_a_line_typed_right_after_join_waits_for_the_seat(tmp_path):
     assert len(boards) == 2  # the join's, then the one asked for
     assert a.match_table.match_of(alice) is not None
     assert bob.seated_elsewhere is not None and bob.seated_elsewhere.opponent == "alice"
+
+
+async def test_a_line_the_seat_never_served_is_answered_at_home(tmp_path):
+    """bob leaves and types `board` before he hears the match stopped: the seat goes without
+    serving it, and his home answers it as one node would."""
+    _, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    await b.dispatch(bob, "leave")
+    await b.dispatch(bob, "board")
+    await settled(a, b)
+    assert bob_hears.lines() == ["** You terminated the game. The game was saved.",
+                                 "** You're not playing."]
+    assert bob.seated_elsewhere is None and not a.seats.here
