@@ -7,35 +7,34 @@ one `word command` a line. A new command adds its own lines; regenerate them wit
 an abbreviation taken from a command that answered it."""
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 from pathlib import Path
 
-from fibs_server.lobby import (
-    admin_commands,
-    analysis_commands,
-    archive_commands,
-    bot_commands,
-    chat_commands,
-    fair_commands,
-    game_commands,
-    server_commands,
-    table_commands,
-    tournament_commands,
-    user_commands,
-)
+import fibs_server.lobby
+from fibs_server.lobby.command_table import CommandTable
 from fibs_server.protocol import commands
 
 FIXTURE = Path(__file__).with_name("command_words.txt")
 
 
+def command_tables() -> list[CommandTable]:
+    """Every command module's table (`*_commands`): its `table`, or the one its
+    `command_table` makes (given nothing: its handlers are not called here)."""
+    tables = []
+    for module_info in pkgutil.iter_modules(fibs_server.lobby.__path__):
+        if module_info.name.endswith("_commands"):
+            module = importlib.import_module(f"fibs_server.lobby.{module_info.name}")
+            make = getattr(module, "command_table", None)
+            tables.append(module.table if make is None else make(
+                *(None for _ in inspect.signature(make).parameters)))
+    return tables
+
+
 def all_commands() -> commands.CommandWords:
     """The user commands of a server with every table (app.py's, bots and analysis on)."""
-    tables = [user_commands.table, game_commands.table, archive_commands.table,
-              chat_commands.table, admin_commands.table, server_commands.table,
-              table_commands.table, fair_commands.table,
-              analysis_commands.command_table(None, None),  # type: ignore[arg-type]
-              bot_commands.command_table(None),  # type: ignore[arg-type]
-              tournament_commands.command_table(None, None)]  # type: ignore[arg-type]
-    return commands.CommandWords(declared.facts for table in tables
+    return commands.CommandWords(declared.facts for table in command_tables()
                                  for declared in table.commands.values())
 
 

@@ -7,18 +7,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from fibs_server.lobby import (
-    admin_commands,
-    analysis_commands,
-    archive_commands,
-    fair_commands,
-    server_commands,
-    table_commands,
-    tournament_commands,
-)
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol.commands import Forwarding, resolve
+from tests.lobby.test_command_words import command_tables
 from tests.lobby.test_nodes import Wire
 from tests.lobby.test_seats import lobby_on, settled, two_players
 
@@ -28,11 +20,11 @@ LEAVING = ("bye", "wave")
 
 
 def every_table(lobby: Lobby) -> None:
-    for table in (archive_commands.table, fair_commands.table, server_commands.table,
-                  table_commands.table, admin_commands.table,
-                  analysis_commands.command_table(lobby.matches, None),  # type: ignore[arg-type]
-                  tournament_commands.command_table(lobby.matches, None)):  # type: ignore[arg-type]
-        lobby.add_commands(table)
+    """The tables the lobby lacks of every command module's (their stores None: nothing
+    typed here reaches them but `bot`, whose failure is answered as any handler's)."""
+    for table in command_tables():
+        if not table.commands.keys() <= lobby.commands.keys():
+            lobby.add_commands(table)
 
 
 @contextlib.contextmanager
