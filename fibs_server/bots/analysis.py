@@ -410,7 +410,7 @@ class _Replay:
         board, cube = engine.board_of(before), self._cube(player)
         luck = self._luck(board, dice, cube, first)
         colour = Colour.X if player == self.x_player else Colour.O
-        plays = {tuple(engine.board_of(play.result)): play for play in before.legal_plays(dice)}
+        plays = {play.result_board: play for play in before.legal_plays(dice)}
         if steps is None:  # no legal play: the position stands, the turn passes
             equity = self.analyzer.post_move_analytics(
                 board, cube.owner, cube.value, **_jacoby_off(cube)).cubeful_equity

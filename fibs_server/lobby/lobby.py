@@ -574,8 +574,13 @@ class Lobby:
             return
         if self.match_table.match_of(session) is not None:
             self.seats.leave_watch(session)  # a player watches no one, here or elsewhere
-        # A bot's who-line stays as it is: ready for more matches, whatever it plays.
-        if session.stage is Stage.ONLINE and not session.is_bot:
+        if session.is_bot:
+            # A bot plays each match through a session of its own: the one in `who` (if
+            # here) tells whom it plays now, still ready for more.
+            resident = self.online.get(session.name.lower())
+            if resident is not None:
+                self.broadcast_who(resident)
+        elif session.stage is Stage.ONLINE:
             self.broadcast_who(session)
 
     def broadcast_who(self, about: Session) -> None:

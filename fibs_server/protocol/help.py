@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.commands import CommandWords, UnknownCommand, resolve
-from fibs_server.protocol.help_topics import TOPICS, Topic
+from fibs_server.protocol.help_topics import SUBJECTS, TOPICS, Topic
 
 BOTS_LINE = "  Bots:        bot"  # when the server has its bots (`--bots on`)
 INDEX = (
@@ -19,6 +19,8 @@ INDEX = (
     "               analyse analysis tournament",
     "  Talking:     tell tellx say shout kibitz whisper message waitfor gag blind",
     BOTS_LINE,
+    "  Topics:      rules crawford formula boardstyle sortwho timezones client",
+    "               autologin tinyfugue complaints countries erase shutdown !!",
     "Commands may be abbreviated to any unique prefix; '!!' repeats the last one.",
 )
 
@@ -75,8 +77,9 @@ def topic_lines(command: str, topic: Topic, commands: CommandWords) -> list[str]
 
 
 def topic(word: str, commands: CommandWords) -> list[str]:
-    """`help <word>`: the index, `beginner`, or the topic of the command `word` stands for as
-    it would on the command line (`help m` = `help move`, `help date` = `help time`)."""
+    """`help <word>`: the index, `beginner`, a topic of FIBS's index that is no command
+    (`rules`, `formula`, ...), or the topic of the command `word` stands for as it would on
+    the command line (`help m` = `help move`, `help date` = `help time`)."""
     key = word.lower()
     if not key:
         return [line for line in INDEX if line != BOTS_LINE or "bot" in commands]
@@ -84,6 +87,8 @@ def topic(word: str, commands: CommandWords) -> list[str]:
         return list(BEGINNER)
     if key in CLOCK_WORDS:
         return list(TIMER)
+    if key in SUBJECTS:
+        return list(SUBJECTS[key])
     try:
         command = resolve(key, commands).name
     except UnknownCommand:

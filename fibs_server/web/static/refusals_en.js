@@ -121,6 +121,7 @@ export default {
   "refusal.opponent_owns_cube": "{opponent} owns the cube. You can't double.",
   "refusal.own_table": "That is your own table: wait for someone to sit, or type 'table close'.",
   "refusal.password_blank": "Your password may not contain blanks.",
+  "refusal.password_checks_busy": "Too many logins are being checked right now. Please log in again in a moment.",
   "refusal.password_colon": "Your password may not contain ':'",
   "refusal.password_too_long": "Please use a password of at most {most} characters.",
   "refusal.password_too_short": "Minimal password length is {least} characters.",
