@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, assert_never
 
 import bgbot_cpp
 from bgsage import can_double_match
@@ -355,6 +355,12 @@ class _Replay:
                 case ev.ResignRejected(player=p) if resignation is not None:
                     yield self._resignation(number, p, resignation, Kind.REJECT_RESIGNATION)
                     resignation = None
+                case (ev.GameStarted() | ev.OpeningRoll() | ev.Redoubled() | ev.DoubleAccepted()
+                      | ev.DoubleRejected() | ev.ResignAccepted() | ev.ResignRejected()
+                      | ev.GameOver() | ev.Forfeited() | ev.MatchOver() | ev.JoinedNextGame()):
+                    pass  # no decision (an answer to no offer: none was judged either)
+                case _:
+                    assert_never(event)
 
     # --- the state, from one side ---
 

@@ -13,7 +13,7 @@ from fibs_server.lobby.passwords import HashingBusy, PasswordHasher
 from fibs_server.lobby.session_tokens import SessionTokens
 from fibs_server.lobby.shared_counts import LocalCounts, SharedCounts
 from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit, Unchecked
-from fibs_server.protocol import commands, texts
+from fibs_server.protocol import texts
 from fibs_server.protocol.login_dialogue import NotChecked, RegistrationRefused
 
 # What a wrong session token counts against besides its address: no account has the name.
@@ -34,7 +34,7 @@ class Gatekeeper:
         self.registrations = RegistrationLimit(limits, counts)
         # No account may pass for the server or a command (`who says: ...`, `tell shout ...`):
         # the reserved words and every command name, alias and administrator command.
-        self._reserved_names = {*texts.RESERVED_NAMES, *commands.ALIASES}
+        self._reserved_names = set(texts.RESERVED_NAMES)
 
     def reserve(self, names: Iterable[str]) -> None:
         """Names no one may register (the lobby's commands as they are added)."""

@@ -64,6 +64,11 @@ def too_many_of_yours(limit: int) -> str:
                    "already. Ask again when one is done.", limit=limit)
 
 
+def asked_too_often(seconds: int) -> str:
+    return refusal("analyses_asked_too_often", f"** Too many analyses asked for: try again in "
+                   f"{seconds} second{'s' if seconds != 1 else ''}.", seconds=seconds)
+
+
 def read_too_often(seconds: int) -> str:
     return refusal("analyses_read_too_often", f"** Too many analyses read: try again in {seconds} "
                    f"second{'s' if seconds != 1 else ''}.", seconds=seconds)

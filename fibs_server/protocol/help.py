@@ -2,10 +2,8 @@
 the short forms that reach it (`help <command>`; topics in help_topics)."""
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from fibs_server.protocol.coded_texts import refusal
-from fibs_server.protocol.commands import ALIASES, SHORT_FORMS, UnknownCommand, resolve
+from fibs_server.protocol.commands import CommandWords, UnknownCommand, resolve
 from fibs_server.protocol.help_topics import SUBJECTS, TOPICS, Topic
 
 BOTS_LINE = "  Bots:        bot"  # when the server has its bots (`--bots on`)
@@ -55,10 +53,10 @@ TIMER = (
 CLOCK_WORDS = ("timer", "takeover")
 
 
-def short_forms(command: str, commands: Collection[str]) -> list[str]:
+def short_forms(command: str, commands: CommandWords) -> list[str]:
     """What else may be typed for `command`: FIBS's fixed short forms and whole-word aliases,
     and its shortest unique prefix among `commands`."""
-    forms = [word for word, name in {**SHORT_FORMS, **ALIASES}.items() if name == command]
+    forms = commands.other_words(command)
     for length in range(1, len(command)):
         prefix = command[:length]
         try:
@@ -71,14 +69,14 @@ def short_forms(command: str, commands: Collection[str]) -> list[str]:
     return forms
 
 
-def topic_lines(command: str, topic: Topic, commands: Collection[str]) -> list[str]:
+def topic_lines(command: str, topic: Topic, commands: CommandWords) -> list[str]:
     forms = short_forms(command, commands)
     return [topic.syntax, *(f"  {line}" for line in topic.about),
             f"  Example: {topic.example}",
             f"  Short forms: {', '.join(forms)}" if forms else "  Short forms: none"]
 
 
-def topic(word: str, commands: Collection[str]) -> list[str]:
+def topic(word: str, commands: CommandWords) -> list[str]:
     """`help <word>`: the index, `beginner`, a topic of FIBS's index that is no command
     (`rules`, `formula`, ...), or the topic of the command `word` stands for as it would on
     the command line (`help m` = `help move`, `help date` = `help time`)."""

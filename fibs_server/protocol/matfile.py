@@ -24,6 +24,7 @@ results say the points each game was won with).
 from __future__ import annotations
 
 import dataclasses
+from typing import assert_never
 
 from fibs_server.protocol.texts import plural
 from fibs_server.rules import events as ev
@@ -111,6 +112,12 @@ def mat_games(match: Match) -> list[MatGame]:
                     actions.append(MatWin(w, points))
                 case ev.Forfeited(player=p, points=points):
                     actions.append(MatWin(1 - p, points))
+                case (ev.GameStarted() | ev.OpeningRoll() | ev.CubeAutoDoubled()
+                      | ev.ResignOffered() | ev.ResignAccepted() | ev.ResignRejected()
+                      | ev.MatchOver() | ev.JoinedNextGame()):
+                    pass  # not in `.mat`: a resignation shows as the game it wins
+                case _:
+                    assert_never(event)
         games.append(MatGame(started.score, tuple(actions)))  # events hold tuples
     return games
 

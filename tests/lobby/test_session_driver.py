@@ -48,7 +48,7 @@ class MemoryAccounts:
 table = CommandTable()
 
 
-@table.command("ping")
+@table.command("ping", aliases=("pong",))
 async def ping(lobby: Lobby, session: Session, command) -> None:
     session.send_line("pong " + command.rest if command.rest else "pong")
 
@@ -175,7 +175,7 @@ async def test_a_registration_creates_the_account_and_logs_it_in(lobby):
     assert lobby.online["bob"] is session
 
 
-@pytest.mark.parametrize("name", ["Alice", "guest", "PING", "quit"])
+@pytest.mark.parametrize("name", ["Alice", "guest", "PING", "pong"])
 async def test_taken_and_reserved_names_are_refused(lobby, name):
     session, connection = connect(lobby)
     await say(session, connection, "guest")

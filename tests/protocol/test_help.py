@@ -6,14 +6,17 @@ import re
 
 import pytest
 
+from fibs_server.protocol.commands import CommandFacts, CommandWords
 from fibs_server.protocol.help import INDEX, topic
 from fibs_server.protocol.help_topics import SUBJECTS
 from fibs_server.rules.ratings import PlayerRating, rate_match
 
+HELP = CommandWords([CommandFacts("help")])
+
 
 @pytest.mark.parametrize("word", sorted(SUBJECTS))
 def test_each_subject_answers_and_fits_an_80_column_terminal(word):
-    lines = topic(word.upper(), {"help"})
+    lines = topic(word.upper(), HELP)
     assert lines == list(SUBJECTS[word])
     assert all(len(line) <= 79 for line in lines), max(lines, key=len)
 
@@ -24,7 +27,7 @@ def test_the_index_names_every_subject():
 
 
 def test_help_formula_states_the_formula_and_its_example_as_computed():
-    text = " ".join(line.strip() for line in topic("formula", {"help"}))
+    text = " ".join(line.strip() for line in topic("formula", HELP))
     assert "Pu = 1 / (10^(D * sqrt(N) / 2000) + 1)" in text
     assert "K = max(1, 5 - experience / 100)" in text
     assert "4 * K * sqrt(N) * P" in text
@@ -35,5 +38,5 @@ def test_help_formula_states_the_formula_and_its_example_as_computed():
 
 
 def test_help_set_says_the_redoubles_limit_is_fixed_when_the_match_begins():
-    text = " ".join(line.strip() for line in topic("set", {"set"}))
+    text = " ".join(line.strip() for line in topic("set", CommandWords([CommandFacts("set")])))
     assert "the smaller of both players' numbers as they were when the match began" in text

@@ -9,6 +9,7 @@ export default {
   "refusal.already_rolled": "You did already roll the dice.",
   "refusal.ambiguous_command": "'{word}' could mean more than one command.",
   "refusal.analyse_usage": "usage: analyse <match id>, or analyse notify on|off",
+  "refusal.analyses_asked_too_often": "Too many analyses asked for: try again in {seconds} s.",
   "refusal.analyses_read_too_often": "Too many analyses read: try again in {seconds} s.",
   "refusal.analysis_failed": "Match {match} could not be analysed. Type 'analyse {match}' to try again.",
   "refusal.analysis_not_readable": "Match {match} was not rated and you did not play in it: its analysis is for its players.",

@@ -9,6 +9,7 @@ export default {
   "refusal.already_rolled": "Ya has tirado los dados.",
   "refusal.ambiguous_command": "'{word}' puede ser más de un comando.",
   "refusal.analyse_usage": "uso: analyse <id del partido>, o analyse notify on|off",
+  "refusal.analyses_asked_too_often": "Demasiados análisis pedidos: vuelve a intentarlo en {seconds} s.",
   "refusal.analyses_read_too_often": "Demasiados análisis leídos: vuelve a intentarlo en {seconds} s.",
   "refusal.analysis_failed": "No se pudo analizar el partido {match}. Escribe 'analyse {match}' para volver a intentarlo.",
   "refusal.analysis_not_readable": "El partido {match} no puntuó y no jugaste en él: su análisis es para sus jugadores.",
