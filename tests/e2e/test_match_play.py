@@ -194,7 +194,7 @@ async def test_a_whole_match_between_two_bots_updates_ratings(harness, players):
         f"K=max(1 , -Experience/100+5) for {loser}: 5.000000",
         f"change for {loser}: -4*K*sqrt(N)*P=-17.320508",
         endings[0] if winner == "alice" else endings[1]]
-    await carol.skip_until(re.compile(rf"{winner} wins a 3 point match against {loser}  3-\d \."))
+    await carol.skip_until(re.compile(rf"{winner} wins a 3 point match against {loser}  \d+-\d+ \."))
     await carol.send("whois " + winner)
     await carol.skip_until("  Rating: 1517.32 Experience: 3")
     await carol.send("whois " + loser)
