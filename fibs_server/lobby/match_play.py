@@ -51,7 +51,7 @@ from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules import events as ev
-from fibs_server.rules.dice import Dice, SecureDice, VerifiableDice
+from fibs_server.rules.dice import Dice, SecureDice, VerifiableDice, salts_from_lists
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
@@ -587,15 +587,18 @@ def resumed_dice(lobby: Lobby, record: MatchRecord) -> Dice:
     match stored without a seed (before dice were verifiable, or by a test) gets new dice, but
     never a seed: its earlier rolls were not drawn from one."""
     if record.dice is not None and record.dice.seed is not None:
-        return VerifiableDice(bytes.fromhex(record.dice.seed), record.dice.drawn)
+        return VerifiableDice(bytes.fromhex(record.dice.seed), record.dice.drawn,
+                              salts_from_lists(record.dice.salts))
     dice = lobby.config.new_dice()
     return SecureDice() if isinstance(dice, VerifiableDice) else dice
 
 
 def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
     """The match's dice as stored with its `state`, its rolls counted by `tally`."""
-    seed = dice.seed.hex() if isinstance(dice, VerifiableDice) else None
-    return MatchDice(seed, dice.drawn, tally.of(state["history"]))
+    if not isinstance(dice, VerifiableDice):
+        return MatchDice(None, dice.drawn, tally.of(state["history"]))
+    salts = [None if salt is None else salt.to_list() for salt in dice.salts]
+    return MatchDice(dice.seed.hex(), dice.drawn, tally.of(state["history"]), salts)
 
 
 async def undo(lobby: Lobby, session: Session) -> None:

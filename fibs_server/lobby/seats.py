@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 FORWARDED_COMMANDS = frozenset({
     "move", "off", "roll", "double", "accept", "reject", "redouble", "beaver", "raccoon",
     "otter", "resign", "board", "rawboard", "pip", "leave", "undo", "say", "kibitz",
-    "whisper", "fairdice", "unwatch", "look"})
+    "whisper", "fairdice", "salt", "unwatch", "look"})
 # Answered at home and copied to the seat, whose match reads the same toggles and settings.
 COPIED_COMMANDS = frozenset({"toggle", "set"})
 

@@ -21,6 +21,9 @@ SHORT_FORMS = {"b": "board", "i": "invite", "k": "kibitz", "m": "move", "r": "ro
 # Words that are whole commands of their own rather than prefixes.
 ALIASES = {"date": "time", "man": "help", "adios": "bye", "ciao": "bye", "end": "bye", "exit": "bye",
            "logout": "bye", "quit": "bye", "tschoe": "bye", "analyze": "analyse"}
+# Our extension commands that only their whole word reaches: no abbreviation a classic client
+# types (`sa`, `sal`) changes meaning or starts one.
+WHOLE_WORD_ONLY = frozenset({"salt"})
 # Chat lines are never repeated by `!!` (a repeat would resend someone's words).
 NOT_REPEATABLE = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper", "message"})
 # The first word of a move typed without `move`: a point, or the bar as `bar` or `b-`.
@@ -58,7 +61,7 @@ def resolve(line: str, commands: Collection[str]) -> Command:
     if name is None and lowered in SHORT_FORMS and SHORT_FORMS[lowered] in commands:
         name = SHORT_FORMS[lowered]
     if name is None and lowered:
-        matches = [c for c in commands if c.startswith(lowered)]
+        matches = [c for c in commands if c.startswith(lowered) and c not in WHOLE_WORD_ONLY]
         if len(matches) == 1:
             name = matches[0]
     if name is None or name not in commands:
