@@ -7,7 +7,8 @@ const UNBIASED_BYTES = 252;
 const SALT_BYTES = 16;
 
 const hex = (bytes) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-const fromHex = (text) => new Uint8Array(text.match(/../g).map((pair) => parseInt(pair, 16)));
+const fromHex = (text) => Uint8Array.from({ length: text.length / 2 },
+  (_, index) => parseInt(text.slice(2 * index, 2 * index + 2), 16));
 
 // A salt for the `salt` command: random, from the browser's secure random numbers.
 export function randomSalt() {
