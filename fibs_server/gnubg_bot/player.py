@@ -37,9 +37,11 @@ NOT_REFUSALS = re.compile(r"\*\* (You invited \S+ to .*|Player \S+ has joined yo
 # A match starting or resumed: the bot sends its salt, a share in the dice the server could
 # not know when it fixed the match's seed (docs/FAIRNESS.md).
 MATCH_START = re.compile(r"\*\* (You are now playing .*|Player \S+ has joined you for .*)")
-# The server's answers to it, which say nothing of the game.
+# The server's answers to it, which say nothing of the game (a match whose dice a test
+# scripts has no seed to salt).
 SALT_ANSWER = re.compile(r"Your salt \S+ enters the dice .*|"
-                         r"\*\* You gave this match your salt already: .*")
+                         r"\*\* You gave this match your salt already: .*|"
+                         r"\*\* The dice of match \d+ cannot be verified: .*")
 AUTOBOARD = {"** The board will be refreshed after every move.": True,
              "** The board won't be refreshed after every move.": False}
 
