@@ -51,7 +51,13 @@ from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules import events as ev
-from fibs_server.rules.dice import Dice, SecureDice, VerifiableDice, salts_from_lists
+from fibs_server.rules.dice import (
+    Dice,
+    SecureDice,
+    VerifiableDice,
+    salts_from_lists,
+    salts_to_lists,
+)
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
@@ -597,8 +603,8 @@ def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
     """The match's dice as stored with its `state`, its rolls counted by `tally`."""
     if not isinstance(dice, VerifiableDice):
         return MatchDice(None, dice.drawn, tally.of(state["history"]))
-    salts = [None if salt is None else salt.to_list() for salt in dice.salts]
-    return MatchDice(dice.seed.hex(), dice.drawn, tally.of(state["history"]), salts)
+    return MatchDice(dice.seed.hex(), dice.drawn, tally.of(state["history"]),
+                     salts_to_lists(dice.salts))
 
 
 async def undo(lobby: Lobby, session: Session) -> None:

@@ -61,6 +61,11 @@ Salts = tuple[PlayerSalt | None, PlayerSalt | None]
 NO_SALTS: Salts = (None, None)
 
 
+def salts_to_lists(salts: Salts) -> list[list[str | int] | None]:
+    """The salts as stored and sent (`salts_from_lists` reads them back)."""
+    return [None if salt is None else salt.to_list() for salt in salts]
+
+
 def salts_from_lists(stored: list[list[str | int] | None] | None) -> Salts:
     """The salts as stored (`PlayerSalt.to_list` or None each); no list: a match without."""
     if stored is None:

@@ -17,6 +17,7 @@ from fibs_server.rules.dice import (
     drawn_pairs,
     first_wrong_pair,
     salts_from_lists,
+    salts_to_lists,
     valid_salt,
     verifiable_pair,
 )
@@ -202,7 +203,7 @@ def test_a_player_salts_once_and_a_salt_the_store_refused_can_be_sent_again():
 
 def test_salts_are_stored_as_lists_and_read_back():
     salts = (PlayerSalt("abc", 0), None)
-    stored = [None if salt is None else salt.to_list() for salt in salts]
+    stored = salts_to_lists(salts)
     assert salts_from_lists(stored) == salts
     assert salts_from_lists(None) == (None, None)  # a match stored before salts
 

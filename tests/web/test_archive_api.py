@@ -23,6 +23,7 @@ from fibs_server.rules.dice import (
     VerifiableDice,
     first_wrong_pair,
     salts_from_lists,
+    salts_to_lists,
     verifiable_pair,
 )
 from fibs_server.rules.dice_stats import RollTally
@@ -147,7 +148,7 @@ async def test_a_match_with_a_seed_comes_with_its_dice_and_salts_to_recompute(ar
     match = Match(3, dice)
     play_bots(match, (INTERMEDIATE, INTERMEDIATE), random.Random(5))
     state = match.to_dict()
-    salts = [None if salt is None else salt.to_list() for salt in dice.salts]
+    salts = salts_to_lists(dice.salts)
     match_id = await archive.server.store.create_match("alice", "bob", 3, {})
     await archive.server.store.finish_match(
         match_id, {**state, "ratings": {"alice": [1500.0, 1490.0], "bob": [1610.0, 1620.0]}},
