@@ -506,12 +506,16 @@ async def claim(lobby: Lobby, match_id: int) -> tuple[int, MatchRecord | None]:
 def tell_match_started(running: RunningMatch, resumed: bool,
                        players: Iterable[int] = (0, 1)) -> None:
     """`players`' pages: the match they play now, before its first board."""
+    dice = running.match.dice_source
+    verifiable = isinstance(dice, VerifiableDice)
     for index in players:
         session = running.sessions[index]
         if session is not None and session.wants_events:
             session.send_event(web_events.match_started(
                 running.opponent_name(index), running.match.length, resumed,
-                rated=running.unrated is None, terms=running.terms))
+                rated=running.unrated is None, terms=running.terms,
+                commitment=dice.commitment if verifiable else None,
+                salted=verifiable and dice.salts[index] is not None))
 
 
 async def saved_matches_of(lobby: Lobby, session: Session) -> list[info.SavedMatch]:

@@ -5,6 +5,10 @@
 
 const UNBIASED_BYTES = 252;
 const SALT_BYTES = 16;
+// The commitments this browser was shown at its matches' starts, newest last: a finished
+// match's record is then checked against the one seen, not only against its own.
+const COMMITMENTS_KEY = "fibs-dice-commitments";
+const COMMITMENTS_KEPT = 200;
 
 const hex = (bytes) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 const fromHex = (text) => Uint8Array.from({ length: text.length / 2 },
@@ -13,6 +17,20 @@ const fromHex = (text) => Uint8Array.from({ length: text.length / 2 },
 // A salt for the `salt` command: random, from the browser's secure random numbers.
 export function randomSalt() {
   return hex(crypto.getRandomValues(new Uint8Array(SALT_BYTES)));
+}
+
+export function rememberCommitment(commitment) {
+  const seen = seenCommitments().filter((kept) => kept !== commitment);
+  localStorage.setItem(COMMITMENTS_KEY,
+    JSON.stringify([...seen, commitment].slice(-COMMITMENTS_KEPT)));
+}
+
+export function seenCommitments() {
+  try {
+    return JSON.parse(localStorage.getItem(COMMITMENTS_KEY) ?? "[]");
+  } catch {
+    return [];
+  }
 }
 
 // The message's tail for pair `number`: nothing until a salt has entered, then each player's

@@ -9,7 +9,7 @@ import * as sounds from "./sounds.js";
 import { t } from "./i18n.js";
 import { $, boardLabels, confirmAction } from "./ui.js";
 import { send, session } from "./session.js";
-import { randomSalt } from "./fair_dice.js";
+import { randomSalt, rememberCommitment } from "./fair_dice.js";
 
 const AUTO_CONFIRM_KEY = "fibs-auto-confirm";
 const ASK_FIRST_KEY = "fibs-ask-first";
@@ -39,9 +39,12 @@ export const HANDLERS = {
   match_started: (message) => {
     state.match = message;
     state.lastMove = null;
-    // The dice commitment came before this message: a salt chosen now is one the server
-    // could not know when it fixed the seed (docs/FAIRNESS.md). A resumed match has ours.
-    if (!message.resumed) send(`salt ${randomSalt()}`);
+    // The seed is fixed and its commitment is here: a salt chosen now is one the server
+    // could not know when it fixed the seed (docs/FAIRNESS.md).
+    if (message.commitment && !message.salted) {
+      rememberCommitment(message.commitment);
+      send(`salt ${randomSalt()}`);
+    }
   },
   watching: () => { state.match = null; state.lastMove = null; },
   watch_ended: () => reset(),

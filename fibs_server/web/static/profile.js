@@ -3,7 +3,7 @@
 // with its analysis where there is one.
 import { fetchJson } from "./api.js";
 import { boardSvg } from "./board_view.js";
-import { verifyDice } from "./fair_dice.js";
+import { seenCommitments, verifyDice } from "./fair_dice.js";
 import { ratingPlotSvg, ratingsListSvg } from "./plot.js";
 import * as review from "./review.js";
 import { t } from "./i18n.js";
@@ -151,7 +151,10 @@ async function openReview(matchId, profileName) {
 async function diceVerdict(dice) {
   if (!dice) return t("dice.not_verifiable");
   const verdict = await verifyDice(dice);
-  if (verdict.ok) return t("dice.verified", { count: verdict.count });
+  if (verdict.ok) {
+    const seen = seenCommitments().includes(dice.commitment) ? ` ${t("dice.commitment_seen")}` : "";
+    return t("dice.verified", { count: verdict.count }) + seen;
+  }
   if (verdict.wrong === "commitment") return t("dice.wrong_commitment");
   return t("dice.wrong_roll", { n: verdict.wrong + 1, roll: verdict.roll.join(""),
     expected: verdict.expected.join("") });
