@@ -507,15 +507,15 @@ def tell_match_started(running: RunningMatch, resumed: bool,
                        players: Iterable[int] = (0, 1)) -> None:
     """`players`' pages: the match they play now, before its first board."""
     dice = running.match.dice_source
-    verifiable = isinstance(dice, VerifiableDice)
+    verifiable = dice if isinstance(dice, VerifiableDice) else None
     for index in players:
         session = running.sessions[index]
         if session is not None and session.wants_events:
             session.send_event(web_events.match_started(
                 running.opponent_name(index), running.match.length, resumed,
                 rated=running.unrated is None, terms=running.terms,
-                commitment=dice.commitment if verifiable else None,
-                salted=verifiable and dice.salts[index] is not None))
+                commitment=None if verifiable is None else verifiable.commitment,
+                salted=verifiable is not None and verifiable.salts[index] is not None))
 
 
 async def saved_matches_of(lobby: Lobby, session: Session) -> list[info.SavedMatch]:
