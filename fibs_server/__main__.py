@@ -28,7 +28,14 @@ from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.http import LOOPBACK, Network, networks
 from fibs_server.net.limits import NetLimits
-from fibs_server.rules.dice import commitment_of, drawn_pairs, first_wrong_pair, verifiable_pair
+from fibs_server.protocol import fair_texts
+from fibs_server.rules.dice import (
+    commitment_of,
+    drawn_pairs,
+    first_wrong_pair,
+    salts_from_lists,
+    verifiable_pair,
+)
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database
 from fibs_server.store.backup import back_up_sqlite, sqlite_file_of
 
@@ -323,18 +330,21 @@ async def verify_dice(database_url: str, match_id: int) -> int:
               file=sys.stderr)
         return 1
     seed = bytes.fromhex(record.dice.seed)
+    salts = salts_from_lists(record.dice.salts)
     pairs = [pair for _, pair in drawn_pairs(record.state["history"])]
     print(f"match {match_id}: seed {record.dice.seed}")
     print(f"commitment (SHA-256 of the seed): {commitment_of(seed)}")
-    wrong = first_wrong_pair(seed, pairs)
+    for name, salt in zip((record.player_a, record.player_b), salts, strict=True):
+        print(fair_texts.salt_line(name, salt).strip())
+    wrong = first_wrong_pair(seed, pairs, salts)
     if wrong is not None:
-        print(f"roll {wrong + 1} of {len(pairs)} is {pairs[wrong]}, but the seed gives "
-              f"{verifiable_pair(seed, wrong)}: the record does not match its seed")
+        print(f"roll {wrong + 1} of {len(pairs)} is {pairs[wrong]}, but the seed and salts give "
+              f"{verifiable_pair(seed, wrong, salts)}: the record does not match them")
         return 2
     if record.dice.drawn != len(pairs):
         print(f"the record holds {len(pairs)} rolls, but {record.dice.drawn} were drawn")
         return 2
-    print(f"all {len(pairs)} rolls recompute from the seed")
+    print(f"all {len(pairs)} rolls recompute from the seed and salts")
     return 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 from typing import Protocol
 
 from fibs_server.gnubg_bot.external import (
@@ -33,6 +34,14 @@ NOT_REFUSALS = re.compile(r"\*\* (You invited \S+ to .*|Player \S+ has joined yo
                           r"You are now playing .*|Please wait for \S+ to join too\.|"
                           r"Player \S+ has left the game\. The game was saved\.|"
                           r"You terminated the .*|Player \S+ has ended the unlimited match\.)")
+# A match starting or resumed: the bot sends its salt, a share in the dice the server could
+# not know when it fixed the match's seed (docs/FAIRNESS.md).
+MATCH_START = re.compile(r"\*\* (You are now playing .*|Player \S+ has joined you for .*)")
+# The server's answers to it, which say nothing of the game (a match whose dice a test
+# scripts has no seed to salt).
+SALT_ANSWER = re.compile(r"Your salt \S+ enters the dice .*|"
+                         r"\*\* You gave this match your salt already: .*|"
+                         r"\*\* The dice of match \d+ cannot be verified: .*")
 AUTOBOARD = {"** The board will be refreshed after every move.": True,
              "** The board won't be refreshed after every move.": False}
 
@@ -121,6 +130,10 @@ class GnubgPlayer:
             self.autoboard = AUTOBOARD[line]
 
     async def react(self, line: str) -> None:
+        if SALT_ANSWER.fullmatch(line):
+            return
+        if MATCH_START.fullmatch(line):
+            await self.client.send(f"salt {secrets.token_hex(16)}")
         if line.startswith("** ") and not NOT_REFUSALS.fullmatch(line):
             # Lines already on their way may come first, so a refusal is not always the
             # next line; each command of ours it could answer is a decision or `board`.

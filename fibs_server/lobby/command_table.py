@@ -49,11 +49,12 @@ class CommandTable:
     def command(self, name: str, *, short_forms: tuple[str, ...] = (),
                 aliases: tuple[str, ...] = (), visitors: bool = True,
                 forwarded: Forwarding = Forwarding.HOME, repeatable: bool = True,
-                pacing: HeavyRead | None = None) -> Callable[[Handler], Handler]:
+                pacing: HeavyRead | None = None,
+                whole_word_only: bool = False) -> Callable[[Handler], Handler]:
         """The handler of the user command `name`, declared so (`CommandFacts`); one handler
         may carry several declarations (`board` and `rawboard`)."""
         return self._declare(CommandFacts(name, short_forms, aliases, visitors, forwarded,
-                                          repeatable, pacing))
+                                          repeatable, pacing, whole_word_only=whole_word_only))
 
     def admin_command(self, name: str) -> Callable[[Handler], Handler]:
         return self._declare(CommandFacts(name, admin=True))

@@ -51,7 +51,13 @@ from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules import events as ev
-from fibs_server.rules.dice import Dice, SecureDice, VerifiableDice
+from fibs_server.rules.dice import (
+    Dice,
+    SecureDice,
+    VerifiableDice,
+    salts_from_lists,
+    salts_to_lists,
+)
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.notation import format_play
@@ -500,12 +506,16 @@ async def claim(lobby: Lobby, match_id: int) -> tuple[int, MatchRecord | None]:
 def tell_match_started(running: RunningMatch, resumed: bool,
                        players: Iterable[int] = (0, 1)) -> None:
     """`players`' pages: the match they play now, before its first board."""
+    dice = running.match.dice_source
+    verifiable = dice if isinstance(dice, VerifiableDice) else None
     for index in players:
         session = running.sessions[index]
         if session is not None and session.wants_events:
             session.send_event(web_events.match_started(
                 running.opponent_name(index), running.match.length, resumed,
-                rated=running.unrated is None, terms=running.terms))
+                rated=running.unrated is None, terms=running.terms,
+                commitment=None if verifiable is None else verifiable.commitment,
+                salted=verifiable is not None and verifiable.salts[index] is not None))
 
 
 async def saved_matches_of(lobby: Lobby, session: Session) -> list[info.SavedMatch]:
@@ -587,15 +597,18 @@ def resumed_dice(lobby: Lobby, record: MatchRecord) -> Dice:
     match stored without a seed (before dice were verifiable, or by a test) gets new dice, but
     never a seed: its earlier rolls were not drawn from one."""
     if record.dice is not None and record.dice.seed is not None:
-        return VerifiableDice(bytes.fromhex(record.dice.seed), record.dice.drawn)
+        return VerifiableDice(bytes.fromhex(record.dice.seed), record.dice.drawn,
+                              salts_from_lists(record.dice.salts))
     dice = lobby.config.new_dice()
     return SecureDice() if isinstance(dice, VerifiableDice) else dice
 
 
 def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
     """The match's dice as stored with its `state`, its rolls counted by `tally`."""
-    seed = dice.seed.hex() if isinstance(dice, VerifiableDice) else None
-    return MatchDice(seed, dice.drawn, tally.of(state["history"]))
+    if not isinstance(dice, VerifiableDice):
+        return MatchDice(None, dice.drawn, tally.of(state["history"]))
+    return MatchDice(dice.seed.hex(), dice.drawn, tally.of(state["history"]),
+                     salts_to_lists(dice.salts))
 
 
 async def undo(lobby: Lobby, session: Session) -> None:

@@ -36,6 +36,9 @@ class MatchDice:
     # The rolls counted (`dicetest`): player 0's, player 1's and the opening rolls, each by
     # the index of rules.dice_stats.ROLLS.
     tally: list[list[int]]
+    # The players' salts, `rules.dice.PlayerSalt.to_list()` or None each; None: a match
+    # stored before salts existed (as no salts).
+    salts: list[list[str | int] | None] | None = None
 
 
 @dataclasses.dataclass

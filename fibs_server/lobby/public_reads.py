@@ -17,7 +17,7 @@ from fibs_server.protocol.matfile import (
     mat_games,
 )
 from fibs_server.rules import events as ev
-from fibs_server.rules.dice import ScriptedDice
+from fibs_server.rules.dice import ScriptedDice, commitment_of, drawn_pairs, salts_from_lists
 from fibs_server.rules.dice_stats import ROLLS, DiceStatistics, chance
 from fibs_server.rules.match import Match
 from fibs_server.rules.notation import Colour, format_steps
@@ -37,7 +37,20 @@ def match_games(record: MatchRecord) -> dict[str, Any]:
     return {"match_id": record.match_id, "players": [record.player_a, record.player_b],
             "length": record.length, "variant": match.variant.value,
             "score": list(match.score), "winner": record.winner,
-            "finished_at": record.finished_at, "games": games}
+            "finished_at": record.finished_at, "games": games, "dice": match_dice(record)}
+
+
+def match_dice(record: MatchRecord) -> dict[str, Any] | None:
+    """A finished match's dice, for anyone to recompute (docs/FAIRNESS.md): the seed, its
+    commitment, the players' salts (`from_pair`: the number, from 0, of the first pair each
+    entered) and every pair in the order drawn; None for dice not drawn from a seed."""
+    if record.dice is None or record.dice.seed is None:
+        return None
+    salts = [None if salt is None else {"text": salt.text, "from_pair": salt.from_pair}
+             for salt in salts_from_lists(record.dice.salts)]
+    return {"seed": record.dice.seed,
+            "commitment": commitment_of(bytes.fromhex(record.dice.seed)), "salts": salts,
+            "rolls": [list(pair) for _, pair in drawn_pairs(record.state["history"])]}
 
 
 def _action(action: MatAction, colours: tuple[Colour, Colour]) -> dict[str, Any]:

@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 # seat never served (typed as the match ended there): a handful at most are on their way then.
 KEPT_LINES = 16
 
+
 # A live host answers a takeover at once; one that has not answered in this many seconds is
 # taken for gone (killed before it was missed), and its match as saved.
 TAKEOVER_ANSWER_SECONDS = 5.0

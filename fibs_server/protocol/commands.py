@@ -68,6 +68,9 @@ class CommandFacts:
     # Administrators' only, under its whole name alone: no abbreviation of a user's command
     # changes meaning for them.
     admin: bool = False
+    # An extension reached by its whole name alone: no abbreviation a classic client types
+    # (`sa`, `sal`) changes meaning or starts it.
+    whole_word_only: bool = False
 
     def at_host(self, command: Command) -> bool:
         """Whether `command`, of a user seated at a match on another node, goes to the seat."""
@@ -87,6 +90,7 @@ class CommandWords(Collection[str]):
         self.names = frozenset(fact.name for fact in facts)
         self.short_forms = {word: fact.name for fact in facts for word in fact.short_forms}
         self.aliases = {word: fact.name for fact in facts for word in fact.aliases}
+        self.whole_words_only = frozenset(fact.name for fact in facts if fact.whole_word_only)
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
@@ -126,7 +130,8 @@ def resolve(line: str, words: CommandWords) -> Command:
     if name is None:
         name = words.short_forms.get(lowered)
     if name is None and lowered:
-        matches = [c for c in words if c.startswith(lowered)]
+        matches = [c for c in words
+                   if c.startswith(lowered) and c not in words.whole_words_only]
         if len(matches) == 1:
             name = matches[0]
     if name is None or name not in words:

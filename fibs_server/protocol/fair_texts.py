@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fibs_server.protocol.coded_texts import refusal
-from fibs_server.rules.dice import Roll
+from fibs_server.rules.dice import PlayerSalt, Roll, Salts
 from fibs_server.rules.dice_stats import FEWEST_FOR_CHI_SQUARE, ROLLS, DiceStatistics, chance
 
 PAIRS_PER_LINE = 20  # rolls in a line of `fairdice`'s list
@@ -18,24 +18,38 @@ def commitment_line(commitment: str) -> str:
 
 
 def running_match_dice(match_id: int, names: tuple[str, str], commitment: str,
-                       drawn: int) -> list[str]:
-    """`fairdice` by a player or watcher of a running match."""
+                       drawn: int, salts: Salts) -> list[str]:
+    """`fairdice` by a player or watcher of a running match: the salts' values are shown
+    with the seed, at the end."""
+    entered = [f"{name}'s from roll {salt.from_pair + 1}" if salt is not None
+               else f"none from {name}" for name, salt in zip(names, salts, strict=True)]
     return [f"Dice of match {match_id}, {names[0]} - {names[1]}:",
             f"  commitment (SHA-256 of the seed): {commitment}",
+            f"  salts: {entered[0]}, {entered[1]} ('salt <word>' adds yours).",
             f"  {drawn} rolls drawn so far. The seed is shown when the match ends:",
             f"  then type 'fairdice {match_id}'."]
 
 
+def salt_line(name: str, salt: PlayerSalt | None) -> str:
+    """A finished match's salt of player `name` (read by docs/FAIRNESS.md's script)."""
+    if salt is None:
+        return f"  salt of {name}: none"
+    return f"  salt of {name}: {salt.text}, from roll {salt.from_pair + 1}"
+
+
 def finished_match_dice(match_id: int, names: tuple[str, str], seed: str, commitment: str,
-                        pairs: Sequence[Roll], wrong_pair: int | None) -> list[str]:
-    """`fairdice <id>` of a finished match: its seed, and every roll in the order drawn."""
+                        salts: Salts, pairs: Sequence[Roll], wrong_pair: int | None
+                        ) -> list[str]:
+    """`fairdice <id>` of a finished match: its seed and salts, and every roll in the order
+    drawn."""
     listed = [" ".join(f"{first}{second}" for first, second in pairs[start:start + PAIRS_PER_LINE])
               for start in range(0, len(pairs), PAIRS_PER_LINE)]
-    checked = (f"  All {len(pairs)} rolls are the seed's." if wrong_pair is None
-               else f"  Roll {wrong_pair + 1} is not the seed's!")
+    checked = (f"  All {len(pairs)} rolls are the seed's and salts'." if wrong_pair is None
+               else f"  Roll {wrong_pair + 1} is not the seed's and salts'!")
     return [f"Dice of match {match_id}, {names[0]} - {names[1]}:",
             f"  seed:       {seed}",
             f"  commitment: {commitment}",
+            *(salt_line(name, salt) for name, salt in zip(names, salts, strict=True)),
             "  rolls in the order drawn (openings: the first die is "
             f"{names[0]}'s):",
             *(f"    {line}" for line in listed),
@@ -59,6 +73,19 @@ def not_verifiable(match_id: int) -> str:
                    "from a committed seed.", match=match_id)
 
 
+def salt_taken(salt: PlayerSalt) -> str:
+    """The player's salt is stored: it enters every roll from this one on."""
+    return (f"Your salt {salt.text} enters the dice from roll {salt.from_pair + 1} of this "
+            "match on. Type 'help salt'.")
+
+
+def salted_already(salt: PlayerSalt) -> str:
+    return refusal("salted_already",
+                   f"** You gave this match your salt already: {salt.text}, from roll "
+                   f"{salt.from_pair + 1}.", salt=salt.text, roll=salt.from_pair + 1)
+
+
+SALT_USAGE = refusal("salt_usage", "** usage: salt <1 to 64 letters, digits or ._:+/=->")
 NO_FINISHED_MATCH = refusal("no_dice_to_show",
                             "** You're not playing or watching, and have no finished match. "
                             "Type 'fairdice <match>' (numbers: 'history').")

@@ -210,11 +210,19 @@ TOPICS: dict[str, Topic] = {
     "fairdice": Topic("fairdice [<match>]", (
         "Each match's dice come from a secret seed the server fixes before the",
         "first roll; it shows the seed's SHA-256 (the commitment) at the start.",
-        "In a match you play or watch: the commitment. After it ends: the seed",
-        "and every roll, which anyone can recompute (docs/FAIRNESS.md): pair n",
-        "is HMAC-SHA256(seed, n as 8 bytes + block as 4 bytes), bytes under 252,",
-        "each byte b a die b % 6 + 1. <match>: its number in 'history'."),
+        "In a match you play or watch: the commitment. After it ends: the seed,",
+        "the players' salts ('help salt') and every roll, which anyone can",
+        "recompute (docs/FAIRNESS.md): pair n is HMAC-SHA256(seed, n as 8 bytes",
+        "+ block as 4 bytes + the salts), bytes under 252, each byte b a die",
+        "b % 6 + 1. <match>: its number in 'history'."),
         "fairdice 12"),
+    "salt": Topic("salt <word>", (
+        "Your share in your match's dice, once per match: any word you make up",
+        "after the match has started (1 to 64 letters, digits or ._:+/=-). It",
+        "enters every roll from the next one on, so a seed the server fixed",
+        "before it cannot have been picked for those rolls. Type the whole word",
+        "'salt'. The web page sends one for you."),
+        "salt 7f3a9c21e4"),
     "watch": Topic("watch <name>", (
         "Watches <name>'s games: you get their boards and what happens.",),
         "watch alice"),

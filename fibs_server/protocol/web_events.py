@@ -334,11 +334,15 @@ def logged_in(name: str, visitor: bool, rating: float, experience: int) -> Messa
 
 
 def match_started(opponent: str, length: int | None, resumed: bool, rated: bool,
-                  terms: MatchTerms | None) -> Message:
-    """To each player, before the first board of a match that starts or resumes."""
+                  terms: MatchTerms | None, commitment: str | None = None,
+                  salted: bool = False) -> Message:
+    """To each player, before the first board of a match that starts or resumes; with the
+    dice commitment (None: dice without a seed) and whether this player has given the match
+    a salt (docs/FAIRNESS.md): the page sends one if not."""
     return {"type": "match_started", "opponent": opponent, "length": length,
             "resumed": resumed, "rated": rated,
-            "terms": None if terms is None else terms_of(terms)}
+            "terms": None if terms is None else terms_of(terms),
+            "commitment": commitment, "salted": salted}
 
 
 def watching(player: str, opponent: str | None) -> Message:

@@ -444,7 +444,8 @@ def _dice_columns(dice: MatchDice | None) -> dict[str, Any]:
     """The matches columns of `dice`; none when they are not given (left as they are)."""
     if dice is None:
         return {}
-    return {"dice_seed": dice.seed, "dice_drawn": dice.drawn, "dice_tally": dice.tally}
+    return {"dice_seed": dice.seed, "dice_drawn": dice.drawn, "dice_tally": dice.tally,
+            "dice_salts": dice.salts}
 
 
 def _record_from_row(row: MatchRow, moved_games: list[list[dict[str, Any]]]) -> MatchRecord:
@@ -452,7 +453,7 @@ def _record_from_row(row: MatchRow, moved_games: list[list[dict[str, Any]]]) -> 
     if moved_games:
         state = {**state, "history": [*moved_games, *state["history"]]}
     dice = (None if row.dice_tally is None
-            else MatchDice(row.dice_seed, row.dice_drawn, row.dice_tally))
+            else MatchDice(row.dice_seed, row.dice_drawn, row.dice_tally, row.dice_salts))
     return MatchRecord(match_id=row.id, player_a=row.player_a, player_b=row.player_b,
                        length=row.length, state=state, finished=row.finished,
                        winner=row.winner, started_at=row.started_at,

@@ -82,11 +82,12 @@ class MatchRow(Base):
     # again with every action. Rows written before migration 0003 keep their whole history.
     moved_games: Mapped[int] = mapped_column(server_default="0")
     # The match's dice (docs/FAIRNESS.md): the secret seed in hex (None: dice that cannot be
-    # verified), how many pairs it has drawn, and its rolls counted for `dicetest`
-    # (lobby.match_records.MatchDice).
+    # verified), how many pairs it has drawn, its rolls counted for `dicetest`, and the
+    # players' salts with the pair each entered at (lobby.match_records.MatchDice).
     dice_seed: Mapped[str | None]
     dice_drawn: Mapped[int] = mapped_column(server_default="0")
     dice_tally: Mapped[list[list[int]] | None] = mapped_column(JSON)
+    dice_salts: Mapped[list[list[str | int] | None] | None] = mapped_column(JSON)
     # Who left the match unfinished (None: nobody, or it was resumed since), and whether it
     # was closed for that (`abandoned`, after LobbyConfig.abandon_after).
     left_by: Mapped[str | None]

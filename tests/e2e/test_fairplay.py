@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.pool import NullPool
 
 from fibs_server.lobby import fair_commands
-from fibs_server.rules.dice import VerifiableDice, verifiable_pair
+from fibs_server.rules.dice import PlayerSalt, VerifiableDice, verifiable_pair
 from fibs_server.store import create_database_engine
 from fibs_server.store.models import MatchRow
 from tests.e2e.bot import Bot
@@ -81,8 +81,9 @@ async def test_the_commitment_shown_before_the_first_roll_is_the_seed_revealed_a
     await carol.skip_until(re.compile(r"alice rolled \d, bob rolled \d.*"))
     await carol.send("fairdice")
     shown = await carol.skip_until("  then type 'fairdice 1'.")
-    assert shown[-3:] == ["Dice of match 1, alice - bob:",
+    assert shown[-4:] == ["Dice of match 1, alice - bob:",
                           f"  commitment (SHA-256 of the seed): {COMMITMENT}",
+                          "  salts: none from alice, none from bob ('salt <word>' adds yours).",
                           shown[-1]]
     assert re.fullmatch(r"  \d+ rolls drawn so far\. The seed is shown when the match ends:",
                         shown[-1])
@@ -93,17 +94,10 @@ async def test_the_commitment_shown_before_the_first_roll_is_the_seed_revealed_a
     alice_bot, bob_bot = Bot(alice, "alice", seed=1), Bot(bob, "bob", seed=2)
     await play_out(alice_bot, bob_bot)
     assert not alice_bot.refusals and not bob_bot.refusals  # the line did not confuse them
-    await alice.send("fairdice")
-    await alice.skip_until("Dice of match 1, alice - bob:")  # after the match's who-lines
-    reply = ["Dice of match 1, alice - bob:", *await alice.expect_lines(
+    reply, listed = await finished_dice_reply(alice, [
         f"  seed:       {SEED.hex()}", f"  commitment: {COMMITMENT}",
-        "  rolls in the order drawn (openings: the first die is alice's):")]
-    listed = []
-    while (line := await alice.read_line()).startswith("    "):
-        listed += line.split()
-        reply.append(line)
-    assert line == f"  All {len(listed)} rolls are the seed's."
-    reply += [line, await alice.read_line()]
+        "  salt of alice: none", "  salt of bob: none",
+        "  rolls in the order drawn (openings: the first die is alice's):"])
     assert listed == [f"{a}{b}" for a, b in (verifiable_pair(SEED, n)
                                              for n in range(len(listed)))]
     rolled_by_alice = {line.removeprefix("You roll ") for line in alice_bot.lines
@@ -112,21 +106,23 @@ async def test_the_commitment_shown_before_the_first_roll_is_the_seed_revealed_a
 
     # docs/FAIRNESS.md's script, with nothing but the reply and the commitment seen at the start.
     text = "\r\n".join(reply) + "\r\n"
-    assert await fairness_script(tmp_path, text, COMMITMENT) == \
-        f"OK: the seed is the one committed to, and all {len(listed)} rolls are its"
+    assert await fairness_script(tmp_path, text, COMMITMENT) == (
+        f"OK: the seed is the one committed to, and all {len(listed)} rolls are its and the "
+        "salts'")
     assert await fairness_script(tmp_path, text, hashlib.sha256(b"other").hexdigest()) == \
         "WRONG: this seed is not the one the server committed to"
     first = listed[0]
     other = first[::-1] if first[0] != first[1] else f"{first[0]}{int(first[1]) % 6 + 1}"
     changed = text.replace(f"    {first} ", f"    {other} ", 1)
     assert await fairness_script(tmp_path, changed, COMMITMENT) == \
-        f"WRONG: roll 1 ({other}) is not the seed's"
+        f"WRONG: roll 1 ({other}) is not the seed's and salts'"
 
     status, output = await verify_dice(database_url, 1)
     assert status == 0, output
     assert output.splitlines() == [f"match 1: seed {SEED.hex()}",
                                    f"commitment (SHA-256 of the seed): {COMMITMENT}",
-                                   f"all {len(listed)} rolls recompute from the seed"]
+                                   "salt of alice: none", "salt of bob: none",
+                                   f"all {len(listed)} rolls recompute from the seed and salts"]
 
     def tamper(state):
         # One roll of the last game, its dice turned around (or a double made another).
@@ -137,10 +133,93 @@ async def test_the_commitment_shown_before_the_first_roll_is_the_seed_revealed_a
     await change_the_record(database_url, 1, tamper)
     status, output = await verify_dice(database_url, 1)
     assert status == 2
-    assert re.search(r"roll \d+ of \d+ is \(\d, \d\), but the seed gives \(\d, \d\): the "
-                     r"record does not match its seed", output), output
+    assert re.search(r"roll \d+ of \d+ is \(\d, \d\), but the seed and salts give "
+                     r"\(\d, \d\): the record does not match them", output), output
     await alice.send("fairdice 1")
-    await alice.skip_until(re.compile(r"  Roll \d+ is not the seed's!"))
+    await alice.skip_until(re.compile(r"  Roll \d+ is not the seed's and salts'!"))
+
+
+async def finished_dice_reply(client, head: list[str]) -> tuple[list[str], list[str]]:
+    """`fairdice` of the client's finished match: the whole reply (from its first line to
+    the last), and its rolls; `head`: the lines expected after the first, to the rolls."""
+    await client.send("fairdice")
+    await client.skip_until("Dice of match 1, alice - bob:")  # after the match's who-lines
+    reply = ["Dice of match 1, alice - bob:", *await client.expect_lines(*head)]
+    listed = []
+    while (line := await client.read_line()).startswith("    "):
+        listed += line.split()
+        reply.append(line)
+    assert line == f"  All {len(listed)} rolls are the seed's and salts'."
+    reply += [line, await client.read_line()]
+    return reply, listed
+
+
+@pytest.mark.stored
+async def test_salts_sent_after_the_commitment_enter_the_rolls_drawn_after_them(
+        harness, players, database_url, tmp_path):
+    """The order the docs state: the seed is fixed and its commitment shown at the start;
+    a player's salt comes after it, is stored, and enters from the next pair drawn; the
+    finished match verifies with both salts, by the docs' script and by `verify-dice`."""
+    alice, bob, _ = players
+    harness.dice.append(VerifiableDice(SEED))
+    await start(alice, bob, "1")
+    await bob.skip_until("Starting a new game with alice.")
+    await bob.send("fairdice")
+    shown = await bob.skip_until("  then type 'fairdice 1'.")
+    pending = {"bob": shown[:-4]}  # the game's lines before the reply, for bob's bot
+    assert shown[-3:-1] == [f"  commitment (SHA-256 of the seed): {COMMITMENT}",
+                            "  salts: none from alice, none from bob ('salt <word>' adds yours)."]
+    drawn = int(shown[-1].split()[0])
+    # The opening roll (and its ties): drawn as the match started, before any salt. Nobody
+    # rolls again before the starter has moved, so both salts enter at the same pair.
+    assert drawn >= 1
+    # Only the whole word reaches the command, and a salt is one plain word.
+    for line, answer in (
+            ("sal bobs-salt", "** Unknown command: 'sal bobs-salt'"),
+            ("salt two words", "** usage: salt <1 to 64 letters, digits or ._:+/=->"),
+            ("salt bobs-salt", f"Your salt bobs-salt enters the dice from roll {drawn + 1} of "
+                               "this match on. Type 'help salt'."),
+            ("salt again", "** You gave this match your salt already: bobs-salt, from roll "
+                           f"{drawn + 1}.")):
+        await bob.send(line)
+        pending["bob"] += await bob.skip_until(answer)
+    await alice.skip_until("Starting a new game with bob.")
+    await alice.send("salt alice:1")
+    pending["alice"] = await alice.skip_until(
+        f"Your salt alice:1 enters the dice from roll {drawn + 1} of this match on. Type 'help "
+        "salt'.")
+    alice_from = drawn + 1
+
+    alice_bot, bob_bot = Bot(alice, "alice", seed=1), Bot(bob, "bob", seed=2)
+    for bot in (alice_bot, bob_bot):  # the starter's turn was told while they salted
+        for line in pending[bot.name]:
+            await bot.react(line)
+    await play_out(alice_bot, bob_bot)
+    assert not alice_bot.refusals and not bob_bot.refusals
+    salts = (PlayerSalt("alice:1", alice_from - 1), PlayerSalt("bobs-salt", drawn))
+    reply, listed = await finished_dice_reply(alice, [
+        f"  seed:       {SEED.hex()}", f"  commitment: {COMMITMENT}",
+        f"  salt of alice: alice:1, from roll {alice_from}",
+        f"  salt of bob: bobs-salt, from roll {drawn + 1}",
+        "  rolls in the order drawn (openings: the first die is alice's):"])
+    assert listed == [f"{a}{b}" for a, b in (verifiable_pair(SEED, n, salts)
+                                             for n in range(len(listed)))]
+    # The same seed without the salts gives other rolls from bob's salt on, not before.
+    unsalted = [f"{a}{b}" for a, b in (verifiable_pair(SEED, n) for n in range(len(listed)))]
+    assert unsalted[:drawn] == listed[:drawn] and unsalted[drawn:] != listed[drawn:]
+    text = "\r\n".join(reply) + "\r\n"
+    assert await fairness_script(tmp_path, text, COMMITMENT) == (
+        f"OK: the seed is the one committed to, and all {len(listed)} rolls are its and the "
+        "salts'")
+    # A salt the record does not show as sent is caught.
+    assert (await fairness_script(tmp_path, text.replace("bobs-salt", "bobs-salz"), COMMITMENT)
+            ).startswith(f"WRONG: roll {drawn + 1} ")
+    status, output = await verify_dice(database_url, 1)
+    assert status == 0, output
+    assert output.splitlines()[2:] == [
+        f"salt of alice: alice:1, from roll {alice_from}",
+        f"salt of bob: bobs-salt, from roll {drawn + 1}",
+        f"all {len(listed)} rolls recompute from the seed and salts"]
 
 
 async def test_fairdice_refusals(harness, players):
@@ -215,7 +294,7 @@ async def test_whois_counts_saved_and_abandoned_matches(harness, players):
     # The closed match is over: its seed is out, and it resumes no more.
     await bob.send("fairdice 1")
     await bob.skip_until(f"  seed:       {SEED.hex()}")
-    await bob.skip_until(re.compile(r"  All \d+ rolls are the seed's\."))
+    await bob.skip_until(re.compile(r"  All \d+ rolls are the seed's and salts'\."))
     status, output = await verify_dice(harness.config.database_url, 1)
     assert status == 0, output
 

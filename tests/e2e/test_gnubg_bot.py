@@ -294,6 +294,25 @@ async def test_an_accepted_resignation_ends_the_game_without_another_command():
     assert sent.lines == ["resign n"] and not player.resigning
 
 
+async def test_a_match_start_is_answered_with_a_random_salt_and_its_answer_is_no_refusal():
+    sent = SentLines()
+    player = GnubgPlayer(sent, "You", ScriptedGnubg(Evaluation(0, 0, 0, 0, 0, 0.0)))
+    refused: list[str] = []
+    player.record_refusal = refused.append  # type: ignore[method-assign]
+    await player.react("** Player someplayer has joined you for a 3 point match.")
+    await player.react("** You are now playing a 3 point match with someplayer.")
+    first, second = sent.lines
+    assert re.fullmatch(r"salt [0-9a-f]{32}", first) and re.fullmatch(r"salt [0-9a-f]{32}",
+                                                                       second)
+    assert first != second
+    for answer in ("Your salt 00ff enters the dice from roll 2 of this match on. Type 'help "
+                   "salt'.", "** You gave this match your salt already: 00ff, from roll 2.",
+                   "** The dice of match 4 cannot be verified: they were not drawn from a "
+                   "committed seed."):
+        await player.react(answer)
+    assert not refused and len(sent.lines) == 2
+
+
 # --- whole bots against our server ------------------------------------------------------------
 
 @pytest.fixture

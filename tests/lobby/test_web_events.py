@@ -18,6 +18,7 @@ from fibs_server.lobby import (
 from fibs_server.lobby.tournaments import TournamentDirector
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 from fibs_server.protocol.texts import Departure
+from fibs_server.rules.dice import VerifiableDice
 from tests.fake_clock import FakeClock
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.protocol.test_web_events import VALIDATOR, check_board
@@ -257,7 +258,8 @@ async def test_a_match_told_in_messages_from_the_invitation_to_its_saved_matches
     assert started == [{"type": "match_started", "opponent": "bob", "length": 5,
                         "resumed": False, "rated": True, "terms": {
                             "variant": "standard", "lower_die_starts": False, "cube": True,
-                            "turn_seconds": None, "takeover_seconds": None, "rated": True}}]
+                            "turn_seconds": None, "takeover_seconds": None, "rated": True},
+                        "commitment": None, "salted": False}]  # dice scripted: no seed
     types = [m["type"] for m in alice_told]
     assert types.index("match_started") < types.index("board")
     assert not any(m["type"] == "invitation_withdrawn" for m in bob_told)  # it was accepted
@@ -448,3 +450,28 @@ async def test_a_tournament_told_to_the_pages_that_follow_it_from_sign_up_to_its
     lines, messages = split(erin_out)
     assert messages == [] and "Tournament 1: the tournament is over. bob wins it!" in lines
     await store.close()
+
+
+async def test_match_started_carries_the_commitment_and_whether_the_player_has_salted(tmp_path):
+    """The page salts a match when its `match_started` has a commitment and says it has not
+    salted yet: at the start, and at a resume before its salt was given."""
+    lobby, store = await recording_lobby(tmp_path)
+    lobby.add_commands(fair_commands.table)
+    seed = bytes(range(32))
+    lobby.config.new_dice = lambda: VerifiableDice(seed)
+    alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
+    bob, bob_out = await logged_in(lobby, "bob", web_events=True, ready=True)
+    await lobby.dispatch(alice, "invite bob 5")
+    await lobby.dispatch(bob, "join alice")
+    commitment = VerifiableDice(seed).commitment
+    for connection in (alice_out, bob_out):
+        _, told = split(connection)
+        started = [m for m in told if m["type"] == "match_started"]
+        assert [(m["commitment"], m["salted"]) for m in started] == [(commitment, False)]
+    await lobby.dispatch(alice, "salt 0123abcd")
+    running = lobby.match_table.match_of(alice)
+    assert running is not None
+    match_play.tell_match_started(running, resumed=True)
+    for connection, salted in ((alice_out, True), (bob_out, False)):
+        _, told = split(connection)
+        assert [m["salted"] for m in told if m["type"] == "match_started"] == [salted]

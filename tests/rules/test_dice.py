@@ -8,6 +8,7 @@ import random
 import pytest
 
 from fibs_server.rules.dice import (
+    PlayerSalt,
     ScriptedDice,
     SecureDice,
     SeededDice,
@@ -15,6 +16,9 @@ from fibs_server.rules.dice import (
     commitment_of,
     drawn_pairs,
     first_wrong_pair,
+    salts_from_lists,
+    salts_to_lists,
+    valid_salt,
     verifiable_pair,
 )
 from fibs_server.rules.match import Match
@@ -75,11 +79,14 @@ def test_every_source_gives_the_same_pairs_again_after_a_rewind_whatever_is_aske
         [opening, *first, fresh]
 
 
-def spec_pair(seed: bytes, number: int) -> tuple[int, int]:
-    """docs/FAIRNESS.md's generator, written out again from its words."""
+def spec_pair(seed: bytes, number: int, salt_a: bytes = b"", salt_b: bytes = b"") -> tuple[int, int]:
+    """docs/FAIRNESS.md's generator, written out again from its words: the salts are those
+    that have entered by pair `number` (b"": none), appended only if there is one."""
+    salted = bytes([len(salt_a)]) + salt_a + bytes([len(salt_b)]) + salt_b
+    suffix = salted if salt_a or salt_b else b""
     dice = []
     for block in itertools.count():
-        digest = hmac.new(seed, number.to_bytes(8, "big") + block.to_bytes(4, "big"),
+        digest = hmac.new(seed, number.to_bytes(8, "big") + block.to_bytes(4, "big") + suffix,
                           hashlib.sha256).digest()
         dice += [byte % 6 + 1 for byte in digest if byte < 252]
         if len(dice) >= 2:
@@ -134,3 +141,76 @@ def test_a_tampered_record_fails():
         else (tampered[17][0] % 6 + 1, tampered[17][1])
     assert first_wrong_pair(seed, tampered) == 17
     assert first_wrong_pair(b"u" * 32, pairs) == 0
+
+
+def test_the_same_seed_with_different_salts_gives_different_rolls():
+    seed = b"v" * 32
+    unsalted = [verifiable_pair(seed, n) for n in range(40)]
+    rolls = {salts: [verifiable_pair(seed, n, salts) for n in range(40)]
+             for salts in [(PlayerSalt("alice-1", 0), None), (PlayerSalt("alice-2", 0), None),
+                           (None, PlayerSalt("alice-1", 0)),
+                           (PlayerSalt("alice-1", 0), PlayerSalt("bob", 0))]}
+    sequences = [unsalted, *rolls.values()]
+    assert len({tuple(sequence) for sequence in sequences}) == len(sequences)
+
+
+def test_a_salt_enters_from_the_pair_drawn_after_it_arrived_as_documented():
+    seed = b"w" * 32
+    dice = VerifiableDice(seed)
+    before = [dice.opening(), dice.roll(), dice.roll()]
+    alices = dice.add_salt(0, "a1b2")
+    assert alices == PlayerSalt("a1b2", 3)
+    middle = [dice.roll() for _ in range(4)]
+    bobs = dice.add_salt(1, "Bob.salt")
+    after = [dice.roll() for _ in range(20)]
+    assert before == [spec_pair(seed, n) for n in range(3)]  # drawn already: unchanged
+    assert middle == [spec_pair(seed, n, b"a1b2") for n in range(3, 7)]
+    assert after == [spec_pair(seed, n, b"a1b2", b"Bob.salt") for n in range(7, 27)]
+    assert dice.salts == (alices, bobs)
+    # The record verifies with its salts, and not without them.
+    pairs = before + middle + after
+    assert first_wrong_pair(seed, pairs, dice.salts) is None
+    assert first_wrong_pair(seed, pairs) == 3
+    # An undo draws the same pairs again: the salts keep the pair they entered at.
+    dice.rewind(1)
+    assert [dice.roll() for _ in range(26)] == pairs[1:]
+
+
+def test_the_server_cannot_know_a_salted_roll_before_the_salt_arrives():
+    """Whatever the server draws before a salt arrives, the pairs after it depend on the salt:
+    two salts sent at the same moment give different rolls from there on."""
+    seed = b"x" * 32
+    outcomes = []
+    for salt in ("one", "two", "three"):
+        dice = VerifiableDice(seed)
+        drawn_before = [dice.opening(), dice.roll()]
+        dice.add_salt(1, salt)
+        outcomes.append((drawn_before, [dice.roll() for _ in range(10)]))
+    assert len({tuple(before) for before, _ in outcomes}) == 1
+    assert len({tuple(after) for _, after in outcomes}) == 3
+
+
+def test_a_player_salts_once_and_a_salt_the_store_refused_can_be_sent_again():
+    dice = VerifiableDice(b"y" * 32)
+    dice.roll()
+    dice.add_salt(1, "first")
+    with pytest.raises(ValueError):
+        dice.add_salt(1, "second")
+    dice.remove_salt(1)
+    assert dice.add_salt(1, "second") == PlayerSalt("second", 1)
+    assert dice.salts[0] is None
+
+
+def test_salts_are_stored_as_lists_and_read_back():
+    salts = (PlayerSalt("abc", 0), None)
+    stored = salts_to_lists(salts)
+    assert salts_from_lists(stored) == salts
+    assert salts_from_lists(None) == (None, None)  # a match stored before salts
+
+
+@pytest.mark.parametrize("text,valid", [
+    ("7f3a9c21e4", True), ("a", True), ("x" * 64, True), ("bXk=+/_.:-", True),
+    ("", False), ("x" * 65, False), ("two words", False), ("caf\u00e9", False),
+    ("semi;colon", False)])
+def test_a_salt_is_1_to_64_plain_characters(text, valid):
+    assert valid_salt(text) is valid

@@ -5,6 +5,8 @@ bad parameters are 400, refusals JSON, and the heavy reads' per-address limit ho
 from __future__ import annotations
 
 import dataclasses
+import json
+import pathlib
 import random
 
 import aiohttp
@@ -15,7 +17,15 @@ from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.match_records import MatchDice
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.http import NO_SUCH_MATCH, NO_SUCH_PLAYER, TOO_MANY_ARCHIVE_REQUESTS
-from fibs_server.rules.dice import SeededDice
+from fibs_server.rules.dice import (
+    PlayerSalt,
+    SeededDice,
+    VerifiableDice,
+    first_wrong_pair,
+    salts_from_lists,
+    salts_to_lists,
+    verifiable_pair,
+)
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import Match
 from tests.bots.helpers import play_bots
@@ -129,6 +139,42 @@ async def test_a_public_match_has_every_games_actions_an_unrated_one_is_not_serv
     for missing in (archive.unrated, "x", 99999, 2**40):
         assert await get(archive, f"api/matches/{missing}") == (404, {"error": NO_SUCH_MATCH})
     assert (await get(archive, f"api/matches/{archive.unrated}/analysis"))[0] == 404
+
+
+async def test_a_match_with_a_seed_comes_with_its_dice_and_salts_to_recompute(archive):
+    seed = bytes(range(32))
+    # bob's salt arrived after the opening roll: it entered from pair 1.
+    dice = VerifiableDice(seed, salts=(None, PlayerSalt("bobs-salt", 1)))
+    match = Match(3, dice)
+    play_bots(match, (INTERMEDIATE, INTERMEDIATE), random.Random(5))
+    state = match.to_dict()
+    salts = salts_to_lists(dice.salts)
+    match_id = await archive.server.store.create_match("alice", "bob", 3, {})
+    await archive.server.store.finish_match(
+        match_id, {**state, "ratings": {"alice": [1500.0, 1490.0], "bob": [1610.0, 1620.0]}},
+        "bob" if match.winner else "alice", [],
+        MatchDice(seed.hex(), dice.drawn, RollTally().of(state["history"]), salts))
+    status, served = await get(archive, f"api/matches/{match_id}")
+    assert status == 200
+    shown = served["dice"]
+    assert shown["seed"] == seed.hex() and shown["commitment"] == dice.commitment
+    assert shown["salts"] == [None, {"text": "bobs-salt", "from_pair": 1}]
+    assert len(shown["rolls"]) == dice.drawn > 10
+    stored_salts = salts_from_lists(salts)
+    assert first_wrong_pair(seed, [tuple(roll) for roll in shown["rolls"]], stored_salts) is None
+    # A match without a seed has no dice to recompute.
+    assert (await get(archive, f"api/matches/{archive.rated}"))[1]["dice"] is None
+
+
+def test_the_pages_dice_fixture_is_the_servers_generator():
+    """tests/web/js/fair_dice.test.mjs checks the page's WebCrypto generator against it."""
+    fixture = json.loads((pathlib.Path(__file__).parent / "js" / "fixtures" / "dice.json")
+                         .read_text())
+    seed = bytes.fromhex(fixture["seed"])
+    salts = tuple(PlayerSalt(salt["text"], salt["from_pair"]) for salt in fixture["salts"])
+    assert fixture["rolls"] == [list(verifiable_pair(seed, n, salts))  # type: ignore[arg-type]
+                                for n in range(len(fixture["rolls"]))]
+    assert all(salt.from_pair > 0 for salt in salts)  # some pairs before each, some after
 
 
 async def test_the_dice_statistics_of_the_server_and_of_a_player(archive):

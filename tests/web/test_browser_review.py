@@ -88,3 +88,41 @@ async def test_a_review_is_seen_from_the_viewers_side_throughout(web, browser, a
     box = await board.locator("svg").bounding_box()
     assert box is not None and box["height"] <= 390 and box["width"] <= 844, box
     await fits(page, 844, "the review on its side")
+
+
+async def test_the_review_recomputes_the_dice_in_the_browser_and_catches_a_tampered_roll(
+        web, browser):
+    """The match's `dice` (tests/web/js/fixtures/dice.json: the server's generator, with two
+    salts) recomputed by the page's WebCrypto: every roll verified; then the same record
+    with one roll changed is caught, and the roll named."""
+    dice = json.loads((pathlib.Path(__file__).parent / "js" / "fixtures" / "dice.json")
+                      .read_text())
+    await web.register("alice", "secret1")
+    page = await phone_page(browser, web.url, 390, 844)
+    answers = dict(ANSWERS)
+    answers[f"/api/matches/{MATCH_ID}"] = {**FIXTURE["match"], "dice": dice}
+
+    async def archive(route: Route) -> None:
+        path = "/" + route.request.url.split("://", 1)[1].split("/", 1)[1].split("?")[0]
+        if path in answers:
+            await route.fulfill(json=answers[path])
+        else:
+            await route.continue_()
+    await page.route("**/api/**", archive)
+    await register(page, "erin")
+    await page.tap('#tabs [data-tab="profile"]')
+    await page.fill("#history-name", "alice")
+    await page.tap("#profile-form button")
+    review = page.locator("#match-history").get_by_role("button", name="Review with analysis")
+    await review.tap()
+    await expect(page.locator("#review-dice")).to_have_text(
+        f"Dice: all {len(dice['rolls'])} rolls verified in your browser from the seed and salts.")
+    rolls = [list(roll) for roll in dice["rolls"]]
+    first, second = rolls[9]
+    rolls[9] = [second, first] if first != second else [first % 6 + 1, second]
+    answers[f"/api/matches/{MATCH_ID}"] = {**FIXTURE["match"], "dice": {**dice, "rolls": rolls}}
+    await page.tap("#review-close")
+    await review.tap()
+    await expect(page.locator("#review-dice")).to_have_text(
+        f"Dice: roll 10 is {rolls[9][0]}{rolls[9][1]}, but the seed and salts give "
+        f"{dice['rolls'][9][0]}{dice['rolls'][9][1]}: the record is not the dice drawn!")

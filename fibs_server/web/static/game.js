@@ -9,6 +9,7 @@ import * as sounds from "./sounds.js";
 import { t } from "./i18n.js";
 import { $, boardLabels, confirmAction } from "./ui.js";
 import { send, session } from "./session.js";
+import { randomSalt, rememberCommitment } from "./fair_dice.js";
 
 const AUTO_CONFIRM_KEY = "fibs-auto-confirm";
 const ASK_FIRST_KEY = "fibs-ask-first";
@@ -35,7 +36,16 @@ const state = {
 
 export const HANDLERS = {
   board: showBoard,
-  match_started: (message) => { state.match = message; state.lastMove = null; },
+  match_started: (message) => {
+    state.match = message;
+    state.lastMove = null;
+    // The seed is fixed and its commitment is here: a salt chosen now is one the server
+    // could not know when it fixed the seed (docs/FAIRNESS.md).
+    if (message.commitment && !message.salted) {
+      rememberCommitment(message.commitment);
+      send(`salt ${randomSalt()}`);
+    }
+  },
   watching: () => { state.match = null; state.lastMove = null; },
   watch_ended: () => reset(),
   game_started: (message) => { state.lastMove = null; say(t("game.started", { game: message.game })); },

@@ -252,6 +252,11 @@ export default {
   "api.too_many": "Too many requests: try again in {seconds} s.",
   "api.failed": "The server could not answer.",
 
+  "dice.verified": "Dice: all {count} rolls verified in your browser from the seed and salts.",
+  "dice.wrong_roll": "Dice: roll {n} is {roll}, but the seed and salts give {expected}: the record is not the dice drawn!",
+  "dice.wrong_commitment": "Dice: the seed is not the one the server committed to!",
+  "dice.commitment_seen": "Its commitment is the one this browser was shown when the match started.",
+  "dice.not_verifiable": "Dice: not drawn from a committed seed, nothing to verify.",
   "review.title": "{a} against {b}, {match}",
   "review.close": "Back",
   "review.first": "First",

@@ -252,6 +252,11 @@ export default {
   "api.too_many": "Demasiadas peticiones: prueba otra vez dentro de {seconds} s.",
   "api.failed": "El servidor no pudo responder.",
 
+  "dice.verified": "Dados: las {count} tiradas verificadas en tu navegador a partir de la semilla y las sales.",
+  "dice.wrong_roll": "Dados: la tirada {n} es {roll}, pero la semilla y las sales dan {expected}: ¡el registro no son los dados sacados!",
+  "dice.wrong_commitment": "Dados: ¡la semilla no es aquella con la que se comprometió el servidor!",
+  "dice.commitment_seen": "Su compromiso es el que se mostró a este navegador al empezar el partido.",
+  "dice.not_verifiable": "Dados: no salieron de una semilla comprometida, nada que verificar.",
   "review.title": "{a} contra {b}, {match}",
   "review.close": "Volver",
   "review.first": "Primera",

@@ -3,6 +3,7 @@
 // with its analysis where there is one.
 import { fetchJson } from "./api.js";
 import { boardSvg } from "./board_view.js";
+import { seenCommitments, verifyDice } from "./fair_dice.js";
 import { ratingPlotSvg, ratingsListSvg } from "./plot.js";
 import * as review from "./review.js";
 import { t } from "./i18n.js";
@@ -122,13 +123,15 @@ async function openReview(matchId, profileName) {
   const [match, analysis] = await Promise.all([
     fetched(`/api/matches/${matchId}`), fetched(`/api/matches/${matchId}/analysis`)]);
   if (!match.ok) { $("match-history").append(item(match.text)); return; }
+  const dice = await diceVerdict(match.body.dice);
   const analysed = analysis.ok ? analysis.body.analysis : null;
   if (!analysed) {
     // Nothing to step through yet: the analysis gives the positions. Ask for it.
-    $("match-history").append(item(t("review.not_analysed") + " ",
+    $("match-history").append(item(`${dice} ${t("review.not_analysed")} `,
       button(t("review.ask"), () => send(`analyse ${matchId}`))));
     return;
   }
+  $("review-dice").textContent = dice;
   const names = match.body.players;
   reviewing.match = match.body;
   reviewing.analysis = analysed;
@@ -144,6 +147,19 @@ async function openReview(matchId, profileName) {
   $("room").hidden = true;
   $("review").hidden = false;
   reviewAt(0);
+}
+
+// Every roll of the match recomputed here, from its seed and salts (docs/FAIRNESS.md).
+async function diceVerdict(dice) {
+  if (!dice) return t("dice.not_verifiable");
+  const verdict = await verifyDice(dice);
+  if (verdict.ok) {
+    const seen = seenCommitments().includes(dice.commitment) ? ` ${t("dice.commitment_seen")}` : "";
+    return t("dice.verified", { count: verdict.count }) + seen;
+  }
+  if (verdict.wrong === "commitment") return t("dice.wrong_commitment");
+  return t("dice.wrong_roll", { n: verdict.wrong + 1, roll: verdict.roll.join(""),
+    expected: verdict.expected.join("") });
 }
 
 // The review's steps and graph as `viewer` (0 or 1) sees them.

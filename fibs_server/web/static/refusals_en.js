@@ -135,6 +135,8 @@ export default {
   "refusal.refusing_games": "{name} is refusing games.",
   "refusal.resign_usage": "Type 'n' (normal), 'g' (gammon) or 'b' (backgammon) after resign.",
   "refusal.roll_before_moving": "You have to roll the dice before moving.",
+  "refusal.salt_usage": "usage: salt <1 to 64 letters, digits or ._:+/=->",
+  "refusal.salted_already": "You gave this match your salt already: {salt}, from roll {roll}.",
   "refusal.same_answer_refused": "The same answer was refused {times} times in a row. Goodbye.",
   "refusal.saved_match_first": "You have a saved match with {name}: resume it (Saved matches) before you play another.",
   "refusal.say_what": "Say what?",

@@ -135,6 +135,8 @@ export default {
   "refusal.refusing_games": "{name} no acepta partidas.",
   "refusal.resign_usage": "Escribe 'n' (normal), 'g' (gammon) o 'b' (backgammon) después de 'resign'.",
   "refusal.roll_before_moving": "Tienes que tirar los dados antes de mover.",
+  "refusal.salt_usage": "uso: salt <de 1 a 64 letras, cifras o ._:+/=->",
+  "refusal.salted_already": "Ya diste tu sal a este partido: {salt}, desde la tirada {roll}.",
   "refusal.same_answer_refused": "La misma respuesta se ha rechazado {times} veces seguidas. Adiós.",
   "refusal.saved_match_first": "Tienes un partido guardado con {name}: reanúdalo (Partidos guardados) antes de jugar otro.",
   "refusal.say_what": "¿Decir qué?",
