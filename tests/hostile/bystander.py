@@ -95,3 +95,11 @@ async def timed(awaitable: Awaitable[T]) -> tuple[T, float]:
     started = time.monotonic()
     result = await awaitable
     return result, time.monotonic() - started
+
+
+async def assert_logs_in_promptly(logging_in: Awaitable[object], quiet: float,
+                                  what: str) -> None:
+    """The login `logging_in` after `what` within the slowdown of one timed before it
+    (`quiet` seconds): one sample each, so the ratio allows for the machine's jitter."""
+    _, seconds = await timed(logging_in)
+    assert_unhurt([quiet], [seconds], f"what is left of {what} (a login)")
