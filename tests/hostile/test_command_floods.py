@@ -18,6 +18,7 @@ import pytest
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
 from tests.hostile.bystander import (
     SLOWDOWN,
+    Baseline,
     assert_logs_in_promptly,
     assert_unhurt,
     time_answers_during,
@@ -99,8 +100,8 @@ class FloodRun:
     """What a flood measured: the bystander's login and its answer delays before the flood
     (quiet) and during it, how many flooders read that they were closed, and how long the
     flood took."""
-    login: float
-    quiet: list[float]
+    login: Baseline
+    quiet: Baseline
     delays: list[float]
     told: int
     seconds: float

@@ -26,14 +26,17 @@ from tests.waiting import until
 FLOOD_SECONDS = 1.5
 GUESSER = "127.0.0.2"  # apart from the bystander's 127.0.0.1 (whose commands are paced apart)
 LINES_A_CONNECTION = 10
+LEAST_CONNECTIONS = 3  # each node's, at the least
 
 
 def flood_logins(ports: list[int], seconds: float) -> None:
     """Connections from GUESSER to each port in turn, each sending wrong CLIP logins and
-    hanging up at once (its lines are served all the same, for the lost peer's grace)."""
+    hanging up at once (its lines are served all the same, for the lost peer's grace), for
+    `seconds` and until each port took a few: a loaded machine makes fewer in that time."""
     deadline = time.monotonic() + seconds
+    taken = dict.fromkeys(ports, 0)
     number = 0
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline or min(taken.values()) < LEAST_CONNECTIONS:
         port = ports[number % len(ports)]
         lines = "".join(f"login bot 1008 nobody{number}x{n} guess\r\n"
                         for n in range(LINES_A_CONNECTION))
@@ -42,6 +45,7 @@ def flood_logins(ports: list[int], seconds: float) -> None:
             with socket.create_connection(("127.0.0.1", port), timeout=1,
                                           source_address=(GUESSER, 0)) as sock:
                 sock.sendall(lines.encode())
+            taken[port] += 1
         except OSError:  # refused for the address's count of connections: on to the next
             time.sleep(0.01)
 

@@ -16,6 +16,7 @@ import aiohttp
 from fibs_server.app import FibsServer
 from fibs_server.net.limits import NetLimits
 from tests.hostile.bystander import (
+    CEILING,
     assert_logs_in_promptly,
     assert_unhurt,
     time_answers_during,
@@ -58,7 +59,8 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
     # before it woke the napper (the bystander's `time` included). Unlike the wall clock, it
     # does not grow when the machine (three test workers and the flooder on two cores) gives
     # this process no core for a while; a scrape or a check that held the loop would show.
-    await until(lambda: answered_at or flooding.done(), "the flood's first answer")
+    await until(lambda: answered_at or flooding.done(), "the flood's first answer",
+                timeout=CEILING)  # the flooder's process starting on a loaded machine
     worked: list[float] = []
     # Not the collector's: a test worker that ran many tests before has a big heap, and a full
     # collection of it is the test process's work, not the server's.

@@ -14,7 +14,7 @@ from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.passwords import BCRYPT_THREADS, FairQueue, HashingBusy
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
-from tests.hostile.bystander import SLOWDOWN, assert_unhurt
+from tests.hostile.bystander import SLOWDOWN, Baseline, assert_unhurt, stretch
 from tests.hostile.test_throttle import stepped_throttle
 from tests.hostile.test_visitors_and_bot_matches import measured_during
 from tests.waiting import until
@@ -75,12 +75,12 @@ GUESSING = AbuseLimits(account_free_failures=5, address_free_failures=100, login
                        max_login_delay=1.0)
 
 
-async def quiet_login(port: int, source: str, name: str) -> float:
+async def quiet_login(port: int, source: str, name: str) -> Baseline:
     """Seconds until the server decided on `name`'s right password from `source`, before any
     attack: the baseline of a login measured during one."""
     seconds, ok = await clip_attempt(await clip_connection(port, source), name, "secret")
     assert ok
-    return seconds
+    return Baseline([seconds], stretch())
 
 
 async def test_parallel_guesses_queue_behind_each_other_and_the_owner_gets_in(
@@ -117,7 +117,7 @@ async def test_parallel_guesses_queue_behind_each_other_and_the_owner_gets_in(
     assert ok and clock.delays[-1] == 0 and not clock.waiting()
     # Real time, only against a stall elsewhere (the throttle's part is exact above): a bcrypt
     # check at cost 4 and a login, with nothing else queued, like bob's before the guesses.
-    assert_unhurt([quiet], [seconds], "12 parallel guesses (the owner's login)")
+    assert_unhurt(quiet, [seconds], "12 parallel guesses (the owner's login)")
 
 
 async def test_many_addresses_and_connections_guess_no_faster_than_the_account_allows(
@@ -147,7 +147,7 @@ async def test_many_addresses_and_connections_guess_no_faster_than_the_account_a
     seconds, ok = await clip_attempt(owner, "alice", "secret")
     assert ok and delays[-1] == 0, delays[-3:]  # no wait: the last attempt through the throttle
     # Real time, only against a stall elsewhere (see the test above).
-    assert_unhurt([quiet], [seconds], "25 connections guessing (the owner's login)")
+    assert_unhurt(quiet, [seconds], "25 connections guessing (the owner's login)")
 
 
 class HandingOver:
@@ -260,7 +260,7 @@ async def test_a_club_behind_one_address_logs_in_at_once_beside_a_guesser(
     assert all(ok for _, ok in answers), answers
     assert sorted(delays)[-1] > 0 and sorted(delays)[:30] == [0] * 30  # only the guesser waits
     # The 30 queue for the bcrypt threads: at worst one after another.
-    assert_unhurt([quiet], [max(seconds for seconds, _ in answers)],
+    assert_unhurt(quiet, [max(seconds for seconds, _ in answers)],
                   "30 logins at once beside a guesser (the slowest)",
                   slowdown=SLOWDOWN * len(members))
     assert_unhurt(bystander_quiet, bystander_delays, "30 logins at once beside a guesser")

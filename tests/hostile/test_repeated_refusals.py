@@ -50,7 +50,7 @@ async def test_the_same_refused_answer_again_and_again_is_cut_off(
     for answer in answers:
         assert answer.count(REFUSED.encode()) == 4 and answer.rstrip().endswith(goodbye), answer
     # guest, name and 5 passwords each, and the bystander's `time`s: not 1,000 a connection.
-    assert served["all"] - served_before <= len(answers) * 7 + len(quiet) + len(delays) + 10
+    assert served["all"] - served_before <= len(answers) * 7 + len(quiet.delays) + len(delays) + 10
     assert_unhurt(quiet, delays, "connections resending a refused password")
     # Nothing was registered, and the dialogue still works for someone who types well.
     assert await harness.server.lobby.accounts.find_account(newbie(0, 0)) is None

@@ -18,7 +18,7 @@ from fibs_server.net.limits import LOST_PEER_GRACE, NetLimits
 from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot
 from tests.hostile.bystander import CEILING, assert_unhurt, time_answers_during, time_answers_quiet
-from tests.waiting import DEADLINE, until
+from tests.waiting import until
 
 FUZZERS = 24
 FUZZ_SECONDS = 3.0
@@ -84,7 +84,7 @@ async def wait_for_connections(lobby, count: int) -> None:
     """Until the server has noticed the fuzzers' hang-ups: a gone peer's lines are served for
     LOST_PEER_GRACE at most, then its session goes."""
     await until(lambda: len(lobby.connections) == count, f"{count} connections left",
-                timeout=LOST_PEER_GRACE + DEADLINE)
+                timeout=LOST_PEER_GRACE + CEILING)
 
 
 async def test_garbage_from_many_connections_harms_nobody(make_harness, tracebacks, caplog):

@@ -15,7 +15,7 @@ from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.lobby.chat_records import Sanction
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol import admin_texts, texts
-from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
+from tests.hostile.bystander import Baseline, assert_unhurt, time_answers_during, time_answers_quiet
 from tests.waiting import until
 
 BOT_JOINED = re.compile(r"(> )*\*\* Player bot_\w+ has joined you for a .*")
@@ -44,7 +44,7 @@ async def visit(port: int, source: str, first_line: str = "bot", *answers: str,
         writer.close()
 
 
-async def measured_during(harness, attack) -> tuple[list[float], list[float]]:
+async def measured_during(harness, attack) -> tuple[Baseline, list[float]]:
     """The bystander's answer times (`time`, command to reply) before `attack`, and while it
     runs."""
     await harness.register("bystander")
