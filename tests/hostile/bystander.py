@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import os
 import statistics
 import time
 from collections.abc import Awaitable
@@ -45,7 +46,8 @@ class Baseline:
 
 def stretch() -> float:
     """How many times longer CPU-bound work on this thread takes on the wall clock than in
-    CPU time just now: about 1 on an idle machine, 5-8 at load 15 on two cores."""
+    CPU time: about 1 on an idle machine, 5-8 at load 15 on two cores. A spin measures the
+    moment, which may be a lucky one; the load average per core, the last minute's."""
     wall = cpu = 0.0
     for _ in range(SPINS):
         wall_started, cpu_started = time.monotonic(), time.thread_time()
@@ -53,7 +55,7 @@ def stretch() -> float:
             pass
         wall += time.monotonic() - wall_started
         cpu += time.thread_time() - cpu_started
-    return max(1.0, wall / cpu)
+    return max(1.0, wall / cpu, os.getloadavg()[0] / (os.cpu_count() or 1))
 
 
 async def time_answers_during(client, flooding: asyncio.Future,
