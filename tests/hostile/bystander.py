@@ -18,7 +18,7 @@ import os
 import statistics
 import time
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fibs_server.net.limits import NetLimits
 from tests.e2e.conftest import DATE_LINE
@@ -128,6 +128,14 @@ async def timed(awaitable: Awaitable[T]) -> tuple[T, Baseline]:
     result = await awaitable
     seconds = time.monotonic() - started
     return result, Baseline([seconds], stretch())
+
+
+async def logged_in_quietly(harness, name: str = "bystander",
+                            interval: float = PROBE_INTERVAL) -> tuple[Any, Baseline, Baseline]:
+    """`name` logged in over CLIP as the bystander: its client, its login's seconds and its
+    quiet answers, the baselines of what an attack may slow."""
+    client, login = await timed(harness.login_clip(name))
+    return client, login, await time_answers_quiet(client, interval)
 
 
 async def assert_logs_in_promptly(logging_in: Awaitable[object], quiet: Baseline,

@@ -21,9 +21,8 @@ from tests.hostile.bystander import (
     Baseline,
     assert_logs_in_promptly,
     assert_unhurt,
+    logged_in_quietly,
     time_answers_during,
-    time_answers_quiet,
-    timed,
 )
 from tests.hostile.conftest import count_lines_served
 
@@ -108,8 +107,7 @@ class FloodRun:
 
 
 async def run_flood(harness, names: list[str | None], payload: bytes, reads: bool) -> FloodRun:
-    bystander, login = await timed(harness.login_clip("bystander"))
-    quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
+    bystander, login, quiet = await logged_in_quietly(harness, interval=PROBE_INTERVAL)
     told = multiprocessing.get_context("spawn").Value("i", 0)
     # In a process of its own: flooding threads here would take the server's GIL.
     flooder = multiprocessing.get_context("spawn").Process(

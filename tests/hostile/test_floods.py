@@ -17,9 +17,8 @@ from tests.hostile.bystander import (
     PROBE_INTERVAL,
     assert_logs_in_promptly,
     assert_unhurt,
+    logged_in_quietly,
     time_answers_during,
-    time_answers_quiet,
-    timed,
 )
 from tests.hostile.conftest import count_lines_served
 from tests.waiting import until
@@ -75,8 +74,7 @@ async def test_a_flood_does_not_slow_anyone_else(make_harness, tracebacks, monke
     harness = await make_harness(net=NetLimits(command_backlog_seconds=2 * FLOOD_SECONDS))
     for name in ("bystander", "latecomer"):
         await harness.register(name)
-    bystander, login = await timed(harness.login_clip("bystander"))
-    quiet = await time_answers_quiet(bystander)
+    bystander, login, quiet = await logged_in_quietly(harness)
     # In a process of its own: flooding threads here would take the server's GIL.
     flooder = multiprocessing.get_context("spawn").Process(
         target=flood, args=(harness.server.port, FLOODS[kind], 4, FLOOD_SECONDS))

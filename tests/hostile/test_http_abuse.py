@@ -30,9 +30,8 @@ from tests.hostile.bystander import (
     CEILING,
     assert_logs_in_promptly,
     assert_unhurt,
+    logged_in_quietly,
     time_answers_during,
-    time_answers_quiet,
-    timed,
 )
 from tests.waiting import until
 from tests.web.conftest import WebHarness
@@ -62,8 +61,7 @@ async def make_web(tmp_path):
 async def test_idle_http_connections_count_with_telnet_and_time_out(make_web, tracebacks):
     harness = await make_web(NetLimits(connections_per_address=20, http_header_timeout=1.0))
     assert harness.server is not None and harness.server.http_port is not None
-    bystander, login = await timed(harness.login_clip("bystander"))
-    quiet = await time_answers_quiet(bystander)
+    bystander, login, quiet = await logged_in_quietly(harness)
     port = harness.server.http_port
     attacking = asyncio.get_running_loop().create_future()
 
@@ -155,8 +153,7 @@ async def test_a_request_flood_gets_429_and_the_bystander_stays_fast(make_web, t
                                                                      tmp_path):
     harness = await make_web(NetLimits(http_request_burst=20, http_requests_per_second=10))
     assert harness.server is not None
-    bystander, login = await timed(harness.login_clip("bystander"))
-    quiet = await time_answers_quiet(bystander)
+    bystander, login, quiet = await logged_in_quietly(harness)
     results = tmp_path / "flood.json"
     # In a process of its own: flooding threads here would take the server's GIL.
     flooder = multiprocessing.get_context("spawn").Process(

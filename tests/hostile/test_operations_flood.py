@@ -19,9 +19,8 @@ from tests.hostile.bystander import (
     CEILING,
     assert_logs_in_promptly,
     assert_unhurt,
+    logged_in_quietly,
     time_answers_during,
-    time_answers_quiet,
-    timed,
 )
 from tests.hostile.test_http_abuse import (  # noqa: F401 (make_web is a fixture)
     counted,
@@ -43,8 +42,7 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
         monkeypatch.setattr(FibsServer, name, noting(getattr(FibsServer, name), answered_at))
     harness = await make_web(NetLimits(http_request_burst=20, http_requests_per_second=10))
     assert harness.server is not None
-    bystander, login = await timed(harness.login_clip("bystander"))
-    quiet = await time_answers_quiet(bystander)
+    bystander, login, quiet = await logged_in_quietly(harness)
     results = tmp_path / "flood.json"
     # In a process of its own: flooding threads here would take the server's GIL.
     flooder = multiprocessing.get_context("spawn").Process(
