@@ -8,7 +8,7 @@ FLOOR stretched by the machine's load, whichever is more; and no answer over CEI
 only a stalled server reaches. The floor: a quiet p99 of 0.3 ms would make any slowdown a
 failure. The stretch: an idle loop answers a quiet probe at once however loaded the machine
 (the kernel wakes it promptly), but the work an attack gives the loop takes as many times
-longer as the machine's other processes leave it less of a core; a spin measures that."""
+longer as the machine's other processes leave it less of a core (`stretch`)."""
 from __future__ import annotations
 
 import asyncio
@@ -41,7 +41,7 @@ T = TypeVar("T")
 @dataclasses.dataclass
 class Baseline:
     delays: list[float]  # the bystander's answer delays, nothing else going on
-    stretch: float  # wall seconds per CPU second of a spin on this thread meanwhile
+    stretch: float  # the machine's `stretch()` when they were measured
 
 
 def stretch() -> float:
