@@ -19,10 +19,11 @@ import uuid
 import pytest
 
 from tests.conftest import skip_unless_ci
+from tests.waiting import DEADLINE
 
 REDIS_URL_VARIABLE = "FIBS_TEST_REDIS_URL"
 REDIS_SERVER = "/usr/bin/redis-server"
-STARTUP_SECONDS = 10.0
+STARTUP_SECONDS = DEADLINE
 
 
 def free_port() -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, assert_never
 
 import bgbot_cpp
 from bgsage import can_double_match
@@ -355,6 +355,12 @@ class _Replay:
                 case ev.ResignRejected(player=p) if resignation is not None:
                     yield self._resignation(number, p, resignation, Kind.REJECT_RESIGNATION)
                     resignation = None
+                case (ev.GameStarted() | ev.OpeningRoll() | ev.Redoubled() | ev.DoubleAccepted()
+                      | ev.DoubleRejected() | ev.ResignAccepted() | ev.ResignRejected()
+                      | ev.GameOver() | ev.Forfeited() | ev.MatchOver() | ev.JoinedNextGame()):
+                    pass  # no decision (an answer to no offer: none was judged either)
+                case _:
+                    assert_never(event)
 
     # --- the state, from one side ---
 
@@ -404,7 +410,7 @@ class _Replay:
         board, cube = engine.board_of(before), self._cube(player)
         luck = self._luck(board, dice, cube, first)
         colour = Colour.X if player == self.x_player else Colour.O
-        plays = {tuple(engine.board_of(play.result)): play for play in before.legal_plays(dice)}
+        plays = {play.result_board: play for play in before.legal_plays(dice)}
         if steps is None:  # no legal play: the position stands, the turn passes
             equity = self.analyzer.post_move_analytics(
                 board, cube.owner, cube.value, **_jacoby_off(cube)).cubeful_equity

@@ -23,7 +23,7 @@ from bgsage import BgBotAnalyzer, Probabilities, can_double_match, flip_board, i
 
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Phase
-from fibs_server.rules.position import Position
+from fibs_server.rules.position import Position, bgsage_board
 from fibs_server.rules.variants import Variant
 
 from . import heuristic
@@ -66,11 +66,7 @@ _WINNERS_HOME_AND_BAR = slice(18, 25)
 
 def board_of(position: Position) -> list[int]:
     """bgsage's board of `position`, from its side on roll (checkers[0])."""
-    mine, theirs = position.checkers
-    board = [theirs[24]] + [0] * 24 + [mine[24]]
-    for point in range(1, 25):  # our point p is the opponent's 25 - p, its index 24 - p
-        board[point] = mine[point - 1] - theirs[24 - point]
-    return board
+    return list(bgsage_board(*position.checkers))
 
 
 @functools.cache
@@ -132,7 +128,7 @@ def _move(situation: Situation, plies: int, noise: float, rng: random.Random) ->
     kind = _resignation(situation, moves[0].probs)  # after the best play
     if kind:
         return resign(kind)
-    plays = {tuple(board_of(play.result)): play for play in position.legal_plays(dice)}
+    plays = {play.result_board: play for play in position.legal_plays(dice)}
     # bgsage also offers bearing off the last checker with one die where both dice can be
     # played (5/off beside 5/3*/off); FIBS and gnubg require both, so only our plays count.
     legal = [analysed for analysed in moves if tuple(analysed.board) in plays]

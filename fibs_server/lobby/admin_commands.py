@@ -98,7 +98,8 @@ async def ban(lobby: Lobby, session: Session, command: Command) -> None:
 LIFTED: dict[str, SanctionKind] = {"unban": "ban", "unmute": "mute"}  # what each lifts
 
 
-@table.admin_command(*LIFTED)
+@table.admin_command("unban")
+@table.admin_command("unmute")
 async def lift(lobby: Lobby, session: Session, command: Command) -> None:
     kind = LIFTED[command.name]
     if not command.args:
@@ -148,7 +149,7 @@ async def erase(lobby: Lobby, session: Session, command: Command) -> None:
 @table.admin_command("motd")
 async def motd(lobby: Lobby, session: Session, command: Command) -> None:
     if command.args[:1] != ["set"]:
-        await lobby.handlers["motd"](lobby, session, command)
+        await lobby.commands["motd"].handler(lobby, session, command)
         return
     text = command.rest[len("set"):].strip()
     if not text:

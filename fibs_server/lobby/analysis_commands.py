@@ -4,8 +4,6 @@ a rated match (public, as the archive is); a visitor's bot match is never stored
 none."""
 from __future__ import annotations
 
-import math
-
 from fibs_server.lobby.analysis_queue import NOTICE_SETTING, AnalysisQueue, readable
 from fibs_server.lobby.analysis_records import AnalysisRecords, Outcome
 from fibs_server.lobby.command_table import CommandTable
@@ -14,8 +12,8 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
 from fibs_server.lobby.user_commands import store_setting
-from fibs_server.protocol import analysis_texts, texts
-from fibs_server.protocol.commands import Command
+from fibs_server.protocol import analysis_texts
+from fibs_server.protocol.commands import Command, HeavyRead
 
 
 async def readable_match(lobby: Lobby, session: Session, typed: str) -> MatchRecord | None:
@@ -37,17 +35,19 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
     all the same."""
     table = CommandTable()
 
-    @table.command("analyse")
+    # Asking reads the match (its whole state) and writes a queue row: paced as a heavy read
+    # per user, so that a crowd of accounts asking in a loop costs the others nothing.
+    @table.command("analyse", aliases=("analyze",), visitors=False,
+                   pacing=HeavyRead(analysis_texts.asked_too_often))
     async def analyse(lobby: Lobby, session: Session, command: Command) -> None:
         args = [word.lower() for word in command.args]
         if args[:1] == ["notify"] and len(args) == 2 and args[1] in ("on", "off"):
-            await _set_notices(lobby, session, args[1])
+            await store_setting(lobby, session, NOTICE_SETTING, args[1])
+            session.send_line(analysis_texts.NOTIFY_ON if args[1] == "on"
+                              else analysis_texts.NOTIFY_OFF)
             return
         if len(args) != 1:
             session.send_line(analysis_texts.ANALYSE_USAGE)
-            return
-        if lobby.is_visitor(session):
-            session.send_line(texts.NOT_FOR_VISITORS)
             return
         if queue is None:
             session.send_line(analysis_texts.NOT_ANALYSING)
@@ -65,17 +65,12 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
             Outcome.TOO_MANY_OF_YOURS: analysis_texts.too_many_of_yours(limits.waiting_per_user),
         }[outcome])
 
-    @table.command("analysis")
+    # A stored analysis is a heavy read (up to some 200 KB of JSON).
+    @table.command("analysis", pacing=HeavyRead(analysis_texts.read_too_often))
     async def analysis(lobby: Lobby, session: Session, command: Command) -> None:
         args = command.args
         if not 1 <= len(args) <= 2 or (len(args) == 2 and args[1].lower() != "moves"):
             session.send_line(analysis_texts.ANALYSIS_USAGE)
-            return
-        # A stored analysis is a heavy read (up to some 200 KB of JSON): paced per user with
-        # `dicetest`, before anything is read.
-        wait = lobby.heavy_reads.by_user.wait_before(session.name)
-        if wait:
-            session.send_line(analysis_texts.read_too_often(math.ceil(wait)))
             return
         record = await readable_match(lobby, session, args[0])
         if record is None:
@@ -92,10 +87,3 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
 
     return table
 
-
-async def _set_notices(lobby: Lobby, session: Session, value: str) -> None:
-    if lobby.is_visitor(session):
-        session.send_line(texts.NOT_FOR_VISITORS)
-        return
-    await store_setting(lobby, session, NOTICE_SETTING, value)
-    session.send_line(analysis_texts.NOTIFY_ON if value == "on" else analysis_texts.NOTIFY_OFF)

@@ -13,7 +13,7 @@ from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import game_texts, info, match_views
 from fibs_server.protocol.board import render_board
-from fibs_server.protocol.commands import Command
+from fibs_server.protocol.commands import Command, Forwarding
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.matfile import mat_games, write_mat
 from fibs_server.rules import events as ev
@@ -47,7 +47,7 @@ def match_file(record: MatchRecord) -> str:
 
 # --- oldboard, oldmoves ------------------------------------------------------------------------
 
-@table.command("oldboard")
+@table.command("oldboard", forwarded=Forwarding.HOST)
 async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
     """The board as it was before the last move of the game being played (or just ended)."""
     running = lobby.match_table.match_of(session)
@@ -76,7 +76,7 @@ async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(render_board(view, int(session.setting("boardstyle"))))
 
 
-@table.command("oldmoves")
+@table.command("oldmoves", forwarded=Forwarding.HOST)
 async def oldmoves(lobby: Lobby, session: Session, command: Command) -> None:
     """The move list of the last finished game: of the running match, else of the player's
     most recently finished match."""

@@ -226,7 +226,8 @@ class Seated:
     """From the host: `name`'s seat there plays `opponent` now, or watches `watching` (both
     None: it does neither any more, or never did: the join was refused), has sent `relayed` letters home so far and received
     `received` lines from there (a home that heard fewer, or sent more, knows that some were
-    lost on the way, and asks for the board)."""
+    lost on the way, and asks for the board). A seat that goes counts only the lines it
+    served in `received`: the home answers the later ones itself."""
     node: str
     to_node: str
     name: str

@@ -18,7 +18,7 @@ from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, texts, web_events
-from fibs_server.protocol.commands import Command
+from fibs_server.protocol.commands import Command, Forwarding
 
 table = CommandTable()
 # What shouts are timed on (`shout_window`); tests put a fake clock here.
@@ -64,7 +64,8 @@ def _says_elsewhere(lobby: Lobby, speaker: Session, listener: RemoteUser, text: 
 
 # --- tell, say, shout ------------------------------------------------------------------------
 
-@table.command("tell", "tellx")
+@table.command("tell", short_forms=("t",), repeatable=False)
+@table.command("tellx", repeatable=False)
 async def tell(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
         session.send_line(chat.TELL_WHOM)
@@ -86,7 +87,7 @@ async def tell(lobby: Lobby, session: Session, command: Command) -> None:
         _says_to(lobby, session, listener, text, "tell")
 
 
-@table.command("say")
+@table.command("say", short_forms=("s",), forwarded=Forwarding.HOST, repeatable=False)
 async def say(lobby: Lobby, session: Session, command: Command) -> None:
     running = lobby.match_table.match_of(session)
     opponent = running.opponent_of(session) if running else None
@@ -111,7 +112,7 @@ def _seconds_until_shout(lobby: Lobby, session: Session) -> float:
     return 0.0
 
 
-@table.command("shout")
+@table.command("shout", repeatable=False)
 async def shout(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.rest:
         session.send_line(chat.SHOUT_WHAT)
@@ -172,19 +173,19 @@ async def _talk_at_table(lobby: Lobby, session: Session, command: Command, *,
     session.send_event(web_events.chat(kind, session.name, command.rest))
 
 
-@table.command("kibitz")
+@table.command("kibitz", short_forms=("k",), forwarded=Forwarding.HOST, repeatable=False)
 async def kibitz(lobby: Lobby, session: Session, command: Command) -> None:
     await _talk_at_table(lobby, session, command, to_players=True)
 
 
-@table.command("whisper")
+@table.command("whisper", short_forms=("wh",), forwarded=Forwarding.HOST, repeatable=False)
 async def whisper(lobby: Lobby, session: Session, command: Command) -> None:
     await _talk_at_table(lobby, session, command, to_players=False)
 
 
 # --- message and waitfor ---------------------------------------------------------------------
 
-@table.command("message")
+@table.command("message", visitors=False, repeatable=False)
 async def message(lobby: Lobby, session: Session, command: Command) -> None:
     text = _after_name(command) if command.args else ""
     if not text.strip():
@@ -279,12 +280,12 @@ async def _ignore(lobby: Lobby, session: Session, command: Command, kind: Ignore
         lobby.broadcast_who(online)
 
 
-@table.command("gag")
+@table.command("gag", visitors=False)
 async def gag(lobby: Lobby, session: Session, command: Command) -> None:
     await _ignore(lobby, session, command, "gag")
 
 
-@table.command("blind")
+@table.command("blind", visitors=False)
 async def blind(lobby: Lobby, session: Session, command: Command) -> None:
     await _ignore(lobby, session, command, "blind")
 

@@ -1,12 +1,15 @@
-"""The commands of one module, registered by decorator, and its login hooks and checks."""
+"""The commands of one module, each registered by decorator with its declaration (what it is
+called, and how the lobby treats it: protocol/commands.py `CommandFacts`), and the module's
+login hooks and checks."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.session import Session
-from fibs_server.protocol.commands import Command
+from fibs_server.protocol.commands import Command, CommandFacts, Forwarding, HeavyRead
 from fibs_server.protocol.texts import Departure
 
 # Each is called with the lobby first (lobby.Lobby, which imports this module, so it is Any
@@ -21,32 +24,45 @@ LogoutHook = Callable[[Any, Session, Departure], Awaitable[Collection[Session]]]
 ShutdownHook = Callable[[Any], Awaitable[Collection[Session]]]
 
 
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """A command's declaration and its handler."""
+    facts: CommandFacts
+    handler: Handler
+
+
 class CommandTable:
-    """Command handlers of one module, registered by decorator, and the module's hooks that
-    run when a user has logged in (after the welcome), logs out, or the server stops. Admin commands exist
-    only for administrators and only under their whole name; `login_checks` may refuse a
-    login before the user is let in."""
+    """The commands of one module, each declared with its handler, and the module's hooks
+    that run when a user has logged in (after the welcome), logs out, or the server stops.
+    Admin commands exist only for administrators and only under their whole name;
+    `login_checks` may refuse a login before the user is let in."""
 
     def __init__(self) -> None:
-        self.handlers: dict[str, Handler] = {}
-        self.admin_handlers: dict[str, Handler] = {}
+        self.commands: dict[str, Declared] = {}  # the users' by name
+        self.admin_commands: dict[str, Declared] = {}  # the administrators' by name
         self.login_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
         self.logout_hooks: list[LogoutHook] = []
         self.shutdown_hooks: list[ShutdownHook] = []
         self.resync_hooks: list[Hook] = []
 
-    def command(self, *names: str) -> Callable[[Handler], Handler]:
-        def register(handler: Handler) -> Handler:
-            for name in names:
-                self.handlers[name] = handler
-            return handler
-        return register
+    def command(self, name: str, *, short_forms: tuple[str, ...] = (),
+                aliases: tuple[str, ...] = (), visitors: bool = True,
+                forwarded: Forwarding = Forwarding.HOME, repeatable: bool = True,
+                pacing: HeavyRead | None = None) -> Callable[[Handler], Handler]:
+        """The handler of the user command `name`, declared so (`CommandFacts`); one handler
+        may carry several declarations (`board` and `rawboard`)."""
+        return self._declare(CommandFacts(name, short_forms, aliases, visitors, forwarded,
+                                          repeatable, pacing))
 
-    def admin_command(self, *names: str) -> Callable[[Handler], Handler]:
+    def admin_command(self, name: str) -> Callable[[Handler], Handler]:
+        return self._declare(CommandFacts(name, admin=True))
+
+    def _declare(self, facts: CommandFacts) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
-            for name in names:
-                self.admin_handlers[name] = handler
+            declared = self.admin_commands if facts.admin else self.commands
+            assert facts.name not in declared, f"{facts.name} is declared twice"
+            declared[facts.name] = Declared(facts, handler)
             return handler
         return register
 

@@ -4,7 +4,6 @@ unfinished too long, forfeited if the server says so (docs/FAIRNESS.md)."""
 from __future__ import annotations
 
 import logging
-import math
 
 from fibs_server.lobby import match_play
 from fibs_server.lobby.command_table import CommandTable
@@ -13,7 +12,7 @@ from fibs_server.lobby.match_records import MatchRecord, StaleMatchOwner
 from fibs_server.lobby.running_match import RunningMatch
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import fair_texts
-from fibs_server.protocol.commands import Command
+from fibs_server.protocol.commands import Command, Forwarding, HeavyRead
 from fibs_server.rules.dice import VerifiableDice, commitment_of, drawn_pairs, first_wrong_pair
 from fibs_server.rules.dice_stats import DiceStatistics
 
@@ -27,7 +26,7 @@ LARGEST_ID = 2**31 - 1  # of matches.id (an INTEGER)
 
 # --- fairdice ----------------------------------------------------------------------------------
 
-@table.command("fairdice")
+@table.command("fairdice", forwarded=Forwarding.HOST)
 async def fairdice(lobby: Lobby, session: Session, command: Command) -> None:
     """Without a number: the match the user plays or watches, else their last finished one;
     with one: that match."""
@@ -79,12 +78,8 @@ def _record_dice(record: MatchRecord) -> list[str]:
 
 # --- dicetest ----------------------------------------------------------------------------------
 
-@table.command("dicetest")
+@table.command("dicetest", pacing=HeavyRead(fair_texts.dicetest_too_often))
 async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
-    wait = lobby.heavy_reads.by_user.wait_before(session.name)
-    if wait:
-        session.send_lines([fair_texts.dicetest_too_often(math.ceil(wait))])
-        return
     server = DiceStatistics.of(await lobby.matches.roll_tally(None))
     own = DiceStatistics.of(await lobby.matches.roll_tally(session.name))
     session.send_lines(fair_texts.dicetest(session.name, server, own))

@@ -13,7 +13,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import chat, game_texts, match_texts, texts, web_events
-from fibs_server.protocol.commands import Command
+from fibs_server.protocol.commands import Command, Forwarding
 from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules import events as ev
@@ -107,7 +107,7 @@ def user_here_or_elsewhere(lobby: Lobby, session: Session, command: Command, who
 
 # --- invitations -------------------------------------------------------------------------------
 
-@table.command("invite")
+@table.command("invite", short_forms=("i",))
 async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     target = invitee(lobby, session, command)
     if target is None:
@@ -195,11 +195,10 @@ def parse_length(word: str) -> MatchLength | None:
     return None
 
 
-@table.command("join")
+@table.command("join", forwarded=Forwarding.HOST_WITHOUT_ARGUMENTS)
 async def join(lobby: Lobby, session: Session, command: Command) -> None:
-    running = lobby.match_table.match_of(session)
     if not command.args:
-        if running is None:
+        if lobby.match_table.match_of(session) is None:
             session.send_line(game_texts.JOIN_WHOM)
             return
         await match_play.act(lobby, session, lambda m, p: m.join(p))
@@ -253,12 +252,12 @@ async def play_invitation(lobby: Lobby, invitation: Invitation, inviter: Session
                 unrated=None if invitation.terms.rated else "asked")
 
 
-@table.command("roll")
+@table.command("roll", short_forms=("r",), forwarded=Forwarding.HOST)
 async def roll(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.act(lobby, session, lambda m, p: m.roll(p))
 
 
-@table.command("move")
+@table.command("move", short_forms=("m",), forwarded=Forwarding.HOST)
 async def move(lobby: Lobby, session: Session, command: Command) -> None:
     def play(match: Match, player: int) -> list[ev.Event]:
         if match.turn != player or match.phase is not Phase.MOVE:
@@ -273,7 +272,7 @@ async def move(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.act(lobby, session, play)
 
 
-@table.command("off")
+@table.command("off", forwarded=Forwarding.HOST)
 async def bear_off(lobby: Lobby, session: Session, command: Command) -> None:
     def play(match: Match, player: int) -> list[ev.Event]:
         if match.turn != player or match.phase is not Phase.MOVE:
@@ -286,27 +285,30 @@ async def bear_off(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.act(lobby, session, play)
 
 
-@table.command("double")
+@table.command("double", forwarded=Forwarding.HOST)
 async def double(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.act(lobby, session, lambda m, p: m.double(p))
 
 
-@table.command("accept")
+@table.command("accept", forwarded=Forwarding.HOST)
 async def accept(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.act(lobby, session, lambda m, p: m.accept(p))
 
 
-@table.command("reject")
+@table.command("reject", forwarded=Forwarding.HOST)
 async def reject(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.act(lobby, session, lambda m, p: m.reject(p))
 
 
-@table.command("redouble", "beaver", "raccoon", "otter")
+@table.command("redouble", forwarded=Forwarding.HOST)
+@table.command("beaver", forwarded=Forwarding.HOST)
+@table.command("raccoon", forwarded=Forwarding.HOST)
+@table.command("otter", forwarded=Forwarding.HOST)
 async def redouble(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.act(lobby, session, lambda m, p: m.redouble(p, command.name))
 
 
-@table.command("resign")
+@table.command("resign", short_forms=("res",), forwarded=Forwarding.HOST)
 async def resign(lobby: Lobby, session: Session, command: Command) -> None:
     kind = RESIGN_KINDS.get(command.args[0].lower()) if command.args else None
     if kind is None:
@@ -318,7 +320,8 @@ async def resign(lobby: Lobby, session: Session, command: Command) -> None:
 RAW_BOARD_STYLE = 3  # `rawboard`: the `board:` line whatever the boardstyle
 
 
-@table.command("board", "rawboard")
+@table.command("board", short_forms=("b",), forwarded=Forwarding.HOST)
+@table.command("rawboard", forwarded=Forwarding.HOST)
 async def board(lobby: Lobby, session: Session, command: Command) -> None:
     style = RAW_BOARD_STYLE if command.name == "rawboard" else None
     running = lobby.match_table.match_of(session)
@@ -335,7 +338,7 @@ async def board(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_line(game_texts.NOT_PLAYING)
 
 
-@table.command("pip")
+@table.command("pip", forwarded=Forwarding.HOST)
 async def pip(lobby: Lobby, session: Session, command: Command) -> None:
     running = lobby.match_table.match_of(session)
     if running is None:
@@ -355,12 +358,12 @@ async def pip(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_line(match_texts.pip_counts_line(o_pips, x_pips))
 
 
-@table.command("leave")
+@table.command("leave", forwarded=Forwarding.HOST)
 async def leave(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.leave(lobby, session)
 
 
-@table.command("undo")
+@table.command("undo", forwarded=Forwarding.HOST)
 async def undo(lobby: Lobby, session: Session, command: Command) -> None:
     await match_play.undo(lobby, session)
 
@@ -435,7 +438,7 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
     lobby.broadcast_who(session)
 
 
-@table.command("unwatch")
+@table.command("unwatch", forwarded=Forwarding.HOST)
 async def unwatch(lobby: Lobby, session: Session, command: Command) -> None:
     if session.watching is None:
         session.send_line(game_texts.NOT_WATCHING)
@@ -445,9 +448,11 @@ async def unwatch(lobby: Lobby, session: Session, command: Command) -> None:
     lobby.broadcast_who(session)
 
 
-@table.command("look")
+@table.command("look", forwarded=Forwarding.HOST)
 async def look(lobby: Lobby, session: Session, command: Command) -> None:
-    target = named_user(lobby, session, command, game_texts.LOOK_AT_WHOM)
+    # A player here from another node is a seat, looked at by their whole name.
+    seat = lobby.seats.seat_of(command.args[0]) if command.args else None
+    target = seat or named_user(lobby, session, command, game_texts.LOOK_AT_WHOM)
     if target is None:
         return
     if session.name.lower() in target.blinded:

@@ -12,9 +12,9 @@ from fibs_server.lobby.accounts import Account, AccountStore, NameTaken
 from fibs_server.lobby.passwords import HashingBusy, PasswordHasher
 from fibs_server.lobby.session_tokens import SessionTokens
 from fibs_server.lobby.shared_counts import LocalCounts, SharedCounts
-from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit
-from fibs_server.protocol import commands, texts
-from fibs_server.protocol.login_dialogue import RegistrationRefused
+from fibs_server.lobby.throttle import AbuseLimits, LoginThrottle, RegistrationLimit, Unchecked
+from fibs_server.protocol import texts
+from fibs_server.protocol.login_dialogue import NotChecked, RegistrationRefused
 
 # What a wrong session token counts against besides its address: no account has the name.
 WRONG_SESSION_TOKEN = "#session-token"
@@ -34,18 +34,20 @@ class Gatekeeper:
         self.registrations = RegistrationLimit(limits, counts)
         # No account may pass for the server or a command (`who says: ...`, `tell shout ...`):
         # the reserved words and every command name, alias and administrator command.
-        self._reserved_names = {*texts.RESERVED_NAMES, *commands.ALIASES}
+        self._reserved_names = set(texts.RESERVED_NAMES)
 
     def reserve(self, names: Iterable[str]) -> None:
         """Names no one may register (the lobby's commands as they are added)."""
         self._reserved_names.update(name.lower() for name in names)
 
     async def authenticate(self, name: str, password: str, host: str,
-                           hung_up: Callable[[], bool]) -> Account | None:
-        """The account if `password` is its password, else None. An address the account
-        logged in from before (this run, or its stored last login) is known good: not held
-        back by the account's failures, and checked before everyone else. A peer that hung up
-        while its attempt waited gets no check: bcrypt's time goes to those still there."""
+                           hung_up: Callable[[], bool]) -> Account | NotChecked | None:
+        """The account if `password` is its password, else None; NotChecked.BUSY if it could
+        not be checked now (too many checks wait: not counted as a failure). An address the
+        account logged in from before (this run, or its stored last login) is known good:
+        not held back by the account's failures, and checked before everyone else. A peer
+        that hung up while its attempt waited gets no check: bcrypt's time goes to those
+        still there."""
         account = await self.accounts.find_account(name)
         known_good = self.login_throttle.knows(name, host) or (
             account is not None and account.last_login_at is not None
@@ -57,13 +59,16 @@ class Gatekeeper:
             try:
                 ok = await self.hasher.check(
                     password, account.password_hash if account else None, host,
-                    known_good=known_good)
+                    known_good=known_good, still_wanted=lambda: not hung_up())
             except HashingBusy:
-                return False
+                raise Unchecked from None
             # FIBS names are case-sensitive at login even though they are unique ignoring case.
             return ok and account is not None and account.name == name
 
-        passed = await self.login_throttle.attempt(name, host, known_good, check)
+        try:
+            passed = await self.login_throttle.attempt(name, host, known_good, check)
+        except Unchecked:
+            return NotChecked.BUSY
         return account if passed else None
 
     async def session_token_owner(self, token: str, host: str,
@@ -84,11 +89,8 @@ class Gatekeeper:
         """Whether a logged-in user typed their own password (the `password` command). First
         in the bcrypt queue, but throttled as from an address not known good: whoever sits at
         a logged-in terminal must not guess freely."""
-        async def check() -> bool:
-            try:
-                return await self.hasher.check(password, account.password_hash, host, first=True)
-            except HashingBusy:  # the address has many logins under way: as for a login
-                return False
+        async def check() -> bool:  # first: never refused (HashingBusy)
+            return await self.hasher.check(password, account.password_hash, host, first=True)
 
         return await self.login_throttle.attempt(account.name, host, False, check)
 

@@ -5,6 +5,7 @@ import asyncio
 import dataclasses
 import datetime
 import logging
+import math
 import secrets
 import string
 import time
@@ -12,7 +13,6 @@ import weakref
 from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator
 from typing import Any
 
-from fibs_server.lobby import seats
 from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore, AccountsWithVisitors
 from fibs_server.lobby.analysis_records import AnalysisRecords
 from fibs_server.lobby.bus import (
@@ -35,7 +35,7 @@ from fibs_server.lobby.chat_records import ChatRecords
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
     CommandTable,
-    Handler,
+    Declared,
     Hook,
     LoginCheck,
     LogoutHook,
@@ -63,8 +63,6 @@ from fibs_server.rules.dice import Dice, VerifiableDice
 
 log = logging.getLogger(__name__)
 
-# What a visitor (no account: `bot` at the login prompt) may not do: it would be stored.
-VISITORS_MAY_NOT = frozenset({"password", "gag", "blind", "message"})
 FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
 VISITOR_NAME_DRAWS = 20  # random names tried for a visitor before it is refused
 
@@ -117,14 +115,15 @@ class Lobby:
         self.who_pacing: WhoPacing[Session] = WhoPacing(config.abuse_limits.who_broadcast_burst,
                                     config.abuse_limits.who_broadcasts_per_second)
         self.heavy_reads = HeavyReadLimits(config.abuse_limits)
-        self.handlers: dict[str, Handler] = {}
-        self.admin_handlers: dict[str, Handler] = {}
+        # Every command as declared where it is registered, by name (command_table.py).
+        self.commands: dict[str, Declared] = {}
+        self.admin_commands: dict[str, Declared] = {}
         self.login_hooks: list[Hook] = []
         self.login_checks: list[LoginCheck] = []
         self.logout_hooks: list[LogoutHook] = []
         self.shutdown_hooks: list[ShutdownHook] = []
         self.resync_hooks: list[Hook] = []
-        self.command_names: frozenset[str] = frozenset()
+        self.command_words = commands.CommandWords()
         for table in tables:
             self.add_commands(table)
         self.connections: set[Session] = set()
@@ -168,15 +167,17 @@ class Lobby:
         self.stop_requested = asyncio.Event()
 
     def add_commands(self, table: CommandTable) -> None:
-        self.handlers.update(table.handlers)
-        self.admin_handlers.update(table.admin_handlers)
+        self.commands.update(table.commands)
+        self.admin_commands.update(table.admin_commands)
         self.login_checks += table.login_checks
         self.login_hooks += table.login_hooks
         self.logout_hooks += table.logout_hooks
         self.shutdown_hooks += table.shutdown_hooks
         self.resync_hooks += table.resync_hooks
-        self.command_names = frozenset(self.handlers)
-        self.gatekeeper.reserve([*table.handlers, *table.admin_handlers])
+        self.command_words = commands.CommandWords(
+            declared.facts for declared in self.commands.values())
+        self.gatekeeper.reserve([*table.commands, *table.admin_commands, *(
+            alias for declared in table.commands.values() for alias in declared.facts.aliases)])
 
     @staticmethod
     def now() -> datetime.datetime:
@@ -573,8 +574,13 @@ class Lobby:
             return
         if self.match_table.match_of(session) is not None:
             self.seats.leave_watch(session)  # a player watches no one, here or elsewhere
-        # A bot's who-line stays as it is: ready for more matches, whatever it plays.
-        if session.stage is Stage.ONLINE and not session.is_bot:
+        if session.is_bot:
+            # A bot plays each match through a session of its own: the one in `who` (if
+            # here) tells whom it plays now, still ready for more.
+            resident = self.online.get(session.name.lower())
+            if resident is not None:
+                self.broadcast_who(resident)
+        elif session.stage is Stage.ONLINE:
             self.broadcast_who(session)
 
     def broadcast_who(self, about: Session) -> None:
@@ -746,28 +752,34 @@ class Lobby:
                 return
             line = session.last_command
         word, rest = commands.split_line(line)
-        admin_handler = self.admin_handlers.get(word.lower())
-        if admin_handler is not None and session.account is not None and session.account.is_admin:
-            # Whole words only, so that no abbreviation of a user command changes meaning.
-            handler, command = admin_handler, commands.Command(word.lower(), word, rest.split(), rest)
+        admin = self.admin_commands.get(word.lower())
+        if admin is not None and session.account is not None and session.account.is_admin:
+            declared, command = admin, commands.Command(word.lower(), word, rest.split(), rest)
         else:
             try:
-                command = commands.resolve(line, self.command_names)
+                command = commands.resolve(line, self.command_words)
             except commands.UnknownCommand:
                 session.send_line(commands.unknown_command(line))
                 return
-            if command.name not in commands.NOT_REPEATABLE:
+            declared = self.commands[command.name]
+            facts = declared.facts
+            if facts.repeatable:
                 session.last_command = line
-            if command.name in VISITORS_MAY_NOT and self.is_visitor(session):
+            if not facts.visitors and self.is_visitor(session):
                 session.send_line(texts.NOT_FOR_VISITORS)
                 return
-            if session.seated_elsewhere is not None and seats.forwarded(command):
+            if session.seated_elsewhere is not None and facts.at_host(command):
                 self.seats.forward(session, line)  # their match runs on another node
                 return
-            handler = self.handlers[command.name]
+            if (heavy := facts.paced(command)) is not None:
+                wait = self.heavy_reads.by_user.wait_before(session.name)
+                if wait:
+                    session.send_line(heavy.too_often(math.ceil(wait)))
+                    return
         try:
-            await handler(self, session, command)
-            if session.seated_elsewhere is not None and command.name in seats.COPIED_COMMANDS:
+            await declared.handler(self, session, command)
+            if session.seated_elsewhere is not None \
+                    and declared.facts.forwarded is commands.Forwarding.COPIED:
                 self.seats.forward(session, line, quiet=True)
         except Exception:
             # A bug in one command must not end this user's session or anyone else's.

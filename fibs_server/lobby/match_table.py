@@ -90,10 +90,20 @@ class MatchTable:
             self._starting -= claimed
 
     def opponent_name_of(self, session: Session) -> str | None:
+        """Whom `session` plays. A bot's session in `who` plays through others, one a match:
+        its who-line names the opponent of the latest of them, as FIBS names a player's."""
         running = self.match_of(session)
         if running is not None:
             return running.opponent_name(running.index_of(session))
+        if session.is_bot:
+            return self._latest_bot_opponent(session.name)
         return session.seated_elsewhere.opponent if session.seated_elsewhere else None
+
+    def _latest_bot_opponent(self, bot_name: str) -> str | None:
+        for bot, running in reversed(self.bot_matches.items()):  # in the order they began
+            if bot.name.lower() == bot_name.lower():
+                return running.opponent_name(running.index_of(bot))
+        return None
 
     def running_matches(self) -> list[RunningMatch]:
         matches = [*self.playing.values(), *self.bot_matches.values()]

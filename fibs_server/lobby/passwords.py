@@ -5,8 +5,11 @@ The hashes queue in front of the threads, not in the pool: 200 wrong logins from
 made a correct login wait 56 s behind them. So checks wait in a priority queue (an account's
 known-good address first), and one address may have only so many checks queued or running
 (known-good logins counted apart, with a cap of their own: a club behind one NAT all get in,
-whatever a guesser among them does), and everyone else only so many waiting in all; beyond
-that a check is refused (`HashingBusy`), which a login answers like a wrong password.
+whatever a guesser among them does); the address's further checks wait outside the queue for
+one of its own to end, in the order they came, and are never refused for it: refusing them
+told 32 of 64 logins at once from one address, right passwords all, that their passwords
+were wrong. Everyone else may have only so many waiting in the queue in all; beyond that a
+check is refused (`HashingBusy`), and the login is asked to try again.
 
 Within a rank the addresses take turns (`FairQueue`): a club's 30 logins at once made a login
 from anywhere else wait for all 30 checks; now it waits for at most one per other address.
@@ -155,6 +158,9 @@ class PasswordHasher:
         # Each waiting check's host and future, resolved when a thread is handed over to it.
         self._queue: FairQueue[tuple[str, asyncio.Future[None]]] = FairQueue()
         self._per_address: Counter[tuple[str, bool]] = Counter()  # (host, known good)
+        # The checks of a (host, known good) at its cap, each waiting for one of its checks
+        # to end; the slot is handed over still counted.
+        self._waiting_for_slot: dict[tuple[str, bool], deque[asyncio.Future[None]]] = {}
 
     @property
     def waiting(self) -> int:
@@ -168,27 +174,64 @@ class PasswordHasher:
                                    bcrypt.gensalt(self.rounds))
 
     async def check(self, password: str, hashed: bytes | None, host: str, *,
-                    first: bool = False, known_good: bool = False) -> bool:
+                    first: bool = False, known_good: bool = False,
+                    still_wanted: Callable[[], bool] = lambda: True) -> bool:
         """Whether `password` matches `hashed` (None: no such account, checked against a decoy
         all the same). `first`: ahead of every other check, and never refused for the length
         of the queue. `known_good`: a login from an address known good for its account: first,
-        and counted apart from the address's other checks. HashingBusy if `host` has too many
-        checks of its kind under way, or (not first) too many are waiting."""
+        and counted apart from the address's other checks. A check beyond its kind's cap for
+        `host` waits for one of them to end, and then takes its place, unless no longer
+        `still_wanted` (its peer hung up meanwhile: False, unchecked). HashingBusy if (not
+        first) a check that would join the queue now finds too many waiting there."""
         first = first or known_good
         source = (host, known_good)
         cap = self.known_good_checks_per_address if known_good else self.checks_per_address
-        if (self._per_address[source] >= cap
-                or (not first and len(self._queue) >= self.checks_waiting)):
-            raise HashingBusy
-        self._per_address[source] += 1
+        if self._per_address[source] < cap and source not in self._waiting_for_slot:
+            if not first and len(self._queue) >= self.checks_waiting:
+                raise HashingBusy
+            self._per_address[source] += 1
+        else:
+            await self._handed_a_slot(source)
+            if not still_wanted():
+                self._release_slot(source)
+                return False
         try:
             ok = await self._in_turn(FIRST if first else IN_TURN, host, bcrypt.checkpw,
                                      _secret(password), hashed or self._decoy)
         finally:
-            self._per_address[source] -= 1
-            if not self._per_address[source]:
-                del self._per_address[source]
+            self._release_slot(source)
         return ok and hashed is not None
+
+    async def _handed_a_slot(self, source: tuple[str, bool]) -> None:
+        """Wait, after those already waiting, until a check of `source` ends and hands its
+        slot over (still counted)."""
+        handed_over: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting_for_slot.setdefault(source, deque()).append(handed_over)
+        try:
+            await handed_over
+        except asyncio.CancelledError:
+            waiting = self._waiting_for_slot.get(source)
+            if waiting is not None and handed_over in waiting:
+                waiting.remove(handed_over)
+                if not waiting:
+                    del self._waiting_for_slot[source]
+            elif handed_over.done() and not handed_over.cancelled():  # a slot it will not use
+                self._release_slot(source)
+            raise
+
+    def _release_slot(self, source: tuple[str, bool]) -> None:
+        """A check of `source` ended: its slot goes to the next waiting one, else is free."""
+        waiting = self._waiting_for_slot.get(source)
+        while waiting:
+            handed_over = waiting.popleft()
+            if not waiting:
+                del self._waiting_for_slot[source]
+            if not handed_over.done():
+                handed_over.set_result(None)
+                return
+        self._per_address[source] -= 1
+        if not self._per_address[source]:
+            del self._per_address[source]
 
     async def _in_turn(self, rank: int, host: str, work: Callable[..., Result],
                        *args: object) -> Result:
@@ -239,4 +282,8 @@ class PasswordHasher:
         for _, waiting in self._queue:
             waiting.cancel()
         self._queue.clear()
+        for waiting_for_slot in self._waiting_for_slot.values():
+            for handed_over in waiting_for_slot:
+                handed_over.cancel()
+        self._waiting_for_slot.clear()
         self._threads.shutdown(wait=False, cancel_futures=True)

@@ -4,7 +4,8 @@ A match runs on one node, its *host*: the inviter's. The joiner may be at home o
 node, where their connection stays. At the host a `SeatSession` stands in for them, a
 session like any other to the match (lobby/match_play.py: the one path of every change,
 its store and its narration) whose output goes home in `Relayed` letters; at home their
-match commands go to the seat in `Forwarded` letters, and everything else (who, tell, help)
+match commands (those declared `Forwarding.HOST`: protocol/commands.py) go to the seat in
+`Forwarded` letters, and everything else (who, tell, help)
 is answered at home as always. The bus keeps each node's letters in order, so the player
 hears the match in the order the host told it, and the host gets the player's commands in
 the order they were typed.
@@ -22,6 +23,7 @@ import dataclasses
 import functools
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
@@ -41,30 +43,18 @@ from fibs_server.lobby.command_table import Hook, LogoutHook
 from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.session import Matches, SeatElsewhere, Session, Stage
 from fibs_server.protocol import game_texts, texts
-from fibs_server.protocol.commands import Command
 from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
 from fibs_server.protocol.texts import Departure
 
 log = logging.getLogger(__name__)
 
-# What a seated player (or watcher) types that goes to their seat at the host: what acts on,
-# or tells of, the match there (`join` only without a name: the next game of an unlimited
-# match).
-FORWARDED_COMMANDS = frozenset({
-    "move", "off", "roll", "double", "accept", "reject", "redouble", "beaver", "raccoon",
-    "otter", "resign", "board", "rawboard", "pip", "leave", "undo", "say", "kibitz",
-    "whisper", "fairdice", "unwatch", "look"})
-# Answered at home and copied to the seat, whose match reads the same toggles and settings.
-COPIED_COMMANDS = frozenset({"toggle", "set"})
-
+# The lines a home keeps of each user's last ones sent to their seat, to answer itself those the
+# seat never served (typed as the match ended there): a handful at most are on their way then.
+KEPT_LINES = 16
 
 # A live host answers a takeover at once; one that has not answered in this many seconds is
 # taken for gone (killed before it was missed), and its match as saved.
 TAKEOVER_ANSWER_SECONDS = 5.0
-
-
-def forwarded(command: Command) -> bool:
-    return command.name in FORWARDED_COMMANDS or (command.name == "join" and not command.args)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,6 +115,7 @@ class SeatSession(Session):
         self.relayed = 0  # letters sent home
         self.told: tuple[str | None, str | None] | None = None  # (plays, watches) as told home
         self.received = 0  # the number of the last line from home
+        self.served = 0  # and of the last one served or being served (the later ones wait)
         # A board asked for after a loss: one is waiting to be served, and the number of
         # the last letter of the last one served (a request from before it is answered).
         self.loss_board_waiting = False
@@ -173,6 +164,8 @@ class SeatLobby(Protocol):
 
     def start_job(self, job: Coroutine[Any, Any, object]) -> None: ...
 
+    async def dispatch(self, session: Session, line: str) -> None: ...
+
 
 class Seats:
     """This node's seats (as a host) and its users' joins elsewhere (as a home)."""
@@ -180,9 +173,14 @@ class Seats:
     def __init__(self, lobby: SeatLobby) -> None:
         self.lobby = lobby
         self.here: dict[str, SeatSession] = {}  # lower-case name -> the seat of a player
+        # lower-case name -> the lines from home that came while their seat was being made
+        # (its account read): served once it is, after the join.
+        self.seating: dict[str, list[Forwarded]] = {}
         # At home, by lower-case name: the number of the last letter heard from their seat,
         # and of the last line sent to it.
         self.heard: dict[str, int] = {}
+        # At home, by lower-case name: the last lines sent to their seat, by number.
+        self.lines_sent: dict[str, deque[tuple[int, str]]] = {}
         self.sent: dict[str, int] = {}
         # lower-case name of a user here -> the host asked for a takeover of their match, or
         # whether it still runs their match (`arrived`), and the alarm if it does not answer
@@ -211,7 +209,12 @@ class Seats:
         if isinstance(letter, JoinAsked) and letter.takeover:
             self._take_over(letter)
         elif isinstance(letter, JoinAsked):
-            self._carry_out(self._seat(letter))
+            key = letter.name.lower()
+            if key in self.here or key in self.lobby.online or key in self.seating:
+                self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
+            else:
+                self.seating[key] = []
+                self._carry_out(self._seat(letter))
         elif isinstance(letter, Forwarded):
             self._forwarded(letter)
         elif isinstance(letter, Relayed):
@@ -304,12 +307,14 @@ class Seats:
         assert seat is not None
         key = session.name.lower()
         self.sent[key] = number = self.sent.get(key, 0) + 1
+        if not quiet and heard < 0:  # the user's own line, not answered here
+            self.lines_sent.setdefault(key, deque(maxlen=KEPT_LINES)).append((number, line))
         self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet,
                                        number=number, heard=heard))
 
     def forget_user(self, name: str) -> None:
         """A user of this node plays nothing elsewhere any more (or logged out)."""
-        for counts in (self.heard, self.sent):
+        for counts in (self.heard, self.sent, self.lines_sent):
             counts.pop(name.lower(), None)
         awaited = self.awaiting.pop(name.lower(), None)
         if awaited is not None:
@@ -339,8 +344,18 @@ class Seats:
                 self.forward(session, "board", heard=heard)
             self.lobby.broadcast_who(session)
         else:
+            # Lines the seat never served (it went first): answered here, as on one node.
+            unserved = [line for number, line in self.lines_sent.get(letter.name.lower(), ())
+                        if number > letter.received]
             self._free(session)
             self.lobby.start_job(self._rating_refreshed(session))
+            if unserved:
+                self._carry_out(self._answer_here(session, unserved))
+
+    async def _answer_here(self, session: Session, lines: list[str]) -> None:
+        for line in lines:
+            if self.lobby.online.get(session.name.lower()) is session:
+                await self.lobby.dispatch(session, line)
 
     async def _rating_refreshed(self, session: Session) -> None:
         """The host stored the match's rating changes: the who-line shows them."""
@@ -372,15 +387,14 @@ class Seats:
         """A player of another node joins an invitation of a user here: a seat for them, which
         joins as they would."""
         key = letter.name.lower()
-        if key in self.here or key in self.lobby.online:
-            self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
-            return
         try:
             client = SeatClient(**letter.client)
             account = await self.lobby.accounts.find_account(letter.name)
         except (TypeError, ValueError):
             log.exception("a join from node %s was not understood", letter.node)
             account = None
+        finally:
+            typed_meanwhile = self.seating.pop(key)
         if account is None:
             self._refuse(letter, game_texts.cannot_find_player(letter.name))
             return
@@ -391,6 +405,8 @@ class Seats:
         command = "watch" if letter.watch else "join"
         self._queue(seat, Forwarded(letter.node, self.lobby.node_id, letter.name,
                                     f"{command} {letter.inviter}"))
+        for typed in typed_meanwhile:
+            self._forwarded(typed)
 
     def _new_seat(self, letter: JoinAsked, client: SeatClient, account: Account
                   ) -> SeatSession:
@@ -432,9 +448,14 @@ class Seats:
 
     def _forwarded(self, letter: Forwarded) -> None:
         seat = self.here.get(letter.name.lower())
+        if seat is None and letter.name.lower() in self.seating:
+            self.seating[letter.name.lower()].append(letter)  # its seat is on its way
+            return
         if seat is None or seat.home != letter.node:
-            # Its match is over: the home thinks otherwise, and learns it is not.
-            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            # Its match is over: the home thinks otherwise, and learns it is not (and that
+            # this line was not served).
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None,
+                                        received=max(0, letter.number - 1)))
             return
         if letter.resync:
             self._tell_seated(seat)
@@ -467,6 +488,7 @@ class Seats:
                     for hook in self.lobby.resync_hooks:
                         await hook(self.lobby, seat)
                 else:
+                    seat.served = max(seat.served, letter.number)
                     await seat.handle_line(letter.line)
             except Exception:
                 log.exception("a line of %s's seat failed", seat.name)
@@ -512,7 +534,9 @@ class Seats:
         """The seat goes, and its home is told it plays and watches nothing here."""
         if self.holds(seat):
             self.release(seat)
-            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None))
+            # `received`: the lines served (those after it are not: the home answers them).
+            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None,
+                                        seat.relayed, seat.served))
 
     async def _part(self, seat: SeatSession, departure: Departure) -> None:
         """The seat's player left their home (or it went): their match is saved, as their

@@ -72,10 +72,11 @@ async def hostnames(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("commands")
 async def commands_command(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(server_texts.in_columns(sorted(lobby.command_names)))
+    session.send_lines(server_texts.in_columns(sorted(lobby.command_words)))
 
 
-@table.command("cls", "clear")
+@table.command("cls")
+@table.command("clear")
 async def clear_screen(lobby: Lobby, session: Session, command: Command) -> None:
     # No terminal codes ever leave the server (net.limits), so the screen is scrolled clean.
     height = int(session.setting("pagelength")) or server_texts.SCREEN_HEIGHT

@@ -68,6 +68,11 @@ class AbuseLimits:
     tournament_creator_experience: int = 0
 
 
+class Unchecked(Exception):
+    """Raised by an attempt's check that could not be made now: the attempt counts for
+    nothing, neither as a failure nor as under way."""
+
+
 class LoginThrottle:
     """Growing delays for password attempts, per account name and per address.
 
@@ -112,7 +117,8 @@ class LoginThrottle:
     async def attempt(self, name: str, host: str, known_good: bool,
                       check: Callable[[], Awaitable[bool]]) -> bool:
         """Wait as the counts say, then run `check` (the password check); its result, or
-        False unchecked when the attempt would wait too long."""
+        False unchecked when the attempt would wait too long. Unchecked from `check` goes
+        through, the attempt uncounted."""
         succeeded = False
         try:
             start = await self._start(name, host, known_good)
@@ -120,15 +126,17 @@ class LoginThrottle:
                 return False
             await self.sleep(max(0.0, start - self.clock()))
             succeeded = await check()
+        except Unchecked:
+            for key in _keys(name, host, known_good):
+                self.counts.untally(key)
+            raise
         finally:
             self._finish(name, host, succeeded)
         return succeeded
 
     async def _start(self, name: str, host: str, known_good: bool) -> float | None:
         """Count the attempt; when it may start (clock time), or None: refused."""
-        keys = [(ADDRESSES, host), (ACCOUNTS, _account_key(name))]
-        if known_good:
-            keys.append((PAIRS, _pair_key(name, host)))
+        keys = _keys(name, host, known_good)
         # Every attempt counts for the account and the address, before it is judged.
         before = [count - 1 for count in await self.counts.tally(keys, self.limits.failure_memory)]
         now = self.clock()
@@ -177,6 +185,14 @@ class LoginThrottle:
             self._known_good.move_to_end((_account_key(name), host))
             while len(self._known_good) > self.MAX_KNOWN_GOOD:
                 self._known_good.popitem(last=False)
+
+
+def _keys(name: str, host: str, known_good: bool) -> list[Key]:
+    """What an attempt counts for: its address, its account, and a known-good pair."""
+    keys = [(ADDRESSES, host), (ACCOUNTS, _account_key(name))]
+    if known_good:
+        keys.append((PAIRS, _pair_key(name, host)))
+    return keys
 
 
 def _account_key(name: str) -> str:

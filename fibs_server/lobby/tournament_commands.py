@@ -5,8 +5,6 @@ any node; the director (lobby/tournaments.py) acts on what it finds there. The l
 AbuseLimits' (docs/SECURITY.md, "Tournaments")."""
 from __future__ import annotations
 
-import math
-
 from fibs_server.lobby.bot_players import BotPlayers
 from fibs_server.lobby.bus import TOURNAMENT_NOTICE_SETTING, notice
 from fibs_server.lobby.command_table import CommandTable
@@ -23,27 +21,30 @@ from fibs_server.lobby.tournament_records import (
 )
 from fibs_server.lobby.user_commands import store_setting
 from fibs_server.protocol import texts, tournament_texts, web_events
-from fibs_server.protocol.commands import Command
+from fibs_server.protocol.commands import Command, HeavyRead
 from fibs_server.protocol.tournament_options import OptionError, parse_create
 from fibs_server.rules.tournament import Entrant
 
 LISTED = 20  # tournaments `tournament list` shows: the open ones first, then the latest
+READERS = ("list", "show")
+
+
+def reads(command: Command) -> bool:
+    """Whether a `tournament` command reads the store (it is paced as a heavy read)."""
+    return bool(command.args) and command.args[0].lower() in READERS
 
 
 def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
     """`bots` None: the server has no built-in bots, so none may enter."""
     table = CommandTable()
 
-    @table.command("tournament")
+    # `list` and `show` read the store, up to some hundred rows: heavy reads.
+    @table.command("tournament", pacing=HeavyRead(tournament_texts.read_too_often, reads))
     async def tournament(lobby: Lobby, session: Session, command: Command) -> None:
         args = command.args
         verb = args[0].lower() if args else ""
-        if verb in ("list", "show"):
-            # A read of the store, of up to some hundred rows: paced like `dicetest`.
-            wait = lobby.heavy_reads.by_user.wait_before(session.name)
-            if wait:
-                session.send_line(tournament_texts.read_too_often(math.ceil(wait)))
-            elif verb == "list":
+        if verb in READERS:
+            if verb == "list":
                 entries = [listed(record) for record in await records.recent_tournaments(LISTED)]
                 session.send_lines(tournament_texts.list_lines(entries))
                 session.send_event(web_events.tournaments(entries))

@@ -16,7 +16,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import clip, commands, info, settings, texts, user_texts
 from fibs_server.protocol import help as help_texts
-from fibs_server.protocol.commands import Command
+from fibs_server.protocol.commands import Command, Forwarding
 from fibs_server.protocol.texts import Departure
 
 table = CommandTable()
@@ -83,7 +83,8 @@ def _sorted(people: list[Listed], order: str) -> list[Listed]:
     return sorted(people, key=keys.get(order, keys["login"]))
 
 
-@table.command("who", "rawwho")
+@table.command("who", short_forms=("w",))
+@table.command("rawwho")
 async def who(lobby: Lobby, session: Session, command: Command) -> None:
     if command.args[:1] == ["count"]:
         session.send_line(info.who_count(len(lobby.online) + len(lobby.directory)))
@@ -139,8 +140,15 @@ async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
     being played now is not waiting."""
     unfinished, abandoned = await lobby.matches.match_counts(name)
     online = lobby.online.get(name.lower())
-    running = lobby.match_table.match_of(online) if online else None
-    return unfinished - int(running is not None and running.stored), abandoned
+    if online is None:
+        return unfinished, abandoned
+    elsewhere = online.seated_elsewhere
+    if elsewhere is not None:  # their match runs on another node, stored unless a visitor's
+        being_played = elsewhere.playing and not lobby.is_visitor(online)
+    else:
+        running = lobby.match_table.match_of(online)
+        being_played = running is not None and running.stored
+    return unfinished - int(being_played), abandoned
 
 
 # --- toggle and set --------------------------------------------------------------------------
@@ -166,7 +174,7 @@ async def store_setting(lobby: Lobby, session: Session, key: str, value: str) ->
         account.name, settings=dict(account.settings)))
 
 
-@table.command("toggle")
+@table.command("toggle", short_forms=("to",), forwarded=Forwarding.COPIED)
 async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
     account = session.account
     assert account is not None
@@ -193,7 +201,7 @@ async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
         lobby.broadcast_who(session)
 
 
-@table.command("set")
+@table.command("set", forwarded=Forwarding.COPIED)
 async def set_variable(lobby: Lobby, session: Session, command: Command) -> None:
     account = session.account
     assert account is not None
@@ -268,7 +276,8 @@ async def ratings(lobby: Lobby, session: Session, command: Command) -> None:
         for rank, a in rows)])
 
 
-@table.command("show")
+# `sh` is ours: it stays `show` now that `shout` shares the prefix.
+@table.command("show", short_forms=("sh",))
 async def show(lobby: Lobby, session: Session, command: Command) -> None:
     word = command.args[0] if command.args else ""
     subjects = commands.completions(word, info.SHOW_SUBJECTS) if word else []
@@ -298,7 +307,7 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
 
 # --- small things ----------------------------------------------------------------------------
 
-@table.command("time")
+@table.command("time", aliases=("date",))
 async def time_command(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_line(texts.date_line(lobby.now(), session.setting("timezone")))
 
@@ -308,10 +317,10 @@ async def motd(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(clip.motd_block(lobby.config.motd) if session.clip else lobby.config.motd)
 
 
-@table.command("help")
+@table.command("help", aliases=("man",))
 async def help_command(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(help_texts.topic(command.args[0] if command.args else "",
-                                        lobby.command_names))
+                                        lobby.command_words))
 
 
 @table.command("away")
@@ -353,7 +362,7 @@ async def address(lobby: Lobby, session: Session, command: Command) -> None:
     lobby.broadcast_who(session)
 
 
-@table.command("password")
+@table.command("password", visitors=False)
 async def password(lobby: Lobby, session: Session, command: Command) -> None:
     account = session.account
     assert account is not None
@@ -378,7 +387,8 @@ async def password(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_line(user_texts.PASSWORD_CHANGED)
 
 
-@table.command("bye")
+@table.command("bye", aliases=("adios", "ciao", "end", "exit", "logout", "quit",
+                               "tschoe"))
 async def bye(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(texts.GOODBYE)
     await lobby.log_out(session, Departure.LOGGED_OUT)

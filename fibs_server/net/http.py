@@ -9,8 +9,10 @@ WebSocket is the HTTP connection it was upgraded from), must send its request he
 `http_header_timeout` and, kept alive, its next request within `http_keepalive_timeout`; each
 address's requests are paced by a token bucket (429 with Retry-After beyond it; a
 connection that asks again sooner waits that out first). The static
-files are read once, at start, and answered from memory with an ETag and Last-Modified (304
-when the browser has them already). `/healthz`, `/readyz` and `/metrics` are for the operator
+files are read and gzipped once, at start, and answered from memory with an ETag and
+Last-Modified (304 when the browser has them already). The page asks for them under
+`/static/<version>/`, the version a digest of all of them: a release's files are cached for
+good, and the next release's page (never cached without asking) asks for new addresses. `/healthz`, `/readyz` and `/metrics` are for the operator
 (docs/OPERATIONS.md); `/metrics` answers only the addresses `Operations.metrics_from` allows.
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import gzip
 import hashlib
 import ipaddress
 import json
@@ -43,6 +46,7 @@ from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.proxied import HeaderWait
 from fibs_server.net.telnet import FrontEnd
 from fibs_server.net.websocket import Origin, serve_websocket
+from fibs_server.protocol.analysis_texts import below_resolution
 
 STATIC = pathlib.Path(__file__).resolve().parent.parent / "web" / "static"
 RATING_HISTORY_MATCHES = 500  # the plot's points at most: the player's last rated matches
@@ -72,7 +76,6 @@ TOO_MANY_RESPONSE = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/pl
                      ).encode() + _TOO_MANY_TEXT
 
 FRONT = web.AppKey("front", FrontEnd)
-FILES = web.AppKey("files", dict)
 ORIGINS = web.AppKey("origins", frozenset)
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
@@ -93,49 +96,102 @@ class Operations:
 OPERATIONS = web.AppKey("operations", Operations)
 
 
+# The browser asks each time (a cheap 304), so a new page is seen at once; a versioned file
+# never changes under its address.
+ASK_EACH_TIME = "no-cache"
+KEEP_FOR_GOOD = "public, max-age=31536000, immutable"
+INDEX = "index.html"
+
+
 @dataclasses.dataclass(frozen=True)
 class StaticFile:
     body: bytes
+    gzipped: bytes | None  # the body gzipped, when that is smaller
     content_type: str
     etag: str  # quoted, as the header carries it
     modified: float  # seconds since the epoch, whole (as Last-Modified says it)
 
-    @property
-    def headers(self) -> dict[str, str]:
-        # no-cache: the browser asks each time (a cheap 304), so a new page is seen at once.
-        return {"ETag": self.etag, "Last-Modified": email.utils.formatdate(self.modified,
-                                                                           usegmt=True),
-                "Cache-Control": "no-cache"}
+    @classmethod
+    def of(cls, body: bytes, content_type: str, modified: float) -> StaticFile:
+        gzipped = gzip.compress(body, compresslevel=9, mtime=0)
+        return cls(body, gzipped if len(gzipped) < len(body) else None, content_type,
+                   '"' + hashlib.sha256(body).hexdigest()[:20] + '"', modified)
+
+    def etag_of(self, zipped: bool) -> str:
+        """Each encoding's own tag, as a cache between must tell them apart."""
+        return self.etag[:-1] + '-gzip"' if zipped else self.etag
+
+    def headers(self, zipped: bool, cache_control: str) -> dict[str, str]:
+        return {"ETag": self.etag_of(zipped), "Cache-Control": cache_control,
+                "Last-Modified": email.utils.formatdate(self.modified, usegmt=True),
+                "Vary": "Accept-Encoding"}
 
 
-def load_static_files(folder: pathlib.Path = STATIC) -> dict[str, StaticFile]:
-    """The page's files by name (a few tens of kilobytes: read once, served from memory)."""
-    files = {}
+@dataclasses.dataclass(frozen=True)
+class StaticFiles:
+    """The page's files by name, and their version: the first characters of a digest of them
+    all. index.html names the others under /static/<version>/ (the modules' own imports are
+    relative, so they follow)."""
+    files: dict[str, StaticFile]
+    version: str
+
+
+STATIC_FILES = web.AppKey("static_files", StaticFiles)
+
+
+def load_static_files(folder: pathlib.Path = STATIC) -> StaticFiles:
+    """The page's files (a few tens of kilobytes: read once, served from memory)."""
+    read = {}
+    digest = hashlib.sha256()
     for path in sorted(folder.iterdir()):
-        if not path.is_file():
-            continue
-        body = path.read_bytes()
-        kind = "text/javascript" if path.suffix in (".js", ".mjs") else (
-            mimetypes.guess_type(path.name)[0] or "application/octet-stream")
-        files[path.name] = StaticFile(
-            body, kind, '"' + hashlib.sha256(body).hexdigest()[:20] + '"',
-            float(int(path.stat().st_mtime)))
-    return files
+        if path.is_file():
+            read[path.name] = (path.read_bytes(), float(int(path.stat().st_mtime)))
+            digest.update(path.name.encode() + b"\0" + read[path.name][0] + b"\0")
+    version = digest.hexdigest()[:16]
+    files = {}
+    for name, (body, modified) in read.items():
+        if name == INDEX:
+            body = body.replace(b'"/static/', f'"/static/{version}/'.encode())
+        kind = "text/javascript" if name.endswith((".js", ".mjs")) else (
+            mimetypes.guess_type(name)[0] or "application/octet-stream")
+        files[name] = StaticFile.of(body, kind, modified)
+    return StaticFiles(files, version)
+
+
+def accepts_gzip(request: web.Request) -> bool:
+    """Accept-Encoding names gzip (or *), not with q=0."""
+    for offer in request.headers.get("Accept-Encoding", "").split(","):
+        coding, _, parameters = offer.partition(";")
+        if coding.strip().lower() in ("gzip", "*"):
+            weight = parameters.replace(" ", "").lower().removeprefix("q=")
+            try:
+                return float(weight or 1) > 0
+            except ValueError:
+                return False
+    return False
 
 
 def not_modified(request: web.Request, file: StaticFile) -> bool:
-    """The browser's copy is current (If-None-Match wins over If-Modified-Since)."""
+    """The browser's copy is current (If-None-Match wins over If-Modified-Since), in either
+    encoding: the file is the same."""
     tags = request.headers.get("If-None-Match")
     if tags is not None:
-        return any(tag.strip().removeprefix("W/") in (file.etag, "*") for tag in tags.split(","))
+        current = (file.etag, file.etag_of(True), "*")
+        return any(tag.strip().removeprefix("W/") in current for tag in tags.split(","))
     since = request.if_modified_since
     return since is not None and since.timestamp() >= file.modified
 
 
-def static_response(request: web.Request, file: StaticFile) -> web.Response:
+def static_response(request: web.Request, file: StaticFile,
+                    cache_control: str = ASK_EACH_TIME) -> web.Response:
+    zipped = file.gzipped is not None and accepts_gzip(request)
+    headers = file.headers(zipped, cache_control)
     if not_modified(request, file):
-        return web.Response(status=304, headers=file.headers)
-    return web.Response(body=file.body, content_type=file.content_type, headers=file.headers)
+        return web.Response(status=304, headers=headers)
+    if zipped:
+        headers["Content-Encoding"] = "gzip"
+    return web.Response(body=file.gzipped if zipped else file.body,
+                        content_type=file.content_type, headers=headers)
 
 
 # Requests per address: a token bucket each, as for the heavy reads.
@@ -275,14 +331,26 @@ async def security_headers(request: web.Request, handler) -> web.StreamResponse:
 
 
 async def index(request: web.Request) -> web.Response:
-    return static_response(request, request.app[FILES]["index.html"])
+    return static_response(request, request.app[STATIC_FILES].files[INDEX])
 
 
 async def static(request: web.Request) -> web.Response:
-    file = request.app[FILES].get(request.match_info["name"])
+    """A file by its unversioned address: asked for each time."""
+    file = request.app[STATIC_FILES].files.get(request.match_info["name"])
     if file is None:
         raise web.HTTPNotFound()
     return static_response(request, file)
+
+
+async def versioned_static(request: web.Request) -> web.Response:
+    """A file of this release, kept by the browser for good. A page of an earlier release
+    (open since before a restart) gets today's file, asked for each time."""
+    static_files = request.app[STATIC_FILES]
+    file = static_files.files.get(request.match_info["name"])
+    if file is None:
+        raise web.HTTPNotFound()
+    current = request.match_info["version"] == static_files.version
+    return static_response(request, file, KEEP_FOR_GOOD if current else ASK_EACH_TIME)
 
 
 async def websocket(request: web.Request) -> web.StreamResponse:
@@ -378,7 +446,8 @@ async def rating_history(request: web.Request) -> web.Response:
 async def match_analysis(request: web.Request) -> web.Response:
     """`/api/matches/12/analysis`: the stored analysis of a finished rated match: `analysis`
     is `MatchAnalysis.to_dict()`, or null with the request's `status` (queued, running,
-    failed; null: never asked for)."""
+    failed; null: never asked for); `below_resolution`, per player, whether their error rate
+    is below what the judge can see (`analysis_texts.below_resolution`)."""
     lobby = request.app[FRONT].lobby
     refuse_heavy_reads_too_often(request, TOO_MANY_ANALYSIS_REQUESTS)
     if lobby.analyses is None:
@@ -391,8 +460,10 @@ async def match_analysis(request: web.Request) -> web.Response:
         request_now = await lobby.analyses.analysis_request(record.match_id)
         return web.json_response({**answer, "status": None if request_now is None
                                   else request_now.status.value, "analysis": None})
+    # Worked out on reading, so that analyses stored before the mark existed carry it too.
+    unseen = [below_resolution(player) for player in stored.analysis["players"]]
     return web.json_response({**answer, "status": "done", "analysed_at": stored.analysed_at,
-                              "analysis": stored.analysis})
+                              "analysis": stored.analysis, "below_resolution": unseen})
 
 
 async def match_moves(request: web.Request) -> web.Response:
@@ -478,11 +549,11 @@ async def dice(request: web.Request) -> web.Response:
                               else account.name, "player": own})
 
 
-def web_application(front: FrontEnd, files: dict[str, StaticFile],
+def web_application(front: FrontEnd, files: StaticFiles,
                     origins: frozenset[Origin], operations: Operations) -> web.Application:
     application = web.Application(middlewares=[security_headers, paced])
     application[FRONT] = front
-    application[FILES] = files
+    application[STATIC_FILES] = files
     application[ORIGINS] = origins
     application[OPERATIONS] = operations
     application[RATE] = KeyedRateLimit(front.limits.http_request_burst,
@@ -497,6 +568,7 @@ def web_application(front: FrontEnd, files: dict[str, StaticFile],
     application.router.add_get("/api/players/{name}/matches", player_matches)
     application.router.add_get("/api/dice", dice)
     application.router.add_get("/static/{name}", static)
+    application.router.add_get("/static/{version}/{name}", versioned_static)
     application.router.add_get("/healthz", healthz)
     application.router.add_get("/readyz", readyz)
     application.router.add_get("/metrics", metrics)

@@ -4,6 +4,7 @@ players carry their derived figures: error rate, PR, rating words; its decisions
 and mark), so the JSON the web gets and what telnet shows are the same facts."""
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,17 @@ NOTIFY_OFF = "You won't be told when the analysis of a match is ready."
 MARKS = {"doubtful": "?!", "bad": "?", "very bad": "??"}
 MARKS_LEGEND = ("Marks: ?! doubtful (error over 0.040), ? bad (over 0.080), "
                 "?? very bad, a blunder (over 0.160).")
+# The smallest error rate (mEMG per unforced decision) the judge tells from perfect play: a
+# player who plays as the judge does (the expert bot, bgsage at the analysis's own depth)
+# scores 0.0-0.1 where gnubg finds about 2 (docs/ANALYSIS.md, "What the judge cannot see").
+JUDGE_RESOLUTION = 2.0
+UNSEEN = "played at the analysis's own depth: errors below its resolution are not seen"
+
+
+def below_resolution(player: Mapping[str, Any]) -> bool:
+    """Whether a player's error rate (a summary of the stored form) is below what the judge
+    can see, so that a low figure may only mean play like the judge's own."""
+    return bool(player["unforced_decisions"]) and player["error_rate"] < JUDGE_RESOLUTION
 
 
 def no_finished_match(typed: str) -> str:
@@ -52,6 +64,11 @@ def too_many_of_yours(limit: int) -> str:
                    "already. Ask again when one is done.", limit=limit)
 
 
+def asked_too_often(seconds: int) -> str:
+    return refusal("analyses_asked_too_often", f"** Too many analyses asked for: try again in "
+                   f"{seconds} second{'s' if seconds != 1 else ''}.", seconds=seconds)
+
+
 def read_too_often(seconds: int) -> str:
     return refusal("analyses_read_too_often", f"** Too many analyses read: try again in {seconds} "
                    f"second{'s' if seconds != 1 else ''}.", seconds=seconds)
@@ -79,7 +96,8 @@ def _heading(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any])
     match = "unlimited match" if length is None else f"{length} point match"
     variant = "" if analysis["variant"] == "standard" else f" {analysis['variant']}"
     return [f"Analysis of match {match_id}: {names[0]} - {names[1]}, {match}{variant}.",
-            f"Level: bgsage {analysis['plies']}-ply, {analysis['move_filter']}."]
+            f"Level: bgsage {analysis['plies']}-ply (gnubg's {analysis['plies'] - 1}-ply), "
+            f"{analysis['move_filter']}."]
 
 
 # Each row of the summary: its label and how it shows a player's figure.
@@ -116,8 +134,18 @@ def summary(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any]) 
     for label, key, form in _SUMMARY_ROWS:
         cells = "".join(f"{format(player[key], form):>{width}}" for player in players)
         lines.append(f"{label:<{_LABEL_WIDTH}}{cells}")
-    return [*lines, "PR is 500 x the error (EMG) per unforced decision.",
+    unseen = [line for player in players if below_resolution(player) for line in textwrap.wrap(
+        f"{names[player['player']]}'s error rate is below the judge's resolution "
+        f"({JUDGE_RESOLUTION:.1f} mEMG): {UNSEEN}.", 79)]
+    return [*lines, *scale_lines(analysis["plies"]), *unseen,
             f"Type 'analysis {match_id} moves' for every decision."]
+
+
+def scale_lines(plies: int) -> list[str]:
+    """Which scale the figures are on, and at what depth they were judged."""
+    return [f"Error rates: mEMG lost per unforced decision, judged at bgsage {plies}-ply, on",
+            "gnubg's scale, with gnubg's rating words. PR: half the error rate (500 x EMG",
+            "per decision), XG's scale; only XG counts a 1-point match's PR 1.5 times."]
 
 
 def decisions(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any]) -> list[str]:

@@ -2,11 +2,9 @@
 the short forms that reach it (`help <command>`; topics in help_topics)."""
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from fibs_server.protocol.coded_texts import refusal
-from fibs_server.protocol.commands import ALIASES, SHORT_FORMS, UnknownCommand, resolve
-from fibs_server.protocol.help_topics import TOPICS, Topic
+from fibs_server.protocol.commands import CommandWords, UnknownCommand, resolve
+from fibs_server.protocol.help_topics import SUBJECTS, TOPICS, Topic
 
 BOTS_LINE = "  Bots:        bot"  # when the server has its bots (`--bots on`)
 INDEX = (
@@ -21,6 +19,8 @@ INDEX = (
     "               analyse analysis tournament",
     "  Talking:     tell tellx say shout kibitz whisper message waitfor gag blind",
     BOTS_LINE,
+    "  Topics:      rules crawford formula boardstyle sortwho timezones client",
+    "               autologin tinyfugue complaints countries erase shutdown !!",
     "Commands may be abbreviated to any unique prefix; '!!' repeats the last one.",
 )
 
@@ -53,10 +53,10 @@ TIMER = (
 CLOCK_WORDS = ("timer", "takeover")
 
 
-def short_forms(command: str, commands: Collection[str]) -> list[str]:
+def short_forms(command: str, commands: CommandWords) -> list[str]:
     """What else may be typed for `command`: FIBS's fixed short forms and whole-word aliases,
     and its shortest unique prefix among `commands`."""
-    forms = [word for word, name in {**SHORT_FORMS, **ALIASES}.items() if name == command]
+    forms = commands.other_words(command)
     for length in range(1, len(command)):
         prefix = command[:length]
         try:
@@ -69,16 +69,17 @@ def short_forms(command: str, commands: Collection[str]) -> list[str]:
     return forms
 
 
-def topic_lines(command: str, topic: Topic, commands: Collection[str]) -> list[str]:
+def topic_lines(command: str, topic: Topic, commands: CommandWords) -> list[str]:
     forms = short_forms(command, commands)
     return [topic.syntax, *(f"  {line}" for line in topic.about),
             f"  Example: {topic.example}",
             f"  Short forms: {', '.join(forms)}" if forms else "  Short forms: none"]
 
 
-def topic(word: str, commands: Collection[str]) -> list[str]:
-    """`help <word>`: the index, `beginner`, or the topic of the command `word` stands for as
-    it would on the command line (`help m` = `help move`, `help date` = `help time`)."""
+def topic(word: str, commands: CommandWords) -> list[str]:
+    """`help <word>`: the index, `beginner`, a topic of FIBS's index that is no command
+    (`rules`, `formula`, ...), or the topic of the command `word` stands for as it would on
+    the command line (`help m` = `help move`, `help date` = `help time`)."""
     key = word.lower()
     if not key:
         return [line for line in INDEX if line != BOTS_LINE or "bot" in commands]
@@ -86,6 +87,8 @@ def topic(word: str, commands: Collection[str]) -> list[str]:
         return list(BEGINNER)
     if key in CLOCK_WORDS:
         return list(TIMER)
+    if key in SUBJECTS:
+        return list(SUBJECTS[key])
     try:
         command = resolve(key, commands).name
     except UnknownCommand:

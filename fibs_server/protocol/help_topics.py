@@ -72,7 +72,9 @@ TOPICS: dict[str, Topic] = {
         "boardstyle 1|2|3: two pictures of the board, or 3, the line clients read.",
         "linelength 0-999: where long lines are broken ('toggle wrap' NO); 0: not.",
         "pagelength 0-999: lines per page of a long reply; 0: no pages.",
-        "redoubles none|unlimited|1-99, sortwho login|name|rating|rrating,",
+        "redoubles none|unlimited|1-99: redoubles in a row in unlimited matches,",
+        "the smaller of both players' numbers as they were when the match began.",
+        "sortwho login|name|rating|rrating: the order of 'who'.",
         "timezone <zone> (e.g. Europe/Berlin). Without a value: shows it."),
         "set boardstyle 2"),
     "away": Topic("away [<message>]", (
@@ -246,4 +248,106 @@ TOPICS: dict[str, Topic] = {
     "blind": Topic("blind [<name>]", (
         "Stops (or, again, allows) a user watching your games. Alone: the list.",),
         "blind bob"),
+}
+
+
+# The topics of FIBS's help index that are no command: each text says how this server does it.
+SUBJECTS: dict[str, tuple[str, ...]] = {
+    "rules": (
+        "Backgammon in short:",
+        "  Each player has 15 checkers and moves them round the board, towards their",
+        "  home board, by the numbers of two dice: one checker per die, or one",
+        "  checker both numbers. Doubles (e.g. 4 and 4) are played four times.",
+        "  A checker may not land on a point held by two or more of the opponent's.",
+        "  Landing on a single opposing checker (a blot) hits it: it goes to the bar",
+        "  and must come back in through the opponent's home board before its owner",
+        "  moves anything else.",
+        "  Play as many of the dice as you can; if only one of them can be played,",
+        "  the larger one when either could.",
+        "  With all 15 in your home board you bear them off. The first to bear off",
+        "  all wins 1 point, 2 (a gammon) if the loser bore off none, 3 (a",
+        "  backgammon) if the loser also has one on the bar or in the winner's home.",
+        "  The cube: before rolling you may 'double'. Your opponent accepts (the game",
+        "  is then worth twice as much, and only they may double next) or rejects",
+        "  and loses the game at its value so far.",
+        "  A match is played to a number of points ('invite bob 5'). After a player",
+        "  first comes within one point of winning, the next game is played without",
+        "  the cube (the Crawford rule): see 'help crawford'.",
+        "  'help beginner' tells how to start, 'help move' how to type a move."),
+    "crawford": (
+        "The Crawford rule ('toggle crawford'; on unless both players turn it off):",
+        "  In a match to n points, the game after a player first reaches n-1 points",
+        "  is the Crawford game: nobody may double in it. In the games after it the",
+        "  cube is back. 1-point and unlimited matches have no Crawford game.",
+        "  Tournaments use the rule unless created with 'nocrawford'."),
+    "formula": (
+        "How ratings change (every player starts at 1500, with experience 0):",
+        "  D = the difference of the two ratings, N = the match length.",
+        "  Pu = 1 / (10^(D * sqrt(N) / 2000) + 1): the chance that the lower rated",
+        "  player (the underdog) wins. P = 1 - Pu if the underdog won, else Pu.",
+        "  K = max(1, 5 - experience / 100), each with their experience before",
+        "  the match.",
+        "  The winner gains 4 * K * sqrt(N) * P, the loser loses 4 * K * sqrt(N) * P,",
+        "  each with their own K; the match length is added to both experiences.",
+        "  Two new players, 3 points: the winner 1517.32, the loser 1482.68.",
+        "  Unlimited matches and matches played 'unrated' change nothing.",
+        "  'toggle ratings' shows the calculation at the end of your matches."),
+    "boardstyle": (
+        "'set boardstyle 1|2|3': how the board is shown to you.",
+        "  1: a picture, the point numbers in the borders.",
+        "  2: the same picture with the point numbers on lines of their own (the",
+        "     default).",
+        "  3: one 'board:' line of numbers, for client programs.",
+        "  'board' shows it again; 'rawboard' gives the 'board:' line whatever",
+        "  your style."),
+    "sortwho": (
+        "'set sortwho login|name|rating|rrating': the order of 'who'.",
+        "  login: as the users logged in (the default); name: by name; rating:",
+        "  the highest rating first; rrating: the lowest first."),
+    "timezones": (
+        "'set timezone <zone>': the zone your times are shown in ('time', 'last',",
+        "  'whois' and the login lines). The zones have the usual names:",
+        "  UTC (the default), Europe/Berlin, America/New_York, Asia/Tokyo, ...",
+        "  A name the server does not know is refused."),
+    "client": (
+        "Client programs: a FIBS client draws the board and talks to the server for",
+        "  you. It logs in with 'login <program> 1008 <name> <password>' and gets",
+        "  numbered lines it can read (CLIP, the FIBS client protocol) and the board",
+        "  as a 'board:' line. Each user's who line ('rawwho') names the program.",
+        "  The server's web page is a client too. Bots log in the same way."),
+    "autologin": (
+        "Logging in with one line: type 'connect <name> <password>' at the login:",
+        "  prompt. The server then sends no '> ' prompts: MUD clients such as",
+        "  TinyFugue have their own input line. Client programs use 'login'",
+        "  instead (see 'help client')."),
+    "tinyfugue": (
+        "TinyFugue (tf) and other MUD clients work with this server: open its",
+        "  telnet port (in tf: /world <host> <port>) and log in with 'connect",
+        "  <name> <password>' (see 'help autologin'). Such a client keeps what you",
+        "  type apart from what the server says; 'set boardstyle 1' or '2' draws",
+        "  the board in it."),
+    "complaints": (
+        "If someone bothers you: 'gag <name>' stops their tells, messages and",
+        "  shouts reaching you, 'blind <name>' stops them watching your games.",
+        "  The server's administrators can mute, kick or ban a user: tell or",
+        "  'message' one of them (the message of the day, 'motd', may name them)",
+        "  what happened, with the names and the time."),
+    "countries": (
+        "Where users come from: 'where <name>' and 'hostnames' show the address",
+        "  each user is logged in from, as the server sees it. The server does not",
+        "  turn addresses into countries: a host name's last part often tells it",
+        "  (.de Germany, .fr France, .jp Japan, ...)."),
+    "erase": (
+        "Accounts are erased only by an administrator ('erase <name>'): the user is",
+        "  logged out, their account goes with their matches, messages, gags and",
+        "  blinds, and the name is free again. An account is never erased for",
+        "  being unused."),
+    "shutdown": (
+        "Shutting down: an administrator's 'shutdown <minutes>' tells everyone how",
+        "  long is left ('shutdown cancel' stops it); in the last two minutes only",
+        "  administrators may log in. When the server stops, running matches are",
+        "  saved: 'invite <name>' resumes yours after the restart."),
+    "!!": (
+        "'!!' repeats your last command (not tell, tellx, say, shout, kibitz,",
+        "  whisper or message: a repeat would send someone's words twice)."),
 }

@@ -44,6 +44,12 @@ TELNET = Client()
 WEB_PAGE = Client(clip=True, prompts=False, name="web")
 
 
+class NotChecked(enum.Enum):
+    """`authenticated`'s answer when the password could not be checked now (too many checks
+    wait): the user is asked to log in again, never told the password is wrong."""
+    BUSY = "busy"
+
+
 class RegistrationRefused(enum.Enum):
     TOO_MANY_REGISTRATIONS = "too many registrations"  # from this address within an hour
     NAME_TAKEN = "name taken"  # by someone else while this user typed the passwords
@@ -82,7 +88,7 @@ class Close(Output):
 
 @dataclasses.dataclass(frozen=True)
 class Authenticate(Step):
-    """Result: `authenticated(account or None)`."""
+    """Result: `authenticated(account, None for a wrong name or password, or NotChecked)`."""
     name: str
     password: str = dataclasses.field(repr=False)
 
@@ -199,14 +205,15 @@ class LoginDialogue(Generic[AccountT]):
 
     # --- results of the steps ----------------------------------------------------------------
 
-    def authenticated(self, account: AccountT | None) -> list[Action]:
+    def authenticated(self, account: AccountT | NotChecked | None) -> list[Action]:
         if self.stage is Stage.CLOSED:
             return []
-        if account is not None:
-            return [LogIn(account, self.client)]
-        prompt = texts.wrong_login_prompt(self.client.clip)
-        self.stage, self.client = Stage.LOGIN, self.transport_client
-        return [SendPrompt(prompt)]
+        if account is None or account is NotChecked.BUSY:
+            prompt = texts.wrong_login_prompt(self.client.clip)
+            self.stage, self.client = Stage.LOGIN, self.transport_client
+            busy = [SendLines((texts.PASSWORD_CHECKS_BUSY,))] if account is not None else []
+            return [*busy, SendPrompt(prompt)]
+        return [LogIn(account, self.client)]
 
     def resumed(self, done: bool) -> list[Action]:
         """The lobby let the page back in (nothing more to say), or refused its token: the

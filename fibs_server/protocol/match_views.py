@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator
+from typing import assert_never
 
 from fibs_server.protocol import coded_texts, match_texts
 from fibs_server.protocol.board import UNLIMITED, BoardView
@@ -220,7 +221,8 @@ def event_script(match: Match, names: tuple[str, str], event: ev.Event, moment: 
         case ev.JoinedNextGame(player=p):
             # FIBS tells the other player nothing: they have their `Type 'join'` line.
             return [say(p, coded_texts.notice(f"** Please wait for {names[1 - p]} to join too."))]
-    return []
+        case _:
+            assert_never(event)
 
 
 def match_over(match: Match, names: tuple[str, str], winner: int, score: tuple[int, int],
@@ -289,6 +291,11 @@ def _actions(history: list[ev.Event], colour: dict[int, str]
                 yield colour[w], "wins"
             case ev.Forfeited(player=p):
                 yield colour[p], "forfeits the match"
+            case (ev.GameStarted() | ev.OpeningRoll() | ev.CubeAutoDoubled() | ev.Rolled()
+                  | ev.MatchOver() | ev.JoinedNextGame()):
+                pass  # not in a move list: a roll shows with its move
+            case _:
+                assert_never(event)
 
 
 # --- what a player must do -------------------------------------------------------------------------

@@ -24,7 +24,9 @@ results say the points each game was won with).
 from __future__ import annotations
 
 import dataclasses
+from typing import assert_never
 
+from fibs_server.protocol.texts import plural
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match
 from fibs_server.rules.position import Position
@@ -110,6 +112,12 @@ def mat_games(match: Match) -> list[MatGame]:
                     actions.append(MatWin(w, points))
                 case ev.Forfeited(player=p, points=points):
                     actions.append(MatWin(1 - p, points))
+                case (ev.GameStarted() | ev.OpeningRoll() | ev.CubeAutoDoubled()
+                      | ev.ResignOffered() | ev.ResignAccepted() | ev.ResignRejected()
+                      | ev.MatchOver() | ev.JoinedNextGame()):
+                    pass  # not in `.mat`: a resignation shows as the game it wins
+                case _:
+                    assert_never(event)
         games.append(MatGame(started.score, tuple(actions)))  # events hold tuples
     return games
 
@@ -136,7 +144,7 @@ def _game_lines(actions: tuple[MatAction, ...]) -> list[str]:
     left: str | None = None
     for action in actions:
         if isinstance(action, MatWin):
-            wins = f" Wins {action.points} point{'s' if action.points != 1 else ''}"
+            wins = f" Wins {plural(action.points, 'point')}"
             if left is not None and action.player == 1:
                 # The right player wins on the line the left player's drop opened.
                 lines.append(_numbered(len(lines) + 1, left, wins))

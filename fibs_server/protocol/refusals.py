@@ -19,7 +19,8 @@ TEMPLATES: dict[Refusal, str] = {
     Refusal.ALREADY_JOINED: "** Please wait for {opponent} to join too.",
     Refusal.GAME_OVER: "** The game is over. Type 'join' to play the next game.",
     Refusal.MATCH_OVER: "** The match is over.",
-    Refusal.AWAITING_ANSWER_TO_RESIGNATION: "** Please wait for {opponent} to accept or reject.",
+    Refusal.AWAITING_ANSWER_TO_RESIGNATION:
+        "** Wait until {opponent} accepted or rejected your resign.",
     Refusal.AWAITING_ANSWER_TO_DOUBLE: "** Please wait for {opponent} to accept or reject.",
     Refusal.ANSWER_RESIGNATION_FIRST: "** {opponent} wanted to resign. " + _ANSWER,
     Refusal.ANSWER_DOUBLE_FIRST: "** {opponent} doubled. " + _ANSWER,
@@ -50,14 +51,13 @@ TEMPLATES: dict[Refusal, str] = {
         "** {ordinal} move: move from a point or the bar to a point or off.",
     Refusal.MUST_ENTER_FROM_BAR:
         "** You have to remove pieces from the bar in your {ordinal} move.",
-    Refusal.NO_CHECKER_ON_BAR: "** You don't have a piece on the bar in your {ordinal} move.",
-    Refusal.NO_CHECKER_ON_POINT:
-        "** You don't have a piece on point {point} in your {ordinal} move.",
+    Refusal.NO_CHECKER_ON_BAR: "** You can't move from the bar in your {ordinal} move.",
+    Refusal.NO_CHECKER_ON_POINT: "** You can't move from {point} in your {ordinal} move.",
     Refusal.CANNOT_BEAR_OFF_CHECKER: "** You can't remove this piece",
-    Refusal.MOVING_BACKWARDS: "** You can't move backwards in your {ordinal} move.",
+    # FIBS's words for a step against the direction of play.
+    Refusal.MOVING_BACKWARDS: "** You can't move home in your {ordinal} move.",
     Refusal.NO_DIE_FOR_DISTANCE: "** You can't move {points} in your {ordinal} move",
-    Refusal.POINT_BLOCKED:
-        "** You can't move to point {point} in your {ordinal} move: it is blocked.",
+    Refusal.POINT_BLOCKED: "** You can't move to {point} in your {ordinal} move.",
     Refusal.MUST_PLAY_LARGER_DIE: "** You have to play the larger die ({die}).",
 }
 

@@ -9,6 +9,7 @@ from fibs_server.protocol.commands import ambiguous, completions
 
 # (YES text, NO text) per toggle, in the order `toggle` lists them.
 TOGGLE_TEXTS: dict[str, tuple[str, str]] = {
+    # "the use the" (sic): FIBS's own words, which every FIBS message classifier matches.
     "allowpip": ("** You allow the use the server's 'pip' command.",
                  "** You don't allow the use of the server's 'pip' command."),
     "autoboard": ("** The board will be refreshed after every move.",

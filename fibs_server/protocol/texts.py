@@ -158,6 +158,10 @@ def password_error(password: str) -> RefusalText | None:
 
 LINE_TOO_LONG = refusal("line_too_long", "** Your line was too long and has been ignored.")
 NO_PASSWORD_GIVEN = refusal("no_password_given", "** No password given. Please choose a new name")
+# A password that could not be checked now (too many checks waiting): not called wrong.
+# Ours (FIBS has none); a `** ` line, which no classifier takes for the login's success.
+PASSWORD_CHECKS_BUSY = refusal("password_checks_busy", "** Too many logins are being checked "
+                               "right now. Please log in again in a moment.")
 TOO_MANY_REGISTRATIONS = refusal("too_many_registrations",
                                  "** Too many new accounts from your address. Please try again later.")
 REGISTERED = ("You are registered.", "Type 'help beginner' to get started.")

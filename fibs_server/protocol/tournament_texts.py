@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from fibs_server.protocol.coded_texts import refusal
+from fibs_server.protocol.texts import plural
 from fibs_server.rules.tournament import (
     Entrant,
     Format,
@@ -27,9 +28,9 @@ def round_begins(tournament_id: int, number: int, count: int) -> str:
 
 
 def your_match(tournament_id: int, opponent: str, length: int, no_show_minutes: int) -> str:
-    return _about(tournament_id, f"you play {opponent}, {length} points. The match starts as "
-                  f"soon as you are both online; whoever is not within {no_show_minutes} "
-                  "minutes of the round's start loses it.")
+    return _about(tournament_id, f"you play {opponent}, {plural(length, 'point')}. The match "
+                  "starts as soon as you are both online; whoever is not within "
+                  f"{plural(no_show_minutes, 'minute')} of the round's start loses it.")
 
 
 def your_bye(tournament_id: int, number: int) -> str:
@@ -161,7 +162,7 @@ def no_such_bot(word: str) -> str:
 
 def terms_words(terms: RoundTerms) -> str:
     """`5 points (final 7), nackgammon, no Crawford, 60 s a turn, unrated`."""
-    words = [f"{terms.length} point{'s' if terms.length != 1 else ''}"
+    words = [plural(terms.length, "point")
              + (f" (final {terms.final_length})" if terms.final_length != terms.length else "")]
     if terms.variant is not Variant.STANDARD:
         words.append(terms.variant.value)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, assert_never
 
 import orjson
 
@@ -266,7 +266,8 @@ def event_message(match: Match, event: ev.Event, viewer: int,
                     "ratings": None if rating is None else ratings_of(rating, w, viewer)}
         case ev.JoinedNextGame(player=p):
             return {"type": "joined_next_game", "by": side(p, viewer)}
-    return None
+        case _:
+            assert_never(event)
 
 
 def ratings_of(rating: RatingCalculation, winner: int, viewer: int) -> Message:

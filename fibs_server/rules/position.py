@@ -5,15 +5,20 @@ index i (0..23) is the side's own point i + 1, index 24 its bar. The side on rol
 `checkers[0]` and moves from high points to low ones; its own point p is its opponent's
 point 25 - p, so mover index i faces opponent index 23 - i.
 
-Legal-play generation is the hot path of the server, so it works on one mutable list,
-never builds intermediate positions, and identifies resulting positions by an integer
-key built incrementally (one nibble per point plus one bit per hit blot). Only the
-distinct results found are turned into Position objects.
+Legal-play generation is the hot path of the server: bgsage's compiled generator
+(`bgbot_cpp.possible_moves`, docs/DEPENDENCIES.md) lists the distinct resulting boards, and
+a play's steps, result and hits are worked out from its board only when read (most plays of
+a roll are only counted, or looked up by their result).
 """
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import sub
+
+import bgbot_cpp
 
 from .variants import Variant
 
@@ -23,12 +28,9 @@ _BAR_INDEX = 24
 _POINTS = 24
 _HOME_POINTS = 6
 
-# Resulting-position key: the mover's count on index i lives in nibble i (counts never
-# exceed 15), a hit on index i sets bit 128 + i, far above any nibble borrow or carry.
-_NIBBLE = tuple(1 << (4 * index) for index in range(25))
-_HIT = tuple(1 << (128 + index) for index in range(_POINTS))
-
 Steps = tuple[tuple[int, int], ...]
+Board = tuple[int, ...]
+_NO_CHECKERS = (0,) * _POINTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +110,8 @@ class Position:
         return sum(point * count for point, count in enumerate(self.checkers[side], start=1))
 
     def legal_plays(self, dice: tuple[int, int]) -> list[Play]:
-        """Every legal play of `dice`, one per distinct resulting position.
+        """Every legal play of `dice`, one per distinct resulting position, in the compiled
+        generator's order (the same for either order of the dice).
 
         Applies "use as many dice as possible" and "if only one die can be used, use the
         larger when possible". Empty when the side on roll cannot move.
@@ -116,13 +119,17 @@ class Position:
         high, low = sorted(dice, reverse=True)
         if not 1 <= low <= high <= 6:
             raise ValueError(f"dice are 1..6: {dice}")
-        mine = list(self.checkers[0])
-        opponent_here = self.checkers[1][23::-1]  # opponent's count on each mover index 0..23
-        if high == low:
-            found = _double_plays(mine, opponent_here, high)
-        else:
-            found = _mixed_plays(mine, opponent_here, high, low)
-        return [self._play(steps) for steps in found]
+        board = bgsage_board(*self.checkers)
+        boards = bgbot_cpp.possible_moves(board, high, low)
+        if len(boards) == 1 and boards[0] == list(board):  # bgsage's "no legal play"
+            return []
+        plays = list(map(Play, repeat((self, high, low), len(boards)), boards))
+        if sum(self.checkers[0]) <= 4:
+            # bgsage lets the last checkers bear off with fewer dice than can be played
+            # (5/off beside 5/3*/off for 5-2); the rules want as many dice as possible.
+            most = max(len(play.steps) for play in plays)
+            plays = [play for play in plays if len(play.steps) == most]
+        return plays
 
     def apply(self, steps: Steps) -> Play:
         """Play `steps` ((from, to) in own points, 25 = bar, 0 = off) without checking legality."""
@@ -147,17 +154,79 @@ class Position:
         return _new_play(steps, result, tuple(hits))
 
 
-@dataclass(frozen=True, slots=True)
 class Play:
     """One legal play: its steps, one per die used, and the resulting position.
 
     `steps` are (from, to) in the mover's own numbering (25 = bar, 0 = off); `result` keeps
     the mover as the side on roll; `hits` are the mover's points where a blot was hit.
+    A play of `Position.legal_plays` starts as the generator's resulting board and works
+    out each of these when first read; equal plays compare and hash alike either way.
     """
 
-    steps: Steps
-    result: Position
-    hits: tuple[int, ...] = ()
+    __slots__ = ("_roll", "_board", "_steps", "_result", "_hits")
+    _roll: tuple[Position, int, int]  # the position played from and the dice, larger first
+    _board: Sequence[int]  # bgsage's board of the result
+    _steps: Steps
+    _result: Position
+    _hits: tuple[int, ...]
+
+    def __init__(self, roll: tuple[Position, int, int], board: Sequence[int]) -> None:
+        self._roll = roll
+        self._board = board
+
+    @property
+    def steps(self) -> Steps:
+        try:
+            return self._steps
+        except AttributeError:
+            self._work_out_steps()
+            return self._steps
+
+    @property
+    def hits(self) -> tuple[int, ...]:
+        try:
+            return self._hits
+        except AttributeError:
+            self._work_out_steps()
+            return self._hits
+
+    @property
+    def result(self) -> Position:
+        try:
+            return self._result
+        except AttributeError:
+            self._result = _position_of_board(self._board, self._roll[0].checkers_per_side)
+            return self._result
+
+    @property
+    def result_board(self) -> Board:
+        """bgsage's board of the result (`bgsage_board`), without building the Position."""
+        try:
+            return tuple(self._board)
+        except AttributeError:
+            return bgsage_board(*self._result.checkers)
+
+    def _work_out_steps(self) -> None:
+        position, high, low = self._roll
+        theirs = position.checkers[1]
+        steps = _steps_to_board(position, high, low, self._board)
+        hits: list[int] = []
+        for _, end in steps:  # a blot is hit by the first checker landing on it
+            if end >= 0 and theirs[23 - end] == 1 and end + 1 not in hits:
+                hits.append(end + 1)
+        self._steps = tuple((start + 1, end + 1 if end >= 0 else OFF) for start, end in steps)
+        self._hits = tuple(hits)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Play):
+            return NotImplemented
+        return (self.steps, self.result, self.hits) == (other.steps, other.result, other.hits)
+
+    def __hash__(self) -> int:
+        return hash((self.steps, self.result, self.hits))
+
+    def __repr__(self) -> str:
+        return f"Play(steps={self.steps!r}, result={self.result!r}, hits={self.hits!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,24 +239,34 @@ class LegalResults:
 
     count: int
     pieces_to_move: int
-    results: frozenset[bytes]  # _result_key of each play's result
+    results: frozenset[Board]  # bgsage_board of each play's result
 
     @classmethod
-    def of(cls, plays: list[Play]) -> LegalResults:
-        return cls(len(plays), max((len(play.steps) for play in plays), default=0),
-                   frozenset(_result_key(*play.result.checkers) for play in plays))
+    def of(cls, plays: Sequence[Play]) -> LegalResults:
+        """Of a roll's legal plays: they all use as many dice, so the first tells how many."""
+        return cls(len(plays), len(plays[0].steps) if plays else 0,
+                   frozenset(play.result_board for play in plays))
 
     def reached_by(self, mine: tuple[int, ...], theirs: tuple[int, ...]) -> bool:
         """Whether a legal play leaves the mover with `mine` and the opponent with `theirs`
         (each in its own numbering, as Position.checkers)."""
-        return _result_key(mine, theirs) in self.results
+        return bgsage_board(mine, theirs) in self.results
 
 
 NO_LEGAL_PLAYS = LegalResults(0, 0, frozenset())
 
 
-def _result_key(mine: tuple[int, ...], theirs: tuple[int, ...]) -> bytes:
-    return bytes(mine) + bytes(theirs)
+def bgsage_board(mine: tuple[int, ...], theirs: tuple[int, ...]) -> Board:
+    """bgsage's board of a position from the side with `mine` (as Position.checkers): index
+    0 the opponent's bar, 1..24 our points (ours positive, the opponent's negative), 25 our
+    bar."""
+    return (theirs[_BAR_INDEX], *map(sub, mine, theirs[23::-1]), mine[_BAR_INDEX])
+
+
+def _position_of_board(board: Sequence[int], checkers_per_side: int) -> Position:
+    mine = (*[count if count > 0 else 0 for count in board[1:25]], board[25])
+    theirs = (*[-count if count < 0 else 0 for count in board[24:0:-1]], board[0])
+    return _new_position((mine, theirs), checkers_per_side)
 
 
 def _new_position(checkers: tuple[tuple[int, ...], tuple[int, ...]],
@@ -201,179 +280,89 @@ def _new_position(checkers: tuple[tuple[int, ...], tuple[int, ...]],
 
 def _new_play(steps: Steps, result: Position, hits: tuple[int, ...]) -> Play:
     play = object.__new__(Play)
-    object.__setattr__(play, "steps", steps)
-    object.__setattr__(play, "result", result)
-    object.__setattr__(play, "hits", hits)
+    play._steps, play._result, play._hits = steps, result, hits
     return play
 
 
-# --- generation -----------------------------------------------------------------------
-# Indices below: 0..23 = the mover's points 1..24, 24 = its bar, negative = borne off.
+# --- a resulting board's steps ------------------------------------------------------------
+# Indices below: 0..23 = the mover's points 1..24, 24 = its bar, negative = borne off. The
+# steps chosen for a result are those the reference generator lists first (larger die first,
+# then the highest source first; doubles by non-increasing sources): tests/rules prove them
+# equal, so the same play reads the same in every text, whichever generator made it.
 
 
-def _open_sources(opponent_here: tuple[int, ...], die: int, live: list[bool]) -> list[int]:
-    """Indices from which `die` lands on a point that is not closed (fixed for the whole turn:
-    hitting only removes blots, never a closed point), highest first, limited to `live` ones."""
-    return [index for index in range(23, die - 1, -1)
-            if live[index] and opponent_here[index - die] < 2]
+def _steps_to_board(position: Position, high: int, low: int, board: Sequence[int]) -> Steps:
+    mine = position.checkers[0]
+    after = [*map(max, board[1:25], _NO_CHECKERS), board[25]]
+    if high == low:
+        return _double_steps(mine, after, high)
+    return _mixed_steps(position, after, board, high, low)
 
 
-def _sources(mine: list[int], opponent_here: tuple[int, ...], die: int, outside: int,
-             candidates: list[int]) -> list[int]:
-    """Indices from which a checker may legally move `die` pips now, highest first.
-
-    `candidates` are the open sources (see _open_sources) still worth checking; `outside`
-    counts the mover's checkers outside its home board, bar included.
-    """
-    if mine[_BAR_INDEX]:
-        return [_BAR_INDEX] if opponent_here[_BAR_INDEX - die] < 2 else []
-    found = [index for index in candidates if mine[index]]
-    if not outside:
-        found.extend(_bear_off_sources(mine, die))
-    return found
-
-
-def _bear_off_sources(mine: list[int], die: int) -> list[int]:
-    """With every checker home: the exact point, else the highest one if lower than the die."""
-    if mine[die - 1]:
-        return [die - 1]
-    for index in range(_HOME_POINTS - 1, -1, -1):
-        if mine[index]:
-            return [index] if index < die - 1 else []
-    return []
-
-
-def _mixed_plays(mine: list[int], opponent_here: tuple[int, ...], high: int,
-                 low: int) -> list[Steps]:
-    """Plays of a non-double roll: two steps if possible, else one, the larger die if possible."""
-    outside = sum(mine[_HOME_POINTS:])
-    occupied = [bool(count) for count in mine]
-    both: dict[int, Steps] = {}
-    single: dict[int, dict[int, Steps]] = {high: {}, low: {}}
-    for first, second in ((high, low), (low, high)):
-        second_candidates = _open_sources(opponent_here, second, occupied)
-        for start in _sources(mine, opponent_here, first, outside,
-                              _open_sources(opponent_here, first, occupied)):
-            end = start - first
-            mine[start] -= 1
-            first_outside = outside
-            if end >= 0:
-                mine[end] += 1
-                key = _NIBBLE[end] - _NIBBLE[start]
-                if opponent_here[end] == 1:
-                    key += _HIT[end]
-                if start >= _HOME_POINTS > end:
-                    first_outside -= 1
-            else:
-                key = -_NIBBLE[start]
-            candidates = second_candidates
-            # The checker just moved may go on from a point that was empty before.
-            if end >= second and not occupied[end] and opponent_here[end - second] < 2:
-                candidates = second_candidates + [end]
-            seconds = _sources(mine, opponent_here, second, first_outside, candidates)
-            for start2 in seconds:
-                end2 = start2 - second
-                key2 = key - _NIBBLE[start2]
-                if end2 >= 0:
-                    key2 += _NIBBLE[end2]
-                    if opponent_here[end2] == 1 and end2 != end:
-                        key2 += _HIT[end2]
-                if key2 not in both:
-                    both[key2] = ((start, end), (start2, end2))
-            if not seconds and key not in single[first]:
-                single[first][key] = ((start, end),)
-            mine[start] += 1
-            if end >= 0:
-                mine[end] -= 1
-    if both:
-        return list(both.values())
-    return list((single[high] or single[low]).values())
-
-
-def _double_plays(mine: list[int], opponent_here: tuple[int, ...], die: int) -> list[Steps]:
-    """Plays of a double: up to four steps, as many as possible.
-
-    Steps are generated with non-increasing sources only: any legal sequence of equal steps
-    can be reordered that way (moving higher checkers first never hinders entering, bearing
-    off or the highest-point rule), which avoids visiting every permutation.
-    """
-    by_steps_used: list[dict[int, Steps]] = [{}, {}, {}, {}, {}]
+def _double_steps(mine: tuple[int, ...], after: list[int], die: int) -> Steps:
+    """The steps of a double, highest source first. Only one set of steps of `die` pips
+    turns `mine` into `after`: from the bar down, the checkers leaving an index are those
+    that arrived on it from `die` pips higher, plus what it lost."""
+    left = list(map(sub, mine, after))
+    leaving = [0] * (_BAR_INDEX + 1 + die)
     steps: list[tuple[int, int]] = []
-    key = 0
-    entering = mine[_BAR_INDEX]
-    if entering:
-        entry = _BAR_INDEX - die
-        if opponent_here[entry] >= 2:
-            return []
-        entering = min(entering, 4)
-        mine[_BAR_INDEX] -= entering
-        mine[entry] += entering
-        key = entering * (_NIBBLE[entry] - _NIBBLE[_BAR_INDEX])
-        if opponent_here[entry] == 1:
-            key += _HIT[entry]
-        steps = [(_BAR_INDEX, entry)] * entering
-        if entering == 4 or mine[_BAR_INDEX]:
-            return [tuple(steps)]
-    # Points a checker can stand on during this turn: occupied now or reachable by `die`.
-    live = [False] * 25
-    for index in range(_BAR_INDEX, -1, -1):
-        above = index + die
-        live[index] = bool(mine[index]) or (
-            above <= _BAR_INDEX and live[above] and opponent_here[index] < 2)
-    movers = _open_sources(opponent_here, die, live)
-    hit = [False] * _POINTS
-    if entering and opponent_here[_BAR_INDEX - die] == 1:
-        hit[_BAR_INDEX - die] = True
+    for index in range(max(i for i, lost in enumerate(left) if lost > 0), -1, -1):
+        leaving[index] = going = leaving[index + die] + left[index]
+        if going:
+            steps += [(index, index - die)] * going
+    return tuple(steps)
 
-    def extend(first_mover: int, used: int, key: int, outside: int) -> None:
-        moved = False
-        for position in range(first_mover, len(movers)):
-            start = movers[position]
-            if not mine[start]:
-                continue
-            end = start - die
-            mine[start] -= 1
-            mine[end] += 1
-            next_key = key + _NIBBLE[end] - _NIBBLE[start]
-            newly_hit = opponent_here[end] == 1 and not hit[end]
-            if newly_hit:
-                next_key += _HIT[end]
-                hit[end] = True
-            steps.append((start, end))
-            if used == 3:
-                if next_key not in by_steps_used[4]:
-                    by_steps_used[4][next_key] = tuple(steps)
-            else:
-                extend(position, used + 1, next_key,  # noqa: F821 (see the del below)
-                       outside - (start >= _HOME_POINTS > end))
-            steps.pop()
-            if newly_hit:
-                hit[end] = False
-            mine[start] += 1
-            mine[end] -= 1
-            moved = True
-        if not outside:
-            # Bearing off comes after every move inside the board (its sources are lower).
-            for start in _bear_off_sources(mine, die):
-                mine[start] -= 1
-                next_key = key - _NIBBLE[start]
-                steps.append((start, start - die))
-                if used == 3:
-                    if next_key not in by_steps_used[4]:
-                        by_steps_used[4][next_key] = tuple(steps)
-                else:
-                    extend(len(movers), used + 1, next_key, 0)  # noqa: F821 (see the del below)
-                steps.pop()
-                mine[start] += 1
-                moved = True
-        if not moved and key not in by_steps_used[used]:
-            by_steps_used[used][key] = tuple(steps)
 
-    extend(0, len(steps), key, sum(mine[_HOME_POINTS:]))
-    # The recursive closure refers to itself through its cell: clearing the cell frees it and
-    # everything it holds now, not at the next run of the cyclic garbage collector.
-    del extend
-    for found in reversed(by_steps_used[1:]):
-        if found:
-            return list(found.values())
-    return []
+def _mixed_steps(position: Position, after: list[int], board: Sequence[int], high: int,
+                 low: int) -> Steps:
+    """The steps of a non-double: among the sequences of one or two steps that turn the
+    mover's checkers into `after` and hit the blots missing from `board`, the first the
+    reference generator meets."""
+    mine, theirs = position.checkers
+    opponent_here = theirs[23::-1]
+    hits = board[0] - theirs[_BAR_INDEX]
+    left = list(map(sub, mine, after))  # checkers gone from each index
+    lost = [index for index in range(_BAR_INDEX, -1, -1) if left[index] > 0]
+    if len(lost) == 1 and left[lost[0]] == 2:
+        lost.append(lost[0])
+    candidates: list[Steps] = []
+    for first, second in ((high, low), (low, high)):
+        if len(lost) == 2:  # two checkers, one die each
+            one, other = lost
+            candidates += [((one, first), (other, second)), ((other, first), (one, second))]
+        else:  # one checker both dice, or a checker moved onto the point another leaves
+            (start,) = lost
+            candidates += [((start, first), (start - first, second)),
+                           ((start - second, first), (start, second))]
+    candidates += [((lost[0], high),), ((lost[0], low),)]
+    for candidate in candidates:
+        if _reaches(mine, opponent_here, candidate, after, board, hits):
+            return tuple((start, start - die) for start, die in candidate)
+    raise AssertionError(f"no steps reach {board} from {position} with {high}-{low}")
+
+
+def _reaches(mine: tuple[int, ...], opponent_here: tuple[int, ...], candidate: Steps,
+             after: list[int], board: Sequence[int], hits: int) -> bool:
+    """Whether the steps ((from, die) each) are legal in this order (the rules of
+    docs/RULES.md, one step at a time), leave the mover with `after` and hit `hits` blots,
+    those missing from `board`."""
+    counts = list(mine)
+    hit = set()
+    for start, die in candidate:
+        if not 0 <= start <= _BAR_INDEX or not counts[start]:
+            return False
+        if counts[_BAR_INDEX] and start != _BAR_INDEX:
+            return False
+        end = start - die
+        counts[start] -= 1
+        if end >= 0:
+            if opponent_here[end] >= 2:
+                return False
+            if opponent_here[end] == 1:
+                if board[end + 1] < 0:  # that blot is still there
+                    return False
+                hit.add(end)
+            counts[end] += 1
+        elif any(counts[_HOME_POINTS:]) or (end < -1 and any(counts[start + 1:_HOME_POINTS])):
+            return False  # bearing off: all home, and exactly or from the highest point
+    return counts == after and len(hit) == hits

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from typing import assert_never
 
 from . import events as ev
 from .position import Play, Position
@@ -37,3 +38,10 @@ def played_rolls(game: list[ev.Event], start: Position) -> Iterator[PlayedRoll]:
                 assert dice is not None  # with_dice pairs each move with its roll
                 yield PlayedRoll(event, dice, position, play, cube, owner)
                 position = play.result
+            case (ev.GameStarted() | ev.OpeningRoll() | ev.Rolled() | ev.CannotMove()
+                  | ev.Doubled() | ev.Redoubled() | ev.DoubleRejected() | ev.ResignOffered()
+                  | ev.ResignAccepted() | ev.ResignRejected() | ev.GameOver() | ev.Forfeited()
+                  | ev.MatchOver() | ev.JoinedNextGame()):
+                pass  # the board and the cube stay as they are
+            case _:
+                assert_never(event)

@@ -258,7 +258,8 @@ class TournamentRow(Base):
 
 
 class TournamentEntrantRow(Base):
-    """One entrant; `seed` from the start on (1: the highest rated), `rating` then as at
+    """One entrant; `entry_number` their place in the sign-up order (1: the first to join,
+    kept at the start); `seed` from the start on (1: the highest rated), `rating` then as at
     the start."""
     __tablename__ = "tournament_entrants"
 
@@ -268,6 +269,7 @@ class TournamentEntrantRow(Base):
     name: Mapped[str]
     rating: Mapped[float] = mapped_column(Double)
     joined_at: Mapped[int] = mapped_column(BigInteger)
+    entry_number: Mapped[int] = mapped_column(server_default="0")
     seed: Mapped[int | None]
 
 

@@ -70,13 +70,16 @@ class TournamentStore:
             key = name_key(entrant.name)
             if session.get(TournamentEntrantRow, (tournament_id, key)) is not None:
                 return JoinRefused.ALREADY
-            entered = session.scalar(select(func.count()).where(
-                TournamentEntrantRow.tournament_id == tournament_id))
-            if (entered or 0) >= row.entry_cap:
+            entered, last_number = session.execute(select(
+                func.count(), func.max(TournamentEntrantRow.entry_number)).where(
+                TournamentEntrantRow.tournament_id == tournament_id)).one()
+            if entered >= row.entry_cap:
                 return JoinRefused.FULL
+            # Numbered under the row's lock: the sign-up order, however close the joins.
             session.add(TournamentEntrantRow(tournament_id=tournament_id, name_key=key,
                                              name=entrant.name, rating=entrant.rating,
-                                             joined_at=now))
+                                             joined_at=now,
+                                             entry_number=(last_number or 0) + 1))
             return None
         return await self._writes.run(add)
 
@@ -102,12 +105,17 @@ class TournamentStore:
                 status=Status.RUNNING.value, started_at=started_at))
             if not getattr(started, "rowcount", 0):
                 return False
-            # The field as seeded: those who left meanwhile are not in it.
+            # The field as seeded: those who left meanwhile are not in it. Each keeps their
+            # place in the sign-up order.
+            numbers = dict(session.execute(select(
+                TournamentEntrantRow.name_key, TournamentEntrantRow.entry_number).where(
+                TournamentEntrantRow.tournament_id == tournament_id)).tuples().all())
             session.execute(delete(TournamentEntrantRow).where(
                 TournamentEntrantRow.tournament_id == tournament_id))
             session.add_all(TournamentEntrantRow(
                 tournament_id=tournament_id, name_key=name_key(entrant.name),
-                name=entrant.name, rating=entrant.rating, joined_at=started_at, seed=seed)
+                name=entrant.name, rating=entrant.rating, joined_at=started_at,
+                entry_number=numbers.get(name_key(entrant.name), 0), seed=seed)
                 for seed, entrant in enumerate(played.entrants, 1))
             assert played.current is not None
             _write_round(session, tournament_id, played.current, started_at)
@@ -216,7 +224,7 @@ def _read(session: Session, rows: Sequence[TournamentRow | None]) -> list[Tourna
     entrants: dict[int, list[TournamentEntrantRow]] = {tid: [] for tid in ids}
     for entrant in session.scalars(select(TournamentEntrantRow).where(
             TournamentEntrantRow.tournament_id.in_(ids)).order_by(
-            TournamentEntrantRow.joined_at, TournamentEntrantRow.name_key)):
+            TournamentEntrantRow.entry_number, TournamentEntrantRow.name_key)):
         entrants[entrant.tournament_id].append(entrant)
     rounds: dict[int, dict[int, int]] = {tid: {} for tid in ids}
     for played in session.scalars(select(TournamentRoundRow).where(

@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fibs_server.bots import INTERMEDIATE
+from fibs_server.bots import EXPERT, INTERMEDIATE
 from fibs_server.bots.analysis import (
     BAD,
     CHEAPEST_PLIES,
     CUBE_KINDS,
+    DEFAULT_PLIES,
     DOUBTFUL,
     VERY_BAD,
     Decision,
@@ -25,6 +26,7 @@ from fibs_server.bots.analysis import (
     skill_of,
     summarise,
 )
+from fibs_server.protocol import analysis_texts
 from fibs_server.rules import events as ev
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase
@@ -55,6 +57,24 @@ def bot_match_analysis() -> MatchAnalysis:
     match = Match(3, SeededDice(7))
     play_bots(match, (INTERMEDIATE, INTERMEDIATE), random.Random(7))
     return analyse_match(match, CHEAPEST_PLIES)
+
+
+def test_the_expert_bot_is_marked_as_below_what_its_own_depth_can_see():
+    """The expert plays bgsage at the analysis's own depth: the analysis finds no error in it
+    (gnubg finds about 2 mEMG), so the summary says that such errors are not seen."""
+    match = Match(1, SeededDice(3))
+    play_bots(match, (EXPERT, INTERMEDIATE), random.Random(3))
+    assert EXPERT.plies == DEFAULT_PLIES
+    stored = analyse_match(match, DEFAULT_PLIES).to_dict()
+    expert, intermediate = stored["players"]
+    assert expert["unforced_decisions"] and expert["error_rate"] < 0.5
+    assert intermediate["error_rate"] > analysis_texts.JUDGE_RESOLUTION
+    assert [analysis_texts.below_resolution(player) for player in stored["players"]] == [
+        True, False]
+    text = " ".join(analysis_texts.summary(1, ("bot_expert", "someone"), stored))
+    assert (f"bot_expert's error rate is below the judge's resolution (2.0 mEMG): "
+            f"{analysis_texts.UNSEEN}.") in text
+    assert "someone's error rate" not in text
 
 
 def test_every_roll_of_both_players_is_a_move_decision(bot_match_analysis):

@@ -15,7 +15,7 @@ from fibs_server.rules.match import Match
 
 from ..waiting import until
 from .helpers import random_action
-from .test_pool import SLOW, cpu_seconds_of, opening_move
+from .test_pool import SLOW, UNHURRIED, cpu_seconds_of, opening_move
 
 
 def process_state(pid: int) -> str:
@@ -36,7 +36,7 @@ def played_match(length: int, seed: int) -> Match:
 
 async def test_a_bot_decision_goes_first_while_an_analysis_runs():
     lane = AnalysisLane()
-    pool = BotPool(workers=1, time_budget=60.0, analyses=lane)
+    pool = BotPool(workers=1, time_budget=UNHURRIED, analyses=lane)
     await pool.start()
     try:
         state = played_match(7, seed=3).to_dict()

@@ -9,8 +9,9 @@ import random
 
 import pytest
 
-from fibs_server.bots import INTERMEDIATE, Level
+from fibs_server.bots import EXPERT, INTERMEDIATE, Level
 from fibs_server.bots.analysis import DEFAULT_PLIES, analyse_match
+from fibs_server.protocol import analysis_texts
 from fibs_server.protocol.matfile import mat_games, write_mat
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match
@@ -54,3 +55,24 @@ def test_error_rates_and_blunders_agree_with_gnubg(tmp_path):
         assert rates_agree(mine, gnubgs), (side, mine, gnubgs)
     assert blunders >= 10  # a sample that says something
     assert found >= BLUNDERS_FOUND * blunders, (found, blunders)
+
+
+@pytest.mark.gnubg
+def test_the_expert_where_gnubg_sees_errors_that_ours_cannot_is_marked(tmp_path):
+    """The expert plays bgsage at the analysis's own depth: in this 1-point match ours finds
+    no error in its play, gnubg's 1-ply finds some, and ours says it cannot see them."""
+    if not GNUBG.exists():
+        skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install -y gnubg)")
+    match = Match(1, SeededDice(3))
+    play_bots(match, (EXPERT, INTERMEDIATE), random.Random(3))
+    mat_file = tmp_path / "expert.mat"
+    mat_file.write_text(write_mat(NAMES, 1, mat_games(match)))
+    ours = analyse_match(match, DEFAULT_PLIES)
+    against = compare(ours, gnubg_analysis(mat_file, NAMES, DEFAULT_PLIES - 1))
+    gnubgs = against.gnubg[0]
+    assert ours.players[0].error_rate == 0.0
+    assert gnubgs.checker_error + gnubgs.cube_error > 0.0  # what the mark warns of
+    stored = ours.to_dict()
+    assert [analysis_texts.below_resolution(player) for player in stored["players"]] == [
+        True, False]
+    assert analysis_texts.UNSEEN in " ".join(analysis_texts.summary(1, NAMES, stored))

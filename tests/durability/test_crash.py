@@ -28,7 +28,7 @@ import sys
 from fibs_server.protocol.board import parse_board_line
 from tests.e2e.bot import Bot
 from tests.e2e.client import ExpectationFailed, FibsClient
-from tests.waiting import until
+from tests.waiting import DEADLINE, until
 
 SEED = 20261130
 KILLS = 8
@@ -88,7 +88,7 @@ class Player:
         client = self.bot.client
         while True:
             try:
-                line = await client.read_line(timeout=30)
+                line = await client.read_line()
             except (ExpectationFailed, ConnectionError):  # closed, or reset with input unread
                 return
             await self.handle(line)
@@ -140,7 +140,7 @@ async def start_server(port: int, database: str, log_file,
         "--database-url", f"sqlite:///{database}", "--bcrypt-rounds", "4",
         "--log-level", "WARNING", "--dice-seed", str(dice_seed),
         stdout=asyncio.subprocess.PIPE, stderr=log_file)
-    line = await asyncio.wait_for(process.stdout.readline(), 20)
+    line = await asyncio.wait_for(process.stdout.readline(), DEADLINE)
     assert line.decode().startswith("fibs_server listening on"), line
     return process
 
@@ -242,12 +242,12 @@ async def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path):
             # that a slow restart on a loaded machine does not turn kills into kills between
             # matches.
             await until(lambda: all(p.shown_a_board for p in players.values()),
-                        "every player shown a board after the restart", timeout=30)
+                        "every player shown a board after the restart")
             await asyncio.sleep(rng.uniform(0.05, 0.6))
             process.send_signal(signal.SIGKILL)
             await process.wait()
             kills += 1
-            await asyncio.wait_for(asyncio.gather(*tasks), 30)  # each reads up to the end
+            await asyncio.wait_for(asyncio.gather(*tasks), DEADLINE)  # each reads up to the end
             before = {name: list(p.boards) for name, p in players.items()}
             process = await start_server(port, database, log_file, dice_seed=SEED + kills)
         # No more kills: every match in progress plays to its end.

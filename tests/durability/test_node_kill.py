@@ -23,7 +23,7 @@ from tests.durability.test_crash import (
 )
 from tests.e2e.conftest import ServerHarness
 from tests.redis_server import prefix, redis_url  # noqa: F401 (fixtures)
-from tests.waiting import until
+from tests.waiting import DEADLINE, until
 
 SEED = 20261205
 
@@ -37,7 +37,7 @@ async def start_node(port: int, database_url: str, bus_url: str, prefix: str, lo
         "--analysis", "off", "--log-level", "WARNING", "--dice-seed", str(SEED),
         stdout=asyncio.subprocess.PIPE, stderr=log_file)
     assert process.stdout is not None
-    line = await asyncio.wait_for(process.stdout.readline(), 30)
+    line = await asyncio.wait_for(process.stdout.readline(), DEADLINE)
     assert line.decode().startswith("fibs_server listening on"), line
     return process
 
@@ -68,11 +68,11 @@ async def test_a_killed_hosts_match_resumes_on_another_node_where_it_stood(
         assert alice.bot is not None
         await alice.bot.client.send(f"invite bob {MATCH_LENGTH}")
         await until(lambda: len(alice.boards) >= 3 and len(bob.boards) >= 3,
-                    "both have been shown boards of the match on node a", timeout=30)
+                    "both have been shown boards of the match on node a")
         await asyncio.sleep(rng.uniform(0.05, 0.6))  # a random moment of play
         node_a.send_signal(signal.SIGKILL)
         await node_a.wait()
-        await asyncio.wait_for(tasks[0], 30)  # alice reads up to the end of her connection
+        await asyncio.wait_for(tasks[0], DEADLINE)  # alice reads up to the end of her connection
         before = {player.name: list(player.boards) for player in (alice, bob)}
 
         # alice comes back on node b, where bob still is: what he is shown next is the
@@ -83,14 +83,14 @@ async def test_a_killed_hosts_match_resumes_on_another_node_where_it_stood(
         # Node b asked node a to hand alice's match over; unanswered, bob is free.
         home = b.server.lobby
         await until(lambda: home.online["bob"].seated_elsewhere is None,
-                    "bob is free once node a has not answered", timeout=30)
+                    "bob is free once node a has not answered")
         await alice.bot.client.send("invite bob")
         outcome = await resumed_outcome((alice, bob), before)
         assert outcome != "no saved match (not started, or just ended)", outcome
         check_resumed((alice, bob), before)
         alice.new_matches = False
         await until(lambda: alice.matches_finished >= 1 and bob.matches_finished >= 1,
-                    "the resumed match played to its end on node b", timeout=60)
+                    "the resumed match played to its end on node b", timeout=2 * DEADLINE)
         assert not alice.refusals and not bob.refusals, (alice.refusals, bob.refusals)
         print(f"node a killed; resumed on node b: {outcome}")
     finally:

@@ -27,11 +27,11 @@ from tests.e2e.bot import Bot
 from tests.e2e.client import FibsClient
 from tests.e2e.test_tournament_commands import create
 from tests.e2e.tournament_players import Entrant
-from tests.waiting import until
+from tests.waiting import DEADLINE, until
 
 SEED = 20261215
 NAMES = ("alice", "bob", "carol", "dave")  # unrated: seeded by name; alice v dave, bob v carol
-ROUND_TIMEOUT = 60.0  # seconds: the director passes every 5 s of the server's own clock
+ROUND_TIMEOUT = 3 * DEADLINE  # seconds: the director passes every 5 s of the server's own clock
 
 
 async def log_in(port: int, name: str) -> FibsClient:
@@ -93,7 +93,7 @@ async def test_a_knockout_survives_a_kill_in_a_round_and_one_between_rounds(tmp_
         nonlocal process
         process.send_signal(signal.SIGKILL)
         await process.wait()
-        await asyncio.wait_for(asyncio.gather(*tasks), 30)  # each reads up to the end
+        await asyncio.wait_for(asyncio.gather(*tasks), DEADLINE)  # each reads up to the end
         process = await start_server(port, database, log_file, dice_seed=SEED + 1)
 
     try:
@@ -123,7 +123,7 @@ async def test_a_knockout_survives_a_kill_in_a_round_and_one_between_rounds(tmp_
         # has read round 1's results and paired the final, between the rounds.
         for entrant in entrants.values():
             await entrant.client.send("bye")
-        await asyncio.wait_for(asyncio.gather(*tasks), 30)
+        await asyncio.wait_for(asyncio.gather(*tasks), DEADLINE)
         for _ in range(int(ROUND_TIMEOUT / 0.05)):
             if len((reloaded := await stored(database_url, tid)).played.rounds) == 2:
                 break

@@ -34,7 +34,7 @@ class Bot:
     async def play_until(self, done: Callable[[str], bool], max_lines: int = 20000) -> str:
         """Answer the server until a line satisfies `done`; return that line."""
         for _ in range(max_lines):
-            line = await self.client.read_line(timeout=10)
+            line = await self.client.read_line()
             self.lines.append(line)
             if done(line):
                 return line

@@ -7,8 +7,12 @@ import re
 
 from asyncio_telnet.asyncio_telnet import AsyncTelnet
 
+from tests.waiting import DEADLINE
+
 IAC, SB, SE, WILL, WONT, DO, DONT = 0xFF, 0xFA, 0xF0, 0xFB, 0xFC, 0xFD, 0xFE
-TIMEOUT = 5.0
+# What a test waits for must come: the reads wait as long as `until` does. Only
+# `expect_silence` waits briefly, for something that must not come.
+TIMEOUT = DEADLINE
 
 
 class ExpectationFailed(AssertionError):

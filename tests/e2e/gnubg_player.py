@@ -10,8 +10,9 @@ from collections.abc import Callable
 from fibs_server.gnubg_bot.external import GnubgConnection
 from fibs_server.gnubg_bot.player import GnubgPlayer
 from tests.e2e.client import ExpectationFailed, FibsClient
+from tests.waiting import DEADLINE
 
-STALL = 5.0  # seconds without a line: the game is stuck
+STALL = DEADLINE  # seconds without a line: the game is stuck
 TOGGLE_ANSWERS = {"greedy": "** Will use automatic greedy bearoffs."}
 
 

@@ -52,10 +52,10 @@ async def test_idle_connections_time_out(database_url):
     try:
         await harness.register("alice")
         alice = await harness.login_clip("alice")
-        rest = await alice.expect_closed(timeout=3)
+        rest = await alice.expect_closed()
         assert rest == b"Connection timed out.\r\n"
         waiting = await harness.connect()  # idle at the login prompt, too
-        assert await waiting.expect_closed(timeout=3) == b"Connection timed out.\r\n"
+        assert await waiting.expect_closed() == b"Connection timed out.\r\n"
     finally:
         await harness.stop()
 

@@ -125,7 +125,7 @@ async def test_undo_takes_a_move_back_with_the_same_dice(harness):
     await alice.send("bot beginner 3")
     board_line = None
     while True:  # until alice has rolled and must move: her board is the one before
-        line = await client.read_line(timeout=10)
+        line = await client.read_line()
         if line.startswith("Please move "):
             break
         if line.startswith("board:"):
@@ -151,3 +151,26 @@ async def test_a_visitor_plays_bots_only_and_stores_nothing(harness):
     for command in ("gag alice", "message alice hello", "password a:b:b"):
         await visitor.send(command)
         await visitor.skip_until(re.compile(r"(> )*" + re.escape(texts.NOT_FOR_VISITORS)))
+
+
+async def test_a_bot_in_a_match_names_its_opponent_in_its_who_line_until_the_match_ends(
+        harness):
+    """As FIBS's who-line names a player's opponent: a program waiting for the bot to be free
+    (MatchDog polls `who <name>` until the opponent field is `-`) sees it busy, then free."""
+    await harness.register("bob")
+    bob = await harness.login_clip("bob")
+    alice = await player(harness, "alice")
+    await alice.send("bot expert 1")
+    await bob.skip_until(re.compile(r"5 bot_expert alice - 1 .*"))  # told when it began
+    await bob.send("who bot_expert")
+    await bob.skip_until(re.compile(r"5 bot_expert alice - 1 .*"))
+    await bob.expect_lines("6")
+    # A long ceiling: the bot's first decision may wait for its pool to load the networks.
+    await alice.client.skip_until(re.compile(
+        r"It's your turn to (move|roll or double)\.|Please move \d pieces?\."), timeout=120)
+    await alice.client.send("resign n")
+    await alice.client.skip_until("bot_expert wins the 1 point match 1-0 .", timeout=120)
+    await bob.skip_until(re.compile(r"5 bot_expert - - 1 .*"))  # told when it ended
+    await bob.send("who bot_expert")
+    await bob.skip_until(re.compile(r"5 bot_expert - - 1 .*"))
+    await bob.expect_lines("6")

@@ -9,7 +9,7 @@ import re
 
 from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot
-from tests.e2e.client import FibsClient
+from tests.e2e.client import TIMEOUT, FibsClient
 from tests.e2e.conftest import DATE_LINE
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import play_out
@@ -59,7 +59,7 @@ async def test_standard_flows_send_only_fibs_lines(harness, monkeypatch):
     read: dict[str, list[str]] = {}
     original = FibsClient.read_line
 
-    async def recording(self, timeout=5.0):
+    async def recording(self, timeout=TIMEOUT):
         line = await original(self, timeout)
         read.setdefault(self.name, []).append(line)
         return line

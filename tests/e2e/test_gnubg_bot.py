@@ -37,6 +37,7 @@ from fibs_server.gnubg_bot.external import (
 from fibs_server.gnubg_bot.player import GnubgPlayer, board_problems
 from fibs_server.rules.dice import SeededDice
 from tests.conftest import skip_unless_ci
+from tests.waiting import DEADLINE
 
 # The opening example of docs/BOARDS.md: O (you) won it with 6-2; and the same moment seen by X.
 O_BOARD = ("board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
@@ -46,6 +47,8 @@ X_BOARD = ("board:You:alice:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:
 O_TO_ROLL = O_BOARD.replace(":1:6:2:0:0:", ":1:0:0:0:0:")  # O before its roll: dice 0:0
 MATCH_REPORT = re.compile(r"(alice|bob) wins a 3 point match against (alice|bob)  \d-\d \.")
 BOT_LOG_TROUBLE = re.compile(r"refused:|board problem:|ERROR|Traceback")
+# Seconds a whole match between gnubg processes may take on a loaded 2-core machine.
+WHOLE_MATCH = 5 * DEADLINE
 MATCH_END = re.compile(r"(You win|\S+ wins) the 3 point match \d-\d \.")
 
 
@@ -186,7 +189,7 @@ class ScriptedServer:
         self.done.set()
 
     async def received(self) -> list[str]:
-        await asyncio.wait_for(self.done.wait(), 5)
+        await asyncio.wait_for(self.done.wait(), DEADLINE)
         assert self.server is not None
         self.server.close()
         return self.lines
@@ -202,7 +205,7 @@ async def test_the_login_block_ends_at_the_6_after_the_welcome():
     connection = await ClipConnection.open("127.0.0.1", await server.start())
     lines = await log_in(connection, "bob", "secret", "fibs-gnubg-bot")
     assert lines[1] == "7 alice alice logs in." and lines[-1].startswith("5 bob ")
-    assert await connection.read_line(5) == "later"
+    assert await connection.read_line(DEADLINE) == "later"
     await connection.send("bye")
     assert await server.received() == ["login fibs-gnubg-bot 1008 bob secret", "bye"]
     connection.close()
@@ -324,7 +327,7 @@ class BotProcess:
         if self.process.returncode is None:
             self.process.send_signal(signal.SIGTERM)
         try:
-            return await asyncio.wait_for(self.process.wait(), 10)
+            return await asyncio.wait_for(self.process.wait(), DEADLINE)
         except TimeoutError:
             self.process.kill()
             return await self.process.wait()
@@ -332,7 +335,7 @@ class BotProcess:
     def logged(self) -> str:
         return self.log.read_text()
 
-    async def wait_until_logged(self, pattern: re.Pattern, seconds: float = 10.0) -> None:
+    async def wait_until_logged(self, pattern: re.Pattern, seconds: float = DEADLINE) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
         while not pattern.search(self.logged()):
@@ -377,7 +380,7 @@ async def test_two_bots_finish_a_three_point_match(gnubg_installed, harness, bot
     bob = await bots("bob", port, "--register", "--lengths", "1-5")
     alice = await bots("alice", port, "--invite", "bob", "3")
     try:
-        await carol.skip_until(MATCH_REPORT, timeout=40)
+        await carol.skip_until(MATCH_REPORT, timeout=WHOLE_MATCH)
         for bot in (alice, bob):
             await bot.wait_until_logged(MATCH_END)
     except AssertionError as error:
@@ -439,11 +442,11 @@ async def test_a_bot_joins_only_the_lengths_it_plays(gnubg_installed, harness, b
     await carol.send("toggle ready")
     await carol.skip_until("** You're now ready to invite or join someone.")
     bob = await bots("bob", harness.server.port, "--lengths", "1")
-    await carol.skip_until(re.compile(r"5 bob - - 1 .*"), timeout=10)  # bob is ready
+    await carol.skip_until(re.compile(r"5 bob - - 1 .*"))  # bob is ready
     await carol.send("invite bob 3")
     await carol.skip_until("** You invited bob to a 3 point match.")
     await carol.send("invite bob 1")
-    await carol.skip_until("** Player bob has joined you for a 1 point match.", timeout=10)
+    await carol.skip_until("** Player bob has joined you for a 1 point match.")
     assert re.search(r"carol invites to a match of length 3, which the bot does not play",
                      bob.logged()), report(bob)
     assert [command for command in bob.sent() if command.startswith("join")] == ["join carol"]
@@ -453,7 +456,7 @@ async def test_a_bot_joins_only_the_lengths_it_plays(gnubg_installed, harness, b
 async def test_a_refused_login_stops_the_bot_with_status_1(gnubg_installed, harness, bots):
     await harness.register("bob")
     bob = await bots("bob", harness.server.port, password="wrong")
-    assert await asyncio.wait_for(bob.process.wait(), 20) == 1, report(bob)
+    assert await asyncio.wait_for(bob.process.wait(), DEADLINE) == 1, report(bob)
     assert "the server refused the login of bob" in bob.logged()
 
 
@@ -466,7 +469,7 @@ async def test_a_refused_invitation_stops_the_bot_with_status_1(gnubg_installed,
     carol = await harness.login_clip("carol")
     await carol.send("toggle ready")
     gnu = await bots("gnu", harness.server.port, "--register", "--invite", "carol", "49")
-    assert await asyncio.wait_for(gnu.process.wait(), 20) == 1, report(gnu)
+    assert await asyncio.wait_for(gnu.process.wait(), DEADLINE) == 1, report(gnu)
     assert ("the server refused the invitation: ** You're not experienced enough to play a "
             "match of that length.") in gnu.logged()
 
@@ -480,7 +483,7 @@ async def test_a_gnubg_bot_finishes_a_match_against_a_built_in_bot(gnubg_install
     try:
         await carol.skip_until(re.compile(
             r"(gnu|bot_expert) wins a 1 point match against (gnu|bot_expert)  \d-0 \."),
-            timeout=60)
+            timeout=WHOLE_MATCH)
     except AssertionError as error:
         raise AssertionError(f"{error}\n{report(gnu)}") from None
     assert await gnu.stop() == 0, report(gnu)

@@ -218,6 +218,25 @@ async def test_show_time_motd_help(harness, alice):
     await ask(alice, "help xyzzy", "** No help on 'xyzzy'. Type 'help' for the list of commands.")
 
 
+# The topics of FIBS's own help index (`help` on FIBS), all 75.
+FIBS_HELP_INDEX = (
+    "about accept address autologin average away back beaver beginner board boardstyle bye "
+    "client cls commands complaints countries crawford date dicetest double erase formula gag "
+    "help hostnames invite join kibitz last leave look man message motd move names off "
+    "oldboard oldmoves otter panic password pip raccoon ratings rawboard rawwho redouble "
+    "reject resign roll rules save say set shout show shutdown sortwho stat tell time "
+    "timezones tinyfugue toggle unwatch version watch wave where whisper who whois !!").split()
+
+
+async def test_every_topic_of_fibs_help_index_has_help(harness, alice):
+    assert len(FIBS_HELP_INDEX) == 75
+    for word in FIBS_HELP_INDEX:
+        await alice.send(f"help {word}")
+        lines = await alice.lines_until_prompt()
+        assert lines and not lines[0].startswith("** "), (word, lines)
+        assert all(len(line) <= 79 for line in lines), (word, lines)
+
+
 async def test_motd_in_clip_mode_is_wrapped_in_3_and_4(harness):
     await harness.register("bob")
     bob = await harness.login_clip("bob")

@@ -351,6 +351,35 @@ async def test_unlimited_match_with_autodouble_and_a_beaver(harness, players):
     await bob.skip_until("** Player alice has ended the unlimited match.")
 
 
+async def test_the_redoubles_limit_is_fixed_when_the_match_starts(harness, players):
+    """The smaller of both players' `redoubles` as they were at the start (`help set`): set
+    during the match, it counts from their next match on."""
+    alice, bob, _ = players
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "unlimited")  # both at the default, none
+    await alice.skip_until("It's your turn to move.")
+    for client in (alice, bob):
+        await client.send("set redoubles unlimited")
+        await client.skip_until("Value of 'redoubles' set to 'unlimited'.")
+    await alice.send("move 8-5 6-5")
+    await bob.skip_until("It's your turn to roll or double.")
+    await bob.send("double")
+    await alice.skip_until("bob doubles. Type 'accept' or 'reject'.")
+    assert (await alice.read_line()).split(":")[52] == "0"
+    await alice.send("beaver")
+    await alice.expect_lines("** No more redoubles are allowed in this match.")
+    await alice.send("reject")
+    await alice.skip_until("Type 'join' if you want to play the next game, type 'leave' if you don't.")
+    await alice.send("leave")
+    await alice.skip_until("** You terminated the unlimited match.")
+    await join_match(alice, bob, "unlimited")
+    await alice.skip_until("Starting a new game with bob.")
+    line = await alice.read_line()
+    while not line.startswith("board:"):  # the opening's lines, whoever starts
+        line = await alice.read_line()
+    assert line.split(":")[52] == "9999"
+
+
 async def test_watchers_look_pip_board_and_show_games(harness, players):
     alice, bob, carol = players
     harness.script_dice((3, 1), (6, 4))
@@ -427,7 +456,7 @@ async def test_leaving_saves_the_match_and_invite_resumes_it(harness, players):
     assert fields[33:35] == ["6", "4"] and fields[49] == "2"
     await bob.expect_lines("Please move 2 pieces.")
     await bob.send("move 1-5 1-7")
-    await bob.expect_lines("** You can't move to point 5 in your first move: it is blocked.")
+    await bob.expect_lines("** You can't move to 5 in your first move.")
     await bob.send("move 1-7 7-11")
     await alice.skip_until("bob moves 1-7 7-11 .")
 

@@ -23,9 +23,9 @@ from tests.e2e.bot import Bot
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_tournament_commands import create, pass_over
 from tests.e2e.tournament_players import Entrant
-from tests.waiting import until
+from tests.waiting import DEADLINE, until
 
-MATCH_TIMEOUT = 60.0  # seconds a 1-point match may take on a loaded 2-core machine
+MATCH_TIMEOUT = 3 * DEADLINE  # seconds a 1-point match may take on a loaded 2-core machine
 TOP_BOT, LAST_BOT = "bot_beginner", "bot_intermediate"  # the quickest levels (1 ply)
 RATINGS = {TOP_BOT: 1900.0, "alice": 1800.0, "bob": 1700.0, LAST_BOT: 1600.0}
 

@@ -81,6 +81,20 @@ async def won(winner: FibsClient, loser: FibsClient, loser_name: str) -> None:
     await winner.skip_until(re.compile(r"You win the \d+ point match .*"))
 
 
+async def test_the_entrants_are_shown_in_the_order_they_joined(harness):
+    """Every join in the same second of the fake clock, against the alphabet; one leaves
+    and joins again, and comes last."""
+    tid, clients = await sign_up(harness, ["dave", "bob", "erin", "alice"],
+                                 "knockout length 1 cap 8")
+    await clients["bob"].send(f"tournament leave {tid}")
+    await clients["bob"].skip_until(f"Tournament {tid}: bob has left.")
+    await clients["bob"].send(f"tournament join {tid}")
+    await clients["bob"].skip_until(f"Tournament {tid}: bob has joined.")
+    await clients["alice"].send(f"tournament show {tid}")
+    await clients["alice"].skip_until(
+        "  Entrants (4 of 8): dave (1500), erin (1500), alice (1500), bob (1500)")
+
+
 async def test_a_knockout_of_five_with_a_no_show_to_its_winner(harness):
     clock = clock_of(harness)
     names = ["alice", "bob", "carol", "dave", "erin"]  # equal ratings: seeded by name

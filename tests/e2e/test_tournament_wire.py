@@ -30,11 +30,11 @@ from tests.e2e.test_gnubg_external import engines  # noqa: F401 (a fixture)
 from tests.e2e.test_tournament_commands import create, pass_over
 from tests.e2e.tournament_players import Entrant
 from tests.fake_clock import FakeClock
-from tests.waiting import until
+from tests.waiting import DEADLINE, until
 
 pytestmark = pytest.mark.gnubg
 NO_SHOW_SECONDS = 300  # TournamentSpec's default; longer than the grace period (60 s)
-ROUND_TIMEOUT = 60.0  # seconds a round's matches may take on a loaded 2-core machine
+ROUND_TIMEOUT = 3 * DEADLINE  # seconds a round's matches may take on a loaded 2-core machine
 DROP_AFTER_BOARDS = 4
 
 

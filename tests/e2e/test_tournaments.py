@@ -46,7 +46,7 @@ async def test_a_knockout_from_its_start_to_its_winner_across_a_restart(harness)
 
     await alice.skip_until(f"Tournament {tournament_id}: you have a bye in round 1.")
     await carol.skip_until("bob wants to play a 1 point match with you.")
-    await carol.skip_until(f"Tournament {tournament_id}: you play bob, 1 points. The match "
+    await carol.skip_until(f"Tournament {tournament_id}: you play bob, 1 point. The match "
                            "starts as soon as you are both online; whoever is not within 5 "
                            "minutes of the round's start loses it.")
     await carol.skip_until("** You are now playing a 1 point match with bob")

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from fibs_server.net.limits import NetLimits
 from tests.e2e.conftest import DATE_LINE
+from tests.waiting import DEADLINE
 
 # The bystander's `time`: 40 a second, within a user's own pace (NetLimits: a burst of 200,
 # then 50 a second). At 100 a second its burst ran out after 4 s of probing, and from then on
@@ -33,7 +34,7 @@ SLOWDOWN = 10.0  # the attacked p99 against the quiet one (k)
 FLOOR = 0.02  # seconds, on an idle machine: the least quiet p99 the slowdown is taken of
 SPIN = 0.01  # CPU seconds of one spin of `stretch`
 SPINS = 5
-CEILING = 30.0  # seconds: no answer, however loaded the machine, takes this long
+CEILING = DEADLINE  # seconds: no answer, however loaded the machine, takes this long
 
 T = TypeVar("T")
 

@@ -71,14 +71,14 @@ async def test_the_opponent_cannot_act_out_of_turn(harness, tracebacks):
 
 
 async def test_admin_commands_do_nothing_for_other_users(harness, tracebacks):
-    if not getattr(harness.server.lobby, "admin_handlers", None):
+    if not getattr(harness.server.lobby, "admin_commands", None):
         pytest.skip("no administrator commands in this build")
     for name in ("alice", "bob"):
         await harness.register(name)
     alice, bob = await harness.login_clip("alice"), await harness.login_clip("bob")
     lobby = harness.server.lobby
-    for name in sorted(lobby.admin_handlers):
-        if name in lobby.command_names:
+    for name in sorted(lobby.admin_commands):
+        if name in lobby.command_words:
             continue  # also an ordinary command (motd): that one answers
         line = f"{name} bob 1"
         await alice.send(line)

@@ -16,6 +16,7 @@ from fibs_server.protocol import settings as fibs_settings
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.rules.notation import MoveError, parse_move
 from fibs_server.rules.position import LegalResults, Position
+from tests.lobby.test_command_words import all_commands
 
 PRINTABLE = st.characters(min_codepoint=32, max_codepoint=126)
 WORDS = ["move", "m", "bar", "b", "off", "o", "home", "-", "/", "8-5", "24-18", "b-22", "25",
@@ -27,9 +28,7 @@ LINES = st.one_of(
              max_size=6).map(" ".join),
     st.binary(max_size=60).map(clean_line),
 )
-COMMAND_NAMES = frozenset(["who", "whois", "toggle", "set", "move", "roll", "double", "say",
-                           "shout", "tell", "toggle", "board", "bye", "invite", "join", "kibitz",
-                           "whisper", "time", "resign", "rawwho", "ratings"])
+COMMANDS = all_commands()  # the server's whole vocabulary
 
 # Hypothesis's default deadline is a wall-clock bound per example (200 ms), which a loaded
 # machine misses: none here, as in test_fuzz_server.py.
@@ -40,11 +39,11 @@ NO_DEADLINE = settings(deadline=None)
 @given(LINES)
 def test_command_resolution(line):
     try:
-        command = commands.resolve(line, COMMAND_NAMES)
+        command = commands.resolve(line, COMMANDS)
     except commands.UnknownCommand:
         assert commands.unknown_command(line).startswith("** Unknown command: ")
         return
-    assert command.name in COMMAND_NAMES
+    assert command.name in COMMANDS
     assert command.args == command.rest.split()
 
 

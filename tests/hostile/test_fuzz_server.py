@@ -8,7 +8,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fibs_server.lobby.session import Stage
-from fibs_server.protocol import commands
 from tests.hostile.conftest import SERVER_FAILURE, WELL_FORMED_OUTPUT, log_in_process
 from tests.hostile.test_fuzz_protocol import LINES, PRINTABLE, WORDS
 
@@ -52,7 +51,8 @@ async def test_every_command_with_random_arguments(world, tracebacks, data):
                 await lobby.dispatch(session, "toggle ready")
         await lobby.dispatch(alice, "invite bob 3")
         await lobby.dispatch(bob, "join alice")
-    names = sorted(lobby.command_names | set(commands.ALIASES) | set(commands.SHORT_FORMS))
+    words = lobby.command_words
+    names = sorted({*words, *words.aliases, *words.short_forms})
     for _ in range(data.draw(st.integers(1, 6))):
         session, _ = await world.online(data.draw(st.sampled_from(["alice", "bob"])))
         line = data.draw(st.one_of(

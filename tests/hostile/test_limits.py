@@ -9,15 +9,17 @@ import tracemalloc
 
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
+from tests.waiting import DEADLINE
 
 SMALL_BUFFER = 4096
+DROPPED = "alice drops connection. The game was saved."
 
 
 async def test_connections_per_address_are_capped_and_released(make_harness, tracebacks):
     harness = await make_harness(net=NetLimits(connections_per_address=3))
     first, _, _ = [await harness.connect(str(n)) for n in range(3)]
     reader, writer = await asyncio.open_connection("127.0.0.1", harness.server.port)
-    refused = await asyncio.wait_for(reader.read(), 5)  # up to EOF: the server hangs up
+    refused = await asyncio.wait_for(reader.read(), DEADLINE)  # up to EOF: the server hangs up
     assert refused == (TOO_MANY_CONNECTIONS + "\r\n").encode()
     writer.close()
     await first.send("bye")
@@ -64,13 +66,17 @@ async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
     try:
         baseline = tracemalloc.get_traced_memory()[0]
         # Every `away`/`back` of bob's is broadcast to alice (a CLIP client) as `5 ...` `6`.
+        # alice may be cut off in the middle of a burst: bob hears of it among its replies.
+        # (Only whether he did is kept: the lines would count in the memory measured.)
+        dropped_heard = False
         for burst in range(200):
             await bob.send_raw(b"away brb\r\nback\r\n" * 10)
             for _ in range(10):  # bob reads everything: only alice lags
-                await bob.skip_until("Welcome back.")
+                dropped_heard |= DROPPED in await bob.skip_until("Welcome back.")
             if "alice" not in lobby.online:
                 break
-        await bob.skip_until("alice drops connection. The game was saved.")
+        if not dropped_heard:
+            await bob.skip_until(DROPPED)
         gc.collect()
         current, peak = tracemalloc.get_traced_memory()
     finally:

@@ -13,6 +13,8 @@ from fibs_server.bots.pool import analyse_stored
 from fibs_server.lobby import analysis_commands, analysis_queue, archive_commands, match_play
 from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
 from fibs_server.lobby.analysis_records import QueueLimits, Status
+from fibs_server.lobby.read_limits import HeavyReadLimits
+from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol import analysis_texts
 from fibs_server.rules.dice import VerifiableDice
 from fibs_server.store import SqlStore
@@ -107,6 +109,8 @@ async def test_who_may_ask_and_read(tmp_path):
     rated = await play_out(lobby, alice, bob, seed=2)
     await match_play.start_match(lobby, alice, bob, 3)  # running: not analysable
     running = lobby.match_table.match_of(alice).match_id
+    # More than a burst of heavy reads (paced: the next test).
+    lobby.heavy_reads = HeavyReadLimits(AbuseLimits(heavy_read_burst=100))
 
     assert await typed(lobby, carol, carol_out, f"analyse {unrated}") == [
         analysis_texts.not_readable(unrated)]
@@ -150,10 +154,14 @@ async def test_the_queue_refuses_beyond_its_bounds(tmp_path):
 async def test_reading_analyses_is_paced_per_user(tmp_path):
     lobby, store, queue = await analysing_lobby(tmp_path, queue_finished=False)
     alice, alice_out = await logged_in(lobby, "alice", ready=True)
+    lobby.heavy_reads = HeavyReadLimits(lobby.config.abuse_limits, clock=lambda: 0.0)  # stopped
     burst = lobby.config.abuse_limits.heavy_read_burst
     answers = [await typed(lobby, alice, alice_out, "analysis 1") for _ in range(burst + 1)]
     assert answers[:burst] == [[analysis_texts.no_finished_match("1")]] * burst
     assert answers[-1][0].startswith("** Too many analyses read: try again in ")
+    # Asking for one shares the bucket: it reads the match and writes a queue row.
+    assert await typed(lobby, alice, alice_out, "analyse 1") == [
+        analysis_texts.asked_too_often(1)]
 
 
 async def test_a_restart_loses_no_request_and_takes_up_the_one_running(tmp_path):

@@ -18,6 +18,7 @@ from fibs_server.protocol.login_dialogue import (
     Close,
     LogIn,
     LoginDialogue,
+    NotChecked,
     PlayAsVisitor,
     Register,
     RegistrationRefused,
@@ -127,6 +128,18 @@ def test_a_failed_clip_login_starts_the_prompt_on_a_line_of_its_own_and_forgets_
     dialogue.receive("alice")
     dialogue.receive("secret")
     assert dialogue.authenticated(ACCOUNT) == [LogIn(ACCOUNT, TELNET)]
+
+
+@pytest.mark.parametrize("line, prompt", [("login MacFIBS 1008 alice secret", "\r\nlogin: "),
+                                          ("connect alice secret", "login: ")])
+def test_a_password_not_checked_for_lack_of_time_is_asked_for_again_never_called_wrong(
+        line, prompt):
+    dialogue = LoginDialogue()
+    dialogue.receive(line)
+    assert dialogue.authenticated(NotChecked.BUSY) == [
+        SendLines((texts.PASSWORD_CHECKS_BUSY,)), SendPrompt(prompt)]
+    assert dialogue.stage is Stage.LOGIN and dialogue.client == TELNET
+    assert not texts.PASSWORD_CHECKS_BUSY.lower().startswith("login")  # no prompt to misread
 
 
 def test_a_failed_connect_prompts_again_on_the_same_line():

@@ -10,6 +10,8 @@ import threading
 import bcrypt
 import pytest
 
+from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.gatekeeper import Gatekeeper
 from fibs_server.lobby.passwords import (
     BCRYPT_NICENESS,
     BCRYPT_THREADS,
@@ -19,6 +21,8 @@ from fibs_server.lobby.passwords import (
     HashingBusy,
     PasswordHasher,
 )
+from fibs_server.lobby.throttle import ACCOUNTS, ADDRESSES, AbuseLimits
+from fibs_server.protocol.login_dialogue import NotChecked
 from tests.waiting import until
 
 
@@ -70,14 +74,18 @@ async def test_known_good_checks_go_first_and_queues_are_capped_per_address_and_
     flood = [asyncio.ensure_future(check(f"flood{n}", f"10.0.0.{n // 3}"))
              for n in range(1 + 5)]
     await asyncio.sleep(0)
-    with pytest.raises(HashingBusy):  # a 4th from one address
-        await hasher.check("guess", hashed, "10.0.0.0")
+    # A 4th from one address waits for one of its 3 outside the queue: not refused.
+    fourth = asyncio.ensure_future(check("fourth", "10.0.0.0"))
+    await until(lambda: ("10.0.0.0", False) in hasher._waiting_for_slot,
+                "the 4th waits for its address's turn")
+    assert hasher.waiting == 5
     with pytest.raises(HashingBusy):  # the waiting room is full
         await hasher.check("guess", hashed, "10.9.9.9")
     await check("owner", "10.1.1.1", first=True)  # not refused, and ahead of the queue
     assert finished.index("owner") <= 1
-    await asyncio.gather(*flood)
-    assert hasher._per_address == {} and not hasher.waiting
+    await asyncio.gather(*flood, fourth)
+    assert finished.index("fourth") > max(finished.index(f"flood{n}") for n in range(3))
+    assert hasher._per_address == {} and not hasher.waiting and not hasher._waiting_for_slot
 
 
 async def test_known_good_checks_are_counted_apart_from_their_address_with_a_cap_of_their_own():
@@ -89,13 +97,83 @@ async def test_known_good_checks_are_counted_apart_from_their_address_with_a_cap
     known_good = [asyncio.ensure_future(hasher.check("secret", hashed, "10.0.0.1",
                                                      known_good=True)) for _ in range(3)]
     await asyncio.sleep(0)  # all five counted: the address's 2 did not hold back the 3
-    with pytest.raises(HashingBusy):
-        await hasher.check("secret", hashed, "10.0.0.1", known_good=True)
-    with pytest.raises(HashingBusy):
-        await hasher.check("guess", hashed, "10.0.0.1")
+    assert hasher._per_address == {("10.0.0.1", False): 2, ("10.0.0.1", True): 3}
     assert await asyncio.gather(*known_good) == [True] * 3
     assert await asyncio.gather(*address) == [False] * 2
     assert hasher._per_address == {}
+
+
+@pytest.fixture
+def held_checks(monkeypatch):
+    """bcrypt's checks wait until the test lets them go (`.set()`): what waits for what is
+    then seen, whatever the machine's speed."""
+    go = threading.Event()
+    checkpw = bcrypt.checkpw
+
+    def held(password: bytes, hashed: bytes) -> bool:
+        go.wait()
+        return checkpw(password, hashed)
+
+    monkeypatch.setattr(bcrypt, "checkpw", held)
+    yield go
+    go.set()
+
+
+async def test_checks_beyond_an_address_cap_wait_for_a_slot_of_their_kind(held_checks):
+    hasher = PasswordHasher(rounds=4, checks_per_address=2, checks_waiting=2,
+                            known_good_checks_per_address=3)
+    hashed = await hasher.hash("secret")
+    first = [asyncio.ensure_future(hasher.check("guess", hashed, "10.0.0.1"))
+             for _ in range(2)]
+    first += [asyncio.ensure_future(hasher.check("secret", hashed, "10.0.0.1", known_good=True))
+              for _ in range(3)]
+    later = [asyncio.ensure_future(hasher.check("secret", hashed, "10.0.0.1", known_good=True)),
+             asyncio.ensure_future(hasher.check("guess", hashed, "10.0.0.1"))]
+    await until(lambda: len(hasher._waiting_for_slot) == 2, "one more of each kind waits")
+    assert hasher._per_address == {("10.0.0.1", False): 2, ("10.0.0.1", True): 3}
+    held_checks.set()
+    assert await asyncio.gather(*first, *later) == [False] * 2 + [True] * 3 + [True, False]
+    assert hasher._per_address == {} and hasher._waiting_for_slot == {}
+
+
+async def test_a_check_that_gives_up_waiting_for_a_slot_passes_it_on(held_checks):
+    hasher = PasswordHasher(rounds=4, known_good_checks_per_address=1, threads=1)
+    hashed = await hasher.hash("secret")
+    running = asyncio.ensure_future(hasher.check("secret", hashed, "h", known_good=True))
+    gives_up, after = (asyncio.ensure_future(hasher.check("secret", hashed, "h",
+                                                          known_good=True))
+                       for _ in range(2))
+    await until(lambda: len(hasher._waiting_for_slot.get(("h", True), ())) == 2,
+                "two wait for the slot the first holds")
+    gives_up.cancel()  # its peer hung up
+    held_checks.set()
+    assert await running and await after
+    with pytest.raises(asyncio.CancelledError):
+        await gives_up
+    assert hasher._per_address == {} and hasher._waiting_for_slot == {}
+
+
+async def test_a_check_whose_peer_hung_up_while_it_waited_for_a_slot_is_not_made(
+        held_checks, monkeypatch):
+    hasher = PasswordHasher(rounds=4, known_good_checks_per_address=1, threads=1)
+    hashed = await hasher.hash("secret")
+    checks: list[bytes] = []
+    held = bcrypt.checkpw
+
+    def counted(password: bytes, hashed: bytes) -> bool:
+        checks.append(password)
+        return held(password, hashed)
+    monkeypatch.setattr(bcrypt, "checkpw", counted)
+    peer_there = True
+    running = asyncio.ensure_future(hasher.check("secret", hashed, "h", known_good=True))
+    waiting = asyncio.ensure_future(hasher.check("other", hashed, "h", known_good=True,
+                                                 still_wanted=lambda: peer_there))
+    await until(lambda: ("h", True) in hasher._waiting_for_slot, "the second waits for a slot")
+    peer_there = False
+    held_checks.set()
+    assert await running and not await waiting
+    assert checks == [b"secret"]  # bcrypt's time went to the one still there
+    assert hasher._per_address == {} and hasher._waiting_for_slot == {}
 
 
 def test_the_fair_queue_serves_ranks_in_order_and_addresses_in_turn():
@@ -232,3 +310,27 @@ async def test_one_address_holds_all_threads_but_one_so_a_check_from_elsewhere_s
     assert set(checked[:2]) == {b"club0", b"elsewhere"}
     assert checked[2:] == [f"club{n}".encode() for n in range(1, 30)]
     assert not hasher.waiting and hasher._running == {} and hasher._idle_threads == 2
+
+
+class OneAccount:
+    """The account store of a gatekeeper with alice's account only."""
+
+    def __init__(self, account: Account) -> None:
+        self.account = account
+
+    async def find_account(self, name: str) -> Account | None:
+        return self.account if name.lower() == self.account.name.lower() else None
+
+
+async def test_a_password_the_queue_has_no_room_for_is_not_checked_nor_counted(monkeypatch):
+    hasher = PasswordHasher(rounds=4)
+    alice = Account(name="alice", password_hash=await hasher.hash("secret"))
+    gatekeeper = Gatekeeper(OneAccount(alice), hasher, AbuseLimits())  # type: ignore[arg-type]
+
+    async def no_room(*args: object, **options: object) -> bool:
+        raise HashingBusy
+    monkeypatch.setattr(hasher, "check", no_room)
+    outcome = await gatekeeper.authenticate("alice", "secret", "10.0.0.1", hung_up=lambda: False)
+    assert outcome is NotChecked.BUSY  # asked to log in again, not told the password is wrong
+    counts = gatekeeper.login_throttle.counts
+    assert counts.count((ADDRESSES, "10.0.0.1")) == 0 and counts.count((ACCOUNTS, "alice")) == 0

@@ -423,3 +423,31 @@ async def test_a_user_watches_a_match_on_another_node(tmp_path):
     assert carol_hears.lines()[0] == "You stop watching alice."
     assert carol.seated_elsewhere is None and not a.seats.here
     assert "carol stops watching you." in alice_hears.lines()
+
+
+async def test_a_line_typed_right_after_join_waits_for_the_seat(tmp_path):
+    """bob types `board` before the host has made his seat (its account is being read): the
+    line is served after the join, and bob stays seated at home."""
+    wire = Wire()
+    a, b = await lobby_on(tmp_path, wire, "a"), await lobby_on(tmp_path, wire, "b")
+    alice, _, bob, bob_hears = await two_players(a, b)
+    await a.dispatch(alice, "invite bob 3")
+    await b.dispatch(bob, "join alice")
+    await b.dispatch(bob, "board")
+    await settled(a, b)
+    boards = [line for line in bob_hears.lines() if line.startswith("board:You:alice:3:")]
+    assert len(boards) == 2  # the join's, then the one asked for
+    assert a.match_table.match_of(alice) is not None
+    assert bob.seated_elsewhere is not None and bob.seated_elsewhere.opponent == "alice"
+
+
+async def test_a_line_the_seat_never_served_is_answered_at_home(tmp_path):
+    """bob leaves and types `board` before he hears the match stopped: the seat goes without
+    serving it, and his home answers it as one node would."""
+    _, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    await b.dispatch(bob, "leave")
+    await b.dispatch(bob, "board")
+    await settled(a, b)
+    assert bob_hears.lines() == ["** You terminated the game. The game was saved.",
+                                 "** You're not playing."]
+    assert bob.seated_elsewhere is None and not a.seats.here

@@ -18,6 +18,7 @@ from fibs_server.lobby.session import Session, Stage
 from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol import texts
 from tests.lobby.recording import RecordingConnection
+from tests.waiting import DEADLINE
 
 HOST = "127.0.0.1"
 ELSEWHERE = "10.0.0.9"  # where the tests' own accounts were registered from
@@ -47,7 +48,7 @@ class MemoryAccounts:
 table = CommandTable()
 
 
-@table.command("ping")
+@table.command("ping", aliases=("pong",))
 async def ping(lobby: Lobby, session: Session, command) -> None:
     session.send_line("pong " + command.rest if command.rest else "pong")
 
@@ -174,7 +175,7 @@ async def test_a_registration_creates_the_account_and_logs_it_in(lobby):
     assert lobby.online["bob"] is session
 
 
-@pytest.mark.parametrize("name", ["Alice", "guest", "PING", "quit"])
+@pytest.mark.parametrize("name", ["Alice", "guest", "PING", "pong"])
 async def test_taken_and_reserved_names_are_refused(lobby, name):
     session, connection = connect(lobby)
     await say(session, connection, "guest")
@@ -253,7 +254,7 @@ async def test_a_hang_up_during_registration_keeps_the_account_but_logs_no_one_i
     session, connection = connect(lobby)
     await say(session, connection, "guest", "name bob", "secret")
     registering = asyncio.create_task(session.handle_line("secret"))
-    await asyncio.wait_for(storing.wait(), 10)  # the hash is made (in a thread); now stored
+    await asyncio.wait_for(storing.wait(), DEADLINE)  # the hash is made (in a thread); now stored
     await lobby.disconnected(session)
     release.set()
     await registering

@@ -437,7 +437,7 @@ async def test_a_tournament_told_to_the_pages_that_follow_it_from_sign_up_to_its
     _, alice_told = split(alice_out)
     assert tournament_states(alice_told) == [
         ("signup", [], [], None), ("signup", ["bob"], [], None),
-        ("signup", ["alice", "bob"], [], None), started, won]
+        ("signup", ["bob", "alice"], [], None), started, won]  # sign-up order, then seeds
     _, carol_told = split(carol_out)
     assert tournament_states(carol_told) == tournament_states(alice_told)[1:]
     _, bob_told = split(bob_out)

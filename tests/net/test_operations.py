@@ -233,7 +233,7 @@ async def test_a_bot_decision_shows_in_the_decision_latency_histogram(make_web):
     # alice plays until the bot has decided something (its opening move or a roll): each
     # decision is counted before it is applied, so before alice hears of it.
     while sum(BOT_DECISION_SECONDS.counts) == value(before, count):
-        await alice.react(await client.read_line(timeout=10))
+        await alice.react(await client.read_line())
     after = await scrape(harness)
     assert value(after, count) > value(before, count)
     assert value(after, seconds) > value(before, seconds)

@@ -53,11 +53,8 @@ def connections(count: int, clock: FakeClock | None = None
 
 
 async def drain(transports: list[FakeTransport], writes_each: int) -> None:
-    for _ in range(1000):
-        if all(len(t.writes) >= writes_each for t in transports):
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("output never drained")
+    await until(lambda: all(len(t.writes) >= writes_each for t in transports),
+                "the output drained")
 
 
 async def test_a_round_of_broadcasts_is_one_write_per_connection_in_order():

@@ -17,7 +17,7 @@ from fibs_server.net.proxy_protocol import v1_header, v2_header
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import DATE_LINE, ServerHarness
 from tests.fake_clock import FakeClock
-from tests.waiting import until
+from tests.waiting import DEADLINE, until
 from tests.web.conftest import WebHarness
 
 BALANCER = "127.0.0.2"
@@ -191,7 +191,7 @@ async def http_get_through_balancer(harness: WebHarness, header: bytes, path: st
     writer.write(header + f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
                  .encode())
     try:
-        return await asyncio.wait_for(reader.read(), 5.0)
+        return await asyncio.wait_for(reader.read(), DEADLINE)
     finally:
         writer.close()
 
@@ -213,7 +213,7 @@ async def test_http_sees_the_headers_address(make_proxied):
     reader, writer = await asyncio.open_connection("127.0.0.1", harness.server.http_port,
                                                    local_addr=(ELSEWHERE, 0))
     writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    assert (await asyncio.wait_for(reader.read(), 5.0)).startswith(b"HTTP/1.1 200 ")
+    assert (await asyncio.wait_for(reader.read(), DEADLINE)).startswith(b"HTTP/1.1 200 ")
     writer.close()
 
 

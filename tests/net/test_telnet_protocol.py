@@ -13,7 +13,7 @@ from fibs_server.net import telnet
 from fibs_server.net.limits import MAX_UNREAD_BYTES, NetLimits
 from fibs_server.net.telnet import AddressCounter, FrontEnd, TelnetProtocol
 from tests.fake_clock import FakeClock
-from tests.waiting import until
+from tests.waiting import DEADLINE, until
 
 
 class StandInTransport(asyncio.Transport):
@@ -127,7 +127,7 @@ async def test_lines_read_before_the_peer_hung_up_are_served_then_it_is_disconne
     lobby = StandInLobby(seconds_per_line=0.01)
     protocol, transport = open_connection(lobby)
     await hang_up(protocol, transport, b"move 8-5 6-5\r\nleave\r\nbye\r\n")
-    await asyncio.wait_for(lobby.gone.wait(), 5)
+    await asyncio.wait_for(lobby.gone.wait(), DEADLINE)
     assert lobby.log == ["move 8-5 6-5", "leave", "bye", "(disconnected)"]
 
 
@@ -135,7 +135,7 @@ async def test_lines_after_the_session_closed_are_dropped():
     lobby = StandInLobby()
     protocol, transport = open_connection(lobby)
     protocol.data_received(b"who\r\nbye\r\nshout still here\r\n")
-    await asyncio.wait_for(lobby.gone.wait(), 5)
+    await asyncio.wait_for(lobby.gone.wait(), DEADLINE)
     assert lobby.log == ["who", "bye", "(disconnected)"]
 
 
@@ -149,7 +149,7 @@ async def test_a_peer_that_hung_up_is_served_for_a_grace_at_most(monkeypatch, fa
                              front.addresses._open.get("127.0.0.1"))
     started = fake_clock.time()
     await hang_up(protocol, transport, b"password a:b:b\r\n" * 1000)
-    await asyncio.wait_for(lobby.gone.wait(), 5)
+    await asyncio.wait_for(lobby.gone.wait(), DEADLINE)
     assert (True, 1) in lobby.observed and all(open == 1 for _, open in lobby.observed)
     assert fake_clock.time() - started < 0.5
     assert 3 <= len(lobby.log) - 1 <= 10

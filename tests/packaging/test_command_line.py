@@ -8,6 +8,7 @@ import pytest
 
 from fibs_server.__main__ import parse_arguments
 from fibs_server.store import DEFAULT_DATABASE_URL
+from tests.waiting import DEADLINE
 
 URL = "sqlite:////var/lib/fibs/fibs.db"
 SUB_COMMANDS = [["db", "upgrade"], ["db", "backup", "copy.db"], ["export-match", "7"],
@@ -43,10 +44,10 @@ async def test_the_start_up_line_is_printed_once(tmp_path):
         "--http-port", "0",
         "--database-url", f"sqlite:///{tmp_path / 'fibs.db'}", "--bcrypt-rounds", "4",
         "--log-level", "INFO", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    first = await asyncio.wait_for(server.stdout.readline(), 30)
+    first = await asyncio.wait_for(server.stdout.readline(), DEADLINE)
     assert first.startswith(b"fibs_server listening on 127.0.0.1:")
     server.send_signal(signal.SIGTERM)
-    rest, log = await asyncio.wait_for(server.communicate(), 30)
+    rest, log = await asyncio.wait_for(server.communicate(), DEADLINE)
     assert (first + rest + log).count(b"listening on") == 1
 
 

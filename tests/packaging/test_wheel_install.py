@@ -21,6 +21,7 @@ from tests.conftest import skip_unless_ci
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import DATE_LINE, answer_guest_dialogue
 from tests.store.test_migrations import head_revision
+from tests.waiting import DEADLINE
 
 SOURCE = Path(__file__).resolve().parents[2]
 MIGRATIONS = Path("fibs_server/store/migrations")
@@ -91,7 +92,7 @@ async def test_the_installed_server_migrates_registers_and_stops_on_sigterm(inst
         "--database-url", "sqlite:///fibs.db", "--bcrypt-rounds", "4", "--log-level", "WARNING",
         cwd=folder, stdout=asyncio.subprocess.PIPE)
     try:
-        line = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()
+        line = (await asyncio.wait_for(server.stdout.readline(), DEADLINE)).decode()
         assert line.startswith("fibs_server listening on 127.0.0.1:"), line
         client = await FibsClient("newcomer").connect(int(line.rpartition(":")[2]))
         await client.skip_until("  One account per person only!")
@@ -101,7 +102,7 @@ async def test_the_installed_server_migrates_registers_and_stops_on_sigterm(inst
         await client.expect_lines("", "You are registered.")
         await client.close()
         server.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(server.wait(), 30) == 0
+        assert await asyncio.wait_for(server.wait(), DEADLINE) == 0
     finally:
         if server.returncode is None:
             server.kill()

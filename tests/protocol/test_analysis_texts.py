@@ -27,6 +27,45 @@ def test_every_line_of_a_summary_fits_an_80_column_terminal():
     assert all(len(line) <= 79 for line in lines), max(lines, key=len)
 
 
+def analysed(error_rates: tuple[float, float]) -> dict:
+    """The stored form of an analysis whose players have these error rates over 40
+    unforced decisions."""
+    analysis = MatchAnalysis(plies=2, move_filter="every legal play at 2-ply (cubeful)",
+                             variant="standard", length=5, evaluated=True, decisions=(),
+                             players=(summarise(0, ()), summarise(1, ()))).to_dict()
+    for player, rate in zip(analysis["players"], error_rates):
+        player.update(unforced_decisions=40, error_rate=rate)
+    return analysis
+
+
+def test_the_summary_says_its_depth_and_its_scale():
+    lines = analysis_texts.summary(9, ("alice", "bob"), analysed((7.5, 12.0)))
+    assert lines[1] == "Level: bgsage 2-ply (gnubg's 1-ply), every legal play at 2-ply (cubeful)."
+    scale = " ".join(lines[-4:-1])
+    assert scale.startswith("Error rates: mEMG lost per unforced decision, judged at bgsage "
+                            "2-ply, on gnubg's scale, with gnubg's rating words.")
+    assert "PR: half the error rate (500 x EMG per decision), XG's scale" in scale
+    assert "only XG counts a 1-point match's PR 1.5 times." in scale
+    assert lines[-1] == "Type 'analysis 9 moves' for every decision."
+
+
+def test_a_player_below_the_judges_resolution_is_marked():
+    # The expert bot plays bgsage at the analysis's own depth: the judge finds 0.0-0.1.
+    lines = analysis_texts.summary(9, ("alice", "bot_expert"), analysed((9.1, 0.1)))
+    marked = " ".join(lines[-3:-1])
+    assert marked == ("bot_expert's error rate is below the judge's resolution (2.0 mEMG): "
+                      "played at the analysis's own depth: errors below its resolution are "
+                      "not seen.")
+    assert all(len(line) <= 79 for line in lines)
+    assert "alice's" not in " ".join(lines)
+    unmarked = analysis_texts.summary(9, ("alice", "bob"), analysed((9.1, 2.0)))
+    assert not any("resolution" in line for line in unmarked)
+    nothing_judged = analysed((0.0, 0.0))
+    nothing_judged["players"][0]["unforced_decisions"] = 0
+    assert analysis_texts.below_resolution(nothing_judged["players"][1])
+    assert not analysis_texts.below_resolution(nothing_judged["players"][0])
+
+
 def test_a_decision_that_lost_equity_is_marked_and_shows_the_best():
     decision = {"game": 1, "turn": 3, "player": 1, "kind": "move", "dice": [6, 1],
                 "played": "8-2 8-7", "best": "13-7 8-7", "forced": False, "error": 0.219,

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.protocol.commands import resolve
+from fibs_server.protocol.commands import CommandFacts, CommandWords, resolve
 
-COMMANDS = frozenset({"board", "move", "bye", "roll", "who", "whois", "watch"})
+COMMANDS = CommandWords([CommandFacts("board", short_forms=("b",)), CommandFacts("move"),
+                         CommandFacts("bye"), CommandFacts("roll"), CommandFacts("who"),
+                         CommandFacts("whois"), CommandFacts("watch")])
 
 
 @pytest.mark.parametrize("line", ["bar-5 12-16", "8-5 6-5", "8 5 6 5", "bar 22 22 16",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fibs_server.protocol import game_texts
+from fibs_server.protocol.commands import CommandFacts, CommandWords
 from fibs_server.protocol.help import topic
 from fibs_server.protocol.match_rules import (
     MatchTerms,
@@ -94,7 +95,7 @@ def test_portes_is_not_said_to_have_no_cube_it_never_has_one():
 
 
 def test_help_invite_tells_the_rule_words():
-    lines = topic("invite", {"invite"})
+    lines = topic("invite", CommandWords([CommandFacts("invite")]))
     assert lines[0] == "invite <name> <points>|unlimited [rules]  or  invite <name>"
     assert all(word in " ".join(lines) for word in ("'nack'", "'hyper'", "'portes'",
                                                     "'lowstart'", "'nocube'"))
@@ -104,7 +105,7 @@ def test_help_invite_tells_the_rule_words():
 
 @pytest.mark.parametrize("word", ["timer", "TAKEOVER"])
 def test_help_timer_tells_how_timed_matches_go(word):
-    lines = topic(word, {"invite"})
+    lines = topic(word, CommandWords([CommandFacts("invite")]))
     assert lines[0] == "Timed matches: 'invite <name> <points> timer 30' (or 'timer 60')."
     text = " ".join(lines)
     assert all(part in text for part in ("warned", "third time", "grace period", "'takeover"))

@@ -1,6 +1,8 @@
 """FIBS's replies to the rules' refusals: one per reason, checked against exact text."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,7 +29,8 @@ def test_every_reason_has_a_text():
     (Refusal.ALREADY_JOINED, {}, "** Please wait for alice to join too."),
     (Refusal.GAME_OVER, {}, "** The game is over. Type 'join' to play the next game."),
     (Refusal.MATCH_OVER, {}, "** The match is over."),
-    (Refusal.AWAITING_ANSWER_TO_RESIGNATION, {}, "** Please wait for alice to accept or reject."),
+    (Refusal.AWAITING_ANSWER_TO_RESIGNATION, {},
+     "** Wait until alice accepted or rejected your resign."),
     (Refusal.AWAITING_ANSWER_TO_DOUBLE, {}, "** Please wait for alice to accept or reject."),
     (Refusal.ANSWER_RESIGNATION_FIRST, {}, f"** alice wanted to resign. {ANSWER}"),
     (Refusal.ANSWER_DOUBLE_FIRST, {}, f"** alice doubled. {ANSWER}"),
@@ -68,22 +71,37 @@ def test_match_refusals(reason, facts, text):
     (Refusal.MUST_ENTER_FROM_BAR, {"step_number": 1},
      "** You have to remove pieces from the bar in your first move."),
     (Refusal.NO_CHECKER_ON_BAR, {"step_number": 1},
-     "** You don't have a piece on the bar in your first move."),
+     "** You can't move from the bar in your first move."),
     (Refusal.NO_CHECKER_ON_POINT, {"point": 7, "step_number": 3},
-     "** You don't have a piece on point 7 in your third move."),
+     "** You can't move from 7 in your third move."),
     (Refusal.CANNOT_BEAR_OFF_CHECKER, {}, "** You can't remove this piece"),
     (Refusal.MOVING_BACKWARDS, {"step_number": 1},
-     "** You can't move backwards in your first move."),
+     "** You can't move home in your first move."),
     (Refusal.NO_DIE_FOR_DISTANCE, {"distance": 4, "step_number": 1},
      "** You can't move 4 points in your first move"),
     (Refusal.NO_DIE_FOR_DISTANCE, {"distance": 1, "step_number": 2},
      "** You can't move 1 point in your second move"),
     (Refusal.POINT_BLOCKED, {"point": 10, "step_number": 1},
-     "** You can't move to point 10 in your first move: it is blocked."),
+     "** You can't move to 10 in your first move."),
     (Refusal.MUST_PLAY_LARGER_DIE, {"die": 5}, "** You have to play the larger die (5)."),
 ])
 def test_typed_move_refusals(reason, facts, text):
     assert refusal_text(MoveError(reason, **facts), "alice") == text
+
+
+# The FIBS message classifiers' patterns (the cookie monster's Java port, written against
+# live FIBS) that these refusals must match: a line no pattern matches is unknown to them.
+@pytest.mark.parametrize("reason, facts, pattern", [
+    (Refusal.NO_CHECKER_ON_POINT, {"point": 7, "step_number": 2},
+     r"^\*\* You can't move .*move\."),
+    (Refusal.NO_CHECKER_ON_BAR, {"step_number": 1}, r"^\*\* You can't move .*move\."),
+    (Refusal.MOVING_BACKWARDS, {"step_number": 1}, r"^\*\* You can't move .*move\."),
+    (Refusal.POINT_BLOCKED, {"point": 14, "step_number": 2}, r"^\*\* You can't move .*move\."),
+    (Refusal.AWAITING_ANSWER_TO_RESIGNATION, {},
+     r"^\*\* Wait until [a-zA-Z_<>]+ accepted or rejected your resign\."),
+])
+def test_fibs_refusals_are_known_to_the_classic_classifiers(reason, facts, pattern):
+    assert re.match(pattern, refusal_text(MoveError(reason, **facts), "alice"))
 
 
 def test_a_refusal_carried_over_from_a_typed_move_reads_the_same():

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 
-from fibs_server.protocol import server_texts, texts
+from fibs_server.protocol import server_texts, settings, texts, tournament_texts
 from fibs_server.protocol.texts import Departure
+from fibs_server.rules.tournament import RoundTerms
 
 WHEN = datetime.datetime(2026, 11, 30, 10, 31, 52, tzinfo=datetime.timezone.utc)
 
@@ -39,3 +41,22 @@ def test_the_shutdown_countdown():
     assert server_texts.shutdown_in(1) == (
         "** The server will shut down in 1 minute. Running matches will be saved.")
     assert server_texts.shutdown_in(10).startswith("** The server will shut down in 10 minutes.")
+
+
+def test_a_count_of_points_is_singular_for_one_only():
+    assert tournament_texts.your_match(3, "bob", 1, 1) == (
+        "Tournament 3: you play bob, 1 point. The match starts as soon as you are both online; "
+        "whoever is not within 1 minute of the round's start loses it.")
+    assert "you play bob, 5 points." in tournament_texts.your_match(3, "bob", 5, 5)
+    assert tournament_texts.terms_words(RoundTerms(length=1, final_length=1)).startswith(
+        "1 point, ")
+    assert tournament_texts.terms_words(RoundTerms(length=5, final_length=7)).startswith(
+        "5 points (final 7), ")
+
+
+def test_allowpip_yes_keeps_fibss_words_that_the_classifiers_match():
+    """FIBS says `use the server's` (a word short) and every classifier written against it
+    matches exactly that: the corrected sentence would be an unknown line to them."""
+    yes, no = settings.TOGGLE_TEXTS["allowpip"]
+    assert re.match(r"^\*\* You allow the use the server's 'pip' command\.", yes)
+    assert re.match(r"^\*\* You don't allow the use of the server's 'pip' command\.", no)

@@ -1,7 +1,9 @@
+import json
+
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import insert, inspect, select
+from sqlalchemy import insert, inspect, select, text
 from sqlalchemy.pool import NullPool
 
 from fibs_server.lobby.accounts import Account
@@ -151,3 +153,41 @@ async def test_0005_sums_the_matches_finished_before_it(database_url):
         assert sum(await store.roll_tally("bob")) == 3
     finally:
         await store.close()
+
+
+async def test_0009_numbers_the_entrants_stored_before_it_in_the_order_read_until_then(
+        database_url):
+    """By the second of joining, then by name, each tournament's own from 1."""
+    terms = json.dumps({"length": 1, "final_length": 1, "variant": "standard",
+                        "crawford": True, "turn_seconds": 60, "rated": True})
+    await upgrade_database_async(database_url, "0008")
+    joined = {1: [("carol", 20), ("bob", 10), ("alice", 20)], 2: [("dave", 5)]}
+    engine = create_database_engine(database_url, poolclass=NullPool)
+    try:
+        async with engine.begin() as connection:
+            for tid in joined:
+                await connection.execute(text(
+                    "INSERT INTO tournaments (id, creator, format, terms, swiss_rounds, "
+                    "entry_cap, bots_allowed, no_show_seconds, status, created_at) VALUES "
+                    "(:tid, 'alice', 'knockout', :terms, 0, 8, false, 300, 'signup', 0)"),
+                    {"tid": tid, "terms": terms})
+            await connection.execute(text(
+                "INSERT INTO tournament_entrants (tournament_id, name_key, name, rating, "
+                "joined_at) VALUES (:tid, :name, :name, 1500.0, :at)"),
+                [{"tid": tid, "name": name, "at": at}
+                 for tid, entrants in joined.items() for name, at in entrants])
+    finally:
+        await engine.dispose()
+
+    await upgrade_database_async(database_url)
+    store = await SqlStore.open(database_url)
+    try:
+        assert [e.name for e in (await store.tournament(1)).entrants] == ["bob", "alice", "carol"]
+        assert [e.name for e in (await store.tournament(2)).entrants] == ["dave"]
+        numbers = await inspect_database(database_url, lambda sync: sync.execute(text(
+            "SELECT tournament_id, name_key, entry_number FROM tournament_entrants "
+            "ORDER BY tournament_id, entry_number")).all())
+    finally:
+        await store.close()
+    assert [tuple(row) for row in numbers] == [
+        (1, "bob", 1), (1, "alice", 2), (1, "carol", 3), (2, "dave", 1)]

@@ -4,7 +4,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.pool import NullPool
 
 from fibs_server.store import SqlStore, create_database_engine, upgrade_database_async
@@ -12,9 +12,7 @@ from fibs_server.store.database import is_sqlite_file
 from fibs_server.store.models import Base
 from fibs_server.store.transactions import AsyncTransactions
 from tests.store.test_accounts import account
-
-# Far longer than a read takes, far shorter than SQLite's 10 s wait for the write lock.
-PROMPTLY_S = 3
+from tests.waiting import DEADLINE, until
 
 
 async def test_reads_do_not_wait_for_writes_in_progress_and_see_them_once_committed(
@@ -28,16 +26,23 @@ async def test_reads_do_not_wait_for_writes_in_progress_and_see_them_once_commit
             await connection.execute(text(
                 "UPDATE accounts SET email = 'uncommitted' WHERE name_key = 'alice'"))
 
-            found = await asyncio.wait_for(store.find_account("alice"), PROMPTLY_S)
+            # A read that waited for the lock would fail: SQLite's after its 10 s busy
+            # timeout, PostgreSQL's at the ceiling (the lock goes only after the reads).
+            found = await asyncio.wait_for(store.find_account("alice"), DEADLINE)
             assert found.email is None
+            sent: list[str] = []
+            event.listen(store._writes.engine, "before_cursor_execute",
+                         lambda *call: sent.append(call[2]))
             update = asyncio.create_task(store.update_account("alice", email="committed"))
-            await asyncio.sleep(0.2)
-            assert not update.done()  # waits for the other writer...
-            found = await asyncio.wait_for(store.find_account("alice"), PROMPTLY_S)
-            assert found.email is None  # ...and reads do not wait for it
+            # Its first statement waits for the lock: SQLite's BEGIN IMMEDIATE, PostgreSQL's
+            # UPDATE of alice's row.
+            await until(lambda: sent, "the update's first statement is sent")
+            found = await asyncio.wait_for(store.find_account("alice"), DEADLINE)
+            assert found.email is None  # the read did not wait for the update...
+            assert not update.done()  # ...which waits for the other writer
 
             await connection.rollback()
-        await asyncio.wait_for(update, PROMPTLY_S)
+        await asyncio.wait_for(update, DEADLINE)
     finally:
         await other_writer.dispose()
     assert (await store.find_account("alice")).email == "committed"

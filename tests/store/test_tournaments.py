@@ -2,6 +2,8 @@
 its end, read back as it was written (what a restart reloads), on SQLite and PostgreSQL."""
 from __future__ import annotations
 
+import dataclasses
+
 from fibs_server.lobby.tournament_records import (
     JoinRefused,
     OpenTournament,
@@ -17,7 +19,7 @@ from fibs_server.rules.tournament import (
     start,
 )
 from fibs_server.rules.variants import Variant
-from fibs_server.store import SqlStore, downgrade_database_async
+from fibs_server.store import SqlStore, downgrade_database_async, upgrade_database_async
 from tests.store.conftest import START_TIME
 from tests.store.test_migrations import table_names
 
@@ -46,6 +48,40 @@ async def test_sign_up_keeps_the_cap_and_refuses_twice(store):
     assert loaded.spec == SPEC
     assert [entrant.name for entrant in loaded.entrants] == ["alice", "bob", "carol"]
     assert loaded.played is None
+
+
+def names(entrants) -> list[str]:
+    return [entrant.name for entrant in entrants]
+
+
+async def test_the_entrants_are_read_in_sign_up_order_however_close_their_joins(database_url):
+    """All the joins in one second (the clock stopped), against the alphabet, one left and
+    joined again: read back in the order they joined, in sign-up, from the start on (the
+    field then in seed order) and after a restart."""
+    await upgrade_database_async(database_url)
+    store = await SqlStore.open(database_url, clock=lambda: START_TIME)
+    signed_up = ["dave", "carol", "alice", "bob"]
+    try:
+        tid = (await store.create_tournament(dataclasses.replace(
+            SPEC, entry_cap=4, start_when=4))).tournament_id
+        for name in ("dave", "bob", "carol", "alice"):
+            assert await store.add_entrant(tid, Entrant(name, 1500.0)) is None
+        assert await store.remove_entrant(tid, "bob")
+        assert await store.add_entrant(tid, Entrant("bob", 1500.0)) is None  # now last
+        loaded = await store.tournament(tid)
+        assert names(loaded.entrants) == signed_up
+        assert names((await store.recent_tournaments(1))[0].entrants) == signed_up
+        assert await store.start_tournament(tid, start(Format.KNOCKOUT, loaded.entrants),
+                                            START_TIME)
+    finally:
+        await store.close()
+    reopened = await SqlStore.open(database_url)  # a restart
+    try:
+        loaded = await reopened.tournament(tid)
+    finally:
+        await reopened.close()
+    assert names(loaded.entrants) == signed_up
+    assert names(loaded.played.entrants) == ["alice", "bob", "carol", "dave"]  # equal ratings
 
 
 async def test_a_tournament_is_reloaded_as_it_was_played(store, database_url):

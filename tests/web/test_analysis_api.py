@@ -13,7 +13,9 @@ from fibs_server.net.http import TOO_MANY_ANALYSIS_REQUESTS
 from tests.web.conftest import WebHarness
 
 RATED = {"ratings": {"alice": [1500.0, 1507.5], "bob": [1500.0, 1492.5]}}
-ANALYSIS = {"plies": 2, "decisions": [], "players": [{"player": 0}, {"player": 1}]}
+PLAYERS = [{"player": 0, "unforced_decisions": 40, "error_rate": 1.2},
+           {"player": 1, "unforced_decisions": 40, "error_rate": 12.5}]
+ANALYSIS = {"plies": 2, "decisions": [], "players": PLAYERS}
 
 
 async def finished(store, state) -> int:
@@ -43,6 +45,8 @@ async def test_the_analysis_endpoint_serves_public_matches_only(tmp_path):
 
             status, body = await get(analysed)
             assert status == 200 and body["status"] == "done" and body["analysis"] == ANALYSIS
+            # The first player's 1.2 mEMG is below what the judge can see: marked.
+            assert body["below_resolution"] == [True, False]
             assert body["players"] == ["alice", "bob"]
             assert await get(rated) == (200, {"match_id": rated, "players": ["alice", "bob"],
                                               "length": 1, "status": "queued",

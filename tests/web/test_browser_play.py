@@ -155,7 +155,7 @@ async def test_a_resignation_and_an_unrating_take_back_are_asked_first(web, brow
     await bob.skip_until(re.compile(r"(> )?alice wants to resign\. You will win 2 points\..*"))
 
 
-async def test_the_opponents_double_is_dropped_then_taken_each_asked_first(web, browser):
+async def test_the_opponents_double_is_dropped_then_taken_each_asked_first(web, browser, artifacts):
     """A 3-point match: bob (telnet) doubles after alice's opening; she drops, saying No to the
     question first; in the next game he doubles again and she takes: the cube is hers at 2."""
     await web.register("bob", "secret1")
@@ -167,11 +167,18 @@ async def test_the_opponents_double_is_dropped_then_taken_each_asked_first(web, 
         if game == 2:
             await page.click("#join-next")
             await bob.send("join")
+        # The new game's opening roll on her board first: a click before it would pick nothing.
+        await expect(page.locator("#board-holder .die.mine")).to_have_count(2)
         await click_move(page, (8, 5), (6, 5))
         await bob.skip_until(said(f"alice moves {her_move} ."))
         await bob.skip_until(re.compile(r"(> )?It's your turn to roll or double\."))
         await bob.send("double")
         await expect(page.locator("#game-status")).to_have_text("bob doubles to 2.")
+        # The cube offered lies in her half of the board, at the value it would have.
+        offered = page.locator("#board-holder .cube.offered")
+        await expect(offered).to_have_attribute("aria-label", "Cube offered at 2")
+        if game == 1:
+            await page.locator("#board-holder").screenshot(path=artifacts / "cube-offered.png")
         if game == 1:
             await page.click("#reject")
             await expect(page.locator("#confirm-text")).to_have_text(
@@ -182,6 +189,7 @@ async def test_the_opponents_double_is_dropped_then_taken_each_asked_first(web, 
             await page.click("#reject")
             await answer_yes(page)
             await bob.skip_until(said("alice gives up. You win 1 point."))
+            await expect(offered).to_have_count(0)
             await expect(page.locator("#game-status")).to_have_text(
                 "bob wins the game and 1 point. Score 0-1.")
         else:
@@ -189,6 +197,7 @@ async def test_the_opponents_double_is_dropped_then_taken_each_asked_first(web, 
             await expect(page.locator("#confirm-text")).to_have_text("Take the double?")
             await page.click("#confirm-yes")
             await bob.skip_until(said("alice accepts the double. The cube shows 2."))
+            await expect(offered).to_have_count(0)
             await expect(page.locator("#board-holder .cube")).to_have_attribute(
                 "aria-label", "Cube 2, yours")
             for answer in ("#accept", "#reject"):
@@ -214,7 +223,12 @@ async def test_a_table_link_seats_whoever_opens_it(web, browser, artifacts):
     host, address = await opens_a_table(web, browser, "alice", private=True)
     guest = await (await browser.new_context()).new_page()
     await guest.goto(address)
+    # The link's page says where it leads before anyone logs in.
+    code = address.rsplit("=", 1)[1]
+    await expect(guest.locator("#table-notice")).to_contain_text(f"You have a link to table {code}")
+    await guest.screenshot(path=artifacts / "table-link-welcome.png")
     await register(guest, "bob")
+    await expect(guest.locator("#table-notice")).to_be_hidden()
     await expect(guest.locator("#board-holder svg")).to_be_visible()
     await expect(host.locator("#board-holder svg")).to_be_visible()
     await expect(guest).to_have_url(re.compile(r"/$"))  # the code is not kept in the address
@@ -269,6 +283,9 @@ async def test_a_finished_match_is_reviewed_decision_by_decision(web_with_bots, 
     await expect(page.locator("#review-decision")).to_contain_text("Decision 1 of")
     await expect(page.locator("#review-board svg")).to_be_visible()
     await expect(page.locator("#review-summary tr")).not_to_have_count(0)
+    # The depth and the scale under the figures (docs/ANALYSIS.md, "The scale").
+    await expect(page.locator("#review-scale")).to_contain_text(
+        f"Judged by bgsage at {CHEAPEST_PLIES}-ply (gnubg's {CHEAPEST_PLIES - 1}-ply).")
     await page.screenshot(path=artifacts / "review.png", full_page=True)
     await page.click("#review-close")
     await expect(page.locator("#room")).to_be_visible()

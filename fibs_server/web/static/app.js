@@ -237,8 +237,8 @@ function enterRoom(name) {
 
 // --- the page's own settings: language, sound, tabs --------------------------------------
 
-function chooseLanguage(chosen) {
-  setLanguage(chosen);
+async function chooseLanguage(chosen) {
+  await setLanguage(chosen);
   translateDocument(document);
   game.render();
   room.render();
@@ -253,7 +253,8 @@ for (const [code, label] of Object.entries(LANGUAGE_NAMES)) {
   option.textContent = label;
   $("language").append(option);
 }
-setLanguage(preferredLanguage(navigator.languages, savedLanguage(localStorage)));
+// The page's words before anything is shown or said: its language's catalogues only.
+await setLanguage(preferredLanguage(navigator.languages, savedLanguage(localStorage)));
 $("language").value = language();
 $("language").addEventListener("change", () => {
   saveLanguage(localStorage, $("language").value);
@@ -269,12 +270,13 @@ function showTab(name) {
   }
   for (const panel of document.querySelectorAll(".tab-panel")) panel.hidden = panel.dataset.panel !== name;
   if (name === "tournaments" && session.dialogue === "online") tournaments.opened();
+  if (name === "chat") room.chatSeen();
 }
 for (const tab of document.querySelectorAll("#tabs [data-tab]")) {
   tab.addEventListener("click", () => showTab(tab.dataset.tab));
 }
 showTab("play");
 
-chooseLanguage(language());
+await chooseLanguage(language());
 profile.init();
 connect();

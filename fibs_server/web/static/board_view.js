@@ -26,6 +26,7 @@ const ENGLISH = {
   die: ({ value, used }) => `Die ${value}${used ? ", used" : ""}`,
   opponentDie: ({ value }) => `Opponent's die ${value}`,
   cube: ({ value, owner }) => `Cube ${value}, ${owner === "player" ? "yours" : owner === "opponent" ? "the opponent's" : "in the middle"}`,
+  cubeOffered: ({ value }) => `Cube offered at ${value}`,
   pips: ({ pips }) => `pips ${pips}`,
   score: ({ score }) => `score ${score}`,
   matchLength: ({ length }) => `${length}-point match`,
@@ -199,6 +200,20 @@ function cube(board, say) {
     + `<text x="${TRAY_X + 2 + size / 2}" y="${y + size / 2 + 5}">${shown}</text></g>`;
 }
 
+// A double offered and not yet answered: the cube at the value it would have, in the middle
+// of the half of the board of the side that answers (the doubler puts it there).
+function offeredCube(board, say) {
+  if (board.offer?.kind !== "double") return "";
+  const size = 30;
+  const half = 6 * POINT_WIDTH;
+  const centre = board.offer.by === "opponent" ? BAR_X + BAR_WIDTH + half / 2 : LEFT + half / 2;
+  const x = centre - size / 2;
+  const y = MIDDLE - size / 2;
+  return `<g class="cube offered" role="img" aria-label="${say("cubeOffered", { value: board.offer.cube })}">`
+    + `<rect x="${x}" y="${y}" width="${size}" height="${size}" rx="4"/>`
+    + `<text x="${centre}" y="${y + size / 2 + 5}">${board.offer.cube}</text></g>`;
+}
+
 function pips(now) {
   let player = 0;
   let opponent = 0;
@@ -242,6 +257,6 @@ export function boardSvg(board, view = {}) {
     `<rect class="tray-strip" x="${TRAY_X}" y="${TOP}" width="${TRAY_WIDTH}" height="${BOTTOM - TOP}"/>`];
   for (let point = 1; point <= 24; point += 1) parts.push(pointGroup(point, now, full, last, say));
   parts.push(bars(now, full, last, say), trays(now, full, last, say), dice(board, full.steps, say),
-    cube(board, say), captions(board, now, full, say), "</svg>");
+    cube(board, say), offeredCube(board, say), captions(board, now, full, say), "</svg>");
   return parts.join("");
 }

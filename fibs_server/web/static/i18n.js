@@ -1,50 +1,56 @@
 // The page's words, in message catalogues (messages_*.js, refusals_*.js): every text the
 // page shows goes through `t(key, params)`; the markup names its texts with data-i18n
 // attributes. What the server's FIBS lines say (the server console) is never translated.
-import pageEn from "./messages_en.js";
-import pageEs from "./messages_es.js";
-import refusalsEn from "./refusals_en.js";
-import refusalsEs from "./refusals_es.js";
+//
+// A language's catalogues are fetched when it is chosen, not before: a page fetches its own
+// language's only (a test keeps every catalogue's keys the same, so none needs another).
 
-// The page's own words, and the server's refusals by their codes (docs/WEB-PROTOCOL.md).
-const en = { ...pageEn, ...refusalsEn };
-const es = { ...pageEs, ...refusalsEs };
-export const CATALOGUES = { en, es };
 export const LANGUAGE_NAMES = { en: "English", es: "Español" };
 const LANGUAGE_KEY = "fibs-language";
 
-let catalogue = en;
+let catalogue = {};
 let current = "en";
+const loading = new Map(); // language -> the promise of its catalogue
+
+// The page's own words, and the server's refusals by their codes (docs/WEB-PROTOCOL.md).
+export function catalogueOf(language) {
+  if (!loading.has(language)) {
+    loading.set(language, Promise.all([import(`./messages_${language}.js`), import(`./refusals_${language}.js`)])
+      .then(([page, refusals]) => ({ ...page.default, ...refusals.default })));
+  }
+  return loading.get(language);
+}
 
 // The language a browser asks for first that we have, else English.
 export function preferredLanguage(asked, saved) {
-  if (saved && saved in CATALOGUES) return saved;
+  if (saved && saved in LANGUAGE_NAMES) return saved;
   for (const tag of asked ?? []) {
     const base = tag.toLowerCase().split("-")[0];
-    if (base in CATALOGUES) return base;
+    if (base in LANGUAGE_NAMES) return base;
   }
   return "en";
 }
 
-export function setLanguage(language) {
-  current = language in CATALOGUES ? language : "en";
-  catalogue = CATALOGUES[current];
+// The page speaks `language` once its catalogues are in (English for one we do not have).
+export async function setLanguage(language) {
+  const chosen = language in LANGUAGE_NAMES ? language : "en";
+  catalogue = await catalogueOf(chosen);
+  current = chosen;
 }
 
 export function language() {
   return current;
 }
 
-// `{name}` placeholders filled from params; a key missing from a catalogue (a test keeps
-// that from happening) shows the English text rather than nothing.
+// `{name}` placeholders filled from params; an unknown key shows itself.
 export function t(key, params = {}) {
-  const template = catalogue[key] ?? en[key];
+  const template = catalogue[key];
   if (template === undefined) return key;
   return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
 export function has(key) {
-  return key in catalogue || key in en;
+  return key in catalogue;
 }
 
 // The markup's texts: data-i18n (text), data-i18n-placeholder, -title and -aria-label.

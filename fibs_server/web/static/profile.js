@@ -10,7 +10,9 @@ import { $, boardLabels, button, item, matchWords } from "./ui.js";
 import { send } from "./session.js";
 
 const HISTORY_PAGE = 20;
-const reviewing = { steps: [], series: [], at: 0, names: null };
+// The review's steps, seen by one of its players throughout (`viewer`, 0 or 1), until the
+// board is turned to the other's side.
+const reviewing = { match: null, analysis: null, steps: [], series: [], at: 0, names: null, viewer: 0 };
 
 export function init() {
   $("profile-form").addEventListener("submit", (event) => {
@@ -28,6 +30,10 @@ export function init() {
     if (next >= 0) reviewAt(next);
   });
   $("review-show-best").addEventListener("change", () => reviewAt(reviewing.at));
+  $("review-turn").addEventListener("click", () => {
+    seenBy(1 - reviewing.viewer);
+    reviewAt(reviewing.at);
+  });
   document.addEventListener("keydown", (event) => {
     if ($("review").hidden || event.target.closest("input, select, textarea")) return;
     if (event.key === "ArrowRight") reviewAt(reviewing.at + 1);
@@ -79,7 +85,7 @@ function renderMatches(matches) {
       result: t(match.winner === matches.body.name ? "profile.won" : "profile.lost"),
       own: match.score[0], theirs: match.score[1] }) + " ",
     button(t(match.analysed ? "profile.review_analysed" : "profile.review"),
-      () => openReview(match.match_id))));
+      () => openReview(match.match_id, matches.body.name))));
   $("match-history").replaceChildren(...(rows.length ? rows : [item(t("profile.no_matches"))]));
 }
 
@@ -111,7 +117,8 @@ async function showRatings() {
 
 // --- review ----------------------------------------------------------------------------------
 
-async function openReview(matchId) {
+// The review of a match, seen by the profile's player when they played in it.
+async function openReview(matchId, profileName) {
   const [match, analysis] = await Promise.all([
     fetched(`/api/matches/${matchId}`), fetched(`/api/matches/${matchId}/analysis`)]);
   if (!match.ok) { $("match-history").append(item(match.text)); return; }
@@ -123,17 +130,28 @@ async function openReview(matchId) {
     return;
   }
   const names = match.body.players;
-  ({ steps: reviewing.steps, series: reviewing.series } = review.reviewSteps(match.body, analysed));
+  reviewing.match = match.body;
+  reviewing.analysis = analysed;
   reviewing.names = names;
+  seenBy(review.viewerOf(match.body, profileName));
   $("review-title").textContent = t("review.title", { a: names[0], b: names[1],
     match: matchWords(match.body.length, null) });
-  $("review-graph").innerHTML = review.equityGraphSvg(reviewing.series, names, t);
   const summary = review.summaryRows(analysed, names, t);
   $("review-summary").replaceChildren(row(["", ...names]), ...review.SUMMARY_FIELDS.map((field) =>
     row([t(`review.summary.${field}`), ...summary.map((player) => String(player[field]))])));
+  $("review-scale").replaceChildren(...review.scaleNotes(analysed, analysis.body.below_resolution,
+    names, t).map((note) => Object.assign(document.createElement("p"), { textContent: note })));
   $("room").hidden = true;
   $("review").hidden = false;
   reviewAt(0);
+}
+
+// The review's steps and graph as `viewer` (0 or 1) sees them.
+function seenBy(viewer) {
+  reviewing.viewer = viewer;
+  ({ steps: reviewing.steps, series: reviewing.series } = review.reviewSteps(
+    reviewing.match, reviewing.analysis, viewer));
+  $("review-graph").innerHTML = review.equityGraphSvg(reviewing.series, reviewing.names, t);
 }
 
 function row(cells) {
@@ -148,12 +166,13 @@ function reviewAt(index) {
   const step = reviewing.steps[reviewing.at];
   const showBest = $("review-show-best").checked && step.best !== step.played;
   const position = showBest ? step.afterBest : step.before;
-  $("review-board").innerHTML = boardSvg(review.toBoardMessage(position, reviewing.names, step),
-    { labels: boardLabels });
+  $("review-board").innerHTML = boardSvg(review.toBoardMessage(position, reviewing.names, step,
+    reviewing.viewer), { labels: boardLabels });
+  const said = (play) => review.decisionText(step.kind, play, step.seenAs, t);
   const words = [t("review.decision", { n: reviewing.at + 1, of: reviewing.steps.length,
-    game: step.game, name: step.name, played: step.played || t("review.no_play") })];
+    game: step.game, name: step.name, played: said(step.played) })];
   if (step.error > 0 && step.best !== step.played) {
-    words.push(t("review.best", { best: step.best, error: (1000 * step.error).toFixed(0) }));
+    words.push(t("review.best", { best: said(step.best), error: (1000 * step.error).toFixed(0) }));
   }
   if (step.skill !== "none") words.push(t(`review.skill.${step.skill.replace(" ", "_")}`));
   $("review-decision").textContent = words.join(" ");

@@ -87,11 +87,47 @@ export function applyPlay(position, play, colour) {
   return { decider, other };
 }
 
+// The player (0 or 1) a review is seen by: the one named (the profile it was opened from),
+// else the first.
+export function viewerOf(match, name) {
+  const index = match.players.findIndex((player) => player.toLowerCase() === String(name).toLowerCase());
+  return index < 0 ? 0 : index;
+}
+
+// A play as the viewer's board numbers its points, in the page's notation ("8/5 6/5"):
+// FIBS's absolute numbers are O's own and X's 25 - own, so the viewer's own number of an
+// absolute one depends on the viewer's colour in that game. bar and off are the mover's.
+export function playAsSeen(play, viewerColour) {
+  return play.split(" ").filter(Boolean).map((step) => step.split("-").map((word) => {
+    if (word === "bar" || word === "off") return word;
+    return String(viewerColour === "O" ? Number(word) : 25 - Number(word));
+  }).join("/")).join(" ");
+}
+
+// Words of a cube or resignation decision, by the analysis's own words (bots/analysis.py),
+// and the catalogues' keys the page shows them by.
+const ACTION_WORDS = {
+  "no double": "review.action.no_double", double: "review.action.double",
+  take: "review.action.take", drop: "review.action.drop", beaver: "review.action.beaver",
+  resign: "review.action.resign", accept: "review.action.accept",
+  reject: "review.action.reject", "play on": "review.action.play_on",
+};
+export const ACTION_KEYS = Object.values(ACTION_WORDS);
+
+// What a decision's `played` or `best` says to the viewer: a play in the viewer's numbers
+// (`seenAs`: the viewer's colour in that game), a cube or resignation action in the page's
+// language; `t` gives the words (i18n.js).
+export function decisionText(kind, said, seenAs, t) {
+  if (kind === "move") return said ? playAsSeen(said, seenAs) : t("review.no_play");
+  return said in ACTION_WORDS ? t(ACTION_WORDS[said]) : said;
+}
+
 // Every decision of the analysis in order, with the positions to show: before it, after the
 // play made and after the best play (a cube or resignation decision leaves the position as
-// it is), the cube as it stood; and the series for the graph: each decision's equity from
-// player 0's side, its error and the errors each player has made so far.
-export function reviewSteps(match, analysis) {
+// it is), the cube as it stood, and the viewer's colour in that game (`seenAs`: the board
+// and the words are the viewer's throughout); and the series for the graph: each decision's
+// equity from player 0's side, its error and the errors each player has made so far.
+export function reviewSteps(match, analysis, viewer = 0) {
   const steps = [];
   const series = [];
   const lost = [0, 0];
@@ -100,11 +136,12 @@ export function reviewSteps(match, analysis) {
     const game = match.games[decision.game - 1];
     if (cube.game !== decision.game) cube = { game: decision.game, owner: null, doubler: null };
     const colour = game.x_player === decision.player ? "X" : "O";
+    const seenAs = game.x_player === viewer ? "X" : "O";
     const before = decodePositionId(decision.position_id);
     const moved = decision.kind === "move";
     const step = {
       game: decision.game, turn: decision.turn, player: decision.player,
-      name: match.players[decision.player], colour, kind: decision.kind,
+      name: match.players[decision.player], colour, seenAs, kind: decision.kind,
       dice: decision.dice, played: decision.played, best: decision.best,
       error: decision.error, skill: decision.skill, forced: decision.forced,
       luck: decision.luck, cube: decision.cube, cubeOwner: cube.owner,
@@ -121,7 +158,8 @@ export function reviewSteps(match, analysis) {
       index, game: decision.game, player: decision.player, skill: decision.skill,
       error: decision.error,
       equity: decision.player === 0 ? decision.played_equity : -decision.played_equity,
-      lost: [...lost], name: step.name, played: decision.played, best: decision.best,
+      lost: [...lost], name: step.name, kind: decision.kind, seenAs,
+      played: decision.played, best: decision.best,
     });
   });
   return { steps, series };
@@ -147,8 +185,9 @@ export function equityGraphSvg(series, names, t) {
     return `${head}<text class="empty" x="${GRAPH_WIDTH / 2}" y="${GRAPH_HEIGHT / 2}">${escapeText(t("review.graph_empty"))}</text></svg>`;
   }
   const title = (point) => t(point.error > 0 ? "review.graph_error" : "review.graph_point", {
-    game: point.game, name: point.name, played: point.played || t("review.no_play"),
-    best: point.best, error: point.error.toFixed(3) });
+    game: point.game, name: point.name,
+    played: decisionText(point.kind, point.played, point.seenAs, t),
+    best: decisionText(point.kind, point.best, point.seenAs, t), error: point.error.toFixed(3) });
   const x = (i) => GRAPH_PAD + (i * (GRAPH_WIDTH - GRAPH_PAD - 8)) / Math.max(1, series.length - 1);
   const y = (equity) => {
     const clamped = Math.max(-1, Math.min(1, equity));
@@ -156,8 +195,8 @@ export function equityGraphSvg(series, names, t) {
   };
   const parts = [head,
     `<line class="axis" x1="${GRAPH_PAD}" y1="${y(0)}" x2="${GRAPH_WIDTH - 8}" y2="${y(0)}"/>`,
-    `<text class="tick" x="2" y="${y(1) + 4}">+1</text>`,
-    `<text class="tick" x="2" y="${y(-1) + 4}">-1</text>`];
+    `<text class="tick" x="${GRAPH_PAD - 3}" y="${y(1) + 4}">+1</text>`,
+    `<text class="tick" x="${GRAPH_PAD - 3}" y="${y(-1) + 4}">-1</text>`];
   series.forEach((point, i) => {
     if (i > 0 && point.game !== series[i - 1].game) {
       const between = ((x(i - 1) + x(i)) / 2).toFixed(1);
@@ -203,6 +242,17 @@ export function summaryRows(analysis, names, t) {
   }));
 }
 
+// Which scale the summary is on and at what depth it was judged, then a line for each player
+// whose error rate is below the judge's resolution (`belowResolution`: the analysis
+// endpoint's, per player); `t` gives the words (i18n.js).
+export function scaleNotes(analysis, belowResolution, names, t) {
+  return [
+    t("review.scale", { plies: analysis.plies, gnubg: analysis.plies - 1 }),
+    ...names.filter((_, player) => belowResolution[player])
+      .map((name) => t("review.below_resolution", { name })),
+  ];
+}
+
 // One side of a typed board, seen by the viewer: `own` in that side's own numbering;
 // `facing` turns it into the viewer's (docs/WEB-PROTOCOL.md, "Sides and numbering": the
 // viewer's own point p is the opponent's 25 - p).
@@ -216,9 +266,9 @@ function half(own, facing, name, colour, score, dice) {
 }
 
 // A review position as the typed `board` message (as a watcher's: nothing to click), seen
-// by `viewer` (0 or 1, default the decider): `names` are player 0's and 1's; `step` gives
-// whose decision it is and the match's state then (reviewSteps' fields).
-export function toBoardMessage(position, names, step, viewer = step.player) {
+// by `viewer` (0 or 1; the page keeps one for the whole review): `names` are player 0's and
+// 1's; `step` gives whose decision it is and the match's state then (reviewSteps' fields).
+export function toBoardMessage(position, names, step, viewer) {
   const deciderViews = viewer === step.player;
   const colours = step.colour === "X" ? { decider: "X", other: "O" } : { decider: "O", other: "X" };
   const deciderHalf = half(position.decider, !deciderViews, names[step.player], colours.decider,

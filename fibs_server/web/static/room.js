@@ -17,8 +17,13 @@ const room = {
   tables: [],
   myTable: null, // the table this user has open (my_table)
   chatFilter: "all",
+  players: null, // the names of the match this user plays or watches, if any
+  unread: 0, // chat lines said by others since the chat tab was last shown
   tableWanted: new URLSearchParams(location.search).get(TABLE_PARAMETER),
 };
+// The chat's filters, by the words they show: the game's is its players' kibitzes, the
+// watchers' their whispers and kibitzes; and the way of speaking each filter chooses.
+const CHAT_FILTERS = { say: "say", kibitz: "kibitz", watchers: "whisper", tell: "tell", shout: "shout" };
 
 export const HANDLERS = {
   presence: (message) => {
@@ -36,6 +41,7 @@ export const HANDLERS = {
   invitation_sent: (message) => { room.invitationsOut.set(message.to, message); renderInvitations(); },
   invitation_withdrawn: (message) => { room.invitationsIn.delete(message.from); renderInvitations(); },
   match_started: (message) => {
+    room.players = [session.me, message.opponent];
     room.invitationsIn.delete(message.opponent);
     room.invitationsOut.delete(message.opponent);
     room.myTable = null; // a table closes when its match starts
@@ -45,6 +51,9 @@ export const HANDLERS = {
   saved_matches: (message) => { room.saved = message.matches; renderSaved(); },
   tables: (message) => { room.tables = message.tables; renderTables(); },
   my_table: (message) => { room.myTable = message.table; renderTables(); },
+  watching: (message) => { room.players = [message.player, message.opponent]; },
+  watch_ended: () => { room.players = null; },
+  match_over: () => { room.players = null; },
   chat,
 };
 
@@ -60,7 +69,14 @@ export function entered() {
     send(`sit ${room.tableWanted}`);
     room.tableWanted = null;
     history.replaceState(null, "", location.pathname);
+    renderTableNotice();
   }
+}
+
+// Before the login, a table link's page says where it leads (a visitor plays bots only).
+function renderTableNotice() {
+  $("table-notice").hidden = !room.tableWanted;
+  $("table-notice").textContent = room.tableWanted ? t("welcome.table", { code: room.tableWanted }) : "";
 }
 
 export function reset() {
@@ -70,11 +86,14 @@ export function reset() {
   room.saved = [];
   room.tables = [];
   room.myTable = null;
+  room.players = null;
   $("chat-log").textContent = "";
+  chatSeen();
   render();
 }
 
 export function render() {
+  renderTableNotice();
   renderWho();
   renderInvitations();
   renderSaved();
@@ -228,18 +247,42 @@ function chatText(said) {
   return t(key, { from: said.from, to: said.to ?? "", text: said.text });
 }
 
-function chat(said) {
-  const entry = appendTo($("chat-log"), chatText(said), `chat-${said.kind}`);
-  entry.said = said;
-  entry.dataset.kind = said.kind;
-  entry.hidden = !shownInChat(said.kind);
+// Whose words a line is, as the chat's filters sort them: a whisper, or a kibitz from
+// someone who does not play the match, is the watchers'.
+function chatChannel(said) {
+  if (said.kind === "whisper") return "watchers";
+  if (said.kind === "kibitz" && room.players && !room.players.includes(said.from)) return "watchers";
+  return said.kind;
 }
 
-// The tabs of the chat: the opponent's words (say), the game's (kibitz, whisper), private
-// (tell), everyone's (shout), or all.
-function shownInChat(kind) {
-  const filter = room.chatFilter;
-  return filter === "all" || filter === kind || (filter === "kibitz" && kind === "whisper");
+function chat(said) {
+  const channel = chatChannel(said);
+  const entry = appendTo($("chat-log"), chatText(said), `chat-${channel}`);
+  entry.said = said;
+  entry.dataset.kind = channel;
+  entry.hidden = !shownInChat(channel);
+  if (said.from !== session.me && $("chat-log").closest(".tab-panel").hidden) {
+    room.unread += 1;
+    markUnread();
+  }
+}
+
+// The chat tab says how many lines came while it was not shown.
+function markUnread() {
+  const tab = document.querySelector('#tabs [data-tab="chat"]');
+  if (room.unread) tab.dataset.unread = String(room.unread);
+  else delete tab.dataset.unread;
+}
+
+export function chatSeen() {
+  room.unread = 0;
+  markUnread();
+}
+
+// The filters of the chat: the opponent's words (say), the game's players' (kibitz), the
+// watchers' (whisper, and a watcher's kibitz), private (tell), everyone's (shout), or all.
+function shownInChat(channel) {
+  return room.chatFilter === "all" || room.chatFilter === channel;
 }
 
 for (const tab of document.querySelectorAll("[data-chat-filter]")) {
@@ -249,8 +292,8 @@ for (const tab of document.querySelectorAll("[data-chat-filter]")) {
       other.setAttribute("aria-pressed", String(other === tab));
     }
     for (const entry of $("chat-log").children) entry.hidden = !shownInChat(entry.dataset.kind);
-    if (["say", "kibitz", "tell", "shout"].includes(room.chatFilter)) {
-      $("chat-kind").value = room.chatFilter;
+    if (room.chatFilter in CHAT_FILTERS) {
+      $("chat-kind").value = CHAT_FILTERS[room.chatFilter];
       chatKindChanged();
     }
   });

@@ -118,6 +118,21 @@ test("the cube: its value and its owner's side; none in the Crawford game", () =
   assert.match(crawford, /5-point match · Crawford game/);
 });
 
+test("a double offered: the cube at its new value in the half of the side that answers", () => {
+  const offered = (by) => boardSvg({ ...BOARDS.opponent_to_roll, phase: "double_offered",
+    crawford: { rule: true, crawford_game: false, post_crawford: false },
+    cube: { value: 2, owner: "player", in_game: true },
+    offer: { kind: "double", by, cube: 4, redouble: 0 } });
+  const drawn = (svg) => svg.match(/<g class="cube offered" role="img" aria-label="Cube offered at 4"><rect x="([\d.]+)"[^>]*\/><text [^>]*>4<\/text><\/g>/);
+  const toMe = drawn(offered("opponent"));
+  const toThem = drawn(offered("player"));
+  assert.ok(toMe && toThem);
+  assert.ok(Number(toMe[1]) > 4 + 6 * 24 + 24, "in the player's half, right of the bar");
+  assert.ok(Number(toThem[1]) < 4 + 6 * 24, "in the opponent's half, left of the bar");
+  assert.match(offered("opponent"), /<g class="cube player"[^>]*>.*?>2<\/text>/); // the cube as it is
+  assert.doesNotMatch(boardSvg(BOARDS.opening_6_5_as_O), /cube offered/);
+});
+
 test("names, scores, pips, clocks, match length", () => {
   const board = BOARDS.opponent_to_roll;
   const svg = boardSvg(board, { clocks: { player: "0:27", opponent: null } });

@@ -3,16 +3,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { CATALOGUES, preferredLanguage, setLanguage, shownParams, t } from "../../../fibs_server/web/static/i18n.js";
+import { catalogueOf, preferredLanguage, setLanguage, shownParams, t } from "../../../fibs_server/web/static/i18n.js";
 import { LABEL_KEYS } from "../../../fibs_server/web/static/board_view.js";
-import { SKILLS, SUMMARY_FIELDS } from "../../../fibs_server/web/static/review.js";
+import { ACTION_KEYS, SKILLS, SUMMARY_FIELDS } from "../../../fibs_server/web/static/review.js";
 import { boardLabels } from "../../../fibs_server/web/static/ui.js";
 import { RESULT_OUTCOMES } from "../../../fibs_server/web/static/tournament_view.js";
 
 const STATIC = new URL("../../../fibs_server/web/static/", import.meta.url);
 const read = (name) => readFileSync(new URL(name, STATIC), "utf8");
 const schema = JSON.parse(read("events.schema.json"));
-const { en, es } = CATALOGUES;
+const [en, es] = await Promise.all([catalogueOf("en"), catalogueOf("es")]);
+await setLanguage("en");
 const FAMILIES = new Set(Object.keys(en).filter((key) => key.includes(".")).map((key) => key.split(".")[0]));
 
 // Every key the markup names, and every quoted key-like literal of the page's modules (a
@@ -45,6 +46,7 @@ function composedKeys() {
     ...["take", "drop", "accept_resignation", "reject_resignation"].flatMap((what) =>
       ["player", "opponent"].map((who) => `game.${what}_${who}`)),
     ...SKILLS.map((skill) => `review.skill.${skill.replace(" ", "_")}`),
+    ...ACTION_KEYS,
     // tournaments.js: a tournament's status, and a Swiss table's result of a round.
     ...schema.$defs.tournament_entry.properties.status.enum.map((status) => `tournament.status_${status}`),
     ...RESULT_OUTCOMES.map((outcome) => `tournament.result_${outcome}`),
@@ -83,20 +85,48 @@ test("the browser's languages choose, a saved choice first, English otherwise", 
   assert.equal(preferredLanguage(undefined, "xx"), "en");
 });
 
-test("placeholders are filled; an unknown key shows itself", () => {
-  setLanguage("es");
+test("placeholders are filled; an unknown key shows itself", async () => {
+  await setLanguage("es");
   assert.equal(t("who.playing", { name: "bob" }), "jugando con bob");
   assert.equal(t("no.such_key"), "no.such_key");
-  setLanguage("en");
+  await setLanguage("en");
   assert.equal(t("status.logged_in", { name: "<b>" }), "Logged in as <b>");
 });
 
-test("a ban's end is shown as a date in the page's language", () => {
+test("a ban's end is shown as a date in the page's language", async () => {
   const until = Date.UTC(2027, 0, 15, 12, 0) / 1000;
-  setLanguage("es");
+  await setLanguage("es");
   const spanish = t("refusal.banned_until", shownParams({ until }));
   assert.match(spanish, /^Tienes prohibida la entrada a este servidor hasta el .*2027/);
-  setLanguage("en");
+  await setLanguage("en");
   assert.match(t("refusal.banned_until", shownParams({ until })), /until Jan 15, 2027/);
   assert.deepEqual(shownParams({ name: "bob" }), { name: "bob" });
+});
+
+// Words the Spanish catalogue shares with the English one and may: names (the game's and its
+// variants', bots, tie-breaks, measures, programs, abbreviations) and words Spanish spells
+// the same. What a player types is quoted, as the server reads it: never translated.
+const NAMES = ["backgammon", "gammon", "nackgammon", "hypergammon", "portes", "bot", "bots",
+  "crawford", "buchholz", "sb", "pr", "emg", "memg", "fibs", "telnet", "utc", "chat", "exp", "p",
+  "s", "min", "r", "n", "bgsage", "gnubg", "xg", "ply"];
+const SPANISH_TOO = ["a", "no", "has", "dice", "legal", "normal", "final", "error"];
+
+// The words of a catalogue's texts, lower case, less what is never translated: placeholders,
+// what a player types (in quotes, or after "usage:"/"uso:") and time zones' names.
+function wordsOf(catalogue) {
+  const words = new Set();
+  for (const text of Object.values(catalogue)) {
+    const said = text.replace(/\{\w+\}/g, " ").replace(/'[^']*'/g, " ")
+      .replace(/^(usage|uso): .*/, " ").replace(/\b[A-Z][a-z]+\/[A-Za-z_]+/g, " ");
+    for (const word of said.match(/\p{L}+/gu) ?? []) words.add(word.toLowerCase());
+  }
+  return words;
+}
+
+test("the Spanish catalogues leave no English word but names", () => {
+  const english = wordsOf(en);
+  const allowed = new Set([...NAMES, ...SPANISH_TOO]);
+  const left = [...wordsOf(es)]
+    .filter((word) => english.has(word) && !allowed.has(word));
+  assert.deepEqual(left, []);
 });

@@ -2,7 +2,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ratingPlotSvg, ratingsListSvg } from "../../../fibs_server/web/static/plot.js";
-import { t } from "../../../fibs_server/web/static/i18n.js";
+import { setLanguage, t } from "../../../fibs_server/web/static/i18n.js";
+
+await setLanguage("en"); // the words the tests read
 
 test("a rating over time: the first rating before, a point after each match", () => {
   const svg = ratingPlotSvg("alice", [

@@ -14,7 +14,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  applyPlay, decodePositionId, equityGraphSvg, reviewSteps, summaryRows, toBoardMessage,
+  applyPlay, decisionText, decodePositionId, equityGraphSvg, playAsSeen, reviewSteps,
+  scaleNotes, summaryRows, toBoardMessage, viewerOf,
 } from "../../../fibs_server/web/static/review.js";
 import { setLanguage, t } from "../../../fibs_server/web/static/i18n.js";
 
@@ -28,6 +29,8 @@ const OPENING = Array.from({ length: 25 }, (_, i) => ({ 23: 2, 12: 5, 7: 3, 5: 5
 function side(counts) {
   return Array.from({ length: 25 }, (_, i) => counts[i + 1] ?? 0); // by own point, 25 the bar
 }
+
+await setLanguage("en"); // the words the tests read
 
 test("the opening position's ID", () => {
   assert.deepEqual(decodePositionId("4HPwATDgc/ABMA"), { decider: OPENING, other: OPENING });
@@ -119,14 +122,17 @@ test("the equity graph marks each doubtful play, error and blunder", () => {
   assert.equal(svg.split('class="game-break"').length - 1, MATCH.games.length - 1);
   assert.ok(svg.includes("&lt;bob&gt; down") && !svg.includes("<bob>"));
   const invented = [{ ...series[0], skill: "very bad", error: 0.2, name: "<x>", played: "8-5 6-5",
-    best: "13-10 13-12" }, { ...series[1], skill: "bad" }];
+    best: "13-10 13-12", seenAs: "O" }, { ...series[1], skill: "bad" }];
   const marks = equityGraphSvg(invented, ["a", "b"], t);
   assert.ok(marks.includes('class="mark blunder"') && marks.includes('class="mark error"'));
-  assert.ok(marks.includes(`<title>game ${invented[0].game}, &lt;x&gt;: 8-5 6-5 (best 13-10 13-12, -0.200)</title>`));
+  assert.ok(marks.includes(`<title>game ${invented[0].game}, &lt;x&gt;: 8/5 6/5 (best 13/10 13/12, -0.200)</title>`));
+  // Seen by X, the same play in X's numbers.
+  assert.ok(equityGraphSvg([{ ...invented[0], seenAs: "X" }], ["a", "b"], t)
+    .includes("&lt;x&gt;: 17/20 19/20 (best 12/15 12/13, -0.200)"));
   assert.ok(equityGraphSvg([], ["a", "b"], t).includes("No decisions to show."));
 });
 
-test("the players' summary rows", () => {
+test("the players' summary rows", async () => {
   const [alice, bob] = summaryRows(ANALYSIS, MATCH.players, t);
   assert.deepEqual(alice, {
     name: "alice", unforcedDecisions: 31, errorRate: "7.2", checkerErrorRate: "10.7",
@@ -135,16 +141,27 @@ test("the players' summary rows", () => {
   });
   assert.equal(bob.rating, "Advanced");
   assert.equal(bob.luck, "+0.745");
-  setLanguage("es"); // gnubg's words through the catalogues
+  await setLanguage("es"); // gnubg's words through the catalogues
   assert.deepEqual(summaryRows(ANALYSIS, MATCH.players, t).map((row) => row.rating),
     ["Experto", "Avanzado"]);
-  setLanguage("en");
+  await setLanguage("en");
+});
+
+test("the summary says its scale and depth, and marks a player the judge cannot see", () => {
+  const [scale] = scaleNotes(ANALYSIS, [false, false], MATCH.players, t);
+  assert.equal(scale.slice(0, scale.indexOf(".")),
+    `Judged by bgsage at ${ANALYSIS.plies}-ply (gnubg's ${ANALYSIS.plies - 1}-ply)`);
+  assert.ok(scale.includes("gnubg's scale") && scale.includes("XG's scale"));
+  assert.equal(scaleNotes(ANALYSIS, [false, false], MATCH.players, t).length, 1);
+  assert.deepEqual(scaleNotes(ANALYSIS, [false, true], MATCH.players, t).slice(1), [
+    "bob: below the judge's resolution (2.0 mEMG): played at the analysis's own depth: "
+    + "errors below its resolution are not seen."]);
 });
 
 test("a review position as the typed board, from either side", () => {
   const { steps } = reviewSteps(MATCH, ANALYSIS);
   const first = steps[0]; // bob on roll in the opening position
-  const board = toBoardMessage(first.before, MATCH.players, first);
+  const board = toBoardMessage(first.before, MATCH.players, first, first.player);
   assert.equal(board.type, "board");
   assert.deepEqual([board.turn, board.phase, board.player.name, board.opponent.name],
     ["player", "move", "bob", "alice"]);
@@ -165,4 +182,63 @@ test("a review position as the typed board, from either side", () => {
       }
     }
   }
+});
+
+test("a play in the viewer's numbers: O's own are FIBS's absolute ones, X's 25 - them", async () => {
+  assert.equal(playAsSeen("17-20 19-20", "X"), "8/5 6/5");
+  assert.equal(playAsSeen("17-20 19-20", "O"), "17/20 19/20");
+  assert.equal(playAsSeen("bar-22 6-off", "O"), "bar/22 6/off");
+  assert.equal(playAsSeen("bar-22 6-off", "X"), "bar/3 19/off");
+  assert.equal(decisionText("move", "", "O", t), "no play");
+  assert.equal(decisionText("double", "no double", "O", t), "no double");
+  await setLanguage("es");
+  assert.equal(decisionText("take", "take", "O", t), "aceptar");
+  await setLanguage("en");
+  assert.equal(viewerOf(MATCH, "BOB"), 1);
+  assert.equal(viewerOf(MATCH, "carol"), 0);
+});
+
+// The mover's checkers that a shown play ("8/5 6/5") takes from and puts on each of the
+// viewer's points (index: the point, 0 off, 25 the bar).
+function countedSteps(shown) {
+  const change = new Array(26).fill(0);
+  const index = (word) => (word === "bar" ? 25 : word === "off" ? 0 : Number(word));
+  for (const step of shown.split(" ")) {
+    const [from, to] = step.split("/").map(index);
+    change[from] -= 1;
+    change[to] += 1;
+  }
+  return change;
+}
+
+test("a review is seen by one player throughout, and its words number the board's points", () => {
+  for (const viewer of [0, 1]) {
+    const { steps, series } = reviewSteps(MATCH, ANALYSIS, viewer);
+    let moves = 0;
+    for (const [i, step] of steps.entries()) {
+      const before = toBoardMessage(step.before, MATCH.players, step, viewer);
+      // The board never turns: the viewer at the bottom, whoever decides.
+      assert.deepEqual([before.player.name, before.opponent.name],
+        [MATCH.players[viewer], MATCH.players[1 - viewer]]);
+      assert.equal(before.turn, step.player === viewer ? "player" : "opponent");
+      assert.equal(series[i].seenAs, step.seenAs);
+      if (step.kind !== "move" || !step.played) continue;
+      // What the text says moved is what moved on the board, point by point.
+      const after = toBoardMessage(step.afterPlayed, MATCH.players, step, viewer);
+      const side = step.player === viewer ? "player" : "opponent";
+      const change = countedSteps(decisionText(step.kind, step.played, step.seenAs, t));
+      for (let point = 1; point <= 24; point += 1) {
+        assert.equal(after[side].points[point - 1] - before[side].points[point - 1], change[point],
+          `viewer ${viewer}, decision ${i + 1} (${step.played}), point ${point}`);
+      }
+      assert.equal(after[side].bar - before[side].bar, change[25]);
+      assert.equal(after[side].off - before[side].off, change[0]);
+      moves += 1;
+    }
+    assert.ok(moves > 40, `${moves} plays checked`);
+  }
+  // bob's opening 6-2 (O in game 1), as alice (X) and as bob see it.
+  const first = (viewer) => reviewSteps(MATCH, ANALYSIS, viewer).steps[0];
+  assert.equal(decisionText("move", first(0).played, first(0).seenAs, t), "1/7 7/9");
+  assert.equal(decisionText("move", first(1).played, first(1).seenAs, t), "24/18 18/16");
 });

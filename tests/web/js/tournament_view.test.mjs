@@ -6,6 +6,7 @@
 // and 2 with byes) in round 1, in round 2 and won; a Swiss of five in its third round.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { setLanguage } from "../../../fibs_server/web/static/i18n.js";
 import { readFileSync } from "node:fs";
 import {
   bracketLayout, createCommand, pairingWords, swissTable, termsWords,
@@ -14,6 +15,8 @@ import {
 const STATES = JSON.parse(readFileSync(new URL("./fixtures/tournaments.json", import.meta.url)));
 const names = (match) => match.slots.map((slot) => slot?.name ?? null);
 const winners = (column) => column.matches.map((match) => match.slots.find((slot) => slot?.won)?.name ?? null);
+
+await setLanguage("en"); // the words the tests read
 
 test("a bracket: a column per round; the byes the top seeds'; later rounds to come", () => {
   const layout = bracketLayout(STATES.knockout_round_one);
