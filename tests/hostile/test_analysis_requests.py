@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-import statistics
+from collections.abc import Awaitable
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.lobby.analysis_queue import AnalysisConfig
@@ -14,12 +14,16 @@ from fibs_server.lobby.analysis_records import QueueLimits, Status
 from fibs_server.protocol import analysis_texts
 from tests.bots.test_analysis_lane import played_match
 from tests.e2e.test_match_play import start
+from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
 from tests.hostile.conftest import answers_to, start_harness
 from tests.hostile.test_command_floods import PROBE_INTERVAL
-from tests.hostile.test_floods import time_answers_during
 from tests.lobby.test_analysis import status_becomes
 
 ARCHIVE = 40  # finished rated matches of each flooder's
+# The bystander is measured while the analysis computes, for this long at most: a core busy
+# with other processes leaves an analysis at idle priority next to no time, and it may take
+# minutes to end (it ends in about 10 s on an idle 2-core machine).
+ANALYSIS_WINDOW = 5.0
 ROUNDS = 3  # each flooder asks for each of its matches this often
 LIMITS = QueueLimits(waiting=5, waiting_per_user=3)
 ANSWER = re.compile(r"(\*\* )?(Match \d+ is|The analysis queue|You have \d+ matches|"
@@ -62,6 +66,7 @@ async def test_a_flood_of_analyse_is_refused_beyond_the_bounds_and_slows_nobody(
             await client.send("toggle ready")
             await client.skip_until("** You're now ready to invite or join someone.")
         await start(bystander, partner, "1")
+        quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
         flooding = asyncio.gather(ask_for_every_match(flooder, matches["flooder"]),
                                   ask_for_every_match(other, matches["other"]))
         delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
@@ -85,12 +90,14 @@ async def test_a_flood_of_analyse_is_refused_beyond_the_bounds_and_slows_nobody(
             analysis_texts.too_many_of_yours(LIMITS.waiting_per_user),
             analysis_texts.queue_full(LIMITS.waiting), *waiting}
         assert len(refusals) >= ROUNDS * ARCHIVE - LIMITS.waiting_per_user
-    # A loaded 2-core machine: bounds far above the figures of docs/SECURITY.md.
-    delays.sort()
-    print(f"bystander's answers during the flood: {len(delays)}, median "
-          f"{statistics.median(delays) * 1000:.1f} ms, max {delays[-1] * 1000:.1f} ms")
-    assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
-    assert statistics.median(delays) < 0.2
+    assert_unhurt(quiet, delays, "a flood of analyse")
+
+
+async def done_or_for(seconds: float, awaitable: Awaitable[None]) -> None:
+    """Until `awaitable` is done, or for `seconds` of it."""
+    waiting = asyncio.ensure_future(awaitable)
+    await asyncio.wait([waiting], timeout=seconds)
+    waiting.cancel()
 
 
 async def test_a_real_analysis_running_slows_no_bystander(tmp_path, tracebacks):
@@ -116,18 +123,15 @@ async def test_a_real_analysis_running_slows_no_bystander(tmp_path, tracebacks):
             await client.send("toggle ready")
             await client.skip_until("** You're now ready to invite or join someone.")
         await start(bystander, partner, "1")
+        quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
         answers = await ask_for_every_match(asker, [match_id])
         assert answers[0] == analysis_texts.queued(match_id)
         # Within the bystander's own command rate (docs/SECURITY.md): probing faster, its own
         # commands were paced once its burst was spent, which a long analysis (on a loaded
         # machine, where the idle-priority analysis waits) showed as stalls of seconds.
         delays = await time_answers_during(
-            bystander, asyncio.ensure_future(status_becomes(store, match_id, Status.DONE)),
-            PROBE_INTERVAL)
+            bystander, asyncio.ensure_future(done_or_for(ANALYSIS_WINDOW, status_becomes(
+                store, match_id, Status.DONE))), PROBE_INTERVAL)
     finally:
         await harness.stop()
-    delays.sort()
-    print(f"bystander's answers during a real analysis: {len(delays)}, median "
-          f"{statistics.median(delays) * 1000:.1f} ms, max {delays[-1] * 1000:.1f} ms")
-    assert delays[int(0.99 * (len(delays) - 1))] < 1.0, f"p99 of {len(delays)}: {delays[-5:]}"
-    assert statistics.median(delays) < 0.2
+    assert_unhurt(quiet, delays, "a real analysis")

@@ -7,17 +7,24 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import multiprocessing
 import socket
-import statistics
 import threading
 import time
 
 import pytest
 
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
+from tests.hostile.bystander import (
+    SLOWDOWN,
+    Baseline,
+    assert_logs_in_promptly,
+    assert_unhurt,
+    logged_in_quietly,
+    time_answers_during,
+)
 from tests.hostile.conftest import count_lines_served
-from tests.hostile.test_floods import time_answers_during
 
 ADDRESSES = [f"127.0.0.{number}" for number in range(2, 7)]
 # Three flooders an address: each gets a third of its address's rate, more than its own.
@@ -25,7 +32,9 @@ LIMITS = NetLimits(command_burst=50, commands_per_second=40.0, login_command_bur
                    login_commands_per_second=2.0, address_command_burst=100,
                    address_commands_per_second=150.0, command_backlog_seconds=1.0)
 PROBE_INTERVAL = 0.05  # the bystander's `time`, well within its own rate
-FLOOD_DEADLINE = 20.0  # seconds: a flooder the server has not closed by then fails the test
+# Unpaced flooders share the loop with the bystander until the output cap cuts them off.
+UNPACED_SLOWDOWN = 10 * SLOWDOWN
+FLOOD_DEADLINE = 60.0  # seconds: a flooder the server has not closed by then fails the test
 COMMANDS = b"who\r\nboard\r\nxyzzy plugh\r\n" * 1000
 BEFORE_LOGIN = {
     "IAC NOP": b"\xff\xf1" * 32768,
@@ -85,11 +94,20 @@ def flood(port: int, names: list[str | None], payload: bytes, reads: bool,
         thread.join()
 
 
-async def run_flood(harness, names: list[str | None], payload: bytes, reads: bool
-                    ) -> tuple[list[float], int, float]:
-    """The bystander's answer delays during the flood, how many flooders read that they
-    were closed, and how long the flood took."""
-    bystander = await harness.login_clip("bystander")
+@dataclasses.dataclass
+class FloodRun:
+    """What a flood measured: the bystander's login and its answer delays before the flood
+    (quiet) and during it, how many flooders read that they were closed, and how long the
+    flood took."""
+    login: Baseline
+    quiet: Baseline
+    delays: list[float]
+    told: int
+    seconds: float
+
+
+async def run_flood(harness, names: list[str | None], payload: bytes, reads: bool) -> FloodRun:
+    bystander, login, quiet = await logged_in_quietly(harness, interval=PROBE_INTERVAL)
     told = multiprocessing.get_context("spawn").Value("i", 0)
     # In a process of its own: flooding threads here would take the server's GIL.
     flooder = multiprocessing.get_context("spawn").Process(
@@ -98,7 +116,7 @@ async def run_flood(harness, names: list[str | None], payload: bytes, reads: boo
     flooder.start()
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
-    return delays, told.value, time.monotonic() - started
+    return FloodRun(login, quiet, delays, told.value, time.monotonic() - started)
 
 
 def closed_for_flooding(caplog) -> int:
@@ -106,33 +124,25 @@ def closed_for_flooding(caplog) -> int:
                for record in caplog.records)
 
 
-def assert_prompt(delays: list[float], paced: bool = True) -> None:
-    assert delays, "no answers"
-    if not paced:
-        # Unpaced flooders share the loop fairly until the output cap cuts them off: with
-        # three test workers and their flooders on two cores (load average 8-10), 15-20 % of
-        # the answers took over 1 s, the machine's doing; most are still prompt.
-        assert statistics.median(delays) < 0.5, f"median {statistics.median(delays):.2f} s"
-        return
-    p99 = statistics.quantiles(delays, n=100)[98] if len(delays) > 1 else delays[0]
-    assert p99 < 1.0, f"p99 {p99 * 1000:.0f} ms"
-    assert statistics.median(delays) < 0.1, f"median {statistics.median(delays) * 1000:.0f} ms"
+def assert_prompt(run: FloodRun, what: str, paced: bool = True) -> None:
+    # Unpaced flooders share the loop fairly until the output cap cuts them off: with three
+    # test workers and their flooders on two cores (load average 8-10), 15-20 % of the
+    # answers took over 1 s. Their subject is what is served after the cut, not the pace.
+    assert_unhurt(run.quiet, run.delays, what,
+                  slowdown=SLOWDOWN if paced else UNPACED_SLOWDOWN)
 
 
 async def assert_paced_then_closed(harness, caplog, served: collections.Counter[str],
-                                   flooders: int, told: int, delays: list[float],
-                                   seconds: float) -> None:
+                                   flooders: int, run: FloodRun, what: str) -> None:
     """Every flooder closed for its pace (some read why), the bystander answered promptly,
     each address served its burst and its rate at most while the flood lasted (LIMITS), and a
     login prompt afterwards."""
-    assert closed_for_flooding(caplog) == flooders and told > 0
-    assert_prompt(delays)
+    assert closed_for_flooding(caplog) == flooders and run.told > 0
+    assert_prompt(run, what)
     for address in ADDRESSES:
         assert served[address] <= (LIMITS.address_command_burst
-                                   + LIMITS.address_commands_per_second * seconds + 10)
-    started = time.monotonic()
-    await harness.login_clip("latecomer")
-    assert time.monotonic() - started < 3.0
+                                   + LIMITS.address_commands_per_second * run.seconds + 10)
+    await assert_logs_in_promptly(harness.login_clip("latecomer"), run.login, what)
 
 
 async def test_users_flooding_commands_are_paced_then_closed(make_harness, tracebacks,
@@ -142,8 +152,9 @@ async def test_users_flooding_commands_are_paced_then_closed(make_harness, trace
     for name in [*names, "bystander", "latecomer"]:
         await harness.register(name)
     served = count_lines_served(monkeypatch)
-    delays, told, seconds = await run_flood(harness, list(names), COMMANDS, reads=True)
-    await assert_paced_then_closed(harness, caplog, served, len(names), told, delays, seconds)
+    run = await run_flood(harness, list(names), COMMANDS, reads=True)
+    await assert_paced_then_closed(harness, caplog, served, len(names), run,
+                                   "users flooding commands")
 
 
 async def test_what_a_cut_off_connection_sent_is_not_served(make_harness, tracebacks,
@@ -156,8 +167,8 @@ async def test_what_a_cut_off_connection_sent_is_not_served(make_harness, traceb
     for name in [*names, "bystander"]:
         await harness.register(name)
     served = count_lines_served(monkeypatch)
-    delays, _, _ = await run_flood(harness, list(names), COMMANDS, reads=False)
-    assert_prompt(delays, paced=False)
+    run = await run_flood(harness, list(names), COMMANDS, reads=False)
+    assert_prompt(run, "unpaced users flooding commands, never reading", paced=False)
     assert served["cut off"] == 0
     assert list(harness.server.lobby.online) == ["bystander"]
 
@@ -168,9 +179,8 @@ async def test_floods_before_login_are_paced_then_closed(make_harness, traceback
     harness = await make_harness(net=LIMITS)
     for name in ("bystander", "latecomer"):
         await harness.register(name)
-    delays, _, _ = await run_flood(harness, [None] * 28, BEFORE_LOGIN[kind], reads=True)
+    run = await run_flood(harness, [None] * 28, BEFORE_LOGIN[kind], reads=True)
     assert closed_for_flooding(caplog) == 28
-    assert_prompt(delays)
-    started = time.monotonic()
-    await harness.login_clip("latecomer")
-    assert time.monotonic() - started < 3.0
+    assert_prompt(run, f"a flood of {kind} before login")
+    await assert_logs_in_promptly(harness.login_clip("latecomer"), run.login,
+                                  f"a flood of {kind} before login")

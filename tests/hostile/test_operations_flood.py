@@ -9,21 +9,24 @@ import asyncio
 import gc
 import json
 import multiprocessing
-import statistics
 import time
 
 import aiohttp
 
 from fibs_server.app import FibsServer
 from fibs_server.net.limits import NetLimits
-from tests.hostile.test_floods import assert_few_slow, time_answers_during
+from tests.hostile.bystander import (
+    CEILING,
+    assert_logs_in_promptly,
+    assert_unhurt,
+    logged_in_quietly,
+    time_answers_during,
+)
 from tests.hostile.test_http_abuse import (  # noqa: F401 (make_web is a fixture)
+    START_UP,
     counted,
     http_flood,
     make_web,
-    p99,
-    report,
-    timed_login,
 )
 from tests.waiting import until
 
@@ -40,7 +43,7 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
         monkeypatch.setattr(FibsServer, name, noting(getattr(FibsServer, name), answered_at))
     harness = await make_web(NetLimits(http_request_burst=20, http_requests_per_second=10))
     assert harness.server is not None
-    bystander = await harness.login_clip("bystander")
+    bystander, login, quiet = await logged_in_quietly(harness)
     results = tmp_path / "flood.json"
     # In a process of its own: flooding threads here would take the server's GIL.
     flooder = multiprocessing.get_context("spawn").Process(
@@ -55,7 +58,8 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
     # before it woke the napper (the bystander's `time` included). Unlike the wall clock, it
     # does not grow when the machine (three test workers and the flooder on two cores) gives
     # this process no core for a while; a scrape or a check that held the loop would show.
-    await until(lambda: answered_at or flooding.done(), "the flood's first answer")
+    await until(lambda: answered_at or flooding.done(), "the flood's first answer",
+                timeout=CEILING)  # the flooder's process starting on a loaded machine
     worked: list[float] = []
     # Not the collector's: a test worker that ran many tests before has a big heap, and a full
     # collection of it is the test process's work, not the server's.
@@ -69,10 +73,8 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
     finally:
         gc.enable()
     delays = await probing
-    login = await timed_login(harness)
     flood = json.loads(results.read_text())
-    print(report("/metrics and /readyz flood", delays), f"login {login * 1000:.0f} ms",
-          f"{len(worked)} naps, the loop's work {sum(worked) * 1000:.0f} ms in all, "
+    print(f"{len(worked)} naps, the loop's work {sum(worked) * 1000:.0f} ms in all, "
           f"{max(worked) * 1000:.1f} ms in the longest", flood)
     assert flooder.exitcode == 0
     assert len(worked) > 20, f"the flood ended too soon: {len(worked)} naps"
@@ -91,14 +93,15 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
         seen = flood["statuses"][address]
         answered, refused = counted(seen, 200), counted(seen, 429)
         assert set(seen) <= {f"{path} {status}" for path in PATHS for status in (200, 429)}
-        # Each address: the burst and 10 a second over the flood's 2 s (and its start-up).
-        assert 20 <= answered <= 20 + 10 * 6, (address, seen)
+        # Each address: the burst and 10 a second over the flood's time (and its start-up).
+        assert 20 <= answered <= 20 + 10 * (flood["seconds"] + START_UP), (address, seen)
         # About one 429 per connection per Retry-After, not one per request it could parse.
-        assert CONNECTIONS_PER_ADDRESS <= refused <= CONNECTIONS_PER_ADDRESS * 4, (address, seen)
+        assert CONNECTIONS_PER_ADDRESS <= refused <= CONNECTIONS_PER_ADDRESS * (
+            flood["seconds"] + START_UP), (address, seen)
     assert len(answered_at) >= 20 * len(FLOODERS)
-    assert statistics.median(delays) < 0.1
-    assert_few_slow(delays, share=1 / 20)
-    assert login < 3.0
+    assert_unhurt(quiet, delays, "a flood of /metrics and /readyz")
+    await assert_logs_in_promptly(harness.login_clip("latecomer"), login,
+                                  "a flood of /metrics and /readyz")
     # Another address is not held back by the flooders' buckets.
     async with aiohttp.ClientSession() as http_client:
         for path in PATHS:

@@ -18,7 +18,10 @@ from fibs_server.protocol import texts
 from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import give_password, send_guest_name
+from tests.hostile.bystander import CEILING
 from tests.waiting import until
+
+PROCESS_DEADLINE = 2 * CEILING  # a server process starting, idling or ending, at load 30 too
 
 LINE_TOO_LONG = "** Your line was too long and has been ignored."
 IAC_WONT_ECHO = bytes([255, 252, 1])
@@ -164,14 +167,18 @@ async def test_a_fatal_signal_leaves_a_traceback_in_the_log(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ}, text=True)
     try:
         loop = asyncio.get_running_loop()
-        started = await asyncio.wait_for(loop.run_in_executor(None, server.stdout.readline), 30)
+        started = await asyncio.wait_for(loop.run_in_executor(None, server.stdout.readline),
+                                         PROCESS_DEADLINE)
         assert "listening" in started
         # faulthandler reads the other threads' frames without a lock: a dump taken while
         # one runs Python code (the store's writer while the bots come online) can crash
         # (SIGSEGV in CI once). The signal comes once the server is idle.
-        await until(idle(server.pid), "the server idle (no CPU time for 0.2 s)", timeout=30)
+        await until(idle(server.pid), "the server idle (no CPU time for 0.2 s)",
+                    timeout=PROCESS_DEADLINE)
         server.send_signal(signal.SIGBUS)
-        _, log = await asyncio.wait_for(loop.run_in_executor(None, server.communicate), 30)
+        # Its output ends once every process that holds its pipes (its workers too) has ended.
+        _, log = await asyncio.wait_for(loop.run_in_executor(None, server.communicate),
+                                        PROCESS_DEADLINE)
     finally:
         if server.poll() is None:
             server.kill()

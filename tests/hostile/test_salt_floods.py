@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-import statistics
 
 from fibs_server.rules.dice import VerifiableDice
 from tests.e2e.conftest import DATE_LINE
+from tests.hostile.bystander import Baseline, assert_unhurt, stretch, time_answers_during
 from tests.hostile.conftest import answers_to, start_harness
-from tests.hostile.test_command_floods import PROBE_INTERVAL
-from tests.hostile.test_floods import assert_few_slow, time_answers_during
 
 ROUNDS = 600
 SALT_ANSWER = re.compile(r"(\*\* You gave this match your salt already:|Your salt) .*")
@@ -45,10 +43,10 @@ async def test_a_flood_of_salts_is_refused_after_the_first_and_slows_nobody(tmp_
 
         baseline_flood = asyncio.ensure_future(
             answers_to(flooder, ["time"] * ROUNDS, DATE_LINE))
-        baseline = await time_answers_during(bystander, baseline_flood, PROBE_INTERVAL)
+        baseline = Baseline(await time_answers_during(bystander, baseline_flood), stretch())
         flooding = asyncio.ensure_future(
             answers_to(flooder, [f"salt s{number}" for number in range(ROUNDS)], SALT_ANSWER))
-        delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
+        delays = await time_answers_during(bystander, flooding)
         answers = flooding.result()
         record = await harness.server.store.match_by_id(1)
     finally:
@@ -60,8 +58,4 @@ async def test_a_flood_of_salts_is_refused_after_the_first_and_slows_nobody(tmp_
         f"** You gave this match your salt already: s0, from roll {roll}."}
     assert record is not None and record.dice is not None
     assert record.dice.salts == [["s0", roll - 1], None]
-    print(f"bystander's answers: {len(baseline)} during the `time` flood, median "
-          f"{statistics.median(baseline) * 1000:.1f} ms; {len(delays)} during the salt flood, "
-          f"median {statistics.median(delays) * 1000:.1f} ms")
-    assert_few_slow(delays)
-    assert statistics.median(delays) <= 3 * statistics.median(baseline) + 0.05
+    assert_unhurt(baseline, delays, "a flood of salts (against one of `time`)")

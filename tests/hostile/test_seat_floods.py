@@ -6,11 +6,10 @@ is too long, and the host saves the match as for any dropped player."""
 from __future__ import annotations
 
 import asyncio
-import statistics
 
 from fibs_server.net.limits import NetLimits
 from tests.e2e.test_nodes import matched, running_nodes
-from tests.hostile.test_floods import assert_few_slow, time_answers_during
+from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
 from tests.redis_server import prefix, redis_url  # noqa: F401 (fixtures)
 from tests.waiting import until
 
@@ -50,6 +49,7 @@ async def test_a_seated_player_flooding_from_another_node_is_paced_at_home(
                 await asyncio.sleep(0.01)  # the flooder's own pace of writes
             raise AssertionError("bob's home never closed him")
 
+        quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
         started = asyncio.get_running_loop().time()
         flooding = asyncio.ensure_future(flood())
         delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
@@ -57,11 +57,8 @@ async def test_a_seated_player_flooding_from_another_node_is_paced_at_home(
         await alice.skip_until("bob drops connection. The game was saved.")
         # What node a served for bob: his home's pace, not his connection's.
         assert seat.received <= LIMITS.command_burst + LIMITS.commands_per_second * elapsed + 10
-        assert statistics.median(delays) < 0.05, statistics.median(delays)
-        assert_few_slow(delays)
-        print(f"seat flood: {len(delays)} answers, median {statistics.median(delays) * 1000:.1f} "
-              f"ms, slowest {max(delays) * 1000:.0f} ms; bob's lines served on node a "
-              f"{seat.received} in {elapsed:.1f} s")
+        print(f"seat flood: bob's lines served on node a {seat.received} in {elapsed:.1f} s")
+        assert_unhurt(quiet, delays, "a seated player flooding from another node")
         assert not seats.here
         assert a.server.store is not None
         assert await a.server.store.running_match("alice", "bob") is not None

@@ -10,7 +10,6 @@ import gc
 import logging
 import random
 import re
-import statistics
 import time
 import tracemalloc
 
@@ -18,11 +17,12 @@ from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.net.limits import LOST_PEER_GRACE, NetLimits
 from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot
-from tests.e2e.conftest import DATE_LINE
-from tests.waiting import DEADLINE, until
+from tests.hostile.bystander import CEILING, assert_unhurt, time_answers_during, time_answers_quiet
+from tests.waiting import until
 
 FUZZERS = 24
 FUZZ_SECONDS = 3.0
+LEAST_BYTES = 50 * 1024 * 1024  # sent in all, however long a loaded machine takes
 MATCH_END = re.compile(r"(You win|\S+ wins) the \d+ point match \d+-\d+ \.")
 
 
@@ -42,21 +42,35 @@ def garbage(chooser: random.Random) -> bytes:
     return b"\xc3\x28\xe2\x82 \xf0\x9f\x92 login \xc0\xaf tell alice \xed\xa0\x80\r\n" * 20
 
 
-async def fuzz(port: int, seed: int, deadline: float) -> int:
-    """One hostile connection (reconnecting if the server cuts it off); bytes sent."""
+class Fuzzing:
+    """The fuzzers' common end: `seconds` after they start and once they sent `least` bytes
+    together (a loaded machine sends fewer in that time), CEILING after the start at the
+    latest."""
+
+    def __init__(self, seconds: float, least: int) -> None:
+        started = time.monotonic()
+        self.until, self.latest, self.least = started + seconds, started + CEILING, least
+        self.sent = 0
+
+    def going(self) -> bool:
+        now = time.monotonic()
+        return now < self.latest and (now < self.until or self.sent < self.least)
+
+
+async def fuzz(port: int, seed: int, fuzzing: Fuzzing) -> None:
+    """One hostile connection (reconnecting if the server cuts it off)."""
     chooser = random.Random(seed)
-    sent = 0
-    while time.monotonic() < deadline:
+    while fuzzing.going():
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
         except OSError:
             await asyncio.sleep(0.05)
             continue
         try:
-            while time.monotonic() < deadline:
+            while fuzzing.going():
                 data = garbage(chooser)
                 writer.write(data)
-                sent += len(data)
+                fuzzing.sent += len(data)
                 await asyncio.wait_for(writer.drain(), 1.0)
                 if chooser.random() < 0.3:  # some read their answers, some never do
                     try:
@@ -71,27 +85,20 @@ async def fuzz(port: int, seed: int, deadline: float) -> int:
             # collection may log it as a future's exception never retrieved.
             with contextlib.suppress(OSError, asyncio.TimeoutError):
                 await asyncio.wait_for(writer.wait_closed(), 1.0)
-    return sent
 
 
-async def ask_time(client) -> float:
-    started = time.monotonic()
-    await client.send("time")
-    await client.skip_until(DATE_LINE)
-    return time.monotonic() - started
-
-
-async def fuzz_for(port: int, seconds: float, first_seed: int) -> int:
-    deadline = time.monotonic() + seconds
-    return sum(await asyncio.gather(*(fuzz(port, first_seed + n, deadline)
-                                      for n in range(FUZZERS))))
+async def fuzz_for(port: int, seconds: float, first_seed: int, least: int = 0) -> int:
+    """FUZZERS connections fuzzing for `seconds` and `least` bytes; the bytes sent."""
+    fuzzing = Fuzzing(seconds, least)
+    await asyncio.gather(*(fuzz(port, first_seed + n, fuzzing) for n in range(FUZZERS)))
+    return fuzzing.sent
 
 
 async def wait_for_connections(lobby, count: int) -> None:
     """Until the server has noticed the fuzzers' hang-ups: a gone peer's lines are served for
     LOST_PEER_GRACE at most, then its session goes."""
     await until(lambda: len(lobby.connections) == count, f"{count} connections left",
-                timeout=LOST_PEER_GRACE + DEADLINE)
+                timeout=LOST_PEER_GRACE + CEILING)
 
 
 async def test_garbage_from_many_connections_harms_nobody(make_harness, tracebacks, caplog):
@@ -110,28 +117,24 @@ async def test_garbage_from_many_connections_harms_nobody(make_harness, tracebac
         for toggle in ("ready", "moreboards", "automove", "greedy"):
             await client.send(f"toggle {toggle}")
     alice_bot, bob_bot = Bot(alice, "alice", seed=1), Bot(bob, "bob", seed=2)
-    idle_latency = statistics.median([await ask_time(carol) for _ in range(10)])
+    quiet = await time_answers_quiet(carol)
 
     # While the fuzzers run, alice and bob play a match and carol asks the time.
     harness.dice.append(SeededDice(7))
     await alice.send("invite bob 1")
     await bob_bot.play_until(lambda line: line == "Type 'join alice' to accept.")
     await bob.send("join alice")
-    fuzzing = asyncio.create_task(fuzz_for(harness.server.port, FUZZ_SECONDS, 0))
+    fuzzing = asyncio.create_task(fuzz_for(harness.server.port, FUZZ_SECONDS, 0, LEAST_BYTES))
     match = asyncio.gather(alice_bot.play_until(MATCH_END.fullmatch),
                            bob_bot.play_until(MATCH_END.fullmatch))
-    latencies = []
-    while not fuzzing.done():
-        latencies.append(await ask_time(carol))
-    sent = await fuzzing
-    await asyncio.wait_for(match, 30)
+    latencies = await time_answers_during(carol, fuzzing)
+    sent = fuzzing.result()
+    await asyncio.wait_for(match, CEILING)
     assert alice_bot.refusals == [] and bob_bot.refusals == []
-    assert sent > 50 * 1024 * 1024, sent
+    assert sent >= LEAST_BYTES, sent
     assert len(latencies) > 10
-    # The fuzzers share this process and its event loop with the server: generous bounds.
-    p95 = statistics.quantiles(latencies, n=20)[-1]
-    assert statistics.median(latencies) < 0.1 and p95 < 0.5 and max(latencies) < 2.0, (
-        idle_latency, statistics.median(latencies), p95, max(latencies))
+    # The fuzzers share this process and its event loop with the server.
+    assert_unhurt(quiet, latencies, f"{FUZZERS} connections sending garbage")
     await wait_for_connections(lobby, 3)
 
     # Memory: traced (tracemalloc slows everything down, so apart from the timing above).
@@ -156,8 +159,6 @@ async def test_garbage_from_many_connections_harms_nobody(make_harness, tracebac
     assert not tracebacks()
     await harness.login_clip("carol")  # still serving: a fresh login works
     print(f"fuzzed {sent / 1e6:.0f} MB in {FUZZ_SECONDS:.0f} s over {FUZZERS} connections; "
-          f"time command median {statistics.median(latencies) * 1000:.1f} ms (idle "
-          f"{idle_latency * 1000:.1f} ms), p95 {p95 * 1000:.0f} ms, max "
-          f"{max(latencies) * 1000:.0f} ms; traced run "
+          f"traced run "
           f"{traced_sent / 1e6:.0f} MB: {(after - baseline) / 1024:.0f} KiB kept, peak "
           f"{(peak - baseline) / 1e6:.1f} MB")

@@ -14,16 +14,17 @@ import time
 import aiohttp
 
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
+from tests.hostile.bystander import time_answers_during, time_answers_quiet
 from tests.hostile.conftest import count_lines_served
 from tests.hostile.test_command_floods import (
     ADDRESSES,
     FLOOD_DEADLINE,
     LIMITS,
     PROBE_INTERVAL,
+    FloodRun,
     assert_paced_then_closed,
     assert_prompt,
 )
-from tests.hostile.test_floods import time_answers_during
 from tests.hostile.test_heavy_reads import bystander_playing
 from tests.web.conftest import WebHarness
 
@@ -96,10 +97,10 @@ async def web_harness(tmp_path, net: NetLimits) -> WebHarness:
     return harness
 
 
-async def run_flood(harness: WebHarness, reads: bool) -> tuple[list[float], int, float]:
-    """alice's answer delays while she plays bob during the flood, how many flooders read
-    that they were closed, and how long the flood took."""
-    bystander = await bystander_playing(harness)
+async def run_flood(harness: WebHarness, reads: bool) -> FloodRun:
+    """alice's answer delays while she plays bob, before the flood and during it."""
+    bystander, login = await bystander_playing(harness)
+    quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
     context = multiprocessing.get_context("spawn")
     told = context.Value("i", 0)
     # In a process of its own: flooding here would take the server's loop and GIL.
@@ -108,7 +109,7 @@ async def run_flood(harness: WebHarness, reads: bool) -> tuple[list[float], int,
     flooder.start()
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
-    return delays, told.value, time.monotonic() - started
+    return FloodRun(login, quiet, delays, told.value, time.monotonic() - started)
 
 
 async def test_websocket_visitors_flooding_commands_are_paced_then_closed(
@@ -116,8 +117,9 @@ async def test_websocket_visitors_flooding_commands_are_paced_then_closed(
     harness = await web_harness(tmp_path, LIMITS)
     try:
         served = count_lines_served(monkeypatch)
-        delays, told, seconds = await run_flood(harness, reads=True)
-        await assert_paced_then_closed(harness, caplog, served, VISITORS, told, delays, seconds)
+        run = await run_flood(harness, reads=True)
+        await assert_paced_then_closed(harness, caplog, served, VISITORS, run,
+                                       "WebSocket visitors flooding commands")
     finally:
         await harness.stop()
 
@@ -129,8 +131,9 @@ async def test_what_a_cut_off_websocket_sent_is_not_served(tmp_path, tracebacks,
         address_commands_per_second=float("inf")))
     try:
         served = count_lines_served(monkeypatch)
-        delays, _, _ = await run_flood(harness, reads=False)
-        assert_prompt(delays, paced=False)
+        run = await run_flood(harness, reads=False)
+        assert_prompt(run, "unpaced WebSocket visitors flooding commands, never reading",
+                      paced=False)
         assert served["cut off"] == 0
         assert sorted(harness.server.lobby.online) == ["alice", "bob"]
     finally:
