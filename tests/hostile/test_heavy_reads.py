@@ -117,14 +117,19 @@ async def test_a_loop_of_heavy_reads_is_refused_and_slows_nobody(tmp_path, trace
 API_LOOPS, API_ROUNDS = 4, 25
 
 
-def long_match(length: int, seed: int) -> Match:
-    """A finished match of random decisions: hundreds of events for the replay to read."""
-    match, rng = Match(length, SeededDice(seed)), random.Random(seed)
-    match.start()
-    while not match.is_over:
-        for player in (0, 1):
-            random_action(match, player, rng)
-    return match
+def long_match(length: int, seed: int, events: int = 500) -> Match:
+    """A finished match of random decisions with more than `events` events for the replay to
+    read: the first from `seed` on that has them (how long random play lasts depends on the
+    order the generator lists plays in)."""
+    while True:
+        match, rng = Match(length, SeededDice(seed)), random.Random(seed)
+        match.start()
+        while not match.is_over:
+            for player in (0, 1):
+                random_action(match, player, rng)
+        if sum(len(game) for game in match.history) > events:
+            return match
+        seed += 1
 
 
 async def api_requests(url: str, paths: list[str]) -> list[tuple[int, str | None, str]]:
