@@ -24,7 +24,8 @@ ANSWERS = {"/api/players/alice/matches": ALICES_MATCHES,
            f"/api/matches/{MATCH_ID}": FIXTURE["match"],
            f"/api/matches/{MATCH_ID}/analysis": {
                "match_id": MATCH_ID, "players": ["alice", "bob"], "length": 3,
-               "status": "done", "analysed_at": 1700000100, "analysis": FIXTURE["analysis"]}}
+               "status": "done", "analysed_at": 1700000100, "analysis": FIXTURE["analysis"],
+               "below_resolution": [False, False]}}
 
 
 async def archive_of_one_match(route: Route) -> None:
