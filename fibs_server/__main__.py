@@ -17,6 +17,7 @@ import sys
 from typing import Any, TypedDict
 
 from fibs_server.app import ServerConfig, serve
+from fibs_server.bots.pool import WorkerPriority
 from fibs_server.json_logs import JsonFormatter
 from fibs_server.lobby.analysis_queue import AnalysisConfig
 from fibs_server.lobby.analysis_records import QueueLimits
@@ -132,6 +133,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=float(env("FIBS_BOT_TIME_BUDGET", str(BotConfig.time_budget))),
                         help="seconds a bot's engine decision may take, queueing included, "
                              "before the bot's rules of thumb decide instead")
+    parser.add_argument("--worker-priority", default=env("FIBS_WORKER_PRIORITY", "idle"),
+                        choices=[priority.value for priority in WorkerPriority],
+                        help="the bots' and the analyses' processes: idle (only the time no "
+                             "other process wants) or normal (where other programs keep the "
+                             "cores busy and the bots must still think)")
     parser.add_argument("--analysis", default=env("FIBS_ANALYSIS", "on"), choices=["on", "off"],
                         help="every finished match analysed, and 'analyse <match>' (off: nothing is "
                              "computed; stored analyses are still read)")
@@ -254,6 +260,7 @@ def main(argv: list[str] | None = None) -> None:
         metrics_from=arguments.metrics_from, proxy_from=arguments.proxy_from,
         bus_url=arguments.bus, node_id=arguments.node_id, bus_prefix=arguments.bus_prefix,
         lease_seconds=arguments.lease_seconds,
+        worker_priority=WorkerPriority(arguments.worker_priority),
         **limits_from_arguments(arguments))))
 
 

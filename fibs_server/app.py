@@ -15,7 +15,7 @@ from typing import TypedDict, Unpack
 from aiohttp import web
 
 from fibs_server.bots import EXPERT, BotPool
-from fibs_server.bots.pool import AnalysisLane
+from fibs_server.bots.pool import AnalysisLane, WorkerPriority
 from fibs_server.lobby import (
     admin_commands,
     analysis_commands,
@@ -114,6 +114,8 @@ class ServerConfig:
     bus_prefix: str = "fibs"  # the lobby's channel's: Redis's channels are shared by all
     # With a bus: how long a lease (the bots', the sweeps') outlives a node that died.
     lease_seconds: float = DEFAULT_LEASE_SECONDS
+    # The bots' and the analyses' processes: idle priority, or normal (WorkerPriority).
+    worker_priority: WorkerPriority = WorkerPriority.IDLE
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -222,7 +224,7 @@ class FibsServer:
         self.lobby.analyses = self.store
         analysis = self.config.analysis
         if analysis is not None:
-            self.analysis_lane = AnalysisLane()
+            self.analysis_lane = AnalysisLane(self.config.worker_priority)
             if analysis.busy_share > 0:
                 self.busy_hold = BusyHold(self.analysis_lane, LoopClock(),
                                           busy_share=analysis.busy_share)
@@ -238,7 +240,7 @@ class FibsServer:
             self.lobby.gatekeeper.reserve(bots.names.values())
             self.bots = BotPlayers(self.lobby, bots, BotPool(
                 workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share,
-                analyses=self.analysis_lane))
+                analyses=self.analysis_lane, priority=self.config.worker_priority))
             self.lobby.add_commands(bot_commands.command_table(self.bots))
             await self.bots.start(log_in=False)
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(

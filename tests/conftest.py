@@ -23,6 +23,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+# Servers the tests start as commands run the engine's processes at normal priority, as
+# tests/e2e/conftest.py's do: the tests check what bots and analyses decide, and beside other
+# work idle-priority processes get no CPU at all (docs/TESTING.md).
+os.environ["FIBS_WORKER_PRIORITY"] = "normal"
+
 POSTGRES_URL_VARIABLE = "FIBS_TEST_DATABASE_URL"
 # Test directories (under tests/) whose every database test runs on both databases.
 STORE_DIRECTORIES = {"store", "durability"}

@@ -2,7 +2,8 @@
 
 bgsage holds the GIL while it evaluates (two threads run its evaluations no faster than one:
 docs/BOTS.md), so threads would take the event loop's turn; processes do not. The workers run
-at the lowest CPU priority: when bots and people want the same core, people come first.
+at the lowest CPU priority (unless `WorkerPriority.NORMAL` is asked for): when bots and people
+want the same core, people come first.
 
 A worker may also be held to a share of one core (`cpu_share`): after a decision that took
 t seconds of CPU it rests t * (1 / share - 1) before the next one, so that bots under load
@@ -30,6 +31,7 @@ import concurrent.futures
 import ctypes
 import ctypes.util
 import dataclasses
+import enum
 import functools
 import logging
 import multiprocessing
@@ -53,6 +55,18 @@ WORKER_NICENESS = 19
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
+class WorkerPriority(enum.Enum):
+    """How the engine's processes (bots, analyses) share the cores with everything else."""
+
+    # SCHED_IDLE (or nice 19 where there is none): only the time no other process wants, so
+    # people's commands come first. On a machine whose cores other programs keep busy the
+    # engine then gets no CPU at all: bots play their fallback, analyses wait.
+    IDLE = "idle"
+    # Like any process: for a machine that other work keeps busy where the bots must still
+    # think (the test suite on a shared machine; a host that runs nothing but the server).
+    NORMAL = "normal"
+
+
 class CpuPacer:
     """Holds a worker to `share` of one core over its decisions (1.0: no rest)."""
 
@@ -72,13 +86,14 @@ class CpuPacer:
 _pacer = CpuPacer(1.0)  # a worker's own, set by _start_worker
 
 
-def _start_worker(server_pid: int, cpu_share: float) -> None:
+def _start_worker(server_pid: int, cpu_share: float, priority: WorkerPriority) -> None:
     global _pacer
     _end_with_the_server(server_pid)
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        os.nice(WORKER_NICENESS)
+    if priority is WorkerPriority.IDLE:
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        except (AttributeError, OSError):
+            os.nice(WORKER_NICENESS)
     _pacer = CpuPacer(cpu_share)
     brain.warm_up()
 
@@ -125,7 +140,8 @@ class AnalysisLane:
     (stopped) whenever `hold` was called more often than `release`: the bots' pool holds it
     while any of its decisions is under way."""
 
-    def __init__(self) -> None:
+    def __init__(self, priority: WorkerPriority = WorkerPriority.IDLE) -> None:
+        self.priority = priority
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._pid: int | None = None
         self._holds = 0
@@ -151,7 +167,7 @@ class AnalysisLane:
             if self._executor is None:
                 self._executor = concurrent.futures.ProcessPoolExecutor(
                     1, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_start_worker, initargs=(os.getpid(), 1.0))
+                    initializer=_start_worker, initargs=(os.getpid(), 1.0, self.priority))
             executor = self._executor
             try:
                 if self._pid is None:
@@ -192,12 +208,14 @@ class AnalysisLane:
         if self._executor is not None:
             executor, self._executor = self._executor, None
             await asyncio.get_running_loop().run_in_executor(None, functools.partial(
-                _stop_executor, executor, self._pid))
+                _stop_executor, executor, [] if self._pid is None else [self._pid]))
 
 
-def _stop_executor(executor: concurrent.futures.ProcessPoolExecutor, pid: int | None) -> None:
-    # The analysis under way may take tens of seconds: it is not waited for.
-    if pid is not None:
+def _stop_executor(executor: concurrent.futures.ProcessPoolExecutor, pids: list[int]) -> None:
+    """Killed, not waited for: what the processes compute is nobody's any more (an analysis
+    may take tens of seconds), and at idle priority on a busy machine a process may get no
+    CPU to finish it, which would hold the server's shutdown for as long."""
+    for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -223,11 +241,13 @@ class BotPool:
 
     def __init__(self, *, workers: int | None = None, time_budget: float = 1.0,
                  queue_limit: int = 100, cpu_share: float = 1.0,
-                 analyses: AnalysisLane | None = None) -> None:
+                 analyses: AnalysisLane | None = None,
+                 priority: WorkerPriority = WorkerPriority.IDLE) -> None:
         if not 0.0 < cpu_share <= 1.0:
             raise ValueError(f"cpu_share must be in (0, 1], not {cpu_share}")
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
         self.cpu_share = cpu_share
+        self.priority = priority
         self.time_budget = time_budget
         self.queue_limit = queue_limit
         self.counts = PoolCounts()
@@ -242,7 +262,7 @@ class BotPool:
         # in whatever state they are.
         return concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=(os.getpid(), self.cpu_share))
+            initializer=_start_worker, initargs=(os.getpid(), self.cpu_share, self.priority))
 
     def _executor_for(self, level: Level) -> concurrent.futures.ProcessPoolExecutor:
         return self._quick_executor if level.plies <= QUICK_PLIES else self._executor
@@ -296,7 +316,7 @@ class BotPool:
             future.cancel()
             self.counts.late += 1
             return brain.fallback(situation)
-        if future.cancelled():  # the pool closed under it
+        if future.cancelled() or self._closed:  # the pool closed under it (its worker killed)
             self.counts.refused += 1
             return brain.fallback(situation)
         failure = future.exception()
@@ -324,10 +344,10 @@ class BotPool:
         return brain.fallback(situation)
 
     async def close(self) -> None:
-        """Refuse new decisions, drop the queued ones (they get the fallback) and wait, in a
-        thread, for the workers to finish the ones they are computing and exit."""
+        """Refuse new decisions and end the workers: the decisions queued or under way get the
+        fallback."""
         self._closed = True
         loop = asyncio.get_running_loop()
         await asyncio.gather(*(loop.run_in_executor(None, functools.partial(
-            executor.shutdown, wait=True, cancel_futures=True))
+            _stop_executor, executor, list(executor._processes or ())))  # no public way
             for executor in (self._executor, self._quick_executor)))

@@ -15,7 +15,7 @@ from fibs_server.rules.match import Match
 
 from ..waiting import until
 from .helpers import random_action
-from .test_pool import SLOW, UNHURRIED, cpu_seconds_of, opening_move
+from .test_pool import NORMAL, SLOW, UNHURRIED, cpu_seconds_of, opening_move
 
 
 def process_state(pid: int) -> str:
@@ -35,8 +35,8 @@ def played_match(length: int, seed: int) -> Match:
 
 
 async def test_a_bot_decision_goes_first_while_an_analysis_runs():
-    lane = AnalysisLane()
-    pool = BotPool(workers=1, time_budget=UNHURRIED, analyses=lane)
+    lane = AnalysisLane(NORMAL)
+    pool = BotPool(workers=1, time_budget=UNHURRIED, analyses=lane, priority=NORMAL)
     await pool.start()
     try:
         state = played_match(7, seed=3).to_dict()
@@ -69,7 +69,7 @@ async def test_a_bot_decision_goes_first_while_an_analysis_runs():
 
 
 async def test_a_lane_held_before_it_started_stops_its_process_at_once():
-    lane = AnalysisLane()
+    lane = AnalysisLane(NORMAL)
     lane.hold()
     analysing = asyncio.ensure_future(lane.analyse(played_match(1, seed=1).to_dict(),
                                                    CHEAPEST_PLIES))
@@ -84,7 +84,7 @@ async def test_a_lane_held_before_it_started_stops_its_process_at_once():
 
 
 async def test_closing_the_lane_drops_the_analysis_under_way():
-    lane = AnalysisLane()
+    lane = AnalysisLane(NORMAL)
     lane.hold()  # stopped: closing must continue it, or it could never exit
     analysing = asyncio.ensure_future(lane.analyse(played_match(5, seed=2).to_dict(),
                                                    CHEAPEST_PLIES))

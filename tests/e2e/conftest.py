@@ -8,6 +8,7 @@ import time
 import pytest
 
 from fibs_server.app import FibsServer, ServerConfig
+from fibs_server.bots.pool import WorkerPriority
 from fibs_server.lobby.accounts import Account
 from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.rules.dice import Dice, ScriptedDice, SeededDice
@@ -25,8 +26,11 @@ class ServerHarness:
     (seeded dice once the list is used up); X in game 1 is always the invited player."""
 
     def __init__(self, database_url: str, idle_timeout: float = 3600.0) -> None:
+        # The engine's processes at normal priority: the tests check what bots and analyses
+        # decide, and beside other work idle-priority processes get no CPU (docs/TESTING.md).
         self.config = ServerConfig(host="127.0.0.1", port=0, database_url=database_url,
-                                   bcrypt_rounds=LOW_BCRYPT_ROUNDS, idle_timeout=idle_timeout)
+                                   bcrypt_rounds=LOW_BCRYPT_ROUNDS, idle_timeout=idle_timeout,
+                                   worker_priority=WorkerPriority.NORMAL)
         self.server: FibsServer | None = None
         self.clients: list[FibsClient] = []
         self.dice: list[Dice] = []
