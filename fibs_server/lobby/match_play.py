@@ -141,7 +141,8 @@ async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Sessi
         told_now = list(told_if_undone)
     tell(lobby, running, match_views.narration(running.match, running.names, told_now, rating))
     post(lobby, running, lambda sides: web_events.narration(
-        running.match, running.names, told_now, rating, clock_reading(running), sides))
+        running.match, running.names, told_now, rating, clock_reading(running), sides,
+        running.match_id if running.stored else None))
     if running.match.is_over:
         finish(lobby, running)
     return stored

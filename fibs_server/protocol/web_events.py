@@ -197,24 +197,26 @@ def narration(match: Match, names: tuple[str, str],
               told: Iterable[tuple[ev.Event, Moment | None] | Say],
               rating: RatingCalculation | None = None,
               clock: ClockReading | None = None,
-              sides: Sequence[Side] = ALL_SIDES) -> list[Post]:
+              sides: Sequence[Side] = ALL_SIDES, match_id: int | None = None) -> list[Post]:
     """match_views.narration's events as messages for `sides` (those with someone to read
     them): each event, then the board of its moment (a roll the server plays itself has
     none, as in FIBS). The lines the server says between events (`Say`) are FIBS's alone:
-    what they prompt for, the boards show."""
+    what they prompt for, the boards show. `match_id`: the match's in the archive (None:
+    nothing keeps it)."""
     posts: list[Post] = []
     for item in told:
         if isinstance(item, Say):
             continue
         event, moment = item
-        posts += for_viewers(lambda viewer, _: event_message(match, event, viewer, rating), sides)
+        posts += for_viewers(
+            lambda viewer, _: event_message(match, event, viewer, rating, match_id), sides)
         if moment is not None:
             posts += boards(match, names, moment, clock, sides)
     return posts
 
 
 def event_message(match: Match, event: ev.Event, viewer: int,
-                  rating: RatingCalculation | None) -> Message | None:
+                  rating: RatingCalculation | None, match_id: int | None = None) -> Message | None:
     """One rules event from `viewer`'s side."""
     match event:
         case ev.GameStarted(game_number=number, score=score, crawford=crawford):
@@ -263,7 +265,8 @@ def event_message(match: Match, event: ev.Event, viewer: int,
         case ev.MatchOver(winner=w, score=score):
             return {"type": "match_over", "winner": side(w, viewer), "length": match.length,
                     "score": pair(score, viewer),
-                    "ratings": None if rating is None else ratings_of(rating, w, viewer)}
+                    "ratings": None if rating is None else ratings_of(rating, w, viewer),
+                    "match_id": match_id}
         case ev.JoinedNextGame(player=p):
             return {"type": "joined_next_game", "by": side(p, viewer)}
         case _:

@@ -92,6 +92,9 @@ async def test_a_whole_match_in_typed_messages_beside_fibs_lines(tmp_path):
     assert any(b["legal_plays"] for b in boards)
     over = [m for m in alice_told if m["type"] == "match_over"]
     assert len(over) == 1 and over[0]["ratings"] is not None
+    # The finished match's number in the archive: its review's.
+    (record,) = await lobby.matches.finished_matches("alice", 1)
+    assert over[0]["match_id"] == record.match_id
     assert boards[-1]["phase"] in ("match_over", "between_games")
 
     _, carol_told = split(carol_out)

@@ -155,10 +155,32 @@ async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watch
     record = (await web.server.store.finished_matches("alice", 1))[0]
     assert record.winner == "bob"
 
-    # The pictures: bob's rating over time (one rated match) and the ratings list.
-    await bob.click('#tabs [data-tab="profile"]')
-    await bob.fill("#history-name", "bob")
-    await bob.click("#profile-form button")
+    # The end of the match, on each side: result, score, both ratings; a rematch on the
+    # same terms; back to the room.
+    await expect(bob.locator("#match-end-result")).to_have_text("You won the match against alice!")
+    await expect(alice.locator("#match-end-result")).to_have_text("bob won the match.")
+    await expect(alice.locator("#match-end-score")).to_have_text(
+        "Final score 0-1 against bob in a 1 point match.")
+    await expect(alice.locator("#match-end-ratings p")).to_have_count(2)
+    for page, sign in ((alice, "-"), (bob, "+")):
+        await expect(page.locator("#match-end-ratings p").first).to_have_text(re.compile(
+            rf"Your rating: 1[45]\d\d\.\d\d \({re.escape(sign)}\d+\.\d\d\), experience 1\."))
+    await alice.screenshot(path=artifacts / "match-end.png")
+    await alice.click("#match-end-actions button >> text=Rematch")
+    await expect(alice.locator("#match-end-said")).to_have_text(
+        "Rematch offered to bob on the same terms.")
+    # The first invitation's line, then the rematch's.
+    await expect(logged(bob, "alice wants to play a 1 point match with you.")).to_have_count(2)
+    await alice.click("#match-end-actions button >> text=Back to the room")
+    await expect(alice.locator("#match-end")).to_be_hidden()
+    await expect(alice.locator("#no-game")).to_be_visible()
+
+    # bob's review from the end: his own profile, where the match waits for its analysis (none
+    # runs here), with the pictures: his rating over time (one rated match), his dice, and the
+    # ratings list.
+    await bob.click("#match-end-actions button >> text=Review")
+    await expect(bob.locator("#history-name")).to_have_value("bob")
+    await expect(bob.locator("#match-history")).to_contain_text("Ask for the analysis")
     await expect(bob.locator("#rating-plot")).to_contain_text("after 1 rated matches")
     await expect(bob.locator("#dice-stats")).to_contain_text("Rolls")
     await bob.click("#show-ratings")  # no one has the experience to be listed yet

@@ -10,6 +10,7 @@ import { t } from "./i18n.js";
 import { $, boardLabels, confirmAction } from "./ui.js";
 import { send, session } from "./session.js";
 import { randomSalt, rememberCommitment } from "./fair_dice.js";
+import { hideMatchEnd, showMatchEnd } from "./match_end.js";
 
 const AUTO_CONFIRM_KEY = "fibs-auto-confirm";
 const ASK_FIRST_KEY = "fibs-ask-first";
@@ -37,6 +38,7 @@ const state = {
 export const HANDLERS = {
   board: showBoard,
   match_started: (message) => {
+    hideMatchEnd();
     state.match = message;
     state.lastMove = null;
     // The seed is fixed and its commitment is here: a salt chosen now is one the server
@@ -46,7 +48,7 @@ export const HANDLERS = {
       send(`salt ${randomSalt()}`);
     }
   },
-  watching: () => { state.match = null; state.lastMove = null; },
+  watching: () => { hideMatchEnd(); state.match = null; state.lastMove = null; },
   watch_ended: () => reset(),
   game_started: (message) => { state.lastMove = null; say(t("game.started", { game: message.game })); },
   opening_roll: (message) => {
@@ -93,8 +95,10 @@ export const HANDLERS = {
     say(t(message.winner === "player" ? "game.won_match" : "game.lost_match",
       { name: opponentName(), player: message.score.player, opponent: message.score.opponent,
         length: message.length ?? "∞" }));
+    const [playing, match, opponent] = [state.board?.as_player, state.match, opponentName()];
     clearBoard(); // the result stays said; no board, nothing left to press
     render();
+    if (playing) showMatchEnd(message, match, opponent, () => say(""));
   },
   joined_next_game: (message) => {
     if (message.by === "opponent") say(t("game.opponent_joined", { name: opponentName() }));
@@ -310,6 +314,7 @@ function clearBoard() {
 }
 
 export function reset() {
+  hideMatchEnd();
   clearBoard();
   $("game-status").textContent = "";
   render();

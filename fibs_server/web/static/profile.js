@@ -9,6 +9,7 @@ import * as review from "./review.js";
 import { t } from "./i18n.js";
 import { $, boardLabels, button, item, matchWords } from "./ui.js";
 import { send } from "./session.js";
+import { onReview } from "./match_end.js";
 
 const HISTORY_PAGE = 20;
 // The review's steps, seen by one of its players throughout (`viewer`, 0 or 1), until the
@@ -16,6 +17,11 @@ const HISTORY_PAGE = 20;
 const reviewing = { match: null, analysis: null, steps: [], series: [], at: 0, names: null, viewer: 0 };
 
 export function init() {
+  // From the end of a match: the player's own profile, where a match not yet analysed says so.
+  onReview(async (matchId, name) => {
+    await showProfile(name);
+    await openReview(matchId, name);
+  });
   $("profile-form").addEventListener("submit", (event) => {
     event.preventDefault();
     showProfile($("history-name").value.trim());

@@ -1,0 +1,93 @@
+// The end of a match on the page: the result and the score, each player's rating after a rated
+// match with its change and experience, and what to do next: a rematch on the same terms, the
+// match's review (profile.js), or back to the room. It stays until the player chooses, or a
+// new match or watch takes the board.
+import { t } from "./i18n.js";
+import { $, button } from "./ui.js";
+import { send, session } from "./session.js";
+
+// The words of `invite` after the opponent's name for the same terms again (help invite): the
+// length first, then the rules words; a clock only with a length.
+export function inviteWords(length, terms) {
+  const words = [length === null ? "unlimited" : String(length)];
+  if (terms) {
+    if (terms.variant && terms.variant !== "standard") words.push(terms.variant);
+    if (terms.lower_die_starts) words.push("lowstart");
+    if (terms.cube === false) words.push("nocube");
+    if (terms.rated === false) words.push("unrated");
+    if (terms.turn_seconds && length !== null) words.push("timer", String(terms.turn_seconds));
+  }
+  return words.join(" ");
+}
+
+// "+12.34", "-3.10", "±0.00": a rating's change as players read it.
+export function signedChange(change) {
+  const text = Math.abs(change).toFixed(2);
+  return change > 0 ? `+${text}` : change < 0 ? `-${text}` : `±${text}`;
+}
+
+// The sentences of the screen, from the match_over message; `opponent` the other player's name.
+export function endLines(message, opponent, translate) {
+  const won = message.winner === "player";
+  const score = message.score;
+  const lines = {
+    result: translate(won ? "end.won" : "end.lost", { name: opponent }),
+    score: translate("end.score", { player: score.player, opponent: score.opponent,
+      name: opponent, match: translate(message.length === null ? "match.unlimited" : "match.points",
+        { length: message.length }) }),
+    ratings: [],
+  };
+  if (message.ratings) {
+    for (const [side, key] of [["player", "end.rating_player"], ["opponent", "end.rating_opponent"]]) {
+      const rating = message.ratings[side];
+      if (rating) {
+        lines.ratings.push(translate(key, { name: opponent, rating: rating.rating.toFixed(2),
+          change: signedChange(rating.change), experience: rating.experience }));
+      }
+    }
+  } else {
+    lines.ratings.push(translate("end.unrated", {}));
+  }
+  return lines;
+}
+
+const screen = $("match-end");
+
+// Shown under the board's place after the match_over message; `match` the match_started
+// message of the match it ends (its terms, for the rematch); `onClose` when the player goes
+// back to the room.
+export function showMatchEnd(message, match, opponent, onClose) {
+  const lines = endLines(message, opponent, t);
+  $("match-end-result").textContent = lines.result;
+  $("match-end-score").textContent = lines.score;
+  $("match-end-ratings").replaceChildren(...lines.ratings.map((line) =>
+    Object.assign(document.createElement("p"), { textContent: line })));
+  const actions = [button(t("end.rematch"), () => {
+    send(`invite ${opponent} ${inviteWords(message.length ?? null, match?.terms)}`);
+    $("match-end-said").textContent = t("end.rematch_sent", { name: opponent });
+  })];
+  if (message.match_id !== null && message.match_id !== undefined && !session.visitor) {
+    actions.push(button(t("end.review"), () => reviewRequested(message.match_id)));
+  }
+  actions.push(button(t("end.back"), () => { hideMatchEnd(); onClose(); }));
+  $("match-end-actions").replaceChildren(...actions);
+  $("match-end-said").textContent = "";
+  $("board-holder").hidden = true; // "no game yet" would say nothing this screen does not
+  screen.hidden = false;
+  actions[0].focus();
+}
+
+export function hideMatchEnd() {
+  screen.hidden = true;
+  $("board-holder").hidden = false;
+}
+
+let openReview = () => {};
+// profile.js opens a review; it is given here so that this module imports no other screen.
+export function onReview(open) {
+  openReview = open;
+}
+
+function reviewRequested(matchId) {
+  openReview(matchId, session.me);
+}
