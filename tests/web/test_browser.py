@@ -10,6 +10,7 @@ import re
 from playwright.async_api import Page, expect
 
 from fibs_server.lobby.session import Session
+from fibs_server.rules.dice import VerifiableDice
 from tests.waiting import DEADLINE
 from tests.web.conftest import WebHarness
 
@@ -165,6 +166,9 @@ async def test_two_browser_users_play_a_match_by_clicking_chat_and_a_third_watch
     for page, sign in ((alice, "-"), (bob, "+")):
         await expect(page.locator("#match-end-ratings p").first).to_have_text(re.compile(
             rf"Your rating: 1[45]\d\d\.\d\d \({re.escape(sign)}\d+\.\d\d\), experience 1\."))
+    # Scripted here: the dice of a committed seed are checked in the test after the next.
+    await expect(alice.locator("#match-end-dice")).to_have_text(
+        "Dice: not drawn from a committed seed, nothing to verify.")
     await alice.screenshot(path=artifacts / "match-end.png")
     await alice.click("#match-end-actions button >> text=Rematch")
     await expect(alice.locator("#match-end-said")).to_have_text(
@@ -227,6 +231,24 @@ async def alice_joins_bob(web, browser, invitation: str, match: str):
     await expect(page.locator("#invitations-in")).to_contain_text(f"bob invites you to {match}")
     await page.locator("#invitations-in").get_by_role("button", name="Join").click()
     return page, bob
+
+
+async def test_the_end_of_a_match_checks_its_dice_in_the_browser(web, browser):
+    """Dice from a secret seed the server committed to, as in production: the page salts the
+    match when it starts and, at its end, recomputes every roll from the revealed seed and the
+    salts, against the commitment it was shown."""
+    await web.register("bob", "secret1")
+    web.dice.append(VerifiableDice.fresh())
+    page, bob = await alice_joins_bob(web, browser, "invite alice 1", "a 1 point match")
+    await expect(page.locator("#board-holder svg")).to_have_count(1)
+    await bob.send("resign n")
+    await expect(page.locator("#accept")).to_be_visible()
+    await page.click("#accept")
+    await answer_yes(page)
+    await expect(page.locator("#match-end-result")).to_have_text("You won the match against bob!")
+    await expect(page.locator("#match-end-dice")).to_have_text(re.compile(
+        r"Dice: all \d+ rolls verified in your browser from the seed and salts\. Its "
+        r"commitment is the one this browser was shown when the match started\."))
 
 
 async def opens_a_table(web, browser, name: str, private: bool) -> tuple[Page, str]:

@@ -76,3 +76,18 @@ export async function verifyDice(dice) {
   }
   return { ok: true, count: dice.rolls.length };
 }
+
+// What a player reads of a match's dice: every roll recomputed here from its seed and salts,
+// and whether its commitment is one this browser was shown; `translate` the page's t.
+export async function diceVerdict(dice, translate) {
+  if (!dice) return translate("dice.not_verifiable");
+  const verdict = await verifyDice(dice);
+  if (verdict.ok) {
+    const seen = seenCommitments().includes(dice.commitment)
+      ? ` ${translate("dice.commitment_seen")}` : "";
+    return translate("dice.verified", { count: verdict.count }) + seen;
+  }
+  if (verdict.wrong === "commitment") return translate("dice.wrong_commitment");
+  return translate("dice.wrong_roll", { n: verdict.wrong + 1, roll: verdict.roll.join(""),
+    expected: verdict.expected.join("") });
+}

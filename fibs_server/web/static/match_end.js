@@ -1,7 +1,10 @@
 // The end of a match on the page: the result and the score, each player's rating after a rated
-// match with its change and experience, and what to do next: a rematch on the same terms, the
-// match's review (profile.js), or back to the room. It stays until the player chooses, or a
-// new match or watch takes the board.
+// match with its change and experience, the match's dice checked in the browser from the seed
+// the server now reveals, and what to do next: a rematch on the same terms, the match's review
+// (profile.js), or back to the room. It stays until the player chooses, or a new match or
+// watch takes the board.
+import { fetchJson } from "./api.js";
+import { diceVerdict } from "./fair_dice.js";
 import { t } from "./i18n.js";
 import { $, button } from "./ui.js";
 import { send, session } from "./session.js";
@@ -66,15 +69,29 @@ export function showMatchEnd(message, match, opponent, onClose) {
     send(`invite ${opponent} ${inviteWords(message.length ?? null, match?.terms)}`);
     $("match-end-said").textContent = t("end.rematch_sent", { name: opponent });
   })];
-  if (message.match_id !== null && message.match_id !== undefined && !session.visitor) {
+  const stored = message.match_id !== null && message.match_id !== undefined;
+  if (stored && !session.visitor) {
     actions.push(button(t("end.review"), () => reviewRequested(message.match_id)));
   }
   actions.push(button(t("end.back"), () => { hideMatchEnd(); onClose(); }));
   $("match-end-actions").replaceChildren(...actions);
   $("match-end-said").textContent = "";
+  $("match-end-dice").textContent = "";
   $("board-holder").hidden = true; // "no game yet" would say nothing this screen does not
   screen.hidden = false;
   actions[0].focus();
+  if (stored) showDice(message.match_id);
+}
+
+// The finished match's record reveals its seed: every roll checked here (docs/FAIRNESS.md).
+async function showDice(matchId) {
+  let text;
+  try {
+    text = await diceVerdict((await fetchJson(`/api/matches/${matchId}`)).dice, t);
+  } catch (error) {
+    text = t("end.dice_unread", { error: error.message });
+  }
+  if (!screen.hidden) $("match-end-dice").textContent = text;
 }
 
 export function hideMatchEnd() {

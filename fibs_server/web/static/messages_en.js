@@ -160,6 +160,7 @@ export default {
   "end.rating_player": "Your rating: {rating} ({change}), experience {experience}.",
   "end.rating_opponent": "{name}: {rating} ({change}), experience {experience}.",
   "end.unrated": "Unrated: no rating changed.",
+  "end.dice_unread": "Dice: the match's record could not be read ({error}).",
   "end.rematch": "Rematch",
   "end.rematch_sent": "Rematch offered to {name} on the same terms.",
   "end.review": "Review",

@@ -160,6 +160,7 @@ export default {
   "end.rating_player": "Tu puntuación: {rating} ({change}), experiencia {experience}.",
   "end.rating_opponent": "{name}: {rating} ({change}), experiencia {experience}.",
   "end.unrated": "Sin puntuación: ninguna puntuación ha cambiado.",
+  "end.dice_unread": "Dados: no se pudo leer el registro del partido ({error}).",
   "end.rematch": "Revancha",
   "end.rematch_sent": "Revancha ofrecida a {name} en las mismas condiciones.",
   "end.review": "Revisar",

@@ -3,7 +3,7 @@
 // with its analysis where there is one.
 import { fetchJson } from "./api.js";
 import { boardSvg } from "./board_view.js";
-import { seenCommitments, verifyDice } from "./fair_dice.js";
+import { diceVerdict } from "./fair_dice.js";
 import { ratingPlotSvg, ratingsListSvg } from "./plot.js";
 import * as review from "./review.js";
 import { t } from "./i18n.js";
@@ -129,7 +129,7 @@ async function openReview(matchId, profileName) {
   const [match, analysis] = await Promise.all([
     fetched(`/api/matches/${matchId}`), fetched(`/api/matches/${matchId}/analysis`)]);
   if (!match.ok) { $("match-history").append(item(match.text)); return; }
-  const dice = await diceVerdict(match.body.dice);
+  const dice = await diceVerdict(match.body.dice, t);
   const analysed = analysis.ok ? analysis.body.analysis : null;
   if (!analysed) {
     // Nothing to step through yet: the analysis gives the positions. Ask for it.
@@ -155,18 +155,6 @@ async function openReview(matchId, profileName) {
   reviewAt(0);
 }
 
-// Every roll of the match recomputed here, from its seed and salts (docs/FAIRNESS.md).
-async function diceVerdict(dice) {
-  if (!dice) return t("dice.not_verifiable");
-  const verdict = await verifyDice(dice);
-  if (verdict.ok) {
-    const seen = seenCommitments().includes(dice.commitment) ? ` ${t("dice.commitment_seen")}` : "";
-    return t("dice.verified", { count: verdict.count }) + seen;
-  }
-  if (verdict.wrong === "commitment") return t("dice.wrong_commitment");
-  return t("dice.wrong_roll", { n: verdict.wrong + 1, roll: verdict.roll.join(""),
-    expected: verdict.expected.join("") });
-}
 
 // The review's steps and graph as `viewer` (0 or 1) sees them.
 function seenBy(viewer) {
