@@ -41,6 +41,11 @@ log = logging.getLogger(__name__)
 _TEXT_FRAME = 0x81  # FIN and opcode 1 (text); a server's frames are never masked
 _CLOSE_FRAME = 0x88  # FIN and opcode 8 (close)
 _NORMAL_CLOSURE = 1000
+# An empty binary frame (FIN, opcode 2, no payload): the answer to a page's heartbeat.
+HEARTBEAT_ANSWER = bytes((0x82, 0))
+# Seconds without a message from a peer that sends heartbeats (ours every 5 s) before it is
+# taken for gone.
+SILENT_PEER_SECONDS = 20.0
 
 
 def text_frame(payload: bytes) -> bytes:
@@ -181,11 +186,28 @@ async def _serve_messages(socket: web.WebSocketResponse, session: Session,
     pace = front.pacer.pace(connection.host)
     lost_at: float | None = None
     slice_ends = time.perf_counter() + SERVE_SLICE
-    async for message in socket:
+    silence_allowed: float | None = None  # once the peer has sent a heartbeat
+    while True:
+        try:
+            message = await socket.receive(timeout=silence_allowed)
+        except TimeoutError:
+            log.info("WebSocket from %s silent for %g s: taken for gone", connection.host,
+                     silence_allowed)
+            connection.transport.abort()
+            return
         if message.type is WSMsgType.TEXT:
             data = message.data.encode()
         elif message.type is WSMsgType.BINARY:
             data = message.data
+            if not data:  # a page's heartbeat, paced as a command
+                silence_allowed = SILENT_PEER_SECONDS
+                if not await pace.take_turn(session, connection, 1,
+                                            gone=connection.transport.is_closing):
+                    return
+                connection.flush()  # what waits for the batcher first, in order
+                if not connection.transport.is_closing():
+                    connection.transport.write(HEARTBEAT_ANSWER)
+                continue
         else:
             break
         if not data.endswith(b"\n"):

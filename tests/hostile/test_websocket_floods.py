@@ -1,5 +1,6 @@
 """Commands per second on the WebSocket: visitors from a few addresses who send `who`, `board`
-and garbage as fast as they can, reading what they get or never reading it. They are paced,
+and garbage (or a page's heartbeats) as fast as they can, reading what they get or never
+reading it. They are paced,
 then closed with TOO_MANY_COMMANDS, as telnet and CLIP floods are (test_command_floods.py);
 what a cut-off one left behind is not served; a bystander playing a match stays answered and
 a login stays prompt."""
@@ -14,7 +15,11 @@ import time
 import aiohttp
 
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
-from tests.hostile.bystander import time_answers_during, time_answers_quiet
+from tests.hostile.bystander import (
+    assert_logs_in_promptly,
+    time_answers_during,
+    time_answers_quiet,
+)
 from tests.hostile.conftest import count_lines_served
 from tests.hostile.test_command_floods import (
     ADDRESSES,
@@ -30,14 +35,24 @@ from tests.web.conftest import WebHarness
 
 VISITORS = 15  # three an address: each gets a third of its address's rate, more than its own
 FLOOD_MESSAGE = "who\r\nboard\r\nxyzzy plugh\r\n" * 100
+# A page's heartbeat: an empty binary message, as a client writes it (masked, here with a key
+# of zeros); a turn's written at once, so that the flooder's own CPU does not set its pace.
+HEARTBEAT_FRAME = bytes((0x82, 0x80, 0, 0, 0, 0))
+HEARTBEATS_A_TURN = 300
+# Seconds a heartbeat flood lasts. Paced at its user's rate it may never fall behind for the
+# backlog's second in a row (a loop busy for a moment resets it), so it is not always closed:
+# what counts is that it is answered at the rate at most and that the bystander is not hurt.
+HEARTBEAT_FLOOD_SECONDS = 10.0
 
 
-async def visitors_flooding(url: str, reads: bool) -> int:
+async def visitors_flooding(url: str, reads: bool, heartbeats: bool) -> tuple[int, int]:
     """VISITORS WebSockets from ADDRESSES in turn, each in as a visitor (`bot` at the login
-    prompt) and then sending FLOOD_MESSAGE until the server closes it; how many read
-    TOO_MANY_COMMANDS last (a close with unread input may reset the connection first)."""
-    deadline = time.monotonic() + FLOOD_DEADLINE
-    told = 0
+    prompt) and then sending FLOOD_MESSAGE until the server closes it (or HEARTBEATS_A_TURN
+    heartbeats at a time for HEARTBEAT_FLOOD_SECONDS); how many read TOO_MANY_COMMANDS last
+    (a close with unread input may reset the connection first), and how many heartbeats were
+    answered."""
+    deadline = time.monotonic() + (HEARTBEAT_FLOOD_SECONDS if heartbeats else FLOOD_DEADLINE)
+    told = answered = 0
 
     async def one(http: aiohttp.ClientSession) -> None:
         nonlocal told
@@ -50,9 +65,12 @@ async def visitors_flooding(url: str, reads: bool) -> int:
         tail = ""
 
         async def read() -> None:
-            nonlocal tail
+            nonlocal tail, answered
             async for message in ws:
-                tail = (tail + str(message.data))[-200:]
+                if message.type is aiohttp.WSMsgType.BINARY:
+                    answered += 1
+                else:
+                    tail = (tail + str(message.data))[-200:]
         if reads:
             reading = asyncio.create_task(read())
         else:  # the server's output stays on its side, until its cap cuts the connection off
@@ -60,7 +78,10 @@ async def visitors_flooding(url: str, reads: bool) -> int:
             transport.pause_reading()
         try:
             while time.monotonic() < deadline and not transport.is_closing():
-                await ws.send_str(FLOOD_MESSAGE)
+                if heartbeats:
+                    transport.write(HEARTBEAT_FRAME * HEARTBEATS_A_TURN)
+                else:
+                    await ws.send_str(FLOOD_MESSAGE)
                 await asyncio.sleep(0)  # the reader's turn
                 # The server is not reading: wait, as a blocking socket would, rather than
                 # spin a core that the server and the bystander need.
@@ -69,6 +90,8 @@ async def visitors_flooding(url: str, reads: bool) -> int:
         except (ConnectionError, aiohttp.ClientError):
             pass  # closed by the server
         if reads:
+            if heartbeats:
+                reading.cancel()  # what it was answered by now
             await asyncio.wait([reading], timeout=FLOOD_DEADLINE)
             told += TOO_MANY_COMMANDS in tail
         transport.abort()
@@ -81,11 +104,12 @@ async def visitors_flooding(url: str, reads: bool) -> int:
     finally:
         for http in sessions:
             await http.close()
-    return told
+    return told, answered
 
 
-def flood(url: str, reads: bool, told: multiprocessing.Value) -> None:
-    told.value = asyncio.run(visitors_flooding(url, reads))
+def flood(url: str, reads: bool, heartbeats: bool, told: multiprocessing.Value,
+          answered: multiprocessing.Value) -> None:
+    told.value, answered.value = asyncio.run(visitors_flooding(url, reads, heartbeats))
 
 
 async def web_harness(tmp_path, net: NetLimits) -> WebHarness:
@@ -97,19 +121,22 @@ async def web_harness(tmp_path, net: NetLimits) -> WebHarness:
     return harness
 
 
-async def run_flood(harness: WebHarness, reads: bool) -> FloodRun:
-    """alice's answer delays while she plays bob, before the flood and during it."""
+async def run_flood(harness: WebHarness, reads: bool,
+                    heartbeats: bool = False) -> tuple[FloodRun, int]:
+    """alice's answer delays while she plays bob, before the flood and during it; and how
+    many heartbeats the flooders were answered."""
     bystander, login = await bystander_playing(harness)
     quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
     context = multiprocessing.get_context("spawn")
-    told = context.Value("i", 0)
+    told, answered = context.Value("i", 0), context.Value("i", 0)
     # In a process of its own: flooding here would take the server's loop and GIL.
-    flooder = context.Process(target=flood, args=(harness.url + "ws", reads, told))
+    flooder = context.Process(target=flood,
+                              args=(harness.url + "ws", reads, heartbeats, told, answered))
     started = time.monotonic()
     flooder.start()
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
-    return FloodRun(login, quiet, delays, told.value, time.monotonic() - started)
+    return FloodRun(login, quiet, delays, told.value, time.monotonic() - started), answered.value
 
 
 async def test_websocket_visitors_flooding_commands_are_paced_then_closed(
@@ -117,9 +144,26 @@ async def test_websocket_visitors_flooding_commands_are_paced_then_closed(
     harness = await web_harness(tmp_path, LIMITS)
     try:
         served = count_lines_served(monkeypatch)
-        run = await run_flood(harness, reads=True)
+        run, _ = await run_flood(harness, reads=True)
         await assert_paced_then_closed(harness, caplog, served, VISITORS, run,
                                        "WebSocket visitors flooding commands")
+    finally:
+        await harness.stop()
+
+
+async def test_websocket_visitors_flooding_heartbeats_are_paced_then_closed(
+        tmp_path, tracebacks, monkeypatch, caplog):
+    """A heartbeat is answered below the lobby, but paced as a command: a flood of them is
+    answered at its users' and addresses' rates at most, and the bystander is not hurt."""
+    harness = await web_harness(tmp_path, LIMITS)
+    try:
+        run, answered = await run_flood(harness, reads=True, heartbeats=True)
+        what = "WebSocket visitors flooding heartbeats"
+        assert_prompt(run, what)
+        assert 0 < answered <= len(ADDRESSES) * (LIMITS.address_command_burst
+                                                 + LIMITS.address_commands_per_second
+                                                 * run.seconds)
+        await assert_logs_in_promptly(harness.login_clip("latecomer"), run.login, what)
     finally:
         await harness.stop()
 
@@ -131,7 +175,7 @@ async def test_what_a_cut_off_websocket_sent_is_not_served(tmp_path, tracebacks,
         address_commands_per_second=float("inf")))
     try:
         served = count_lines_served(monkeypatch)
-        run = await run_flood(harness, reads=False)
+        run, _ = await run_flood(harness, reads=False)
         assert_prompt(run, "unpaced WebSocket visitors flooding commands, never reading",
                       paced=False)
         assert served["cut off"] == 0

@@ -14,12 +14,13 @@ import aiohttp
 import pytest
 
 from fibs_server.lobby.accounts import Account
+from fibs_server.net import websocket
 from fibs_server.net.http import RETRY_AFTER_TOO_MANY, STATIC
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.protocol import server_texts, texts
 from fibs_server.rules.dice import VerifiableDice
 from tests.protocol.test_web_events import VALIDATOR
-from tests.waiting import DEADLINE
+from tests.waiting import DEADLINE, until
 from tests.web.conftest import WebHarness
 
 TIMEOUT = DEADLINE  # what a test waits for must come
@@ -469,3 +470,39 @@ async def typed_message(client: WebClient, kind: str) -> dict:
                 if message["type"] == kind:
                     return message
         await client._receive()
+
+
+async def test_a_pages_heartbeat_is_answered_below_the_lobby(web, clients):
+    """An empty binary message, answered at once with an empty binary one: no command and no
+    activity, so the user's idle time goes on."""
+    await web.register("alice")
+    alice = await web_login(web, clients, "alice")
+    session = web.server.lobby.online["alice"]
+    active = session.last_active
+    for _ in range(3):
+        await alice.socket.send_bytes(b"")
+        answer = await alice.socket.receive(timeout=TIMEOUT)
+        assert (answer.type, answer.data) == (aiohttp.WSMsgType.BINARY, b"")
+    assert session.last_active == active
+    await alice.send("tell alice still here")
+    await alice.skip_until("You say to yourself: still here")
+
+
+async def test_a_page_whose_heartbeats_stop_is_taken_for_gone_and_its_session_held(
+        web, clients, monkeypatch):
+    """A peer that has sent a heartbeat and then nothing for the silence allowed (20 s; less
+    here) is taken for gone without waiting for TCP: its page's session is held for the page
+    to come back. A peer that never sent one is never expected to (bob, silent longer)."""
+    monkeypatch.setattr(websocket, "SILENT_PEER_SECONDS", 0.5)
+    await web.register("alice")
+    await web.register("bob")
+    bob = await web_login(web, clients, "bob", params={"events": "1"})
+    alice = await web_login(web, clients, "alice", params={"events": "1"})
+    await session_token(alice)  # a page's session, which the server holds when it drops
+    await alice.socket.send_bytes(b"")
+    lobby = web.server.lobby
+    session = lobby.online["alice"]
+    await until(lambda: lobby.held.is_held(session), "alice's silent page taken for gone")
+    assert not lobby.held.is_held(lobby.online["bob"])
+    await bob.send("tell bob still here")
+    await bob.skip_until("You say to yourself: still here")
