@@ -3,7 +3,7 @@
 Every other module reads a variant through its `VariantFacts` (`variant.facts`): the rules,
 the texts, the bots, the analysis and the page (the `hello` message lists them all). Adding a
 variant is adding a member here, its names in the page's catalogues, and its tests
-(docs/ARCHITECTURE.md, "Adding a variant").
+(docs/RULES.md, "Adding a variant").
 """
 from __future__ import annotations
 
