@@ -51,7 +51,7 @@ def test_a_variant_goes_with_no_other(variant):
 
 
 def choices(text: str) -> set[str]:
-    """The words between `[` and `]`, or `|` and `|`: `[nack|hyper|portes]`."""
+    """The words of each bracketed choice (`[nack|hyper|portes]`) of a usage text."""
     return {word for group in re.findall(r"\[([^\]]*)\]", text) for word in group.split("|")}
 
 
