@@ -28,7 +28,6 @@ from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match, Phase
 from fibs_server.rules.notation import Colour, format_play
 from fibs_server.rules.position import Position
-from fibs_server.rules.variants import Variant
 
 from . import engine
 from .situation import CubeOwner, Situation
@@ -266,7 +265,7 @@ def move_filter(plies: int) -> str:
 
 def analyse_match(match: Match, plies: int = DEFAULT_PLIES) -> MatchAnalysis:
     """Every decision of every game of `match` (finished or not) at `plies`."""
-    evaluated = match.variant is not Variant.HYPERGAMMON  # bgsage knows 15 checkers only
+    evaluated = match.variant.facts.bgsage
     decisions = tuple(_Replay(match, plies).decisions()) if evaluated else ()
     return MatchAnalysis(plies=plies, move_filter=move_filter(plies),
                          variant=match.variant.value, length=match.length,
@@ -316,7 +315,7 @@ class _Replay:
         offer: _Offer | None = None
         resignation: ev.ResignOffered | None = None
         rolled_for_doubler = False  # after a take the server rolls for the doubler
-        opening = match.variant is not Variant.PORTES  # the opening dice are the first roll
+        opening = match.variant.facts.opening_dice_played  # the opening dice are the first roll
         for event, dice in ev.with_dice(game):
             match event:
                 case ev.OpeningRoll(die_0=d0, die_1=d1, starter=starter) if (

@@ -9,7 +9,6 @@ import dataclasses
 import random
 
 from fibs_server.rules.match import Phase
-from fibs_server.rules.variants import Variant
 
 from . import engine, heuristic
 from .situation import JOIN, Decision, Situation
@@ -32,7 +31,8 @@ class Level:
 BEGINNER = Level("beginner", plies=1, noise=0.085)
 INTERMEDIATE = Level("intermediate", plies=1, noise=0.04)
 EXPERT = Level("expert", plies=2, noise=0.0)
-# Not a bot's level: what any bot plays when the engine is late or fails, and in hypergammon.
+# Not a bot's level: what any bot plays when the engine is late or fails, and in a variant
+# bgsage does not know (hypergammon).
 RULES_OF_THUMB = Level("rules of thumb", plies=0, noise=0.0)
 LEVELS = {level.name: level for level in (BEGINNER, INTERMEDIATE, EXPERT)}
 # Each level's error rate, mEMG per unforced decision, as GNU Backgammon's analysis measured
@@ -45,7 +45,7 @@ def needs_engine(situation: Situation, level: Level) -> bool:
     """Whether `decide` asks bgsage (milliseconds to a second), not only our rules of thumb
     (about a millisecond at most)."""
     return (situation.phase is not Phase.BETWEEN_GAMES and level.plies > 0
-            and situation.variant is not Variant.HYPERGAMMON)  # bgsage knows 15 checkers only
+            and situation.variant.facts.bgsage)
 
 
 def decide(situation: Situation, level: Level, rng: random.Random) -> Decision:

@@ -24,7 +24,6 @@ from bgsage import BgBotAnalyzer, Probabilities, can_double_match, flip_board, i
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Phase
 from fibs_server.rules.position import Position, bgsage_board
-from fibs_server.rules.variants import Variant
 
 from . import heuristic
 from .situation import (
@@ -255,7 +254,7 @@ def _playing_on_value(situation: Situation, probabilities: Probabilities) -> flo
     chances: dict[int, float] = {1: win - win_gammon, 2: win_gammon - win_backgammon,
                                  3: win_backgammon, -1: 1 - win - loss_gammon,
                                  -2: loss_gammon - loss_backgammon, -3: loss_backgammon}
-    if situation.variant is Variant.PORTES:  # no backgammons: they count as gammons
+    if not situation.variant.facts.backgammons:  # they count as gammons
         chances[2] += chances.pop(3)
         chances[-2] += chances.pop(-3)
     return sum(chance * _outcome_value(situation, kind * situation.cube)

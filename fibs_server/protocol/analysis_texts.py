@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fibs_server.protocol.coded_texts import notice, refusal
+from fibs_server.protocol.match_rules import shown_variant
+from fibs_server.rules.variants import Variant
 
 ANALYSE_USAGE = refusal("analyse_usage", "** usage: analyse <match id>, or analyse notify on|off")
 ANALYSIS_USAGE = refusal("analysis_usage", "** usage: analysis <match id> [moves]")
@@ -94,7 +96,7 @@ def not_analysed(match_id: int, status: str | None) -> str:
 def _heading(match_id: int, names: tuple[str, str], analysis: Mapping[str, Any]) -> list[str]:
     length = analysis["length"]
     match = "unlimited match" if length is None else f"{length} point match"
-    variant = "" if analysis["variant"] == "standard" else f" {analysis['variant']}"
+    variant = "".join(f" {name}" for name in shown_variant(Variant(analysis["variant"])))
     return [f"Analysis of match {match_id}: {names[0]} - {names[1]}, {match}{variant}.",
             f"Level: bgsage {analysis['plies']}-ply (gnubg's {analysis['plies'] - 1}-ply), "
             f"{analysis['move_filter']}."]

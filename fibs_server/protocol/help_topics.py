@@ -3,6 +3,10 @@ example. The short forms are added by `protocol.help`, from the commands that ex
 from __future__ import annotations
 
 import dataclasses
+import textwrap
+
+from fibs_server.protocol.match_rules import VARIANT_CHOICE, VARIANT_WORDS
+from fibs_server.rules.variants import Variant
 
 
 @dataclasses.dataclass(frozen=True)
@@ -10,6 +14,29 @@ class Topic:
     syntax: str
     about: tuple[str, ...]
     example: str
+
+
+def variant_choices() -> str:
+    """Each variant a word chooses, with what sets it apart from standard backgammon:
+    `'nack' (nackgammon), 'hyper' (hypergammon, 3 checkers) or 'portes' (no cube, ...)`."""
+    standard = Variant.STANDARD.facts
+    choices = []
+    for word, variant in VARIANT_WORDS.items():
+        facts = variant.facts
+        notes = [variant.value] if variant.value != word else []
+        if facts.checkers_per_side != standard.checkers_per_side:
+            notes.append(f"{facts.checkers_per_side} checkers")
+        if not facts.cube:
+            notes.append("no cube")
+        if not facts.backgammons:
+            notes.append("no backgammons")
+        if not facts.opening_dice_played:
+            notes.append("the opening's winner rolls afresh")
+        choices.append(f"'{word}' ({', '.join(notes)})")
+    return f"{', '.join(choices[:-1])} or {choices[-1]}"
+
+
+_HELP_WIDTH = 72  # the longest line of a topic's text, as the hand-wrapped ones are
 
 
 TOPICS: dict[str, Topic] = {
@@ -100,13 +127,12 @@ TOPICS: dict[str, Topic] = {
         "Asks someone for a match of 1 to 99 points (over 9: both need more",
         "than 50 experience) or an unlimited one. Without a length: resumes your",
         "saved match with them, by its rules. You need 'toggle ready' first.",
-        "Rules, in any order after the length: one variant, 'nack' (nackgammon),",
-        "'hyper' (hypergammon, 3 checkers) or 'portes' (no cube, no backgammons,",
-        "the opening's winner rolls afresh); 'lowstart' (the lower opening die",
-        "moves first); 'nocube' (no doubling); 'unrated' (the result leaves both",
-        "ratings as they are). The clock: 'timer 30' or 'timer 60'",
-        "(seconds a decision), 'takeover <seconds>' (a bot decides that late; see",
-        "'help timer')."), "invite bob 5 nack nocube timer 30"),
+        *textwrap.wrap(
+            f"Rules, in any order after the length: one variant, {variant_choices()}; "
+            "'lowstart' (the lower opening die moves first); 'nocube' (no doubling); "
+            "'unrated' (the result leaves both ratings as they are). The clock: 'timer 30' "
+            "or 'timer 60' (seconds a decision), 'takeover <seconds>' (a bot decides that "
+            "late; see 'help timer').", _HELP_WIDTH)), "invite bob 5 nack nocube timer 30"),
     "join": Topic("join [<name>]", (
         "Accepts <name>'s invitation and starts the match. Alone, between two",
         "games of a match: starts the next game."), "join alice"),
@@ -196,7 +222,7 @@ TOPICS: dict[str, Topic] = {
         "Tournaments the server runs from sign-up to the winner.",
         "'tournament create knockout|swiss [options]' opens one; the options:",
         "rounds <n> (Swiss; 3 unless given), length <n> (3), final <n> (the",
-        "last round's length), nack|hyper|portes, nocrawford, timer 30|60 (60),",
+        f"last round's length), {VARIANT_CHOICE}, nocrawford, timer 30|60 (60),",
         "unrated, in <minutes> (the start), when <n> (start when n have joined;",
         "by default when the cap is reached), cap <n> (16), bots (the creator",
         "may enter the server's bots: 'tournament join <id> <bot>').",

@@ -9,14 +9,21 @@ from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.commands import ambiguous, completions
 from fibs_server.rules.variants import MatchRules, Variant
 
-VARIANT_WORDS = {"nackgammon": Variant.NACKGAMMON, "hypergammon": Variant.HYPERGAMMON,
-                 "portes": Variant.PORTES}
+# The variants a word chooses (the default is chosen by naming none), by their short words as
+# usage texts show them and `tournament create` takes them (`nack|hyper|portes`) ...
+VARIANT_WORDS = {variant.facts.word: variant for variant in Variant
+                 if variant.facts.word is not None}
+# ... and by name: after an invitation's length any unique prefix of it chooses it (`p`).
+VARIANT_NAMES = {variant.value: variant for variant in VARIANT_WORDS.values()}
+VARIANT_CHOICE = "|".join(VARIANT_WORDS)  # as usage texts show the choice
 HOUSE_RULE_WORDS = ("lowstart", "nocube", "unrated")
 TIMER_WORD, TAKEOVER_WORD = "timer", "takeover"  # each followed by its seconds
-TERM_WORDS = (*VARIANT_WORDS, *HOUSE_RULE_WORDS, TIMER_WORD, TAKEOVER_WORD)
+TERM_WORDS = (*VARIANT_NAMES, *HOUSE_RULE_WORDS, TIMER_WORD, TAKEOVER_WORD)
 TURN_TIMES = (30, 60)  # the seconds a timed match may give each decision
 TAKEOVER_TIMES = range(10, 601)  # the seconds before a bot takes a decision over
-ONE_VARIANT = refusal("one_variant", "** Choose one variant: nackgammon, hypergammon or portes.")
+_CHOSEN = list(VARIANT_NAMES)
+ONE_VARIANT = refusal("one_variant", f"** Choose one variant: {', '.join(_CHOSEN[:-1])} or "
+                      f"{_CHOSEN[-1]}.", variants=", ".join(_CHOSEN))
 TIMER_USAGE = refusal("timer_usage", "** Give the seconds after 'timer': 30 or 60.")
 # An unlimited match is never won, so it cannot be lost on time either.
 TIMER_NEEDS_LENGTH = refusal(
@@ -56,8 +63,10 @@ class RulesWordError(ValueError):
 
 
 def unknown_rule_word(word: str) -> str:
+    words = ", ".join(VARIANT_WORDS)
     return refusal("unknown_rule_word", f"** Unknown word '{word}' after the match length. "
-                   "Use nack, hyper, portes, lowstart, nocube, unrated, timer or takeover.", word=word)
+                   f"Use {words}, lowstart, nocube, unrated, timer or takeover.", word=word,
+                   variant_words=words)
 
 
 def parse_match_terms(words: Iterable[str]) -> MatchTerms:
@@ -73,10 +82,10 @@ def parse_match_terms(words: Iterable[str]) -> MatchTerms:
         if len(names) > 1:
             raise RulesWordError(ambiguous(word, names))
         name = names[0]
-        if name in VARIANT_WORDS:
-            if variant not in (None, VARIANT_WORDS[name]):
+        if name in VARIANT_NAMES:
+            if variant not in (None, VARIANT_NAMES[name]):
                 raise RulesWordError(ONE_VARIANT)
-            variant = VARIANT_WORDS[name]
+            variant = VARIANT_NAMES[name]
         elif name == "lowstart":
             lower_die_starts = True
         elif name == "nocube":
@@ -97,11 +106,11 @@ def parse_match_terms(words: Iterable[str]) -> MatchTerms:
 
 def house_rules(terms: MatchTerms) -> list[str]:
     """The house rules as they are written after the match: `no cube`, `lower die starts`
-    (Portes has no cube by itself, which is not repeated), and the clock: `30 s a turn`,
+    (a variant without the cube, Portes, is not said to have none), and the clock: `30 s a turn`,
     `a bot takes over after 60 s`."""
     rules = terms.rules
     notes = []
-    if not rules.cube and rules.variant is not Variant.PORTES:
+    if not rules.cube and rules.variant.facts.cube:
         notes.append("no cube")
     if rules.lower_die_starts:
         notes.append("lower die starts")
@@ -114,13 +123,18 @@ def house_rules(terms: MatchTerms) -> list[str]:
     return notes
 
 
+def shown_variant(variant: Variant) -> list[str]:
+    """The variant's name as a match's terms say it; nothing for the default (standard
+    backgammon)."""
+    return [] if variant.facts.word is None else [variant.value]
+
+
 def variant_word(rules: MatchRules) -> str:
     """`nackgammon ` before `match`; nothing for standard backgammon."""
-    return "" if rules.variant is Variant.STANDARD else f"{rules.variant.value} "
+    return "".join(f"{name} " for name in shown_variant(rules.variant))
 
 
 def rules_summary(terms: MatchTerms) -> str:
     """`nackgammon, no cube, 30 s a turn`; empty for standard backgammon with the usual rules
     and no clock."""
-    variant = [] if terms.rules.variant is Variant.STANDARD else [terms.rules.variant.value]
-    return ", ".join(variant + house_rules(terms))
+    return ", ".join(shown_variant(terms.rules.variant) + house_rules(terms))

@@ -16,8 +16,8 @@ Pure: plain data in, text out. The layout follows gnubg's own `export match mat`
 
 Player 0 is the left column. Every play is written in the mover's own numbering (24 down to
 1, 25 = bar, 0 = off), one `from/to` per die, `*` after a step that hits. An unlimited match
-is written as gnubg writes a money session: ` 0 point match`. A variant other than standard
-backgammon is named in a header line before it, as gnubg exports one: `; [Variation
+is written as gnubg writes a money session: ` 0 point match`. A variant gnubg has a name for
+(its `gnubg_name`) is named in a header line before it, as gnubg exports one: `; [Variation
 "NackGammon"]`. gnubg knows no Portes: such a match is written as standard backgammon (its
 results say the points each game was won with).
 """
@@ -36,8 +36,6 @@ from fibs_server.rules.variants import Variant
 _NUMBER_WIDTH = 5  # "  1) "
 _COLUMN_WIDTH = 28  # the left player's entry, padded
 _NAME_COLUMN_WIDTH = 31  # " alice : 0", padded
-# gnubg's names of the variants in `.mat` headers (its hypergammon has 1, 2 or 3 checkers).
-_GNUBG_VARIATIONS = {Variant.NACKGAMMON: "NackGammon", Variant.HYPERGAMMON: "HyperGammon (3)"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +123,7 @@ def mat_games(match: Match) -> list[MatGame]:
 def write_mat(names: tuple[str, str], length: int | None, games: list[MatGame],
               variant: Variant = Variant.STANDARD) -> str:
     """The whole match as `.mat` text (LF line ends, as gnubg writes it)."""
-    variation = _GNUBG_VARIATIONS.get(variant)
+    variation = variant.facts.gnubg_name
     header = [f'; [Variation "{variation}"]'] if variation else []
     lines = [*header, "", f" {0 if length is None else length} point match", ""]
     for number, game in enumerate(games, 1):

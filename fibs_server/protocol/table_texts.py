@@ -7,15 +7,21 @@ import dataclasses
 from collections.abc import Iterable
 
 from fibs_server.protocol.coded_texts import refusal
-from fibs_server.protocol.match_rules import STANDARD_TERMS, MatchTerms, rules_summary
+from fibs_server.protocol.match_rules import (
+    STANDARD_TERMS,
+    VARIANT_CHOICE,
+    MatchTerms,
+    rules_summary,
+)
 from fibs_server.protocol.match_texts import match_kind, points
 from fibs_server.protocol.texts import plural
 
 PRIVATE = "private"
 CLOSE = "close"  # `table close`
 TABLE_USAGE = refusal(
-    "table_usage", "** Type 'table <points>|unlimited [nack|hyper|portes] [lowstart] [nocube] "
-    "[timer 30|60] [takeover <seconds>] [private]' to open a table, 'table close' to close yours.")
+    "table_usage", f"** Type 'table <points>|unlimited [{VARIANT_CHOICE}] [lowstart] [nocube] "
+    "[timer 30|60] [takeover <seconds>] [private]' to open a table, 'table close' to close yours.",
+    variant_words=VARIANT_CHOICE)
 NO_OPEN_TABLE = refusal("no_open_table", "** You have no open table.")
 SIT_WHERE = refusal("sit_where",
                     "** Sit at which table? Type 'sit <code>'; 'show tables' lists the open ones.")

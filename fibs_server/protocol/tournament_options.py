@@ -6,28 +6,26 @@ import dataclasses
 from collections.abc import Sequence
 
 from fibs_server.protocol.coded_texts import refusal
-from fibs_server.protocol.match_rules import TURN_TIMES
+from fibs_server.protocol.match_rules import TURN_TIMES, VARIANT_CHOICE, VARIANT_WORDS
 from fibs_server.rules.tournament import Format, RoundTerms
 from fibs_server.rules.variants import Variant
 
 CREATE_USAGE = refusal(
     "tournament_create_usage",
     "** usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] "
-    "[nack|hyper|portes] [nocrawford] [timer 30|60] [unrated] [in <minutes>] [when <n>] "
-    "[cap <n>] [bots]")
+    f"[{VARIANT_CHOICE}] [nocrawford] [timer 30|60] [unrated] [in <minutes>] [when <n>] "
+    "[cap <n>] [bots]", variant_words=VARIANT_CHOICE)
 LONGEST_MATCH = 25
 MOST_SWISS_ROUNDS = 15
 DEFAULT_SWISS_ROUNDS = 3
 DEFAULT_CAP = 16
 LATEST_START_MINUTES = 7 * 24 * 60  # a start time at most a week ahead
-VARIANTS = {"nack": Variant.NACKGAMMON, "hyper": Variant.HYPERGAMMON,
-            "portes": Variant.PORTES}
 # The words that take a number after them, and the numbers each accepts.
 NUMBERED = {"rounds": range(1, MOST_SWISS_ROUNDS + 1), "length": range(1, LONGEST_MATCH + 1),
             "final": range(1, LONGEST_MATCH + 1), "timer": TURN_TIMES,
             "in": range(1, LATEST_START_MINUTES + 1), "when": range(2, 10_000),
             "cap": range(2, 10_000)}
-FLAGS = ("nocrawford", "unrated", "bots", *VARIANTS)
+FLAGS = ("nocrawford", "unrated", "bots", *VARIANT_WORDS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +66,7 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
             flags.add(word)
         else:
             raise OptionError(CREATE_USAGE)
-    variants = [VARIANTS[word] for word in VARIANTS if word in flags]
+    variants = [variant for word, variant in VARIANT_WORDS.items() if word in flags]
     if len(variants) > 1:
         raise OptionError(CREATE_USAGE)
     tournament_format = Format(words[0].lower())

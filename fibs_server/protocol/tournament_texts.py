@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from fibs_server.protocol.coded_texts import refusal
+from fibs_server.protocol.match_rules import shown_variant
 from fibs_server.protocol.texts import plural
 from fibs_server.rules.tournament import (
     Entrant,
@@ -16,7 +17,6 @@ from fibs_server.rules.tournament import (
     Tournament,
     standings,
 )
-from fibs_server.rules.variants import Variant
 
 
 def _about(tournament_id: int, text: str) -> str:
@@ -164,8 +164,7 @@ def terms_words(terms: RoundTerms) -> str:
     """`5 points (final 7), nackgammon, no Crawford, 60 s a turn, unrated`."""
     words = [plural(terms.length, "point")
              + (f" (final {terms.final_length})" if terms.final_length != terms.length else "")]
-    if terms.variant is not Variant.STANDARD:
-        words.append(terms.variant.value)
+    words += shown_variant(terms.variant)
     if not terms.crawford:
         words.append("no Crawford")
     words.append(f"{terms.turn_seconds} s a turn")

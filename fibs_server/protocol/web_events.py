@@ -33,6 +33,7 @@ from fibs_server.rules import events as ev
 from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.match import Match, Moment, Phase
 from fibs_server.rules.ratings import RatingCalculation
+from fibs_server.rules.variants import Variant
 
 VERSION = 1  # the schema's version (fibs_server/web/static/events.schema.json)
 POINTS = 24
@@ -59,8 +60,17 @@ def encode(message: Message) -> str:
 
 
 def hello() -> Message:
-    """The first message of a connection that asked for events."""
-    return {"type": "hello", "version": VERSION}
+    """The first message of a connection that asked for events: the schema's version and the
+    variants the server plays, with their facts (the page offers them from this list)."""
+    return {"type": "hello", "version": VERSION,
+            "variants": [variant_facts(variant) for variant in Variant]}
+
+
+def variant_facts(variant: Variant) -> Message:
+    facts = variant.facts
+    return {"name": facts.name, "word": facts.word, "checkers_per_side": facts.checkers_per_side,
+            "cube": facts.cube, "backgammons": facts.backgammons,
+            "opening_dice_played": facts.opening_dice_played}
 
 
 def session(token: str | None) -> Message:

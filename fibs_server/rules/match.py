@@ -42,7 +42,6 @@ from .match_state import MatchState, check_player
 from .moments import DoubleOffer, Moment, Outcome, Phase, Resignation
 from .position import Play, Position
 from .refusals import IllegalAction, Refusal
-from .variants import Variant
 
 # What other modules import from here, whichever module of the engine defines it.
 __all__ = ["REDOUBLE_NAMES", "DoubleOffer", "IllegalAction", "Match", "Moment", "Outcome",
@@ -161,10 +160,10 @@ class Match(MatchState):
     @_action
     def resign(self, player: int, kind: WinKind) -> list[Event]:
         """Offer to resign, at any time of a game while no double or resignation is pending.
-        Portes has no backgammons, so a backgammon resignation there counts as a gammon."""
+        In a variant without backgammons a backgammon resignation counts as a gammon."""
         self._check_can_act(player)
         kind = WinKind(kind)
-        if self.variant is Variant.PORTES:
+        if not self.variant.facts.backgammons:
             kind = min(kind, WinKind.GAMMON)
         self.resignation = Resignation(player, kind, kind * self.cube)
         return [self._log(ResignOffered(player, kind, self.resignation.points))]
@@ -255,8 +254,8 @@ class Match(MatchState):
         events.append(self._log(OpeningRoll(die_0, die_1, starter)))
         self.turn = starter
         self._position = Position.initial(self.variant)
-        if self.variant is Variant.PORTES:
-            # Portes: the starter rolls afresh; the opening's moment shows no dice yet.
+        if not self.variant.facts.opening_dice_played:
+            # The starter rolls afresh (Portes); the opening's moment shows no dice yet.
             self._phase = Phase.ROLL_OR_DOUBLE
             self._reach_moment()
             return events + self._begin_turn()
@@ -296,7 +295,7 @@ class Match(MatchState):
         """The size of the win of the player on turn, who has just borne off the last checker."""
         if self._position.borne_off(1):
             return WinKind.SINGLE
-        if (self.variant is not Variant.PORTES
+        if (self.variant.facts.backgammons
                 and any(self._position.checkers[1][_HOME_AND_BAR_OF_OPPONENT])):
             return WinKind.BACKGAMMON
         return WinKind.GAMMON

@@ -124,14 +124,14 @@ def test_each_cube_action_and_resignation_is_judged_once(length, options):
     assert all(d.error >= 0 for d in analysis.decisions)
 
 
-def test_nackgammon_is_analysed_and_hypergammon_is_not():
-    nack = analyse_match(random_match(1, seed=3, games=1, variant=Variant.NACKGAMMON),
-                         CHEAPEST_PLIES)
-    assert nack.evaluated and nack.decisions
-    hyper = analyse_match(random_match(1, seed=3, games=1, variant=Variant.HYPERGAMMON),
-                          CHEAPEST_PLIES)
-    assert not hyper.evaluated and not hyper.decisions
-    assert hyper.players[0].error_rate == 0
+@pytest.mark.parametrize("variant", list(Variant), ids=lambda variant: variant.value)
+def test_a_variant_is_analysed_when_bgsage_knows_it(variant):
+    """Nackgammon and Portes are; hypergammon (3 checkers) is not."""
+    analysis = analyse_match(random_match(1, seed=3, games=1, variant=variant), CHEAPEST_PLIES)
+    assert analysis.evaluated == bool(analysis.decisions) == variant.facts.bgsage
+    assert analysis.variant == variant.value
+    if not variant.facts.bgsage:
+        assert analysis.players[0].error_rate == 0
 
 
 def test_marks_follow_gnubgs_thresholds():

@@ -17,6 +17,7 @@ from fibs_server.lobby import (
 )
 from fibs_server.lobby.tournaments import TournamentDirector
 from fibs_server.protocol.login_dialogue import WEB_PAGE
+from fibs_server.protocol.match_rules import ONE_VARIANT
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules.dice import VerifiableDice
 from tests.fake_clock import FakeClock
@@ -161,7 +162,7 @@ async def test_the_lobbys_refusals_come_as_coded_messages_right_after_their_line
         ("not_ready", {}), ("no_such_user", {"name": "zed"}), ("invite_yourself", {}),
         ("refusing_games", {"name": "bob"}), ("no_invitation", {"name": "bob"}),
         ("watch_whom", {}), ("not_watching", {}), ("bad_length", {"longest": 99}),
-        ("not_playing", {}), ("unknown_command", {"command": "bogus"}), ("one_variant", {}),
+        ("not_playing", {}), ("unknown_command", {"command": "bogus"}), ("one_variant", ONE_VARIANT.params),
         ("tell_whom", {}), ("tell_what", {"name": "dave"})]
     # A CLIP client that did not ask gets exactly the same lines, and nothing else.
     assert await refused_commands(tmp_path / "clip", web_events=False) == lines

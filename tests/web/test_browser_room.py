@@ -1,6 +1,7 @@
 """The page's room in a real browser (Debian's chromium, driven by Playwright) beside a telnet
 user: an invitation before "Ready" refused in the page's words; an invitation with every term
-the page offers (length over 7 and unlimited, variant, cube, clock, rating); an invitation
+the page offers (length over 7 and unlimited, variant, cube, clock, rating), the variants the
+server's hello lists; an invitation
 notified with its Join and a sound, none once muted; the chat's tabs (say, kibitz, tell,
 shout); another user's public table listed with its Sit, a private one not."""
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 from playwright.async_api import Page, expect
 
 from fibs_server.lobby.game_commands import RATED_EXPERIENCE
+from fibs_server.rules.variants import Variant
 from tests.web.test_browser import log_in, open_page, opens_a_table, register, said, who_row
 
 # Tones counted, not played: the page's sounds.js makes them with the Web Audio API.
@@ -50,6 +52,12 @@ async def test_invitations_with_their_terms_a_notification_with_join_and_sounds(
     await page.click("#ready")
     await expect(page.locator("#ready")).to_be_checked()
 
+    # The variants offered are the server's (its hello), each by the word that chooses it.
+    words = [variant.facts.word or "" for variant in Variant]
+    for choice in ("#invite-variant", "#tournament-variant"):
+        await expect(page.locator(f"{choice} option")).to_have_count(len(words))
+        assert await page.eval_on_selector_all(
+            f"{choice} option", "options => options.map((option) => option.value)") == words
     await page.fill("#invite-length", "11")
     await page.select_option("#invite-variant", "nack")
     await page.uncheck("#invite-cube")

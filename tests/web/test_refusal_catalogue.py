@@ -48,8 +48,13 @@ def server_codes() -> dict[str, set[str]]:
 
 @pytest.fixture
 def catalogues(node: str) -> dict[str, dict[str, str]]:
-    """The catalogues as the page imports them (`node`: tests/web/conftest.py)."""
-    uri = {language: (STATIC / f"refusals_{language}.js").as_uri() for language in LANGUAGES}
+    return page_catalogues(node, "refusals")
+
+
+def page_catalogues(node: str, kind: str) -> dict[str, dict[str, str]]:
+    """The `kind` catalogues (`refusals`, `messages`) of each language as the page imports them
+    (`node`: tests/web/conftest.py)."""
+    uri = {language: (STATIC / f"{kind}_{language}.js").as_uri() for language in LANGUAGES}
     imports = "".join(f"import {language} from {json.dumps(uri[language])};"
                       for language in LANGUAGES)
     script = f"{imports} console.log(JSON.stringify({{{', '.join(LANGUAGES)}}}));"

@@ -17,7 +17,7 @@ from fibs_server.lobby.accounts import Account
 from fibs_server.net import websocket
 from fibs_server.net.http import RETRY_AFTER_TOO_MANY, STATIC
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
-from fibs_server.protocol import server_texts, texts
+from fibs_server.protocol import server_texts, texts, web_events
 from fibs_server.rules.dice import VerifiableDice
 from tests.protocol.test_web_events import VALIDATOR
 from tests.waiting import DEADLINE, until
@@ -353,7 +353,8 @@ async def test_a_page_that_asks_for_events_gets_them_in_order_with_the_lines(web
     alice = await WebClient.connect(web, params={"events": "1"})
     clients.append(alice)
     await alice._receive()
-    assert json.loads(alice.lines[0]) == {"type": "hello", "version": 1}
+    assert json.loads(alice.lines[0]) == {"type": "hello", "version": 1,
+                                          "variants": web_events.hello()["variants"]}
     await alice.skip_until("login: ")
     await alice.send("login web 1008 alice secret")
     await alice.skip_until(" {not an event}")

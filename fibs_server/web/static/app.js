@@ -12,6 +12,7 @@ import {
   translateDocument, language, has, shownParams,
 } from "./i18n.js";
 import { $, appendTo } from "./ui.js";
+import { learnVariants } from "./variants.js";
 import { send, session } from "./session.js";
 
 // The session token: this tab's way back to its session after a reload or a lost network,
@@ -81,6 +82,7 @@ const HANDLERS = new Map();
 for (const handlers of [{
   session: sessionToken,
   logged_in: (message) => { session.visitor = message.visitor; room.loggedIn(message); },
+  hello: (message) => learnVariants(message.variants), // before the room's and tournaments' hello
   refusal,
 }, game.HANDLERS, room.HANDLERS, tournaments.HANDLERS]) {
   for (const [type, handler] of Object.entries(handlers)) {

@@ -2,7 +2,7 @@
 // matches to resume, open tables and their links, the bots, chat in tabs.
 import * as sounds from "./sounds.js";
 import { t } from "./i18n.js";
-import { $, appendTo, button, item, matchWords } from "./ui.js";
+import { $, appendTo, button, item, matchWords, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import { showProfile } from "./profile.js";
 
@@ -26,6 +26,7 @@ const room = {
 const CHAT_FILTERS = { say: "say", kibitz: "kibitz", watchers: "whisper", tell: "tell", shout: "shout" };
 
 export const HANDLERS = {
+  hello: () => offerVariants($("invite-variant")),
   presence: (message) => {
     if (message.online) room.who.set(message.name, message);
     else room.who.delete(message.name);

@@ -2,6 +2,7 @@
 // "Tournaments"): a knockout's bracket, a Swiss's table, the words of its terms, and the
 // `tournament create` command of the page's form. Pure: no DOM (tournaments.js draws).
 import { t } from "./i18n.js";
+import { shownVariant } from "./variants.js";
 
 // --- a knockout's bracket --------------------------------------------------------------------
 
@@ -89,7 +90,7 @@ function resultOf(round, name) {
 export function termsWords(terms) {
   const words = [terms.final_length === terms.length ? t("tournament.points", { length: terms.length })
     : t("tournament.points_final", { length: terms.length, final: terms.final_length })];
-  if (terms.variant !== "standard") words.push(t(`variant.${terms.variant}`));
+  words.push(...shownVariant(terms.variant));
   if (!terms.crawford) words.push(t("tournament.no_crawford"));
   words.push(t("terms.turn_seconds", { seconds: terms.turn_seconds }));
   if (!terms.rated) words.push(t("terms.unrated_match"));

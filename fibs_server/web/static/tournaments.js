@@ -2,7 +2,7 @@
 // sent again at each change of one the page follows), sign-up, and the create form. A
 // round's match comes as any invitation does (room.js), with its Join.
 import { t } from "./i18n.js";
-import { $, button } from "./ui.js";
+import { $, button, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import {
   bracketLayout, createCommand, pairingWords, swissTable, termsWords,
@@ -16,6 +16,7 @@ const state = {
 };
 
 export const HANDLERS = {
+  hello: () => offerVariants($("tournament-variant")), // the same words after `create` as after `invite`
   tournaments: (message) => { state.list = message.tournaments; renderList(); },
   tournament: (message) => {
     updateListEntry(message);
@@ -255,8 +256,6 @@ function formValues() {
   };
 }
 
-// The variants are the invitations' (the same words after `create` as after `invite`).
-$("tournament-variant").append(...[...$("invite-variant").options].map((option) => option.cloneNode(true)));
 
 function formatChanged() {
   $("tournament-rounds-label").hidden = $("tournament-format").value !== "swiss";

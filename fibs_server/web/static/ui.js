@@ -1,6 +1,7 @@
 // Small DOM helpers the page's modules share. Whatever people typed reaches the page only as
 // text nodes (textContent) or escaped SVG text.
 import { t } from "./i18n.js";
+import { shownVariant, variants } from "./variants.js";
 
 export const $ = (id) => document.getElementById(id);
 const LOG_LINES = 300;
@@ -43,11 +44,26 @@ export function confirmAction(question, always = false) {
   });
 }
 
+// A select of the variants the server plays, each by the word that chooses it after a match's
+// length ("" for the default), keeping the choice made when it is filled again (a new
+// connection's hello).
+export function offerVariants(select) {
+  const chosen = select.value;
+  select.replaceChildren(...variants().map((variant) => {
+    const option = document.createElement("option");
+    option.value = variant.word ?? "";
+    option.dataset.i18n = `variant.${variant.name}`;
+    option.textContent = t(option.dataset.i18n);
+    return option;
+  }));
+  if ([...select.options].some((option) => option.value === chosen)) select.value = chosen;
+}
+
 // "5 points", "unlimited", with the terms of a typed invitation or match.
 export function matchWords(length, terms) {
   const words = [length === null ? t("match.unlimited") : t("match.points", { length })];
   if (terms) {
-    if (terms.variant && terms.variant !== "standard") words.push(t(`variant.${terms.variant}`));
+    if (terms.variant) words.push(...shownVariant(terms.variant));
     if (terms.cube === false) words.push(t("terms.no_cube"));
     if (terms.lower_die_starts) words.push(t("terms.lowstart"));
     if (terms.turn_seconds) words.push(t("terms.turn_seconds", { seconds: terms.turn_seconds }));

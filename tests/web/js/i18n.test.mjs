@@ -30,7 +30,8 @@ function usedKeys() {
 }
 
 // Keys the page makes at run time from the messages' own values (`decision.${phase}` and the
-// like) and from its modules' lists.
+// like) and from its modules' lists. (`variant.<name>` of each variant the server plays:
+// tests/web/test_variants_on_the_page.py.)
 function composedKeys() {
   const enumOf = (name) => schema.$defs[name].enum;
   const chatKinds = schema.$defs.chat.properties.kind.enum;
@@ -38,8 +39,6 @@ function composedKeys() {
     ...enumOf("phase").filter((phase) => !["not_started", "match_over"].includes(phase))
       .map((phase) => `decision.${phase}`),
     ...enumOf("size").map((size) => `resign.${size}`),
-    ...schema.$defs.terms_or_none.oneOf.find((branch) => branch.properties)
-      .properties.variant.enum.map((variant) => `variant.${variant}`),
     ...chatKinds.flatMap((kind) => [`chat.${kind}_line`, `chat.own_${kind}`]),
     ...["beginner", "intermediate", "expert"].map((level) => `bot.${level}`),
     // game.js: an answer to a double or a resignation, by either side.

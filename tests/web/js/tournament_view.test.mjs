@@ -11,12 +11,19 @@ import { readFileSync } from "node:fs";
 import {
   bracketLayout, createCommand, pairingWords, swissTable, termsWords,
 } from "../../../fibs_server/web/static/tournament_view.js";
+import { learnVariants } from "../../../fibs_server/web/static/variants.js";
 
 const STATES = JSON.parse(readFileSync(new URL("./fixtures/tournaments.json", import.meta.url)));
 const names = (match) => match.slots.map((slot) => slot?.name ?? null);
 const winners = (column) => column.matches.map((match) => match.slots.find((slot) => slot?.won)?.name ?? null);
 
 await setLanguage("en"); // the words the tests read
+// Two of the variants as the server's hello lists them: the default one, which no word chooses
+// and the terms leave unsaid, and another.
+learnVariants([
+  { name: "standard", word: null, checkers_per_side: 15, cube: true, backgammons: true, opening_dice_played: true },
+  { name: "nackgammon", word: "nack", checkers_per_side: 15, cube: true, backgammons: true, opening_dice_played: true },
+]);
 
 test("a bracket: a column per round; the byes the top seeds'; later rounds to come", () => {
   const layout = bracketLayout(STATES.knockout_round_one);
