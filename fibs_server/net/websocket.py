@@ -43,7 +43,7 @@ _CLOSE_FRAME = 0x88  # FIN and opcode 8 (close)
 _NORMAL_CLOSURE = 1000
 # An empty binary frame (FIN, opcode 2, no payload): the answer to a page's heartbeat.
 HEARTBEAT_ANSWER = bytes((0x82, 0))
-# Seconds without a message from a peer that sends heartbeats (ours every 5 s) before it is
+# Seconds without a message from a peer that sends heartbeats (ours every 3 s) before it is
 # taken for gone.
 SILENT_PEER_SECONDS = 20.0
 

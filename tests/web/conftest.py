@@ -12,6 +12,16 @@ import pytest
 from fibs_server.lobby.bot_players import BotConfig
 from tests.conftest import skip_unless_ci
 from tests.e2e.conftest import ServerHarness
+from tests.waiting import DEADLINE
+
+try:
+    from playwright.async_api import expect
+except ImportError:  # the browser tests then skip (the `browser` fixture)
+    pass
+else:
+    # What a page must show, it may take tests/waiting.py's ceiling to show on a busy machine
+    # (Playwright's own default is 5 s); a passing test waits far less.
+    expect.set_options(timeout=DEADLINE * 1000)
 
 CHROMIUM = "/usr/bin/chromium"
 # Screenshots the browser tests take, kept after the run (gitignored); CI may point elsewhere.

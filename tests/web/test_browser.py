@@ -203,7 +203,7 @@ async def test_a_visitor_plays_a_bot_and_takes_a_move_back(web_with_bots, browse
     await click_move(page, (8, 5), (6, 5))
     # The bot thinks in its worker process, which a loaded machine may keep waiting: a wait
     # for its move, not a bound on its speed.
-    await expect(logged(page, "bot_beginner moves")).to_have_count(1, timeout=TIMEOUT)
+    await expect(logged(page, "bot_beginner moves")).to_have_count(1)
     await page.click("#take-back")
     await expect(logged(page, "You take back your last decision.")).to_have_count(1)
     # The position before the move, with the same dice.

@@ -18,14 +18,27 @@ import { send, session } from "./session.js";
 // The session token: this tab's way back to its session after a reload or a lost network,
 // for as long as the server holds the session.
 const TOKEN_KEY = "fibs-session-token";
-const RECONNECT_FIRST_MS = 300;
-const RECONNECT_MAX_MS = 5000;
+// After a lost connection: the first wait, doubling to the most; each drawn between half and
+// all of it, so that the pages of a server that restarted do not all come back at once.
+const RECONNECT_FIRST_MS = 500;
+const RECONNECT_MAX_MS = 10000;
+// A heartbeat (an empty binary message, answered by the server below the lobby) every
+// HEARTBEAT_MS; nothing at all heard through SILENT_BEATS of them and the connection is given
+// up: a network that went silent closes no socket for minutes (docs/WEB-PROTOCOL.md). Counted
+// in beats, not in time read off the clock: a clock that jumps (a laptop waking) is no silence.
+const HEARTBEAT_MS = 3000;
+const SILENT_BEATS = 3;
+const EMPTY = new ArrayBuffer(0);
 const NORMAL_CLOSURE = 1000; // the server closed on purpose (bye, kicked, shut down)
 const LOGIN_PROMPTS = new Set(["login: ", "\r\nlogin: "]);
 
 const dialogue = {
   intent: null, // what the welcome forms asked for: {kind: "login" | "register" | "visitor", ...}
   reconnects: 0, // attempts since the connection was lost
+  lostInRoom: false, // the connection was lost while logged in: the room stays until resumed
+  heard: false, // a message came since the heartbeat's watch last looked
+  watch: null,
+  retry: null, // {timer, tick}: the next attempt and the banner's countdown
 };
 
 const savedToken = () => sessionStorage.getItem(TOKEN_KEY);
@@ -38,24 +51,84 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/ws?events=1`);
   session.socket = socket;
   session.dialogue = "connecting";
-  socket.addEventListener("message", (event) => receive(event.data));
-  socket.addEventListener("close", (event) => {
-    if (session.socket !== socket) return;
-    const wasOnline = session.dialogue === "online" || session.dialogue === "resuming";
-    if (event.code === NORMAL_CLOSURE) forgetToken();
-    if (wasOnline && savedToken()) {
-      // Lost, not closed by the server: the server holds the session a while; back to it.
-      session.dialogue = "reconnecting";
-      status("status.reconnecting");
-      const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** dialogue.reconnects);
-      dialogue.reconnects += 1;
-      setTimeout(connect, delay);
-      return;
-    }
-    session.dialogue = "closed";
-    showWelcome(wasOnline ? t("welcome.logged_out") : null);
-    setTimeout(connect, RECONNECT_FIRST_MS); // a fresh login prompt for the forms
+  watch(socket); // a connection that never opens is given up too
+  socket.addEventListener("message", (event) => {
+    if (session.socket !== socket) return; // a connection given up
+    dialogue.heard = true;
+    if (typeof event.data === "string") receive(event.data); // else a heartbeat's answer
   });
+  socket.addEventListener("close", (event) => {
+    if (session.socket === socket) lost(event.code);
+  });
+}
+
+// Heartbeats while the connection is open, and the silence that gives it up (from its start:
+// a connection that never opens, in a network that drops what it is sent, is given up too).
+function watch(socket) {
+  clearInterval(dialogue.watch);
+  dialogue.heard = false;
+  let silentBeats = 0;
+  dialogue.watch = setInterval(() => {
+    if (session.socket !== socket) { clearInterval(dialogue.watch); return; }
+    silentBeats = dialogue.heard ? 0 : silentBeats + 1;
+    dialogue.heard = false;
+    if (silentBeats >= SILENT_BEATS) {
+      socket.close(); // its close event, if it ever comes, is this socket's no more
+      lost(null);
+    } else if (socket.readyState === WebSocket.OPEN) {
+      socket.send(EMPTY);
+    }
+  }, HEARTBEAT_MS);
+}
+
+// The connection is gone (`code`: its close code; null: given up for silence).
+function lost(code) {
+  clearInterval(dialogue.watch);
+  session.socket = null;
+  const inRoom = session.dialogue === "online" || dialogue.lostInRoom;
+  if (code === NORMAL_CLOSURE) forgetToken();
+  if (inRoom && savedToken()) {
+    // Not closed by the server: it holds the session a while. The room and the board stay
+    // until a connection resumes it.
+    dialogue.lostInRoom = true;
+    session.dialogue = "reconnecting";
+    retryLater();
+    return;
+  }
+  dialogue.lostInRoom = false;
+  hideBanner();
+  session.dialogue = "closed";
+  showWelcome(inRoom ? t("welcome.logged_out") : null);
+  setTimeout(connect, RECONNECT_FIRST_MS); // a fresh login prompt for the forms
+}
+
+function retryLater() {
+  const ceiling = Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** dialogue.reconnects);
+  const wait = ceiling * (0.5 + Math.random() / 2);
+  dialogue.reconnects += 1;
+  clearRetry();
+  const at = performance.now() + wait;
+  const tick = () => {
+    const seconds = Math.max(0, Math.ceil((at - performance.now()) / 1000));
+    $("connection-banner").textContent = t("connection.lost", { seconds });
+  };
+  tick();
+  $("connection-banner").hidden = false;
+  status("status.reconnecting");
+  dialogue.retry = { timer: setTimeout(() => { clearRetry(); connect(); }, wait),
+    tick: setInterval(tick, 250) };
+}
+
+function clearRetry() {
+  if (!dialogue.retry) return;
+  clearTimeout(dialogue.retry.timer);
+  clearInterval(dialogue.retry.tick);
+  dialogue.retry = null;
+}
+
+function hideBanner() {
+  clearRetry();
+  $("connection-banner").hidden = true;
 }
 
 function receive(text) {
@@ -102,6 +175,8 @@ function sessionToken(message) {
   forgetToken(); // refused: the session is over (the login prompt follows)
   if (session.dialogue === "resuming") {
     session.dialogue = "connecting";
+    dialogue.lostInRoom = false;
+    hideBanner();
     showWelcome(t("welcome.logged_out"));
   }
 }
@@ -224,6 +299,8 @@ function showWelcome(message) {
 function enterRoom(name) {
   session.dialogue = "online";
   dialogue.reconnects = 0;
+  dialogue.lostInRoom = false;
+  hideBanner();
   session.me = name;
   $("welcome").hidden = true;
   $("room").hidden = false;

@@ -6,6 +6,7 @@ export default {
   logout: "Log out",
 
   "status.connecting": "Connecting…",
+  "connection.lost": "Connection lost: trying again in {seconds} s.",
   "status.reconnecting": "Connection lost: reconnecting…",
   "status.not_logged_in": "Not logged in",
   "status.logged_in": "Logged in as {name}",

@@ -6,6 +6,7 @@ export default {
   logout: "Salir",
 
   "status.connecting": "Conectando…",
+  "connection.lost": "Conexión perdida: nuevo intento en {seconds} s.",
   "status.reconnecting": "Conexión perdida: reconectando…",
   "status.not_logged_in": "Sin sesión",
   "status.logged_in": "Conectado como {name}",
