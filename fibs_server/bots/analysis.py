@@ -466,9 +466,10 @@ class _Replay:
         if self.plies == CHEAPEST_PLIES:
             return dict(ranked)
         best = ranked[0][1]
-        kept = [play for play, equity in ranked if best - equity < self.search.window]
-        kept = kept[:self.search.plays] + ([] if played in kept[:self.search.plays]
-                                           else [played])
+        kept = [play for play, equity in ranked
+                if best - equity < self.search.window][:self.search.plays]
+        if played not in kept:
+            kept.append(played)
         other = cube.other_side()
         owner = engine._CPP_OWNER[other.owner]
         judged = {}
