@@ -3,7 +3,10 @@ process with seeded dice, analysed by bots/analysis.py at bgsage's `--plies` and
 `.mat` file, by gnubg at one ply less (gnubg's 0-ply is bgsage's 1-ply). Prints, per match and
 summed per player role, both error rates (mEMG per unforced decision) and how many of gnubg's
 very bad decisions (more than 0.16 EMG) ours marks at least bad; then whether the sums meet
-docs/ANALYSIS.md's bounds. `--cpu` instead times our analysis of 1-, 5- and 7-point matches.
+docs/ANALYSIS.md's bounds. `--cpu` instead times the analysis of 1-, 5- and 7-point matches
+in CPU seconds: ours as it searches (gnubg's filter), ours with every play and cube decision in
+full depth (the reference the filter is measured against), and gnubg's whole process at the
+same depth; then the ratio of ours to gnubg's.
 
     .venv/bin/python bench/analysis_vs_gnubg.py [--plies 2] [--matches 32]
         [--lengths 1,3,5,7] [--pairs beginner:intermediate,intermediate:expert] [--jobs 2]
@@ -15,6 +18,7 @@ import argparse
 import concurrent.futures
 import functools
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -22,7 +26,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests.*
 
-from fibs_server.bots.analysis import MatchAnalysis, analyse_match  # noqa: E402
+from fibs_server.bots.analysis import (  # noqa: E402
+    EXHAUSTIVE,
+    GNUBG_FILTER,
+    MatchAnalysis,
+    analyse_match,
+)
 from fibs_server.bots.brain import LEVELS, Level  # noqa: E402
 from fibs_server.protocol.matfile import mat_games, write_mat  # noqa: E402
 from fibs_server.rules.dice import SeededDice  # noqa: E402
@@ -34,6 +43,7 @@ from tests.gnubg_analysis import (  # noqa: E402
     compare,
     gnubg_analysis,
     rates_agree,
+    run_gnubg,
 )
 
 NAMES = ("left", "right")
@@ -109,17 +119,33 @@ def comparison(plies: int, matches: int, lengths: list[int],
     return good
 
 
-def cpu(plies_list: list[int]) -> None:
-    """CPU seconds of our analysis of whole matches (intermediate against expert)."""
-    print(f"{'length':>6} {'plies':>5} {'decisions':>9} {'cpu s':>7}")
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (gnubg)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu(plies_list: list[int], directory: Path) -> None:
+    """CPU seconds of the analysis of whole matches (intermediate against expert): ours
+    filtered and exhaustive, gnubg's at the same depth, measured one after the other."""
+    print(f"{'length':>6} {'plies':>5} {'decisions':>9} {'ours s':>7} {'exhaustive s':>12} "
+          f"{'gnubg s':>7} {'ours/gnubg':>10} {'exhaustive/gnubg':>16}")
     for length in (1, 5, 7):
         match = played((LEVELS["intermediate"], LEVELS["expert"]), length, seed=length)
+        mat_file = directory / f"cpu{length}.mat"
+        mat_file.write_text(write_mat(NAMES, match.length, mat_games(match), match.variant))
         for plies in plies_list:
-            started = time.process_time()
-            analysis = analyse_match(match, plies)
-            seconds = time.process_time() - started
-            print(f"{length:>6} {plies:>5} {len(analysis.decisions):>9} {seconds:>7.1f}",
-                  flush=True)
+            seconds = []
+            for search in (GNUBG_FILTER, EXHAUSTIVE):
+                started = time.process_time()
+                analysis = analyse_match(match, plies, search)
+                seconds.append(time.process_time() - started)
+            started = children_cpu()
+            run_gnubg(mat_file, plies - 1)
+            gnubg = children_cpu() - started
+            print(f"{length:>6} {plies:>5} {len(analysis.decisions):>9} {seconds[0]:>7.2f} "
+                  f"{seconds[1]:>12.2f} {gnubg:>7.2f} {seconds[0] / gnubg:>10.1f} "
+                  f"{seconds[1] / gnubg:>16.1f}", flush=True)
 
 
 def main() -> None:
@@ -132,7 +158,8 @@ def main() -> None:
     parser.add_argument("--cpu", action="store_true")
     arguments = parser.parse_args()
     if arguments.cpu:
-        cpu([int(plies) for plies in arguments.plies.split(",")])
+        with tempfile.TemporaryDirectory(prefix="analysis-cpu-") as folder:
+            cpu([int(plies) for plies in arguments.plies.split(",")], Path(folder))
         return
     pairs = [(LEVELS[a], LEVELS[b]) for a, b in
              (pair.split(":") for pair in arguments.pairs.split(","))]

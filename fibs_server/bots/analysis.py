@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Iterator
 from typing import Any, assert_never
 
@@ -27,7 +28,7 @@ from bgsage import can_double_match
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match, Phase
 from fibs_server.rules.notation import Colour, format_play
-from fibs_server.rules.position import Position
+from fibs_server.rules.position import Board, Position
 
 from . import engine
 from .situation import CubeOwner, Situation
@@ -49,6 +50,26 @@ VERY_BAD = 0.16
 # gnubg counts a decision not to double in its error rate only when it was close: doubling
 # (taking the cube's take value at most +1) would have lost less than this.
 CLOSE_CUBE = 0.16
+
+
+@dataclasses.dataclass(frozen=True)
+class Search:
+    """Which decisions are looked at in full depth, as gnubg's analysis filters them: the
+    others are judged on the bare network (1-ply) alone, at a small part of the cost."""
+
+    plays: int | None  # at most this many of the plays the bare network ranks best...
+    window: float  # ...within this much of its best (EMG); the play made is always added
+    # A no double settled on the bare network when it beats doubling there by more than
+    # this: far enough from CLOSE_CUBE that it is neither an error nor close in full either.
+    settled_no_double: float | None
+
+
+# gnubg's default filter ("normal"): 8 plays within 0.16 at its 0-ply. No double: the bare
+# network's margin and the full depth's differ by up to 0.13 near the window (and more far
+# from it, always towards a clearer no double), so 0.12 more than CLOSE_CUBE.
+GNUBG_FILTER = Search(plays=8, window=0.16, settled_no_double=CLOSE_CUBE + 0.12)
+# Every play and every cube decision in full: the reference the filter is measured against.
+EXHAUSTIVE = Search(plays=None, window=math.inf, settled_no_double=None)
 # gnubg's rating words, by the error rate in mEMG per unforced decision.
 _RATINGS = ((2.0, "Supernatural"), (5.0, "World class"), (8.0, "Expert"), (12.0, "Advanced"),
             (18.0, "Intermediate"), (26.0, "Casual player"), (35.0, "Beginner"))
@@ -255,19 +276,26 @@ class MatchAnalysis:
                    players=(zero, one))
 
 
-def move_filter(plies: int) -> str:
-    if plies == 1:
-        return "every legal play at 1-ply"
-    # bgsage's cube-aware look-ahead evaluates every candidate at full depth, not only those
-    # its 1-ply filter (5 plays within 0.08) keeps.
-    return f"every legal play at {plies}-ply (cubeful)"
+def move_filter(plies: int, search: Search = GNUBG_FILTER) -> str:
+    if plies == CHEAPEST_PLIES:
+        return f"every legal play at {plies}-ply"
+    if search.plays is None:
+        return f"every legal play at {plies}-ply (cubeful)"
+    text = (f"every legal play at {CHEAPEST_PLIES}-ply, the best {search.plays} within "
+            f"{search.window:g} and the play made at {plies}-ply (cubeful)")
+    if search.settled_no_double is not None:
+        text += (f"; a no double better than doubling by more than "
+                 f"{search.settled_no_double:g} at {CHEAPEST_PLIES}-ply settled there")
+    return text
 
 
-def analyse_match(match: Match, plies: int = DEFAULT_PLIES) -> MatchAnalysis:
-    """Every decision of every game of `match` (finished or not) at `plies`."""
+def analyse_match(match: Match, plies: int = DEFAULT_PLIES,
+                  search: Search = GNUBG_FILTER) -> MatchAnalysis:
+    """Every decision of every game of `match` (finished or not) at `plies`, the plays and
+    cube decisions filtered by `search`."""
     evaluated = match.variant.facts.bgsage
-    decisions = tuple(_Replay(match, plies).decisions()) if evaluated else ()
-    return MatchAnalysis(plies=plies, move_filter=move_filter(plies),
+    decisions = tuple(_Replay(match, plies, search).decisions()) if evaluated else ()
+    return MatchAnalysis(plies=plies, move_filter=move_filter(plies, search),
                          variant=match.variant.value, length=match.length,
                          evaluated=evaluated, decisions=decisions,
                          players=(summarise(0, decisions), summarise(1, decisions)))
@@ -289,9 +317,9 @@ class _Offer:
 class _Replay:
     """One pass over the match's history, keeping the state each decision is judged in."""
 
-    def __init__(self, match: Match, plies: int) -> None:
-        self.match, self.plies = match, plies
-        self.analyzer = engine.analyzer(plies)
+    def __init__(self, match: Match, plies: int, search: Search) -> None:
+        self.match, self.plies, self.search = match, plies, search
+        self.network, self.bearoff = engine.bare_network(CHEAPEST_PLIES)
 
     def decisions(self) -> Iterator[Decision]:
         crawford_played = False
@@ -334,7 +362,7 @@ class _Replay:
                     yield self._move(number, p, dice, steps, first=opening and self.turn == 0)
                     self.on_roll, self.dice = 1 - p, None
                 case ev.Doubled(player=p):
-                    offer = self._offer(p)
+                    offer = self._offer(p, self.plies)
                     yield self._double(number, p, offer)
                 case ev.Redoubled(player=p) if offer is not None:
                     yield self._answer(number, p, offer, Kind.BEAVER)
@@ -407,75 +435,128 @@ class _Replay:
         self.turn += 1
         before = self._seen_by(player)
         board, cube = engine.board_of(before), self._cube(player)
-        luck = self._luck(board, dice, cube, first)
+        per_roll = self._plays_per_roll(board, cube)
+        luck = self._luck(per_roll, board, cube, dice, first)
         colour = Colour.X if player == self.x_player else Colour.O
-        plays = {play.result_board: play for play in before.legal_plays(dice)}
         if steps is None:  # no legal play: the position stands, the turn passes
-            equity = self.analyzer.post_move_analytics(
-                board, cube.owner, cube.value, **_jacoby_off(cube)).cubeful_equity
-            decision = self._decision(number, player, Kind.MOVE, before, played="", best="",
-                                      played_equity=equity, best_equity=equity, dice=dice,
-                                      forced=True, counted=False, luck=luck)
-            return decision
+            equity = self._standing(board, cube)
+            return self._decision(number, player, Kind.MOVE, before, played="", best="",
+                                  played_equity=equity, best_equity=equity, dice=dice,
+                                  forced=True, counted=False, luck=luck)
+        plays = {play.result_board: play for play in before.legal_plays(dice)}
         played = before.apply(steps)
-        played_board = engine.board_of(played.result)
-        analysed = self.analyzer.checker_play(board, *dice, cube.value, cube.owner,
-                                              beaver=False, force_boards=[played_board],
-                                              **cube.options).moves
-        # Only our legal plays count (bgsage also offers bearing off with one die of two).
-        legal = [move for move in analysed if tuple(move.board) in plays]
-        best = legal[0]
-        played_equity = next(move.equity for move in legal if move.board == played_board)
         self.position, self.seen_by = played.result, player
+        # Only our legal plays count (bgsage also offers bearing off with one die of two).
+        ranked = [(play, equity) for play, equity in per_roll[_roll_key(dice)] if play in plays]
         forced = len(plays) == 1
+        # A forced play is judged without a search: it has no error, whatever its value.
+        judged = dict(ranked[:1]) if forced else self._judged(board, cube, ranked,
+                                                               played.result_board)
+        best = max(judged, key=lambda play: judged[play])
         return self._decision(
             number, player, Kind.MOVE, before, played=format_play(played, colour),
-            best=format_play(plays[tuple(best.board)], colour), played_equity=played_equity,
-            best_equity=best.equity, dice=dice, forced=forced, counted=not forced, luck=luck)
+            best=format_play(plays[best], colour), played_equity=judged[played.result_board],
+            best_equity=judged[best], dice=dice, forced=forced, counted=not forced, luck=luck)
 
-    def _luck(self, board: list[int], dice: tuple[int, int], cube: engine.Cube,
-              first: bool) -> float:
+    def _judged(self, board: list[int], cube: engine.Cube, ranked: list[tuple[Board, float]],
+                played: Board) -> dict[Board, float]:
+        """The equity of each play the search keeps, in full depth: those the bare network
+        ranks best (`ranked`, best first) and the play made."""
+        if self.plies == CHEAPEST_PLIES:
+            return dict(ranked)
+        best = ranked[0][1]
+        kept = [play for play, equity in ranked
+                if best - equity < self.search.window][:self.search.plays]
+        if played not in kept:
+            kept.append(played)
+        other = cube.other_side()
+        owner = engine._CPP_OWNER[other.owner]
+        judged = {}
+        for play in kept:
+            # bgsage's own full-depth value of a play (its `checker_play`): the opponent's
+            # cubeful equity before its roll, in the cube-aware look-ahead, turned round.
+            after = bgbot_cpp.cubeful_probs_and_equity_nply(
+                bgbot_cpp.flip_board(list(play)), owner, self.network, self.plies,
+                n_threads=1, cube_value=cube.value, away1=other.away[0], away2=other.away[1],
+                is_crawford=cube.is_crawford, jacoby=False, beaver=False,
+                bearoff_db=self.bearoff, root_board=board)
+            judged[play] = -after["equity"]
+        return judged
+
+    def _luck(self, per_roll: dict[tuple[int, int], list[tuple[Board, float]]],
+              board: list[int], cube: engine.Cube, dice: tuple[int, int], first: bool) -> float:
         """The roll's best equity less the average roll's (gnubg's luck, at LUCK_PLIES). The
         opening roll is judged as gnubg does: against the 30 opening rolls of either side."""
-        mine = self._best_per_roll(board, cube)
+        mine = self._best_per_roll(per_roll, board, cube)
         if not first:
             return mine[_roll_key(dice)] - sum(
                 equity * (1 if high == low else 2) for (high, low), equity in mine.items()) / 36
-        theirs = self._best_per_roll(bgbot_cpp.flip_board(board), cube.other_side())
+        flipped, other = bgbot_cpp.flip_board(board), cube.other_side()
+        theirs = self._best_per_roll(self._plays_per_roll(flipped, other), flipped, other)
         openings = [mine[roll] for roll in mine if roll[0] != roll[1]] + [
             -theirs[roll] for roll in theirs if roll[0] != roll[1]]
         return mine[_roll_key(dice)] - sum(openings) / len(openings)
 
-    def _best_per_roll(self, board: list[int], cube: engine.Cube) -> dict[tuple[int, int], float]:
-        """For each of the 21 rolls, the cubeful equity after its best play at LUCK_PLIES."""
+    def _best_per_roll(self, per_roll: dict[tuple[int, int], list[tuple[Board, float]]],
+                       board: list[int], cube: engine.Cube) -> dict[tuple[int, int], float]:
+        """For each of the 21 rolls, the equity after its best play; with none, of the board
+        as it stands."""
+        standing = None
+        best: dict[tuple[int, int], float] = {}
+        for roll, plays in per_roll.items():
+            if plays:
+                best[roll] = plays[0][1]
+            else:
+                standing = self._standing(board, cube) if standing is None else standing
+                best[roll] = standing
+        return best
+
+    def _plays_per_roll(self, board: list[int],
+                        cube: engine.Cube) -> dict[tuple[int, int], list[tuple[Board, float]]]:
+        """For each of the 21 rolls, bgsage's plays with their cubeful equity at LUCK_PLIES
+        (the bare network), best first: the luck's and the search's first pass, in one
+        batch."""
         rolls = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]
         inputs = [{"board": board, "die1": high, "die2": low, "cube_value": cube.value,
                    "cube_owner": engine._CPP_OWNER[cube.owner], "away1": cube.away[0],
                    "away2": cube.away[1], "is_crawford": cube.is_crawford}
                   for high, low in rolls]
-        luck_analyzer = engine.analyzer(LUCK_PLIES)
-        results = bgbot_cpp.batch_checker_play(
-            inputs, luck_analyzer._analyzer._inner._strategy_1ply, n_threads=1,
-            jacoby=False, beaver=False)
-        best: dict[tuple[int, int], float] = {}
-        for roll, result in zip(rolls, results, strict=True):
-            if result["moves"]:
-                best[roll] = result["moves"][0]["equity"]
-            else:  # no play: the board as it stands, the opponent on roll
-                best[roll] = luck_analyzer.post_move_analytics(
-                    board, cube.owner, cube.value, **_jacoby_off(cube)).cubeful_equity
-        return best
+        results = bgbot_cpp.batch_checker_play(inputs, self.network, n_threads=1,
+                                               jacoby=False, beaver=False)
+        return {roll: [(tuple(move["board"]), move["equity"]) for move in result["moves"]]
+                for roll, result in zip(rolls, results, strict=True)}
+
+    def _standing(self, board: list[int], cube: engine.Cube) -> float:
+        """The equity of the board as it stands, the opponent to roll (no legal play), at
+        LUCK_PLIES: a forced decision, judged without a search."""
+        equity: float = engine.analyzer(LUCK_PLIES).post_move_analytics(
+            board, cube.owner, cube.value, **_jacoby_off(cube)).cubeful_equity
+        return equity
 
     # --- the cube ---
 
-    def _offer(self, doubler: int) -> _Offer:
+    def _offer(self, doubler: int, plies: int) -> _Offer:
         cube = self._cube(doubler)
-        action = self.analyzer.cube_action(engine.board_of(self._seen_by(doubler)), cube.value,
-                                           cube.owner, beaver=False, **cube.options)
+        board = engine.board_of(self._seen_by(doubler))
+        if plies == CHEAPEST_PLIES and not self.post_crawford:
+            # cube_action's 1-ply formula, without its reloading the networks (25 ms a call).
+            action = engine.cube_equities(board, cube, plies)
+        else:
+            action = engine.analyzer(plies).cube_action(board, cube.value, cube.owner,
+                                                        beaver=False, **cube.options)
         return _Offer(doubler, action.equity_nd, action.equity_dt, action.equity_dp)
 
+    def _settled_offer(self, player: int) -> _Offer | None:
+        """The cube on the bare network when it settles a no double (the search's margin),
+        else None. Not post-Crawford, where the trailer's double is never clear there."""
+        margin = self.search.settled_no_double
+        if self.plies == CHEAPEST_PLIES or margin is None or self.post_crawford:
+            return None
+        offer = self._offer(player, CHEAPEST_PLIES)
+        return offer if offer.no_double - self._answered(offer, 0) > margin else None
+
     def _no_double(self, number: int, player: int) -> Decision:
-        offer = self._offer(player)
+        offer = self._settled_offer(player) or self._offer(player, self.plies)
         doubled = self._answered(offer, 0)
         optimal = max(offer.no_double, doubled)
         return self._decision(

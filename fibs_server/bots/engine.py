@@ -76,6 +76,13 @@ def analyzer(plies: int) -> BgBotAnalyzer:
     return BgBotAnalyzer(eval_level=f"{plies}ply", parallel_threads=1)
 
 
+def bare_network(plies: int) -> tuple[Any, Any]:
+    """`analyzer(plies)`'s bare network (1-ply, exact in bear-offs) and its bear-off
+    database, for bgbot_cpp's calls that take them."""
+    inner = analyzer(plies)._analyzer._inner
+    return inner._strategy_1ply, inner._bearoff_db
+
+
 @dataclasses.dataclass(frozen=True)
 class Cube:
     """The cube and the score as bgsage takes them, from one side."""
@@ -206,15 +213,21 @@ def _turned_round(probabilities: Probabilities) -> Probabilities:
     return Probabilities.from_list(invert_probs(probabilities.to_list()))
 
 
-def cube_margins(board: list[int], cube: Cube, plies: int) -> tuple[float, float]:
-    """For the side on roll: how much doubling gains over playing on, and how much taking
-    gains the opponent over dropping (in cubeful equity; negative: the other choice)."""
+def cube_equities(board: list[int], cube: Cube, plies: int) -> Any:
+    """No double, double/take and double/pass for the side on roll (`equity_nd`, `equity_dt`,
+    `equity_dp`): bgsage's 1-ply formula on the chances at `plies`; at 1-ply the same as
+    `cube_action` except post-Crawford (module docstring)."""
     probabilities = _pre_roll_probabilities(board, cube, plies).to_list()
     cube_life = bgbot_cpp.cube_efficiency(probabilities, bgbot_cpp.is_race(board),
                                           *bgbot_cpp.pip_counts(board))
-    equities = bgbot_cpp.cube_decision_1ply(probabilities, cube.value, _CPP_OWNER[cube.owner],
-                                            cube_life, *cube.away, cube.is_crawford,
-                                            jacoby=False)
+    return bgbot_cpp.cube_decision_1ply(probabilities, cube.value, _CPP_OWNER[cube.owner],
+                                        cube_life, *cube.away, cube.is_crawford, jacoby=False)
+
+
+def cube_margins(board: list[int], cube: Cube, plies: int) -> tuple[float, float]:
+    """For the side on roll: how much doubling gains over playing on, and how much taking
+    gains the opponent over dropping (in cubeful equity; negative: the other choice)."""
+    equities = cube_equities(board, cube, plies)
     no_double, take, drop = equities.equity_nd, equities.equity_dt, equities.equity_dp
     return min(take, drop) - no_double, drop - take
 

@@ -9,13 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fibs_server.bots import EXPERT, INTERMEDIATE
+from fibs_server.bots import BEGINNER, EXPERT, INTERMEDIATE
 from fibs_server.bots.analysis import (
     BAD,
     CHEAPEST_PLIES,
     CUBE_KINDS,
     DEFAULT_PLIES,
     DOUBTFUL,
+    EXHAUSTIVE,
+    GNUBG_FILTER,
     VERY_BAD,
     Decision,
     Kind,
@@ -75,6 +77,33 @@ def test_the_expert_bot_is_marked_as_below_what_its_own_depth_can_see():
     assert (f"bot_expert's error rate is below the judge's resolution (2.0 mEMG): "
             f"{analysis_texts.UNSEEN}.") in text
     assert "someone's error rate" not in text
+
+
+# About 11 s of CPU: the exhaustive search is the expensive half.
+@pytest.mark.parametrize("length, seed", [(3, 1), (5, 2)])
+def test_the_filtered_search_finds_what_every_play_in_full_depth_finds(length, seed):
+    """gnubg's filter (the plays the bare network ranks best, and the play made, in full
+    depth; clear no doubles settled on the bare network) against every play and every cube
+    decision in full depth, at the default level: the same mark and count of each decision,
+    the same best play but for a rare one the filter did not keep (worth less than a
+    doubtful play's error), and the same error rates within noise."""
+    match = Match(length, SeededDice(seed))
+    play_bots(match, (BEGINNER, INTERMEDIATE), random.Random(seed))
+    filtered = analyse_match(match, DEFAULT_PLIES, GNUBG_FILTER)
+    exhaustive = analyse_match(match, DEFAULT_PLIES, EXHAUSTIVE)
+    assert sum(d.counted and d.kind in CUBE_KINDS for d in exhaustive.decisions) >= 3
+    other_best = 0
+    for searched, full in zip(filtered.decisions, exhaustive.decisions, strict=True):
+        assert (searched.kind, searched.played, searched.forced) == (
+            full.kind, full.played, full.forced)
+        assert (searched.skill, searched.counted) == (full.skill, full.counted), full
+        assert searched.error == pytest.approx(full.error, abs=DOUBTFUL), full
+        other_best += searched.best != full.best
+    assert other_best <= len(exhaustive.decisions) / 50
+    for searched_player, full_player in zip(filtered.players, exhaustive.players, strict=True):
+        assert searched_player.unforced_decisions == full_player.unforced_decisions
+        assert searched_player.error_rate == pytest.approx(full_player.error_rate, abs=0.5)
+    assert filtered.move_filter != exhaustive.move_filter
 
 
 def test_every_roll_of_both_players_is_a_move_decision(bot_match_analysis):
