@@ -88,7 +88,8 @@ def longest_import_chain() -> list[str]:
         below = [chain_from(imported) for imported in sorted(graph[module])]
         return (module, *(max(below, key=len) if below else ()))
 
-    return list(max((chain_from(module) for module in sorted(graph)), key=len, default=()))
+    chains = [chain_from(module) for module in sorted(graph)]
+    return list(max(chains, key=len)) if chains else []
 
 
 def is_command_module(module: str) -> bool:
