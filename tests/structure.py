@@ -89,7 +89,7 @@ def longest_import_chain() -> list[str]:
         return (module, *(max(below, key=len) if below else ()))
 
     chains = [chain_from(module) for module in sorted(graph)]
-    return list(max(chains, key=len)) if chains else []
+    return list(max(chains, key=lambda chain: len(chain))) if chains else []
 
 
 def is_command_module(module: str) -> bool:
