@@ -88,8 +88,9 @@ def longest_import_chain() -> list[str]:
         below = [chain_from(imported) for imported in sorted(graph[module])]
         return (module, *(max(below, key=len) if below else ()))
 
-    chains = [chain_from(module) for module in sorted(graph)]
-    return list(max(chains, key=lambda chain: len(chain))) if chains else []
+    chains: list[tuple[str, ...]] = [chain_from(module) for module in sorted(graph)]
+    longest: tuple[str, ...] = max(chains, key=len) if chains else ()
+    return list(longest)
 
 
 def is_command_module(module: str) -> bool:
