@@ -7,11 +7,10 @@ from __future__ import annotations
 from fibs_server.lobby.analysis_queue import NOTICE_SETTING, AnalysisQueue, readable
 from fibs_server.lobby.analysis_records import AnalysisRecords, Outcome
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.fair_commands import LARGEST_ID
+from fibs_server.lobby.common import LARGEST_ID, store_setting
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
-from fibs_server.lobby.user_commands import store_setting
 from fibs_server.protocol import analysis_texts
 from fibs_server.protocol.commands import Command, HeavyRead
 

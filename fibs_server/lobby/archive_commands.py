@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 import datetime
 
-from fibs_server.lobby import user_commands
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.common import match_counts
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.session import Session
@@ -114,7 +114,7 @@ async def history(lobby: Lobby, session: Session, command: Command) -> None:
             return
         name = account.name
     records = await lobby.matches.finished_matches(name, HISTORY_ROWS)
-    saved, abandoned = await user_commands.match_counts(lobby, name)
+    saved, abandoned = await match_counts(lobby, name)
     analysed = (set() if lobby.analyses is None else
                 await lobby.analyses.analysed_among([record.match_id for record in records]))
     session.send_lines(info.history(

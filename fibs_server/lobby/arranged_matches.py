@@ -19,13 +19,13 @@ import dataclasses
 import logging
 from typing import Any
 
-from fibs_server.lobby.bot_players import BOT_CLIENT
+from fibs_server.lobby import match_play
 from fibs_server.lobby.bus import ArrangedLetter, JoinArranged, MatchArranged
 from fibs_server.lobby.directory import RemoteUser
-from fibs_server.lobby.game_commands import play_invitation
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation, RunningMatch
 from fibs_server.lobby.session import Session
+from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.rules.variants import MatchRules, Variant
 
@@ -93,7 +93,7 @@ async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> Runni
             return None
         lobby.match_table.withdraw(inviter.name, accepted_by=invitee.name)
         lobby.match_table.withdraw(invitee.name)
-        await play_invitation(lobby, invitation, inviter, invitee)
+        await match_play.play_invitation(lobby, invitation, inviter, invitee)
         return lobby.match_table.match_of(inviter)
     home = free_elsewhere(lobby, invitation.invitee)
     if home is not None and not inviter.is_bot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from fibs_server.lobby import match_play
 from fibs_server.lobby.bot_players import BotPlayers
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.game_commands import MatchLength, parse_length, too_long_for
+from fibs_server.lobby.common import MatchLength, parse_length, too_long_for
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import game_texts, texts

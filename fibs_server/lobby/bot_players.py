@@ -27,6 +27,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.metrics import BOT_DECISION_SECONDS
 from fibs_server.lobby.session import Session, Stage
 from fibs_server.protocol import texts
+from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match
@@ -34,7 +35,6 @@ from fibs_server.rules.match import Match
 log = logging.getLogger(__name__)
 
 BOT_HOST = "localhost"
-BOT_CLIENT = "fibs_server-bot"
 INVITED = re.compile(r"Type 'join (\S+)' to accept\.")
 
 

@@ -7,8 +7,9 @@ import logging
 
 from fibs_server.lobby import match_play
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.common import LARGEST_ID
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.match_records import MatchRecord, StaleMatchOwner
+from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.running_match import RunningMatch
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import fair_texts, game_texts
@@ -27,8 +28,7 @@ log = logging.getLogger(__name__)
 
 table = CommandTable()
 
-ABANDONMENT_CHECK_SECONDS = 3600.0  # how often matches left too long are looked for
-LARGEST_ID = 2**31 - 1  # of matches.id (an INTEGER)
+
 
 
 # --- fairdice ----------------------------------------------------------------------------------
@@ -123,32 +123,3 @@ async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
     server = DiceStatistics.of(await lobby.matches.roll_tally(None))
     own = DiceStatistics.of(await lobby.matches.roll_tally(session.name))
     session.send_lines(fair_texts.dicetest(session.name, server, own))
-
-
-# --- matches left unfinished -------------------------------------------------------------------
-
-async def close_abandoned(lobby: Lobby) -> int:
-    """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
-    player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
-    stayed wins a match of some length, rated. Returns how many were closed."""
-    before = int(lobby.config.wall_clock() - lobby.config.abandon_after)
-    playing = {running.match_id for running in lobby.match_table.running_matches()}
-    closed = 0
-    for record in await lobby.matches.idle_matches(before):
-        if record.match_id in playing:
-            continue
-        names = (record.player_a, record.player_b)
-        if lobby.config.forfeit_abandoned and record.left_by in names and record.length:
-            # Nobody plays it now to be told of it.
-            closed += await match_play.forfeit_saved(
-                lobby, record.match_id, names, names.index(record.left_by), None,
-                abandoned=True) is True
-        else:
-            try:  # only if no node has claimed it since it was read
-                await lobby.matches.finish_match(record.match_id, record.state, None, [],
-                                                 abandoned=True, epoch=record.owner_epoch)
-            except StaleMatchOwner:
-                continue  # resumed meanwhile, on another node
-            closed += 1
-    return closed
-

@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
-from typing import Literal
 
 from fibs_server.lobby import match_play
 from fibs_server.lobby.bus import notice
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.common import (
+    MAX_MATCH_LENGTH,
+    not_free_to_play,
+    parse_length,
+    too_long_for,
+    too_long_with,
+)
 from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.running_match import Invitation
@@ -25,23 +31,9 @@ from fibs_server.rules.refusals import Refusal
 
 table = CommandTable()
 
-MAX_MATCH_LENGTH = 99
-LONG_MATCH = 9  # longer matches need a rating-list player (experience above 50)
-RATED_EXPERIENCE = 50
 RESIGN_KINDS = {"n": WinKind.SINGLE, "normal": WinKind.SINGLE, "g": WinKind.GAMMON,
                 "gammon": WinKind.GAMMON, "b": WinKind.BACKGAMMON,
                 "backgammon": WinKind.BACKGAMMON}
-
-
-def too_long_for(session: Session, length: int | None) -> bool:
-    """Whether the match is over LONG_MATCH points and the user has no rating-list
-    experience (invitations and tables)."""
-    assert session.account is not None
-    return too_long_with(session.account.experience, length)
-
-
-def too_long_with(experience: int, length: int | None) -> bool:
-    return length is not None and length > LONG_MATCH and experience <= RATED_EXPERIENCE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,15 +57,6 @@ class Invitee:
         # Their gags are theirs to check where they are: an invitation is a notice there.
         return cls(user.name, user.name.startswith(texts.VISITOR_PREFIX),
                    user.info.opponent is not None, user.info.ready, user.info.experience, ())
-
-
-def not_free_to_play(lobby: Lobby, session: Session) -> str | None:
-    """Why the user may not offer a match now (an invitation, a table); None: they may."""
-    if lobby.match_table.busy(session):
-        return game_texts.TWO_GAMES_AT_ONCE
-    if not session.toggle("ready"):
-        return game_texts.TOGGLE_READY_FIRST
-    return None
 
 
 def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
@@ -182,19 +165,6 @@ def _tell_invited(lobby: Lobby, inviter: Session, target: Invitee, lines: list[s
         lobby.tell([target.name], notice(lines, message, ring=True))
 
 
-# A match length as typed: a number of points, or an unlimited match.
-MatchLength = int | Literal["unlimited"]
-
-
-def parse_length(word: str) -> MatchLength | None:
-    """A match length: a number 1..MAX_MATCH_LENGTH or 'unlimited'; None if neither."""
-    if "unlimited".startswith(word.lower()) and len(word) >= 2:
-        return "unlimited"
-    if word.isdigit() and 1 <= int(word) <= MAX_MATCH_LENGTH:
-        return int(word)
-    return None
-
-
 @table.command("join", forwarded=Forwarding.HOST_WITHOUT_ARGUMENTS)
 async def join(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
@@ -231,25 +201,7 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         return
     lobby.match_table.withdraw(inviter.name, accepted_by=session.name)
     lobby.match_table.withdraw(session.name)
-    await play_invitation(lobby, invitation, inviter, session)
-
-
-async def play_invitation(lobby: Lobby, invitation: Invitation, inviter: Session,
-                          joiner: Session) -> None:
-    """`inviter`'s invitation accepted (`join`, or `sit` at a table): its match starts, or
-    resumes."""
-    # Both are taken from here on (before the first await): a second `join` at the same
-    # moment must not put either of them in a second match. A bot plays any number.
-    people = [s.name for s in (inviter, joiner) if not s.is_bot]
-    with lobby.match_table.starting(people) as claimed:
-        if not claimed:
-            joiner.send_line(game_texts.already_playing(inviter.name))
-        elif invitation.resume:
-            await match_play.resume_match(lobby, inviter, joiner)
-        else:
-            await match_play.start_match(
-                lobby, inviter, joiner, invitation.length, terms=invitation.terms,
-                unrated=None if invitation.terms.rated else "asked")
+    await match_play.play_invitation(lobby, invitation, inviter, session)
 
 
 @table.command("roll", short_forms=("r",), forwarded=Forwarding.HOST)

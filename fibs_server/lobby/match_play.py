@@ -32,7 +32,13 @@ from fibs_server.lobby.match_records import (
     RatingUpdate,
     StaleMatchOwner,
 )
-from fibs_server.lobby.running_match import RunningMatch, Snapshot, automatic_play, new_match
+from fibs_server.lobby.running_match import (
+    Invitation,
+    RunningMatch,
+    Snapshot,
+    automatic_play,
+    new_match,
+)
 from fibs_server.lobby.session import Session
 from fibs_server.protocol import (
     clock_texts,
@@ -388,6 +394,24 @@ def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
     return False
 
 
+async def play_invitation(lobby: Lobby, invitation: Invitation, inviter: Session,
+                          joiner: Session) -> None:
+    """`inviter`'s invitation accepted (`join`, or `sit` at a table): its match starts, or
+    resumes."""
+    # Both are taken from here on (before the first await): a second `join` at the same
+    # moment must not put either of them in a second match. A bot plays any number.
+    people = [s.name for s in (inviter, joiner) if not s.is_bot]
+    with lobby.match_table.starting(people) as claimed:
+        if not claimed:
+            joiner.send_line(game_texts.already_playing(inviter.name))
+        elif invitation.resume:
+            await resume_match(lobby, inviter, joiner)
+        else:
+            await start_match(
+                lobby, inviter, joiner, invitation.length, terms=invitation.terms,
+                unrated=None if invitation.terms.rated else "asked")
+
+
 async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
                       length: int | None, unrated: str | None = None,
                       terms: MatchTerms = MatchTerms()) -> None:
@@ -648,6 +672,34 @@ def show_taken_over_match(running: RunningMatch, session: Session) -> None:
             and match.resignation is None:
         session.send_line(ROLL_OR_DOUBLE)
     remind(running, (index,))
+
+
+# --- matches left unfinished ---------------------------------------------------------------------
+
+async def close_abandoned(lobby: Lobby) -> int:
+    """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
+    player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
+    stayed wins a match of some length, rated. Returns how many were closed."""
+    before = int(lobby.config.wall_clock() - lobby.config.abandon_after)
+    playing = {running.match_id for running in lobby.match_table.running_matches()}
+    closed = 0
+    for record in await lobby.matches.idle_matches(before):
+        if record.match_id in playing:
+            continue
+        names = (record.player_a, record.player_b)
+        if lobby.config.forfeit_abandoned and record.left_by in names and record.length:
+            # Nobody plays it now to be told of it.
+            closed += await forfeit_saved(
+                lobby, record.match_id, names, names.index(record.left_by), None,
+                abandoned=True) is True
+        else:
+            try:  # only if no node has claimed it since it was read
+                await lobby.matches.finish_match(record.match_id, record.state, None, [],
+                                                 abandoned=True, epoch=record.owner_epoch)
+            except StaleMatchOwner:
+                continue  # resumed meanwhile, on another node
+            closed += 1
+    return closed
 
 
 # --- parting: the match stops running here and stays saved ---------------------------------------

@@ -5,9 +5,9 @@ from __future__ import annotations
 import importlib.metadata
 
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.common import aware_time
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
-from fibs_server.lobby.user_commands import aware_time
 from fibs_server.protocol import info, server_texts, texts
 from fibs_server.protocol.commands import Command
 

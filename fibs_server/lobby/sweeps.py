@@ -1,6 +1,6 @@
 """The periodic sweeps over the database: timed matches left on a node that stopped or died
 get their grace period (`MatchClocks.resume_graces`), and matches left unfinished too long are
-closed (`fair_commands.close_abandoned`). One node of a lobby runs them: the holder of the
+closed (`match_play.close_abandoned`). One node of a lobby runs them: the holder of the
 `sweeps` lease (docs/NODES.md, "Leases"); on one node, that node, from its start.
 
 A running match's turn clock, the grace of a match left on this node and the expiry of an
@@ -12,11 +12,13 @@ import asyncio
 import contextlib
 import logging
 
-from fibs_server.lobby.fair_commands import ABANDONMENT_CHECK_SECONDS, close_abandoned
+from fibs_server.lobby import match_play
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.turn_clock import MatchClocks
 
 log = logging.getLogger(__name__)
+
+ABANDONMENT_CHECK_SECONDS = 3600.0  # how often matches left too long are looked for
 
 
 class DatabaseSweeps:
@@ -51,7 +53,7 @@ class DatabaseSweeps:
 
     async def _close_abandoned(self) -> None:
         try:
-            closed = await close_abandoned(self.lobby)
+            closed = await match_play.close_abandoned(self.lobby)
             if closed:
                 log.info("closed %d abandoned matches", closed)
         except Exception:

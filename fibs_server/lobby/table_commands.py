@@ -1,15 +1,15 @@
 """Open tables: `table <n> [rules] [clock] [private]` offers a match to whoever sits first, `sit
-<code>` takes the free seat, `table close`; `show tables` (user_commands) lists them. A
+<code>` takes the free seat, `table close`; `show tables` (user_commands, with `common.show_tables`) lists them. A
 match started at a table is a joined invitation of its creator's: the same path, texts,
-boards and CLIP lines (game_commands.play_invitation)."""
+boards and CLIP lines (`match_play.play_invitation`)."""
 from __future__ import annotations
 
+from fibs_server.lobby import match_play
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.game_commands import (
+from fibs_server.lobby.common import (
     MAX_MATCH_LENGTH,
     not_free_to_play,
     parse_length,
-    play_invitation,
     too_long_for,
 )
 from fibs_server.lobby.lobby import Lobby
@@ -110,7 +110,7 @@ async def sit(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(refusal)
         return
     tables.close(creator.name)
-    await play_invitation(lobby, Invitation(creator.name, session.name, chosen.length,
+    await match_play.play_invitation(lobby, Invitation(creator.name, session.name, chosen.length,
                                             terms=chosen.terms), creator, session)
 
 
@@ -125,11 +125,3 @@ def _refusal(lobby: Lobby, sitter: Session, creator: Session, chosen: OpenTable)
     if too_long_for(sitter, chosen.length):
         return game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
     return None
-
-
-def show_tables(lobby: Lobby, session: Session) -> None:
-    """`show tables`: the public tables, the oldest first."""
-    rows = [table_texts.TableRow(t.code, t.creator, t.length, t.terms)
-            for t in lobby.match_table.open_tables.public()]
-    session.send_lines(table_texts.tables_list(rows))
-    session.send_event(web_events.tables(rows))

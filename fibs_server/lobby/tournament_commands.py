@@ -8,7 +8,7 @@ from __future__ import annotations
 from fibs_server.lobby.bot_players import BotPlayers
 from fibs_server.lobby.bus import TOURNAMENT_NOTICE_SETTING, notice
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.fair_commands import LARGEST_ID
+from fibs_server.lobby.common import LARGEST_ID, store_setting
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
 from fibs_server.lobby.tournament_news import listed, shown, tell_pages
@@ -19,7 +19,6 @@ from fibs_server.lobby.tournament_records import (
     TournamentRecords,
     TournamentSpec,
 )
-from fibs_server.lobby.user_commands import store_setting
 from fibs_server.protocol import texts, tournament_texts, web_events
 from fibs_server.protocol.commands import Command, HeavyRead
 from fibs_server.protocol.tournament_options import OptionError, parse_create

@@ -2,15 +2,20 @@
 time, motd, help, away/back, address, password, bye, wave."""
 from __future__ import annotations
 
-import datetime
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
-from fibs_server.lobby import match_play, table_commands
+from fibs_server.lobby import match_play
 from fibs_server.lobby.bus import notice
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.common import (
+    aware_time,
+    match_counts,
+    show_tables,
+    undone_unless_stored,
+)
 from fibs_server.lobby.directory import RemoteUser
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.session import Session
@@ -25,13 +30,6 @@ RATED_MIN_EXPERIENCE = 51  # FIBS lists players with experience above 50
 RATINGS_DEFAULT_ROWS = 20
 RATINGS_MAX_ROWS = 100
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-
-
-def aware_time(timestamp: int | None) -> datetime.datetime | None:
-    """A stored Unix time as an aware UTC datetime (None stays None)."""
-    if timestamp is None:
-        return None
-    return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
 
 
 # --- who -----------------------------------------------------------------------------------
@@ -135,44 +133,7 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(info.whois(facts, session.setting("timezone"), session.sees_extensions))
 
 
-async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
-    """(saved matches waiting, matches abandoned) of the player `name`: an unfinished match
-    being played now is not waiting."""
-    unfinished, abandoned = await lobby.matches.match_counts(name)
-    online = lobby.online.get(name.lower())
-    if online is None:
-        return unfinished, abandoned
-    elsewhere = online.seated_elsewhere
-    if elsewhere is not None:  # their match runs on another node, stored unless a visitor's
-        being_played = elsewhere.playing and not lobby.is_visitor(online)
-    else:
-        running = lobby.match_table.match_of(online)
-        being_played = running is not None and running.stored
-    return unfinished - int(being_played), abandoned
-
-
 # --- toggle and set --------------------------------------------------------------------------
-
-async def undone_unless_stored(values: dict, before: dict, storing: Awaitable[None]) -> None:
-    """Await `storing` the new `values`; if it fails, put `values` back as they were `before`
-    (and let the failure be answered), so that memory never keeps what the store refused."""
-    try:
-        await storing
-    except Exception:
-        values.clear()
-        values.update(before)
-        raise
-
-
-async def store_setting(lobby: Lobby, session: Session, key: str, value: str) -> None:
-    """One of the session's account settings changed and stored (put back if it cannot be)."""
-    account = session.account
-    assert account is not None
-    before = dict(account.settings)
-    account.settings[key] = value
-    await undone_unless_stored(account.settings, before, lobby.accounts.update_account(
-        account.name, settings=dict(account.settings)))
-
 
 @table.command("toggle", short_forms=("to",), forwarded=Forwarding.COPIED)
 async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
@@ -300,7 +261,7 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
     elif what == "max":
         session.send_line(info.max_logins(lobby.most_online))
     elif what == "tables":
-        table_commands.show_tables(lobby, session)
+        show_tables(lobby, session)
     else:
         session.send_line(info.cannot_show(word))
 

@@ -34,7 +34,7 @@ from typing import Any, overload
 from aiohttp import web
 
 from fibs_server.lobby.analysis_queue import readable
-from fibs_server.lobby.fair_commands import LARGEST_ID
+from fibs_server.lobby.common import LARGEST_ID
 from fibs_server.lobby.match_records import MatchRecord
 from fibs_server.lobby.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from fibs_server.lobby.public_reads import dice_statistics, match_games

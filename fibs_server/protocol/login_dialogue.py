@@ -42,6 +42,8 @@ TELNET = Client()
 # The browser page (fibs_server/web): a CLIP client from its first line, whichever way it logs
 # in, registers or plays as a visitor, since it reads numbered lines and `board:` lines only.
 WEB_PAGE = Client(clip=True, prompts=False, name="web")
+# The client name the server's own bots give (lobby/bot_players.py): who is a bot, on any node.
+BOT_CLIENT = "fibs_server-bot"
 
 
 class NotChecked(enum.Enum):

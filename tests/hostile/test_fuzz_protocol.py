@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fibs_server.lobby.game_commands import parse_length
+from fibs_server.lobby.common import parse_length
 from fibs_server.net import limits
 from fibs_server.net.limits import wire_bytes
 from fibs_server.net.telnet import READ_CHUNK, LineSplitter, clean_line

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from fibs_server.lobby import fair_commands, game_commands, match_play, user_commands
+from fibs_server.lobby import game_commands, match_play, user_commands
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.passwords import PasswordHasher
 from fibs_server.lobby.session import Session
@@ -140,6 +140,6 @@ async def test_an_abandonment_check_closes_no_match_claimed_since_it_read_it(two
             await b.matches.claim_match(record.match_id)
         return records
     a.matches.idle_matches = resumed_on_b_meanwhile  # type: ignore[method-assign]
-    assert await fair_commands.close_abandoned(a) == 0
+    assert await match_play.close_abandoned(a) == 0
     record = await b.matches.running_match("alice", "bob")
     assert record is not None and not record.finished and not record.abandoned
