@@ -4,8 +4,9 @@
   (`__init__.py` aside), the largest first.
 - The longest import chain in the lobby: the most lobby modules on one path of the lobby's
   import graph, where an edge is any import of one lobby module by another, at module level or
-  inside a function (`from package import module` imports the module). The graph has no
-  circle (tests/test_layers.py proves it), so the longest path is well defined.
+  inside a function (`from package import module` imports the module), an import under
+  `if TYPE_CHECKING:` aside. The graph has no circle (tests/test_layers.py proves it), so the
+  longest path is well defined.
 - Command modules that import command modules, and other lobby modules that import command
   modules: a command module is one whose name ends in `_commands`; `common` and the registry
   `command_table` are what they may share.
@@ -54,12 +55,22 @@ def lobby_folders() -> set[Path]:
     return {path.parent for name, path in modules().items() if name.startswith(LOBBY + ".")}
 
 
+@cache
+def only_for_types(module: str) -> set[ast.AST]:
+    """The nodes under `if TYPE_CHECKING:` in a module (no import there runs)."""
+    return {inner for node in ast.walk(tree_of(modules()[module]))
+            if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+            for statement in node.body for inner in ast.walk(statement)}
+
+
 def imported_modules(module: str) -> set[str]:
     """The modules of ours `module` imports, anywhere in its file."""
     path = modules()[module]
     known = {name.removesuffix(".__init__"): name for name in modules()}
     found: set[str] = set()
     for node in ast.walk(tree_of(path)):
+        if node in only_for_types(module):
+            continue
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]

@@ -25,9 +25,9 @@ import bgbot_cpp
 from bgsage import can_double_match
 
 from fibs_server.rules import events as ev
+from fibs_server.rules.board.notation import Colour, format_play
+from fibs_server.rules.board.position import Position
 from fibs_server.rules.match import Match, Phase
-from fibs_server.rules.notation import Colour, format_play
-from fibs_server.rules.position import Position
 from fibs_server.rules.variants import Variant
 
 from . import engine

@@ -7,9 +7,9 @@ import json
 import re
 import time
 
-from fibs_server.lobby import match_play
-from fibs_server.lobby.running_match import RunningMatch
-from fibs_server.lobby.turn_clock import RETRY_SECONDS
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play.running_match import RunningMatch
+from fibs_server.lobby.play.turn_clock import RETRY_SECONDS
 from tests.durability.test_store_failures import failing_updates
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
 from tests.e2e.test_timers import harness, ring, timed_match_left_by_bob, watched_by_carol  # noqa: F401 (a fixture)

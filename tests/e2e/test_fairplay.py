@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.pool import NullPool
 
-from fibs_server.lobby import match_play
+from fibs_server.lobby.play import match_play
 from fibs_server.rules.dice import PlayerSalt, VerifiableDice, verifiable_pair
 from fibs_server.store import create_database_engine
 from fibs_server.store.models import MatchRow

@@ -8,11 +8,13 @@ import json
 
 import pytest
 
-from fibs_server.lobby import game_commands, match_play, user_commands
+from fibs_server.lobby.commands import game_commands, user_commands
+from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.session import Session
-from fibs_server.protocol import game_texts, texts
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.presence.session import Session
+from fibs_server.protocol import texts
+from fibs_server.protocol.wording import game_texts
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Phase
 from fibs_server.store import SqlStore, upgrade_database_async

@@ -9,7 +9,7 @@ import re
 
 from playwright.async_api import Page, expect
 
-from fibs_server.lobby.common import RATED_EXPERIENCE
+from fibs_server.lobby.commands.common import RATED_EXPERIENCE
 from tests.web.test_browser import log_in, open_page, opens_a_table, register, said, who_row
 
 # Tones counted, not played: the page's sounds.js makes them with the Web Audio API.
