@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fibs_server.lobby.play import match_play  # noqa: E402
 from fibs_server.lobby.nodes.bus import notice  # noqa: E402
+from fibs_server.lobby.play import match_play  # noqa: E402
 from fibs_server.lobby.ports.accounts import Account  # noqa: E402
 from fibs_server.lobby.presence.session import Session  # noqa: E402
 from fibs_server.net.telnet import OutputBatcher, QueuedConnection  # noqa: E402
