@@ -33,7 +33,7 @@ from fibs_server.bots.analysis import (  # noqa: E402
     analyse_match,
 )
 from fibs_server.bots.brain import LEVELS, Level  # noqa: E402
-from fibs_server.protocol.matfile import mat_games, write_mat  # noqa: E402
+from fibs_server.protocol.views.matfile import mat_games, write_mat  # noqa: E402
 from fibs_server.rules.dice import SeededDice  # noqa: E402
 from fibs_server.rules.match import Match  # noqa: E402
 from tests.bots.helpers import play_bots  # noqa: E402

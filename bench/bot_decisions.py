@@ -44,7 +44,7 @@ from fibs_server.bots import (  # noqa: E402  # noqa: E402
     engine,
     situation_for,
 )
-from fibs_server.lobby.bot_players import BotConfig  # noqa: E402
+from fibs_server.lobby.services.bot_players import BotConfig  # noqa: E402
 from fibs_server.rules import Match, Phase, Position, SeededDice  # noqa: E402
 
 MATCH_LENGTH = 5

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests.*
 from fibs_server.bots import Level  # noqa: E402
 from fibs_server.bots.analysis import rating_words  # noqa: E402
 from fibs_server.bots.brain import LEVELS  # noqa: E402
-from fibs_server.protocol.matfile import mat_games, write_mat  # noqa: E402
+from fibs_server.protocol.views.matfile import mat_games, write_mat  # noqa: E402
 from fibs_server.rules.dice import SeededDice  # noqa: E402
 from fibs_server.rules.match import Match  # noqa: E402
 from tests.bots.helpers import play_bots  # noqa: E402

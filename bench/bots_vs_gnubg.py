@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for bench.*, 
 from bench.analysis_vs_gnubg import judged  # noqa: E402
 from fibs_server.app import FibsServer, ServerConfig  # noqa: E402
 from fibs_server.bots.analysis import DEFAULT_PLIES, performance_rating, rating_words  # noqa: E402
-from fibs_server.lobby.bot_players import BotConfig  # noqa: E402
-from fibs_server.lobby.match_records import MatchRecord  # noqa: E402
+from fibs_server.lobby.ports.match_records import MatchRecord  # noqa: E402
+from fibs_server.lobby.services.bot_players import BotConfig  # noqa: E402
 from fibs_server.rules.dice import ScriptedDice  # noqa: E402
 from fibs_server.rules.match import Match  # noqa: E402
 from tests.gnubg_analysis import Comparison  # noqa: E402

@@ -16,7 +16,7 @@ import statistics
 import time
 import uuid
 
-from fibs_server.lobby.bus import Letter, Presence, Said
+from fibs_server.lobby.nodes.bus import Letter, Presence, Said
 from fibs_server.net.redis_bus import Envelope, RedisBus, encode_envelope
 from fibs_server.protocol.clip import WhoInfo
 

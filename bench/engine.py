@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from fibs_server.rules import Colour, Position, format_play, parse_move
-from fibs_server.rules.position import LegalResults
+from fibs_server.rules.board.position import LegalResults
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the oracle in tests/rules
 from tests.rules.reference_plays import reference_legal_plays  # noqa: E402

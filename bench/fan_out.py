@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fibs_server.lobby import match_play  # noqa: E402
-from fibs_server.lobby.accounts import Account  # noqa: E402
-from fibs_server.lobby.bus import notice  # noqa: E402
-from fibs_server.lobby.session import Session  # noqa: E402
+from fibs_server.lobby.nodes.bus import notice  # noqa: E402
+from fibs_server.lobby.play import match_play  # noqa: E402
+from fibs_server.lobby.ports.accounts import Account  # noqa: E402
+from fibs_server.lobby.presence.session import Session  # noqa: E402
 from fibs_server.net.telnet import OutputBatcher, QueuedConnection  # noqa: E402
 from fibs_server.rules.events import WinKind  # noqa: E402
 from tests.lobby.recording import recording_lobby  # noqa: E402

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))  # for tests.e2e.bot, the engine-driven CLIP bot
 
-from fibs_server.lobby.bot_players import BotConfig  # noqa: E402
+from fibs_server.lobby.services.bot_players import BotConfig  # noqa: E402
 
 PASSWORD = "secret"
 CLIENT_PROCESSES = 3
@@ -434,7 +434,7 @@ def create_accounts(database_url: str, names: list[str], rounds: int) -> None:
     import bcrypt
     from sqlalchemy.ext.asyncio import async_sessionmaker
 
-    from fibs_server.lobby.accounts import TOGGLE_DEFAULTS, Account
+    from fibs_server.lobby.ports.accounts import TOGGLE_DEFAULTS, Account
     from fibs_server.store import upgrade_database
     from fibs_server.store.database import create_database_engine
     from fibs_server.store.models import AccountRow, name_key
@@ -457,7 +457,7 @@ def queue_finished_matches(database_url: str, count: int) -> None:
     """`count` finished 3-point matches between the first two accounts (random legal play),
     each queued for analysis at the default level as the transaction finishing it does."""
     from fibs_server.bots.analysis import DEFAULT_PLIES
-    from fibs_server.lobby.analysis_records import QueueLimits
+    from fibs_server.lobby.ports.analysis_records import QueueLimits
     from fibs_server.store import SqlStore
     from tests.bots.test_analysis_lane import played_match
 

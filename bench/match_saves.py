@@ -28,7 +28,7 @@ from pathlib import Path
 import asyncpg
 from sqlalchemy import event
 
-from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.ports.accounts import Account
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase
 from fibs_server.store import SqlStore, upgrade_database_async

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from fibs_server.protocol import web_events
-from fibs_server.protocol.tournament_texts import Listed, Shown
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.wording.tournament_texts import Listed, Shown
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.e2e
 
-from fibs_server.lobby.tournament_records import TournamentSpec  # noqa: E402
+from fibs_server.lobby.ports.tournament_records import TournamentSpec  # noqa: E402
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms  # noqa: E402
 from tests.e2e.client import FibsClient  # noqa: E402
 from tests.e2e.conftest import ServerHarness  # noqa: E402

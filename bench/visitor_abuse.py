@@ -48,7 +48,8 @@ from load import (  # noqa: E402
 )
 
 sys.path.insert(0, str(REPOSITORY))
-from fibs_server.protocol import admin_texts, texts  # noqa: E402
+from fibs_server.protocol import texts  # noqa: E402
+from fibs_server.protocol.wording import admin_texts
 
 REPLY_TIMEOUT = 60.0
 BANNED = "127.0.0.2"

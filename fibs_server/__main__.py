@@ -19,17 +19,17 @@ from typing import Any, TypedDict
 from fibs_server.app import ServerConfig, serve
 from fibs_server.bots.pool import WorkerPriority
 from fibs_server.json_logs import JsonFormatter
-from fibs_server.lobby.analysis_queue import AnalysisConfig
-from fibs_server.lobby.analysis_records import QueueLimits
-from fibs_server.lobby.archive_commands import match_file
-from fibs_server.lobby.bot_players import BotConfig
-from fibs_server.lobby.leases import DEFAULT_LEASE_SECONDS
-from fibs_server.lobby.match_records import MatchRecord
-from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.commands.archive_commands import match_file
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.nodes.leases import DEFAULT_LEASE_SECONDS
+from fibs_server.lobby.ports.analysis_records import QueueLimits
+from fibs_server.lobby.ports.match_records import MatchRecord
+from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS
+from fibs_server.lobby.services.analysis_queue import AnalysisConfig
+from fibs_server.lobby.services.bot_players import BotConfig
 from fibs_server.net.http import LOOPBACK, Network, networks
 from fibs_server.net.limits import NetLimits
-from fibs_server.protocol import fair_texts
+from fibs_server.protocol.wording import fair_texts
 from fibs_server.rules.dice import (
     commitment_of,
     drawn_pairs,

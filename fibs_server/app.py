@@ -16,7 +16,8 @@ from aiohttp import web
 
 from fibs_server.bots import EXPERT, BotPool
 from fibs_server.bots.pool import AnalysisLane, WorkerPriority
-from fibs_server.lobby import (
+from fibs_server.lobby.clock import Clock, LoopClock
+from fibs_server.lobby.commands import (
     admin_commands,
     analysis_commands,
     archive_commands,
@@ -29,11 +30,18 @@ from fibs_server.lobby import (
     tournament_commands,
     user_commands,
 )
-from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
-from fibs_server.lobby.bot_players import BotConfig, BotPlayers
-from fibs_server.lobby.busy_hold import BusyHold
-from fibs_server.lobby.clock import Clock, LoopClock
-from fibs_server.lobby.leases import (
+from fibs_server.lobby.limits.busy_hold import BusyHold
+from fibs_server.lobby.limits.passwords import PasswordHasher
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.lobby import Lobby, LobbyConfig
+from fibs_server.lobby.metrics import (
+    BOT_DECISION_SECONDS,
+    COMMAND_SECONDS,
+    STORE_SECONDS,
+    exposition,
+    family,
+)
+from fibs_server.lobby.nodes.leases import (
     BOTS,
     DEFAULT_LEASE_SECONDS,
     SWEEPS,
@@ -44,20 +52,12 @@ from fibs_server.lobby.leases import (
     Leases,
     lease_families,
 )
-from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.metrics import (
-    BOT_DECISION_SECONDS,
-    COMMAND_SECONDS,
-    STORE_SECONDS,
-    exposition,
-    family,
-)
-from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS
-from fibs_server.lobby.sweeps import DatabaseSweeps
-from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.lobby.tournaments import TournamentDirector
-from fibs_server.lobby.turn_clock import MatchClocks, rules_of_thumb
+from fibs_server.lobby.play.turn_clock import MatchClocks, rules_of_thumb
+from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS
+from fibs_server.lobby.services.analysis_queue import AnalysisConfig, AnalysisQueue
+from fibs_server.lobby.services.bot_players import BotConfig, BotPlayers
+from fibs_server.lobby.services.sweeps import DatabaseSweeps
+from fibs_server.lobby.services.tournaments import TournamentDirector
 from fibs_server.net.http import (
     LOOPBACK,
     Network,

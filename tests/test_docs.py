@@ -3,9 +3,9 @@
 1. Every code reference in docs/*.md and README.md resolves. A reference is an inline code span
    (`...`, outside fenced blocks) that starts with a dotted name or a path, optionally followed
    by call arguments, an index or ` -> type` (`match_play.act`, `Match.roll(player)`,
-   `lobby/turn_clock.py`, `net/websocket.text_frame`). Which ones are checked:
+   `lobby/play/turn_clock.py`, `net/websocket.text_frame`). Which ones are checked:
    - a path with a `/` whose first part is `fibs_server`, `tests`, `bench`, `docs` or a
-     subpackage of fibs_server (`lobby/match_play.py`: under fibs_server/) must be a file or
+     subpackage of fibs_server (`lobby/play/match_play.py`: under fibs_server/) must be a file or
      folder of the repository; after a `.py`, a `.name` must be defined in that module;
    - a bare file name ending in `.py` must be a file somewhere in the repository;
    - a dotted name whose first part is `fibs_server`, a subpackage of it, or the name of one
@@ -236,7 +236,7 @@ def references() -> list[tuple[str, str]]:
 
 def test_the_rule_finds_references():
     targets = {target for _, target in references()}
-    assert {"match_play.act", "lobby/match_play.py", "Lobby.dispatch"} <= targets
+    assert {"match_play.act", "lobby/play/match_play.py", "Lobby.dispatch"} <= targets
     assert problem("match_play.act") is None
     assert problem("match_play.no_such_function") is not None
     assert problem("Lobby.no_such_method") is not None

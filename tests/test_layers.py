@@ -2,14 +2,18 @@
 < net, store < app. A lower layer importing a higher one fails here, in CI, not only in a
 local hook. `rules` imports nothing of ours outside itself, no I/O, and beside the standard
 library only bgsage's compiled legal-play generator. `gnubg_bot` is a client beside the
-server: the two import nothing of each other."""
+server: the two import nothing of each other. Inside the lobby, each folder (a wing) imports
+only the wings its concern rests on, and no folder of the package grows past twelve modules
+(the figures are tests/structure.py's)."""
 from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 import fibs_server
+from tests import structure
 
 PACKAGE = Path(fibs_server.__file__).parent
 LAYER = {"rules": 0, "protocol": 1, "bots": 2, "lobby": 3, "net": 4, "store": 4}
@@ -107,6 +111,7 @@ def test_the_check_sees_a_wrong_import(tmp_path):
     sample = PACKAGE / "rules" / "match.py"
     found = imports(sample)
     assert "fibs_server.rules.dice" in found  # `from .dice import ...`
+    assert "fibs_server.rules.board.position" in found  # `from .board.position import ...`
     assert layer_of("fibs_server.lobby.lobby") > layer_of("fibs_server.rules.match")
     assert layer_of("fibs_server.lobby.lobby") > layer_of("fibs_server.bots.brain")
 
@@ -156,3 +161,83 @@ def test_no_import_circle():
         if module not in state:
             walk(module, [module])
     assert not circles, circles
+
+
+# --- the lobby's wings (docs/ARCHITECTURE.md, "The lobby") ---------------------------------------
+
+LOBBY = "fibs_server.lobby"
+# What the command modules may share besides what lies below them: their helpers and the
+# registry.
+COMMANDS_SHARE = {f"{LOBBY}.commands.common", f"{LOBBY}.command_table"}
+
+
+def wing_of(module: str) -> str | None:
+    """The lobby folder a module of the lobby is in ("" for the lobby's own modules)."""
+    if not module.startswith(LOBBY + "."):
+        return None
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 else ""
+
+
+def lobby_imports(importer_wings: set[str], imported_wings: set[str],
+                  allowed: Collection[str] = ()) -> list[str]:
+    """"importer imports imported" for every import from one of `importer_wings` into one of
+    `imported_wings` (a module of `allowed` aside), by the import graph."""
+    return [f"{module} imports {imported}" for module, targets in sorted(import_graph().items())
+            if wing_of(module) in importer_wings for imported in sorted(targets)
+            if wing_of(imported) in imported_wings and imported not in allowed
+            and imported != module]
+
+
+def test_a_command_module_imports_no_other_but_the_shared_ones():
+    wrong = lobby_imports({"commands"}, {"commands"}, COMMANDS_SHARE)
+    assert not wrong, wrong
+
+
+def test_matches_and_services_import_no_command_module():
+    wrong = lobby_imports({"play", "services"}, {"commands"})
+    assert not wrong, wrong
+
+
+def test_nodes_limits_and_presence_import_neither_matches_nor_services():
+    wrong = lobby_imports({"nodes", "limits", "presence"}, {"play", "services", "commands"})
+    assert not wrong, wrong
+
+
+def test_the_ports_import_nothing_else_of_the_lobby():
+    wrong = lobby_imports({"ports"}, {"", "commands", "play", "services", "nodes", "limits",
+                                      "presence"})
+    assert not wrong, wrong
+
+
+def test_every_lobby_module_is_in_a_known_wing():
+    """A new folder must say here what it may import."""
+    wings = {wing_of(module) for module, _ in modules()} - {None}
+    assert wings == {"", "commands", "play", "services", "nodes", "limits", "ports", "presence"}
+
+
+def test_no_folder_holds_more_than_twelve_modules():
+    crowded = {folder: count for folder, count in structure.modules_per_folder().items()
+               if count > 12}
+    assert not crowded, crowded
+
+
+# The lobby's longest import chain: commands.bot_commands -> services.bot_players ->
+# play.match_play -> lobby -> play.seats -> nodes.directory -> nodes.bus -> presence.session ->
+# limits.gatekeeper -> limits.throttle -> limits.shared_counts. It runs through `Lobby`, which
+# owns the seats (and so the directory, the bus and the sessions) while the match's life reads
+# everything through it: moving modules does not shorten it, giving the matches and the
+# presence their own owners will.
+LONGEST_LOBBY_CHAIN = 11
+
+
+def test_no_lobby_import_chain_is_longer_than_today():
+    chain = structure.longest_import_chain()
+    assert len(chain) <= LONGEST_LOBBY_CHAIN, chain
+
+
+def test_the_counts_see_the_wings():
+    """The figures above must come from the real graph, or the tests prove nothing."""
+    assert structure.longest_import_chain()[-1].startswith(LOBBY + ".")
+    assert f"{LOBBY}.play.match_play" in import_graph()[f"{LOBBY}.services.sweeps"]
+    assert wing_of(f"{LOBBY}.lobby") == "" and wing_of(f"{LOBBY}.commands.common") == "commands"

@@ -20,7 +20,7 @@ def fibs_lines_written_in(path: Path) -> list[str]:
 
 
 def test_the_lobby_writes_no_fibs_line():
-    written = [(path.name, text) for path in sorted(LOBBY.glob("*.py"))
+    written = [(path.name, text) for path in sorted(LOBBY.rglob("*.py"))
                for text in fibs_lines_written_in(path)]
     assert set(written) <= ALLOWED, written
 

@@ -26,9 +26,9 @@ import bgbot_cpp
 from bgsage import can_double_match
 
 from fibs_server.rules import events as ev
+from fibs_server.rules.board.notation import Colour, format_play
+from fibs_server.rules.board.position import Board, Position
 from fibs_server.rules.match import Match, Phase
-from fibs_server.rules.notation import Colour, format_play
-from fibs_server.rules.position import Board, Position
 
 from . import engine
 from .situation import CubeOwner, Situation

@@ -21,9 +21,9 @@ from typing import Any
 import bgbot_cpp  # bgsage's compiled core, installed with it
 from bgsage import BgBotAnalyzer, Probabilities, can_double_match, flip_board, invert_probs
 
+from fibs_server.rules.board.position import Position, bgsage_board
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Phase
-from fibs_server.rules.position import Position, bgsage_board
 
 from . import heuristic
 from .situation import (

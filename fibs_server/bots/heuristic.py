@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import random
 
+from fibs_server.rules.board.position import Play, Position
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Phase
-from fibs_server.rules.position import Play, Position
 
 from .situation import (
     ACCEPT_RESIGNATION,

@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 
+from fibs_server.rules.board.position import Play, Position
 from fibs_server.rules.dice import Roll
 from fibs_server.rules.events import Event, ResignOffered, ResignRejected, WinKind
 from fibs_server.rules.match import Match, Phase
-from fibs_server.rules.position import Play, Position
 from fibs_server.rules.variants import Variant
 
 

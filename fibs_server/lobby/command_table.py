@@ -7,8 +7,8 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.session import Session
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.commands import Command, CommandFacts, Forwarding, HeavyRead
 from fibs_server.protocol.texts import Departure
 

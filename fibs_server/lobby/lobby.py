@@ -13,9 +13,22 @@ import weakref
 from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator
 from typing import Any
 
-from fibs_server.lobby.accounts import PER_GAME_TOGGLES, Account, AccountStore, AccountsWithVisitors
-from fibs_server.lobby.analysis_records import AnalysisRecords
-from fibs_server.lobby.bus import (
+from fibs_server.lobby.clock import Clock, LoopClock
+from fibs_server.lobby.command_table import (
+    CommandTable,
+    Declared,
+    Hook,
+    LoginCheck,
+    LogoutHook,
+    ShutdownHook,
+)
+from fibs_server.lobby.limits.gatekeeper import Gatekeeper
+from fibs_server.lobby.limits.passwords import PasswordHasher
+from fibs_server.lobby.limits.read_limits import HeavyReadLimits
+from fibs_server.lobby.limits.shared_counts import SharedCounts
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.limits.who_pacing import WhoPacing
+from fibs_server.lobby.nodes.bus import (
     Absence,
     ArrangedLetter,
     Bus,
@@ -31,34 +44,28 @@ from fibs_server.lobby.bus import (
     SeatLetter,
     notice,
 )
-from fibs_server.lobby.chat_records import ChatRecords
-from fibs_server.lobby.clock import Clock, LoopClock
-from fibs_server.lobby.command_table import (
-    CommandTable,
-    Declared,
-    Hook,
-    LoginCheck,
-    LogoutHook,
-    ShutdownHook,
+from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
+from fibs_server.lobby.play.match_table import MatchTable
+from fibs_server.lobby.play.running_match import Invitation, MatchTimer, RunningMatch
+from fibs_server.lobby.play.seats import Seats, SeatSession
+from fibs_server.lobby.play.tables import CodeGuesses
+from fibs_server.lobby.ports.accounts import (
+    PER_GAME_TOGGLES,
+    Account,
+    AccountStore,
+    AccountsWithVisitors,
 )
-from fibs_server.lobby.directory import NODE_HEARTBEAT, Directory
-from fibs_server.lobby.gatekeeper import Gatekeeper
-from fibs_server.lobby.match_records import MatchStore
-from fibs_server.lobby.match_table import MatchTable
-from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.read_limits import HeavyReadLimits
-from fibs_server.lobby.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
-from fibs_server.lobby.running_match import Invitation, MatchTimer, RunningMatch
-from fibs_server.lobby.seats import Seats, SeatSession
-from fibs_server.lobby.session import Connection, Session, Stage, wire_text
-from fibs_server.lobby.shared_counts import SharedCounts
-from fibs_server.lobby.tables import CodeGuesses
-from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.lobby.who_list import WhoList
-from fibs_server.lobby.who_pacing import WhoPacing
-from fibs_server.protocol import chat, clip, commands, game_texts, server_texts, texts, web_events
+from fibs_server.lobby.ports.analysis_records import AnalysisRecords
+from fibs_server.lobby.ports.chat_records import ChatRecords
+from fibs_server.lobby.ports.match_records import MatchStore
+from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
+from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
+from fibs_server.lobby.presence.who_list import WhoList
+from fibs_server.protocol import chat, clip, commands, texts
 from fibs_server.protocol.login_dialogue import TELNET, Client
 from fibs_server.protocol.texts import Departure
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.wording import game_texts, server_texts
 from fibs_server.rules.dice import Dice, VerifiableDice
 
 log = logging.getLogger(__name__)
@@ -90,7 +97,7 @@ class LobbyConfig:
     abandon_after: float = 14 * 24 * 3600.0
     forfeit_abandoned: bool = False
     # A web page's session is held this long after its WebSocket dropped without `bye`, for
-    # the page to come back to (lobby/reconnect.py); 0: logged out at once, as telnet's.
+    # the page to come back to (lobby/presence/reconnect.py); 0: logged out at once, as telnet's.
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS
     # This node's name on a bus between nodes (docs/NODES.md); one node needs none.
     node_id: str = "main"
@@ -132,7 +139,7 @@ class Lobby:
         self.bus: Bus = LocalBus(self.deliver)
         self.directory = Directory()  # the other nodes' users (none without a bus to them)
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
-        self.seats = Seats(self)  # players at matches across nodes (lobby/seats.py)
+        self.seats = Seats(self)  # players at matches across nodes (lobby/play/seats.py)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
@@ -144,13 +151,13 @@ class Lobby:
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
-        # The clock of a new or resumed match, None if untimed: lobby/turn_clock.py's, wired by
+        # The clock of a new or resumed match, None if untimed: lobby/play/turn_clock.py's, wired by
         # the app (a lobby without it plays every match untimed).
         self.match_timers: Callable[[RunningMatch], MatchTimer | None] = lambda running: None
         # Told the id of each stored match that finished (the analysis queue, wired by the app:
         # the store queued the match already, in the transaction that finished it).
         self.match_finished: Callable[[int], None] = lambda match_id: None
-        # What carries out a match arranged by another node (lobby/arranged_matches.py, which
+        # What carries out a match arranged by another node (lobby/play/arranged_matches.py, which
         # sets it: it starts matches, which this module may not import).
         self.arranged: Callable[[ArrangedLetter], None] = lambda letter: None
         # The stored match analyses (`history` marks the analysed matches), wired by the app.
@@ -330,7 +337,7 @@ class Lobby:
                 session.send_event(web_events.logged_in(account.name, self.is_visitor(session),
                                                         account.rating, account.experience))
                 session.send_event_lines(self.who_list.presence_text())
-                # To come back with after a reload or a lost network (lobby/reconnect.py).
+                # To come back with after a reload or a lost network (lobby/presence/reconnect.py).
                 session.send_event(web_events.session(
                     self.gatekeeper.session_tokens.issue(account.name)))
         else:

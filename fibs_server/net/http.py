@@ -33,20 +33,20 @@ from typing import Any, overload
 
 from aiohttp import web
 
-from fibs_server.lobby.analysis_queue import readable
-from fibs_server.lobby.fair_commands import LARGEST_ID
-from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.commands.common import LARGEST_ID
+from fibs_server.lobby.commands.user_commands import RATED_MIN_EXPERIENCE
+from fibs_server.lobby.limits.read_limits import KeyedRateLimit
 from fibs_server.lobby.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from fibs_server.lobby.public_reads import dice_statistics, match_games
-from fibs_server.lobby.read_limits import KeyedRateLimit
-from fibs_server.lobby.user_commands import RATED_MIN_EXPERIENCE
+from fibs_server.lobby.play.public_reads import dice_statistics, match_games
+from fibs_server.lobby.ports.match_records import MatchRecord
+from fibs_server.lobby.services.analysis_queue import readable
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, Network, allowed, peer_address
 from fibs_server.net.limits import networks as networks  # where the callers find it
 from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.proxied import HeaderWait
 from fibs_server.net.telnet import FrontEnd
 from fibs_server.net.websocket import Origin, serve_websocket
-from fibs_server.protocol.analysis_texts import below_resolution
+from fibs_server.protocol.wording.analysis_texts import below_resolution
 
 STATIC = pathlib.Path(__file__).resolve().parent.parent / "web" / "static"
 RATING_HISTORY_MATCHES = 500  # the plot's points at most: the player's last rated matches

@@ -11,7 +11,7 @@ the rest waits in the peer's buffers); a connection that stays behind its own ra
 `command_backlog_seconds` is closed with TOO_MANY_COMMANDS. A connection that is only behind
 because of its address (someone else behind the same NAT) is slowed, never closed.
 
-Time comes from an injectable clock: the buckets (lobby/token_bucket.py) only say how long
+Time comes from an injectable clock: the buckets (lobby/limits/token_bucket.py) only say how long
 to wait.
 """
 from __future__ import annotations
@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from fibs_server.lobby.session import Stage
-from fibs_server.lobby.token_bucket import TokenBucket, TokenBuckets
+from fibs_server.lobby.limits.token_bucket import TokenBucket, TokenBuckets
+from fibs_server.lobby.presence.session import Stage
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
 
 log = logging.getLogger(__name__)

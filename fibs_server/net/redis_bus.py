@@ -26,7 +26,7 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from fibs_server.lobby.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
+from fibs_server.lobby.nodes.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
 
 log = logging.getLogger(__name__)
 

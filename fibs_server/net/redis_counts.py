@@ -38,7 +38,7 @@ from typing import Any
 from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError
 
-from fibs_server.lobby.shared_counts import Key, LocalCounts
+from fibs_server.lobby.limits.shared_counts import Key, LocalCounts
 from fibs_server.net.redis_bus import unretried_client
 
 log = logging.getLogger(__name__)

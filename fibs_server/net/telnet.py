@@ -21,7 +21,7 @@ from typing import Any
 
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.session import Session, Stage
+from fibs_server.lobby.presence.session import Session, Stage
 from fibs_server.net.limits import (
     LOST_PEER_GRACE,
     MAX_LINE_BYTES,

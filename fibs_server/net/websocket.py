@@ -22,7 +22,7 @@ import urllib.parse
 
 from aiohttp import WSMsgType, web
 
-from fibs_server.lobby.session import Session, Stage
+from fibs_server.lobby.presence.session import Session, Stage
 from fibs_server.net import telnet
 from fibs_server.net.limits import LOST_PEER_GRACE, MAX_UNREAD_BYTES
 from fibs_server.net.pacing import BYTES_PER_COMMAND
@@ -33,8 +33,8 @@ from fibs_server.net.telnet import (
     QueuedConnection,
     fold_empty_lines,
 )
-from fibs_server.protocol import web_events
 from fibs_server.protocol.login_dialogue import WEB_PAGE
+from fibs_server.protocol.views import web_events
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import datetime
 
 from fibs_server.protocol import clip
-from fibs_server.protocol.coded_texts import notice, refusal
 from fibs_server.protocol.texts import plural, utc_time
+from fibs_server.protocol.wording.coded_texts import notice, refusal
 
 BELL = "\a"
 

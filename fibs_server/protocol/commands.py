@@ -18,7 +18,7 @@ import enum
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 
-from fibs_server.protocol.coded_texts import refusal
+from fibs_server.protocol.wording.coded_texts import refusal
 
 # The first word of a move typed without `move`: a point, or the bar as `bar` or `b-`.
 _BARE_MOVE = re.compile(r"\d|bar(?:$|-)|b-")
@@ -34,7 +34,7 @@ class Command:
 
 class Forwarding(enum.Enum):
     """Where a command of a user whose match runs on another node is answered (the match's
-    host; lobby/seats.py)."""
+    host; lobby/play/seats.py)."""
     HOME = "home"  # where they are, as anyone's
     HOST = "host"  # at their seat on the host: it acts on, or reads, the running match
     HOST_WITHOUT_ARGUMENTS = "host without arguments"  # `join`: the next game; with a name, home's
@@ -49,7 +49,7 @@ def always(command: Command) -> bool:
 class HeavyRead:
     """A command that reads the store at length: besides the command rate every line pays
     (net/pacing.py), each use takes a token of the heavy reads' bucket per user
-    (lobby/read_limits.py, shared with the JSON API's per address); without one it is refused
+    (lobby/limits/read_limits.py, shared with the JSON API's per address); without one it is refused
     with `too_often(seconds to wait)` before anything is read."""
     too_often: Callable[[int], str]
     uses: Callable[[Command], bool] = always  # which uses read (the others are not paced)

@@ -2,9 +2,9 @@
 the short forms that reach it (`help <command>`; topics in help_topics)."""
 from __future__ import annotations
 
-from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.commands import CommandWords, UnknownCommand, resolve
 from fibs_server.protocol.help_topics import SUBJECTS, TOPICS, Topic
+from fibs_server.protocol.wording.coded_texts import refusal
 
 BOTS_LINE = "  Bots:        bot"  # when the server has its bots (`--bots on`)
 INDEX = (

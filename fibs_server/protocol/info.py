@@ -6,9 +6,9 @@ import dataclasses
 import datetime
 
 from fibs_server.protocol.clip import WhoInfo
-from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.match_rules import MatchTerms, house_rules, rules_summary, variant_word
 from fibs_server.protocol.texts import date_line, plural, user_zone
+from fibs_server.protocol.wording.coded_texts import refusal
 
 WHO_HEADER = "No  S  username        rating  exp login    idle  from"
 WHO_FROM_WHERE = refusal("who_from_where", "** who from where?")

@@ -1,7 +1,7 @@
 """The login and registration dialogue as a pure state machine: lines in, actions out.
 
 Like net/telnet_codec.py (and h11's connection states) it does no I/O and awaits nothing. The
-session (lobby/session.py) carries out the actions: output through its connection, and the
+session (lobby/presence/session.py) carries out the actions: output through its connection, and the
 steps that need the server (a password check, the registration limit, a name lookup, a new
 account, letting the user in) through the lobby's gatekeeper, feeding each result back in
 (`authenticated`, `registration_limit_checked`, `name_checked`, `registered`), which answers
@@ -42,6 +42,8 @@ TELNET = Client()
 # The browser page (fibs_server/web): a CLIP client from its first line, whichever way it logs
 # in, registers or plays as a visitor, since it reads numbered lines and `board:` lines only.
 WEB_PAGE = Client(clip=True, prompts=False, name="web")
+# The client name the server's own bots give (lobby/services/bot_players.py): who is a bot, on any node.
+BOT_CLIENT = "fibs_server-bot"
 
 
 class NotChecked(enum.Enum):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.commands import ambiguous, completions
+from fibs_server.protocol.wording.coded_texts import refusal
 from fibs_server.rules.variants import MatchRules, Variant
 
 # The variants a word chooses (the default is chosen by naming none), by their short words as

@@ -6,8 +6,8 @@ included: some lines end without a period, as FIBS's do.
 """
 from __future__ import annotations
 
-from fibs_server.protocol.coded_texts import RefusalText, refusal
 from fibs_server.protocol.texts import plural
+from fibs_server.protocol.wording.coded_texts import RefusalText, refusal
 from fibs_server.rules.refusals import Refusal, Refused
 
 _ANSWER = "Type 'accept' or 'reject'."

@@ -4,8 +4,8 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Mapping
 
-from fibs_server.protocol.coded_texts import RefusalText, notice, refusal
 from fibs_server.protocol.commands import ambiguous, completions
+from fibs_server.protocol.wording.coded_texts import RefusalText, notice, refusal
 
 # (YES text, NO text) per toggle, in the order `toggle` lists them.
 TOGGLE_TEXTS: dict[str, tuple[str, str]] = {

@@ -10,7 +10,7 @@ import datetime
 import enum
 import zoneinfo
 
-from fibs_server.protocol.coded_texts import RefusalText, notice, refusal
+from fibs_server.protocol.wording.coded_texts import RefusalText, notice, refusal
 
 PROMPT = "> "
 LOGIN_PROMPT = "login: "
@@ -69,7 +69,7 @@ GOODBYE = (
 MIN_NAME_LENGTH = 3
 MAX_NAME_LENGTH = 20
 MIN_PASSWORD_LENGTH = 4
-# bcrypt reads no further (lobby/passwords.py): longer passwords would match on their start.
+# bcrypt reads no further (lobby/limits/passwords.py): longer passwords would match on their start.
 MAX_PASSWORD_LENGTH = 72
 # Names that would pass for the server or a command in a chat line or a who-list; the command
 # names are added by the lobby, which knows them.

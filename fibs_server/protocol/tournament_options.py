@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from fibs_server.protocol.coded_texts import refusal
 from fibs_server.protocol.match_rules import TURN_TIMES, VARIANT_CHOICE, VARIANT_WORDS
+from fibs_server.protocol.wording.coded_texts import refusal
 from fibs_server.rules.tournament import Format, RoundTerms
 from fibs_server.rules.variants import Variant
 

@@ -1,10 +1,10 @@
 """Backgammon rules: positions, legal plays, FIBS move notation (pure, no I/O)."""
+from .board.greedy import greedy_bearoff
+from .board.notation import Colour, MoveError, format_play, parse_move
+from .board.position import BAR, OFF, Play, Position
 from .dice import Dice, ScriptedDice, SeededDice, VerifiableDice
 from .events import WinKind
-from .greedy import greedy_bearoff
 from .match import IllegalAction, Match, Phase
-from .notation import Colour, MoveError, format_play, parse_move
-from .position import BAR, OFF, Play, Position
 from .ratings import PlayerRating, RatingCalculation, rate_match
 from .refusals import Refusal
 from .variants import MatchRules, Variant

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec
 
+from .board.position import Play, Position
 from .dice import Roll
 from .events import (
     CannotMove,
@@ -40,7 +41,6 @@ from .events import (
 )
 from .match_state import MatchState, check_player
 from .moments import DoubleOffer, Moment, Outcome, Phase, Resignation
-from .position import Play, Position
 from .refusals import IllegalAction, Refusal
 
 # What other modules import from here, whichever module of the engine defines it.

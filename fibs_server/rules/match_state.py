@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Self
 
+from .board.position import NO_LEGAL_PLAYS, LegalResults, Play, Position
 from .dice import Dice, Roll
 from .events import Event, event_from_dict
 from .moments import DoubleOffer, Moment, Outcome, Phase, Resignation, player_to_act
-from .position import NO_LEGAL_PLAYS, LegalResults, Play, Position
 from .serialization import match_from_dict, match_to_dict
 from .variants import MatchRules, Variant
 

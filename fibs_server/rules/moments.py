@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 
+from .board.position import Position
 from .dice import Roll
 from .events import WinKind
-from .position import Position
 
 
 class Phase(enum.Enum):

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import assert_never
 
 from . import events as ev
-from .position import Play, Position
+from .board.position import Play, Position
 
 
 @dataclasses.dataclass(frozen=True)

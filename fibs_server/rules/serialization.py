@@ -8,10 +8,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Protocol, TypeVar
 
+from .board.position import Position
 from .dice import Dice, Roll
 from .events import WinKind, event_from_dict, event_to_dict
 from .moments import DoubleOffer, Phase, Resignation
-from .position import Position
 from .variants import Variant
 
 

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from fibs_server.lobby.accounts import (
+from fibs_server.lobby.ports.accounts import (
     SETTING_DEFAULTS,
     TOGGLE_DEFAULTS,
     UPDATABLE_FIELDS,

@@ -14,7 +14,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from fibs_server.lobby.analysis_records import (
+from fibs_server.lobby.ports.analysis_records import (
     WAITING,
     AnalysisRequest,
     Outcome,

@@ -9,7 +9,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, delete, func, or_, select
 from sqlalchemy.orm import Session
 
-from fibs_server.lobby.chat_records import (
+from fibs_server.lobby.ports.chat_records import (
     Arrival,
     IgnoreKind,
     ModerationEntry,

@@ -25,8 +25,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from fibs_server.lobby.analysis_records import QueueLimits
-from fibs_server.lobby.match_records import (
+from fibs_server.lobby.ports.analysis_records import QueueLimits
+from fibs_server.lobby.ports.match_records import (
     FIRST_OWNER_EPOCH,
     MatchDice,
     MatchRecord,

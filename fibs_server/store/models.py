@@ -141,7 +141,7 @@ class RollCountRow(Base):
 EVERY_ROLL = ""  # RollCountRow.player of the server's sums: no user is named so
 
 
-# Talking and moderation (lobby/chat_records.py). Rows that belong to one account go with it.
+# Talking and moderation (lobby/ports/chat_records.py). Rows that belong to one account go with it.
 
 class MessageRow(Base):
     """A message left with `message` for a user who was not logged in."""
@@ -199,7 +199,7 @@ class ServerTextRow(Base):
     lines: Mapped[list[str]] = mapped_column(JSON)
 
 
-# Match analysis (lobby/analysis_records.py): what was asked for, and what was found.
+# Match analysis (lobby/ports/analysis_records.py): what was asked for, and what was found.
 
 class AnalysisRequestRow(Base):
     """One match's analysis asked for (`requested_by` None: queued when it finished), and
@@ -233,7 +233,7 @@ class AnalysisResultRow(Base):
     analysed_at: Mapped[int] = mapped_column(BigInteger)
 
 
-# Tournaments (lobby/tournament_records.py): names are plain text, not foreign keys, as a
+# Tournaments (lobby/ports/tournament_records.py): names are plain text, not foreign keys, as a
 # tournament's table of results outlives nothing but reads as it was played.
 
 class TournamentRow(Base):

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from fibs_server.lobby.tournament_records import (
+from fibs_server.lobby.ports.tournament_records import (
     JoinRefused,
     OpenTournament,
     Status,

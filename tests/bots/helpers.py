@@ -4,9 +4,9 @@ from __future__ import annotations
 import random
 
 from fibs_server.bots import Decision, Level, decide, situation_for
+from fibs_server.rules.board.position import Position
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Match, Phase
-from fibs_server.rules.position import Position
 
 UNLIMITED_GAMES = 3  # an unlimited match is never won: stop it after this many games
 MAX_ACTIONS = 5_000

@@ -28,7 +28,7 @@ from fibs_server.bots.analysis import (
     skill_of,
     summarise,
 )
-from fibs_server.protocol import analysis_texts
+from fibs_server.protocol.wording import analysis_texts
 from fibs_server.rules import events as ev
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase

@@ -11,8 +11,8 @@ import pytest
 
 from fibs_server.bots import EXPERT, INTERMEDIATE, Level
 from fibs_server.bots.analysis import DEFAULT_PLIES, analyse_match
-from fibs_server.protocol import analysis_texts
-from fibs_server.protocol.matfile import mat_games, write_mat
+from fibs_server.protocol.views.matfile import mat_games, write_mat
+from fibs_server.protocol.wording import analysis_texts
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match
 

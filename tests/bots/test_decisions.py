@@ -15,9 +15,9 @@ from fibs_server.bots import (
     situation_for,
 )
 from fibs_server.bots.situation import Decision
+from fibs_server.rules.board.position import Position
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Match
-from fibs_server.rules.position import Position
 from fibs_server.rules.variants import Variant
 
 from ..rules.match_helpers import OPENING_31, POINT_MAKING_31, arranged, side, started

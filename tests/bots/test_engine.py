@@ -7,7 +7,7 @@ import pytest
 from bgsage import STARTING_BOARD, BgBotAnalyzer, possible_moves
 
 from fibs_server.bots import engine
-from fibs_server.rules.position import Position
+from fibs_server.rules.board.position import Position
 
 from ..conftest import skip_unless_ci
 from ..rules.match_helpers import side

@@ -10,8 +10,8 @@ from bgbot_cpp import get_met
 
 from fibs_server.bots import EXPERT, INTERMEDIATE, Action, decide, situation_for
 from fibs_server.bots.engine import MATCH_TABLE_AWAY, board_of
+from fibs_server.rules.board.position import Position
 from fibs_server.rules.match import Match
-from fibs_server.rules.position import Position
 
 from ..conftest import skip_unless_ci
 from ..rules.match_helpers import ScriptedDice, arranged

@@ -25,7 +25,7 @@ import signal
 import socket
 import sys
 
-from fibs_server.protocol.board import parse_board_line
+from fibs_server.protocol.views.board import parse_board_line
 from tests.e2e.bot import Bot
 from tests.e2e.client import ExpectationFailed, FibsClient
 from tests.waiting import DEADLINE, until

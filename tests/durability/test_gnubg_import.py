@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from fibs_server.lobby.archive_commands import match_file
-from fibs_server.lobby.match_records import MatchRecord
+from fibs_server.lobby.commands.archive_commands import match_file
+from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.rules import events as ev
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.events import WinKind

@@ -13,8 +13,8 @@ import asyncio
 import re
 import signal
 
-from fibs_server.lobby.tournament_records import Status
-from fibs_server.protocol import tournament_texts
+from fibs_server.lobby.ports.tournament_records import Status
+from fibs_server.protocol.wording import tournament_texts
 from fibs_server.store import SqlStore
 from tests.durability.test_crash import (
     board_key,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from fibs_server.protocol.board import BoardView, parse_board_line
+from fibs_server.protocol.views.board import BoardView, parse_board_line
 from fibs_server.rules import Play, Position
-from fibs_server.rules.notation import format_play
+from fibs_server.rules.board.notation import format_play
 from tests.e2e.client import FibsClient
 from tests.protocol.board_checks import assert_checker_counts
 

@@ -9,8 +9,8 @@ import pytest
 
 from fibs_server.app import FibsServer, ServerConfig
 from fibs_server.bots.pool import WorkerPriority
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.bot_players import BotConfig
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.services.bot_players import BotConfig
 from fibs_server.rules.dice import Dice, ScriptedDice, SeededDice
 from tests.e2e.client import FibsClient
 from tests.fake_clock import FakeClock

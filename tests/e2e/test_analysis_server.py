@@ -8,9 +8,9 @@ import dataclasses
 import pytest
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
-from fibs_server.lobby.analysis_queue import AnalysisConfig
-from fibs_server.lobby.analysis_records import Status
-from fibs_server.protocol import analysis_texts
+from fibs_server.lobby.ports.analysis_records import Status
+from fibs_server.lobby.services.analysis_queue import AnalysisConfig
+from fibs_server.protocol.wording import analysis_texts
 from tests.e2e.conftest import ServerHarness
 from tests.lobby.recording import logged_in
 from tests.lobby.test_analysis import play_out, status_becomes, typed

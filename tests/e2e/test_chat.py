@@ -7,7 +7,7 @@ import re
 import pytest
 
 from fibs_server.app import FibsServer
-from fibs_server.lobby import chat_commands
+from fibs_server.lobby.commands import chat_commands
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_lobby_commands import ask
 from tests.fake_clock import FakeClock

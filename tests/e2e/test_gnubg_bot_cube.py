@@ -18,8 +18,8 @@ import pytest
 from fibs_server.bots import Level, decide, situation_for
 from fibs_server.bots.engine import board_of
 from fibs_server.gnubg_bot.external import GNUBG, GnubgConnection, GnubgEngine
-from fibs_server.protocol.board import board_line
-from fibs_server.protocol.match_views import board_view
+from fibs_server.protocol.views.board import board_line
+from fibs_server.protocol.views.match_views import board_view
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase
 from fibs_server.rules.moments import Moment

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from fibs_server.lobby import who_list as who_list_module
+from fibs_server.lobby.presence import who_list as who_list_module
 from tests.e2e.conftest import DATE_LINE
 from tests.waiting import until
 

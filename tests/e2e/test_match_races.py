@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from fibs_server.lobby import game_commands
-from fibs_server.protocol import game_texts
+from fibs_server.lobby.commands import game_commands
 from fibs_server.protocol.commands import Command
+from fibs_server.protocol.wording import game_texts
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
 from tests.e2e.test_timers import harness, ring, timed_match_left_by_bob  # noqa: F401 (a fixture)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from fibs_server.protocol.commands import Forwarding
-from fibs_server.rules.notation import format_play
+from fibs_server.rules.board.notation import format_play
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_nodes import running_nodes

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.lobby.bot_players import BotConfig
+from fibs_server.lobby.services.bot_players import BotConfig
 from tests.e2e.client import FibsClient
 from tests.e2e.test_nodes import running_nodes
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import FibsClient

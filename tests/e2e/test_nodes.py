@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from fibs_server.gnubg_bot.external import GnubgConnection
-from fibs_server.rules.notation import format_play
+from fibs_server.rules.board.notation import format_play
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.gnubg_player import RecordingPlayer

@@ -1,4 +1,4 @@
-"""The grace periods the `sweeps` lease's holder arms from the database (lobby/sweeps.py,
+"""The grace periods the `sweeps` lease's holder arms from the database (lobby/services/sweeps.py,
 `MatchClocks.resume_graces`; docs/NODES.md, "Leases"): dropped when the lease is lost, and
 harmless to a match resumed meanwhile on another node; a grace armed by a player leaving here
 stays with this node whoever holds the lease."""

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from fibs_server.lobby.tables import CODE_LENGTH, CODE_LETTERS
+from fibs_server.lobby.play.tables import CODE_LENGTH, CODE_LETTERS
 from fibs_server.protocol import texts
 from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot

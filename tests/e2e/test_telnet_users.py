@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.ports.accounts import Account
 from fibs_server.protocol.help_topics import SUBJECTS
-from fibs_server.rules.position import Position
+from fibs_server.rules.board.position import Position
 from tests.e2e.conftest import DATE_LINE
 from tests.e2e.test_lobby_commands import ask
 from tests.rules.match_helpers import arranged, side

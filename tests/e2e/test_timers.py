@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from fibs_server.lobby.bot_players import BotConfig
+from fibs_server.lobby.services.bot_players import BotConfig
 from fibs_server.rules.ratings import PlayerRating, rate_match
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_lobby_commands import ask

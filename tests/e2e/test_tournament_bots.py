@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from fibs_server.lobby.bot_players import BotConfig
-from fibs_server.lobby.tournament_records import Status
-from fibs_server.protocol import tournament_texts
+from fibs_server.lobby.ports.tournament_records import Status
+from fibs_server.lobby.services.bot_players import BotConfig
+from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.dice import SEED_BYTES, VerifiableDice
 from tests.e2e.bot import Bot

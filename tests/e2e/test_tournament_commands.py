@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from fibs_server.lobby.tournament_records import Status
-from fibs_server.protocol import tournament_texts
+from fibs_server.lobby.ports.tournament_records import Status
 from fibs_server.protocol.tournament_options import CREATE_USAGE
+from fibs_server.protocol.wording import tournament_texts
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import ServerHarness
 from tests.fake_clock import FakeClock

@@ -2,13 +2,13 @@
 director runs on node a, where none of its players is; ann and dan, both at home on b, and
 bea (b) and cal (c) are paired, and the server starts every match without anyone typing
 `join`, by the tournament's terms, whatever the players' `ready` toggles say
-(lobby/arranged_matches.py). Without PostgreSQL or Redis: skipped with the reason (in CI
+(lobby/play/arranged_matches.py). Without PostgreSQL or Redis: skipped with the reason (in CI
 they always run)."""
 from __future__ import annotations
 
 import pytest
 
-from fibs_server.lobby.tournament_records import Status
+from fibs_server.lobby.ports.tournament_records import Status
 from tests.e2e.test_nodes import running_nodes
 from tests.e2e.test_tournament_commands import create, won
 from tests.redis_server import prefix, redis_url  # noqa: F401 (fixtures)

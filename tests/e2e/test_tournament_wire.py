@@ -19,8 +19,8 @@ import pytest
 
 from fibs_server.__main__ import verify_dice
 from fibs_server.gnubg_bot.external import GnubgConnection
-from fibs_server.lobby.tournament_records import Status, TournamentRecord
-from fibs_server.protocol import tournament_texts
+from fibs_server.lobby.ports.tournament_records import Status, TournamentRecord
+from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.dice import SEED_BYTES, VerifiableDice
 from tests.e2e.bot import Bot

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.lobby.tournament_records import Status, TournamentSpec
+from fibs_server.lobby.ports.tournament_records import Status, TournamentSpec
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from tests.e2e.conftest import ServerHarness

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from fibs_server.protocol.board import parse_board_line
+from fibs_server.protocol.views.board import parse_board_line
 from fibs_server.rules import Position, Variant
 from tests.e2e.test_lobby_commands import ask
 from tests.e2e.test_match_play import bot_match, join_match, players  # noqa: F401 (fixture)

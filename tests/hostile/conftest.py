@@ -10,9 +10,9 @@ import re
 
 import pytest
 
+from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.session import Session, Stage
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.presence.session import Session, Stage
 from fibs_server.net.limits import NetLimits
 from tests.e2e.conftest import ServerHarness, harness  # noqa: F401 (a fixture for these tests)
 

@@ -13,9 +13,9 @@ import time
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.bots.pool import analyse_stored
-from fibs_server.lobby.analysis_queue import AnalysisConfig
-from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.protocol import analysis_texts
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.services.analysis_queue import AnalysisConfig
+from fibs_server.protocol.wording import analysis_texts
 from tests.bots.test_analysis_lane import played_match
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import ServerHarness

@@ -9,9 +9,9 @@ import re
 from collections.abc import Awaitable
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
-from fibs_server.lobby.analysis_queue import AnalysisConfig
-from fibs_server.lobby.analysis_records import QueueLimits, Status
-from fibs_server.protocol import analysis_texts
+from fibs_server.lobby.ports.analysis_records import QueueLimits, Status
+from fibs_server.lobby.services.analysis_queue import AnalysisConfig
+from fibs_server.protocol.wording import analysis_texts
 from tests.bots.test_analysis_lane import played_match
 from tests.e2e.test_match_play import start
 from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.net.limits import NetLimits
-from fibs_server.protocol.user_texts import YOU_ARE_AWAY
+from fibs_server.protocol.wording.user_texts import YOU_ARE_AWAY
 from tests.hostile.bystander import CEILING
 from tests.waiting import until
 

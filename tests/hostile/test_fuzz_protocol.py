@@ -7,15 +7,15 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fibs_server.lobby.game_commands import parse_length
+from fibs_server.lobby.commands.common import parse_length
 from fibs_server.net import limits
 from fibs_server.net.limits import wire_bytes
 from fibs_server.net.telnet import READ_CHUNK, LineSplitter, clean_line
 from fibs_server.protocol import commands, texts
 from fibs_server.protocol import settings as fibs_settings
 from fibs_server.protocol.refusals import refusal_text
-from fibs_server.rules.notation import MoveError, parse_move
-from fibs_server.rules.position import LegalResults, Position
+from fibs_server.rules.board.notation import MoveError, parse_move
+from fibs_server.rules.board.position import LegalResults, Position
 from tests.lobby.test_command_words import all_commands
 
 PRINTABLE = st.characters(min_codepoint=32, max_codepoint=126)

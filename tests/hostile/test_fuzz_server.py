@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fibs_server.lobby.session import Stage
+from fibs_server.lobby.presence.session import Stage
 from tests.hostile.conftest import SERVER_FAILURE, WELL_FORMED_OUTPUT, log_in_process
 from tests.hostile.test_fuzz_protocol import LINES, PRINTABLE, WORDS
 

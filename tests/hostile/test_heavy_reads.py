@@ -14,8 +14,8 @@ import time
 
 import aiohttp
 
-from fibs_server.lobby.read_limits import KeyedRateLimit
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.read_limits import KeyedRateLimit
+from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.net.http import TOO_MANY_ARCHIVE_REQUESTS, TOO_MANY_HISTORY_REQUESTS
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match

@@ -21,7 +21,7 @@ import time
 import aiohttp
 import pytest
 
-from fibs_server.lobby.read_limits import KeyedRateLimit
+from fibs_server.lobby.limits.read_limits import KeyedRateLimit
 from fibs_server.net.http import RETRY_AFTER_TOO_MANY, STATIC
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.net.listening import BackingOffSocket, listening_socket, quiet_accept_failures

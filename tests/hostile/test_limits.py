@@ -7,7 +7,7 @@ import gc
 import socket
 import tracemalloc
 
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from tests.waiting import DEADLINE
 

@@ -8,8 +8,8 @@ import threading
 
 import bcrypt
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.throttle import ACCOUNTS, ADDRESSES, AbuseLimits
+from fibs_server.lobby.limits.throttle import ACCOUNTS, ADDRESSES, AbuseLimits
+from fibs_server.lobby.ports.accounts import Account
 from fibs_server.net.limits import NetLimits
 from tests.hostile.test_parallel_logins import clip_attempt, clip_connection
 from tests.waiting import until

@@ -14,7 +14,7 @@ import time
 import redis.asyncio
 
 from fibs_server import app
-from fibs_server.lobby.throttle import ADDRESSES, AbuseLimits
+from fibs_server.lobby.limits.throttle import ADDRESSES, AbuseLimits
 from fibs_server.net.redis_counts import RedisCounts
 from tests.e2e.test_nodes import running_nodes
 from tests.hostile.bystander import (

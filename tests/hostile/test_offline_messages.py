@@ -2,7 +2,7 @@
 recipient, and in length, each refused with a `** ` text naming the limit."""
 from __future__ import annotations
 
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
 
 
 async def test_messages_waiting_are_capped_per_sender_and_per_recipient(make_harness, tracebacks):

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.passwords import BCRYPT_THREADS, FairQueue, HashingBusy
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.passwords import BCRYPT_THREADS, FairQueue, HashingBusy
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.ports.accounts import Account
 from fibs_server.net.limits import NetLimits
 from fibs_server.protocol import texts
 from tests.hostile.bystander import SLOWDOWN, Baseline, assert_unhurt, stretch

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from fibs_server.lobby.throttle import ACCOUNTS, AbuseLimits
+from fibs_server.lobby.limits.throttle import ACCOUNTS, AbuseLimits
 from fibs_server.protocol import texts
 from fibs_server.protocol.texts import TOO_MANY_REGISTRATIONS
 from tests.e2e.client import FibsClient

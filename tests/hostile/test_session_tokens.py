@@ -1,4 +1,4 @@
-"""Guessing web session tokens (lobby/reconnect.py): a flood of reconnects with wrong tokens
+"""Guessing web session tokens (lobby/presence/reconnect.py): a flood of reconnects with wrong tokens
 from one address is answered like a page without a token, counted by the login throttle,
 and slows nobody; the owner's held session is still theirs to take over afterwards."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import asyncio
 import dataclasses
 import secrets
 
-from fibs_server.lobby.session_tokens import TOKEN_BYTES
-from fibs_server.lobby.throttle import ADDRESSES, AbuseLimits
+from fibs_server.lobby.limits.session_tokens import TOKEN_BYTES
+from fibs_server.lobby.limits.throttle import ADDRESSES, AbuseLimits
 from tests.web.conftest import WebHarness
 from tests.web.test_websocket import WebClient, session_token, typed_message, web_login
 

@@ -13,7 +13,7 @@ import re
 import time
 import tracemalloc
 
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.net.limits import LOST_PEER_GRACE, NetLimits
 from fibs_server.rules.dice import SeededDice
 from tests.e2e.bot import Bot

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 
-from fibs_server.lobby.tables import CODE_LENGTH, CODE_LETTERS
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.play.tables import CODE_LENGTH, CODE_LETTERS
 from tests.e2e.test_tables import open_table
 
 from .bystander import assert_unhurt, time_answers_during, time_answers_quiet

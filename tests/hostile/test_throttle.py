@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from fibs_server.lobby.shared_counts import LocalCounts
-from fibs_server.lobby.throttle import (
+from fibs_server.lobby.limits.shared_counts import LocalCounts
+from fibs_server.lobby.limits.throttle import (
     ACCOUNTS,
     ADDRESSES,
     AbuseLimits,

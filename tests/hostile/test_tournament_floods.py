@@ -8,9 +8,9 @@ import math
 import re
 import time
 
-from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.lobby.tournament_records import TournamentSpec
-from fibs_server.protocol import tournament_texts
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.ports.tournament_records import TournamentSpec
+from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from tests.e2e.test_match_play import start
 from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet

@@ -10,11 +10,12 @@ import dataclasses
 import re
 import string
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.bot_players import BotConfig
-from fibs_server.lobby.chat_records import Sanction
-from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.protocol import admin_texts, texts
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.ports.chat_records import Sanction
+from fibs_server.lobby.services.bot_players import BotConfig
+from fibs_server.protocol import texts
+from fibs_server.protocol.wording import admin_texts
 from tests.hostile.bystander import Baseline, assert_unhurt, time_answers_during, time_answers_quiet
 from tests.waiting import until
 

@@ -1,11 +1,11 @@
 """A lobby without sockets: sessions write to recording connections, the store is SQLite."""
 from __future__ import annotations
 
-from fibs_server.lobby import game_commands, user_commands
-from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.commands import game_commands, user_commands
+from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.session import Session
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.presence.session import Session
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.store import SqlStore
 from fibs_server.store.migrate import upgrade_database_async

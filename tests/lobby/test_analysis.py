@@ -10,12 +10,14 @@ import time
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.bots.pool import analyse_stored
-from fibs_server.lobby import analysis_commands, analysis_queue, archive_commands, match_play
-from fibs_server.lobby.analysis_queue import AnalysisConfig, AnalysisQueue
-from fibs_server.lobby.analysis_records import QueueLimits, Status
-from fibs_server.lobby.read_limits import HeavyReadLimits
-from fibs_server.lobby.throttle import AbuseLimits
-from fibs_server.protocol import analysis_texts
+from fibs_server.lobby.commands import analysis_commands, archive_commands
+from fibs_server.lobby.limits.read_limits import HeavyReadLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.ports.analysis_records import QueueLimits, Status
+from fibs_server.lobby.services import analysis_queue
+from fibs_server.lobby.services.analysis_queue import AnalysisConfig, AnalysisQueue
+from fibs_server.protocol.wording import analysis_texts
 from fibs_server.rules.dice import VerifiableDice
 from fibs_server.store import SqlStore
 from tests.lobby.recording import logged_in, recording_lobby

@@ -1,4 +1,4 @@
-"""An arranged match's terms as they travel between nodes (lobby/arranged_matches.py): what
+"""An arranged match's terms as they travel between nodes (lobby/play/arranged_matches.py): what
 one node sends is what the other reads, and terms of the wrong shape are refused."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fibs_server.lobby.arranged_matches import terms_fields, terms_of
+from fibs_server.lobby.play.arranged_matches import terms_fields, terms_of
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.rules.variants import MatchRules, Variant
 

@@ -1,4 +1,4 @@
-"""The bus (lobby/bus.py): letters are plain values that survive the wire between nodes, and
+"""The bus (lobby/nodes/bus.py): letters are plain values that survive the wire between nodes, and
 what users hear through a bus that carries them encoded is what they hear in one process."""
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fibs_server.lobby import chat_commands
-from fibs_server.lobby.bus import (
+from fibs_server.lobby.commands import chat_commands
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.nodes.bus import (
     Deliver,
     Forwarded,
     JoinArranged,
@@ -28,7 +29,6 @@ from fibs_server.lobby.bus import (
     decode_letter,
     encode_letter,
 )
-from fibs_server.lobby.lobby import Lobby
 from tests.lobby.recording import logged_in, recording_lobby
 
 names = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=12)

@@ -3,7 +3,7 @@ used more than its share of a core over the last second, released once it used l
 never left held when the server stops."""
 from __future__ import annotations
 
-from fibs_server.lobby.busy_hold import BusyHold
+from fibs_server.lobby.limits.busy_hold import BusyHold
 from tests.fake_clock import FakeClock
 
 

@@ -12,7 +12,7 @@ import inspect
 import pkgutil
 from pathlib import Path
 
-import fibs_server.lobby
+import fibs_server.lobby.commands
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.protocol import commands
 
@@ -23,9 +23,9 @@ def command_tables() -> list[CommandTable]:
     """Every command module's table (`*_commands`): its `table`, or the one its
     `command_table` makes (given nothing: its handlers are not called here)."""
     tables = []
-    for module_info in pkgutil.iter_modules(fibs_server.lobby.__path__):
+    for module_info in pkgutil.iter_modules(fibs_server.lobby.commands.__path__):
         if module_info.name.endswith("_commands"):
-            module = importlib.import_module(f"fibs_server.lobby.{module_info.name}")
+            module = importlib.import_module(f"fibs_server.lobby.commands.{module_info.name}")
             make = getattr(module, "command_table", None)
             tables.append(module.table if make is None else make(
                 *(None for _ in inspect.signature(make).parameters)))

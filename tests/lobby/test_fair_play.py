@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from fibs_server.app import FibsServer, ServerConfig
-from fibs_server.lobby import match_play
+from fibs_server.lobby.play import match_play
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules.dice import VerifiableDice, drawn_pairs, first_wrong_pair
 from fibs_server.rules.match import Phase

@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import Iterator
 
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.session import Session
+from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.commands import Forwarding, resolve
 from tests.lobby.test_command_words import command_tables
 from tests.lobby.test_nodes import Wire

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from fibs_server.lobby.leases import (
+from fibs_server.lobby.nodes.leases import (
     GIVE_UP_MARGIN,
     AlwaysHeld,
     LeaseKeeper,

@@ -8,11 +8,13 @@ import json
 
 import pytest
 
-from fibs_server.lobby import fair_commands, game_commands, match_play, user_commands
+from fibs_server.lobby.commands import game_commands, user_commands
+from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.session import Session
-from fibs_server.protocol import game_texts, texts
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.presence.session import Session
+from fibs_server.protocol import texts
+from fibs_server.protocol.wording import game_texts
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Phase
 from fibs_server.store import SqlStore, upgrade_database_async
@@ -140,6 +142,6 @@ async def test_an_abandonment_check_closes_no_match_claimed_since_it_read_it(two
             await b.matches.claim_match(record.match_id)
         return records
     a.matches.idle_matches = resumed_on_b_meanwhile  # type: ignore[method-assign]
-    assert await fair_commands.close_abandoned(a) == 0
+    assert await match_play.close_abandoned(a) == 0
     record = await b.matches.running_match("alice", "bob")
     assert record is not None and not record.finished and not record.abandoned

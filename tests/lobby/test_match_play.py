@@ -5,11 +5,12 @@ import json
 
 import pytest
 
-from fibs_server.lobby import game_commands, match_play
+from fibs_server.lobby.commands import game_commands
+from fibs_server.lobby.play import match_play
 from fibs_server.protocol import texts
+from fibs_server.rules.board.notation import parse_move
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Phase
-from fibs_server.rules.notation import parse_move
 from tests.lobby.recording import logged_in, recording_lobby
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from fibs_server.lobby import admin_commands, chat_commands
-from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.commands import admin_commands, chat_commands
+from fibs_server.lobby.ports.accounts import Account
 from fibs_server.protocol import chat
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 

@@ -1,4 +1,4 @@
-"""Several nodes, one lobby (lobby/bus.py, lobby/directory.py): lobbies joined by a bus that
+"""Several nodes, one lobby (lobby/nodes/bus.py, lobby/nodes/directory.py): lobbies joined by a bus that
 carries every letter encoded, as Redis does between processes. Who is online, logins and
 logouts, tells, shouts and whois reach users on the other node in FIBS's texts; a node that
 joins late learns everyone by a roll call; a node that falls silent is forgotten."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from fibs_server.lobby import admin_commands, chat_commands
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
-from fibs_server.lobby.directory import NODE_SILENCE
+from fibs_server.lobby.commands import admin_commands, chat_commands
 from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.nodes.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
+from fibs_server.lobby.nodes.directory import NODE_SILENCE
+from fibs_server.lobby.ports.accounts import Account
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.waiting import until
 

@@ -10,9 +10,8 @@ import threading
 import bcrypt
 import pytest
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.gatekeeper import Gatekeeper
-from fibs_server.lobby.passwords import (
+from fibs_server.lobby.limits.gatekeeper import Gatekeeper
+from fibs_server.lobby.limits.passwords import (
     BCRYPT_NICENESS,
     BCRYPT_THREADS,
     FIRST,
@@ -21,7 +20,8 @@ from fibs_server.lobby.passwords import (
     HashingBusy,
     PasswordHasher,
 )
-from fibs_server.lobby.throttle import ACCOUNTS, ADDRESSES, AbuseLimits
+from fibs_server.lobby.limits.throttle import ACCOUNTS, ADDRESSES, AbuseLimits
+from fibs_server.lobby.ports.accounts import Account
 from fibs_server.protocol.login_dialogue import NotChecked
 from tests.waiting import until
 

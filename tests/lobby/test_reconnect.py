@@ -1,15 +1,15 @@
-"""A web page comes back to its session (lobby/reconnect.py): the token store on a fake
+"""A web page comes back to its session (lobby/presence/reconnect.py): the token store on a fake
 clock, and a real lobby whose web session drops in the middle of a match, is held, and is
 taken over by a new connection that presents the token; telnet drops are as before."""
 from __future__ import annotations
 
-from fibs_server.lobby import game_commands, user_commands
-from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.commands import game_commands, user_commands
+from fibs_server.lobby.limits.passwords import PasswordHasher
+from fibs_server.lobby.limits.session_tokens import TOKEN_BYTES, SessionTokens
+from fibs_server.lobby.limits.throttle import ADDRESSES
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.reconnect import AwayConnection
-from fibs_server.lobby.session_tokens import TOKEN_BYTES, SessionTokens
-from fibs_server.lobby.throttle import ADDRESSES
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.presence.reconnect import AwayConnection
 from fibs_server.protocol.login_dialogue import WEB_PAGE, Stage
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.store import SqlStore

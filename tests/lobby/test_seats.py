@@ -1,4 +1,4 @@
-"""Matches across nodes (lobby/seats.py): a match runs at its inviter's node, the joiner's
+"""Matches across nodes (lobby/play/seats.py): a match runs at its inviter's node, the joiner's
 commands are forwarded there and what the match tells them is relayed home. The same
 commands with the same dice make each player hear, line for line, what they hear when both
 are on one node; the stored match is the same; leaving, logging out and a node that falls
@@ -10,14 +10,14 @@ import json
 
 import pytest
 
-from fibs_server.lobby import chat_commands, user_commands
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.bus import Forwarded, JoinAsked, Relayed
-from fibs_server.lobby.directory import NODE_SILENCE
+from fibs_server.lobby.commands import chat_commands, user_commands
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.seats import TAKEOVER_ANSWER_SECONDS, SeatSession
-from fibs_server.lobby.session import SeatElsewhere, Session
-from fibs_server.rules.notation import format_play
+from fibs_server.lobby.nodes.bus import Forwarded, JoinAsked, Relayed
+from fibs_server.lobby.nodes.directory import NODE_SILENCE
+from fibs_server.lobby.play.seats import TAKEOVER_ANSWER_SECONDS, SeatSession
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.presence.session import SeatElsewhere, Session
+from fibs_server.rules.board.notation import format_play
 from tests.fake_clock import FakeClock as AlarmClock
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.lobby.test_nodes import FakeClock, Wire

@@ -10,12 +10,12 @@ import bcrypt
 import pytest
 
 from fibs_server.lobby import lobby as lobby_module
-from fibs_server.lobby.accounts import Account, NameTaken
 from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.limits.passwords import PasswordHasher
+from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.passwords import PasswordHasher
-from fibs_server.lobby.session import Session, Stage
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.ports.accounts import Account, NameTaken
+from fibs_server.lobby.presence.session import Session, Stage
 from fibs_server.protocol import texts
 from tests.lobby.recording import RecordingConnection
 from tests.waiting import DEADLINE

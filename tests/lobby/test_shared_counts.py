@@ -1,10 +1,10 @@
-"""The abuse limits' counts in process (lobby/shared_counts.py, `LocalCounts`: one node's, and
+"""The abuse limits' counts in process (lobby/limits/shared_counts.py, `LocalCounts`: one node's, and
 the fallback of a node whose Redis does not answer), on a fake clock: tallies forgotten their
 memory after the latest, events in a sliding window, a refusal that counts nothing, and
 bounded tables that one kind's keys cannot empty of another's."""
 from __future__ import annotations
 
-from fibs_server.lobby.shared_counts import LocalCounts
+from fibs_server.lobby.limits.shared_counts import LocalCounts
 
 
 class Clock:

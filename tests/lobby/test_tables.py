@@ -1,4 +1,4 @@
-"""Open tables' codes and bookkeeping (lobby/tables.py): codes are random eight-letter words
+"""Open tables' codes and bookkeeping (lobby/play/tables.py): codes are random eight-letter words
 without look-alikes, never sequential, unique among the open tables; wrong codes are limited
 per account and per address."""
 from __future__ import annotations
@@ -8,8 +8,9 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fibs_server.lobby import tables
-from fibs_server.lobby.tables import (
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.play import tables
+from fibs_server.lobby.play.tables import (
     CODE_LENGTH,
     CODE_LETTERS,
     GUESS_WINDOW,
@@ -17,7 +18,6 @@ from fibs_server.lobby.tables import (
     OpenTables,
     new_code,
 )
-from fibs_server.lobby.throttle import AbuseLimits
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.rules.variants import MatchRules, Variant
 

@@ -1,11 +1,11 @@
-"""The one token bucket of every rate limit (lobby/token_bucket.py), on times the test gives:
+"""The one token bucket of every rate limit (lobby/limits/token_bucket.py), on times the test gives:
 a burst, then the rate; reservations queue, a refused take costs nothing, a forced take
 never goes below empty; a table per key forgets full buckets and keeps at most its keys."""
 from __future__ import annotations
 
 import pytest
 
-from fibs_server.lobby.token_bucket import TokenBucket, TokenBuckets
+from fibs_server.lobby.limits.token_bucket import TokenBucket, TokenBuckets
 
 
 def test_a_bucket_lets_its_burst_through_then_one_command_per_interval():

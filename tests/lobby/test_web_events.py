@@ -7,15 +7,15 @@ import json
 import random
 
 from fibs_server.bots import BEGINNER, decide, situation_for
-from fibs_server.lobby import (
+from fibs_server.lobby.commands import (
     chat_commands,
     fair_commands,
-    match_play,
     server_commands,
     table_commands,
     tournament_commands,
 )
-from fibs_server.lobby.tournaments import TournamentDirector
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.services.tournaments import TournamentDirector
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 from fibs_server.protocol.match_rules import ONE_VARIANT
 from fibs_server.protocol.texts import Departure
@@ -367,7 +367,7 @@ async def test_a_tables_creator_is_told_its_code_even_for_a_private_table(tmp_pa
 
 
 async def test_a_pages_login_gets_everyone_online_kept_but_never_stale(tmp_path, monkeypatch):
-    from fibs_server.lobby import who_list as who_list_module
+    from fibs_server.lobby.presence import who_list as who_list_module
     lobby, store = await recording_lobby(tmp_path)
     monkeypatch.setattr(who_list_module, "WHO_IDLE_REFRESH", 3600)  # however slow this machine
 

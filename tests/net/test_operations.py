@@ -22,7 +22,6 @@ from fibs_server import app
 from fibs_server.__main__ import parse_arguments
 from fibs_server.app import FibsServer, ServerConfig
 from fibs_server.json_logs import JsonFormatter
-from fibs_server.lobby.bot_players import BotConfig
 from fibs_server.lobby.metrics import (
     BOT_DECISION_SECONDS,
     COMMAND_SECONDS,
@@ -31,6 +30,7 @@ from fibs_server.lobby.metrics import (
     exposition,
     family,
 )
+from fibs_server.lobby.services.bot_players import BotConfig
 from fibs_server.net.http import LOOPBACK, networks
 from tests.e2e.bot import Bot
 from tests.e2e.test_match_play import join_match
@@ -209,7 +209,7 @@ async def test_metrics_parse_and_move_as_users_log_in_and_type(make_web):
 
 
 async def test_metrics_show_the_bots_and_the_analysis_queue_when_they_run(make_web):
-    from fibs_server.lobby.analysis_queue import AnalysisConfig
+    from fibs_server.lobby.services.analysis_queue import AnalysisConfig
     harness = await make_web(bots=BotConfig(think_time=0, workers=1, time_budget=30),
                              analysis=AnalysisConfig())
     families = await scrape(harness)

@@ -8,7 +8,7 @@ import dataclasses
 
 from pytest import approx
 
-from fibs_server.lobby.session import Stage
+from fibs_server.lobby.presence.session import Stage
 from fibs_server.net.limits import TOO_MANY_COMMANDS, NetLimits
 from fibs_server.net.pacing import CommandPacer
 from tests.fake_clock import FakeClock

@@ -13,7 +13,7 @@ from collections.abc import Collection
 import pytest
 import redis.asyncio
 
-from fibs_server.lobby.bus import Letter, Said, notice
+from fibs_server.lobby.nodes.bus import Letter, Said, notice
 from fibs_server.net.redis_bus import (
     Envelope,
     RedisBus,

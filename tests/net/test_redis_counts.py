@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from fibs_server.lobby.throttle import (
+from fibs_server.lobby.limits.throttle import (
     ACCOUNTS,
     ADDRESSES,
     AbuseLimits,

@@ -1,4 +1,4 @@
-"""Leases over real Redis (net/redis_lease.py, lobby/leases.py; docs/NODES.md, "Leases"):
+"""Leases over real Redis (net/redis_lease.py, lobby/nodes/leases.py; docs/NODES.md, "Leases"):
 of two nodes one holds the lease; when its holder dies the other takes it, and only after the
 dead one gave it up; a holder that stops hands it over at once; after a Redis restart the
 holder loses it and a node takes it again. Short times to live (half a second); every wait
@@ -11,7 +11,7 @@ import pytest
 import redis.asyncio
 
 from fibs_server.lobby.clock import LoopClock
-from fibs_server.lobby.leases import BOTS, LeaseKeeper
+from fibs_server.lobby.nodes.leases import BOTS, LeaseKeeper
 from fibs_server.net.redis_lease import RedisLease, RedisLeases
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
 from tests.waiting import until

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from fibs_server.lobby.session import Stage
+from fibs_server.lobby.presence.session import Stage
 from fibs_server.net import telnet
 from fibs_server.net.limits import MAX_UNREAD_BYTES, NetLimits
 from fibs_server.net.telnet import AddressCounter, FrontEnd, TelnetProtocol

@@ -1,7 +1,7 @@
 """A check of `board:` lines that tests share."""
 from __future__ import annotations
 
-from fibs_server.protocol.board import parse_board_line
+from fibs_server.protocol.views.board import parse_board_line
 
 
 def assert_checker_counts(line: str, checkers_per_side: int = 15) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime
 
-from fibs_server.protocol import admin_texts
+from fibs_server.protocol.wording import admin_texts
 
 UNTIL = int(datetime.datetime(2026, 11, 30, 10, 31, 52, tzinfo=datetime.timezone.utc).timestamp())
 

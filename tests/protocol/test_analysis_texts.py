@@ -5,8 +5,9 @@ import datetime
 
 from fibs_server.bots.analysis import MatchAnalysis, performance_rating, rating_words, summarise
 from fibs_server.bots.brain import MEASURED_ERROR_RATES
-from fibs_server.protocol import analysis_texts, info
+from fibs_server.protocol import info
 from fibs_server.protocol.help_topics import TOPICS
+from fibs_server.protocol.wording import analysis_texts
 
 
 def test_a_variant_not_judged_says_so():

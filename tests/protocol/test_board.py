@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fibs_server.protocol.board import (
+from fibs_server.protocol.views.board import (
     BOARD_LINE_FIELDS,
     UNLIMITED,
     BoardView,

@@ -1,6 +1,6 @@
 """CLIP lines that strict clients check field by field (docs/PROTOCOL.md, "What client
 programs depend on")."""
-from fibs_server.lobby.accounts import TOGGLE_DEFAULTS
+from fibs_server.lobby.ports.accounts import TOGGLE_DEFAULTS
 from fibs_server.protocol import clip
 
 

@@ -2,8 +2,8 @@
 expected text; the end-to-end tests see the same lines on the wire."""
 from __future__ import annotations
 
-from fibs_server.protocol import game_texts
 from fibs_server.protocol.chat import BELL
+from fibs_server.protocol.wording import game_texts
 
 
 def test_an_invitation_names_the_match_and_how_to_accept_it():

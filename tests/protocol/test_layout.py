@@ -2,7 +2,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fibs_server.protocol.layout import first_page, wrapped
+from fibs_server.protocol.views.layout import first_page, wrapped
 
 
 def test_long_lines_break_at_blanks_and_keep_their_indent():

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.protocol import game_texts
 from fibs_server.protocol.commands import CommandFacts, CommandWords
 from fibs_server.protocol.help import topic
 from fibs_server.protocol.match_rules import (
@@ -12,6 +11,7 @@ from fibs_server.protocol.match_rules import (
     parse_match_terms,
     rules_summary,
 )
+from fibs_server.protocol.wording import game_texts
 from fibs_server.rules.variants import MatchRules, Variant
 
 NACK_NO_CUBE = MatchRules(Variant.NACKGAMMON, cube=False)

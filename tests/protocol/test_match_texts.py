@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.protocol.match_texts import (
+from fibs_server.protocol.wording.match_texts import (
     Roll,
     match_report_line,
     move_list_lines,

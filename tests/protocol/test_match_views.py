@@ -1,13 +1,13 @@
 """What each viewer of a match sees, as pure scripts (protocol.match_views)."""
 from __future__ import annotations
 
-from fibs_server.protocol import match_views
-from fibs_server.protocol.match_views import WATCHERS, Say, ShowBoard
+from fibs_server.protocol.views import match_views
+from fibs_server.protocol.views.match_views import WATCHERS, Say, ShowBoard
 from fibs_server.rules import events as ev
+from fibs_server.rules.board.notation import parse_move
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Match
-from fibs_server.rules.notation import parse_move
 from fibs_server.rules.ratings import PlayerRating, rate_match
 
 NAMES = ("alice", "bob")

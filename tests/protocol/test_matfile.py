@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.protocol.matfile import (
+from fibs_server.protocol.views.matfile import (
     MatDouble,
     MatDrop,
     MatGame,

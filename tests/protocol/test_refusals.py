@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibs_server.protocol.refusals import TEMPLATES, refusal_text
+from fibs_server.rules.board.notation import MoveError, parse_move
 from fibs_server.rules.match import IllegalAction
-from fibs_server.rules.notation import MoveError, parse_move
 from fibs_server.rules.refusals import Refusal
 from tests.rules.test_legal_plays import ROLLS
 from tests.rules.test_position import positions

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from fibs_server.protocol import server_texts, settings, texts, tournament_texts
+from fibs_server.protocol import settings, texts
 from fibs_server.protocol.texts import Departure
+from fibs_server.protocol.wording import server_texts, tournament_texts
 from fibs_server.rules.tournament import RoundTerms
 
 WHEN = datetime.datetime(2026, 11, 30, 10, 31, 52, tzinfo=datetime.timezone.utc)

@@ -1,7 +1,8 @@
 """Texts of a user's own state (away, wave, password), checked against exact expected text."""
 from __future__ import annotations
 
-from fibs_server.protocol import texts, user_texts
+from fibs_server.protocol import texts
+from fibs_server.protocol.wording import user_texts
 
 
 def test_the_away_list():

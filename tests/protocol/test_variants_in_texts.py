@@ -7,8 +7,6 @@ import re
 
 import pytest
 
-from fibs_server.protocol import web_events
-from fibs_server.protocol.analysis_texts import summary
 from fibs_server.protocol.help_topics import TOPICS
 from fibs_server.protocol.match_rules import (
     ONE_VARIANT,
@@ -18,9 +16,11 @@ from fibs_server.protocol.match_rules import (
     rules_summary,
     unknown_rule_word,
 )
-from fibs_server.protocol.matfile import MatGame, MatRoll, MatWin, write_mat
-from fibs_server.protocol.table_texts import TABLE_USAGE
 from fibs_server.protocol.tournament_options import CREATE_USAGE, parse_create
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.views.matfile import MatGame, MatRoll, MatWin, write_mat
+from fibs_server.protocol.wording.analysis_texts import summary
+from fibs_server.protocol.wording.table_texts import TABLE_USAGE
 from fibs_server.rules.variants import MatchRules, Variant
 from tests.protocol.test_web_events import valid
 

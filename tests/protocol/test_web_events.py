@@ -1,4 +1,4 @@
-"""The web page's typed messages (protocol/web_events.py): every message of whole matches
+"""The web page's typed messages (protocol/views/web_events.py): every message of whole matches
 validates against the published schema, and the board message says what the rules say."""
 from __future__ import annotations
 
@@ -13,17 +13,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fibs_server
 from fibs_server.bots import BEGINNER
-from fibs_server.protocol import chat, game_texts, texts, web_events
+from fibs_server.protocol import chat, texts
 from fibs_server.protocol.clip import WhoInfo
-from fibs_server.protocol.clock_texts import ClockReading
 from fibs_server.protocol.info import SavedMatch
 from fibs_server.protocol.match_rules import parse_match_terms
-from fibs_server.protocol.match_views import WATCHERS, say
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.protocol.settings import toggle_reply
-from fibs_server.protocol.table_texts import TableRow
-from fibs_server.protocol.tournament_texts import Listed, Shown, show_lines
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.views.match_views import WATCHERS, say
+from fibs_server.protocol.wording import game_texts
+from fibs_server.protocol.wording.clock_texts import ClockReading
+from fibs_server.protocol.wording.table_texts import TableRow
+from fibs_server.protocol.wording.tournament_texts import Listed, Shown, show_lines
 from fibs_server.rules import events as ev
 from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.dice import SeededDice
@@ -34,7 +37,7 @@ from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from fibs_server.rules.variants import Variant
 from tests.bots.helpers import MAX_ACTIONS, bot_turn, finished, random_action
 
-SCHEMA_PATH = Path(web_events.__file__).parent.parent / "web" / "static" / "events.schema.json"
+SCHEMA_PATH = Path(fibs_server.__file__).parent / "web" / "static" / "events.schema.json"
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 
 

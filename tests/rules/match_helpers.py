@@ -1,9 +1,9 @@
 """Building matches in a chosen state for the match tests."""
 from __future__ import annotations
 
+from fibs_server.rules.board.position import Play, Position
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
-from fibs_server.rules.position import Play, Position
 
 # Opening roll 3-1: player 0 starts and plays 8/5 6/5.
 OPENING_31 = (3, 1)

@@ -1,7 +1,7 @@
 """The pure-Python legal-play generator: the oracle the compiled one is proven against.
 
 The server generated its plays with this code until bgsage's compiled generator took over
-(fibs_server/rules/position.py); it stays here, off the server's path, as a second,
+(fibs_server/rules/board/position.py); it stays here, off the server's path, as a second,
 independent statement of the rules and of which steps name each play (tests/rules/
 test_compiled_generator.py). It works on one mutable list, never builds intermediate
 positions, and tells results apart by an integer key built step by step (one nibble per
@@ -9,7 +9,7 @@ point plus one bit per hit blot).
 """
 from __future__ import annotations
 
-from fibs_server.rules.position import Play, Position, Steps
+from fibs_server.rules.board.position import Play, Position, Steps
 
 _BAR_INDEX = 24
 _POINTS = 24

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibs_server.rules import Play, Position, Variant
-from fibs_server.rules.position import LegalResults
+from fibs_server.rules.board.position import LegalResults
 
 from .reference_plays import reference_legal_plays
 from .test_gnubg_differential import random_position

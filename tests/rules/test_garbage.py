@@ -6,9 +6,9 @@ from __future__ import annotations
 import gc
 import random
 
+from fibs_server.rules.board.notation import format_play, parse_move
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase
-from fibs_server.rules.notation import format_play, parse_move
 
 from .test_match_properties import random_action
 

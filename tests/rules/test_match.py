@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from fibs_server.rules.board.position import Position
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.events import (
     CannotMove,
@@ -28,7 +29,6 @@ from fibs_server.rules.events import (
     WinKind,
 )
 from fibs_server.rules.match import IllegalAction, Match, Outcome, Phase
-from fibs_server.rules.position import Position
 from fibs_server.rules.refusals import Refusal
 from fibs_server.rules.variants import Variant
 

@@ -1,8 +1,8 @@
 """Greedy bear-off: the play that bears off the most checkers."""
 from __future__ import annotations
 
-from fibs_server.rules.greedy import greedy_bearoff
-from fibs_server.rules.position import Position
+from fibs_server.rules.board.greedy import greedy_bearoff
+from fibs_server.rules.board.position import Position
 
 from .match_helpers import side
 

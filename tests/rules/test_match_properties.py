@@ -8,10 +8,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fibs_server.rules.board.position import Position
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.events import GameOver, MatchOver, WinKind
 from fibs_server.rules.match import IllegalAction, Match, Phase
-from fibs_server.rules.position import Position
 from fibs_server.rules.variants import Variant
 
 UNLIMITED_GAMES = 3  # an unlimited match is never won; stop it after this many games

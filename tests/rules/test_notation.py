@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibs_server.rules import Colour, MoveError, Position, format_play, parse_move
-from fibs_server.rules.position import LegalResults
+from fibs_server.rules.board.position import LegalResults
 from fibs_server.rules.refusals import Refusal
 
 from .test_legal_plays import ROLLS

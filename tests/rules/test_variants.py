@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from fibs_server.rules.board.position import Position
 from fibs_server.rules.events import GameOver, Rolled, WinKind
 from fibs_server.rules.match import Phase
-from fibs_server.rules.position import Position
 from fibs_server.rules.variants import MatchRules, Variant
 from tests.rules.match_helpers import arranged, side, started
 

@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.ports.accounts import Account
 from fibs_server.store import SqlStore, upgrade_database_async
 
 START_TIME = 1_700_000_000

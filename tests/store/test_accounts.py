@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from fibs_server.lobby.accounts import SETTING_DEFAULTS, TOGGLE_DEFAULTS, Account, NameTaken
+from fibs_server.lobby.ports.accounts import SETTING_DEFAULTS, TOGGLE_DEFAULTS, Account, NameTaken
 
 
 def account(name: str, **fields) -> Account:

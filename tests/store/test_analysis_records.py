@@ -2,8 +2,8 @@
 by the transaction that finishes a match, and taken up again after a restart."""
 from __future__ import annotations
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.analysis_records import Outcome, QueueLimits, Status
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.ports.analysis_records import Outcome, QueueLimits, Status
 from fibs_server.store import SqlStore, upgrade_database_async
 from tests.store.test_matches import STATE
 

@@ -2,7 +2,7 @@
 log and the message of the day, on SQLite and PostgreSQL."""
 import pytest
 
-from fibs_server.lobby.chat_records import Arrival, ModerationEntry, Sanction, StoredMessage
+from fibs_server.lobby.ports.chat_records import Arrival, ModerationEntry, Sanction, StoredMessage
 from fibs_server.store import downgrade_database_async
 from tests.store.conftest import START_TIME
 from tests.store.test_migrations import table_names

@@ -2,7 +2,7 @@
 left it, abandoned matches, and the sums `dicetest` and `whois` ask for."""
 from __future__ import annotations
 
-from fibs_server.lobby.match_records import MatchDice
+from fibs_server.lobby.ports.match_records import MatchDice
 from tests.store.conftest import START_TIME
 from tests.store.test_matches import STATE
 

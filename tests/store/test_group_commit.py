@@ -5,7 +5,7 @@ import asyncio
 import pytest
 from sqlalchemy import event, select
 
-from fibs_server.lobby.accounts import SETTING_DEFAULTS
+from fibs_server.lobby.ports.accounts import SETTING_DEFAULTS
 from fibs_server.store.account_store import ACCOUNTS_BY_NAME_KEY
 from fibs_server.store.group_commit import GroupCommit
 from fibs_server.store.models import MatchGameRow

@@ -8,7 +8,7 @@ import orjson
 import pytest
 from sqlalchemy import event, func, select, text
 
-from fibs_server.lobby.match_records import RatingUpdate
+from fibs_server.lobby.ports.match_records import RatingUpdate
 from fibs_server.rules.dice import SeededDice
 from fibs_server.rules.match import Match, Phase
 from fibs_server.store import SqlStore, create_database_engine, upgrade_database_async

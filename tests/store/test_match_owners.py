@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from fibs_server.lobby.match_records import (
+from fibs_server.lobby.ports.match_records import (
     FIRST_OWNER_EPOCH,
     MatchDice,
     RatingUpdate,

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from fibs_server.lobby.match_records import MatchRecord, RatingChange, RatingUpdate
+from fibs_server.lobby.ports.match_records import MatchRecord, RatingChange, RatingUpdate
 from tests.store.conftest import START_TIME
 
 # Shaped like a rules-engine match: nested dicts and lists, None, bools, floats, text.

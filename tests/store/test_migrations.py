@@ -6,8 +6,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import insert, inspect, select, text
 from sqlalchemy.pool import NullPool
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.match_records import RatingChange
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.ports.match_records import RatingChange
 from fibs_server.store import (
     SqlStore,
     create_database_engine,

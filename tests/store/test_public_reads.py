@@ -2,8 +2,8 @@
 a player's finished rated matches newest first paged by id, and their counts."""
 from __future__ import annotations
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.match_records import RatedMatch
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.ports.match_records import RatedMatch
 
 
 def rated(before_after: dict[str, tuple[float, float]], score: list[int]) -> dict:

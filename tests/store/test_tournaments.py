@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fibs_server.lobby.tournament_records import (
+from fibs_server.lobby.ports.tournament_records import (
     JoinRefused,
     OpenTournament,
     Status,

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from fibs_server.lobby.bot_players import BotConfig
+from fibs_server.lobby.services.bot_players import BotConfig
 from tests.conftest import skip_unless_ci
 from tests.e2e.conftest import ServerHarness
 from tests.waiting import DEADLINE

@@ -6,9 +6,9 @@ import dataclasses
 
 import aiohttp
 
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.analysis_records import QueueLimits
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.ports.analysis_records import QueueLimits
 from fibs_server.net.http import TOO_MANY_ANALYSIS_REQUESTS
 from tests.web.conftest import WebHarness
 

@@ -13,9 +13,9 @@ import aiohttp
 import pytest
 
 from fibs_server.bots import INTERMEDIATE
-from fibs_server.lobby.accounts import Account
-from fibs_server.lobby.match_records import MatchDice
-from fibs_server.lobby.throttle import AbuseLimits
+from fibs_server.lobby.limits.throttle import AbuseLimits
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.ports.match_records import MatchDice
 from fibs_server.net.http import NO_SUCH_MATCH, NO_SUCH_PLAYER, TOO_MANY_ARCHIVE_REQUESTS
 from fibs_server.rules.dice import (
     PlayerSalt,

@@ -9,7 +9,7 @@ import re
 
 from playwright.async_api import Page, expect
 
-from fibs_server.lobby.session import Session
+from fibs_server.lobby.presence.session import Session
 from fibs_server.rules.dice import VerifiableDice
 from tests.waiting import DEADLINE
 from tests.web.conftest import WebHarness

@@ -16,7 +16,7 @@ from playwright.async_api import Page, expect
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.bots.pool import analyse_stored
-from fibs_server.rules.position import Position
+from fibs_server.rules.board.position import Position
 from tests.e2e.test_timers import ring
 from tests.rules.match_helpers import arranged, side
 from tests.waiting import until

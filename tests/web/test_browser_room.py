@@ -10,7 +10,7 @@ import re
 
 from playwright.async_api import Page, expect
 
-from fibs_server.lobby.game_commands import RATED_EXPERIENCE
+from fibs_server.lobby.commands.common import RATED_EXPERIENCE
 from fibs_server.rules.variants import Variant
 from tests.web.test_browser import log_in, open_page, opens_a_table, register, said, who_row
 

@@ -13,11 +13,13 @@ import re
 import aiohttp
 import pytest
 
-from fibs_server.lobby.accounts import Account
+from fibs_server.lobby.ports.accounts import Account
 from fibs_server.net import websocket
 from fibs_server.net.http import RETRY_AFTER_TOO_MANY, STATIC
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
-from fibs_server.protocol import server_texts, texts, web_events
+from fibs_server.protocol import texts
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.wording import server_texts
 from fibs_server.rules.dice import VerifiableDice
 from tests.protocol.test_web_events import VALIDATOR
 from tests.waiting import DEADLINE, until

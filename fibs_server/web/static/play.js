@@ -69,7 +69,7 @@ export function legalResults(board) {
 }
 
 // How many steps a whole play takes: the server counts the steps of a typed move
-// (rules/notation.py) and wants as many as its longest legal play has.
+// (rules/board/notation.py) and wants as many as its longest legal play has.
 function stepsRequired(board) {
   return Math.max(0, ...board.legal_plays.map((play) => play.length));
 }
@@ -195,7 +195,7 @@ export function cannotMove(board) {
 }
 
 // The FIBS command that plays `steps`: one from-to pair per die, `bar` and `off` as words.
-// FIBS numbers points absolutely (rules/notation.py): O's own numbering is the absolute
+// FIBS numbers points absolutely (rules/board/notation.py): O's own numbering is the absolute
 // one, X's own point p is absolute 25 - p. The typed board is in the player's own
 // numbering, so X's points are turned round here.
 export function moveCommand(board, steps) {

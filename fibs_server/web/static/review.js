@@ -6,7 +6,7 @@
 import { escapeText } from "./board_view.js";
 
 // A position is two sides of 25 counts in each side's own numbering (gnubg's layout, as
-// rules/position.py keeps it): index i is the side's point i + 1, index 24 its bar.
+// rules/board/position.py keeps it): index i is the side's point i + 1, index 24 its bar.
 // `decider` is the side whose decision it is (on roll), `other` its opponent.
 const POINTS = 24;
 const BAR_INDEX = 24;

@@ -147,7 +147,7 @@ test("a step the server's plays never take is not offered", () => {
   assert.equal(play.stepsOfPlay(board, [[13, 9], [9, 2]]), null);
 });
 
-// FIBS's `move` takes absolute point numbers (rules/notation.py, Colour.absolute: O's own
+// FIBS's `move` takes absolute point numbers (rules/board/notation.py, Colour.absolute: O's own
 // numbering is the absolute one, X's own p is 25 - p) and one from-to pair per die
 // (parse_move counts the pairs against the dice used), so a running 6-5 goes as two steps.
 // The typed board numbers from the player's side whatever its colour: X's are turned round.

@@ -6,7 +6,7 @@
 // bots.analysis.analyse_match at CHEAPEST_PLIES, as /api/matches/<id> (public_reads.match_games,
 // players alice and bob) and /api/matches/<id>/analysis give them. fixtures/positions.json
 // holds 12 of its decisions' Position IDs (the opening, three with a checker on a bar, two
-// with checkers borne off, six more at random) with the sides rules/position.py decodes
+// with checkers borne off, six more at random) with the sides rules/board/position.py decodes
 // (Position.from_position_id: `decider` is its checkers[0], the side on roll), which
 // tests/bots/test_engine.py checks against gnubg's own IDs. Both were made once by a
 // throwaway script; they are data, not code.

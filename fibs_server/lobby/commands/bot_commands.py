@@ -1,0 +1,61 @@
+"""`bot [level] [length] [unrated]`: a match against a built-in bot, at once."""
+from __future__ import annotations
+
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.commands.common import MatchLength, parse_length, too_long_for
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.presence.session import Session
+from fibs_server.lobby.services.bot_players import BotPlayers
+from fibs_server.protocol import texts
+from fibs_server.protocol.commands import Command
+from fibs_server.protocol.wording import game_texts
+
+DEFAULT_LEVEL = "intermediate"
+DEFAULT_LENGTH = 1
+
+
+def command_table(bots: BotPlayers) -> CommandTable:
+    table = CommandTable()
+
+    @table.command("bot")
+    async def bot(lobby: Lobby, session: Session, command: Command) -> None:
+        level, unrated = DEFAULT_LEVEL, False
+        length: MatchLength = DEFAULT_LENGTH
+        for word in command.args:
+            if word.lower() == "unrated":
+                unrated = True
+            elif (asked_length := parse_length(word)) is not None:
+                length = asked_length
+            elif (asked_level := bots.level_named(word)) is not None:
+                level = asked_level
+            else:
+                session.send_line(texts.bot_usage(list(bots.residents)))
+                return
+        if lobby.match_table.busy(session):
+            session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+            return
+        visitor = lobby.is_visitor(session)
+        points = None if length == "unlimited" else length
+        # The experience rule of `invite` and tables, for the same reason: a rated long
+        # match only for players on the rating list.
+        if not (visitor or unrated) and too_long_for(session, points):
+            session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
+            return
+        resident = bots.residents.get(level)
+        if resident is None:  # online on another node (docs/NODES.md, "Leases")
+            session.send_line(texts.BOTS_ELSEWHERE)
+            return
+        opponent = bots.player_for(resident)
+        with bots.match_slot(session) as refusal, \
+                lobby.match_table.starting([session.name]) as claimed:
+            if refusal is not None:
+                session.send_line(refusal)
+            elif not claimed:
+                session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+            else:
+                await match_play.start_match(
+                    lobby, session, opponent, points,
+                    unrated="visitor" if visitor else "asked" if unrated else None)
+
+    return table

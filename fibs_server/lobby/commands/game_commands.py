@@ -1,0 +1,420 @@
+"""Match commands: invite, join, leave, the in-game commands, and watching."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection
+
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.commands.common import (
+    MAX_MATCH_LENGTH,
+    not_free_to_play,
+    parse_length,
+    too_long_for,
+    too_long_with,
+)
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.nodes.bus import notice
+from fibs_server.lobby.nodes.directory import RemoteUser
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play.running_match import Invitation
+from fibs_server.lobby.presence.session import Session
+from fibs_server.protocol import chat, texts
+from fibs_server.protocol.commands import Command, Forwarding
+from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
+from fibs_server.protocol.texts import Departure
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.wording import game_texts, match_texts
+from fibs_server.rules import events as ev
+from fibs_server.rules.board.greedy import greedy_bearoff
+from fibs_server.rules.board.notation import MoveError, parse_move
+from fibs_server.rules.events import WinKind
+from fibs_server.rules.match import IllegalAction, Match, Phase
+from fibs_server.rules.refusals import Refusal
+
+table = CommandTable()
+
+RESIGN_KINDS = {"n": WinKind.SINGLE, "normal": WinKind.SINGLE, "g": WinKind.GAMMON,
+                "gammon": WinKind.GAMMON, "b": WinKind.BACKGAMMON,
+                "backgammon": WinKind.BACKGAMMON}
+
+
+@dataclasses.dataclass(frozen=True)
+class Invitee:
+    """The user an invitation names, here or on another node (as the directory knows them)."""
+    name: str
+    visitor: bool
+    busy: bool
+    ready: bool
+    experience: int
+    gagged: Collection[str]  # lower-case names whose invitations they do not hear
+
+    @classmethod
+    def here(cls, lobby: Lobby, session: Session) -> Invitee:
+        assert session.account is not None
+        return cls(session.name, lobby.is_visitor(session), lobby.match_table.busy(session),
+                   session.toggle("ready"), session.account.experience, session.gagged)
+
+    @classmethod
+    def elsewhere(cls, user: RemoteUser) -> Invitee:
+        # Their gags are theirs to check where they are: an invitation is a notice there.
+        return cls(user.name, user.name.startswith(texts.VISITOR_PREFIX),
+                   user.info.opponent is not None, user.info.ready, user.info.experience, ())
+
+
+def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
+               self_text: str | None = None) -> Session | None:
+    """The online user a command names (name completion), or None after saying why not:
+    `who_text` without a name, `self_text` (if given) when it names the user themselves."""
+    target = user_here_or_elsewhere(lobby, session, command, who_text, self_text,
+                                    elsewhere=False)
+    assert not isinstance(target, RemoteUser)
+    return target
+
+
+def user_here_or_elsewhere(lobby: Lobby, session: Session, command: Command, who_text: str,
+                           self_text: str | None = None, *, elsewhere: bool = True
+                           ) -> Session | RemoteUser | None:
+    """`named_user`, or (`elsewhere`) a user of another node by their whole name."""
+    if not command.args:
+        session.send_line(who_text)
+        return None
+    target: Session | RemoteUser | None = lobby.find_online(command.args[0])
+    if target is None and elsewhere:
+        target = lobby.directory.get(command.args[0])
+    if target is None:
+        session.send_line(texts.no_one_called(command.args[0]))
+        return None
+    if target is session and self_text is not None:
+        session.send_line(self_text)
+        return None
+    return target
+
+
+# --- invitations -------------------------------------------------------------------------------
+
+@table.command("invite", short_forms=("i",))
+async def invite(lobby: Lobby, session: Session, command: Command) -> None:
+    target = invitee(lobby, session, command)
+    if target is None:
+        return
+    if lobby.is_visitor(session) or target.visitor:
+        # A visitor's matches are never stored; one against a person would be lost.
+        session.send_line(texts.VISITORS_PLAY_BOTS)
+        return
+    refusal = not_free_to_play(lobby, session)
+    if refusal is not None:
+        session.send_line(refusal)
+        return
+    if target.busy:
+        session.send_line(game_texts.already_playing(target.name))
+        return
+    if not target.ready:
+        session.send_line(game_texts.refusing_games(target.name))
+        return
+    saved = await lobby.matches.running_match(session.name, target.name)
+    if len(command.args) < 2:
+        if saved is None:
+            session.send_line(game_texts.give_a_match_length(target.name))
+            return
+        lobby.match_table.invite(Invitation(session.name, target.name, saved.length, resume=True))
+        session.send_line(game_texts.you_invited_to_resume(target.name))
+        session.send_event(web_events.invitation_sent(target.name, saved.length, resume=True))
+        _tell_invited(lobby, session, target,
+                      game_texts.invitation_to_resume(session.name, False),
+                      web_events.invitation(session.name, saved.length, resume=True))
+        return
+    length = parse_length(command.args[1])
+    if length is None:
+        session.send_line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
+        return
+    try:
+        terms = parse_match_terms(command.args[2:])
+    except RulesWordError as error:
+        session.send_line(error.reply)
+        return
+    points = None if length == "unlimited" else length
+    if too_long_for(session, points) or too_long_with(target.experience, points):
+        session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
+                          if too_long_for(session, points) else
+                          game_texts.not_experienced_enough(target.name))
+        return
+    if points is None and terms.turn_seconds is not None:
+        session.send_line(TIMER_NEEDS_LENGTH)
+        return
+    lobby.match_table.invite(Invitation(session.name, target.name, points, terms=terms))
+    session.send_lines(game_texts.you_invited(target.name, points, terms))
+    session.send_event(web_events.invitation_sent(target.name, points, terms=terms))
+    _tell_invited(lobby, session, target,
+                  game_texts.invitation(session.name, points, saved is not None, False, terms),
+                  web_events.invitation(session.name, points,
+                                        replaces_saved_match=saved is not None, terms=terms))
+
+
+def invitee(lobby: Lobby, session: Session, command: Command) -> Invitee | None:
+    """The user `invite` names, online here (name completion) or on another node (their
+    whole name), or None after saying why not."""
+    target = user_here_or_elsewhere(lobby, session, command, game_texts.INVITE_WHOM,
+                                    game_texts.INVITE_YOURSELF)
+    if isinstance(target, RemoteUser):
+        return Invitee.elsewhere(target)
+    return None if target is None else Invitee.here(lobby, target)
+
+
+def _tell_invited(lobby: Lobby, inviter: Session, target: Invitee, lines: list[str],
+                  message: web_events.Message) -> None:
+    # Gagging someone silences their invitations too; the inviter is not told (as for tell).
+    if inviter.name.lower() not in target.gagged:
+        lobby.tell([target.name], notice(lines, message, ring=True))
+
+
+@table.command("join", forwarded=Forwarding.HOST_WITHOUT_ARGUMENTS)
+async def join(lobby: Lobby, session: Session, command: Command) -> None:
+    if not command.args:
+        if lobby.match_table.match_of(session) is None:
+            session.send_line(game_texts.JOIN_WHOM)
+            return
+        await match_play.act(lobby, session, lambda m, p: m.join(p))
+        return
+    inviter = lobby.find_online(command.args[0])
+    elsewhere = lobby.directory.get(command.args[0]) if inviter is None else None
+    if inviter is None and elsewhere is None:
+        session.send_line(game_texts.cannot_find_player(command.args[0]))
+        return
+    if lobby.match_table.busy(session):
+        session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+        return
+    if elsewhere is not None:
+        # The match runs where the invitation was made; the host checks it there.
+        lobby.seats.join_elsewhere(session, elsewhere)
+        return
+    assert inviter is not None
+    invitation = lobby.match_table.invitation_from(inviter.name)
+    if invitation is None or invitation.invitee.lower() != session.name.lower() \
+            or inviter is session:
+        session.send_line(game_texts.didnt_invite_you(inviter.name))
+        return
+    if lobby.match_table.busy(inviter):
+        session.send_line(game_texts.already_playing(inviter.name))
+        return
+    # An invitation the server made in the inviter's name (a tournament's pairing, or one
+    # to a bot from an entrant) is joined whether or not the inviter is ready.
+    if not inviter.toggle("ready") and not invitation.arranged:
+        session.send_line(game_texts.refusing_games(inviter.name))
+        return
+    lobby.match_table.withdraw(inviter.name, accepted_by=session.name)
+    lobby.match_table.withdraw(session.name)
+    await match_play.play_invitation(lobby, invitation, inviter, session)
+
+
+@table.command("roll", short_forms=("r",), forwarded=Forwarding.HOST)
+async def roll(lobby: Lobby, session: Session, command: Command) -> None:
+    await match_play.act(lobby, session, lambda m, p: m.roll(p))
+
+
+@table.command("move", short_forms=("m",), forwarded=Forwarding.HOST)
+async def move(lobby: Lobby, session: Session, command: Command) -> None:
+    def play(match: Match, player: int) -> list[ev.Event]:
+        if match.turn != player or match.phase is not Phase.MOVE:
+            return match.move(player, None)  # the engine's own refusal
+        assert match.dice is not None  # the roll being played
+        try:
+            chosen = parse_move(" ".join(command.args), match.position_seen_by(player),
+                                match.dice, match.colour(player), match.legal_results)
+        except MoveError as error:
+            raise IllegalAction(error.reason, **error.facts) from None
+        return match.move(player, chosen)
+    await match_play.act(lobby, session, play)
+
+
+@table.command("off", forwarded=Forwarding.HOST)
+async def bear_off(lobby: Lobby, session: Session, command: Command) -> None:
+    def play(match: Match, player: int) -> list[ev.Event]:
+        if match.turn != player or match.phase is not Phase.MOVE:
+            return match.move(player, None)
+        assert match.dice is not None
+        chosen = greedy_bearoff(match.position_seen_by(player), match.dice)
+        if chosen is None:
+            raise IllegalAction(Refusal.CANNOT_BEAR_OFF)
+        return match.move(player, chosen)
+    await match_play.act(lobby, session, play)
+
+
+@table.command("double", forwarded=Forwarding.HOST)
+async def double(lobby: Lobby, session: Session, command: Command) -> None:
+    await match_play.act(lobby, session, lambda m, p: m.double(p))
+
+
+@table.command("accept", forwarded=Forwarding.HOST)
+async def accept(lobby: Lobby, session: Session, command: Command) -> None:
+    await match_play.act(lobby, session, lambda m, p: m.accept(p))
+
+
+@table.command("reject", forwarded=Forwarding.HOST)
+async def reject(lobby: Lobby, session: Session, command: Command) -> None:
+    await match_play.act(lobby, session, lambda m, p: m.reject(p))
+
+
+@table.command("redouble", forwarded=Forwarding.HOST)
+@table.command("beaver", forwarded=Forwarding.HOST)
+@table.command("raccoon", forwarded=Forwarding.HOST)
+@table.command("otter", forwarded=Forwarding.HOST)
+async def redouble(lobby: Lobby, session: Session, command: Command) -> None:
+    await match_play.act(lobby, session, lambda m, p: m.redouble(p, command.name))
+
+
+@table.command("resign", short_forms=("res",), forwarded=Forwarding.HOST)
+async def resign(lobby: Lobby, session: Session, command: Command) -> None:
+    kind = RESIGN_KINDS.get(command.args[0].lower()) if command.args else None
+    if kind is None:
+        session.send_line(game_texts.RESIGN_USAGE)
+        return
+    await match_play.act(lobby, session, lambda m, p: m.resign(p, kind))
+
+
+RAW_BOARD_STYLE = 3  # `rawboard`: the `board:` line whatever the boardstyle
+
+
+@table.command("board", short_forms=("b",), forwarded=Forwarding.HOST)
+@table.command("rawboard", forwarded=Forwarding.HOST)
+async def board(lobby: Lobby, session: Session, command: Command) -> None:
+    style = RAW_BOARD_STYLE if command.name == "rawboard" else None
+    running = lobby.match_table.match_of(session)
+    if running is not None:
+        match_play.board_to(session, running, running.match.moment(),
+                            running.index_of(session), as_you=True, style=style)
+        return
+    watching = session.watching
+    watched = watching and lobby.match_table.match_of(watching)
+    if watching and watched:
+        match_play.board_to(session, watched, watched.match.moment(),
+                            watched.index_of(watching), as_you=False, style=style)
+        return
+    session.send_line(game_texts.NOT_PLAYING)
+
+
+@table.command("pip", forwarded=Forwarding.HOST)
+async def pip(lobby: Lobby, session: Session, command: Command) -> None:
+    running = lobby.match_table.match_of(session)
+    if running is None:
+        session.send_line(game_texts.NOT_PLAYING)
+        return
+    player = running.index_of(session)
+    opponent = running.opponent_of(session)
+    if not session.toggle("allowpip"):
+        session.send_line(game_texts.TOGGLE_ALLOWPIP_FIRST)
+        return
+    if opponent is not None and not opponent.toggle("allowpip"):
+        session.send_line(game_texts.pip_not_allowed(opponent.name))
+        return
+    position = running.match.position_seen_by(player)
+    own, other = position.pip_count(0), position.pip_count(1)
+    o_pips, x_pips = (own, other) if running.match.colour(player) == "O" else (other, own)
+    session.send_line(match_texts.pip_counts_line(o_pips, x_pips))
+
+
+@table.command("leave", forwarded=Forwarding.HOST)
+async def leave(lobby: Lobby, session: Session, command: Command) -> None:
+    await match_play.leave(lobby, session)
+
+
+@table.command("undo", forwarded=Forwarding.HOST)
+async def undo(lobby: Lobby, session: Session, command: Command) -> None:
+    await match_play.undo(lobby, session)
+
+
+@table.on_logout
+async def part_running_match(lobby: Lobby, session: Session, departure: Departure
+                             ) -> list[Session]:
+    """A player who logs out or drops leaves their match saved (`match_play.log_out`)."""
+    return await match_play.log_out(lobby, session, departure)
+
+
+@table.on_shutdown
+async def part_running_matches(lobby: Lobby) -> list[Session]:
+    return await match_play.shut_down(lobby)
+
+
+@table.on_login
+@table.on_resync
+async def show_taken_over_match(lobby: Lobby, session: Session) -> None:
+    """A new login that took a running match over (`Lobby.log_in`), or a player whose
+    letters between nodes were lost (lobby/play/seats.py), is shown the match where it stands."""
+    running = lobby.match_table.match_of(session)
+    if running is not None:
+        match_play.show_taken_over_match(running, session)
+
+
+@table.on_login
+async def send_saved_matches(lobby: Lobby, session: Session) -> None:
+    """A page's Resume buttons: the saved matches, after the welcome."""
+    await match_play.send_saved_matches(lobby, [session])
+
+
+# --- watching ----------------------------------------------------------------------------------
+
+@table.command("watch")
+async def watch(lobby: Lobby, session: Session, command: Command) -> None:
+    found = user_here_or_elsewhere(lobby, session, command, game_texts.WATCH_WHOM,
+                                   game_texts.WATCH_YOURSELF)
+    if found is None:
+        return
+    elsewhere, target = (found, None) if isinstance(found, RemoteUser) else (None, found)
+    if target is not None and session.name.lower() in target.blinded:
+        session.send_line(chat.doesnt_want_you_to_watch(target.name))
+        return
+    if lobby.match_table.busy(session):
+        session.send_line(game_texts.WATCH_WHILE_PLAYING)
+        return
+    if session.watching is not None:
+        session.send_line(game_texts.you_stop_watching(session.watching.name, for_another=True))
+        lobby.match_table.stop_watching(session)
+    if elsewhere is not None:
+        # A seat on their node watches for this user (its blind list is checked there).
+        lobby.seats.watch_elsewhere(session, elsewhere)
+        return
+    lobby.seats.leave_watch(session)
+    assert target is not None
+    lobby.match_table.set_watching(session, target)
+    session.send_line(game_texts.you_are_now_watching(target.name))
+    lobby.tell([target.name], notice([game_texts.is_watching_you(session.name)]))
+    running = lobby.match_table.match_of(target)
+    session.send_event(web_events.watching(
+        target.name, None if running is None else running.opponent_name(running.index_of(target))))
+    if running is None:
+        session.send_line(game_texts.nothing_interesting(target.name))
+    else:
+        opponent = running.opponent_of(target)
+        if opponent is not None:
+            lobby.tell([opponent.name],
+                       notice([game_texts.starts_watching(session.name, target.name)]))
+        match_play.board_to(session, running, running.match.moment(), running.index_of(target),
+                            as_you=False)
+    lobby.broadcast_who(session)
+
+
+@table.command("unwatch", forwarded=Forwarding.HOST)
+async def unwatch(lobby: Lobby, session: Session, command: Command) -> None:
+    if session.watching is None:
+        session.send_line(game_texts.NOT_WATCHING)
+        return
+    session.send_line(game_texts.you_stop_watching(session.watching.name, for_another=False))
+    lobby.match_table.stop_watching(session)
+    lobby.broadcast_who(session)
+
+
+@table.command("look", forwarded=Forwarding.HOST)
+async def look(lobby: Lobby, session: Session, command: Command) -> None:
+    # A player here from another node is a seat, looked at by their whole name.
+    seat = lobby.seats.seat_of(command.args[0]) if command.args else None
+    target = seat or named_user(lobby, session, command, game_texts.LOOK_AT_WHOM)
+    if target is None:
+        return
+    if session.name.lower() in target.blinded:
+        session.send_line(chat.doesnt_want_you_to_watch(target.name))
+        return
+    running = lobby.match_table.match_of(target)
+    if running is None:
+        session.send_line(game_texts.is_not_playing(target.name))
+        return
+    match_play.board_to(session, running, running.match.moment(), running.index_of(target),
+                        as_you=False)

@@ -1,0 +1,129 @@
+"""Open tables: `table <n> [rules] [clock] [private]` offers a match to whoever sits first, `sit
+<code>` takes the free seat, `table close`; `show tables` (user_commands, with `common.show_tables`) lists them. A
+match started at a table is a joined invitation of its creator's: the same path, texts,
+boards and CLIP lines (`match_play.play_invitation`)."""
+from __future__ import annotations
+
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.commands.common import (
+    MAX_MATCH_LENGTH,
+    not_free_to_play,
+    parse_length,
+    too_long_for,
+)
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play.running_match import Invitation
+from fibs_server.lobby.play.tables import OpenTable
+from fibs_server.lobby.presence.session import Session
+from fibs_server.protocol import texts
+from fibs_server.protocol.commands import Command
+from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.wording import game_texts, table_texts
+
+table = CommandTable()
+
+
+@table.command("table")
+async def open_or_close(lobby: Lobby, session: Session, command: Command) -> None:
+    if lobby.is_visitor(session):
+        # A visitor's matches are never stored; one against a person would be lost.
+        session.send_line(texts.VISITORS_PLAY_BOTS)
+        return
+    tables = lobby.match_table.open_tables
+    if command.args and command.args[0].lower() == table_texts.CLOSE:
+        closed = tables.close(session.name)
+        session.send_line(table_texts.NO_OPEN_TABLE if closed is None
+                          else table_texts.table_closed(closed.code))
+        session.send_event(web_events.my_table(None))
+        return
+    mine = tables.of(session.name)
+    if mine is not None:
+        session.send_line(table_texts.your_table(mine.code, mine.length, mine.terms))
+        session.send_event(web_events.my_table(mine.code, mine.length, mine.terms, mine.private))
+        return
+    if not command.args:
+        session.send_line(table_texts.TABLE_USAGE)
+        return
+    refusal = not_free_to_play(lobby, session)
+    if refusal is not None:
+        session.send_line(refusal)
+        return
+    length = parse_length(command.args[0])
+    if length is None:
+        session.send_line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
+        return
+    words, private = table_texts.split_private(command.args[1:])
+    try:
+        terms = parse_match_terms(words)
+    except RulesWordError as error:
+        session.send_lines([error.reply, table_texts.TABLE_USAGE])
+        return
+    points = None if length == "unlimited" else length
+    if too_long_for(session, points):
+        session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
+        return
+    if points is None and terms.turn_seconds is not None:
+        session.send_line(TIMER_NEEDS_LENGTH)
+        return
+    opened = tables.open(session.name, points, terms, private)
+    session.send_line(table_texts.table_opened(opened.code, opened.length, opened.terms,
+                                               opened.private))
+    session.send_event(web_events.my_table(opened.code, opened.length, opened.terms,
+                                           opened.private))
+
+
+@table.command("sit")
+async def sit(lobby: Lobby, session: Session, command: Command) -> None:
+    if lobby.is_visitor(session):
+        session.send_line(texts.VISITORS_PLAY_BOTS)
+        return
+    if not command.args:
+        session.send_line(table_texts.SIT_WHERE)
+        return
+    tables = lobby.match_table.open_tables
+    code = command.args[0]
+    host = session.connection.host
+    wait = lobby.code_guesses.wait(session.name, host)
+    if wait > 0:
+        session.send_line(table_texts.too_many_wrong_codes(wait))
+        return
+    chosen = tables.find(code)
+    if chosen is None:
+        lobby.code_guesses.wrong(session.name, host)
+        session.send_line(table_texts.no_table(code))
+        return
+    if chosen.creator.lower() == session.name.lower():
+        session.send_line(table_texts.OWN_TABLE)
+        return
+    if await lobby.matches.running_match(chosen.creator, session.name) is not None:
+        session.send_line(game_texts.saved_match_first(chosen.creator))
+        return
+    if tables.find(code) is not chosen:  # closed, or taken, while the store answered
+        session.send_line(table_texts.no_table(code))
+        return
+    creator = lobby.online.get(chosen.creator.lower())
+    if creator is None:  # between the two halves of the creator's new login
+        session.send_line(table_texts.no_table(code))
+        return
+    refusal = _refusal(lobby, session, creator, chosen)
+    if refusal is not None:
+        session.send_line(refusal)
+        return
+    tables.close(creator.name)
+    await match_play.play_invitation(lobby, Invitation(creator.name, session.name, chosen.length,
+                                            terms=chosen.terms), creator, session)
+
+
+def _refusal(lobby: Lobby, sitter: Session, creator: Session, chosen: OpenTable) -> str | None:
+    """Why `sitter` may not play at the table now, as `join` would refuse (None: they may)."""
+    if lobby.match_table.busy(sitter):
+        return game_texts.TWO_GAMES_AT_ONCE
+    if lobby.match_table.busy(creator):  # their match is being set up
+        return game_texts.already_playing(creator.name)
+    if not creator.toggle("ready"):
+        return game_texts.refusing_games(creator.name)
+    if too_long_for(sitter, chosen.length):
+        return game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
+    return None

@@ -1,0 +1,210 @@
+"""`tournament create|join|leave|list|show|cancel|notify` (docs/TOURNAMENTS.md, "Commands").
+
+The store is the truth (lobby/ports/tournament_records.py): each command reads or writes it, on
+any node; the director (lobby/services/tournaments.py) acts on what it finds there. The limits are
+AbuseLimits' (docs/SECURITY.md, "Tournaments")."""
+from __future__ import annotations
+
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.commands.common import LARGEST_ID, store_setting
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.nodes.bus import TOURNAMENT_NOTICE_SETTING, notice
+from fibs_server.lobby.ports.tournament_records import (
+    JoinRefused,
+    Status,
+    TournamentRecord,
+    TournamentRecords,
+    TournamentSpec,
+)
+from fibs_server.lobby.presence.session import Session
+from fibs_server.lobby.services.bot_players import BotPlayers
+from fibs_server.lobby.services.tournament_news import listed, shown, tell_pages
+from fibs_server.protocol import texts
+from fibs_server.protocol.commands import Command, HeavyRead
+from fibs_server.protocol.tournament_options import OptionError, parse_create
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.wording import tournament_texts
+from fibs_server.rules.tournament import Entrant
+
+LISTED = 20  # tournaments `tournament list` shows: the open ones first, then the latest
+READERS = ("list", "show")
+
+
+def reads(command: Command) -> bool:
+    """Whether a `tournament` command reads the store (it is paced as a heavy read)."""
+    return bool(command.args) and command.args[0].lower() in READERS
+
+
+def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
+    """`bots` None: the server has no built-in bots, so none may enter."""
+    table = CommandTable()
+
+    # `list` and `show` read the store, up to some hundred rows: heavy reads.
+    @table.command("tournament", pacing=HeavyRead(tournament_texts.read_too_often, reads))
+    async def tournament(lobby: Lobby, session: Session, command: Command) -> None:
+        args = command.args
+        verb = args[0].lower() if args else ""
+        if verb in READERS:
+            if verb == "list":
+                entries = [listed(record) for record in await records.recent_tournaments(LISTED)]
+                session.send_lines(tournament_texts.list_lines(entries))
+                session.send_event(web_events.tournaments(entries))
+            else:
+                await _show(lobby, session, args[1:])
+            return
+        if verb not in WRITERS:
+            session.send_line(tournament_texts.USAGE)
+            return
+        if lobby.is_visitor(session):
+            session.send_line(texts.NOT_FOR_VISITORS)
+            return
+        await WRITERS[verb](lobby, session, args[1:])
+
+    async def _show(lobby: Lobby, session: Session, args: list[str]) -> None:
+        record = await _named(session, args)
+        if record is None:
+            return
+        view = shown(record, int(lobby.config.wall_clock()))
+        session.send_lines(tournament_texts.show_lines(view))
+        session.send_event(web_events.tournament(view))
+        session.followed_tournament = record.tournament_id
+
+    async def _named(session: Session, args: list[str]) -> TournamentRecord | None:
+        """The tournament the first word names, or None (the refusal sent)."""
+        typed = args[0] if args else ""
+        found = (await records.tournament(int(typed))
+                 if typed.isascii() and typed.isdigit() and int(typed) <= LARGEST_ID else None)
+        if found is None:
+            session.send_line(tournament_texts.no_such(typed) if typed
+                              else tournament_texts.USAGE)
+        return found
+
+    async def changed(lobby: Lobby, session: Session, tournament_id: int) -> None:
+        """The pages told of the tournament as `session` changed it; theirs follows it."""
+        session.followed_tournament = tournament_id
+        record = await records.tournament(tournament_id)
+        if record is not None:
+            tell_pages(lobby, record)
+
+    async def told_and_changed(lobby: Lobby, session: Session, record: TournamentRecord,
+                               line: str) -> None:
+        """`line` to the tournament's entrants, its creator and the user who typed the
+        command; then the pages."""
+        lobby.tell([*(entrant.name for entrant in record.entrants), record.spec.creator,
+                    session.name], notice([line]))
+        await changed(lobby, session, record.tournament_id)
+
+    async def create(lobby: Lobby, session: Session, args: list[str]) -> None:
+        account = session.account
+        assert account is not None
+        limits = lobby.config.abuse_limits
+        if not account.is_admin and account.experience < limits.tournament_creator_experience:
+            session.send_line(tournament_texts.NOT_ALLOWED_TO_CREATE)
+            return
+        try:
+            order = parse_create(args)
+        except OptionError as error:
+            session.send_line(error.reply)
+            return
+        if order.entry_cap > limits.max_tournament_entrants:
+            session.send_line(tournament_texts.cap_too_large(limits.max_tournament_entrants))
+            return
+        if order.bots_allowed and bots is None:
+            session.send_line(tournament_texts.NO_BOTS_ON_THIS_SERVER)
+            return
+        open_now = await records.open_tournaments()
+        if len(open_now) >= limits.max_open_tournaments:
+            session.send_line(tournament_texts.server_full(limits.max_open_tournaments))
+            return
+        mine = sum(entry.creator.lower() == session.name.lower() for entry in open_now)
+        if mine >= limits.open_tournaments_per_creator and not account.is_admin:
+            session.send_line(tournament_texts.too_many_open(limits.open_tournaments_per_creator))
+            return
+        now = int(lobby.config.wall_clock())
+        start_when = order.start_when
+        if order.start_in_minutes is None and start_when is None:
+            start_when = order.entry_cap
+        spec = TournamentSpec(
+            creator=session.name, format=order.format, terms=order.terms,
+            swiss_rounds=order.swiss_rounds, entry_cap=order.entry_cap,
+            starts_at=None if order.start_in_minutes is None
+            else now + 60 * order.start_in_minutes,
+            start_when=start_when, bots_allowed=order.bots_allowed)
+        record = await records.create_tournament(spec)
+        session.send_line(tournament_texts.created(record.tournament_id))
+        await changed(lobby, session, record.tournament_id)
+        lobby.tell_all(notice([tournament_texts.opened(
+            record.tournament_id, session.name, order.format.value, order.terms.length,
+            order.entry_cap)], audience="tournaments", excluded=[session.name]))
+
+    async def join(lobby: Lobby, session: Session, args: list[str]) -> None:
+        record = await _named(session, args)
+        if record is None:
+            return
+        name = session.name
+        if len(args) > 1:  # the creator enters a built-in bot
+            name_typed = args[1]
+            level = bots.level_named(name_typed) if bots is not None else None
+            if not (record.spec.bots_allowed and session.name.lower()
+                    == record.spec.creator.lower()):
+                session.send_line(tournament_texts.no_bots(record.tournament_id))
+                return
+            if bots is None or level is None:
+                session.send_line(tournament_texts.no_such_bot(name_typed))
+                return
+            name = bots.config.names[level]
+        account = await lobby.accounts.find_account(name)
+        if account is None:
+            session.send_line(tournament_texts.no_such_bot(name))
+            return
+        refused = await records.add_entrant(record.tournament_id,
+                                            Entrant(account.name, account.rating))
+        tid = record.tournament_id
+        if refused is not None:
+            session.send_line({
+                JoinRefused.NOT_OPEN: tournament_texts.not_in_signup(tid),
+                JoinRefused.FULL: tournament_texts.full(tid),
+                JoinRefused.ALREADY: tournament_texts.entered_already(tid, account.name),
+            }[refused])
+            return
+        await told_and_changed(lobby, session, record, tournament_texts.joined(tid, account.name))
+
+    async def leave(lobby: Lobby, session: Session, args: list[str]) -> None:
+        record = await _named(session, args)
+        if record is None:
+            return
+        tid = record.tournament_id
+        if not await records.remove_entrant(tid, session.name):
+            session.send_line(tournament_texts.not_entered(tid))
+            return
+        await told_and_changed(lobby, session, record, tournament_texts.left(tid, session.name))
+
+    async def cancel(lobby: Lobby, session: Session, args: list[str]) -> None:
+        record = await _named(session, args)
+        if record is None:
+            return
+        account = session.account
+        assert account is not None
+        tid = record.tournament_id
+        if record.spec.creator.lower() != session.name.lower() and not account.is_admin:
+            session.send_line(tournament_texts.not_yours(tid))
+            return
+        if not await records.end_tournament(tid, Status.CANCELLED, None):
+            session.send_line(tournament_texts.not_open(tid))
+            return
+        await told_and_changed(lobby, session, record,
+                               tournament_texts.cancelled(tid, session.name))
+
+    async def notify(lobby: Lobby, session: Session, args: list[str]) -> None:
+        value = args[0].lower() if len(args) == 1 else ""
+        if value not in ("on", "off"):
+            session.send_line(tournament_texts.USAGE)
+            return
+        await store_setting(lobby, session, TOURNAMENT_NOTICE_SETTING, value)
+        session.send_line(tournament_texts.NOTIFY_ON if value == "on"
+                          else tournament_texts.NOTIFY_OFF)
+
+    WRITERS = {"create": create, "join": join, "leave": leave, "cancel": cancel,
+               "notify": notify}
+    return table
+

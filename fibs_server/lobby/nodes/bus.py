@@ -1,0 +1,432 @@
+"""Users addressed by name: the one seam through which a handler tells other users anything
+(lila-ws's `TellUsers` and `TellAll`).
+
+A handler says what to tell as a *letter*: a small value that names no session and holds only
+JSON-able fields, so that it can travel to another node. The letter is rendered where it is
+delivered, for each listener as that listener reads (CLIP numbers or sentences, a bell,
+gags), exactly as the handler rendered it itself before. A `Bus` carries letters:
+`LocalBus`, in-process, delivers at once, which is all one node needs; a bus between nodes
+delivers here at once too and carries the letter to the other nodes, each delivering to its
+own users.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Collection, Iterable
+from typing import Any, Literal, Protocol, get_args
+
+import orjson
+
+from fibs_server.lobby.presence.session import Session, wire_text
+from fibs_server.protocol import chat
+from fibs_server.protocol.views import web_events
+
+SaidKind = Literal["tell", "say", "shout", "kibitz", "whisper", "message"]
+Audience = Literal["named", "clip", "report", "tournaments", "tournament_pages"]
+# In Account.settings: "on" (`tournament notify on`) hears of every tournament (default off).
+TOURNAMENT_NOTICE_SETTING = "tournament_notice"
+
+
+def rings(session: Session) -> bool:
+    """Whether `session` wants a bell with what is said to it or an invitation (telnet only)."""
+    return not session.clip and session.toggle("bell")
+
+
+@dataclasses.dataclass(frozen=True)
+class Said:
+    """`speaker`'s words to the letter's listeners. `to`: the one listener of a tell or a
+    say (the typed message names them); `sent_at`: a message's time, in seconds."""
+    kind: SaidKind
+    speaker: str
+    text: str
+    to: str | None = None
+    sent_at: int = 0
+
+    def reaches(self, listener: Session) -> bool:
+        """A shout goes to everyone but the silent and those who gag the speaker; the other
+        kinds to the listeners the handler named, but a tell or a message not to one who
+        gags the speaker (the handler checks that too, for its reply, where it can)."""
+        if self.kind in ("tell", "message"):  # checked by the speaker's node if it knew
+            return self.speaker.lower() not in listener.gagged
+        if self.kind != "shout":
+            return True
+        return (listener.name.lower() != self.speaker.lower() and not listener.toggle("silent")
+                and self.speaker.lower() not in listener.gagged)
+
+    def deliver(self, listeners: Iterable[Session]) -> None:
+        if self.kind == "shout":
+            # One text for each kind of client, as a broadcast: there may be thousands.
+            texts = {clip: wire_text([chat.shouts(clip, self.speaker, self.text)])
+                     for clip in (False, True)}
+            shouted = web_events.encode(web_events.chat("shout", self.speaker, self.text))
+            for listener in listeners:
+                listener.send_broadcast(texts[listener.clip])
+                listener.send_event_broadcast(shouted)
+            return
+        for listener in listeners:
+            line = self._line(listener.clip)
+            if self.kind in ("tell", "say", "message"):  # words to the listener alone ring
+                line = chat.with_bell(line, rings(listener))
+            listener.send_line(line)
+            if self.kind != "message":  # the page reads a message as FIBS's line (its Console)
+                listener.send_event(web_events.chat(self.kind, self.speaker, self.text, self.to))
+
+    def _line(self, clip: bool) -> str:
+        if self.kind == "message":
+            return chat.message(clip, self.speaker, self.sent_at, self.text)
+        if self.kind in ("tell", "say"):
+            return chat.says(clip, self.speaker, self.text)
+        render = chat.kibitzes if self.kind == "kibitz" else chat.whispers
+        return render(clip, self.speaker, self.text)
+
+
+@dataclasses.dataclass(frozen=True)
+class Notice:
+    """Lines the same for every listener, and the typed message of the same to the pages
+    that asked for them. `audience`: who of those addressed hear it, decided where they are
+    (`clip`: CLIP clients; `report`: those whose `report` toggle is on; `tournaments`: those
+    who asked to hear of tournaments; `tournament_pages`: the pages that follow the
+    tournament of the `tournament` message, `follows_tournament`); `excluded`: names
+    that do not; `broadcast`: formatted once and sent as a broadcast (no pager, no bot looks),
+    else each listener's own lines; `ring`: the first line rings the bell of a listener who
+    wants one (an invitation)."""
+    lines: tuple[str, ...]
+    event: web_events.Message | None = None
+    audience: Audience = "named"
+    excluded: tuple[str, ...] = ()
+    broadcast: bool = False
+    ring: bool = False
+
+    def reaches(self, listener: Session) -> bool:
+        if self.excluded and listener.name.lower() in self.excluded:
+            return False
+        if self.audience == "clip":
+            return listener.clip
+        if self.audience == "tournaments":
+            return hears_of_tournaments(listener)
+        if self.audience == "tournament_pages":
+            return self.event is not None and follows_tournament(listener, self.event)
+        return self.audience != "report" or listener.toggle("report")
+
+    def deliver(self, listeners: Collection[Session]) -> None:
+        if not self.broadcast:
+            for listener in listeners:
+                if self.ring and self.lines and rings(listener):
+                    listener.send_lines((chat.with_bell(self.lines[0], True), *self.lines[1:]))
+                else:
+                    listener.send_lines(self.lines)
+                if self.event is not None:
+                    listener.send_event(self.event)
+            return
+        # Everyone online may be listening: each loop does no more per listener than it must
+        # (a listener still gets the lines before the typed message).
+        text = wire_text(list(self.lines))
+        if text:
+            for listener in listeners:
+                listener.send_broadcast(text)
+        if self.event is not None:
+            event_line = web_events.encode(self.event)
+            for listener in listeners:
+                listener.send_event_broadcast(event_line)
+
+
+def hears_of_tournaments(listener: Session) -> bool:
+    """Whether `listener` asked to hear of every tournament (`tournament notify on`)."""
+    return listener.account is not None \
+        and listener.account.settings.get(TOURNAMENT_NOTICE_SETTING) == "on"
+
+
+def follows_tournament(listener: Session, shown: web_events.Message) -> bool:
+    """Whether the page of `listener` is sent the changes of the tournament of a `tournament`
+    message: the one it follows (its last shown), one it entered or created, or any when
+    its user asked to hear of tournaments. Never a classic session: it has no page."""
+    if not listener.wants_events:
+        return False
+    name = listener.name.lower()
+    return (listener.followed_tournament == shown["id"] or hears_of_tournaments(listener)
+            or name == shown["creator"].lower()
+            or any(name == entrant["name"].lower() for entrant in shown["entrants"]))
+
+
+def notice(lines: Iterable[str], event: web_events.Message | None = None, *,
+           audience: Audience = "named", excluded: Iterable[str] = (),
+           broadcast: bool = False, ring: bool = False) -> Notice:
+    return Notice(tuple(lines), event, audience, tuple(name.lower() for name in excluded),
+                  broadcast, ring)
+
+
+@dataclasses.dataclass(frozen=True)
+class Presence:
+    """A user of `node` as the who-list shows them (`clip.WhoInfo`'s fields), and their away
+    message. `arrival`: the login's notice (None: a change, or an answer to a roll call)."""
+    node: str
+    info: dict[str, Any]
+    away_message: str | None = None
+    arrival: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Absence:
+    """A user of `node` went; `departure`: the logout's notice."""
+    node: str
+    name: str
+    departure: str | None = None
+
+
+ModerationAction = Literal["throw_out", "mute", "unmute"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Moderated:
+    """An administrator on `node` acted on `name`, who may be online on another node:
+    `throw_out` (kicked, banned or erased: told `text`, then logged out), `mute`, `unmute`."""
+    node: str
+    name: str
+    action: ModerationAction
+    text: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class RollCall:
+    """`node` (re)joined the bus and knows nobody: every node answers with its users. Sent
+    again every few seconds as the node's heartbeat (`answer`: False), so that a node that
+    stops sending (killed) is forgotten with its users."""
+    node: str
+    answer: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Roster:
+    """Every user of `node` (each `{"info": ..., "away_message": ...}`, as in a `Presence`):
+    its answer to a roll call, which replaces what the asking node knew of them."""
+    node: str
+    users: list[dict[str, Any]]
+
+
+# A player at a match that runs on another node (lobby/play/seats.py): the match's node is the
+# host, the player's own node (where their connection is) their home. Each of these letters
+# is for one node, `to_node`; the others ignore it.
+
+@dataclasses.dataclass(frozen=True)
+class JoinAsked:
+    """`name`, at home on `node`, joins the invitation of `inviter`, who is on `to_node`;
+    or (`takeover`) logged in on `node` while playing on `to_node`, and takes their match
+    over from there as a new login does. `client`: how the player's program reads
+    (`seats.SeatClient`'s fields)."""
+    node: str
+    to_node: str
+    name: str
+    inviter: str
+    client: dict[str, Any]
+    takeover: bool = False
+    watch: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Seated:
+    """From the host: `name`'s seat there plays `opponent` now, or watches `watching` (both
+    None: it does neither any more, or never did: the join was refused), has sent `relayed` letters home so far and received
+    `received` lines from there (a home that heard fewer, or sent more, knows that some were
+    lost on the way, and asks for the board). A seat that goes counts only the lines it
+    served in `received`: the home answers the later ones itself."""
+    node: str
+    to_node: str
+    name: str
+    opponent: str | None
+    relayed: int = 0
+    received: int = 0
+    watching: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Forwarded:
+    """From the home: a command line of `name` for their seat at the host. `quiet`: a
+    setting the home carried out and answered already, copied to the seat; `resync`: the
+    home's bus came back and asks how many letters the seat sent and received (a `Seated`
+    answers; the line is ignored); `number`: the home's count of lines sent to the seat,
+    this one included; `heard` (not -1): a `board` asked for because letters were lost, the
+    home having heard the seat's letters up to that number."""
+    node: str
+    to_node: str
+    name: str
+    line: str
+    quiet: bool = False
+    resync: bool = False
+    number: int = 0
+    heard: int = -1
+
+
+RelayKind = Literal["lines", "text", "event"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Relayed:
+    """From the host: what `name`'s seat was told, for their connection at home: `lines` to
+    be laid out as the home session lays out its lines, or a `text` already on the wire, or
+    typed messages (`event`), in the order the seat was told them; `number`: the seat's
+    count of letters sent home, this one included."""
+    node: str
+    to_node: str
+    name: str
+    kind: RelayKind
+    lines: tuple[str, ...]
+    broadcast: bool = False
+    number: int = 0
+
+
+# A match the server arranges between two players online on other nodes than its own (a
+# tournament's pairing: lobby/play/arranged_matches.py). Each is for one node, `to_node`.
+
+@dataclasses.dataclass(frozen=True)
+class MatchArranged:
+    """To the home of `inviter`: the server invites `name` to a match there in the inviter's
+    name (`length`, `terms` as `arranged_matches.terms_fields` gives them; `resume`: their
+    saved match), and it starts as soon as both are free."""
+    node: str
+    to_node: str
+    name: str
+    inviter: str
+    length: int | None
+    terms: dict[str, Any]
+    resume: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class JoinArranged:
+    """From the host, to the home of `name`: `name` joins the invitation the server made
+    there in `inviter`'s name, as if they had typed `join`."""
+    node: str
+    to_node: str
+    name: str
+    inviter: str
+
+
+SeatLetter = JoinAsked | Seated | Forwarded | Relayed
+ArrangedLetter = MatchArranged | JoinArranged
+UserLetter = Said | Notice
+PresenceLetter = Presence | Absence | RollCall | Roster  # for the nodes' directories
+NodeLetter = PresenceLetter | SeatLetter | ArrangedLetter | Moderated  # between the nodes
+Letter = UserLetter | NodeLetter
+LETTERS: dict[str, type[Letter]] = {"said": Said, "notice": Notice, "presence": Presence,
+                                    "absence": Absence, "roll_call": RollCall, "roster": Roster,
+                                    "join_asked": JoinAsked, "seated": Seated,
+                                    "forwarded": Forwarded, "relayed": Relayed,
+                                    "moderated": Moderated, "match_arranged": MatchArranged,
+                                    "join_arranged": JoinArranged}
+KIND_OF = {kind: name for name, kind in LETTERS.items()}
+
+
+def encode_letter(letter: Letter) -> bytes:
+    """The letter as it travels between nodes: JSON with its kind."""
+    fields = dataclasses.asdict(letter)
+    return orjson.dumps({"letter": KIND_OF[type(letter)], **fields})
+
+
+def decode_letter(data: bytes | str) -> Letter:
+    """The letter `encode_letter` made; ValueError for anything else."""
+    try:
+        fields: dict[str, Any] = orjson.loads(data)
+        kind = LETTERS[fields.pop("letter")]
+        letter = kind(**fields)
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"not a letter: {error}") from error
+    if isinstance(letter, Notice):
+        if not (isinstance(letter.lines, list) and isinstance(letter.excluded, list)):
+            raise ValueError(f"not a letter: {letter!r}")
+        letter = dataclasses.replace(letter, lines=tuple(letter.lines),
+                                     excluded=tuple(letter.excluded))
+    elif isinstance(letter, Relayed):
+        if not isinstance(letter.lines, list):
+            raise ValueError(f"not a letter: {letter!r}")
+        letter = dataclasses.replace(letter, lines=tuple(letter.lines))
+    if not _well_formed(letter):
+        raise ValueError(f"not a letter: {letter!r}")
+    return letter
+
+
+def _well_formed(letter: Letter) -> bool:
+    if isinstance(letter, Presence):
+        return (isinstance(letter.node, str) and isinstance(letter.info, dict)
+                and isinstance(letter.away_message, str | None)
+                and isinstance(letter.arrival, str | None))
+    if isinstance(letter, Absence):
+        return (isinstance(letter.node, str) and isinstance(letter.name, str)
+                and isinstance(letter.departure, str | None))
+    if isinstance(letter, RollCall):
+        return isinstance(letter.node, str) and isinstance(letter.answer, bool)
+    if isinstance(letter, Roster):
+        return (isinstance(letter.node, str) and isinstance(letter.users, list)
+                and all(isinstance(user, dict) and isinstance(user.get("info"), dict)
+                        for user in letter.users))
+    if isinstance(letter, SeatLetter):
+        return _well_formed_seat_letter(letter)
+    if isinstance(letter, ArrangedLetter):
+        fields_named = all(isinstance(field, str) for field in (
+            letter.node, letter.to_node, letter.name, letter.inviter))
+        if isinstance(letter, JoinArranged):
+            return fields_named
+        return (fields_named and isinstance(letter.terms, dict)
+                and isinstance(letter.resume, bool)
+                and (letter.length is None or type(letter.length) is int))
+    if isinstance(letter, Moderated):
+        return (isinstance(letter.node, str) and isinstance(letter.name, str)
+                and letter.action in get_args(ModerationAction) and isinstance(letter.text, str))
+    if isinstance(letter, Said):
+        return (letter.kind in get_args(SaidKind) and isinstance(letter.speaker, str)
+                and isinstance(letter.text, str) and isinstance(letter.to, str | None)
+                and type(letter.sent_at) is int)
+    return (all(isinstance(line, str) for line in letter.lines)
+            and isinstance(letter.event, dict | None)
+            and letter.audience in get_args(Audience)
+            and all(isinstance(name, str) for name in letter.excluded)
+            and isinstance(letter.broadcast, bool) and isinstance(letter.ring, bool))
+
+
+def _well_formed_seat_letter(letter: SeatLetter) -> bool:
+    if not all(isinstance(field, str) for field in (letter.node, letter.to_node, letter.name)):
+        return False
+    if isinstance(letter, JoinAsked):
+        return (isinstance(letter.inviter, str) and isinstance(letter.client, dict)
+                and isinstance(letter.takeover, bool) and isinstance(letter.watch, bool))
+    if isinstance(letter, Seated):
+        return (isinstance(letter.opponent, str | None) and type(letter.relayed) is int
+                and type(letter.received) is int and isinstance(letter.watching, str | None))
+    if isinstance(letter, Forwarded):
+        return (isinstance(letter.line, str) and isinstance(letter.quiet, bool)
+                and isinstance(letter.resync, bool) and type(letter.number) is int
+                and type(letter.heard) is int)
+    return (letter.kind in get_args(RelayKind) and isinstance(letter.broadcast, bool)
+            and type(letter.number) is int and all(isinstance(line, str) for line in letter.lines))
+
+
+# Where a bus hands a letter to this node's users: the names, or None for everyone online.
+Deliver = Callable[[Collection[str] | None, Letter], None]
+
+
+class Bus(Protocol):
+    """Carries letters to users by name wherever they are; delivers to this node's users
+    before it returns (so what one handler tells arrives in the order it told it)."""
+
+    def tell(self, names: Collection[str], letter: Letter) -> None: ...
+
+    def tell_all(self, letter: Letter) -> None: ...
+
+    def tell_others(self, letter: NodeLetter) -> None:
+        """To the other nodes only (what this node's users were told already)."""
+
+
+class LocalBus:
+    """One node: every user is here, so a letter is delivered at once and goes nowhere else."""
+
+    def __init__(self, deliver: Deliver) -> None:
+        self._deliver = deliver
+
+    def tell(self, names: Collection[str], letter: Letter) -> None:
+        if names:
+            self._deliver(names, letter)
+
+    def tell_all(self, letter: Letter) -> None:
+        self._deliver(None, letter)
+
+    def tell_others(self, letter: NodeLetter) -> None:
+        pass  # there are none

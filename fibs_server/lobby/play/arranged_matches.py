@@ -1,0 +1,128 @@
+"""Matches the server arranges between two players, wherever each is online: a tournament's
+pairings (lobby/services/tournaments.py), whose director runs on one node while its players may be at
+home on any (docs/NODES.md).
+
+A match runs on its inviter's node (lobby/play/seats.py), so the arrangement is carried out
+there. That node makes the invitation, as the inviter would have with `invite`, and then
+either starts the match at once (the invitee is free there too) or asks the invitee's home
+to `join` it for them (`JoinArranged`), as the player would have; the match then runs as
+every match across nodes does. An arrangement for a node that is not the arranger's goes in
+a `MatchArranged` letter. A player found busy on the way is left alone: the arranger tries
+again later.
+
+An arranged invitation is joined whatever the inviter's `ready` says (the server made it,
+not the player). Built-in bots are never arranged here: they take the invitations they are
+sent, from players on their own node (lobby/services/bot_players.py)."""
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged
+from fibs_server.lobby.nodes.directory import RemoteUser
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play.running_match import Invitation, RunningMatch
+from fibs_server.lobby.presence.session import Session
+from fibs_server.protocol.login_dialogue import BOT_CLIENT
+from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.rules.variants import MatchRules, Variant
+
+log = logging.getLogger(__name__)
+
+
+def free_here(lobby: Lobby, name: str) -> Session | None:
+    """`name`'s session if they are online here (that very name) and in no match."""
+    session = lobby.online.get(name.lower())
+    if session is None or lobby.match_table.busy(session):
+        return None
+    return session
+
+
+def free_elsewhere(lobby: Lobby, name: str) -> RemoteUser | None:
+    """`name` as another node last told of them, if they play nobody there and are not one
+    of the server's bots."""
+    user = lobby.directory.get(name)
+    if user is None or user.info.opponent is not None or user.info.client == BOT_CLIENT:
+        return None
+    return user
+
+
+def terms_fields(terms: MatchTerms) -> dict[str, Any]:
+    return {"variant": terms.rules.variant.value,
+            "lower_die_starts": terms.rules.lower_die_starts, "cube": terms.rules.cube,
+            "turn_seconds": terms.turn_seconds, "takeover_seconds": terms.takeover_seconds,
+            "rated": terms.rated, "crawford": terms.crawford}
+
+
+def terms_of(fields: dict[str, Any]) -> MatchTerms:
+    """The terms `terms_fields` gave; ValueError, KeyError or TypeError if these are not."""
+    terms = MatchTerms(
+        MatchRules(Variant(fields["variant"]), bool(fields["lower_die_starts"]),
+                   bool(fields["cube"])),
+        fields["turn_seconds"], fields["takeover_seconds"], bool(fields["rated"]),
+        fields["crawford"])
+    for seconds in (terms.turn_seconds, terms.takeover_seconds):
+        if seconds is not None and type(seconds) is not int:
+            raise TypeError(f"not seconds: {seconds!r}")
+    if terms.crawford is not None and not isinstance(terms.crawford, bool):
+        raise TypeError(f"not a Crawford rule: {terms.crawford!r}")
+    return terms
+
+
+async def arrange(lobby: Lobby, invitation: Invitation) -> RunningMatch | None:
+    """`invitation`, made by the server, carried out on its inviter's node: the match that
+    started here at once, if it did."""
+    invitation = dataclasses.replace(invitation, arranged=True)
+    inviter = free_here(lobby, invitation.inviter)
+    if inviter is not None:
+        return await _host(lobby, inviter, invitation)
+    home = free_elsewhere(lobby, invitation.inviter)
+    if home is not None:
+        lobby.tell_node(MatchArranged(
+            lobby.config.node_id, home.node, invitation.invitee, invitation.inviter,
+            invitation.length, terms_fields(invitation.terms), invitation.resume))
+    return None
+
+
+async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> RunningMatch | None:
+    invitee = free_here(lobby, invitation.invitee)
+    if invitee is not None:
+        if inviter.is_bot or invitee.is_bot:
+            return None
+        lobby.match_table.withdraw(inviter.name, accepted_by=invitee.name)
+        lobby.match_table.withdraw(invitee.name)
+        await match_play.play_invitation(lobby, invitation, inviter, invitee)
+        return lobby.match_table.match_of(inviter)
+    home = free_elsewhere(lobby, invitation.invitee)
+    if home is not None and not inviter.is_bot:
+        lobby.match_table.invite(invitation)
+        lobby.tell_node(JoinArranged(lobby.config.node_id, home.node, invitation.invitee,
+                                     inviter.name))
+    return None
+
+
+def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
+    """An arrangement another node sent this one."""
+    if isinstance(letter, JoinArranged):
+        player = free_here(lobby, letter.name)
+        home = lobby.directory.get(letter.inviter)
+        if player is not None and not player.is_bot and home is not None \
+                and home.node == letter.node:
+            lobby.seats.join_elsewhere(player, home)
+        return
+    try:
+        terms = terms_of(letter.terms)
+    except (KeyError, TypeError, ValueError):
+        log.exception("an arranged match from node %s was not understood", letter.node)
+        return
+    host = free_here(lobby, letter.inviter)
+    if host is not None:
+        lobby.start_job(_host(lobby, host, Invitation(
+            letter.inviter, letter.name, letter.length, letter.resume, terms, arranged=True)))
+
+
+def install(lobby: Lobby) -> None:
+    """This node carries out the arrangements other nodes send it."""
+    lobby.arranged = lambda letter: receive(lobby, letter)

@@ -1,0 +1,788 @@
+"""The one path of every change to a running match: apply → follow-ups → store → tell.
+
+An action runs under the match's lock, on the match its player still plays once the lock is
+held: it is applied to the engine (and may change the server's own facts of the match, such
+as a turn timer's expiries), the server adds what it does by itself (rolls for a player who
+cannot or will not double, forced and greedy moves), the new state is written to the store,
+and only then is anyone told, so that nothing acknowledged can be lost. An action never
+tells anyone itself: it returns what happened (`Change`). If storing fails, everything the
+store would have written goes back to the snapshot taken before the action
+(`RunningMatch.snapshot`), nobody is told of it, and the clock times the decision again.
+If it failed because another node has claimed the match since (StaleMatchOwner: its players
+resumed it there), the match then stops running here: its players are told it goes on
+elsewhere.
+
+Match starts, resumes, timer expiries and takeovers, bot decisions, `undo`, `leave`, logouts,
+shutdowns, grace-period and abandonment forfeits take this path; `part` is the one way a
+running match stops running while it stays saved.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import TypeAlias
+
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.play.running_match import (
+    Invitation,
+    RunningMatch,
+    Snapshot,
+    automatic_play,
+    new_match,
+)
+from fibs_server.lobby.ports.accounts import PER_GAME_TOGGLES
+from fibs_server.lobby.ports.match_records import (
+    MatchDice,
+    MatchRecord,
+    RatingUpdate,
+    StaleMatchOwner,
+)
+from fibs_server.lobby.presence.session import Session
+from fibs_server.protocol import info, texts
+from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.refusals import refusal_text
+from fibs_server.protocol.views import match_views, web_events
+from fibs_server.protocol.views.board import render_board
+from fibs_server.protocol.views.match_views import ROLL_OR_DOUBLE, WATCHERS, Say, Script, ShowBoard
+from fibs_server.protocol.wording import (
+    clock_texts,
+    fair_texts,
+    game_texts,
+    match_texts,
+    server_texts,
+)
+from fibs_server.protocol.wording.clock_texts import ClockReading
+from fibs_server.rules import events as ev
+from fibs_server.rules.board.notation import format_play
+from fibs_server.rules.dice import (
+    Dice,
+    SecureDice,
+    VerifiableDice,
+    salts_from_lists,
+    salts_to_lists,
+)
+from fibs_server.rules.dice_stats import RollTally
+from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
+from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class Change:
+    """What an action did: the engine's events, and lines the server says first (the turn
+    timer's "time is up"), told with the events once they are stored."""
+    events: list[ev.Event]
+    first: list[Say] = dataclasses.field(default_factory=list)
+
+
+# An action on (match, player): what it did, or None if it did nothing at all. It may change
+# the running match's own facts (its snapshot covers them), but tells nobody anything.
+Action = Callable[[Match, int], "list[ev.Event] | Change | None"]
+# An action's events, each with the moment right after it (None: no board for it), and the
+# lines for one player the server sends in between.
+ToldItem: TypeAlias = "tuple[ev.Event, Moment | None] | Say"
+Told = list[ToldItem]
+
+
+@contextlib.asynccontextmanager
+async def playing(lobby: Lobby, session: Session) -> AsyncIterator[RunningMatch | None]:
+    """The session's running match, its lock held; None if it plays none, or if the match
+    stopped running (left, ended) while the lock was being waited for."""
+    running = lobby.match_table.match_of(session)
+    if running is None:
+        yield None
+        return
+    async with running.lock:
+        yield running if lobby.match_table.match_of(session) is running else None
+
+
+async def act(lobby: Lobby, session: Session, action: Action, *, by_server: bool = False
+              ) -> bool:
+    """A player's action on their running match (`by_server`: one the server takes for them:
+    they are not told of a refusal or of a failed store). False if it was refused (the
+    player is told why), True otherwise."""
+    async with playing(lobby, session) as running:
+        if running is None:
+            if not by_server:
+                session.send_line(game_texts.NOT_PLAYING)
+            return False
+        player = running.index_of(session)
+        before = running.snapshot()
+        try:
+            result = action(running.match, player)
+        except IllegalAction as refused:
+            running.restore(before)  # an action that failed halfway leaves nothing behind
+            if running.timer is not None:
+                running.timer.changed()
+            if not by_server:
+                session.send_line(refusal_text(refused, running.opponent_name(player)))
+            return False
+        if result is None:
+            return True
+        change = result if isinstance(result, Change) else Change(result)
+        # Against a bot, where the player may take this back: the dice drawn so far too.
+        if running.undo_points is not None and not session.is_bot:
+            running.undo_points.append((before.state, before.drawn))
+        await settle(lobby, running, [*change.first, *told(running.match, change.events)],
+                     None if by_server else session, before)
+        return True
+
+
+async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session | None,
+                 before: Snapshot, told_if_undone: Sequence[ToldItem] = (), *,
+                 abandoned: bool = False
+                 ) -> bool:
+    """After `events`: the server's follow-ups, then store, then tell. If storing fails, the
+    match goes back to `before` (its stored state, in which `told_if_undone` happened) and
+    `actor` (None: nobody) is told to try again. `abandoned`: a forfeit of a match its
+    leaver abandoned. Returns whether it was stored."""
+    told_now = follow_ups(running, events)
+    stored, rating = await commit(lobby, running, before, actor, abandoned=abandoned)
+    if not stored:
+        told_now = list(told_if_undone)
+    tell(lobby, running, match_views.narration(running.match, running.names, told_now, rating))
+    post(lobby, running, lambda sides: web_events.narration(
+        running.match, running.names, told_now, rating, clock_reading(running), sides,
+        running.match_id if running.stored else None))
+    if running.match.is_over:
+        finish(lobby, running)
+    return stored
+
+
+async def commit(lobby: Lobby, running: RunningMatch, before: Snapshot, actor: Session | None,
+                 *, ended: bool = False, abandoned: bool = False
+                 ) -> tuple[bool, RatingCalculation | None]:
+    """Store the match as it is now (see `store`); if that fails, put back all of `before`
+    and tell `actor` (None: nobody) to try again. Then the clock times what is due, a
+    countdown that fired included. Returns (stored, the rating calculation of a match that
+    ended rated here)."""
+    try:
+        rating = await store(lobby, running, ended, abandoned)
+        stored = True
+    except Exception as error:
+        elsewhere = isinstance(error, StaleMatchOwner)
+        if elsewhere:
+            log.warning("match %s is another node's now; the action is undone and the match "
+                        "stops here: %s", running.match_id, error)
+        else:
+            log.exception("storing match %s failed; the action is undone", running.match_id)
+        running.restore(before)
+        if actor is not None:
+            actor.send_line(texts.NOT_STORED)
+        if elsewhere:
+            await owned_elsewhere(lobby, running)  # no clock: it runs here no more
+            return False, None
+        stored, rating = False, None
+    if running.timer is not None:
+        running.timer.changed()  # before the boards are drawn: they show the clock
+    return stored, rating
+
+
+async def owned_elsewhere(lobby: Lobby, running: RunningMatch) -> None:
+    """Another node claimed the match (its players resumed it there): it stops running here,
+    its clock with it, as it was last stored by this node; its players here are told that it
+    goes on elsewhere."""
+    lobby.match_table.forget(running)
+    for index, session in enumerate(running.sessions):
+        if session is not None:
+            session.send_line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
+    await send_saved_matches(lobby, running.players())
+
+
+def told(match: Match, events: list[ev.Event]) -> Told:
+    """The events of the match's last action, each with the moment right after it."""
+    return list(zip(events, match.moments, strict=True))
+
+
+def follow_ups(running: RunningMatch, events: Told) -> Told:
+    """`events` of an action, followed by what the server does by itself: roll for a player
+    who cannot or will not double, play forced or greedy moves; plus the prompts FIBS sends
+    in between."""
+    match = running.match
+    items = list(events)
+    if any(isinstance(item, tuple) and isinstance(item[0], ev.GameStarted) for item in events):
+        # Every new game, the first of a match too: per-game toggles set before it lapse
+        # (FIBS; MatchDog keeps `double` off between matches and answers every roll prompt).
+        for player in running.players():
+            assert player.account is not None
+            player.account.toggles.update(PER_GAME_TOGGLES)
+    while not match.is_over and match.resignation is None:
+        session = running.sessions[match.turn]
+        if session is None:
+            break
+        if match.phase is Phase.ROLL_OR_DOUBLE:
+            if not session.toggle("double"):
+                items += told(match, match.roll(match.turn))
+                continue
+            items.append(match_views.say(match.turn, ROLL_OR_DOUBLE))
+        elif match.phase is Phase.MOVE:
+            last = items[-1] if items else None
+            rolled_now = (last if isinstance(last, tuple) and isinstance(last[0], ev.Rolled)
+                          and last[0].player == match.turn else None)
+            automatic = automatic_play(match, session)
+            if automatic is not None:
+                if rolled_now is not None:
+                    # A board is a question to a bot: no `moreboards` board asks for a move
+                    # the server makes itself at once.
+                    items[-1] = (rolled_now[0], None)
+                reason, play = automatic
+                text = format_play(play, match.colour(match.turn))
+                # The mover is told what the server played for them (the opponent gets the
+                # usual `<name> moves ... .`).
+                played_for_them = (match_texts.only_possible_move(text) if reason == "only"
+                                   else match_texts.bearing_off(text))
+                items.append(match_views.say(match.turn, played_for_them))
+                items += told(match, match.move(match.turn, play))
+                continue
+            if rolled_now is not None:
+                items.append(match_views.say(match.turn,
+                                             match_views.please_move(match.pieces_to_move)))
+        break
+    return items
+
+
+# --- store -----------------------------------------------------------------------------------------
+
+async def store(lobby: Lobby, running: RunningMatch, ended: bool = False,
+                abandoned: bool = False) -> RatingCalculation | None:
+    """Write the match's state. A finished match goes with its rating changes in the same
+    transaction, and the rating calculation is returned; `ended`: an unlimited match that
+    ends unrated (`leave` between games); `abandoned`: one forfeited by the player who left
+    it (docs/FAIRNESS.md)."""
+    match = running.match
+    if not running.stored:
+        return None
+    state = match.to_dict()
+    if running.unrated is not None:
+        state["unrated"] = running.unrated
+    state.update(running.clock_state())
+    dice = dice_record(match.dice_source, state, running.roll_tally)
+    epoch = running.owner_epoch
+    if ended:
+        await lobby.matches.finish_match(running.match_id, state, None, [], dice, epoch=epoch)
+        return None
+    if not match.is_over:
+        await lobby.matches.save_match_state(running.match_id, state, dice, epoch=epoch)
+        return None
+    winner = match.winner
+    assert winner is not None
+    if running.unrated is not None:
+        await lobby.matches.finish_match(running.match_id, state, running.names[winner], [],
+                                         dice, abandoned, epoch=epoch)
+        return None
+    found = [(await lobby.user_named(name))[1] for name in running.names]
+    accounts = [account for account in found if account is not None]
+    assert match.length is not None and len(accounts) == 2
+    calculation = rate_match(PlayerRating(accounts[winner].rating, accounts[winner].experience),
+                             PlayerRating(accounts[1 - winner].rating,
+                                          accounts[1 - winner].experience), match.length)
+    updates = [RatingUpdate(running.names[winner], calculation.winner_after.rating,
+                            calculation.winner_after.experience),
+               RatingUpdate(running.names[1 - winner], calculation.loser_after.rating,
+                            calculation.loser_after.experience)]
+    # The archive keeps each player's rating before and after (`history`).
+    before = {a.name: a.rating for a in accounts}
+    state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
+    await lobby.matches.finish_match(running.match_id, state, running.names[winner], updates,
+                                     dice, abandoned, epoch=epoch)
+    for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
+        account.rating, account.experience = update.rating, update.experience
+    return calculation
+
+
+# --- tell ------------------------------------------------------------------------------------------
+
+def recipients(lobby: Lobby, running: RunningMatch, to: int | None, watching: int | None
+               ) -> list[tuple[Session, int]]:
+    """(session, the player whose side it sees) for player `to`, or for the watchers
+    (WATCHERS) of player `watching` (None: of either)."""
+    if to is WATCHERS:
+        return [(watcher, index) for index, player in enumerate(running.sessions)
+                if player is not None and watching in (None, index)
+                for watcher in lobby.match_table.watchers_of(player)]
+    player = running.sessions[to]
+    return [(player, to)] if player is not None else []
+
+
+def tell(lobby: Lobby, running: RunningMatch, script: Script) -> None:
+    """Route each line and board of `script` to its recipients, by their toggles."""
+    for item in script:
+        watched = item.watching if isinstance(item, Say) else None  # boards: either
+        for session, index in recipients(lobby, running, item.to, watched):
+            if item.only_with is not None and not session.toggle(item.only_with):
+                continue
+            if isinstance(item, ShowBoard):
+                send_fibs_board(session, running, item.moment, index,
+                                as_you=item.to is not WATCHERS)
+            elif item.unless is None or not session.toggle(item.unless):
+                session.send_lines(item.lines)
+
+
+def post(lobby: Lobby, running: RunningMatch,
+         posts: Callable[[Sequence[web_events.Side]], list[web_events.Post]]) -> None:
+    """Route the typed messages `posts(sides)` makes to the sessions that asked for them;
+    made only for the viewer sides where someone did (a board costs a legal-play
+    generation)."""
+    sides = [(to, viewer) for to, viewer in web_events.ALL_SIDES
+             if any(session.wants_events
+                    for session, _ in recipients(lobby, running, to, viewer))]
+    if not sides:
+        return
+    for item in posts(sides):
+        for session, _ in recipients(lobby, running, item.to, item.watching):
+            session.send_event(item.message)
+
+
+def clock_reading(running: RunningMatch) -> ClockReading | None:
+    return running.timer.reading() if running.timer is not None else None
+
+
+def send_fibs_board(session: Session, running: RunningMatch, moment: Moment, index: int,
+                    as_you: bool, style: int | None = None) -> None:
+    view = match_views.board_view(running.match, running.names, moment, index, as_you)
+    reading = clock_reading(running)
+    clock = None if reading is None else clock_texts.clock_line(reading, running.names)
+    session.send_lines(render_board(view, style or int(session.setting("boardstyle")), clock))
+
+
+def board_to(session: Session, running: RunningMatch, moment: Moment, index: int, as_you: bool,
+             style: int | None = None) -> None:
+    """The board of `moment` as player `index` sees it, in `style` or the session's
+    `boardstyle`; and as a typed message to a page that asked for them."""
+    send_fibs_board(session, running, moment, index, as_you, style)
+    if session.wants_events:
+        session.send_event(web_events.board(running.match, running.names, moment, index, as_you,
+                                            web_events.legal_plays(moment),
+                                            clock_reading(running)))
+
+
+def remind(running: RunningMatch, players: Iterable[int]) -> None:
+    """Tell those of `players` who must act on a match just loaded or taken over what is
+    expected of them."""
+    for index, text in match_views.reminders(running.match, running.names):
+        session = running.sessions[index]
+        if session is not None and index in players:
+            session.send_line(text)
+
+
+def finish(lobby: Lobby, running: RunningMatch) -> None:
+    """The match runs no more; a finished match is reported to everyone who wants reports."""
+    match = running.match
+    lobby.match_table.forget(running)
+    if running.stored:
+        lobby.match_finished(running.match_id)
+    winner = match.winner
+    if winner is not None and match.length is not None:
+        lobby.report(match_texts.match_report_line(
+            running.names[winner], running.names[1 - winner], match.length,
+            match.score[winner], match.score[1 - winner]), exclude=running.names)
+
+
+# --- starting, resuming, leaving -------------------------------------------------------------------
+
+def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
+    """Whether a player went away while their match was being set up: then it stays stored
+    as saved, as if they had dropped right after the start, and the other one is told so."""
+    for player, other in ((inviter, joiner), (joiner, inviter)):
+        if not lobby.is_online(player):
+            other.send_line(texts.game_saved_after(player.name, texts.Departure.DROPPED))
+            return True
+    return False
+
+
+async def play_invitation(lobby: Lobby, invitation: Invitation, inviter: Session,
+                          joiner: Session) -> None:
+    """`inviter`'s invitation accepted (`join`, or `sit` at a table): its match starts, or
+    resumes."""
+    # Both are taken from here on (before the first await): a second `join` at the same
+    # moment must not put either of them in a second match. A bot plays any number.
+    people = [s.name for s in (inviter, joiner) if not s.is_bot]
+    with lobby.match_table.starting(people) as claimed:
+        if not claimed:
+            joiner.send_line(game_texts.already_playing(inviter.name))
+        elif invitation.resume:
+            await resume_match(lobby, inviter, joiner)
+        else:
+            await start_match(
+                lobby, inviter, joiner, invitation.length, terms=invitation.terms,
+                unrated=None if invitation.terms.rated else "asked")
+
+
+async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
+                      length: int | None, unrated: str | None = None,
+                      terms: MatchTerms = MatchTerms()) -> None:
+    """A new match played by `terms`; `unrated`: why it is not rated (a visitor's is not
+    stored either)."""
+    stored = unrated != "visitor"
+    if stored and await saved_match_in_the_way(lobby, inviter, joiner):
+        return
+    match = new_match(length, lobby.config.new_dice(), inviter, joiner,
+                      lobby.config.choose_first_x(), terms.rules, terms.crawford)
+    events = told(match, match.start())
+    state = match.to_dict()
+    # Replaces the pair's saved match, if any (both agreed: `saved_match_in_the_way`).
+    match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state,
+                                                 dice_record(match.dice_source, state,
+                                                             RollTally()))
+                if stored else 0)
+    if left_meanwhile(lobby, inviter, joiner):
+        return
+    running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
+    running.unrated, running.stored = unrated, stored
+    running.turn_seconds = terms.turn_seconds
+    # The server's `--takeover-seconds` for every match whose invitation names none.
+    running.takeover_seconds = terms.takeover_seconds or lobby.config.takeover_seconds
+    running.timer = lobby.match_timers(running)
+    running.allow_undo()
+    joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
+    inviter.send_line(game_texts.has_joined_you(joiner.name, length))
+    if isinstance(match.dice_source, VerifiableDice):
+        # Before anyone sees a die: the dice of the opening roll are drawn, not told yet.
+        for session in (joiner, inviter):
+            if session.sees_extensions:  # the others: `fairdice` during the match
+                session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
+    lobby.report(game_texts.match_starts(inviter.name, joiner.name, length),
+                 exclude=(inviter.name, joiner.name))
+    lobby.match_table.begin(running)
+    tell_match_started(running, resumed=False)
+    async with running.lock:
+        # The start itself is stored already: told even if the follow-ups cannot be.
+        await settle(lobby, running, events, inviter, running.snapshot(), told_if_undone=events)
+    if stored:  # it replaced the pair's saved match, if they had one
+        await send_saved_matches(lobby, running.players())
+
+
+async def saved_match_in_the_way(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
+    """Whether the pair has a saved match that a new one must not replace: one against a bot
+    (which would agree to anything, so a player could escape a lost match), or a timed one
+    that somebody left (its grace period decides it). Such a match is resumed first; the
+    players are told so. A joined invitation between two people replaces their saved match,
+    as on FIBS: the invitation warned them."""
+    record = await lobby.matches.running_match(inviter.name, joiner.name)
+    if record is None:
+        return False
+    left_timed = (record.left_by is not None and record.length is not None
+                  and record.state.get("turn_seconds") is not None)
+    if not (inviter.is_bot or joiner.is_bot or left_timed):
+        return False
+    for session, other in ((inviter, joiner), (joiner, inviter)):
+        if not session.is_bot:
+            session.send_line(game_texts.saved_match_first(other.name))
+    return True
+
+
+async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
+    record = await lobby.matches.running_match(inviter.name, joiner.name)
+    if record is None:
+        joiner.send_line(game_texts.no_saved_match(inviter.name))
+        return
+    if left_meanwhile(lobby, inviter, joiner):
+        return
+    try:
+        epoch, claimed = await claim(lobby, record.match_id)
+        if claimed is not None:
+            await lobby.matches.mark_left(record.match_id, None, epoch=epoch)  # both are back
+    except Exception:
+        log.exception("storing the resume of match %s failed", record.match_id)
+        joiner.send_line(texts.NOT_STORED)
+        return
+    if claimed is None:  # finished elsewhere meanwhile
+        joiner.send_line(game_texts.no_saved_match(inviter.name))
+        return
+    sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
+    running = RunningMatch.from_record(claimed, resumed_dice(lobby, claimed),
+                                       (sessions[claimed.player_a.lower()],
+                                        sessions[claimed.player_b.lower()]), epoch)
+    running.timer = lobby.match_timers(running)
+    joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
+    inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
+    lobby.report(game_texts.match_resumes(inviter.name, joiner.name, running.match.length),
+                 exclude=(inviter.name, joiner.name))
+    lobby.match_table.begin(running)
+    tell_match_started(running, resumed=True)
+    if running.timer is not None:
+        running.timer.changed()  # the boards below show the clock
+    moment = running.match.moment()
+    for index, session in enumerate(running.players()):  # both: index is the player's
+        session.send_lines(match_views.resume_header(running.match, running.names))
+        board_to(session, running, moment, index, as_you=True)
+    async with running.lock:
+        await settle(lobby, running, [], inviter, running.snapshot())
+        remind(running, (0, 1))
+    await send_saved_matches(lobby, running.players())
+
+
+async def claim(lobby: Lobby, match_id: int) -> tuple[int, MatchRecord | None]:
+    """This node owns the stored match from now on: the owner epoch it holds, and the match
+    as stored after the claim (None: it is not running any more, finished elsewhere)."""
+    try:
+        epoch = await lobby.matches.claim_match(match_id)
+    except LookupError:
+        return 0, None
+    record = await lobby.matches.match_by_id(match_id)
+    return epoch, None if record is None or record.finished else record
+
+
+def tell_match_started(running: RunningMatch, resumed: bool,
+                       players: Iterable[int] = (0, 1)) -> None:
+    """`players`' pages: the match they play now, before its first board."""
+    dice = running.match.dice_source
+    verifiable = dice if isinstance(dice, VerifiableDice) else None
+    for index in players:
+        session = running.sessions[index]
+        if session is not None and session.wants_events:
+            session.send_event(web_events.match_started(
+                running.opponent_name(index), running.match.length, resumed,
+                rated=running.unrated is None, terms=running.terms,
+                commitment=None if verifiable is None else verifiable.commitment,
+                salted=verifiable is not None and verifiable.salts[index] is not None))
+
+
+async def saved_matches_of(lobby: Lobby, session: Session) -> list[info.SavedMatch]:
+    """The user's saved matches (stored, unfinished, not being played now), from their side."""
+    rows = []
+    for record in await lobby.matches.running_matches(session.name):
+        if is_live(lobby, record.player_a, record.player_b):
+            continue
+        mine = 0 if record.player_a.lower() == session.name.lower() else 1
+        opponent = (record.player_a, record.player_b)[1 - mine]
+        score = record.state["score"]
+        online = lobby.online.get(opponent.lower())
+        rows.append(info.SavedMatch(opponent, online is not None,
+                                    online is not None and online.toggle("ready"),
+                                    record.length, score[mine], score[1 - mine]))
+    return rows
+
+
+def is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
+    """Whether the stored match between the two is being played right now (not saved)."""
+    return live_match_id(lobby, name_a, name_b) is not None
+
+
+def live_match_id(lobby: Lobby, name_a: str, name_b: str) -> int | None:
+    """The id of the match the two are playing right now here, if they are."""
+    player = lobby.online.get(name_a.lower())
+    running = lobby.match_table.match_of(player) if player else None
+    if running is None or name_b.lower() not in (n.lower() for n in running.names):
+        return None
+    return running.match_id
+
+
+async def send_saved_matches(lobby: Lobby, sessions: Iterable[Session]) -> None:
+    """Their saved matches now, to those of `sessions` online whose page asked for messages."""
+    for session in sessions:
+        if session.wants_events and lobby.is_online(session) and not lobby.is_visitor(session):
+            session.send_event(web_events.saved_matches(await saved_matches_of(lobby, session)))
+
+
+async def forfeit_saved(lobby: Lobby, match_id: int, names: tuple[str, str], leaver: int,
+                        first: list[Say] | None, *, abandoned: bool = False) -> bool | None:
+    """The saved match `match_id` between `names` is lost by `leaver`, from its stored
+    state, scored, rated and reported like any won match. `first`: what its players who are
+    online are told before the forfeit (None: nobody is told; it was abandoned long ago).
+    Returns True if it was forfeited, False if it is no longer saved (finished, resumed or
+    replaced), None if that cannot be done now: a match of its players is being set up, or
+    the store failed (try again later)."""
+    online = [lobby.online.get(name.lower()) for name in names]
+    people = [name for name, session in zip(names, online)
+              if session is None or not session.is_bot]
+    with lobby.match_table.starting(people) as claimed:
+        if not claimed:
+            return None
+        record = await lobby.matches.running_match(*names)
+        if (record is None or record.match_id != match_id or any(
+                running.match_id == match_id for running in lobby.match_table.running_matches())):
+            return False
+        try:
+            epoch, owned = await claim(lobby, match_id)
+        except Exception:
+            log.exception("claiming match %s to forfeit it failed", match_id)
+            return None
+        if owned is None:
+            return False
+        sessions = (online[0], online[1]) if first is not None else (None, None)
+        running = RunningMatch.from_record(owned, resumed_dice(lobby, owned), sessions, epoch)
+        async with running.lock:
+            before = running.snapshot()
+            events = told(running.match, running.match.forfeit(leaver))
+            stored = await settle(lobby, running, [*(first or []), *events], None, before,
+                                  abandoned=abandoned)
+    if stored:
+        await send_saved_matches(lobby, [session for session in online if session is not None])
+    return True if stored else None
+
+
+def resumed_dice(lobby: Lobby, record: MatchRecord) -> Dice:
+    """A saved match's dice go on where they were: the same seed, past the pairs drawn. A
+    match stored without a seed (before dice were verifiable, or by a test) gets new dice, but
+    never a seed: its earlier rolls were not drawn from one."""
+    if record.dice is not None and record.dice.seed is not None:
+        return VerifiableDice(bytes.fromhex(record.dice.seed), record.dice.drawn,
+                              salts_from_lists(record.dice.salts))
+    dice = lobby.config.new_dice()
+    return SecureDice() if isinstance(dice, VerifiableDice) else dice
+
+
+def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
+    """The match's dice as stored with its `state`, its rolls counted by `tally`."""
+    if not isinstance(dice, VerifiableDice):
+        return MatchDice(None, dice.drawn, tally.of(state["history"]))
+    return MatchDice(dice.seed.hex(), dice.drawn, tally.of(state["history"]),
+                     salts_to_lists(dice.salts))
+
+
+async def undo(lobby: Lobby, session: Session) -> None:
+    """Against a bot: take back the player's last decision and the bot's turns after it. The
+    dice are rewound too, so the same dice come again. The match is unrated from then on."""
+    async with playing(lobby, session) as running:
+        if running is None:
+            session.send_line(game_texts.NOT_PLAYING)
+            return
+        if running.undo_points is None:
+            session.send_line(texts.UNDO_ONLY_AGAINST_BOTS)
+            return
+        if not running.undo_points:
+            session.send_line(texts.NOTHING_TO_UNDO)
+            return
+        before = running.snapshot()
+        running.rewind(running.undo_points.pop())
+        running.unrated = running.unrated or "undo"
+        stored, _ = await commit(lobby, running, before, session)
+        if not stored:
+            return
+        index = running.index_of(session)
+        session.send_line(texts.UNDONE)
+        board_to(session, running, running.match.moment(), index, as_you=True)
+        if running.match.phase is Phase.ROLL_OR_DOUBLE and running.match.turn == index:
+            session.send_line(ROLL_OR_DOUBLE)
+        remind(running, (index,))
+
+
+def show_taken_over_match(running: RunningMatch, session: Session) -> None:
+    """The match a new login took over: its board, and what the player must do."""
+    index = running.index_of(session)
+    match = running.match
+    tell_match_started(running, resumed=True, players=(index,))
+    board_to(session, running, match.moment(), index, as_you=True)
+    if match.phase is Phase.ROLL_OR_DOUBLE and match.turn == index \
+            and match.resignation is None:
+        session.send_line(ROLL_OR_DOUBLE)
+    remind(running, (index,))
+
+
+# --- matches left unfinished ---------------------------------------------------------------------
+
+async def close_abandoned(lobby: Lobby) -> int:
+    """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
+    player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
+    stayed wins a match of some length, rated. Returns how many were closed."""
+    before = int(lobby.config.wall_clock() - lobby.config.abandon_after)
+    playing = {running.match_id for running in lobby.match_table.running_matches()}
+    closed = 0
+    for record in await lobby.matches.idle_matches(before):
+        if record.match_id in playing:
+            continue
+        names = (record.player_a, record.player_b)
+        if lobby.config.forfeit_abandoned and record.left_by in names and record.length:
+            # Nobody plays it now to be told of it.
+            closed += await forfeit_saved(
+                lobby, record.match_id, names, names.index(record.left_by), None,
+                abandoned=True) is True
+        else:
+            try:  # only if no node has claimed it since it was read
+                await lobby.matches.finish_match(record.match_id, record.state, None, [],
+                                                 abandoned=True, epoch=record.owner_epoch)
+            except StaleMatchOwner:
+                continue  # resumed meanwhile, on another node
+            closed += 1
+    return closed
+
+
+# --- parting: the match stops running here and stays saved ---------------------------------------
+
+async def part(lobby: Lobby, running: RunningMatch, leaver: int | None, script: Script) -> None:
+    """With the match's lock held: the match stops running and stays saved as stored. Who
+    left (`leaver`; None: the server stops) is stored first; then `script` is told, with
+    what the clock says of the grace period of a timed match, and the match is forgotten."""
+    if leaver is not None and running.stored:
+        try:
+            await lobby.matches.mark_left(running.match_id, running.names[leaver],
+                                          epoch=running.owner_epoch)
+        except StaleMatchOwner:
+            pass  # another node runs it now, and marks who leaves it there
+        except Exception:
+            # The match itself is stored as it stands: saved all the same, and timed by its
+            # grace period; only the mark of who left it (abandonment counts) is missing.
+            log.exception("storing that %s left match %s failed", running.names[leaver],
+                          running.match_id)
+    if leaver is not None and running.timer is not None:
+        script = [*script, *running.timer.left(leaver)]
+    tell(lobby, running, script)
+    lobby.match_table.forget(running)
+    if running.stored and leaver is not None:  # (a server that stops tells no one)
+        await send_saved_matches(lobby, running.players())
+
+
+def told_of_parting(lobby: Lobby, running: RunningMatch, players: Iterable[int]) -> list[Session]:
+    """`players`' sessions and the watchers of both players: who hears of a parting."""
+    told = [s for index, s in enumerate(running.sessions) if s is not None and index in players]
+    for session in running.players():
+        told += lobby.match_table.watchers_of(session)
+    return told
+
+
+async def leave(lobby: Lobby, session: Session) -> None:
+    async with playing(lobby, session) as running:
+        if running is None:
+            session.send_line(game_texts.NO_ONE_TO_LEAVE)
+            return
+        player = running.index_of(session)
+        match = running.match
+        if match.length is None and match.phase is Phase.BETWEEN_GAMES:
+            # Unlimited matches are never won: leaving between games ends them, unrated.
+            stored, _ = await commit(lobby, running, running.snapshot(), session, ended=True)
+            if not stored:
+                return
+            tell(lobby, running, [
+                match_views.say(player, game_texts.YOU_ENDED_THE_UNLIMITED_MATCH),
+                match_views.say(1 - player, game_texts.ended_the_unlimited_match(session.name))])
+            finish(lobby, running)
+            return
+        await part(lobby, running, player, [
+            match_views.say(player, game_texts.YOU_LEFT_THE_GAME),
+            match_views.say(1 - player, game_texts.left_the_game(session.name)),
+            match_views.say(WATCHERS, game_texts.left_the_game_with(
+                session.name, running.opponent_name(player)))])
+
+
+async def log_out(lobby: Lobby, session: Session, departure: texts.Departure) -> list[Session]:
+    """A player logged out or dropped: their match is saved; the opponent and the watchers
+    are told (and returned: they know of the logout already)."""
+    async with playing(lobby, session) as running:
+        if running is None:
+            return []
+        player = running.index_of(session)
+        told = told_of_parting(lobby, running, (1 - player,))
+        saved = texts.game_saved_after(session.name, departure)
+        await part(lobby, running, player,
+                   [match_views.say(1 - player, saved), match_views.say(WATCHERS, saved)])
+        return told
+
+
+async def shut_down(lobby: Lobby) -> list[Session]:
+    """The server stops: every running match stays saved as stored (each accepted action is
+    stored already); its players and watchers are told so (and returned)."""
+    told: list[Session] = []
+    for running in lobby.match_table.running_matches():
+        async with running.lock:
+            if not any(lobby.match_table.match_of(s) is running for s in running.players()):
+                continue  # it ended or was parted while the lock was being waited for
+            told += told_of_parting(lobby, running, (0, 1))
+            line = server_texts.SHUTTING_DOWN_GAME_SAVED
+            await part(lobby, running, None, [match_views.say(0, line),
+                                              match_views.say(1, line),
+                                              match_views.say(WATCHERS, line)])
+    return told

@@ -1,0 +1,203 @@
+"""A match being played between two users: the engine's match, its players' names and the
+sessions connected to it, and the invitations that start one."""
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+from typing import Any, Protocol
+
+from fibs_server.lobby.ports.match_records import FIRST_OWNER_EPOCH, MatchRecord
+from fibs_server.lobby.presence.session import Session
+from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.settings import redoubles_limit
+from fibs_server.protocol.views.match_views import Script
+from fibs_server.protocol.wording.clock_texts import ClockReading
+from fibs_server.rules.board.greedy import greedy_bearoff
+from fibs_server.rules.board.position import Play
+from fibs_server.rules.dice import Dice
+from fibs_server.rules.dice_stats import RollTally
+from fibs_server.rules.match import Match
+from fibs_server.rules.variants import MatchRules
+
+UNDO_DEPTH = 20  # decisions a player can take back, one `undo` at a time
+# A state to go back to: the match's dict and how many pairs its dice had drawn then.
+UndoPoint = tuple[dict[str, Any], int]
+
+
+@dataclasses.dataclass
+class Invitation:
+    inviter: str  # the inviting user's name
+    invitee: str  # the invited user's name
+    length: int | None  # None = unlimited
+    resume: bool = False  # an invitation to resume the saved match between the two
+    terms: MatchTerms = MatchTerms()  # of a new match; a resumed one keeps its saved terms
+    # Made by the server in the inviter's name (a tournament's pairing): joined whatever the
+    # inviter's `ready` says.
+    arranged: bool = False
+
+
+class MatchTimer(Protocol):
+    """The clock of a timed match (lobby/play/turn_clock.py), told what happens to the match."""
+
+    def changed(self) -> None:
+        """The match changed (and is stored): time the decisions due now."""
+
+    def stop(self) -> None:
+        """The match runs no more here: no decision is timed."""
+
+    def left(self, player: int) -> Script:
+        """`player` left or dropped the match: what the players are told of its grace period
+        (nothing, if it has none)."""
+
+    def reading(self) -> ClockReading | None:
+        """The clock as shown with a board (None: no decision is being timed)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """A running match as it was before an action (RunningMatch.snapshot): the engine's state
+    and its dice, and the server's own facts of the match that are stored with it."""
+    state: dict[str, Any]
+    drawn: int
+    unrated: str | None
+    expiries: list[int]
+    played_for: list[dict[str, Any]]
+    undo_points: list[UndoPoint] | None
+
+
+class RunningMatch:
+    """A match between two users, with the sessions that are connected to it (None: a player
+    who has gone; only the archive's matches have no sessions at all)."""
+
+    def __init__(self, match_id: int, match: Match, names: tuple[str, str],
+                 sessions: tuple[Session | None, Session | None],
+                 owner_epoch: int = FIRST_OWNER_EPOCH) -> None:
+        self.match_id = match_id
+        # The owner epoch this node holds (lobby.match_records): every store passes it, and
+        # fails with StaleMatchOwner once another node has claimed the match.
+        self.owner_epoch = owner_epoch
+        self.match = match
+        self.names = names  # [0] = inviter, [1] = joiner
+        self.sessions: list[Session | None] = list(sessions)
+        self.lock = asyncio.Lock()
+        # Why the match is not rated, kept in its record: "asked" (`bot ... unrated`),
+        # "visitor" (never stored either), "undo"; None: rated.
+        self.unrated: str | None = None
+        self.stored = True  # False: a visitor's match, which nothing is written of
+        # Against a bot: the states before the player's last decisions, with how many dice
+        # had been drawn then (`undo`); None: no undo in this match.
+        self.undo_points: collections.deque[UndoPoint] | None = None
+        # The match's clock (MatchTerms) and what happened on it, kept in its stored state
+        # (`clock_state`), so that a resume keeps them: each player's expired turns, and the
+        # decisions the server took for a player (the match record marks them).
+        self.turn_seconds: int | None = None
+        self.takeover_seconds: int | None = None
+        self.expiries = [0, 0]
+        self.played_for: list[dict] = []
+        self.timer: MatchTimer | None = None
+        self.roll_tally = RollTally()  # its rolls for `dicetest`, finished games counted once
+
+    @classmethod
+    def from_record(cls, record: MatchRecord, dice: Dice,
+                    sessions: tuple[Session | None, Session | None],
+                    owner_epoch: int) -> RunningMatch:
+        """A stored match running again (resumed, or forfeited from its stored state), its
+        dice going on from `dice`: everything its record keeps, as it was stored. The record
+        is read after this node claimed the match (`owner_epoch`): no other node's store of
+        it succeeds from then on, so it holds the last state stored."""
+        running = cls(record.match_id, Match.from_dict(record.state, dice),
+                      (record.player_a, record.player_b), sessions, owner_epoch)
+        running.unrated = record.state.get("unrated")
+        running.restore_clock(record.state)
+        running.allow_undo()
+        return running
+
+    def allow_undo(self) -> None:
+        """Against a bot, a player may take decisions back (`undo`)."""
+        if any(session is not None and session.is_bot for session in self.sessions):
+            self.undo_points = collections.deque(maxlen=UNDO_DEPTH)
+
+    def snapshot(self) -> Snapshot:
+        """Everything of the match that the store writes or an action changes, to go back to
+        if the store fails."""
+        undo = None if self.undo_points is None else list(self.undo_points)
+        return Snapshot(self.match.to_dict(), self.match.dice_source.drawn, self.unrated,
+                        list(self.expiries), list(self.played_for), undo)
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """The match as it was at `snapshot`, its dice rewound, so the same dice come again."""
+        self.rewind((snapshot.state, snapshot.drawn))
+        self.unrated = snapshot.unrated
+        self.expiries, self.played_for = list(snapshot.expiries), list(snapshot.played_for)
+        if snapshot.undo_points is not None:
+            self.undo_points = collections.deque(snapshot.undo_points, maxlen=UNDO_DEPTH)
+
+    def rewind(self, point: UndoPoint) -> None:
+        """The engine's match as in `point`, its dice rewound to the pairs drawn then, so that
+        every roll of the match stays its seed's."""
+        state, drawn = point
+        dice = self.match.dice_source
+        dice.rewind(drawn)
+        self.match = Match.from_dict(state, dice)
+
+    def clock_state(self) -> dict:
+        """The clock in the stored state (nothing for an untimed match, as before)."""
+        if not self.terms.timed:
+            return {}
+        return {"turn_seconds": self.turn_seconds, "takeover_seconds": self.takeover_seconds,
+                "expiries": list(self.expiries), "played_for": list(self.played_for)}
+
+    def restore_clock(self, state: dict) -> None:
+        """The clock as `clock_state` stored it."""
+        self.turn_seconds = state.get("turn_seconds")
+        self.takeover_seconds = state.get("takeover_seconds")
+        self.expiries = list(state.get("expiries", (0, 0)))
+        self.played_for = list(state.get("played_for", ()))
+
+    @property
+    def terms(self) -> MatchTerms:
+        return MatchTerms(self.match.rules, self.turn_seconds, self.takeover_seconds)
+
+    def index_of(self, session: Session) -> int:
+        return self.sessions.index(session)
+
+    def opponent_of(self, session: Session) -> Session | None:
+        return self.sessions[1 - self.index_of(session)]
+
+    def opponent_name(self, player: int) -> str:
+        return self.names[1 - player]
+
+    def players(self) -> list[Session]:
+        """The players still connected."""
+        return [session for session in self.sessions if session is not None]
+
+
+def new_match(length: int | None, dice: Dice, inviter: Session, joiner: Session,
+              first_x_player: int, rules: MatchRules, crawford: bool | None = None) -> Match:
+    """A match by the invitation's `rules` and what both players' toggles and settings ask
+    for (`crawford`, when not None, whatever their toggles say)."""
+    inviters, joiners = inviter.account, joiner.account
+    assert inviters is not None and joiners is not None
+    both = (inviters, joiners)
+    numbers = [redoubles_limit(a.settings["redoubles"]) for a in both]
+    finite = [n for n in numbers if n is not None]
+    return Match(length, dice, variant=rules.variant,
+                 lower_die_starts=rules.lower_die_starts, cube=rules.cube,
+                 crawford=(any(a.toggles["crawford"] for a in both) if crawford is None
+                           else crawford),
+                 autodouble=all(a.toggles["autodouble"] for a in both),
+                 max_redoubles=min(finite) if finite else None,
+                 first_x_player=first_x_player)
+
+
+def automatic_play(match: Match, session: Session) -> tuple[str, Play] | None:
+    """A play the server makes for the player on turn by their toggles: the only legal play
+    (`automove`) or a greedy bear-off (`greedy`). Returns (reason, play) or None."""
+    if match.legal_play_count == 1 and session.toggle("automove"):
+        return "only", match.legal_plays()[0]
+    if session.toggle("greedy") and match.dice is not None:
+        play = greedy_bearoff(match.position_seen_by(match.turn), match.dice)
+        if play is not None and all(to == 0 for _, to in play.steps):
+            return "greedy", play
+    return None

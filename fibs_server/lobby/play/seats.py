@@ -1,0 +1,614 @@
+"""Players at a match that runs on another node.
+
+A match runs on one node, its *host*: the inviter's. The joiner may be at home on another
+node, where their connection stays. At the host a `SeatSession` stands in for them, a
+session like any other to the match (lobby/play/match_play.py: the one path of every change,
+its store and its narration) whose output goes home in `Relayed` letters; at home their
+match commands (those declared `Forwarding.HOST`: protocol/commands.py) go to the seat in
+`Forwarded` letters, and everything else (who, tell, help)
+is answered at home as always. The bus keeps each node's letters in order, so the player
+hears the match in the order the host told it, and the host gets the player's commands in
+the order they were typed.
+
+The home knows its user is seated elsewhere (`Session.seated_elsewhere`: whom they play,
+for their who-line) from the host's `Seated` letters. A seat goes when its match stops
+running at the host (ended, left, parted), when its player leaves their home (the host
+hears their `Absence`: their match is saved, as a logout saves it) and when either node is
+heard from no more (docs/NODES.md).
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+from fibs_server.lobby.clock import Alarm, Clock
+from fibs_server.lobby.command_table import Hook, LogoutHook
+from fibs_server.lobby.nodes.bus import (
+    Absence,
+    Forwarded,
+    JoinAsked,
+    NodeLetter,
+    Relayed,
+    RelayKind,
+    Seated,
+    SeatLetter,
+)
+from fibs_server.lobby.nodes.directory import RemoteUser
+from fibs_server.lobby.ports.accounts import Account, AccountStore
+from fibs_server.lobby.presence.session import Matches, SeatElsewhere, Session, Stage
+from fibs_server.protocol import texts
+from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
+from fibs_server.protocol.texts import Departure
+from fibs_server.protocol.wording import game_texts
+
+log = logging.getLogger(__name__)
+
+# The lines a home keeps of each user's last ones sent to their seat, to answer itself those the
+# seat never served (typed as the match ended there): a handful at most are on their way then.
+KEPT_LINES = 16
+
+
+# A live host answers a takeover at once; one that has not answered in this many seconds is
+# taken for gone (killed before it was missed), and its match as saved.
+TAKEOVER_ANSWER_SECONDS = 5.0
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatClient:
+    """How the seated player's program reads, as their home session knows it, and the
+    toggles and settings their match goes by."""
+    clip: bool
+    client_name: str | None
+    host: str
+    web_page: bool
+    events: bool
+    toggles: dict[str, bool]
+    settings: dict[str, str]
+
+    @classmethod
+    def of(cls, session: Session) -> SeatClient:
+        assert session.account is not None
+        return cls(session.clip, session.client_name, session.connection.host,
+                   session.sees_extensions, session.wants_events,
+                   dict(session.account.toggles), dict(session.account.settings))
+
+
+class SeatConnection:
+    """The seat's Connection: what is written to it goes home as it is."""
+
+    def __init__(self, host: str, relay: Callable[[RelayKind, tuple[str, ...], bool], None]
+                 ) -> None:
+        self.host = host
+        self.relay = relay
+
+    def send(self, text: str, broadcast: bool = False) -> None:
+        self.relay("text", (text,), broadcast)
+
+    def set_echo(self, server_echoes: bool) -> None:
+        pass  # the home's connection echoes as it does
+
+    def close(self) -> None:
+        pass  # the home's connection stays
+
+
+class SeatSession(Session):
+    """At the host: a player at home on another node, as their match sees them. Its lines go
+    home unformatted, to be laid out there by the player's own session (line length, pages,
+    the refusals' typed messages)."""
+
+    def __init__(self, lobby: Any, home: str, client: SeatClient,
+                 send: Callable[[NodeLetter], None], node_id: str) -> None:
+        self.home = home
+        self.quiet = False  # answering a copied setting: the home answered it already
+        self._send_letter = send
+        self._node_id = node_id
+        super().__init__(lobby, SeatConnection(client.host, self._relay),
+                         WEB_PAGE if client.web_page else TELNET)
+        self.clip, self.prompts, self.client_name = client.clip, False, client.client_name
+        if client.events:
+            self.event_sink = lambda line, broadcast: self._relay("event", (line,), broadcast)
+        self.inbox: asyncio.Queue[Forwarded | None] = asyncio.Queue()
+        self.relayed = 0  # letters sent home
+        self.told: tuple[str | None, str | None] | None = None  # (plays, watches) as told home
+        self.received = 0  # the number of the last line from home
+        self.served = 0  # and of the last one served or being served (the later ones wait)
+        # A board asked for after a loss: one is waiting to be served, and the number of
+        # the last letter of the last one served (a request from before it is answered).
+        self.loss_board_waiting = False
+        self.loss_board_sent = 0
+
+    def _relay(self, kind: RelayKind, lines: tuple[str, ...], broadcast: bool) -> None:
+        if not self.quiet and self.stage is not Stage.CLOSED:
+            self.relayed += 1
+            self._send_letter(Relayed(self._node_id, self.home, self.name, kind, lines,
+                                      broadcast, self.relayed))
+
+    def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        if lines:
+            self._relay("lines", tuple(lines), False)
+
+
+class SeatMatches(Matches, Protocol):
+    """What the seats need of who plays whom (lobby.match_table.MatchTable)."""
+
+    def take_over(self, previous: Session, session: Session) -> object | None: ...
+
+    def busy(self, session: Session) -> bool: ...
+
+
+class SeatLobby(Protocol):
+    """What the seats need of the lobby (lobby.Lobby, which imports this module)."""
+    online: dict[str, Session]
+    logout_hooks: list[LogoutHook]
+    resync_hooks: list[Hook]
+
+    @property
+    def accounts(self) -> AccountStore: ...
+
+    @property
+    def match_table(self) -> SeatMatches: ...
+
+    @property
+    def node_id(self) -> str: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def tell_node(self, letter: NodeLetter) -> None: ...
+
+    def broadcast_who(self, about: Session) -> None: ...
+
+    def start_job(self, job: Coroutine[Any, Any, object]) -> None: ...
+
+    async def dispatch(self, session: Session, line: str) -> None: ...
+
+
+class Seats:
+    """This node's seats (as a host) and its users' joins elsewhere (as a home)."""
+
+    def __init__(self, lobby: SeatLobby) -> None:
+        self.lobby = lobby
+        self.here: dict[str, SeatSession] = {}  # lower-case name -> the seat of a player
+        # lower-case name -> the lines from home that came while their seat was being made
+        # (its account read): served once it is, after the join.
+        self.seating: dict[str, list[Forwarded]] = {}
+        # At home, by lower-case name: the number of the last letter heard from their seat,
+        # and of the last line sent to it.
+        self.heard: dict[str, int] = {}
+        # At home, by lower-case name: the last lines sent to their seat, by number.
+        self.lines_sent: dict[str, deque[tuple[int, str]]] = {}
+        self.sent: dict[str, int] = {}
+        # lower-case name of a user here -> the host asked for a takeover of their match, or
+        # whether it still runs their match (`arrived`), and the alarm if it does not answer
+        self.awaiting: dict[str, tuple[str, Alarm]] = {}
+        self.unfinished = 0  # joins, lines and partings taken on and not yet carried out
+
+    def idle(self) -> bool:
+        """Whether everything the other nodes asked of the seats here is done (for tests)."""
+        return self.unfinished == 0
+
+    def _carry_out(self, job: Coroutine[Any, Any, None]) -> None:
+        self.unfinished += 1
+
+        async def counted() -> None:
+            try:
+                await job
+            finally:
+                self.unfinished -= 1
+        self.lobby.start_job(counted())
+
+    def holds(self, session: Session) -> bool:
+        return self.here.get(session.name.lower()) is session
+
+    def receive(self, letter: SeatLetter) -> None:
+        """A letter of another node's for this one."""
+        if isinstance(letter, JoinAsked) and letter.takeover:
+            self._take_over(letter)
+        elif isinstance(letter, JoinAsked):
+            key = letter.name.lower()
+            if key in self.here or key in self.lobby.online or key in self.seating:
+                self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
+            else:
+                self.seating[key] = []
+                self._carry_out(self._seat(letter))
+        elif isinstance(letter, Forwarded):
+            self._forwarded(letter)
+        elif isinstance(letter, Relayed):
+            self._relayed(letter)
+        else:
+            self._seated(letter)
+
+    # --- at home -------------------------------------------------------------------------------
+
+    def join_elsewhere(self, session: Session, inviter: RemoteUser) -> None:
+        """`session` joins the invitation of `inviter`, a user of another node: the match will
+        run there. Until the host answers, the user counts as playing."""
+        self.leave_watch(session)
+        self._ask_host(session, inviter.node, inviter.name)
+
+    def watch_elsewhere(self, session: Session, player: RemoteUser) -> None:
+        """`session` watches `player`, a user of another node: a seat there watches for them."""
+        self.leave_watch(session)
+        self._ask_host(session, player.node, player.name, watch=True)
+
+    def leave_watch(self, session: Session) -> None:
+        """Whom `session` watches on another node, it watches no more (it watches someone
+        else, or plays)."""
+        elsewhere = session.seated_elsewhere
+        if elsewhere is not None and not elsewhere.playing:
+            self.forward(session, "unwatch")
+            session.seated_elsewhere = None
+            self.forget_user(session.name)
+
+    def take_over_elsewhere(self, session: Session, user: RemoteUser) -> None:
+        """`session` logged in here while, as `user`, its user plays a match on another
+        node: they take the match over from there, as a new login takes a match over. Until
+        the host answers they are free (a killed host never answers; a match resumed here
+        meanwhile is the one that goes on: the host's copy stores no more)."""
+        self._await_answer(session.name, user.node,
+                           functools.partial(self._free_opponents_of, session.name, user.node))
+        self._ask_host(session, user.node, "", takeover=True)
+
+    def _await_answer(self, name: str, host: str, on_silence: Callable[[], None]) -> None:
+        """`host` is asked something about `name`'s match; its `Seated` answers. Without an
+        answer in TAKEOVER_ANSWER_SECONDS it is taken for gone (killed before it was
+        missed), its match as saved, and `on_silence` is called."""
+        def silent() -> None:
+            if self.awaiting.get(name.lower(), (None,))[0] == host:
+                del self.awaiting[name.lower()]
+                on_silence()
+        clock = self.lobby.clock
+        self.awaiting[name.lower()] = (host, clock.call_at(
+            clock.time() + TAKEOVER_ANSWER_SECONDS, silent))
+
+    def _free_opponents_of(self, name: str, host: str) -> None:
+        """Who plays `name` at `host` from here is free to resume the saved match."""
+        for session in list(self.lobby.online.values()):
+            seat = session.seated_elsewhere
+            if seat is not None and seat.host == host and seat.opponent is not None \
+                    and seat.opponent.lower() == name.lower():
+                self._free(session)
+
+    def _check(self, session: Session, host: str) -> None:
+        """Whether `host` still runs `session`'s match: free to resume it if not."""
+        if session.name.lower() in self.awaiting:
+            return
+
+        def free_if_still_seated() -> None:
+            seat = session.seated_elsewhere
+            if seat is not None and seat.host == host and self.lobby.online.get(
+                    session.name.lower()) is session:
+                self._free(session)
+        self._await_answer(session.name, host, free_if_still_seated)
+        self.lobby.tell_node(Forwarded(self.lobby.node_id, host, session.name, "",
+                                       resync=True))
+
+    def _free(self, session: Session) -> None:
+        session.seated_elsewhere = None
+        self.forget_user(session.name)
+        self.lobby.broadcast_who(session)
+
+    def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False,
+                  watch: bool = False) -> None:
+        if not takeover:
+            session.seated_elsewhere = SeatElsewhere(host, None, inviter if watch else None)
+        self.heard[session.name.lower()] = self.sent[session.name.lower()] = 0  # from 1 again
+        self.lobby.tell_node(JoinAsked(self.lobby.node_id, host, session.name, inviter,
+                                       dataclasses.asdict(SeatClient.of(session)), takeover,
+                                       watch))
+
+    def forward(self, session: Session, line: str, quiet: bool = False, heard: int = -1
+                ) -> None:
+        seat = session.seated_elsewhere
+        assert seat is not None
+        key = session.name.lower()
+        self.sent[key] = number = self.sent.get(key, 0) + 1
+        if not quiet and heard < 0:  # the user's own line, not answered here
+            self.lines_sent.setdefault(key, deque(maxlen=KEPT_LINES)).append((number, line))
+        self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet,
+                                       number=number, heard=heard))
+
+    def forget_user(self, name: str) -> None:
+        """A user of this node plays nothing elsewhere any more (or logged out)."""
+        for counts in (self.heard, self.sent, self.lines_sent):
+            counts.pop(name.lower(), None)
+        awaited = self.awaiting.pop(name.lower(), None)
+        if awaited is not None:
+            awaited[1].cancel()
+
+    def _seated(self, letter: Seated) -> None:
+        session = self.lobby.online.get(letter.name.lower())
+        awaited = self.awaiting.pop(letter.name.lower(), None)
+        if awaited is not None:
+            awaited[1].cancel()
+        taken_over = awaited is not None and awaited[0] == letter.node
+        if session is None:
+            return
+        if taken_over and session.seated_elsewhere is None and letter.opponent is not None \
+                and not self.lobby.match_table.busy(session):
+            session.seated_elsewhere = SeatElsewhere(letter.node)
+        if session.seated_elsewhere is None or session.seated_elsewhere.host != letter.node:
+            return
+        if letter.opponent is not None or letter.watching is not None:
+            session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent,
+                                                     letter.watching)
+            key = letter.name.lower()
+            heard = self.heard.get(key, 0)
+            # Whatever the seat sent before this letter has come, unless it was lost.
+            if heard < letter.relayed or self.sent.get(key, 0) > letter.received:
+                # A board tells the player what is due now, a lost command included.
+                self.forward(session, "board", heard=heard)
+            self.lobby.broadcast_who(session)
+        else:
+            # Lines the seat never served (it went first): answered here, as on one node.
+            unserved = [line for number, line in self.lines_sent.get(letter.name.lower(), ())
+                        if number > letter.received]
+            self._free(session)
+            self.lobby.start_job(self._rating_refreshed(session))
+            if unserved:
+                self._carry_out(self._answer_here(session, unserved))
+
+    async def _answer_here(self, session: Session, lines: list[str]) -> None:
+        for line in lines:
+            if self.lobby.online.get(session.name.lower()) is session:
+                await self.lobby.dispatch(session, line)
+
+    async def _rating_refreshed(self, session: Session) -> None:
+        """The host stored the match's rating changes: the who-line shows them."""
+        stored = await self.lobby.accounts.find_account(session.name)
+        account = session.account
+        if stored is not None and account is not None and (
+                stored.rating, stored.experience) != (account.rating, account.experience):
+            account.rating, account.experience = stored.rating, stored.experience
+            if session.stage is Stage.ONLINE:
+                self.lobby.broadcast_who(session)
+
+    def _relayed(self, letter: Relayed) -> None:
+        # Whether still seated or not: a match's last words come after its end.
+        session = self.lobby.online.get(letter.name.lower())
+        if session is None:
+            return
+        self.heard[letter.name.lower()] = letter.number
+        if letter.kind == "lines":
+            session.send_lines(letter.lines)
+        elif letter.kind == "text":
+            session.connection.send("".join(letter.lines), letter.broadcast)
+        elif session.event_sink is not None and session.stage is not Stage.CLOSED:
+            for line in letter.lines:
+                session.event_sink(line, letter.broadcast)
+
+    # --- at the host ---------------------------------------------------------------------------
+
+    async def _seat(self, letter: JoinAsked) -> None:
+        """A player of another node joins an invitation of a user here: a seat for them, which
+        joins as they would."""
+        key = letter.name.lower()
+        try:
+            client = SeatClient(**letter.client)
+            account = await self.lobby.accounts.find_account(letter.name)
+        except (TypeError, ValueError):
+            log.exception("a join from node %s was not understood", letter.node)
+            account = None
+        finally:
+            typed_meanwhile = self.seating.pop(key)
+        if account is None:
+            self._refuse(letter, game_texts.cannot_find_player(letter.name))
+            return
+        if key in self.here or key in self.lobby.online:  # meanwhile
+            self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
+            return
+        seat = self._new_seat(letter, client, account)
+        command = "watch" if letter.watch else "join"
+        self._queue(seat, Forwarded(letter.node, self.lobby.node_id, letter.name,
+                                    f"{command} {letter.inviter}"))
+        for typed in typed_meanwhile:
+            self._forwarded(typed)
+
+    def _new_seat(self, letter: JoinAsked, client: SeatClient, account: Account
+                  ) -> SeatSession:
+        account.toggles.update(client.toggles)
+        account.settings.update(client.settings)
+        seat = SeatSession(self.lobby, letter.node, client, self.lobby.tell_node,
+                           self.lobby.node_id)
+        seat.account, seat.login_time = account, int(time.time())
+        seat.stage = Stage.ONLINE
+        self.here[letter.name.lower()] = seat
+        self.lobby.start_job(self._serve(seat))
+        return seat
+
+    def _take_over(self, letter: JoinAsked) -> None:
+        """A player here logged in on another node: their match goes on here with a seat for
+        them in place of the session they had here (which that login's presence then logs
+        out, the match staying with the seat), shown to them where it stands."""
+        previous = self.lobby.online.get(letter.name.lower())
+        try:
+            client = SeatClient(**letter.client)
+        except TypeError:
+            log.exception("a takeover from node %s was not understood", letter.node)
+            previous = None
+        if previous is None or previous.account is None or letter.name.lower() in self.here:
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            return
+        seat = self._new_seat(letter, client, previous.account)
+        if self.lobby.match_table.take_over(previous, seat) is None:  # no match here
+            self.release(seat)
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            return
+        self._show_match(seat)
+        self._tell_seated(seat)
+
+    def _refuse(self, letter: JoinAsked, line: str) -> None:
+        self.lobby.tell_node(Relayed(self.lobby.node_id, letter.node, letter.name, "lines",
+                                     (line,)))
+        self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+
+    def _forwarded(self, letter: Forwarded) -> None:
+        seat = self.here.get(letter.name.lower())
+        if seat is None and letter.name.lower() in self.seating:
+            self.seating[letter.name.lower()].append(letter)  # its seat is on its way
+            return
+        if seat is None or seat.home != letter.node:
+            # Its match is over: the home thinks otherwise, and learns it is not (and that
+            # this line was not served).
+            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None,
+                                        received=max(0, letter.number - 1)))
+            return
+        if letter.resync:
+            self._tell_seated(seat)
+            return
+        seat.received = max(seat.received, letter.number)
+        if letter.heard < 0:
+            self._queue(seat, letter)
+        elif not (seat.loss_board_waiting or seat.loss_board_sent > letter.heard):
+            self._show_match(seat, letter)
+        # (else a view of the match after what the home heard is on its way already)
+
+    def _show_match(self, seat: SeatSession, asked: Forwarded | None = None) -> None:
+        """The seat's match where it stands, shown to its player at home, in turn with the
+        seat's lines: after a loss (`asked`, the home's letter), or a takeover."""
+        seat.loss_board_waiting = True
+        self._queue(seat, asked or Forwarded(seat.home, self.lobby.node_id, seat.name, "board",
+                                             heard=0))
+
+    def _queue(self, seat: SeatSession, letter: Forwarded) -> None:
+        self.unfinished += 1
+        seat.inbox.put_nowait(letter)
+
+    async def _serve(self, seat: SeatSession) -> None:
+        """The seat's lines, one at a time as a connection's are; the seat goes once it
+        plays no match (a refused join, a match over)."""
+        while (letter := await seat.inbox.get()) is not None:
+            seat.quiet = letter.quiet
+            try:
+                if letter.heard >= 0:  # letters were lost: the match where it stands
+                    for hook in self.lobby.resync_hooks:
+                        await hook(self.lobby, seat)
+                else:
+                    seat.served = max(seat.served, letter.number)
+                    await seat.handle_line(letter.line)
+            except Exception:
+                log.exception("a line of %s's seat failed", seat.name)
+            finally:
+                seat.quiet = False
+                if letter.heard >= 0:
+                    seat.loss_board_waiting, seat.loss_board_sent = False, seat.relayed
+                self.unfinished -= 1
+            self.changed(seat)
+        while not seat.inbox.empty():  # what came after the seat went is not served
+            if seat.inbox.get_nowait() is not None:
+                self.unfinished -= 1
+
+    def changed(self, seat: SeatSession) -> None:
+        """Whom the seat plays or watches here changed (a match began or stopped running, a
+        watch began or ended): its home is told; a seat that does neither goes."""
+        in_use = self._in_use(seat)
+        if in_use is None:
+            self.unseat(seat)
+        elif in_use != seat.told:
+            self._tell_seated(seat)
+
+    def watching_changed(self, session: Session) -> None:
+        if isinstance(session, SeatSession) and self.holds(session):
+            self.changed(session)
+
+    def _in_use(self, seat: SeatSession) -> tuple[str | None, str | None] | None:
+        """(whom it plays, whom it watches), or None for neither."""
+        opponent = self.lobby.match_table.opponent_name_of(seat)
+        watching = seat.watching.name if seat.watching is not None else None
+        return None if opponent is None and watching is None else (opponent, watching)
+
+    def _tell_seated(self, seat: SeatSession) -> None:
+        """The seat's home is told whom it plays or watches, and how many letters it was sent
+        and lines it received."""
+        in_use = self._in_use(seat)
+        if in_use is not None and self.holds(seat):
+            seat.told = in_use
+            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, in_use[0],
+                                        seat.relayed, seat.received, in_use[1]))
+
+    def unseat(self, seat: SeatSession) -> None:
+        """The seat goes, and its home is told it plays and watches nothing here."""
+        if self.holds(seat):
+            self.release(seat)
+            # `received`: the lines served (those after it are not: the home answers them).
+            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None,
+                                        seat.relayed, seat.served))
+
+    async def _part(self, seat: SeatSession, departure: Departure) -> None:
+        """The seat's player left their home (or it went): their match is saved, as their
+        logout would save it here."""
+        for hook in self.lobby.logout_hooks:
+            await hook(self.lobby, seat, departure)
+        self.unseat(seat)
+
+    def resync(self) -> None:
+        """The bus (re)connected: letters of a match across nodes may have been lost on the
+        way. The host tells each seat's home again whom it plays and how many letters it
+        sent and received; each home asks the same of its players' seats. A home that heard
+        fewer letters than were sent, or sent more lines than were received, asks for the
+        match where it stands (as a new login that takes a match over sees it: the board
+        and what is due now), which asks the player (and their program) again for a
+        command that was lost."""
+        for seat in list(self.here.values()):
+            self._tell_seated(seat)
+        for session in list(self.lobby.online.values()):
+            elsewhere = session.seated_elsewhere
+            if elsewhere is not None:
+                self.lobby.tell_node(Forwarded(self.lobby.node_id, elsewhere.host,
+                                               session.name, "", resync=True))
+
+    # --- nodes and users that went ---------------------------------------------------------------
+
+    def departed(self, letter: Absence) -> None:
+        """A user of another node went (logged out, dropped, or their node is heard from no
+        more): their seat here, if any, is parted."""
+        seat = self.here.get(letter.name.lower())
+        if seat is None or seat.home != letter.node:
+            return
+        departure = next((d for d in Departure if letter.departure == texts.departed(
+            letter.name, d)), Departure.LOGGED_OUT)
+        self._carry_out(self._part(seat, departure))
+
+    def seat_of(self, name: str) -> SeatSession | None:
+        return self.here.get(name.lower())
+
+    def release(self, seat: SeatSession) -> None:
+        """The seat goes without a word to its home (`unseat` tells it): also when its player
+        logged in here, whose session the lobby put in the seat's place."""
+        if self.holds(seat):
+            del self.here[seat.name.lower()]
+            seat.inbox.put_nowait(None)
+            seat.close()
+
+    def arrived(self, name: str, node: str) -> None:
+        """`name` logged in on `node`. A seat of theirs here from another home goes, their
+        match saved as for a dropped player (their home, killed, may never say they went),
+        to be resumed from where they are now. A user here who plays them on a third node's
+        match: that host is asked whether it still runs it (a live host goes on with it,
+        taken over from there; a killed one frees the user here to resume it)."""
+        seat = self.here.get(name.lower())
+        if seat is not None and seat.home != node:
+            self._carry_out(self._part(seat, Departure.DROPPED))
+        for session in list(self.lobby.online.values()):
+            elsewhere = session.seated_elsewhere
+            if elsewhere is not None and elsewhere.host != node \
+                    and elsewhere.opponent is not None \
+                    and elsewhere.opponent.lower() == name.lower():
+                self._check(session, elsewhere.host)
+
+    def node_gone(self, node: str) -> None:
+        """`node` is heard from no more: this node's users seated there are told their match
+        was saved (as the node's players drop), and play nothing."""
+        for session in list(self.lobby.online.values()):
+            seat = session.seated_elsewhere
+            if seat is None or seat.host != node:
+                continue
+            if seat.opponent is not None:
+                session.send_line(texts.game_saved_after(seat.opponent, Departure.DROPPED))
+            self._free(session)

@@ -1,0 +1,295 @@
+"""Turn timers and bot takeover: the clock of a timed match (`invite bob 5 timer 30`,
+`takeover 60`, the server's `--takeover-seconds`).
+
+Each decision a player must take (roll or double, move, answer a double or a resignation,
+join the next game) is timed from the moment it is due. Ten seconds before the end the
+player is warned; at the end the server takes the decision for them with the bot's choice
+(`bots.situation_for`, the bots' `decide`, applied through `match_play.act` like a bot's
+own decision, which tells both players and the watchers once it is stored), and counts it; the third expiry loses
+the match (`Match.forfeit`). With `takeover` a bot takes the decision over without counting
+it, and the player plays on. A timed match left or dropped is lost unless it is resumed
+within the grace period. Untimed matches get no clock at all.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import math
+from collections.abc import Awaitable, Callable, Coroutine
+
+from fibs_server.bots import Action, Decision, Situation, fallback, situation_for
+from fibs_server.bots.situation import ROLL
+from fibs_server.lobby.clock import Alarm, Clock
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play.running_match import RunningMatch
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.views.match_views import WATCHERS, Script, say
+from fibs_server.protocol.wording import clock_texts
+from fibs_server.protocol.wording.clock_texts import EXPIRIES_TO_LOSE, WARNING_SECONDS, ClockReading
+from fibs_server.rules.match import Match
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 1.0  # a grace forfeit that could not be done now (see forfeit_saved) tries again
+
+# The decision a bot would take for a player: the built-in bots' pool, or our rules of thumb.
+Decide = Callable[[Situation], Awaitable[Decision]]
+
+
+async def rules_of_thumb(situation: Situation) -> Decision:
+    """The decision on a server without its bots (`--bots off`): computed at once."""
+    return fallback(situation)
+
+
+@dataclasses.dataclass
+class Countdown:
+    """One decision being timed: the situation it is due in, when time is up, and whether a
+    bot then takes it over (uncounted) rather than the turn timer (counted)."""
+
+    situation: Situation
+    deadline: float
+    takeover: bool
+    alarms: list[Alarm]
+    # The server took the decision: if that cannot be stored, the decision is timed again.
+    fired: bool = False
+
+    def cancel(self) -> None:
+        for alarm in self.alarms:
+            alarm.cancel()
+
+
+class MatchClocks:
+    """Every timed match's clock (`timer_for`, the lobby's `match_timers`), and the grace
+    periods of the timed matches their players left."""
+
+    def __init__(self, lobby: Lobby, decide: Decide) -> None:
+        self.lobby = lobby
+        self.decide = decide
+        self.graces: dict[int, Alarm] = {}  # match id -> its forfeit, if not resumed in time
+        # The graces armed by a sweep over the database (`resume_graces`), not by a player
+        # leaving here: the `sweeps` lease's, dropped with it (`drop_swept_graces`). Match
+        # id -> its owner epoch as the sweep read it (None: not to be compared).
+        self.swept: dict[int, int | None] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._closed = False
+
+    def timer_for(self, running: RunningMatch) -> TurnClock | None:
+        """The clock of a match that starts or resumes: a resume ends its grace period."""
+        grace = self.graces.pop(running.match_id, None)
+        if grace is not None:
+            grace.cancel()
+        self.swept.pop(running.match_id, None)
+        if not running.terms.timed:
+            return None
+        return TurnClock(self, running)
+
+    def start_task(self, work: Coroutine[object, object, None]) -> None:
+        if self._closed:  # an alarm that rang while the server stops: the match stays stored
+            work.close()
+            return
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a match clock failed", exc_info=task.exception())
+
+    def start_grace(self, match_id: int, names: tuple[str, str], leaver: int,
+                    seconds: float | None = None, swept: bool = False,
+                    epoch: int | None = None) -> None:
+        """The leaver of match `match_id` between `names` loses it unless it is resumed
+        within `seconds` (the server's grace period). `swept`: armed by a sweep over the
+        database, not by the leaving here, which read the match's owner `epoch`."""
+        config = self.lobby.config
+        when = config.clock.time() + (config.grace_seconds if seconds is None else seconds)
+        earlier = self.graces.pop(match_id, None)
+        if earlier is not None:
+            earlier.cancel()
+        if swept:
+            self.swept[match_id] = epoch
+        else:
+            self.swept.pop(match_id, None)
+        self.graces[match_id] = config.clock.call_at(
+            when, lambda: self.start_task(self._forfeit_abandoned(match_id, names, leaver)))
+
+    async def resume_graces(self) -> None:
+        """A sweep over the database (the `sweeps` lease's holder's; on one node, at its
+        start): each timed match a player left whose grace period does not run here gets it,
+        counted from now (nobody could come back to a stopped node, and a node that died
+        took its alarms with it)."""
+        for record in await self.lobby.matches.left_matches():
+            names = (record.player_a, record.player_b)
+            if (record.length is not None and record.state.get("turn_seconds") is not None
+                    and record.left_by in names and record.match_id not in self.graces):
+                self.start_grace(record.match_id, names, names.index(record.left_by),
+                                 swept=True, epoch=record.owner_epoch)
+
+    def drop_swept_graces(self) -> None:
+        """The `sweeps` lease is lost: the node that takes it arms these graces again."""
+        for match_id in self.swept:
+            alarm = self.graces.pop(match_id, None)
+            if alarm is not None:
+                alarm.cancel()
+        self.swept.clear()
+
+    async def _forfeit_abandoned(self, match_id: int, names: tuple[str, str],
+                                 leaver: int) -> None:
+        """The grace period ended and the match was not resumed: the leaver loses it."""
+        self.graces.pop(match_id, None)
+        swept = match_id in self.swept
+        epoch = self.swept.pop(match_id, None)
+        if swept:
+            # Armed from the database: it may have been resumed on another node since
+            # (resuming claims it and forgets who left; left again, its new host times it),
+            # which this node cannot see in its own matches.
+            record = await self.lobby.matches.match_by_id(match_id)
+            if (record is None or record.finished or record.left_by is None
+                    or epoch is not None and record.owner_epoch != epoch):
+                return
+        back = clock_texts.did_not_come_back(names[leaver], self.lobby.config.grace_seconds)
+        forfeited = await match_play.forfeit_saved(self.lobby, match_id, names, leaver,
+                                                   [say(0, back), say(1, back)])
+        if forfeited is None:  # being set up (resumed?) or not stored: try again shortly
+            # (Not compared again: the failed forfeit may have claimed the match itself.)
+            self.start_grace(match_id, names, leaver, RETRY_SECONDS, swept=swept)
+
+    async def quiet(self) -> None:
+        """Until the work of every alarm that has rung is done (what a test waits for after
+        moving a fake clock on)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def close(self) -> None:
+        """The server stops: timed matches stay stored as they are (nothing is forfeited)."""
+        self._closed = True
+        for alarm in self.graces.values():
+            alarm.cancel()
+        self.graces.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+class TurnClock:
+    """The clock of one running timed match (RunningMatch.timer)."""
+
+    def __init__(self, clocks: MatchClocks, running: RunningMatch) -> None:
+        self.clocks = clocks
+        self.running = running
+        self.countdowns: dict[int, Countdown] = {}  # player -> the decision timed for them
+
+    @property
+    def _clock(self) -> Clock:
+        return self.clocks.lobby.config.clock
+
+    def changed(self) -> None:
+        """Time each player's decision that is due now; a decision still due goes on with
+        the time it had (a chat, a refused command or the opponent's watcher change nothing)."""
+        for player in (0, 1):
+            session = self.running.sessions[player]
+            due = (situation_for(self.running.match, player)
+                   if session is not None and not session.is_bot else None)
+            countdown = self.countdowns.get(player)
+            if countdown is not None and countdown.situation == due and not countdown.fired:
+                continue
+            if countdown is not None:
+                countdown.cancel()
+                del self.countdowns[player]
+            if due is not None:
+                self.countdowns[player] = self._count_down(player, due)
+
+    def _count_down(self, player: int, situation: Situation) -> Countdown:
+        turn, takeover = self.running.turn_seconds, self.running.takeover_seconds
+        by_takeover = turn is None or (takeover is not None and takeover < turn)
+        seconds = takeover if by_takeover else turn
+        assert seconds is not None
+        deadline = self._clock.time() + seconds
+        countdown = Countdown(situation, deadline, by_takeover, [])
+        countdown.alarms.append(self._clock.call_at(
+            deadline, lambda: self.clocks.start_task(self._expired(player, countdown))))
+        if seconds > WARNING_SECONDS:
+            countdown.alarms.append(self._clock.call_at(
+                deadline - WARNING_SECONDS, lambda: self._warn(player, countdown)))
+        return countdown
+
+    def _warn(self, player: int, countdown: Countdown) -> None:
+        session = self.running.sessions[player]
+        if self.countdowns.get(player) is countdown and session is not None:
+            session.send_line(clock_texts.time_warning(WARNING_SECONDS,
+                                                       countdown.situation.phase))
+            session.send_event(web_events.time_warning(WARNING_SECONDS,
+                                                       countdown.situation.phase))
+
+    async def _expired(self, player: int, countdown: Countdown) -> None:
+        """Time is up: the server takes the decision (or, at the last expiry, forfeits)."""
+        running, situation = self.running, countdown.situation
+        # An unlimited match is never won, so never lost on time either.
+        last = (not countdown.takeover and running.match.length is not None
+                and running.expiries[player] + 1 >= EXPIRIES_TO_LOSE)
+        decision = None if last else await self._bot_decision(situation)
+        session = running.sessions[player]
+        lobby = self.clocks.lobby
+        if (self.countdowns.get(player) is not countdown or session is None
+                or lobby.match_table.match_of(session) is not running):
+            return  # decided, left or ended meanwhile
+        name, phase = running.names[player], situation.phase
+
+        def take_decision(match: Match, acting: int) -> match_play.Change | None:
+            if situation_for(match, acting) != situation:
+                return None  # the player decided just before us
+            countdown.fired = True  # a decision refused or not stored is timed again
+            if countdown.takeover:
+                you, others = clock_texts.bot_takes_over(name, phase)
+            elif decision is None:
+                you, others = clock_texts.time_is_up_for_the_last_time(name, phase)
+            else:
+                running.expiries[acting] += 1
+                you, others = clock_texts.time_is_up(name, phase, running.expiries[acting])
+            running.played_for.append({"player": acting, "game": match.game_count,
+                                       "event": len(match.game_events(-1)),
+                                       "why": "takeover" if countdown.takeover else "timer"})
+            events = match.forfeit(acting) if decision is None else decision.apply(match, acting)
+            return match_play.Change(events, [say(acting, you), say(1 - acting, others),
+                                              say(WATCHERS, others)])
+
+        await match_play.act(lobby, session, take_decision, by_server=True)
+
+    async def _bot_decision(self, situation: Situation) -> Decision:
+        decision = await self.clocks.decide(situation)
+        # A bot may offer to resign; the server never gives up for a player out of time.
+        return ROLL if decision.action is Action.RESIGN else decision
+
+    def stop(self) -> None:
+        for countdown in self.countdowns.values():
+            countdown.cancel()
+        self.countdowns.clear()
+
+    def left(self, player: int) -> Script:
+        """A player left or dropped: with a turn timer, they lose the match unless it is
+        resumed within the grace period (a takeover alone keeps FIBS's saved match). What
+        the players still online are told of it."""
+        running = self.running
+        if running.turn_seconds is None or running.match.length is None:
+            return []
+        lobby = self.clocks.lobby
+        you, opponent = clock_texts.come_back_within(running.names[player],
+                                                     lobby.config.grace_seconds,
+                                                     running.opponent_name(player))
+        self.clocks.start_grace(running.match_id, running.names, player)
+        return [say(index, text) for index, text in ((player, you), (1 - player, opponent))
+                if (session := running.sessions[index]) is not None and lobby.is_online(session)]
+
+    def reading(self) -> ClockReading | None:
+        """Who must decide, and how long they have: the player to act, else (between games)
+        the first still to join."""
+        if not self.countdowns:
+            return None
+        to_act = self.running.match.to_act
+        player = to_act if to_act in self.countdowns else min(self.countdowns)
+        countdown = self.countdowns[player]
+        seconds = max(0, math.ceil(countdown.deadline - self._clock.time()))
+        return ClockReading(player, seconds, countdown.situation.phase)

@@ -1,0 +1,423 @@
+"""One connected user: drives the login dialogue, then dispatches commands.
+
+The dialogue itself is pure (protocol/login_dialogue.py); the session carries out its actions
+through a `Connection` that the net layer implements and the lobby's gatekeeper. It never
+touches sockets, which keeps it testable without a network.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import datetime
+import logging
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from fibs_server.lobby.limits.gatekeeper import Gatekeeper
+from fibs_server.lobby.metrics import COMMAND_SECONDS
+from fibs_server.lobby.ports.accounts import Account
+from fibs_server.protocol import clip, texts
+from fibs_server.protocol.login_dialogue import (
+    TELNET,
+    WEB_PAGE,
+    Action,
+    Authenticate,
+    CheckName,
+    CheckRegistrationLimit,
+    Client,
+    Close,
+    LogIn,
+    LoginDialogue,
+    PlayAsVisitor,
+    Register,
+    Resume,
+    SendLines,
+    SendPrompt,
+    SetEcho,
+    Stage,
+    Step,
+)
+from fibs_server.protocol.views import layout, web_events
+
+log = logging.getLogger(__name__)
+
+
+class Matches(Protocol):
+    """What a session needs of who plays and watches whom (lobby.match_table.MatchTable,
+    which imports this module)."""
+
+    def set_watching(self, session: Session, player: Session | None) -> None: ...
+
+    def opponent_name_of(self, session: Session) -> str | None: ...
+
+
+class Lobby(Protocol):
+    """What a session needs of the lobby (lobby.Lobby, which imports this module)."""
+    @property
+    def match_table(self) -> Matches: ...
+
+    gatekeeper: Gatekeeper
+
+    def now(self) -> datetime.datetime: ...
+
+    async def disconnected(self, session: Session) -> None: ...
+
+    async def dispatch(self, session: Session, line: str) -> None: ...
+
+    async def log_in(self, session: Session, account: Account) -> None: ...
+
+    async def resume(self, session: Session, token: str) -> bool: ...
+
+    async def new_visitor(self, host: str) -> Account | str: ...
+
+    def release_visitor(self, account: Account) -> None: ...
+
+
+class Connection(Protocol):
+    """What the net layer gives a session."""
+    host: str
+
+    def send(self, text: str, broadcast: bool = False) -> None:
+        """Queue text (already with CR LF line ends) for the peer. `broadcast`: text that
+        everyone gets at once, which may wait a little to share writes (net.telnet)."""
+
+    def set_echo(self, server_echoes: bool) -> None:
+        """Telnet `IAC WILL ECHO` (the peer stops echoing, for passwords) or `IAC WONT ECHO`."""
+
+    def close(self) -> None:
+        """Flush what is queued and close."""
+
+
+@dataclasses.dataclass
+class SeatElsewhere:
+    """A user at a match that runs on another node, `host` (lobby/play/seats.py): whom they play
+    there, or whom they watch there (both None: their join or watch is on its way)."""
+    host: str
+    opponent: str | None = None
+    watching: str | None = None
+
+    @property
+    def playing(self) -> bool:
+        """Playing there, or on the way to (a watcher is not)."""
+        return self.watching is None
+
+
+def wire_text(lines: list[str] | tuple[str, ...]) -> str:
+    return "".join(f"{line}\r\n" for line in lines)
+
+
+class Session:
+    def __init__(self, lobby: Lobby, connection: Connection, transport_client: Client = TELNET
+                 ) -> None:
+        self.lobby = lobby
+        self.connection = connection
+        self.dialogue: LoginDialogue[Account] = LoginDialogue(
+            transport_client, lobby.gatekeeper.limits.repeated_refused_answers)
+        self.account: Account | None = None
+        # How the user's program talks, as the dialogue decided (set at `LogIn`); plain
+        # attributes, as they are read for every line sent to every user.
+        self.clip = False  # numbered CLIP lines instead of sentences
+        self.prompts = True  # `> ` after each reply (telnet users only)
+        self.client_name: str | None = None
+        self.is_bot = False  # a built-in bot's: played by the server (lobby/services/bot_players.py)
+        # Where the typed messages go (docs/WEB-PROTOCOL.md), for a web page that asked for
+        # them; None for everyone else, who gets FIBS's lines only.
+        # (line, broadcast), as `Connection.send` takes text.
+        self.event_sink: Callable[[str, bool], None] | None = None
+        self.login_time = 0
+        self.last_active = time.monotonic()
+        self.away_message: str | None = None
+        self.last_command: str | None = None
+        self.watching: Session | None = None  # set by the lobby's MatchTable (set_watching)
+        self.seated_elsewhere: SeatElsewhere | None = None  # set by lobby/play/seats.py
+        self.waved = False
+        # Talking (lobby/commands/chat_commands.py): lower-case names this user gags and blinds (kept in
+        # the store too), the users they wait for, an admin's mute, their recent shout times.
+        self.gagged: set[str] = set()
+        self.blinded: set[str] = set()
+        self.waiting_for: set[str] = set()
+        # A page's tournament: the one it last showed, created, joined or left, whose every
+        # change it is sent (lobby/services/tournament_news.py).
+        self.followed_tournament: int | None = None
+        # None until the login's chat hook has read the stored mute: an admin's mute or unmute
+        # given while it read is newer than what it read, and stays.
+        self.muted: bool | None = None
+        self.shout_times: collections.deque[float] = collections.deque()
+        self._more: list[str] = []  # lines waiting behind a `-- more --` prompt
+        # who_line's cache: the fields it was formatted from, and its text around the idle time.
+        self._who_fields: tuple[object, ...] = ()
+        self._who_around_idle = ("", "")
+
+    @property
+    def stage(self) -> Stage:
+        # Sending reads `self.dialogue.stage` itself: it runs for every line to every user.
+        return self.dialogue.stage
+
+    @stage.setter
+    def stage(self, stage: Stage) -> None:
+        """Lobby.log_in sets ONLINE when it lets the user in."""
+        assert stage is Stage.ONLINE
+        self.dialogue.logged_in()
+
+    @property
+    def sees_extensions(self) -> bool:
+        """Whether this session gets the server's own lines unasked in FIBS's flows (the dice
+        commitment at a match's start, the saved-match counts in `whois`): the web page, which
+        shows them. A telnet or CLIP session sees exactly FIBS's lines there, and gets those
+        facts when it asks (`fairdice`, `history`): docs/PROTOCOL.md, "Classic sessions"."""
+        return self.dialogue.transport_client is WEB_PAGE
+
+    # --- output ----------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.account.name if self.account else ""
+
+    def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        if self.event_sink is None:
+            self._send_lines(lines)
+            return
+        # A page that asked for typed messages gets each refusal's message right after its line.
+        start = 0
+        for index, line in enumerate(lines):
+            message = web_events.refusal_of(line)
+            if message is not None:
+                self._send_lines(lines[start:index + 1])
+                self.send_event(message)
+                start = index + 1
+        self._send_lines(lines[start:])
+
+    def _send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        if not lines or self.dialogue.stage is Stage.CLOSED:
+            return
+        if self.clip or self.account is None:
+            self.connection.send(wire_text(lines))
+            return
+        # A telnet user: lines broken at `linelength` unless the terminal wraps, and long
+        # replies in pages of `pagelength` (what comes while a page waits queues behind it).
+        width = int(self.setting("linelength"))
+        if width and not self.toggle("wrap"):
+            lines = layout.wrapped(lines, width)
+        page_length = int(self.setting("pagelength"))
+        if self._more or (page_length and len(lines) > page_length):
+            self._more += lines
+            if len(self._more) == len(lines):
+                self._next_page()
+            return
+        self.connection.send(wire_text(lines))
+
+    def _next_page(self) -> None:
+        page, self._more = layout.first_page(self._more, int(self.setting("pagelength")))
+        self.connection.send(wire_text(page))
+        if self._more:
+            self.connection.send(layout.MORE_PROMPT)
+        elif self.prompts:
+            self.send_prompt()
+
+    def send_broadcast(self, text: str) -> None:
+        """Text that many users get at once, formatted once (`wire_text`) for them all."""
+        if self.dialogue.stage is not Stage.CLOSED:
+            self.connection.send(text, broadcast=True)
+
+    def send_line(self, line: str) -> None:
+        self.send_lines([line])
+
+    @property
+    def wants_events(self) -> bool:
+        return self.event_sink is not None
+
+    def send_event(self, message: web_events.Message) -> None:
+        """A typed message, in order with the lines, to a page that asked for them."""
+        if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self.event_sink(web_events.encode(message), False)
+
+    def send_event_lines(self, text: str) -> None:
+        """Typed messages already encoded, each CR LF ended (WhoList.presence_text)."""
+        if text and self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self.event_sink(text.removesuffix("\r\n"), False)
+
+    def send_event_broadcast(self, line: str) -> None:
+        """A typed message that many users get at once, encoded once for them all."""
+        if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self.event_sink(line, True)
+
+    def send_prompt(self, prompt: str = texts.PROMPT) -> None:
+        if self.dialogue.stage is not Stage.CLOSED:
+            if self.event_sink is not None:
+                # A login dialogue's prompt may refuse the answer: its message comes first,
+                # on a line of its own, as the prompt waits on its line for the answer.
+                message = web_events.refusal_of(prompt)
+                if message is not None:
+                    self.send_event(message)
+            self.connection.send(prompt)
+
+    def toggle(self, name: str) -> bool:
+        assert self.account is not None
+        return self.account.toggles[name]
+
+    def setting(self, name: str) -> str:
+        assert self.account is not None
+        return self.account.settings[name]
+
+    def close(self) -> None:
+        if self.stage is not Stage.CLOSED:
+            # quietly: a replaced or kicked session must not stay listed
+            self.lobby.match_table.set_watching(self, None)
+            self.dialogue.closed()
+            self.connection.close()
+
+    # --- input -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        for action in self.dialogue.start(self.lobby.now()):
+            self._show(action)
+
+    async def handle_line(self, line: str) -> None:
+        received = self.last_active = time.monotonic()
+        if self.stage is Stage.ONLINE:
+            await self._online(line)  # dispatch answers a failed command itself
+            COMMAND_SECONDS.observe(time.monotonic() - received)
+            return
+        try:
+            await self._carry_out(self.dialogue.receive(line))
+        except Exception:
+            # A store that fails during a login or registration (a locked database, say):
+            # the user is told and let go, never left half logged in.
+            log.exception("login or registration on a connection from %s failed",
+                          self.connection.host)
+            self.send_line(texts.LOGIN_FAILED)
+            try:
+                await self.lobby.disconnected(self)  # logs out, if it got that far
+            except Exception:
+                log.exception("and so did the logout that followed")
+                self.close()
+
+    def line_too_long(self) -> None:
+        for action in self.dialogue.line_too_long():
+            self._show(action)
+
+    async def _online(self, line: str) -> None:
+        if self._more:
+            if not line.strip():
+                self._next_page()
+                return
+            self._more = []  # any command stops the pager
+        await self.lobby.dispatch(self, line)
+        if self.prompts and self.stage is Stage.ONLINE and not self._more:
+            self.send_prompt()
+
+    # --- the login dialogue's actions --------------------------------------------------------
+
+    async def _carry_out(self, actions: list[Action]) -> None:
+        """Output at once; a step awaited, then the dialogue's answer to its result."""
+        for action in actions:
+            if isinstance(action, Step):
+                await self._carry_out(await self._take_step(action))
+            else:
+                self._show(action)
+
+    def _show(self, action: Action) -> None:
+        match action:
+            case SendPrompt(text):
+                self.send_prompt(text)
+            case SendLines(lines):
+                self.send_lines(lines)
+            case SetEcho(server_echoes):
+                self.connection.set_echo(server_echoes)
+            case Close():
+                self.close()
+            case _:
+                raise ValueError(f"{action!r} is no output")
+
+    async def _take_step(self, step: Step) -> list[Action]:
+        """Carry out a step through the gatekeeper or the lobby; the dialogue's answer."""
+        gatekeeper, host = self.lobby.gatekeeper, self.connection.host
+        match step:
+            case Authenticate(name, password):
+                account = await gatekeeper.authenticate(
+                    name, password, host, hung_up=lambda: self.stage is Stage.CLOSED)
+                return self.dialogue.authenticated(account)
+            case CheckRegistrationLimit():
+                return self.dialogue.registration_limit_checked(
+                    await gatekeeper.allows_registration(host))
+            case CheckName(name):
+                return self.dialogue.name_checked(await gatekeeper.name_is_free(name))
+            case Register(name, password):
+                return self.dialogue.registered(await gatekeeper.register(name, password, host))
+            case LogIn(account, client):
+                self._talk_as(client)
+                await self.lobby.log_in(self, account)
+                return []
+            case Resume(token, client):
+                self._talk_as(client)
+                return self.dialogue.resumed(await self.lobby.resume(self, token))
+            case PlayAsVisitor(command, client):
+                visitor = await self.lobby.new_visitor(host)
+                if isinstance(visitor, str):  # visitors enough: a refusal
+                    self.send_line(visitor)
+                    self.close()
+                    return []
+                self._talk_as(client)
+                try:
+                    await self.lobby.log_in(self, visitor)
+                finally:
+                    # Refused (banned, shutting down), gone or cancelled meanwhile: its name
+                    # is free again. Once online, the logout frees it.
+                    if self.stage is not Stage.ONLINE:
+                        self.lobby.release_visitor(visitor)
+                if self.stage is Stage.ONLINE:
+                    await self._online(command)
+                return []
+            case _:
+                raise ValueError(f"{step!r} is no step")
+
+    def _talk_as(self, client: Client) -> None:
+        self.clip, self.prompts, self.client_name = client.clip, client.prompts, client.name
+
+    # --- views -------------------------------------------------------------------------------
+
+    def who_line(self) -> str:
+        """This user's CLIP 5 line. A login's who-list holds one per online user, so formatting
+        every field each time made logins cost O(online) formatting; the text around the idle
+        time is kept and re-formatted only when a field it shows has changed. Comparing the
+        fields, rather than invalidating at each place that changes one, cannot go stale; name,
+        login time and host are fixed for the session."""
+        assert self.account is not None
+        fields = (self.lobby.match_table.opponent_name_of(self),
+                  self.watching_name,
+                  self.account.toggles["ready"], self.away_message is not None,
+                  self.account.rating, self.account.experience, self.client_name,
+                  self.account.email)
+        if fields != self._who_fields:
+            self._who_fields = fields
+            self._who_around_idle = clip.who_info_around_idle(self.who_info())
+        before_idle, after_idle = self._who_around_idle
+        return clip.who_info_with_idle(before_idle, self.idle_seconds(), after_idle)
+
+    @property
+    def watching_name(self) -> str | None:
+        if self.watching is not None:
+            return self.watching.name
+        return self.seated_elsewhere.watching if self.seated_elsewhere else None
+
+    def idle_seconds(self) -> int:
+        return int(time.monotonic() - self.last_active)
+
+    def who_info(self) -> clip.WhoInfo:
+        assert self.account is not None
+        opponent = self.lobby.match_table.opponent_name_of(self)
+        return clip.WhoInfo(
+            name=self.account.name,
+            opponent=opponent,
+            watching=self.watching_name,
+            ready=self.account.toggles["ready"],
+            away=self.away_message is not None,
+            rating=self.account.rating,
+            experience=self.account.experience,
+            idle_seconds=self.idle_seconds(),
+            login_time=self.login_time,
+            host=self.connection.host,
+            client=self.client_name,
+            email=self.account.email,
+        )

@@ -1,0 +1,398 @@
+"""The tournament director (docs/TOURNAMENTS.md, "Life cycle"): it starts a tournament when
+its sign-up closes, and at each round invites both players of every pairing, starts their
+match as soon as both are online and free (on whichever nodes: lobby/play/arranged_matches.py),
+gives a no-show's match to the one who came, reads the results of the finished matches,
+pairs the next round and announces the winner.
+
+It runs on one node, the holder of the `tournaments` lease, as a `leases.Duty`: a pass over
+the open tournaments when the lease is gained, then one every `period` seconds of the
+lobby's clock. The store is its memory (`TournamentRecords`): each change is stored before
+anyone is told, so a restart (or another node taking the lease over) goes on where the last
+pass stopped; between passes it keeps the running tournaments as it stored them. A match
+links to its pairing by the store: the pair's running match, or one they finished, begun
+since the round began, is the pairing's; a match begun on another node or through `join` is
+found the same way.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from fibs_server.lobby.clock import Alarm, Clock
+from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.nodes.bus import notice
+from fibs_server.lobby.play import arranged_matches, match_play
+from fibs_server.lobby.play.running_match import Invitation
+from fibs_server.lobby.ports.match_records import MatchRecord
+from fibs_server.lobby.ports.tournament_records import (
+    OpenTournament,
+    Status,
+    TournamentRecord,
+    TournamentRecords,
+)
+from fibs_server.lobby.services.tournament_news import tell_pages
+from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.wording import game_texts, tournament_texts
+from fibs_server.rules import tournament as rules
+from fibs_server.rules.variants import MatchRules
+
+log = logging.getLogger(__name__)
+
+PASS_SECONDS = 5.0  # how often the director looks at the open tournaments
+RECENT_MATCHES = 5  # a pair's finished matches looked at for one that played their pairing
+
+
+def match_terms(terms: rules.RoundTerms) -> MatchTerms:
+    return MatchTerms(rules=MatchRules(variant=terms.variant), turn_seconds=terms.turn_seconds,
+                      rated=terms.rated, crawford=terms.crawford)
+
+
+class TournamentDirector:
+    def __init__(self, lobby: Lobby, records: TournamentRecords, clock: Clock,
+                 period: float = PASS_SECONDS) -> None:
+        self.lobby = lobby
+        self.records = records
+        self.clock = clock
+        self.period = period
+        arranged_matches.install(lobby)  # whichever node directs, its arrangements come here
+        self._alarm: Alarm | None = None
+        self._passing: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()  # one pass at a time
+        # The running tournaments as this director last stored them: while it holds the
+        # lease nobody else writes their rounds, so a pass reads only which are still open
+        # (a 128-player Swiss read whole took the store's reader 4-13 ms every pass).
+        self._running: dict[int, TournamentRecord] = {}
+
+    # --- the lease's duty ------------------------------------------------------------------
+
+    async def begin(self) -> None:
+        self._running.clear()  # another node may have directed them meanwhile
+        await self.run_pass()
+        self._arm()
+
+    async def end(self) -> None:
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
+        if self._passing is not None:
+            self._passing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._passing
+            self._passing = None
+
+    def _arm(self) -> None:
+        self._alarm = self.clock.call_at(self.clock.time() + self.period, self._due)
+
+    def _due(self) -> None:
+        self._passing = asyncio.ensure_future(self._pass_and_arm())
+
+    async def _pass_and_arm(self) -> None:
+        await self.run_pass()
+        self._arm()
+
+    async def settled(self) -> None:
+        """Until the pass an alarm started is over (what a test waits for)."""
+        if self._passing is not None:
+            await self._passing
+
+    # --- a pass ----------------------------------------------------------------------------
+
+    async def run_pass(self) -> None:
+        async with self._lock:
+            try:
+                open_now = await self.records.open_tournaments()
+            except Exception:
+                log.exception("the tournament director could not read the open tournaments; "
+                              "trying again later")
+                return
+            still_open = {entry.tournament_id for entry in open_now}
+            for tournament_id in set(self._running) - still_open:  # ended, or cancelled
+                del self._running[tournament_id]
+            for entry in open_now:
+                try:
+                    await self._pass_over(entry)
+                except Exception:
+                    # What it holds may be ahead of the store: read it again next time.
+                    self._running.pop(entry.tournament_id, None)
+                    log.exception("the tournament director's pass over tournament %d "
+                                  "failed; trying again later", entry.tournament_id)
+
+    async def _pass_over(self, entry: OpenTournament) -> None:
+        record = self._running.get(entry.tournament_id)
+        if record is None:
+            record = await self.records.tournament(entry.tournament_id)
+            if record is None or not record.status.open:
+                return
+        if record.status is Status.SIGNUP:
+            await self._maybe_start(record)
+        else:
+            await self._direct(record)
+        if record.status is Status.RUNNING:
+            self._running[entry.tournament_id] = record
+
+    def _now(self) -> int:
+        # The store's time: what the rounds' starts, the no-show times and the matches'
+        # starts are compared in (the lobby's clock is the event loop's, not the same on
+        # two machines or after a reboot).
+        return int(self.lobby.config.wall_clock())
+
+    async def _maybe_start(self, record: TournamentRecord) -> None:
+        spec = record.spec
+        due = ((spec.starts_at is not None and self._now() >= spec.starts_at)
+               or (spec.start_when is not None and len(record.entrants) >= spec.start_when))
+        if not due:
+            return
+        names = [entrant.name for entrant in record.entrants]
+        if len(record.entrants) < 2:
+            if await self.records.end_tournament(record.tournament_id, Status.CANCELLED, None):
+                record.status = Status.CANCELLED
+                self._announce([*names, spec.creator],
+                               tournament_texts.too_few_players(record.tournament_id))
+                tell_pages(self.lobby, record)
+            return
+        played = rules.start(spec.format, await self._rated_now(record.entrants),
+                             spec.swiss_rounds)
+        now = self._now()
+        if not await self.records.start_tournament(record.tournament_id, played, now):
+            return  # cancelled meanwhile
+        record.played, record.status = played, Status.RUNNING
+        record.round_started_at[1] = now
+        self._announce(names, tournament_texts.tournament_starts(record.tournament_id,
+                                                                 len(names)))
+        self._announce_round(record)
+        tell_pages(self.lobby, record)
+        await self._direct(record, fresh=True)
+
+    async def _rated_now(self, entrants: list[rules.Entrant]) -> list[rules.Entrant]:
+        """The field with the ratings its players have at the start (not when they joined):
+        the seeds and the Swiss ranking go by them."""
+        rated = []
+        for entrant in entrants:
+            account = await self.lobby.accounts.find_account(entrant.name)
+            rated.append(entrant if account is None
+                         else rules.Entrant(entrant.name, account.rating))
+        return rated
+
+    async def _direct(self, record: TournamentRecord, fresh: bool = False) -> None:
+        """The current round's undecided pairings looked at; the round, if now done, followed
+        by the next one or the end. `fresh`: the round was paired in this pass, so no match
+        plays any of its pairings yet (the store is not asked)."""
+        played = record.played
+        assert played is not None and played.current is not None
+        current = played.current
+        started_at = record.round_started_at[current.number]
+        decided = []
+        links: dict[int, int] = {}  # position -> the match found or started for it
+        for position, pairing in enumerate(current.pairings):
+            if pairing.decided:
+                continue
+            outcome = await self._outcome(record, current.number, position, pairing, started_at,
+                                          links, fresh)
+            if outcome is not None:
+                played = rules.record(played, pairing.first, outcome[0], forfeit=outcome[1])
+                decided.append(position)
+        if links:  # one write for the round's matches, not one each
+            await self.records.link_matches(record.tournament_id, current.number, links)
+            record.match_ids.update(((current.number, position), match_id)
+                                    for position, match_id in links.items())
+        if decided:
+            assert played.current is not None
+            current = played.current
+            await self.records.save_results(record.tournament_id, current, decided)
+            record.played = played
+            self._tell_results(record, [current.pairings[position] for position in decided])
+        # A round done already when read: the server stopped before what follows it was
+        # stored, and it follows now.
+        if not current.done:
+            if decided:
+                tell_pages(self.lobby, record)
+            return
+        if played.finished:
+            winner = rules.winner(played)
+            if await self.records.end_tournament(record.tournament_id, Status.FINISHED, winner):
+                assert winner is not None
+                record.status, record.winner = Status.FINISHED, winner
+                self._announce([entrant.name for entrant in played.entrants],
+                               tournament_texts.tournament_won(record.tournament_id, winner))
+                tell_pages(self.lobby, record)
+            return
+        played = rules.next_round(played)
+        now = self._now()
+        assert played.current is not None
+        await self.records.save_round(record.tournament_id, played.current, now)
+        record.played = played
+        record.round_started_at[played.current.number] = now
+        self._announce_round(record)
+        tell_pages(self.lobby, record)
+        await self._direct(record, fresh=True)
+
+    async def _outcome(self, record: TournamentRecord, number: int, position: int,
+                       pairing: rules.Pairing, started_at: int, links: dict[int, int],
+                       fresh: bool) -> tuple[str | None, bool] | None:
+        """(winner, by forfeit) if the pairing is decided now, else None (after starting its
+        match if both players are online and free). A match found or started for it goes in
+        `links`."""
+        assert pairing.second is not None  # a bye is decided from the start
+        first, second = pairing.first, pairing.second
+        linked = record.match_ids.get((number, position))
+        if linked is not None and linked == match_play.live_match_id(self.lobby, first, second):
+            return None  # its match is being played here: nothing to read from the store
+        match = None if fresh else await self._match_of(record, number, position, first,
+                                                         second, started_at, links)
+        if match is not None and match.finished:
+            if match.winner is None:  # closed unfinished: as if neither had come
+                return None, True
+            return next(name for name in (first, second)
+                        if name.lower() == match.winner.lower()), False
+        if match is not None and match_play.is_live(self.lobby, first, second):
+            return None  # played now; a dropout is the timed match's grace period's
+        here = {name: arranged_matches.free_here(self.lobby, name) for name in (first, second)}
+        bots = [name for name, session in here.items() if session is not None and session.is_bot]
+        if len(bots) == 2 and match is None:
+            # The server's bots are not set to play each other: the higher seed goes through.
+            played = record.played
+            assert played is not None
+            return min(bots, key=played.seed_of), True
+        present = [name for name in (first, second) if here[name] is not None
+                   or arranged_matches.free_elsewhere(self.lobby, name) is not None]
+        if len(present) == 2 and bots:
+            if all(here.values()):
+                # The bot accepts the invitation as it accepts any (lobby/services/bot_players.py).
+                human = next(name for name in present if name not in bots)
+                self._invite_bot(record, number, human, bots[0], resume=match is not None)
+                return None
+            # A bot takes invitations from players on its own node only: it cannot be
+            # brought to this match, and loses it at the no-show time.
+            present = [name for name in present if name not in bots]
+        elif len(present) == 2:
+            await self._arrange(record, number, position, first, second, links,
+                                resume=match is not None)
+            return None
+        spec = record.spec
+        if self._now() < started_at + spec.no_show_seconds:
+            return None
+        if match is not None:
+            # A saved match that one player did not come back to: lost by that player like
+            # any forfeited match; the next pass reads the result. One that a player left
+            # is its grace period's (turn_clock.MatchClocks) alone, so that the two never
+            # both claim it, each for another winner. Nobody back: it waits for them.
+            if len(present) == 1 and match.left_by is None:
+                names = (match.player_a, match.player_b)
+                leaver = next(index for index, name in enumerate(names)
+                              if name.lower() != present[0].lower())
+                await match_play.forfeit_saved(self.lobby, match.match_id, names, leaver, [])
+            return None
+        absent = [name for name in (first, second) if name not in present]
+        winner = present[0] if present else None
+        for name in absent:
+            self._tell([first, second], tournament_texts.forfeited(
+                record.tournament_id, name, winner))
+        return winner, True
+
+    async def _match_of(self, record: TournamentRecord, number: int, position: int,
+                        first: str, second: str, started_at: int, links: dict[int, int]
+                        ) -> MatchRecord | None:
+        """The stored match playing the pairing: the one linked, else the pair's match begun
+        since the round began (running, or finished already), which is then to be linked."""
+        match_id = record.match_ids.get((number, position))
+        if match_id is not None:
+            return await self.lobby.matches.match_by_id(match_id)
+        found = await self.lobby.matches.running_match(first, second)
+        if found is None or found.started_at < started_at:
+            finished = await self.lobby.matches.finished_matches(first, RECENT_MATCHES)
+            found = next((match for match in finished if match.started_at >= started_at
+                          and second.lower() in (match.player_a.lower(),
+                                                 match.player_b.lower())), None)
+        if found is None or found.started_at < started_at:
+            return None
+        links[position] = found.match_id
+        return found
+
+    async def _arrange(self, record: TournamentRecord, number: int, position: int,
+                       first: str, second: str, links: dict[int, int], resume: bool) -> None:
+        """The pairing's match started (or its saved one resumed) where `first` is online:
+        here at once if both are here (the new match then goes in `links`), else through
+        their nodes (lobby/play/arranged_matches.py; the store then links the match to the
+        pairing, as one begun with `join`)."""
+        played = record.played
+        assert played is not None
+        terms = record.spec.terms
+        running = await arranged_matches.arrange(self.lobby, Invitation(
+            first, second, terms.length_of(number, played.round_count), resume=resume,
+            terms=match_terms(terms)))
+        if running is not None and running.stored and (number, position) not in record.match_ids:
+            links[position] = running.match_id
+
+    def _invite_bot(self, record: TournamentRecord, number: int, human: str, bot: str,
+                    resume: bool) -> None:
+        """The human's invitation to the bot, unless it stands already (the bot is about to
+        accept it)."""
+        played = record.played
+        assert played is not None
+        terms = match_terms(record.spec.terms)
+        length = record.spec.terms.length_of(number, played.round_count)
+        invitation = Invitation(human, bot, length, resume=resume, terms=terms, arranged=True)
+        if self.lobby.match_table.invitation_from(human) == invitation:
+            return
+        self.lobby.match_table.invite(invitation)
+        self._tell_lines([bot], game_texts.invitation_to_resume(human, False) if resume
+                         else game_texts.invitation(human, length, False, False, terms))
+
+    # --- telling ---------------------------------------------------------------------------
+
+    def _tell(self, names: list[str], line: str) -> None:
+        self._tell_lines(names, [line])
+
+    def _tell_lines(self, names: list[str], lines: list[str]) -> None:
+        self.lobby.tell(names, notice(lines))
+
+    def _announce(self, names: list[str], line: str) -> None:
+        """`line` to those named, and to everyone who asked to hear of tournaments."""
+        self._tell(names, line)
+        self.lobby.tell_all(notice([line], audience="tournaments", excluded=names))
+
+    def _announce_round(self, record: TournamentRecord) -> None:
+        """Each player of the round hears of it, and of their match with FIBS's invitation
+        (from the opponent, whose `join` is answered here if they are online here)."""
+        played = record.played
+        assert played is not None and played.current is not None
+        current = played.current
+        tid = record.tournament_id
+        terms = record.spec.terms
+        length = terms.length_of(current.number, played.round_count)
+        minutes = max(1, record.spec.no_show_seconds // 60)
+        for pairing in current.pairings:
+            self._tell(list(pairing.players),
+                       tournament_texts.round_begins(tid, current.number, played.round_count))
+            if pairing.second is None:
+                self._tell([pairing.first], tournament_texts.your_bye(tid, current.number))
+                continue
+            for player, opponent in ((pairing.first, pairing.second),
+                                     (pairing.second, pairing.first)):
+                inviting = self.lobby.online.get(opponent.lower())
+                if inviting is not None and inviting.is_bot:
+                    # A bot invites nobody: it is invited in the player's name (_invite_bot),
+                    # and accepts. An invitation in its name would be accepted by its
+                    # resident session, which never plays: two bots paired would start
+                    # a match that hangs instead of going to the higher seed by forfeit.
+                    self.lobby.tell([player], notice(
+                        [tournament_texts.your_match(tid, opponent, length, minutes)],
+                        ring=True))
+                    continue
+                if inviting is not None:
+                    self.lobby.match_table.invite(Invitation(
+                        opponent, player, length, terms=match_terms(terms), arranged=True))
+                self.lobby.tell([player], notice(
+                    [*game_texts.invitation(opponent, length, False, False, match_terms(terms)),
+                     tournament_texts.your_match(tid, opponent, length, minutes)],
+                    web_events.invitation(opponent, length, terms=match_terms(terms)),
+                    ring=True))
+
+    def _tell_results(self, record: TournamentRecord, decided: list[rules.Pairing]) -> None:
+        for pairing in decided:
+            loser = pairing.opponent_of(pairing.winner) if pairing.winner else None
+            if not pairing.forfeit and pairing.winner and loser:
+                self._tell(list(pairing.players), tournament_texts.result(
+                    record.tournament_id, pairing.winner, loser))

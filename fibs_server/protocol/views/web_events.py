@@ -1,0 +1,463 @@
+"""The web page's typed messages (docs/WEB-PROTOCOL.md): the second renderer of what the
+server tells.
+
+match_views.py turns a match's events and the `Moment` each left the match in into FIBS
+lines; this module turns the same events, moments and `BoardView`s into JSON-able messages,
+so that a page reads facts, not English. Nothing here decides anything the match views or
+the rules do not: a board message is `match_views.board_view` plus the moment's own facts
+(cube owner, offers, pip counts) and the rules' legal plays of its roll.
+
+Every message is for one viewer side: a player, or the watchers of one player, who see the
+match as that player does. "player" is that side, "opponent" the other; points are numbered
+from the player's side: the player moves 24 -> 1 (its bar 25, off 0), the opponent 1 -> 24
+(its bar 0, off 25), so one number names one point for both sides.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, assert_never
+
+import orjson
+
+from fibs_server.protocol.clip import WhoInfo
+from fibs_server.protocol.info import SavedMatch
+from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.views import match_views
+from fibs_server.protocol.views.board import BAR, UNLIMITED
+from fibs_server.protocol.views.match_views import WATCHERS, Say
+from fibs_server.protocol.wording import coded_texts
+from fibs_server.protocol.wording.clock_texts import ClockReading
+from fibs_server.protocol.wording.table_texts import TableRow
+from fibs_server.protocol.wording.tournament_texts import Listed, Shown
+from fibs_server.rules import events as ev
+from fibs_server.rules import tournament as tournament_rules
+from fibs_server.rules.match import Match, Moment, Phase
+from fibs_server.rules.ratings import RatingCalculation
+from fibs_server.rules.variants import Variant
+
+VERSION = 1  # the schema's version (fibs_server/web/static/events.schema.json)
+POINTS = 24
+
+Message = dict[str, Any]  # JSON-able: str, int, float, bool, None, lists and dicts of them
+# A viewer side: (to, viewer): player 0, player 1, the watchers of each (as Post addresses).
+Side = tuple[int | None, int]
+ALL_SIDES: tuple[Side, ...] = ((0, 0), (1, 1), (WATCHERS, 0), (WATCHERS, 1))
+CHAT_KINDS = ("tell", "say", "shout", "kibitz", "whisper")
+
+
+@dataclasses.dataclass(frozen=True)
+class Post:
+    """`message` for player `to` (0 or 1), or for the watchers of player `watching` (`to`
+    WATCHERS), as match_views.Say addresses its lines."""
+    to: int | None
+    message: Message
+    watching: int | None = None
+
+
+def encode(message: Message) -> str:
+    """One message as it goes on the wire: compact JSON on one line (no line end)."""
+    return orjson.dumps(message).decode()
+
+
+def hello() -> Message:
+    """The first message of a connection that asked for events: the schema's version and the
+    variants the server plays, with their facts (the page offers them from this list)."""
+    return {"type": "hello", "version": VERSION,
+            "variants": [variant_facts(variant) for variant in Variant]}
+
+
+def variant_facts(variant: Variant) -> Message:
+    facts = variant.facts
+    return {"name": facts.name, "word": facts.word, "checkers_per_side": facts.checkers_per_side,
+            "cube": facts.cube, "backgammons": facts.backgammons,
+            "opening_dice_played": facts.opening_dice_played}
+
+
+def session(token: str | None) -> Message:
+    """After a login: the token that brings a page back to its session (`resume <token>`);
+    None: the token presented is refused (wrong, expired, or its session is over)."""
+    return {"type": "session", "token": token}
+
+
+def refusal_of(line: str) -> Message | None:
+    """The `refusal` message of a line that refuses a command or a login dialogue's answer
+    (coded_texts), None for any other line."""
+    coded = coded_texts.refusal_of(line)
+    if coded is None:
+        return None
+    code, params = coded
+    return {"type": "refusal", "code": code, "params": params,
+            "text": coded_texts.refusal_words(line)}
+
+
+# --- the viewer's side -----------------------------------------------------------------------------
+
+def side(player: int, viewer: int) -> str:
+    """A match player (0 or 1) as the viewer's side names it: "player" or "opponent"."""
+    return "player" if player == viewer else "opponent"
+
+
+def side_or_none(player: int | None, viewer: int) -> str | None:
+    return None if player is None else side(player, viewer)
+
+
+def pair(values: Sequence[int], viewer: int) -> dict[str, int]:
+    """A per-player pair (score, dice of the opening roll) from the viewer's side."""
+    return {"player": values[viewer], "opponent": values[1 - viewer]}
+
+
+def seen_point(own_point: int, mover: int, viewer: int) -> int:
+    """A point in the mover's own numbering (25 bar, 0 off) in the viewer's numbering."""
+    return own_point if mover == viewer else 25 - own_point
+
+
+def for_viewers(make: Callable[[int, bool], Message | None],
+                sides: Iterable[Side] = ALL_SIDES) -> list[Post]:
+    """`make(viewer, as_player)` for each of `sides` (both players and the watchers of each)."""
+    posts = []
+    for to, viewer in sides:
+        message = make(viewer, to is not WATCHERS)
+        if message is not None:
+            posts.append(Post(to, message, viewer if to is WATCHERS else None))
+    return posts
+
+
+# --- boards ----------------------------------------------------------------------------------------
+
+def legal_plays(moment: Moment) -> list[list[list[int]]]:
+    """The rules' legal plays of the moment's roll, each as its steps [from, to] in the
+    mover's own numbering; empty when no roll waits to be played."""
+    if moment.phase is not Phase.MOVE or moment.dice is None or moment.resignation is not None:
+        return []
+    return [[list(step) for step in play.steps] for play in moment.position.legal_plays(moment.dice)]
+
+
+def board(match: Match, names: tuple[str, str], moment: Moment, viewer: int, as_player: bool,
+          plays: list[list[list[int]]], clock: ClockReading | None) -> Message:
+    """The board of `moment` from `viewer`'s side; `plays`: `legal_plays(moment)`, made once
+    for every viewer; `clock`: a timed match's clock."""
+    view = match_views.board_view(match, names, moment, viewer, as_player)
+    position = moment.position_seen_by(viewer)
+    cube_in_game = match.cube_in_game_of(moment.is_crawford_game)
+    opponent_points = [view.opponent_checkers[POINTS - 1 - index] for index in range(POINTS)]
+
+    def half(name: str, colour: str, score: int, points: Sequence[int], on_bar: int, off: int,
+             pips: int, dice: tuple[int, int], may_double: bool) -> Message:
+        return {"name": name, "colour": colour, "score": score, "points": list(points),
+                "bar": on_bar, "off": off, "pips": pips,
+                "dice": None if dice == (0, 0) else list(dice),
+                "may_double": may_double and cube_in_game}
+
+    offer: Message | None = None
+    if moment.resignation is not None:
+        resignation = moment.resignation
+        offer = {"kind": "resignation", "by": side(resignation.player, viewer),
+                 "points": resignation.points, "size": resignation.kind.name.lower()}
+    elif moment.double_offer is not None:
+        double = moment.double_offer
+        offer = {"kind": "double", "by": side(double.offered_by, viewer), "cube": double.cube,
+                 "redouble": double.redoubles}
+    return {
+        "type": "board",
+        "as_player": as_player,
+        "phase": phase_name(moment.phase),
+        "turn": view.turn,
+        # The name itself, not FIBS's "You": `as_player` says whose board it is.
+        "player": half(names[viewer], view.player_colour, view.player_score,
+                       view.player_checkers[:POINTS], view.player_checkers[BAR],
+                       view.player_borne_off, position.pip_count(0), view.player_dice,
+                       view.player_may_double),
+        "opponent": half(view.opponent_name, view.opponent_colour, view.opponent_score,
+                         opponent_points, view.opponent_checkers[BAR], view.opponent_borne_off,
+                         position.pip_count(1), view.opponent_dice, view.opponent_may_double),
+        "match_length": view.match_length,
+        "cube": {"value": view.cube, "owner": side_or_none(moment.cube_owner, viewer),
+                 "in_game": cube_in_game},
+        "offer": offer,
+        "pieces_to_move": view.pieces_to_move,
+        "legal_plays": plays if moment.turn == viewer else [],
+        "crawford": {"rule": view.crawford_rule, "crawford_game": moment.is_crawford_game,
+                     "post_crawford": view.post_crawford},
+        "max_redoubles": None if view.max_redoubles == UNLIMITED else view.max_redoubles,
+        "checkers_per_side": view.checkers_per_side,
+        "clock": None if clock is None else clock_of(clock, viewer),
+    }
+
+
+def phase_name(phase: Phase) -> str:
+    return phase.value.replace(" ", "_")
+
+
+def clock_of(reading: ClockReading, viewer: int) -> Message:
+    return {"side": side(reading.player, viewer), "seconds": reading.seconds,
+            "decision": phase_name(reading.phase)}
+
+
+def boards(match: Match, names: tuple[str, str], moment: Moment,
+           clock: ClockReading | None, sides: Sequence[Side] = ALL_SIDES) -> list[Post]:
+    """The board of `moment` for each of `sides`."""
+    plays = legal_plays(moment) if any(viewer == moment.turn for _, viewer in sides) else []
+    return for_viewers(lambda viewer, as_player: board(match, names, moment, viewer, as_player,
+                                                      plays, clock), sides)
+
+
+# --- events ----------------------------------------------------------------------------------------
+
+def narration(match: Match, names: tuple[str, str],
+              told: Iterable[tuple[ev.Event, Moment | None] | Say],
+              rating: RatingCalculation | None = None,
+              clock: ClockReading | None = None,
+              sides: Sequence[Side] = ALL_SIDES, match_id: int | None = None) -> list[Post]:
+    """match_views.narration's events as messages for `sides` (those with someone to read
+    them): each event, then the board of its moment (a roll the server plays itself has
+    none, as in FIBS). The lines the server says between events (`Say`) are FIBS's alone:
+    what they prompt for, the boards show. `match_id`: the match's in the archive (None:
+    nothing keeps it)."""
+    posts: list[Post] = []
+    for item in told:
+        if isinstance(item, Say):
+            continue
+        event, moment = item
+        posts += for_viewers(
+            lambda viewer, _: event_message(match, event, viewer, rating, match_id), sides)
+        if moment is not None:
+            posts += boards(match, names, moment, clock, sides)
+    return posts
+
+
+def event_message(match: Match, event: ev.Event, viewer: int,
+                  rating: RatingCalculation | None, match_id: int | None = None) -> Message | None:
+    """One rules event from `viewer`'s side."""
+    match event:
+        case ev.GameStarted(game_number=number, score=score, crawford=crawford):
+            return {"type": "game_started", "game": number, "score": pair(score, viewer),
+                    "crawford_game": crawford}
+        case ev.OpeningRoll(die_0=die_0, die_1=die_1, starter=starter):
+            return {"type": "opening_roll", "dice": pair((die_0, die_1), viewer),
+                    "starter": side_or_none(starter, viewer)}
+        case ev.CubeAutoDoubled(cube=cube):
+            return {"type": "cube_auto_doubled", "cube": cube}
+        case ev.Rolled(player=p, dice=dice):
+            return {"type": "rolled", "by": side(p, viewer), "dice": list(dice)}
+        case ev.CannotMove(player=p):
+            return {"type": "cannot_move", "by": side(p, viewer)}
+        case ev.Moved(player=p, steps=steps):
+            return {"type": "moved", "by": side(p, viewer),
+                    "steps": [[seen_point(start, p, viewer), seen_point(end, p, viewer)]
+                              for start, end in steps]}
+        case ev.Doubled(player=p, cube=cube):
+            return {"type": "offer", "kind": "double", "by": side(p, viewer), "cube": cube,
+                    "redouble": 0}
+        case ev.Redoubled(player=p, cube=cube, number=number):
+            return {"type": "offer", "kind": "double", "by": side(p, viewer), "cube": cube,
+                    "redouble": number}
+        case ev.ResignOffered(player=p, kind=kind, points=points):
+            return {"type": "offer", "kind": "resignation", "by": side(p, viewer),
+                    "points": points, "size": kind.name.lower()}
+        case ev.DoubleAccepted(player=p, cube=cube):
+            return {"type": "answer", "kind": "double", "by": side(p, viewer), "accepted": True,
+                    "cube": cube}
+        case ev.DoubleRejected(player=p, points=points):
+            return {"type": "answer", "kind": "double", "by": side(p, viewer), "accepted": False,
+                    "points": points}
+        case ev.ResignAccepted(player=p, points=points):
+            return {"type": "answer", "kind": "resignation", "by": side(p, viewer),
+                    "accepted": True, "points": points}
+        case ev.ResignRejected(player=p):
+            return {"type": "answer", "kind": "resignation", "by": side(p, viewer),
+                    "accepted": False}
+        case ev.GameOver(winner=w, points=points, kind=kind, score=score):
+            return {"type": "game_over", "winner": side(w, viewer), "points": points,
+                    "size": kind.name.lower(), "score": pair(score, viewer)}
+        case ev.Forfeited(player=p, points=points, score=score):
+            return {"type": "forfeited", "by": side(p, viewer), "points": points,
+                    "score": pair(score, viewer)}
+        case ev.MatchOver(winner=w, score=score):
+            return {"type": "match_over", "winner": side(w, viewer), "length": match.length,
+                    "score": pair(score, viewer),
+                    "ratings": None if rating is None else ratings_of(rating, w, viewer),
+                    "match_id": match_id}
+        case ev.JoinedNextGame(player=p):
+            return {"type": "joined_next_game", "by": side(p, viewer)}
+        case _:
+            assert_never(event)
+
+
+def ratings_of(rating: RatingCalculation, winner: int, viewer: int) -> Message:
+    """Both players' ratings after a rated match, and their changes."""
+    results = {winner: (rating.winner_after, rating.winner_change),
+               1 - winner: (rating.loser_after, rating.loser_change)}
+    return {side(player, viewer): {"rating": round(after.rating, 2),
+                                   "experience": after.experience, "change": round(change, 2)}
+            for player, (after, change) in results.items()}
+
+
+# --- the room: invitations, chat, presence, the clock's warning ------------------------------------
+
+def invitation(inviter: str, length: int | None, *, resume: bool = False,
+               replaces_saved_match: bool = False, terms: MatchTerms | None = None) -> Message:
+    """An invitation to the invited user; `terms` None for a resume (the saved match keeps
+    its own)."""
+    return {"type": "invitation", "from": inviter, "length": length, "resume": resume,
+            "replaces_saved_match": replaces_saved_match,
+            "terms": None if terms is None else terms_of(terms)}
+
+
+def terms_of(terms: MatchTerms) -> Message:
+    rules = terms.rules
+    return {"variant": rules.variant.value, "lower_die_starts": rules.lower_die_starts,
+            "cube": rules.cube, "turn_seconds": terms.turn_seconds,
+            "takeover_seconds": terms.takeover_seconds, "rated": terms.rated}
+
+
+def chat(kind: str, speaker: str, text: str, to: str | None = None) -> Message:
+    """What `speaker` said (`kind`: CHAT_KINDS), to the listeners and, as its echo, to the
+    speaker; `to`: the one listener of a tell or a say."""
+    assert kind in CHAT_KINDS
+    return {"type": "chat", "kind": kind, "from": speaker, "to": to, "text": text}
+
+
+def presence(info: WhoInfo) -> Message:
+    """A user's who-information, as its CLIP 5 line shows it (less the host and the email
+    address, which the page does not show)."""
+    return {"type": "presence", "name": info.name, "online": True, "opponent": info.opponent,
+            "watching": info.watching, "ready": info.ready, "away": info.away,
+            "rating": round(info.rating, 2), "experience": info.experience,
+            "idle_seconds": info.idle_seconds, "login_time": info.login_time,
+            "client": info.client}
+
+
+def gone(name: str) -> Message:
+    """A user went offline."""
+    return {"type": "presence", "name": name, "online": False}
+
+
+def time_warning(seconds: int, phase: Phase) -> Message:
+    """To the player who must decide, `seconds` before their time is up."""
+    return {"type": "time_warning", "seconds": seconds, "decision": phase_name(phase)}
+
+
+# --- the user's own state: login, matches, watching, invitations ---------------------------------
+
+def logged_in(name: str, visitor: bool, rating: float, experience: int) -> Message:
+    """At a login or a resume, beside CLIP's welcome line; `visitor`: a guest_ visitor
+    without an account, who plays the bots only."""
+    return {"type": "logged_in", "name": name, "visitor": visitor, "rating": round(rating, 2),
+            "experience": experience}
+
+
+def match_started(opponent: str, length: int | None, resumed: bool, rated: bool,
+                  terms: MatchTerms | None, commitment: str | None = None,
+                  salted: bool = False) -> Message:
+    """To each player, before the first board of a match that starts or resumes; with the
+    dice commitment (None: dice without a seed) and whether this player has given the match
+    a salt (docs/FAIRNESS.md): the page sends one if not."""
+    return {"type": "match_started", "opponent": opponent, "length": length,
+            "resumed": resumed, "rated": rated,
+            "terms": None if terms is None else terms_of(terms),
+            "commitment": commitment, "salted": salted}
+
+
+def watching(player: str, opponent: str | None) -> Message:
+    """To a watcher when their watch starts; `opponent` None: `player` plays no match."""
+    return {"type": "watching", "player": player, "opponent": opponent}
+
+
+def watch_ended(player: str) -> Message:
+    """To a watcher who no longer watches `player` (unwatch, another watch, a match of their
+    own, or `player` went)."""
+    return {"type": "watch_ended", "player": player}
+
+
+def invitation_sent(invitee: str, length: int | None, *, resume: bool = False,
+                    terms: MatchTerms | None = None) -> Message:
+    """To the inviter, as their invitation goes out; `terms` None for a resume."""
+    return {"type": "invitation_sent", "to": invitee, "length": length, "resume": resume,
+            "terms": None if terms is None else terms_of(terms)}
+
+
+def invitation_withdrawn(inviter: str) -> Message:
+    """To the invited user: `inviter`'s invitation stands no more (they invited someone
+    else, started another match, or went)."""
+    return {"type": "invitation_withdrawn", "from": inviter}
+
+
+def saved_matches(matches: Iterable[SavedMatch]) -> Message:
+    """The user's saved matches (as `show saved` lists them), which `invite <opponent>`
+    resumes."""
+    return {"type": "saved_matches",
+            "matches": [{"opponent": saved.opponent, "length": saved.length,
+                         "score": {"player": saved.score, "opponent": saved.opponent_score},
+                         "online": saved.opponent_online}
+                        for saved in matches]}
+
+
+def tables(rows: Iterable[TableRow]) -> Message:
+    """`show tables`: the public open tables, the oldest first; `sit <code>` plays one."""
+    return {"type": "tables",
+            "tables": [{"code": row.code, "host": row.creator, "length": row.length,
+                        "terms": terms_of(row.terms)} for row in rows]}
+
+
+def my_table(code: str | None, length: int | None = None, terms: MatchTerms | None = None,
+             private: bool = False) -> Message:
+    """To a table's creator: the table they have open (when opened, or asked with `table`),
+    or none (`code` None: closed). Private tables are in no list: this is where the page
+    learns the code that its link carries."""
+    if code is None:
+        return {"type": "my_table", "table": None}
+    assert terms is not None
+    return {"type": "my_table", "table": {"code": code, "length": length,
+                                          "terms": terms_of(terms), "private": private}}
+
+
+# --- tournaments: the views `tournament list` and `show` are made from (tournament_texts) ------
+
+def tournaments(listed: Iterable[Listed]) -> Message:
+    """`tournament list`: the open tournaments, then the latest ended ones."""
+    return {"type": "tournaments", "tournaments": [listed_entry(entry) for entry in listed]}
+
+
+def listed_entry(entry: Listed) -> Message:
+    terms = entry.terms
+    return {"id": entry.tournament_id, "format": entry.kind.value, "status": entry.status,
+            "creator": entry.creator, "entered": entry.entered, "cap": entry.cap,
+            "winner": entry.winner,
+            "swiss_rounds": entry.swiss_rounds if entry.kind is tournament_rules.Format.SWISS
+            else None,
+            "terms": {"length": terms.length, "final_length": terms.final_length,
+                      "variant": terms.variant.value, "crawford": terms.crawford,
+                      "turn_seconds": terms.turn_seconds, "rated": terms.rated}}
+
+
+def tournament(shown: Shown) -> Message:
+    """One tournament as a whole (`tournament show`), and again at each change of it to the
+    pages that follow it: its entrants, every round's pairings and results, the standings."""
+    played = shown.played
+    seeds = ({entrant.name: seed for seed, entrant in enumerate(played.entrants, 1)}
+             if played is not None else {})
+    swiss = shown.entry.kind is tournament_rules.Format.SWISS
+    return {
+        "type": "tournament", **listed_entry(shown.entry),
+        "start": {"in_seconds": None if shown.start_in_seconds is None
+                  else max(0, shown.start_in_seconds), "when": shown.start_when},
+        "bots_allowed": shown.bots_allowed,
+        "entrants": [{"name": entrant.name, "rating": round(entrant.rating, 2),
+                      "seed": seeds.get(entrant.name)} for entrant in shown.entrants],
+        "round_count": None if played is None else played.round_count,
+        "current_round": shown.running_round,
+        "rounds": [] if played is None else [
+            {"number": played_round.number,
+             "length": shown.entry.terms.length_of(played_round.number, played.round_count),
+             "pairings": [{"first": pairing.first, "second": pairing.second,
+                           "decided": pairing.decided, "winner": pairing.winner,
+                           "forfeit": pairing.forfeit} for pairing in played_round.pairings]}
+            for played_round in played.rounds],
+        "standings": [] if played is None else [
+            {"place": row.place, "name": row.name, "score": row.score,
+             "buchholz": row.buchholz if swiss else None,
+             "sonneborn_berger": row.sonneborn_berger if swiss else None,
+             "rating": round(row.rating, 2)}
+            for row in tournament_rules.standings(played)],
+    }

@@ -1,0 +1,266 @@
+"""What the tournament director tells entrants (docs/TOURNAMENTS.md). The invitation to a
+round's match is FIBS's own (`game_texts.invitation`); these lines come beside it, each
+beginning with `Tournament <id>:` so that a program can tell them apart."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from fibs_server.protocol.match_rules import shown_variant
+from fibs_server.protocol.texts import plural
+from fibs_server.protocol.wording.coded_texts import refusal
+from fibs_server.rules.tournament import (
+    Entrant,
+    Format,
+    Pairing,
+    RoundTerms,
+    Tournament,
+    standings,
+)
+
+
+def _about(tournament_id: int, text: str) -> str:
+    return f"Tournament {tournament_id}: {text}"
+
+
+def round_begins(tournament_id: int, number: int, count: int) -> str:
+    return _about(tournament_id, f"round {number} of {count} begins.")
+
+
+def your_match(tournament_id: int, opponent: str, length: int, no_show_minutes: int) -> str:
+    return _about(tournament_id, f"you play {opponent}, {plural(length, 'point')}. The match "
+                  "starts as soon as you are both online; whoever is not within "
+                  f"{plural(no_show_minutes, 'minute')} of the round's start loses it.")
+
+
+def your_bye(tournament_id: int, number: int) -> str:
+    return _about(tournament_id, f"you have a bye in round {number}.")
+
+
+def forfeited(tournament_id: int, absent: str, winner: str | None) -> str:
+    if winner is None:
+        return _about(tournament_id, f"{absent} did not show up; nobody wins that match.")
+    return _about(tournament_id, f"{absent} did not show up; {winner} wins by forfeit.")
+
+
+def result(tournament_id: int, winner: str, loser: str) -> str:
+    return _about(tournament_id, f"{winner} beats {loser}.")
+
+
+def tournament_won(tournament_id: int, winner: str) -> str:
+    return _about(tournament_id, f"the tournament is over. {winner} wins it!")
+
+
+def too_few_players(tournament_id: int) -> str:
+    return _about(tournament_id, "cancelled: fewer than two players joined.")
+
+
+def tournament_starts(tournament_id: int, players: int) -> str:
+    return _about(tournament_id, f"the tournament starts with {players} players.")
+
+
+# --- the commands' answers (docs/TOURNAMENTS.md, "Commands") --------------------------------
+
+USAGE = refusal("tournament_usage", "** usage: tournament create|join|leave|list|show|cancel"
+                "|notify ... (type 'help tournament')")
+NOTIFY_ON = "You will be told when a tournament opens, starts or ends."
+NOTIFY_OFF = "You won't be told of tournaments you have not entered."
+NOT_ALLOWED_TO_CREATE = refusal("tournament_create_not_allowed",
+                                "** Only administrators and experienced players may create "
+                                "tournaments here.")
+NO_TOURNAMENTS = "There are no tournaments."
+NO_BOTS_ON_THIS_SERVER = refusal("tournament_bots_off", "** This server has no bots to enter.")
+
+
+def read_too_often(seconds: int) -> str:
+    return refusal("tournaments_read_too_often", f"** Too many tournaments read: try again in "
+                   f"{seconds} second{'s' if seconds != 1 else ''}.", seconds=seconds)
+
+
+def no_such(typed: str) -> str:
+    return refusal("no_such_tournament", f"** There is no tournament {typed}.", tournament=typed)
+
+
+def created(tournament_id: int) -> str:
+    return _about(tournament_id, f"created. Type 'tournament join {tournament_id}' to enter it.")
+
+
+def opened(tournament_id: int, creator: str, kind: str, length: int, cap: int) -> str:
+    """The line to those who asked to hear of tournaments (`tournament notify on`)."""
+    return _about(tournament_id, f"{creator} opens a {kind} of {length} point matches for up "
+                  f"to {cap} players. Type 'tournament join {tournament_id}' to enter it.")
+
+
+def joined(tournament_id: int, name: str) -> str:
+    return _about(tournament_id, f"{name} has joined.")
+
+
+def left(tournament_id: int, name: str) -> str:
+    return _about(tournament_id, f"{name} has left.")
+
+
+def cancelled(tournament_id: int, by: str) -> str:
+    return _about(tournament_id, f"cancelled by {by}.")
+
+
+def too_many_open(limit: int) -> str:
+    return refusal("tournament_too_many_open", f"** You have {limit} open tournaments already: "
+                   "cancel one, or wait until one ends.", limit=limit)
+
+
+def server_full(limit: int) -> str:
+    return refusal("tournament_server_full", f"** There are {limit} open tournaments already: "
+                   "try again when one ends.", limit=limit)
+
+
+def cap_too_large(limit: int) -> str:
+    return refusal("tournament_cap_too_large", f"** A tournament may have {limit} players at "
+                   "most.", limit=limit)
+
+
+def not_in_signup(tournament_id: int) -> str:
+    return refusal("tournament_not_in_signup", f"** Tournament {tournament_id} is not open for "
+                   "sign-up.", tournament=tournament_id)
+
+
+def full(tournament_id: int) -> str:
+    return refusal("tournament_full", f"** Tournament {tournament_id} is full.",
+                   tournament=tournament_id)
+
+
+def entered_already(tournament_id: int, name: str) -> str:
+    return refusal("tournament_entered_already", f"** {name} has entered tournament "
+                   f"{tournament_id} already.", tournament=tournament_id, name=name)
+
+
+def not_entered(tournament_id: int) -> str:
+    return refusal("tournament_not_entered", f"** You have not entered tournament "
+                   f"{tournament_id}, or it has begun.", tournament=tournament_id)
+
+
+def not_yours(tournament_id: int) -> str:
+    return refusal("tournament_not_yours", f"** Only its creator or an administrator may "
+                   f"cancel tournament {tournament_id}.", tournament=tournament_id)
+
+
+def not_open(tournament_id: int) -> str:
+    return refusal("tournament_over", f"** Tournament {tournament_id} is over.",
+                   tournament=tournament_id)
+
+
+def no_bots(tournament_id: int) -> str:
+    return refusal("tournament_no_bots", f"** Tournament {tournament_id} takes no bots, or "
+                   "only its creator may enter one.", tournament=tournament_id)
+
+
+def no_such_bot(word: str) -> str:
+    return refusal("tournament_no_such_bot", f"** There is no bot '{word}' online here.",
+                   word=word)
+
+
+# --- list and show ---------------------------------------------------------------------------
+
+def terms_words(terms: RoundTerms) -> str:
+    """`5 points (final 7), nackgammon, no Crawford, 60 s a turn, unrated`."""
+    words = [plural(terms.length, "point")
+             + (f" (final {terms.final_length})" if terms.final_length != terms.length else "")]
+    words += shown_variant(terms.variant)
+    if not terms.crawford:
+        words.append("no Crawford")
+    words.append(f"{terms.turn_seconds} s a turn")
+    if not terms.rated:
+        words.append("unrated")
+    return ", ".join(words)
+
+
+@dataclasses.dataclass(frozen=True)
+class Listed:
+    """One tournament as `tournament list` and `show` name it (and the page's list)."""
+
+    tournament_id: int
+    kind: Format
+    status: str  # signup, running, finished, cancelled
+    creator: str
+    terms: RoundTerms
+    entered: int
+    cap: int
+    winner: str | None = None
+    swiss_rounds: int = 0  # a Swiss's rounds, as asked; a knockout's depend on its field
+
+
+@dataclasses.dataclass(frozen=True)
+class Shown:
+    """One tournament as a whole, as `tournament show` tells it and the page's `tournament`
+    message shows it: the one view both are made from. `played` None: still in sign-up."""
+
+    entry: Listed
+    start_in_seconds: int | None  # the sign-up closes this many seconds from now ...
+    start_when: int | None  # ... or when this many have joined
+    entrants: tuple[Entrant, ...]  # in the order they joined; seeded once it started
+    played: Tournament | None
+    bots_allowed: bool = False
+
+    @property
+    def running_round(self) -> int | None:
+        """The number of the round being played, while the tournament runs."""
+        played = self.played
+        if played is None or played.current is None or self.entry.status != "running":
+            return None
+        return played.current.number
+
+
+def list_lines(listed: Sequence[Listed]) -> list[str]:
+    if not listed:
+        return [NO_TOURNAMENTS]
+    return ["Tournaments (type 'tournament show <id>'):", *(
+        f"  {entry.tournament_id:>4}  {entry.kind.value:<8}  {entry.status:<9}  "
+        f"{entry.entered:>3}/{entry.cap:<3}  by {entry.creator}: {terms_words(entry.terms)}"
+        + (f"; won by {entry.winner}" if entry.winner else "")
+        for entry in listed)]
+
+
+def show_lines(shown: Shown) -> list[str]:
+    """The tournament as a whole: its terms, its entrants, every round's pairings with
+    their results, and the standings."""
+    entry, played, entrants = shown.entry, shown.played, shown.entrants
+    number = shown.running_round
+    lines = [_about(entry.tournament_id, f"a {entry.kind.value} by {entry.creator}, "
+                    f"{terms_words(entry.terms)}; {entry.status}" + (
+                        f", round {number} of {played.round_count}"
+                        if played is not None and number is not None else "")
+                    + (f"; won by {entry.winner}" if entry.winner else "") + "."),
+             f"  Start: {starts_words(shown.start_in_seconds, shown.start_when)}.",
+             f"  Entrants ({len(entrants)} of {entry.cap}): " + (", ".join(
+                 f"{e.name} ({e.rating:.0f})" for e in entrants) or "none yet")]
+    if played is None:
+        return lines
+    for played_round in played.rounds:
+        lines.append(f"  Round {played_round.number}: "
+                     + "; ".join(map(pairing_words, played_round.pairings)))
+    swiss = played.format is Format.SWISS
+    lines.append("  Standings: " + "; ".join(
+        f"{row.place}. {row.name} {row.score}"
+        + (f" (Buchholz {row.buchholz}, SB {row.sonneborn_berger})" if swiss else "")
+        for row in standings(played)))
+    return lines
+
+
+def pairing_words(pairing: Pairing) -> str:
+    if pairing.second is None:
+        return f"{pairing.first} has a bye"
+    if not pairing.decided:
+        return f"{pairing.first} v {pairing.second}"
+    if pairing.winner is None:
+        return f"{pairing.first} v {pairing.second}, neither showed"
+    loser = pairing.opponent_of(pairing.winner)
+    return f"{pairing.winner} beats {loser}" + (" by forfeit" if pairing.forfeit else "")
+
+
+def starts_words(start_in_seconds: int | None, start_when: int | None) -> str:
+    """When the sign-up closes, as `show` tells it."""
+    words = []
+    if start_in_seconds is not None:
+        words.append(f"in {max(0, start_in_seconds) // 60} minutes")
+    if start_when is not None:
+        words.append(f"when {start_when} have joined")
+    return " or ".join(words)
