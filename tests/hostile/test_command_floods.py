@@ -134,10 +134,12 @@ def assert_prompt(run: FloodRun, what: str, paced: bool = True) -> None:
 
 async def assert_paced_then_closed(harness, caplog, served: collections.Counter[str],
                                    flooders: int, run: FloodRun, what: str) -> None:
-    """Every flooder closed for its pace (some read why), the bystander answered promptly,
-    each address served its burst and its rate at most while the flood lasted (LIMITS), and a
-    login prompt afterwards."""
-    assert closed_for_flooding(caplog) == flooders and run.told > 0
+    """Every flooder closed for its pace, the bystander answered promptly, each address served
+    its burst and its rate at most while the flood lasted (LIMITS), and a login prompt
+    afterwards. Whether a flooder reads why (`run.told`) is not asserted: the goodbye is sent,
+    but a close with the flooder's input unread is a reset, which may overtake it; on a busy
+    machine it overtook every one."""
+    assert closed_for_flooding(caplog) == flooders
     assert_prompt(run, what)
     for address in ADDRESSES:
         assert served[address] <= (LIMITS.address_command_burst

