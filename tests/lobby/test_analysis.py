@@ -22,6 +22,7 @@ from fibs_server.rules.dice import VerifiableDice
 from fibs_server.store import SqlStore
 from tests.lobby.recording import logged_in, recording_lobby
 from tests.lobby.test_fair_play import SEED, randomly
+from tests.lobby.test_web_events import split
 from tests.waiting import until
 
 LIMITS = QueueLimits(waiting=4, waiting_per_user=2)
@@ -65,6 +66,25 @@ async def typed(lobby, session, connection, line: str) -> list[str]:
     connection.lines()
     await lobby.dispatch(session, line)
     return connection.lines()
+
+
+async def test_a_players_page_is_told_the_error_rates_once_the_analysis_is_stored(tmp_path):
+    """Every page of a player hears `analysis_ready` (its end of the match shows the figures);
+    a classic session only with `analyse notify on` (bob: nothing)."""
+    lobby, store, queue = await analysing_lobby(tmp_path)
+    alice, alice_out = await logged_in(lobby, "alice", ready=True, web_events=True)
+    bob, bob_out = await logged_in(lobby, "bob", ready=True)
+    match_id = await play_out(lobby, alice, bob)
+    split(alice_out), bob_out.lines()
+
+    assert await queue.run_one()
+    lines, messages = split(alice_out)
+    stored = (await store.analysis_of(match_id)).analysis
+    assert lines == [] and bob_out.lines() == []
+    assert messages == [{"type": "analysis_ready", "match_id": match_id, "players": [
+        {"name": name, "error_rate": round(summary["error_rate"], 1),
+         "pr": round(summary["pr"], 1), "rating": summary["rating"]}
+        for name, summary in zip(("alice", "bob"), stored["players"], strict=True)]}]
 
 
 async def test_a_finished_match_is_analysed_stored_and_then_told_to_who_opted_in(tmp_path):

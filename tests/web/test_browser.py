@@ -9,7 +9,9 @@ import re
 
 from playwright.async_api import Page, expect
 
+from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.lobby.presence.session import Session
+from fibs_server.lobby.services.analysis_queue import AnalysisConfig
 from fibs_server.rules.dice import VerifiableDice
 from tests.waiting import DEADLINE
 from tests.web.conftest import WebHarness
@@ -249,6 +251,32 @@ async def test_the_end_of_a_match_checks_its_dice_in_the_browser(web, browser):
     await expect(page.locator("#match-end-dice")).to_have_text(re.compile(
         r"Dice: all \d+ rolls verified in your browser from the seed and salts\. Its "
         r"commitment is the one this browser was shown when the match started\."))
+
+
+async def test_the_end_of_a_bot_match_shows_the_error_rates_once_analysed(tmp_path, browser):
+    """A registered player's 1-point match against the beginner, resigned at once: the end of
+    the match says the analysis is on its way, then shows both players' figures."""
+    harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}", bots=True)
+    harness.config.analysis = AnalysisConfig(plies=CHEAPEST_PLIES)
+    await harness.start()
+    try:
+        harness.script_dice((3, 1))
+        page = await open_page(browser, harness)
+        await register(page, "erin")
+        await page.fill("#invite-length", "1")
+        await page.locator("#bot-buttons").get_by_role("button", name="Play the beginner bot").click()
+        await expect(page.locator("#resign-controls")).to_be_visible()
+        await page.select_option("#resign-size", "b")
+        await page.click("#resign")
+        await answer_yes(page)
+        await expect(page.locator("#match-end-result")).to_have_text("bot_beginner won the match.")
+        analysis = page.locator("#match-end-analysis p")
+        await expect(analysis.first).to_have_text(re.compile(
+            r"Your error rate: \d+\.\d \(PR \d+\.\d, [A-Za-z !]+\)\."))
+        await expect(analysis.nth(1)).to_have_text(re.compile(
+            r"bot_beginner: \d+\.\d \(PR \d+\.\d, [A-Za-z !]+\)\."))
+    finally:
+        await harness.stop()
 
 
 async def opens_a_table(web, browser, name: str, private: bool) -> tuple[Page, str]:

@@ -16,6 +16,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.ports.analysis_records import AnalysisRecords, Outcome, QueueLimits
 from fibs_server.lobby.ports.match_records import MatchRecord
+from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import analysis_texts
 
 log = logging.getLogger(__name__)
@@ -129,9 +130,14 @@ class AnalysisQueue:
             return True
         await self.records.store_analysis(request.match_id, request.plies, result)
         told = {record.player_a, record.player_b, request.requested_by or record.player_a}
+        # Every page of theirs hears it (its end of the match shows the error rates); a
+        # classic session only when its user asked (`analyse notify on`).
+        ready = web_events.analysis_ready(request.match_id, (record.player_a, record.player_b),
+                                          result["players"] if result["evaluated"] else None)
         for name in told:
-            if wants_notices(self.lobby, name):
-                self.lobby.tell([name], notice([analysis_texts.ready(request.match_id)]))
+            lines = [analysis_texts.ready(request.match_id)] if wants_notices(self.lobby,
+                                                                              name) else []
+            self.lobby.tell([name], notice(lines, ready))
         return True
 
     async def close(self) -> None:

@@ -347,6 +347,18 @@ def logged_in(name: str, visitor: bool, rating: float, experience: int) -> Messa
             "experience": experience}
 
 
+def analysis_ready(match_id: int, names: tuple[str, str],
+                   players: Sequence[dict[str, Any]] | None) -> Message:
+    """To the players of a finished match (and whoever asked for its analysis) once its
+    analysis is stored: each player's error rate, PR and rating words as the analysis API
+    gives them (`players`: the stored analysis's summaries, None for a variant the analysis
+    does not judge)."""
+    return {"type": "analysis_ready", "match_id": match_id, "players": None if players is None
+            else [{"name": names[summary["player"]], "error_rate": round(summary["error_rate"], 1),
+                   "pr": round(summary["pr"], 1), "rating": summary["rating"]}
+                  for summary in players]}
+
+
 def match_started(opponent: str, length: int | None, resumed: bool, rated: bool,
                   terms: MatchTerms | None, commitment: str | None = None,
                   salted: bool = False) -> Message:

@@ -3,6 +3,7 @@
 // line, never FIBS's English sentences: those go, as they came, to the console tab only.
 import { splitMessage, welcomeName } from "./clip.js";
 import * as game from "./game.js";
+import * as matchEnd from "./match_end.js";
 import * as room from "./room.js";
 import * as tournaments from "./tournaments.js";
 import * as profile from "./profile.js";
@@ -157,7 +158,7 @@ for (const handlers of [{
   logged_in: (message) => { session.visitor = message.visitor; room.loggedIn(message); },
   hello: (message) => learnVariants(message.variants), // before the room's and tournaments' hello
   refusal,
-}, game.HANDLERS, room.HANDLERS, tournaments.HANDLERS]) {
+}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS]) {
   for (const [type, handler] of Object.entries(handlers)) {
     HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
   }

@@ -6,6 +6,7 @@
 import { fetchJson } from "./api.js";
 import { diceVerdict } from "./fair_dice.js";
 import { t } from "./i18n.js";
+import { ratingWords } from "./review.js";
 import { $, button } from "./ui.js";
 import { send, session } from "./session.js";
 
@@ -54,7 +55,26 @@ export function endLines(message, opponent, translate) {
   return lines;
 }
 
+// The analysis's figures for the screen: each player's error rate, PR and rating words, the
+// player's own first (`me`); null for a match the analysis does not judge.
+export function analysisLines(players, me, translate) {
+  if (!players) return [translate("end.not_judged", {})];
+  const mine = [...players].sort((a, b) => (b.name === me) - (a.name === me));
+  return mine.map((player) => translate(player.name === me ? "end.errors_player" : "end.errors_opponent", {
+    name: player.name, error_rate: player.error_rate.toFixed(1), pr: player.pr.toFixed(1),
+    rating: ratingWords(player.rating, translate) }));
+}
+
 const screen = $("match-end");
+let shownMatch = null; // the match_id of the match the screen ends
+
+export const HANDLERS = {
+  analysis_ready: (message) => {
+    if (screen.hidden || message.match_id !== shownMatch) return;
+    $("match-end-analysis").replaceChildren(...analysisLines(message.players, session.me, t)
+      .map((line) => Object.assign(document.createElement("p"), { textContent: line })));
+  },
+};
 
 // Shown under the board's place after the match_over message; `match` the match_started
 // message of the match it ends (its terms, for the rematch); `onClose` when the player goes
@@ -77,6 +97,9 @@ export function showMatchEnd(message, match, opponent, onClose) {
   $("match-end-actions").replaceChildren(...actions);
   $("match-end-said").textContent = "";
   $("match-end-dice").textContent = "";
+  shownMatch = stored ? message.match_id : null;
+  $("match-end-analysis").replaceChildren(Object.assign(document.createElement("p"),
+    { textContent: stored ? t("end.analysing") : "" }));
   $("board-holder").hidden = true; // "no game yet" would say nothing this screen does not
   screen.hidden = false;
   actions[0].focus();

@@ -225,6 +225,9 @@ const RATING_WORDS = {
   Beginner: "rating_words.beginner", "Awful!": "rating_words.awful",
 };
 
+// The words of a stored rating in the page's language (as stored if the page has none).
+export const ratingWords = (rating, t) => (rating in RATING_WORDS ? t(RATING_WORDS[rating]) : rating);
+
 // The players' figures as the summary shows them; `t` gives the rating words (i18n.js).
 export function summaryRows(analysis, names, t) {
   return analysis.players.map((summary) => ({
@@ -234,7 +237,7 @@ export function summaryRows(analysis, names, t) {
     checkerErrorRate: summary.checker_error_rate.toFixed(1),
     cubeErrorRate: summary.cube_error_rate.toFixed(1),
     pr: summary.pr.toFixed(1),
-    rating: summary.rating in RATING_WORDS ? t(RATING_WORDS[summary.rating]) : summary.rating,
+    rating: ratingWords(summary.rating, t),
     luck: (summary.luck >= 0 ? "+" : "") + summary.luck.toFixed(3),
     doubtful: summary.doubtful,
     errors: summary.bad,

@@ -40,3 +40,13 @@ test("a rated match ends with both ratings, an unrated one says none changed", (
     'end.score {"player":3,"opponent":1,"name":"bot_expert","match":"match.unlimited {\\"length\\":null}"}');
   assert.deepEqual(unrated.ratings, ["end.unrated {}"]);
 });
+
+test("the analysis's figures come with the player's own first, in the page's words", async () => {
+  const { analysisLines } = await import("../../../fibs_server/web/static/match_end.js");
+  const players = [{ name: "bob", error_rate: 8.06, pr: 4.03, rating: "Advanced" },
+    { name: "alice", error_rate: 12.5, pr: 6.25, rating: "No such words" }];
+  assert.deepEqual(analysisLines(players, "alice", said), [
+    'end.errors_player {"name":"alice","error_rate":"12.5","pr":"6.3","rating":"No such words"}',
+    'end.errors_opponent {"name":"bob","error_rate":"8.1","pr":"4.0","rating":"rating_words.advanced undefined"}']);
+  assert.deepEqual(analysisLines(null, "alice", said), ["end.not_judged {}"]);
+});
