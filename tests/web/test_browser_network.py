@@ -11,7 +11,7 @@ from playwright.async_api import Page, expect
 from tests.waiting import until
 from tests.web.conftest import WebHarness
 from tests.web.cutting_proxy import CuttingProxy
-from tests.web.test_browser import click_move, logged, open_page, register, said
+from tests.web.test_browser import alice_joins_bob, click_move, logged, said
 
 # What each point of the board holds, as the page draws it: the same position or not.
 CHECKERS = """() => Array.from(document.querySelectorAll('#board-holder [data-point]'),
@@ -55,14 +55,7 @@ async def test_the_page_keeps_its_match_through_a_cut_and_a_black_hole(tmp_path,
         await web.register("bob", "secret1")
         # alice (X) opens with 3-1; bob 6-4; alice 2-1.
         web.script_dice((1, 3), (6, 4), (2, 1))
-        page = await open_page(browser, web)
-        await register(page, "alice")
-        await page.click("#ready")
-        await expect(page.locator("#ready")).to_be_checked()
-        bob = await web.login_telnet("bob", "secret1")
-        await bob.send("toggle ready")
-        await bob.send("invite alice 3")
-        await page.locator("#invitations-in").get_by_role("button", name="Join").click()
+        page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
         await expect(page.locator("#board-holder .die.mine")).to_have_count(2)
         lobby = web.server.lobby
         running = lobby.match_table.match_of(lobby.online["alice"])

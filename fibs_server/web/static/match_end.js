@@ -7,22 +7,8 @@ import { fetchJson } from "./api.js";
 import { diceVerdict } from "./fair_dice.js";
 import { t } from "./i18n.js";
 import { ratingWords } from "./review.js";
-import { $, button } from "./ui.js";
+import { $, button, inviteWords } from "./ui.js";
 import { send, session } from "./session.js";
-
-// The words of `invite` after the opponent's name for the same terms again (help invite): the
-// length first, then the rules words; a clock only with a length.
-export function inviteWords(length, terms) {
-  const words = [length === null ? "unlimited" : String(length)];
-  if (terms) {
-    if (terms.variant && terms.variant !== "standard") words.push(terms.variant);
-    if (terms.lower_die_starts) words.push("lowstart");
-    if (terms.cube === false) words.push("nocube");
-    if (terms.rated === false) words.push("unrated");
-    if (terms.turn_seconds && length !== null) words.push("timer", String(terms.turn_seconds));
-  }
-  return words.join(" ");
-}
 
 // "+12.34", "-3.10", "±0.00": a rating's change as players read it.
 export function signedChange(change) {

@@ -2,7 +2,7 @@
 // matches to resume, open tables and their links, the bots, chat in tabs.
 import * as sounds from "./sounds.js";
 import { t } from "./i18n.js";
-import { $, appendTo, button, item, matchWords, offerVariants } from "./ui.js";
+import { $, appendTo, button, inviteWords, item, matchWords, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import { showProfile } from "./profile.js";
 
@@ -105,18 +105,13 @@ export function render() {
 
 // --- the terms of a match: the same for invitations, tables and bots ----------------------
 
-// The rules words of `invite` and `table` after the length (help invite).
+// The words of `invite` and `table` after the name for the form's terms (help invite).
 export function termsWords() {
-  const length = $("invite-unlimited").checked ? "unlimited"
-    : String(Math.min(99, Math.max(1, Math.round(Number($("invite-length").value)) || 1)));
-  const words = [length];
-  if ($("invite-variant").value) words.push($("invite-variant").value);
-  if ($("invite-lowstart").checked) words.push("lowstart");
-  if (!$("invite-cube").checked) words.push("nocube");
-  if (!$("invite-rated").checked) words.push("unrated");
-  // A clock needs a length: unlimited matches are untimed.
-  if ($("invite-timer").value && !$("invite-unlimited").checked) words.push("timer", $("invite-timer").value);
-  return words.join(" ");
+  const length = $("invite-unlimited").checked ? null
+    : Math.min(99, Math.max(1, Math.round(Number($("invite-length").value)) || 1));
+  return inviteWords(length, { variant: $("invite-variant").value,
+    lower_die_starts: $("invite-lowstart").checked, cube: $("invite-cube").checked,
+    rated: $("invite-rated").checked, turn_seconds: $("invite-timer").value });
 }
 
 $("invite-unlimited").addEventListener("change", () => {

@@ -59,6 +59,21 @@ export function offerVariants(select) {
   if ([...select.options].some((option) => option.value === chosen)) select.value = chosen;
 }
 
+// The words of `invite` and `table` after the name (help invite): the length (null:
+// unlimited), then the rules words of `terms` (a match's, or the form's; `variant` a name or a
+// word, none for the default); a clock only with a length.
+export function inviteWords(length, terms) {
+  const words = [length === null ? "unlimited" : String(length)];
+  if (terms) {
+    if (terms.variant && terms.variant !== "standard") words.push(terms.variant);
+    if (terms.lower_die_starts) words.push("lowstart");
+    if (terms.cube === false) words.push("nocube");
+    if (terms.rated === false) words.push("unrated");
+    if (terms.turn_seconds && length !== null) words.push("timer", String(terms.turn_seconds));
+  }
+  return words.join(" ");
+}
+
 // "5 points", "unlimited", with the terms of a typed invitation or match.
 export function matchWords(length, terms) {
   const words = [length === null ? t("match.unlimited") : t("match.points", { length })];

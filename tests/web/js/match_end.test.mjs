@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 globalThis.document = { getElementById: () => ({}) };
-const { endLines, inviteWords, signedChange } = await import("../../../fibs_server/web/static/match_end.js");
+const { endLines, signedChange } = await import("../../../fibs_server/web/static/match_end.js");
+const { inviteWords } = await import("../../../fibs_server/web/static/ui.js");
 
 const said = (key, values) => `${key} ${JSON.stringify(values)}`;
 
