@@ -7,6 +7,7 @@ import collections
 import dataclasses
 import logging
 import re
+import socket
 
 import pytest
 
@@ -14,6 +15,7 @@ from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.presence.session import Session, Stage
 from fibs_server.net.limits import NetLimits
+from fibs_server.net.telnet import QueuedConnection
 from tests.e2e.conftest import ServerHarness, harness  # noqa: F401 (a fixture for these tests)
 
 # What a reply may contain: printable ASCII, CR LF line ends, the bell; nothing else.
@@ -100,6 +102,38 @@ def count_lines_served(monkeypatch) -> collections.Counter[str]:
         await handle_line(session, line)
     monkeypatch.setattr(Session, "handle_line", counting)
     return served
+
+
+def count_cut_offs(monkeypatch) -> collections.Counter[str]:
+    """"connections": how many were cut off for not reading, from now on."""
+    cut_offs: collections.Counter[str] = collections.Counter()
+    cut_off = QueuedConnection._cut_off
+
+    def counting(connection: QueuedConnection) -> None:
+        cut_off(connection)
+        cut_offs["connections"] += 1
+    monkeypatch.setattr(QueuedConnection, "_cut_off", counting)
+    return cut_offs
+
+
+SMALL_KERNEL_BUFFER = 4096  # bytes
+
+
+@pytest.fixture
+def small_send_buffers(monkeypatch) -> None:
+    """The server's kernel send buffer of every connection opened from now on kept small.
+    Otherwise the kernel takes megabytes of a peer that stops reading (loopback's send
+    buffer grows to tcp_wmem's maximum) before the output cap can see it fall behind: making
+    them costs CPU that a busy machine gives slowly (a cut-off test took 35-220 s beside
+    other tests instead of seconds), and they are not what a cut-off test is about."""
+    made = QueuedConnection.__init__
+
+    def small(connection: QueuedConnection, transport, *args, **options) -> None:
+        made(connection, transport, *args, **options)
+        server_side = transport.get_extra_info("socket")
+        if server_side is not None:
+            server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_KERNEL_BUFFER)
+    monkeypatch.setattr(QueuedConnection, "__init__", small)
 
 
 async def answers_to(client, commands: list[str], answer: re.Pattern[str]) -> list[str]:

@@ -12,6 +12,7 @@ import http.client
 import json
 import logging
 import multiprocessing
+import multiprocessing.synchronize
 import os
 import socket
 import struct
@@ -109,14 +110,17 @@ async def test_idle_http_connections_count_with_telnet_and_time_out(make_web, tr
 
 
 def http_flood(port: int, seconds: float, sources: list[str], paths: tuple[str, ...],
-               results: str) -> None:
+               results: str, stop: multiprocessing.synchronize.Event | None = None) -> None:
     """A kept-alive connection from each of `sources` (addresses, repeated for more than one
-    each) asking for `paths` in turn as fast as it can for `seconds`, and LEAST_REQUESTS
-    times at least (a loaded machine asks fewer in that time); the statuses by address and
-    "path status", the 429s without Retry-After and the seconds the flood took go to the
-    file `results` (JSON)."""
+    each) asking for `paths` in turn as fast as it can for `seconds` (with `stop`: until it
+    is set), and LEAST_REQUESTS times at least (a loaded machine asks fewer in that time);
+    the statuses by address and "path status", the 429s without Retry-After and the seconds
+    the flood took go to the file `results` (JSON)."""
     started = time.monotonic()
     deadline = started + seconds
+
+    def going_on() -> bool:
+        return time.monotonic() < deadline if stop is None else not stop.is_set()
     statuses: dict[str, dict[str, int]] = {}
     without_retry_after = 0
     lock = threading.Lock()
@@ -126,7 +130,7 @@ def http_flood(port: int, seconds: float, sources: list[str], paths: tuple[str, 
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
                                                 source_address=(address, 0))
         asked = 0
-        while time.monotonic() < deadline or asked < LEAST_REQUESTS:
+        while going_on() or asked < LEAST_REQUESTS:
             path = paths[asked % len(paths)]
             asked += 1
             connection.request("GET", path)

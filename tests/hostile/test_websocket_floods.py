@@ -11,6 +11,7 @@ import dataclasses
 import multiprocessing
 import socket
 import time
+from collections.abc import Callable
 
 import aiohttp
 
@@ -20,7 +21,7 @@ from tests.hostile.bystander import (
     time_answers_during,
     time_answers_quiet,
 )
-from tests.hostile.conftest import count_lines_served
+from tests.hostile.conftest import count_cut_offs, count_lines_served
 from tests.hostile.test_command_floods import (
     ADDRESSES,
     FLOOD_DEADLINE,
@@ -29,6 +30,7 @@ from tests.hostile.test_command_floods import (
     FloodRun,
     assert_paced_then_closed,
     assert_prompt,
+    stop_when,
 )
 from tests.hostile.test_heavy_reads import bystander_playing
 from tests.web.conftest import WebHarness
@@ -112,10 +114,11 @@ async def web_harness(tmp_path, net: NetLimits) -> WebHarness:
     return harness
 
 
-async def run_flood(harness: WebHarness, reads: bool,
-                    heartbeats: bool = False) -> tuple[FloodRun, int]:
+async def run_flood(harness: WebHarness, reads: bool, heartbeats: bool = False,
+                    over: Callable[[], bool] | None = None) -> tuple[FloodRun, int]:
     """alice's answer delays while she plays bob, before the flood and during it; and how
-    many heartbeats the flooders were answered."""
+    many heartbeats the flooders were answered. With `over`, the flood is over once it is
+    true, whether or not the flooders have noticed."""
     bystander, login = await bystander_playing(harness)
     quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
     context = multiprocessing.get_context("spawn")
@@ -125,7 +128,11 @@ async def run_flood(harness: WebHarness, reads: bool,
     started = time.monotonic()
     flooder.start()
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
+    if over is not None:
+        stopping = asyncio.ensure_future(stop_when(over, flooder))
     delays = await time_answers_during(bystander, flooding, PROBE_INTERVAL)
+    if over is not None:
+        await stopping
     return FloodRun(login, quiet, delays, time.monotonic() - started), answered.value
 
 
@@ -158,14 +165,17 @@ async def test_websocket_visitors_flooding_heartbeats_are_paced_then_closed(
         await harness.stop()
 
 
-async def test_what_a_cut_off_websocket_sent_is_not_served(tmp_path, tracebacks, monkeypatch):
+async def test_what_a_cut_off_websocket_sent_is_not_served(tmp_path, tracebacks, monkeypatch,
+                                                           small_send_buffers):
     # Unpaced, so that the output cap cuts them off, with their input still queued.
     harness = await web_harness(tmp_path, NetLimits(
         output_buffer_cap=4096, commands_per_second=float("inf"),
         address_commands_per_second=float("inf")))
     try:
         served = count_lines_served(monkeypatch)
-        run, _ = await run_flood(harness, reads=False)
+        cut_off = count_cut_offs(monkeypatch)
+        run, _ = await run_flood(harness, reads=False,
+                                 over=lambda: cut_off["connections"] == VISITORS)
         assert_prompt(run, "unpaced WebSocket visitors flooding commands, never reading",
                       paced=False)
         assert served["cut off"] == 0
