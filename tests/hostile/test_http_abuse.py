@@ -127,7 +127,7 @@ def http_flood(port: int, seconds: float, sources: list[str], paths: tuple[str, 
 
     def one(address: str) -> None:
         nonlocal without_retry_after
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=CEILING,
                                                 source_address=(address, 0))
         asked = 0
         while going_on() or asked < LEAST_REQUESTS:
