@@ -362,7 +362,7 @@ class _Replay:
                     yield self._move(number, p, dice, steps, first=opening and self.turn == 0)
                     self.on_roll, self.dice = 1 - p, None
                 case ev.Doubled(player=p):
-                    offer = self._offer(p, self.plies)
+                    offer = self._offer(p, self.plies, doubled=True)
                     yield self._double(number, p, offer)
                 case ev.Redoubled(player=p) if offer is not None:
                     yield self._answer(number, p, offer, Kind.BEAVER)
@@ -535,15 +535,20 @@ class _Replay:
 
     # --- the cube ---
 
-    def _offer(self, doubler: int, plies: int) -> _Offer:
+    def _offer(self, doubler: int, plies: int, doubled: bool = False) -> _Offer:
+        """The cube's equities for `doubler`; `doubled`: exactly bgsage's, which the answer
+        is judged by."""
         cube = self._cube(doubler)
         board = engine.board_of(self._seen_by(doubler))
-        if plies == CHEAPEST_PLIES and not self.post_crawford:
-            # cube_action's 1-ply formula, without its reloading the networks (25 ms a call).
-            action = engine.cube_equities(board, cube, plies)
-        else:
+        if plies > CHEAPEST_PLIES and not doubled:
+            equities = engine.cube_equities_in_depth(board, cube, plies)
+            return _Offer(doubler, equities.no_double, equities.take, equities.drop)
+        if self.post_crawford or plies > CHEAPEST_PLIES:
             action = engine.analyzer(plies).cube_action(board, cube.value, cube.owner,
                                                         beaver=False, **cube.options)
+        else:
+            # cube_action's 1-ply formula, without its reloading the networks (25 ms a call).
+            action = engine.cube_equities(board, cube, plies)
         return _Offer(doubler, action.equity_nd, action.equity_dt, action.equity_dp)
 
     def _settled_offer(self, player: int) -> _Offer | None:
