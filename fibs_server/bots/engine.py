@@ -238,17 +238,19 @@ def cube_equities(board: list[int], cube: Cube, plies: int) -> Any:
 
 
 # How far double/take as looked ahead here may be from bgsage's own (engine's docstring of
-# cube_equities_in_depth): a no double better than doubling by more than this is one.
+# cube_equities_in_depth), with a margin.
 _TAKE_LOOKAHEAD_DIFFERS = 0.1
+# Float32 rounding between two ways to the same equity.
+_SAME_EQUITY = 1e-5
 
 
 def cube_equities_in_depth(board: list[int], cube: Cube, plies: int) -> CubeEquities:
-    """bgsage's `cube_action` at `plies` (2 and more) for a clear no double, from the
-    networks already loaded (two look-aheads of 1 ms, against 25 ms to load the networks
-    again); otherwise `cube_action` itself.
+    """bgsage's `cube_action` at `plies` (2 and more) for a no double that is not near
+    doubling, from the networks already loaded (two look-aheads of 1-4 ms, against 25 ms to
+    load the networks again); otherwise `cube_action` itself.
 
     bgsage's look-ahead from the cube as it stands returns the best of no double, double/take
-    and double/pass: no double's value when it is clearly the best. Double/take comes from a
+    and double/pass: no double's value when it is far enough from the other two. Double/take comes from a
     look-ahead of its own, where each roll's play is chosen for the doubled cube (`cube_action`
     chooses them for the cube as it stands for both, and its two look-aheads share their
     work): up to 0.08 from bgsage's, and no double up to 0.01 (tests/bots/test_engine.py).
@@ -272,7 +274,9 @@ def cube_equities_in_depth(board: list[int], cube: Cube, plies: int) -> CubeEqui
     drop = bgbot_cpp.cube_decision_1ply(_ANY_CHANCES, cube.value, _CPP_OWNER[cube.owner],
                                         0.0, *cube.away, cube.is_crawford,
                                         jacoby=False).equity_dp
-    if best > min(take, drop) + _TAKE_LOOKAHEAD_DIFFERS:
+    # The best is no double's value, double/pass's or bgsage's double/take's: no double's
+    # when it is neither of the others.
+    if abs(best - drop) > _SAME_EQUITY and abs(best - take) > _TAKE_LOOKAHEAD_DIFFERS:
         return CubeEquities(best, take, drop)
     action = analyzer(plies).cube_action(board, cube.value, cube.owner, beaver=False,
                                          **cube.options)
