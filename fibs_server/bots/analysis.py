@@ -536,14 +536,15 @@ class _Replay:
     # --- the cube ---
 
     def _offer(self, doubler: int, plies: int, doubled: bool = False) -> _Offer:
-        """The cube's equities for `doubler`; `doubled`: exactly bgsage's, which the answer
-        is judged by."""
+        """The cube's equities for `doubler`; `doubled`: a double made, whose no double
+        counts only where it is the best (engine.cube_equities_in_depth)."""
         cube = self._cube(doubler)
         board = engine.board_of(self._seen_by(doubler))
-        if plies > CHEAPEST_PLIES and not doubled:
-            equities = engine.cube_equities_in_depth(board, cube, plies)
+        if plies > CHEAPEST_PLIES:
+            equities = engine.cube_equities_in_depth(board, cube, plies,
+                                                     no_double_needed=not doubled)
             return _Offer(doubler, equities.no_double, equities.take, equities.drop)
-        if self.post_crawford or plies > CHEAPEST_PLIES:
+        if self.post_crawford:
             action = engine.analyzer(plies).cube_action(board, cube.value, cube.owner,
                                                         beaver=False, **cube.options)
         else:

@@ -244,17 +244,20 @@ _TAKE_LOOKAHEAD_DIFFERS = 0.1
 _SAME_EQUITY = 1e-5
 
 
-def cube_equities_in_depth(board: list[int], cube: Cube, plies: int) -> CubeEquities:
-    """bgsage's `cube_action` at `plies` (2 and more) for a no double that is not near
-    doubling, from the networks already loaded (two look-aheads of 1-4 ms, against 25 ms to
-    load the networks again); otherwise `cube_action` itself.
+def cube_equities_in_depth(board: list[int], cube: Cube, plies: int,
+                           no_double_needed: bool = True) -> CubeEquities:
+    """bgsage's `cube_action` at `plies` (2 and more) from the networks already loaded (two
+    look-aheads of 1-4 ms, against 25 ms to load the networks again) where they settle it;
+    otherwise `cube_action` itself.
 
     bgsage's look-ahead from the cube as it stands returns the best of no double, double/take
-    and double/pass: no double's value when it is far enough from the other two. Double/take comes from a
-    look-ahead of its own, where each roll's play is chosen for the doubled cube (`cube_action`
-    chooses them for the cube as it stands for both, and its two look-aheads share their
-    work): up to 0.08 from bgsage's, and no double up to 0.01 (tests/bots/test_engine.py).
-    A clear no double needs double/take only to say whether the decision was close."""
+    and double/pass: no double's value when it is far enough from the other two. Double/take
+    comes from a look-ahead of its own, where each roll's play is chosen for the doubled cube
+    (`cube_action` chooses them for the cube as it stands for both, and its two look-aheads
+    share their work): up to 0.08 from bgsage's, and no double up to 0.01
+    (tests/bots/test_engine.py). A clear no double needs double/take only to say whether the
+    decision was close. Without `no_double_needed` (a double made: right, no double's value
+    does not count), a clear double/pass is settled too, no double read as double/pass."""
     network, bearoff = bare_network(1)
     rules = {"n_threads": 1, "away1": cube.away[0], "away2": cube.away[1],
              "is_crawford": cube.is_crawford, "jacoby": False, "beaver": False,
@@ -277,6 +280,9 @@ def cube_equities_in_depth(board: list[int], cube: Cube, plies: int) -> CubeEqui
     # The best is no double's value, double/pass's or bgsage's double/take's: no double's
     # when it is neither of the others.
     if abs(best - drop) > _SAME_EQUITY and abs(best - take) > _TAKE_LOOKAHEAD_DIFFERS:
+        return CubeEquities(best, take, drop)
+    if not no_double_needed and abs(best - drop) <= _SAME_EQUITY and (
+            take > drop + _TAKE_LOOKAHEAD_DIFFERS):
         return CubeEquities(best, take, drop)
     action = analyzer(plies).cube_action(board, cube.value, cube.owner, beaver=False,
                                          **cube.options)
