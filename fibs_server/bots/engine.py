@@ -102,6 +102,19 @@ class Cube:
                 **_FIBS_RULES}
 
 
+@dataclasses.dataclass(frozen=True)
+class CubeEquities:
+    """A cube decision's three equities for the side on roll, per unit of the cube in play."""
+
+    no_double: float
+    take: float  # double/take
+    drop: float  # double/pass
+
+
+# Any chances: what double/pass is worth does not depend on them.
+_ANY_CHANCES = [0.5, 0.0, 0.0, 0.0, 0.0]
+
+
 def evaluated_as_money(situation: Situation) -> bool:
     return situation.is_money or max(situation.away) > MATCH_TABLE_AWAY
 
@@ -222,6 +235,58 @@ def cube_equities(board: list[int], cube: Cube, plies: int) -> Any:
                                           *bgbot_cpp.pip_counts(board))
     return bgbot_cpp.cube_decision_1ply(probabilities, cube.value, _CPP_OWNER[cube.owner],
                                         cube_life, *cube.away, cube.is_crawford, jacoby=False)
+
+
+# How far double/take as looked ahead here may be from bgsage's own (engine's docstring of
+# cube_equities_in_depth), with a margin.
+_TAKE_LOOKAHEAD_DIFFERS = 0.1
+# Float32 rounding between two ways to the same equity.
+_SAME_EQUITY = 1e-5
+
+
+def cube_equities_in_depth(board: list[int], cube: Cube, plies: int,
+                           no_double_needed: bool = True) -> CubeEquities:
+    """bgsage's `cube_action` at `plies` (2 and more) from the networks already loaded (two
+    look-aheads of 1-4 ms, against 25 ms to load the networks again) where they settle it;
+    otherwise `cube_action` itself.
+
+    bgsage's look-ahead from the cube as it stands returns the best of no double, double/take
+    and double/pass: no double's value when it is far enough from the other two. Double/take
+    comes from a look-ahead of its own, where each roll's play is chosen for the doubled cube
+    (`cube_action` chooses them for the cube as it stands for both, and its two look-aheads
+    share their work): up to 0.08 from bgsage's, and no double up to 0.01
+    (tests/bots/test_engine.py). A clear no double needs double/take only to say whether the
+    decision was close. Without `no_double_needed` (a double made: right, no double's value
+    does not count), a clear double/pass is settled too, no double read as double/pass."""
+    network, bearoff = bare_network(1)
+    rules = {"n_threads": 1, "away1": cube.away[0], "away2": cube.away[1],
+             "is_crawford": cube.is_crawford, "jacoby": False, "beaver": False,
+             "bearoff_db": bearoff}
+    best = bgbot_cpp.cubeful_equity_nply(board, _CPP_OWNER[cube.owner], network, plies,
+                                         cube_value=cube.value, **rules)
+    taken = bgbot_cpp.cubeful_equity_nply(board, bgbot_cpp.CubeOwner.OPPONENT, network, plies,
+                                          cube_value=2 * cube.value, **rules)
+    # The taken cube's equity is per unit of the doubled cube: per unit of the cube in play.
+    if cube.away == (0, 0):
+        take = 2 * taken
+    else:
+        take = bgbot_cpp.mwc2eq(bgbot_cpp.eq2mwc(taken, *cube.away, 2 * cube.value,
+                                                 cube.is_crawford),
+                                *cube.away, cube.value, cube.is_crawford)
+    # Double/pass depends on the score and the cube alone, not on the chances.
+    drop = bgbot_cpp.cube_decision_1ply(_ANY_CHANCES, cube.value, _CPP_OWNER[cube.owner],
+                                        0.0, *cube.away, cube.is_crawford,
+                                        jacoby=False).equity_dp
+    # The best is no double's value, double/pass's or bgsage's double/take's: no double's
+    # when it is neither of the others.
+    if abs(best - drop) > _SAME_EQUITY and abs(best - take) > _TAKE_LOOKAHEAD_DIFFERS:
+        return CubeEquities(best, take, drop)
+    if not no_double_needed and abs(best - drop) <= _SAME_EQUITY and (
+            take > drop + _TAKE_LOOKAHEAD_DIFFERS):
+        return CubeEquities(best, take, drop)
+    action = analyzer(plies).cube_action(board, cube.value, cube.owner, beaver=False,
+                                         **cube.options)
+    return CubeEquities(action.equity_nd, action.equity_dt, action.equity_dp)
 
 
 def cube_margins(board: list[int], cube: Cube, plies: int) -> tuple[float, float]:

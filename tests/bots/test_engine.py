@@ -73,3 +73,32 @@ def test_our_cube_decisions_are_bgsages_1ply_cube_action():
         assert (double_gain > 0, take_gain >= 0) == (full.should_double, full.should_take)
         decisions.add((full.should_double, full.should_take))
     assert len(decisions) == 4  # every answer met: (no) double, take or drop
+
+
+# Money, match scores, post-Crawford (the trailer 4 away, the leader 1 away), the leader's side.
+DEEP_CUBES = [*CUBES[:4], engine.Cube(1, "centered", (4, 1), False),
+              engine.Cube(1, "centered", (1, 4), False)]
+
+
+def test_our_cube_equities_in_depth_are_bgsages_2ply_cube_action():
+    """The look-ahead from the networks already loaded against `cube_action`'s, which
+    reloads them: equities within what the choice of plays in the look-ahead moves them
+    (engine's docstring), and the same decision read off them."""
+    analyzer = BgBotAnalyzer(eval_level="2ply", parallel_threads=1)
+    decisions = set()
+    for position, cube in itertools.product(self_play_positions(600, seed=3)[::30],
+                                            DEEP_CUBES):
+        board = engine.board_of(position)
+        full = analyzer.cube_action(board, cube.value, cube.owner, beaver=False,
+                                    **cube.options)
+        ours = engine.cube_equities_in_depth(board, cube, 2)
+        assert ours.no_double == pytest.approx(full.equity_nd, abs=0.01)
+        assert ours.take == pytest.approx(full.equity_dt, abs=0.08)
+        assert ours.drop == pytest.approx(full.equity_dp, abs=1e-5)
+        # Read off the equities, as the analysis does: post-Crawford bgsage's own answer
+        # has the trailer double even where playing on for the gammon is worth more.
+        theirs = (min(full.equity_dt, full.equity_dp) > full.equity_nd,
+                  full.equity_dt <= full.equity_dp)
+        assert (min(ours.take, ours.drop) > ours.no_double, ours.take <= ours.drop) == theirs
+        decisions.add(theirs)
+    assert len(decisions) == 4
