@@ -45,8 +45,9 @@ from fibs_server.lobby.nodes.bus import (
     notice,
 )
 from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
+from fibs_server.lobby.play.match_play import Matches, MatchTimers, untimed
 from fibs_server.lobby.play.match_table import MatchTable
-from fibs_server.lobby.play.running_match import Invitation, MatchTimer, RunningMatch
+from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.play.seats import Seats, SeatSession
 from fibs_server.lobby.play.tables import CodeGuesses
 from fibs_server.lobby.ports.accounts import (
@@ -108,14 +109,16 @@ class LobbyConfig:
 class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
                  config: LobbyConfig, tables: Iterable[CommandTable], *,
-                 chat_records: ChatRecords) -> None:
+                 chat_records: ChatRecords,
+                 match_clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
+                 match_finished: Callable[[int], None] = lambda match_id: None) -> None:
         self.accounts = AccountsWithVisitors(accounts)
         # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
         self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits, config.clock.time,
                                      config.shared_counts)
         self.held = HeldSessions(config.clock, config.reconnect_seconds,
                                  self.gatekeeper.session_tokens)
-        self.matches = matches
+        self.match_store = matches
         self.chat_records = chat_records
         self.config = config
         self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
@@ -151,12 +154,10 @@ class Lobby:
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
-        # The clock of a new or resumed match, None if untimed: lobby/play/turn_clock.py's, wired by
-        # the app (a lobby without it plays every match untimed).
-        self.match_timers: Callable[[RunningMatch], MatchTimer | None] = lambda running: None
-        # Told the id of each stored match that finished (the analysis queue, wired by the app:
-        # the store queued the match already, in the transaction that finished it).
-        self.match_finished: Callable[[int], None] = lambda match_id: None
+        # Every running match's life (lobby/play/match_play.py); `match_clocks` makes the clock
+        # of each (a lobby without them plays every match untimed).
+        self.matches = Matches(self.match_table, matches, self, config, clocks=match_clocks,
+                            finished=match_finished)
         # What carries out a match arranged by another node (lobby/play/arranged_matches.py, which
         # sets it: it starts matches, which this module may not import).
         self.arranged: Callable[[ArrangedLetter], None] = lambda letter: None
@@ -433,7 +434,7 @@ class Lobby:
         table.withdraw(name)
         table.open_tables.close(name)  # its creator left before anyone sat
         told: set[Session] = set()  # who heard of the logout already, in other words
-        for hook in self.logout_hooks:  # the running match is parted (match_play.part)
+        for hook in self.logout_hooks:  # the running match is parted (Matches.part)
             told.update(await hook(self, session, departure))
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
@@ -499,7 +500,7 @@ class Lobby:
         is already stored), its players and watchers are told so, everyone else is told the
         server is going down, and every connection is closed."""
         told: set[Session] = set()
-        for hook in self.shutdown_hooks:  # running matches are parted (match_play.part)
+        for hook in self.shutdown_hooks:  # running matches are parted (Matches.part)
             told.update(await hook(self))
         for session in self.sessions_online():
             if session not in told:

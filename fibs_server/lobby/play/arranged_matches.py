@@ -22,7 +22,6 @@ from typing import Any
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged
 from fibs_server.lobby.nodes.directory import RemoteUser
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.login_dialogue import BOT_CLIENT
@@ -93,7 +92,7 @@ async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> Runni
             return None
         lobby.match_table.withdraw(inviter.name, accepted_by=invitee.name)
         lobby.match_table.withdraw(invitee.name)
-        await match_play.play_invitation(lobby, invitation, inviter, invitee)
+        await lobby.matches.play_invitation(invitation, inviter, invitee)
         return lobby.match_table.match_of(inviter)
     home = free_elsewhere(lobby, invitation.invitee)
     if home is not None and not inviter.is_bot:
