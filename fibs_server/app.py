@@ -40,6 +40,7 @@ from fibs_server.lobby.metrics import (
     exposition,
     family,
 )
+from fibs_server.lobby.nodes.bus import Deliver, LocalBus
 from fibs_server.lobby.nodes.leases import (
     BOTS,
     DEFAULT_LEASE_SECONDS,
@@ -51,6 +52,7 @@ from fibs_server.lobby.nodes.leases import (
     Leases,
     lease_families,
 )
+from fibs_server.lobby.play import arranged_matches
 from fibs_server.lobby.play.match_play import Matches, MatchTimers
 from fibs_server.lobby.play.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS
@@ -210,18 +212,14 @@ class FibsServer:
                             server_commands.table, table_commands.table, fair_commands.table],
                            chat_records=self.store, match_clocks=match_clocks,
                            # The analysis queue, if analyses run: the store queued the match.
-                           match_finished=lambda match_id: self._wake_analyses())
+                           match_finished=lambda match_id: self._wake_analyses(),
+                           analyses=self.store, arranged=arranged_matches.receive,
+                           bus=LocalBus if self.config.bus_url is None else self._redis_bus)
         await admin_commands.restore_motd(self.lobby)
         if self.config.bus_url is not None:
-            lobby = self.lobby
-
-            async def rejoined() -> None:
-                lobby.rejoined()
-            self.bus = RedisBus(self.config.bus_url, self.config.node_id, lobby.deliver,
-                                rejoined, prefix=self.config.bus_prefix)
-            lobby.bus = self.bus
+            assert self.bus is not None  # made with the lobby (`_redis_bus`)
             await self.bus.start()
-            self._background.append(asyncio.create_task(lobby.keep_in_touch()))
+            self._background.append(asyncio.create_task(self.lobby.keep_in_touch()))
             self.redis_leases = RedisLeases(self.config.bus_url, self.config.node_id,
                                             self.config.lease_seconds,
                                             prefix=self.config.bus_prefix)
@@ -229,7 +227,6 @@ class FibsServer:
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
         self.lobby.gatekeeper.reserve(BotConfig().names.values())
-        self.lobby.analyses = self.store
         analysis = self.config.analysis
         if analysis is not None:
             self.analysis_lane = AnalysisLane(self.config.worker_priority)
@@ -342,6 +339,18 @@ class FibsServer:
             families.append(family("fibs_analyses_waiting", "gauge", "Match analyses queued "
                                    "or running.", [({}, await self.store.analyses_waiting())]))
         return exposition(families)
+
+    def _redis_bus(self, deliver: Deliver) -> RedisBus:
+        """The bus between nodes (kept to start, count and close it), delivering here with
+        `deliver`; when it (re)connects, the lobby asks the other nodes for their users."""
+        assert self.config.bus_url is not None
+
+        async def rejoined() -> None:
+            assert self.lobby is not None
+            self.lobby.rejoined()
+        self.bus = RedisBus(self.config.bus_url, self.config.node_id, deliver, rejoined,
+                            prefix=self.config.bus_prefix)
+        return self.bus
 
     async def _decide_expired(self, situation: Situation) -> Decision:
         """An expired turn is played as the best bot would play it, or by our rules of

@@ -32,6 +32,7 @@ from fibs_server.lobby.nodes.bus import (
     Absence,
     ArrangedLetter,
     Bus,
+    Deliver,
     Letter,
     LocalBus,
     Moderated,
@@ -111,7 +112,11 @@ class Lobby:
                  config: LobbyConfig, tables: Iterable[CommandTable], *,
                  chat_records: ChatRecords,
                  match_clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
-                 match_finished: Callable[[int], None] = lambda match_id: None) -> None:
+                 match_finished: Callable[[int], None] = lambda match_id: None,
+                 analyses: AnalysisRecords | None = None,
+                 arranged: Callable[[Lobby, ArrangedLetter], None] = lambda lobby, letter: None,
+                 bus: Callable[[Deliver], Bus] = LocalBus,
+                 ) -> None:
         self.accounts = AccountsWithVisitors(accounts)
         # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
         self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits, config.clock.time,
@@ -138,8 +143,10 @@ class Lobby:
             self.add_commands(table)
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
-        # What handlers tell other users goes through here (`tell`, `tell_all`).
-        self.bus: Bus = LocalBus(self.deliver)
+        # What handlers tell other users goes through here (`tell`, `tell_all`): made with
+        # what delivers the letters it brings here (`bus`: this node's own, or one between
+        # nodes, net/redis_bus.py).
+        self.bus: Bus = bus(self.deliver)
         self.directory = Directory()  # the other nodes' users (none without a bus to them)
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
         self.seats = Seats(self)  # players at matches across nodes (lobby/play/seats.py)
@@ -149,20 +156,20 @@ class Lobby:
         self.most_online = 0
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed,
-                                      withdrawn=self._invitation_withdrawn, tell=self.tell)
-        self.match_table.watching_changed = self.seats.watching_changed
+                                      withdrawn=self._invitation_withdrawn, tell=self.tell,
+                                      watching_changed=self.seats.watching_changed)
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
         # Every running match's life (lobby/play/match_play.py); `match_clocks` makes the clock
         # of each (a lobby without them plays every match untimed).
         self.matches = Matches(self.match_table, matches, self, config, clocks=match_clocks,
-                            finished=match_finished)
-        # What carries out a match arranged by another node (lobby/play/arranged_matches.py, which
-        # sets it: it starts matches, which this module may not import).
-        self.arranged: Callable[[ArrangedLetter], None] = lambda letter: None
-        # The stored match analyses (`history` marks the analysed matches), wired by the app.
-        self.analyses: AnalysisRecords | None = None
+                               finished=match_finished)
+        # What carries out a match arranged by another node (`arranged_matches.receive`,
+        # given by the app: it starts matches through this lobby).
+        self._arranged = arranged
+        # The stored match analyses (`history` marks the analysed matches).
+        self.analyses = analyses
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
         # (`whois`), set by the bots as they log in.
         self.bot_strengths: dict[str, tuple[float, float, str]] = {}
@@ -535,7 +542,7 @@ class Lobby:
             return
         if isinstance(letter, ArrangedLetter):
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
-                self.arranged(letter)
+                self._arranged(self, letter)
             return
         if isinstance(letter, Moderated):
             if letter.node != self.config.node_id:

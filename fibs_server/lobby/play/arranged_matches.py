@@ -103,7 +103,8 @@ async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> Runni
 
 
 def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
-    """An arrangement another node sent this one."""
+    """An arrangement another node sent this one (the lobby's `arranged`: whichever node
+    directs a tournament, its arrangements come here)."""
     if isinstance(letter, JoinArranged):
         player = free_here(lobby, letter.name)
         home = lobby.directory.get(letter.inviter)
@@ -121,7 +122,3 @@ def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
         lobby.start_job(_host(lobby, host, Invitation(
             letter.inviter, letter.name, letter.length, letter.resume, terms, arranged=True)))
 
-
-def install(lobby: Lobby) -> None:
-    """This node carries out the arrangements other nodes send it."""
-    lobby.arranged = lambda letter: receive(lobby, letter)

@@ -141,8 +141,6 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
     return items
 
 
-# --- store -----------------------------------------------------------------------------------------
-
 # --- tell ------------------------------------------------------------------------------------------
 
 def clock_reading(running: RunningMatch) -> ClockReading | None:
@@ -177,8 +175,6 @@ def remind(running: RunningMatch, players: Iterable[int]) -> None:
             session.send_line(text)
 
 
-# --- starting, resuming, leaving -------------------------------------------------------------------
-
 def tell_match_started(running: RunningMatch, resumed: bool,
                        players: Iterable[int] = (0, 1)) -> None:
     """`players`' pages: the match they play now, before its first board."""
@@ -212,11 +208,6 @@ def show_taken_over_match(running: RunningMatch, session: Session) -> None:
             and match.resignation is None:
         session.send_line(ROLL_OR_DOUBLE)
     remind(running, (index,))
-
-
-# --- matches left unfinished ---------------------------------------------------------------------
-
-# --- parting: the match stops running here and stays saved ---------------------------------------
 
 
 class People(Protocol):
@@ -383,6 +374,8 @@ class Matches:
                 session.send_line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
         await self.send_saved_matches(running.players())
 
+    # --- store ------------------------------------------------------------------------------------
+
     async def store_state(self, running: RunningMatch, ended: bool = False,
                           abandoned: bool = False) -> RatingCalculation | None:
         """Write the match's state. A finished match goes with its rating changes in the same
@@ -408,7 +401,7 @@ class Matches:
         assert winner is not None
         if running.unrated is not None:
             await self.store.finish_match(running.match_id, state, running.names[winner], [],
-                                             dice, abandoned, epoch=epoch)
+                                          dice, abandoned, epoch=epoch)
             return None
         found = [(await self.people.user_named(name))[1] for name in running.names]
         accounts = [account for account in found if account is not None]
@@ -424,10 +417,12 @@ class Matches:
         before = {a.name: a.rating for a in accounts}
         state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
         await self.store.finish_match(running.match_id, state, running.names[winner], updates,
-                                         dice, abandoned, epoch=epoch)
+                                      dice, abandoned, epoch=epoch)
         for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
             account.rating, account.experience = update.rating, update.experience
         return calculation
+
+    # --- tell -------------------------------------------------------------------------------------
 
     def recipients(self, running: RunningMatch, to: int | None, watching: int | None
                    ) -> list[tuple[Session, int]]:
@@ -479,6 +474,8 @@ class Matches:
                 running.names[winner], running.names[1 - winner], match.length,
                 match.score[winner], match.score[1 - winner]), exclude=running.names)
 
+    # --- starting, resuming, leaving --------------------------------------------------------------
+
     def left_meanwhile(self, inviter: Session, joiner: Session) -> bool:
         """Whether a player went away while their match was being set up: then it stays stored
         as saved, as if they had dropped right after the start, and the other one is told so."""
@@ -519,8 +516,8 @@ class Matches:
         state = match.to_dict()
         # Replaces the pair's saved match, if any (both agreed: `saved_match_in_the_way`).
         match_id = (await self.store.create_match(inviter.name, joiner.name, length, state,
-                                                     dice_record(match.dice_source, state,
-                                                                 RollTally()))
+                                                  dice_record(match.dice_source, state,
+                                                              RollTally()))
                     if stored else 0)
         if self.left_meanwhile(inviter, joiner):
             return
@@ -539,7 +536,7 @@ class Matches:
                 if session.sees_extensions:  # the others: `fairdice` during the match
                     session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
         self.people.report(game_texts.match_starts(inviter.name, joiner.name, length),
-                     exclude=(inviter.name, joiner.name))
+                           exclude=(inviter.name, joiner.name))
         self.table.begin(running)
         tell_match_started(running, resumed=False)
         async with running.lock:
@@ -591,8 +588,9 @@ class Matches:
         running.timer = self.timer_for(running)
         joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
         inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
-        self.people.report(game_texts.match_resumes(inviter.name, joiner.name, running.match.length),
-                     exclude=(inviter.name, joiner.name))
+        self.people.report(game_texts.match_resumes(inviter.name, joiner.name,
+                                                    running.match.length),
+                           exclude=(inviter.name, joiner.name))
         self.table.begin(running)
         tell_match_started(running, resumed=True)
         if running.timer is not None:
@@ -646,7 +644,8 @@ class Matches:
     async def send_saved_matches(self, sessions: Iterable[Session]) -> None:
         """Their saved matches now, to those of `sessions` online whose page asked for messages."""
         for session in sessions:
-            if session.wants_events and self.people.is_online(session) and not self.people.is_visitor(session):
+            if (session.wants_events and self.people.is_online(session)
+                    and not self.people.is_visitor(session)):
                 session.send_event(web_events.saved_matches(await self.saved_matches_of(session)))
 
     async def forfeit_saved(self, match_id: int, names: tuple[str, str], leaver: int,
@@ -721,6 +720,8 @@ class Matches:
                 session.send_line(ROLL_OR_DOUBLE)
             remind(running, (index,))
 
+    # --- matches left unfinished ------------------------------------------------------------------
+
     async def close_abandoned(self) -> int:
         """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
         player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
@@ -740,11 +741,13 @@ class Matches:
             else:
                 try:  # only if no node has claimed it since it was read
                     await self.store.finish_match(record.match_id, record.state, None, [],
-                                                     abandoned=True, epoch=record.owner_epoch)
+                                                  abandoned=True, epoch=record.owner_epoch)
                 except StaleMatchOwner:
                     continue  # resumed meanwhile, on another node
                 closed += 1
         return closed
+
+    # --- parting: the match stops running here and stays saved ------------------------------------
 
     async def part(self, running: RunningMatch, leaver: int | None, script: Script) -> None:
         """With the match's lock held: the match stops running and stays saved as stored. Who
@@ -753,7 +756,7 @@ class Matches:
         if leaver is not None and running.stored:
             try:
                 await self.store.mark_left(running.match_id, running.names[leaver],
-                                              epoch=running.owner_epoch)
+                                           epoch=running.owner_epoch)
             except StaleMatchOwner:
                 pass  # another node runs it now, and marks who leaves it there
             except Exception:
@@ -789,7 +792,8 @@ class Matches:
                     return
                 self.tell(running, [
                     match_views.say(player, game_texts.YOU_ENDED_THE_UNLIMITED_MATCH),
-                    match_views.say(1 - player, game_texts.ended_the_unlimited_match(session.name))])
+                    match_views.say(1 - player,
+                                    game_texts.ended_the_unlimited_match(session.name))])
                 self.finish(running)
                 return
             await self.part(running, player, [

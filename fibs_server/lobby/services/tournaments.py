@@ -56,7 +56,6 @@ class TournamentDirector:
         self.records = records
         self.clock = clock
         self.period = period
-        arranged_matches.install(lobby)  # whichever node directs, its arrangements come here
         self._alarm: Alarm | None = None
         self._passing: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()  # one pass at a time
