@@ -25,7 +25,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fibs_server.lobby.nodes.bus import notice  # noqa: E402
-from fibs_server.lobby.play import match_play  # noqa: E402
 from fibs_server.lobby.ports.accounts import Account  # noqa: E402
 from fibs_server.lobby.presence.session import Session  # noqa: E402
 from fibs_server.net.telnet import OutputBatcher, QueuedConnection  # noqa: E402
@@ -106,12 +105,12 @@ async def measure(online: int, times: int, sockets: bool
             await written(batcher)  # before the next
         ends = []
         for first, second in zip(sessions[:2 * times:2], sessions[1:2 * times:2]):
-            await match_play.start_match(lobby, first, second, 1)
-            await match_play.act(lobby, first,
-                                 lambda match, player: match.resign(player, WinKind.SINGLE))
+            await lobby.matches.start_match(first, second, 1)
+            await lobby.matches.act(first,
+                                    lambda match, player: match.resign(player, WinKind.SINGLE))
             await written(batcher)
             started = time.thread_time()
-            await match_play.act(lobby, second, lambda match, player: match.accept(player))
+            await lobby.matches.act(second, lambda match, player: match.accept(player))
             await written(batcher)  # in the batcher's paced slices, after its hold
             ends.append(time.thread_time() - started)
         await store.close()

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import gc
 import logging
 import random
@@ -14,7 +13,7 @@ from typing import TypedDict, Unpack
 
 from aiohttp import web
 
-from fibs_server.bots import EXPERT, BotPool
+from fibs_server.bots import EXPERT, BotPool, Decision, Situation
 from fibs_server.bots.pool import AnalysisLane, WorkerPriority
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.commands import (
@@ -41,6 +40,7 @@ from fibs_server.lobby.metrics import (
     exposition,
     family,
 )
+from fibs_server.lobby.nodes.bus import Deliver, LocalBus
 from fibs_server.lobby.nodes.leases import (
     BOTS,
     DEFAULT_LEASE_SECONDS,
@@ -52,6 +52,8 @@ from fibs_server.lobby.nodes.leases import (
     Leases,
     lease_families,
 )
+from fibs_server.lobby.play import arranged_matches
+from fibs_server.lobby.play.match_play import Matches, MatchTimers
 from fibs_server.lobby.play.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.services.analysis_queue import AnalysisConfig, AnalysisQueue
@@ -188,32 +190,36 @@ class FibsServer:
                                          limits.hash_checks_per_address,
                                          limits.hash_checks_waiting,
                                          limits.known_good_checks_per_address)
-        self.lobby = Lobby(self.store, self.store, hasher,
-                           LobbyConfig(idle_timeout=self.config.idle_timeout,
-                                       abandon_after=self.config.abandon_after,
-                                       forfeit_abandoned=self.config.forfeit_abandoned,
-                                       abuse_limits=self.config.abuse_limits,
-                                       grace_seconds=self.config.grace_seconds,
-                                       takeover_seconds=self.config.takeover_seconds,
-                                       reconnect_seconds=self.config.reconnect_seconds,
-                                       node_id=self.config.node_id,
-                                       shared_counts=self.redis_counts,
-                                       **self.lobby_options),
+        lobby_config = LobbyConfig(idle_timeout=self.config.idle_timeout,
+                                   abandon_after=self.config.abandon_after,
+                                   forfeit_abandoned=self.config.forfeit_abandoned,
+                                   abuse_limits=self.config.abuse_limits,
+                                   grace_seconds=self.config.grace_seconds,
+                                   takeover_seconds=self.config.takeover_seconds,
+                                   reconnect_seconds=self.config.reconnect_seconds,
+                                   node_id=self.config.node_id,
+                                   shared_counts=self.redis_counts,
+                                   **self.lobby_options)
+
+        def match_clocks(matches: Matches) -> MatchTimers:
+            # Kept for the sweeps, and to be closed when the server stops.
+            self.clocks = MatchClocks(matches, lobby_config.clock, lobby_config.grace_seconds,
+                                      self._decide_expired)
+            return self.clocks.timer_for
+        self.lobby = Lobby(self.store, self.store, hasher, lobby_config,
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
                             server_commands.table, table_commands.table, fair_commands.table],
-                           chat_records=self.store)
+                           chat_records=self.store, match_clocks=match_clocks,
+                           # The analysis queue, if analyses run: the store queued the match.
+                           match_finished=lambda match_id: self._wake_analyses(),
+                           analyses=self.store, arranged=arranged_matches.receive,
+                           bus=LocalBus if self.config.bus_url is None else self._redis_bus)
         await admin_commands.restore_motd(self.lobby)
         if self.config.bus_url is not None:
-            lobby = self.lobby
-
-            async def rejoined() -> None:
-                lobby.rejoined()
-            self.bus = RedisBus(self.config.bus_url, self.config.node_id, lobby.deliver,
-                                rejoined, prefix=self.config.bus_prefix)
-            lobby.bus = self.bus
+            assert self.bus is not None  # made with the lobby (`_redis_bus`)
             await self.bus.start()
-            self._background.append(asyncio.create_task(lobby.keep_in_touch()))
+            self._background.append(asyncio.create_task(self.lobby.keep_in_touch()))
             self.redis_leases = RedisLeases(self.config.bus_url, self.config.node_id,
                                             self.config.lease_seconds,
                                             prefix=self.config.bus_prefix)
@@ -221,7 +227,6 @@ class FibsServer:
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
         self.lobby.gatekeeper.reserve(BotConfig().names.values())
-        self.lobby.analyses = self.store
         analysis = self.config.analysis
         if analysis is not None:
             self.analysis_lane = AnalysisLane(self.config.worker_priority)
@@ -233,7 +238,6 @@ class FibsServer:
                                                 analysis)
             if analysis.queue_finished:
                 self.store.queue_finished_matches(analysis.plies, analysis.limits)
-            self.lobby.match_finished = lambda match_id: self._wake_analyses()
         self.lobby.add_commands(analysis_commands.command_table(self.store, self.analysis_queue))
         if self.config.bots is not None:
             bots = self.config.bots
@@ -246,11 +250,9 @@ class FibsServer:
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(
                 self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
             await self.bots_lease.start()
-        # An expired turn is played as the best bot would play it, or by our rules of thumb.
-        self.clocks = MatchClocks(self.lobby, rules_of_thumb if self.bots is None else
-                                  functools.partial(self.bots.decide, level=EXPERT))
-        self.lobby.match_timers = self.clocks.timer_for
-        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(self.lobby, self.clocks),
+        assert self.clocks is not None  # made with the lobby's matches
+        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(self.lobby.matches,
+                                                                       self.clocks),
                                         self.config.lease_seconds, LoopClock())
         await self.sweeps_lease.start()
         self.lobby.add_commands(tournament_commands.command_table(self.store, self.bots))
@@ -337,6 +339,25 @@ class FibsServer:
             families.append(family("fibs_analyses_waiting", "gauge", "Match analyses queued "
                                    "or running.", [({}, await self.store.analyses_waiting())]))
         return exposition(families)
+
+    def _redis_bus(self, deliver: Deliver) -> RedisBus:
+        """The bus between nodes (kept to start, count and close it), delivering here with
+        `deliver`; when it (re)connects, the lobby asks the other nodes for their users."""
+        assert self.config.bus_url is not None
+
+        async def rejoined() -> None:
+            assert self.lobby is not None
+            self.lobby.rejoined()
+        self.bus = RedisBus(self.config.bus_url, self.config.node_id, deliver, rejoined,
+                            prefix=self.config.bus_prefix)
+        return self.bus
+
+    async def _decide_expired(self, situation: Situation) -> Decision:
+        """An expired turn is played as the best bot would play it, or by our rules of
+        thumb (without bots, or before they are made)."""
+        if self.bots is None:
+            return await rules_of_thumb(situation)
+        return await self.bots.decide(situation, level=EXPERT)
 
     def _wake_analyses(self) -> None:
         if self.analysis_queue is not None:

@@ -2,7 +2,7 @@
 
 1. Every code reference in docs/*.md and README.md resolves. A reference is an inline code span
    (`...`, outside fenced blocks) that starts with a dotted name or a path, optionally followed
-   by call arguments, an index or ` -> type` (`match_play.act`, `Match.roll(player)`,
+   by call arguments, an index or ` -> type` (`Matches.act`, `Match.roll(player)`,
    `lobby/play/turn_clock.py`, `net/websocket.text_frame`). Which ones are checked:
    - a path with a `/` whose first part is `fibs_server`, `tests`, `bench`, `docs` or a
      subpackage of fibs_server (`lobby/play/match_play.py`: under fibs_server/) must be a file or
@@ -236,8 +236,9 @@ def references() -> list[tuple[str, str]]:
 
 def test_the_rule_finds_references():
     targets = {target for _, target in references()}
-    assert {"match_play.act", "lobby/play/match_play.py", "Lobby.dispatch"} <= targets
-    assert problem("match_play.act") is None
+    assert {"Matches.act", "lobby/play/match_play.py", "Lobby.dispatch"} <= targets
+    assert problem("Matches.act") is None
+    assert problem("match_play.Matches.act") is None
     assert problem("match_play.no_such_function") is not None
     assert problem("Lobby.no_such_method") is not None
     assert problem("lobby/no_such_module.py") is not None

@@ -32,6 +32,7 @@ from fibs_server.lobby.nodes.bus import (
     Absence,
     ArrangedLetter,
     Bus,
+    Deliver,
     Letter,
     LocalBus,
     Moderated,
@@ -45,8 +46,9 @@ from fibs_server.lobby.nodes.bus import (
     notice,
 )
 from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
+from fibs_server.lobby.play.match_play import Matches, MatchTimers, untimed
 from fibs_server.lobby.play.match_table import MatchTable
-from fibs_server.lobby.play.running_match import Invitation, MatchTimer, RunningMatch
+from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.play.seats import Seats, SeatSession
 from fibs_server.lobby.play.tables import CodeGuesses
 from fibs_server.lobby.ports.accounts import (
@@ -108,14 +110,20 @@ class LobbyConfig:
 class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
                  config: LobbyConfig, tables: Iterable[CommandTable], *,
-                 chat_records: ChatRecords) -> None:
+                 chat_records: ChatRecords,
+                 match_clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
+                 match_finished: Callable[[int], None] = lambda match_id: None,
+                 analyses: AnalysisRecords | None = None,
+                 arranged: Callable[[Lobby, ArrangedLetter], None] = lambda lobby, letter: None,
+                 bus: Callable[[Deliver], Bus] = LocalBus,
+                 ) -> None:
         self.accounts = AccountsWithVisitors(accounts)
         # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
         self.gatekeeper = Gatekeeper(accounts, hasher, config.abuse_limits, config.clock.time,
                                      config.shared_counts)
         self.held = HeldSessions(config.clock, config.reconnect_seconds,
                                  self.gatekeeper.session_tokens)
-        self.matches = matches
+        self.match_store = matches
         self.chat_records = chat_records
         self.config = config
         self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
@@ -135,8 +143,10 @@ class Lobby:
             self.add_commands(table)
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
-        # What handlers tell other users goes through here (`tell`, `tell_all`).
-        self.bus: Bus = LocalBus(self.deliver)
+        # What handlers tell other users goes through here (`tell`, `tell_all`): made with
+        # what delivers the letters it brings here (`bus`: this node's own, or one between
+        # nodes, net/redis_bus.py).
+        self.bus: Bus = bus(self.deliver)
         self.directory = Directory()  # the other nodes' users (none without a bus to them)
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
         self.seats = Seats(self)  # players at matches across nodes (lobby/play/seats.py)
@@ -146,22 +156,20 @@ class Lobby:
         self.most_online = 0
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed,
-                                      withdrawn=self._invitation_withdrawn, tell=self.tell)
-        self.match_table.watching_changed = self.seats.watching_changed
+                                      withdrawn=self._invitation_withdrawn, tell=self.tell,
+                                      watching_changed=self.seats.watching_changed)
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
-        # The clock of a new or resumed match, None if untimed: lobby/play/turn_clock.py's, wired by
-        # the app (a lobby without it plays every match untimed).
-        self.match_timers: Callable[[RunningMatch], MatchTimer | None] = lambda running: None
-        # Told the id of each stored match that finished (the analysis queue, wired by the app:
-        # the store queued the match already, in the transaction that finished it).
-        self.match_finished: Callable[[int], None] = lambda match_id: None
-        # What carries out a match arranged by another node (lobby/play/arranged_matches.py, which
-        # sets it: it starts matches, which this module may not import).
-        self.arranged: Callable[[ArrangedLetter], None] = lambda letter: None
-        # The stored match analyses (`history` marks the analysed matches), wired by the app.
-        self.analyses: AnalysisRecords | None = None
+        # Every running match's life (lobby/play/match_play.py); `match_clocks` makes the clock
+        # of each (a lobby without them plays every match untimed).
+        self.matches = Matches(self.match_table, matches, self, config, clocks=match_clocks,
+                               finished=match_finished)
+        # What carries out a match arranged by another node (`arranged_matches.receive`,
+        # given by the app: it starts matches through this lobby).
+        self._arranged = arranged
+        # The stored match analyses (`history` marks the analysed matches).
+        self.analyses = analyses
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
         # (`whois`), set by the bots as they log in.
         self.bot_strengths: dict[str, tuple[float, float, str]] = {}
@@ -433,7 +441,7 @@ class Lobby:
         table.withdraw(name)
         table.open_tables.close(name)  # its creator left before anyone sat
         told: set[Session] = set()  # who heard of the logout already, in other words
-        for hook in self.logout_hooks:  # the running match is parted (match_play.part)
+        for hook in self.logout_hooks:  # the running match is parted (Matches.part)
             told.update(await hook(self, session, departure))
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
@@ -499,7 +507,7 @@ class Lobby:
         is already stored), its players and watchers are told so, everyone else is told the
         server is going down, and every connection is closed."""
         told: set[Session] = set()
-        for hook in self.shutdown_hooks:  # running matches are parted (match_play.part)
+        for hook in self.shutdown_hooks:  # running matches are parted (Matches.part)
             told.update(await hook(self))
         for session in self.sessions_online():
             if session not in told:
@@ -534,7 +542,7 @@ class Lobby:
             return
         if isinstance(letter, ArrangedLetter):
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
-                self.arranged(letter)
+                self._arranged(self, letter)
             return
         if isinstance(letter, Moderated):
             if letter.node != self.config.node_id:

@@ -421,7 +421,7 @@ async def public_match(request: web.Request) -> MatchRecord:
     login, so an unrated match is its players', over telnet only), else 404."""
     lobby = request.app[FRONT].lobby
     typed = request.match_info["match_id"]
-    record = (await lobby.matches.match_by_id(int(typed))
+    record = (await lobby.match_store.match_by_id(int(typed))
               if typed.isdigit() and int(typed) <= LARGEST_ID else None)
     if record is None or not readable(record, ""):
         raise api_error(web.HTTPNotFound, NO_SUCH_MATCH)
@@ -438,7 +438,7 @@ async def rating_history(request: web.Request) -> web.Response:
     account = await lobby.accounts.find_account(request.query.get("name", ""))
     if account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
-    changes = await lobby.matches.rating_history(account.name, RATING_HISTORY_MATCHES)
+    changes = await lobby.match_store.rating_history(account.name, RATING_HISTORY_MATCHES)
     return web.json_response({"name": account.name, "rating": account.rating,
                               "changes": [dataclasses.asdict(c) for c in changes]})
 
@@ -496,7 +496,7 @@ async def player(request: web.Request) -> web.Response:
     account = await lobby.accounts.find_account(request.match_info["name"])
     if account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
-    played, won = await lobby.matches.rated_match_counts(account.name)
+    played, won = await lobby.match_store.rated_match_counts(account.name)
     return web.json_response({
         "name": account.name, "rating": account.rating, "experience": account.experience,
         "online": account.name.lower() in lobby.online,
@@ -514,7 +514,7 @@ async def player_matches(request: web.Request) -> web.Response:
     account = await lobby.accounts.find_account(request.match_info["name"])
     if account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
-    matches = await lobby.matches.rated_matches(account.name, before, limit)
+    matches = await lobby.match_store.rated_matches(account.name, before, limit)
     analysed = (await lobby.analyses.analysed_among([m.match_id for m in matches])
                 if lobby.analyses is not None else set())
     rows = []
@@ -542,9 +542,9 @@ async def dice(request: web.Request) -> web.Response:
     account = None if name is None else await lobby.accounts.find_account(name)
     if name is not None and account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
-    server = dice_statistics(await lobby.matches.roll_tally(None))
+    server = dice_statistics(await lobby.match_store.roll_tally(None))
     own = (None if account is None
-           else dice_statistics(await lobby.matches.roll_tally(account.name)))
+           else dice_statistics(await lobby.match_store.roll_tally(account.name)))
     return web.json_response({"server": server, "name": None if account is None
                               else account.name, "player": own})
 

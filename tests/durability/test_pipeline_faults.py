@@ -7,7 +7,6 @@ import json
 import re
 import time
 
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.running_match import RunningMatch
 from fibs_server.lobby.play.turn_clock import RETRY_SECONDS
 from tests.durability.test_store_failures import failing_updates
@@ -119,14 +118,14 @@ async def test_an_abandonment_forfeit_that_cannot_be_stored_changes_nothing(harn
     lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
     before = await harness.server.store.running_match("alice", "bob")
     with failing_updates(harness, "matches"):
-        assert await match_play.close_abandoned(lobby) == 0
+        assert await lobby.matches.close_abandoned() == 0
     after = await harness.server.store.running_match("alice", "bob")
     assert after is not None and after.state == before.state and after.left_by == "alice"
     ratings = [(await lobby.user_named(name))[1].rating for name in ("alice", "bob")]
     assert ratings == [1500.0, 1500.0]  # in memory too
     await bob.expect_lines(WHO_LINE, "6", WHO_LINE, "6")
     await bob.expect_silence()
-    assert await match_play.close_abandoned(lobby) == 1  # the next check does it
+    assert await lobby.matches.close_abandoned() == 1  # the next check does it
     record = await harness.server.store.match_by_id(before.match_id)
     assert record.finished and record.winner == "bob"
 

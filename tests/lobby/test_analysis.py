@@ -13,7 +13,6 @@ from fibs_server.bots.pool import analyse_stored
 from fibs_server.lobby.commands import analysis_commands, archive_commands
 from fibs_server.lobby.limits.read_limits import HeavyReadLimits
 from fibs_server.lobby.limits.throttle import AbuseLimits
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.ports.analysis_records import QueueLimits, Status
 from fibs_server.lobby.services import analysis_queue
 from fibs_server.lobby.services.analysis_queue import AnalysisConfig, AnalysisQueue
@@ -54,11 +53,11 @@ async def analysing_lobby(tmp_path, compute=in_a_thread, limits=LIMITS, queue_fi
 
 
 async def play_out(lobby, first, second, unrated=None, seed=1) -> int:
-    await match_play.start_match(lobby, first, second, 1, unrated=unrated)
+    await lobby.matches.start_match(first, second, 1, unrated=unrated)
     running = lobby.match_table.match_of(first)
     rng = random.Random(seed)
     while not running.match.is_over:
-        await match_play.act(lobby, first, randomly(rng))
+        await lobby.matches.act(first, randomly(rng))
     return running.match_id
 
 
@@ -129,7 +128,7 @@ async def test_who_may_ask_and_read(tmp_path):
     carol, carol_out = await logged_in(lobby, "carol", ready=True)
     unrated = await play_out(lobby, alice, bob, unrated="asked")
     rated = await play_out(lobby, alice, bob, seed=2)
-    await match_play.start_match(lobby, alice, bob, 3)  # running: not analysable
+    await lobby.matches.start_match(alice, bob, 3)  # running: not analysable
     running = lobby.match_table.match_of(alice).match_id
     # More than a burst of heavy reads (paced: the next test).
     lobby.heavy_reads = HeavyReadLimits(AbuseLimits(heavy_read_burst=100))
@@ -208,7 +207,7 @@ async def test_a_restart_loses_no_request_and_takes_up_the_one_running(tmp_path)
 
     again = await SqlStore.open(url.replace("sqlite+pysqlite", "sqlite"))
     try:
-        lobby.matches = again
+        lobby.match_store = again
         restarted = AnalysisQueue(lobby, again, in_a_thread, queue.config)
         assert await again.requeue_running_analyses() == 1
         assert await restarted.run_one() and await restarted.run_one()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 from fibs_server.app import FibsServer, ServerConfig
-from fibs_server.lobby.play import match_play
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules.dice import VerifiableDice, drawn_pairs, first_wrong_pair
 from fibs_server.rules.match import Phase
@@ -41,10 +40,10 @@ async def test_a_saved_and_resumed_match_goes_on_with_the_same_dice_stream(tmp_p
     lobby.config.new_dice = lambda: VerifiableDice(SEED)
     alice, _ = await logged_in(lobby, "alice", ready=True)
     bob, _ = await logged_in(lobby, "bob", ready=True)
-    await match_play.start_match(lobby, alice, bob, 5)
+    await lobby.matches.start_match(alice, bob, 5)
     rng = random.Random(5)
     for _ in range(60):
-        await match_play.act(lobby, alice, randomly(rng))
+        await lobby.matches.act(alice, randomly(rng))
     drawn = lobby.match_table.match_of(alice).match.dice_source.drawn
     await lobby.log_out(alice, Departure.DROPPED)
     saved = await store.running_match("alice", "bob")
@@ -53,12 +52,12 @@ async def test_a_saved_and_resumed_match_goes_on_with_the_same_dice_stream(tmp_p
     alice = lobby.connect(RecordingConnection())
     alice.prompts = False
     await lobby.log_in(alice, await store.find_account("alice"))
-    await match_play.resume_match(lobby, alice, bob)
+    await lobby.matches.resume_match(alice, bob)
     running = lobby.match_table.match_of(alice)
     assert running.match.dice_source.drawn == drawn
     assert (await store.running_match("alice", "bob")).left_by is None  # both are back
     while not running.match.is_over:
-        await match_play.act(lobby, alice, randomly(rng))
+        await lobby.matches.act(alice, randomly(rng))
     await assert_every_roll_recomputes(store, "alice")
     await store.close()
 
@@ -69,7 +68,7 @@ async def test_undo_against_a_bot_brings_the_same_dice_and_the_record_still_veri
     alice, _ = await logged_in(lobby, "alice", ready=True)
     robot, _ = await logged_in(lobby, "robot", double=False)  # rolled for after alice's move
     robot.is_bot = True
-    await match_play.start_match(lobby, alice, robot, 1)
+    await lobby.matches.start_match(alice, robot, 1)
     running = lobby.match_table.match_of(alice)
     rng = random.Random(8)
     undone = 0
@@ -78,15 +77,15 @@ async def test_undo_against_a_bot_brings_the_same_dice_and_the_record_still_veri
         if actor is alice and running.match.phase is Phase.MOVE and undone < 5:
             # The same move again after an undo: the same rolls follow it.
             drawn = running.match.dice_source.drawn
-            await match_play.act(lobby, alice, first_legal_play)
+            await lobby.matches.act(alice, first_legal_play)
             after = running.match.to_dict()["history"]
             assert running.match.is_over or running.match.dice_source.drawn > drawn
-            await match_play.undo(lobby, alice)
-            await match_play.act(lobby, alice, first_legal_play)
+            await lobby.matches.undo(alice)
+            await lobby.matches.act(alice, first_legal_play)
             assert running.match.to_dict()["history"] == after
             undone += 1
             continue
-        await match_play.act(lobby, actor, randomly(rng))
+        await lobby.matches.act(actor, randomly(rng))
     assert undone == 5
     await assert_every_roll_recomputes(store, "alice")
     await store.close()
@@ -97,7 +96,7 @@ async def test_a_failed_store_rewinds_the_dice_so_the_rolls_stay_in_order(tmp_pa
     lobby.config.new_dice = lambda: VerifiableDice(SEED)
     alice, _ = await logged_in(lobby, "alice", ready=True)
     bob, _ = await logged_in(lobby, "bob", ready=True)
-    await match_play.start_match(lobby, alice, bob, 1)
+    await lobby.matches.start_match(alice, bob, 1)
     running = lobby.match_table.match_of(alice)
     rng = random.Random(2)
     save = store.save_match_state
@@ -111,7 +110,7 @@ async def test_a_failed_store_rewinds_the_dice_so_the_rolls_stay_in_order(tmp_pa
         await save(match_id, state, dice, epoch=epoch)
     monkeypatch.setattr(store, "save_match_state", sometimes_failing_save)
     while not running.match.is_over:
-        await match_play.act(lobby, alice, randomly(rng))
+        await lobby.matches.act(alice, randomly(rng))
     assert failures > 3
     await assert_every_roll_recomputes(store, "alice")
     await store.close()

@@ -11,7 +11,6 @@ import pytest
 from fibs_server.lobby.commands import game_commands, user_commands
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import texts
 from fibs_server.protocol.wording import game_texts
@@ -51,7 +50,7 @@ async def two_nodes(tmp_path):
     stores = [await SqlStore.open(url) for _ in range(2)]
     a, b = node_on(stores[0], (3, 1), (6, 5)), node_on(stores[1], (6, 5), (2, 2))
     users = {name: await logged_in(a, name, ready=True) for name in ("alice", "bob")}
-    await match_play.start_match(a, users["alice"][0], users["bob"][0], 1)
+    await a.matches.start_match(users["alice"][0], users["bob"][0], 1)
     for _, connection in users.values():
         connection.lines()
     yield a, b, users
@@ -60,7 +59,7 @@ async def two_nodes(tmp_path):
 
 
 async def stored_state(lobby: Lobby) -> dict:
-    record = await lobby.matches.running_match("alice", "bob")
+    record = await lobby.match_store.running_match("alice", "bob")
     assert record is not None
     return record.state
 
@@ -78,17 +77,17 @@ async def test_a_match_resumed_on_another_node_is_stored_no_more_by_the_first(tw
     # alice and bob come back on node B, and resume their match there: B claims it.
     alice_b, _ = await back_on(b, "alice")
     bob_b, _ = await back_on(b, "bob")
-    await match_play.resume_match(b, alice_b, bob_b)
+    await b.matches.resume_match(alice_b, bob_b)
     on_b = b.match_table.match_of(alice_b)
     assert on_b is not None and on_b.owner_epoch == on_a.owner_epoch + 1
-    await match_play.act(b, alice_b, move("8-5 6-5"))
+    await b.matches.act(alice_b, move("8-5 6-5"))
     assert on_b.match.phase is Phase.MOVE and on_b.match.turn == 1  # bob rolled 6-5 on B
     stored_by_b = await stored_state(b)
     assert stored_by_b == as_json(on_b.match.to_dict())
 
     # Node A still runs its copy; alice's move there is refused and the match stops there.
     before = on_a.match.to_dict()
-    await match_play.act(a, alice, move("8-5 6-5"))
+    await a.matches.act(alice, move("8-5 6-5"))
     assert on_a.match.to_dict() == before  # the snapshot, restored
     goes_on = texts.match_goes_on_elsewhere
     assert alice_hears.lines() == [texts.NOT_STORED, goes_on("bob")]
@@ -98,20 +97,20 @@ async def test_a_match_resumed_on_another_node_is_stored_no_more_by_the_first(tw
     assert await stored_state(a) == stored_by_b
 
     # B goes on storing; on A there is nothing left to act on.
-    await match_play.act(b, bob_b, move("1-7 7-12"))
+    await b.matches.act(bob_b, move("1-7 7-12"))
     assert await stored_state(b) == as_json(on_b.match.to_dict())
-    await match_play.act(a, alice, move("8-5 6-5"))
+    await a.matches.act(alice, move("8-5 6-5"))
     assert alice_hears.lines() == [game_texts.NOT_PLAYING]
 
 
 async def test_a_stale_node_leaving_the_match_marks_nothing(two_nodes):
     a, b, users = two_nodes
     alice, alice_hears = users["alice"]
-    await match_play.resume_match(b, *[(await back_on(b, name))[0] for name in ("alice", "bob")])
-    await match_play.leave(a, alice)
+    await b.matches.resume_match(*[(await back_on(b, name))[0] for name in ("alice", "bob")])
+    await a.matches.leave(alice)
     assert alice_hears.lines() == ["** You terminated the game. The game was saved."]
     assert a.match_table.match_of(alice) is None
-    record = await b.matches.running_match("alice", "bob")
+    record = await b.match_store.running_match("alice", "bob")
     assert record is not None and record.left_by is None  # B's players play it
 
 
@@ -120,9 +119,9 @@ async def test_a_node_resuming_a_match_runs_the_last_state_any_node_stored(two_n
     runs on the new one."""
     a, b, users = two_nodes
     alice = users["alice"][0]
-    await match_play.act(a, alice, move("8-5 6-5"))  # stored by A, bob rolls from A's script
+    await a.matches.act(alice, move("8-5 6-5"))  # stored by A, bob rolls from A's script
     stored_by_a = await stored_state(a)
-    await match_play.resume_match(b, *[(await back_on(b, name))[0] for name in ("alice", "bob")])
+    await b.matches.resume_match(*[(await back_on(b, name))[0] for name in ("alice", "bob")])
     on_b = b.match_table.match_of(b.online["alice"])
     assert on_b is not None and as_json(on_b.match.to_dict()) == stored_by_a
 
@@ -131,17 +130,17 @@ async def test_an_abandonment_check_closes_no_match_claimed_since_it_read_it(two
     """Node A's check reads a match idle for long; node B claims it (its players resume it)
     before A closes it: A's close changes nothing."""
     a, b, users = two_nodes
-    await match_play.leave(a, users["bob"][0])  # saved, left by bob
+    await a.matches.leave(users["bob"][0])  # saved, left by bob
     a.config.abandon_after = 0.0
     a.config.wall_clock = lambda: 2e9  # long after every update
-    read_idle = a.matches.idle_matches
+    read_idle = a.match_store.idle_matches
 
     async def resumed_on_b_meanwhile(before: int) -> list:
         records = await read_idle(before)
         for record in records:
-            await b.matches.claim_match(record.match_id)
+            await b.match_store.claim_match(record.match_id)
         return records
-    a.matches.idle_matches = resumed_on_b_meanwhile  # type: ignore[method-assign]
-    assert await match_play.close_abandoned(a) == 0
-    record = await b.matches.running_match("alice", "bob")
+    a.match_store.idle_matches = resumed_on_b_meanwhile  # type: ignore[method-assign]
+    assert await a.matches.close_abandoned() == 0
+    record = await b.match_store.running_match("alice", "bob")
     assert record is not None and not record.finished and not record.abandoned

@@ -6,7 +6,6 @@ import json
 import pytest
 
 from fibs_server.lobby.commands import game_commands
-from fibs_server.lobby.play import match_play
 from fibs_server.protocol import texts
 from fibs_server.rules.board.notation import parse_move
 from fibs_server.rules.events import WinKind
@@ -23,7 +22,7 @@ async def table(tmp_path):
              (("alice", {"ready": True}), ("bob", {"ready": True}), ("carol", {}))}
     (alice, _), (bob, _), (carol, _) = users["alice"], users["bob"], users["carol"]
     lobby.match_table.set_watching(carol, alice)
-    await match_play.start_match(lobby, alice, bob, 1)
+    await lobby.matches.start_match(alice, bob, 1)
     for _, connection in users.values():
         connection.lines()
     yield lobby, store, users
@@ -48,7 +47,7 @@ async def test_an_action_is_stored_before_anyone_is_told(table):
     (alice, alice_out), (bob, bob_out), (_, carol_out) = (users[n] for n in ("alice", "bob",
                                                                             "carol"))
     running = lobby.match_table.match_of(alice)
-    await match_play.act(lobby, alice, move("8-5 6-5"))
+    await lobby.matches.act(alice, move("8-5 6-5"))
     # bob has no `double` toggle on: the server rolls for him (6-5) and asks for his move.
     assert await is_stored(store, running)
     assert running.match.phase is Phase.MOVE and running.match.turn == 1
@@ -62,7 +61,7 @@ async def test_an_action_is_stored_before_anyone_is_told(table):
 async def test_the_servers_own_rolls_and_prompts_follow_the_action(table):
     lobby, _, users = table
     alice, (_, bob_out) = users["alice"][0], users["bob"]
-    await match_play.act(lobby, alice, move("8-5 6-5"))
+    await lobby.matches.act(alice, move("8-5 6-5"))
     lines = bob_out.lines()
     assert lines[lines.index("alice moves 8-5 6-5 .") + 2:] == [
         "You roll 6 and 5.", "Please move 2 pieces."]
@@ -73,7 +72,7 @@ async def test_a_refused_action_changes_nothing_and_tells_only_the_actor(table):
     (alice, _), (bob, bob_out), (_, alice_out) = users["alice"], users["bob"], users["alice"]
     running = lobby.match_table.match_of(alice)
     before = running.match.to_dict()
-    await match_play.act(lobby, bob, lambda match, player: match.roll(player))
+    await lobby.matches.act(bob, lambda match, player: match.roll(player))
     assert running.match.to_dict() == before
     assert bob_out.lines() == ["** It's not your turn to roll the dice."]
     assert alice_out.lines() == []
@@ -88,7 +87,7 @@ async def test_a_failed_store_undoes_the_action_and_tells_only_the_actor(table, 
     async def failing_save(match_id, state):
         raise OSError("disk full")
     monkeypatch.setattr(store, "save_match_state", failing_save)
-    await match_play.act(lobby, alice, move("8-5 6-5"))
+    await lobby.matches.act(alice, move("8-5 6-5"))
     assert running.match.to_dict() == before
     assert alice_out.lines() == [texts.NOT_STORED]
     assert bob_out.lines() == []
@@ -99,8 +98,8 @@ async def test_the_end_of_a_rated_match_returns_its_rating_and_reports_it(table)
     (alice, alice_out), (bob, bob_out), (_, carol_out) = (users[n] for n in ("alice", "bob",
                                                                             "carol"))
     alice.account.toggles["ratings"] = True
-    await match_play.act(lobby, alice, lambda match, player: match.resign(player, WinKind.SINGLE))
-    await match_play.act(lobby, bob, lambda match, player: match.accept(player))
+    await lobby.matches.act(alice, lambda match, player: match.resign(player, WinKind.SINGLE))
+    await lobby.matches.act(bob, lambda match, player: match.accept(player))
     assert lobby.match_table.match_of(alice) is None and not lobby.match_table.playing
     record = (await store.finished_matches("alice", 1))[0]
     assert record.winner == "bob" and record.state["ratings"]["bob"][1] > 1500
@@ -121,7 +120,7 @@ async def test_leaving_a_match_saves_it_and_parts_the_players(table):
     (alice, alice_out), (bob, bob_out), (_, carol_out) = (users[n] for n in ("alice", "bob",
                                                                             "carol"))
     running = lobby.match_table.match_of(alice)
-    await match_play.leave(lobby, bob)
+    await lobby.matches.leave(bob)
     assert bob_out.lines() == ["** You terminated the game. The game was saved."]
     assert alice_out.lines() == ["** Player bob has left the game. The game was saved."]
     assert carol_out.lines() == ["bob has left the game with alice."]
@@ -133,11 +132,11 @@ async def test_leaving_an_unlimited_match_between_games_ends_it_unrated(tmp_path
     lobby, store = await recording_lobby(tmp_path, (3, 1))
     (alice, alice_out), (bob, bob_out) = [await logged_in(lobby, n, ready=True)
                                           for n in ("alice", "bob")]
-    await match_play.start_match(lobby, alice, bob, None)
-    await match_play.act(lobby, alice, lambda match, player: match.resign(player, WinKind.SINGLE))
-    await match_play.act(lobby, bob, lambda match, player: match.accept(player))
+    await lobby.matches.start_match(alice, bob, None)
+    await lobby.matches.act(alice, lambda match, player: match.resign(player, WinKind.SINGLE))
+    await lobby.matches.act(bob, lambda match, player: match.accept(player))
     alice_out.lines(), bob_out.lines()
-    await match_play.leave(lobby, alice)
+    await lobby.matches.leave(alice)
     assert alice_out.lines() == ["** You terminated the unlimited match."]
     assert bob_out.lines() == ["** Player alice has ended the unlimited match."]
     record = (await store.finished_matches("alice", 1))[0]
@@ -154,8 +153,8 @@ async def test_a_match_invited_unrated_leaves_both_ratings(tmp_path):
     await lobby.dispatch(alice, "invite bob 1 unrated")
     assert "The match is played with: unrated." in bob_out.lines()
     await lobby.dispatch(bob, "join alice")
-    await match_play.act(lobby, alice, lambda match, player: match.resign(player, WinKind.SINGLE))
-    await match_play.act(lobby, bob, lambda match, player: match.accept(player))
+    await lobby.matches.act(alice, lambda match, player: match.resign(player, WinKind.SINGLE))
+    await lobby.matches.act(bob, lambda match, player: match.accept(player))
     record = (await store.finished_matches("alice", 1))[0]
     assert record.winner == "bob" and "ratings" not in record.state
     assert alice.account.rating == bob.account.rating == 1500
@@ -170,8 +169,8 @@ async def against_a_bot(tmp_path):
     alice, alice_out = await logged_in(lobby, "alice", ready=True)
     robot, _ = await logged_in(lobby, "robot")
     robot.is_bot = True
-    await match_play.start_match(lobby, alice, robot, 3)
-    await match_play.act(lobby, robot, lambda match, player: match.move(
+    await lobby.matches.start_match(alice, robot, 3)
+    await lobby.matches.act(robot, lambda match, player: match.move(
         player, match.legal_plays()[0]))
     running = lobby.match_table.match_of(alice)
     assert running.match.phase is Phase.ROLL_OR_DOUBLE and running.match.turn == 0
@@ -184,30 +183,30 @@ async def test_undo_takes_back_a_double_and_the_take_after_it_and_the_dice_come_
         against_a_bot):
     lobby, running, (alice, alice_out), robot = against_a_bot
     before = running.match.to_dict()
-    await match_play.act(lobby, alice, lambda match, player: match.double(player))
-    await match_play.act(lobby, robot, lambda match, player: match.accept(player))
+    await lobby.matches.act(alice, lambda match, player: match.double(player))
+    await lobby.matches.act(robot, lambda match, player: match.accept(player))
     assert running.match.cube == 2 and running.match.dice == (6, 5)  # alice rolled after
-    await match_play.undo(lobby, alice)
+    await lobby.matches.undo(alice)
     assert running.match.to_dict() == before and running.unrated == "undo"
-    await match_play.act(lobby, alice, lambda match, player: match.roll(player))
+    await lobby.matches.act(alice, lambda match, player: match.roll(player))
     assert running.match.dice == (6, 5)  # the same dice again
 
 
 async def test_undo_takes_back_a_take_and_a_move(against_a_bot):
     lobby, running, (alice, alice_out), robot = against_a_bot
-    await match_play.act(lobby, alice, lambda match, player: match.roll(player))
-    await match_play.act(lobby, alice, lambda match, player: match.move(
+    await lobby.matches.act(alice, lambda match, player: match.roll(player))
+    await lobby.matches.act(alice, lambda match, player: match.move(
         player, match.legal_plays()[0]))
-    await match_play.act(lobby, robot, lambda match, player: match.double(player))
+    await lobby.matches.act(robot, lambda match, player: match.double(player))
     offered = running.match.to_dict()
-    await match_play.act(lobby, alice, lambda match, player: match.accept(player))
+    await lobby.matches.act(alice, lambda match, player: match.accept(player))
     bot_roll = running.match.dice
-    await match_play.undo(lobby, alice)  # the take
+    await lobby.matches.undo(alice)  # the take
     assert running.match.to_dict() == offered
-    await match_play.act(lobby, alice, lambda match, player: match.accept(player))
+    await lobby.matches.act(alice, lambda match, player: match.accept(player))
     assert running.match.dice == bot_roll
-    await match_play.undo(lobby, alice)
-    await match_play.undo(lobby, alice)  # and the move before it: alice's roll is back
+    await lobby.matches.undo(alice)
+    await lobby.matches.undo(alice)  # and the move before it: alice's roll is back
     assert running.match.phase is Phase.MOVE and running.match.dice == (6, 5)
     told = alice_out.lines()
     assert told[-3] == texts.UNDONE and told[-1] == "Please move 2 pieces."
@@ -216,19 +215,19 @@ async def test_undo_takes_back_a_take_and_a_move(against_a_bot):
 async def test_undo_is_refused_outside_a_match_against_a_bot(table):
     lobby, _, users = table
     alice, alice_out = users["alice"]
-    await match_play.undo(lobby, alice)
+    await lobby.matches.undo(alice)
     assert alice_out.lines() == [texts.UNDO_ONLY_AGAINST_BOTS]
 
 
 async def test_an_undo_the_store_refuses_changes_nothing(against_a_bot, monkeypatch):
     lobby, running, (alice, alice_out), robot = against_a_bot
-    await match_play.act(lobby, alice, lambda match, player: match.roll(player))
+    await lobby.matches.act(alice, lambda match, player: match.roll(player))
     rolled = running.match.to_dict()
     alice_out.lines()
 
     async def failing_save(match_id, state):
         raise OSError("disk full")
-    monkeypatch.setattr(lobby.matches, "save_match_state", failing_save)
-    await match_play.undo(lobby, alice)
+    monkeypatch.setattr(lobby.match_store, "save_match_state", failing_save)
+    await lobby.matches.undo(alice)
     assert running.match.to_dict() == rolled and running.unrated is None
     assert alice_out.lines() == [texts.NOT_STORED] and len(running.undo_points) == 1

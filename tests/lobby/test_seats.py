@@ -113,7 +113,7 @@ async def test_a_match_across_nodes_is_heard_as_on_one_node(tmp_path):
     assert bob_heard[-1] == "** You're not playing."  # at home, once the match was over
     # The match ran on a: stored there, the seat gone with it, bob free again on b.
     assert not a.seats.here and b.online["bob"].seated_elsewhere is None
-    [record] = await a.matches.finished_matches("bob", 1)
+    [record] = await a.match_store.finished_matches("bob", 1)
     assert (record.player_a, record.winner) == ("alice", "alice")
 
 
@@ -169,7 +169,7 @@ async def test_leaving_and_logging_out_end_the_seat_and_save_the_match(tmp_path)
     await settled(a, b)
     assert "bob drops connection. The game was saved." in alice_hears.lines()
     assert not a.seats.here and a.match_table.match_of(alice) is None
-    assert await a.matches.running_match("alice", "bob") is not None
+    assert await a.match_store.running_match("alice", "bob") is not None
 
 
 async def test_a_join_the_host_refuses_is_answered_and_frees_the_joiner(tmp_path):
@@ -217,7 +217,7 @@ async def test_a_killed_hosts_player_back_on_another_node_resumes_with_a_player_
     wire, a, b, alice, _, bob, bob_hears = await nodes_with_a_match(tmp_path)
     running = a.match_table.match_of(alice)
     assert running is not None
-    stored = (await a.matches.running_match("alice", "bob")).state  # type: ignore[union-attr]
+    stored = (await a.match_store.running_match("alice", "bob")).state  # type: ignore[union-attr]
     del wire.nodes["a"]  # killed: b hears nothing more from it
     b.config.clock = clock = AlarmClock()
     # alice reconnects to b before b misses node a: b asks a to hand her match over, and a

@@ -49,7 +49,7 @@ async def play_to_the_end(lobby, sessions, rng: random.Random) -> None:
             if situation is None:
                 continue
             decision = decide(situation, BEGINNER, rng)
-            assert await match_play.act(lobby, session, decision.apply)
+            assert await lobby.matches.act(session, decision.apply)
             acted = True
             break
         assert acted, f"nobody acts in phase {running.match.phase}"
@@ -94,7 +94,7 @@ async def test_a_whole_match_in_typed_messages_beside_fibs_lines(tmp_path):
     over = [m for m in alice_told if m["type"] == "match_over"]
     assert len(over) == 1 and over[0]["ratings"] is not None
     # The finished match's number in the archive: its review's.
-    (record,) = await lobby.matches.finished_matches("alice", 1)
+    (record,) = await lobby.match_store.finished_matches("alice", 1)
     assert over[0]["match_id"] == record.match_id
     assert boards[-1]["phase"] in ("match_over", "between_games")
 
@@ -117,7 +117,7 @@ async def test_the_board_command_and_a_takeover_send_the_board_as_a_message_too(
     lobby, store = await recording_lobby(tmp_path, (3, 1), (6, 5), (2, 2))
     alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
     bob, _ = await logged_in(lobby, "bob", ready=True)
-    await match_play.start_match(lobby, alice, bob, 1)
+    await lobby.matches.start_match(alice, bob, 1)
     split(alice_out)
     await lobby.dispatch(alice, "board")
     lines, messages = split(alice_out)
@@ -289,8 +289,8 @@ async def test_a_match_told_in_messages_from_the_invitation_to_its_saved_matches
             {"opponent": "bob", "length": 5, "score": {"player": 0, "opponent": 0},
              "online": False}]}]
     # bob's grace period is over (a timed match's): he forfeits it, and it is saved no more.
-    assert await match_play.forfeit_saved(lobby, running.match_id, running.names,
-                                          running.names.index("bob"), [])
+    assert await lobby.matches.forfeit_saved(running.match_id, running.names,
+                                             running.names.index("bob"), [])
     _, alice_told = split(alice_out)
     assert alice_told[-1] == {"type": "saved_matches", "matches": []}
 
@@ -303,7 +303,7 @@ async def test_a_login_tells_the_page_who_it_is_and_its_saved_matches(tmp_path):
     lobby, store = await recording_lobby(tmp_path, *[(6, 5), (3, 1)] * 20)
     alice, _ = await logged_in(lobby, "alice", ready=True)
     bob, _ = await logged_in(lobby, "bob", ready=True)
-    await match_play.start_match(lobby, alice, bob, 3)
+    await lobby.matches.start_match(alice, bob, 3)
     await lobby.log_out(alice, Departure.LOGGED_OUT)
 
     account = await lobby.accounts.find_account("alice")

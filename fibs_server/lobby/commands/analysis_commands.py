@@ -18,7 +18,7 @@ from fibs_server.protocol.wording import analysis_texts
 async def readable_match(lobby: Lobby, session: Session, typed: str) -> MatchRecord | None:
     """The finished match `typed` names if the session may read its analysis; else None,
     the refusal sent."""
-    record = (await lobby.matches.match_by_id(int(typed))
+    record = (await lobby.match_store.match_by_id(int(typed))
               if typed.isdigit() and int(typed) <= LARGEST_ID else None)
     if record is None or not record.finished:
         session.send_line(analysis_texts.no_finished_match(typed))

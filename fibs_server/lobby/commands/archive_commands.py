@@ -89,7 +89,7 @@ async def oldmoves(lobby: Lobby, session: Session, command: Command) -> None:
         if finished > 0:
             session.send_lines(match_views.move_list(match, running.names, finished - 1))
             return
-    records = await lobby.matches.finished_matches(session.name, 1)
+    records = await lobby.match_store.finished_matches(session.name, 1)
     if not records:
         session.send_line(info.NO_PREVIOUS_GAME)
         return
@@ -115,7 +115,7 @@ async def history(lobby: Lobby, session: Session, command: Command) -> None:
             session.send_line(info.no_information(command.args[0]))
             return
         name = account.name
-    records = await lobby.matches.finished_matches(name, HISTORY_ROWS)
+    records = await lobby.match_store.finished_matches(name, HISTORY_ROWS)
     saved, abandoned = await match_counts(lobby, name)
     analysed = (set() if lobby.analyses is None else
                 await lobby.analyses.analysed_among([record.match_id for record in records]))

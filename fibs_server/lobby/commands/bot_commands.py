@@ -4,7 +4,6 @@ from __future__ import annotations
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import MatchLength, parse_length, too_long_for
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.bot_players import BotPlayers
 from fibs_server.protocol import texts
@@ -54,8 +53,8 @@ def command_table(bots: BotPlayers) -> CommandTable:
             elif not claimed:
                 session.send_line(game_texts.TWO_GAMES_AT_ONCE)
             else:
-                await match_play.start_match(
-                    lobby, session, opponent, points,
+                await lobby.matches.start_match(
+                    session, opponent, points,
                     unrated="visitor" if visitor else "asked" if unrated else None)
 
     return table

@@ -87,7 +87,7 @@ async def store_setting(lobby: Lobby, session: Session, key: str, value: str) ->
 async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
     """(saved matches waiting, matches abandoned) of the player `name`: an unfinished match
     being played now is not waiting."""
-    unfinished, abandoned = await lobby.matches.match_counts(name)
+    unfinished, abandoned = await lobby.match_store.match_counts(name)
     online = lobby.online.get(name.lower())
     if online is None:
         return unfinished, abandoned

@@ -8,7 +8,6 @@ import logging
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import LARGEST_ID
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.running_match import RunningMatch
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.lobby.presence.session import Session
@@ -43,7 +42,7 @@ async def fairdice(lobby: Lobby, session: Session, command: Command) -> None:
     if command.args:
         match_id = int(command.args[0])
         # Beyond the column's range PostgreSQL would refuse the query: no such match either.
-        record = await lobby.matches.match_by_id(match_id) if match_id <= LARGEST_ID else None
+        record = await lobby.match_store.match_by_id(match_id) if match_id <= LARGEST_ID else None
         if record is None:
             session.send_line(fair_texts.no_match(command.args[0]))
         else:
@@ -54,7 +53,7 @@ async def fairdice(lobby: Lobby, session: Session, command: Command) -> None:
     if running is not None:
         session.send_lines(_running_dice(running))
         return
-    records = await lobby.matches.finished_matches(session.name, 1)
+    records = await lobby.match_store.finished_matches(session.name, 1)
     if not records:
         session.send_line(fair_texts.NO_FINISHED_MATCH)
         return
@@ -94,7 +93,7 @@ async def salt(lobby: Lobby, session: Session, command: Command) -> None:
     if len(command.args) != 1 or not valid_salt(command.args[0]):
         session.send_line(fair_texts.SALT_USAGE)
         return
-    async with match_play.playing(lobby, session) as running:
+    async with lobby.matches.playing(session) as running:
         if running is None:
             session.send_line(game_texts.NOT_PLAYING)
             return
@@ -109,7 +108,7 @@ async def salt(lobby: Lobby, session: Session, command: Command) -> None:
             return
         before = running.snapshot()
         taken = dice.add_salt(player, command.args[0])
-        stored, _ = await match_play.commit(lobby, running, before, session)
+        stored, _ = await lobby.matches.commit(running, before, session)
         if not stored:
             dice.remove_salt(player)  # the snapshot keeps no salts: they change only here
             return
@@ -120,6 +119,6 @@ async def salt(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("dicetest", pacing=HeavyRead(fair_texts.dicetest_too_often))
 async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
-    server = DiceStatistics.of(await lobby.matches.roll_tally(None))
-    own = DiceStatistics.of(await lobby.matches.roll_tally(session.name))
+    server = DiceStatistics.of(await lobby.match_store.roll_tally(None))
+    own = DiceStatistics.of(await lobby.match_store.roll_tally(session.name))
     session.send_lines(fair_texts.dicetest(session.name, server, own))

@@ -111,7 +111,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     if not target.ready:
         session.send_line(game_texts.refusing_games(target.name))
         return
-    saved = await lobby.matches.running_match(session.name, target.name)
+    saved = await lobby.match_store.running_match(session.name, target.name)
     if len(command.args) < 2:
         if saved is None:
             session.send_line(game_texts.give_a_match_length(target.name))
@@ -173,7 +173,7 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         if lobby.match_table.match_of(session) is None:
             session.send_line(game_texts.JOIN_WHOM)
             return
-        await match_play.act(lobby, session, lambda m, p: m.join(p))
+        await lobby.matches.act(session, lambda m, p: m.join(p))
         return
     inviter = lobby.find_online(command.args[0])
     elsewhere = lobby.directory.get(command.args[0]) if inviter is None else None
@@ -203,12 +203,12 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         return
     lobby.match_table.withdraw(inviter.name, accepted_by=session.name)
     lobby.match_table.withdraw(session.name)
-    await match_play.play_invitation(lobby, invitation, inviter, session)
+    await lobby.matches.play_invitation(invitation, inviter, session)
 
 
 @table.command("roll", short_forms=("r",), forwarded=Forwarding.HOST)
 async def roll(lobby: Lobby, session: Session, command: Command) -> None:
-    await match_play.act(lobby, session, lambda m, p: m.roll(p))
+    await lobby.matches.act(session, lambda m, p: m.roll(p))
 
 
 @table.command("move", short_forms=("m",), forwarded=Forwarding.HOST)
@@ -223,7 +223,7 @@ async def move(lobby: Lobby, session: Session, command: Command) -> None:
         except MoveError as error:
             raise IllegalAction(error.reason, **error.facts) from None
         return match.move(player, chosen)
-    await match_play.act(lobby, session, play)
+    await lobby.matches.act(session, play)
 
 
 @table.command("off", forwarded=Forwarding.HOST)
@@ -236,22 +236,22 @@ async def bear_off(lobby: Lobby, session: Session, command: Command) -> None:
         if chosen is None:
             raise IllegalAction(Refusal.CANNOT_BEAR_OFF)
         return match.move(player, chosen)
-    await match_play.act(lobby, session, play)
+    await lobby.matches.act(session, play)
 
 
 @table.command("double", forwarded=Forwarding.HOST)
 async def double(lobby: Lobby, session: Session, command: Command) -> None:
-    await match_play.act(lobby, session, lambda m, p: m.double(p))
+    await lobby.matches.act(session, lambda m, p: m.double(p))
 
 
 @table.command("accept", forwarded=Forwarding.HOST)
 async def accept(lobby: Lobby, session: Session, command: Command) -> None:
-    await match_play.act(lobby, session, lambda m, p: m.accept(p))
+    await lobby.matches.act(session, lambda m, p: m.accept(p))
 
 
 @table.command("reject", forwarded=Forwarding.HOST)
 async def reject(lobby: Lobby, session: Session, command: Command) -> None:
-    await match_play.act(lobby, session, lambda m, p: m.reject(p))
+    await lobby.matches.act(session, lambda m, p: m.reject(p))
 
 
 @table.command("redouble", forwarded=Forwarding.HOST)
@@ -259,7 +259,7 @@ async def reject(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("raccoon", forwarded=Forwarding.HOST)
 @table.command("otter", forwarded=Forwarding.HOST)
 async def redouble(lobby: Lobby, session: Session, command: Command) -> None:
-    await match_play.act(lobby, session, lambda m, p: m.redouble(p, command.name))
+    await lobby.matches.act(session, lambda m, p: m.redouble(p, command.name))
 
 
 @table.command("resign", short_forms=("res",), forwarded=Forwarding.HOST)
@@ -268,7 +268,7 @@ async def resign(lobby: Lobby, session: Session, command: Command) -> None:
     if kind is None:
         session.send_line(game_texts.RESIGN_USAGE)
         return
-    await match_play.act(lobby, session, lambda m, p: m.resign(p, kind))
+    await lobby.matches.act(session, lambda m, p: m.resign(p, kind))
 
 
 RAW_BOARD_STYLE = 3  # `rawboard`: the `board:` line whatever the boardstyle
@@ -314,24 +314,24 @@ async def pip(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("leave", forwarded=Forwarding.HOST)
 async def leave(lobby: Lobby, session: Session, command: Command) -> None:
-    await match_play.leave(lobby, session)
+    await lobby.matches.leave(session)
 
 
 @table.command("undo", forwarded=Forwarding.HOST)
 async def undo(lobby: Lobby, session: Session, command: Command) -> None:
-    await match_play.undo(lobby, session)
+    await lobby.matches.undo(session)
 
 
 @table.on_logout
 async def part_running_match(lobby: Lobby, session: Session, departure: Departure
                              ) -> list[Session]:
-    """A player who logs out or drops leaves their match saved (`match_play.log_out`)."""
-    return await match_play.log_out(lobby, session, departure)
+    """A player who logs out or drops leaves their match saved (`Matches.log_out`)."""
+    return await lobby.matches.log_out(session, departure)
 
 
 @table.on_shutdown
 async def part_running_matches(lobby: Lobby) -> list[Session]:
-    return await match_play.shut_down(lobby)
+    return await lobby.matches.shut_down()
 
 
 @table.on_login
@@ -347,7 +347,7 @@ async def show_taken_over_match(lobby: Lobby, session: Session) -> None:
 @table.on_login
 async def send_saved_matches(lobby: Lobby, session: Session) -> None:
     """A page's Resume buttons: the saved matches, after the welcome."""
-    await match_play.send_saved_matches(lobby, [session])
+    await lobby.matches.send_saved_matches([session])
 
 
 # --- watching ----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Open tables: `table <n> [rules] [clock] [private]` offers a match to whoever sits first, `sit
 <code>` takes the free seat, `table close`; `show tables` (user_commands, with `common.show_tables`) lists them. A
 match started at a table is a joined invitation of its creator's: the same path, texts,
-boards and CLIP lines (`match_play.play_invitation`)."""
+boards and CLIP lines (`Matches.play_invitation`)."""
 from __future__ import annotations
 
 from fibs_server.lobby.command_table import CommandTable
@@ -12,7 +12,6 @@ from fibs_server.lobby.commands.common import (
     too_long_for,
 )
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.play.tables import OpenTable
 from fibs_server.lobby.presence.session import Session
@@ -97,7 +96,7 @@ async def sit(lobby: Lobby, session: Session, command: Command) -> None:
     if chosen.creator.lower() == session.name.lower():
         session.send_line(table_texts.OWN_TABLE)
         return
-    if await lobby.matches.running_match(chosen.creator, session.name) is not None:
+    if await lobby.match_store.running_match(chosen.creator, session.name) is not None:
         session.send_line(game_texts.saved_match_first(chosen.creator))
         return
     if tables.find(code) is not chosen:  # closed, or taken, while the store answered
@@ -112,8 +111,8 @@ async def sit(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(refusal)
         return
     tables.close(creator.name)
-    await match_play.play_invitation(lobby, Invitation(creator.name, session.name, chosen.length,
-                                            terms=chosen.terms), creator, session)
+    await lobby.matches.play_invitation(Invitation(creator.name, session.name, chosen.length,
+                                                   terms=chosen.terms), creator, session)
 
 
 def _refusal(lobby: Lobby, sitter: Session, creator: Session, chosen: OpenTable) -> str | None:

@@ -17,7 +17,6 @@ from fibs_server.lobby.commands.common import (
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.nodes.directory import RemoteUser
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import clip, commands, info, settings, texts
 from fibs_server.protocol import help as help_texts
@@ -250,11 +249,11 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
     if what == "games":
         session.send_lines(info.games_list(lobby.match_table.running_games()))
     elif what == "saved":
-        session.send_lines(info.saved_matches(await match_play.saved_matches_of(lobby, session)))
+        session.send_lines(info.saved_matches(await lobby.matches.saved_matches_of(session)))
     elif what == "savedcount":
         name = command.args[1] if len(command.args) > 1 else session.name
-        count = len([r for r in await lobby.matches.running_matches(name)
-                     if not match_play.is_live(lobby, r.player_a, r.player_b)])
+        count = len([r for r in await lobby.match_store.running_matches(name)
+                     if not lobby.matches.is_live(r.player_a, r.player_b)])
         session.send_line(info.saved_count(name, count))
     elif what == "watchers":
         session.send_lines(info.watchers_list(

@@ -22,7 +22,6 @@ from typing import Any
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged
 from fibs_server.lobby.nodes.directory import RemoteUser
-from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.login_dialogue import BOT_CLIENT
@@ -93,7 +92,7 @@ async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> Runni
             return None
         lobby.match_table.withdraw(inviter.name, accepted_by=invitee.name)
         lobby.match_table.withdraw(invitee.name)
-        await match_play.play_invitation(lobby, invitation, inviter, invitee)
+        await lobby.matches.play_invitation(invitation, inviter, invitee)
         return lobby.match_table.match_of(inviter)
     home = free_elsewhere(lobby, invitation.invitee)
     if home is not None and not inviter.is_bot:
@@ -104,7 +103,8 @@ async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> Runni
 
 
 def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
-    """An arrangement another node sent this one."""
+    """An arrangement another node sent this one (the lobby's `arranged`: whichever node
+    directs a tournament, its arrangements come here)."""
     if isinstance(letter, JoinArranged):
         player = free_here(lobby, letter.name)
         home = lobby.directory.get(letter.inviter)
@@ -122,7 +122,3 @@ def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
         lobby.start_job(_host(lobby, host, Invitation(
             letter.inviter, letter.name, letter.length, letter.resume, terms, arranged=True)))
 
-
-def install(lobby: Lobby) -> None:
-    """This node carries out the arrangements other nodes send it."""
-    lobby.arranged = lambda letter: receive(lobby, letter)

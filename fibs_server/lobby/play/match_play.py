@@ -22,20 +22,22 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from typing import TypeAlias
+from typing import Protocol, TypeAlias
 
-from fibs_server.lobby.lobby import Lobby
+from fibs_server.lobby.play.match_table import MatchTable
 from fibs_server.lobby.play.running_match import (
     Invitation,
+    MatchTimer,
     RunningMatch,
     Snapshot,
     automatic_play,
     new_match,
 )
-from fibs_server.lobby.ports.accounts import PER_GAME_TOGGLES
+from fibs_server.lobby.ports.accounts import PER_GAME_TOGGLES, Account
 from fibs_server.lobby.ports.match_records import (
     MatchDice,
     MatchRecord,
+    MatchStore,
     RatingUpdate,
     StaleMatchOwner,
 )
@@ -85,111 +87,6 @@ Action = Callable[[Match, int], "list[ev.Event] | Change | None"]
 # lines for one player the server sends in between.
 ToldItem: TypeAlias = "tuple[ev.Event, Moment | None] | Say"
 Told = list[ToldItem]
-
-
-@contextlib.asynccontextmanager
-async def playing(lobby: Lobby, session: Session) -> AsyncIterator[RunningMatch | None]:
-    """The session's running match, its lock held; None if it plays none, or if the match
-    stopped running (left, ended) while the lock was being waited for."""
-    running = lobby.match_table.match_of(session)
-    if running is None:
-        yield None
-        return
-    async with running.lock:
-        yield running if lobby.match_table.match_of(session) is running else None
-
-
-async def act(lobby: Lobby, session: Session, action: Action, *, by_server: bool = False
-              ) -> bool:
-    """A player's action on their running match (`by_server`: one the server takes for them:
-    they are not told of a refusal or of a failed store). False if it was refused (the
-    player is told why), True otherwise."""
-    async with playing(lobby, session) as running:
-        if running is None:
-            if not by_server:
-                session.send_line(game_texts.NOT_PLAYING)
-            return False
-        player = running.index_of(session)
-        before = running.snapshot()
-        try:
-            result = action(running.match, player)
-        except IllegalAction as refused:
-            running.restore(before)  # an action that failed halfway leaves nothing behind
-            if running.timer is not None:
-                running.timer.changed()
-            if not by_server:
-                session.send_line(refusal_text(refused, running.opponent_name(player)))
-            return False
-        if result is None:
-            return True
-        change = result if isinstance(result, Change) else Change(result)
-        # Against a bot, where the player may take this back: the dice drawn so far too.
-        if running.undo_points is not None and not session.is_bot:
-            running.undo_points.append((before.state, before.drawn))
-        await settle(lobby, running, [*change.first, *told(running.match, change.events)],
-                     None if by_server else session, before)
-        return True
-
-
-async def settle(lobby: Lobby, running: RunningMatch, events: Told, actor: Session | None,
-                 before: Snapshot, told_if_undone: Sequence[ToldItem] = (), *,
-                 abandoned: bool = False
-                 ) -> bool:
-    """After `events`: the server's follow-ups, then store, then tell. If storing fails, the
-    match goes back to `before` (its stored state, in which `told_if_undone` happened) and
-    `actor` (None: nobody) is told to try again. `abandoned`: a forfeit of a match its
-    leaver abandoned. Returns whether it was stored."""
-    told_now = follow_ups(running, events)
-    stored, rating = await commit(lobby, running, before, actor, abandoned=abandoned)
-    if not stored:
-        told_now = list(told_if_undone)
-    tell(lobby, running, match_views.narration(running.match, running.names, told_now, rating))
-    post(lobby, running, lambda sides: web_events.narration(
-        running.match, running.names, told_now, rating, clock_reading(running), sides,
-        running.match_id if running.stored else None))
-    if running.match.is_over:
-        finish(lobby, running)
-    return stored
-
-
-async def commit(lobby: Lobby, running: RunningMatch, before: Snapshot, actor: Session | None,
-                 *, ended: bool = False, abandoned: bool = False
-                 ) -> tuple[bool, RatingCalculation | None]:
-    """Store the match as it is now (see `store`); if that fails, put back all of `before`
-    and tell `actor` (None: nobody) to try again. Then the clock times what is due, a
-    countdown that fired included. Returns (stored, the rating calculation of a match that
-    ended rated here)."""
-    try:
-        rating = await store(lobby, running, ended, abandoned)
-        stored = True
-    except Exception as error:
-        elsewhere = isinstance(error, StaleMatchOwner)
-        if elsewhere:
-            log.warning("match %s is another node's now; the action is undone and the match "
-                        "stops here: %s", running.match_id, error)
-        else:
-            log.exception("storing match %s failed; the action is undone", running.match_id)
-        running.restore(before)
-        if actor is not None:
-            actor.send_line(texts.NOT_STORED)
-        if elsewhere:
-            await owned_elsewhere(lobby, running)  # no clock: it runs here no more
-            return False, None
-        stored, rating = False, None
-    if running.timer is not None:
-        running.timer.changed()  # before the boards are drawn: they show the clock
-    return stored, rating
-
-
-async def owned_elsewhere(lobby: Lobby, running: RunningMatch) -> None:
-    """Another node claimed the match (its players resumed it there): it stops running here,
-    its clock with it, as it was last stored by this node; its players here are told that it
-    goes on elsewhere."""
-    lobby.match_table.forget(running)
-    for index, session in enumerate(running.sessions):
-        if session is not None:
-            session.send_line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
-    await send_saved_matches(lobby, running.players())
 
 
 def told(match: Match, events: list[ev.Event]) -> Told:
@@ -244,97 +141,7 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
     return items
 
 
-# --- store -----------------------------------------------------------------------------------------
-
-async def store(lobby: Lobby, running: RunningMatch, ended: bool = False,
-                abandoned: bool = False) -> RatingCalculation | None:
-    """Write the match's state. A finished match goes with its rating changes in the same
-    transaction, and the rating calculation is returned; `ended`: an unlimited match that
-    ends unrated (`leave` between games); `abandoned`: one forfeited by the player who left
-    it (docs/FAIRNESS.md)."""
-    match = running.match
-    if not running.stored:
-        return None
-    state = match.to_dict()
-    if running.unrated is not None:
-        state["unrated"] = running.unrated
-    state.update(running.clock_state())
-    dice = dice_record(match.dice_source, state, running.roll_tally)
-    epoch = running.owner_epoch
-    if ended:
-        await lobby.matches.finish_match(running.match_id, state, None, [], dice, epoch=epoch)
-        return None
-    if not match.is_over:
-        await lobby.matches.save_match_state(running.match_id, state, dice, epoch=epoch)
-        return None
-    winner = match.winner
-    assert winner is not None
-    if running.unrated is not None:
-        await lobby.matches.finish_match(running.match_id, state, running.names[winner], [],
-                                         dice, abandoned, epoch=epoch)
-        return None
-    found = [(await lobby.user_named(name))[1] for name in running.names]
-    accounts = [account for account in found if account is not None]
-    assert match.length is not None and len(accounts) == 2
-    calculation = rate_match(PlayerRating(accounts[winner].rating, accounts[winner].experience),
-                             PlayerRating(accounts[1 - winner].rating,
-                                          accounts[1 - winner].experience), match.length)
-    updates = [RatingUpdate(running.names[winner], calculation.winner_after.rating,
-                            calculation.winner_after.experience),
-               RatingUpdate(running.names[1 - winner], calculation.loser_after.rating,
-                            calculation.loser_after.experience)]
-    # The archive keeps each player's rating before and after (`history`).
-    before = {a.name: a.rating for a in accounts}
-    state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
-    await lobby.matches.finish_match(running.match_id, state, running.names[winner], updates,
-                                     dice, abandoned, epoch=epoch)
-    for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
-        account.rating, account.experience = update.rating, update.experience
-    return calculation
-
-
 # --- tell ------------------------------------------------------------------------------------------
-
-def recipients(lobby: Lobby, running: RunningMatch, to: int | None, watching: int | None
-               ) -> list[tuple[Session, int]]:
-    """(session, the player whose side it sees) for player `to`, or for the watchers
-    (WATCHERS) of player `watching` (None: of either)."""
-    if to is WATCHERS:
-        return [(watcher, index) for index, player in enumerate(running.sessions)
-                if player is not None and watching in (None, index)
-                for watcher in lobby.match_table.watchers_of(player)]
-    player = running.sessions[to]
-    return [(player, to)] if player is not None else []
-
-
-def tell(lobby: Lobby, running: RunningMatch, script: Script) -> None:
-    """Route each line and board of `script` to its recipients, by their toggles."""
-    for item in script:
-        watched = item.watching if isinstance(item, Say) else None  # boards: either
-        for session, index in recipients(lobby, running, item.to, watched):
-            if item.only_with is not None and not session.toggle(item.only_with):
-                continue
-            if isinstance(item, ShowBoard):
-                send_fibs_board(session, running, item.moment, index,
-                                as_you=item.to is not WATCHERS)
-            elif item.unless is None or not session.toggle(item.unless):
-                session.send_lines(item.lines)
-
-
-def post(lobby: Lobby, running: RunningMatch,
-         posts: Callable[[Sequence[web_events.Side]], list[web_events.Post]]) -> None:
-    """Route the typed messages `posts(sides)` makes to the sessions that asked for them;
-    made only for the viewer sides where someone did (a board costs a legal-play
-    generation)."""
-    sides = [(to, viewer) for to, viewer in web_events.ALL_SIDES
-             if any(session.wants_events
-                    for session, _ in recipients(lobby, running, to, viewer))]
-    if not sides:
-        return
-    for item in posts(sides):
-        for session, _ in recipients(lobby, running, item.to, item.watching):
-            session.send_event(item.message)
-
 
 def clock_reading(running: RunningMatch) -> ClockReading | None:
     return running.timer.reading() if running.timer is not None else None
@@ -368,164 +175,6 @@ def remind(running: RunningMatch, players: Iterable[int]) -> None:
             session.send_line(text)
 
 
-def finish(lobby: Lobby, running: RunningMatch) -> None:
-    """The match runs no more; a finished match is reported to everyone who wants reports."""
-    match = running.match
-    lobby.match_table.forget(running)
-    if running.stored:
-        lobby.match_finished(running.match_id)
-    winner = match.winner
-    if winner is not None and match.length is not None:
-        lobby.report(match_texts.match_report_line(
-            running.names[winner], running.names[1 - winner], match.length,
-            match.score[winner], match.score[1 - winner]), exclude=running.names)
-
-
-# --- starting, resuming, leaving -------------------------------------------------------------------
-
-def left_meanwhile(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
-    """Whether a player went away while their match was being set up: then it stays stored
-    as saved, as if they had dropped right after the start, and the other one is told so."""
-    for player, other in ((inviter, joiner), (joiner, inviter)):
-        if not lobby.is_online(player):
-            other.send_line(texts.game_saved_after(player.name, texts.Departure.DROPPED))
-            return True
-    return False
-
-
-async def play_invitation(lobby: Lobby, invitation: Invitation, inviter: Session,
-                          joiner: Session) -> None:
-    """`inviter`'s invitation accepted (`join`, or `sit` at a table): its match starts, or
-    resumes."""
-    # Both are taken from here on (before the first await): a second `join` at the same
-    # moment must not put either of them in a second match. A bot plays any number.
-    people = [s.name for s in (inviter, joiner) if not s.is_bot]
-    with lobby.match_table.starting(people) as claimed:
-        if not claimed:
-            joiner.send_line(game_texts.already_playing(inviter.name))
-        elif invitation.resume:
-            await resume_match(lobby, inviter, joiner)
-        else:
-            await start_match(
-                lobby, inviter, joiner, invitation.length, terms=invitation.terms,
-                unrated=None if invitation.terms.rated else "asked")
-
-
-async def start_match(lobby: Lobby, inviter: Session, joiner: Session,
-                      length: int | None, unrated: str | None = None,
-                      terms: MatchTerms = MatchTerms()) -> None:
-    """A new match played by `terms`; `unrated`: why it is not rated (a visitor's is not
-    stored either)."""
-    stored = unrated != "visitor"
-    if stored and await saved_match_in_the_way(lobby, inviter, joiner):
-        return
-    match = new_match(length, lobby.config.new_dice(), inviter, joiner,
-                      lobby.config.choose_first_x(), terms.rules, terms.crawford)
-    events = told(match, match.start())
-    state = match.to_dict()
-    # Replaces the pair's saved match, if any (both agreed: `saved_match_in_the_way`).
-    match_id = (await lobby.matches.create_match(inviter.name, joiner.name, length, state,
-                                                 dice_record(match.dice_source, state,
-                                                             RollTally()))
-                if stored else 0)
-    if left_meanwhile(lobby, inviter, joiner):
-        return
-    running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
-    running.unrated, running.stored = unrated, stored
-    running.turn_seconds = terms.turn_seconds
-    # The server's `--takeover-seconds` for every match whose invitation names none.
-    running.takeover_seconds = terms.takeover_seconds or lobby.config.takeover_seconds
-    running.timer = lobby.match_timers(running)
-    running.allow_undo()
-    joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
-    inviter.send_line(game_texts.has_joined_you(joiner.name, length))
-    if isinstance(match.dice_source, VerifiableDice):
-        # Before anyone sees a die: the dice of the opening roll are drawn, not told yet.
-        for session in (joiner, inviter):
-            if session.sees_extensions:  # the others: `fairdice` during the match
-                session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
-    lobby.report(game_texts.match_starts(inviter.name, joiner.name, length),
-                 exclude=(inviter.name, joiner.name))
-    lobby.match_table.begin(running)
-    tell_match_started(running, resumed=False)
-    async with running.lock:
-        # The start itself is stored already: told even if the follow-ups cannot be.
-        await settle(lobby, running, events, inviter, running.snapshot(), told_if_undone=events)
-    if stored:  # it replaced the pair's saved match, if they had one
-        await send_saved_matches(lobby, running.players())
-
-
-async def saved_match_in_the_way(lobby: Lobby, inviter: Session, joiner: Session) -> bool:
-    """Whether the pair has a saved match that a new one must not replace: one against a bot
-    (which would agree to anything, so a player could escape a lost match), or a timed one
-    that somebody left (its grace period decides it). Such a match is resumed first; the
-    players are told so. A joined invitation between two people replaces their saved match,
-    as on FIBS: the invitation warned them."""
-    record = await lobby.matches.running_match(inviter.name, joiner.name)
-    if record is None:
-        return False
-    left_timed = (record.left_by is not None and record.length is not None
-                  and record.state.get("turn_seconds") is not None)
-    if not (inviter.is_bot or joiner.is_bot or left_timed):
-        return False
-    for session, other in ((inviter, joiner), (joiner, inviter)):
-        if not session.is_bot:
-            session.send_line(game_texts.saved_match_first(other.name))
-    return True
-
-
-async def resume_match(lobby: Lobby, inviter: Session, joiner: Session) -> None:
-    record = await lobby.matches.running_match(inviter.name, joiner.name)
-    if record is None:
-        joiner.send_line(game_texts.no_saved_match(inviter.name))
-        return
-    if left_meanwhile(lobby, inviter, joiner):
-        return
-    try:
-        epoch, claimed = await claim(lobby, record.match_id)
-        if claimed is not None:
-            await lobby.matches.mark_left(record.match_id, None, epoch=epoch)  # both are back
-    except Exception:
-        log.exception("storing the resume of match %s failed", record.match_id)
-        joiner.send_line(texts.NOT_STORED)
-        return
-    if claimed is None:  # finished elsewhere meanwhile
-        joiner.send_line(game_texts.no_saved_match(inviter.name))
-        return
-    sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
-    running = RunningMatch.from_record(claimed, resumed_dice(lobby, claimed),
-                                       (sessions[claimed.player_a.lower()],
-                                        sessions[claimed.player_b.lower()]), epoch)
-    running.timer = lobby.match_timers(running)
-    joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
-    inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
-    lobby.report(game_texts.match_resumes(inviter.name, joiner.name, running.match.length),
-                 exclude=(inviter.name, joiner.name))
-    lobby.match_table.begin(running)
-    tell_match_started(running, resumed=True)
-    if running.timer is not None:
-        running.timer.changed()  # the boards below show the clock
-    moment = running.match.moment()
-    for index, session in enumerate(running.players()):  # both: index is the player's
-        session.send_lines(match_views.resume_header(running.match, running.names))
-        board_to(session, running, moment, index, as_you=True)
-    async with running.lock:
-        await settle(lobby, running, [], inviter, running.snapshot())
-        remind(running, (0, 1))
-    await send_saved_matches(lobby, running.players())
-
-
-async def claim(lobby: Lobby, match_id: int) -> tuple[int, MatchRecord | None]:
-    """This node owns the stored match from now on: the owner epoch it holds, and the match
-    as stored after the claim (None: it is not running any more, finished elsewhere)."""
-    try:
-        epoch = await lobby.matches.claim_match(match_id)
-    except LookupError:
-        return 0, None
-    record = await lobby.matches.match_by_id(match_id)
-    return epoch, None if record is None or record.finished else record
-
-
 def tell_match_started(running: RunningMatch, resumed: bool,
                        players: Iterable[int] = (0, 1)) -> None:
     """`players`' pages: the match they play now, before its first board."""
@@ -541,124 +190,12 @@ def tell_match_started(running: RunningMatch, resumed: bool,
                 salted=verifiable is not None and verifiable.salts[index] is not None))
 
 
-async def saved_matches_of(lobby: Lobby, session: Session) -> list[info.SavedMatch]:
-    """The user's saved matches (stored, unfinished, not being played now), from their side."""
-    rows = []
-    for record in await lobby.matches.running_matches(session.name):
-        if is_live(lobby, record.player_a, record.player_b):
-            continue
-        mine = 0 if record.player_a.lower() == session.name.lower() else 1
-        opponent = (record.player_a, record.player_b)[1 - mine]
-        score = record.state["score"]
-        online = lobby.online.get(opponent.lower())
-        rows.append(info.SavedMatch(opponent, online is not None,
-                                    online is not None and online.toggle("ready"),
-                                    record.length, score[mine], score[1 - mine]))
-    return rows
-
-
-def is_live(lobby: Lobby, name_a: str, name_b: str) -> bool:
-    """Whether the stored match between the two is being played right now (not saved)."""
-    return live_match_id(lobby, name_a, name_b) is not None
-
-
-def live_match_id(lobby: Lobby, name_a: str, name_b: str) -> int | None:
-    """The id of the match the two are playing right now here, if they are."""
-    player = lobby.online.get(name_a.lower())
-    running = lobby.match_table.match_of(player) if player else None
-    if running is None or name_b.lower() not in (n.lower() for n in running.names):
-        return None
-    return running.match_id
-
-
-async def send_saved_matches(lobby: Lobby, sessions: Iterable[Session]) -> None:
-    """Their saved matches now, to those of `sessions` online whose page asked for messages."""
-    for session in sessions:
-        if session.wants_events and lobby.is_online(session) and not lobby.is_visitor(session):
-            session.send_event(web_events.saved_matches(await saved_matches_of(lobby, session)))
-
-
-async def forfeit_saved(lobby: Lobby, match_id: int, names: tuple[str, str], leaver: int,
-                        first: list[Say] | None, *, abandoned: bool = False) -> bool | None:
-    """The saved match `match_id` between `names` is lost by `leaver`, from its stored
-    state, scored, rated and reported like any won match. `first`: what its players who are
-    online are told before the forfeit (None: nobody is told; it was abandoned long ago).
-    Returns True if it was forfeited, False if it is no longer saved (finished, resumed or
-    replaced), None if that cannot be done now: a match of its players is being set up, or
-    the store failed (try again later)."""
-    online = [lobby.online.get(name.lower()) for name in names]
-    people = [name for name, session in zip(names, online)
-              if session is None or not session.is_bot]
-    with lobby.match_table.starting(people) as claimed:
-        if not claimed:
-            return None
-        record = await lobby.matches.running_match(*names)
-        if (record is None or record.match_id != match_id or any(
-                running.match_id == match_id for running in lobby.match_table.running_matches())):
-            return False
-        try:
-            epoch, owned = await claim(lobby, match_id)
-        except Exception:
-            log.exception("claiming match %s to forfeit it failed", match_id)
-            return None
-        if owned is None:
-            return False
-        sessions = (online[0], online[1]) if first is not None else (None, None)
-        running = RunningMatch.from_record(owned, resumed_dice(lobby, owned), sessions, epoch)
-        async with running.lock:
-            before = running.snapshot()
-            events = told(running.match, running.match.forfeit(leaver))
-            stored = await settle(lobby, running, [*(first or []), *events], None, before,
-                                  abandoned=abandoned)
-    if stored:
-        await send_saved_matches(lobby, [session for session in online if session is not None])
-    return True if stored else None
-
-
-def resumed_dice(lobby: Lobby, record: MatchRecord) -> Dice:
-    """A saved match's dice go on where they were: the same seed, past the pairs drawn. A
-    match stored without a seed (before dice were verifiable, or by a test) gets new dice, but
-    never a seed: its earlier rolls were not drawn from one."""
-    if record.dice is not None and record.dice.seed is not None:
-        return VerifiableDice(bytes.fromhex(record.dice.seed), record.dice.drawn,
-                              salts_from_lists(record.dice.salts))
-    dice = lobby.config.new_dice()
-    return SecureDice() if isinstance(dice, VerifiableDice) else dice
-
-
 def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
     """The match's dice as stored with its `state`, its rolls counted by `tally`."""
     if not isinstance(dice, VerifiableDice):
         return MatchDice(None, dice.drawn, tally.of(state["history"]))
     return MatchDice(dice.seed.hex(), dice.drawn, tally.of(state["history"]),
                      salts_to_lists(dice.salts))
-
-
-async def undo(lobby: Lobby, session: Session) -> None:
-    """Against a bot: take back the player's last decision and the bot's turns after it. The
-    dice are rewound too, so the same dice come again. The match is unrated from then on."""
-    async with playing(lobby, session) as running:
-        if running is None:
-            session.send_line(game_texts.NOT_PLAYING)
-            return
-        if running.undo_points is None:
-            session.send_line(texts.UNDO_ONLY_AGAINST_BOTS)
-            return
-        if not running.undo_points:
-            session.send_line(texts.NOTHING_TO_UNDO)
-            return
-        before = running.snapshot()
-        running.rewind(running.undo_points.pop())
-        running.unrated = running.unrated or "undo"
-        stored, _ = await commit(lobby, running, before, session)
-        if not stored:
-            return
-        index = running.index_of(session)
-        session.send_line(texts.UNDONE)
-        board_to(session, running, running.match.moment(), index, as_you=True)
-        if running.match.phase is Phase.ROLL_OR_DOUBLE and running.match.turn == index:
-            session.send_line(ROLL_OR_DOUBLE)
-        remind(running, (index,))
 
 
 def show_taken_over_match(running: RunningMatch, session: Session) -> None:
@@ -673,116 +210,622 @@ def show_taken_over_match(running: RunningMatch, session: Session) -> None:
     remind(running, (index,))
 
 
-# --- matches left unfinished ---------------------------------------------------------------------
+class People(Protocol):
+    """What the match's life needs of who is online (lobby.Lobby, which imports this module)."""
+    online: dict[str, Session]  # lower-case name -> session
 
-async def close_abandoned(lobby: Lobby) -> int:
-    """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
-    player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
-    stayed wins a match of some length, rated. Returns how many were closed."""
-    before = int(lobby.config.wall_clock() - lobby.config.abandon_after)
-    playing = {running.match_id for running in lobby.match_table.running_matches()}
-    closed = 0
-    for record in await lobby.matches.idle_matches(before):
-        if record.match_id in playing:
-            continue
-        names = (record.player_a, record.player_b)
-        if lobby.config.forfeit_abandoned and record.left_by in names and record.length:
-            # Nobody plays it now to be told of it.
-            closed += await forfeit_saved(
-                lobby, record.match_id, names, names.index(record.left_by), None,
-                abandoned=True) is True
-        else:
-            try:  # only if no node has claimed it since it was read
-                await lobby.matches.finish_match(record.match_id, record.state, None, [],
-                                                 abandoned=True, epoch=record.owner_epoch)
-            except StaleMatchOwner:
-                continue  # resumed meanwhile, on another node
-            closed += 1
-    return closed
+    def is_online(self, session: Session) -> bool: ...
+
+    def is_visitor(self, session: Session) -> bool: ...
+
+    async def user_named(self, name: str, complete: bool = False
+                         ) -> tuple[Session | None, Account | None]: ...
+
+    def report(self, text: str, exclude: Iterable[str] = ()) -> None: ...
 
 
-# --- parting: the match stops running here and stays saved ---------------------------------------
+class MatchSettings(Protocol):
+    """The server's settings of every match (lobby.LobbyConfig's, where they are explained;
+    read when used: a test changes them on a running lobby)."""
+    @property
+    def new_dice(self) -> Callable[[], Dice]: ...
 
-async def part(lobby: Lobby, running: RunningMatch, leaver: int | None, script: Script) -> None:
-    """With the match's lock held: the match stops running and stays saved as stored. Who
-    left (`leaver`; None: the server stops) is stored first; then `script` is told, with
-    what the clock says of the grace period of a timed match, and the match is forgotten."""
-    if leaver is not None and running.stored:
-        try:
-            await lobby.matches.mark_left(running.match_id, running.names[leaver],
-                                          epoch=running.owner_epoch)
-        except StaleMatchOwner:
-            pass  # another node runs it now, and marks who leaves it there
-        except Exception:
-            # The match itself is stored as it stands: saved all the same, and timed by its
-            # grace period; only the mark of who left it (abandonment counts) is missing.
-            log.exception("storing that %s left match %s failed", running.names[leaver],
-                          running.match_id)
-    if leaver is not None and running.timer is not None:
-        script = [*script, *running.timer.left(leaver)]
-    tell(lobby, running, script)
-    lobby.match_table.forget(running)
-    if running.stored and leaver is not None:  # (a server that stops tells no one)
-        await send_saved_matches(lobby, running.players())
+    @property
+    def choose_first_x(self) -> Callable[[], int]: ...
+
+    @property
+    def takeover_seconds(self) -> int | None: ...
+
+    @property
+    def wall_clock(self) -> Callable[[], float]: ...
+
+    @property
+    def abandon_after(self) -> float: ...
+
+    @property
+    def forfeit_abandoned(self) -> bool: ...
 
 
-def told_of_parting(lobby: Lobby, running: RunningMatch, players: Iterable[int]) -> list[Session]:
-    """`players`' sessions and the watchers of both players: who hears of a parting."""
-    told = [s for index, s in enumerate(running.sessions) if s is not None and index in players]
-    for session in running.players():
-        told += lobby.match_table.watchers_of(session)
-    return told
+# The clock of a new or resumed match, None if untimed (lobby/play/turn_clock.py's).
+MatchTimers = Callable[[RunningMatch], "MatchTimer | None"]
 
 
-async def leave(lobby: Lobby, session: Session) -> None:
-    async with playing(lobby, session) as running:
+def untimed(running: RunningMatch) -> MatchTimer | None:
+    """No clock: every match is played untimed."""
+    return None
+
+
+class Matches:
+    """Every running match's life, the one owner of the match table and the match store: a
+    match starts, resumes, takes actions (apply → follow-ups → store → tell), and parts or
+    finishes here. Its collaborators come in its constructor: `people` (who is online, and
+    the reports to everyone), `clocks` (makes the clock of each match, given this owner),
+    and `finished` (told the id of each stored match that finished: the analysis queue; the
+    store queued the match already, in the transaction that finished it)."""
+
+    def __init__(self, table: MatchTable, store: MatchStore, people: People,
+                 settings: MatchSettings, *,
+                 clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
+                 finished: Callable[[int], None] = lambda match_id: None) -> None:
+        self.table = table
+        self.store = store
+        self.people = people
+        self.settings = settings
+        self.finished = finished
+        self.timer_for = clocks(self)
+
+    @contextlib.asynccontextmanager
+    async def playing(self, session: Session) -> AsyncIterator[RunningMatch | None]:
+        """The session's running match, its lock held; None if it plays none, or if the match
+        stopped running (left, ended) while the lock was being waited for."""
+        running = self.table.match_of(session)
         if running is None:
-            session.send_line(game_texts.NO_ONE_TO_LEAVE)
+            yield None
             return
-        player = running.index_of(session)
+        async with running.lock:
+            yield running if self.table.match_of(session) is running else None
+
+    async def act(self, session: Session, action: Action, *, by_server: bool = False
+                  ) -> bool:
+        """A player's action on their running match (`by_server`: one the server takes for them:
+        they are not told of a refusal or of a failed store). False if it was refused (the
+        player is told why), True otherwise."""
+        async with self.playing(session) as running:
+            if running is None:
+                if not by_server:
+                    session.send_line(game_texts.NOT_PLAYING)
+                return False
+            player = running.index_of(session)
+            before = running.snapshot()
+            try:
+                result = action(running.match, player)
+            except IllegalAction as refused:
+                running.restore(before)  # an action that failed halfway leaves nothing behind
+                if running.timer is not None:
+                    running.timer.changed()
+                if not by_server:
+                    session.send_line(refusal_text(refused, running.opponent_name(player)))
+                return False
+            if result is None:
+                return True
+            change = result if isinstance(result, Change) else Change(result)
+            # Against a bot, where the player may take this back: the dice drawn so far too.
+            if running.undo_points is not None and not session.is_bot:
+                running.undo_points.append((before.state, before.drawn))
+            await self.settle(running, [*change.first, *told(running.match, change.events)],
+                              None if by_server else session, before)
+            return True
+
+    async def settle(self, running: RunningMatch, events: Told, actor: Session | None,
+                     before: Snapshot, told_if_undone: Sequence[ToldItem] = (), *,
+                     abandoned: bool = False
+                     ) -> bool:
+        """After `events`: the server's follow-ups, then store, then tell. If storing fails, the
+        match goes back to `before` (its stored state, in which `told_if_undone` happened) and
+        `actor` (None: nobody) is told to try again. `abandoned`: a forfeit of a match its
+        leaver abandoned. Returns whether it was stored."""
+        told_now = follow_ups(running, events)
+        stored, rating = await self.commit(running, before, actor, abandoned=abandoned)
+        if not stored:
+            told_now = list(told_if_undone)
+        self.tell(running, match_views.narration(running.match, running.names, told_now, rating))
+        self.post(running, lambda sides: web_events.narration(
+            running.match, running.names, told_now, rating, clock_reading(running), sides,
+            running.match_id if running.stored else None))
+        if running.match.is_over:
+            self.finish(running)
+        return stored
+
+    async def commit(self, running: RunningMatch, before: Snapshot, actor: Session | None,
+                     *, ended: bool = False, abandoned: bool = False
+                     ) -> tuple[bool, RatingCalculation | None]:
+        """Store the match as it is now (see `store`); if that fails, put back all of `before`
+        and tell `actor` (None: nobody) to try again. Then the clock times what is due, a
+        countdown that fired included. Returns (stored, the rating calculation of a match that
+        ended rated here)."""
+        try:
+            rating = await self.store_state(running, ended, abandoned)
+            stored = True
+        except Exception as error:
+            elsewhere = isinstance(error, StaleMatchOwner)
+            if elsewhere:
+                log.warning("match %s is another node's now; the action is undone and the match "
+                            "stops here: %s", running.match_id, error)
+            else:
+                log.exception("storing match %s failed; the action is undone", running.match_id)
+            running.restore(before)
+            if actor is not None:
+                actor.send_line(texts.NOT_STORED)
+            if elsewhere:
+                await self.owned_elsewhere(running)  # no clock: it runs here no more
+                return False, None
+            stored, rating = False, None
+        if running.timer is not None:
+            running.timer.changed()  # before the boards are drawn: they show the clock
+        return stored, rating
+
+    async def owned_elsewhere(self, running: RunningMatch) -> None:
+        """Another node claimed the match (its players resumed it there): it stops running here,
+        its clock with it, as it was last stored by this node; its players here are told that it
+        goes on elsewhere."""
+        self.table.forget(running)
+        for index, session in enumerate(running.sessions):
+            if session is not None:
+                session.send_line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
+        await self.send_saved_matches(running.players())
+
+    # --- store ------------------------------------------------------------------------------------
+
+    async def store_state(self, running: RunningMatch, ended: bool = False,
+                          abandoned: bool = False) -> RatingCalculation | None:
+        """Write the match's state. A finished match goes with its rating changes in the same
+        transaction, and the rating calculation is returned; `ended`: an unlimited match that
+        ends unrated (`leave` between games); `abandoned`: one forfeited by the player who left
+        it (docs/FAIRNESS.md)."""
         match = running.match
-        if match.length is None and match.phase is Phase.BETWEEN_GAMES:
-            # Unlimited matches are never won: leaving between games ends them, unrated.
-            stored, _ = await commit(lobby, running, running.snapshot(), session, ended=True)
+        if not running.stored:
+            return None
+        state = match.to_dict()
+        if running.unrated is not None:
+            state["unrated"] = running.unrated
+        state.update(running.clock_state())
+        dice = dice_record(match.dice_source, state, running.roll_tally)
+        epoch = running.owner_epoch
+        if ended:
+            await self.store.finish_match(running.match_id, state, None, [], dice, epoch=epoch)
+            return None
+        if not match.is_over:
+            await self.store.save_match_state(running.match_id, state, dice, epoch=epoch)
+            return None
+        winner = match.winner
+        assert winner is not None
+        if running.unrated is not None:
+            await self.store.finish_match(running.match_id, state, running.names[winner], [],
+                                          dice, abandoned, epoch=epoch)
+            return None
+        found = [(await self.people.user_named(name))[1] for name in running.names]
+        accounts = [account for account in found if account is not None]
+        assert match.length is not None and len(accounts) == 2
+        calculation = rate_match(PlayerRating(accounts[winner].rating, accounts[winner].experience),
+                                 PlayerRating(accounts[1 - winner].rating,
+                                              accounts[1 - winner].experience), match.length)
+        updates = [RatingUpdate(running.names[winner], calculation.winner_after.rating,
+                                calculation.winner_after.experience),
+                   RatingUpdate(running.names[1 - winner], calculation.loser_after.rating,
+                                calculation.loser_after.experience)]
+        # The archive keeps each player's rating before and after (`history`).
+        before = {a.name: a.rating for a in accounts}
+        state["ratings"] = {u.name: [before[u.name], u.rating] for u in updates}
+        await self.store.finish_match(running.match_id, state, running.names[winner], updates,
+                                      dice, abandoned, epoch=epoch)
+        for account, update in zip((accounts[winner], accounts[1 - winner]), updates):
+            account.rating, account.experience = update.rating, update.experience
+        return calculation
+
+    # --- tell -------------------------------------------------------------------------------------
+
+    def recipients(self, running: RunningMatch, to: int | None, watching: int | None
+                   ) -> list[tuple[Session, int]]:
+        """(session, the player whose side it sees) for player `to`, or for the watchers
+        (WATCHERS) of player `watching` (None: of either)."""
+        if to is WATCHERS:
+            return [(watcher, index) for index, player in enumerate(running.sessions)
+                    if player is not None and watching in (None, index)
+                    for watcher in self.table.watchers_of(player)]
+        player = running.sessions[to]
+        return [(player, to)] if player is not None else []
+
+    def tell(self, running: RunningMatch, script: Script) -> None:
+        """Route each line and board of `script` to its recipients, by their toggles."""
+        for item in script:
+            watched = item.watching if isinstance(item, Say) else None  # boards: either
+            for session, index in self.recipients(running, item.to, watched):
+                if item.only_with is not None and not session.toggle(item.only_with):
+                    continue
+                if isinstance(item, ShowBoard):
+                    send_fibs_board(session, running, item.moment, index,
+                                    as_you=item.to is not WATCHERS)
+                elif item.unless is None or not session.toggle(item.unless):
+                    session.send_lines(item.lines)
+
+    def post(self, running: RunningMatch,
+             posts: Callable[[Sequence[web_events.Side]], list[web_events.Post]]) -> None:
+        """Route the typed messages `posts(sides)` makes to the sessions that asked for them;
+        made only for the viewer sides where someone did (a board costs a legal-play
+        generation)."""
+        sides = [(to, viewer) for to, viewer in web_events.ALL_SIDES
+                 if any(session.wants_events
+                        for session, _ in self.recipients(running, to, viewer))]
+        if not sides:
+            return
+        for item in posts(sides):
+            for session, _ in self.recipients(running, item.to, item.watching):
+                session.send_event(item.message)
+
+    def finish(self, running: RunningMatch) -> None:
+        """The match runs no more; a finished match is reported to everyone who wants reports."""
+        match = running.match
+        self.table.forget(running)
+        if running.stored:
+            self.finished(running.match_id)
+        winner = match.winner
+        if winner is not None and match.length is not None:
+            self.people.report(match_texts.match_report_line(
+                running.names[winner], running.names[1 - winner], match.length,
+                match.score[winner], match.score[1 - winner]), exclude=running.names)
+
+    # --- starting, resuming, leaving --------------------------------------------------------------
+
+    def left_meanwhile(self, inviter: Session, joiner: Session) -> bool:
+        """Whether a player went away while their match was being set up: then it stays stored
+        as saved, as if they had dropped right after the start, and the other one is told so."""
+        for player, other in ((inviter, joiner), (joiner, inviter)):
+            if not self.people.is_online(player):
+                other.send_line(texts.game_saved_after(player.name, texts.Departure.DROPPED))
+                return True
+        return False
+
+    async def play_invitation(self, invitation: Invitation, inviter: Session,
+                              joiner: Session) -> None:
+        """`inviter`'s invitation accepted (`join`, or `sit` at a table): its match starts, or
+        resumes."""
+        # Both are taken from here on (before the first await): a second `join` at the same
+        # moment must not put either of them in a second match. A bot plays any number.
+        people = [s.name for s in (inviter, joiner) if not s.is_bot]
+        with self.table.starting(people) as claimed:
+            if not claimed:
+                joiner.send_line(game_texts.already_playing(inviter.name))
+            elif invitation.resume:
+                await self.resume_match(inviter, joiner)
+            else:
+                await self.start_match(
+                    inviter, joiner, invitation.length, terms=invitation.terms,
+                    unrated=None if invitation.terms.rated else "asked")
+
+    async def start_match(self, inviter: Session, joiner: Session,
+                          length: int | None, unrated: str | None = None,
+                          terms: MatchTerms = MatchTerms()) -> None:
+        """A new match played by `terms`; `unrated`: why it is not rated (a visitor's is not
+        stored either)."""
+        stored = unrated != "visitor"
+        if stored and await self.saved_match_in_the_way(inviter, joiner):
+            return
+        match = new_match(length, self.settings.new_dice(), inviter, joiner,
+                          self.settings.choose_first_x(), terms.rules, terms.crawford)
+        events = told(match, match.start())
+        state = match.to_dict()
+        # Replaces the pair's saved match, if any (both agreed: `saved_match_in_the_way`).
+        match_id = (await self.store.create_match(inviter.name, joiner.name, length, state,
+                                                  dice_record(match.dice_source, state,
+                                                              RollTally()))
+                    if stored else 0)
+        if self.left_meanwhile(inviter, joiner):
+            return
+        running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
+        running.unrated, running.stored = unrated, stored
+        running.turn_seconds = terms.turn_seconds
+        # The server's `--takeover-seconds` for every match whose invitation names none.
+        running.takeover_seconds = terms.takeover_seconds or self.settings.takeover_seconds
+        running.timer = self.timer_for(running)
+        running.allow_undo()
+        joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
+        inviter.send_line(game_texts.has_joined_you(joiner.name, length))
+        if isinstance(match.dice_source, VerifiableDice):
+            # Before anyone sees a die: the dice of the opening roll are drawn, not told yet.
+            for session in (joiner, inviter):
+                if session.sees_extensions:  # the others: `fairdice` during the match
+                    session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
+        self.people.report(game_texts.match_starts(inviter.name, joiner.name, length),
+                           exclude=(inviter.name, joiner.name))
+        self.table.begin(running)
+        tell_match_started(running, resumed=False)
+        async with running.lock:
+            # The start itself is stored already: told even if the follow-ups cannot be.
+            await self.settle(running, events, inviter, running.snapshot(), told_if_undone=events)
+        if stored:  # it replaced the pair's saved match, if they had one
+            await self.send_saved_matches(running.players())
+
+    async def saved_match_in_the_way(self, inviter: Session, joiner: Session) -> bool:
+        """Whether the pair has a saved match that a new one must not replace: one against a bot
+        (which would agree to anything, so a player could escape a lost match), or a timed one
+        that somebody left (its grace period decides it). Such a match is resumed first; the
+        players are told so. A joined invitation between two people replaces their saved match,
+        as on FIBS: the invitation warned them."""
+        record = await self.store.running_match(inviter.name, joiner.name)
+        if record is None:
+            return False
+        left_timed = (record.left_by is not None and record.length is not None
+                      and record.state.get("turn_seconds") is not None)
+        if not (inviter.is_bot or joiner.is_bot or left_timed):
+            return False
+        for session, other in ((inviter, joiner), (joiner, inviter)):
+            if not session.is_bot:
+                session.send_line(game_texts.saved_match_first(other.name))
+        return True
+
+    async def resume_match(self, inviter: Session, joiner: Session) -> None:
+        record = await self.store.running_match(inviter.name, joiner.name)
+        if record is None:
+            joiner.send_line(game_texts.no_saved_match(inviter.name))
+            return
+        if self.left_meanwhile(inviter, joiner):
+            return
+        try:
+            epoch, claimed = await self.claim(record.match_id)
+            if claimed is not None:
+                await self.store.mark_left(record.match_id, None, epoch=epoch)  # both are back
+        except Exception:
+            log.exception("storing the resume of match %s failed", record.match_id)
+            joiner.send_line(texts.NOT_STORED)
+            return
+        if claimed is None:  # finished elsewhere meanwhile
+            joiner.send_line(game_texts.no_saved_match(inviter.name))
+            return
+        sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
+        running = RunningMatch.from_record(claimed, self.resumed_dice(claimed),
+                                           (sessions[claimed.player_a.lower()],
+                                            sessions[claimed.player_b.lower()]), epoch)
+        running.timer = self.timer_for(running)
+        joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
+        inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
+        self.people.report(game_texts.match_resumes(inviter.name, joiner.name,
+                                                    running.match.length),
+                           exclude=(inviter.name, joiner.name))
+        self.table.begin(running)
+        tell_match_started(running, resumed=True)
+        if running.timer is not None:
+            running.timer.changed()  # the boards below show the clock
+        moment = running.match.moment()
+        for index, session in enumerate(running.players()):  # both: index is the player's
+            session.send_lines(match_views.resume_header(running.match, running.names))
+            board_to(session, running, moment, index, as_you=True)
+        async with running.lock:
+            await self.settle(running, [], inviter, running.snapshot())
+            remind(running, (0, 1))
+        await self.send_saved_matches(running.players())
+
+    async def claim(self, match_id: int) -> tuple[int, MatchRecord | None]:
+        """This node owns the stored match from now on: the owner epoch it holds, and the match
+        as stored after the claim (None: it is not running any more, finished elsewhere)."""
+        try:
+            epoch = await self.store.claim_match(match_id)
+        except LookupError:
+            return 0, None
+        record = await self.store.match_by_id(match_id)
+        return epoch, None if record is None or record.finished else record
+
+    async def saved_matches_of(self, session: Session) -> list[info.SavedMatch]:
+        """The user's saved matches (stored, unfinished, not being played now), from their side."""
+        rows = []
+        for record in await self.store.running_matches(session.name):
+            if self.is_live(record.player_a, record.player_b):
+                continue
+            mine = 0 if record.player_a.lower() == session.name.lower() else 1
+            opponent = (record.player_a, record.player_b)[1 - mine]
+            score = record.state["score"]
+            online = self.people.online.get(opponent.lower())
+            rows.append(info.SavedMatch(opponent, online is not None,
+                                        online is not None and online.toggle("ready"),
+                                        record.length, score[mine], score[1 - mine]))
+        return rows
+
+    def is_live(self, name_a: str, name_b: str) -> bool:
+        """Whether the stored match between the two is being played right now (not saved)."""
+        return self.live_match_id(name_a, name_b) is not None
+
+    def live_match_id(self, name_a: str, name_b: str) -> int | None:
+        """The id of the match the two are playing right now here, if they are."""
+        player = self.people.online.get(name_a.lower())
+        running = self.table.match_of(player) if player else None
+        if running is None or name_b.lower() not in (n.lower() for n in running.names):
+            return None
+        return running.match_id
+
+    async def send_saved_matches(self, sessions: Iterable[Session]) -> None:
+        """Their saved matches now, to those of `sessions` online whose page asked for messages."""
+        for session in sessions:
+            if (session.wants_events and self.people.is_online(session)
+                    and not self.people.is_visitor(session)):
+                session.send_event(web_events.saved_matches(await self.saved_matches_of(session)))
+
+    async def forfeit_saved(self, match_id: int, names: tuple[str, str], leaver: int,
+                            first: list[Say] | None, *, abandoned: bool = False) -> bool | None:
+        """The saved match `match_id` between `names` is lost by `leaver`, from its stored
+        state, scored, rated and reported like any won match. `first`: what its players who are
+        online are told before the forfeit (None: nobody is told; it was abandoned long ago).
+        Returns True if it was forfeited, False if it is no longer saved (finished, resumed or
+        replaced), None if that cannot be done now: a match of its players is being set up, or
+        the store failed (try again later)."""
+        online = [self.people.online.get(name.lower()) for name in names]
+        people = [name for name, session in zip(names, online)
+                  if session is None or not session.is_bot]
+        with self.table.starting(people) as claimed:
+            if not claimed:
+                return None
+            record = await self.store.running_match(*names)
+            if (record is None or record.match_id != match_id or any(
+                    running.match_id == match_id for running in self.table.running_matches())):
+                return False
+            try:
+                epoch, owned = await self.claim(match_id)
+            except Exception:
+                log.exception("claiming match %s to forfeit it failed", match_id)
+                return None
+            if owned is None:
+                return False
+            sessions = (online[0], online[1]) if first is not None else (None, None)
+            running = RunningMatch.from_record(owned, self.resumed_dice(owned), sessions, epoch)
+            async with running.lock:
+                before = running.snapshot()
+                events = told(running.match, running.match.forfeit(leaver))
+                stored = await self.settle(running, [*(first or []), *events], None, before,
+                                           abandoned=abandoned)
+        if stored:
+            await self.send_saved_matches([session for session in online if session is not None])
+        return True if stored else None
+
+    def resumed_dice(self, record: MatchRecord) -> Dice:
+        """A saved match's dice go on where they were: the same seed, past the pairs drawn. A
+        match stored without a seed (before dice were verifiable, or by a test) gets new dice, but
+        never a seed: its earlier rolls were not drawn from one."""
+        if record.dice is not None and record.dice.seed is not None:
+            return VerifiableDice(bytes.fromhex(record.dice.seed), record.dice.drawn,
+                                  salts_from_lists(record.dice.salts))
+        dice = self.settings.new_dice()
+        return SecureDice() if isinstance(dice, VerifiableDice) else dice
+
+    async def undo(self, session: Session) -> None:
+        """Against a bot: take back the player's last decision and the bot's turns after it. The
+        dice are rewound too, so the same dice come again. The match is unrated from then on."""
+        async with self.playing(session) as running:
+            if running is None:
+                session.send_line(game_texts.NOT_PLAYING)
+                return
+            if running.undo_points is None:
+                session.send_line(texts.UNDO_ONLY_AGAINST_BOTS)
+                return
+            if not running.undo_points:
+                session.send_line(texts.NOTHING_TO_UNDO)
+                return
+            before = running.snapshot()
+            running.rewind(running.undo_points.pop())
+            running.unrated = running.unrated or "undo"
+            stored, _ = await self.commit(running, before, session)
             if not stored:
                 return
-            tell(lobby, running, [
-                match_views.say(player, game_texts.YOU_ENDED_THE_UNLIMITED_MATCH),
-                match_views.say(1 - player, game_texts.ended_the_unlimited_match(session.name))])
-            finish(lobby, running)
-            return
-        await part(lobby, running, player, [
-            match_views.say(player, game_texts.YOU_LEFT_THE_GAME),
-            match_views.say(1 - player, game_texts.left_the_game(session.name)),
-            match_views.say(WATCHERS, game_texts.left_the_game_with(
-                session.name, running.opponent_name(player)))])
+            index = running.index_of(session)
+            session.send_line(texts.UNDONE)
+            board_to(session, running, running.match.moment(), index, as_you=True)
+            if running.match.phase is Phase.ROLL_OR_DOUBLE and running.match.turn == index:
+                session.send_line(ROLL_OR_DOUBLE)
+            remind(running, (index,))
 
+    # --- matches left unfinished ------------------------------------------------------------------
 
-async def log_out(lobby: Lobby, session: Session, departure: texts.Departure) -> list[Session]:
-    """A player logged out or dropped: their match is saved; the opponent and the watchers
-    are told (and returned: they know of the logout already)."""
-    async with playing(lobby, session) as running:
-        if running is None:
-            return []
-        player = running.index_of(session)
-        told = told_of_parting(lobby, running, (1 - player,))
-        saved = texts.game_saved_after(session.name, departure)
-        await part(lobby, running, player,
-                   [match_views.say(1 - player, saved), match_views.say(WATCHERS, saved)])
+    async def close_abandoned(self) -> int:
+        """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
+        player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
+        stayed wins a match of some length, rated. Returns how many were closed."""
+        before = int(self.settings.wall_clock() - self.settings.abandon_after)
+        playing = {running.match_id for running in self.table.running_matches()}
+        closed = 0
+        for record in await self.store.idle_matches(before):
+            if record.match_id in playing:
+                continue
+            names = (record.player_a, record.player_b)
+            if self.settings.forfeit_abandoned and record.left_by in names and record.length:
+                # Nobody plays it now to be told of it.
+                closed += await self.forfeit_saved(
+                    record.match_id, names, names.index(record.left_by), None,
+                    abandoned=True) is True
+            else:
+                try:  # only if no node has claimed it since it was read
+                    await self.store.finish_match(record.match_id, record.state, None, [],
+                                                  abandoned=True, epoch=record.owner_epoch)
+                except StaleMatchOwner:
+                    continue  # resumed meanwhile, on another node
+                closed += 1
+        return closed
+
+    # --- parting: the match stops running here and stays saved ------------------------------------
+
+    async def part(self, running: RunningMatch, leaver: int | None, script: Script) -> None:
+        """With the match's lock held: the match stops running and stays saved as stored. Who
+        left (`leaver`; None: the server stops) is stored first; then `script` is told, with
+        what the clock says of the grace period of a timed match, and the match is forgotten."""
+        if leaver is not None and running.stored:
+            try:
+                await self.store.mark_left(running.match_id, running.names[leaver],
+                                           epoch=running.owner_epoch)
+            except StaleMatchOwner:
+                pass  # another node runs it now, and marks who leaves it there
+            except Exception:
+                # The match itself is stored as it stands: saved all the same, and timed by its
+                # grace period; only the mark of who left it (abandonment counts) is missing.
+                log.exception("storing that %s left match %s failed", running.names[leaver],
+                              running.match_id)
+        if leaver is not None and running.timer is not None:
+            script = [*script, *running.timer.left(leaver)]
+        self.tell(running, script)
+        self.table.forget(running)
+        if running.stored and leaver is not None:  # (a server that stops tells no one)
+            await self.send_saved_matches(running.players())
+
+    def told_of_parting(self, running: RunningMatch, players: Iterable[int]) -> list[Session]:
+        """`players`' sessions and the watchers of both players: who hears of a parting."""
+        told = [s for index, s in enumerate(running.sessions) if s is not None and index in players]
+        for session in running.players():
+            told += self.table.watchers_of(session)
         return told
 
+    async def leave(self, session: Session) -> None:
+        async with self.playing(session) as running:
+            if running is None:
+                session.send_line(game_texts.NO_ONE_TO_LEAVE)
+                return
+            player = running.index_of(session)
+            match = running.match
+            if match.length is None and match.phase is Phase.BETWEEN_GAMES:
+                # Unlimited matches are never won: leaving between games ends them, unrated.
+                stored, _ = await self.commit(running, running.snapshot(), session, ended=True)
+                if not stored:
+                    return
+                self.tell(running, [
+                    match_views.say(player, game_texts.YOU_ENDED_THE_UNLIMITED_MATCH),
+                    match_views.say(1 - player,
+                                    game_texts.ended_the_unlimited_match(session.name))])
+                self.finish(running)
+                return
+            await self.part(running, player, [
+                match_views.say(player, game_texts.YOU_LEFT_THE_GAME),
+                match_views.say(1 - player, game_texts.left_the_game(session.name)),
+                match_views.say(WATCHERS, game_texts.left_the_game_with(
+                    session.name, running.opponent_name(player)))])
 
-async def shut_down(lobby: Lobby) -> list[Session]:
-    """The server stops: every running match stays saved as stored (each accepted action is
-    stored already); its players and watchers are told so (and returned)."""
-    told: list[Session] = []
-    for running in lobby.match_table.running_matches():
-        async with running.lock:
-            if not any(lobby.match_table.match_of(s) is running for s in running.players()):
-                continue  # it ended or was parted while the lock was being waited for
-            told += told_of_parting(lobby, running, (0, 1))
-            line = server_texts.SHUTTING_DOWN_GAME_SAVED
-            await part(lobby, running, None, [match_views.say(0, line),
-                                              match_views.say(1, line),
-                                              match_views.say(WATCHERS, line)])
-    return told
+    async def log_out(self, session: Session, departure: texts.Departure) -> list[Session]:
+        """A player logged out or dropped: their match is saved; the opponent and the watchers
+        are told (and returned: they know of the logout already)."""
+        async with self.playing(session) as running:
+            if running is None:
+                return []
+            player = running.index_of(session)
+            told = self.told_of_parting(running, (1 - player,))
+            saved = texts.game_saved_after(session.name, departure)
+            await self.part(running, player,
+                            [match_views.say(1 - player, saved), match_views.say(WATCHERS, saved)])
+            return told
+
+    async def shut_down(self) -> list[Session]:
+        """The server stops: every running match stays saved as stored (each accepted action is
+        stored already); its players and watchers are told so (and returned)."""
+        told: list[Session] = []
+        for running in self.table.running_matches():
+            async with running.lock:
+                if not any(self.table.match_of(s) is running for s in running.players()):
+                    continue  # it ended or was parted while the lock was being waited for
+                told += self.told_of_parting(running, (0, 1))
+                line = server_texts.SHUTTING_DOWN_GAME_SAVED
+                await self.part(running, None, [match_views.say(0, line),
+                                                match_views.say(1, line),
+                                                match_views.say(WATCHERS, line)])
+        return told

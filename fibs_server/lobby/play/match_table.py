@@ -20,13 +20,17 @@ from fibs_server.protocol.wording import game_texts
 class MatchTable:
     def __init__(self, changed: Callable[[Session], None],
                  withdrawn: Callable[[Invitation], None],
-                 tell: Callable[[Collection[str], Letter], None]) -> None:
+                 tell: Callable[[Collection[str], Letter], None],
+                 watching_changed: Callable[[Session], None] = lambda session: None) -> None:
         # `changed(session)`: a user's who-line changed (they started or stopped playing or
         # watching): the lobby broadcasts it. `withdrawn(invitation)`: an invitation stands
         # no more, unaccepted: the lobby tells its invitee's page. `tell`: the lobby's.
+        # `watching_changed(session)`: whom the session watches changed (the seats tell a
+        # match on another node).
         self.changed = changed
         self.withdrawn = withdrawn
         self.tell = tell
+        self.watching_changed = watching_changed
         self._invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
         self.open_tables = OpenTables()  # matches offered to whoever sits first
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
@@ -36,8 +40,6 @@ class MatchTable:
         # everyone online per move would make 1,000 matches among 10,000 users cost 20
         # million checks a second. Dicts keep the order watchers came in.
         self.watchers: dict[Session, dict[Session, None]] = {}
-        # Told whenever whom a session watches changes (a seat's home hears of it: seats.py).
-        self.watching_changed: Callable[[Session], None] = lambda session: None
 
     # --- matches -------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 Each decision a player must take (roll or double, move, answer a double or a resignation,
 join the next game) is timed from the moment it is due. Ten seconds before the end the
 player is warned; at the end the server takes the decision for them with the bot's choice
-(`bots.situation_for`, the bots' `decide`, applied through `match_play.act` like a bot's
+(`bots.situation_for`, the bots' `decide`, applied through `Matches.act` like a bot's
 own decision, which tells both players and the watchers once it is stored), and counts it; the third expiry loses
 the match (`Match.forfeit`). With `takeover` a bot takes the decision over without counting
 it, and the player plays on. A timed match left or dropped is lost unless it is resumed
@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, Coroutine
 from fibs_server.bots import Action, Decision, Situation, fallback, situation_for
 from fibs_server.bots.situation import ROLL
 from fibs_server.lobby.clock import Alarm, Clock
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play.match_play import Matches
 from fibs_server.lobby.play.running_match import RunningMatch
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.views.match_views import WATCHERS, Script, say
@@ -61,11 +61,14 @@ class Countdown:
 
 
 class MatchClocks:
-    """Every timed match's clock (`timer_for`, the lobby's `match_timers`), and the grace
-    periods of the timed matches their players left."""
+    """Every timed match's clock (`timer_for`, the clocks of `matches`), and the grace
+    periods of the timed matches their players left, on `clock`."""
 
-    def __init__(self, lobby: Lobby, decide: Decide) -> None:
-        self.lobby = lobby
+    def __init__(self, matches: Matches, clock: Clock, grace_seconds: int,
+                 decide: Decide) -> None:
+        self.matches = matches
+        self.clock = clock
+        self.grace_seconds = grace_seconds  # a timed match left is lost unless resumed so soon
         self.decide = decide
         self.graces: dict[int, Alarm] = {}  # match id -> its forfeit, if not resumed in time
         # The graces armed by a sweep over the database (`resume_graces`), not by a player
@@ -104,8 +107,7 @@ class MatchClocks:
         """The leaver of match `match_id` between `names` loses it unless it is resumed
         within `seconds` (the server's grace period). `swept`: armed by a sweep over the
         database, not by the leaving here, which read the match's owner `epoch`."""
-        config = self.lobby.config
-        when = config.clock.time() + (config.grace_seconds if seconds is None else seconds)
+        when = self.clock.time() + (self.grace_seconds if seconds is None else seconds)
         earlier = self.graces.pop(match_id, None)
         if earlier is not None:
             earlier.cancel()
@@ -113,7 +115,7 @@ class MatchClocks:
             self.swept[match_id] = epoch
         else:
             self.swept.pop(match_id, None)
-        self.graces[match_id] = config.clock.call_at(
+        self.graces[match_id] = self.clock.call_at(
             when, lambda: self.start_task(self._forfeit_abandoned(match_id, names, leaver)))
 
     async def resume_graces(self) -> None:
@@ -121,7 +123,7 @@ class MatchClocks:
         start): each timed match a player left whose grace period does not run here gets it,
         counted from now (nobody could come back to a stopped node, and a node that died
         took its alarms with it)."""
-        for record in await self.lobby.matches.left_matches():
+        for record in await self.matches.store.left_matches():
             names = (record.player_a, record.player_b)
             if (record.length is not None and record.state.get("turn_seconds") is not None
                     and record.left_by in names and record.match_id not in self.graces):
@@ -146,13 +148,13 @@ class MatchClocks:
             # Armed from the database: it may have been resumed on another node since
             # (resuming claims it and forgets who left; left again, its new host times it),
             # which this node cannot see in its own matches.
-            record = await self.lobby.matches.match_by_id(match_id)
+            record = await self.matches.store.match_by_id(match_id)
             if (record is None or record.finished or record.left_by is None
                     or epoch is not None and record.owner_epoch != epoch):
                 return
-        back = clock_texts.did_not_come_back(names[leaver], self.lobby.config.grace_seconds)
-        forfeited = await match_play.forfeit_saved(self.lobby, match_id, names, leaver,
-                                                   [say(0, back), say(1, back)])
+        back = clock_texts.did_not_come_back(names[leaver], self.grace_seconds)
+        forfeited = await self.matches.forfeit_saved(match_id, names, leaver,
+                                                     [say(0, back), say(1, back)])
         if forfeited is None:  # being set up (resumed?) or not stored: try again shortly
             # (Not compared again: the failed forfeit may have claimed the match itself.)
             self.start_grace(match_id, names, leaver, RETRY_SECONDS, swept=swept)
@@ -184,7 +186,7 @@ class TurnClock:
 
     @property
     def _clock(self) -> Clock:
-        return self.clocks.lobby.config.clock
+        return self.clocks.clock
 
     def changed(self) -> None:
         """Time each player's decision that is due now; a decision still due goes on with
@@ -232,9 +234,9 @@ class TurnClock:
                 and running.expiries[player] + 1 >= EXPIRIES_TO_LOSE)
         decision = None if last else await self._bot_decision(situation)
         session = running.sessions[player]
-        lobby = self.clocks.lobby
+        matches = self.clocks.matches
         if (self.countdowns.get(player) is not countdown or session is None
-                or lobby.match_table.match_of(session) is not running):
+                or matches.table.match_of(session) is not running):
             return  # decided, left or ended meanwhile
         name, phase = running.names[player], situation.phase
 
@@ -256,7 +258,7 @@ class TurnClock:
             return match_play.Change(events, [say(acting, you), say(1 - acting, others),
                                               say(WATCHERS, others)])
 
-        await match_play.act(lobby, session, take_decision, by_server=True)
+        await matches.act(session, take_decision, by_server=True)
 
     async def _bot_decision(self, situation: Situation) -> Decision:
         decision = await self.clocks.decide(situation)
@@ -275,13 +277,13 @@ class TurnClock:
         running = self.running
         if running.turn_seconds is None or running.match.length is None:
             return []
-        lobby = self.clocks.lobby
+        people = self.clocks.matches.people
         you, opponent = clock_texts.come_back_within(running.names[player],
-                                                     lobby.config.grace_seconds,
+                                                     self.clocks.grace_seconds,
                                                      running.opponent_name(player))
         self.clocks.start_grace(running.match_id, running.names, player)
         return [say(index, text) for index, text in ((player, you), (1 - player, opponent))
-                if (session := running.sessions[index]) is not None and lobby.is_online(session)]
+                if (session := running.sessions[index]) is not None and people.is_online(session)]
 
     def reading(self) -> ClockReading | None:
         """Who must decide, and how long they have: the player to act, else (between games)

@@ -113,7 +113,7 @@ class AnalysisQueue:
         request = await self.records.next_analysis()
         if request is None:
             return False
-        record = await self.lobby.matches.match_by_id(request.match_id)
+        record = await self.lobby.match_store.match_by_id(request.match_id)
         if record is None or not record.finished:
             await self.records.fail_analysis(request.match_id, "no finished match")
             return True

@@ -4,7 +4,7 @@ Each bot is online like a user (a resident session in `who`, ready, rated) and t
 invitation it is offered: each match gets a session of its own (`Session.is_bot`), whose
 connection hears what the server tells it and then looks at the match to see whether the
 bot must act. Its decision is computed off the event loop (`bots.BotPool`) and applied
-through `match_play.act` like any player's command, with FIBS's texts for everyone else.
+through `Matches.act` like any player's command, with FIBS's texts for everyone else.
 """
 from __future__ import annotations
 
@@ -211,8 +211,8 @@ class BotPlayers:
                 if situation is None:
                     return
                 decision = await self.decide(situation, self._levels[session])
-                taken = await match_play.act(self.lobby, session,
-                                             _unless_stale(decision, situation))
+                taken = await self.lobby.matches.act(session,
+                                                     _unless_stale(decision, situation))
                 # Not taken because the match ended meanwhile is no refusal.
                 if not taken and self.lobby.match_table.match_of(session) is not None:
                     self.refusals.append(decision)

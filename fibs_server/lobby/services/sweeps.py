@@ -1,6 +1,6 @@
 """The periodic sweeps over the database: timed matches left on a node that stopped or died
 get their grace period (`MatchClocks.resume_graces`), and matches left unfinished too long are
-closed (`match_play.close_abandoned`). One node of a lobby runs them: the holder of the
+closed (`Matches.close_abandoned`). One node of a lobby runs them: the holder of the
 `sweeps` lease (docs/NODES.md, "Leases"); on one node, that node, from its start.
 
 A running match's turn clock, the grace of a match left on this node and the expiry of an
@@ -12,8 +12,7 @@ import asyncio
 import contextlib
 import logging
 
-from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play.match_play import Matches
 from fibs_server.lobby.play.turn_clock import MatchClocks
 
 log = logging.getLogger(__name__)
@@ -25,9 +24,9 @@ class DatabaseSweeps:
     """The `sweeps` lease's duty (`lobby.leases.Duty`): a sweep when the lease is gained,
     then one every `period` seconds until it is lost."""
 
-    def __init__(self, lobby: Lobby, clocks: MatchClocks,
+    def __init__(self, matches: Matches, clocks: MatchClocks,
                  period: float = ABANDONMENT_CHECK_SECONDS) -> None:
-        self.lobby = lobby
+        self.matches = matches
         self.clocks = clocks
         self.period = period
         self._task: asyncio.Task[None] | None = None
@@ -53,7 +52,7 @@ class DatabaseSweeps:
 
     async def _close_abandoned(self) -> None:
         try:
-            closed = await match_play.close_abandoned(self.lobby)
+            closed = await self.matches.close_abandoned()
             if closed:
                 log.info("closed %d abandoned matches", closed)
         except Exception:

@@ -22,7 +22,7 @@ import logging
 from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
-from fibs_server.lobby.play import arranged_matches, match_play
+from fibs_server.lobby.play import arranged_matches
 from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.lobby.ports.tournament_records import (
@@ -56,7 +56,6 @@ class TournamentDirector:
         self.records = records
         self.clock = clock
         self.period = period
-        arranged_matches.install(lobby)  # whichever node directs, its arrangements come here
         self._alarm: Alarm | None = None
         self._passing: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()  # one pass at a time
@@ -237,16 +236,16 @@ class TournamentDirector:
         assert pairing.second is not None  # a bye is decided from the start
         first, second = pairing.first, pairing.second
         linked = record.match_ids.get((number, position))
-        if linked is not None and linked == match_play.live_match_id(self.lobby, first, second):
+        if linked is not None and linked == self.lobby.matches.live_match_id(first, second):
             return None  # its match is being played here: nothing to read from the store
         match = None if fresh else await self._match_of(record, number, position, first,
-                                                         second, started_at, links)
+                                                        second, started_at, links)
         if match is not None and match.finished:
             if match.winner is None:  # closed unfinished: as if neither had come
                 return None, True
             return next(name for name in (first, second)
                         if name.lower() == match.winner.lower()), False
-        if match is not None and match_play.is_live(self.lobby, first, second):
+        if match is not None and self.lobby.matches.is_live(first, second):
             return None  # played now; a dropout is the timed match's grace period's
         here = {name: arranged_matches.free_here(self.lobby, name) for name in (first, second)}
         bots = [name for name, session in here.items() if session is not None and session.is_bot]
@@ -282,7 +281,7 @@ class TournamentDirector:
                 names = (match.player_a, match.player_b)
                 leaver = next(index for index, name in enumerate(names)
                               if name.lower() != present[0].lower())
-                await match_play.forfeit_saved(self.lobby, match.match_id, names, leaver, [])
+                await self.lobby.matches.forfeit_saved(match.match_id, names, leaver, [])
             return None
         absent = [name for name in (first, second) if name not in present]
         winner = present[0] if present else None
@@ -298,10 +297,10 @@ class TournamentDirector:
         since the round began (running, or finished already), which is then to be linked."""
         match_id = record.match_ids.get((number, position))
         if match_id is not None:
-            return await self.lobby.matches.match_by_id(match_id)
-        found = await self.lobby.matches.running_match(first, second)
+            return await self.lobby.match_store.match_by_id(match_id)
+        found = await self.lobby.match_store.running_match(first, second)
         if found is None or found.started_at < started_at:
-            finished = await self.lobby.matches.finished_matches(first, RECENT_MATCHES)
+            finished = await self.lobby.match_store.finished_matches(first, RECENT_MATCHES)
             found = next((match for match in finished if match.started_at >= started_at
                           and second.lower() in (match.player_a.lower(),
                                                  match.player_b.lower())), None)
