@@ -219,7 +219,7 @@ class Lobby:
         session.close()
 
     async def time_out_idle(self) -> None:
-        limit = time.monotonic() - self.config.idle_timeout
+        limit = self.config.clock.time() - self.config.idle_timeout
         for session in [s for s in self.connections if s.last_active < limit]:
             session.send_line(texts.CONNECTION_TIMED_OUT)
             self.connections.discard(session)
@@ -228,9 +228,12 @@ class Lobby:
             session.close()
 
     async def run_idle_timeouts(self) -> None:
+        clock = self.config.clock
         period = max(0.05, min(60.0, self.config.idle_timeout / 4))
         while True:
-            await asyncio.sleep(period)
+            due = asyncio.Event()
+            clock.call_at(clock.time() + period, due.set)
+            await due.wait()
             await self.time_out_idle()
 
     # --- accounts ----------------------------------------------------------------------------

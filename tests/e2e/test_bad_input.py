@@ -5,6 +5,9 @@ from fibs_server.net.telnet import MAX_LINE_BYTES
 from fibs_server.protocol.texts import LINE_TOO_LONG
 from tests.e2e.conftest import DATE_LINE, ServerHarness
 from tests.e2e.test_lobby_commands import ask
+from tests.waiting import until
+
+IDLE_TIMEOUT = 3600.0  # seconds, on the lobby's fake clock
 
 
 async def test_huge_lines_control_bytes_and_telnet_commands(harness):
@@ -48,13 +51,21 @@ async def test_missing_and_extra_arguments(harness):
 
 
 async def test_idle_connections_time_out(database_url):
-    harness = await ServerHarness(database_url, idle_timeout=0.3).start()
+    """On the lobby's clock, moved past the timeout: a real timeout short enough to wait for
+    was outlasted by a login on a busy machine."""
+    harness = ServerHarness(database_url, idle_timeout=IDLE_TIMEOUT)
+    clock = harness.use_fake_clock()
+    await harness.start()
     try:
         await harness.register("alice")
         alice = await harness.login_clip("alice")
-        rest = await alice.expect_closed()
-        assert rest == b"Connection timed out.\r\n"
         waiting = await harness.connect()  # idle at the login prompt, too
+        assert harness.server is not None
+        lobby = harness.server.lobby
+        await until(lambda: len(lobby.connections) == 2, "both connected")
+        # The lobby's first look at the idle ones (in a minute) sees both idle for longer.
+        clock.advance(IDLE_TIMEOUT + 60)
+        assert await alice.expect_closed() == b"Connection timed out.\r\n"
         assert await waiting.expect_closed() == b"Connection timed out.\r\n"
     finally:
         await harness.stop()

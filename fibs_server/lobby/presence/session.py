@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.limits.gatekeeper import Gatekeeper
 from fibs_server.lobby.metrics import COMMAND_SECONDS
 from fibs_server.lobby.ports.accounts import Account
@@ -58,6 +59,9 @@ class Lobby(Protocol):
     def match_table(self) -> Matches: ...
 
     gatekeeper: Gatekeeper
+
+    @property
+    def clock(self) -> Clock: ...
 
     def now(self) -> datetime.datetime: ...
 
@@ -126,7 +130,8 @@ class Session:
         # (line, broadcast), as `Connection.send` takes text.
         self.event_sink: Callable[[str, bool], None] | None = None
         self.login_time = 0
-        self.last_active = time.monotonic()
+        # On the lobby's clock, as the idle timeout that reads it (tests move a fake one).
+        self.last_active = lobby.clock.time()
         self.away_message: str | None = None
         self.last_command: str | None = None
         self.watching: Session | None = None  # set by the lobby's MatchTable (set_watching)
@@ -274,8 +279,9 @@ class Session:
             self._show(action)
 
     async def handle_line(self, line: str) -> None:
-        received = self.last_active = time.monotonic()
+        self.last_active = self.lobby.clock.time()
         if self.stage is Stage.ONLINE:
+            received = time.monotonic()
             await self._online(line)  # dispatch answers a failed command itself
             COMMAND_SECONDS.observe(time.monotonic() - received)
             return
@@ -402,7 +408,7 @@ class Session:
         return self.seated_elsewhere.watching if self.seated_elsewhere else None
 
     def idle_seconds(self) -> int:
-        return int(time.monotonic() - self.last_active)
+        return int(self.lobby.clock.time() - self.last_active)
 
     def who_info(self) -> clip.WhoInfo:
         assert self.account is not None
