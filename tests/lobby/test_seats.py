@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from fibs_server.lobby.commands import chat_commands, user_commands
+from fibs_server.lobby.commands import chat_commands, common, user_commands
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import Forwarded, JoinAsked, Relayed
 from fibs_server.lobby.nodes.directory import NODE_SILENCE
@@ -451,3 +451,17 @@ async def test_a_line_the_seat_never_served_is_answered_at_home(tmp_path):
     assert bob_hears.lines() == ["** You terminated the game. The game was saved.",
                                  "** You're not playing."]
     assert bob.seated_elsewhere is None and not a.seats.here
+
+
+async def test_a_match_running_on_another_node_is_not_counted_as_saved(tmp_path):
+    """`whois` and `history` count the saved matches waiting: not one being played, wherever
+    it runs and wherever its player is."""
+    _, a, b, alice, _, bob, _ = await nodes_with_a_match(tmp_path)
+    for lobby in (a, b):
+        for name in ("alice", "bob"):
+            assert await common.match_counts(lobby, name) == (0, 0), (lobby.node_id, name)
+    await a.dispatch(alice, "leave")
+    await settled(a, b)
+    for lobby in (a, b):
+        for name in ("alice", "bob"):
+            assert await common.match_counts(lobby, name) == (1, 0), (lobby.node_id, name)

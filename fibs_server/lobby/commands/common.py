@@ -90,7 +90,10 @@ async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
     unfinished, abandoned = await lobby.match_store.match_counts(name)
     online = lobby.online.get(name.lower())
     if online is None:
-        return unfinished, abandoned
+        # Online on another node and playing: a match of a user with an account, stored.
+        remote = lobby.directory.get(name)
+        being_played = remote is not None and remote.info.opponent is not None
+        return unfinished - int(being_played), abandoned
     elsewhere = online.seated_elsewhere
     if elsewhere is not None:  # their match runs on another node, stored unless a visitor's
         being_played = elsewhere.playing and not lobby.is_visitor(online)
