@@ -1,7 +1,8 @@
 """`fibs-server` / `python -m fibs_server`: run the server, `db upgrade` to migrate only,
 `db backup <file>` to copy a SQLite database while the server runs,
-`admin grant|revoke <name>` to make an account an administrator (or not), `export-match`, or
-`verify-dice <match-id>` to recompute a finished match's rolls from its revealed seed."""
+`admin grant|revoke <name>` to make an account an administrator (or not), `export-match`,
+`verify-dice <match-id>` to recompute a finished match's rolls from its revealed seed, or
+`dump-month [YYYY-MM]` to write a month's open record."""
 from __future__ import annotations
 
 import argparse
@@ -14,6 +15,7 @@ import pathlib
 import socket
 import sqlite3
 import sys
+import time
 from typing import Any, TypedDict
 
 from fibs_server.app import ServerConfig, serve
@@ -29,6 +31,8 @@ from fibs_server.lobby.services.analysis_queue import AnalysisConfig
 from fibs_server.lobby.services.bot_players import BotConfig
 from fibs_server.net.http import LOOPBACK, Network, networks
 from fibs_server.net.limits import NetLimits
+from fibs_server.open_record import write_month
+from fibs_server.protocol.views.record_files import Month
 from fibs_server.protocol.wording import fair_texts
 from fibs_server.rules.dice import (
     commitment_of,
@@ -120,6 +124,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         default=env("FIBS_FORFEIT_ABANDONED", "off"),
                         help="an abandoned match of some length is won by the player who "
                         "stayed, and rated")
+    parser.add_argument("--records-folder", default=env("FIBS_RECORDS_FOLDER"),
+                        help="the open record: each month's finished rated matches and dice "
+                             "statistics written there once it ends, and served at /records/ "
+                             "(default: none)")
     parser.add_argument("--bots", default=env("FIBS_BOTS", "on"), choices=["on", "off"],
                         help="the built-in bots bot_beginner, bot_intermediate, bot_expert")
     parser.add_argument("--bot-think-time", type=float,
@@ -179,7 +187,14 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     verify = commands.add_parser("verify-dice", help="recompute a finished match's rolls from "
                                  "its revealed seed and check them against its record")
     verify.add_argument("match_id", type=int)
-    for command in (database, upgrade, backup, export, admin, verify):
+    dump = commands.add_parser("dump-month", help="write a month's open record: its finished "
+                               "rated matches as JSON lines and .mat files, and its dice "
+                               "statistics (docs/FAIRNESS.md)")
+    dump.add_argument("month", nargs="?", type=month_argument,
+                      help="YYYY-MM, UTC (default: the month just ended)")
+    dump.add_argument("--folder", default=env("FIBS_RECORDS_FOLDER", "records"),
+                      help="where to write it (default: $FIBS_RECORDS_FOLDER, or ./records)")
+    for command in (database, upgrade, backup, export, admin, verify, dump):
         # No defaults after the sub-command: one there would overwrite the value given before it.
         add_shared_options(command, argparse.SUPPRESS, argparse.SUPPRESS, argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -189,6 +204,13 @@ def address_list(text: str) -> tuple[Network, ...]:
     """`127.0.0.1,10.0.0.0/8`: addresses and CIDR networks."""
     try:
         return networks(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def month_argument(text: str) -> Month:
+    try:
+        return Month.parse(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -241,6 +263,10 @@ def main(argv: list[str] | None = None) -> None:
                                                   arguments.output)))
     if arguments.command == "verify-dice":
         raise SystemExit(asyncio.run(verify_dice(arguments.database_url, arguments.match_id)))
+    if arguments.command == "dump-month":
+        month = arguments.month or Month.of(time.time()).previous
+        asyncio.run(dump_month(arguments.database_url, month, pathlib.Path(arguments.folder)))
+        return
     asyncio.run(serve(ServerConfig(
         host=arguments.host, port=arguments.port, http_port=arguments.http_port or None,
         web_origins=None if arguments.web_origins is None else tuple(
@@ -261,6 +287,8 @@ def main(argv: list[str] | None = None) -> None:
         bus_url=arguments.bus, node_id=arguments.node_id, bus_prefix=arguments.bus_prefix,
         lease_seconds=arguments.lease_seconds,
         worker_priority=WorkerPriority(arguments.worker_priority),
+        records_folder=None if arguments.records_folder is None
+        else pathlib.Path(arguments.records_folder),
         **limits_from_arguments(arguments))))
 
 
@@ -319,6 +347,17 @@ async def export_match(database_url: str, match_id: int, output: str | None) -> 
     else:
         pathlib.Path(output).write_text(text)
     return 0
+
+
+async def dump_month(database_url: str, month: Month, folder: pathlib.Path) -> None:
+    """Write `month`'s open record in `folder` (again, if it is there: the same bytes)."""
+    store = await SqlStore.open(database_url)
+    try:
+        summary = await write_month(store, month, folder)
+    finally:
+        await store.close()
+    print(f"wrote the open record of {month} in {folder}: {summary['matches']} matches, "
+          f"{summary['dice']['rolls']} rolls")
 
 
 async def verify_dice(database_url: str, match_id: int) -> int:

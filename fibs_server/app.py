@@ -5,6 +5,7 @@ import asyncio
 import dataclasses
 import gc
 import logging
+import pathlib
 import random
 import signal
 import time
@@ -79,6 +80,7 @@ from fibs_server.net.redis_counts import RedisConnections, RedisCounts
 from fibs_server.net.redis_lease import RedisLeases
 from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.net.websocket import Origin, origin_of
+from fibs_server.open_record import RECORDS, MonthlyRecord
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 from fibs_server.rules.dice import SEED_BYTES, Dice, VerifiableDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
@@ -118,6 +120,9 @@ class ServerConfig:
     lease_seconds: float = DEFAULT_LEASE_SECONDS
     # The bots' and the analyses' processes: idle priority, or normal (WorkerPriority).
     worker_priority: WorkerPriority = WorkerPriority.IDLE
+    # The open record's folder: each month's files written there once it ends, and served
+    # (None: neither; `fibs-server dump-month` still writes them).
+    records_folder: pathlib.Path | None = None
 
 
 class LobbyOptions(TypedDict, total=False):
@@ -170,6 +175,7 @@ class FibsServer:
         self.bots_lease: LeaseKeeper | None = None
         self.sweeps_lease: LeaseKeeper | None = None
         self.tournaments_lease: LeaseKeeper | None = None
+        self.records_lease: LeaseKeeper | None = None
         self.director: TournamentDirector | None = None
         self._started = False
         self._stopping = False
@@ -255,6 +261,12 @@ class FibsServer:
                                                                        self.clocks),
                                         self.config.lease_seconds, LoopClock())
         await self.sweeps_lease.start()
+        if self.config.records_folder is not None:
+            self.records_lease = LeaseKeeper(leases(RECORDS), MonthlyRecord(
+                self.store, self.config.records_folder,
+                self.lobby_options.get("wall_clock", time.time)),
+                self.config.lease_seconds, LoopClock())
+            await self.records_lease.start()
         self.lobby.add_commands(tournament_commands.command_table(self.store, self.bots))
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
         self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock)
@@ -275,7 +287,8 @@ class FibsServer:
             listening = listening_socket(self.config.host, self.config.http_port)
             self._http = await start_http_server(self._front, listening, page_origins(
                 self.config.host, listening.getsockname()[1], self.config.web_origins),
-                Operations(self.readiness, self.metrics, self.config.metrics_from))
+                Operations(self.readiness, self.metrics, self.config.metrics_from),
+                self.config.records_folder)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
         self._started = True
 
@@ -329,7 +342,8 @@ class FibsServer:
                  for outcome in ("decided", "late", "refused", "failed")]))
             families.append(BOT_DECISION_SECONDS.exposition())
         families += lease_families(keeper for keeper in (self.bots_lease, self.sweeps_lease,
-                                                          self.tournaments_lease)
+                                                          self.tournaments_lease,
+                                                          self.records_lease)
                                    if keeper is not None)
         if self.bus is not None:
             families += bus_families(self.bus.figures, self.bus.queued, len(lobby.directory))
@@ -381,6 +395,8 @@ class FibsServer:
             await self.sweeps_lease.stop()  # released: another node sweeps from now
         if self.tournaments_lease is not None:
             await self.tournaments_lease.stop()  # and directs the tournaments
+        if self.records_lease is not None:
+            await self.records_lease.stop()  # and writes the open record
         if self._telnet is not None:
             self._telnet.close()  # no new connections; the open ones are the lobby's to close
         if self.clocks is not None:

@@ -33,11 +33,12 @@ from typing import Any, overload
 
 from aiohttp import web
 
+from fibs_server.lobby.commands.archive_commands import match_file
 from fibs_server.lobby.commands.common import LARGEST_ID
 from fibs_server.lobby.commands.user_commands import RATED_MIN_EXPERIENCE
 from fibs_server.lobby.limits.read_limits import KeyedRateLimit
 from fibs_server.lobby.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from fibs_server.lobby.play.public_reads import dice_statistics, match_games
+from fibs_server.lobby.play.public_reads import dice_statistics, match_games, open_record
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.lobby.services.analysis_queue import readable
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, Network, allowed, peer_address
@@ -46,6 +47,7 @@ from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.proxied import HeaderWait
 from fibs_server.net.telnet import FrontEnd
 from fibs_server.net.websocket import Origin, serve_websocket
+from fibs_server.protocol.views.record_files import is_record_file
 from fibs_server.protocol.wording.analysis_texts import below_resolution
 
 STATIC = pathlib.Path(__file__).resolve().parent.parent / "web" / "static"
@@ -57,6 +59,7 @@ LARGEST_PAGE = 100  # rows of a paged list at most
 DEFAULT_PAGE = 20
 NO_SUCH_PLAYER = "No such player."
 NO_SUCH_MATCH = "No such finished rated match."
+NO_SUCH_RECORD_FILE = "No such file in the open record."
 SHUTDOWN_TIMEOUT = 5.0  # seconds a stop waits for requests still being answered
 # Seconds a connection refused for its address's count is told to wait.
 RETRY_AFTER_TOO_MANY = 10
@@ -77,6 +80,8 @@ TOO_MANY_RESPONSE = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/pl
 
 FRONT = web.AppKey("front", FrontEnd)
 ORIGINS = web.AppKey("origins", frozenset)
+# The open record's folder (fibs_server/open_record.py), when the server keeps one.
+RECORDS_FOLDER = web.AppKey("records_folder", pathlib.Path)
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 # A probe or a scrape must never be answered from a cache in between.
@@ -101,6 +106,7 @@ OPERATIONS = web.AppKey("operations", Operations)
 ASK_EACH_TIME = "no-cache"
 KEEP_FOR_GOOD = "public, max-age=31536000, immutable"
 INDEX = "index.html"
+DICE_PAGE = "dice.html"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,7 +156,7 @@ def load_static_files(folder: pathlib.Path = STATIC) -> StaticFiles:
     version = digest.hexdigest()[:16]
     files = {}
     for name, (body, modified) in read.items():
-        if name == INDEX:
+        if name.endswith(".html"):
             body = body.replace(b'"/static/', f'"/static/{version}/'.encode())
         kind = "text/javascript" if name.endswith((".js", ".mjs")) else (
             mimetypes.guess_type(name)[0] or "application/octet-stream")
@@ -334,6 +340,11 @@ async def index(request: web.Request) -> web.Response:
     return static_response(request, request.app[STATIC_FILES].files[INDEX])
 
 
+async def dice_page(request: web.Request) -> web.Response:
+    """The server's dice statistics by month (docs/FAIRNESS.md, "The open record")."""
+    return static_response(request, request.app[STATIC_FILES].files[DICE_PAGE])
+
+
 async def static(request: web.Request) -> web.Response:
     """A file by its unversioned address: asked for each time."""
     file = request.app[STATIC_FILES].files.get(request.match_info["name"])
@@ -475,6 +486,53 @@ async def match_moves(request: web.Request) -> web.Response:
     return web.json_response(await asyncio.to_thread(match_games, record))
 
 
+async def match_record(request: web.Request) -> web.Response:
+    """`/api/matches/12/record`: a finished rated match as the open record publishes it
+    (`public_reads.open_record`): `/api/matches/12`'s answer with its start, both ratings
+    and the analysis's summary (null before it is analysed)."""
+    lobby = request.app[FRONT].lobby
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    record = await public_match(request)
+    analysis = (None if lobby.analyses is None
+                else await lobby.analyses.analysis_of(record.match_id))
+    return web.json_response(await asyncio.to_thread(open_record, record, analysis))
+
+
+async def match_mat(request: web.Request) -> web.Response:
+    """`/api/matches/12/mat`: a finished rated match as a `.mat` file to download (a replay
+    of its history, in a thread as `match_moves`'s)."""
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    record = await public_match(request)
+    return web.Response(text=await asyncio.to_thread(match_file, record), headers={
+        "Content-Disposition": f'attachment; filename="fibs-{record.match_id}.mat"'})
+
+
+def record_months(folder: pathlib.Path) -> list[dict[str, Any]]:
+    """Every month's statistics file in the open record's folder, the latest first."""
+    return [json.loads(path.read_text())
+            for path in sorted(folder.glob("fibs-*.dice.json"), reverse=True)]
+
+
+async def records(request: web.Request) -> web.Response:
+    """`/api/records`: the open record's months, the latest first, each as its `.dice.json`
+    (its matches, its files and its dice statistics); none when the server keeps no record."""
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    folder = request.app.get(RECORDS_FOLDER)
+    months = [] if folder is None else await asyncio.to_thread(record_months, folder)
+    return web.json_response({"months": months})
+
+
+async def record_file(request: web.Request) -> web.FileResponse:
+    """`/records/fibs-2026-11.jsonl.gz` (and the month's other files, README.txt): a file of
+    the open record, sent from the disk as it is."""
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    folder = request.app.get(RECORDS_FOLDER)
+    name = request.match_info["name"]
+    if folder is None or not is_record_file(name):
+        raise api_error(web.HTTPNotFound, NO_SUCH_RECORD_FILE)
+    return web.FileResponse(folder / name)  # 404 when it is not there (yet)
+
+
 async def ratings(request: web.Request) -> web.Response:
     """`/api/ratings?offset=0&limit=20`: the `ratings` command's list (experience above 50,
     best first), one page of it."""
@@ -549,9 +607,12 @@ async def dice(request: web.Request) -> web.Response:
                               else account.name, "player": own})
 
 
-def web_application(front: FrontEnd, files: StaticFiles,
-                    origins: frozenset[Origin], operations: Operations) -> web.Application:
+def web_application(front: FrontEnd, files: StaticFiles, origins: frozenset[Origin],
+                    operations: Operations,
+                    records_folder: pathlib.Path | None = None) -> web.Application:
     application = web.Application(middlewares=[security_headers, paced])
+    if records_folder is not None:
+        application[RECORDS_FOLDER] = records_folder
     application[FRONT] = front
     application[STATIC_FILES] = files
     application[ORIGINS] = origins
@@ -562,6 +623,11 @@ def web_application(front: FrontEnd, files: StaticFiles,
     application.router.add_get("/ws", websocket)
     application.router.add_get("/api/rating-history", rating_history)
     application.router.add_get("/api/matches/{match_id}/analysis", match_analysis)
+    application.router.add_get("/api/matches/{match_id}/record", match_record)
+    application.router.add_get("/api/matches/{match_id}/mat", match_mat)
+    application.router.add_get("/api/records", records)
+    application.router.add_get("/records/{name}", record_file)
+    application.router.add_get("/dice", dice_page)
     application.router.add_get("/api/matches/{match_id}", match_moves)
     application.router.add_get("/api/ratings", ratings)
     application.router.add_get("/api/players/{name}", player)
@@ -576,13 +642,14 @@ def web_application(front: FrontEnd, files: StaticFiles,
 
 
 async def start_http_server(front: FrontEnd, listening: socket.socket,
-                            origins: frozenset[Origin], operations: Operations
-                            ) -> web.AppRunner:
+                            origins: frozenset[Origin], operations: Operations,
+                            records_folder: pathlib.Path | None = None) -> web.AppRunner:
     """Serve the web client on `listening` beside the telnet port, sharing its front end: the
     lobby, the limits, the per-address count and the output batcher. Only pages from
-    `origins` may open a WebSocket."""
+    `origins` may open a WebSocket; the open record's files are served from
+    `records_folder`."""
     files = await asyncio.to_thread(load_static_files)
-    runner = web.AppRunner(web_application(front, files, origins, operations),
+    runner = web.AppRunner(web_application(front, files, origins, operations, records_folder),
                            shutdown_timeout=SHUTDOWN_TIMEOUT)
     await runner.setup()
     await CountedSite(runner, listening, front).start()

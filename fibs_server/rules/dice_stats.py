@@ -15,6 +15,9 @@ _INDEX = {roll: index for index, roll in enumerate(ROLLS)}
 # Below this many rolls some of the 21 expect fewer than 5: the chi-square figure means little.
 FEWEST_FOR_CHI_SQUARE = 180
 UNUSUAL_BELOW = 0.01  # fair dice spread this far or further in fewer than 1 in 100 samples
+# What fair dice move on average a roll: each of the 36 pairs once, a double's four moves.
+FAIR_PIPS_PER_ROLL = sum((high + low) * (2 if high == low else 1)
+                         for high in range(1, 7) for low in range(1, 7)) / 36
 
 
 def empty_tally() -> list[int]:
@@ -64,6 +67,12 @@ class DiceStatistics:
     @property
     def doubles(self) -> int:
         return sum(count for (high, low), count in zip(ROLLS, self.by_roll) if high == low)
+
+    @property
+    def pips(self) -> int:
+        """The pips the rolls gave, a double counted four times its face."""
+        return sum((high + low) * (2 if high == low else 1) * count
+                   for (high, low), count in zip(ROLLS, self.by_roll))
 
     @property
     def chi_square(self) -> float:

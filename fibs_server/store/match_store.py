@@ -229,6 +229,18 @@ class SqlMatchStore:
         rows = await self._reads.run(_all_rows(query))
         return [RatedMatch(*row) for row in rows]
 
+    async def rated_matches_finished(self, start: int, end: int, after: int,
+                                     limit: int) -> list[MatchRecord]:
+        """The rated matches finished from `start` to before `end` (Unix seconds) with an id
+        above `after`, by id, `limit` at most: the open record's pages (store/open_record.py)."""
+        # Rated: its rating changes are stored (looked up by their key's first column).
+        rated = select(RatingChangeRow.match_id).where(RatingChangeRow.match_id == MatchRow.id)
+        return await self._reads.run(_matching_records(
+            select(MatchRow).where(MatchRow.id > after, MatchRow.finished,
+                                   MatchRow.finished_at >= start, MatchRow.finished_at < end,
+                                   rated.exists())
+            .order_by(MatchRow.id).limit(limit)))
+
     async def rated_match_counts(self, name: str) -> tuple[int, int]:
         changes = RatingChangeRow
         query = (select(func.count(), func.sum(case((MatchRow.winner == name, 1), else_=0)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fibs_server.lobby.ports.analysis_records import StoredAnalysis
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.protocol.views.matfile import (
     MatAction,
@@ -19,7 +20,7 @@ from fibs_server.protocol.views.matfile import (
 from fibs_server.rules import events as ev
 from fibs_server.rules.board.notation import Colour, format_steps
 from fibs_server.rules.dice import ScriptedDice, commitment_of, drawn_pairs, salts_from_lists
-from fibs_server.rules.dice_stats import ROLLS, DiceStatistics, chance
+from fibs_server.rules.dice_stats import FAIR_PIPS_PER_ROLL, ROLLS, DiceStatistics, chance
 from fibs_server.rules.match import Match
 
 
@@ -38,6 +39,17 @@ def match_games(record: MatchRecord) -> dict[str, Any]:
             "length": record.length, "variant": match.variant.value,
             "score": list(match.score), "winner": record.winner,
             "finished_at": record.finished_at, "games": games, "dice": match_dice(record)}
+
+
+def open_record(record: MatchRecord, analysis: StoredAnalysis | None) -> dict[str, Any]:
+    """A finished rated match as the open record publishes it (docs/FAIRNESS.md, "The open
+    record"): `match_games` with its start, both ratings before and after, and the analysis's
+    summary (its figures per player, without the decisions), None before it is analysed."""
+    summary = None if analysis is None else {
+        "analysed_at": analysis.analysed_at,
+        **{key: value for key, value in analysis.analysis.items() if key != "decisions"}}
+    return {**match_games(record), "started_at": record.started_at,
+            "ratings": record.state.get("ratings"), "analysis": summary}
 
 
 def match_dice(record: MatchRecord) -> dict[str, Any] | None:
@@ -71,11 +83,12 @@ def _action(action: MatAction, colours: tuple[Colour, Colour]) -> dict[str, Any]
 
 def dice_statistics(tally: list[int]) -> dict[str, Any]:
     """What `dicetest` shows of one tally: each of the 21 rolls against fair dice, the faces,
-    the doubles and the chi-square figure."""
+    the doubles, the pips and the chi-square figure."""
     statistics = DiceStatistics.of(tally)
     return {"rolls": statistics.rolls,
             "by_roll": [{"roll": list(roll), "count": count, "fair": chance(roll)}
                         for roll, count in zip(ROLLS, statistics.by_roll)],
             "faces": list(statistics.faces), "doubles": statistics.doubles,
+            "pips": statistics.pips, "fair_pips_per_roll": FAIR_PIPS_PER_ROLL,
             "chi_square": statistics.chi_square, "p_value": statistics.p_value,
             "enough_rolls": statistics.enough_rolls, "unusual": statistics.unusual}
