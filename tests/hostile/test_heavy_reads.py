@@ -57,10 +57,11 @@ async def history_requests(url: str) -> list[tuple[int, str | None, str]]:
 
 async def heavy_reads_harness(tmp_path) -> WebHarness:
     """The server with the heavy reads' limits, and the flooder, its opponent, the bystander
-    alice, her partner bob and a latecomer registered."""
+    alice, her partner bob and a latecomer registered; its open record in tmp_path/records."""
     harness = WebHarness(f"sqlite:///{tmp_path / 'heavy.db'}")
     harness.config = dataclasses.replace(harness.config, abuse_limits=AbuseLimits(
-        heavy_read_burst=BURST, heavy_reads_per_second=PER_SECOND))
+        heavy_read_burst=BURST, heavy_reads_per_second=PER_SECOND),
+        records_folder=tmp_path / "records")
     await harness.start()
     for name in ("flooder", "opponent", "alice", "bob", "latecomer"):
         await harness.register(name)
@@ -139,7 +140,7 @@ async def api_requests(url: str, paths: list[str]) -> list[tuple[int, str | None
             for path in itertools.islice(itertools.cycle(paths), start, start + API_ROUNDS):
                 async with http.get(url + path) as answer:
                     answers.append((answer.status, answer.headers.get("Retry-After"),
-                                    await answer.text()))
+                                    await answer.text(errors="replace")))
             return answers
         loops = await asyncio.gather(*(loop(start) for start in range(API_LOOPS)))
     return [answer for answers in loops for answer in answers]

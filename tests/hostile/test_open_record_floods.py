@@ -1,0 +1,57 @@
+"""A flood of the open record's reads (docs/WEB-API.md): a long match's record and `.mat`
+file (each a replay of its history), the months and a month's files, from one address, while
+a bystander plays: the bystander is answered as fast as ever, and the flooder gets the heavy
+reads' few answers and then their refusals."""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from fibs_server.net.http import TOO_MANY_ARCHIVE_REQUESTS
+from fibs_server.open_record import write_month
+from fibs_server.protocol.views.record_files import Month
+from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
+from tests.hostile.test_heavy_reads import (
+    API_LOOPS,
+    API_ROUNDS,
+    BURST,
+    PER_SECOND,
+    api_requests,
+    bystander_playing,
+    heavy_reads_harness,
+    long_match,
+)
+
+
+async def test_a_flood_of_the_open_record_is_refused_and_slows_nobody(tmp_path, tracebacks):
+    harness = await heavy_reads_harness(tmp_path)
+    try:
+        store = harness.server.store
+        match = long_match(25, seed=3)
+        match_id = await store.create_match("flooder", "opponent", 25, {})
+        await store.finish_match(match_id, {**match.to_dict(), "ratings": {
+            "flooder": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "flooder", [])
+        record = await store.match_by_id(match_id)
+        month = Month.of(record.finished_at)
+        await write_month(store, month, tmp_path / "records")
+        paths = [f"api/matches/{match_id}/record", f"api/matches/{match_id}/mat",
+                 "api/records", f"records/{month.matches_file}", f"records/{month.mat_file}"]
+        bystander, _ = await bystander_playing(harness)
+        quiet = await time_answers_quiet(bystander)
+        started = time.monotonic()
+        flooding = asyncio.ensure_future(api_requests(harness.url, paths))
+        delays = await time_answers_during(bystander, flooding)
+        seconds = time.monotonic() - started
+        answers = flooding.result()
+    finally:
+        await harness.stop()
+
+    served = [status for status, _, _ in answers if status == 200]
+    assert 0 < len(served) <= BURST + seconds * PER_SECOND + 1
+    refusals = [(retry_after, body) for status, retry_after, body in answers if status != 200]
+    assert len(refusals) == API_LOOPS * API_ROUNDS - len(served)
+    assert all(1 <= int(retry_after) <= 5
+               and json.loads(body) == {"error": TOO_MANY_ARCHIVE_REQUESTS}
+               for retry_after, body in refusals)
+    assert_unhurt(quiet, delays, "a flood of the open record")
