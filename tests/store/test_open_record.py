@@ -198,4 +198,5 @@ def test_months_are_calendar_months_in_utc():
     for wrong in ("2026-00", "2026-13", "26-01", "2026-1", "x"):
         with pytest.raises(ValueError):
             Month.parse(wrong)
-    assert not is_record_file("../fibs.db") and not is_record_file("fibs-2026-11.db")
+    for outside in ("fibs.db", "records/fibs-2026-11.dice.json", "fibs-2026-11.db"):
+        assert not is_record_file(outside), outside
