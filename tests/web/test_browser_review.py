@@ -118,6 +118,11 @@ async def test_the_review_recomputes_the_dice_in_the_browser_and_catches_a_tampe
     await review.tap()
     await expect(page.locator("#review-dice")).to_have_text(
         f"Dice: all {len(dice['rolls'])} rolls verified in your browser from the seed and salts.")
+    # The match to download, as the open record keeps it.
+    await expect(page.get_by_role("link", name="Download as .mat")).to_have_attribute(
+        "href", f"/api/matches/{MATCH_ID}/mat")
+    await expect(page.get_by_role("link", name="Download the record (JSON)")).to_have_attribute(
+        "href", f"/api/matches/{MATCH_ID}/record")
     rolls = [list(roll) for roll in dice["rolls"]]
     first, second = rolls[9]
     rolls[9] = [second, first] if first != second else [first % 6 + 1, second]

@@ -138,6 +138,8 @@ async function openReview(matchId, profileName) {
     return;
   }
   $("review-dice").textContent = dice;
+  $("review-mat").href = `/api/matches/${matchId}/mat`;
+  $("review-record").href = `/api/matches/${matchId}/record`;
   const names = match.body.players;
   reviewing.match = match.body;
   reviewing.analysis = analysed;

@@ -103,11 +103,11 @@ test("a ban's end is shown as a date in the page's language", async () => {
 });
 
 // Words the Spanish catalogue shares with the English one and may: names (the game's and its
-// variants', bots, tie-breaks, measures, programs, abbreviations) and words Spanish spells
-// the same. What a player types is quoted, as the server reads it: never translated.
+// variants', bots, tie-breaks, measures, programs, abbreviations, file formats) and words
+// Spanish spells the same. What a player types is quoted, as the server reads it: never translated.
 const NAMES = ["backgammon", "gammon", "nackgammon", "hypergammon", "portes", "bot", "bots",
   "crawford", "buchholz", "sb", "pr", "emg", "memg", "fibs", "telnet", "utc", "chat", "exp", "p",
-  "s", "min", "r", "n", "bgsage", "gnubg", "xg", "ply"];
+  "s", "min", "r", "n", "bgsage", "gnubg", "xg", "ply", "mat", "json"];
 const SPANISH_TOO = ["a", "no", "has", "dice", "legal", "normal", "final", "error"];
 
 // The words of a catalogue's texts, lower case, less what is never translated: placeholders,
