@@ -136,8 +136,8 @@ class StaticFile:
 @dataclasses.dataclass(frozen=True)
 class StaticFiles:
     """The page's files by name, and their version: the first characters of a digest of them
-    all. index.html names the others under /static/<version>/ (the modules' own imports are
-    relative, so they follow)."""
+    all. The pages (index.html, dice.html) name the others under /static/<version>/ (the
+    modules' own imports are relative, so they follow)."""
     files: dict[str, StaticFile]
     version: str
 
