@@ -10,7 +10,6 @@ statistics last, so a reader never sees half a month and the server never writes
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gzip
 import io
 import json
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fibs_server.lobby.commands.archive_commands import match_file
+from fibs_server.lobby.nodes.leases import stop_task
 from fibs_server.lobby.play.public_reads import dice_statistics, open_record
 from fibs_server.lobby.ports.analysis_records import StoredAnalysis
 from fibs_server.lobby.ports.match_records import MatchRecord
@@ -145,11 +145,8 @@ class MonthlyRecord:
         self._task = asyncio.create_task(self._checking(), name="open record")
 
     async def end(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     async def write_ended_month(self) -> None:
         """The month just ended, if its files are not there yet."""

@@ -133,6 +133,16 @@ def long_match(length: int, seed: int, events: int = 500) -> Match:
         seed += 1
 
 
+async def a_long_rated_match(store) -> tuple[int, Match]:
+    """A finished rated 25-point match of 500 events, flooder against opponent, stored: its
+    id, and the match."""
+    match = long_match(25, seed=3)
+    match_id = await store.create_match("flooder", "opponent", 25, {})
+    await store.finish_match(match_id, {**match.to_dict(), "ratings": {
+        "flooder": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "flooder", [])
+    return match_id, match
+
+
 async def api_requests(url: str, paths: list[str]) -> list[tuple[int, str | None, str]]:
     async with aiohttp.ClientSession() as http:
         async def loop(start: int) -> list[tuple[int, str | None, str]]:
@@ -149,11 +159,7 @@ async def api_requests(url: str, paths: list[str]) -> list[tuple[int, str | None
 async def test_a_flood_of_the_json_api_is_refused_and_slows_nobody(tmp_path, tracebacks):
     harness = await heavy_reads_harness(tmp_path)
     try:
-        store = harness.server.store
-        match = long_match(25, seed=3)
-        match_id = await store.create_match("flooder", "opponent", 25, {})
-        await store.finish_match(match_id, {**match.to_dict(), "ratings": {
-            "flooder": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "flooder", [])
+        match_id, match = await a_long_rated_match(harness.server.store)
         paths = [f"api/matches/{match_id}", "api/players/flooder/matches", "api/ratings",
                  "api/players/flooder", "api/dice?name=flooder"]
         bystander, _ = await bystander_playing(harness)

@@ -17,10 +17,10 @@ from tests.hostile.test_heavy_reads import (
     API_ROUNDS,
     BURST,
     PER_SECOND,
+    a_long_rated_match,
     api_requests,
     bystander_playing,
     heavy_reads_harness,
-    long_match,
 )
 
 
@@ -28,10 +28,7 @@ async def test_a_flood_of_the_open_record_is_refused_and_slows_nobody(tmp_path, 
     harness = await heavy_reads_harness(tmp_path)
     try:
         store = harness.server.store
-        match = long_match(25, seed=3)
-        match_id = await store.create_match("flooder", "opponent", 25, {})
-        await store.finish_match(match_id, {**match.to_dict(), "ratings": {
-            "flooder": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "flooder", [])
+        match_id, _ = await a_long_rated_match(store)
         record = await store.match_by_id(match_id)
         month = Month.of(record.finished_at)
         await write_month(store, month, tmp_path / "records")

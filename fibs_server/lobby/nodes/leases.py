@@ -237,6 +237,14 @@ class LeaseKeeper:
                 self._changes.task_done()
 
 
+async def stop_task(task: asyncio.Task[None] | None) -> None:
+    """`task`, a duty's work, cancelled and waited for (a duty's end)."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 class CallbackDuty:
     """A duty as two coroutine functions (`begin`, `end`)."""
 

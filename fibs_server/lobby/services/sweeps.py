@@ -9,9 +9,9 @@ open table stay with the node the match or the table lives on.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
+from fibs_server.lobby.nodes.leases import stop_task
 from fibs_server.lobby.play.match_play import Matches
 from fibs_server.lobby.play.turn_clock import MatchClocks
 
@@ -37,11 +37,8 @@ class DatabaseSweeps:
         self._task = asyncio.create_task(self._sweeping(), name="database sweeps")
 
     async def end(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
         self.clocks.drop_swept_graces()
 
     async def _arm_graces(self) -> None:

@@ -16,12 +16,12 @@ found the same way.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
+from fibs_server.lobby.nodes.leases import stop_task
 from fibs_server.lobby.play import arranged_matches
 from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.ports.match_records import MatchRecord
@@ -75,11 +75,8 @@ class TournamentDirector:
         if self._alarm is not None:
             self._alarm.cancel()
             self._alarm = None
-        if self._passing is not None:
-            self._passing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._passing
-            self._passing = None
+        await stop_task(self._passing)
+        self._passing = None
 
     def _arm(self) -> None:
         self._alarm = self.clock.call_at(self.clock.time() + self.period, self._due)
