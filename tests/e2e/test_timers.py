@@ -171,6 +171,8 @@ async def test_an_untimed_match_never_times_out_and_shows_no_clock(harness, play
     await join_match(alice, bob, "1")
     await alice.skip_until("It's your turn to move.")
     await alice.expect_lines(BOARD)
+    # A day, within the users' idle timeout (on the same clock, the lobby's).
+    harness.server.lobby.config.idle_timeout = 2 * 24 * 3600
     clock_of(harness).advance(24 * 3600)
     await alice.expect_silence()
     await alice.send("board")
