@@ -5,6 +5,8 @@ any node; the director (lobby/services/tournaments.py) acts on what it finds the
 AbuseLimits' (docs/SECURITY.md, "Tournaments")."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import LARGEST_ID, store_setting
 from fibs_server.lobby.lobby import Lobby
@@ -18,7 +20,7 @@ from fibs_server.lobby.ports.tournament_records import (
 )
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.bot_players import BotPlayers
-from fibs_server.lobby.services.tournament_news import listed, shown, tell_pages
+from fibs_server.lobby.services.tournament_news import SignUpNews, listed, shown, tell_pages
 from fibs_server.protocol import texts
 from fibs_server.protocol.commands import Command, HeavyRead
 from fibs_server.protocol.tournament_options import OptionError, parse_create
@@ -38,6 +40,12 @@ def reads(command: Command) -> bool:
 def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
     """`bots` None: the server has no built-in bots, so none may enter."""
     table = CommandTable()
+    news = SignUpNews(records)
+
+    @table.on_shutdown
+    async def stop_news(lobby: Lobby) -> Collection[Session]:
+        news.stop()
+        return ()
 
     # `list` and `show` read the store, up to some hundred rows: heavy reads.
     @table.command("tournament", pacing=HeavyRead(tournament_texts.read_too_often, reads))
@@ -167,7 +175,8 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                 JoinRefused.ALREADY: tournament_texts.entered_already(tid, account.name),
             }[refused])
             return
-        await told_and_changed(lobby, session, record, tournament_texts.joined(tid, account.name))
+        session.followed_tournament = tid
+        await news.signed_up(lobby, record, account.name, True, session.name)
 
     async def leave(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
@@ -177,7 +186,8 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if not await records.remove_entrant(tid, session.name):
             session.send_line(tournament_texts.not_entered(tid))
             return
-        await told_and_changed(lobby, session, record, tournament_texts.left(tid, session.name))
+        session.followed_tournament = tid
+        await news.signed_up(lobby, record, session.name, False, session.name)
 
     async def cancel(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)

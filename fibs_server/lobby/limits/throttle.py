@@ -66,6 +66,10 @@ class AbuseLimits:
     max_open_tournaments: int = 20
     max_tournament_entrants: int = 128
     tournament_creator_experience: int = 0
+    # Sign-ups and withdrawals told to a tournament's entrants and pages: a token bucket per
+    # tournament; beyond it, one summary of the changes when a token is due.
+    tournament_notice_burst: int = 10
+    tournament_notices_per_second: float = 1.0
 
 
 class Unchecked(Exception):

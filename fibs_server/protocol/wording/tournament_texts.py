@@ -99,6 +99,27 @@ def left(tournament_id: int, name: str) -> str:
     return _about(tournament_id, f"{name} has left.")
 
 
+NAMED = 5  # names a summary of sign-ups lists of each kind, the rest counted
+
+
+def signed_up(tournament_id: int, joiners: Sequence[str], leavers: Sequence[str]) -> str:
+    """The sign-ups and withdrawals since the last told, in one line: `joined` or `left`
+    when one changed, else `Tournament 1: bob, carol and 7 others have joined; dave has
+    left.`"""
+    if len(joiners) + len(leavers) == 1:
+        return (joined(tournament_id, joiners[0]) if joiners
+                else left(tournament_id, leavers[0]))
+    parts = [f"{_listed(names)} {'has' if len(names) == 1 else 'have'} {verb}"
+             for names, verb in ((joiners, "joined"), (leavers, "left")) if names]
+    return _about(tournament_id, "; ".join(parts) + ".")
+
+
+def _listed(names: Sequence[str]) -> str:
+    if len(names) > NAMED:
+        return f"{', '.join(names[:NAMED])} and {plural(len(names) - NAMED, 'other')}"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def cancelled(tournament_id: int, by: str) -> str:
     return _about(tournament_id, f"cancelled by {by}.")
 
