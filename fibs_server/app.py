@@ -225,7 +225,7 @@ class FibsServer:
         if self.config.bus_url is not None:
             assert self.bus is not None  # made with the lobby (`_redis_bus`)
             await self.bus.start()
-            self._background.append(asyncio.create_task(self.lobby.keep_in_touch()))
+            self._background.append(asyncio.create_task(self.lobby.attendance.keep_in_touch()))
             self.redis_leases = RedisLeases(self.config.bus_url, self.config.node_id,
                                             self.config.lease_seconds,
                                             prefix=self.config.bus_prefix)
@@ -314,7 +314,7 @@ class FibsServer:
         counts and the analyses waiting (one count of an index, when analyses run)."""
         assert self.lobby is not None and self.store is not None
         lobby = self.lobby
-        people = [session for session in lobby.online.values() if not session.is_bot]
+        people = [session for session in lobby.attendance.online.values() if not session.is_bot]
         on_the_web = sum(1 for session in people
                          if session.dialogue.transport_client is WEB_PAGE)
         families = [
@@ -326,7 +326,7 @@ class FibsServer:
                    "account.", [({}, len(lobby.accounts.visitors))]),
             family("fibs_connections", "gauge", "Telnet and WebSocket connections of the "
                    "lobby, logged in or not (a web session held for its page included).",
-                   [({}, len(lobby.connections))]),
+                   [({}, len(lobby.attendance.connections))]),
             family("fibs_matches_running", "gauge", "Matches under way (bot matches included).",
                    [({}, len(lobby.match_table.running_matches()))]),
             COMMAND_SECONDS.exposition(),
@@ -346,7 +346,7 @@ class FibsServer:
                                                           self.records_lease)
                                    if keeper is not None)
         if self.bus is not None:
-            families += bus_families(self.bus.figures, self.bus.queued, len(lobby.directory))
+            families += bus_families(self.bus.figures, self.bus.queued, len(lobby.attendance.directory))
         if self.redis_counts is not None:
             families += count_families(self.redis_counts)
         if self.analysis_queue is not None:
@@ -361,7 +361,7 @@ class FibsServer:
 
         async def rejoined() -> None:
             assert self.lobby is not None
-            self.lobby.rejoined()
+            self.lobby.attendance.rejoined()
         self.bus = RedisBus(self.config.bus_url, self.config.node_id, deliver, rejoined,
                             prefix=self.config.bus_prefix)
         return self.bus

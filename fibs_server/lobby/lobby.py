@@ -10,8 +10,7 @@ import secrets
 import string
 import time
 import weakref
-from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Collection, Iterable
 
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
@@ -35,17 +34,9 @@ from fibs_server.lobby.nodes.bus import (
     Deliver,
     Letter,
     LocalBus,
-    Moderated,
-    ModerationAction,
-    NodeLetter,
-    Presence,
-    PresenceLetter,
-    RollCall,
-    Roster,
     SeatLetter,
     notice,
 )
-from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
 from fibs_server.lobby.play.match_play import Matches, MatchTimers, untimed
 from fibs_server.lobby.play.match_table import MatchTable
 from fibs_server.lobby.play.running_match import Invitation
@@ -60,10 +51,10 @@ from fibs_server.lobby.ports.accounts import (
 from fibs_server.lobby.ports.analysis_records import AnalysisRecords
 from fibs_server.lobby.ports.chat_records import ChatRecords
 from fibs_server.lobby.ports.match_records import MatchStore
+from fibs_server.lobby.presence.attendance import Attendance
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
-from fibs_server.lobby.presence.who_list import WhoList
-from fibs_server.protocol import chat, clip, commands, texts
+from fibs_server.protocol import clip, commands, texts
 from fibs_server.protocol.login_dialogue import TELNET, Client
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
@@ -72,7 +63,6 @@ from fibs_server.rules.dice import Dice, VerifiableDice
 
 log = logging.getLogger(__name__)
 
-FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
 VISITOR_NAME_DRAWS = 20  # random names tried for a visitor before it is refused
 
 @dataclasses.dataclass
@@ -127,8 +117,6 @@ class Lobby:
         self.chat_records = chat_records
         self.config = config
         self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
-        self.who_pacing: WhoPacing[Session] = WhoPacing(config.abuse_limits.who_broadcast_burst,
-                                    config.abuse_limits.who_broadcasts_per_second)
         self.heavy_reads = HeavyReadLimits(config.abuse_limits)
         # Every command as declared where it is registered, by name (command_table.py).
         self.commands: dict[str, Declared] = {}
@@ -141,29 +129,27 @@ class Lobby:
         self.command_words = commands.CommandWords()
         for table in tables:
             self.add_commands(table)
-        self.connections: set[Session] = set()
-        self.online: dict[str, Session] = {}  # lower-case name -> session
-        # What handlers tell other users goes through here (`tell`, `tell_all`): made with
-        # what delivers the letters it brings here (`bus`: this node's own, or one between
-        # nodes, net/redis_bus.py).
-        self.bus: Bus = bus(self.deliver)
-        self.directory = Directory()  # the other nodes' users (none without a bus to them)
-        self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
         self.seats = Seats(self)  # players at matches across nodes (lobby/play/seats.py)
+        # Who is online, here and on the other nodes, and the ways to tell them things;
+        # made with what delivers the letters the bus brings here (`bus`: this node's own,
+        # or one between nodes, net/redis_bus.py).
+        self.attendance = Attendance(config, bus(self.deliver), self.accounts,
+                                     WhoPacing(config.abuse_limits.who_broadcast_burst,
+                                               config.abuse_limits.who_broadcasts_per_second),
+                                     self.seats, self.log_out)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
-        self.most_online = 0
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed,
-                                      withdrawn=self._invitation_withdrawn, tell=self.tell,
+                                      withdrawn=self._invitation_withdrawn, tell=self.attendance.tell,
                                       watching_changed=self.seats.watching_changed)
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
         # Every running match's life (lobby/play/match_play.py); `match_clocks` makes the clock
         # of each (a lobby without them plays every match untimed).
-        self.matches = Matches(self.match_table, matches, self, config, clocks=match_clocks,
+        self.matches = Matches(self.match_table, matches, self.attendance, config, clocks=match_clocks,
                                finished=match_finished)
         # What carries out a match arranged by another node (`arranged_matches.receive`,
         # given by the app: it starts matches through this lobby).
@@ -173,7 +159,6 @@ class Lobby:
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
         # (`whois`), set by the bots as they log in.
         self.bot_strengths: dict[str, tuple[float, float, str]] = {}
-        self.who_list = WhoList(self.online, self.directory)
         # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
         # countdown task, and the event `app.serve` waits for besides the signals.
         self.closing = False  # shut_down has begun
@@ -203,27 +188,27 @@ class Lobby:
     def connect(self, connection: Connection, transport_client: Client = TELNET) -> Session:
         """A new connection's session; `transport_client`: see LoginDialogue."""
         session = Session(self, connection, transport_client)
-        self.connections.add(session)
+        self.attendance.connections.add(session)
         session.start()
         return session
 
     async def disconnected(self, session: Session) -> None:
         """The peer went away (or the connection was closed by us). A web page's session
         waits for its page a while (`held`), then comes here again."""
-        if not self.closing and self.is_online(session) and self.held.hold(
+        if not self.closing and self.attendance.is_online(session) and self.held.hold(
                 session, self.disconnected):
             return
-        self.connections.discard(session)
-        if self.is_online(session):
+        self.attendance.connections.discard(session)
+        if self.attendance.is_online(session):
             await self.log_out(session, Departure.DROPPED)
         session.close()
 
     async def time_out_idle(self) -> None:
         limit = self.config.clock.time() - self.config.idle_timeout
-        for session in [s for s in self.connections if s.last_active < limit]:
+        for session in [s for s in self.attendance.connections if s.last_active < limit]:
             session.send_line(texts.CONNECTION_TIMED_OUT)
-            self.connections.discard(session)
-            if self.is_online(session):
+            self.attendance.connections.discard(session)
+            if self.attendance.is_online(session):
                 await self.log_out(session, Departure.TIMED_OUT)
             session.close()
 
@@ -289,7 +274,7 @@ class Lobby:
             token, session.connection.host, hung_up=lambda: session.stage is Stage.CLOSED)
         if name is not None:
             async with self._login_lock(name):
-                previous = self.online.get(name)
+                previous = self.attendance.online.get(name)
                 # Another login may have taken the session over while this one waited.
                 if previous is not None and previous.account is not None \
                         and tokens.name_for(token) == name:
@@ -309,12 +294,12 @@ class Lobby:
                 session.send_line(refusal)
                 session.close()
                 return
-        previous = self.online.get(account.name.lower())
+        previous = self.attendance.online.get(account.name.lower())
         if previous is not None:
             session.send_line(texts.ALREADY_LOGGED_IN)
             previous.send_line(texts.logged_in_again(session.connection.host))
-            self.connections.discard(previous)
-            self._went_offline(account.name)
+            self.attendance.connections.discard(previous)
+            self.attendance.went_offline(account.name)
             self.match_table.withdraw(account.name)
             self.match_table.take_over(previous, session)
             session.seated_elsewhere = previous.seated_elsewhere  # a match on another node
@@ -336,18 +321,15 @@ class Lobby:
         # From here to the welcome, no await: once online, the user gets others' notices and
         # who-lines, and a CLIP client must see its welcome (`1`) before any of them.
         session.login_time, session.stage = now, Stage.ONLINE
-        self.online[account.name.lower()] = session
-        playing_elsewhere = self.directory.get(account.name) if previous is None else None
-        self.directory.forget(account.name)  # here now, whatever another node last said
+        playing_elsewhere = self.attendance.directory.get(account.name) if previous is None else None
         who_line = session.who_line()
-        self.who_list.set(account.name, who_line)
-        self.most_online = max(self.most_online, len(self.online))
+        self.attendance.came_online(session, account.name, who_line)
         if session.clip:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
             if session.wants_events:
-                session.send_event(web_events.logged_in(account.name, self.is_visitor(session),
+                session.send_event(web_events.logged_in(account.name, self.attendance.is_visitor(session),
                                                         account.rating, account.experience))
-                session.send_event_lines(self.who_list.presence_text())
+                session.send_event_lines(self.attendance.who_list.presence_text())
                 # To come back with after a reload or a lost network (lobby/presence/reconnect.py).
                 session.send_event(web_events.session(
                     self.gatekeeper.session_tokens.issue(account.name)))
@@ -364,47 +346,12 @@ class Lobby:
         if playing_elsewhere is not None and playing_elsewhere.info.opponent is not None:
             # Before the presence that logs them out there: their match is theirs from here.
             self.seats.take_over_elsewhere(session, playing_elsewhere)
-        self.bus.tell_others(self._presence(session, arrival))
-        await self._tell_everyone_else(
+        self.attendance.tell_node(self.attendance.presence_of(session, arrival))
+        await self.attendance.tell_everyone_else(
             account.name, arrival, clip.LOGIN, who_block=wire_text(clip.who_block([who_line])),
             event=web_events.presence(session.who_info()))
         for hook in self.login_hooks:
             await hook(self, session)
-
-    async def _tell_everyone_else(self, about: str, sentence: str | None,
-                                  clip_number: int, who_block: str = "",
-                                  told: Collection[Session] = (),
-                                  event: web_events.Message | None = None) -> None:
-        """A login or logout: `sentence` (as CLIP line `clip_number` to CLIP clients) to
-        everyone else whose `notify` toggle is on, and `who_block` to every other CLIP client,
-        in one pass that yields to the event loop every FAN_OUT_CHUNK users: at 10,000 online
-        a login's notices are the biggest single job the server has, and other users'
-        replies should not wait for all of it. Each text is formatted once. Telnet users in
-        `told` know already and are spared the sentence (CLIP clients still get their line).
-        `event`: the typed message of it, for the pages that asked for them."""
-        for _ in self._notices_to_everyone_else(about, sentence, clip_number, who_block, told,
-                                                event):
-            await asyncio.sleep(0)
-
-    def _notices_to_everyone_else(self, about: str, sentence: str | None, clip_number: int,
-                                  who_block: str, told: Collection[Session],
-                                  event: web_events.Message | None) -> Iterator[None]:
-        """`_tell_everyone_else`'s pass, pausing (a yield) every FAN_OUT_CHUNK users."""
-        clip_notice = wire_text([clip.chat(clip_number, about, sentence)]) if sentence else ""
-        notice = wire_text([sentence]) if sentence else ""
-        clip_text = clip_notice + who_block
-        event_line = web_events.encode(event) if event is not None else None
-        for count, other in enumerate(self.sessions_online(), 1):
-            if other.name.lower() != about.lower():
-                notified = other.toggle("notify")
-                text = ((clip_text if notified else who_block) if other.clip
-                        else notice if notified and other not in told else "")
-                if text:
-                    other.send_broadcast(text)
-                if event_line is not None and other.wants_events:
-                    other.send_event_broadcast(event_line)
-            if count % FAN_OUT_CHUNK == 0:
-                yield
 
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
         account = session.account
@@ -415,11 +362,7 @@ class Lobby:
             *clip.motd_block(self.config.motd),
             "",
         ])
-        session.connection.send(self.who_list.text() + wire_text(clip.who_block([])))
-
-    def _went_offline(self, name: str) -> None:
-        del self.online[name.lower()]
-        self.who_list.remove(name)
+        session.connection.send(self.attendance.who_list.text() + wire_text(clip.who_block([])))
 
     @staticmethod
     def own_info(session: Session) -> str:
@@ -432,11 +375,11 @@ class Lobby:
 
     async def log_out(self, session: Session, departure: Departure) -> None:
         name = session.name
-        if self.online.get(name.lower()) is not session:
+        if self.attendance.online.get(name.lower()) is not session:
             return
         # Before any await: a second logout of the same session (a drop during shutdown)
         # must find it gone.
-        self._went_offline(name)
+        self.attendance.went_offline(name)
         self.seats.forget_user(name)
         self.gatekeeper.session_tokens.revoke(name)
         self.held.release(session)
@@ -449,15 +392,15 @@ class Lobby:
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)
-            self.tell([watcher.name], notice([game_texts.no_longer_watching(name)],
+            self.attendance.tell([watcher.name], notice([game_texts.no_longer_watching(name)],
                                              web_events.watch_ended(name)))
             told.add(watcher)
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
         if not self.closing:
             departed = texts.departed(name, departure)
-            self.bus.tell_others(Absence(self.config.node_id, name, departed))
-            await self._tell_everyone_else(name, departed, clip.LOGOUT, told=told,
+            self.attendance.tell_node(Absence(self.config.node_id, name, departed))
+            await self.attendance.tell_everyone_else(name, departed, clip.LOGOUT, told=told,
                                            event=web_events.gone(name))
         try:
             await self.accounts.update_account(name,
@@ -466,42 +409,6 @@ class Lobby:
             # The user is gone all the same; only the time of the logout is not kept.
             log.exception("storing %s's logout failed", name)
         self.release_visitor(session.account)
-
-    # --- who is online -----------------------------------------------------------------------
-
-    def sessions_online(self) -> list[Session]:
-        return list(self.online.values())
-
-    def find_online(self, typed: str) -> Session | None:
-        """Name completion: exact name (any case), else a unique prefix, case-sensitive first."""
-        exact = self.online.get(typed.lower())
-        if exact is not None or not typed:
-            return exact
-        for fold in (False, True):
-            matches = [s for s in self.online.values()
-                       if (s.name.lower().startswith(typed.lower()) if fold
-                           else s.name.startswith(typed))]
-            if len(matches) == 1:
-                return matches[0]
-        return None
-
-    def is_visitor(self, session: Session) -> bool:
-        """A visitor plays a bot without an account (`new_visitor`)."""
-        return session.name.lower() in self.accounts.visitors
-
-    def is_online(self, session: Session) -> bool:
-        return (session.is_bot or self.online.get(session.name.lower()) is session
-                or self.seats.holds(session))
-
-    async def user_named(self, name: str, complete: bool = False
-                         ) -> tuple[Session | None, Account | None]:
-        """The user's session if online, and their account: as it is now if online, else as
-        stored (None: no such user). `complete`: `name` as a user typed it, completed to an
-        online user's name (`find_online`)."""
-        online = self.find_online(name) if complete else self.online.get(name.lower())
-        if online is not None:
-            return online, online.account
-        return None, await self.accounts.find_account(name)
 
     # --- stopping ------------------------------------------------------------------------------
 
@@ -512,33 +419,21 @@ class Lobby:
         told: set[Session] = set()
         for hook in self.shutdown_hooks:  # running matches are parted (Matches.part)
             told.update(await hook(self))
-        for session in self.sessions_online():
+        for session in self.attendance.sessions_online():
             if session not in told:
                 session.send_line(server_texts.SHUTTING_DOWN)
         # Everyone goes at once: no one is told of the others' logouts (at 10,000 online that
         # was 10,000 notices each, and the logouts' store updates share commits). The other
         # nodes are told in one letter: nobody is here any more.
         self.closing = True
-        self.bus.tell_others(Roster(self.config.node_id, []))
-        await asyncio.gather(*(self.disconnected(session) for session in list(self.connections)))
-
-    def report(self, text: str, exclude: Iterable[str] = ()) -> None:
-        """A match start/end line to everyone whose `report` toggle is on."""
-        self.tell_all(notice([text], audience="report", excluded=exclude, broadcast=True))
+        self.attendance.leave_all()
+        await asyncio.gather(*(self.disconnected(session) for session in list(self.attendance.connections)))
 
     # --- broadcasts --------------------------------------------------------------------------
 
-    def tell(self, names: Collection[str], letter: Letter) -> None:
-        """`letter` to the users named, wherever they are online (`bus.Bus`)."""
-        self.bus.tell(names, letter)
-
-    def tell_all(self, letter: Letter) -> None:
-        """`letter` to everyone online that it reaches."""
-        self.bus.tell_all(letter)
-
     def deliver(self, names: Collection[str] | None, letter: Letter) -> None:
-        """What the bus brings to this node's users: those of `names` online here (None:
-        everyone online here) whom the letter reaches."""
+        """What the bus brings: the seats' and arranged matches' letters to their owners,
+        everything else to who is online (`Attendance.deliver`)."""
         if isinstance(letter, SeatLetter):
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
                 self.seats.receive(letter)
@@ -547,41 +442,10 @@ class Lobby:
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
                 self._arranged(self, letter)
             return
-        if isinstance(letter, Moderated):
-            if letter.node != self.config.node_id:
-                self._moderated(letter)
-            return
-        if isinstance(letter, PresenceLetter):
-            self._from_another_node(letter)
-            return
-        if names is None:
-            listeners = self.sessions_online()
-        else:
-            listeners = [s for s in map(self.online.get, (n.lower() for n in names)) if s]
-        letter.deliver([listener for listener in listeners if letter.reaches(listener)])
-
-    def moderate(self, name: str, action: ModerationAction, text: str = "") -> None:
-        """An administrator's action on `name` where they are online: here (the caller acts
-        itself) or on another node, which is told."""
-        self.bus.tell_others(Moderated(self.config.node_id, name, action, text))
-
-    def _moderated(self, letter: Moderated) -> None:
-        target = self.online.get(letter.name.lower())
-        if target is None:
-            return
-        if letter.action == "throw_out":
-            self.start_job(self.throw_out(target, letter.text))
-        else:
-            target.muted = letter.action == "mute"
-
-    async def throw_out(self, target: Session, text: str) -> None:
-        """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
-        self.tell([target.name], notice([text]))
-        await self.log_out(target, Departure.LOGGED_OUT)
-        target.close()
+        self.attendance.deliver(names, letter)
 
     def _invitation_withdrawn(self, invitation: Invitation) -> None:
-        invitee = self.online.get(invitation.invitee.lower())
+        invitee = self.attendance.online.get(invitation.invitee.lower())
         # Gagging silenced the invitation itself (game_commands): its end too.
         if invitee is not None and invitation.inviter.lower() not in invitee.gagged:
             invitee.send_event(web_events.invitation_withdrawn(invitation.inviter))
@@ -595,126 +459,13 @@ class Lobby:
         if session.is_bot:
             # A bot plays each match through a session of its own: the one in `who` (if
             # here) tells whom it plays now, still ready for more.
-            resident = self.online.get(session.name.lower())
+            resident = self.attendance.online.get(session.name.lower())
             if resident is not None:
-                self.broadcast_who(resident)
+                self.attendance.broadcast_who(resident)
         elif session.stage is Stage.ONLINE:
-            self.broadcast_who(session)
-
-    def broadcast_who(self, about: Session) -> None:
-        """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client.
-        A seat's user is told of by their home (their toggles are copied to the seat: a
-        presence from here would say they were here)."""
-        if isinstance(about, SeatSession):
-            return
-        line = about.who_line()
-        if self.online.get(about.name.lower()) is about:
-            self.who_list.set(about.name, line)  # a login's who-list is current when paced
-        if self.who_pacing.now_or_later(about, self._broadcast_held_who):
-            self._tell_who(about, line)
-
-    def _broadcast_held_who(self, about: Session) -> None:
-        """The who-line that pacing held back, with the user's state as it is now."""
-        if self.online.get(about.name.lower()) is about:
-            line = about.who_line()
-            self.who_list.set(about.name, line)
-            self._tell_who(about, line)
-
-    def _tell_who(self, about: Session, line: str) -> None:
-        # Here as a who-line; to the other nodes as the presence they keep and tell likewise.
-        self.deliver(None, notice(clip.who_block([line]), web_events.presence(about.who_info()),
-                                  audience="clip", broadcast=True))
-        self.bus.tell_others(self._presence(about))
+            self.attendance.broadcast_who(session)
 
     # --- the other nodes ---------------------------------------------------------------------
-
-    def _presence(self, session: Session, arrival: str | None = None) -> Presence:
-        return Presence(self.config.node_id, dataclasses.asdict(session.who_info()),
-                        session.away_message, arrival)
-
-    def _roster(self) -> Roster:
-        # The built-in bots included: they are online on one node, the `bots` lease's holder.
-        return Roster(self.config.node_id, [
-            {"info": dataclasses.asdict(s.who_info()), "away_message": s.away_message}
-            for s in self.sessions_online()])
-
-    def _from_another_node(self, letter: PresenceLetter) -> None:
-        """What another node says of its users: the directory, and this node's users told as
-        they are of a login, a logout or a who-line here."""
-        if letter.node == self.config.node_id:
-            return
-        try:
-            self._hear_node(letter)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            log.exception("a letter from node %s was not understood: %r", letter.node, letter)
-
-    def _hear_node(self, letter: PresenceLetter) -> None:
-        if isinstance(letter, RollCall):
-            self.directory.heard_from(letter.node)
-            if letter.answer:
-                self.bus.tell_others(self._roster())
-        elif isinstance(letter, Roster):
-            before = {user.name for user in self.directory if user.node == letter.node}
-            users = [self.directory.present(Presence(letter.node, entry["info"],
-                                                     entry.get("away_message")))
-                     for entry in letter.users if entry["info"]["name"].lower() not in self.online]
-            for name in before - {user.name for user in users}:
-                self._remote_departed(Absence(letter.node, name,
-                                              texts.departed(name, Departure.LOGGED_OUT)))
-            if users:
-                now = time.monotonic()
-                lines = [user.who_line(now) for user in users]
-                for user, line in zip(users, lines):
-                    self.who_list.set(user.name, line)
-                # To this node's users only: the other nodes heard the roster themselves.
-                self.deliver(None, notice(clip.who_block(lines), audience="clip",
-                                          broadcast=True))
-        elif isinstance(letter, Presence):
-            here = self.online.get(str(letter.info["name"]).lower())
-            if here is not None:
-                if letter.arrival is not None and not here.is_bot:
-                    # Logged in on another node: that login is who they are now.
-                    self.start_job(self._taken_over_elsewhere(here, letter))
-                return
-            user = self.directory.present(letter)
-            now = time.monotonic()
-            line = user.who_line(now)
-            self.who_list.set(user.name, line)
-            for _ in self._notices_to_everyone_else(
-                    user.name, letter.arrival, clip.LOGIN, wire_text(clip.who_block([line])),
-                    (), web_events.presence(user.who_info(now))):
-                pass
-            if letter.arrival is not None:
-                self.tell_waiters(user.name)
-                self.seats.arrived(user.name, letter.node)
-        else:
-            self._remote_departed(letter)
-
-    def tell_waiters(self, name: str) -> list[str]:
-        """Those here waiting for `name` (`waitfor`) are told they logged in, and wait no
-        more: their names."""
-        told = []
-        for waiter in self.sessions_online():
-            if name in waiter.waiting_for:
-                waiter.waiting_for.discard(name)
-                self.deliver([waiter.name], notice([chat.finally_logs_in(name)]))
-                told.append(waiter.name)
-        return told
-
-    def _remote_departed(self, letter: Absence) -> None:
-        self.seats.departed(letter)
-        if self.directory.absent(letter):
-            self.who_list.remove(letter.name)
-            for _ in self._notices_to_everyone_else(
-                    letter.name, letter.departure, clip.LOGOUT, "", (),
-                    web_events.gone(letter.name)):
-                pass
-
-    async def _taken_over_elsewhere(self, session: Session, letter: Presence) -> None:
-        session.send_line(texts.logged_in_again(str(letter.info["host"])))
-        await self.log_out(session, Departure.LOGGED_OUT)
-        session.close()
-        self._hear_node(letter)
 
     @property
     def node_id(self) -> str:
@@ -723,40 +474,6 @@ class Lobby:
     @property
     def clock(self) -> Clock:
         return self.config.clock
-
-    def tell_node(self, letter: NodeLetter) -> None:
-        """A letter for the other nodes (one named in it, or all)."""
-        self.bus.tell_others(letter)
-
-    def start_job(self, job: Coroutine[Any, Any, object]) -> None:
-        """A job the bus brought, run beside it (delivery does not wait)."""
-        task = asyncio.ensure_future(job)
-        self._node_jobs.add(task)
-        task.add_done_callback(self._node_jobs.discard)
-
-    async def keep_in_touch(self) -> None:
-        """With a bus between nodes: this node's heartbeat (a roll call that asks no answer)
-        every NODE_HEARTBEAT seconds, and the users of a node that fell silent forgotten."""
-        while True:
-            self.check_in()
-            await asyncio.sleep(NODE_HEARTBEAT)
-
-    def check_in(self) -> None:
-        """One heartbeat: this node's, and the users of every node gone silent forgotten."""
-        self.bus.tell_others(RollCall(self.config.node_id, answer=False))
-        for node in self.directory.silent_nodes():
-            for name in [u.name for u in self.directory if u.node == node]:
-                self._remote_departed(Absence(node, name, texts.departed(
-                    name, Departure.DROPPED)))
-            self.directory.forget_node(node)
-            self.seats.node_gone(node)
-
-    def rejoined(self) -> None:
-        """The bus (re)connected: what this node heard may be stale or missing, so it asks
-        every node for its users (their rosters replace what it knew) and tells its own."""
-        self.bus.tell_others(RollCall(self.config.node_id, answer=True))
-        self.bus.tell_others(self._roster())
-        self.seats.resync()
 
     # --- commands ----------------------------------------------------------------------------
 
@@ -783,7 +500,7 @@ class Lobby:
             facts = declared.facts
             if facts.repeatable:
                 session.last_command = line
-            if not facts.visitors and self.is_visitor(session):
+            if not facts.visitors and self.attendance.is_visitor(session):
                 session.send_line(texts.NOT_FOR_VISITORS)
                 return
             if session.seated_elsewhere is not None and facts.at_host(command):

@@ -557,7 +557,7 @@ async def player(request: web.Request) -> web.Response:
     played, won = await lobby.match_store.rated_match_counts(account.name)
     return web.json_response({
         "name": account.name, "rating": account.rating, "experience": account.experience,
-        "online": account.name.lower() in lobby.online,
+        "online": account.name.lower() in lobby.attendance.online,
         "last_login_at": account.last_login_at,
         "rated_matches": played, "rated_matches_won": won})
 

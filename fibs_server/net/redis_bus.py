@@ -1,5 +1,5 @@
 """The lobby's bus between nodes over Redis pub/sub (docs/NODES.md): `RedisBus` implements
-`lobby.bus.Bus`.
+`lobby.attendance.bus.Bus`.
 
 A letter told on this node is delivered to this node's users at once, as `LocalBus` does,
 then queued as an *envelope* for the other nodes; one task publishes the queue in order, one
@@ -119,7 +119,7 @@ async def _nothing_to_resync() -> None:
 
 
 class RedisBus:
-    """`lobby.bus.Bus` across nodes sharing one Redis. `url`: redis://...; `node_id`: this
+    """`lobby.attendance.bus.Bus` across nodes sharing one Redis. `url`: redis://...; `node_id`: this
     node's name, distinct among the nodes; `deliver`: hands a letter to this node's users;
     `resynced`: awaited (in a task of its own, beside delivery) after every subscription,
     the first included, since a node that was not subscribed may have missed anything.

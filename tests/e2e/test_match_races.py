@@ -94,8 +94,8 @@ async def test_a_move_meeting_the_opponents_leave_is_not_applied(harness, player
     lobby = harness.server.lobby
     move = Command("move", "move", ["8-5", "6-5"], "8-5 6-5")
     # The leave is taken first; the move comes while it is being stored.
-    await asyncio.gather(game_commands.leave(lobby, lobby.online["bob"], Command(
-        "leave", "leave", [], "")), game_commands.move(lobby, lobby.online["alice"], move))
+    await asyncio.gather(game_commands.leave(lobby, lobby.attendance.online["bob"], Command(
+        "leave", "leave", [], "")), game_commands.move(lobby, lobby.attendance.online["alice"], move))
     await alice.skip_until("** Player bob has left the game. The game was saved.")
     await alice.skip_until(game_texts.NOT_PLAYING)
     after = await harness.server.store.running_match("alice", "bob")

@@ -41,7 +41,7 @@ async def test_a_flood_of_state_changes_reaches_bystanders_paced_with_the_final_
     await harness.login_clip("carol")
     alice = await harness.login_clip("alice")
     await lines_until_told(alice, bob, "before")
-    held = harness.server.lobby.who_pacing._held
+    held = harness.server.lobby.attendance.who_pacing._held
 
     started = time.monotonic()
     for _ in range(FLOOD_PAIRS // 100):

@@ -63,7 +63,7 @@ async def node(wire: Wire, name: str, tmp_path) -> Lobby:
     lobby, _ = await recording_lobby(tmp_path / name)
     lobby.add_commands(chat_commands.table)
     lobby.config.node_id = name
-    lobby.bus = wire.bus_of(name, lobby.deliver)
+    lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
     return lobby
 
 
@@ -132,25 +132,25 @@ async def test_a_late_node_learns_everyone_and_a_silent_one_is_forgotten(tmp_pat
     await logged_in(b, "bob")
     c = await node(wire, "c", tmp_path)
     clock = FakeClock()
-    c.directory.clock = clock
+    c.attendance.directory.clock = clock
     dora, dora_hears = await logged_in(c, "dora", notify=True)
-    assert len(c.directory) == 0  # logins before c joined were not heard there
-    c.rejoined()
-    assert sorted(user.name for user in c.directory) == ["alice", "bob"]
-    assert sorted(user.name for user in a.directory) == ["bob", "dora"]
+    assert len(c.attendance.directory) == 0  # logins before c joined were not heard there
+    c.attendance.rejoined()
+    assert sorted(user.name for user in c.attendance.directory) == ["alice", "bob"]
+    assert sorted(user.name for user in a.attendance.directory) == ["bob", "dora"]
     await c.dispatch(dora, "who count")
     assert dora_hears.lines() == ["There are 3 users logged in."]
 
     # Node b stops (killed: no logout reaches anyone); a keeps beating.
     del wire.nodes["b"]
     clock.now += NODE_SILENCE / 2
-    a.check_in()
-    c.check_in()
-    assert c.directory.get("bob") is not None
+    a.attendance.check_in()
+    c.attendance.check_in()
+    assert c.attendance.directory.get("bob") is not None
     clock.now += NODE_SILENCE
-    a.check_in()
-    c.check_in()
-    assert c.directory.get("bob") is None and c.directory.get("alice") is not None
+    a.attendance.check_in()
+    c.attendance.check_in()
+    assert c.attendance.directory.get("bob") is None and c.attendance.directory.get("alice") is not None
     assert dora_hears.lines() == ["bob drops connection."]
 
 
@@ -161,10 +161,10 @@ async def test_a_login_on_another_node_takes_the_user_over(tmp_path):
     carol, carol_hears = await logged_in(a, "carol", notify=True)
     old_hears.lines()
     await logged_in(b, "alice")  # her account is in b's store too: one PostgreSQL, in life
-    await until(lambda: a.directory.get("alice") is not None, "alice known as b's on a")
+    await until(lambda: a.attendance.directory.get("alice") is not None, "alice known as b's on a")
     assert old_hears.lines() == [
         "** You logged in again from 127.0.0.1. This connection is closed."]
-    assert old_hears.closed and "alice" not in a.online
+    assert old_hears.closed and "alice" not in a.attendance.online
     # carol saw her go from a and come back on b.
     assert carol_hears.lines() == ["alice logs out.", "alice logs in."]
     await a.dispatch(carol, "who count")
@@ -172,7 +172,7 @@ async def test_a_login_on_another_node_takes_the_user_over(tmp_path):
 
     # Node b stops: its users are logged out on a at once, in one letter.
     await b.shut_down()
-    assert carol_hears.lines() == ["alice logs out."] and a.directory.get("alice") is None
+    assert carol_hears.lines() == ["alice logs out."] and a.attendance.directory.get("alice") is None
 
 
 async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
@@ -197,7 +197,7 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
     await a.dispatch(warden, "kick bob")
     await until(lambda: bob_hears.closed, "bob's connection is closed on node b")
     assert bob_hears.lines()[-1] == "** You were kicked out by an administrator."
-    assert "bob" not in b.online and a.directory.get("bob") is None
+    assert "bob" not in b.attendance.online and a.attendance.directory.get("bob") is None
     await a.dispatch(warden, "ban carol 1h")
     await until(lambda: carol_hears.closed, "carol's connection is closed on node b")
     assert carol_hears.lines()[-1].startswith("** You are banned")

@@ -33,7 +33,7 @@ async def lobby_on(tmp_path, wire: Wire | None, name: str) -> Lobby:
     lobby.add_commands(chat_commands.table)
     lobby.config.node_id = name
     if wire is not None:
-        lobby.bus = wire.bus_of(name, lobby.deliver)
+        lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
     return lobby
 
 
@@ -42,7 +42,7 @@ async def two_players(home_a: Lobby, home_b: Lobby
     alice, alice_hears = await logged_in(home_a, "alice", ready=True)
     bob, bob_hears = await logged_in(home_b, "bob", ready=True)
     for lobby, session in ((home_a, alice), (home_b, bob)):
-        lobby.broadcast_who(session)  # ready, as `toggle ready` tells everyone
+        lobby.attendance.broadcast_who(session)  # ready, as `toggle ready` tells everyone
     return alice, alice_hears, bob, bob_hears
 
 
@@ -112,7 +112,7 @@ async def test_a_match_across_nodes_is_heard_as_on_one_node(tmp_path):
     assert "alice wins the 1 point match 1-0 ." in bob_heard
     assert bob_heard[-1] == "** You're not playing."  # at home, once the match was over
     # The match ran on a: stored there, the seat gone with it, bob free again on b.
-    assert not a.seats.here and b.online["bob"].seated_elsewhere is None
+    assert not a.seats.here and b.attendance.online["bob"].seated_elsewhere is None
     [record] = await a.match_store.finished_matches("bob", 1)
     assert (record.player_a, record.winner) == ("alice", "alice")
 
@@ -134,7 +134,7 @@ async def nodes_with_a_match(tmp_path) -> tuple[Wire, Lobby, Lobby, Session, Rec
 async def test_both_nodes_show_who_plays_whom(tmp_path):
     _, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
     seat = a.seats.here["bob"]
-    assert isinstance(seat, SeatSession) and "bob" not in a.online
+    assert isinstance(seat, SeatSession) and "bob" not in a.attendance.online
     assert dataclasses.astuple(bob.seated_elsewhere) == ("a", "alice", None)  # type: ignore[arg-type]
     for lobby, session, hears in ((a, alice, alice_hears), (b, bob, bob_hears)):
         await lobby.dispatch(session, "rawwho")
@@ -186,17 +186,17 @@ async def test_a_silent_host_frees_its_players_elsewhere_and_a_silent_home_saves
         tmp_path):
     wire, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
     clock = FakeClock()
-    b.directory.clock = a.directory.clock = clock
-    a.directory.heard_from("b")
-    b.directory.heard_from("a")
+    b.attendance.directory.clock = a.attendance.directory.clock = clock
+    a.attendance.directory.heard_from("b")
+    b.attendance.directory.heard_from("a")
     # Node a is killed: nothing it says reaches b any more, and b stops hearing it.
     del wire.nodes["a"]
     clock.now += NODE_SILENCE + 1
-    b.check_in()
+    b.attendance.check_in()
     assert "alice drops connection. The game was saved." in bob_hears.lines()
     assert bob.seated_elsewhere is None
     # Node a, for its part, hears b no more: alice's match is saved there.
-    a.check_in()
+    a.attendance.check_in()
     await settled(a)
     assert "bob drops connection. The game was saved." in alice_hears.lines()
     assert a.match_table.match_of(alice) is None and not a.seats.here
@@ -240,8 +240,8 @@ async def test_after_the_bus_came_back_each_seated_player_is_shown_the_board(tmp
     await a.dispatch(alice, "move 8-5 6-5")
     wire.nodes["b"] = deliver_to_b
     assert bob_hears.lines() == []
-    a.rejoined()  # after a Redis restart both nodes resubscribe
-    b.rejoined()
+    a.attendance.rejoined()  # after a Redis restart both nodes resubscribe
+    b.attendance.rejoined()
     await settled(a, b)
     shown = bob_hears.lines()
     boards = [line for line in shown if line.startswith("board:")]
@@ -299,9 +299,9 @@ async def test_seat_letters_of_the_wrong_shape_cost_only_themselves(tmp_path):
     bob.seated_elsewhere = SeatElsewhere("a")  # as `join alice` leaves it
     # A join whose client a cannot read, a line for no seat, a relay for nobody: refused or
     # dropped; bob is told the join failed and is free, alice's invitation stands.
-    b.tell_node(JoinAsked("b", "a", "bob", "alice", {"clip": "yes"}))
-    b.tell_node(Forwarded("b", "a", "nobody", "move 1-2"))
-    a.tell_node(Relayed("a", "b", "nobody", "lines", ("hello",)))
+    b.attendance.tell_node(JoinAsked("b", "a", "bob", "alice", {"clip": "yes"}))
+    b.attendance.tell_node(Forwarded("b", "a", "nobody", "move 1-2"))
+    a.attendance.tell_node(Relayed("a", "b", "nobody", "lines", ("hello",)))
     await settled(a, b)
     assert bob_hears.lines() == ["** Error: can't find player bob"]
     assert bob.seated_elsewhere is None and not a.seats.here
@@ -362,7 +362,7 @@ async def test_a_live_host_answers_the_check_and_its_players_play_on(tmp_path):
     a answers b's check, and bob stays seated."""
     wire, a, b, alice, _, bob, _ = await nodes_with_a_match(tmp_path)
     c = await lobby_on(tmp_path, wire, "c")
-    c.rejoined()  # c learns who is where, as a node joining the bus does
+    c.attendance.rejoined()  # c learns who is where, as a node joining the bus does
     b.config.clock = clock = AlarmClock()
     alice_again, _, account = await logged_in_again(c, "alice")
     await settled(a, b, c)
@@ -376,7 +376,7 @@ async def test_a_seated_players_toggles_are_told_of_by_their_home_only(tmp_path)
     others (a presence from the host would say bob was there)."""
     wire, a, b, _, _, bob, _ = await nodes_with_a_match(tmp_path)
     c = await lobby_on(tmp_path, wire, "c")
-    c.rejoined()
+    c.attendance.rejoined()
     carried: list[object] = []
     carry = wire.carry
     wire.carry = lambda sender, names, letter: (carried.append((sender, letter)),  # type: ignore
@@ -387,7 +387,7 @@ async def test_a_seated_players_toggles_are_told_of_by_their_home_only(tmp_path)
                  if type(letter).__name__ == "Presence"]
     assert presences and all(sender == "b" for sender, _ in presences), presences
     for lobby in (a, c):
-        user = lobby.directory.get("bob")
+        user = lobby.attendance.directory.get("bob")
         assert user is not None and user.node == "b" and user.info.ready is False
 
 

@@ -58,7 +58,7 @@ async def test_the_page_keeps_its_match_through_a_cut_and_a_black_hole(tmp_path,
         page, bob = await alice_joins_bob(web, browser, "invite alice 3", "a 3 point match")
         await expect(page.locator("#board-holder .die.mine")).to_have_count(2)
         lobby = web.server.lobby
-        running = lobby.match_table.match_of(lobby.online["alice"])
+        running = lobby.match_table.match_of(lobby.attendance.online["alice"])
         before = await board_of(page)
 
         # Cut: the room and the board stay, under the banner, while the page tries again.
@@ -93,7 +93,7 @@ async def test_the_page_keeps_its_match_through_a_cut_and_a_black_hole(tmp_path,
         await bob.skip_until(said("alice moves 12-14 19-20 ."))
 
         # The same match all along: never saved, forfeited or finished.
-        assert lobby.match_table.match_of(lobby.online["alice"]) is running
+        assert lobby.match_table.match_of(lobby.attendance.online["alice"]) is running
         assert await web.server.store.finished_matches("alice", 1) == []
     finally:
         await web.stop()

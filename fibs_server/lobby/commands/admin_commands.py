@@ -41,7 +41,7 @@ async def _account(lobby: Lobby, session: Session, command: Command,
     if not command.args:
         session.send_line(usage or admin_texts.name_usage(command.name))
         return None
-    online, account = await lobby.user_named(command.args[0])
+    online, account = await lobby.attendance.user_named(command.args[0])
     if account is None:
         session.send_line(chat.dont_know_user(command.args[0]))
         return None
@@ -59,15 +59,15 @@ async def kick(lobby: Lobby, session: Session, command: Command) -> None:
     if found is None:
         return
     account, online = found
-    elsewhere = lobby.directory.get(account.name) if online is None else None
+    elsewhere = lobby.attendance.directory.get(account.name) if online is None else None
     if online is None and elsewhere is None:
         session.send_line(texts.no_one_called(account.name))
         return
     await lobby.chat_records.log_moderation(session.name, "kick", account.name, "")
     if online is not None:
-        await lobby.throw_out(online, admin_texts.KICKED)
+        await lobby.attendance.throw_out(online, admin_texts.KICKED)
     else:
-        lobby.moderate(account.name, "throw_out", admin_texts.KICKED)
+        lobby.attendance.moderate(account.name, "throw_out", admin_texts.KICKED)
     session.send_line(admin_texts.was_kicked(account.name))
 
 
@@ -82,7 +82,7 @@ async def ban(lobby: Lobby, session: Session, command: Command) -> None:
     if found is None:
         return
     account, online = found
-    elsewhere = lobby.directory.get(account.name) if online is None else None
+    elsewhere = lobby.attendance.directory.get(account.name) if online is None else None
     address = (online.connection.host if online else elsewhere.info.host if elsewhere
                else account.last_login_host)
     until = (int(time.time()) + int(duration[1]) * UNIT_SECONDS[duration[2]]
@@ -90,9 +90,9 @@ async def ban(lobby: Lobby, session: Session, command: Command) -> None:
     await lobby.chat_records.add_sanction(Sanction("ban", account.name, address, until,
                                                    session.name))
     if online is not None:
-        await lobby.throw_out(online, admin_texts.banned(until))
+        await lobby.attendance.throw_out(online, admin_texts.banned(until))
     elif elsewhere is not None:
-        lobby.moderate(account.name, "throw_out", admin_texts.banned(until))
+        lobby.attendance.moderate(account.name, "throw_out", admin_texts.banned(until))
     session.send_line(admin_texts.ban_reply(account.name, address, until))
 
 
@@ -107,11 +107,11 @@ async def lift(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(admin_texts.name_usage(command.name))
         return
     lifted = await lobby.chat_records.lift_sanctions(kind, command.args[0], session.name)
-    online = lobby.online.get(command.args[0].lower())
+    online = lobby.attendance.online.get(command.args[0].lower())
     if kind == "mute" and online is not None:
         online.muted = False
     elif kind == "mute":
-        lobby.moderate(command.args[0], "unmute")
+        lobby.attendance.moderate(command.args[0], "unmute")
     session.send_line(admin_texts.lifted_reply(command.args[0], kind, lifted > 0))
 
 
@@ -126,7 +126,7 @@ async def mute(lobby: Lobby, session: Session, command: Command) -> None:
     if online is not None:
         online.muted = True
     else:
-        lobby.moderate(account.name, "mute")
+        lobby.attendance.moderate(account.name, "mute")
     session.send_line(admin_texts.muted(account.name))
 
 
@@ -138,9 +138,9 @@ async def erase(lobby: Lobby, session: Session, command: Command) -> None:
     account, online = found
     if online is not None:
         # Out first: logging out stores the running match and the logout time.
-        await lobby.throw_out(online, admin_texts.ERASED)
-    elif lobby.directory.get(account.name) is not None:
-        lobby.moderate(account.name, "throw_out", admin_texts.ERASED)
+        await lobby.attendance.throw_out(online, admin_texts.ERASED)
+    elif lobby.attendance.directory.get(account.name) is not None:
+        lobby.attendance.moderate(account.name, "throw_out", admin_texts.ERASED)
     await lobby.chat_records.erase_account(account.name, session.name)
     session.send_line(admin_texts.erased(account.name))
 
@@ -164,7 +164,7 @@ async def motd(lobby: Lobby, session: Session, command: Command) -> None:
 # --- shutdown --------------------------------------------------------------------------------
 
 def _broadcast(lobby: Lobby, text: str) -> None:
-    for session in lobby.sessions_online():
+    for session in lobby.attendance.sessions_online():
         session.send_line(text)
 
 

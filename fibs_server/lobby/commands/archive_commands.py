@@ -110,7 +110,7 @@ async def history(lobby: Lobby, session: Session, command: Command) -> None:
     """A player's most recent finished matches, newest first."""
     name = session.name
     if command.args:
-        _, account = await lobby.user_named(command.args[0], complete=True)
+        _, account = await lobby.attendance.user_named(command.args[0], complete=True)
         if account is None:
             session.send_line(info.no_information(command.args[0]))
             return

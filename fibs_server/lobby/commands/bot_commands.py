@@ -34,7 +34,7 @@ def command_table(bots: BotPlayers) -> CommandTable:
         if lobby.match_table.busy(session):
             session.send_line(game_texts.TWO_GAMES_AT_ONCE)
             return
-        visitor = lobby.is_visitor(session)
+        visitor = lobby.attendance.is_visitor(session)
         points = None if length == "unlimited" else length
         # The experience rule of `invite` and tables, for the same reason: a rated long
         # match only for players on the rating list.

@@ -44,7 +44,7 @@ def _says_to(lobby: Lobby, speaker: Session, listener: Session, text: str,
     if gags_apply and speaker.name.lower() in listener.gagged:
         speaker.send_line(chat.wont_listen(listener.name))
         return
-    lobby.tell([listener.name], Said(kind, speaker.name, text, listener.name))
+    lobby.attendance.tell([listener.name], Said(kind, speaker.name, text, listener.name))
     speaker.send_line(chat.you_tell(speaker.clip, listener.name, text))
     speaker.send_event(web_events.chat(kind, speaker.name, text, listener.name))
     if listener.away_message is not None:
@@ -57,7 +57,7 @@ def _says_elsewhere(lobby: Lobby, speaker: Session, listener: RemoteUser, text: 
     if listener.name.lower() in speaker.gagged:
         speaker.send_line(chat.YOU_GAG_THEM)
         return
-    lobby.tell([listener.name], Said("tell", speaker.name, text, listener.name))
+    lobby.attendance.tell([listener.name], Said("tell", speaker.name, text, listener.name))
     speaker.send_line(chat.you_tell(speaker.clip, listener.name, text))
     speaker.send_event(web_events.chat("tell", speaker.name, text, listener.name))
     if listener.away_message is not None:
@@ -77,8 +77,8 @@ async def tell(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(chat.tell_what(name))
         return
     # `tellx` takes the name as it is: no completion of a prefix.
-    listener = lobby.find_online(name) if command.name == "tell" else lobby.online.get(name.lower())
-    elsewhere = lobby.directory.get(name) if listener is None else None
+    listener = lobby.attendance.find_online(name) if command.name == "tell" else lobby.attendance.online.get(name.lower())
+    elsewhere = lobby.attendance.directory.get(name) if listener is None else None
     if elsewhere is not None:
         _says_elsewhere(lobby, session, elsewhere, text)
     elif listener is None:
@@ -128,11 +128,11 @@ async def shout(lobby: Lobby, session: Session, command: Command) -> None:
         return
     shouted = Said("shout", session.name, command.rest)
     # The other nodes' users counted as hearing it: their toggles and gags are theirs.
-    heard = sum(1 for listener in lobby.sessions_online() if shouted.reaches(listener)) \
-        + len(lobby.directory)
+    heard = sum(1 for listener in lobby.attendance.sessions_online() if shouted.reaches(listener)) \
+        + len(lobby.attendance.directory)
     # A muted user is not told: their shouts look sent and reach nobody.
     if not session.muted:
-        lobby.tell_all(shouted)
+        lobby.attendance.tell_all(shouted)
     session.send_lines([chat.you_shout(session.clip, command.rest), chat.heard(heard)])
     session.send_event(web_events.chat("shout", session.name, command.rest))
 
@@ -169,7 +169,7 @@ async def _talk_at_table(lobby: Lobby, session: Session, command: Command, *,
     listeners = [s.name for s in (players + watchers if to_players else watchers)
                  if s is not session and not (gags_apply and session.name.lower() in s.gagged)]
     kind: Literal["kibitz", "whisper"] = "kibitz" if to_players else "whisper"
-    lobby.tell(listeners, Said(kind, session.name, command.rest))
+    lobby.attendance.tell(listeners, Said(kind, session.name, command.rest))
     echo = chat.you_kibitz if to_players else chat.you_whisper
     session.send_lines([echo(session.clip, command.rest), chat.heard(len(listeners))])
     session.send_event(web_events.chat(kind, session.name, command.rest))
@@ -198,7 +198,7 @@ async def message(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(chat.message_too_long(most))
         return
     # No name completion for `message` (FIBS): the recipient may be anyone registered.
-    online, account = await lobby.user_named(command.args[0])
+    online, account = await lobby.attendance.user_named(command.args[0])
     if account is None:
         session.send_line(chat.dont_know_user(command.args[0]))
         return
@@ -210,12 +210,12 @@ async def message(lobby: Lobby, session: Session, command: Command) -> None:
     if session.name.lower() in gagging:
         session.send_line(chat.wont_listen(account.name))
         return
-    if online is None and lobby.directory.get(account.name) is not None:
+    if online is None and lobby.attendance.directory.get(account.name) is not None:
         online_elsewhere = True  # on another node: told there (their gags checked there)
     else:
         online_elsewhere = online is not None
     if online_elsewhere:
-        lobby.tell([account.name], Said("message", session.name, text, sent_at=int(time.time())))
+        lobby.attendance.tell([account.name], Said("message", session.name, text, sent_at=int(time.time())))
         session.send_line(chat.message_delivered(session.clip, account.name))
     else:
         await _keep_message(lobby, session, account.name, text)
@@ -243,10 +243,10 @@ async def waitfor(lobby: Lobby, session: Session, command: Command) -> None:
                           if session.waiting_for else chat.NOT_WAITING)
         return
     for name in command.args:
-        online, account = await lobby.user_named(name)
+        online, account = await lobby.attendance.user_named(name)
         if account is None:
             session.send_line(chat.dont_know_user(name))
-        elif online is not None or lobby.directory.get(account.name) is not None:
+        elif online is not None or lobby.attendance.directory.get(account.name) is not None:
             session.send_line(chat.already_logged_in(account.name))
         else:
             session.waiting_for.add(account.name)
@@ -260,7 +260,7 @@ async def _ignore(lobby: Lobby, session: Session, command: Command, kind: Ignore
     if not command.args:
         session.send_line(chat.ignore_list(kind, await records.ignored_names(session.name, kind)))
         return
-    online, account = await lobby.user_named(command.args[0], complete=True)
+    online, account = await lobby.attendance.user_named(command.args[0], complete=True)
     if account is None:
         session.send_line(texts.no_one_called(command.args[0]))
         return
@@ -278,8 +278,8 @@ async def _ignore(lobby: Lobby, session: Session, command: Command, kind: Ignore
                       else chat.blind_reply(account.name, on))
     if kind == "blind" and on and online is not None and online.watching is session:
         lobby.match_table.stop_watching(online)
-        lobby.tell([online.name], notice([chat.doesnt_want_you_to_watch(session.name)]))
-        lobby.broadcast_who(online)
+        lobby.attendance.tell([online.name], notice([chat.doesnt_want_you_to_watch(session.name)]))
+        lobby.attendance.broadcast_who(online)
 
 
 @table.command("gag", visitors=False)
@@ -299,14 +299,14 @@ async def welcome_listener(lobby: Lobby, session: Session) -> None:
     """Load the user's gags, blinds and mute; tell those waiting for them; hand over the
     messages kept for them (each exactly once)."""
     name = session.name
-    if lobby.is_visitor(session):
+    if lobby.attendance.is_visitor(session):
         return  # nothing is kept for a visitor, who has no account
     arrival = await lobby.chat_records.arrive(name)
     session.gagged = {n.lower() for n in arrival.gagged}
     session.blinded = {n.lower() for n in arrival.blinded}
     if session.muted is None:
         session.muted = arrival.muted
-    lines = [chat.waiting_for_you(waiter) for waiter in lobby.tell_waiters(name)]
+    lines = [chat.waiting_for_you(waiter) for waiter in lobby.attendance.tell_waiters(name)]
     if arrival.messages and not session.clip:
         lines.append(chat.MESSAGES_HEADER)
     lines += [chat.message(session.clip, m.sender, m.sent_at, m.text) for m in arrival.messages]

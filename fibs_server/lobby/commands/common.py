@@ -88,7 +88,7 @@ async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
     """(saved matches waiting, matches abandoned) of the player `name`: an unfinished match
     being played now is not waiting."""
     unfinished, abandoned = await lobby.match_store.match_counts(name)
-    online = lobby.online.get(name.lower())
+    online = lobby.attendance.online.get(name.lower())
     if online is None:
         # Online on another node and playing: a match of a user with an account, stored.
         remote = lobby.directory.get(name)
@@ -96,7 +96,7 @@ async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
         return unfinished - int(being_played), abandoned
     elsewhere = online.seated_elsewhere
     if elsewhere is not None:  # their match runs on another node, stored unless a visitor's
-        being_played = elsewhere.playing and not lobby.is_visitor(online)
+        being_played = elsewhere.playing and not lobby.attendance.is_visitor(online)
     else:
         running = lobby.match_table.match_of(online)
         being_played = running is not None and running.stored

@@ -51,7 +51,7 @@ class Invitee:
     @classmethod
     def here(cls, lobby: Lobby, session: Session) -> Invitee:
         assert session.account is not None
-        return cls(session.name, lobby.is_visitor(session), lobby.match_table.busy(session),
+        return cls(session.name, lobby.attendance.is_visitor(session), lobby.match_table.busy(session),
                    session.toggle("ready"), session.account.experience, session.gagged)
 
     @classmethod
@@ -78,9 +78,9 @@ def user_here_or_elsewhere(lobby: Lobby, session: Session, command: Command, who
     if not command.args:
         session.send_line(who_text)
         return None
-    target: Session | RemoteUser | None = lobby.find_online(command.args[0])
+    target: Session | RemoteUser | None = lobby.attendance.find_online(command.args[0])
     if target is None and elsewhere:
-        target = lobby.directory.get(command.args[0])
+        target = lobby.attendance.directory.get(command.args[0])
     if target is None:
         session.send_line(texts.no_one_called(command.args[0]))
         return None
@@ -97,7 +97,7 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     target = invitee(lobby, session, command)
     if target is None:
         return
-    if lobby.is_visitor(session) or target.visitor:
+    if lobby.attendance.is_visitor(session) or target.visitor:
         # A visitor's matches are never stored; one against a person would be lost.
         session.send_line(texts.VISITORS_PLAY_BOTS)
         return
@@ -164,7 +164,7 @@ def _tell_invited(lobby: Lobby, inviter: Session, target: Invitee, lines: list[s
                   message: web_events.Message) -> None:
     # Gagging someone silences their invitations too; the inviter is not told (as for tell).
     if inviter.name.lower() not in target.gagged:
-        lobby.tell([target.name], notice(lines, message, ring=True))
+        lobby.attendance.tell([target.name], notice(lines, message, ring=True))
 
 
 @table.command("join", forwarded=Forwarding.HOST_WITHOUT_ARGUMENTS)
@@ -175,8 +175,8 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
             return
         await lobby.matches.act(session, lambda m, p: m.join(p))
         return
-    inviter = lobby.find_online(command.args[0])
-    elsewhere = lobby.directory.get(command.args[0]) if inviter is None else None
+    inviter = lobby.attendance.find_online(command.args[0])
+    elsewhere = lobby.attendance.directory.get(command.args[0]) if inviter is None else None
     if inviter is None and elsewhere is None:
         session.send_line(game_texts.cannot_find_player(command.args[0]))
         return
@@ -376,7 +376,7 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
     assert target is not None
     lobby.match_table.set_watching(session, target)
     session.send_line(game_texts.you_are_now_watching(target.name))
-    lobby.tell([target.name], notice([game_texts.is_watching_you(session.name)]))
+    lobby.attendance.tell([target.name], notice([game_texts.is_watching_you(session.name)]))
     running = lobby.match_table.match_of(target)
     session.send_event(web_events.watching(
         target.name, None if running is None else running.opponent_name(running.index_of(target))))
@@ -385,11 +385,11 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
     else:
         opponent = running.opponent_of(target)
         if opponent is not None:
-            lobby.tell([opponent.name],
+            lobby.attendance.tell([opponent.name],
                        notice([game_texts.starts_watching(session.name, target.name)]))
         match_play.board_to(session, running, running.match.moment(), running.index_of(target),
                             as_you=False)
-    lobby.broadcast_who(session)
+    lobby.attendance.broadcast_who(session)
 
 
 @table.command("unwatch", forwarded=Forwarding.HOST)
@@ -399,7 +399,7 @@ async def unwatch(lobby: Lobby, session: Session, command: Command) -> None:
         return
     session.send_line(game_texts.you_stop_watching(session.watching.name, for_another=False))
     lobby.match_table.stop_watching(session)
-    lobby.broadcast_who(session)
+    lobby.attendance.broadcast_who(session)
 
 
 @table.command("look", forwarded=Forwarding.HOST)

@@ -28,7 +28,7 @@ async def about(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("stat")
 async def stat(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(server_texts.stat_lines(
-        len(lobby.online), lobby.most_online, len(lobby.match_table.running_games()), lobby.started_at,
+        len(lobby.attendance.online), lobby.attendance.most_online, len(lobby.match_table.running_games()), lobby.started_at,
         session.setting("timezone")))
 
 
@@ -41,7 +41,7 @@ async def average(lobby: Lobby, session: Session, command: Command) -> None:
 async def last(lobby: Lobby, session: Session, command: Command) -> None:
     # No name completion for `last` (docs/PROTOCOL.md): the whole name, in any case.
     name = command.args[0] if command.args else session.name
-    online, account = await lobby.user_named(name)
+    online, account = await lobby.attendance.user_named(name)
     if account is None:
         session.send_line(info.no_information(name))
         return
@@ -55,20 +55,20 @@ async def where(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
         session.send_line(server_texts.WHERE_WHOM)
         return
-    found = lobby.find_online(command.args[0])
+    found = lobby.attendance.find_online(command.args[0])
     session.send_line(texts.no_one_called(command.args[0]) if found is None else
                       server_texts.where_line(found.name, found.connection.host))
 
 
 @table.command("names")
 async def names(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(server_texts.in_columns([s.name for s in lobby.sessions_online()]))
+    session.send_lines(server_texts.in_columns([s.name for s in lobby.attendance.sessions_online()]))
 
 
 @table.command("hostnames")
 async def hostnames(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(server_texts.hostnames_table(
-        [(s.name, s.connection.host) for s in lobby.sessions_online()]))
+        [(s.name, s.connection.host) for s in lobby.attendance.sessions_online()]))
 
 
 @table.command("commands")

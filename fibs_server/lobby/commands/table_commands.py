@@ -26,7 +26,7 @@ table = CommandTable()
 
 @table.command("table")
 async def open_or_close(lobby: Lobby, session: Session, command: Command) -> None:
-    if lobby.is_visitor(session):
+    if lobby.attendance.is_visitor(session):
         # A visitor's matches are never stored; one against a person would be lost.
         session.send_line(texts.VISITORS_PLAY_BOTS)
         return
@@ -75,7 +75,7 @@ async def open_or_close(lobby: Lobby, session: Session, command: Command) -> Non
 
 @table.command("sit")
 async def sit(lobby: Lobby, session: Session, command: Command) -> None:
-    if lobby.is_visitor(session):
+    if lobby.attendance.is_visitor(session):
         session.send_line(texts.VISITORS_PLAY_BOTS)
         return
     if not command.args:
@@ -102,7 +102,7 @@ async def sit(lobby: Lobby, session: Session, command: Command) -> None:
     if tables.find(code) is not chosen:  # closed, or taken, while the store answered
         session.send_line(table_texts.no_table(code))
         return
-    creator = lobby.online.get(chosen.creator.lower())
+    creator = lobby.attendance.online.get(chosen.creator.lower())
     if creator is None:  # between the two halves of the creator's new login
         session.send_line(table_texts.no_table(code))
         return

@@ -63,7 +63,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if verb not in WRITERS:
             session.send_line(tournament_texts.USAGE)
             return
-        if lobby.is_visitor(session):
+        if lobby.attendance.is_visitor(session):
             session.send_line(texts.NOT_FOR_VISITORS)
             return
         await WRITERS[verb](lobby, session, args[1:])
@@ -98,7 +98,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                                line: str) -> None:
         """`line` to the tournament's entrants, its creator and the user who typed the
         command; then the pages."""
-        lobby.tell([*(entrant.name for entrant in record.entrants), record.spec.creator,
+        lobby.attendance.tell([*(entrant.name for entrant in record.entrants), record.spec.creator,
                     session.name], notice([line]))
         await changed(lobby, session, record.tournament_id)
 
@@ -141,7 +141,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         record = await records.create_tournament(spec)
         session.send_line(tournament_texts.created(record.tournament_id))
         await changed(lobby, session, record.tournament_id)
-        lobby.tell_all(notice([tournament_texts.opened(
+        lobby.attendance.tell_all(notice([tournament_texts.opened(
             record.tournament_id, session.name, order.format.value, order.terms.length,
             order.entry_cap)], audience="tournaments", excluded=[session.name]))
 

@@ -40,7 +40,7 @@ Listed = Session | RemoteUser
 
 def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[Listed] | str:
     """The users a `who`/`rawwho` argument selects, or a reply text."""
-    here, elsewhere = lobby.sessions_online(), list(lobby.directory)
+    here, elsewhere = lobby.attendance.sessions_online(), list(lobby.attendance.directory)
     if not args:
         return [*here, *elsewhere]
     key = args[0].lower()
@@ -60,7 +60,7 @@ def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[List
         part = args[1].lower()
         return [*(s for s in here if part in s.connection.host.lower()),
                 *(u for u in elsewhere if part in u.info.host.lower())]
-    found: Listed | None = lobby.find_online(args[0]) or lobby.directory.get(args[0])
+    found: Listed | None = lobby.attendance.find_online(args[0]) or lobby.attendance.directory.get(args[0])
     return [found] if found else texts.no_one_called(args[0])
 
 
@@ -85,7 +85,7 @@ def _sorted(people: list[Listed], order: str) -> list[Listed]:
 @table.command("rawwho")
 async def who(lobby: Lobby, session: Session, command: Command) -> None:
     if command.args[:1] == ["count"]:
-        session.send_line(info.who_count(len(lobby.online) + len(lobby.directory)))
+        session.send_line(info.who_count(len(lobby.attendance.online) + len(lobby.attendance.directory)))
         return
     selected = _who_selection(lobby, session, command.args)
     if isinstance(selected, str):
@@ -107,13 +107,13 @@ async def whois(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.args:
         session.send_line(info.WHOIS_WHOM)
         return
-    online, account = await lobby.user_named(command.args[0], complete=True)
+    online, account = await lobby.attendance.user_named(command.args[0], complete=True)
     if account is None:
         session.send_line(info.no_information(command.args[0]))
         return
     running = lobby.match_table.match_of(online) if online else None
     saved, abandoned = await match_counts(lobby, account.name)
-    elsewhere = lobby.directory.get(account.name) if online is None else None
+    elsewhere = lobby.attendance.directory.get(account.name) if online is None else None
     remote = elsewhere.who_info(time.monotonic()) if elsewhere else None
     facts = info.WhoisFacts(
         name=account.name, rating=account.rating, experience=account.experience,
@@ -159,7 +159,7 @@ async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
             account.name, toggles=dict(account.toggles)))
     session.send_lines(replies)
     if changed:
-        lobby.broadcast_who(session)
+        lobby.attendance.broadcast_who(session)
 
 
 @table.command("set", forwarded=Forwarding.COPIED)
@@ -257,9 +257,9 @@ async def show(lobby: Lobby, session: Session, command: Command) -> None:
         session.send_line(info.saved_count(name, count))
     elif what == "watchers":
         session.send_lines(info.watchers_list(
-            [(s.name, s.watching.name) for s in lobby.sessions_online() if s.watching]))
+            [(s.name, s.watching.name) for s in lobby.attendance.sessions_online() if s.watching]))
     elif what == "max":
-        session.send_line(info.max_logins(lobby.most_online))
+        session.send_line(info.max_logins(lobby.attendance.most_online))
     elif what == "tables":
         show_tables(lobby, session)
     else:
@@ -288,12 +288,12 @@ async def help_command(lobby: Lobby, session: Session, command: Command) -> None
 async def away(lobby: Lobby, session: Session, command: Command) -> None:
     if not command.rest:
         session.send_lines(user_texts.away_list([(s.name, s.away_message)
-                                                 for s in lobby.sessions_online()
+                                                 for s in lobby.attendance.sessions_online()
                                                  if s.away_message is not None]))
         return
     session.away_message = command.rest
     session.send_line(user_texts.YOU_ARE_AWAY)
-    lobby.broadcast_who(session)
+    lobby.attendance.broadcast_who(session)
 
 
 @table.command("back")
@@ -303,7 +303,7 @@ async def back(lobby: Lobby, session: Session, command: Command) -> None:
         return
     session.away_message = None
     session.send_line(user_texts.WELCOME_BACK)
-    lobby.broadcast_who(session)
+    lobby.attendance.broadcast_who(session)
 
 
 @table.command("address")
@@ -320,7 +320,7 @@ async def address(lobby: Lobby, session: Session, command: Command) -> None:
     account.email = command.args[0]
     await lobby.accounts.update_account(account.name, email=account.email)
     session.send_line(user_texts.email_address(account.email))
-    lobby.broadcast_who(session)
+    lobby.attendance.broadcast_who(session)
 
 
 @table.command("password", visitors=False)
@@ -361,7 +361,7 @@ async def wave(lobby: Lobby, session: Session, command: Command) -> None:
     again = session.waved
     session.waved = True
     session.send_line(user_texts.wave_reply(again))
-    lobby.tell_all(notice([user_texts.waves_goodbye(session.name, again)],
+    lobby.attendance.tell_all(notice([user_texts.waves_goodbye(session.name, again)],
                           excluded=[session.name], broadcast=True))
     if again:
         await lobby.log_out(session, Departure.LOGGED_OUT)

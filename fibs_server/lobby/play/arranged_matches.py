@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 def free_here(lobby: Lobby, name: str) -> Session | None:
     """`name`'s session if they are online here (that very name) and in no match."""
-    session = lobby.online.get(name.lower())
+    session = lobby.attendance.online.get(name.lower())
     if session is None or lobby.match_table.busy(session):
         return None
     return session
@@ -42,7 +42,7 @@ def free_here(lobby: Lobby, name: str) -> Session | None:
 def free_elsewhere(lobby: Lobby, name: str) -> RemoteUser | None:
     """`name` as another node last told of them, if they play nobody there and are not one
     of the server's bots."""
-    user = lobby.directory.get(name)
+    user = lobby.attendance.directory.get(name)
     if user is None or user.info.opponent is not None or user.info.client == BOT_CLIENT:
         return None
     return user
@@ -79,7 +79,7 @@ async def arrange(lobby: Lobby, invitation: Invitation) -> RunningMatch | None:
         return await _host(lobby, inviter, invitation)
     home = free_elsewhere(lobby, invitation.inviter)
     if home is not None:
-        lobby.tell_node(MatchArranged(
+        lobby.attendance.tell_node(MatchArranged(
             lobby.config.node_id, home.node, invitation.invitee, invitation.inviter,
             invitation.length, terms_fields(invitation.terms), invitation.resume))
     return None
@@ -97,7 +97,7 @@ async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> Runni
     home = free_elsewhere(lobby, invitation.invitee)
     if home is not None and not inviter.is_bot:
         lobby.match_table.invite(invitation)
-        lobby.tell_node(JoinArranged(lobby.config.node_id, home.node, invitation.invitee,
+        lobby.attendance.tell_node(JoinArranged(lobby.config.node_id, home.node, invitation.invitee,
                                      inviter.name))
     return None
 
@@ -107,7 +107,7 @@ def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
     directs a tournament, its arrangements come here)."""
     if isinstance(letter, JoinArranged):
         player = free_here(lobby, letter.name)
-        home = lobby.directory.get(letter.inviter)
+        home = lobby.attendance.directory.get(letter.inviter)
         if player is not None and not player.is_bot and home is not None \
                 and home.node == letter.node:
             lobby.seats.join_elsewhere(player, home)
@@ -119,6 +119,6 @@ def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
         return
     host = free_here(lobby, letter.inviter)
     if host is not None:
-        lobby.start_job(_host(lobby, host, Invitation(
+        lobby.attendance.start_job(_host(lobby, host, Invitation(
             letter.inviter, letter.name, letter.length, letter.resume, terms, arranged=True)))
 

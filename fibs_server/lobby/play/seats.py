@@ -25,7 +25,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.command_table import Hook, LogoutHook
@@ -41,11 +41,14 @@ from fibs_server.lobby.nodes.bus import (
 )
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.ports.accounts import Account, AccountStore
-from fibs_server.lobby.presence.session import Matches, SeatElsewhere, Session, Stage
+from fibs_server.lobby.presence.session import PlayersAndWatchers, SeatElsewhere, Session, Stage
 from fibs_server.protocol import texts
 from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.wording import game_texts
+
+if TYPE_CHECKING:  # a type only: who is online is read through the lobby
+    from fibs_server.lobby.presence.attendance import Attendance
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +137,7 @@ class SeatSession(Session):
             self._relay("lines", tuple(lines), False)
 
 
-class SeatMatches(Matches, Protocol):
+class SeatMatches(PlayersAndWatchers, Protocol):
     """What the seats need of who plays whom (lobby.match_table.MatchTable)."""
 
     def take_over(self, previous: Session, session: Session) -> object | None: ...
@@ -144,12 +147,14 @@ class SeatMatches(Matches, Protocol):
 
 class SeatLobby(Protocol):
     """What the seats need of the lobby (lobby.Lobby, which imports this module)."""
-    online: dict[str, Session]
     logout_hooks: list[LogoutHook]
     resync_hooks: list[Hook]
 
     @property
     def accounts(self) -> AccountStore: ...
+
+    @property
+    def attendance(self) -> Attendance: ...
 
     @property
     def match_table(self) -> SeatMatches: ...
@@ -159,12 +164,6 @@ class SeatLobby(Protocol):
 
     @property
     def clock(self) -> Clock: ...
-
-    def tell_node(self, letter: NodeLetter) -> None: ...
-
-    def broadcast_who(self, about: Session) -> None: ...
-
-    def start_job(self, job: Coroutine[Any, Any, object]) -> None: ...
 
     async def dispatch(self, session: Session, line: str) -> None: ...
 
@@ -201,7 +200,7 @@ class Seats:
                 await job
             finally:
                 self.unfinished -= 1
-        self.lobby.start_job(counted())
+        self.lobby.attendance.start_job(counted())
 
     def holds(self, session: Session) -> bool:
         return self.here.get(session.name.lower()) is session
@@ -212,7 +211,7 @@ class Seats:
             self._take_over(letter)
         elif isinstance(letter, JoinAsked):
             key = letter.name.lower()
-            if key in self.here or key in self.lobby.online or key in self.seating:
+            if key in self.here or key in self.lobby.attendance.online or key in self.seating:
                 self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
             else:
                 self.seating[key] = []
@@ -269,7 +268,7 @@ class Seats:
 
     def _free_opponents_of(self, name: str, host: str) -> None:
         """Who plays `name` at `host` from here is free to resume the saved match."""
-        for session in list(self.lobby.online.values()):
+        for session in list(self.lobby.attendance.online.values()):
             seat = session.seated_elsewhere
             if seat is not None and seat.host == host and seat.opponent is not None \
                     and seat.opponent.lower() == name.lower():
@@ -282,24 +281,24 @@ class Seats:
 
         def free_if_still_seated() -> None:
             seat = session.seated_elsewhere
-            if seat is not None and seat.host == host and self.lobby.online.get(
+            if seat is not None and seat.host == host and self.lobby.attendance.online.get(
                     session.name.lower()) is session:
                 self._free(session)
         self._await_answer(session.name, host, free_if_still_seated)
-        self.lobby.tell_node(Forwarded(self.lobby.node_id, host, session.name, "",
+        self.lobby.attendance.tell_node(Forwarded(self.lobby.node_id, host, session.name, "",
                                        resync=True))
 
     def _free(self, session: Session) -> None:
         session.seated_elsewhere = None
         self.forget_user(session.name)
-        self.lobby.broadcast_who(session)
+        self.lobby.attendance.broadcast_who(session)
 
     def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False,
                   watch: bool = False) -> None:
         if not takeover:
             session.seated_elsewhere = SeatElsewhere(host, None, inviter if watch else None)
         self.heard[session.name.lower()] = self.sent[session.name.lower()] = 0  # from 1 again
-        self.lobby.tell_node(JoinAsked(self.lobby.node_id, host, session.name, inviter,
+        self.lobby.attendance.tell_node(JoinAsked(self.lobby.node_id, host, session.name, inviter,
                                        dataclasses.asdict(SeatClient.of(session)), takeover,
                                        watch))
 
@@ -311,7 +310,7 @@ class Seats:
         self.sent[key] = number = self.sent.get(key, 0) + 1
         if not quiet and heard < 0:  # the user's own line, not answered here
             self.lines_sent.setdefault(key, deque(maxlen=KEPT_LINES)).append((number, line))
-        self.lobby.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet,
+        self.lobby.attendance.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet,
                                        number=number, heard=heard))
 
     def forget_user(self, name: str) -> None:
@@ -323,7 +322,7 @@ class Seats:
             awaited[1].cancel()
 
     def _seated(self, letter: Seated) -> None:
-        session = self.lobby.online.get(letter.name.lower())
+        session = self.lobby.attendance.online.get(letter.name.lower())
         awaited = self.awaiting.pop(letter.name.lower(), None)
         if awaited is not None:
             awaited[1].cancel()
@@ -344,19 +343,19 @@ class Seats:
             if heard < letter.relayed or self.sent.get(key, 0) > letter.received:
                 # A board tells the player what is due now, a lost command included.
                 self.forward(session, "board", heard=heard)
-            self.lobby.broadcast_who(session)
+            self.lobby.attendance.broadcast_who(session)
         else:
             # Lines the seat never served (it went first): answered here, as on one node.
             unserved = [line for number, line in self.lines_sent.get(letter.name.lower(), ())
                         if number > letter.received]
             self._free(session)
-            self.lobby.start_job(self._rating_refreshed(session))
+            self.lobby.attendance.start_job(self._rating_refreshed(session))
             if unserved:
                 self._carry_out(self._answer_here(session, unserved))
 
     async def _answer_here(self, session: Session, lines: list[str]) -> None:
         for line in lines:
-            if self.lobby.online.get(session.name.lower()) is session:
+            if self.lobby.attendance.online.get(session.name.lower()) is session:
                 await self.lobby.dispatch(session, line)
 
     async def _rating_refreshed(self, session: Session) -> None:
@@ -367,11 +366,11 @@ class Seats:
                 stored.rating, stored.experience) != (account.rating, account.experience):
             account.rating, account.experience = stored.rating, stored.experience
             if session.stage is Stage.ONLINE:
-                self.lobby.broadcast_who(session)
+                self.lobby.attendance.broadcast_who(session)
 
     def _relayed(self, letter: Relayed) -> None:
         # Whether still seated or not: a match's last words come after its end.
-        session = self.lobby.online.get(letter.name.lower())
+        session = self.lobby.attendance.online.get(letter.name.lower())
         if session is None:
             return
         self.heard[letter.name.lower()] = letter.number
@@ -400,7 +399,7 @@ class Seats:
         if account is None:
             self._refuse(letter, game_texts.cannot_find_player(letter.name))
             return
-        if key in self.here or key in self.lobby.online:  # meanwhile
+        if key in self.here or key in self.lobby.attendance.online:  # meanwhile
             self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
             return
         seat = self._new_seat(letter, client, account)
@@ -414,39 +413,39 @@ class Seats:
                   ) -> SeatSession:
         account.toggles.update(client.toggles)
         account.settings.update(client.settings)
-        seat = SeatSession(self.lobby, letter.node, client, self.lobby.tell_node,
+        seat = SeatSession(self.lobby, letter.node, client, self.lobby.attendance.tell_node,
                            self.lobby.node_id)
         seat.account, seat.login_time = account, int(time.time())
         seat.stage = Stage.ONLINE
         self.here[letter.name.lower()] = seat
-        self.lobby.start_job(self._serve(seat))
+        self.lobby.attendance.start_job(self._serve(seat))
         return seat
 
     def _take_over(self, letter: JoinAsked) -> None:
         """A player here logged in on another node: their match goes on here with a seat for
         them in place of the session they had here (which that login's presence then logs
         out, the match staying with the seat), shown to them where it stands."""
-        previous = self.lobby.online.get(letter.name.lower())
+        previous = self.lobby.attendance.online.get(letter.name.lower())
         try:
             client = SeatClient(**letter.client)
         except TypeError:
             log.exception("a takeover from node %s was not understood", letter.node)
             previous = None
         if previous is None or previous.account is None or letter.name.lower() in self.here:
-            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
             return
         seat = self._new_seat(letter, client, previous.account)
         if self.lobby.match_table.take_over(previous, seat) is None:  # no match here
             self.release(seat)
-            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
             return
         self._show_match(seat)
         self._tell_seated(seat)
 
     def _refuse(self, letter: JoinAsked, line: str) -> None:
-        self.lobby.tell_node(Relayed(self.lobby.node_id, letter.node, letter.name, "lines",
+        self.lobby.attendance.tell_node(Relayed(self.lobby.node_id, letter.node, letter.name, "lines",
                                      (line,)))
-        self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+        self.lobby.attendance.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
 
     def _forwarded(self, letter: Forwarded) -> None:
         seat = self.here.get(letter.name.lower())
@@ -456,7 +455,7 @@ class Seats:
         if seat is None or seat.home != letter.node:
             # Its match is over: the home thinks otherwise, and learns it is not (and that
             # this line was not served).
-            self.lobby.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None,
+            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None,
                                         received=max(0, letter.number - 1)))
             return
         if letter.resync:
@@ -504,6 +503,11 @@ class Seats:
             if seat.inbox.get_nowait() is not None:
                 self.unfinished -= 1
 
+    @staticmethod
+    def is_seat(session: Session) -> bool:
+        """Whether `session` stands in here for a player at home on another node."""
+        return isinstance(session, SeatSession)
+
     def changed(self, seat: SeatSession) -> None:
         """Whom the seat plays or watches here changed (a match began or stopped running, a
         watch began or ended): its home is told; a seat that does neither goes."""
@@ -529,7 +533,7 @@ class Seats:
         in_use = self._in_use(seat)
         if in_use is not None and self.holds(seat):
             seat.told = in_use
-            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, in_use[0],
+            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, in_use[0],
                                         seat.relayed, seat.received, in_use[1]))
 
     def unseat(self, seat: SeatSession) -> None:
@@ -537,7 +541,7 @@ class Seats:
         if self.holds(seat):
             self.release(seat)
             # `received`: the lines served (those after it are not: the home answers them).
-            self.lobby.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None,
+            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None,
                                         seat.relayed, seat.served))
 
     async def _part(self, seat: SeatSession, departure: Departure) -> None:
@@ -557,10 +561,10 @@ class Seats:
         command that was lost."""
         for seat in list(self.here.values()):
             self._tell_seated(seat)
-        for session in list(self.lobby.online.values()):
+        for session in list(self.lobby.attendance.online.values()):
             elsewhere = session.seated_elsewhere
             if elsewhere is not None:
-                self.lobby.tell_node(Forwarded(self.lobby.node_id, elsewhere.host,
+                self.lobby.attendance.tell_node(Forwarded(self.lobby.node_id, elsewhere.host,
                                                session.name, "", resync=True))
 
     # --- nodes and users that went ---------------------------------------------------------------
@@ -595,7 +599,7 @@ class Seats:
         seat = self.here.get(name.lower())
         if seat is not None and seat.home != node:
             self._carry_out(self._part(seat, Departure.DROPPED))
-        for session in list(self.lobby.online.values()):
+        for session in list(self.lobby.attendance.online.values()):
             elsewhere = session.seated_elsewhere
             if elsewhere is not None and elsewhere.host != node \
                     and elsewhere.opponent is not None \
@@ -605,7 +609,7 @@ class Seats:
     def node_gone(self, node: str) -> None:
         """`node` is heard from no more: this node's users seated there are told their match
         was saved (as the node's players drop), and play nothing."""
-        for session in list(self.lobby.online.values()):
+        for session in list(self.lobby.attendance.online.values()):
             seat = session.seated_elsewhere
             if seat is None or seat.host != node:
                 continue

@@ -44,7 +44,7 @@ from fibs_server.protocol.views import layout, web_events
 log = logging.getLogger(__name__)
 
 
-class Matches(Protocol):
+class PlayersAndWatchers(Protocol):
     """What a session needs of who plays and watches whom (lobby.match_table.MatchTable,
     which imports this module)."""
 
@@ -56,7 +56,7 @@ class Matches(Protocol):
 class Lobby(Protocol):
     """What a session needs of the lobby (lobby.Lobby, which imports this module)."""
     @property
-    def match_table(self) -> Matches: ...
+    def match_table(self) -> PlayersAndWatchers: ...
 
     gatekeeper: Gatekeeper
 

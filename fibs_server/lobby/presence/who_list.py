@@ -3,10 +3,13 @@ same users as the page's typed `presence` messages."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from fibs_server.lobby.nodes.directory import Directory
 from fibs_server.lobby.presence.session import Session, wire_text
 from fibs_server.protocol.views import web_events
+
+if TYPE_CHECKING:
+    from fibs_server.lobby.nodes.directory import Directory
 
 # Seconds the idle times in a login's who-list may lag: formatting all 10,000 lines stalls
 # the event loop for 30-40 ms, which a login burst did every second (docs/PERFORMANCE.md).
@@ -15,7 +18,7 @@ WHO_IDLE_REFRESH = 10
 
 class WhoList:
     """A CLIP login gets the whole list: 10,000 lines at 10,000 online, too long to format for
-    every login of a burst (30-40 ms). So each line is kept as last sent (`Lobby.broadcast_who`,
+    every login of a burst (30-40 ms). So each line is kept as last sent (`Attendance.broadcast_who`,
     which every change of a field it shows goes through), and only the idle seconds may be up
     to WHO_IDLE_REFRESH old: then every line is formatted afresh. A page's login gets the same
     users as presence messages (the same fields), kept likewise."""

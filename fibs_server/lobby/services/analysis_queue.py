@@ -53,7 +53,7 @@ def readable(record: MatchRecord, name: str) -> bool:
 
 
 def wants_notices(lobby: Lobby, name: str) -> bool:
-    session = lobby.online.get(name.lower())
+    session = lobby.attendance.online.get(name.lower())
     return session is not None and session.account is not None \
         and session.account.settings.get(NOTICE_SETTING) == "on"
 
@@ -137,7 +137,7 @@ class AnalysisQueue:
         for name in told:
             lines = [analysis_texts.ready(request.match_id)] if wants_notices(self.lobby,
                                                                               name) else []
-            self.lobby.tell([name], notice(lines, ready))
+            self.lobby.attendance.tell([name], notice(lines, ready))
         return True
 
     async def close(self) -> None:

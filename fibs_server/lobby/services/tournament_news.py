@@ -41,7 +41,7 @@ def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
 def tell_pages(lobby: Lobby, record: TournamentRecord) -> None:
     """The tournament as it stands now, to the pages that follow it."""
     message = web_events.tournament(shown(record, int(lobby.config.wall_clock())))
-    lobby.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
+    lobby.attendance.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
 
 
 @dataclasses.dataclass
@@ -91,13 +91,13 @@ class SignUpNews:
         """`name` joined (or left) `record`, as it was before, by `typer`'s command."""
         tid = record.tournament_id
         line = (tournament_texts.joined if joined else tournament_texts.left)(tid, name)
-        lobby.tell([typer], notice([line]))
+        lobby.attendance.tell([typer], notice([line]))
         held = self._held.get(tid)
         if held is None:
             clock = lobby.config.clock
             wait = self._buckets_of(lobby).try_take(tid, clock.time())
             if not wait:
-                lobby.tell(self._hearers(record, typer), notice([line]))
+                lobby.attendance.tell(self._hearers(record, typer), notice([line]))
                 latest = await self.records.tournament(tid)
                 if latest is not None:
                     tell_pages(lobby, latest)
@@ -143,7 +143,7 @@ class SignUpNews:
         if (joined or left) and record.status is Status.SIGNUP:
             # One who alone changed has been told already, as the typer.
             told = [*joined, *left] if len(joined) + len(left) == 1 else []
-            lobby.tell(self._hearers(record, *told), notice(
+            lobby.attendance.tell(self._hearers(record, *told), notice(
                 [tournament_texts.signed_up(tournament_id, joined, left)]))
         tell_pages(lobby, record)
 

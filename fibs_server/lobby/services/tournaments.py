@@ -342,12 +342,12 @@ class TournamentDirector:
         self._tell_lines(names, [line])
 
     def _tell_lines(self, names: list[str], lines: list[str]) -> None:
-        self.lobby.tell(names, notice(lines))
+        self.lobby.attendance.tell(names, notice(lines))
 
     def _announce(self, names: list[str], line: str) -> None:
         """`line` to those named, and to everyone who asked to hear of tournaments."""
         self._tell(names, line)
-        self.lobby.tell_all(notice([line], audience="tournaments", excluded=names))
+        self.lobby.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
 
     def _announce_round(self, record: TournamentRecord) -> None:
         """Each player of the round hears of it, and of their match with FIBS's invitation
@@ -367,20 +367,20 @@ class TournamentDirector:
                 continue
             for player, opponent in ((pairing.first, pairing.second),
                                      (pairing.second, pairing.first)):
-                inviting = self.lobby.online.get(opponent.lower())
+                inviting = self.lobby.attendance.online.get(opponent.lower())
                 if inviting is not None and inviting.is_bot:
                     # A bot invites nobody: it is invited in the player's name (_invite_bot),
                     # and accepts. An invitation in its name would be accepted by its
                     # resident session, which never plays: two bots paired would start
                     # a match that hangs instead of going to the higher seed by forfeit.
-                    self.lobby.tell([player], notice(
+                    self.lobby.attendance.tell([player], notice(
                         [tournament_texts.your_match(tid, opponent, length, minutes)],
                         ring=True))
                     continue
                 if inviting is not None:
                     self.lobby.match_table.invite(Invitation(
                         opponent, player, length, terms=match_terms(terms), arranged=True))
-                self.lobby.tell([player], notice(
+                self.lobby.attendance.tell([player], notice(
                     [*game_texts.invitation(opponent, length, False, False, match_terms(terms)),
                      tournament_texts.your_match(tid, opponent, length, minutes)],
                     web_events.invitation(opponent, length, terms=match_terms(terms)),

@@ -1,0 +1,386 @@
+"""Who is online, here and on the other nodes: the sessions, the who-list and its pacing, the
+notices of logins and logouts, what handlers tell other users (`tell`, `tell_all`), the
+administrators' moderation across nodes, and what the other nodes say of their users.
+
+(Named so beside the bus's `Presence`, the letter that tells one user's presence.)"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Iterator
+from typing import Any, Protocol
+
+from fibs_server.lobby.limits.who_pacing import WhoPacing
+from fibs_server.lobby.nodes.bus import (
+    Absence,
+    Bus,
+    Letter,
+    Moderated,
+    ModerationAction,
+    NodeLetter,
+    Presence,
+    PresenceLetter,
+    RollCall,
+    Roster,
+    UserLetter,
+    notice,
+)
+from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
+from fibs_server.lobby.ports.accounts import Account, AccountsWithVisitors
+from fibs_server.lobby.presence.session import Session, wire_text
+from fibs_server.lobby.presence.who_list import WhoList
+from fibs_server.protocol import chat, clip, texts
+from fibs_server.protocol.texts import Departure
+from fibs_server.protocol.views import web_events
+
+log = logging.getLogger(__name__)
+
+FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
+
+
+class SeatsAcrossNodes(Protocol):
+    """What presence needs of the players at matches across nodes (lobby/play/seats.py's
+    `Seats`, above this wing)."""
+
+    def holds(self, session: Session) -> bool: ...
+
+    def is_seat(self, session: Session) -> bool: ...
+
+    def arrived(self, name: str, node: str) -> None: ...
+
+    def departed(self, letter: Absence) -> None: ...
+
+    def node_gone(self, node: str) -> None: ...
+
+    def resync(self) -> None: ...
+
+
+class NodeSettings(Protocol):
+    """This node's name on the bus (lobby.LobbyConfig's; read when used: a test names the
+    node of a lobby it made)."""
+    @property
+    def node_id(self) -> str: ...
+
+
+LogOut = Callable[[Session, Departure], Awaitable[None]]
+
+
+class Attendance:
+    """Who is online: this node's sessions by name, the other nodes' users (`directory`), the
+    who-list a login gets, and the ways to tell them things."""
+
+    def __init__(self, settings: NodeSettings, bus: Bus, accounts: AccountsWithVisitors,
+                 who_pacing: WhoPacing[Session], seats: SeatsAcrossNodes, log_out: LogOut
+                 ) -> None:
+        self._settings = settings
+        # What handlers tell other users goes through here (`tell`, `tell_all`): this node's
+        # own, or one between nodes (net/redis_bus.py).
+        self.bus = bus
+        self._accounts = accounts
+        self.who_pacing = who_pacing
+        self._seats = seats
+        self._log_out = log_out  # the lobby's logout (its hooks part a running match)
+        self.connections: set[Session] = set()
+        self.online: dict[str, Session] = {}  # lower-case name -> session
+        self.most_online = 0
+        self.directory = Directory()  # the other nodes' users (none without a bus to them)
+        self.who_list = WhoList(self.online, self.directory)
+        self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
+
+    @property
+    def node_id(self) -> str:
+        return self._settings.node_id
+
+    # --- who is online -----------------------------------------------------------------------
+
+    def sessions_online(self) -> list[Session]:
+        return list(self.online.values())
+
+    def came_online(self, session: Session, name: str, who_line: str) -> None:
+        """A login is online from now on: here, whatever another node last said of them."""
+        self.online[name.lower()] = session
+        self.directory.forget(name)
+        self.who_list.set(name, who_line)
+        self.most_online = max(self.most_online, len(self.online))
+
+    def went_offline(self, name: str) -> None:
+        del self.online[name.lower()]
+        self.who_list.remove(name)
+
+    def find_online(self, typed: str) -> Session | None:
+        """Name completion: exact name (any case), else a unique prefix, case-sensitive first."""
+        exact = self.online.get(typed.lower())
+        if exact is not None or not typed:
+            return exact
+        for fold in (False, True):
+            matches = [s for s in self.online.values()
+                       if (s.name.lower().startswith(typed.lower()) if fold
+                           else s.name.startswith(typed))]
+            if len(matches) == 1:
+                return matches[0]
+        return None
+
+    def is_visitor(self, session: Session) -> bool:
+        """A visitor plays a bot without an account (`Lobby.new_visitor`)."""
+        return session.name.lower() in self._accounts.visitors
+
+    def is_online(self, session: Session) -> bool:
+        return (session.is_bot or self.online.get(session.name.lower()) is session
+                or self._seats.holds(session))
+
+    async def user_named(self, name: str, complete: bool = False
+                         ) -> tuple[Session | None, Account | None]:
+        """The user's session if online, and their account: as it is now if online, else as
+        stored (None: no such user). `complete`: `name` as a user typed it, completed to an
+        online user's name (`find_online`)."""
+        online = self.find_online(name) if complete else self.online.get(name.lower())
+        if online is not None:
+            return online, online.account
+        return None, await self._accounts.find_account(name)
+
+    # --- telling -----------------------------------------------------------------------------
+
+    def tell(self, names: Collection[str], letter: Letter) -> None:
+        """`letter` to the users named, wherever they are online (`bus.Bus`)."""
+        self.bus.tell(names, letter)
+
+    def tell_all(self, letter: Letter) -> None:
+        """`letter` to everyone online that it reaches."""
+        self.bus.tell_all(letter)
+
+    def report(self, text: str, exclude: Iterable[str] = ()) -> None:
+        """A match start/end line to everyone whose `report` toggle is on."""
+        self.tell_all(notice([text], audience="report", excluded=exclude, broadcast=True))
+
+    def tell_node(self, letter: NodeLetter) -> None:
+        """A letter for the other nodes (one named in it, or all)."""
+        self.bus.tell_others(letter)
+
+    def deliver(self, names: Collection[str] | None,
+                letter: UserLetter | Moderated | PresenceLetter) -> None:
+        """A letter the bus brings to this node's users (the lobby routes the seats' and
+        arranged matches' letters elsewhere): those of `names` online here (None: everyone
+        online here) whom the letter reaches."""
+        if isinstance(letter, Moderated):
+            if letter.node != self.node_id:
+                self._moderated(letter)
+            return
+        if isinstance(letter, PresenceLetter):
+            self._from_another_node(letter)
+            return
+        if names is None:
+            listeners = self.sessions_online()
+        else:
+            listeners = [s for s in map(self.online.get, (n.lower() for n in names)) if s]
+        letter.deliver([listener for listener in listeners if letter.reaches(listener)])
+
+    def tell_waiters(self, name: str) -> list[str]:
+        """Those here waiting for `name` (`waitfor`) are told they logged in, and wait no
+        more: their names."""
+        told = []
+        for waiter in self.sessions_online():
+            if name in waiter.waiting_for:
+                waiter.waiting_for.discard(name)
+                self.deliver([waiter.name], notice([chat.finally_logs_in(name)]))
+                told.append(waiter.name)
+        return told
+
+    async def tell_everyone_else(self, about: str, sentence: str | None,
+                                 clip_number: int, who_block: str = "",
+                                 told: Collection[Session] = (),
+                                 event: web_events.Message | None = None) -> None:
+        """A login or logout: `sentence` (as CLIP line `clip_number` to CLIP clients) to
+        everyone else whose `notify` toggle is on, and `who_block` to every other CLIP client,
+        in one pass that yields to the event loop every FAN_OUT_CHUNK users: at 10,000 online
+        a login's notices are the biggest single job the server has, and other users'
+        replies should not wait for all of it. Each text is formatted once. Telnet users in
+        `told` know already and are spared the sentence (CLIP clients still get their line).
+        `event`: the typed message of it, for the pages that asked for them."""
+        for _ in self._notices_to_everyone_else(about, sentence, clip_number, who_block, told,
+                                                event):
+            await asyncio.sleep(0)
+
+    def _notices_to_everyone_else(self, about: str, sentence: str | None, clip_number: int,
+                                  who_block: str, told: Collection[Session],
+                                  event: web_events.Message | None) -> Iterator[None]:
+        """`tell_everyone_else`'s pass, pausing (a yield) every FAN_OUT_CHUNK users."""
+        clip_notice = wire_text([clip.chat(clip_number, about, sentence)]) if sentence else ""
+        notice = wire_text([sentence]) if sentence else ""
+        clip_text = clip_notice + who_block
+        event_line = web_events.encode(event) if event is not None else None
+        for count, other in enumerate(self.sessions_online(), 1):
+            if other.name.lower() != about.lower():
+                notified = other.toggle("notify")
+                text = ((clip_text if notified else who_block) if other.clip
+                        else notice if notified and other not in told else "")
+                if text:
+                    other.send_broadcast(text)
+                if event_line is not None and other.wants_events:
+                    other.send_event_broadcast(event_line)
+            if count % FAN_OUT_CHUNK == 0:
+                yield
+
+    # --- moderation --------------------------------------------------------------------------
+
+    def moderate(self, name: str, action: ModerationAction, text: str = "") -> None:
+        """An administrator's action on `name` where they are online: here (the caller acts
+        itself) or on another node, which is told."""
+        self.bus.tell_others(Moderated(self.node_id, name, action, text))
+
+    def _moderated(self, letter: Moderated) -> None:
+        target = self.online.get(letter.name.lower())
+        if target is None:
+            return
+        if letter.action == "throw_out":
+            self.start_job(self.throw_out(target, letter.text))
+        else:
+            target.muted = letter.action == "mute"
+
+    async def throw_out(self, target: Session, text: str) -> None:
+        """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
+        self.tell([target.name], notice([text]))
+        await self._log_out(target, Departure.LOGGED_OUT)
+        target.close()
+
+    # --- the who-list ------------------------------------------------------------------------
+
+    def broadcast_who(self, about: Session) -> None:
+        """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client.
+        A seat's user is told of by their home (their toggles are copied to the seat: a
+        presence from here would say they were here)."""
+        if self._seats.is_seat(about):
+            return
+        line = about.who_line()
+        if self.online.get(about.name.lower()) is about:
+            self.who_list.set(about.name, line)  # a login's who-list is current when paced
+        if self.who_pacing.now_or_later(about, self._broadcast_held_who):
+            self._tell_who(about, line)
+
+    def _broadcast_held_who(self, about: Session) -> None:
+        """The who-line that pacing held back, with the user's state as it is now."""
+        if self.online.get(about.name.lower()) is about:
+            line = about.who_line()
+            self.who_list.set(about.name, line)
+            self._tell_who(about, line)
+
+    def _tell_who(self, about: Session, line: str) -> None:
+        # Here as a who-line; to the other nodes as the presence they keep and tell likewise.
+        self.deliver(None, notice(clip.who_block([line]), web_events.presence(about.who_info()),
+                                  audience="clip", broadcast=True))
+        self.bus.tell_others(self.presence_of(about))
+
+    # --- the other nodes ---------------------------------------------------------------------
+
+    def presence_of(self, session: Session, arrival: str | None = None) -> Presence:
+        """The letter that tells the other nodes of a user here (`arrival`: of their login)."""
+        return Presence(self.node_id, dataclasses.asdict(session.who_info()),
+                        session.away_message, arrival)
+
+    def _roster(self) -> Roster:
+        # The built-in bots included: they are online on one node, the `bots` lease's holder.
+        return Roster(self.node_id, [
+            {"info": dataclasses.asdict(s.who_info()), "away_message": s.away_message}
+            for s in self.sessions_online()])
+
+    def leave_all(self) -> None:
+        """The server stops: the other nodes are told in one letter that nobody is here."""
+        self.bus.tell_others(Roster(self.node_id, []))
+
+    def _from_another_node(self, letter: PresenceLetter) -> None:
+        """What another node says of its users: the directory, and this node's users told as
+        they are of a login, a logout or a who-line here."""
+        if letter.node == self.node_id:
+            return
+        try:
+            self._hear_node(letter)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            log.exception("a letter from node %s was not understood: %r", letter.node, letter)
+
+    def _hear_node(self, letter: PresenceLetter) -> None:
+        if isinstance(letter, RollCall):
+            self.directory.heard_from(letter.node)
+            if letter.answer:
+                self.bus.tell_others(self._roster())
+        elif isinstance(letter, Roster):
+            before = {user.name for user in self.directory if user.node == letter.node}
+            users = [self.directory.present(Presence(letter.node, entry["info"],
+                                                     entry.get("away_message")))
+                     for entry in letter.users if entry["info"]["name"].lower() not in self.online]
+            for name in before - {user.name for user in users}:
+                self._remote_departed(Absence(letter.node, name,
+                                              texts.departed(name, Departure.LOGGED_OUT)))
+            if users:
+                now = time.monotonic()
+                lines = [user.who_line(now) for user in users]
+                for user, line in zip(users, lines):
+                    self.who_list.set(user.name, line)
+                # To this node's users only: the other nodes heard the roster themselves.
+                self.deliver(None, notice(clip.who_block(lines), audience="clip",
+                                          broadcast=True))
+        elif isinstance(letter, Presence):
+            here = self.online.get(str(letter.info["name"]).lower())
+            if here is not None:
+                if letter.arrival is not None and not here.is_bot:
+                    # Logged in on another node: that login is who they are now.
+                    self.start_job(self._taken_over_elsewhere(here, letter))
+                return
+            user = self.directory.present(letter)
+            now = time.monotonic()
+            line = user.who_line(now)
+            self.who_list.set(user.name, line)
+            for _ in self._notices_to_everyone_else(
+                    user.name, letter.arrival, clip.LOGIN, wire_text(clip.who_block([line])),
+                    (), web_events.presence(user.who_info(now))):
+                pass
+            if letter.arrival is not None:
+                self.tell_waiters(user.name)
+                self._seats.arrived(user.name, letter.node)
+        else:
+            self._remote_departed(letter)
+
+    def _remote_departed(self, letter: Absence) -> None:
+        self._seats.departed(letter)
+        if self.directory.absent(letter):
+            self.who_list.remove(letter.name)
+            for _ in self._notices_to_everyone_else(
+                    letter.name, letter.departure, clip.LOGOUT, "", (),
+                    web_events.gone(letter.name)):
+                pass
+
+    async def _taken_over_elsewhere(self, session: Session, letter: Presence) -> None:
+        session.send_line(texts.logged_in_again(str(letter.info["host"])))
+        await self._log_out(session, Departure.LOGGED_OUT)
+        session.close()
+        self._hear_node(letter)
+
+    def start_job(self, job: Coroutine[Any, Any, object]) -> None:
+        """A job the bus brought, run beside it (delivery does not wait)."""
+        task = asyncio.ensure_future(job)
+        self._node_jobs.add(task)
+        task.add_done_callback(self._node_jobs.discard)
+
+    async def keep_in_touch(self) -> None:
+        """With a bus between nodes: this node's heartbeat (a roll call that asks no answer)
+        every NODE_HEARTBEAT seconds, and the users of a node that fell silent forgotten."""
+        while True:
+            self.check_in()
+            await asyncio.sleep(NODE_HEARTBEAT)
+
+    def check_in(self) -> None:
+        """One heartbeat: this node's, and the users of every node gone silent forgotten."""
+        self.bus.tell_others(RollCall(self.node_id, answer=False))
+        for node in self.directory.silent_nodes():
+            for name in [u.name for u in self.directory if u.node == node]:
+                self._remote_departed(Absence(node, name, texts.departed(
+                    name, Departure.DROPPED)))
+            self.directory.forget_node(node)
+            self._seats.node_gone(node)
+
+    def rejoined(self) -> None:
+        """The bus (re)connected: what this node heard may be stale or missing, so it asks
+        every node for its users (their rosters replace what it knew) and tells its own."""
+        self.bus.tell_others(RollCall(self.node_id, answer=True))
+        self.bus.tell_others(self._roster())
+        self._seats.resync()
