@@ -244,14 +244,14 @@ class FibsServer:
                                                 analysis)
             if analysis.queue_finished:
                 self.store.queue_finished_matches(analysis.plies, analysis.limits)
-        self.lobby.add_commands(analysis_commands.command_table(self.store, self.analysis_queue))
+        self.lobby.dispatcher.add_commands(analysis_commands.command_table(self.store, self.analysis_queue))
         if self.config.bots is not None:
             bots = self.config.bots
             self.lobby.gatekeeper.reserve(bots.names.values())
             self.bots = BotPlayers(self.lobby, bots, BotPool(
                 workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share,
                 analyses=self.analysis_lane, priority=self.config.worker_priority))
-            self.lobby.add_commands(bot_commands.command_table(self.bots))
+            self.lobby.dispatcher.add_commands(bot_commands.command_table(self.bots))
             await self.bots.start(log_in=False)
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(
                 self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
@@ -267,7 +267,7 @@ class FibsServer:
                 self.lobby_options.get("wall_clock", time.time)),
                 self.config.lease_seconds, LoopClock())
             await self.records_lease.start()
-        self.lobby.add_commands(tournament_commands.command_table(self.store, self.bots))
+        self.lobby.dispatcher.add_commands(tournament_commands.command_table(self.store, self.bots))
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
         self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock)
         self.tournaments_lease = LeaseKeeper(leases(TOURNAMENTS), self.director,

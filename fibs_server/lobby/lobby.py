@@ -5,7 +5,6 @@ import asyncio
 import dataclasses
 import datetime
 import logging
-import math
 import secrets
 import string
 import time
@@ -15,12 +14,8 @@ from collections.abc import Callable, Collection, Iterable
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
     CommandTable,
-    Declared,
-    Hook,
-    LoginCheck,
-    LogoutHook,
-    ShutdownHook,
 )
+from fibs_server.lobby.dispatcher import Dispatcher
 from fibs_server.lobby.limits.gatekeeper import Gatekeeper
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.limits.read_limits import HeavyReadLimits
@@ -54,7 +49,7 @@ from fibs_server.lobby.ports.match_records import MatchStore
 from fibs_server.lobby.presence.attendance import Attendance
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
-from fibs_server.protocol import clip, commands, texts
+from fibs_server.protocol import clip, texts
 from fibs_server.protocol.login_dialogue import TELNET, Client
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
@@ -118,17 +113,6 @@ class Lobby:
         self.config = config
         self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
         self.heavy_reads = HeavyReadLimits(config.abuse_limits)
-        # Every command as declared where it is registered, by name (command_table.py).
-        self.commands: dict[str, Declared] = {}
-        self.admin_commands: dict[str, Declared] = {}
-        self.login_hooks: list[Hook] = []
-        self.login_checks: list[LoginCheck] = []
-        self.logout_hooks: list[LogoutHook] = []
-        self.shutdown_hooks: list[ShutdownHook] = []
-        self.resync_hooks: list[Hook] = []
-        self.command_words = commands.CommandWords()
-        for table in tables:
-            self.add_commands(table)
         self.seats = Seats(self)  # players at matches across nodes (lobby/play/seats.py)
         # Who is online, here and on the other nodes, and the ways to tell them things;
         # made with what delivers the letters the bus brings here (`bus`: this node's own,
@@ -137,6 +121,12 @@ class Lobby:
                                      WhoPacing(config.abuse_limits.who_broadcast_burst,
                                                config.abuse_limits.who_broadcasts_per_second),
                                      self.seats, self.log_out)
+        # Every command as declared where it is registered (command_table.py), and what runs
+        # a typed line; each handler is given this lobby.
+        self.dispatcher = Dispatcher(self, self.gatekeeper.reserve, self.attendance.is_visitor,
+                                     self.heavy_reads, self.seats)
+        for table in tables:
+            self.dispatcher.add_commands(table)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
@@ -165,19 +155,6 @@ class Lobby:
         self.shutdown_at: float | None = None
         self.shutdown_task: asyncio.Task | None = None
         self.stop_requested = asyncio.Event()
-
-    def add_commands(self, table: CommandTable) -> None:
-        self.commands.update(table.commands)
-        self.admin_commands.update(table.admin_commands)
-        self.login_checks += table.login_checks
-        self.login_hooks += table.login_hooks
-        self.logout_hooks += table.logout_hooks
-        self.shutdown_hooks += table.shutdown_hooks
-        self.resync_hooks += table.resync_hooks
-        self.command_words = commands.CommandWords(
-            declared.facts for declared in self.commands.values())
-        self.gatekeeper.reserve([*table.commands, *table.admin_commands, *(
-            alias for declared in table.commands.values() for alias in declared.facts.aliases)])
 
     @staticmethod
     def now() -> datetime.datetime:
@@ -288,7 +265,7 @@ class Lobby:
             # The CLIP login line was not echoed: what follows must not share a line
             # with `login: `.
             session.connection.send("\r\n")
-        for check in self.login_checks:
+        for check in self.dispatcher.login_checks:
             refusal = await check(self, session, account)
             if refusal is not None:
                 session.send_line(refusal)
@@ -350,7 +327,7 @@ class Lobby:
         await self.attendance.tell_everyone_else(
             account.name, arrival, clip.LOGIN, who_block=wire_text(clip.who_block([who_line])),
             event=web_events.presence(session.who_info()))
-        for hook in self.login_hooks:
+        for hook in self.dispatcher.login_hooks:
             await hook(self, session)
 
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
@@ -387,7 +364,7 @@ class Lobby:
         table.withdraw(name)
         table.open_tables.close(name)  # its creator left before anyone sat
         told: set[Session] = set()  # who heard of the logout already, in other words
-        for hook in self.logout_hooks:  # the running match is parted (Matches.part)
+        for hook in self.dispatcher.logout_hooks:  # the running match is parted (Matches.part)
             told.update(await hook(self, session, departure))
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
@@ -417,7 +394,7 @@ class Lobby:
         is already stored), its players and watchers are told so, everyone else is told the
         server is going down, and every connection is closed."""
         told: set[Session] = set()
-        for hook in self.shutdown_hooks:  # running matches are parted (Matches.part)
+        for hook in self.dispatcher.shutdown_hooks:  # running matches are parted (Matches.part)
             told.update(await hook(self))
         for session in self.attendance.sessions_online():
             if session not in told:
@@ -478,46 +455,5 @@ class Lobby:
     # --- commands ----------------------------------------------------------------------------
 
     async def dispatch(self, session: Session, line: str) -> None:
-        line = line.strip()
-        if not line:
-            return
-        if line == "!!":
-            if session.last_command is None:
-                session.send_line(commands.NO_PREVIOUS_COMMAND)
-                return
-            line = session.last_command
-        word, rest = commands.split_line(line)
-        admin = self.admin_commands.get(word.lower())
-        if admin is not None and session.account is not None and session.account.is_admin:
-            declared, command = admin, commands.Command(word.lower(), word, rest.split(), rest)
-        else:
-            try:
-                command = commands.resolve(line, self.command_words)
-            except commands.UnknownCommand:
-                session.send_line(commands.unknown_command(line))
-                return
-            declared = self.commands[command.name]
-            facts = declared.facts
-            if facts.repeatable:
-                session.last_command = line
-            if not facts.visitors and self.attendance.is_visitor(session):
-                session.send_line(texts.NOT_FOR_VISITORS)
-                return
-            if session.seated_elsewhere is not None and facts.at_host(command):
-                self.seats.forward(session, line)  # their match runs on another node
-                return
-            if (heavy := facts.paced(command)) is not None:
-                wait = self.heavy_reads.by_user.wait_before(session.name)
-                if wait:
-                    session.send_line(heavy.too_often(math.ceil(wait)))
-                    return
-        try:
-            await declared.handler(self, session, command)
-            if session.seated_elsewhere is not None \
-                    and declared.facts.forwarded is commands.Forwarding.COPIED:
-                self.seats.forward(session, line, quiet=True)
-        except Exception:
-            # A bug in one command must not end this user's session or anyone else's.
-            # The name only: arguments can be a password (`password old:new:new`) or chat.
-            log.exception("command %s of %s failed", command.name, session.name)
-            session.send_line(texts.COMMAND_FAILED)
+        """A line a user typed (`Dispatcher.dispatch`)."""
+        await self.dispatcher.dispatch(session, line)

@@ -120,7 +120,7 @@ async def test_every_in_match_command_answers_the_same_across_two_nodes(
         carol, dave = await a.login_clip("carol"), await b.login_clip("dave")
         across_two = await transcript(a, carol, dave, ("carol", "dave"))
         assert a.server is not None
-        declared = a.server.lobby.commands
+        declared = a.server.lobby.dispatcher.commands
     for one, two in zip(on_one_node, across_two):
         assert one == two
     typed = {line.split()[1] for line, _, _ in on_one_node}

@@ -203,7 +203,7 @@ async def help_reply(client, words: str) -> list[str]:
 async def test_every_command_has_help_that_fits_an_80_column_terminal(harness, alice):
     index = await help_reply(alice, "")
     indexed = {word for line in index[1:-1] for word in line.split() if word.isalpha()}
-    commands = set(harness.server.lobby.command_words)
+    commands = set(harness.server.lobby.dispatcher.command_words)
     assert commands - {"clear"} <= indexed | {"clear"}, commands - indexed
     everything = list(index)
     # FIBS's subjects that are no command (`autologin`, `rules`) have their own test.

@@ -77,8 +77,8 @@ async def test_admin_commands_do_nothing_for_other_users(harness, tracebacks):
         await harness.register(name)
     alice, bob = await harness.login_clip("alice"), await harness.login_clip("bob")
     lobby = harness.server.lobby
-    for name in sorted(lobby.admin_commands):
-        if name in lobby.command_words:
+    for name in sorted(lobby.dispatcher.admin_commands):
+        if name in lobby.dispatcher.command_words:
             continue  # also an ordinary command (motd): that one answers
         line = f"{name} bob 1"
         await alice.send(line)

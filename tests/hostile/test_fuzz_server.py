@@ -51,7 +51,7 @@ async def test_every_command_with_random_arguments(world, tracebacks, data):
                 await lobby.dispatch(session, "toggle ready")
         await lobby.dispatch(alice, "invite bob 3")
         await lobby.dispatch(bob, "join alice")
-    words = lobby.command_words
+    words = lobby.dispatcher.command_words
     names = sorted({*words, *words.aliases, *words.short_forms})
     for _ in range(data.draw(st.integers(1, 6))):
         session, _ = await world.online(data.draw(st.sampled_from(["alice", "bob"])))

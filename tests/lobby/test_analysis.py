@@ -47,8 +47,8 @@ async def analysing_lobby(tmp_path, compute=in_a_thread, limits=LIMITS, queue_fi
     if queue_finished:
         store.queue_finished_matches(config.plies, limits)
     lobby.analyses = store
-    lobby.add_commands(analysis_commands.command_table(store, queue))
-    lobby.add_commands(archive_commands.table)
+    lobby.dispatcher.add_commands(analysis_commands.command_table(store, queue))
+    lobby.dispatcher.add_commands(archive_commands.table)
     return lobby, store, queue
 
 
@@ -131,7 +131,7 @@ async def test_who_may_ask_and_read(tmp_path):
     await lobby.matches.start_match(alice, bob, 3)  # running: not analysable
     running = lobby.match_table.match_of(alice).match_id
     # More than a burst of heavy reads (paced: the next test).
-    lobby.heavy_reads = HeavyReadLimits(AbuseLimits(heavy_read_burst=100))
+    lobby.dispatcher.heavy_reads = HeavyReadLimits(AbuseLimits(heavy_read_burst=100))
 
     assert await typed(lobby, carol, carol_out, f"analyse {unrated}") == [
         analysis_texts.not_readable(unrated)]
@@ -175,7 +175,7 @@ async def test_the_queue_refuses_beyond_its_bounds(tmp_path):
 async def test_reading_analyses_is_paced_per_user(tmp_path):
     lobby, store, queue = await analysing_lobby(tmp_path, queue_finished=False)
     alice, alice_out = await logged_in(lobby, "alice", ready=True)
-    lobby.heavy_reads = HeavyReadLimits(lobby.config.abuse_limits, clock=lambda: 0.0)  # stopped
+    lobby.dispatcher.heavy_reads = HeavyReadLimits(lobby.config.abuse_limits, clock=lambda: 0.0)  # stopped
     burst = lobby.config.abuse_limits.heavy_read_burst
     answers = [await typed(lobby, alice, alice_out, "analysis 1") for _ in range(burst + 1)]
     assert answers[:burst] == [[analysis_texts.no_finished_match("1")]] * burst

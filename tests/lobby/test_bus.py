@@ -128,7 +128,7 @@ SCRIPT = [("alice", "tell bob hello there"), ("bob", "tell alice  two blanks kep
 async def heard_over(bus_of, tmp_path) -> tuple[dict[str, list[str]], Lobby]:
     tmp_path.mkdir()
     lobby, store = await recording_lobby(tmp_path)
-    lobby.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(chat_commands.table)
     lobby.attendance.bus = bus_of(lobby.deliver)
     users = {"alice": await logged_in(lobby, "alice", bell=True),
              "bob": await logged_in(lobby, "bob"),

@@ -23,8 +23,8 @@ def every_table(lobby: Lobby) -> None:
     """The tables the lobby lacks of every command module's (their stores None: nothing
     typed here reaches them but `bot`, whose failure is answered as any handler's)."""
     for table in command_tables():
-        if not table.commands.keys() <= lobby.commands.keys():
-            lobby.add_commands(table)
+        if not table.commands.keys() <= lobby.dispatcher.commands.keys():
+            lobby.dispatcher.add_commands(table)
 
 
 @contextlib.contextmanager
@@ -69,14 +69,14 @@ async def test_every_command_that_reads_or_changes_a_match_is_forwarded(tmp_path
     assert bob.seated_elsewhere is not None and a.match_table.match_of(alice) is not None
 
     with looks_for_the_match_of(b, bob) as asked:  # what it looks for, were one answered here
-        await b.commands["oldboard"].handler(b, bob, resolve("oldboard", b.command_words))
+        await b.dispatcher.commands["oldboard"].handler(b, bob, resolve("oldboard", b.dispatcher.command_words))
     assert asked[0]
 
     answered_at_home = []
-    for name in sorted(set(b.commands) - set(LEAVING)):
-        facts = b.commands[name].facts
+    for name in sorted(set(b.dispatcher.commands) - set(LEAVING)):
+        facts = b.dispatcher.commands[name].facts
         for line in (name, f"{name} alice"):
-            if facts.at_host(resolve(line, b.command_words)):
+            if facts.at_host(resolve(line, b.dispatcher.command_words)):
                 continue
             with looks_for_the_match_of(b, bob) as asked:
                 await b.dispatch(bob, line)

@@ -147,7 +147,7 @@ async def test_leaving_an_unlimited_match_between_games_ends_it_unrated(tmp_path
 
 async def test_a_match_invited_unrated_leaves_both_ratings(tmp_path):
     lobby, store = await recording_lobby(tmp_path, (3, 1))
-    lobby.add_commands(game_commands.table)
+    lobby.dispatcher.add_commands(game_commands.table)
     (alice, alice_out), (bob, bob_out) = [await logged_in(lobby, n, ready=True)
                                           for n in ("alice", "bob")]
     await lobby.dispatch(alice, "invite bob 1 unrated")

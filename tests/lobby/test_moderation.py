@@ -12,8 +12,8 @@ from tests.lobby.recording import RecordingConnection, logged_in, recording_lobb
 
 async def test_a_mute_given_while_the_login_reads_the_stored_one_stays(tmp_path):
     lobby, store = await recording_lobby(tmp_path)
-    lobby.add_commands(chat_commands.table)
-    lobby.add_commands(admin_commands.table)
+    lobby.dispatcher.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(admin_commands.table)
     await lobby.accounts.create_account(Account(name="warden", password_hash=b"-", is_admin=True))
     warden = lobby.connect(RecordingConnection())
     warden.prompts = False

@@ -61,7 +61,7 @@ class FakeClock:
 async def node(wire: Wire, name: str, tmp_path) -> Lobby:
     (tmp_path / name).mkdir()
     lobby, _ = await recording_lobby(tmp_path / name)
-    lobby.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(chat_commands.table)
     lobby.config.node_id = name
     lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
     return lobby
@@ -181,7 +181,7 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
     wire = Wire()
     a, b = await node(wire, "a", tmp_path), await node(wire, "b", tmp_path)
     for lobby in (a, b):
-        lobby.add_commands(admin_commands.table)
+        lobby.dispatcher.add_commands(admin_commands.table)
     await a.accounts.create_account(Account(name="warden", password_hash=b"-", is_admin=True))
     warden = a.connect(RecordingConnection())
     warden.prompts = False

@@ -30,7 +30,7 @@ DICE = ((3, 1), (6, 5), (2, 2), (4, 1), (5, 3))
 async def lobby_on(tmp_path, wire: Wire | None, name: str) -> Lobby:
     """A node on the database in `tmp_path` (one for all nodes, as PostgreSQL is in life)."""
     lobby, _ = await recording_lobby(tmp_path, *DICE)
-    lobby.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(chat_commands.table)
     lobby.config.node_id = name
     if wire is not None:
         lobby.attendance.bus = wire.bus_of(name, lobby.deliver)

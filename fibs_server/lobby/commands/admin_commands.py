@@ -150,7 +150,7 @@ async def erase(lobby: Lobby, session: Session, command: Command) -> None:
 @table.admin_command("motd")
 async def motd(lobby: Lobby, session: Session, command: Command) -> None:
     if command.args[:1] != ["set"]:
-        await lobby.commands["motd"].handler(lobby, session, command)
+        await lobby.dispatcher.commands["motd"].handler(lobby, session, command)
         return
     text = command.rest[len("set"):].strip()
     if not text:

@@ -73,7 +73,7 @@ async def hostnames(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("commands")
 async def commands_command(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(server_texts.in_columns(sorted(lobby.command_words)))
+    session.send_lines(server_texts.in_columns(sorted(lobby.dispatcher.command_words)))
 
 
 @table.command("cls")

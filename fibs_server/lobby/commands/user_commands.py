@@ -281,7 +281,7 @@ async def motd(lobby: Lobby, session: Session, command: Command) -> None:
 @table.command("help", aliases=("man",))
 async def help_command(lobby: Lobby, session: Session, command: Command) -> None:
     session.send_lines(help_texts.topic(command.args[0] if command.args else "",
-                                        lobby.command_words))
+                                        lobby.dispatcher.command_words))
 
 
 @table.command("away")

@@ -28,7 +28,6 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fibs_server.lobby.clock import Alarm, Clock
-from fibs_server.lobby.command_table import Hook, LogoutHook
 from fibs_server.lobby.nodes.bus import (
     Absence,
     Forwarded,
@@ -48,6 +47,7 @@ from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.wording import game_texts
 
 if TYPE_CHECKING:  # a type only: who is online is read through the lobby
+    from fibs_server.lobby.dispatcher import Dispatcher
     from fibs_server.lobby.presence.attendance import Attendance
 
 log = logging.getLogger(__name__)
@@ -147,14 +147,15 @@ class SeatMatches(PlayersAndWatchers, Protocol):
 
 class SeatLobby(Protocol):
     """What the seats need of the lobby (lobby.Lobby, which imports this module)."""
-    logout_hooks: list[LogoutHook]
-    resync_hooks: list[Hook]
 
     @property
     def accounts(self) -> AccountStore: ...
 
     @property
     def attendance(self) -> Attendance: ...
+
+    @property
+    def dispatcher(self) -> Dispatcher: ...
 
     @property
     def match_table(self) -> SeatMatches: ...
@@ -486,7 +487,7 @@ class Seats:
             seat.quiet = letter.quiet
             try:
                 if letter.heard >= 0:  # letters were lost: the match where it stands
-                    for hook in self.lobby.resync_hooks:
+                    for hook in self.lobby.dispatcher.resync_hooks:
                         await hook(self.lobby, seat)
                 else:
                     seat.served = max(seat.served, letter.number)
@@ -547,7 +548,7 @@ class Seats:
     async def _part(self, seat: SeatSession, departure: Departure) -> None:
         """The seat's player left their home (or it went): their match is saved, as their
         logout would save it here."""
-        for hook in self.lobby.logout_hooks:
+        for hook in self.lobby.dispatcher.logout_hooks:
             await hook(self.lobby, seat, departure)
         self.unseat(seat)
 
