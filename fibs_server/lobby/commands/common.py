@@ -91,7 +91,7 @@ async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
     online = lobby.attendance.online.get(name.lower())
     if online is None:
         # Online on another node and playing: a match of a user with an account, stored.
-        remote = lobby.directory.get(name)
+        remote = lobby.attendance.directory.get(name)
         being_played = remote is not None and remote.info.opponent is not None
         return unfinished - int(being_played), abandoned
     elsewhere = online.seated_elsewhere
