@@ -221,7 +221,7 @@ class FibsServer:
                            match_finished=lambda match_id: self._wake_analyses(),
                            analyses=self.store, arranged=arranged_matches.receive,
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus)
-        await admin_commands.restore_motd(self.lobby)
+        await self.lobby.restore_motd()
         if self.config.bus_url is not None:
             assert self.bus is not None  # made with the lobby (`_redis_bus`)
             await self.bus.start()
@@ -297,7 +297,7 @@ class FibsServer:
         if not self._started or self.lobby is None or self.store is None:
             return "starting"
         if (self._stopping or self.lobby.stop_requested.is_set()
-                or self.lobby.shutdown_task is not None):
+                or self.lobby.countdown.started):
             return "shutting down"
         if self.bus is not None and not self.bus.subscribed:
             return "not connected to the other nodes (the bus)"
@@ -404,8 +404,7 @@ class FibsServer:
         if self._http is not None:
             await stop_listening(self._http)
         if self.lobby is not None:
-            if self.lobby.shutdown_task is not None:
-                self.lobby.shutdown_task.cancel()
+            self.lobby.countdown.cancel()
             await self.lobby.shut_down()
             self.lobby.gatekeeper.close()
         if self.bots_lease is not None:

@@ -15,6 +15,7 @@ from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
     CommandTable,
 )
+from fibs_server.lobby.countdown import ShutdownCountdown
 from fibs_server.lobby.dispatcher import Dispatcher
 from fibs_server.lobby.limits.gatekeeper import Gatekeeper
 from fibs_server.lobby.limits.passwords import PasswordHasher
@@ -149,12 +150,25 @@ class Lobby:
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
         # (`whois`), set by the bots as they log in.
         self.bot_strengths: dict[str, tuple[float, float, str]] = {}
-        # An administrator's `shutdown`: when (time.monotonic()) the server stops, the
-        # countdown task, and the event `app.serve` waits for besides the signals.
         self.closing = False  # shut_down has begun
-        self.shutdown_at: float | None = None
-        self.shutdown_task: asyncio.Task | None = None
+        # What `app.serve` waits for besides the signals, and an administrator's `shutdown`,
+        # which sets it at its end.
         self.stop_requested = asyncio.Event()
+        self.countdown = ShutdownCountdown(config.shutdown_minute, self.attendance.announce,
+                                           self.stop_requested)
+        # The message of the day: the configured one until an administrator sets one.
+        self.motd = config.motd
+
+    async def restore_motd(self) -> None:
+        """At start: the message of the day an administrator set, if any."""
+        stored = await self.chat_records.stored_motd()
+        if stored is not None:
+            self.motd = stored
+
+    async def set_motd(self, text: str, by: str) -> None:
+        """An administrator's message of the day, from now on and after a restart."""
+        self.motd = (text,)
+        await self.chat_records.set_motd(self.motd, by)
 
     @staticmethod
     def now() -> datetime.datetime:
@@ -316,7 +330,7 @@ class Lobby:
                 session.send_line(texts.last_login(
                     datetime.datetime.fromtimestamp(last_login, datetime.timezone.utc),
                     last_host, account.settings["timezone"]))
-            session.send_lines(self.config.motd)
+            session.send_lines(self.motd)
             if session.prompts:
                 session.send_prompt()
         arrival = texts.logs_in(account.name) if previous is None else None
@@ -336,7 +350,7 @@ class Lobby:
         session.send_lines([
             clip.welcome(account.name, last_login, last_host),
             self.own_info(session),
-            *clip.motd_block(self.config.motd),
+            *clip.motd_block(self.motd),
             "",
         ])
         session.connection.send(self.attendance.who_list.text() + wire_text(clip.who_block([])))

@@ -49,7 +49,7 @@ async def test_admin_commands_look_unknown_to_everyone_else(harness, root):
     await root.skip_until("bob logs in.")
     for command in ADMIN_COMMANDS:
         await ask(bob, f"{command} warden", f"** Unknown command: '{command} warden'")
-    await ask(bob, "motd set Hacked", *harness.server.lobby.config.motd)  # plain `motd`
+    await ask(bob, "motd set Hacked", *harness.server.lobby.motd)  # plain `motd`
     # An administrator's abbreviations stay the users' commands: `ki` is kibitz, not kick.
     await ask(root, "ki hello", "** You're not watching or playing.")
     await ask(root, "shout", "** Shout what?")

@@ -350,8 +350,8 @@ async def test_a_page_that_asks_for_events_gets_them_in_order_with_the_lines(web
     await web.register("alice")
     await web.register("bob")
     assert web.server is not None and web.server.lobby is not None
-    config = web.server.lobby.config
-    motd, config.motd = config.motd, ("{not an event}",)
+    lobby = web.server.lobby
+    motd, lobby.motd = lobby.motd, ("{not an event}",)
     alice = await WebClient.connect(web, params={"events": "1"})
     clients.append(alice)
     await alice._receive()
@@ -370,7 +370,7 @@ async def test_a_page_that_asks_for_events_gets_them_in_order_with_the_lines(web
         await alice._receive()
     welcome = json.loads(alice.lines.pop(0))  # then who is online
     assert (welcome["type"], welcome["name"], welcome["online"]) == ("presence", "alice", True)
-    config.motd = motd
+    lobby.motd = motd
     bob = await web.login_telnet("bob")
     await alice.skip_until(re.compile(r'\{"type":"presence","name":"bob","online":true.*'))
     await bob.send("tell alice hello {there}")

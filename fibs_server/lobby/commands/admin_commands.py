@@ -4,7 +4,6 @@ with the administrator's name. To everyone else these commands do not exist (lob
 """
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 
@@ -24,13 +23,6 @@ DURATION = re.compile(r"^(\d+)([mhdw])$")
 UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 # New logins are refused in the last minutes of a shutdown countdown.
 SHUTDOWN_LOGIN_CUTOFF_MINUTES = 2
-
-
-async def restore_motd(lobby: Lobby) -> None:
-    """At start: the message of the day an administrator set, if any."""
-    stored = await lobby.chat_records.stored_motd()
-    if stored is not None:
-        lobby.config.motd = stored
 
 
 async def _account(lobby: Lobby, session: Session, command: Command,
@@ -156,52 +148,34 @@ async def motd(lobby: Lobby, session: Session, command: Command) -> None:
     if not text:
         session.send_line(admin_texts.MOTD_SET_USAGE)
         return
-    lobby.config.motd = (text,)
-    await lobby.chat_records.set_motd(lobby.config.motd, session.name)
+    await lobby.set_motd(text, session.name)
     session.send_line(admin_texts.MOTD_WAS_SET)
 
 
 # --- shutdown --------------------------------------------------------------------------------
 
-def _broadcast(lobby: Lobby, text: str) -> None:
-    for session in lobby.attendance.sessions_online():
-        session.send_line(text)
-
-
-async def _count_down(lobby: Lobby, minutes: int) -> None:
-    """Announce the minutes left (each of the last five, else every ten), then stop."""
-    for left in range(minutes - 1, -1, -1):
-        await asyncio.sleep(lobby.config.shutdown_minute)
-        if left and (left <= 5 or left % 10 == 0):
-            _broadcast(lobby, server_texts.shutdown_in(left))
-    lobby.stop_requested.set()
-
-
 @table.admin_command("shutdown")
 async def shutdown(lobby: Lobby, session: Session, command: Command) -> None:
     word = command.args[0].lower() if len(command.args) == 1 else ""
+    countdown = lobby.countdown
     if word == "cancel":
-        if lobby.shutdown_task is None or lobby.shutdown_task.done():
+        if not countdown.under_way:
             session.send_line(server_texts.NO_SHUTDOWN_UNDER_WAY)
             return
-        lobby.shutdown_task.cancel()
-        lobby.shutdown_task = lobby.shutdown_at = None
+        countdown.cancel()
         await lobby.chat_records.log_moderation(session.name, "shutdown", "-", "cancelled")
-        _broadcast(lobby, server_texts.SHUTDOWN_CANCELLED)
+        lobby.attendance.announce(server_texts.SHUTDOWN_CANCELLED)
         return
     if not word.isdigit():
         session.send_line(server_texts.SHUTDOWN_USAGE)
         return
-    if lobby.shutdown_task is not None:
+    if countdown.started:
         session.send_line(server_texts.SHUTDOWN_ALREADY_UNDER_WAY)
         return
     minutes = int(word)
     await lobby.chat_records.log_moderation(session.name, "shutdown", "-",
                                             f"in {plural(minutes, 'minute')}")
-    lobby.shutdown_at = time.monotonic() + minutes * lobby.config.shutdown_minute
-    if minutes:
-        _broadcast(lobby, server_texts.shutdown_in(minutes))
-    lobby.shutdown_task = asyncio.create_task(_count_down(lobby, minutes))
+    countdown.start(minutes)
 
 
 # --- who may log in --------------------------------------------------------------------------
@@ -212,8 +186,7 @@ async def refuse_banned_and_late(lobby: Lobby, session: Session, account: Accoun
     name or by address), nor in the last minutes before a shutdown."""
     if account.is_admin:
         return None
-    cutoff = SHUTDOWN_LOGIN_CUTOFF_MINUTES * lobby.config.shutdown_minute
-    if lobby.shutdown_at is not None and lobby.shutdown_at - time.monotonic() <= cutoff:
+    if lobby.countdown.ends_within(SHUTDOWN_LOGIN_CUTOFF_MINUTES):
         return server_texts.SHUTTING_DOWN_TRY_LATER
     ban = await lobby.chat_records.active_sanction("ban", account.name, session.connection.host)
     return None if ban is None else admin_texts.banned(ban.until)

@@ -275,7 +275,7 @@ async def time_command(lobby: Lobby, session: Session, command: Command) -> None
 
 @table.command("motd")
 async def motd(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(clip.motd_block(lobby.config.motd) if session.clip else lobby.config.motd)
+    session.send_lines(clip.motd_block(lobby.motd) if session.clip else lobby.motd)
 
 
 @table.command("help", aliases=("man",))

@@ -150,6 +150,11 @@ class Attendance:
         """`letter` to everyone online that it reaches."""
         self.bus.tell_all(letter)
 
+    def announce(self, text: str) -> None:
+        """The server's own line to everyone online here (a shutdown's countdown)."""
+        for session in self.sessions_online():
+            session.send_line(text)
+
     def report(self, text: str, exclude: Iterable[str] = ()) -> None:
         """A match start/end line to everyone whose `report` toggle is on."""
         self.tell_all(notice([text], audience="report", excluded=exclude, broadcast=True))
