@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 import time
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.ports.accounts import Account
 from fibs_server.lobby.ports.chat_records import Sanction, SanctionKind
 from fibs_server.lobby.presence.session import Session
@@ -16,6 +16,9 @@ from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.texts import plural
 from fibs_server.protocol.wording import admin_texts, server_texts
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 table = CommandTable()
 

@@ -4,15 +4,19 @@ a rated match (public, as the archive is); a visitor's bot match is never stored
 none."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import LARGEST_ID, store_setting
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.ports.analysis_records import AnalysisRecords, Outcome
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.analysis_queue import NOTICE_SETTING, AnalysisQueue, readable
 from fibs_server.protocol.commands import Command, HeavyRead
 from fibs_server.protocol.wording import analysis_texts
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 
 async def readable_match(lobby: Lobby, session: Session, typed: str) -> MatchRecord | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import match_counts
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import info
@@ -23,6 +23,9 @@ from fibs_server.rules.board.position import Position
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
 from fibs_server.rules.replay import played_rolls
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 table = CommandTable()
 

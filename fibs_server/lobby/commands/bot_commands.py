@@ -1,14 +1,18 @@
 """`bot [level] [length] [unrated]`: a match against a built-in bot, at once."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import MatchLength, parse_length, too_long_for
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.bot_players import BotPlayers
 from fibs_server.protocol import texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.wording import game_texts
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 DEFAULT_LEVEL = "intermediate"
 DEFAULT_LENGTH = 1

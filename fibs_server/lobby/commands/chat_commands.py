@@ -9,10 +9,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from fibs_server.lobby.command_table import CommandTable
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import Said, notice
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.ports.chat_records import IgnoreKind
@@ -21,6 +20,9 @@ from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command, Forwarding
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 table = CommandTable()
 # What shouts are timed on (`shout_window`); tests put a fake clock here.

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Awaitable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, table_texts
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 LARGEST_ID = 2**31 - 1  # of matches.id (an INTEGER)
 

@@ -4,10 +4,10 @@ unfinished too long, forfeited if the server says so (docs/FAIRNESS.md)."""
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import LARGEST_ID
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.play.running_match import RunningMatch
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.lobby.presence.session import Session
@@ -22,6 +22,9 @@ from fibs_server.rules.dice import (
     valid_salt,
 )
 from fibs_server.rules.dice_stats import DiceStatistics
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 log = logging.getLogger(__name__)
 

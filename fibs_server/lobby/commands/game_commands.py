@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import (
@@ -12,7 +13,6 @@ from fibs_server.lobby.commands.common import (
     too_long_for,
     too_long_with,
 )
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.play import match_play
@@ -30,6 +30,9 @@ from fibs_server.rules.board.notation import MoveError, parse_move
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import IllegalAction, Match, Phase
 from fibs_server.rules.refusals import Refusal
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 table = CommandTable()
 

@@ -3,14 +3,17 @@ where, names, hostnames, commands) and the screen commands (cls, save, panic).""
 from __future__ import annotations
 
 import importlib.metadata
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import aware_time
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import info, texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.wording import server_texts
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 table = CommandTable()
 

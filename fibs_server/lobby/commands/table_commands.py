@@ -4,6 +4,8 @@ match started at a table is a joined invitation of its creator's: the same path,
 boards and CLIP lines (`Matches.play_invitation`)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import (
     MAX_MATCH_LENGTH,
@@ -11,7 +13,6 @@ from fibs_server.lobby.commands.common import (
     parse_length,
     too_long_for,
 )
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.play.tables import OpenTable
 from fibs_server.lobby.presence.session import Session
@@ -20,6 +21,9 @@ from fibs_server.protocol.commands import Command
 from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, table_texts
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 table = CommandTable()
 

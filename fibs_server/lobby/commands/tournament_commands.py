@@ -6,10 +6,10 @@ AbuseLimits' (docs/SECURITY.md, "Tournaments")."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import LARGEST_ID, store_setting
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import TOURNAMENT_NOTICE_SETTING, notice
 from fibs_server.lobby.ports.tournament_records import (
     JoinRefused,
@@ -27,6 +27,9 @@ from fibs_server.protocol.tournament_options import OptionError, parse_create
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules.tournament import Entrant
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 LISTED = 20  # tournaments `tournament list` shows: the open ones first, then the latest
 READERS = ("list", "show")

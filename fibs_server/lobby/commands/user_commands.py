@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import (
@@ -14,7 +14,6 @@ from fibs_server.lobby.commands.common import (
     show_tables,
     undone_unless_stored,
 )
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.presence.session import Session
@@ -23,6 +22,9 @@ from fibs_server.protocol import help as help_texts
 from fibs_server.protocol.commands import Command, Forwarding
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.wording import user_texts
+
+if TYPE_CHECKING:  # a type only: each handler is given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 table = CommandTable()
 

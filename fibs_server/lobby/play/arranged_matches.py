@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.play.running_match import Invitation, RunningMatch
@@ -27,6 +26,9 @@ from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.rules.variants import MatchRules, Variant
+
+if TYPE_CHECKING:  # a type only: its functions are given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 log = logging.getLogger(__name__)
 

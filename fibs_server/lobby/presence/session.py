@@ -12,10 +12,9 @@ import datetime
 import logging
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fibs_server.lobby.clock import Clock
-from fibs_server.lobby.limits.gatekeeper import Gatekeeper
 from fibs_server.lobby.metrics import COMMAND_SECONDS
 from fibs_server.lobby.ports.accounts import Account
 from fibs_server.protocol import clip, texts
@@ -40,6 +39,9 @@ from fibs_server.protocol.login_dialogue import (
     Step,
 )
 from fibs_server.protocol.views import layout, web_events
+
+if TYPE_CHECKING:  # a type only: the lobby's, read through it
+    from fibs_server.lobby.limits.gatekeeper import Gatekeeper
 
 log = logging.getLogger(__name__)
 

@@ -8,16 +8,18 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fibs_server.bots.analysis import DEFAULT_PLIES
 from fibs_server.lobby.limits.busy_hold import BUSY_CPU_SHARE
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.ports.analysis_records import AnalysisRecords, Outcome, QueueLimits
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import analysis_texts
+
+if TYPE_CHECKING:  # a type only: the lobby is given in the constructor
+    from fibs_server.lobby.lobby import Lobby
 
 log = logging.getLogger(__name__)
 

@@ -17,11 +17,11 @@ import secrets
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from fibs_server.bots import LEVELS, BotPool, Decision, Level, Situation, situation_for
 from fibs_server.bots.analysis import performance_rating, rating_words
 from fibs_server.bots.brain import MEASURED_ERROR_RATES
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.metrics import BOT_DECISION_SECONDS
 from fibs_server.lobby.play import match_play
 from fibs_server.lobby.ports.accounts import Account
@@ -31,6 +31,9 @@ from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match
+
+if TYPE_CHECKING:  # a type only: the lobby is given in the constructor
+    from fibs_server.lobby.lobby import Lobby
 
 log = logging.getLogger(__name__)
 

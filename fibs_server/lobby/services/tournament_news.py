@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.clock import Alarm
 from fibs_server.lobby.limits.token_bucket import TokenBuckets
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.ports.tournament_records import Status, TournamentRecord, TournamentRecords
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import tournament_texts
+
+if TYPE_CHECKING:  # a type only: its functions are given the lobby
+    from fibs_server.lobby.lobby import Lobby
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.clock import Alarm, Clock
-from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.nodes.leases import stop_task
 from fibs_server.lobby.play import arranged_matches
@@ -37,6 +37,9 @@ from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, tournament_texts
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.variants import MatchRules
+
+if TYPE_CHECKING:  # a type only: the lobby is given in the constructor
+    from fibs_server.lobby.lobby import Lobby
 
 log = logging.getLogger(__name__)
 
