@@ -210,6 +210,15 @@ def test_the_ports_import_nothing_else_of_the_lobby():
     assert not wrong, wrong
 
 
+def test_nothing_in_the_lobby_imports_lobby_py_at_run_time():
+    """The lobby makes the owners (`Matches`, `Attendance`, `Dispatcher`) and is given to the
+    handlers and services: they name `Lobby` as a type only, so that none of them depends on
+    all of it (an import under `TYPE_CHECKING` does not run)."""
+    wrong = sorted(module for module, imported in structure.lobby_graph().items()
+                   if f"{LOBBY}.lobby" in imported)
+    assert not wrong, wrong
+
+
 def test_every_lobby_module_is_in_a_known_wing():
     """A new folder must say here what it may import."""
     wings = {wing_of(module) for module, _ in modules()} - {None}
