@@ -211,7 +211,8 @@ def show_taken_over_match(running: RunningMatch, session: Session) -> None:
 
 
 class People(Protocol):
-    """What the match's life needs of who is online (lobby.Lobby, which imports this module)."""
+    """What the match's life needs of who is online (lobby/presence/attendance.py's
+    `Attendance`)."""
     online: dict[str, Session]  # lower-case name -> session
 
     def is_online(self, session: Session) -> bool: ...
