@@ -27,7 +27,7 @@ async def paced_lobby(tmp_path, clock: FakeClock) -> tuple[Lobby, SqlStore]:
     lobby = Lobby(store, store, PasswordHasher(rounds=4),
                   LobbyConfig(clock=clock, wall_clock=clock.wall, abuse_limits=limits),
                   [user_commands.table, game_commands.table], chat_records=store)
-    lobby.add_commands(tournament_commands.command_table(store, None))
+    lobby.dispatcher.add_commands(tournament_commands.command_table(store, None))
     return lobby, store
 
 
