@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from fibs_server.net.limits import NetLimits
 from tests.e2e.conftest import DATE_LINE
+from tests.e2e.test_match_play import start
 from tests.waiting import DEADLINE
 
 # The bystander's `time`: 40 a second, within a user's own pace (NetLimits: a burst of 200,
@@ -167,6 +168,16 @@ async def timed(awaitable: Awaitable[T]) -> tuple[T, Baseline]:
     result = await awaitable
     seconds = time.monotonic() - started
     return result, Baseline([seconds], stretch())
+
+
+async def playing_a_match(harness) -> tuple[Any, Any]:
+    """alice, the usual bystander, and bob, each ready, playing a 1-point match."""
+    bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
+    for client in (bystander, partner):
+        await client.send("toggle ready")
+        await client.skip_until("** You're now ready to invite or join someone.")
+    await start(bystander, partner, "1")
+    return bystander, partner
 
 
 async def logged_in_quietly(harness, name: str = "bystander",

@@ -19,8 +19,12 @@ from fibs_server.protocol.wording import analysis_texts
 from tests.bots.test_analysis_lane import played_match
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import ServerHarness
-from tests.e2e.test_match_play import start
-from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
+from tests.hostile.bystander import (
+    assert_unhurt,
+    playing_a_match,
+    time_answers_during,
+    time_answers_quiet,
+)
 from tests.hostile.conftest import answers_to, start_harness
 
 ADDRESSES = ("127.0.0.2", "127.0.0.3", "127.0.0.4")  # the bystander is 127.0.0.1
@@ -77,11 +81,7 @@ async def test_flooded_analyses_are_paced_and_slow_no_bystander(tmp_path, traceb
             await harness.server.store.fail_analysis(unanalysed[name], "for the test")
         flooders = {name: await login_from(harness, name, ADDRESSES[n // ACCOUNTS_PER_ADDRESS])
                     for n, name in enumerate(names)}
-        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
-        for client in (bystander, partner):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
-        await start(bystander, partner, "1")
+        bystander, partner = await playing_a_match(harness)
 
         quiet = await time_answers_quiet(bystander)
         began = time.monotonic()

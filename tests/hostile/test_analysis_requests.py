@@ -13,8 +13,12 @@ from fibs_server.lobby.ports.analysis_records import QueueLimits, Status
 from fibs_server.lobby.services.analysis_queue import AnalysisConfig
 from fibs_server.protocol.wording import analysis_texts
 from tests.bots.test_analysis_lane import played_match
-from tests.e2e.test_match_play import start
-from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
+from tests.hostile.bystander import (
+    assert_unhurt,
+    playing_a_match,
+    time_answers_during,
+    time_answers_quiet,
+)
 from tests.hostile.conftest import answers_to, start_harness
 from tests.hostile.test_command_floods import PROBE_INTERVAL
 from tests.lobby.test_analysis import status_becomes
@@ -61,11 +65,7 @@ async def test_a_flood_of_analyse_is_refused_beyond_the_bounds_and_slows_nobody(
                                          name, [])
                 ids.append(match_id)
         flooder, other = await harness.login_clip("flooder"), await harness.login_clip("other")
-        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
-        for client in (bystander, partner):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
-        await start(bystander, partner, "1")
+        bystander, partner = await playing_a_match(harness)
         quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
         flooding = asyncio.gather(ask_for_every_match(flooder, matches["flooder"]),
                                   ask_for_every_match(other, matches["other"]))
@@ -118,11 +118,7 @@ async def test_a_real_analysis_running_slows_no_bystander(tmp_path, tracebacks):
         await store.finish_match(match_id, {**played, "ratings": {
             "asker": [1500.0, 1501.0], "opponent": [1500.0, 1499.0]}}, "asker", [])
         asker = await harness.login_clip("asker")
-        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
-        for client in (bystander, partner):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
-        await start(bystander, partner, "1")
+        bystander, partner = await playing_a_match(harness)
         quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
         answers = await ask_for_every_match(asker, [match_id])
         assert answers[0] == analysis_texts.queued(match_id)

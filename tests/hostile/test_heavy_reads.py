@@ -175,6 +175,13 @@ async def test_a_flood_of_the_json_api_is_refused_and_slows_nobody(tmp_path, tra
         await harness.stop()
 
     assert sum(len(game) for game in match.history) > 500
+    assert_heavy_reads_paced(answers, seconds)
+    assert_unhurt(quiet, delays, "a flood of the JSON API")
+
+
+def assert_heavy_reads_paced(answers: list[tuple[int, str | None, str]], seconds: float) -> None:
+    """`api_requests`'s answers over `seconds`: the heavy reads' burst and rate served, the
+    rest refused with a Retry-After and the reason."""
     served = [status for status, _, _ in answers if status == 200]
     assert 0 < len(served) <= BURST + seconds * PER_SECOND + 1
     refusals = [(retry_after, body) for status, retry_after, body in answers if status != 200]
@@ -182,7 +189,6 @@ async def test_a_flood_of_the_json_api_is_refused_and_slows_nobody(tmp_path, tra
     assert all(1 <= int(retry_after) <= 5
                and json.loads(body) == {"error": TOO_MANY_ARCHIVE_REQUESTS}
                for retry_after, body in refusals)
-    assert_unhurt(quiet, delays, "a flood of the JSON API")
 
 
 def test_a_rate_limit_gives_a_burst_then_a_token_per_interval_and_forgets_full_keys():

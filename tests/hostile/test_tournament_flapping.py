@@ -13,8 +13,12 @@ from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.ports.tournament_records import TournamentSpec
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from tests.e2e.client import FibsClient
-from tests.e2e.test_match_play import start
-from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
+from tests.hostile.bystander import (
+    assert_unhurt,
+    playing_a_match,
+    time_answers_during,
+    time_answers_quiet,
+)
 from tests.hostile.conftest import start_harness
 from tests.hostile.test_command_floods import PROBE_INTERVAL
 
@@ -70,11 +74,7 @@ async def test_entrants_flapping_their_sign_up_slow_nobody(tmp_path, tracebacks)
         lines = [[0] for _ in passive]
         reading = [asyncio.ensure_future(drain(client, count))
                    for client, count in zip(passive, lines, strict=True)]
-        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
-        for client in (bystander, partner):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
-        await start(bystander, partner, "1")
+        bystander, partner = await playing_a_match(harness)
         quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
         began, before = time.monotonic(), [count[0] for count in lines]
         flapping = asyncio.ensure_future(asyncio.gather(

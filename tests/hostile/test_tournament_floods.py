@@ -12,8 +12,12 @@ from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.ports.tournament_records import TournamentSpec
 from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
-from tests.e2e.test_match_play import start
-from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
+from tests.hostile.bystander import (
+    assert_unhurt,
+    playing_a_match,
+    time_answers_during,
+    time_answers_quiet,
+)
 from tests.hostile.conftest import answers_to, start_harness
 from tests.hostile.test_command_floods import PROBE_INTERVAL
 
@@ -42,11 +46,7 @@ async def test_a_flood_of_tournament_commands_is_bounded_and_slows_nobody(tmp_pa
         for number in range(FIELD):
             await store.add_entrant(big.tournament_id, Entrant(f"player{number}", 1500.0))
         flooder = await harness.login_clip("flooder")
-        bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
-        for client in (bystander, partner):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
-        await start(bystander, partner, "1")
+        bystander, partner = await playing_a_match(harness)
         quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
         began = time.monotonic()
         flooding = asyncio.ensure_future(flood(flooder, big.tournament_id))
