@@ -14,13 +14,13 @@ from fibs_server.lobby.services.analysis_queue import AnalysisConfig
 from fibs_server.protocol.wording import analysis_texts
 from tests.bots.test_analysis_lane import played_match
 from tests.hostile.bystander import (
+    PROBE_INTERVAL,
     assert_unhurt,
     playing_a_match,
     time_answers_during,
     time_answers_quiet,
 )
 from tests.hostile.conftest import answers_to, start_harness
-from tests.hostile.test_command_floods import PROBE_INTERVAL
 from tests.lobby.test_analysis import status_becomes
 
 ARCHIVE = 40  # finished rated matches of each flooder's

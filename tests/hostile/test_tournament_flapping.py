@@ -14,13 +14,13 @@ from fibs_server.lobby.ports.tournament_records import TournamentSpec
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from tests.e2e.client import FibsClient
 from tests.hostile.bystander import (
+    PROBE_INTERVAL,
     assert_unhurt,
     playing_a_match,
     time_answers_during,
     time_answers_quiet,
 )
 from tests.hostile.conftest import start_harness
-from tests.hostile.test_command_floods import PROBE_INTERVAL
 
 FIELD = 128  # the entry cap's largest
 FLAPPERS = 20

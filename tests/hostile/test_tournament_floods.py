@@ -13,13 +13,13 @@ from fibs_server.lobby.ports.tournament_records import TournamentSpec
 from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from tests.hostile.bystander import (
+    PROBE_INTERVAL,
     assert_unhurt,
     playing_a_match,
     time_answers_during,
     time_answers_quiet,
 )
 from tests.hostile.conftest import answers_to, start_harness
-from tests.hostile.test_command_floods import PROBE_INTERVAL
 
 ROUNDS = 300  # each a create, a show of the big tournament and a list
 FIELD = 128  # entrants of the tournament shown
