@@ -57,12 +57,13 @@ class Attacked(list[float]):
     waited: float = 0.0
 
 
-def waited_for_a_core() -> float:
-    """Seconds this thread has waited, runnable, for a core since it started: time the
-    machine gave to other processes (/proc's schedstat; 0 where there is none)."""
+def waited_for_a_core(thread: int | None = None) -> float:
+    """Seconds a thread of this process (this one by default) has waited, runnable, for a
+    core since it started: time the machine gave to other processes (/proc's schedstat; 0
+    where there is none, or the thread has ended)."""
     try:
-        with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as schedstat:
-            return int(schedstat.read().split()[1]) / 1e9
+        with open(f"/proc/self/task/{thread or threading.get_native_id()}/schedstat") as stat:
+            return int(stat.read().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return 0.0
 
@@ -70,14 +71,8 @@ def waited_for_a_core() -> float:
 def process_waited_for_a_core() -> dict[int, float]:
     """`waited_for_a_core` of each of this process's threads (the loop's, bcrypt's, the
     store's), by thread id."""
-    waited = {}
-    for task in os.listdir("/proc/self/task") if os.path.isdir("/proc/self/task") else ():
-        try:
-            with open(f"/proc/self/task/{task}/schedstat") as schedstat:
-                waited[int(task)] = int(schedstat.read().split()[1]) / 1e9
-        except (OSError, IndexError, ValueError):
-            pass  # a thread that ended meanwhile
-    return waited
+    tasks = os.listdir("/proc/self/task") if os.path.isdir("/proc/self/task") else []
+    return {int(task): waited_for_a_core(int(task)) for task in tasks}
 
 
 def stretch() -> float:
