@@ -9,19 +9,29 @@ save/resume, match results and ratings, the archive, fair-play records, what sur
 restart, races that meet in the store. Help, chat, who, login texts and bad input are the
 lobby's and the protocol's, the same on either database: SQLite only.
 
+The database a test gets is at the schema's head and empty; a test marked `blank_database`
+(the migrations' own) gets one with no table.
+
 `FIBS_TEST_DATABASE_URL` names a PostgreSQL server (e.g. postgresql://postgres@127.0.0.1:5432/postgres);
-each test then gets a fresh database created on that server and dropped afterwards. `.ci/run` sets
-it, so in CI the PostgreSQL half always runs; elsewhere it skips with the reason below.
+each test then gets a database on that server. `.ci/run` sets it, so in CI the PostgreSQL half
+always runs; elsewhere it skips with the reason below.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pathlib
+import shutil
+import sqlite3
+import tempfile
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+from alembic.script import ScriptDirectory
+
+from fibs_server.store.migrate import alembic_config, upgrade_database_async
 
 # Servers the tests start as commands run the engine's processes at normal priority, as
 # tests/e2e/conftest.py's do: the tests check what bots and analyses decide, and beside other
@@ -72,42 +82,150 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture
 async def database_url(request, tmp_path):
+    blank = request.node.get_closest_marker("blank_database") is not None
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'fibs-test.db'}"
+        path = tmp_path / "fibs-test.db"
+        if not blank:
+            shutil.copyfile(await migrated_sqlite_template(), path)
+        yield f"sqlite:///{path}"
         return
-    async with fresh_postgresql_database() as url:
+    async with postgresql_database(blank) as url:
         yield url
 
 
 @pytest.fixture
 async def postgresql_url():
-    """A fresh PostgreSQL database only: for what SQLite cannot be (several nodes' store)."""
-    async with fresh_postgresql_database() as url:
+    """A PostgreSQL database only, at the schema's head: for what SQLite cannot be (several
+    nodes' store)."""
+    async with postgresql_database(blank=False) as url:
         yield url
 
 
-@contextlib.asynccontextmanager
-async def fresh_postgresql_database() -> AsyncIterator[str]:
+# Migrating a database costs a second or more and creating and dropping one on PostgreSQL as
+# much again: a test's database is a copy of this worker's migrated SQLite file, or one of this
+# worker's migrated PostgreSQL databases, emptied after the test and lent to the next.
+_sqlite_template: pathlib.Path | None = None
+_migrated_postgresql_databases: list[str] = []
+
+
+async def migrated_sqlite_template() -> pathlib.Path:
+    global _sqlite_template
+    if _sqlite_template is None:
+        template = pathlib.Path(tempfile.mkdtemp(prefix="fibs-test-template-")) / "head.db"
+        await upgrade_database_async(f"sqlite:///{template}")
+        _sqlite_template = template
+    return _sqlite_template
+
+
+def postgresql_admin_dsn() -> str:
     server_url = os.environ.get(POSTGRES_URL_VARIABLE)
     if not server_url:
         skip_unless_ci(f"PostgreSQL tests need {POSTGRES_URL_VARIABLE} (CI sets it; e.g. "
                        "postgresql://postgres@127.0.0.1:5432/postgres)")
     assert server_url is not None
+    return server_url.replace("postgresql+asyncpg://", "postgresql://")
+
+
+@contextlib.asynccontextmanager
+async def postgresql_database(blank: bool) -> AsyncIterator[str]:
+    """A database on the configured PostgreSQL server: blank (no table), created for the test
+    and dropped after it; or at the schema's head and empty, lent from this worker's pool."""
+    admin_dsn = postgresql_admin_dsn()
+    base, _, _ = admin_dsn.rpartition("/")
+    if blank:
+        name = await create_postgresql_database(admin_dsn)
+        try:
+            yield f"{base}/{name}"
+        finally:
+            await drop_postgresql_database(admin_dsn, name)
+        return
+    if _migrated_postgresql_databases:
+        name = _migrated_postgresql_databases.pop()
+    else:
+        name = await create_postgresql_database(admin_dsn)
+        await upgrade_database_async(f"{base}/{name}")
+    try:
+        yield f"{base}/{name}"
+    finally:
+        if await emptied_at_head(admin_dsn, f"{base}/{name}"):
+            _migrated_postgresql_databases.append(name)
+        else:
+            await drop_postgresql_database(admin_dsn, name)
+
+
+async def create_postgresql_database(admin_dsn: str) -> str:
     import asyncpg
 
-    admin_dsn = server_url.replace("postgresql+asyncpg://", "postgresql://")
     name = f"fibs_test_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(admin_dsn)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
     finally:
         await admin.close()
-    base, _, _ = admin_dsn.rpartition("/")
+    return name
+
+
+async def drop_postgresql_database(admin_dsn: str, name: str) -> None:
+    import asyncpg
+
+    admin = await asyncpg.connect(admin_dsn)
     try:
-        yield f"{base}/{name}"
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
-        admin = await asyncpg.connect(admin_dsn)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
+        await admin.close()
+
+
+async def emptied_at_head(admin_dsn: str, url: str) -> bool:
+    """Cut off whatever the test left connected, then empty every table of a database still at
+    the schema's head; False (the database is not to be lent again) if it is elsewhere."""
+    import asyncpg
+
+    name = url.rpartition("/")[2]
+    admin = await asyncpg.connect(admin_dsn)
+    try:
+        await admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                            "WHERE datname = $1 AND pid <> pg_backend_pid()", name)
+    finally:
+        await admin.close()
+    connection = await asyncpg.connect(url)
+    try:
+        tables = {row["tablename"] for row in await connection.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+        if tables != await head_tables():
+            return False
+        if await connection.fetchval("SELECT version_num FROM alembic_version") != head_revision():
+            return False
+        # DELETE, not TRUNCATE: a test leaves a few rows, and TRUNCATE makes every table a new
+        # file. The foreign keys' triggers are off while the rows go (a superuser may do so).
+        sequences = [row["name"] for row in await connection.fetch(
+            "SELECT format('%I.%I', schemaname, sequencename) AS name FROM pg_sequences")]
+        async with connection.transaction():
+            await connection.execute("SET LOCAL session_replication_role = replica")
+            for table in sorted(tables - {"alembic_version"}):
+                await connection.execute(f'DELETE FROM "{table}"')
+            for sequence in sequences:
+                await connection.execute(f"ALTER SEQUENCE {sequence} RESTART")
+        return True
+    finally:
+        await connection.close()
+
+
+_head_tables: set[str] | None = None
+
+
+async def head_tables() -> set[str]:
+    """The tables of a database at the schema's head, read off this worker's SQLite template."""
+    global _head_tables
+    if _head_tables is None:
+        with sqlite3.connect(await migrated_sqlite_template()) as template:
+            _head_tables = {name for (name,) in template.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'sqlite_%'")}
+    return _head_tables
+
+
+@functools.cache
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+    assert head is not None
+    return head

@@ -166,6 +166,7 @@ async def test_a_replaced_match_takes_its_games_with_it(store, players):
         lambda session: session.scalar(select(func.count()).select_from(MatchGameRow))) == 0
 
 
+@pytest.mark.blank_database
 async def test_a_match_stored_whole_before_0003_reads_back_and_moves_its_games_when_saved(
         database_url):
     await upgrade_database_async(database_url, "0002")

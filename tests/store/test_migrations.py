@@ -1,5 +1,6 @@
 import json
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -17,6 +18,9 @@ from fibs_server.store import (
 from fibs_server.store.migrate import alembic_config
 from fibs_server.store.models import Base, MatchRow
 from tests.store.test_match_games import as_stored, play_to_game, unlimited_match
+
+# Each test here starts from a database with no table.
+pytestmark = pytest.mark.blank_database
 
 SCHEMA_TABLES = {"accounts", "matches", "match_games"}
 
