@@ -2,7 +2,8 @@
 a visitor's bot match seen at 320×640 and 390×844 in portrait and 844×390 in landscape. At
 each size and on each tab: nothing wider than the screen, every control a finger's size
 (44 px or more each way), the whole board on the screen. Screenshots go to test-artifacts/web
-(phone-<size>-welcome.png, -board.png, -tabs.png), to look at as a player would."""
+(phone-<size>-welcome.png, -board.png, -tabs.png, -end.png), to look at as a player would.
+The match ends resigned: its end, on the screen, offers a rematch, which starts at once."""
 from __future__ import annotations
 
 import re
@@ -10,7 +11,7 @@ import re
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.web.test_browser import TIMEOUT, mine_on
+from tests.web.test_browser import TIMEOUT, answer_yes, mine_on
 
 PHONES = {"portrait-320": (320, 640), "portrait-390": (390, 844), "landscape-844": (844, 390)}
 TABS = ("play", "chat", "tournaments", "profile", "console")
@@ -103,3 +104,18 @@ async def test_a_visitors_match_fits_a_phone(web_with_bots, browser, artifacts, 
     await page.tap('#board-holder [data-point="8"] .hit-area')
     await page.tap('#board-holder [data-point="5"] .hit-area')
     await expect(mine_on(page, 5)).to_have_count(1)
+
+    # The end of the match (resigned, a bot accepts at once): the result and what to do next,
+    # all on the screen, then a rematch on the same terms.
+    await page.select_option("#resign-size", "b")
+    await page.tap("#resign")
+    await answer_yes(page)
+    end = page.locator("#match-end")
+    await expect(page.locator("#match-end-result")).to_have_text("bot_beginner won the match.")
+    await fits(page, width, "the end of the match")
+    box = await end.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, box
+    await page.screenshot(path=artifacts / f"phone-{phone}-end.png")
+    await end.get_by_role("button", name="Rematch").tap()
+    await expect(end).to_be_hidden()
+    await expect(mine_on(page, 8)).to_have_count(3)

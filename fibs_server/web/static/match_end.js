@@ -51,6 +51,13 @@ export function analysisLines(players, me, translate) {
     rating: ratingWords(player.rating, translate) }));
 }
 
+// The command of a rematch on the same terms: an invitation; a visitor, who may not invite,
+// plays the bot again as the match began (`bot`, which takes the bot's name for its level).
+export function rematchCommand(opponent, length, terms, visitor) {
+  if (visitor) return `bot ${opponent} ${length === null ? "unlimited" : length}`;
+  return `invite ${opponent} ${inviteWords(length, terms)}`;
+}
+
 const screen = $("match-end");
 let shownMatch = null; // the match_id of the match the screen ends
 
@@ -72,7 +79,7 @@ export function showMatchEnd(message, match, opponent, onClose) {
   $("match-end-ratings").replaceChildren(...lines.ratings.map((line) =>
     Object.assign(document.createElement("p"), { textContent: line })));
   const actions = [button(t("end.rematch"), () => {
-    send(`invite ${opponent} ${inviteWords(message.length ?? null, match?.terms)}`);
+    send(rematchCommand(opponent, message.length ?? null, match?.terms, session.visitor));
     $("match-end-said").textContent = t("end.rematch_sent", { name: opponent });
   })];
   const stored = message.match_id !== null && message.match_id !== undefined;

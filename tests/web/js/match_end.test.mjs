@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 globalThis.document = { getElementById: () => ({}) };
-const { endLines, signedChange } = await import("../../../fibs_server/web/static/match_end.js");
+const { endLines, rematchCommand, signedChange } = await import("../../../fibs_server/web/static/match_end.js");
 const { inviteWords } = await import("../../../fibs_server/web/static/ui.js");
 
 const said = (key, values) => `${key} ${JSON.stringify(values)}`;
@@ -16,6 +16,14 @@ test("a rematch is invited on the match's terms, a clock only with a length", ()
   assert.equal(inviteWords(3, { variant: "nackgammon", lower_die_starts: true, cube: false,
     rated: false, turn_seconds: 30 }), "3 nackgammon lowstart nocube unrated timer 30");
   assert.equal(inviteWords(null, { variant: "portes", rated: true, turn_seconds: 60 }), "unlimited portes");
+});
+
+test("a visitor's rematch plays the bot again, a player's invites", () => {
+  assert.equal(rematchCommand("bot_beginner", 1, { variant: "standard", rated: false }, true),
+    "bot bot_beginner 1");
+  assert.equal(rematchCommand("bot_expert", null, null, true), "bot bot_expert unlimited");
+  assert.equal(rematchCommand("bob", 3, { variant: "nackgammon", rated: false }, false),
+    "invite bob 3 nackgammon unrated");
 });
 
 test("a rating's change carries its sign", () => {
