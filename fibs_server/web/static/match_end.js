@@ -7,7 +7,7 @@ import { fetchJson } from "./api.js";
 import { diceVerdict } from "./fair_dice.js";
 import { t } from "./i18n.js";
 import { ratingWords } from "./review.js";
-import { $, button, inviteWords } from "./ui.js";
+import { $, button, inviteWords, isBot } from "./ui.js";
 import { send, session } from "./session.js";
 
 // "+12.34", "-3.10", "±0.00": a rating's change as players read it.
@@ -51,11 +51,14 @@ export function analysisLines(players, me, translate) {
     rating: ratingWords(player.rating, translate) }));
 }
 
-// The command of a rematch on the same terms: an invitation; a visitor, who may not invite,
-// plays the bot again as the match began (`bot`, which takes the bot's name for its level).
-export function rematchCommand(opponent, length, terms, visitor) {
-  if (visitor) return `bot ${opponent} ${length === null ? "unlimited" : length}`;
-  return `invite ${opponent} ${inviteWords(length, terms)}`;
+// The command of a rematch on the same terms (`terms` and `rated` the match_started message's).
+// A bot's match the page started (`bot`, which takes the bot's name for its level, a length
+// and unrated) starts again so: an invitation needs the player ready, and a visitor may not
+// invite at all. Other terms (a variant, a clock) only an invitation carries.
+export function rematchCommand(opponent, length, match) {
+  const words = inviteWords(length, match && { ...match.terms, rated: match.rated });
+  if (isBot(opponent) && /^\S+( unrated)?$/.test(words)) return `bot ${opponent} ${words}`;
+  return `invite ${opponent} ${words}`;
 }
 
 const screen = $("match-end");
@@ -79,7 +82,7 @@ export function showMatchEnd(message, match, opponent, onClose) {
   $("match-end-ratings").replaceChildren(...lines.ratings.map((line) =>
     Object.assign(document.createElement("p"), { textContent: line })));
   const actions = [button(t("end.rematch"), () => {
-    send(rematchCommand(opponent, message.length ?? null, match?.terms, session.visitor));
+    send(rematchCommand(opponent, message.length ?? null, match));
     $("match-end-said").textContent = t("end.rematch_sent", { name: opponent });
   })];
   const stored = message.match_id !== null && message.match_id !== undefined;
