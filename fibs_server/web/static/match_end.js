@@ -63,8 +63,13 @@ export function rematchCommand(opponent, length, match) {
 
 const screen = $("match-end");
 let shownMatch = null; // the match_id of the match the screen ends
+let rematchAsked = null; // the opponent the player asked for a rematch, till the server says
 
 export const HANDLERS = {
+  invitation_sent: (message) => {
+    if (screen.hidden || message.to !== rematchAsked) return;
+    $("match-end-said").textContent = t("end.rematch_sent", { name: message.to });
+  },
   analysis_ready: (message) => {
     if (screen.hidden || message.match_id !== shownMatch) return;
     $("match-end-analysis").replaceChildren(...analysisLines(message.players, session.me, t)
@@ -83,7 +88,7 @@ export function showMatchEnd(message, match, opponent, onClose) {
     Object.assign(document.createElement("p"), { textContent: line })));
   const actions = [button(t("end.rematch"), () => {
     send(rematchCommand(opponent, message.length ?? null, match));
-    $("match-end-said").textContent = t("end.rematch_sent", { name: opponent });
+    rematchAsked = opponent; // said when the server sends it; a refusal the game's status says
   })];
   const stored = message.match_id !== null && message.match_id !== undefined;
   if (stored && !session.visitor) {
@@ -92,6 +97,7 @@ export function showMatchEnd(message, match, opponent, onClose) {
   actions.push(button(t("end.back"), () => { hideMatchEnd(); onClose(); }));
   $("match-end-actions").replaceChildren(...actions);
   $("match-end-said").textContent = "";
+  rematchAsked = null;
   $("match-end-dice").textContent = "";
   shownMatch = stored ? message.match_id : null;
   $("match-end-analysis").replaceChildren(Object.assign(document.createElement("p"),
