@@ -6,12 +6,16 @@ each size and on each tab: nothing wider than the screen, every control a finger
 The match ends resigned: its end, on the screen, offers a rematch, which starts at once."""
 from __future__ import annotations
 
+import pathlib
 import re
 
 import pytest
 from playwright.async_api import Page, expect
 
 from tests.web.test_browser import TIMEOUT, answer_yes, mine_on
+
+# One server and one browser for the three phones, each a visitor of its own.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 PHONES = {"portrait-320": (320, 640), "portrait-390": (390, 844), "landscape-844": (844, 390)}
 TABS = ("play", "chat", "tournaments", "profile", "console")
@@ -65,10 +69,19 @@ async def fits(page: Page, width: int, where: str) -> None:
 
 
 @pytest.mark.parametrize("phone", PHONES)
-async def test_a_visitors_match_fits_a_phone(web_with_bots, browser, artifacts, phone):
+async def test_a_visitors_match_fits_a_phone(module_web_with_bots, module_browser, artifacts,
+                                             phone):
     width, height = PHONES[phone]
-    web_with_bots.script_dice((3, 1))
-    page = await phone_page(browser, web_with_bots.url, width, height)
+    module_web_with_bots.script_dice((3, 1))
+    page = await phone_page(module_browser, module_web_with_bots.url, width, height)
+    try:
+        await a_visitors_match_on(page, phone, width, height, artifacts)
+    finally:
+        await page.context.close()  # the visitor leaves, the next phone's comes
+
+
+async def a_visitors_match_on(page: Page, phone: str, width: int, height: int,
+                              artifacts: pathlib.Path) -> None:
     await expect(page.locator("#visitor-form button")).to_be_enabled()
     await fits(page, width, "welcome")
     # All of it upright; on its side, the screen (a full page would turn the phone upright).
