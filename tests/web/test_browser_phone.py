@@ -77,7 +77,7 @@ async def test_a_visitors_match_fits_a_phone(module_web_with_bots, module_browse
     try:
         await a_visitors_match_on(page, phone, width, height, artifacts)
     finally:
-        await page.context.close()  # the visitor leaves, the next phone's comes
+        await page.context.close()
 
 
 async def a_visitors_match_on(page: Page, phone: str, width: int, height: int,
@@ -132,3 +132,7 @@ async def a_visitors_match_on(page: Page, phone: str, width: int, height: int,
     await end.get_by_role("button", name="Rematch").tap()
     await expect(end).to_be_hidden()
     await expect(mine_on(page, 8)).to_have_count(3)
+    # The visitor leaves (a closed page would stay online for its grace period, in the next
+    # phone's list).
+    await page.tap("#logout")
+    await expect(page.locator("#welcome-message")).to_have_text("You are logged out.")
