@@ -43,6 +43,13 @@ MOVABLE_LOOK = """() => {
     const fill = getComputedStyle(point.querySelector(".hit-area")).fill;
     return {alpha: Number(fill.match(/rgba\\(.*,\\s*([\\d.]+)\\)/)?.[1] ?? 0),
             ring: getComputedStyle(point.querySelector(".checker.mine")).stroke}; }"""
+# How each visible checkbox is drawn: a checkbox's square (26 px, in the middle of its 44 px),
+# ticked when checked, never the bare 44 px box a text field would look like.
+CHECKBOXES = """() => [...document.querySelectorAll("input[type=checkbox]")]
+    .filter((box) => box.offsetParent !== null).map((box) => {
+        const style = getComputedStyle(box);
+        return {id: box.id, checked: box.checked, size: style.backgroundSize,
+                image: style.backgroundImage}; })"""
 BOARD_BOX = """() => { const box = document.querySelector("#board-holder svg").getBoundingClientRect();
     return {left: box.left, top: box.top, right: box.right, bottom: box.bottom,
             width: innerWidth, height: innerHeight}; }"""
@@ -58,7 +65,8 @@ async def phone_page(browser, url: str, width: int, height: int) -> Page:
 
 
 async def fits(page: Page, width: int, where: str) -> None:
-    """Nothing wider than the screen; every control a finger's size."""
+    """Nothing wider than the screen; every control a finger's size; checkboxes that look like
+    checkboxes."""
     overflow = await page.evaluate(OVERFLOW, width)
     assert overflow["page"] <= width and overflow["inner"] == width, \
         f"{where}: wider than the screen: {overflow}"
@@ -66,6 +74,12 @@ async def fits(page: Page, width: int, where: str) -> None:
     assert too_small == [], f"{where}: controls under {TOUCH} px: {too_small}"
     clipped = await page.evaluate(CLIPPED_BUTTONS)
     assert clipped == [], f"{where}: buttons too narrow for their words: {clipped}"
+    checkboxes = await page.evaluate(CHECKBOXES)
+    ticks = {box["checked"]: box["image"] for box in checkboxes}
+    assert all(box["size"] == "26px 26px" and box["image"].startswith('url("data:image/svg')
+               and box["image"] == ticks[box["checked"]] for box in checkboxes), \
+        f"{where}: checkboxes not drawn as checkboxes: {checkboxes}"
+    assert len(set(ticks.values())) == len(ticks), f"{where}: a checked box without its tick"
 
 
 @pytest.mark.parametrize("phone", PHONES)
