@@ -1,7 +1,7 @@
 """The page on a phone, in a real browser (Debian's chromium, driven by Playwright, with touch):
 a visitor's bot match seen at 320×640 and 390×844 in portrait and 844×390 in landscape. At
-each size and on each tab: nothing wider than the screen, every control a finger's size
-(44 px or more each way), the whole board on the screen. Screenshots go to test-artifacts/web
+each size and on each tab: nothing wider than the screen, every control (links too) a
+finger's size (44 px or more each way), the whole board on the screen. Screenshots go to test-artifacts/web
 (phone-<size>-welcome.png, -board.png, -tabs.png, -end.png), to look at as a player would.
 The match ends resigned: its end, on the screen, offers a rematch, which starts at once."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ TABS = ("play", "chat", "tournaments", "profile", "console")
 TOUCH = 44  # px: the smallest control a finger hits
 
 # The visible controls smaller than a finger, as "id-or-text width×height".
-SMALL_CONTROLS = f"""() => [...document.querySelectorAll("button, select, input, summary")]
+SMALL_CONTROLS = f"""() => [...document.querySelectorAll("button, select, input, summary, a[href]")]
     .filter((control) => control.offsetParent !== null || control.tagName === "SUMMARY")
     .map((control) => [control.id || control.textContent.trim(), control.getBoundingClientRect()])
     .filter(([, box]) => box.width > 0 && (box.width < {TOUCH} || box.height < {TOUCH}))
