@@ -3,11 +3,14 @@ the lobby, whose storage the store tests cover on both databases), and a real br
 Debian's chromium driven by Playwright, never a downloaded browser."""
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import shutil
+from collections.abc import AsyncIterator
 
 import pytest
+import pytest_asyncio
 
 from fibs_server.lobby.services.bot_players import BotConfig
 from tests.conftest import skip_unless_ci
@@ -15,7 +18,7 @@ from tests.e2e.conftest import ServerHarness
 from tests.waiting import DEADLINE
 
 try:
-    from playwright.async_api import expect
+    from playwright.async_api import Browser, expect
 except ImportError:  # the browser tests then skip (the `browser` fixture)
     pass
 else:
@@ -68,8 +71,8 @@ async def web_on_a_fake_clock(tmp_path):
     await harness.stop()
 
 
-@pytest.fixture
-async def browser():
+@contextlib.asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
     if not os.path.exists(CHROMIUM):
         skip_unless_ci(f"the browser tests need Debian's chromium at {CHROMIUM} "
                        "(apt-get install chromium; .ci/run installs it)")
@@ -96,6 +99,29 @@ async def browser():
         yield browser
         await browser.close()
         assert not errors, f"errors in the page: {errors}"
+
+
+@pytest.fixture
+async def browser():
+    async with chromium() as browser:
+        yield browser
+
+
+# One server and one browser for all of a module's tests, where they share them: a module
+# that uses these marks its tests `pytest.mark.asyncio(loop_scope="module")`, as Playwright's
+# objects belong to the loop that made them; each test closes the contexts it opened.
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_browser():
+    async with chromium() as browser:
+        yield browser
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_web_with_bots(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("web")
+    harness = await WebHarness(f"sqlite:///{folder / 'fibs-web.db'}", bots=True).start()
+    yield harness
+    await harness.stop()
 
 
 @pytest.fixture

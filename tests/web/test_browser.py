@@ -255,7 +255,7 @@ async def test_the_end_of_a_match_checks_its_dice_in_the_browser(web, browser):
 
 async def test_the_end_of_a_bot_match_shows_the_error_rates_once_analysed(tmp_path, browser):
     """A registered player's 1-point match against the beginner, resigned at once: the end of
-    the match says the analysis is on its way, then shows both players' figures."""
+    the match says the analysis is on its way, then shows both players' figures; its review, and a rematch."""
     harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}", bots=True)
     harness.config.analysis = AnalysisConfig(plies=CHEAPEST_PLIES)
     await harness.start()
@@ -275,6 +275,15 @@ async def test_the_end_of_a_bot_match_shows_the_error_rates_once_analysed(tmp_pa
             r"Your error rate: \d+\.\d \(PR \d+\.\d, [A-Za-z !]+\)\."))
         await expect(analysis.nth(1)).to_have_text(re.compile(
             r"bot_beginner: \d+\.\d \(PR \d+\.\d, [A-Za-z !]+\)\."))
+        # Analysed: Review opens the match's review at its first decision, from erin's side.
+        await page.click("#match-end-actions button >> text=Review")
+        await expect(page.locator("#review-decision")).to_contain_text("Decision 1 of")
+        await expect(page.locator("#review-board .caption.player")).to_contain_text("erin")
+        await page.click("#review-close")  # back to the end of the match; the bot takes the
+        # rematch at once
+        await page.click("#match-end-actions button >> text=Rematch")
+        await expect(page.locator("#match-end")).to_be_hidden()
+        await expect(page.locator("#board-holder svg")).to_be_visible()
     finally:
         await harness.stop()
 

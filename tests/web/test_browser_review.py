@@ -89,6 +89,9 @@ async def test_a_review_is_seen_from_the_viewers_side_throughout(web, browser, a
     box = await board.locator("svg").bounding_box()
     assert box is not None and box["height"] <= 390 and box["width"] <= 844, box
     await fits(page, 844, "the review on its side")
+    # The narrowest phone upright: nothing wider than its screen.
+    await page.set_viewport_size({"width": 320, "height": 640})
+    await fits(page, 320, "the review on a narrow phone")
 
 
 async def test_the_review_recomputes_the_dice_in_the_browser_and_catches_a_tampered_roll(

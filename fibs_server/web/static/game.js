@@ -7,7 +7,7 @@ import { boardSvg } from "./board_view.js";
 import { attachBoardInput } from "./board_input.js";
 import * as sounds from "./sounds.js";
 import { t } from "./i18n.js";
-import { $, boardLabels, confirmAction } from "./ui.js";
+import { $, boardLabels, confirmAction, isBot } from "./ui.js";
 import { send, session } from "./session.js";
 import { randomSalt, rememberCommitment } from "./fair_dice.js";
 import { hideMatchEnd, showMatchEnd } from "./match_end.js";
@@ -384,7 +384,7 @@ function renderControls() {
   const mine = isMyTurn(board);
   const phase = board?.phase;
   const complete = moving() && play.isComplete(board, state.steps);
-  const opponentIsBot = playing && board.opponent.name.startsWith("bot_");
+  const opponentIsBot = playing && isBot(board.opponent.name);
   const show = {
     roll: mine && phase === "roll_or_double",
     double: mine && phase === "roll_or_double" && board.player.may_double,

@@ -7,7 +7,7 @@ import { fetchJson } from "./api.js";
 import { diceVerdict } from "./fair_dice.js";
 import { t } from "./i18n.js";
 import { ratingWords } from "./review.js";
-import { $, button, inviteWords } from "./ui.js";
+import { $, button, inviteWords, isBot } from "./ui.js";
 import { send, session } from "./session.js";
 
 // "+12.34", "-3.10", "±0.00": a rating's change as players read it.
@@ -51,10 +51,25 @@ export function analysisLines(players, me, translate) {
     rating: ratingWords(player.rating, translate) }));
 }
 
+// The command of a rematch on the same terms (`terms` and `rated` the match_started message's).
+// A bot's match the page started (`bot`, which takes the bot's name for its level, a length
+// and unrated) starts again so: an invitation needs the player ready, and a visitor may not
+// invite at all. Other terms (a variant, a clock) only an invitation carries.
+export function rematchCommand(opponent, length, match) {
+  const words = inviteWords(length, match && { ...match.terms, rated: match.rated });
+  if (isBot(opponent) && /^\S+( unrated)?$/.test(words)) return `bot ${opponent} ${words}`;
+  return `invite ${opponent} ${words}`;
+}
+
 const screen = $("match-end");
 let shownMatch = null; // the match_id of the match the screen ends
+let rematchAsked = null; // the opponent the player asked for a rematch, till the server says
 
 export const HANDLERS = {
+  invitation_sent: (message) => {
+    if (screen.hidden || message.to !== rematchAsked) return;
+    $("match-end-said").textContent = t("end.rematch_sent", { name: message.to });
+  },
   analysis_ready: (message) => {
     if (screen.hidden || message.match_id !== shownMatch) return;
     $("match-end-analysis").replaceChildren(...analysisLines(message.players, session.me, t)
@@ -72,8 +87,8 @@ export function showMatchEnd(message, match, opponent, onClose) {
   $("match-end-ratings").replaceChildren(...lines.ratings.map((line) =>
     Object.assign(document.createElement("p"), { textContent: line })));
   const actions = [button(t("end.rematch"), () => {
-    send(`invite ${opponent} ${inviteWords(message.length ?? null, match?.terms)}`);
-    $("match-end-said").textContent = t("end.rematch_sent", { name: opponent });
+    send(rematchCommand(opponent, message.length ?? null, match));
+    rematchAsked = opponent; // said when the server sends it; a refusal the game's status says
   })];
   const stored = message.match_id !== null && message.match_id !== undefined;
   if (stored && !session.visitor) {
@@ -82,6 +97,7 @@ export function showMatchEnd(message, match, opponent, onClose) {
   actions.push(button(t("end.back"), () => { hideMatchEnd(); onClose(); }));
   $("match-end-actions").replaceChildren(...actions);
   $("match-end-said").textContent = "";
+  rematchAsked = null;
   $("match-end-dice").textContent = "";
   shownMatch = stored ? message.match_id : null;
   $("match-end-analysis").replaceChildren(Object.assign(document.createElement("p"),

@@ -59,6 +59,9 @@ export function offerVariants(select) {
   if ([...select.options].some((option) => option.value === chosen)) select.value = chosen;
 }
 
+// The bots go by the server's names for them, bot_<level> (docs/BOTS.md).
+export const isBot = (name) => name.startsWith("bot_");
+
 // The words of `invite` and `table` after the name (help invite): the length (null:
 // unlimited), then the rules words of `terms` (a match's, or the form's; `variant` a name or a
 // word, none for the default); a clock only with a length.

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 globalThis.document = { getElementById: () => ({}) };
-const { endLines, signedChange } = await import("../../../fibs_server/web/static/match_end.js");
+const { endLines, rematchCommand, signedChange } = await import("../../../fibs_server/web/static/match_end.js");
 const { inviteWords } = await import("../../../fibs_server/web/static/ui.js");
 
 const said = (key, values) => `${key} ${JSON.stringify(values)}`;
@@ -16,6 +16,20 @@ test("a rematch is invited on the match's terms, a clock only with a length", ()
   assert.equal(inviteWords(3, { variant: "nackgammon", lower_die_starts: true, cube: false,
     rated: false, turn_seconds: 30 }), "3 nackgammon lowstart nocube unrated timer 30");
   assert.equal(inviteWords(null, { variant: "portes", rated: true, turn_seconds: 60 }), "unlimited portes");
+});
+
+test("a rematch: a bot's match started again as the page starts one, others invited", () => {
+  const standard = { variant: "standard", lower_die_starts: false, cube: true, turn_seconds: null };
+  assert.equal(rematchCommand("bot_beginner", 1, { terms: standard, rated: false }),
+    "bot bot_beginner 1 unrated");
+  assert.equal(rematchCommand("bot_expert", null, { terms: standard, rated: true }),
+    "bot bot_expert unlimited");
+  // A bot invited to a variant or a clock: only an invitation carries those.
+  assert.equal(rematchCommand("bot_expert", 3, { terms: { ...standard, turn_seconds: 30 }, rated: true }),
+    "invite bot_expert 3 timer 30");
+  assert.equal(rematchCommand("bob", 3, { terms: { ...standard, variant: "nackgammon" }, rated: false }),
+    "invite bob 3 nackgammon unrated");
+  assert.equal(rematchCommand("bob", 5, null), "invite bob 5");
 });
 
 test("a rating's change carries its sign", () => {
