@@ -160,6 +160,10 @@ async def create_postgresql_database(admin_dsn: str) -> str:
     admin = await asyncpg.connect(admin_dsn)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
+        # A commit need not wait for the disk: the tests kill servers, never PostgreSQL, and
+        # a commit is as visible to the next reader either way; waiting for the disk made a
+        # whole match 8x as slow on PostgreSQL as on SQLite.
+        await admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit TO off')
     finally:
         await admin.close()
     return name

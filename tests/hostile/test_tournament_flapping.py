@@ -24,7 +24,7 @@ from tests.hostile.conftest import start_harness
 
 FIELD = 128  # the entry cap's largest
 FLAPPERS = 20
-FLAPS = 40  # each flapper's leave-and-join pairs
+FLAPS = 20  # each flapper's leave-and-join pairs
 SLOWDOWN = 2.0
 WEEK = 7 * 24 * 3600  # seconds: the sign-up stays open while the test runs
 
