@@ -97,6 +97,14 @@ async def back_in_the_match(page: Page, before: str) -> None:
     assert await board_of(page) == before
 
 
+async def the_same_match_all_along(web: ProxiedHarness, page: Page, running: object) -> None:
+    """alice's match never saved, forfeited or finished, her page never showed the forms."""
+    lobby = web.server.lobby
+    assert lobby.match_table.match_of(lobby.attendance.online["alice"]) is running
+    assert await web.server.store.finished_matches("alice", 1) == []
+    assert await page.evaluate("window.formsShown") is False
+
+
 async def test_the_page_keeps_its_match_through_a_cut(tmp_path, browser, artifacts):
     web, (proxy,) = await proxied(tmp_path, 1)
     try:
@@ -122,11 +130,7 @@ async def test_the_page_keeps_its_match_through_a_cut(tmp_path, browser, artifac
         await back_in_the_match(page, before)
         await click_move(page, (8, 5), (6, 5))
         await bob.skip_until(said("alice moves 17-20 19-20 ."))
-
-        # The same match all along: never saved, forfeited or finished.
-        assert lobby.match_table.match_of(lobby.attendance.online["alice"]) is running
-        assert await web.server.store.finished_matches("alice", 1) == []
-        assert await page.evaluate("window.formsShown") is False
+        await the_same_match_all_along(web, page, running)
     finally:
         await web.stop()
         await proxy.stop()
@@ -173,10 +177,7 @@ async def test_the_page_keeps_its_match_through_a_black_hole_and_its_opponent_is
         await expect(bob.locator("#opponent-connection")).to_be_hidden()
         await click_move(alice, (8, 5), (6, 5))
         await expect(logged(bob, "alice moves 8-5 6-5 .")).to_have_count(1)
-
-        assert lobby.match_table.match_of(lobby.attendance.online["alice"]) is running
-        assert await web.server.store.finished_matches("alice", 1) == []
-        assert await alice.evaluate("window.formsShown") is False
+        await the_same_match_all_along(web, alice, running)
     finally:
         await web.stop()
         await proxy.stop()
