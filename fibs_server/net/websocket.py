@@ -137,9 +137,9 @@ async def serve_websocket(request: web.Request, front: FrontEnd,
     if not origin_allowed(request.headers.get("Origin"), origins):
         raise web.HTTPForbidden(text="This server's WebSocket serves its own page only.")
     with_events = events_version(request) is not None
-    # aiohttp pings a peer from which nothing came for `websocket_ping_seconds` and closes it
-    # (1006) when nothing comes within half as long again: a network gone silent closes no
-    # socket for minutes. Anything the peer sends (a pong, a page's heartbeat) counts.
+    # aiohttp pings a peer from which nothing came for `websocket_ping_seconds` and drops it
+    # when nothing comes within half as long again: a network gone silent closes no socket
+    # for minutes. Anything the peer sends (a pong, a page's heartbeat) counts.
     socket = web.WebSocketResponse(compress=False, max_msg_size=MAX_UNREAD_BYTES,
                                    heartbeat=front.limits.websocket_ping_seconds or None)
     await socket.prepare(request)
