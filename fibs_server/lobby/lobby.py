@@ -347,6 +347,15 @@ class Lobby:
             self._tell_connection(session, connected=True)
         for hook in self.dispatcher.login_hooks:
             await hook(self, session)
+        self._tell_whose_page_is_away(session)
+
+    def _tell_whose_page_is_away(self, session: Session) -> None:
+        """A player back in a running match (shown it by a login hook): whose page in it is
+        away now, held here (it was told nothing while it was away itself)."""
+        running = self.match_table.match_of(session)
+        for player in running.sessions if running is not None else ():
+            if player is not None and player is not session and self.held.is_held(player):
+                session.send_event(web_events.player_connection(player.name, False))
 
     def _tell_connection(self, session: Session, connected: bool) -> None:
         """The pages of `session`'s opponent and of the watchers of their match: its page lost

@@ -526,6 +526,15 @@ async def test_a_websocket_that_answers_no_ping_is_taken_for_gone_and_its_sessio
         await harness.stop()
 
 
+async def page_resumed(web: WebHarness, clients: list, token: str) -> WebClient:
+    """A new page that resumes the session of `token`."""
+    page = await WebClient.connect(web, params={"events": "1"})
+    clients.append(page)
+    await page.skip_until("login: ")
+    await page.send(f"resume {token}")
+    return page
+
+
 async def test_the_opponent_and_the_watchers_hear_that_a_page_dropped_and_came_back(web, clients):
     """While the server holds a page's session, the pages of its opponent and of the watchers
     of the match are told that its connection dropped, and then that it came back; a classic
@@ -535,6 +544,7 @@ async def test_the_opponent_and_the_watchers_hear_that_a_page_dropped_and_came_b
     alice = await web_login(web, clients, "alice", params={"events": "1"})
     alice_token = await session_token(alice)
     bob = await web_login(web, clients, "bob", params={"events": "1"})
+    bob_token = await session_token(bob)
     carol = await web_login(web, clients, "carol", params={"events": "1"})
     dave = await web.login_telnet("dave")
     for player in (alice, bob):
@@ -552,10 +562,15 @@ async def test_the_opponent_and_the_watchers_hear_that_a_page_dropped_and_came_b
     dropped = {"type": "player_connection", "name": "alice", "connected": False}
     assert await typed_message(bob, "player_connection") == dropped
     assert await typed_message(carol, "player_connection") == dropped
-    page = await WebClient.connect(web, params={"events": "1"})
-    clients.append(page)
-    await page.skip_until("login: ")
-    await page.send(f"resume {alice_token}")
+    # bob's page goes away too and comes back: it hears again that alice's is still away.
+    await bob.socket.close()
+    bob = await page_resumed(web, clients, bob_token)
+    await typed_message(bob, "match_started")
+    assert await typed_message(bob, "player_connection") == dropped
+    assert [await typed_message(carol, "player_connection") for _ in range(2)] == [
+        {"type": "player_connection", "name": "bob", "connected": connected}
+        for connected in (False, True)]
+    await page_resumed(web, clients, alice_token)
     back = {"type": "player_connection", "name": "alice", "connected": True}
     assert await typed_message(bob, "player_connection") == back
     assert await typed_message(carol, "player_connection") == back
