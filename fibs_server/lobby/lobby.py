@@ -188,6 +188,7 @@ class Lobby:
         waits for its page a while (`held`), then comes here again."""
         if not self.closing and self.attendance.is_online(session) and self.held.hold(
                 session, self.disconnected):
+            self._tell_connection(session, connected=False)
             return
         self.attendance.connections.discard(session)
         if self.attendance.is_online(session):
@@ -286,6 +287,7 @@ class Lobby:
                 session.close()
                 return
         previous = self.attendance.online.get(account.name.lower())
+        came_back = previous is not None and self.held.is_held(previous)  # its page was away
         if previous is not None:
             session.send_line(texts.ALREADY_LOGGED_IN)
             previous.send_line(texts.logged_in_again(session.connection.host))
@@ -341,8 +343,32 @@ class Lobby:
         await self.attendance.tell_everyone_else(
             account.name, arrival, clip.LOGIN, who_block=wire_text(clip.who_block([who_line])),
             event=web_events.presence(session.who_info()))
+        if came_back:
+            self._tell_connection(session, connected=True)
         for hook in self.dispatcher.login_hooks:
             await hook(self, session)
+        self._tell_whose_page_is_away(session)
+
+    def _tell_whose_page_is_away(self, session: Session) -> None:
+        """A player back in a running match (shown it by a login hook): whose page in it is
+        away now, held here (it was told nothing while it was away itself)."""
+        running = self.match_table.match_of(session)
+        for player in running.sessions if running is not None else ():
+            if player is not None and player is not session and self.held.is_held(player):
+                session.send_event(web_events.player_connection(player.name, False))
+
+    def _tell_connection(self, session: Session, connected: bool) -> None:
+        """The pages of `session`'s opponent and of the watchers of their match: its page lost
+        its connection (held for it to come back), or came back."""
+        running = self.match_table.match_of(session)
+        opponent = self.match_table.opponent_name_of(session)
+        if opponent is None:
+            return
+        players = [] if running is None else [player for player in running.sessions if player]
+        watchers = [watcher.name for player in players
+                    for watcher in self.match_table.watchers_of(player)]
+        self.attendance.tell([opponent, *watchers], notice(
+            [], web_events.player_connection(session.name, connected)))
 
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
         account = session.account

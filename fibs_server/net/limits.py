@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from typing import Protocol
 
+from fibs_server.protocol.views.web_events import PagePace
+
 MAX_UNREAD_BYTES = 64 * 1024
 # Seconds after a peer hung up during which the lines it sent before are still served: enough
 # for a bot's last `leave` and `bye`, not for a flood of throttled login attempts.
@@ -55,6 +57,21 @@ class NetLimits:
     # Seconds a connection from a configured load balancer has to send its PROXY header
     # (net/proxied.py) before it is closed.
     proxy_header_timeout: float = 5.0
+    # A WebSocket from which nothing at all came for so many seconds is pinged (aiohttp's
+    # heartbeat; a browser answers by itself); nothing within half as long again and it is
+    # taken for gone: closed, and its page's session held as for any drop. 0: never pinged.
+    websocket_ping_seconds: float = 10.0
+    # Told to each page in its `hello` (web_events.PagePace): its heartbeat's period, the
+    # heartbeats with nothing heard after which it gives a silent connection up, and its
+    # waits before trying again: the first, doubling to the most.
+    page_heartbeat_seconds: float = PagePace.heartbeat_seconds
+    page_silent_heartbeats: int = PagePace.silent_heartbeats
+    page_retry_first_seconds: float = PagePace.retry_first_seconds
+    page_retry_most_seconds: float = PagePace.retry_most_seconds
+
+    def page_pace(self) -> PagePace:
+        return PagePace(self.page_heartbeat_seconds, self.page_silent_heartbeats,
+                        self.page_retry_first_seconds, self.page_retry_most_seconds)
 
 
 class ConnectionsElsewhere(Protocol):

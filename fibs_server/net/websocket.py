@@ -8,7 +8,7 @@ by the same address), the line cap and the output cap.
 Output goes the telnet way too (`QueuedConnection`, the shared batcher): each flush writes one
 text frame straight onto the transport, synchronously, so a broadcast to thousands of browsers
 costs one write each and no task; aiohttp's own writer, whose sends are coroutines, only
-answers pings and closes. Input: each message is one line or several (LF between them), cut
+sends and answers pings and closes (each frame one write, so they never split one of ours). Input: each message is one line or several (LF between them), cut
 and cleaned by the telnet port's `LineSplitter`; a message over MAX_UNREAD_BYTES makes aiohttp
 close the connection (1009), a line over `max_line_bytes` is refused with the telnet text.
 """
@@ -43,9 +43,6 @@ _CLOSE_FRAME = 0x88  # FIN and opcode 8 (close)
 _NORMAL_CLOSURE = 1000
 # An empty binary frame (FIN, opcode 2, no payload): the answer to a page's heartbeat.
 HEARTBEAT_ANSWER = bytes((0x82, 0))
-# Seconds without a message from a peer that sends heartbeats (ours every 3 s) before it is
-# taken for gone.
-SILENT_PEER_SECONDS = 20.0
 
 
 def text_frame(payload: bytes) -> bytes:
@@ -140,7 +137,11 @@ async def serve_websocket(request: web.Request, front: FrontEnd,
     if not origin_allowed(request.headers.get("Origin"), origins):
         raise web.HTTPForbidden(text="This server's WebSocket serves its own page only.")
     with_events = events_version(request) is not None
-    socket = web.WebSocketResponse(compress=False, max_msg_size=MAX_UNREAD_BYTES)
+    # aiohttp pings a peer from which nothing came for `websocket_ping_seconds` and drops it
+    # when nothing comes within half as long again: a network gone silent closes no socket
+    # for minutes. Anything the peer sends (a pong, a page's heartbeat) counts.
+    socket = web.WebSocketResponse(compress=False, max_msg_size=MAX_UNREAD_BYTES,
+                                   heartbeat=front.limits.websocket_ping_seconds or None)
     await socket.prepare(request)
     host = request.remote or "-"
     transport = request.transport
@@ -148,7 +149,8 @@ async def serve_websocket(request: web.Request, front: FrontEnd,
     connection = (EventsConnection if with_events else WebSocketConnection)(
         transport, front.batcher, front.limits.output_buffer_cap, host)
     if isinstance(connection, EventsConnection):
-        connection.send_event(web_events.encode(web_events.hello()))  # before the banner
+        # Before the banner.
+        connection.send_event(web_events.encode(web_events.hello(front.limits.page_pace())))
     session = front.lobby.connect(connection, WEB_PAGE)
     if isinstance(connection, EventsConnection):
         session.event_sink = connection.send_event
@@ -186,21 +188,13 @@ async def _serve_messages(socket: web.WebSocketResponse, session: Session,
     pace = front.pacer.pace(connection.host)
     lost_at: float | None = None
     slice_ends = time.perf_counter() + SERVE_SLICE
-    silence_allowed: float | None = None  # once the peer has sent a heartbeat
     while True:
-        try:
-            message = await socket.receive(timeout=silence_allowed)
-        except TimeoutError:
-            log.info("WebSocket from %s silent for %g s: taken for gone", connection.host,
-                     silence_allowed)
-            connection.transport.abort()
-            return
+        message = await socket.receive()
         if message.type is WSMsgType.TEXT:
             data = message.data.encode()
         elif message.type is WSMsgType.BINARY:
             data = message.data
             if not data:  # a page's heartbeat, paced as a command
-                silence_allowed = SILENT_PEER_SECONDS
                 if not await pace.take_turn(session, connection, 1,
                                             gone=connection.transport.is_closing):
                     return
@@ -209,6 +203,8 @@ async def _serve_messages(socket: web.WebSocketResponse, session: Session,
                     connection.transport.write(HEARTBEAT_ANSWER)
                 continue
         else:
+            if message.type is WSMsgType.ERROR:  # unanswered pings among others
+                log.info("WebSocket from %s taken for gone: %s", connection.host, message.data)
             break
         if not data.endswith(b"\n"):
             data += b"\n"  # a message ends its last line

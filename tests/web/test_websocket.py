@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -14,7 +15,6 @@ import aiohttp
 import pytest
 
 from fibs_server.lobby.ports.accounts import Account
-from fibs_server.net import websocket
 from fibs_server.net.http import RETRY_AFTER_TOO_MANY, STATIC
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, NetLimits
 from fibs_server.protocol import texts
@@ -355,8 +355,11 @@ async def test_a_page_that_asks_for_events_gets_them_in_order_with_the_lines(web
     alice = await WebClient.connect(web, params={"events": "1"})
     clients.append(alice)
     await alice._receive()
-    assert json.loads(alice.lines[0]) == {"type": "hello", "version": 1,
-                                          "variants": web_events.hello()["variants"]}
+    hello = json.loads(alice.lines[0])
+    VALIDATOR.validate(hello)
+    assert hello == {"type": "hello", "version": 1, "variants": web_events.hello()["variants"],
+                     "connection": {"heartbeat_seconds": 2.5, "silent_heartbeats": 3,
+                                    "retry_first_seconds": 0.5, "retry_most_seconds": 10.0}}
     await alice.skip_until("login: ")
     await alice.send("login web 1008 alice secret")
     await alice.skip_until(" {not an event}")
@@ -491,21 +494,86 @@ async def test_a_pages_heartbeat_is_answered_below_the_lobby(web, clients):
     await alice.skip_until("You say to yourself: still here")
 
 
-async def test_a_page_whose_heartbeats_stop_is_taken_for_gone_and_its_session_held(
-        web, clients, monkeypatch):
-    """A peer that has sent a heartbeat and then nothing for the silence allowed (20 s; less
-    here) is taken for gone without waiting for TCP: its page's session is held for the page
-    to come back. A peer that never sent one is never expected to (bob, silent longer)."""
-    monkeypatch.setattr(websocket, "SILENT_PEER_SECONDS", 0.5)
-    await web.register("alice")
-    await web.register("bob")
-    bob = await web_login(web, clients, "bob", params={"events": "1"})
+async def test_a_websocket_that_answers_no_ping_is_taken_for_gone_and_its_session_held(
+        tmp_path, clients):
+    """The server pings a WebSocket that sent nothing for `websocket_ping_seconds` (10 s;
+    less here) and takes one that sends nothing within half as long again for gone, without
+    waiting for TCP: its page's session is held for the page to come back. A peer that
+    answers (aiohttp's client does by itself while it reads) stays, however long it sends
+    nothing else."""
+    harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}")
+    harness.config.net_limits = NetLimits(websocket_ping_seconds=0.3)
+    await harness.start()
+    try:
+        await harness.register("alice")
+        await harness.register("bob")
+        bob = await web_login(harness, clients, "bob", params={"events": "1"})
+        bob_reads = asyncio.ensure_future(bob.skip_until("no such line"))  # answering pings
+        alice = await web_login(harness, clients, "alice", params={"events": "1"})
+        await session_token(alice)  # a page's session, which the server holds when it drops
+        lobby = harness.server.lobby
+        session = lobby.attendance.online["alice"]
+        # From here alice reads nothing, so her pings go unanswered.
+        await until(lambda: lobby.held.is_held(session), "alice's silent page taken for gone")
+        assert not bob_reads.done()
+        assert not lobby.held.is_held(lobby.attendance.online["bob"])
+        bob_reads.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await bob_reads
+        await bob.send("tell bob still here")
+        await bob.skip_until("You say to yourself: still here")
+    finally:
+        await harness.stop()
+
+
+async def page_resumed(web: WebHarness, clients: list, token: str) -> WebClient:
+    """A new page that resumes the session of `token`."""
+    page = await WebClient.connect(web, params={"events": "1"})
+    clients.append(page)
+    await page.skip_until("login: ")
+    await page.send(f"resume {token}")
+    return page
+
+
+async def test_the_opponent_and_the_watchers_hear_that_a_page_dropped_and_came_back(web, clients):
+    """While the server holds a page's session, the pages of its opponent and of the watchers
+    of the match are told that its connection dropped, and then that it came back; a classic
+    session hears nothing new (it sees the takeover's who-line, as on FIBS)."""
+    for name in ("alice", "bob", "carol", "dave"):
+        await web.register(name)
     alice = await web_login(web, clients, "alice", params={"events": "1"})
-    await session_token(alice)  # a page's session, which the server holds when it drops
-    await alice.socket.send_bytes(b"")
-    lobby = web.server.lobby
-    session = lobby.attendance.online["alice"]
-    await until(lambda: lobby.held.is_held(session), "alice's silent page taken for gone")
-    assert not lobby.held.is_held(lobby.attendance.online["bob"])
-    await bob.send("tell bob still here")
-    await bob.skip_until("You say to yourself: still here")
+    alice_token = await session_token(alice)
+    bob = await web_login(web, clients, "bob", params={"events": "1"})
+    bob_token = await session_token(bob)
+    carol = await web_login(web, clients, "carol", params={"events": "1"})
+    dave = await web.login_telnet("dave")
+    for player in (alice, bob):
+        await player.send("toggle ready")
+    await alice.send("invite bob 1")
+    await bob.skip_until(re.compile(r"Type 'join alice' to accept\."))
+    await bob.send("join alice")
+    await bob.skip_until(re.compile(r"Starting a new game with alice\."))
+    await carol.send("watch alice")
+    await typed_message(carol, "board")
+    await dave.send("watch bob")
+    await dave.skip_until(re.compile(r"(> )?You're now watching bob\."))
+
+    await alice.socket.close()  # no `bye`: a reload, or a network gone
+    dropped = {"type": "player_connection", "name": "alice", "connected": False}
+    assert await typed_message(bob, "player_connection") == dropped
+    assert await typed_message(carol, "player_connection") == dropped
+    # bob's page goes away too and comes back: it hears again that alice's is still away.
+    await bob.socket.close()
+    bob = await page_resumed(web, clients, bob_token)
+    await typed_message(bob, "match_started")
+    assert await typed_message(bob, "player_connection") == dropped
+    assert [await typed_message(carol, "player_connection") for _ in range(2)] == [
+        {"type": "player_connection", "name": "bob", "connected": connected}
+        for connected in (False, True)]
+    await page_resumed(web, clients, alice_token)
+    back = {"type": "player_connection", "name": "alice", "connected": True}
+    assert await typed_message(bob, "player_connection") == back
+    assert await typed_message(carol, "player_connection") == back
+    await dave.send("tell dave checked")
+    told = await dave.skip_until(re.compile(r"(> )?You say to yourself: checked"))
+    assert not any("connection" in line for line in told)

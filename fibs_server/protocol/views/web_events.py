@@ -60,11 +60,26 @@ def encode(message: Message) -> str:
     return orjson.dumps(message).decode()
 
 
-def hello() -> Message:
-    """The first message of a connection that asked for events: the schema's version and the
-    variants the server plays, with their facts (the page offers them from this list)."""
+@dataclasses.dataclass(frozen=True)
+class PagePace:
+    """How a page keeps its connection (docs/WEB-PROTOCOL.md, "Heartbeats" and
+    "Reconnecting"): a heartbeat every `heartbeat_seconds`, the connection given up after
+    `silent_heartbeats` of them with nothing heard, and a lost one tried again after
+    `retry_first_seconds`, doubling to `retry_most_seconds`, each wait drawn between half and
+    all of that. The server's own settings (net/limits.py), told in the `hello`."""
+    heartbeat_seconds: float = 2.5
+    silent_heartbeats: int = 3
+    retry_first_seconds: float = 0.5
+    retry_most_seconds: float = 10.0
+
+
+def hello(pace: PagePace = PagePace()) -> Message:
+    """The first message of a connection that asked for events: the schema's version, the
+    variants the server plays, with their facts (the page offers them from this list), and
+    how the page is to keep its connection."""
     return {"type": "hello", "version": VERSION,
-            "variants": [variant_facts(variant) for variant in Variant]}
+            "variants": [variant_facts(variant) for variant in Variant],
+            "connection": dataclasses.asdict(pace)}
 
 
 def variant_facts(variant: Variant) -> Message:
@@ -72,6 +87,13 @@ def variant_facts(variant: Variant) -> Message:
     return {"name": facts.name, "word": facts.word, "checkers_per_side": facts.checkers_per_side,
             "cube": facts.cube, "backgammons": facts.backgammons,
             "opening_dice_played": facts.opening_dice_played}
+
+
+def player_connection(name: str, connected: bool) -> Message:
+    """To the opponent of `name` and the watchers of their match: `name`'s page lost its
+    connection (false: the server holds their session for them to come back) or came back
+    (true)."""
+    return {"type": "player_connection", "name": name, "connected": connected}
 
 
 def session(token: str | None) -> Message:

@@ -15,26 +15,23 @@ import {
 import { $, appendTo } from "./ui.js";
 import { learnVariants } from "./variants.js";
 import { send, session } from "./session.js";
+import { DEFAULT_PACE, SilenceCount, retryWait } from "./connection.js";
+import * as opponentConnection from "./opponent_connection.js";
 
 // The session token: this tab's way back to its session after a reload or a lost network,
 // for as long as the server holds the session.
 const TOKEN_KEY = "fibs-session-token";
-// After a lost connection: the first wait, doubling to the most; each drawn between half and
-// all of it, so that the pages of a server that restarted do not all come back at once.
-const RECONNECT_FIRST_MS = 500;
-const RECONNECT_MAX_MS = 10000;
-// A heartbeat (an empty binary message, answered by the server below the lobby) every
-// HEARTBEAT_MS; nothing at all heard through SILENT_BEATS of them and the connection is given
-// up: a network that went silent closes no socket for minutes (docs/WEB-PROTOCOL.md). Counted
-// in beats, not in time read off the clock: a clock that jumps (a laptop waking) is no silence.
-const HEARTBEAT_MS = 3000;
-const SILENT_BEATS = 3;
+// A heartbeat is an empty binary message, which the server answers below the lobby; with
+// nothing at all heard through a number of them the connection is given up: a network that
+// went silent closes no socket for minutes. How often, how many, and the waits before trying
+// again after a loss: the hello's pace (connection.js).
 const EMPTY = new ArrayBuffer(0);
 const NORMAL_CLOSURE = 1000; // the server closed on purpose (bye, kicked, shut down)
 const LOGIN_PROMPTS = new Set(["login: ", "\r\nlogin: "]);
 
 const dialogue = {
   intent: null, // what the welcome forms asked for: {kind: "login" | "register" | "visitor", ...}
+  pace: DEFAULT_PACE, // the last hello's
   reconnects: 0, // attempts since the connection was lost
   lostInRoom: false, // the connection was lost while logged in: the room stays until resumed
   heard: false, // a message came since the heartbeat's watch last looked
@@ -68,18 +65,24 @@ function connect() {
 function watch(socket) {
   clearInterval(dialogue.watch);
   dialogue.heard = false;
-  let silentBeats = 0;
+  const silence = new SilenceCount(dialogue.pace.silent_heartbeats);
   dialogue.watch = setInterval(() => {
     if (session.socket !== socket) { clearInterval(dialogue.watch); return; }
-    silentBeats = dialogue.heard ? 0 : silentBeats + 1;
+    const givenUp = silence.beat(dialogue.heard);
     dialogue.heard = false;
-    if (silentBeats >= SILENT_BEATS) {
+    if (givenUp) {
       socket.close(); // its close event, if it ever comes, is this socket's no more
       lost(null);
     } else if (socket.readyState === WebSocket.OPEN) {
       socket.send(EMPTY);
     }
-  }, HEARTBEAT_MS);
+  }, dialogue.pace.heartbeat_seconds * 1000);
+}
+
+// The server's pace for the connection, from its hello: the heartbeats from now on.
+function learnPace(pace) {
+  dialogue.pace = pace;
+  watch(session.socket);
 }
 
 // The connection is gone (`code`: its close code; null: given up for silence).
@@ -100,13 +103,21 @@ function lost(code) {
   hideBanner();
   session.dialogue = "closed";
   showWelcome(inRoom ? t("welcome.logged_out") : null);
-  setTimeout(connect, RECONNECT_FIRST_MS); // a fresh login prompt for the forms
+  // A fresh login prompt for the forms, on the same schedule (a server that is down is not
+  // asked again and again).
+  setTimeout(connect, nextWait());
 }
 
-function retryLater() {
-  const ceiling = Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** dialogue.reconnects);
-  const wait = ceiling * (0.5 + Math.random() / 2);
+function nextWait() {
+  const wait = retryWait(dialogue.reconnects, dialogue.pace, Math.random());
   dialogue.reconnects += 1;
+  return wait;
+}
+
+// Over the board until a connection resumes the session: the seconds to the next try, then
+// that it is under way.
+function retryLater() {
+  const wait = nextWait();
   clearRetry();
   const at = performance.now() + wait;
   const tick = () => {
@@ -114,10 +125,16 @@ function retryLater() {
     $("connection-banner").textContent = t("connection.lost", { seconds });
   };
   tick();
-  $("connection-banner").hidden = false;
+  $("connection-overlay").hidden = false;
   status("status.reconnecting");
-  dialogue.retry = { timer: setTimeout(() => { clearRetry(); connect(); }, wait),
-    tick: setInterval(tick, 250) };
+  dialogue.retry = {
+    timer: setTimeout(() => {
+      clearRetry();
+      $("connection-banner").textContent = t("status.reconnecting");
+      connect();
+    }, wait),
+    tick: setInterval(tick, 250),
+  };
 }
 
 function clearRetry() {
@@ -129,7 +146,7 @@ function clearRetry() {
 
 function hideBanner() {
   clearRetry();
-  $("connection-banner").hidden = true;
+  $("connection-overlay").hidden = true;
 }
 
 function receive(text) {
@@ -156,9 +173,13 @@ const HANDLERS = new Map();
 for (const handlers of [{
   session: sessionToken,
   logged_in: (message) => { session.visitor = message.visitor; room.loggedIn(message); },
-  hello: (message) => learnVariants(message.variants), // before the room's and tournaments' hello
+  hello: (message) => { // before the room's and tournaments' hello
+    learnVariants(message.variants);
+    learnPace(message.connection);
+  },
   refusal,
-}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS]) {
+}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS,
+opponentConnection.HANDLERS]) {
   for (const [type, handler] of Object.entries(handlers)) {
     HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
   }
@@ -210,6 +231,7 @@ function handlePrompt(prompt) {
   } else if (LOGIN_PROMPTS.has(prompt)) {
     const failedLogin = session.dialogue === "login" && intent?.kind === "login";
     session.dialogue = "login";
+    dialogue.reconnects = 0; // the server answers: a connection lost from here starts afresh
     setFormsEnabled(true);
     if (failedLogin) welcomeMessage(t("welcome.login_failed"));
     dialogue.intent = null;
@@ -294,6 +316,7 @@ function showWelcome(message) {
   room.reset();
   tournaments.reset();
   game.reset();
+  opponentConnection.reset();
   if (message) welcomeMessage(message);
 }
 
@@ -323,6 +346,7 @@ async function chooseLanguage(chosen) {
   game.render();
   room.render();
   tournaments.render();
+  opponentConnection.render();
   if (session.me) status("status.logged_in", { name: session.me });
   else status(session.dialogue === "login" ? "status.not_logged_in" : "status.connecting");
 }

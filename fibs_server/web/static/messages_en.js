@@ -7,6 +7,7 @@ export default {
 
   "status.connecting": "Connecting…",
   "connection.lost": "Connection lost: trying again in {seconds} s.",
+  "connection.player_dropped": "{name}'s connection dropped: the server keeps the match for them to come back.",
   "status.reconnecting": "Connection lost: reconnecting…",
   "status.not_logged_in": "Not logged in",
   "status.logged_in": "Logged in as {name}",

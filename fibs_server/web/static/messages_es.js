@@ -7,6 +7,7 @@ export default {
 
   "status.connecting": "Conectando…",
   "connection.lost": "Conexión perdida: nuevo intento en {seconds} s.",
+  "connection.player_dropped": "Se cortó la conexión de {name}: el servidor le guarda la partida para que vuelva.",
   "status.reconnecting": "Conexión perdida: reconectando…",
   "status.not_logged_in": "Sin sesión",
   "status.logged_in": "Conectado como {name}",
