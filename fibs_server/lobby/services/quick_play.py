@@ -151,6 +151,10 @@ class QuickPlay:
                        terms_fields(entry.terms), seek.rating_range,
                        max(0.0, self._clock.time() - seek.since))
 
+    def seeks(self) -> list[Entry]:
+        """Every node's seeks as this node knows them, the oldest first."""
+        return sorted(self._book.values(), key=lambda entry: (entry.seek.since, entry.seek.key))
+
     # --- what the other nodes say --------------------------------------------------------
 
     def receive(self, letter: SeekLetter) -> None:
