@@ -24,7 +24,7 @@ async def three_nodes(postgresql_url, redis_url, prefix):
 async def test_seeks_on_two_nodes_are_paired_once_by_the_third(three_nodes):
     a, b, c = three_nodes
     assert a.server.quick_play_lease is not None and a.server.quick_play_lease.held
-    for name in ("ann", "bob", "cy"):
+    for name in ("ann", "bob", "cy", "dan", "eve"):
         await a.register(name)  # one database under the three
     ann, bob, cy = await b.login_clip("ann"), await c.login_clip("bob"), await b.login_clip("cy")
     lobbies = [node.server.lobby for node in (a, b, c)]
@@ -49,11 +49,27 @@ async def test_seeks_on_two_nodes_are_paired_once_by_the_third(three_nodes):
     assert not list(lobbies[2].match_table.running_matches())
     await until(lambda: all([entry.seek.name for entry in lobby.quick_play.seeks()] == ["cy"]
                             for lobby in lobbies), "the pair's seeks gone from every node")
-    await cy.send("quickplay cancel")
-    await cy.skip_until(quick_play_texts.CANCELLED)
-    await until(lambda: not any(lobby.quick_play.seeks() for lobby in lobbies),
-                "the cancelled seek gone from every node")
-
+    # cy, still seeking, joins dan's invitation on c: her match runs there, and her home
+    # never sees it start. The pairing node sees her play (the directory) at its next pass,
+    # and ends her seek everywhere.
+    dan, eve = await c.login_clip("dan"), await a.login_clip("eve")
+    for client in (dan, cy):
+        await client.send("toggle ready")
+    await until(lambda: lobbies[1].attendance.directory.get("dan") is not None
+                and lobbies[1].attendance.directory.get("dan").info.ready
+                and lobbies[2].attendance.directory.get("cy").info.ready,
+                "b and c hear dan and cy are ready")
+    await dan.send("invite cy 1")
+    await cy.skip_until("Type 'join dan' to accept.")
+    await cy.send("join dan")
+    await cy.skip_until(re.compile(r"\*\* You are now playing a 1 point match with dan.*"))
+    await until(lambda: lobbies[0].attendance.directory.get("cy").info.opponent == "dan",
+                "a hears cy plays dan")
+    assert [entry.seek.name for entry in lobbies[1].quick_play.seeks()] == ["cy"]
+    await eve.send("quickplay 1")  # a pass on a
+    await cy.skip_until(quick_play_texts.STOPPED_PLAYING)
+    await until(lambda: [[entry.seek.name for entry in lobby.quick_play.seeks()]
+                         for lobby in lobbies] == [["eve"]] * 3, "only eve's seek is left")
 
 async def test_the_next_node_pairs_the_seeks_once_the_pairing_node_stops(
         postgresql_url, redis_url, prefix):  # noqa: F811 (fixtures)

@@ -111,8 +111,12 @@ class QuickPlay:
     def playing(self, session: Session) -> None:
         """`session` plays a match now (any match): their seek ends, and they are told."""
         if self._end_here(session.name):
-            session.send_line(quick_play_texts.STOPPED_PLAYING)
-            session.send_event(web_events.quick_play())
+            self._tell_stopped(session)
+
+    @staticmethod
+    def _tell_stopped(session: Session) -> None:
+        session.send_line(quick_play_texts.STOPPED_PLAYING)
+        session.send_event(web_events.quick_play())
 
     def _end_here(self, name: str) -> bool:
         """The seek of `name`, at home here, ends (the other nodes told); whether there was
@@ -171,8 +175,11 @@ class QuickPlay:
             if ended is None:
                 return
             self._forget_here(key)
-            if ended.node == self._node_id and letter.opponent is not None:
-                self._tell_paired(key, letter.opponent)
+            if ended.node == self._node_id:  # ours, ended by the pairing node
+                if letter.opponent is not None:
+                    self._tell_paired(key, letter.opponent)
+                elif (session := self._people.online.get(key)) is not None:
+                    self._tell_stopped(session)
             return
         if self._home_seek(key):
             return  # the user is here: a letter from a node that thought otherwise is late
@@ -212,7 +219,7 @@ class QuickPlay:
         if not self._pairing:
             return
         now = self._clock.time()
-        ready = [entry.seek for entry in self._book.values() if self._free(entry)]
+        ready = [entry.seek for entry in list(self._book.values()) if self._free(entry)]
         for older, younger in pairs(ready, now, self.config.widening):
             first, second = self._book[older.key], self._book[younger.key]
             for entry, opponent in ((first, younger.name), (second, older.name)):
@@ -233,8 +240,8 @@ class QuickPlay:
 
     def _free(self, entry: Entry) -> bool:
         """Whether the seeker may be paired now: free here, or (another node's) known there
-        and playing nobody; the seek of one gone from the directory is dropped (their node
-        fell silent)."""
+        and playing nobody. Another node's seek is dropped when its player is gone from the
+        directory (their node fell silent), or ended when they play."""
         key = entry.seek.key
         if entry.node == self._node_id:
             session = self._people.online.get(key)
@@ -243,4 +250,10 @@ class QuickPlay:
         if user is None or user.node != entry.node:
             del self._book[key]
             return False
-        return user.info.opponent is None
+        if user.info.opponent is not None:
+            # A match on another node than their home's (their home saw no match start):
+            # the seek ends there too.
+            del self._book[key]
+            self._people.tell_node(SeekEnded(self._node_id, entry.seek.name))
+            return False
+        return True
