@@ -7,18 +7,11 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from fibs_server.protocol.wording import quick_play_texts
 from tests.e2e.test_nodes import running_nodes
+from tests.e2e.test_tournament_nodes import three_nodes  # noqa: F401 (a fixture)
 from tests.redis_server import prefix, redis_url  # noqa: F401 (fixtures)
 from tests.waiting import until
-
-
-@pytest.fixture
-async def three_nodes(postgresql_url, redis_url, prefix):
-    async with running_nodes(postgresql_url, redis_url, prefix, ("a", "b", "c")) as nodes:
-        yield nodes
 
 
 async def test_seeks_on_two_nodes_are_paired_once_by_the_third(three_nodes):

@@ -67,3 +67,4 @@ async def test_browsers_and_a_telnet_user_are_paired_and_a_bot_is_offered(
     assert web.server.lobby.quick_play.seeks() == []
     assert web.server.lobby.match_table.match_of(
         web.server.lobby.attendance.online["bea"]) is not None
+

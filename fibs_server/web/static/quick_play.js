@@ -4,7 +4,7 @@
 // match itself starts as every match does (match_started).
 import { t } from "./i18n.js";
 import { $, matchWords } from "./ui.js";
-import { send } from "./session.js";
+import { send, session } from "./session.js";
 
 const quick = {
   seek: null, // the quick_play message's seek while this player seeks, else null
@@ -27,6 +27,7 @@ export function reset() {
 
 export function render() {
   const seek = quick.seek;
+  $("quick-play").hidden = Boolean(session.visitor); // a visitor's matches are never stored
   $("quick-play-start").hidden = Boolean(seek);
   $("quick-play-range").disabled = Boolean(seek);
   $("quick-play-waiting").hidden = !seek;

@@ -62,6 +62,7 @@ export const HANDLERS = {
 
 export function loggedIn() {
   renderBots();
+  quickPlay.render();
 }
 
 // Just in the room: a table link (`/?table=CODE`) seats the user now, once.
