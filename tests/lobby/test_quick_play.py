@@ -1,8 +1,8 @@
 """Quick play in one lobby, on a fake clock (lobby/services/quick_play.py): two seeks of the same
 match within their ranges pair at once and the match starts; ranges widen as the clock moves;
 the oldest seek is served first; a bot is offered after `bot_after`; `quickplay cancel`, a
-logout and any other match end a seek; a player in a match cannot seek; a classic session
-sees nothing new unless it types the command."""
+logout and any other match end a seek; a player in a match cannot seek; a new login of a
+seeker is shown the seek; a classic session sees nothing new unless it types the command."""
 from __future__ import annotations
 
 import pytest
@@ -195,3 +195,19 @@ async def test_a_classic_session_sees_nothing_new(lobby_and_clock):
         await lobby.dispatch(ann, f"{prefix} 5")
         assert quick_play_texts.COMMAND not in out.take()
     assert not lobby.quick_play.is_seeking(ann)
+
+
+async def test_a_new_login_of_a_seeker_is_shown_the_seek(lobby_and_clock):
+    lobby, clock = lobby_and_clock
+    lobby.dispatcher.add_commands(stand_in_bots())
+    ann, _ = await seeker(lobby, "ann", 1500, "quickplay 5")
+    clock.advance(CONFIG.bot_after)  # the bot offered
+    connection = RecordingConnection()
+    again = lobby.connect(connection)
+    again.clip, again.prompts = True, False
+    again.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+    assert ann.account is not None
+    await lobby.log_in(again, ann.account)  # a reload's new login takes the session over
+    told = connection.take()
+    assert '"type":"quick_play"' in told and '"bot_offered":true' in told
+    assert lobby.quick_play.is_seeking(again)

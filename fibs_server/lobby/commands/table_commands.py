@@ -176,6 +176,11 @@ async def quickplay(lobby: Lobby, session: Session, command: Command) -> None:
     quick_play.seek(session, length, terms, rating_range)
 
 
+@table.on_login
+async def show_seek(lobby: Lobby, session: Session) -> None:
+    lobby.quick_play.show(session)  # a page reloaded, or a new login, while seeking
+
+
 @table.on_logout
 async def stop_seeking(lobby: Lobby, session: Session, departure: Departure) -> tuple[Session, ...]:
     lobby.quick_play.gone(session.name)

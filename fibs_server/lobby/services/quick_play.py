@@ -66,7 +66,8 @@ class QuickPlay:
         self._arrange = arrange  # a pair's match, started where its players are
         self._bots_offered = bots_offered  # whether `bot` plays a bot on this server
         self._book: dict[str, Entry] = {}  # lower-case name -> their seek, any node's
-        self._offers: dict[str, Alarm] = {}  # this node's seekers' bot offers
+        self._offers: dict[str, Alarm] = {}  # this node's seekers' bot offers to come
+        self._offered: set[str] = set()  # ... and made
         self._seeks = TokenBuckets[str](config.seek_burst, config.seeks_per_second)
         self._pairing = False  # this node holds the lease
         self._widening: Alarm | None = None
@@ -83,7 +84,7 @@ class QuickPlay:
         from now."""
         assert session.account is not None
         key = session.name.lower()
-        self._forget_here(key)
+        self._forget(key)
         entry = Entry(Seek(session.name, session.account.rating, self._clock.time(),
                            (length, terms), rating_range), self._node_id, length, terms)
         self._book[key] = entry
@@ -124,7 +125,7 @@ class QuickPlay:
         key = name.lower()
         if not self._home_seek(key):
             return False
-        self._forget_here(key)
+        self._forget(key)
         self._people.tell_node(SeekEnded(self._node_id, name))
         return True
 
@@ -133,8 +134,10 @@ class QuickPlay:
         entry = self._book.get(key)
         return entry is not None and entry.node == self._node_id
 
-    def _forget_here(self, key: str) -> None:
+    def _forget(self, key: str) -> None:
+        """`key`'s seek gone from this node's book, whichever node's it was."""
         self._book.pop(key, None)
+        self._offered.discard(key)
         alarm = self._offers.pop(key, None)
         if alarm is not None:
             alarm.cancel()
@@ -145,9 +148,18 @@ class QuickPlay:
         session = self._people.online.get(key)
         if self._book.get(key) is not entry or session is None:
             return
+        self._offered.add(key)
         session.send_line(quick_play_texts.bot_offer(entry.length, entry.terms))
-        session.send_event(web_events.quick_play(entry.length, entry.terms,
-                                                 entry.seek.rating_range, bot_offered=True))
+        self.show(session)
+
+    def show(self, session: Session) -> None:
+        """To a page (again, after a reload): the seek of `session`'s user, if they seek."""
+        key = session.name.lower()
+        entry = self._book.get(key)
+        if entry is not None and entry.node == self._node_id:
+            session.send_event(web_events.quick_play(entry.length, entry.terms,
+                                                     entry.seek.rating_range,
+                                                     bot_offered=key in self._offered))
 
     def _letter(self, entry: Entry) -> Seeking:
         seek = entry.seek
@@ -174,7 +186,7 @@ class QuickPlay:
             ended = self._book.get(key)
             if ended is None:
                 return
-            self._forget_here(key)
+            self._forget(key)
             if ended.node == self._node_id:  # ours, ended by the pairing node
                 if letter.opponent is not None:
                     self._tell_paired(key, letter.opponent)
@@ -223,7 +235,7 @@ class QuickPlay:
         for older, younger in pairs(ready, now, self.config.widening):
             first, second = self._book[older.key], self._book[younger.key]
             for entry, opponent in ((first, younger.name), (second, older.name)):
-                self._forget_here(entry.seek.key)
+                self._forget(entry.seek.key)
                 self._people.tell_node(SeekEnded(self._node_id, entry.seek.name, opponent))
                 if entry.node == self._node_id:
                     self._tell_paired(entry.seek.key, opponent)
