@@ -9,7 +9,8 @@ import secrets
 import string
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Coroutine, Iterable
+from typing import Any
 
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
@@ -97,6 +98,10 @@ class LobbyConfig:
     quick_play: QuickPlayConfig = QuickPlayConfig()
 
 
+async def _arrange_nothing(lobby: Lobby, invitation: Invitation) -> None:
+    """A lobby given no way to start a pair's match (a test's) starts none."""
+
+
 class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
                  config: LobbyConfig, tables: Iterable[CommandTable], *,
@@ -105,7 +110,7 @@ class Lobby:
                  match_finished: Callable[[int], None] = lambda match_id: None,
                  analyses: AnalysisRecords | None = None,
                  arranged: Callable[[Lobby, ArrangedLetter], None] = lambda lobby, letter: None,
-                 arrange: Callable[[Lobby, Invitation], Awaitable[object]] | None = None,
+                 arrange: Callable[[Lobby, Invitation], Coroutine[Any, Any, object]] | None = None,
                  bus: Callable[[Deliver], Bus] = LocalBus,
                  ) -> None:
         self.accounts = AccountsWithVisitors(accounts)
@@ -153,10 +158,11 @@ class Lobby:
         # Quick play's seeks, every node's, and their pairing while this node holds its lease;
         # a pair's match is started by `arrange` (`arranged_matches.arrange`, given by the
         # app: it starts matches through this lobby; without it, pairs start nothing).
-        self.quick_play = QuickPlay(self.attendance, self.match_table.busy, config.clock,
-                                    config.node_id, config.quick_play,
-                                    arrange=lambda invitation: self._start_arranged(arrange, invitation),
-                                    bots_offered=lambda: "bot" in self.dispatcher.command_words)
+        self.quick_play = QuickPlay(
+            self.attendance, self.match_table.busy, config.clock, config.node_id,
+            config.quick_play, arrange=lambda invitation: (arrange or _arrange_nothing)(
+                self, invitation),
+            bots_offered=lambda: "bot" in self.dispatcher.command_words)
         # The stored match analyses (`history` marks the analysed matches).
         self.analyses = analyses
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
@@ -449,11 +455,6 @@ class Lobby:
             self.quick_play.receive(letter)
             return
         self.attendance.deliver(names, letter)
-
-    async def _start_arranged(self, arrange: Callable[[Lobby, Invitation], Awaitable[object]] | None,
-                              invitation: Invitation) -> None:
-        if arrange is not None:
-            await arrange(self, invitation)
 
     def _invitation_withdrawn(self, invitation: Invitation) -> None:
         invitee = self.attendance.online.get(invitation.invitee.lower())

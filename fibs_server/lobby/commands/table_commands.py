@@ -20,7 +20,6 @@ from fibs_server.lobby.commands.common import (
 from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.play.tables import OpenTable
 from fibs_server.lobby.presence.session import Session
-from fibs_server.lobby.services.quick_play import QuickPlay
 from fibs_server.protocol import texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
@@ -140,7 +139,7 @@ def _refusal(lobby: Lobby, sitter: Session, creator: Session, chosen: OpenTable)
 
 @table.command(quick_play_texts.COMMAND, whole_word_only=True, extension=True)
 async def quickplay(lobby: Lobby, session: Session, command: Command) -> None:
-    quick_play: QuickPlay = lobby.quick_play
+    quick_play = lobby.quick_play
     if command.args and command.args[0].lower() == quick_play_texts.CANCEL:
         if quick_play.is_seeking(session):
             quick_play.cancel(session)
