@@ -39,6 +39,10 @@ class QuickPlayConfig:
     # `seeks_per_second`. Each one tells every node and runs a pairing pass.
     seek_burst: float = 5.0
     seeks_per_second: float = 0.5
+    # The least time between two pairing passes that a widening runs: a widened range is
+    # served up to this late, and however many seeks wait (each widening at its own moment)
+    # the clock runs one pass a second at most.
+    pass_gap: float = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,7 +249,8 @@ class QuickPlay:
             self._widening.cancel()
         due = next_widening(self._book_seeks(), now, self.config.widening) \
             if len(self._book) > 1 else None
-        self._widening = None if due is None else self._clock.call_at(due, self._pair)
+        self._widening = None if due is None else self._clock.call_at(
+            max(due, now + self.config.pass_gap), self._pair)
 
     def _book_seeks(self) -> list[Seek]:
         return [entry.seek for entry in self._book.values()]

@@ -62,15 +62,22 @@ def by_age(seeks: Iterable[Seek]) -> list[Seek]:
 
 
 def pairs(seeks: Collection[Seek], now: float, widening: Widening) -> list[tuple[Seek, Seek]]:
-    """The pairs to start at `now`, each the older seek first: every seek, oldest first, with
-    the oldest seek still free that it may play."""
+    """The pairs to start at `now`, each the older seek first, the oldest pair first: every
+    seek, oldest first, with the oldest seek still free that it may play. Only seeks of one
+    match can pair: a seek is compared with the younger seeks of its own match only."""
     waiting = by_age(seeks)
+    of_match: dict[Hashable, list[Seek]] = {}
+    place: list[int] = []  # each seek's place among its match's seeks, oldest first
+    for seek in waiting:
+        younger = of_match.setdefault(seek.match, [])
+        place.append(len(younger))
+        younger.append(seek)
     taken: set[str] = set()
     found = []
-    for index, seek in enumerate(waiting):
+    for seek, seek_place in zip(waiting, place):
         if seek.key in taken:
             continue
-        partner = next((other for other in waiting[index + 1:]
+        partner = next((other for other in of_match[seek.match][seek_place + 1:]
                         if other.key not in taken and acceptable(seek, other, now, widening)),
                        None)
         if partner is not None:
