@@ -45,6 +45,7 @@ from fibs_server.lobby.nodes.bus import Deliver, LocalBus
 from fibs_server.lobby.nodes.leases import (
     BOTS,
     DEFAULT_LEASE_SECONDS,
+    QUICK_PLAY,
     SWEEPS,
     TOURNAMENTS,
     AlwaysHeld,
@@ -177,6 +178,7 @@ class FibsServer:
         self.tournaments_lease: LeaseKeeper | None = None
         self.records_lease: LeaseKeeper | None = None
         self.director: TournamentDirector | None = None
+        self.quick_play_lease: LeaseKeeper | None = None
         self._started = False
         self._stopping = False
 
@@ -220,6 +222,7 @@ class FibsServer:
                            # The analysis queue, if analyses run: the store queued the match.
                            match_finished=lambda match_id: self._wake_analyses(),
                            analyses=self.store, arranged=arranged_matches.receive,
+                           arrange=arranged_matches.arrange,
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus)
         await self.lobby.restore_motd()
         if self.config.bus_url is not None:
@@ -273,6 +276,10 @@ class FibsServer:
         self.tournaments_lease = LeaseKeeper(leases(TOURNAMENTS), self.director,
                                              self.config.lease_seconds, LoopClock())
         await self.tournaments_lease.start()
+        # Quick play's seeks are every node's; one node pairs them.
+        self.quick_play_lease = LeaseKeeper(leases(QUICK_PLAY), self.lobby.quick_play,
+                                            self.config.lease_seconds, LoopClock())
+        await self.quick_play_lease.start()
         if self.analysis_queue is not None:
             await self.analysis_queue.start()
         self._restore_exception_handler = quiet_accept_failures(asyncio.get_running_loop())
@@ -343,6 +350,7 @@ class FibsServer:
             families.append(BOT_DECISION_SECONDS.exposition())
         families += lease_families(keeper for keeper in (self.bots_lease, self.sweeps_lease,
                                                           self.tournaments_lease,
+                                                          self.quick_play_lease,
                                                           self.records_lease)
                                    if keeper is not None)
         if self.bus is not None:
@@ -395,6 +403,8 @@ class FibsServer:
             await self.sweeps_lease.stop()  # released: another node sweeps from now
         if self.tournaments_lease is not None:
             await self.tournaments_lease.stop()  # and directs the tournaments
+        if self.quick_play_lease is not None:
+            await self.quick_play_lease.stop()  # and pairs the seeks
         if self.records_lease is not None:
             await self.records_lease.stop()  # and writes the open record
         if self._telnet is not None:

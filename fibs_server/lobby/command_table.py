@@ -50,11 +50,13 @@ class CommandTable:
                 aliases: tuple[str, ...] = (), visitors: bool = True,
                 forwarded: Forwarding = Forwarding.HOME, repeatable: bool = True,
                 pacing: HeavyRead | None = None,
-                whole_word_only: bool = False) -> Callable[[Handler], Handler]:
+                whole_word_only: bool = False,
+                extension: bool = False) -> Callable[[Handler], Handler]:
         """The handler of the user command `name`, declared so (`CommandFacts`); one handler
         may carry several declarations (`board` and `rawboard`)."""
         return self._declare(CommandFacts(name, short_forms, aliases, visitors, forwarded,
-                                          repeatable, pacing, whole_word_only=whole_word_only))
+                                          repeatable, pacing, whole_word_only=whole_word_only,
+                                          extension=extension))
 
     def admin_command(self, name: str) -> Callable[[Handler], Handler]:
         return self._declare(CommandFacts(name, admin=True))

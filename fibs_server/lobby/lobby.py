@@ -9,7 +9,8 @@ import secrets
 import string
 import time
 import weakref
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Coroutine, Iterable
+from typing import Any
 
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.command_table import (
@@ -31,6 +32,7 @@ from fibs_server.lobby.nodes.bus import (
     Letter,
     LocalBus,
     SeatLetter,
+    SeekLetter,
     notice,
 )
 from fibs_server.lobby.play.match_play import Matches, MatchTimers, untimed
@@ -50,6 +52,7 @@ from fibs_server.lobby.ports.match_records import MatchStore
 from fibs_server.lobby.presence.attendance import Attendance
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
+from fibs_server.lobby.services.quick_play import QuickPlay, QuickPlayConfig
 from fibs_server.protocol import clip, texts
 from fibs_server.protocol.login_dialogue import TELNET, Client
 from fibs_server.protocol.texts import Departure
@@ -91,6 +94,12 @@ class LobbyConfig:
     node_id: str = "main"
     # The abuse limits' counts across nodes (net/redis_counts.py); None: this node's own.
     shared_counts: SharedCounts | None = None
+    # Quick play's widening, bot offer and seek rate (lobby/services/quick_play.py).
+    quick_play: QuickPlayConfig = QuickPlayConfig()
+
+
+async def _arrange_nothing(lobby: Lobby, invitation: Invitation) -> None:
+    """A lobby given no way to start a pair's match (a test's) starts none."""
 
 
 class Lobby:
@@ -101,6 +110,7 @@ class Lobby:
                  match_finished: Callable[[int], None] = lambda match_id: None,
                  analyses: AnalysisRecords | None = None,
                  arranged: Callable[[Lobby, ArrangedLetter], None] = lambda lobby, letter: None,
+                 arrange: Callable[[Lobby, Invitation], Coroutine[Any, Any, object]] | None = None,
                  bus: Callable[[Deliver], Bus] = LocalBus,
                  ) -> None:
         self.accounts = AccountsWithVisitors(accounts)
@@ -145,6 +155,14 @@ class Lobby:
         # What carries out a match arranged by another node (`arranged_matches.receive`,
         # given by the app: it starts matches through this lobby).
         self._arranged = arranged
+        # Quick play's seeks, every node's, and their pairing while this node holds its lease;
+        # a pair's match is started by `arrange` (`arranged_matches.arrange`, given by the
+        # app: it starts matches through this lobby; without it, pairs start nothing).
+        self.quick_play = QuickPlay(
+            self.attendance, self.match_table.busy, config.clock, config.node_id,
+            config.quick_play, arrange=lambda invitation: (arrange or _arrange_nothing)(
+                self, invitation),
+            bots_offered=lambda: "bot" in self.dispatcher.command_words)
         # The stored match analyses (`history` marks the analysed matches).
         self.analyses = analyses
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
@@ -449,7 +467,7 @@ class Lobby:
     # --- broadcasts --------------------------------------------------------------------------
 
     def deliver(self, names: Collection[str] | None, letter: Letter) -> None:
-        """What the bus brings: the seats' and arranged matches' letters to their owners,
+        """What the bus brings: the seats', arranged matches' and seeks' letters to their owners,
         everything else to who is online (`Attendance.deliver`)."""
         if isinstance(letter, SeatLetter):
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
@@ -458,6 +476,9 @@ class Lobby:
         if isinstance(letter, ArrangedLetter):
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
                 self._arranged(self, letter)
+            return
+        if isinstance(letter, SeekLetter):
+            self.quick_play.receive(letter)
             return
         self.attendance.deliver(names, letter)
 
@@ -473,6 +494,7 @@ class Lobby:
             return
         if self.match_table.match_of(session) is not None:
             self.seats.leave_watch(session)  # a player watches no one, here or elsewhere
+            self.quick_play.playing(session)  # nor seeks another match
         if session.is_bot:
             # A bot plays each match through a session of its own: the one in `who` (if
             # here) tells whom it plays now, still ready for more.

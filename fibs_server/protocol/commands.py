@@ -71,6 +71,9 @@ class CommandFacts:
     # An extension reached by its whole name alone: no abbreviation a classic client types
     # (`sa`, `sal`) changes meaning or starts it.
     whole_word_only: bool = False
+    # Ours, beyond the commands a classic session has always been listed: `commands` names
+    # it only to a session that sees our extensions (the web page).
+    extension: bool = False
 
     def at_host(self, command: Command) -> bool:
         """Whether `command`, of a user seated at a match on another node, goes to the seat."""

@@ -145,6 +145,13 @@ TOPICS: dict[str, Topic] = {
     "sit": Topic("sit <code>", (
         "Takes the free seat at a table ('show tables', or the code its creator",
         "gave you): the match starts at once."), "sit KXMPTR"),
+    "quickplay": Topic("quickplay <points> [rules] [range <points>|any]  or  quickplay cancel", (
+        "Seeks a match: the server pairs you at once with whoever seeks the same",
+        "one (length, rules and clock as for 'invite', 'unrated') within the",
+        "rating range (200 points either way, or 'any'), the longest waiting",
+        "first. The range widens by 50 points every 10 seconds you wait; after",
+        "30 seconds a bot is offered. Ends when you play any match or log out."),
+        "quickplay 5 range 300"),
     "leave": Topic("leave", (
         "Stops the match: it is saved, to be resumed with 'invite <name>'.",
         "Between games of an unlimited match: ends it."), "leave"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from typing import Any
 
 from fibs_server.protocol.commands import ambiguous, completions
 from fibs_server.protocol.wording.coded_texts import refusal
@@ -52,6 +53,29 @@ class MatchTerms:
 
 
 STANDARD_TERMS = MatchTerms()
+
+
+def terms_fields(terms: MatchTerms) -> dict[str, Any]:
+    """The terms as JSON fields, as they travel between nodes (arranged matches, seeks)."""
+    return {"variant": terms.rules.variant.value,
+            "lower_die_starts": terms.rules.lower_die_starts, "cube": terms.rules.cube,
+            "turn_seconds": terms.turn_seconds, "takeover_seconds": terms.takeover_seconds,
+            "rated": terms.rated, "crawford": terms.crawford}
+
+
+def terms_from_fields(fields: dict[str, Any]) -> MatchTerms:
+    """The terms `terms_fields` gave; ValueError, KeyError or TypeError if these are not."""
+    terms = MatchTerms(
+        MatchRules(Variant(fields["variant"]), bool(fields["lower_die_starts"]),
+                   bool(fields["cube"])),
+        fields["turn_seconds"], fields["takeover_seconds"], bool(fields["rated"]),
+        fields["crawford"])
+    for seconds in (terms.turn_seconds, terms.takeover_seconds):
+        if seconds is not None and type(seconds) is not int:
+            raise TypeError(f"not seconds: {seconds!r}")
+    if terms.crawford is not None and not isinstance(terms.crawford, bool):
+        raise TypeError(f"not a Crawford rule: {terms.crawford!r}")
+    return terms
 
 
 class RulesWordError(ValueError):

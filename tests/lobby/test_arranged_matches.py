@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fibs_server.lobby.play.arranged_matches import terms_fields, terms_of
-from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.match_rules import MatchTerms, terms_fields, terms_from_fields
 from fibs_server.rules.variants import MatchRules, Variant
 
 terms = st.builds(MatchTerms, st.builds(MatchRules, st.sampled_from(list(Variant)),
@@ -19,7 +18,7 @@ terms = st.builds(MatchTerms, st.builds(MatchRules, st.sampled_from(list(Variant
 
 @given(terms)
 def test_terms_are_what_they_were_after_the_wire(sent):
-    assert terms_of(orjson.loads(orjson.dumps(terms_fields(sent)))) == sent
+    assert terms_from_fields(orjson.loads(orjson.dumps(terms_fields(sent)))) == sent
 
 
 @pytest.mark.parametrize("change", [
@@ -28,11 +27,11 @@ def test_terms_are_what_they_were_after_the_wire(sent):
 def test_terms_of_the_wrong_shape_are_refused(change):
     fields = {**terms_fields(MatchTerms()), **change}
     with pytest.raises((KeyError, TypeError, ValueError)):
-        terms_of(fields)
+        terms_from_fields(fields)
 
 
 def test_terms_missing_a_field_are_refused():
     fields = terms_fields(MatchTerms())
     del fields["rated"]
     with pytest.raises(KeyError):
-        terms_of(fields)
+        terms_from_fields(fields)

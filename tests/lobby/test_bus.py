@@ -26,6 +26,9 @@ from fibs_server.lobby.nodes.bus import (
     Relayed,
     Said,
     Seated,
+    SeekEnded,
+    Seeking,
+    SeeksAsked,
     decode_letter,
     encode_letter,
 )
@@ -57,7 +60,12 @@ seat_letters = (
                 words)
     | st.builds(MatchArranged, names, names, names, names, st.none() | st.integers(1, 25),
                 st.dictionaries(words, json_values, max_size=4), st.booleans())
-    | st.builds(JoinArranged, names, names, names, names))
+    | st.builds(JoinArranged, names, names, names, names)
+    | st.builds(Seeking, names, names, st.floats(0, 3000) | st.integers(0, 3000),
+                st.integers(1, 99), st.dictionaries(words, json_values, max_size=4),
+                st.none() | st.floats(0, 3000), st.floats(0, 10**6))
+    | st.builds(SeekEnded, names, names, st.none() | names)
+    | st.builds(SeeksAsked, names))
 
 
 @given(saids | notices | seat_letters)
@@ -92,7 +100,15 @@ def test_anything_but_a_letter_is_refused_as_such(data):
                         b'{"letter":"match_arranged","node":"a","to_node":"b","name":"c",'
                         b'"inviter":"d","length":1,"terms":[]}',
                         b'{"letter":"join_arranged","node":"a","to_node":"b","name":"c",'
-                        b'"inviter":5}']))
+                        b'"inviter":5}',
+                        b'{"letter":"seeking","node":"a","name":"c","rating":true,"length":1,'
+                        b'"terms":{},"rating_range":null,"waited":0}',
+                        b'{"letter":"seeking","node":"a","name":"c","rating":1500,"length":1.5,'
+                        b'"terms":{},"rating_range":null,"waited":0}',
+                        b'{"letter":"seeking","node":"a","name":"c","rating":1500,"length":1,'
+                        b'"terms":{},"rating_range":"any","waited":0}',
+                        b'{"letter":"seek_ended","node":"a","name":"c","opponent":7}',
+                        b'{"letter":"seeks_asked","node":null}']))
 def test_letters_of_the_wrong_shape_are_refused(data):
     with pytest.raises(ValueError):
         decode_letter(data)

@@ -18,7 +18,7 @@ from fibs_server.bots import BEGINNER
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.clip import WhoInfo
 from fibs_server.protocol.info import SavedMatch
-from fibs_server.protocol.match_rules import parse_match_terms
+from fibs_server.protocol.match_rules import MatchTerms, parse_match_terms
 from fibs_server.protocol.refusals import refusal_text
 from fibs_server.protocol.settings import toggle_reply
 from fibs_server.protocol.views import web_events
@@ -34,7 +34,7 @@ from fibs_server.rules.match import Match, Moment, Phase
 from fibs_server.rules.ratings import PlayerRating, rate_match
 from fibs_server.rules.refusals import Refusal, Refused
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
-from fibs_server.rules.variants import Variant
+from fibs_server.rules.variants import MatchRules, Variant
 from tests.bots.helpers import MAX_ACTIONS, bot_turn, finished, random_action
 
 SCHEMA_PATH = Path(fibs_server.__file__).parent / "web" / "static" / "events.schema.json"
@@ -367,3 +367,18 @@ def test_a_tournament_is_one_view_for_show_and_for_the_page():
         "tournaments"][0]["winner"] == "alice"
     with pytest.raises(jsonschema.ValidationError):
         VALIDATOR.validate({**won, "unknown": 1})
+
+
+def test_the_quick_play_messages_validate():
+    nack = MatchTerms(MatchRules(Variant.NACKGAMMON), turn_seconds=30, rated=False)
+    assert valid(web_events.quick_play(5, nack, 200.0)) == {
+        "type": "quick_play", "opponent": None,
+        "seek": {"length": 5, "terms": web_events.terms_of(nack), "rating_range": 200.0,
+                 "bot_offered": False}}
+    assert valid(web_events.quick_play(1, MatchTerms(), None, bot_offered=True))["seek"][
+        "bot_offered"]
+    assert valid(web_events.quick_play()) == {"type": "quick_play", "seek": None,
+                                              "opponent": None}
+    assert valid(web_events.quick_play(opponent="bob"))["opponent"] == "bob"
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate({"type": "quick_play", "seek": None})

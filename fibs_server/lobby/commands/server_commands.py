@@ -76,7 +76,10 @@ async def hostnames(lobby: Lobby, session: Session, command: Command) -> None:
 
 @table.command("commands")
 async def commands_command(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(server_texts.in_columns(sorted(lobby.dispatcher.command_words)))
+    declared = lobby.dispatcher.commands
+    session.send_lines(server_texts.in_columns(sorted(
+        name for name in lobby.dispatcher.command_words
+        if session.sees_extensions or not declared[name].facts.extension)))
 
 
 @table.command("cls")

@@ -1,9 +1,13 @@
-"""Open tables: `table <n> [rules] [clock] [private]` offers a match to whoever sits first, `sit
-<code>` takes the free seat, `table close`; `show tables` (user_commands, with `common.show_tables`) lists them. A
-match started at a table is a joined invitation of its creator's: the same path, texts,
-boards and CLIP lines (`Matches.play_invitation`)."""
+"""Matches offered to whoever comes. Open tables: `table <n> [rules] [clock] [private]` offers
+a match to whoever sits first, `sit <code>` takes the free seat, `table close`; `show tables`
+(user_commands, with `common.show_tables`) lists them. A match started at a table is a joined
+invitation of its creator's: the same path, texts, boards and CLIP lines
+(`Matches.play_invitation`). Quick play: `quickplay <n> [rules] [clock] [range <points>|any]`
+seeks the same match as someone else, paired by the server (`Lobby.quick_play`,
+lobby/services/quick_play.py), `quickplay cancel`; an extension under its whole word only."""
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from fibs_server.lobby.command_table import CommandTable
@@ -19,8 +23,9 @@ from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
+from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
-from fibs_server.protocol.wording import game_texts, table_texts
+from fibs_server.protocol.wording import game_texts, quick_play_texts, table_texts
 
 if TYPE_CHECKING:  # a type only: each handler is given the lobby
     from fibs_server.lobby.lobby import Lobby
@@ -130,3 +135,52 @@ def _refusal(lobby: Lobby, sitter: Session, creator: Session, chosen: OpenTable)
     if too_long_for(sitter, chosen.length):
         return game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
     return None
+
+
+@table.command(quick_play_texts.COMMAND, whole_word_only=True, extension=True)
+async def quickplay(lobby: Lobby, session: Session, command: Command) -> None:
+    quick_play = lobby.quick_play
+    if command.args and command.args[0].lower() == quick_play_texts.CANCEL:
+        if quick_play.is_seeking(session):
+            quick_play.cancel(session)
+        else:
+            session.send_line(quick_play_texts.NOT_SEEKING)
+        return
+    if lobby.attendance.is_visitor(session):
+        session.send_line(texts.VISITORS_PLAY_BOTS)  # a visitor's matches are never stored
+        return
+    length = parse_length(command.args[0]) if command.args else None
+    if not isinstance(length, int):
+        session.send_line(quick_play_texts.QUICK_PLAY_USAGE)
+        return
+    words, rating_range = quick_play_texts.split_range(command.args[1:])
+    if isinstance(rating_range, str):
+        session.send_line(rating_range)
+        return
+    try:
+        terms = parse_match_terms(words)
+    except RulesWordError as error:
+        session.send_lines([error.reply, quick_play_texts.QUICK_PLAY_USAGE])
+        return
+    if lobby.match_table.busy(session) or session.seated_elsewhere is not None:
+        session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+        return
+    if terms.rated and too_long_for(session, length):
+        session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
+        return
+    wait = quick_play.seek_wait(session)
+    if wait:
+        session.send_line(quick_play_texts.too_often(math.ceil(wait)))
+        return
+    quick_play.seek(session, length, terms, rating_range)
+
+
+@table.on_login
+async def show_seek(lobby: Lobby, session: Session) -> None:
+    lobby.quick_play.show(session)  # a page reloaded, or a new login, while seeking
+
+
+@table.on_logout
+async def stop_seeking(lobby: Lobby, session: Session, departure: Departure) -> tuple[Session, ...]:
+    lobby.quick_play.gone(session.name)
+    return ()

@@ -12,6 +12,7 @@ own users.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Collection, Iterable
 from typing import Any, Literal, Protocol, get_args
 
@@ -280,7 +281,7 @@ class Relayed:
 @dataclasses.dataclass(frozen=True)
 class MatchArranged:
     """To the home of `inviter`: the server invites `name` to a match there in the inviter's
-    name (`length`, `terms` as `arranged_matches.terms_fields` gives them; `resume`: their
+    name (`length`, `terms` as `match_rules.terms_fields` gives them; `resume`: their
     saved match), and it starts as soon as both are free."""
     node: str
     to_node: str
@@ -301,18 +302,53 @@ class JoinArranged:
     inviter: str
 
 
+# Quick play (lobby/services/quick_play.py): every node keeps every node's seeks; the node
+# holding the `quick_play` lease pairs them. To every other node.
+
+@dataclasses.dataclass(frozen=True)
+class Seeking:
+    """`name`, at home on `node`, rated `rating`, seeks a quick match (`length`, `terms` as
+    `match_rules.terms_fields` gives them) against a rating at most `rating_range` from
+    theirs at first (None: any), and has waited `waited` seconds so far (each node's clock
+    is its own: the receiver counts the age from its own)."""
+    node: str
+    name: str
+    rating: float
+    length: int
+    terms: dict[str, Any]
+    rating_range: float | None
+    waited: float
+
+
+@dataclasses.dataclass(frozen=True)
+class SeekEnded:
+    """`name`'s seek is over: paired with `opponent` by the pairing node, or (None) given up,
+    or its player gone or playing."""
+    node: str
+    name: str
+    opponent: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SeeksAsked:
+    """`node` has begun to pair and asks every node for its seekers' seeks again."""
+    node: str
+
+
 SeatLetter = JoinAsked | Seated | Forwarded | Relayed
 ArrangedLetter = MatchArranged | JoinArranged
+SeekLetter = Seeking | SeekEnded | SeeksAsked
 UserLetter = Said | Notice
 PresenceLetter = Presence | Absence | RollCall | Roster  # for the nodes' directories
-NodeLetter = PresenceLetter | SeatLetter | ArrangedLetter | Moderated  # between the nodes
+NodeLetter = PresenceLetter | SeatLetter | ArrangedLetter | SeekLetter | Moderated  # between nodes
 Letter = UserLetter | NodeLetter
 LETTERS: dict[str, type[Letter]] = {"said": Said, "notice": Notice, "presence": Presence,
                                     "absence": Absence, "roll_call": RollCall, "roster": Roster,
                                     "join_asked": JoinAsked, "seated": Seated,
                                     "forwarded": Forwarded, "relayed": Relayed,
                                     "moderated": Moderated, "match_arranged": MatchArranged,
-                                    "join_arranged": JoinArranged}
+                                    "join_arranged": JoinArranged, "seeking": Seeking,
+                                    "seek_ended": SeekEnded, "seeks_asked": SeeksAsked}
 KIND_OF = {kind: name for name, kind in LETTERS.items()}
 
 
@@ -368,6 +404,8 @@ def _well_formed(letter: Letter) -> bool:
         return (fields_named and isinstance(letter.terms, dict)
                 and isinstance(letter.resume, bool)
                 and (letter.length is None or type(letter.length) is int))
+    if isinstance(letter, SeekLetter):
+        return _well_formed_seek_letter(letter)
     if isinstance(letter, Moderated):
         return (isinstance(letter.node, str) and isinstance(letter.name, str)
                 and letter.action in get_args(ModerationAction) and isinstance(letter.text, str))
@@ -380,6 +418,24 @@ def _well_formed(letter: Letter) -> bool:
             and letter.audience in get_args(Audience)
             and all(isinstance(name, str) for name in letter.excluded)
             and isinstance(letter.broadcast, bool) and isinstance(letter.ring, bool))
+
+
+def _well_formed_seek_letter(letter: SeekLetter) -> bool:
+    if not isinstance(letter.node, str):
+        return False
+    if isinstance(letter, SeeksAsked):
+        return True
+    if isinstance(letter, SeekEnded):
+        return isinstance(letter.name, str) and isinstance(letter.opponent, str | None)
+    return (isinstance(letter.name, str) and _is_number(letter.rating)
+            and type(letter.length) is int and isinstance(letter.terms, dict)
+            and (letter.rating_range is None or _is_number(letter.rating_range))
+            and _is_number(letter.waited))
+
+
+def _is_number(value: object) -> bool:
+    """A finite JSON number (orjson reads 1 as an int, 1.5 as a float; never a bool)."""
+    return type(value) in (int, float) and math.isfinite(value)  # type: ignore[arg-type]
 
 
 def _well_formed_seat_letter(letter: SeatLetter) -> bool:

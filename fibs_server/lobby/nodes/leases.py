@@ -33,6 +33,7 @@ GIVE_UP_MARGIN = 1 / 6
 BOTS = "bots"  # the built-in bots are logged in on one node
 SWEEPS = "sweeps"  # the periodic sweeps over the database run on one node
 TOURNAMENTS = "tournaments"  # the tournament director runs on one node
+QUICK_PLAY = "quick_play"  # quick play's seeks are paired on one node
 
 
 class Lease(Protocol):

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.login_dialogue import BOT_CLIENT
-from fibs_server.protocol.match_rules import MatchTerms
-from fibs_server.rules.variants import MatchRules, Variant
+from fibs_server.protocol.match_rules import terms_fields, terms_from_fields
 
 if TYPE_CHECKING:  # a type only: its functions are given the lobby
     from fibs_server.lobby.lobby import Lobby
@@ -48,28 +47,6 @@ def free_elsewhere(lobby: Lobby, name: str) -> RemoteUser | None:
     if user is None or user.info.opponent is not None or user.info.client == BOT_CLIENT:
         return None
     return user
-
-
-def terms_fields(terms: MatchTerms) -> dict[str, Any]:
-    return {"variant": terms.rules.variant.value,
-            "lower_die_starts": terms.rules.lower_die_starts, "cube": terms.rules.cube,
-            "turn_seconds": terms.turn_seconds, "takeover_seconds": terms.takeover_seconds,
-            "rated": terms.rated, "crawford": terms.crawford}
-
-
-def terms_of(fields: dict[str, Any]) -> MatchTerms:
-    """The terms `terms_fields` gave; ValueError, KeyError or TypeError if these are not."""
-    terms = MatchTerms(
-        MatchRules(Variant(fields["variant"]), bool(fields["lower_die_starts"]),
-                   bool(fields["cube"])),
-        fields["turn_seconds"], fields["takeover_seconds"], bool(fields["rated"]),
-        fields["crawford"])
-    for seconds in (terms.turn_seconds, terms.takeover_seconds):
-        if seconds is not None and type(seconds) is not int:
-            raise TypeError(f"not seconds: {seconds!r}")
-    if terms.crawford is not None and not isinstance(terms.crawford, bool):
-        raise TypeError(f"not a Crawford rule: {terms.crawford!r}")
-    return terms
 
 
 async def arrange(lobby: Lobby, invitation: Invitation) -> RunningMatch | None:
@@ -115,7 +92,7 @@ def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
             lobby.seats.join_elsewhere(player, home)
         return
     try:
-        terms = terms_of(letter.terms)
+        terms = terms_from_fields(letter.terms)
     except (KeyError, TypeError, ValueError):
         log.exception("an arranged match from node %s was not understood", letter.node)
         return

@@ -446,6 +446,19 @@ def my_table(code: str | None, length: int | None = None, terms: MatchTerms | No
                                           "terms": terms_of(terms), "private": private}}
 
 
+def quick_play(length: int | None = None, terms: MatchTerms | None = None,
+               rating_range: float | None = None, *, bot_offered: bool = False,
+               opponent: str | None = None) -> Message:
+    """To a seeker: the quick play match they seek (`length` None: none, or no more), and
+    whether a bot is offered (nobody came in time); or the opponent it paired them with."""
+    if length is None:
+        return {"type": "quick_play", "seek": None, "opponent": opponent}
+    assert terms is not None
+    return {"type": "quick_play", "opponent": None,
+            "seek": {"length": length, "terms": terms_of(terms), "rating_range": rating_range,
+                     "bot_offered": bot_offered}}
+
+
 # --- tournaments: the views `tournament list` and `show` are made from (tournament_texts) ------
 
 def tournaments(listed: Iterable[Listed]) -> Message:

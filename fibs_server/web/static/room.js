@@ -5,6 +5,7 @@ import { t } from "./i18n.js";
 import { $, appendTo, button, inviteWords, item, matchWords, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import { showProfile } from "./profile.js";
+import * as quickPlay from "./quick_play.js";
 
 const BOT_LEVELS = ["beginner", "intermediate", "expert"];
 const TABLE_PARAMETER = "table";
@@ -56,10 +57,12 @@ export const HANDLERS = {
   watch_ended: () => { room.players = null; },
   match_over: () => { room.players = null; },
   chat,
+  ...quickPlay.HANDLERS,
 };
 
 export function loggedIn() {
   renderBots();
+  quickPlay.render();
 }
 
 // Just in the room: a table link (`/?table=CODE`) seats the user now, once.
@@ -88,6 +91,7 @@ export function reset() {
   room.tables = [];
   room.myTable = null;
   room.players = null;
+  quickPlay.reset();
   $("chat-log").textContent = "";
   chatSeen();
   render();
@@ -100,6 +104,7 @@ export function render() {
   renderSaved();
   renderTables();
   renderBots();
+  quickPlay.render();
   for (const entry of $("chat-log").children) entry.textContent = chatText(entry.said);
 }
 
@@ -113,6 +118,8 @@ export function termsWords() {
     lower_die_starts: $("invite-lowstart").checked, cube: $("invite-cube").checked,
     rated: $("invite-rated").checked, turn_seconds: $("invite-timer").value });
 }
+
+quickPlay.wire(termsWords);
 
 $("invite-unlimited").addEventListener("change", () => {
   $("invite-length").disabled = $("invite-timer").disabled = $("invite-unlimited").checked;

@@ -1,0 +1,213 @@
+"""Quick play in one lobby, on a fake clock (lobby/services/quick_play.py): two seeks of the same
+match within their ranges pair at once and the match starts; ranges widen as the clock moves;
+the oldest seek is served first; a bot is offered after `bot_after`; `quickplay cancel`, a
+logout and any other match end a seek; a player in a match cannot seek; a new login of a
+seeker is shown the seek; a classic session sees nothing new unless it types the command."""
+from __future__ import annotations
+
+import pytest
+
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.commands import game_commands, server_commands, table_commands, user_commands
+from fibs_server.lobby.limits.passwords import PasswordHasher
+from fibs_server.lobby.lobby import Lobby, LobbyConfig
+from fibs_server.lobby.play import arranged_matches
+from fibs_server.lobby.presence.session import Session
+from fibs_server.lobby.services.quick_play import QuickPlayConfig
+from fibs_server.lobby.services.seek_pairing import Widening
+from fibs_server.protocol import help as help_texts
+from fibs_server.protocol.commands import Command
+from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.texts import Departure
+from fibs_server.protocol.wording import game_texts, quick_play_texts
+from fibs_server.rules.dice import ScriptedDice
+from fibs_server.store import SqlStore, upgrade_database_async
+from tests.fake_clock import FakeClock
+from tests.lobby.recording import RecordingConnection, logged_in
+from tests.waiting import until
+
+CONFIG = QuickPlayConfig(widening=Widening(every=10.0, points=50.0), bot_after=30.0)
+
+
+def stand_in_bots() -> CommandTable:
+    """A `bot` command: the server has bots, so quick play offers one."""
+    table = CommandTable()
+
+    @table.command("bot")
+    async def bot(lobby: Lobby, session: Session, command: Command) -> None:
+        session.send_line("a bot match")
+
+    return table
+
+
+@pytest.fixture
+async def lobby_and_clock(tmp_path):
+    url = f"sqlite:///{tmp_path / 'lobby.db'}"
+    await upgrade_database_async(url)
+    store = await SqlStore.open(url)
+    script = ScriptedDice(((3, 1), (6, 5), (2, 2)))
+    clock = FakeClock()
+    lobby = Lobby(store, store, PasswordHasher(rounds=4),
+                  LobbyConfig(new_dice=lambda: script, choose_first_x=lambda: 1, clock=clock,
+                              quick_play=CONFIG),
+                  [user_commands.table, game_commands.table, table_commands.table,
+                   server_commands.table],
+                  chat_records=store, arrange=arranged_matches.arrange)
+    await lobby.quick_play.begin()  # one node: it holds the lease
+    yield lobby, clock
+    await store.close()
+
+
+async def seeker(lobby: Lobby, name: str, rating: float, line: str = "",
+                 ) -> tuple[Session, RecordingConnection]:
+    session, connection = await logged_in(lobby, name, web_events=True)
+    assert session.account is not None
+    session.account.rating = rating
+    if line:
+        await lobby.dispatch(session, line)
+    return session, connection
+
+
+def opponent(lobby: Lobby, session: Session) -> str | None:
+    running = lobby.match_table.match_of(session)
+    return None if running is None else running.opponent_of(session).name
+
+
+async def test_two_seeks_of_the_same_match_pair_at_once_and_the_match_starts(lobby_and_clock):
+    lobby, _ = lobby_and_clock
+    ann, ann_out = await seeker(lobby, "ann", 1500, "quickplay 3")
+    assert quick_play_texts.seeking(3, MatchTerms(), 200.0) in ann_out.take()
+    other, _ = await seeker(lobby, "cal", 1500, "quickplay 5")  # another length: no pair
+    bob, bob_out = await seeker(lobby, "bob", 1650, "quickplay 3")
+    await until(lambda: opponent(lobby, ann) == "bob", "ann's match with bob")
+    assert opponent(lobby, bob) == "ann" and lobby.match_table.match_of(other) is None
+    told = bob_out.take()
+    assert told.index(quick_play_texts.paired("ann")) < told.index(
+        "You are now playing a 3 point match with ann")
+    assert '"type":"quick_play","seek":null,"opponent":"ann"' in told
+    assert "** Player bob has joined you for a 3 point match." in ann_out.take()
+    assert lobby.quick_play.is_seeking(other) and not lobby.quick_play.is_seeking(ann)
+
+
+async def test_ranges_widen_as_the_clock_moves(lobby_and_clock):
+    lobby, clock = lobby_and_clock
+    ann, _ = await seeker(lobby, "ann", 1500, "quickplay 1 range 100")
+    bob, _ = await seeker(lobby, "bob", 1800, "quickplay 1 range 100")
+    # 300 apart: each range needs four widenings of 50, the fourth at 40 s.
+    clock.advance(39.9)
+    assert lobby.match_table.match_of(ann) is None
+    clock.advance(0.1)
+    await until(lambda: opponent(lobby, ann) == "bob", "the pair once both ranges reach 300")
+
+
+async def test_the_oldest_seek_is_served_first(lobby_and_clock):
+    lobby, clock = lobby_and_clock
+    ann, _ = await seeker(lobby, "ann", 1500, "quickplay 1 range 100")
+    clock.advance(1)
+    bob, _ = await seeker(lobby, "bob", 1700, "quickplay 1 range 100")  # 200 from ann
+    clock.advance(19)  # ann's range 200, bob's 150: not yet
+    assert lobby.match_table.match_of(ann) is None
+    cal, _ = await seeker(lobby, "cal", 1600, "quickplay 1 range 100")  # 100 from each
+    await until(lambda: opponent(lobby, cal) == "ann", "cal paired with the older ann")
+    assert lobby.quick_play.is_seeking(bob) and lobby.match_table.match_of(bob) is None
+
+
+async def test_a_bot_is_offered_after_a_while_and_the_seek_goes_on(lobby_and_clock):
+    lobby, clock = lobby_and_clock
+    lobby.dispatcher.add_commands(stand_in_bots())
+    ann, out = await seeker(lobby, "ann", 1500, "quickplay 5 unrated")
+    out.take()
+    clock.advance(29.9)
+    assert "nobody has come" not in out.take()
+    clock.advance(0.1)
+    told = out.take()
+    assert quick_play_texts.bot_offer(5, MatchTerms(rated=False)) in told
+    assert "Type 'bot 5 unrated' to play a bot now" in told and '"bot_offered":true' in told
+    assert lobby.quick_play.is_seeking(ann)
+
+
+async def test_no_bot_is_offered_by_a_server_without_bots(lobby_and_clock):
+    lobby, clock = lobby_and_clock
+    _, out = await seeker(lobby, "ann", 1500, "quickplay 5")
+    out.take()
+    clock.advance(60)
+    assert "nobody has come" not in out.take()
+
+
+async def test_a_cancelled_seek_is_paired_with_nobody(lobby_and_clock):
+    lobby, _ = lobby_and_clock
+    ann, out = await seeker(lobby, "ann", 1500, "quickplay 3")
+    await lobby.dispatch(ann, "quickplay cancel")
+    told = out.take()
+    assert quick_play_texts.CANCELLED in told and '"seek":null,"opponent":null' in told
+    await lobby.dispatch(ann, "quickplay cancel")
+    assert quick_play_texts.NOT_SEEKING in out.take()
+    bob, _ = await seeker(lobby, "bob", 1500, "quickplay 3")
+    assert lobby.match_table.match_of(bob) is None and lobby.quick_play.is_seeking(bob)
+
+
+async def test_a_logout_ends_the_seek(lobby_and_clock):
+    lobby, _ = lobby_and_clock
+    ann, _ = await seeker(lobby, "ann", 1500, "quickplay 3")
+    await lobby.log_out(ann, Departure.LOGGED_OUT)
+    bob, _ = await seeker(lobby, "bob", 1500, "quickplay 3")
+    assert lobby.match_table.match_of(bob) is None and lobby.quick_play.is_seeking(bob)
+
+
+async def test_a_player_in_a_match_cannot_seek_and_another_match_ends_a_seek(lobby_and_clock):
+    lobby, _ = lobby_and_clock
+    ann, ann_out = await seeker(lobby, "ann", 1500, "quickplay 3")
+    bob, _ = await seeker(lobby, "bob", 1500)
+    cal, _ = await seeker(lobby, "cal", 1500)
+    ann_out.take()
+    await lobby.matches.start_match(bob, ann, 1)  # ann plays a match found otherwise
+    told = ann_out.take()
+    assert quick_play_texts.STOPPED_PLAYING in told
+    assert not lobby.quick_play.is_seeking(ann)
+    await lobby.dispatch(ann, "quickplay 3")
+    assert game_texts.TWO_GAMES_AT_ONCE in ann_out.take()
+    await lobby.dispatch(cal, "quickplay 3")
+    assert lobby.match_table.match_of(cal) is None  # nobody to pair with: ann is busy
+
+
+async def test_usage_ranges_visitors_and_the_seek_rate(lobby_and_clock):
+    lobby, _ = lobby_and_clock
+    ann, out = await seeker(lobby, "ann", 1500)
+    for line in ("quickplay", "quickplay unlimited", "quickplay 5 range 5",
+                 "quickplay 5 range", "quickplay 5 sideways"):
+        await lobby.dispatch(ann, line)
+        assert "** " in out.take(), line
+    for _ in range(int(CONFIG.seek_burst)):
+        await lobby.dispatch(ann, "quickplay 5 range any")
+    assert "against anyone" in out.take()
+    await lobby.dispatch(ann, "quickplay 5")
+    assert "Too many quick play seeks" in out.take()
+
+
+async def test_a_classic_session_sees_nothing_new(lobby_and_clock):
+    lobby, _ = lobby_and_clock
+    ann, out = await logged_in(lobby, "ann")
+    await lobby.dispatch(ann, "commands")
+    assert "quickplay" not in out.take()
+    await lobby.dispatch(ann, "help")
+    assert out.lines() == [line for line in help_texts.INDEX if line != help_texts.BOTS_LINE]
+    for prefix in ("q", "qu", "qui", "quick"):
+        await lobby.dispatch(ann, f"{prefix} 5")
+        assert quick_play_texts.COMMAND not in out.take()
+    assert not lobby.quick_play.is_seeking(ann)
+
+
+async def test_a_new_login_of_a_seeker_is_shown_the_seek(lobby_and_clock):
+    lobby, clock = lobby_and_clock
+    lobby.dispatcher.add_commands(stand_in_bots())
+    ann, _ = await seeker(lobby, "ann", 1500, "quickplay 5")
+    clock.advance(CONFIG.bot_after)  # the bot offered
+    connection = RecordingConnection()
+    again = lobby.connect(connection)
+    again.clip, again.prompts = True, False
+    again.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+    assert ann.account is not None
+    await lobby.log_in(again, ann.account)  # a reload's new login takes the session over
+    told = connection.take()
+    assert '"type":"quick_play"' in told and '"bot_offered":true' in told
+    assert lobby.quick_play.is_seeking(again)
