@@ -15,7 +15,7 @@ from fibs_server.lobby.commands.common import (
 )
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.nodes.directory import RemoteUser
-from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play import arranged_matches, match_play
 from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import chat, texts
@@ -351,6 +351,12 @@ async def show_taken_over_match(lobby: Lobby, session: Session) -> None:
 async def send_saved_matches(lobby: Lobby, session: Session) -> None:
     """A page's Resume buttons: the saved matches, after the welcome."""
     await lobby.matches.send_saved_matches([session])
+
+
+@table.on_login
+async def resume_waiting_matches(lobby: Lobby, session: Session) -> None:
+    """A saved timed match whose opponent is online and free resumes by itself."""
+    await arranged_matches.resume_waiting_matches(lobby, session.name)
 
 
 # --- watching ----------------------------------------------------------------------------------

@@ -21,9 +21,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from typing import Protocol, TypeAlias
 
+from fibs_server.lobby.nodes.bus import Letter, notice
 from fibs_server.lobby.play.match_table import MatchTable
 from fibs_server.lobby.play.running_match import (
     Invitation,
@@ -41,6 +42,7 @@ from fibs_server.lobby.ports.match_records import (
     RatingUpdate,
     StaleMatchOwner,
 )
+from fibs_server.lobby.presence.attendance import Stay
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import info, texts
 from fibs_server.protocol.match_rules import MatchTerms
@@ -216,6 +218,10 @@ class People(Protocol):
     online: dict[str, Session]  # lower-case name -> session
 
     def is_online(self, session: Session) -> bool: ...
+
+    def stay_of(self, name: str) -> Stay | None: ...
+
+    def tell(self, names: Collection[str], letter: Letter) -> None: ...
 
     def is_visitor(self, session: Session) -> bool: ...
 
@@ -765,12 +771,32 @@ class Matches:
                 # grace period; only the mark of who left it (abandonment counts) is missing.
                 log.exception("storing that %s left match %s failed", running.names[leaver],
                               running.match_id)
+        posts: list[web_events.Post] = []
         if leaver is not None and running.timer is not None:
-            script = [*script, *running.timer.left(leaver)]
+            grace, countdown = running.timer.left(leaver)
+            script = [*script, *grace]
+            if countdown is not None:
+                # Both pages (the leaver's if still online) and the watchers' show who must
+                # come back by when.
+                posts = [web_events.Post(to, countdown, watching) for to, watching in
+                         ((0, None), (1, None), (WATCHERS, 1 - leaver))
+                         if to is WATCHERS or (player := running.sessions[to]) is not None
+                         and self.people.is_online(player)]
         self.tell(running, script)
+        self.post(running, lambda sides: posts)
         self.table.forget(running)
         if running.stored and leaver is not None:  # (a server that stops tells no one)
             await self.send_saved_matches(running.players())
+
+    def waits_for_both(self, names: tuple[str, str], leaver: int) -> None:
+        """A timed match's grace period ended without a forfeit: it waits, saved, for both
+        (to resume when both are online and free); its players are told so, wherever they
+        are (the classic sessions see nothing new)."""
+        for index, name in enumerate(names):
+            self.people.tell([name], notice(
+                [clock_texts.waits_for_both(names[1 - index])],
+                web_events.comeback_countdown(names[leaver], names[1 - leaver], None),
+                audience="extensions"))
 
     def told_of_parting(self, running: RunningMatch, players: Iterable[int]) -> list[Session]:
         """`players`' sessions and the watchers of both players: who hears of a parting."""

@@ -1,0 +1,102 @@
+"""Only a player's real absence loses a timed match (docs/FAIRNESS.md, "Absence"): a saved
+timed match whose players are both online resumes by itself, two drops at once forfeit
+nobody, and the one who must come back is told by when. Each result is read from the
+database: no player who was online, and neither of two who dropped at once, loses by
+forfeit."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+
+import pytest
+
+from fibs_server.protocol.wording import clock_texts, game_texts
+from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
+from tests.e2e.test_timers import harness, ring  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.stored
+
+DROPPED = re.compile(r"(> )?(alice|bob) drops connection\.")
+
+
+async def timed_match(harness, players) -> int:
+    """alice and bob in a `3 timer 60` match, alice to move; its id."""
+    alice, bob, _ = players
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "3 timer 60")
+    await alice.skip_until("Clock: alice has 60 seconds to move.")
+    await bob.skip_until("Clock: alice has 60 seconds to move.")
+    return (await harness.server.store.running_match("alice", "bob")).match_id
+
+
+async def assert_not_forfeited(harness, match_id: int) -> None:
+    record = await harness.server.store.match_by_id(match_id)
+    assert not record.finished and record.winner is None, record
+
+
+async def test_a_dropped_player_who_logs_in_again_resumes_the_timed_match_by_itself(
+        harness, players):
+    alice, bob, _ = players
+    match_id = await timed_match(harness, players)
+    await bob.close()
+    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+    await ring(harness, 20)
+    bob = await harness.login_clip("bob")
+    await bob.skip_until(game_texts.match_loaded_for_inviter("alice"))
+    await alice.skip_until(game_texts.match_loaded_for_joiner("bob"))
+    await alice.skip_until("Clock: alice has 60 seconds to move.")  # fresh time, running
+    await ring(harness, 45)  # past the grace period's end: nobody loses by absence
+    await assert_not_forfeited(harness, match_id)
+    assert harness.server.clocks.graces == {}
+    assert (await harness.server.store.match_by_id(match_id)).left_by is None
+
+
+async def test_two_drops_at_once_forfeit_nobody_and_the_match_resumes_when_both_are_back(
+        harness, players, caplog):
+    alice, bob, carol = players
+    match_id = await timed_match(harness, players)
+    caplog.set_level(logging.ERROR)
+    await asyncio.gather(alice.close(), bob.close())
+    await carol.skip_until(DROPPED)
+    await carol.skip_until(DROPPED)
+    record = await harness.server.store.match_by_id(match_id)
+    assert record.left_by in ("alice", "bob")  # the first the server saw go: abandonment's
+    assert list(harness.server.clocks.graces) == [match_id]  # one grace period, for it
+    await ring(harness, 60)  # whoever the server saw go first, the other was not there
+    await assert_not_forfeited(harness, match_id)
+    assert harness.server.clocks.graces == {} and caplog.records == []
+    alice = await harness.login_clip("alice")
+    await ring(harness, 600)  # alone, alice waits: no countdown runs for bob
+    await assert_not_forfeited(harness, match_id)
+    bob = await harness.login_clip("bob")
+    await bob.skip_until(game_texts.match_loaded_for_inviter("alice"))
+    await alice.skip_until(game_texts.match_loaded_for_joiner("bob"))
+    await assert_not_forfeited(harness, match_id)
+
+
+async def test_the_waiting_opponent_going_away_stops_the_countdown(harness, players):
+    alice, bob, carol = players
+    match_id = await timed_match(harness, players)
+    await bob.close()
+    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+    await alice.close()  # a blip: alice is back at once, bob is not
+    await carol.skip_until("alice drops connection.")
+    alice = await harness.login_clip("alice")
+    await ring(harness, 60)
+    await assert_not_forfeited(harness, match_id)
+    await alice.send("show saved")
+    await alice.skip_until(re.compile(r"\s*bob\s+3\s+0 -\s+0"))
+
+
+async def test_a_player_who_leaves_and_stays_online_is_held_to_the_deadline_told(
+        harness, players):
+    alice, bob, _ = players
+    match_id = await timed_match(harness, players)
+    await bob.send("leave")
+    await bob.skip_until("Resume the match within 60 seconds ('invite alice'), or you lose it.")
+    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+    await ring(harness, 60)
+    record = await harness.server.store.match_by_id(match_id)
+    assert record.finished and record.winner == "alice"
+    await bob.skip_until(clock_texts.did_not_come_back("bob", 60))
