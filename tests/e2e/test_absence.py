@@ -12,8 +12,10 @@ import re
 import pytest
 
 from fibs_server.protocol.wording import clock_texts, game_texts
+from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
 from tests.e2e.test_timers import harness, ring  # noqa: F401 (a fixture)
+from tests.e2e.test_tournament_commands import create, pass_over
 
 pytestmark = pytest.mark.stored
 
@@ -100,3 +102,40 @@ async def test_a_player_who_leaves_and_stays_online_is_held_to_the_deadline_told
     record = await harness.server.store.match_by_id(match_id)
     assert record.finished and record.winner == "alice"
     await bob.skip_until(clock_texts.did_not_come_back("bob", 60))
+
+
+@pytest.mark.parametrize("terms", ["5", "5 timer 60"])
+async def test_a_saved_match_never_blocks_a_tournament_pairing(tmp_path, terms):
+    """bob left a match with alice (untimed: a new one would replace it; timed: it would
+    have to be resumed first); their tournament pairing starts all the same, and the saved
+    match waits beside it, as it was."""
+    harness = ServerHarness(f"sqlite:///{tmp_path / 'pairing.db'}")
+    harness.use_fake_clock()
+    await harness.start()
+    try:
+        for name in ("alice", "bob"):
+            await harness.register(name)
+        alice, bob = [await harness.login_clip(name) for name in ("alice", "bob")]
+        for client in (alice, bob):
+            await client.send("toggle ready")
+            await client.skip_until("** You're now ready to invite or join someone.")
+        harness.script_dice((3, 1))
+        await join_match(alice, bob, terms)
+        await alice.skip_until("It's your turn to move.")
+        await bob.send("leave")
+        await alice.skip_until("** Player bob has left the game. The game was saved.")
+        store = harness.server.store
+        saved = await store.running_match("alice", "bob")
+        tid = await create(alice, "knockout length 3 when 2")
+        for name, client in (("alice", alice), ("bob", bob)):
+            await client.send(f"tournament join {tid}")
+            await client.skip_until(f"Tournament {tid}: {name} has joined.")
+        harness.script_dice((3, 1))
+        await pass_over(harness)
+        await bob.skip_until(re.compile(r"\*\* You are now playing a 3 point match with alice"))
+        (running,) = harness.server.lobby.match_table.running_matches()
+        assert running.match_id != saved.match_id and running.match.length == 3
+        kept = await store.match_by_id(saved.match_id)
+        assert not kept.finished and kept.state == saved.state and kept.left_by == "bob"
+    finally:
+        await harness.stop()

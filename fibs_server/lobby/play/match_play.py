@@ -507,15 +507,18 @@ class Matches:
             else:
                 await self.start_match(
                     inviter, joiner, invitation.length, terms=invitation.terms,
-                    unrated=None if invitation.terms.rated else "asked")
+                    unrated=None if invitation.terms.rated else "asked",
+                    keep_saved=invitation.arranged)
 
     async def start_match(self, inviter: Session, joiner: Session,
                           length: int | None, unrated: str | None = None,
-                          terms: MatchTerms = MatchTerms()) -> None:
+                          terms: MatchTerms = MatchTerms(), keep_saved: bool = False) -> None:
         """A new match played by `terms`; `unrated`: why it is not rated (a visitor's is not
-        stored either)."""
+        stored either). `keep_saved`: a match the server arranged (a tournament's pairing),
+        which never replaces the pair's saved match nor waits for it: that one stays saved
+        beside it, to be resumed after it."""
         stored = unrated != "visitor"
-        if stored and await self.saved_match_in_the_way(inviter, joiner):
+        if stored and not keep_saved and await self.saved_match_in_the_way(inviter, joiner):
             return
         match = new_match(length, self.settings.new_dice(), inviter, joiner,
                           self.settings.choose_first_x(), terms.rules, terms.crawford)
@@ -524,7 +527,8 @@ class Matches:
         # Replaces the pair's saved match, if any (both agreed: `saved_match_in_the_way`).
         match_id = (await self.store.create_match(inviter.name, joiner.name, length, state,
                                                   dice_record(match.dice_source, state,
-                                                              RollTally()))
+                                                              RollTally()),
+                                                  replace=not keep_saved)
                     if stored else 0)
         if self.left_meanwhile(inviter, joiner):
             return
@@ -669,8 +673,8 @@ class Matches:
         with self.table.starting(people) as claimed:
             if not claimed:
                 return None
-            record = await self.store.running_match(*names)
-            if (record is None or record.match_id != match_id or any(
+            record = await self.store.match_by_id(match_id)  # (a pairing's may be newer)
+            if (record is None or record.finished or any(
                     running.match_id == match_id for running in self.table.running_matches())):
                 return False
             try:
