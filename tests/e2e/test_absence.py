@@ -11,10 +11,12 @@ import re
 
 import pytest
 
+from fibs_server.lobby.play.match_play import STORE_RETRY_SECONDS
 from fibs_server.protocol.wording import clock_texts, game_texts
+from tests.durability.test_store_failures import NOT_STORED, failing_updates
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
-from tests.e2e.test_timers import harness, ring  # noqa: F401 (a fixture)
+from tests.e2e.test_timers import clock_of, harness, ring  # noqa: F401 (a fixture)
 from tests.e2e.test_tournament_commands import create, pass_over
 
 pytestmark = pytest.mark.stored
@@ -139,3 +141,36 @@ async def test_a_saved_match_never_blocks_a_tournament_pairing(tmp_path, terms):
         assert not kept.finished and kept.state == saved.state and kept.left_by == "bob"
     finally:
         await harness.stop()
+
+
+async def test_after_a_refused_store_the_player_on_turn_is_asked_again_once_it_answers(
+        harness, players):
+    """A client that waits after `could not store that` rather than send its move again is
+    shown the board and asked for its move once the store takes the match's state again."""
+    alice, bob, _ = players
+    harness.script_dice((3, 1), (6, 4))
+    await join_match(alice, bob, "5")
+    await alice.skip_until("It's your turn to move.")
+    board_before = await alice.read_line()
+    await bob.skip_until(re.compile(r"board:.*"))
+    matches = harness.server.lobby.matches
+    with failing_updates(harness, "matches"):
+        await alice.send("move 8-5 6-5")
+        await alice.expect_lines(NOT_STORED)
+        await ring_store(harness)  # the store still refuses: nothing new to ask
+        await alice.expect_silence()
+        assert matches.unstored
+    await ring_store(harness)
+    await alice.expect_lines(board_before, "Please move 2 pieces.")
+    assert not matches.unstored
+    await bob.expect_silence()  # nothing is due from bob
+    await alice.send("move 8-5 6-5")
+    await bob.skip_until("alice moves 8-5 6-5 .")
+    record = await harness.server.store.running_match("alice", "bob")
+    assert record.state["turn"] == 1  # stored: bob's turn
+
+
+async def ring_store(harness) -> None:
+    """The next try at storing a refused match's state, and what it did."""
+    clock_of(harness).advance(STORE_RETRY_SECONDS)
+    await harness.server.lobby.matches.quiet()

@@ -18,12 +18,14 @@ running match stops running while it stays saved.
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from typing import Protocol, TypeAlias
 
+from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.nodes.bus import Letter, notice
 from fibs_server.lobby.play.match_table import MatchTable
 from fibs_server.lobby.play.running_match import (
@@ -72,6 +74,8 @@ from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
 
 log = logging.getLogger(__name__)
+
+STORE_RETRY_SECONDS = 2.0  # after a refused store, how often the match's state is offered again
 
 
 @dataclasses.dataclass
@@ -203,13 +207,31 @@ def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
 def show_taken_over_match(running: RunningMatch, session: Session) -> None:
     """The match a new login took over: its board, and what the player must do."""
     index = running.index_of(session)
-    match = running.match
     tell_match_started(running, resumed=True, players=(index,))
+    prompt(running, index)
+
+
+def prompt(running: RunningMatch, index: int) -> None:
+    """Player `index` is shown the board as it stands, and asked what is due from them."""
+    session = running.sessions[index]
+    if session is None:
+        return
+    match = running.match
     board_to(session, running, match.moment(), index, as_you=True)
     if match.phase is Phase.ROLL_OR_DOUBLE and match.turn == index \
             and match.resignation is None:
         session.send_line(ROLL_OR_DOUBLE)
     remind(running, (index,))
+
+
+def players_to_act(running: RunningMatch) -> set[int]:
+    """The players a decision is due from: the one on turn, or each still to join the next
+    game."""
+    match = running.match
+    due = {index for index, _ in match_views.reminders(match, running.names)}
+    if match.phase is Phase.ROLL_OR_DOUBLE and match.resignation is None:
+        due.add(match.turn)
+    return due
 
 
 class People(Protocol):
@@ -252,6 +274,9 @@ class MatchSettings(Protocol):
     @property
     def forfeit_abandoned(self) -> bool: ...
 
+    @property
+    def clock(self) -> Clock: ...
+
 
 # The clock of a new or resumed match, None if untimed (lobby/play/turn_clock.py's).
 MatchTimers = Callable[[RunningMatch], "MatchTimer | None"]
@@ -280,6 +305,10 @@ class Matches:
         self.settings = settings
         self.finished = finished
         self.timer_for = clocks(self)
+        # The matches whose last action the store refused, until it takes their state again
+        # (`prompt_once_stored`), and the tries at it under way.
+        self.unstored: set[RunningMatch] = set()
+        self._tries: set[asyncio.Task] = set()
 
     @contextlib.asynccontextmanager
     async def playing(self, session: Session) -> AsyncIterator[RunningMatch | None]:
@@ -353,6 +382,7 @@ class Matches:
         try:
             rating = await self.store_state(running, ended, abandoned)
             stored = True
+            self.unstored.discard(running)
         except Exception as error:
             elsewhere = isinstance(error, StaleMatchOwner)
             if elsewhere:
@@ -366,10 +396,59 @@ class Matches:
             if elsewhere:
                 await self.owned_elsewhere(running)  # no clock: it runs here no more
                 return False, None
+            self.prompt_once_stored(running)
             stored, rating = False, None
         if running.timer is not None:
             running.timer.changed()  # before the boards are drawn: they show the clock
         return stored, rating
+
+    def prompt_once_stored(self, running: RunningMatch) -> None:
+        """The store refused the match's last action (undone, and its actor told to try
+        again): every STORE_RETRY_SECONDS its state as it stands is stored again, and once the
+        store takes it, the players a decision is due from are asked for it again (the board
+        and the prompt), so that a client that waits rather than resends goes on. Unless a
+        later action of the match was stored meanwhile (its players were told of it)."""
+        if running in self.unstored:
+            return
+        self.unstored.add(running)
+        self._try_storing_later(running)
+
+    def _try_storing_later(self, running: RunningMatch) -> None:
+        clock = self.settings.clock
+
+        def start() -> None:
+            task = asyncio.ensure_future(self._try_storing(running))
+            self._tries.add(task)
+            task.add_done_callback(self._tries.discard)
+        clock.call_at(clock.time() + STORE_RETRY_SECONDS, start)
+
+    async def _try_storing(self, running: RunningMatch) -> None:
+        async with running.lock:
+            if running not in self.unstored:
+                return  # an action was stored meanwhile
+            if running not in self.table.running_matches():
+                self.unstored.discard(running)
+                return
+            try:
+                await self.store_state(running)
+            except StaleMatchOwner:
+                self.unstored.discard(running)
+                await self.owned_elsewhere(running)
+                return
+            except Exception:
+                log.warning("match %s: the store still refuses its state; trying again in %g s",
+                            running.match_id, STORE_RETRY_SECONDS)
+                self._try_storing_later(running)
+                return
+            self.unstored.discard(running)
+            for index in sorted(players_to_act(running)):
+                prompt(running, index)
+
+    async def quiet(self) -> None:
+        """Until every try at storing a refused match's state that has begun is done (what a
+        test waits for after moving a fake clock on)."""
+        while self._tries:
+            await asyncio.gather(*self._tries, return_exceptions=True)
 
     async def owned_elsewhere(self, running: RunningMatch) -> None:
         """Another node claimed the match (its players resumed it there): it stops running here,
