@@ -220,6 +220,7 @@ class FibsServer:
                            # The analysis queue, if analyses run: the store queued the match.
                            match_finished=lambda match_id: self._wake_analyses(),
                            analyses=self.store, arranged=arranged_matches.receive,
+                           resume_waiting=arranged_matches.resume_waiting_matches,
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus)
         await self.lobby.restore_motd()
         if self.config.bus_url is not None:

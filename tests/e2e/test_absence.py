@@ -174,3 +174,29 @@ async def ring_store(harness) -> None:
     """The next try at storing a refused match's state, and what it did."""
     clock_of(harness).advance(STORE_RETRY_SECONDS)
     await harness.server.lobby.matches.quiet()
+
+
+async def test_a_saved_timed_match_waits_while_a_player_is_busy_and_resumes_when_free(
+        harness, players):
+    """bob drops; alice plays carol meanwhile; bob is back while she plays: his grace period
+    ends with both online, which loses nothing; her match with carol over, it resumes."""
+    alice, bob, carol = players
+    match_id = await timed_match(harness, players)
+    await bob.close()
+    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+    await carol.send("toggle ready")
+    await carol.skip_until("** You're now ready to invite or join someone.")
+    harness.script_dice((3, 1))
+    await alice.send("invite carol 1")
+    await carol.skip_until("Type 'join alice' to accept.")
+    await carol.send("join alice")
+    await alice.skip_until("It's your turn to move.")
+    bob = await harness.login_clip("bob")  # alice is busy: nothing resumes yet
+    await ring(harness, 60)
+    await assert_not_forfeited(harness, match_id)
+    await alice.send("resign n")
+    await carol.skip_until(re.compile(r".*alice wants to resign.*"))
+    await carol.send("accept")
+    await bob.skip_until(game_texts.match_loaded_for_joiner("alice"))
+    await alice.skip_until(game_texts.match_loaded_for_inviter("bob"))
+    await assert_not_forfeited(harness, match_id)

@@ -44,8 +44,7 @@ from fibs_server.lobby.ports.match_records import (
     RatingUpdate,
     StaleMatchOwner,
 )
-from fibs_server.lobby.presence.attendance import Stay
-from fibs_server.lobby.presence.session import Session
+from fibs_server.lobby.presence.session import Session, Stay
 from fibs_server.protocol import info, texts
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.refusals import refusal_text
@@ -292,18 +291,22 @@ class Matches:
     match starts, resumes, takes actions (apply → follow-ups → store → tell), and parts or
     finishes here. Its collaborators come in its constructor: `people` (who is online, and
     the reports to everyone), `clocks` (makes the clock of each match, given this owner),
-    and `finished` (told the id of each stored match that finished: the analysis queue; the
-    store queued the match already, in the transaction that finished it)."""
+    `finished` (told the id of each stored match that finished: the analysis queue; the
+    store queued the match already, in the transaction that finished it) and `freed` (told
+    the names of the players of each match that finished: a saved timed match of theirs may
+    resume now)."""
 
     def __init__(self, table: MatchTable, store: MatchStore, people: People,
                  settings: MatchSettings, *,
                  clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
-                 finished: Callable[[int], None] = lambda match_id: None) -> None:
+                 finished: Callable[[int], None] = lambda match_id: None,
+                 freed: Callable[[tuple[str, str]], None] = lambda names: None) -> None:
         self.table = table
         self.store = store
         self.people = people
         self.settings = settings
         self.finished = finished
+        self.freed = freed
         self.timer_for = clocks(self)
         # The matches whose last action the store refused, until it takes their state again
         # (`prompt_once_stored`), and the tries at it under way.
@@ -554,6 +557,7 @@ class Matches:
         self.table.forget(running)
         if running.stored:
             self.finished(running.match_id)
+        self.freed(running.names)
         winner = match.winner
         if winner is not None and match.length is not None:
             self.people.report(match_texts.match_report_line(

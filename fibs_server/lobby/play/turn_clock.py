@@ -24,7 +24,7 @@ from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.match_play import Matches
 from fibs_server.lobby.play.running_match import RunningMatch
-from fibs_server.lobby.presence.attendance import Stay
+from fibs_server.lobby.presence.session import Stay
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.views.match_views import WATCHERS, Script, say
 from fibs_server.protocol.wording import clock_texts

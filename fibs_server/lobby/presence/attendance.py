@@ -29,7 +29,7 @@ from fibs_server.lobby.nodes.bus import (
 )
 from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
 from fibs_server.lobby.ports.accounts import Account, AccountsWithVisitors
-from fibs_server.lobby.presence.session import Session, wire_text
+from fibs_server.lobby.presence.session import Session, Stay, wire_text
 from fibs_server.lobby.presence.who_list import WhoList
 from fibs_server.protocol import chat, clip, texts
 from fibs_server.protocol.texts import Departure
@@ -65,8 +65,6 @@ class NodeSettings(Protocol):
 
 
 LogOut = Callable[[Session, Departure], Awaitable[None]]
-# A user's stay online (`Attendance.stay_of`): their session here, or (node, login time).
-Stay = Session | tuple[str, int]
 
 
 class Attendance:
