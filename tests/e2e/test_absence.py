@@ -6,6 +6,7 @@ forfeit."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 
@@ -39,12 +40,27 @@ async def assert_not_forfeited(harness, match_id: int) -> None:
     assert not record.finished and record.winner is None, record
 
 
+def typed_messages(harness, name: str) -> list[dict]:
+    """The typed messages the server sends `name`'s session from now on, as a page would
+    get them."""
+    got: list[dict] = []
+    session = harness.server.lobby.attendance.online[name]
+    session.event_sink = lambda line, broadcast: got.append(json.loads(line))
+    return got
+
+
 async def test_a_dropped_player_who_logs_in_again_resumes_the_timed_match_by_itself(
         harness, players):
-    alice, bob, _ = players
+    alice, bob, carol = players
     match_id = await timed_match(harness, players)
+    await carol.send("watch alice")
+    await carol.skip_until("You're now watching alice.")
+    pages = {name: typed_messages(harness, name) for name in ("alice", "carol")}
     await bob.close()
     await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+    countdown = {"type": "comeback_countdown", "name": "bob", "opponent": "alice", "seconds": 60}
+    for name in ("alice", "carol"):  # the one who waits, and her watcher
+        assert [m for m in pages[name] if m["type"] == "comeback_countdown"] == [countdown]
     await ring(harness, 20)
     bob = await harness.login_clip("bob")
     await bob.skip_until(game_texts.match_loaded_for_inviter("alice"))
