@@ -35,6 +35,12 @@ async def timed_match(harness, players) -> int:
     return (await harness.server.store.running_match("alice", "bob")).match_id
 
 
+async def drops(bob, alice) -> None:
+    """bob's connection drops; alice, still there, is told his grace period."""
+    await bob.close()
+    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+
+
 async def assert_not_forfeited(harness, match_id: int) -> None:
     record = await harness.server.store.match_by_id(match_id)
     assert not record.finished and record.winner is None, record
@@ -56,8 +62,7 @@ async def test_a_dropped_player_who_logs_in_again_resumes_the_timed_match_by_its
     await carol.send("watch alice")
     await carol.skip_until("You're now watching alice.")
     pages = {name: typed_messages(harness, name) for name in ("alice", "carol")}
-    await bob.close()
-    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+    await drops(bob, alice)
     countdown = {"type": "comeback_countdown", "name": "bob", "opponent": "alice", "seconds": 60}
     for name in ("alice", "carol"):  # the one who waits, and her watcher
         assert [m for m in pages[name] if m["type"] == "comeback_countdown"] == [countdown]
@@ -98,8 +103,7 @@ async def test_two_drops_at_once_forfeit_nobody_and_the_match_resumes_when_both_
 async def test_the_waiting_opponent_going_away_stops_the_countdown(harness, players):
     alice, bob, carol = players
     match_id = await timed_match(harness, players)
-    await bob.close()
-    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+    await drops(bob, alice)
     await alice.close()  # a blip: alice is back at once, bob is not
     await carol.skip_until("alice drops connection.")
     alice = await harness.login_clip("alice")
@@ -198,8 +202,7 @@ async def test_a_saved_timed_match_waits_while_a_player_is_busy_and_resumes_when
     ends with both online, which loses nothing; her match with carol over, it resumes."""
     alice, bob, carol = players
     match_id = await timed_match(harness, players)
-    await bob.close()
-    await alice.skip_until("bob has 60 seconds to resume the match, or loses it.")
+    await drops(bob, alice)
     await carol.send("toggle ready")
     await carol.skip_until("** You're now ready to invite or join someone.")
     harness.script_dice((3, 1))
