@@ -45,7 +45,7 @@ async def rules_of_thumb(situation: Situation) -> Decision:
 
 
 @dataclasses.dataclass(frozen=True)
-class Absence:
+class AbsenceRule:
     """The rule a grace period decides by: who was where when it began (each a stay online,
     `Attendance.stay_of`). `waiting`: the opponent's (None: not known, a sweep's grace after
     a restart: whoever is online when it ends); `left_here`: the leaver's, if they left with
@@ -126,7 +126,7 @@ class MatchClocks:
 
     def start_grace(self, match_id: int, names: tuple[str, str], leaver: int,
                     seconds: float | None = None, swept: bool = False,
-                    epoch: int | None = None, absence: Absence | None = None) -> None:
+                    epoch: int | None = None, absence: AbsenceRule | None = None) -> None:
         """The leaver of match `match_id` between `names` loses it unless it is resumed
         within `seconds` (the server's grace period), by the rule of `absence` (None: a
         sweep's, whoever is online when it ends). `swept`: armed by a sweep over the
@@ -139,7 +139,7 @@ class MatchClocks:
             self.swept[match_id] = epoch
         else:
             self.swept.pop(match_id, None)
-        rule = absence or Absence(None, None)
+        rule = absence or AbsenceRule(None, None)
         self.graces[match_id] = self.clock.call_at(
             when, lambda: self.start_task(self._forfeit_abandoned(match_id, names, leaver, rule)))
 
@@ -164,9 +164,9 @@ class MatchClocks:
         self.swept.clear()
 
     async def _forfeit_abandoned(self, match_id: int, names: tuple[str, str],
-                                 leaver: int, absence: Absence) -> None:
+                                 leaver: int, absence: AbsenceRule) -> None:
         """The grace period ended and the match was not resumed: the leaver loses it if they
-        were absent for the whole of it while the opponent waited (`Absence.lost`); else the
+        were absent for the whole of it while the opponent waited (`AbsenceRule.lost`); else the
         match waits, saved, for both."""
         self.graces.pop(match_id, None)
         swept = match_id in self.swept
@@ -315,7 +315,7 @@ class TurnClock:
                                                      running.opponent_name(player))
         leaver = running.sessions[player]
         still_here = leaver is not None and people.is_online(leaver)
-        absence = Absence(people.stay_of(running.opponent_name(player)),
+        absence = AbsenceRule(people.stay_of(running.opponent_name(player)),
                           people.stay_of(running.names[player]) if still_here else None)
         self.clocks.start_grace(running.match_id, running.names, player, absence=absence)
         return ([say(index, text) for index, text in ((player, you), (1 - player, opponent))
