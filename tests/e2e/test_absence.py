@@ -91,6 +91,8 @@ async def test_two_drops_at_once_forfeit_nobody_and_the_match_resumes_when_both_
     await ring(harness, 60)  # whoever the server saw go first, the other was not there
     await assert_not_forfeited(harness, match_id)
     assert harness.server.clocks.graces == {} and caplog.records == []
+    await harness.server.clocks.resume_graces()  # the hourly sweep: it waits, untimed
+    assert harness.server.clocks.graces == {}
     alice = await harness.login_clip("alice")
     await ring(harness, 600)  # alone, alice waits: no countdown runs for bob
     await assert_not_forfeited(harness, match_id)

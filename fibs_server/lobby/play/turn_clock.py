@@ -98,6 +98,9 @@ class MatchClocks:
         # leaving here: the `sweeps` lease's, dropped with it (`drop_swept_graces`). Match
         # id -> its owner epoch as the sweep read it (None: not to be compared).
         self.swept: dict[int, int | None] = {}
+        # The matches whose grace period ended without a forfeit: they wait, saved, for both,
+        # and no sweep times them again (until resumed and left again).
+        self.waiting: set[int] = set()
         self._tasks: set[asyncio.Task] = set()
         self._closed = False
 
@@ -107,6 +110,7 @@ class MatchClocks:
         if grace is not None:
             grace.cancel()
         self.swept.pop(running.match_id, None)
+        self.waiting.discard(running.match_id)
         if not running.terms.timed:
             return None
         return TurnClock(self, running)
@@ -151,7 +155,8 @@ class MatchClocks:
         for record in await self.matches.store.left_matches():
             names = (record.player_a, record.player_b)
             if (record.length is not None and record.state.get("turn_seconds") is not None
-                    and record.left_by in names and record.match_id not in self.graces):
+                    and record.left_by in names and record.match_id not in self.graces
+                    and record.match_id not in self.waiting):
                 self.start_grace(record.match_id, names, names.index(record.left_by),
                                  swept=True, epoch=record.owner_epoch)
 
@@ -180,6 +185,7 @@ class MatchClocks:
                     or epoch is not None and record.owner_epoch != epoch):
                 return
         if not absence.lost(self.matches.people, names, leaver):
+            self.waiting.add(match_id)
             self.matches.waits_for_both(names, leaver)
             return
         back = clock_texts.did_not_come_back(names[leaver], self.grace_seconds)
