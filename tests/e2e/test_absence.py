@@ -20,8 +20,6 @@ from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixtu
 from tests.e2e.test_timers import clock_of, harness, ring  # noqa: F401 (a fixture)
 from tests.e2e.test_tournament_commands import create, pass_over
 
-pytestmark = pytest.mark.stored
-
 DROPPED = re.compile(r"(> )?(alice|bob) drops connection\.")
 
 
@@ -77,6 +75,7 @@ async def test_a_dropped_player_who_logs_in_again_resumes_the_timed_match_by_its
     assert (await harness.server.store.match_by_id(match_id)).left_by is None
 
 
+@pytest.mark.stored  # the two drops meet in the store (the first to leave)
 async def test_two_drops_at_once_forfeit_nobody_and_the_match_resumes_when_both_are_back(
         harness, players, caplog):
     alice, bob, carol = players
