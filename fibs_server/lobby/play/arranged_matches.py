@@ -118,9 +118,12 @@ async def resume_waiting_matches(lobby: Lobby, name: str) -> None:
         if record.length is None or record.state.get("turn_seconds") is None:
             continue  # only a timed match can be lost by absence: the others wait for `invite`
         opponent = record.player_b if record.player_a.lower() == name.lower() else record.player_a
+        here = free_here(lobby, opponent)
         if free_here(lobby, name) is not player or lobby.matches.is_live(name, opponent) or (
-                free_here(lobby, opponent) is None and free_elsewhere(lobby, opponent) is None):
+                here is None and free_elsewhere(lobby, opponent) is None):
             continue
+        if here is not None and here.is_bot:
+            continue  # a bot resumes when invited (lobby/services/bot_players.py)
         for one, other in ((player.name, opponent), (opponent, player.name)):
             lobby.attendance.tell([one], notice([clock_texts.resumes_by_itself(other)],
                                                 audience="extensions"))
