@@ -223,6 +223,7 @@ class FibsServer:
                            match_finished=lambda match_id: self._wake_analyses(),
                            analyses=self.store, arranged=arranged_matches.receive,
                            arrange=arranged_matches.arrange,
+                           resume_waiting=arranged_matches.resume_waiting_matches,
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus)
         await self.lobby.restore_motd()
         if self.config.bus_url is not None:

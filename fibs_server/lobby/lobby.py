@@ -102,6 +102,10 @@ async def _arrange_nothing(lobby: Lobby, invitation: Invitation) -> None:
     """A lobby given no way to start a pair's match (a test's) starts none."""
 
 
+async def _nothing(lobby: Lobby, name: str) -> None:
+    """A lobby without its arrangements resumes nothing by itself."""
+
+
 class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
                  config: LobbyConfig, tables: Iterable[CommandTable], *,
@@ -111,6 +115,7 @@ class Lobby:
                  analyses: AnalysisRecords | None = None,
                  arranged: Callable[[Lobby, ArrangedLetter], None] = lambda lobby, letter: None,
                  arrange: Callable[[Lobby, Invitation], Coroutine[Any, Any, object]] | None = None,
+                 resume_waiting: Callable[[Lobby, str], Coroutine[Any, Any, None]] = _nothing,
                  bus: Callable[[Deliver], Bus] = LocalBus,
                  ) -> None:
         self.accounts = AccountsWithVisitors(accounts)
@@ -151,7 +156,7 @@ class Lobby:
         # Every running match's life (lobby/play/match_play.py); `match_clocks` makes the clock
         # of each (a lobby without them plays every match untimed).
         self.matches = Matches(self.match_table, matches, self.attendance, config, clocks=match_clocks,
-                               finished=match_finished)
+                               finished=match_finished, freed=self._players_freed)
         # What carries out a match arranged by another node (`arranged_matches.receive`,
         # given by the app: it starts matches through this lobby).
         self._arranged = arranged
@@ -163,6 +168,9 @@ class Lobby:
             config.quick_play, arrange=lambda invitation: (arrange or _arrange_nothing)(
                 self, invitation),
             bots_offered=lambda: "bot" in self.dispatcher.command_words)
+        # What resumes a user's saved timed match that waits for both, when a match of theirs
+        # ended (`arranged_matches.resume_waiting_matches`, given by the app).
+        self._resume_waiting = resume_waiting
         # The stored match analyses (`history` marks the analysed matches).
         self.analyses = analyses
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
@@ -176,6 +184,14 @@ class Lobby:
                                            self.stop_requested)
         # The message of the day: the configured one until an administrator sets one.
         self.motd = config.motd
+
+    def _players_freed(self, names: tuple[str, str]) -> None:
+        """A match of theirs ended: a saved timed match of either that waits for both resumes
+        now if its other player is online and free (`resume_waiting`)."""
+        if self.closing:
+            return
+        for name in names:
+            self.attendance.start_job(self._resume_waiting(self, name))
 
     async def restore_motd(self) -> None:
         """At start: the message of the day an administrator set, if any."""

@@ -87,9 +87,11 @@ class SqlMatchStore:
     _finished_matches_queued: tuple[int, QueueLimits] | None  # see SqlAnalysisStore
 
     async def create_match(self, player_a: str, player_b: str, length: int | None,
-                           state: dict[str, Any], dice: MatchDice | None = None) -> int:
-        """The pair's running match, if any, is replaced: deleted, its games with it (ON
-        DELETE CASCADE), in the same transaction, so a start writes without reading first."""
+                           state: dict[str, Any], dice: MatchDice | None = None, *,
+                           replace: bool = True) -> int:
+        """With `replace`, the pair's running match, if any, is replaced: deleted, its games
+        with it (ON DELETE CASCADE), in the same transaction, so a start writes without
+        reading first."""
         now = self._now()
         replaced = select(MatchRow.id).where(~MatchRow.finished, _between(player_a, player_b))
         stored = _StoredState.of(state, moved_already=0)
@@ -102,7 +104,7 @@ class SqlMatchStore:
         # SQLite connection past its 30 s checkout timeout (docs/PERFORMANCE.md, "Limits").
         def insert_match(session: Session) -> tuple[int, list[int]]:
             connection = session.connection()
-            replaced_ids = list(connection.scalars(replaced))
+            replaced_ids = list(connection.scalars(replaced)) if replace else []
             if replaced_ids:
                 connection.execute(delete(_MATCHES).where(_MATCHES.c.id.in_(replaced_ids)))
             new_key = connection.execute(new_match).inserted_primary_key

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.stored
 async def test_a_swept_grace_forfeits_nothing_resumed_on_another_node(harness, players):
     saved = await timed_match_left_by_bob(harness, players)
     await harness.restart()  # its grace now comes from the sweep over the database
+    await harness.login_clip("alice")  # back, waiting: only bob's absence could lose it
     clocks = harness.server.clocks
     assert list(clocks.swept) == [saved.match_id] and list(clocks.graces) == [saved.match_id]
     # Another node resumes it (resuming forgets who left): this node's alarm cannot see that
@@ -31,6 +32,7 @@ async def test_a_swept_grace_forfeits_nothing_resumed_and_left_again_elsewhere(h
     new grace; the sweep's, from before, would end it early."""
     saved = await timed_match_left_by_bob(harness, players)
     await harness.restart()
+    await harness.login_clip("alice")
     store = harness.server.store
     epoch = await store.claim_match(saved.match_id)  # resumed on another node
     await store.mark_left(saved.match_id, None, epoch=epoch)
@@ -50,6 +52,7 @@ async def test_losing_the_sweeps_lease_drops_the_swept_graces_not_the_local_ones
     assert list(clocks.graces) == [saved.match_id]
 
     await harness.restart()
+    await harness.login_clip("alice")  # back, waiting: only bob's absence can lose it now
     clocks, sweeps = harness.server.clocks, harness.server.sweeps_lease.duty
     assert list(clocks.swept) == [saved.match_id]
     await sweeps.end()  # another node sweeps from now, and arms it itself

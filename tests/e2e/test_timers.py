@@ -194,12 +194,8 @@ async def test_a_drop_resumed_within_the_grace_period_goes_on(harness, players):
     await alice.skip_until("bob drops connection. The game was saved.")
     await alice.expect_lines("bob has 60 seconds to resume the match, or loses it.")
     clock.advance(59)  # no decision is timed while the match is not running
-    bob = await harness.login_clip("bob")
-    await bob.send("invite alice")
-    await bob.expect_lines("** You invited alice to resume a saved match.")
-    await alice.skip_until("Type 'join bob' to accept.")
-    await alice.send("join bob")
-    await alice.expect_lines("You are now playing with bob. Your running match was loaded.")
+    bob = await harness.login_clip("bob")  # both online: it resumes by itself
+    await alice.skip_until("You are now playing with bob. Your running match was loaded.")
     await alice.skip_until("Clock: alice has 30 seconds to move.")
     await alice.expect_lines(re.compile(r"board:.*"))  # after its clock
     clock.advance(2)  # past the grace period: resumed, nothing is lost

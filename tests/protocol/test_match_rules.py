@@ -109,4 +109,8 @@ def test_help_timer_tells_how_timed_matches_go(word):
     assert lines[0] == "Timed matches: 'invite <name> <points> timer 30' (or 'timer 60')."
     text = " ".join(lines)
     assert all(part in text for part in ("warned", "third time", "grace period", "'takeover"))
+    # The one rule of absence (docs/FAIRNESS.md): who loses by it, and who never does.
+    assert all(part in text for part in ("stay away for the whole grace period",
+                                         "opponent goes away too", "resumes by itself",
+                                         "database fault loses nothing"))
     assert all(len(line) <= 79 for line in lines)

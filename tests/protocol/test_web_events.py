@@ -231,7 +231,9 @@ def test_the_room_messages_validate():
             web_events.presence(WhoInfo("bob", "alice", None, True, False, 1523.4567, 12, 3,
                                         1_700_000_000, "10.0.0.1", "web", "bob@example.org")),
             web_events.gone("bob"),
-            web_events.time_warning(10, Phase.DOUBLE_OFFERED)):
+            web_events.time_warning(10, Phase.DOUBLE_OFFERED),
+            web_events.comeback_countdown("bob", "alice", 60),
+            web_events.comeback_countdown("bob", "alice", None)):
         valid(message)
     assert valid(web_events.invitation("alice", 5, terms=terms))["terms"] == {
         "variant": "nackgammon", "lower_die_starts": False, "cube": True, "turn_seconds": 30,

@@ -15,7 +15,7 @@ from fibs_server.lobby.commands.common import (
 )
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.nodes.directory import RemoteUser
-from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play import arranged_matches, match_play
 from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import chat, texts
@@ -192,9 +192,13 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
         return
     assert inviter is not None
     invitation = lobby.match_table.invitation_from(inviter.name)
-    if invitation is None or invitation.invitee.lower() != session.name.lower() \
-            or inviter is session:
+    if invitation is None or invitation.invitee.lower() != session.name.lower():
+        invitation = await saved_match_to_resume(lobby, session, inviter)
+    if invitation is None or inviter is session:
         session.send_line(game_texts.didnt_invite_you(inviter.name))
+        return
+    if lobby.match_table.busy(session):  # (meanwhile)
+        session.send_line(game_texts.TWO_GAMES_AT_ONCE)
         return
     if lobby.match_table.busy(inviter):
         session.send_line(game_texts.already_playing(inviter.name))
@@ -207,6 +211,20 @@ async def join(lobby: Lobby, session: Session, command: Command) -> None:
     lobby.match_table.withdraw(inviter.name, accepted_by=session.name)
     lobby.match_table.withdraw(session.name)
     await lobby.matches.play_invitation(invitation, inviter, session)
+
+
+async def saved_match_to_resume(lobby: Lobby, session: Session, other: Session
+                                ) -> Invitation | None:
+    """`join <other>` without their invitation: the resume of the pair's saved match, if they
+    have one, as if `other` had invited `session` to it (either player may resume it; made by
+    the server, it is joined whatever `other`'s `ready` says). None if they have none, and
+    for a bot (which resumes when invited: lobby/services/bot_players.py)."""
+    if other is session or other.is_bot or lobby.attendance.is_visitor(session):
+        return None
+    saved = await lobby.match_store.running_match(session.name, other.name)
+    if saved is None:
+        return None
+    return Invitation(other.name, session.name, saved.length, resume=True, arranged=True)
 
 
 @table.command("roll", short_forms=("r",), forwarded=Forwarding.HOST)
@@ -351,6 +369,12 @@ async def show_taken_over_match(lobby: Lobby, session: Session) -> None:
 async def send_saved_matches(lobby: Lobby, session: Session) -> None:
     """A page's Resume buttons: the saved matches, after the welcome."""
     await lobby.matches.send_saved_matches([session])
+
+
+@table.on_login
+async def resume_waiting_matches(lobby: Lobby, session: Session) -> None:
+    """A saved timed match whose opponent is online and free resumes by itself."""
+    await arranged_matches.resume_waiting_matches(lobby, session.name)
 
 
 # --- watching ----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from fibs_server.protocol import chat
 from fibs_server.protocol.views import web_events
 
 SaidKind = Literal["tell", "say", "shout", "kibitz", "whisper", "message"]
-Audience = Literal["named", "clip", "report", "tournaments", "tournament_pages"]
+Audience = Literal["named", "clip", "report", "tournaments", "tournament_pages", "extensions"]
 # In Account.settings: "on" (`tournament notify on`) hears of every tournament (default off).
 TOURNAMENT_NOTICE_SETTING = "tournament_notice"
 
@@ -85,7 +85,8 @@ class Said:
 class Notice:
     """Lines the same for every listener, and the typed message of the same to the pages
     that asked for them. `audience`: who of those addressed hear it, decided where they are
-    (`clip`: CLIP clients; `report`: those whose `report` toggle is on; `tournaments`: those
+    (`clip`: CLIP clients; `extensions`: the sessions that see our own lines unasked, the
+    web pages' (docs/PROTOCOL.md, "Classic sessions"); `report`: those whose `report` toggle is on; `tournaments`: those
     who asked to hear of tournaments; `tournament_pages`: the pages that follow the
     tournament of the `tournament` message, `follows_tournament`); `excluded`: names
     that do not; `broadcast`: formatted once and sent as a broadcast (no pager, no bot looks),
@@ -103,6 +104,8 @@ class Notice:
             return False
         if self.audience == "clip":
             return listener.clip
+        if self.audience == "extensions":
+            return listener.sees_extensions
         if self.audience == "tournaments":
             return hears_of_tournaments(listener)
         if self.audience == "tournament_pages":

@@ -19,12 +19,13 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
-from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged
+from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged, notice
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.match_rules import terms_fields, terms_from_fields
+from fibs_server.protocol.wording import clock_texts
 
 if TYPE_CHECKING:  # a type only: its functions are given the lobby
     from fibs_server.lobby.lobby import Lobby
@@ -79,6 +80,32 @@ async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> Runni
         lobby.attendance.tell_node(JoinArranged(lobby.config.node_id, home.node, invitation.invitee,
                                      inviter.name))
     return None
+
+
+async def resume_waiting_matches(lobby: Lobby, name: str) -> None:
+    """`name` came online here or is free again: their first saved timed match whose
+    opponent is online and free too resumes by itself, wherever the opponent is (as an
+    arrangement of the server's: a saved timed match never waits for a resume while both
+    could play it, docs/FAIRNESS.md). Both are told why first (the pages and the sessions
+    that see our own lines; the others see FIBS's lines of a resume)."""
+    player = free_here(lobby, name)
+    if player is None or player.is_bot or lobby.attendance.is_visitor(player):
+        return
+    for record in await lobby.match_store.running_matches(name):
+        if record.length is None or record.state.get("turn_seconds") is None:
+            continue  # only a timed match can be lost by absence: the others wait for `invite`
+        opponent = record.player_b if record.player_a.lower() == name.lower() else record.player_a
+        here = free_here(lobby, opponent)
+        if free_here(lobby, name) is not player or lobby.matches.is_live(name, opponent) or (
+                here is None and free_elsewhere(lobby, opponent) is None):
+            continue
+        if here is not None and here.is_bot:
+            continue  # a bot resumes when invited (lobby/services/bot_players.py)
+        for one, other in ((player.name, opponent), (opponent, player.name)):
+            lobby.attendance.tell([one], notice([clock_texts.resumes_by_itself(other)],
+                                                audience="extensions"))
+        await arrange(lobby, Invitation(player.name, opponent, record.length, resume=True))
+        return
 
 
 def receive(lobby: Lobby, letter: ArrangedLetter) -> None:

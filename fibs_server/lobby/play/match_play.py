@@ -18,12 +18,15 @@ running match stops running while it stays saved.
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from typing import Protocol, TypeAlias
 
+from fibs_server.lobby.clock import Clock
+from fibs_server.lobby.nodes.bus import Letter, notice
 from fibs_server.lobby.play.match_table import MatchTable
 from fibs_server.lobby.play.running_match import (
     Invitation,
@@ -41,7 +44,7 @@ from fibs_server.lobby.ports.match_records import (
     RatingUpdate,
     StaleMatchOwner,
 )
-from fibs_server.lobby.presence.session import Session
+from fibs_server.lobby.presence.session import Session, Stay
 from fibs_server.protocol import info, texts
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.refusals import refusal_text
@@ -70,6 +73,8 @@ from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
 
 log = logging.getLogger(__name__)
+
+STORE_RETRY_SECONDS = 2.0  # after a refused store, how often the match's state is offered again
 
 
 @dataclasses.dataclass
@@ -201,13 +206,31 @@ def dice_record(dice: Dice, state: dict, tally: RollTally) -> MatchDice:
 def show_taken_over_match(running: RunningMatch, session: Session) -> None:
     """The match a new login took over: its board, and what the player must do."""
     index = running.index_of(session)
-    match = running.match
     tell_match_started(running, resumed=True, players=(index,))
+    prompt(running, index)
+
+
+def prompt(running: RunningMatch, index: int) -> None:
+    """Player `index` is shown the board as it stands, and asked what is due from them."""
+    session = running.sessions[index]
+    if session is None:
+        return
+    match = running.match
     board_to(session, running, match.moment(), index, as_you=True)
     if match.phase is Phase.ROLL_OR_DOUBLE and match.turn == index \
             and match.resignation is None:
         session.send_line(ROLL_OR_DOUBLE)
     remind(running, (index,))
+
+
+def players_to_act(running: RunningMatch) -> set[int]:
+    """The players a decision is due from: the one on turn, or each still to join the next
+    game."""
+    match = running.match
+    due = {index for index, _ in match_views.reminders(match, running.names)}
+    if match.phase is Phase.ROLL_OR_DOUBLE and match.resignation is None:
+        due.add(match.turn)
+    return due
 
 
 class People(Protocol):
@@ -216,6 +239,10 @@ class People(Protocol):
     online: dict[str, Session]  # lower-case name -> session
 
     def is_online(self, session: Session) -> bool: ...
+
+    def stay_of(self, name: str) -> Stay | None: ...
+
+    def tell(self, names: Collection[str], letter: Letter) -> None: ...
 
     def is_visitor(self, session: Session) -> bool: ...
 
@@ -246,6 +273,9 @@ class MatchSettings(Protocol):
     @property
     def forfeit_abandoned(self) -> bool: ...
 
+    @property
+    def clock(self) -> Clock: ...
+
 
 # The clock of a new or resumed match, None if untimed (lobby/play/turn_clock.py's).
 MatchTimers = Callable[[RunningMatch], "MatchTimer | None"]
@@ -261,19 +291,27 @@ class Matches:
     match starts, resumes, takes actions (apply → follow-ups → store → tell), and parts or
     finishes here. Its collaborators come in its constructor: `people` (who is online, and
     the reports to everyone), `clocks` (makes the clock of each match, given this owner),
-    and `finished` (told the id of each stored match that finished: the analysis queue; the
-    store queued the match already, in the transaction that finished it)."""
+    `finished` (told the id of each stored match that finished: the analysis queue; the
+    store queued the match already, in the transaction that finished it) and `freed` (told
+    the names of the players of each match that finished: a saved timed match of theirs may
+    resume now)."""
 
     def __init__(self, table: MatchTable, store: MatchStore, people: People,
                  settings: MatchSettings, *,
                  clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
-                 finished: Callable[[int], None] = lambda match_id: None) -> None:
+                 finished: Callable[[int], None] = lambda match_id: None,
+                 freed: Callable[[tuple[str, str]], None] = lambda names: None) -> None:
         self.table = table
         self.store = store
         self.people = people
         self.settings = settings
         self.finished = finished
+        self.freed = freed
         self.timer_for = clocks(self)
+        # The matches whose last action the store refused, until it takes their state again
+        # (`prompt_once_stored`), and the tries at it under way.
+        self.unstored: set[RunningMatch] = set()
+        self._tries: set[asyncio.Task] = set()
 
     @contextlib.asynccontextmanager
     async def playing(self, session: Session) -> AsyncIterator[RunningMatch | None]:
@@ -347,6 +385,7 @@ class Matches:
         try:
             rating = await self.store_state(running, ended, abandoned)
             stored = True
+            self.unstored.discard(running)
         except Exception as error:
             elsewhere = isinstance(error, StaleMatchOwner)
             if elsewhere:
@@ -360,10 +399,59 @@ class Matches:
             if elsewhere:
                 await self.owned_elsewhere(running)  # no clock: it runs here no more
                 return False, None
+            self.prompt_once_stored(running)
             stored, rating = False, None
         if running.timer is not None:
             running.timer.changed()  # before the boards are drawn: they show the clock
         return stored, rating
+
+    def prompt_once_stored(self, running: RunningMatch) -> None:
+        """The store refused the match's last action (undone, and its actor told to try
+        again): every STORE_RETRY_SECONDS its state as it stands is stored again, and once the
+        store takes it, the players a decision is due from are asked for it again (the board
+        and the prompt), so that a client that waits rather than resends goes on. Unless a
+        later action of the match was stored meanwhile (its players were told of it)."""
+        if running in self.unstored:
+            return
+        self.unstored.add(running)
+        self._try_storing_later(running)
+
+    def _try_storing_later(self, running: RunningMatch) -> None:
+        clock = self.settings.clock
+
+        def start() -> None:
+            task = asyncio.ensure_future(self._try_storing(running))
+            self._tries.add(task)
+            task.add_done_callback(self._tries.discard)
+        clock.call_at(clock.time() + STORE_RETRY_SECONDS, start)
+
+    async def _try_storing(self, running: RunningMatch) -> None:
+        async with running.lock:
+            if running not in self.unstored:
+                return  # an action was stored meanwhile
+            if running not in self.table.running_matches():
+                self.unstored.discard(running)
+                return
+            try:
+                await self.store_state(running)
+            except StaleMatchOwner:
+                self.unstored.discard(running)
+                await self.owned_elsewhere(running)
+                return
+            except Exception:
+                log.warning("match %s: the store still refuses its state; trying again in %g s",
+                            running.match_id, STORE_RETRY_SECONDS)
+                self._try_storing_later(running)
+                return
+            self.unstored.discard(running)
+            for index in sorted(players_to_act(running)):
+                prompt(running, index)
+
+    async def quiet(self) -> None:
+        """Until every try at storing a refused match's state that has begun is done (what a
+        test waits for after moving a fake clock on)."""
+        while self._tries:
+            await asyncio.gather(*self._tries, return_exceptions=True)
 
     async def owned_elsewhere(self, running: RunningMatch) -> None:
         """Another node claimed the match (its players resumed it there): it stops running here,
@@ -469,6 +557,7 @@ class Matches:
         self.table.forget(running)
         if running.stored:
             self.finished(running.match_id)
+        self.freed(running.names)
         winner = match.winner
         if winner is not None and match.length is not None:
             self.people.report(match_texts.match_report_line(
@@ -501,15 +590,18 @@ class Matches:
             else:
                 await self.start_match(
                     inviter, joiner, invitation.length, terms=invitation.terms,
-                    unrated=None if invitation.terms.rated else "asked")
+                    unrated=None if invitation.terms.rated else "asked",
+                    keep_saved=invitation.arranged)
 
     async def start_match(self, inviter: Session, joiner: Session,
                           length: int | None, unrated: str | None = None,
-                          terms: MatchTerms = MatchTerms()) -> None:
+                          terms: MatchTerms = MatchTerms(), keep_saved: bool = False) -> None:
         """A new match played by `terms`; `unrated`: why it is not rated (a visitor's is not
-        stored either)."""
+        stored either). `keep_saved`: a match the server arranged (a tournament's pairing),
+        which never replaces the pair's saved match nor waits for it: that one stays saved
+        beside it, to be resumed after it."""
         stored = unrated != "visitor"
-        if stored and await self.saved_match_in_the_way(inviter, joiner):
+        if stored and not keep_saved and await self.saved_match_in_the_way(inviter, joiner):
             return
         match = new_match(length, self.settings.new_dice(), inviter, joiner,
                           self.settings.choose_first_x(), terms.rules, terms.crawford)
@@ -518,7 +610,8 @@ class Matches:
         # Replaces the pair's saved match, if any (both agreed: `saved_match_in_the_way`).
         match_id = (await self.store.create_match(inviter.name, joiner.name, length, state,
                                                   dice_record(match.dice_source, state,
-                                                              RollTally()))
+                                                              RollTally()),
+                                                  replace=not keep_saved)
                     if stored else 0)
         if self.left_meanwhile(inviter, joiner):
             return
@@ -663,8 +756,8 @@ class Matches:
         with self.table.starting(people) as claimed:
             if not claimed:
                 return None
-            record = await self.store.running_match(*names)
-            if (record is None or record.match_id != match_id or any(
+            record = await self.store.match_by_id(match_id)  # (a pairing's may be newer)
+            if (record is None or record.finished or any(
                     running.match_id == match_id for running in self.table.running_matches())):
                 return False
             try:
@@ -765,12 +858,32 @@ class Matches:
                 # grace period; only the mark of who left it (abandonment counts) is missing.
                 log.exception("storing that %s left match %s failed", running.names[leaver],
                               running.match_id)
+        posts: list[web_events.Post] = []
         if leaver is not None and running.timer is not None:
-            script = [*script, *running.timer.left(leaver)]
+            grace, countdown = running.timer.left(leaver)
+            script = [*script, *grace]
+            if countdown is not None:
+                # Both pages (the leaver's if still online) and the watchers' show who must
+                # come back by when.
+                posts = [web_events.Post(to, countdown, watching) for to, watching in
+                         ((0, None), (1, None), (WATCHERS, 1 - leaver))
+                         if to is WATCHERS or (player := running.sessions[to]) is not None
+                         and self.people.is_online(player)]
         self.tell(running, script)
+        self.post(running, lambda sides: posts)
         self.table.forget(running)
         if running.stored and leaver is not None:  # (a server that stops tells no one)
             await self.send_saved_matches(running.players())
+
+    def waits_for_both(self, names: tuple[str, str], leaver: int) -> None:
+        """A timed match's grace period ended without a forfeit: it waits, saved, for both
+        (to resume when both are online and free); its players are told so, wherever they
+        are (the classic sessions see nothing new)."""
+        for index, name in enumerate(names):
+            self.people.tell([name], notice(
+                [clock_texts.waits_for_both(names[1 - index])],
+                web_events.comeback_countdown(names[leaver], names[1 - leaver], None),
+                audience="extensions"))
 
     def told_of_parting(self, running: RunningMatch, players: Iterable[int]) -> list[Session]:
         """`players`' sessions and the watchers of both players: who hears of a parting."""

@@ -11,6 +11,7 @@ from fibs_server.lobby.ports.match_records import FIRST_OWNER_EPOCH, MatchRecord
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.settings import redoubles_limit
+from fibs_server.protocol.views import web_events
 from fibs_server.protocol.views.match_views import Script
 from fibs_server.protocol.wording.clock_texts import ClockReading
 from fibs_server.rules.board.greedy import greedy_bearoff
@@ -46,9 +47,9 @@ class MatchTimer(Protocol):
     def stop(self) -> None:
         """The match runs no more here: no decision is timed."""
 
-    def left(self, player: int) -> Script:
+    def left(self, player: int) -> tuple[Script, web_events.Message | None]:
         """`player` left or dropped the match: what the players are told of its grace period
-        (nothing, if it has none)."""
+        (nothing, if it has none), and its countdown for the pages (None: none)."""
 
     def reading(self) -> ClockReading | None:
         """The clock as shown with a board (None: no decision is being timed)."""

@@ -24,6 +24,7 @@ from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.match_play import Matches
 from fibs_server.lobby.play.running_match import RunningMatch
+from fibs_server.lobby.presence.session import Stay
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.views.match_views import WATCHERS, Script, say
 from fibs_server.protocol.wording import clock_texts
@@ -41,6 +42,28 @@ Decide = Callable[[Situation], Awaitable[Decision]]
 async def rules_of_thumb(situation: Situation) -> Decision:
     """The decision on a server without its bots (`--bots off`): computed at once."""
     return fallback(situation)
+
+
+@dataclasses.dataclass(frozen=True)
+class AbsenceRule:
+    """The rule a grace period decides by: who was where when it began (each a stay online,
+    `Attendance.stay_of`). `waiting`: the opponent's (None: not known, a sweep's grace after
+    a restart: whoever is online when it ends); `left_here`: the leaver's, if they left with
+    `leave` and stayed online, told their deadline (None: they went offline)."""
+
+    waiting: Stay | None
+    left_here: Stay | None
+
+    def lost(self, people: match_play.People, names: tuple[str, str], leaver: int) -> bool:
+        """Whether the leaver loses the match now: they have not come back (or, having left
+        with `leave`, have not resumed it) and the opponent has waited online all along.
+        Never when the opponent went away too (both dropped at once: the match waits for
+        both) or when the one who dropped is back online."""
+        waiting_now = people.stay_of(names[1 - leaver])
+        if waiting_now is None or self.waiting is not None and waiting_now != self.waiting:
+            return False
+        leaver_now = people.stay_of(names[leaver])
+        return leaver_now is None or leaver_now == self.left_here
 
 
 @dataclasses.dataclass
@@ -75,6 +98,9 @@ class MatchClocks:
         # leaving here: the `sweeps` lease's, dropped with it (`drop_swept_graces`). Match
         # id -> its owner epoch as the sweep read it (None: not to be compared).
         self.swept: dict[int, int | None] = {}
+        # The matches whose grace period ended without a forfeit: they wait, saved, for both,
+        # and no sweep times them again (until resumed and left again).
+        self.waiting: set[int] = set()
         self._tasks: set[asyncio.Task] = set()
         self._closed = False
 
@@ -84,6 +110,7 @@ class MatchClocks:
         if grace is not None:
             grace.cancel()
         self.swept.pop(running.match_id, None)
+        self.waiting.discard(running.match_id)
         if not running.terms.timed:
             return None
         return TurnClock(self, running)
@@ -103,9 +130,10 @@ class MatchClocks:
 
     def start_grace(self, match_id: int, names: tuple[str, str], leaver: int,
                     seconds: float | None = None, swept: bool = False,
-                    epoch: int | None = None) -> None:
+                    epoch: int | None = None, absence: AbsenceRule | None = None) -> None:
         """The leaver of match `match_id` between `names` loses it unless it is resumed
-        within `seconds` (the server's grace period). `swept`: armed by a sweep over the
+        within `seconds` (the server's grace period), by the rule of `absence` (None: a
+        sweep's, whoever is online when it ends). `swept`: armed by a sweep over the
         database, not by the leaving here, which read the match's owner `epoch`."""
         when = self.clock.time() + (self.grace_seconds if seconds is None else seconds)
         earlier = self.graces.pop(match_id, None)
@@ -115,8 +143,9 @@ class MatchClocks:
             self.swept[match_id] = epoch
         else:
             self.swept.pop(match_id, None)
+        rule = absence or AbsenceRule(None, None)
         self.graces[match_id] = self.clock.call_at(
-            when, lambda: self.start_task(self._forfeit_abandoned(match_id, names, leaver)))
+            when, lambda: self.start_task(self._forfeit_abandoned(match_id, names, leaver, rule)))
 
     async def resume_graces(self) -> None:
         """A sweep over the database (the `sweeps` lease's holder's; on one node, at its
@@ -126,7 +155,8 @@ class MatchClocks:
         for record in await self.matches.store.left_matches():
             names = (record.player_a, record.player_b)
             if (record.length is not None and record.state.get("turn_seconds") is not None
-                    and record.left_by in names and record.match_id not in self.graces):
+                    and record.left_by in names and record.match_id not in self.graces
+                    and record.match_id not in self.waiting):
                 self.start_grace(record.match_id, names, names.index(record.left_by),
                                  swept=True, epoch=record.owner_epoch)
 
@@ -139,8 +169,10 @@ class MatchClocks:
         self.swept.clear()
 
     async def _forfeit_abandoned(self, match_id: int, names: tuple[str, str],
-                                 leaver: int) -> None:
-        """The grace period ended and the match was not resumed: the leaver loses it."""
+                                 leaver: int, absence: AbsenceRule) -> None:
+        """The grace period ended and the match was not resumed: the leaver loses it if they
+        were absent for the whole of it while the opponent waited (`AbsenceRule.lost`); else the
+        match waits, saved, for both."""
         self.graces.pop(match_id, None)
         swept = match_id in self.swept
         epoch = self.swept.pop(match_id, None)
@@ -152,12 +184,17 @@ class MatchClocks:
             if (record is None or record.finished or record.left_by is None
                     or epoch is not None and record.owner_epoch != epoch):
                 return
+        if not absence.lost(self.matches.people, names, leaver):
+            self.waiting.add(match_id)
+            self.matches.waits_for_both(names, leaver)
+            return
         back = clock_texts.did_not_come_back(names[leaver], self.grace_seconds)
         forfeited = await self.matches.forfeit_saved(match_id, names, leaver,
                                                      [say(0, back), say(1, back)])
         if forfeited is None:  # being set up (resumed?) or not stored: try again shortly
             # (Not compared again: the failed forfeit may have claimed the match itself.)
-            self.start_grace(match_id, names, leaver, RETRY_SECONDS, swept=swept)
+            self.start_grace(match_id, names, leaver, RETRY_SECONDS, swept=swept,
+                             absence=absence)
 
     async def quiet(self) -> None:
         """Until the work of every alarm that has rung is done (what a test waits for after
@@ -270,20 +307,28 @@ class TurnClock:
             countdown.cancel()
         self.countdowns.clear()
 
-    def left(self, player: int) -> Script:
+    def left(self, player: int) -> tuple[Script, web_events.Message | None]:
         """A player left or dropped: with a turn timer, they lose the match unless it is
-        resumed within the grace period (a takeover alone keeps FIBS's saved match). What
-        the players still online are told of it."""
+        resumed within the grace period while the opponent waits online (a takeover alone
+        keeps FIBS's saved match). What the players still online are told of it, and the
+        countdown's message for their pages and the watchers' (None: none runs)."""
         running = self.running
         if running.turn_seconds is None or running.match.length is None:
-            return []
+            return [], None
         people = self.clocks.matches.people
-        you, opponent = clock_texts.come_back_within(running.names[player],
-                                                     self.clocks.grace_seconds,
+        seconds = self.clocks.grace_seconds
+        you, opponent = clock_texts.come_back_within(running.names[player], seconds,
                                                      running.opponent_name(player))
-        self.clocks.start_grace(running.match_id, running.names, player)
-        return [say(index, text) for index, text in ((player, you), (1 - player, opponent))
-                if (session := running.sessions[index]) is not None and people.is_online(session)]
+        leaver = running.sessions[player]
+        still_here = leaver is not None and people.is_online(leaver)
+        absence = AbsenceRule(people.stay_of(running.opponent_name(player)),
+                          people.stay_of(running.names[player]) if still_here else None)
+        self.clocks.start_grace(running.match_id, running.names, player, absence=absence)
+        return ([say(index, text) for index, text in ((player, you), (1 - player, opponent))
+                 if (session := running.sessions[index]) is not None
+                 and people.is_online(session)],
+                web_events.comeback_countdown(running.names[player],
+                                              running.opponent_name(player), seconds))
 
     def reading(self) -> ClockReading | None:
         """Who must decide, and how long they have: the player to act, else (between games)

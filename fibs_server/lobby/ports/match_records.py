@@ -93,10 +93,12 @@ class MatchStore(Protocol):
     tool or a test that runs no copy of the match); the lobby always passes its own."""
 
     async def create_match(self, player_a: str, player_b: str, length: int | None,
-                           state: dict[str, Any], dice: MatchDice | None = None) -> int:
-        """Insert a running match, owned at FIRST_OWNER_EPOCH, and return its id; the pair's
-        running match, if any, is replaced (a saved match that a new invitation starts
-        over) in the same transaction."""
+                           state: dict[str, Any], dice: MatchDice | None = None, *,
+                           replace: bool = True) -> int:
+        """Insert a running match, owned at FIRST_OWNER_EPOCH, and return its id; with
+        `replace`, the pair's running match, if any, is replaced (a saved match that a new
+        invitation starts over) in the same transaction; without, it stays saved beside the
+        new one (a tournament's pairing), which `running_match` finds first until it ends."""
 
     async def claim_match(self, match_id: int) -> int:
         """Own the running match from now on: its owner epoch goes up by one, in one

@@ -29,7 +29,7 @@ from fibs_server.lobby.nodes.bus import (
 )
 from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
 from fibs_server.lobby.ports.accounts import Account, AccountsWithVisitors
-from fibs_server.lobby.presence.session import Session, wire_text
+from fibs_server.lobby.presence.session import Session, Stay, wire_text
 from fibs_server.lobby.presence.who_list import WhoList
 from fibs_server.protocol import chat, clip, texts
 from fibs_server.protocol.texts import Departure
@@ -125,6 +125,16 @@ class Attendance:
     def is_visitor(self, session: Session) -> bool:
         """A visitor plays a bot without an account (`Lobby.new_visitor`)."""
         return session.name.lower() in self._accounts.visitors
+
+    def stay_of(self, name: str) -> Stay | None:
+        """What tells `name`'s present stay online from any other: their session here, or their
+        login on another node; None while they are offline. Two readings that differ mean they
+        were away (or logged in again) in between."""
+        here = self.online.get(name.lower())
+        if here is not None:
+            return here
+        user = self.directory.get(name)  # (a seat here stands for a user of another node)
+        return None if user is None else (user.node, user.login_time)
 
     def is_online(self, session: Session) -> bool:
         return (session.is_bot or self.online.get(session.name.lower()) is session

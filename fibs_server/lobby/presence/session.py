@@ -429,3 +429,8 @@ class Session:
             client=self.client_name,
             email=self.account.email,
         )
+
+
+# A user's stay online (`Attendance.stay_of`): their session here, or (node, login time) of
+# their login on another node.
+Stay = Session | tuple[str, int]

@@ -360,6 +360,14 @@ def time_warning(seconds: int, phase: Phase) -> Message:
     return {"type": "time_warning", "seconds": seconds, "decision": phase_name(phase)}
 
 
+def comeback_countdown(name: str, opponent: str, seconds: int | None) -> Message:
+    """To both players of a timed match that `name` left or dropped, and to the watchers:
+    `name` loses it unless they resume it within `seconds` (None: no countdown runs any more:
+    resumed, or the match waits for both)."""
+    return {"type": "comeback_countdown", "name": name, "opponent": opponent,
+            "seconds": seconds}
+
+
 # --- the user's own state: login, matches, watching, invitations ---------------------------------
 
 def logged_in(name: str, visitor: bool, rating: float, experience: int) -> Message:

@@ -67,6 +67,18 @@ def did_not_come_back(name: str, seconds: int) -> str:
     return f"{name} did not resume the match within {seconds} seconds and loses it."
 
 
+def waits_for_both(opponent: str) -> str:
+    """To a player of a saved timed match whose grace period ended without a forfeit (both
+    were away at some time, or the one who left is back): nobody loses it by absence now."""
+    return (f"Your saved match with {opponent} waits for you both: no countdown runs, and it "
+            f"resumes when you are both online and free.")
+
+
+def resumes_by_itself(opponent: str) -> str:
+    """To each player of a saved timed match that resumes because both are online and free."""
+    return f"You and {opponent} are both online: your saved timed match resumes."
+
+
 @dataclasses.dataclass(frozen=True)
 class ClockReading:
     """A timed match's clock as shown with a board: the player who must decide (0 or 1),

@@ -11,6 +11,7 @@ import { $, boardLabels, confirmAction, isBot } from "./ui.js";
 import { send, session } from "./session.js";
 import { randomSalt, rememberCommitment } from "./fair_dice.js";
 import { hideMatchEnd, showMatchEnd } from "./match_end.js";
+import { endCountdown, showCountdown } from "./absence_banner.js";
 
 const AUTO_CONFIRM_KEY = "fibs-auto-confirm";
 const ASK_FIRST_KEY = "fibs-ask-first";
@@ -39,6 +40,7 @@ export const HANDLERS = {
   board: showBoard,
   match_started: (message) => {
     hideMatchEnd();
+    endCountdown(); // resumed: nobody has to come back any more
     state.match = message;
     state.lastMove = null;
     // The seed is fixed and its commitment is here: a salt chosen now is one the server
@@ -48,7 +50,7 @@ export const HANDLERS = {
       send(`salt ${randomSalt()}`);
     }
   },
-  watching: () => { hideMatchEnd(); state.match = null; state.lastMove = null; },
+  watching: () => { hideMatchEnd(); endCountdown(); state.match = null; state.lastMove = null; },
   watch_ended: () => reset(),
   game_started: (message) => { state.lastMove = null; say(t("game.started", { game: message.game })); },
   opening_roll: (message) => {
@@ -91,6 +93,7 @@ export const HANDLERS = {
   forfeited: (message) => say(t(message.by === "player" ? "game.forfeited_player"
     : "game.forfeited_opponent", { name: opponentName() })),
   match_over: (message) => {
+    endCountdown(); // decided: forfeited, or played out
     sounds.play("match_over");
     say(t(message.winner === "player" ? "game.won_match" : "game.lost_match",
       { name: opponentName(), player: message.score.player, opponent: message.score.opponent,
@@ -103,6 +106,7 @@ export const HANDLERS = {
   joined_next_game: (message) => {
     if (message.by === "opponent") say(t("game.opponent_joined", { name: opponentName() }));
   },
+  comeback_countdown: showCountdown,
   time_warning: (message) => {
     sounds.play("warning");
     say(t("clock.warning", { seconds: message.seconds }));

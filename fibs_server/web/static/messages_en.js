@@ -104,6 +104,9 @@ export default {
   "confirm.leave": "Stop the match? It is saved and can be resumed with {name} later.",
   "confirm.take_back": "Taking a move back makes this match unrated. Take it back?",
 
+  "absence.countdown": "{name} must resume the match within {seconds} s, or loses it.",
+  "absence.your_countdown": "Resume the match within {seconds} s, or you lose it.",
+  "absence.waits": "Your saved match with {name} waits for you both: no countdown runs.",
   "clock.player": "Your time to {decision}: {seconds} s",
   "clock.opponent": "{name}'s time to {decision}: {seconds} s",
   "clock.warning": "Hurry: {seconds} s left.",

@@ -104,6 +104,9 @@ export default {
   "confirm.leave": "¿Parar el partido? Se guarda y podrás seguirlo con {name} más tarde.",
   "confirm.take_back": "Volver atrás una jugada hace que este partido no puntúe. ¿Volver atrás?",
 
+  "absence.countdown": "{name} debe reanudar el partido en {seconds} s, o lo pierde.",
+  "absence.your_countdown": "Reanuda el partido en {seconds} s, o lo pierdes.",
+  "absence.waits": "Tu partido guardado con {name} os espera a los dos: no corre ninguna cuenta atrás.",
   "clock.player": "Tu tiempo para {decision}: {seconds} s",
   "clock.opponent": "Tiempo de {name} para {decision}: {seconds} s",
   "clock.warning": "Date prisa: quedan {seconds} s.",
