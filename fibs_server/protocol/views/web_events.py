@@ -359,6 +359,27 @@ def analysis_ready(match_id: int, names: tuple[str, str],
                   for summary in players]}
 
 
+@dataclasses.dataclass(frozen=True)
+class TutorChoice:
+    """A decision the tutor names: `kind` ("move", "roll", "double", "take", "drop") and a
+    move's steps [from, to] in the player's numbering (None for the cube's decisions)."""
+    kind: str
+    steps: list[list[int]] | None
+
+
+def tutor(on: bool, threshold: float | None) -> Message:
+    """The player's tutor switched on (with its threshold, EMG) or off."""
+    return {"type": "tutor", "on": on, "threshold": threshold}
+
+
+def tutor_warning(proposed: TutorChoice, best: TutorChoice, loss: float,
+                  threshold: float) -> Message:
+    """The decision sent was held back: it loses `loss` (EMG) against `best`, more than the
+    player's `threshold`; sending it again (or `tutor play`) plays it."""
+    return {"type": "tutor_warning", "proposed": dataclasses.asdict(proposed),
+            "best": dataclasses.asdict(best), "loss": round(loss, 3), "threshold": threshold}
+
+
 def match_started(opponent: str, length: int | None, resumed: bool, rated: bool,
                   terms: MatchTerms | None, commitment: str | None = None,
                   salted: bool = False) -> Message:
