@@ -6,6 +6,7 @@ import * as game from "./game.js";
 import * as matchEnd from "./match_end.js";
 import * as room from "./room.js";
 import * as tournaments from "./tournaments.js";
+import * as tutor from "./tutor.js";
 import * as profile from "./profile.js";
 import * as sounds from "./sounds.js";
 import {
@@ -158,7 +159,7 @@ for (const handlers of [{
   logged_in: (message) => { session.visitor = message.visitor; room.loggedIn(message); },
   hello: (message) => learnVariants(message.variants), // before the room's and tournaments' hello
   refusal,
-}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS]) {
+}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS, tutor.HANDLERS]) {
   for (const [type, handler] of Object.entries(handlers)) {
     HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
   }
