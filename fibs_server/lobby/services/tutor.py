@@ -106,8 +106,8 @@ class Tutor:
         if situation is None or decision is None or not judged(situation, decision):
             return False
         key = moment_key(running)
-        if state.held == (key, decision):  # sent again as it was warned of: play it
-            state.held = None
+        held, state.held = state.held, None  # the warning holds for the next decision only
+        if held == (key, decision):  # sent again as it was warned of: play it
             return False
         wait = self.limit.wait_before(session.name.lower())
         if wait > 0:
