@@ -380,6 +380,16 @@ def tutor_warning(proposed: TutorChoice, best: TutorChoice, loss: float,
             "best": dataclasses.asdict(best), "loss": round(loss, 3), "threshold": threshold}
 
 
+def puzzle_result(puzzle_id: int, solved: bool, best: str, played: str, first: bool,
+                  rating: float, change: float, puzzle_rating: float) -> Message:
+    """To the player who answered a puzzle (`puzzle <id> <answer>`): whether it was the best,
+    the best and what the match saw, their puzzle rating (moved only at a `first` try) and
+    the puzzle's."""
+    return {"type": "puzzle_result", "puzzle_id": puzzle_id, "solved": solved, "best": best,
+            "played": played, "first": first, "rating": round(rating, 1),
+            "change": round(change, 1), "puzzle_rating": round(puzzle_rating, 1)}
+
+
 def match_started(opponent: str, length: int | None, resumed: bool, rated: bool,
                   terms: MatchTerms | None, commitment: str | None = None,
                   salted: bool = False) -> Message:
