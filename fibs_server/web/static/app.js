@@ -7,6 +7,7 @@ import * as matchEnd from "./match_end.js";
 import * as room from "./room.js";
 import * as tournaments from "./tournaments.js";
 import * as tutor from "./tutor.js";
+import * as puzzles from "./puzzles.js";
 import * as profile from "./profile.js";
 import * as sounds from "./sounds.js";
 import {
@@ -159,7 +160,8 @@ for (const handlers of [{
   logged_in: (message) => { session.visitor = message.visitor; room.loggedIn(message); },
   hello: (message) => learnVariants(message.variants), // before the room's and tournaments' hello
   refusal,
-}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS, tutor.HANDLERS]) {
+}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS, tutor.HANDLERS,
+  puzzles.HANDLERS]) {
   for (const [type, handler] of Object.entries(handlers)) {
     HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
   }
