@@ -12,6 +12,7 @@ import time
 
 from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.services.bot_players import BotConfig
+from tests.e2e.conftest import ServerHarness
 from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
 
 BATCH = 20  # plays sent at once
@@ -19,13 +20,20 @@ WARNED = re.compile(r"(> )*\*\* Tutor: .* loses .*")
 REFUSED = re.compile(r"(> )*\*\* The tutor was asked too often: .*")
 
 
-async def test_a_flood_of_tutor_judgements_is_paced_and_hurts_no_bystander(make_harness,
+async def test_a_flood_of_tutor_judgements_is_paced_and_hurts_no_bystander(tmp_path,
                                                                             tracebacks):
     limits = AbuseLimits(tutor_burst=4, tutor_per_second=2.0)  # the defaults, quicker
-    harness = await make_harness(abuse=limits)
-    harness.config = dataclasses.replace(harness.config,
+    harness = ServerHarness(f"sqlite:///{tmp_path / 'tutor.db'}")
+    harness.config = dataclasses.replace(harness.config, abuse_limits=limits,
                                          bots=BotConfig(think_time=0, workers=1))
-    await harness.restart()
+    await harness.start()
+    try:
+        await flood_the_tutor(harness, limits)
+    finally:
+        await harness.stop()
+
+
+async def flood_the_tutor(harness: ServerHarness, limits: AbuseLimits) -> None:
     harness.script_dice((3, 1))  # the visitor (inviting the bot) opens with 3-1
     mallory = await harness.connect("visitor", "127.0.0.2")
     await mallory.send("bot beginner 3")
