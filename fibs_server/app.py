@@ -214,6 +214,14 @@ class FibsServer:
             self.clocks = MatchClocks(matches, lobby_config.clock, lobby_config.grace_seconds,
                                       self._decide_expired)
             return self.clocks.timer_for
+        analysis = self.config.analysis
+        if analysis is not None:
+            self.analysis_lane = AnalysisLane(self.config.worker_priority)
+        # The bots' workers: the bots' decisions, and the tutor's judgements.
+        pool = None if self.config.bots is None else BotPool(
+            workers=self.config.bots.workers, time_budget=self.config.bots.time_budget,
+            cpu_share=self.config.bots.cpu_share, analyses=self.analysis_lane,
+            priority=self.config.worker_priority)
         self.lobby = Lobby(self.store, self.store, hasher, lobby_config,
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
@@ -224,7 +232,8 @@ class FibsServer:
                            analyses=self.store, arranged=arranged_matches.receive,
                            arrange=arranged_matches.arrange,
                            resume_waiting=arranged_matches.resume_waiting_matches,
-                           bus=LocalBus if self.config.bus_url is None else self._redis_bus)
+                           bus=LocalBus if self.config.bus_url is None else self._redis_bus,
+                           tutor_judge=None if pool is None else pool.judge)
         await self.lobby.restore_motd()
         if self.config.bus_url is not None:
             assert self.bus is not None  # made with the lobby (`_redis_bus`)
@@ -237,9 +246,8 @@ class FibsServer:
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
         self.lobby.gatekeeper.reserve(BotConfig().names.values())
-        analysis = self.config.analysis
         if analysis is not None:
-            self.analysis_lane = AnalysisLane(self.config.worker_priority)
+            assert self.analysis_lane is not None  # made before the lobby
             if analysis.busy_share > 0:
                 self.busy_hold = BusyHold(self.analysis_lane, LoopClock(),
                                           busy_share=analysis.busy_share)
@@ -251,10 +259,9 @@ class FibsServer:
         self.lobby.dispatcher.add_commands(analysis_commands.command_table(self.store, self.analysis_queue))
         if self.config.bots is not None:
             bots = self.config.bots
+            assert pool is not None  # made with the bots' configuration
             self.lobby.gatekeeper.reserve(bots.names.values())
-            self.bots = BotPlayers(self.lobby, bots, BotPool(
-                workers=bots.workers, time_budget=bots.time_budget, cpu_share=bots.cpu_share,
-                analyses=self.analysis_lane, priority=self.config.worker_priority))
+            self.bots = BotPlayers(self.lobby, bots, pool)
             self.lobby.dispatcher.add_commands(bot_commands.command_table(self.bots))
             await self.bots.start(log_in=False)
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(

@@ -45,7 +45,7 @@ from typing import Any
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
 
-from . import analysis, brain
+from . import analysis, brain, tutor
 from .brain import Level
 from .situation import Decision, Situation
 
@@ -329,6 +329,36 @@ class BotPool:
             return brain.fallback(situation)
         self.counts.decided += 1
         return decision
+
+    async def judge(self, situation: Situation, proposal: Decision) -> tutor.Verdict | None:
+        """The tutor's verdict on `proposal` (`tutor.judge`), in the quick levels' worker under
+        the same time budget and queue limit as a decision; None when it is late, refused or
+        failed: a hint has no fallback, the player is told so."""
+        if self._closed or self._under_way >= self.queue_limit:
+            self.counts.refused += 1
+            return None
+        self._under_way += 1
+        if self.analyses is not None:
+            self.analyses.hold()
+        try:
+            work = asyncio.wrap_future(self._quick_executor.submit(
+                tutor.judge, situation, proposal))
+            done, _ = await asyncio.wait({work}, timeout=self.time_budget)
+            if not done:
+                work.cancel()
+                self.counts.late += 1
+                return None
+            if work.cancelled() or work.exception() is not None:
+                self.counts.failed += 1
+                return None
+            return work.result()
+        except concurrent.futures.BrokenExecutor:
+            self.counts.failed += 1
+            return None
+        finally:
+            self._under_way -= 1
+            if self.analyses is not None:
+                self.analyses.release()
 
     def _after_failure(self, situation: Situation, executor: concurrent.futures.Executor,
                        error: BaseException) -> Decision:

@@ -20,7 +20,7 @@ from fibs_server.lobby.countdown import ShutdownCountdown
 from fibs_server.lobby.dispatcher import Dispatcher
 from fibs_server.lobby.limits.gatekeeper import Gatekeeper
 from fibs_server.lobby.limits.passwords import PasswordHasher
-from fibs_server.lobby.limits.read_limits import HeavyReadLimits
+from fibs_server.lobby.limits.read_limits import HeavyReadLimits, KeyedRateLimit
 from fibs_server.lobby.limits.shared_counts import SharedCounts
 from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.limits.who_pacing import WhoPacing
@@ -53,6 +53,7 @@ from fibs_server.lobby.presence.attendance import Attendance
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.services.quick_play import QuickPlay, QuickPlayConfig
+from fibs_server.lobby.services.tutor import Judge, Tutor
 from fibs_server.protocol import clip, texts
 from fibs_server.protocol.login_dialogue import TELNET, Client
 from fibs_server.protocol.texts import Departure
@@ -117,6 +118,7 @@ class Lobby:
                  arrange: Callable[[Lobby, Invitation], Coroutine[Any, Any, object]] | None = None,
                  resume_waiting: Callable[[Lobby, str], Coroutine[Any, Any, None]] = _nothing,
                  bus: Callable[[Deliver], Bus] = LocalBus,
+                 tutor_judge: Judge | None = None,
                  ) -> None:
         self.accounts = AccountsWithVisitors(accounts)
         # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
@@ -173,6 +175,11 @@ class Lobby:
         self._resume_waiting = resume_waiting
         # The stored match analyses (`history` marks the analysed matches).
         self.analyses = analyses
+        # The players' tutors, judging in the bots' worker (`tutor_judge`: BotPool.judge;
+        # None: no tutor, the server has no engine).
+        self.tutor = Tutor(tutor_judge, KeyedRateLimit(
+            config.abuse_limits.tutor_burst, config.abuse_limits.tutor_per_second,
+            config.clock.time))
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
         # (`whois`), set by the bots as they log in.
         self.bot_strengths: dict[str, tuple[float, float, str]] = {}

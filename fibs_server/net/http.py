@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import datetime
 import email.utils
 import gzip
 import hashlib
@@ -39,6 +40,7 @@ from fibs_server.lobby.commands.user_commands import RATED_MIN_EXPERIENCE
 from fibs_server.lobby.limits.read_limits import KeyedRateLimit
 from fibs_server.lobby.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from fibs_server.lobby.play.public_reads import dice_statistics, match_games, open_record
+from fibs_server.lobby.ports.analysis_records import AnalysisRecords, StoredPuzzle
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.lobby.services.analysis_queue import readable
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, Network, allowed, peer_address
@@ -591,6 +593,77 @@ async def player_matches(request: web.Request) -> web.Response:
         "next_before": rows[-1]["match_id"] if len(rows) == limit and rows else None})
 
 
+NO_SUCH_PUZZLE = "No such puzzle."
+
+
+def puzzle_json(stored: StoredPuzzle) -> dict[str, Any]:
+    """A puzzle without its answer (that comes with an answer: `puzzle <id> <answer>`),
+    from the decider's side: its Position ID has the decider's checkers first."""
+    asked, decider = stored.puzzle, stored.puzzle.player
+    owner = asked.cube_owner
+    return {"puzzle_id": stored.puzzle_id, "match_id": stored.match_id,
+            "players": list(stored.players), "length": stored.length, "game": asked.game,
+            "turn": asked.turn, "decider": stored.players[decider], "question": asked.question,
+            "position_id": asked.position_id,
+            "dice": list(asked.dice) if asked.dice else None, "cube": asked.cube,
+            "cube_owner": None if owner is None else "player" if owner == decider else "opponent",
+            "score": {"player": asked.score[decider], "opponent": asked.score[1 - decider]},
+            "rating": round(stored.rating, 1), "attempts": stored.attempts,
+            "solved": stored.solved}
+
+
+async def puzzle_records(request: web.Request) -> AnalysisRecords:
+    """The stored puzzles (the analyses' records), the address's heavy-read token taken."""
+    lobby = request.app[FRONT].lobby
+    refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
+    if lobby.analyses is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_PUZZLE)
+    return lobby.analyses
+
+
+async def daily_puzzle(request: web.Request) -> web.Response:
+    """`/api/puzzles/daily`: the day's puzzle (UTC), the same for everyone all day."""
+    day = datetime.datetime.now(datetime.timezone.utc).date()
+    stored = await (await puzzle_records(request)).daily_puzzle(day)
+    if stored is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_PUZZLE)
+    return web.json_response({"date": day.isoformat(), **puzzle_json(stored)})
+
+
+async def next_puzzle(request: web.Request) -> web.Response:
+    """`/api/puzzles/next?name=alice`: a puzzle alice has not tried, the nearest to her
+    puzzle rating (public, as her rating is)."""
+    records = await puzzle_records(request)
+    name = request.query.get("name", "")
+    rating = await records.puzzle_rating(name)
+    stored = await records.next_puzzle(name, rating.rating)
+    if stored is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_PUZZLE)
+    return web.json_response(puzzle_json(stored))
+
+
+async def puzzle(request: web.Request) -> web.Response:
+    """`/api/puzzles/7`: that puzzle."""
+    records = await puzzle_records(request)
+    typed = request.match_info["puzzle_id"]
+    stored = (await records.puzzle(int(typed))
+              if typed.isdigit() and int(typed) <= LARGEST_ID else None)
+    if stored is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_PUZZLE)
+    return web.json_response(puzzle_json(stored))
+
+
+async def player_puzzles(request: web.Request) -> web.Response:
+    """`/api/players/alice/puzzles`: alice's puzzle rating, tries and solves."""
+    records = await puzzle_records(request)
+    account = await request.app[FRONT].lobby.accounts.find_account(request.match_info["name"])
+    if account is None:
+        raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
+    rating = await records.puzzle_rating(account.name)
+    return web.json_response({"name": account.name, "rating": round(rating.rating, 1),
+                              "attempts": rating.attempts, "solved": rating.solved})
+
+
 async def dice(request: web.Request) -> web.Response:
     """`/api/dice?name=alice`: what `dicetest` shows: the server's rolls, and alice's when a
     name is given (the store's sums: a few rows whatever the archive's size)."""
@@ -633,6 +706,10 @@ def web_application(front: FrontEnd, files: StaticFiles, origins: frozenset[Orig
     application.router.add_get("/api/players/{name}", player)
     application.router.add_get("/api/players/{name}/matches", player_matches)
     application.router.add_get("/api/dice", dice)
+    application.router.add_get("/api/puzzles/daily", daily_puzzle)
+    application.router.add_get("/api/puzzles/next", next_puzzle)
+    application.router.add_get("/api/puzzles/{puzzle_id}", puzzle)
+    application.router.add_get("/api/players/{name}/puzzles", player_puzzles)
     application.router.add_get("/static/{name}", static)
     application.router.add_get("/static/{version}/{name}", versioned_static)
     application.router.add_get("/healthz", healthz)

@@ -16,7 +16,7 @@ INDEX = (
     "  Matches:     invite join leave roll move off double accept reject resign",
     "               redouble beaver raccoon otter board rawboard pip oldboard",
     "               oldmoves history watch unwatch look undo table sit fairdice",
-    "               salt analyse analysis tournament",
+    "               salt analyse analysis puzzle tutor tournament",
     "  Talking:     tell tellx say shout kibitz whisper message waitfor gag blind",
     BOTS_LINE,
     "  Topics:      rules crawford formula boardstyle sortwho timezones client",

@@ -225,6 +225,19 @@ TOPICS: dict[str, Topic] = {
         "decisions, luck and GNU Backgammon's words for the rate. 'moves': every",
         "decision with its error, marked ?! doubtful, ? bad, ?? very bad."),
         "analysis 12 moves"),
+    "puzzle": Topic("puzzle [daily | rating | <id> [<answer>]]", (
+        "The blunders of analysed rated matches to solve: 'puzzle' the next",
+        "for you (the nearest your puzzle rating), 'puzzle daily' the day's.",
+        "Answer with the play in your own point numbers (8/5 6/5, bar/22,",
+        "4/off) or double, no double, take, drop. Your first try of a puzzle",
+        "moves your puzzle rating and the puzzle's."),
+        "puzzle 7 8/5 6/5"),
+    "tutor": Topic("tutor on [<threshold>] | off | play", (
+        "In unrated matches only: each play and cube decision is judged before",
+        "it is made, and one that loses more than the threshold (0.08 unless",
+        "given, 0.01 to 1.0) is held back with the better one. Send it again,",
+        "or 'tutor play', to play it anyway. Never in a rated match."),
+        "tutor on 0.05"),
     "tournament": Topic("tournament create|join|leave|list|show|cancel|notify ...", (
         "Tournaments the server runs from sign-up to the winner.",
         "'tournament create knockout|swiss [options]' opens one; the options:",

@@ -6,7 +6,8 @@ queued by the transaction that finishes it (`SqlMatchStore.finish_match`, when
 `queue_finished_matches` turned that on), so no finished match is ever missed by a crash."""
 from __future__ import annotations
 
-from collections.abc import Callable
+import datetime
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -14,19 +15,34 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from fibs_server.bots import puzzles as puzzle_rules
+from fibs_server.bots.puzzles import Puzzle
 from fibs_server.lobby.ports.analysis_records import (
     WAITING,
     AnalysisRequest,
     Outcome,
+    PuzzleAttempt,
+    PuzzleRating,
     QueueLimits,
     Status,
     StoredAnalysis,
+    StoredPuzzle,
 )
-from fibs_server.store.models import AnalysisRequestRow, AnalysisResultRow, table_of
+from fibs_server.store.models import (
+    AnalysisRequestRow,
+    AnalysisResultRow,
+    MatchRow,
+    PuzzleAttemptRow,
+    PuzzleRatingRow,
+    PuzzleRow,
+    name_key,
+    table_of,
+)
 from fibs_server.store.transactions import Transactions
 
 _REQUESTS = table_of(AnalysisRequestRow)
 _RESULTS = table_of(AnalysisResultRow)
+_PUZZLES = table_of(PuzzleRow)
 _WAITING = [status.value for status in WAITING]
 FAILURE_CHARACTERS = 200  # of the reason kept for a failed request
 
@@ -78,7 +94,8 @@ class SqlAnalysisStore:
             return int(getattr(result, "rowcount", 0) or 0)
         return await self._writes.run(requeue)
 
-    async def store_analysis(self, match_id: int, plies: int, analysis: dict[str, Any]) -> None:
+    async def store_analysis(self, match_id: int, plies: int, analysis: dict[str, Any],
+                             puzzles: Sequence[Puzzle] = ()) -> None:
         now = self._now()
 
         def store(session: Session) -> None:
@@ -86,6 +103,15 @@ class SqlAnalysisStore:
             dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
             connection.execute(dialect.insert(_RESULTS).on_conflict_do_nothing(), {
                 "match_id": match_id, "plies": plies, "analysis": analysis, "analysed_at": now})
+            if puzzles:  # a deeper analysis's puzzles of the same decisions are kept once
+                connection.execute(dialect.insert(_PUZZLES).on_conflict_do_nothing(), [
+                    {"match_id": match_id, "game": puzzle.game, "turn": puzzle.turn,
+                     "player": puzzle.player, "question": puzzle.question,
+                     "position_id": puzzle.position_id,
+                     "dice": list(puzzle.dice) if puzzle.dice else None, "cube": puzzle.cube,
+                     "cube_owner": puzzle.cube_owner, "score": list(puzzle.score),
+                     "best": puzzle.best, "played": puzzle.played, "error": puzzle.error,
+                     "rating": puzzle.rating} for puzzle in puzzles])
             connection.execute(update(_REQUESTS).where(_REQUESTS.c.match_id == match_id)
                                .values(status=Status.DONE.value, failure=None))
         await self._writes.run(store)
@@ -115,6 +141,71 @@ class SqlAnalysisStore:
             return set()
         return set(await self._reads.run(lambda session: list(session.scalars(
             select(_RESULTS.c.match_id).where(_RESULTS.c.match_id.in_(match_ids))))))
+
+
+    async def puzzle(self, puzzle_id: int) -> StoredPuzzle | None:
+        return await self._reads.run(lambda session: _stored_puzzle(
+            session, session.get(PuzzleRow, puzzle_id)))
+
+    async def daily_puzzle(self, day: datetime.date) -> StoredPuzzle | None:
+        def read(session: Session) -> StoredPuzzle | None:
+            count = session.execute(select(func.count()).select_from(_PUZZLES)).scalar() or 0
+            if not count:
+                return None
+            return _stored_puzzle(session, session.scalars(
+                select(PuzzleRow).order_by(PuzzleRow.id)
+                .offset(puzzle_rules.daily_index(day, count)).limit(1)).first())
+        return await self._reads.run(read)
+
+    async def next_puzzle(self, name: str, rating: float) -> StoredPuzzle | None:
+        tried = select(PuzzleAttemptRow.puzzle_id).where(
+            PuzzleAttemptRow.name_key == name_key(name))
+        return await self._reads.run(lambda session: _stored_puzzle(session, session.scalars(
+            select(PuzzleRow).where(PuzzleRow.id.not_in(tried))
+            .order_by(func.abs(PuzzleRow.rating - rating), PuzzleRow.id).limit(1)).first()))
+
+    async def puzzle_rating(self, name: str) -> PuzzleRating:
+        def read(session: Session) -> PuzzleRating:
+            row = session.get(PuzzleRatingRow, name_key(name))
+            return (PuzzleRating(puzzle_rules.START_RATING, 0, 0) if row is None
+                    else PuzzleRating(row.rating, row.attempts, row.solved))
+        return await self._reads.run(read)
+
+    async def attempt_puzzle(self, name: str, puzzle_id: int, solved: bool) -> PuzzleAttempt:
+        now, key = self._now(), name_key(name)
+
+        def attempt(session: Session) -> PuzzleAttempt:
+            puzzle = session.get(PuzzleRow, puzzle_id, with_for_update=True)
+            assert puzzle is not None  # the lobby read it; puzzles go only with their match
+            player = session.get(PuzzleRatingRow, key, with_for_update=True)
+            if player is None:
+                player = PuzzleRatingRow(name_key=key, rating=puzzle_rules.START_RATING,
+                                         attempts=0, solved=0)
+                session.add(player)
+            if session.get(PuzzleAttemptRow, (key, puzzle_id)) is not None:
+                return PuzzleAttempt(False, player.rating, 0.0, puzzle.rating)
+            session.add(PuzzleAttemptRow(name_key=key, puzzle_id=puzzle_id, solved=solved,
+                                         tried_at=now))
+            before = player.rating
+            player.rating, puzzle.rating = puzzle_rules.rated(before, puzzle.rating, solved)
+            player.attempts += 1
+            puzzle.attempts += 1
+            player.solved += solved
+            puzzle.solved += solved
+            return PuzzleAttempt(True, player.rating, player.rating - before, puzzle.rating)
+        return await self._writes.run(attempt)
+
+
+def _stored_puzzle(session: Session, row: PuzzleRow | None) -> StoredPuzzle | None:
+    if row is None:
+        return None
+    match = session.get(MatchRow, row.match_id)
+    assert match is not None  # a puzzle goes with its match (ON DELETE CASCADE)
+    puzzle = Puzzle(row.game, row.turn, row.player, row.question, row.position_id,
+                    (row.dice[0], row.dice[1]) if row.dice else None, row.cube, row.cube_owner,
+                    (row.score[0], row.score[1]), row.best, row.played, row.error)
+    return StoredPuzzle(row.id, row.match_id, (match.player_a, match.player_b), match.length,
+                        puzzle, row.rating, row.attempts, row.solved)
 
 
 def queue_analysis(connection: Connection, match_id: int, plies: int, requested_by: str | None,

@@ -233,6 +233,57 @@ class AnalysisResultRow(Base):
     analysed_at: Mapped[int] = mapped_column(BigInteger)
 
 
+# Puzzles (bots/puzzles.py): the blundered decisions of analysed rated matches, each player's
+# puzzle rating, and who tried which puzzle (a rating moves at a player's first try only).
+
+class PuzzleRow(Base):
+    """One puzzle (`bots.puzzles.Puzzle`), stored with its analysis, and its rating so far."""
+    __tablename__ = "puzzles"
+    __table_args__ = (Index("ix_puzzles_match_decision", "match_id", "game", "turn", "player",
+                            unique=True),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    game: Mapped[int]
+    turn: Mapped[int]
+    player: Mapped[int]
+    question: Mapped[str]
+    position_id: Mapped[str]
+    dice: Mapped[list[int] | None] = mapped_column(JSON)
+    cube: Mapped[int]
+    cube_owner: Mapped[int | None]
+    score: Mapped[list[int]] = mapped_column(JSON)
+    best: Mapped[str]
+    played: Mapped[str]
+    error: Mapped[float] = mapped_column(Double)
+    # Indexed: a player's next puzzle is the nearest to their rating.
+    rating: Mapped[float] = mapped_column(Double, index=True)
+    attempts: Mapped[int] = mapped_column(server_default="0")
+    solved: Mapped[int] = mapped_column(server_default="0")
+
+
+class PuzzleRatingRow(Base):
+    """A player's puzzle rating (`name_key`: the lower-case name, as the accounts'), kept
+    apart from the accounts: a player who never tried one has no row."""
+    __tablename__ = "puzzle_ratings"
+
+    name_key: Mapped[str] = mapped_column(primary_key=True)
+    rating: Mapped[float] = mapped_column(Double)
+    attempts: Mapped[int]
+    solved: Mapped[int]
+
+
+class PuzzleAttemptRow(Base):
+    """A player's first try of a puzzle: later tries are answered but rate nothing."""
+    __tablename__ = "puzzle_attempts"
+
+    name_key: Mapped[str] = mapped_column(primary_key=True)
+    puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    solved: Mapped[bool]
+    tried_at: Mapped[int] = mapped_column(BigInteger)
+
+
 # Tournaments (lobby/ports/tournament_records.py): names are plain text, not foreign keys, as a
 # tournament's table of results outlives nothing but reads as it was played.
 

@@ -32,7 +32,7 @@ SCRIPT = [
     ("I", "look bob"), ("I", "oldboard"),
     *(("J", line) for line in (
         "board", "rawboard", "pip", "oldboard", "oldmoves", "look alice", "look bob",
-        "fairdice", "salt pepper", "undo", "unwatch", "off", "redouble", "beaver", "raccoon", "otter",
+        "fairdice", "salt pepper", "tutor on", "undo", "unwatch", "off", "redouble", "beaver", "raccoon", "otter",
         "reject", "say good luck", "kibitz nice", "whisper hm", "join", "move 1-2", "double",
         "roll")),
     ("I", "resign n"), ("J", "reject"), ("I", "resign n"), ("J", "accept"),

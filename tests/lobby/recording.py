@@ -41,15 +41,18 @@ class RecordingConnection:
         return self.take().split("\r\n")[:-1]
 
 
-async def recording_lobby(tmp_path, *dice: tuple[int, int]) -> tuple[Lobby, SqlStore]:
-    """A lobby on a fresh SQLite store whose matches roll `dice` (one script for all)."""
+async def recording_lobby(tmp_path, *dice: tuple[int, int], **lobby_options
+                          ) -> tuple[Lobby, SqlStore]:
+    """A lobby on a fresh SQLite store whose matches roll `dice` (one script for all);
+    `lobby_options`: the Lobby's keyword arguments (its collaborators)."""
     url = f"sqlite:///{tmp_path / 'lobby.db'}"
     await upgrade_database_async(url)
     store = await SqlStore.open(url)
     script = ScriptedDice(dice)
     lobby = Lobby(store, store, PasswordHasher(rounds=4),
                   LobbyConfig(new_dice=lambda: script, choose_first_x=lambda: 1),
-                  [user_commands.table, game_commands.table], chat_records=store)
+                  [user_commands.table, game_commands.table], chat_records=store,
+                  **lobby_options)
     return lobby, store
 
 

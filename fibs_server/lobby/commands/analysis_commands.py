@@ -1,18 +1,21 @@
 """`analyse <match>` (asks for a match's analysis), `analyse notify on|off` (be told when one is
 ready) and `analysis <match> [moves]` (reads it). Who may: a match's players, and anyone for
 a rated match (public, as the archive is); a visitor's bot match is never stored, so it has
-none."""
+none. `puzzle`: the blunders of analysed rated matches to solve (docs/ANALYSIS.md,
+"Puzzles")."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fibs_server.bots.puzzles import solves
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import LARGEST_ID, store_setting
-from fibs_server.lobby.ports.analysis_records import AnalysisRecords, Outcome
+from fibs_server.lobby.ports.analysis_records import AnalysisRecords, Outcome, StoredPuzzle
 from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.analysis_queue import NOTICE_SETTING, AnalysisQueue, readable
 from fibs_server.protocol.commands import Command, HeavyRead
+from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import analysis_texts
 
 if TYPE_CHECKING:  # a type only: each handler is given the lobby
@@ -88,5 +91,57 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
         render = analysis_texts.decisions if len(args) == 2 else analysis_texts.summary
         session.send_lines(render(record.match_id, names, stored.analysis))
 
+    # A puzzle is a few rows of an index, and an answer one short transaction: paced with
+    # the heavy reads per user all the same, as each costs the store a round trip.
+    @table.command("puzzle", visitors=False, whole_word_only=True,
+                   pacing=HeavyRead(analysis_texts.puzzles_too_often))
+    async def puzzle(lobby: Lobby, session: Session, command: Command) -> None:
+        args = command.args
+        if not args:
+            rating = await records.puzzle_rating(session.name)
+            shown = await records.next_puzzle(session.name, rating.rating)
+        elif args == ["daily"]:
+            shown = await records.daily_puzzle(lobby.now().date())
+        elif args == ["rating"]:
+            rating = await records.puzzle_rating(session.name)
+            session.send_line(analysis_texts.puzzle_rating(rating.rating, rating.attempts,
+                                                           rating.solved))
+            return
+        elif args[0].isdigit() and int(args[0]) <= LARGEST_ID:
+            shown = await records.puzzle(int(args[0]))
+            if shown is None:
+                session.send_line(analysis_texts.no_puzzle(args[0]))
+                return
+            if len(args) > 1:
+                await answer(session, shown, " ".join(args[1:]))
+                return
+        else:
+            session.send_line(analysis_texts.PUZZLE_USAGE)
+            return
+        if shown is None:
+            session.send_line(analysis_texts.NO_PUZZLE_LEFT)
+            return
+        asked = shown.puzzle
+        decider = asked.player
+        session.send_lines(analysis_texts.puzzle(
+            shown.puzzle_id, shown.rating, shown.match_id, shown.players, asked.game,
+            asked.question, asked.position_id, asked.dice, asked.cube,
+            cube_side(asked.cube_owner, decider),
+            (asked.score[decider], asked.score[1 - decider]), shown.length))
+
+    async def answer(session: Session, shown: StoredPuzzle, typed: str) -> None:
+        asked = shown.puzzle
+        solved = solves(asked.question, asked.position_id, asked.dice, asked.best, typed)
+        attempt = await records.attempt_puzzle(session.name, shown.puzzle_id, solved)
+        session.send_lines(analysis_texts.puzzle_answered(
+            solved, asked.best, asked.played, attempt.first, attempt.rating, attempt.change))
+        session.send_event(web_events.puzzle_result(
+            shown.puzzle_id, solved, asked.best, asked.played, attempt.first, attempt.rating,
+            attempt.change, attempt.puzzle_rating))
+
     return table
+
+
+def cube_side(owner: int | None, decider: int) -> str:
+    return "centred" if owner is None else "yours" if owner == decider else "theirs"
 

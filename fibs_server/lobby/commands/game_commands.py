@@ -5,6 +5,8 @@ import dataclasses
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from fibs_server.bots import situation as decisions
+from fibs_server.bots.situation import Decision
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import (
     MAX_MATCH_LENGTH,
@@ -18,15 +20,22 @@ from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.play import arranged_matches, match_play
 from fibs_server.lobby.play.running_match import Invitation
 from fibs_server.lobby.presence.session import Session
+from fibs_server.lobby.services.tutor import (
+    DEFAULT_THRESHOLD,
+    MAX_THRESHOLD,
+    MIN_THRESHOLD,
+    Proposal,
+)
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command, Forwarding
 from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
-from fibs_server.protocol.wording import game_texts, match_texts
+from fibs_server.protocol.wording import game_texts, match_texts, tutor_texts
 from fibs_server.rules import events as ev
 from fibs_server.rules.board.greedy import greedy_bearoff
 from fibs_server.rules.board.notation import MoveError, parse_move
+from fibs_server.rules.board.position import Play
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import IllegalAction, Match, Phase
 from fibs_server.rules.refusals import Refusal
@@ -229,50 +238,119 @@ async def saved_match_to_resume(lobby: Lobby, session: Session, other: Session
 
 @table.command("roll", short_forms=("r",), forwarded=Forwarding.HOST)
 async def roll(lobby: Lobby, session: Session, command: Command) -> None:
-    await lobby.matches.act(session, lambda m, p: m.roll(p))
+    # A roll where the player may double is the tutor's "no double".
+    if not await tutored(lobby, session, lambda m, p: decisions.ROLL):
+        await lobby.matches.act(session, lambda m, p: m.roll(p))
+
+
+async def tutored(lobby: Lobby, session: Session, proposal: Proposal) -> bool:
+    """Whether the player's tutor holds this decision back (they were told why)."""
+    return await lobby.tutor.holds_back(session, lobby.match_table.match_of(session), proposal)
+
+
+def typed_play(command: Command, match: Match, player: int) -> Play:
+    """The play the command's move text names in the roll being played (MoveError if none)."""
+    assert match.dice is not None  # the roll being played
+    return parse_move(" ".join(command.args), match.position_seen_by(player), match.dice,
+                      match.colour(player), match.legal_results)
+
+
+def bear_off_play(match: Match, player: int) -> Play | None:
+    assert match.dice is not None
+    return greedy_bearoff(match.position_seen_by(player), match.dice)
+
+
+def moving(match: Match, player: int) -> bool:
+    return match.turn == player and match.phase is Phase.MOVE
 
 
 @table.command("move", short_forms=("m",), forwarded=Forwarding.HOST)
 async def move(lobby: Lobby, session: Session, command: Command) -> None:
-    def play(match: Match, player: int) -> list[ev.Event]:
-        if match.turn != player or match.phase is not Phase.MOVE:
-            return match.move(player, None)  # the engine's own refusal
-        assert match.dice is not None  # the roll being played
+    def proposed(match: Match, player: int) -> Decision | None:
         try:
-            chosen = parse_move(" ".join(command.args), match.position_seen_by(player),
-                                match.dice, match.colour(player), match.legal_results)
+            return decisions.move(typed_play(command, match, player)) if moving(match, player) else None
+        except MoveError:
+            return None  # the rules refuse it below
+
+    def play(match: Match, player: int) -> list[ev.Event]:
+        if not moving(match, player):
+            return match.move(player, None)  # the engine's own refusal
+        try:
+            chosen = typed_play(command, match, player)
         except MoveError as error:
             raise IllegalAction(error.reason, **error.facts) from None
         return match.move(player, chosen)
-    await lobby.matches.act(session, play)
+    if not await tutored(lobby, session, proposed):
+        await lobby.matches.act(session, play)
 
 
 @table.command("off", forwarded=Forwarding.HOST)
 async def bear_off(lobby: Lobby, session: Session, command: Command) -> None:
+    def proposed(match: Match, player: int) -> Decision | None:
+        chosen = bear_off_play(match, player) if moving(match, player) else None
+        return None if chosen is None else decisions.move(chosen)
+
     def play(match: Match, player: int) -> list[ev.Event]:
-        if match.turn != player or match.phase is not Phase.MOVE:
+        if not moving(match, player):
             return match.move(player, None)
-        assert match.dice is not None
-        chosen = greedy_bearoff(match.position_seen_by(player), match.dice)
+        chosen = bear_off_play(match, player)
         if chosen is None:
             raise IllegalAction(Refusal.CANNOT_BEAR_OFF)
         return match.move(player, chosen)
-    await lobby.matches.act(session, play)
+    if not await tutored(lobby, session, proposed):
+        await lobby.matches.act(session, play)
 
 
 @table.command("double", forwarded=Forwarding.HOST)
 async def double(lobby: Lobby, session: Session, command: Command) -> None:
-    await lobby.matches.act(session, lambda m, p: m.double(p))
+    if not await tutored(lobby, session, lambda m, p: decisions.DOUBLE):
+        await lobby.matches.act(session, lambda m, p: m.double(p))
 
 
+# The tutor judges `accept` and `reject` as a take and a drop (and only where they answer a
+# double: `tutor.judged`).
 @table.command("accept", forwarded=Forwarding.HOST)
 async def accept(lobby: Lobby, session: Session, command: Command) -> None:
-    await lobby.matches.act(session, lambda m, p: m.accept(p))
+    if not await tutored(lobby, session, lambda m, p: decisions.TAKE):
+        await lobby.matches.act(session, lambda m, p: m.accept(p))
 
 
 @table.command("reject", forwarded=Forwarding.HOST)
 async def reject(lobby: Lobby, session: Session, command: Command) -> None:
-    await lobby.matches.act(session, lambda m, p: m.reject(p))
+    if not await tutored(lobby, session, lambda m, p: decisions.DROP):
+        await lobby.matches.act(session, lambda m, p: m.reject(p))
+
+
+@table.command("tutor", forwarded=Forwarding.HOST, whole_word_only=True)
+async def tutor(lobby: Lobby, session: Session, command: Command) -> None:
+    """`tutor on [threshold]`, `tutor off`, `tutor play` (the decision held back), `tutor`:
+    whether it is on (services/tutor.py)."""
+    words = [word.lower() for word in command.args]
+    running = lobby.match_table.match_of(session)
+    if not words:
+        session.send_line(tutor_texts.status(lobby.tutor.threshold_of(session)))
+    elif words[0] == "on" and len(words) <= 2:
+        threshold = parse_threshold(words[1]) if len(words) == 2 else DEFAULT_THRESHOLD
+        session.send_line(tutor_texts.USAGE if threshold is None
+                          else lobby.tutor.switch_on(session, running, threshold))
+    elif words == ["off"]:
+        session.send_line(lobby.tutor.switch_off(session))
+    elif words == ["play"]:
+        held = lobby.tutor.held(session, running)
+        if held is None:
+            session.send_line(tutor_texts.NOTHING_HELD)
+        else:
+            await lobby.matches.act(session, held.apply)
+    else:
+        session.send_line(tutor_texts.USAGE)
+
+
+def parse_threshold(word: str) -> float | None:
+    try:
+        threshold = float(word)
+    except ValueError:
+        return None
+    return threshold if MIN_THRESHOLD <= threshold <= MAX_THRESHOLD else None
 
 
 @table.command("redouble", forwarded=Forwarding.HOST)

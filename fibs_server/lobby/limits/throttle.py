@@ -50,6 +50,9 @@ class AbuseLimits:
     # /api/rating-history per address, each a token bucket.
     heavy_read_burst: int = 10
     heavy_reads_per_second: float = 1.0
+    # The tutor's judgements (lobby/services/tutor.py) per user: a token bucket each.
+    tutor_burst: int = 10
+    tutor_per_second: float = 1.0
     # Visitors (`bot` at the login prompt, no account) online at once, from one address and
     # in all; bot matches under way (any way they start), per player's address and in all.
     visitors_per_address: int = 10

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fibs_server.bots.analysis import DEFAULT_PLIES
+from fibs_server.bots.puzzles import puzzles_of
 from fibs_server.lobby.limits.busy_hold import BUSY_CPU_SHARE
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.ports.analysis_records import AnalysisRecords, Outcome, QueueLimits
@@ -130,7 +131,11 @@ class AnalysisQueue:
             log.exception("analysing match %d failed", request.match_id)
             await self.records.fail_analysis(request.match_id, repr(error))
             return True
-        await self.records.store_analysis(request.match_id, request.plies, result)
+        # A rated match's blunders become puzzles (public, as the match is); an unrated
+        # match's analysis stays its players'.
+        puzzles = (puzzles_of(result, record.state)
+                   if result["evaluated"] and readable(record, "") else [])
+        await self.records.store_analysis(request.match_id, request.plies, result, puzzles)
         told = {record.player_a, record.player_b, request.requested_by or record.player_a}
         # Every page of theirs hears it (its end of the match shows the error rates); a
         # classic session only when its user asked (`analyse notify on`).

@@ -389,6 +389,37 @@ def analysis_ready(match_id: int, names: tuple[str, str],
                   for summary in players]}
 
 
+@dataclasses.dataclass(frozen=True)
+class TutorChoice:
+    """A decision the tutor names: `kind` ("move", "roll", "double", "take", "drop") and a
+    move's steps [from, to] in the player's numbering (None for the cube's decisions)."""
+    kind: str
+    steps: list[list[int]] | None
+
+
+def tutor(on: bool, threshold: float | None) -> Message:
+    """The player's tutor switched on (with its threshold, EMG) or off."""
+    return {"type": "tutor", "on": on, "threshold": threshold}
+
+
+def tutor_warning(proposed: TutorChoice, best: TutorChoice, loss: float,
+                  threshold: float) -> Message:
+    """The decision sent was held back: it loses `loss` (EMG) against `best`, more than the
+    player's `threshold`; sending it again (or `tutor play`) plays it."""
+    return {"type": "tutor_warning", "proposed": dataclasses.asdict(proposed),
+            "best": dataclasses.asdict(best), "loss": round(loss, 3), "threshold": threshold}
+
+
+def puzzle_result(puzzle_id: int, solved: bool, best: str, played: str, first: bool,
+                  rating: float, change: float, puzzle_rating: float) -> Message:
+    """To the player who answered a puzzle (`puzzle <id> <answer>`): whether it was the best,
+    the best and what the match saw, their puzzle rating (moved only at a `first` try) and
+    the puzzle's."""
+    return {"type": "puzzle_result", "puzzle_id": puzzle_id, "solved": solved, "best": best,
+            "played": played, "first": first, "rating": round(rating, 1),
+            "change": round(change, 1), "puzzle_rating": round(puzzle_rating, 1)}
+
+
 def match_started(opponent: str, length: int | None, resumed: bool, rated: bool,
                   terms: MatchTerms | None, commitment: str | None = None,
                   salted: bool = False) -> Message:

@@ -175,3 +175,50 @@ def decision_lines(decision: Mapping[str, Any], names: tuple[str, str]) -> list[
     if error >= 0.0005 and not decision["forced"]:
         lines.append(f"      best: {decision['best']}")
     return lines
+
+
+# --- puzzles: the blunders of analysed rated matches (docs/ANALYSIS.md, "Puzzles") ---
+
+PUZZLE_USAGE = refusal("puzzle_usage", "** usage: puzzle [daily | rating | <puzzle id> "
+                       "[<answer>]]")
+NO_PUZZLE_LEFT = refusal("no_puzzle_left", "** There is no puzzle for you just now: "
+                         "they come from the blunders of analysed rated matches.")
+PUZZLE_QUESTIONS = {"play": "find the best play", "double": "double or not",
+                    "answer": "take or drop"}
+PUZZLE_HINTS = {"play": "the play in your own point numbers, e.g. 8/5 6/5 (bar, off)",
+                "double": "double, or no double", "answer": "take, or drop"}
+
+
+def no_puzzle(typed: str) -> str:
+    return refusal("no_puzzle", f"** There is no puzzle {typed}.", puzzle=typed)
+
+
+def puzzles_too_often(seconds: int) -> str:
+    return refusal("puzzles_too_often", f"** Too many puzzles asked for: try again in {seconds} "
+                   f"second{'s' if seconds != 1 else ''}.", seconds=seconds)
+
+
+def puzzle(puzzle_id: int, rating: float, match_id: int, players: tuple[str, str], game: int,
+           question: str, position_id: str, dice: tuple[int, int] | None, cube: int,
+           cube_is: str, score: tuple[int, int], length: int | None) -> list[str]:
+    """A puzzle as telnet shows it: gnubg's Position ID, with the decider on roll."""
+    of = "unlimited" if length is None else f"of {length}"
+    roll = f", dice {dice[0]}-{dice[1]}" if dice else ""
+    return [f"Puzzle {puzzle_id} (rating {rating:.0f}): match {match_id}, {players[0]} - "
+            f"{players[1]}, game {game}: {PUZZLE_QUESTIONS[question]}.",
+            f"  Position ID {position_id}{roll}, cube {cube} {cube_is}, score {score[0]}-"
+            f"{score[1]} {of} (yours first).",
+            f"  Type 'puzzle {puzzle_id} <answer>': {PUZZLE_HINTS[question]}."]
+
+
+def puzzle_answered(solved: bool, best: str, played: str, first: bool, rating: float,
+                    change: float) -> list[str]:
+    said = (f"Right: {best}." if solved
+            else f"Not the best: the analysis found {best} (the match saw {played}).")
+    rated = (f"Your puzzle rating: {rating:.1f} ({change:+.1f})." if first
+             else f"Your puzzle rating: {rating:.1f} (rated at your first try only).")
+    return [said, rated]
+
+
+def puzzle_rating(rating: float, attempts: int, solved: int) -> str:
+    return f"Your puzzle rating: {rating:.1f}, {solved} of {attempts} puzzles solved."

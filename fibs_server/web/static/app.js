@@ -6,6 +6,8 @@ import * as game from "./game.js";
 import * as matchEnd from "./match_end.js";
 import * as room from "./room.js";
 import * as tournaments from "./tournaments.js";
+import * as tutor from "./tutor.js";
+import * as puzzles from "./puzzles.js";
 import * as profile from "./profile.js";
 import * as sounds from "./sounds.js";
 import {
@@ -178,8 +180,8 @@ for (const handlers of [{
     learnPace(message.connection);
   },
   refusal,
-}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS,
-opponentConnection.HANDLERS]) {
+}, game.HANDLERS, matchEnd.HANDLERS, room.HANDLERS, tournaments.HANDLERS, tutor.HANDLERS,
+  puzzles.HANDLERS, opponentConnection.HANDLERS]) {
   for (const [type, handler] of Object.entries(handlers)) {
     HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
   }
