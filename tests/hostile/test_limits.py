@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import re
 import socket
 import tracemalloc
 
@@ -52,6 +53,9 @@ async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
     _, alice = await open_non_reader(harness.server.port)
     alice.write(b"login slowclient 1008 alice secret\r\ntoggle ready\r\n")
     await bob.skip_until("7 alice alice logs in.")
+    # Her `toggle ready` served (her who-line says ready) before bob invites her: otherwise
+    # she refuses games.
+    await bob.skip_until(re.compile(r"5 alice - - 1 .*"))
     lobby = harness.server.lobby
     server_side = lobby.attendance.online["alice"].connection.transport.get_extra_info("socket")
     server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fibs_server.bots import tutor as bots_tutor
 from fibs_server.lobby.limits.read_limits import KeyedRateLimit
-from fibs_server.protocol.wording import tutor_texts
+from fibs_server.protocol.wording import analysis_texts
 from tests.fake_clock import FakeClock
 from tests.lobby.recording import logged_in, recording_lobby
 from tests.lobby.test_web_events import split
@@ -38,7 +38,7 @@ async def test_a_losing_play_is_held_back_with_the_better_one_and_sent_anyway(tm
     lobby, alice, alice_out, bob_out = await two_players(tmp_path, unrated="asked")
     await lobby.dispatch(alice, "tutor on 0.05")
     lines, messages = split(alice_out)
-    assert lines == [tutor_texts.switched_on(0.05)]
+    assert lines == [analysis_texts.tutor_switched_on(0.05)]
     assert messages == [{"type": "tutor", "on": True, "threshold": 0.05}]
 
     await lobby.dispatch(alice, f"move {BAD_PLAY}")
@@ -50,8 +50,8 @@ async def test_a_losing_play_is_held_back_with_the_better_one_and_sent_anyway(tm
     assert warning["proposed"] == {"kind": "move", "steps": [[24, 21], [24, 23]]}
     assert sorted(warning["best"]["steps"]) == [[6, 5], [8, 5]]
     assert warning["loss"] > 0.05 and warning["threshold"] == 0.05
-    assert lines == [tutor_texts.warning(BAD_PLAY, BEST_PLAY, warning["loss"])] or \
-        lines == [tutor_texts.warning(BAD_PLAY, "6-5 8-5", warning["loss"])]
+    assert lines == [analysis_texts.tutor_warning(BAD_PLAY, BEST_PLAY, warning["loss"])] or \
+        lines == [analysis_texts.tutor_warning(BAD_PLAY, "6-5 8-5", warning["loss"])]
 
     await lobby.dispatch(alice, "tutor play")  # as warned: played now, no second judgement
     assert running.match.turn == 1
@@ -83,7 +83,7 @@ async def test_the_tutor_is_refused_in_a_rated_match_and_never_judges_there(tmp_
     split(alice_out)
     await lobby.dispatch(alice, "tutor on 0.02")
     lines, messages = split(alice_out)
-    assert lines == [tutor_texts.RATED] and refusal_codes(messages) == ["tutor_rated"]
+    assert lines == [analysis_texts.TUTOR_RATED] and refusal_codes(messages) == ["tutor_rated"]
 
     await lobby.dispatch(alice, f"move {BAD_PLAY}")  # left on from before: silent here
     assert lobby.match_table.match_of(alice).match.turn == 1 and calls == []
@@ -101,7 +101,7 @@ async def test_asking_the_tutor_too_often_is_refused_and_plays_nothing(tmp_path)
     split(alice_out)
     await lobby.dispatch(alice, f"move {BAD_PLAY}")
     lines, messages = split(alice_out)
-    assert lines == [tutor_texts.asked_too_often(2.0)]
+    assert lines == [analysis_texts.tutor_asked_too_often(2.0)]
     assert refusal_codes(messages) == ["tutor_asked_too_often"]
     assert lobby.match_table.match_of(alice).match.turn == 0  # refused, not played unjudged
     clock.now += 2.0

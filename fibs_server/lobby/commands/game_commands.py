@@ -31,7 +31,7 @@ from fibs_server.protocol.commands import Command, Forwarding
 from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
-from fibs_server.protocol.wording import game_texts, match_texts, tutor_texts
+from fibs_server.protocol.wording import analysis_texts, game_texts, match_texts
 from fibs_server.rules import events as ev
 from fibs_server.rules.board.greedy import greedy_bearoff
 from fibs_server.rules.board.notation import MoveError, parse_move
@@ -328,21 +328,21 @@ async def tutor(lobby: Lobby, session: Session, command: Command) -> None:
     words = [word.lower() for word in command.args]
     running = lobby.match_table.match_of(session)
     if not words:
-        session.send_line(tutor_texts.status(lobby.tutor.threshold_of(session)))
+        session.send_line(analysis_texts.tutor_status(lobby.tutor.threshold_of(session)))
     elif words[0] == "on" and len(words) <= 2:
         threshold = parse_threshold(words[1]) if len(words) == 2 else DEFAULT_THRESHOLD
-        session.send_line(tutor_texts.USAGE if threshold is None
+        session.send_line(analysis_texts.TUTOR_USAGE if threshold is None
                           else lobby.tutor.switch_on(session, running, threshold))
     elif words == ["off"]:
         session.send_line(lobby.tutor.switch_off(session))
     elif words == ["play"]:
         held = lobby.tutor.held(session, running)
         if held is None:
-            session.send_line(tutor_texts.NOTHING_HELD)
+            session.send_line(analysis_texts.TUTOR_NOTHING_HELD)
         else:
             await lobby.matches.act(session, held.apply)
     else:
-        session.send_line(tutor_texts.USAGE)
+        session.send_line(analysis_texts.TUTOR_USAGE)
 
 
 def parse_threshold(word: str) -> float | None:

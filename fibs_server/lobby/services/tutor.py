@@ -20,7 +20,7 @@ from fibs_server.bots.tutor import Verdict, judged
 from fibs_server.lobby.limits.read_limits import KeyedRateLimit
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.views import web_events
-from fibs_server.protocol.wording import tutor_texts
+from fibs_server.protocol.wording import analysis_texts
 from fibs_server.rules.board.notation import format_play
 from fibs_server.rules.match import Match
 
@@ -71,17 +71,17 @@ class Tutor:
                   threshold: float) -> str:
         """`tutor on`: its answer (a refusal in a rated match, or without an engine)."""
         if self.judge is None:
-            return tutor_texts.UNAVAILABLE
+            return analysis_texts.TUTOR_UNAVAILABLE
         if running is not None and rated(running):
-            return tutor_texts.RATED
+            return analysis_texts.TUTOR_RATED
         self._states[session] = TutorState(threshold)
         session.send_event(web_events.tutor(True, threshold))
-        return tutor_texts.switched_on(threshold)
+        return analysis_texts.tutor_switched_on(threshold)
 
     def switch_off(self, session: Session) -> str:
         self._states.pop(session, None)
         session.send_event(web_events.tutor(False, None))
-        return tutor_texts.SWITCHED_OFF
+        return analysis_texts.TUTOR_SWITCHED_OFF
 
     def held(self, session: Session, running: RunningMatch | None) -> Decision | None:
         """`tutor play`: the decision held back in the match as it stands, given up by the
@@ -111,19 +111,19 @@ class Tutor:
             return False
         wait = self.limit.wait_before(session.name.lower())
         if wait > 0:
-            session.send_line(tutor_texts.asked_too_often(wait))
+            session.send_line(analysis_texts.tutor_asked_too_often(wait))
             return True
         verdict = await self.judge(situation, decision)
         if running.match.is_over or moment_key(running) != key:
             return True  # the match moved on meanwhile (a timeout, a takeover): nothing to do
         if verdict is None:
-            session.send_line(tutor_texts.NO_ANSWER)
+            session.send_line(analysis_texts.TUTOR_NO_ANSWER)
             return True
         if verdict.loss <= state.threshold:
             return False
         state.held = (key, decision)
         colour = running.match.colour(player)
-        session.send_line(tutor_texts.warning(in_words(decision, colour),
+        session.send_line(analysis_texts.tutor_warning(in_words(decision, colour),
                                               in_words(verdict.best, colour), verdict.loss))
         session.send_event(web_events.tutor_warning(
             described(decision), described(verdict.best), verdict.loss, state.threshold))

@@ -4,6 +4,7 @@ players carry their derived figures: error rate, PR, rating words; its decisions
 and mark), so the JSON the web gets and what telnet shows are the same facts."""
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Mapping
 from typing import Any
@@ -222,3 +223,35 @@ def puzzle_answered(solved: bool, best: str, played: str, first: bool, rating: f
 
 def puzzle_rating(rating: float, attempts: int, solved: int) -> str:
     return f"Your puzzle rating: {rating:.1f}, {solved} of {attempts} puzzles solved."
+
+
+# The tutor's texts (`tutor`, an extension: a classic session that never types it sees none
+# of them). Equities in EMG, as the analysis's (docs/ANALYSIS.md).
+TUTOR_USAGE = refusal("tutor_usage", "** usage: tutor on [<threshold 0.01-1.0>] | off | play")
+TUTOR_RATED = refusal("tutor_rated", "** The tutor is not allowed in rated matches: it helps "
+                      "in unrated matches and unrated matches against bots.")
+TUTOR_UNAVAILABLE = refusal("tutor_unavailable", "** The tutor is not available on this server.")
+TUTOR_NO_ANSWER = refusal("tutor_no_answer", "** The tutor has no answer just now: send "
+                          "your decision again, or type 'tutor off'.")
+TUTOR_NOTHING_HELD = refusal("tutor_nothing_held", "** The tutor holds no decision of yours back.")
+TUTOR_SWITCHED_OFF = notice("** The tutor is off.")
+
+
+def tutor_switched_on(threshold: float) -> str:
+    return notice(f"** The tutor is on: it warns of a decision that loses more than "
+                  f"{threshold:.3f} (unrated matches only).")
+
+
+def tutor_status(threshold: float | None) -> str:
+    return TUTOR_SWITCHED_OFF if threshold is None else tutor_switched_on(threshold)
+
+
+def tutor_asked_too_often(wait: float) -> str:
+    seconds = max(1, math.ceil(wait))
+    return refusal("tutor_asked_too_often", f"** The tutor was asked too often: try again in "
+                   f"{seconds} second{'s' if seconds != 1 else ''}.", seconds=seconds)
+
+
+def tutor_warning(proposed: str, best: str, loss: float) -> str:
+    return notice(f"** Tutor: {proposed} loses {loss:.3f} against {best}. Send it again or "
+                  f"type 'tutor play' to play it anyway, or decide again.")
