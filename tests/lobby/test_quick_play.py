@@ -89,6 +89,47 @@ async def test_two_seeks_of_the_same_match_pair_at_once_and_the_match_starts(lob
     assert lobby.quick_play.is_seeking(other) and not lobby.quick_play.is_seeking(ann)
 
 
+async def test_a_pair_whose_player_is_no_longer_free_is_no_pair(lobby_and_clock):
+    lobby, _ = lobby_and_clock
+    ann, ann_out = await seeker(lobby, "ann", 1500, "quickplay 3")
+    bob, bob_out = await seeker(lobby, "bob", 1500)
+    # Paired now, its match started by a job on the next turn of the loop: ann is claimed by
+    # another match's start before then.
+    lobby.quick_play.seek(bob, 3, MatchTerms(), 200.0)
+    with lobby.match_table.starting(["ann"]):
+        await until(lambda: quick_play_texts.STOPPED_PLAYING in "".join(ann_out.events),
+                    "ann's seek ended, as she plays")
+    assert quick_play_texts.paired("bob") not in ann_out.take()
+    assert not lobby.quick_play.is_seeking(ann) and lobby.quick_play.is_seeking(bob)
+    assert "Quick play: you play" not in bob_out.take()
+    cal, _ = await seeker(lobby, "cal", 1500, "quickplay 3")  # bob waited on
+    await until(lambda: opponent(lobby, bob) == "cal", "bob's match with cal")
+
+
+async def test_a_match_that_could_not_start_leaves_both_seeking(lobby_and_clock, monkeypatch):
+    lobby, clock = lobby_and_clock
+    store = lobby.matches.store
+    healthy = store.create_match
+
+    async def failing(*args, **kwargs):
+        monkeypatch.setattr(store, "create_match", healthy)  # once
+        raise OSError("the database is down")
+
+    monkeypatch.setattr(store, "create_match", failing)
+    ann, ann_out = await seeker(lobby, "ann", 1500, "quickplay 3")
+    bob, bob_out = await seeker(lobby, "bob", 1500, "quickplay 3")
+    await until(lambda: lobby.quick_play.is_seeking(ann) and lobby.quick_play.is_seeking(bob),
+                "both seeking again")
+    for out, other in ((ann_out, "bob"), (bob_out, "ann")):
+        told = out.take()
+        assert told.index(quick_play_texts.paired(other)) < told.index(
+            quick_play_texts.not_started(other))
+        assert told.rindex('"seek":{"length":3') > told.index(quick_play_texts.not_started(other))
+    assert lobby.match_table.match_of(ann) is None
+    clock.advance(CONFIG.pass_gap)  # the next pass pairs them again; the store is back
+    await until(lambda: opponent(lobby, ann) == "bob", "ann's match with bob")
+
+
 async def test_ranges_widen_as_the_clock_moves(lobby_and_clock):
     lobby, clock = lobby_and_clock
     ann, _ = await seeker(lobby, "ann", 1500, "quickplay 1 range 100")

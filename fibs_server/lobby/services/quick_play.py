@@ -238,19 +238,82 @@ class QuickPlay:
         ready = [entry.seek for entry in list(self._book.values()) if self._free(entry)]
         for older, younger in pairs(ready, now, self.config.widening):
             first, second = self._book[older.key], self._book[younger.key]
+            self._forget(older.key)
+            self._forget(younger.key)
+            if first.node == second.node == self._node_id:
+                self._people.start_job(self._start_here(first, second))
+                continue
             for entry, opponent in ((first, younger.name), (second, older.name)):
-                self._forget(entry.seek.key)
                 self._people.tell_node(SeekEnded(self._node_id, entry.seek.name, opponent))
                 if entry.node == self._node_id:
                     self._tell_paired(entry.seek.key, opponent)
-            self._people.start_job(self._arrange(Invitation(
-                older.name, younger.name, first.length, terms=first.terms, arranged=True)))
+            self._people.start_job(self._arrange(self._invitation(first, second)))
         if self._widening is not None:
             self._widening.cancel()
         due = next_widening(self._book_seeks(), now, self.config.widening) \
             if len(self._book) > 1 else None
         self._widening = None if due is None else self._clock.call_at(
             max(due, now + self.config.pass_gap), self._pair)
+
+    @staticmethod
+    def _invitation(first: Entry, second: Entry) -> Invitation:
+        return Invitation(first.seek.name, second.seek.name, first.length, terms=first.terms,
+                          arranged=True)
+
+    async def _start_here(self, first: Entry, second: Entry) -> None:
+        """A pair whose players are both at home here: told they are paired only if both are
+        still free, and their match then started at once. Whoever is no longer free has their
+        seek ended (told if they are here); a seek whose match could not start goes on (its
+        player told), and so does the seek of a player whose opponent was no longer free, as
+        if never paired."""
+        pair = ((first, second), (second, first))
+        free = [self._free_session(entry) for entry in (first, second)]
+        if any(session is None for session in free):
+            for (entry, _), session in zip(pair, free):
+                if session is None:
+                    self._people.tell_node(SeekEnded(self._node_id, entry.seek.name))
+                    if (present := self._people.online.get(entry.seek.key)) is not None:
+                        self._tell_stopped(present)
+                else:
+                    self._restore(entry)
+            self._pair()
+            return
+        for entry, other in pair:
+            self._people.tell_node(SeekEnded(self._node_id, entry.seek.name, other.seek.name))
+            self._tell_paired(entry.seek.key, other.seek.name)
+        try:
+            started = await self._arrange(self._invitation(first, second))
+        except Exception:  # a store fault: it decides nothing, the seeks go on
+            log.exception("the quick play match of %s and %s did not start",
+                          first.seek.name, second.seek.name)
+            started = None
+        if started is not None:
+            return
+        for entry, other in pair:
+            session = self._free_session(entry)
+            if session is not None and self._restore(entry):
+                self._people.tell_node(self._letter(entry))
+                session.send_line(quick_play_texts.not_started(other.seek.name))
+                self.show(session)
+        if self._pairing and self._widening is None:
+            # Paired again on the next pass, not at once: a fault that lasts costs one
+            # attempt a `pass_gap`.
+            self._widening = self._clock.call_at(self._clock.time() + self.config.pass_gap,
+                                                 self._pair)
+
+    def _free_session(self, entry: Entry) -> Session | None:
+        """The seeker's session if they are here and may play now."""
+        session = self._people.online.get(entry.seek.key)
+        return session if session is not None and not self._busy(session) else None
+
+    def _restore(self, entry: Entry) -> bool:
+        """`entry`'s seek back in the book, unless its player seeks anew already; whether it
+        is."""
+        key = entry.seek.key
+        if key in self._book:
+            return False
+        self._book[key] = entry
+        return True
 
     def _book_seeks(self) -> list[Seek]:
         return [entry.seek for entry in self._book.values()]
@@ -261,8 +324,7 @@ class QuickPlay:
         directory (their node fell silent), or ended when they play."""
         key = entry.seek.key
         if entry.node == self._node_id:
-            session = self._people.online.get(key)
-            return session is not None and not self._busy(session)
+            return self._free_session(entry) is not None
         user = self._people.directory.get(entry.seek.name)
         if user is None or user.node != entry.node:
             del self._book[key]
