@@ -511,6 +511,11 @@ class Lobby:
         if invitee is not None and invitation.inviter.lower() not in invitee.gagged:
             invitee.send_event(web_events.invitation_withdrawn(invitation.inviter))
 
+    def playing_elsewhere(self, session: Session) -> None:
+        """`session`'s match started on another node: as for a match here, they seek no
+        other."""
+        self.quick_play.playing(session)
+
     def _who_changed(self, session: Session) -> None:
         if isinstance(session, SeatSession):
             self.seats.changed(session)  # its home tells its who-line
