@@ -334,9 +334,11 @@ class QuickPlay:
             session = self._free_session(entry)
             if session is not None and self._restore(entry):
                 self._seek_on(entry, session, other.seek.name)
-        if self._pairing and self._widening is None:
+        if self._pairing:
             # Paired again on the next pass, not at once: a fault that lasts costs one
             # attempt a `pass_gap`.
+            if self._widening is not None:
+                self._widening.cancel()
             self._widening = self._clock.call_at(self._clock.time() + self.config.pass_gap,
                                                  self._pair)
 
