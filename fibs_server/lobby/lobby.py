@@ -37,7 +37,7 @@ from fibs_server.lobby.nodes.bus import (
 )
 from fibs_server.lobby.play.match_play import Matches, MatchTimers, untimed
 from fibs_server.lobby.play.match_table import MatchTable
-from fibs_server.lobby.play.running_match import Invitation
+from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.play.seats import Seats, SeatSession
 from fibs_server.lobby.play.tables import CodeGuesses
 from fibs_server.lobby.ports.accounts import (
@@ -388,15 +388,15 @@ class Lobby:
             self._tell_connection(session, connected=True)
         for hook in self.dispatcher.login_hooks:
             await hook(self, session)
-        self._tell_whose_page_is_away(session)
+        self.tell_whose_page_is_away(session, self.match_table.match_of(session))
 
-    def _tell_whose_page_is_away(self, session: Session) -> None:
-        """A player back in a running match (shown it by a login hook): whose page in it is
-        away now, held here (it was told nothing while it was away itself)."""
-        running = self.match_table.match_of(session)
+    def tell_whose_page_is_away(self, viewer: Session, running: RunningMatch | None) -> None:
+        """`viewer`, just shown `running` (a player back in it after a login hook showed it,
+        or a new watcher after its board): whose page in it is away now, held here (told to
+        the others when it went away, before `viewer` saw the match)."""
         for player in running.sessions if running is not None else ():
-            if player is not None and player is not session and self.held.is_held(player):
-                session.send_event(web_events.player_connection(player.name, False))
+            if player is not None and player is not viewer and self.held.is_held(player):
+                viewer.send_event(web_events.player_connection(player.name, False))
 
     def _tell_connection(self, session: Session, connected: bool) -> None:
         """The pages of `session`'s opponent and of the watchers of their match: its page lost
@@ -510,6 +510,11 @@ class Lobby:
         # Gagging silenced the invitation itself (game_commands): its end too.
         if invitee is not None and invitation.inviter.lower() not in invitee.gagged:
             invitee.send_event(web_events.invitation_withdrawn(invitation.inviter))
+
+    def playing_elsewhere(self, session: Session) -> None:
+        """`session`'s match started on another node: as for a match here, they seek no
+        other."""
+        self.quick_play.playing(session)
 
     def _who_changed(self, session: Session) -> None:
         if isinstance(session, SeatSession):

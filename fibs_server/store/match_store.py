@@ -265,7 +265,7 @@ class SqlMatchStore:
         owned = true() if epoch is None else _MATCHES.c.owner_epoch == epoch
         statement = (update(_MATCHES)
                      .where(_MATCHES.c.id == match_id, ~_MATCHES.c.finished, still_there, owned)
-                     .values(left_by=name))
+                     .values(left_by=name, waits_for_both=False))
 
         def mark(session: Session) -> None:
             connection = session.connection()
@@ -276,6 +276,16 @@ class SqlMatchStore:
                 if isinstance(why, StaleMatchOwner):
                     raise why
         await self._writes.run(mark)
+
+    async def mark_waiting(self, match_id: int, left_by: str) -> bool:
+        statement = (update(_MATCHES)
+                     .where(_MATCHES.c.id == match_id, ~_MATCHES.c.finished,
+                            _MATCHES.c.left_by == left_by)
+                     .values(waits_for_both=True))
+
+        def mark(session: Session) -> bool:
+            return bool(session.connection().execute(statement).rowcount)
+        return await self._writes.run(mark)
 
     async def left_matches(self) -> list[MatchRecord]:
         return await self._reads.run(_matching_records(
@@ -473,4 +483,5 @@ def _record_from_row(row: MatchRow, moved_games: list[list[dict[str, Any]]]) -> 
                        winner=row.winner, started_at=row.started_at,
                        finished_at=row.finished_at, dice=dice,
                        left_by=row.left_by, abandoned=row.abandoned,
+                       waits_for_both=row.waits_for_both,
                        owner_epoch=row.owner_epoch)

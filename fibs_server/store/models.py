@@ -92,6 +92,9 @@ class MatchRow(Base):
     # was closed for that (`abandoned`, after LobbyConfig.abandon_after).
     left_by: Mapped[str | None]
     abandoned: Mapped[bool] = mapped_column(server_default=false())
+    # The grace period of `left_by`'s leaving ended without a forfeit: the match waits for both
+    # players, and no node's sweep times it again (until it is resumed and left again).
+    waits_for_both: Mapped[bool] = mapped_column(server_default=false())
     # Which copy of the running match may store it: the node that starts or resumes it
     # claims it (one more), and every write of the lobby's is conditional on the value it
     # holds, so a node cut off from its players cannot write over the node that resumed

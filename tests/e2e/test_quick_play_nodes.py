@@ -43,8 +43,7 @@ async def test_seeks_on_two_nodes_are_paired_once_by_the_third(three_nodes):
     await until(lambda: all([entry.seek.name for entry in lobby.quick_play.seeks()] == ["cy"]
                             for lobby in lobbies), "the pair's seeks gone from every node")
     # cy, still seeking, joins dan's invitation on c: her match runs there, and her home
-    # never sees it start. The pairing node sees her play (the directory) at its next pass,
-    # and ends her seek everywhere.
+    # hears it started (c's `Seated`) and ends her seek everywhere, as for a match of its own.
     dan, eve = await c.login_clip("dan"), await a.login_clip("eve")
     for client in (dan, cy):
         await client.send("toggle ready")
@@ -58,9 +57,10 @@ async def test_seeks_on_two_nodes_are_paired_once_by_the_third(three_nodes):
     await cy.skip_until(re.compile(r"\*\* You are now playing a 1 point match with dan.*"))
     await until(lambda: lobbies[0].attendance.directory.get("cy").info.opponent == "dan",
                 "a hears cy plays dan")
-    assert [entry.seek.name for entry in lobbies[1].quick_play.seeks()] == ["cy"]
-    await eve.send("quickplay 1")  # a pass on a
     await cy.skip_until(quick_play_texts.STOPPED_PLAYING)
+    await until(lambda: all(not lobby.quick_play.seeks() for lobby in lobbies),
+                "cy's seek gone from every node")
+    await eve.send("quickplay 1")
     await until(lambda: [[entry.seek.name for entry in lobby.quick_play.seeks()]
                          for lobby in lobbies] == [["eve"]] * 3, "only eve's seek is left")
 

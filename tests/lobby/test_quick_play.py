@@ -24,6 +24,7 @@ from fibs_server.rules.dice import ScriptedDice
 from fibs_server.store import SqlStore, upgrade_database_async
 from tests.fake_clock import FakeClock
 from tests.lobby.recording import RecordingConnection, logged_in
+from tests.lobby.test_nodes import Wire
 from tests.waiting import until
 
 CONFIG = QuickPlayConfig(widening=Widening(every=10.0, points=50.0), bot_after=30.0)
@@ -40,8 +41,9 @@ def stand_in_bots() -> CommandTable:
     return table
 
 
-@pytest.fixture
-async def lobby_and_clock(tmp_path):
+async def quick_play_node(tmp_path, node_id: str = "node", wire: Wire | None = None,
+                          ) -> tuple[Lobby, FakeClock, SqlStore]:
+    """A node on the database in `tmp_path` (one for all nodes), on a clock of its own."""
     url = f"sqlite:///{tmp_path / 'lobby.db'}"
     await upgrade_database_async(url)
     store = await SqlStore.open(url)
@@ -49,10 +51,19 @@ async def lobby_and_clock(tmp_path):
     clock = FakeClock()
     lobby = Lobby(store, store, PasswordHasher(rounds=4),
                   LobbyConfig(new_dice=lambda: script, choose_first_x=lambda: 1, clock=clock,
-                              quick_play=CONFIG),
+                              quick_play=CONFIG, node_id=node_id),
                   [user_commands.table, game_commands.table, table_commands.table,
                    server_commands.table],
-                  chat_records=store, arrange=arranged_matches.arrange)
+                  chat_records=store, arrange=arranged_matches.arrange,
+                  arranged=arranged_matches.receive)
+    if wire is not None:
+        lobby.attendance.bus = wire.bus_of(node_id, lobby.deliver)
+    return lobby, clock, store
+
+
+@pytest.fixture
+async def lobby_and_clock(tmp_path):
+    lobby, clock, store = await quick_play_node(tmp_path)
     await lobby.quick_play.begin()  # one node: it holds the lease
     yield lobby, clock
     await store.close()
@@ -87,6 +98,78 @@ async def test_two_seeks_of_the_same_match_pair_at_once_and_the_match_starts(lob
     assert '"type":"quick_play","seek":null,"opponent":"ann"' in told
     assert "** Player bob has joined you for a 3 point match." in ann_out.take()
     assert lobby.quick_play.is_seeking(other) and not lobby.quick_play.is_seeking(ann)
+
+
+async def test_a_pair_whose_player_is_no_longer_free_is_no_pair(lobby_and_clock):
+    lobby, _ = lobby_and_clock
+    ann, ann_out = await seeker(lobby, "ann", 1500, "quickplay 3")
+    bob, bob_out = await seeker(lobby, "bob", 1500)
+    # Paired now, its match started by a job on the next turn of the loop: ann is claimed by
+    # another match's start before then.
+    lobby.quick_play.seek(bob, 3, MatchTerms(), 200.0)
+    with lobby.match_table.starting(["ann"]):
+        await until(lambda: quick_play_texts.STOPPED_PLAYING in "".join(ann_out.events),
+                    "ann's seek ended, as she plays")
+    assert quick_play_texts.paired("bob") not in ann_out.take()
+    assert not lobby.quick_play.is_seeking(ann) and lobby.quick_play.is_seeking(bob)
+    assert "Quick play: you play" not in bob_out.take()
+    cal, _ = await seeker(lobby, "cal", 1500, "quickplay 3")  # bob waited on
+    await until(lambda: opponent(lobby, bob) == "cal", "bob's match with cal")
+
+
+async def test_a_match_that_could_not_start_leaves_both_seeking(lobby_and_clock, monkeypatch):
+    lobby, clock = lobby_and_clock
+    store = lobby.matches.store
+    healthy = store.create_match
+
+    async def failing(*args, **kwargs):
+        monkeypatch.setattr(store, "create_match", healthy)  # once
+        raise OSError("the database is down")
+
+    monkeypatch.setattr(store, "create_match", failing)
+    ann, ann_out = await seeker(lobby, "ann", 1500, "quickplay 3")
+    bob, bob_out = await seeker(lobby, "bob", 1500, "quickplay 3")
+    await until(lambda: lobby.quick_play.is_seeking(ann) and lobby.quick_play.is_seeking(bob),
+                "both seeking again")
+    for out, other in ((ann_out, "bob"), (bob_out, "ann")):
+        told = out.take()
+        assert told.index(quick_play_texts.paired(other)) < told.index(
+            quick_play_texts.not_started(other))
+        assert told.rindex('"seek":{"length":3') > told.index(quick_play_texts.not_started(other))
+    assert lobby.match_table.match_of(ann) is None
+    clock.advance(CONFIG.pass_gap)  # the next pass pairs them again; the store is back
+    await until(lambda: opponent(lobby, ann) == "bob", "ann's match with bob")
+
+
+async def test_a_pair_across_nodes_whose_match_did_not_start_seeks_on(tmp_path):
+    wire = Wire()
+    (a, a_clock, a_store), (b, b_clock, b_store) = [
+        await quick_play_node(tmp_path, name, wire) for name in ("a", "b")]
+    await a.quick_play.begin()  # a pairs
+    ann, ann_out = await seeker(a, "ann", 1500, "quickplay 3")
+    bob, bob_out = await seeker(b, "bob", 1500)
+    await until(lambda: a.attendance.directory.get("bob") is not None, "a hears of bob")
+    b.quick_play.seek(bob, 3, MatchTerms(), 200.0)  # paired on a now, the match to start
+    with b.match_table.starting(["bob"]):  # bob busy on b when a asks b to have him join
+        await until(lambda: a.match_table.invitation_from("ann") is not None,
+                    "a's arrangement, sent to b")
+    for out, other in ((ann_out, "bob"), (bob_out, "ann")):
+        assert quick_play_texts.paired(other) in out.take()
+    for clock in (a_clock, b_clock):
+        clock.advance(CONFIG.start_wait - 0.1)
+    assert not a.quick_play.is_seeking(ann) and not b.quick_play.is_seeking(bob)
+    for clock in (a_clock, b_clock):  # each home gives up waiting: the seeks go on
+        clock.advance(0.1)
+    for out, other in ((ann_out, "bob"), (bob_out, "ann")):
+        assert quick_play_texts.not_started(other) in out.take()
+    # Both seek again, and the next pass (bob's seek back on a) pairs them: it starts now.
+    await until(lambda: opponent(a, ann) == "bob", "ann's match with bob, on a")
+    await until(lambda: bob.seated_elsewhere is not None and bob.seated_elsewhere.playing,
+                "bob plays from b")
+    b_clock.advance(CONFIG.start_wait)  # the match started: nothing more to say
+    assert quick_play_texts.not_started("ann") not in bob_out.take()
+    for store in (a_store, b_store):
+        await store.close()
 
 
 async def test_ranges_widen_as_the_clock_moves(lobby_and_clock):

@@ -126,6 +126,20 @@ async def test_a_dropped_web_page_is_held_then_taken_over_with_its_token(tmp_pat
     assert lobby.attendance.online["alice"] is page and lobby.match_table.match_of(page) is running
 
 
+async def test_a_new_watcher_is_told_whose_page_is_away(tmp_path):
+    lobby, _, alice, bob, _, _ = await playing_web_alice(tmp_path)
+    await lobby.disconnected(alice)  # held: those watching then were told, not those to come
+    carol, carol_out = await logged_in(lobby, "carol", web_events=True)
+    away = {"type": "player_connection", "name": "alice", "connected": False}
+    for player in ("alice", "bob"):  # either side of the match
+        carol_out.take()
+        await lobby.dispatch(carol, f"watch {player}")
+        _, typed = split(carol_out)
+        types = [message["type"] for message in typed]
+        assert types.index("board") < types.index("player_connection")
+        assert [m for m in typed if m["type"] == "player_connection"] == [away]
+
+
 async def test_a_held_session_is_logged_out_as_dropped_when_its_time_is_up(tmp_path):
     lobby, clock, alice, bob, bob_out, token = await playing_web_alice(tmp_path)
     await lobby.disconnected(alice)

@@ -494,6 +494,7 @@ async def watch(lobby: Lobby, session: Session, command: Command) -> None:
                        notice([game_texts.starts_watching(session.name, target.name)]))
         match_play.board_to(session, running, running.match.moment(), running.index_of(target),
                             as_you=False)
+        lobby.tell_whose_page_is_away(session, running)
     lobby.attendance.broadcast_who(session)
 
 

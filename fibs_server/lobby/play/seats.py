@@ -168,6 +168,9 @@ class SeatLobby(Protocol):
 
     async def dispatch(self, session: Session, line: str) -> None: ...
 
+    def playing_elsewhere(self, session: Session) -> None:
+        """`session`'s match started on another node (its seat there plays it)."""
+
 
 class Seats:
     """This node's seats (as a host) and its users' joins elsewhere (as a home)."""
@@ -338,6 +341,8 @@ class Seats:
         if letter.opponent is not None or letter.watching is not None:
             session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent,
                                                      letter.watching)
+            if letter.opponent is not None:
+                self.lobby.playing_elsewhere(session)
             key = letter.name.lower()
             heard = self.heard.get(key, 0)
             # Whatever the seat sent before this letter has come, unless it was lost.

@@ -98,9 +98,6 @@ class MatchClocks:
         # leaving here: the `sweeps` lease's, dropped with it (`drop_swept_graces`). Match
         # id -> its owner epoch as the sweep read it (None: not to be compared).
         self.swept: dict[int, int | None] = {}
-        # The matches whose grace period ended without a forfeit: they wait, saved, for both,
-        # and no sweep times them again (until resumed and left again).
-        self.waiting: set[int] = set()
         self._tasks: set[asyncio.Task] = set()
         self._closed = False
 
@@ -110,7 +107,6 @@ class MatchClocks:
         if grace is not None:
             grace.cancel()
         self.swept.pop(running.match_id, None)
-        self.waiting.discard(running.match_id)
         if not running.terms.timed:
             return None
         return TurnClock(self, running)
@@ -151,12 +147,13 @@ class MatchClocks:
         """A sweep over the database (the `sweeps` lease's holder's; on one node, at its
         start): each timed match a player left whose grace period does not run here gets it,
         counted from now (nobody could come back to a stopped node, and a node that died
-        took its alarms with it)."""
+        took its alarms with it). Not a match whose grace period ended already, here or on
+        any node: it waits for both (`waits_for_both`, stored)."""
         for record in await self.matches.store.left_matches():
             names = (record.player_a, record.player_b)
             if (record.length is not None and record.state.get("turn_seconds") is not None
                     and record.left_by in names and record.match_id not in self.graces
-                    and record.match_id not in self.waiting):
+                    and not record.waits_for_both):
                 self.start_grace(record.match_id, names, names.index(record.left_by),
                                  swept=True, epoch=record.owner_epoch)
 
@@ -185,8 +182,7 @@ class MatchClocks:
                     or epoch is not None and record.owner_epoch != epoch):
                 return
         if not absence.lost(self.matches.people, names, leaver):
-            self.waiting.add(match_id)
-            self.matches.waits_for_both(names, leaver)
+            await self._wait_for_both(match_id, names, leaver)
             return
         back = clock_texts.did_not_come_back(names[leaver], self.grace_seconds)
         forfeited = await self.matches.forfeit_saved(match_id, names, leaver,
@@ -195,6 +191,20 @@ class MatchClocks:
             # (Not compared again: the failed forfeit may have claimed the match itself.)
             self.start_grace(match_id, names, leaver, RETRY_SECONDS, swept=swept,
                              absence=absence)
+
+    async def _wait_for_both(self, match_id: int, names: tuple[str, str], leaver: int) -> None:
+        """The match waits for both: stored, where every node's sweep sees it, then told.
+        A store that fails is asked again shortly (the rule is not judged again: whoever it
+        spared stays spared)."""
+        try:
+            marked = await self.matches.store.mark_waiting(match_id, names[leaver])
+        except Exception:
+            log.exception("match %s could not be stored as waiting for both", match_id)
+            self.clock.call_at(self.clock.time() + RETRY_SECONDS, lambda: self.start_task(
+                self._wait_for_both(match_id, names, leaver)))
+            return
+        if marked:  # not resumed (nor left again by the other) meanwhile
+            self.matches.waits_for_both(names, leaver)
 
     async def quiet(self) -> None:
         """Until the work of every alarm that has rung is done (what a test waits for after

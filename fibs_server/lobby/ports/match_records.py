@@ -55,6 +55,7 @@ class MatchRecord:
     dice: MatchDice | None = None  # None: stored before its dice were
     left_by: str | None = None  # who left it unfinished (None: nobody, or it was resumed)
     abandoned: bool = False  # closed because it was left unfinished too long
+    waits_for_both: bool = False  # its grace period ended without a forfeit (`mark_waiting`)
     owner_epoch: int = FIRST_OWNER_EPOCH  # as stored when read (see StaleMatchOwner)
 
 
@@ -120,7 +121,12 @@ class MatchStore(Protocol):
     async def mark_left(self, match_id: int, name: str | None, *,
                         epoch: int | None = None) -> None:
         """`name` left the running match unfinished (kept if someone left it already); None:
-        it was resumed, nobody has left it."""
+        it was resumed, nobody has left it (nor does it wait for both)."""
+
+    async def mark_waiting(self, match_id: int, left_by: str) -> bool:
+        """The grace period of `left_by`'s leaving the running match ended without a
+        forfeit: it waits for both (until resumed: `mark_left` clears it). Whether it was
+        marked: not if it was resumed, or left by another, meanwhile."""
 
     async def left_matches(self) -> list[MatchRecord]:
         """The running matches that a player left (`mark_left`) and nobody resumed since."""

@@ -9,7 +9,9 @@ begins (`SeeksAsked`). A pair's match is arranged as a tournament's is
 (lobby/play/arranged_matches.py): on its inviter's node, joined from the invitee's.
 
 Each node tells its own seekers: their confirmation, the bot offered once nobody came within
-`bot_after` seconds (on the lobby's clock), and the end of their seek."""
+`bot_after` seconds (on the lobby's clock), and the end of their seek. A pair's match that does
+not start puts its seekers' seeks back: the pairing node knows at once when both are at home
+there; otherwise each home gives up waiting for it after `start_wait` seconds."""
 from __future__ import annotations
 
 import dataclasses
@@ -43,6 +45,9 @@ class QuickPlayConfig:
     # served up to this late, and however many seeks wait (each widening at its own moment)
     # the clock runs one pass a second at most.
     pass_gap: float = 1.0
+    # Seconds a paired seeker's home waits for a match started on other nodes (a few letters
+    # on the bus) before it takes it for one that could not start, and the seek goes on.
+    start_wait: float = 10.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +77,7 @@ class QuickPlay:
         self._book: dict[str, Entry] = {}  # lower-case name -> their seek, any node's
         self._offers: dict[str, Alarm] = {}  # this node's seekers' bot offers to come
         self._offered: set[str] = set()  # ... and made
+        self._starts: dict[str, Alarm] = {}  # this node's paired seekers' matches, awaited
         self._seeks = TokenBuckets[str](config.seek_burst, config.seeks_per_second)
         self._pairing = False  # this node holds the lease
         self._widening: Alarm | None = None
@@ -110,13 +116,22 @@ class QuickPlay:
             session.send_event(web_events.quick_play())
 
     def gone(self, name: str) -> None:
-        """`name` logged out here: their seek ends."""
+        """`name` logged out here: their seek ends (and a match it was paired for is awaited
+        no more)."""
+        self._awaited_no_more(name)
         self._end_here(name)
 
     def playing(self, session: Session) -> None:
-        """`session` plays a match now (any match): their seek ends, and they are told."""
+        """`session` plays a match now (any match, here or on another node): their seek ends,
+        and they are told; a match they were paired for is awaited no more."""
+        self._awaited_no_more(session.name)
         if self._end_here(session.name):
             self._tell_stopped(session)
+
+    def _awaited_no_more(self, name: str) -> None:
+        alarm = self._starts.pop(name.lower(), None)
+        if alarm is not None:
+            alarm.cancel()
 
     @staticmethod
     def _tell_stopped(session: Session) -> None:
@@ -142,6 +157,7 @@ class QuickPlay:
         """`key`'s seek gone from this node's book, whichever node's it was."""
         self._book.pop(key, None)
         self._offered.discard(key)
+        self._awaited_no_more(key)
         alarm = self._offers.pop(key, None)
         if alarm is not None:
             alarm.cancel()
@@ -194,6 +210,7 @@ class QuickPlay:
             if ended.node == self._node_id:  # ours, ended by the pairing node
                 if letter.opponent is not None:
                     self._tell_paired(key, letter.opponent)
+                    self._await_start(ended, letter.opponent)
                 elif (session := self._people.online.get(key)) is not None:
                     self._tell_stopped(session)
             return
@@ -217,6 +234,29 @@ class QuickPlay:
             session.send_line(quick_play_texts.paired(opponent))
             session.send_event(web_events.quick_play(opponent=opponent))
 
+    def _await_start(self, entry: Entry, opponent: str) -> None:
+        """`entry`'s seeker, at home here, was paired with `opponent` and their match starts
+        on other nodes: if they play nothing by `start_wait`, it did not start (a node on the
+        way found a player busy, or fell silent), and their seek goes on."""
+        key = entry.seek.key
+        self._starts[key] = self._clock.call_at(
+            self._clock.time() + self.config.start_wait,
+            lambda: self._not_started(entry, opponent))
+
+    def _not_started(self, entry: Entry, opponent: str) -> None:
+        self._starts.pop(entry.seek.key, None)
+        session = self._free_session(entry)
+        if session is not None and self._restore(entry):
+            self._seek_on(entry, session, opponent)
+            self._pair()
+
+    def _seek_on(self, entry: Entry, session: Session, opponent: str) -> None:
+        """`entry`, back in the book after its match with `opponent` could not start: the
+        other nodes and its seeker told."""
+        self._people.tell_node(self._letter(entry))
+        session.send_line(quick_play_texts.not_started(opponent))
+        self.show(session)
+
     # --- the pairing (the lease's duty) --------------------------------------------------
 
     async def begin(self) -> None:
@@ -238,19 +278,83 @@ class QuickPlay:
         ready = [entry.seek for entry in list(self._book.values()) if self._free(entry)]
         for older, younger in pairs(ready, now, self.config.widening):
             first, second = self._book[older.key], self._book[younger.key]
+            self._forget(older.key)
+            self._forget(younger.key)
+            if first.node == second.node == self._node_id:
+                self._people.start_job(self._start_here(first, second))
+                continue
             for entry, opponent in ((first, younger.name), (second, older.name)):
-                self._forget(entry.seek.key)
                 self._people.tell_node(SeekEnded(self._node_id, entry.seek.name, opponent))
                 if entry.node == self._node_id:
                     self._tell_paired(entry.seek.key, opponent)
-            self._people.start_job(self._arrange(Invitation(
-                older.name, younger.name, first.length, terms=first.terms, arranged=True)))
+                    self._await_start(entry, opponent)
+            self._people.start_job(self._arrange(self._invitation(first, second)))
         if self._widening is not None:
             self._widening.cancel()
         due = next_widening(self._book_seeks(), now, self.config.widening) \
             if len(self._book) > 1 else None
         self._widening = None if due is None else self._clock.call_at(
             max(due, now + self.config.pass_gap), self._pair)
+
+    @staticmethod
+    def _invitation(first: Entry, second: Entry) -> Invitation:
+        return Invitation(first.seek.name, second.seek.name, first.length, terms=first.terms,
+                          arranged=True)
+
+    async def _start_here(self, first: Entry, second: Entry) -> None:
+        """A pair whose players are both at home here: told they are paired only if both are
+        still free, and their match then started at once. Whoever is no longer free has their
+        seek ended (told if they are here); a seek whose match could not start goes on (its
+        player told), and so does the seek of a player whose opponent was no longer free, as
+        if never paired."""
+        pair = ((first, second), (second, first))
+        free = [self._free_session(entry) for entry in (first, second)]
+        if any(session is None for session in free):
+            for (entry, _), session in zip(pair, free):
+                if session is None:
+                    self._people.tell_node(SeekEnded(self._node_id, entry.seek.name))
+                    if (present := self._people.online.get(entry.seek.key)) is not None:
+                        self._tell_stopped(present)
+                else:
+                    self._restore(entry)
+            self._pair()
+            return
+        for entry, other in pair:
+            self._people.tell_node(SeekEnded(self._node_id, entry.seek.name, other.seek.name))
+            self._tell_paired(entry.seek.key, other.seek.name)
+        try:
+            started = await self._arrange(self._invitation(first, second))
+        except Exception:  # a store fault: it decides nothing, the seeks go on
+            log.exception("the quick play match of %s and %s did not start",
+                          first.seek.name, second.seek.name)
+            started = None
+        if started is not None:
+            return
+        for entry, other in pair:
+            session = self._free_session(entry)
+            if session is not None and self._restore(entry):
+                self._seek_on(entry, session, other.seek.name)
+        if self._pairing:
+            # Paired again on the next pass, not at once: a fault that lasts costs one
+            # attempt a `pass_gap`.
+            if self._widening is not None:
+                self._widening.cancel()
+            self._widening = self._clock.call_at(self._clock.time() + self.config.pass_gap,
+                                                 self._pair)
+
+    def _free_session(self, entry: Entry) -> Session | None:
+        """The seeker's session if they are here and may play now."""
+        session = self._people.online.get(entry.seek.key)
+        return session if session is not None and not self._busy(session) else None
+
+    def _restore(self, entry: Entry) -> bool:
+        """`entry`'s seek back in the book, unless its player seeks anew already; whether it
+        is."""
+        key = entry.seek.key
+        if key in self._book:
+            return False
+        self._book[key] = entry
+        return True
 
     def _book_seeks(self) -> list[Seek]:
         return [entry.seek for entry in self._book.values()]
@@ -261,8 +365,7 @@ class QuickPlay:
         directory (their node fell silent), or ended when they play."""
         key = entry.seek.key
         if entry.node == self._node_id:
-            session = self._people.online.get(key)
-            return session is not None and not self._busy(session)
+            return self._free_session(entry) is not None
         user = self._people.directory.get(entry.seek.name)
         if user is None or user.node != entry.node:
             del self._book[key]

@@ -69,6 +69,12 @@ def paired(opponent: str) -> str:
     return f"Quick play: you play {opponent}."
 
 
+def not_started(opponent: str) -> str:
+    """To a paired player whose match could not start after all (a store fault, or the
+    opponent gone meanwhile): their seek goes on, waiting since it began."""
+    return f"Quick play: your match with {opponent} could not start. You seek on."
+
+
 def bot_offer(length: int, terms: MatchTerms) -> str:
     """Nobody came in time: a match against a bot instead, with the command that starts it
     (the seek goes on until the bot's match starts)."""
