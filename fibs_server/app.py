@@ -236,9 +236,10 @@ class FibsServer:
         analysis = self.config.analysis
         if analysis is not None:
             self.analysis_lane = AnalysisLane(self.config.worker_priority)
-            if analysis.busy_share > 0:
+            if analysis.busy_share > 0 or analysis.least_share > 0:
                 self.busy_hold = BusyHold(self.analysis_lane, LoopClock(),
-                                          busy_share=analysis.busy_share)
+                                          busy_share=analysis.busy_share,
+                                          least_share=analysis.least_share)
                 self.busy_hold.start()
             self.analysis_queue = AnalysisQueue(self.lobby, self.store, self.analysis_lane.analyse,
                                                 analysis)

@@ -95,3 +95,27 @@ async def test_closing_the_lane_drops_the_analysis_under_way():
     except (Exception, asyncio.CancelledError):
         pass  # broken, or cancelled before it started: either way, not waited for
     assert analysing.done()
+
+
+async def test_a_held_lane_runs_during_its_turn_and_stops_after():
+    """busy_hold.py's turns: the process held by a bot goes on for a turn, whoever holds it."""
+    lane = AnalysisLane(NORMAL)
+    lane.hold()
+    analysing = asyncio.ensure_future(lane.analyse(played_match(7, seed=4).to_dict(),
+                                                   CHEAPEST_PLIES))
+    try:
+        await until(lambda: lane.pid is not None and lane.computing, "the process", timeout=60.0)
+        pid = lane.pid
+        await until(lambda: process_state(pid) in "Tt", "the process stopped")
+        lane.take_turn()
+        assert lane.held and not lane.stopped and lane.turns == 1
+        await until(lambda: process_state(pid) not in "Tt", "the process going on")
+        lane.hold()  # a bot decides during the turn: no stop
+        assert not lane.stopped and process_state(pid) not in "Tt"
+        lane.end_turn()
+        await until(lambda: process_state(pid) in "Tt", "the process stopped again")
+        lane.release()
+        lane.release()
+        assert (await analysing)["evaluated"]
+    finally:
+        await lane.close()
