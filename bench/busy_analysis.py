@@ -51,9 +51,10 @@ class FinisherWorker(load.Worker):
         """Pairs of `names` log in; one pair starts a `length`-point match every `interval`
         seconds (the pairs in turn) until `duration` is over."""
         from tests.e2e.bot import Bot  # imports the engine: only the players need it
-        await self.log_in(port, names, load.LOGIN_CONCURRENCY)
+        logins = await self.log_in(port, names, load.LOGIN_CONCURRENCY)
         deadline = time.monotonic() + duration
-        stats: dict[str, Any] = {"started": 0, "finished": 0, "refusals": []}
+        stats: dict[str, Any] = {"started": 0, "finished": 0, "refusals": [],
+                                 "login_failures": logins["failures"]}
 
         async def one_match(inviter: str, invitee: str) -> None:
             over = asyncio.Event()
@@ -83,7 +84,9 @@ class FinisherWorker(load.Worker):
 
             await asyncio.gather(play(inviter, invitee, True), play(invitee, inviter, False))
 
-        pairs = list(zip(names[::2], names[1::2], strict=True))
+        # A busy server may time a login out: the pairs of those logged in.
+        pairs = [(a, b) for a, b in zip(names[::2], names[1::2], strict=True)
+                 if a in self.sessions and b in self.sessions]
         running: list[asyncio.Task] = []
         next_start = time.monotonic()
         while next_start < deadline:
@@ -144,7 +147,8 @@ class FinishingBeside:
         self._sampler.join()
         return (f"{result['started']} {self.length}-point matches started at full speed, "
                 f"{result['finished']} finished, {len(result['refusals'])} refusals "
-                f"{result['refusals'][:3]}; its clients' CPU {result['cpu']:.1f} s")
+                f"{result['refusals'][:3]}, login failures {result['login_failures']}; its "
+                f"clients' CPU {result['cpu']:.1f} s")
 
 
 def waits(database: Path, ended: float) -> tuple[list[float], list[float]]:

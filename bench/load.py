@@ -525,6 +525,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
             command += ["--analysis-queue", str(arguments.analysis_backlog)]
         if arguments.analysis_least_share is not None:
             command += ["--analysis-least-share", str(arguments.analysis_least_share)]
+        if arguments.worker_priority is not None:
+            command += ["--worker-priority", arguments.worker_priority]
         if arguments.bot_matches:
             command += ["--bots", "on", "--bot-think-time", str(arguments.bot_think_time),
                         "--bot-cpu-share", str(arguments.bot_cpu_share)]
@@ -679,6 +681,9 @@ def argument_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--analysis-least-share", type=float, default=None,
                         help="with --analysis on: the server's --analysis-least-share (its "
                              "default if not given)")
+    parser.add_argument("--worker-priority", default=None, choices=["idle", "normal"],
+                        help="the server's --worker-priority (bots and analyses; its default, "
+                             "idle, if not given): normal on a machine other work keeps busy")
     parser.add_argument("--warmup", type=float, default=0.0,
                         help="matches: also report latencies of actions sent after this many "
                              "seconds (the steady state after every match started at once)")
