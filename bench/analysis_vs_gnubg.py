@@ -10,7 +10,7 @@ same depth; then the ratio of ours to gnubg's.
 
     .venv/bin/python bench/analysis_vs_gnubg.py [--plies 2] [--matches 32]
         [--lengths 1,3,5,7] [--pairs beginner:intermediate,intermediate:expert] [--jobs 2]
-    .venv/bin/python bench/analysis_vs_gnubg.py --cpu [--plies 1,2]
+    .venv/bin/python bench/analysis_vs_gnubg.py --cpu [--plies 1,2] [--warm] [--filtered-only]
 """
 from __future__ import annotations
 
@@ -125,9 +125,12 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def cpu(plies_list: list[int], directory: Path) -> None:
+def cpu(plies_list: list[int], directory: Path, warm: bool = False,
+        filtered_only: bool = False) -> None:
     """CPU seconds of the analysis of whole matches (intermediate against expert): ours
-    filtered and exhaustive, gnubg's at the same depth, measured one after the other."""
+    filtered and exhaustive, gnubg's at the same depth, measured one after the other.
+    `warm`: each match analysed once before it is timed (the networks loaded: for runs of
+    two checkouts interleaved); `filtered_only`: the exhaustive reference left out."""
     print(f"{'length':>6} {'plies':>5} {'decisions':>9} {'ours s':>7} {'exhaustive s':>12} "
           f"{'gnubg s':>7} {'ours/gnubg':>10} {'exhaustive/gnubg':>16}")
     for length in (1, 5, 7):
@@ -135,17 +138,20 @@ def cpu(plies_list: list[int], directory: Path) -> None:
         mat_file = directory / f"cpu{length}.mat"
         mat_file.write_text(write_mat(NAMES, match.length, mat_games(match), match.variant))
         for plies in plies_list:
+            if warm:
+                analyse_match(match, plies)
             seconds = []
-            for search in (GNUBG_FILTER, EXHAUSTIVE):
+            for search in (GNUBG_FILTER,) if filtered_only else (GNUBG_FILTER, EXHAUSTIVE):
                 started = time.process_time()
                 analysis = analyse_match(match, plies, search)
                 seconds.append(time.process_time() - started)
             started = children_cpu()
             run_gnubg(mat_file, plies - 1)
             gnubg = children_cpu() - started
+            exhaustive = seconds[-1]  # the filtered run's own with filtered_only
             print(f"{length:>6} {plies:>5} {len(analysis.decisions):>9} {seconds[0]:>7.2f} "
-                  f"{seconds[1]:>12.2f} {gnubg:>7.2f} {seconds[0] / gnubg:>10.1f} "
-                  f"{seconds[1] / gnubg:>16.1f}", flush=True)
+                  f"{exhaustive:>12.2f} {gnubg:>7.2f} {seconds[0] / gnubg:>10.2f} "
+                  f"{exhaustive / gnubg:>16.2f}", flush=True)
 
 
 def main() -> None:
@@ -156,10 +162,15 @@ def main() -> None:
     parser.add_argument("--pairs", default="beginner:intermediate,intermediate:expert")
     parser.add_argument("--jobs", type=int, default=1, help="matches judged at once")
     parser.add_argument("--cpu", action="store_true")
+    parser.add_argument("--warm", action="store_true",
+                        help="--cpu: each match analysed once before it is timed")
+    parser.add_argument("--filtered-only", action="store_true",
+                        help="--cpu: without the exhaustive reference (its columns repeat ours)")
     arguments = parser.parse_args()
     if arguments.cpu:
         with tempfile.TemporaryDirectory(prefix="analysis-cpu-") as folder:
-            cpu([int(plies) for plies in arguments.plies.split(",")], Path(folder))
+            cpu([int(plies) for plies in arguments.plies.split(",")], Path(folder),
+                arguments.warm, arguments.filtered_only)
         return
     pairs = [(LEVELS[a], LEVELS[b]) for a, b in
              (pair.split(":") for pair in arguments.pairs.split(","))]

@@ -523,6 +523,10 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
         command += ["--analysis", arguments.analysis]
         if arguments.analysis_backlog:  # the queue's bound holds the whole backlog
             command += ["--analysis-queue", str(arguments.analysis_backlog)]
+        if arguments.analysis_least_share is not None:
+            command += ["--analysis-least-share", str(arguments.analysis_least_share)]
+        if arguments.worker_priority is not None:
+            command += ["--worker-priority", arguments.worker_priority]
         if arguments.bot_matches:
             command += ["--bots", "on", "--bot-think-time", str(arguments.bot_think_time),
                         "--bot-cpu-share", str(arguments.bot_cpu_share)]
@@ -624,9 +628,10 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
                     report(f"  after {arguments.warmup:.0f} s", percentiles(steady))
                     figures[f"{action}_steady_p99"] = p99(steady)
             for bot_name in sorted({b for r in results for b in r["bot_decisions"]}):
-                report(f"{bot_name} decisions", percentiles(
-                    [x - arguments.bot_think_time
-                     for r in results for x in r["bot_decisions"].get(bot_name, [])]))
+                decisions = [x - arguments.bot_think_time
+                             for r in results for x in r["bot_decisions"].get(bot_name, [])]
+                report(f"{bot_name} decisions", percentiles(decisions))
+                figures[f"{bot_name}_p99"] = p99(decisions)
             refusals = [x for r in results for x in r["refusals"]]
             report("matches", f"{arguments.matches} at once, "
                    f"{sum(r['actions'] for r in results) / arguments.duration:.0f} actions/s, "
@@ -673,6 +678,12 @@ def argument_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--analysis-backlog", type=int, default=0,
                         help="with --analysis on: this many finished 3-point matches queued for "
                              "analysis before the server starts, so that it analyses throughout")
+    parser.add_argument("--analysis-least-share", type=float, default=None,
+                        help="with --analysis on: the server's --analysis-least-share (its "
+                             "default if not given)")
+    parser.add_argument("--worker-priority", default=None, choices=["idle", "normal"],
+                        help="the server's --worker-priority (bots and analyses; its default, "
+                             "idle, if not given): normal on a machine other work keeps busy")
     parser.add_argument("--warmup", type=float, default=0.0,
                         help="matches: also report latencies of actions sent after this many "
                              "seconds (the steady state after every match started at once)")

@@ -158,6 +158,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                                           str(AnalysisConfig.busy_share))),
                         help="the analysis waits while the server's process used more than this "
                              "share of a core over the last second (0: never waits)")
+    parser.add_argument("--analysis-least-share", type=float,
+                        default=float(env("FIBS_ANALYSIS_LEAST_SHARE",
+                                          str(AnalysisConfig.least_share))),
+                        help="however busy the server and its bots, an analysis under way runs "
+                             "at least this share of the time (0: it waits while they are busy)")
     parser.add_argument("--grace-seconds", type=seconds,
                         default=seconds(env("FIBS_GRACE_SECONDS", "60")),
                         help="seconds to resume a timed match left or dropped before it is lost")
@@ -281,7 +286,8 @@ def main(argv: list[str] | None = None) -> None:
         bots=BotConfig(think_time=arguments.bot_think_time, cpu_share=arguments.bot_cpu_share,
                        time_budget=arguments.bot_time_budget) if arguments.bots == "on" else None,
         analysis=AnalysisConfig(limits=QueueLimits(waiting=arguments.analysis_queue),
-                                busy_share=arguments.analysis_busy_share)
+                                busy_share=arguments.analysis_busy_share,
+                                least_share=arguments.analysis_least_share)
         if arguments.analysis == "on" else None,
         metrics_from=arguments.metrics_from, proxy_from=arguments.proxy_from,
         bus_url=arguments.bus, node_id=arguments.node_id, bus_prefix=arguments.bus_prefix,

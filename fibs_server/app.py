@@ -248,9 +248,10 @@ class FibsServer:
         self.lobby.gatekeeper.reserve(BotConfig().names.values())
         if analysis is not None:
             assert self.analysis_lane is not None  # made before the lobby
-            if analysis.busy_share > 0:
+            if analysis.busy_share > 0 or analysis.least_share > 0:
                 self.busy_hold = BusyHold(self.analysis_lane, LoopClock(),
-                                          busy_share=analysis.busy_share)
+                                          busy_share=analysis.busy_share,
+                                          least_share=analysis.least_share)
                 self.busy_hold.start()
             self.analysis_queue = AnalysisQueue(self.lobby, self.store, self.analysis_lane.analyse,
                                                 analysis)

@@ -456,7 +456,8 @@ class _Replay:
         played = before.apply(steps)
         self.position, self.seen_by = played.result, player
         # Only our legal plays count (bgsage also offers bearing off with one die of two).
-        ranked = [(play, equity) for play, equity in per_roll[_roll_key(dice)] if play in plays]
+        ranked = [(play, equity) for play, equity in _ranked(per_roll[_roll_key(dice)])
+                  if play in plays]
         forced = len(plays) == 1
         # A forced play is judged without a search: it has no error, whatever its value.
         judged = dict(ranked[:1]) if forced else self._judged(board, cube, ranked,
@@ -476,6 +477,10 @@ class _Replay:
         best = ranked[0][1]
         kept = [(play, equity) for play, equity in ranked
                 if best - equity < self.search.window][:self.search.plays]
+        if [play for play, _ in kept] == [played]:
+            # The only play the filter keeps was made: no error to find, so no search (as a
+            # forced play), its value the bare network's.
+            return dict(kept)
         other = cube.other_side()
         owner = engine._CPP_OWNER[other.owner]
 
@@ -497,7 +502,7 @@ class _Replay:
                 judged[play] = in_full(play)
         return judged
 
-    def _luck(self, per_roll: dict[tuple[int, int], list[tuple[Board, float]]],
+    def _luck(self, per_roll: dict[tuple[int, int], list[dict[str, Any]]],
               board: list[int], cube: engine.Cube, dice: tuple[int, int], first: bool) -> float:
         """The roll's best equity less the average roll's (gnubg's luck, at LUCK_PLIES). The
         opening roll is judged as gnubg does: against the 30 opening rolls of either side."""
@@ -511,7 +516,7 @@ class _Replay:
             -theirs[roll] for roll in theirs if roll[0] != roll[1]]
         return mine[_roll_key(dice)] - sum(openings) / len(openings)
 
-    def _best_per_roll(self, per_roll: dict[tuple[int, int], list[tuple[Board, float]]],
+    def _best_per_roll(self, per_roll: dict[tuple[int, int], list[dict[str, Any]]],
                        board: list[int], cube: engine.Cube) -> dict[tuple[int, int], float]:
         """For each of the 21 rolls, the equity after its best play; with none, of the board
         as it stands."""
@@ -519,17 +524,17 @@ class _Replay:
         best: dict[tuple[int, int], float] = {}
         for roll, plays in per_roll.items():
             if plays:
-                best[roll] = plays[0][1]
+                best[roll] = plays[0]["equity"]
             else:
                 standing = self._standing(board, cube) if standing is None else standing
                 best[roll] = standing
         return best
 
     def _plays_per_roll(self, board: list[int],
-                        cube: engine.Cube) -> dict[tuple[int, int], list[tuple[Board, float]]]:
-        """For each of the 21 rolls, bgsage's plays with their cubeful equity at LUCK_PLIES
-        (the bare network), best first: the luck's and the search's first pass, in one
-        batch."""
+                        cube: engine.Cube) -> dict[tuple[int, int], list[dict[str, Any]]]:
+        """For each of the 21 rolls, bgsage's plays (`board`, `equity`: cubeful at LUCK_PLIES,
+        the bare network), best first: the luck's and the search's first pass, in one
+        batch (only the roll played needs its plays' boards: `_ranked`)."""
         rolls = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]
         inputs = [{"board": board, "die1": high, "die2": low, "cube_value": cube.value,
                    "cube_owner": engine._CPP_OWNER[cube.owner], "away1": cube.away[0],
@@ -537,8 +542,7 @@ class _Replay:
                   for high, low in rolls]
         results = bgbot_cpp.batch_checker_play(inputs, self.network, n_threads=1,
                                                jacoby=False, beaver=False)
-        return {roll: [(tuple(move["board"]), move["equity"]) for move in result["moves"]]
-                for roll, result in zip(rolls, results, strict=True)}
+        return {roll: result["moves"] for roll, result in zip(rolls, results, strict=True)}
 
     def _standing(self, board: list[int], cube: engine.Cube) -> float:
         """The equity of the board as it stands, the opponent to roll (no legal play), at
@@ -663,6 +667,11 @@ class _Replay:
             length=match.length, is_crawford_game=self.crawford,
             is_post_crawford=self.post_crawford, variant=match.variant,
             refused_resignation=None)
+
+
+def _ranked(moves: list[dict[str, Any]]) -> list[tuple[Board, float]]:
+    """bgsage's plays of a roll as (the board after, its equity), best first."""
+    return [(tuple(move["board"]), move["equity"]) for move in moves]
 
 
 def _roll_key(dice: tuple[int, int]) -> tuple[int, int]:

@@ -147,11 +147,22 @@ class AnalysisLane:
         self._holds = 0
         self._lock = asyncio.Lock()  # one analysis at a time
         self._closed = False
+        self._turn = False  # runs whoever holds it (take_turn)
         self.stops = 0  # how often the process was stopped for a bot (tests, figures)
+        self.turns = 0  # how often it took a turn while held (figures)
 
     @property
     def held(self) -> bool:
         return self._holds > 0
+
+    @property
+    def computing(self) -> bool:
+        """An analysis is under way, held or not."""
+        return self._lock.locked()
+
+    @property
+    def stopped(self) -> bool:
+        return self.held and not self._turn
 
     @property
     def pid(self) -> int | None:
@@ -172,7 +183,7 @@ class AnalysisLane:
             try:
                 if self._pid is None:
                     self._pid = await asyncio.wrap_future(executor.submit(os.getpid))
-                    self._signal(signal.SIGSTOP if self.held else None)
+                    self._signal(signal.SIGSTOP if self.stopped else None)
                 return await asyncio.wrap_future(executor.submit(analyse_stored, state, plies))
             except concurrent.futures.BrokenExecutor:
                 executor.shutdown(wait=False)
@@ -181,7 +192,7 @@ class AnalysisLane:
 
     def hold(self) -> None:
         self._holds += 1
-        if self._holds == 1:
+        if self._holds == 1 and not self._turn:
             self.stops += 1
             self._signal(signal.SIGSTOP)
 
@@ -189,8 +200,24 @@ class AnalysisLane:
         if self._holds == 0:  # closed meanwhile: nothing is held
             return
         self._holds -= 1
-        if self._holds == 0:
+        if self._holds == 0 and not self._turn:
             self._signal(signal.SIGCONT)
+
+    def take_turn(self) -> None:
+        """Runs even while held, until `end_turn`: a server (or its bots) busy all the time
+        still lets its analyses move on (lobby/limits/busy_hold.py gives the turns)."""
+        if not self._turn:
+            self._turn = True
+            if self.held:
+                self.turns += 1
+                self._signal(signal.SIGCONT)
+
+    def end_turn(self) -> None:
+        if self._turn:
+            self._turn = False
+            if self.held:
+                self.stops += 1
+                self._signal(signal.SIGSTOP)
 
     def _signal(self, number: signal.Signals | None) -> None:
         if number is None or self._pid is None:
@@ -203,7 +230,7 @@ class AnalysisLane:
     async def close(self) -> None:
         """The analysis being computed is dropped; waits, in a thread, for the process."""
         self._closed = True
-        self._holds = 0
+        self._holds, self._turn = 0, False
         self._signal(signal.SIGCONT)  # a stopped process cannot exit
         if self._executor is not None:
             executor, self._executor = self._executor, None

@@ -68,14 +68,20 @@ async def test_a_bot_decision_goes_first_while_an_analysis_runs():
         await lane.close()
 
 
+async def stopped_analysis(lane: AnalysisLane, length: int, seed: int) -> asyncio.Future:
+    """An analysis asked of `lane` held before it started, once its process is stopped."""
+    lane.hold()
+    analysing = asyncio.ensure_future(lane.analyse(played_match(length, seed).to_dict(),
+                                                   CHEAPEST_PLIES))
+    await until(lambda: lane.pid is not None, "the process", timeout=60.0)
+    await until(lambda: process_state(lane.pid) in "Tt", "the process stopped")
+    return analysing
+
+
 async def test_a_lane_held_before_it_started_stops_its_process_at_once():
     lane = AnalysisLane(NORMAL)
-    lane.hold()
-    analysing = asyncio.ensure_future(lane.analyse(played_match(1, seed=1).to_dict(),
-                                                   CHEAPEST_PLIES))
     try:
-        await until(lambda: lane.pid is not None, "the process", timeout=60.0)
-        await until(lambda: process_state(lane.pid) in "Tt", "the process stopped")
+        analysing = await stopped_analysis(lane, 1, seed=1)
         assert not analysing.done()
         lane.release()
         assert (await analysing)["evaluated"]
@@ -95,3 +101,24 @@ async def test_closing_the_lane_drops_the_analysis_under_way():
     except (Exception, asyncio.CancelledError):
         pass  # broken, or cancelled before it started: either way, not waited for
     assert analysing.done()
+
+
+async def test_a_held_lane_runs_during_its_turn_and_stops_after():
+    """busy_hold.py's turns: the process held by a bot goes on for a turn, whoever holds it."""
+    lane = AnalysisLane(NORMAL)
+    try:
+        analysing = await stopped_analysis(lane, 7, seed=4)
+        pid = lane.pid
+        assert pid is not None and lane.computing
+        lane.take_turn()
+        assert lane.held and not lane.stopped and lane.turns == 1
+        await until(lambda: process_state(pid) not in "Tt", "the process going on")
+        lane.hold()  # a bot decides during the turn: no stop
+        assert not lane.stopped and process_state(pid) not in "Tt"
+        lane.end_turn()
+        await until(lambda: process_state(pid) in "Tt", "the process stopped again")
+        lane.release()
+        lane.release()
+        assert (await analysing)["evaluated"]
+    finally:
+        await lane.close()

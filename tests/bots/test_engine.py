@@ -83,7 +83,8 @@ DEEP_CUBES = [*CUBES[:4], engine.Cube(1, "centered", (4, 1), False),
 def test_our_cube_equities_in_depth_are_bgsages_2ply_cube_action():
     """The look-ahead from the networks already loaded against `cube_action`'s, which
     reloads them: equities within what the choice of plays in the look-ahead moves them
-    (engine's docstring), and the same decision read off them."""
+    (engine's docstring), its double/take never below bgsage's, and the same decision read
+    off them."""
     analyzer = BgBotAnalyzer(eval_level="2ply", parallel_threads=1)
     decisions = set()
     for position, cube in itertools.product(self_play_positions(600, seed=3)[::30],
@@ -94,6 +95,8 @@ def test_our_cube_equities_in_depth_are_bgsages_2ply_cube_action():
         ours = engine.cube_equities_in_depth(board, cube, 2)
         assert ours.no_double == pytest.approx(full.equity_nd, abs=0.01)
         assert ours.take == pytest.approx(full.equity_dt, abs=0.08)
+        # Never below it, which settles a no double above the look-ahead's double/take.
+        assert full.equity_dt <= ours.take + engine._TAKE_ROUNDING
         assert ours.drop == pytest.approx(full.equity_dp, abs=1e-5)
         # Read off the equities, as the analysis does: post-Crawford bgsage's own answer
         # has the trailer double even where playing on for the gammon is worth more.

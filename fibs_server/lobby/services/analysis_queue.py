@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from fibs_server.bots.analysis import DEFAULT_PLIES
 from fibs_server.bots.puzzles import puzzles_of
-from fibs_server.lobby.limits.busy_hold import BUSY_CPU_SHARE
+from fibs_server.lobby.limits.busy_hold import BUSY_CPU_SHARE, LEAST_SHARE
 from fibs_server.lobby.nodes.bus import notice
 from fibs_server.lobby.ports.analysis_records import AnalysisRecords, Outcome, QueueLimits
 from fibs_server.lobby.ports.match_records import MatchRecord
@@ -44,6 +44,9 @@ class AnalysisConfig:
     # Held while the server's process used more than this share of a core (lobby/limits/busy_hold.py);
     # 0: never held.
     busy_share: float = BUSY_CPU_SHARE
+    # However held (busy server, bots deciding), an analysis under way runs at least this share
+    # of the time (busy_hold.py's turns); 0: it may wait for as long as they are busy.
+    least_share: float = LEAST_SHARE
 
 
 def readable(record: MatchRecord, name: str) -> bool:
