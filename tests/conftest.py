@@ -23,7 +23,6 @@ import functools
 import os
 import pathlib
 import shutil
-import sqlite3
 import tempfile
 import uuid
 from collections.abc import AsyncIterator
@@ -32,6 +31,7 @@ import pytest
 from alembic.script import ScriptDirectory
 
 from fibs_server.store.migrate import alembic_config, upgrade_database_async
+from fibs_server.store.models import Base
 
 # Servers the tests start as commands run the engine's processes at normal priority, as
 # tests/e2e/conftest.py's do: the tests check what bots and analyses decide, and beside other
@@ -147,55 +147,54 @@ async def postgresql_database(blank: bool) -> AsyncIterator[str]:
     try:
         yield f"{base}/{name}"
     finally:
-        if await emptied_at_head(admin_dsn, f"{base}/{name}"):
+        if await emptied_at_head(f"{base}/{name}"):
             _migrated_postgresql_databases.append(name)
         else:
             await drop_postgresql_database(admin_dsn, name)
 
 
 async def create_postgresql_database(admin_dsn: str) -> str:
-    import asyncpg
-
     name = f"fibs_test_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(admin_dsn)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        # A commit need not wait for the disk: the tests kill servers, never PostgreSQL, and
-        # a commit is as visible to the next reader either way; waiting for the disk made a
-        # whole match 8x as slow on PostgreSQL as on SQLite.
-        await admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit TO off')
-    finally:
-        await admin.close()
+    # A commit need not wait for the disk: the tests kill servers, never PostgreSQL, and a
+    # commit is as visible to the next reader either way; waiting for the disk made a whole
+    # match 8x as slow on PostgreSQL as on SQLite.
+    await execute_on(admin_dsn, f'CREATE DATABASE "{name}"',
+                     f'ALTER DATABASE "{name}" SET synchronous_commit TO off')
     return name
 
 
 async def drop_postgresql_database(admin_dsn: str, name: str) -> None:
+    await execute_on(admin_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+async def execute_on(dsn: str, *statements: str) -> None:
     import asyncpg
 
-    admin = await asyncpg.connect(admin_dsn)
+    connection = await asyncpg.connect(dsn)
     try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        for statement in statements:
+            await connection.execute(statement)
     finally:
-        await admin.close()
+        await connection.close()
 
 
-async def emptied_at_head(admin_dsn: str, url: str) -> bool:
+# The tables of a database at the schema's head (tests/store/test_migrations.py holds the
+# migrations to the models).
+HEAD_TABLES = {*Base.metadata.tables, "alembic_version"}
+
+
+async def emptied_at_head(url: str) -> bool:
     """Cut off whatever the test left connected, then empty every table of a database still at
     the schema's head; False (the database is not to be lent again) if it is elsewhere."""
     import asyncpg
 
-    name = url.rpartition("/")[2]
-    admin = await asyncpg.connect(admin_dsn)
-    try:
-        await admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                            "WHERE datname = $1 AND pid <> pg_backend_pid()", name)
-    finally:
-        await admin.close()
     connection = await asyncpg.connect(url)
     try:
+        await connection.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                 "WHERE datname = current_database() AND pid <> pg_backend_pid()")
         tables = {row["tablename"] for row in await connection.fetch(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
-        if tables != await head_tables():
+        if tables != HEAD_TABLES:
             return False
         if await connection.fetchval("SELECT version_num FROM alembic_version") != head_revision():
             return False
@@ -212,20 +211,6 @@ async def emptied_at_head(admin_dsn: str, url: str) -> bool:
         return True
     finally:
         await connection.close()
-
-
-_head_tables: set[str] | None = None
-
-
-async def head_tables() -> set[str]:
-    """The tables of a database at the schema's head, read off this worker's SQLite template."""
-    global _head_tables
-    if _head_tables is None:
-        with sqlite3.connect(await migrated_sqlite_template()) as template:
-            _head_tables = {name for (name,) in template.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' "
-                "AND name NOT LIKE 'sqlite_%'")}
-    return _head_tables
 
 
 @functools.cache

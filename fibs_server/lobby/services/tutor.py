@@ -124,7 +124,8 @@ class Tutor:
         state.held = (key, decision)
         colour = running.match.colour(player)
         session.send_line(analysis_texts.tutor_warning(in_words(decision, colour),
-                                              in_words(verdict.best, colour), verdict.loss))
+                                                       in_words(verdict.best, colour),
+                                                       verdict.loss))
         session.send_event(web_events.tutor_warning(
             described(decision), described(verdict.best), verdict.loss, state.threshold))
         return True
