@@ -115,7 +115,7 @@ class Lobby:
                  match_finished: Callable[[int], None] = lambda match_id: None,
                  analyses: AnalysisRecords | None = None,
                  arranged: Callable[[Lobby, ArrangedLetter], None] = lambda lobby, letter: None,
-                 arrange: Callable[[Lobby, Invitation], Coroutine[Any, Any, object]] | None = None,
+                 arrange: Callable[[Lobby, Invitation], Coroutine[Any, Any, object]] = _arrange_nothing,
                  resume_waiting: Callable[[Lobby, str], Coroutine[Any, Any, None]] = _nothing,
                  bus: Callable[[Deliver], Bus] = LocalBus,
                  tutor_judge: Judge | None = None,
@@ -167,8 +167,7 @@ class Lobby:
         # app: it starts matches through this lobby; without it, pairs start nothing).
         self.quick_play = QuickPlay(
             self.attendance, self.match_table.busy, config.clock, config.node_id,
-            config.quick_play, arrange=lambda invitation: (arrange or _arrange_nothing)(
-                self, invitation),
+            config.quick_play, arrange=lambda invitation: arrange(self, invitation),
             bots_offered=lambda: "bot" in self.dispatcher.command_words)
         # What resumes a user's saved timed match that waits for both, when a match of theirs
         # ended (`arranged_matches.resume_waiting_matches`, given by the app).
