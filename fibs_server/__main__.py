@@ -120,10 +120,12 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--abandon-after-days", type=float,
                         default=float(env("FIBS_ABANDON_AFTER_DAYS", "14")),
                         help="a saved match nobody plays for this long is closed as abandoned")
-    parser.add_argument("--forfeit-abandoned", choices=["on", "off"],
+    parser.add_argument("--forfeit-abandoned", choices=["on", "off", "chances"],
                         default=env("FIBS_FORFEIT_ABANDONED", "off"),
-                        help="an abandoned match of some length is won by the player who "
-                        "stayed, and rated")
+                        help="on: an abandoned match of some length is won by the player who "
+                        "stayed, and rated; chances: the same, but a rated one is settled by "
+                        "both players' winning chances where it stands, from the engine, each "
+                        "rated with their chance as their share (docs/FAIRNESS.md)")
     parser.add_argument("--records-folder", default=env("FIBS_RECORDS_FOLDER"),
                         help="the open record: each month's finished rated matches and dice "
                              "statistics written there once it ends, and served at /records/ "
@@ -282,7 +284,8 @@ def main(argv: list[str] | None = None) -> None:
         takeover_seconds=arguments.takeover_seconds,
         reconnect_seconds=max(0, arguments.reconnect_seconds),
         abandon_after=arguments.abandon_after_days * 24 * 3600,
-        forfeit_abandoned=arguments.forfeit_abandoned == "on",
+        forfeit_abandoned=arguments.forfeit_abandoned != "off",
+        settle_by_chances=arguments.forfeit_abandoned == "chances",
         bots=BotConfig(think_time=arguments.bot_think_time, cpu_share=arguments.bot_cpu_share,
                        time_budget=arguments.bot_time_budget) if arguments.bots == "on" else None,
         analysis=AnalysisConfig(limits=QueueLimits(waiting=arguments.analysis_queue),

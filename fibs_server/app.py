@@ -55,7 +55,7 @@ from fibs_server.lobby.nodes.leases import (
     lease_families,
 )
 from fibs_server.lobby.play import arranged_matches
-from fibs_server.lobby.play.match_play import Matches, MatchTimers
+from fibs_server.lobby.play.match_play import Matches, MatchTimers, no_chances
 from fibs_server.lobby.play.turn_clock import MatchClocks, rules_of_thumb
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS
 from fibs_server.lobby.services.analysis_queue import AnalysisConfig, AnalysisQueue
@@ -103,6 +103,7 @@ class ServerConfig:
     dice_seed: int | None = None  # seeded dice, for reproducible test and benchmark runs
     abandon_after: float = 14 * 24 * 3600.0  # seconds: see LobbyConfig
     forfeit_abandoned: bool = False  # see LobbyConfig
+    settle_by_chances: bool = False  # see LobbyConfig; needs the bots' workers (`bots`)
     bots: BotConfig | None = None  # the built-in bots (None: no bots)
     grace_seconds: int = 60  # to resume a timed match left or dropped, before it is lost
     takeover_seconds: int | None = None  # a bot decides this late in every match (None: off)
@@ -187,6 +188,9 @@ class FibsServer:
             # Each node would have its own accounts and matches: one lobby in name only.
             raise ValueError("several nodes share one PostgreSQL database; a SQLite file "
                              "is one node's (run without --bus, or with a postgresql:// URL)")
+        if self.config.settle_by_chances and self.config.bots is None:
+            raise ValueError("settling abandoned matches by their chances needs the engine, "
+                             "which runs in the bots' workers (--bots on)")
         await upgrade_database_async(self.config.database_url)
         # One time for the store's stamps and the lobby's: a tournament compares them.
         self.store = await SqlStore.open(self.config.database_url,
@@ -201,6 +205,7 @@ class FibsServer:
         lobby_config = LobbyConfig(idle_timeout=self.config.idle_timeout,
                                    abandon_after=self.config.abandon_after,
                                    forfeit_abandoned=self.config.forfeit_abandoned,
+                                   settle_by_chances=self.config.settle_by_chances,
                                    abuse_limits=self.config.abuse_limits,
                                    grace_seconds=self.config.grace_seconds,
                                    takeover_seconds=self.config.takeover_seconds,
@@ -217,7 +222,8 @@ class FibsServer:
         analysis = self.config.analysis
         if analysis is not None:
             self.analysis_lane = AnalysisLane(self.config.worker_priority)
-        # The bots' workers: the bots' decisions, and the tutor's judgements.
+        # The bots' workers: the bots' decisions, the tutor's judgements and the winning
+        # chances abandoned matches are settled by.
         pool = None if self.config.bots is None else BotPool(
             workers=self.config.bots.workers, time_budget=self.config.bots.time_budget,
             cpu_share=self.config.bots.cpu_share, analyses=self.analysis_lane,
@@ -233,7 +239,8 @@ class FibsServer:
                            arrange=arranged_matches.arrange,
                            resume_waiting=arranged_matches.resume_waiting_matches,
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus,
-                           tutor_judge=None if pool is None else pool.judge)
+                           tutor_judge=None if pool is None else pool.judge,
+                           match_chances=no_chances if pool is None else pool.chances)
         await self.lobby.restore_motd()
         if self.config.bus_url is not None:
             assert self.bus is not None  # made with the lobby (`_redis_bus`)

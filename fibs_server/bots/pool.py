@@ -45,7 +45,7 @@ from typing import Any
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
 
-from . import analysis, brain, tutor
+from . import analysis, brain, chances, tutor
 from .brain import Level
 from .situation import Decision, Situation
 
@@ -259,6 +259,13 @@ class PoolCounts:
 
 
 QUICK_PLIES = 1
+# Seconds a match's winning chances may take (about 0.15 s at 2-ply): nothing waits on them,
+# but a worker's queue should not hold them past the next bot decisions' budgets for long.
+CHANCES_BUDGET = 10.0
+
+
+class NoAnswer(Exception):
+    """A computation in the bots' workers was late, refused or failed."""
 
 
 class BotPool:
@@ -361,27 +368,47 @@ class BotPool:
         """The tutor's verdict on `proposal` (`tutor.judge`), in the quick levels' worker under
         the same time budget and queue limit as a decision; None when it is late, refused or
         failed: a hint has no fallback, the player is told so."""
+        try:
+            verdict: tutor.Verdict = await self._computed(
+                self._quick_executor, self.time_budget, tutor.judge, situation, proposal)
+        except NoAnswer:
+            return None
+        return verdict
+
+    async def chances(self, state: dict[str, Any]) -> float | None:
+        """`chances.match_chances` of a stored match's state (player 0's match winning
+        chance; None: the engine has none for this match), in the workers of the deeper
+        levels, under the queue limit and `CHANCES_BUDGET`. Raises NoAnswer when it is late,
+        refused or failed: nothing waits on it (the sweep over abandoned matches asks again
+        at its next pass)."""
+        result: float | None = await self._computed(self._executor, CHANCES_BUDGET,
+                                                    chances.match_chances, state)
+        return result
+
+    async def _computed(self, executor: concurrent.futures.ProcessPoolExecutor, budget: float,
+                        function: Callable[..., Any], *arguments: Any) -> Any:
+        """`function(*arguments)` in `executor` within `budget` seconds, counted like a
+        decision (the analyses held meanwhile); NoAnswer when it is late, refused or failed."""
         if self._closed or self._under_way >= self.queue_limit:
             self.counts.refused += 1
-            return None
+            raise NoAnswer("refused: too many computations under way")
         self._under_way += 1
         if self.analyses is not None:
             self.analyses.hold()
         try:
-            work = asyncio.wrap_future(self._quick_executor.submit(
-                tutor.judge, situation, proposal))
-            done, _ = await asyncio.wait({work}, timeout=self.time_budget)
+            work = asyncio.wrap_future(executor.submit(function, *arguments))
+            done, _ = await asyncio.wait({work}, timeout=budget)
             if not done:
                 work.cancel()
                 self.counts.late += 1
-                return None
+                raise NoAnswer(f"late: over {budget:g} s")
             if work.cancelled() or work.exception() is not None:
                 self.counts.failed += 1
-                return None
+                raise NoAnswer("failed")
             return work.result()
-        except concurrent.futures.BrokenExecutor:
+        except concurrent.futures.BrokenExecutor as error:
             self.counts.failed += 1
-            return None
+            raise NoAnswer("failed: the worker died") from error
         finally:
             self._under_way -= 1
             if self.analyses is not None:

@@ -35,7 +35,13 @@ from fibs_server.lobby.nodes.bus import (
     SeekLetter,
     notice,
 )
-from fibs_server.lobby.play.match_play import Matches, MatchTimers, untimed
+from fibs_server.lobby.play.match_play import (
+    MatchChances,
+    Matches,
+    MatchTimers,
+    no_chances,
+    untimed,
+)
 from fibs_server.lobby.play.match_table import MatchTable
 from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.play.seats import Seats, SeatSession
@@ -85,9 +91,12 @@ class LobbyConfig:
     # Unix seconds, to compare with the times the store writes (matches left too long).
     wall_clock: Callable[[], float] = time.time
     # A saved match nobody plays for this long is closed as abandoned by whoever left it,
-    # and with `forfeit_abandoned` won by the other (rated), if it has a length.
+    # and with `forfeit_abandoned` won by the other (rated), if it has a length; with
+    # `settle_by_chances` as well, a rated one is settled by both players' winning chances
+    # instead, where the engine has them (docs/FAIRNESS.md, "Abandoned matches").
     abandon_after: float = 14 * 24 * 3600.0
     forfeit_abandoned: bool = False
+    settle_by_chances: bool = False
     # A web page's session is held this long after its WebSocket dropped without `bye`, for
     # the page to come back to (lobby/presence/reconnect.py); 0: logged out at once, as telnet's.
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS
@@ -119,6 +128,7 @@ class Lobby:
                  resume_waiting: Callable[[Lobby, str], Coroutine[Any, Any, None]] = _nothing,
                  bus: Callable[[Deliver], Bus] = LocalBus,
                  tutor_judge: Judge | None = None,
+                 match_chances: MatchChances = no_chances,
                  ) -> None:
         self.accounts = AccountsWithVisitors(accounts)
         # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
@@ -157,8 +167,11 @@ class Lobby:
                                         config.clock.time)
         # Every running match's life (lobby/play/match_play.py); `match_clocks` makes the clock
         # of each (a lobby without them plays every match untimed).
+        # `match_chances`: the engine's winning chances an abandoned rated match is settled by
+        # (BotPool.chances; `no_chances` without an engine).
         self.matches = Matches(self.match_table, matches, self.attendance, config, clocks=match_clocks,
-                               finished=match_finished, freed=self._players_freed)
+                               finished=match_finished, freed=self._players_freed,
+                               chances=match_chances)
         # What carries out a match arranged by another node (`arranged_matches.receive`,
         # given by the app: it starts matches through this lobby).
         self._arranged = arranged

@@ -59,3 +59,47 @@ def rate_match(winner: PlayerRating, loser: PlayerRating, match_length: int) -> 
                                   winner.experience + match_length),
         loser_after=PlayerRating(loser.rating + loser_change, loser.experience + match_length),
     )
+
+
+def fibs_expectation(rating: float, opponent: float, match_length: int) -> float:
+    """E, the probability FIBS's formula gives a player of `rating` of winning a match of
+    `match_length` against one of `opponent`: 1 / (10^((opponent - rating) * sqrt(N) / 2000) + 1)
+    (the upset probability Pu is this of the underdog)."""
+    return 1 / (10 ** ((opponent - rating) * math.sqrt(match_length) / 2000) + 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class SettledRating:
+    """A match settled rather than won (docs/FAIRNESS.md, "Abandoned matches"): each player
+    is rated with their share of it, the fraction of a win it is."""
+
+    match_length: int  # N
+    shares: tuple[float, float]  # S, each player's share: the first's fraction f, and 1 - f
+    expectations: tuple[float, float]  # E of each player (`fibs_expectation`)
+    changes: tuple[float, float]
+    after: tuple[PlayerRating, PlayerRating]
+
+
+def rate_settled(first: PlayerRating, second: PlayerRating, match_length: int,
+                 fraction: float) -> SettledRating:
+    """The two players' new ratings when `first` is given `fraction` of the match (0 to 1)
+    and `second` the rest. Each player's change is 4 * K * sqrt(N) * (S - E): FIBS's own
+    formula (`rate_match`) written with S = 1 for a win and 0 for a loss, here with S their
+    share. So a fraction of 1 rates as a win, 0 as a loss, and any other as the same mix of
+    the two (f times a win's change plus (1 - f) times a loss's); the changes divided by each
+    player's K sum to zero; and experience grows by N for both, as after any rated match."""
+    if match_length < 1:
+        raise ValueError(f"only matches of 1 or more points are rated, not {match_length}")
+    if not 0.0 <= fraction <= 1.0:  # (NaN too)
+        raise ValueError(f"a share of a match is from 0 to 1, not {fraction}")
+    players = (first, second)
+    shares = (fraction, 1.0 - fraction)
+    expected = fibs_expectation(first.rating, second.rating, match_length)
+    expectations = (expected, 1.0 - expected)
+    root_length = math.sqrt(match_length)
+    changes = tuple(4 * experience_factor(player.experience) * root_length * (share - expectation)
+                    for player, share, expectation in zip(players, shares, expectations))
+    after = tuple(PlayerRating(player.rating + change, player.experience + match_length)
+                  for player, change in zip(players, changes))
+    return SettledRating(match_length, shares, expectations, (changes[0], changes[1]),
+                         (after[0], after[1]))

@@ -22,9 +22,10 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
-from typing import Protocol, TypeAlias
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Sequence
+from typing import Any, Protocol, TypeAlias
 
+from fibs_server.bots.chances import SETTLEMENT_PLIES
 from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.nodes.bus import Letter, notice
 from fibs_server.lobby.play.match_table import MatchTable
@@ -70,7 +71,7 @@ from fibs_server.rules.dice import (
 )
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
-from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
+from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match, rate_settled
 
 log = logging.getLogger(__name__)
 
@@ -274,7 +275,20 @@ class MatchSettings(Protocol):
     def forfeit_abandoned(self) -> bool: ...
 
     @property
+    def settle_by_chances(self) -> bool: ...
+
+    @property
     def clock(self) -> Clock: ...
+
+
+# Player 0's chance of winning the match stored as this state, had it been played on (None: the
+# engine has none for it); raises when it has no answer now (`BotPool.chances`).
+MatchChances = Callable[[dict[str, Any]], Awaitable[float | None]]
+
+
+async def no_chances(state: dict[str, Any]) -> float | None:
+    """No engine: no match has chances to be settled by."""
+    return None
 
 
 # The clock of a new or resumed match, None if untimed (lobby/play/turn_clock.py's).
@@ -292,21 +306,24 @@ class Matches:
     finishes here. Its collaborators come in its constructor: `people` (who is online, and
     the reports to everyone), `clocks` (makes the clock of each match, given this owner),
     `finished` (told the id of each stored match that finished: the analysis queue; the
-    store queued the match already, in the transaction that finished it) and `freed` (told
+    store queued the match already, in the transaction that finished it), `freed` (told
     the names of the players of each match that finished: a saved timed match of theirs may
-    resume now)."""
+    resume now) and `chances` (the engine's winning chances of a stored match, which an
+    abandoned rated match is settled by)."""
 
     def __init__(self, table: MatchTable, store: MatchStore, people: People,
                  settings: MatchSettings, *,
                  clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
                  finished: Callable[[int], None] = lambda match_id: None,
-                 freed: Callable[[tuple[str, str]], None] = lambda names: None) -> None:
+                 freed: Callable[[tuple[str, str]], None] = lambda names: None,
+                 chances: MatchChances = no_chances) -> None:
         self.table = table
         self.store = store
         self.people = people
         self.settings = settings
         self.finished = finished
         self.freed = freed
+        self.chances = chances
         self.timer_for = clocks(self)
         # The matches whose last action the store refused, until it takes their state again
         # (`prompt_once_stored`), and the tries at it under way.
@@ -751,9 +768,7 @@ class Matches:
         replaced), None if that cannot be done now: a match of its players is being set up, or
         the store failed (try again later)."""
         online = [self.people.online.get(name.lower()) for name in names]
-        people = [name for name, session in zip(names, online)
-                  if session is None or not session.is_bot]
-        with self.table.starting(people) as claimed:
+        with self.table.starting(self._people_of(names)) as claimed:
             if not claimed:
                 return None
             record = await self.store.match_by_id(match_id)  # (a pairing's may be newer)
@@ -819,7 +834,9 @@ class Matches:
     async def close_abandoned(self) -> int:
         """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
         player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
-        stayed wins a match of some length, rated. Returns how many were closed."""
+        stayed wins a match of some length, rated; with `settle_by_chances` too, a rated match
+        the engine has chances for is settled by them (`settle_abandoned`). Returns how many
+        were closed."""
         before = int(self.settings.wall_clock() - self.settings.abandon_after)
         playing = {running.match_id for running in self.table.running_matches()}
         closed = 0
@@ -828,10 +845,20 @@ class Matches:
                 continue
             names = (record.player_a, record.player_b)
             if self.settings.forfeit_abandoned and record.left_by in names and record.length:
+                leaver = names.index(record.left_by)
+                if self.settings.settle_by_chances and record.state.get("unrated") is None:
+                    try:
+                        chance = await self.chances(record.state)
+                    except Exception as error:
+                        log.warning("no winning chances for abandoned match %s (%s); asking "
+                                    "again at the next sweep", record.match_id, error)
+                        continue
+                    if chance is not None:
+                        closed += await self.settle_abandoned(record, leaver, chance) is True
+                        continue
                 # Nobody plays it now to be told of it.
                 closed += await self.forfeit_saved(
-                    record.match_id, names, names.index(record.left_by), None,
-                    abandoned=True) is True
+                    record.match_id, names, leaver, None, abandoned=True) is True
             else:
                 try:  # only if no node has claimed it since it was read
                     await self.store.finish_match(record.match_id, record.state, None, [],
@@ -840,6 +867,66 @@ class Matches:
                     continue  # resumed meanwhile, on another node
                 closed += 1
         return closed
+
+    async def settle_abandoned(self, record: MatchRecord, leaver: int, chance: float
+                               ) -> bool | None:
+        """The abandoned rated match `record` settled where it stands by its players' winning
+        chances (`chance`: player 0's, from `record`'s state): finished without a winner, each
+        player rated with their chance as their share of the match (`rate_settled`), and what
+        settled it stored with it, under the state's `settled` (docs/FAIRNESS.md, "Abandoned
+        matches"). Nobody is told: it was abandoned long ago. Returns True if it was settled,
+        False if it changed since `record` was read (resumed, played on, finished), None if
+        that cannot be done now (a match of its players is being set up, the store failed)."""
+        names = (record.player_a, record.player_b)
+        with self.table.starting(self._people_of(names)) as claimed:
+            if not claimed:
+                return None
+            try:
+                if not self._unchanged(record, await self.store.match_by_id(record.match_id)):
+                    return False
+                epoch, owned = await self.claim(record.match_id)
+                if not self._unchanged(record, owned):
+                    return False
+                found = [(await self.people.user_named(name))[1] for name in names]
+                accounts = [account for account in found if account is not None]
+                assert record.length is not None and len(accounts) == 2
+                settled = rate_settled(PlayerRating(accounts[0].rating, accounts[0].experience),
+                                       PlayerRating(accounts[1].rating, accounts[1].experience),
+                                       record.length, chance)
+                updates = [RatingUpdate(name, after.rating, after.experience)
+                           for name, after in zip(names, settled.after)]
+                state = {**record.state,
+                         "ratings": {account.name: [account.rating, update.rating]
+                                     for account, update in zip(accounts, updates)},
+                         "settled": {"by": "winning chances", "left_by": names[leaver],
+                                     "chances": list(settled.shares),
+                                     "expected": list(settled.expectations),
+                                     "engine": f"bgsage, {SETTLEMENT_PLIES}-ply, cubeful"}}
+                await self.store.finish_match(record.match_id, state, None, updates,
+                                              abandoned=True, epoch=epoch)
+            except StaleMatchOwner:
+                return False  # claimed by another node since
+            except Exception:
+                log.exception("settling abandoned match %s failed", record.match_id)
+                return None
+        for account, update in zip(accounts, updates):
+            account.rating, account.experience = update.rating, update.experience
+        self.finished(record.match_id)
+        self.freed(names)
+        return True
+
+    @staticmethod
+    def _unchanged(record: MatchRecord, now: MatchRecord | None) -> bool:
+        """Whether the saved match `record` is still as it was read, unfinished."""
+        return (now is not None and not now.finished and now.state == record.state
+                and now.left_by == record.left_by)
+
+    def _people_of(self, names: tuple[str, str]) -> list[str]:
+        """Of a match's players, those whose matches are set up one at a time (a bot online
+        plays any number)."""
+        online = [self.people.online.get(name.lower()) for name in names]
+        return [name for name, session in zip(names, online)
+                if session is None or not session.is_bot]
 
     # --- parting: the match stops running here and stays saved ------------------------------------
 
