@@ -25,7 +25,9 @@ from fibs_server.rules.match import Match
 
 
 def match_games(record: MatchRecord) -> dict[str, Any]:
-    """A finished match: its players, terms, result and every game's actions."""
+    """A finished match: its players, terms, result and every game's actions; `settled`, for
+    an abandoned match settled by its players' winning chances, what settled it (the chances,
+    their FIBS expectations, the engine, who left: docs/FAIRNESS.md), else None."""
     # Only read: it never rolls, so it needs no real dice.
     match = Match.from_dict(record.state, ScriptedDice([]))
     games = []
@@ -38,7 +40,8 @@ def match_games(record: MatchRecord) -> dict[str, Any]:
     return {"match_id": record.match_id, "players": [record.player_a, record.player_b],
             "length": record.length, "variant": match.variant.value,
             "score": list(match.score), "winner": record.winner,
-            "finished_at": record.finished_at, "games": games, "dice": match_dice(record)}
+            "finished_at": record.finished_at, "games": games, "dice": match_dice(record),
+            "settled": record.state.get("settled")}
 
 
 def open_record(record: MatchRecord, analysis: StoredAnalysis | None) -> dict[str, Any]:
