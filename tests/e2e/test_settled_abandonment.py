@@ -11,7 +11,7 @@ import asyncio
 import pytest
 
 from fibs_server.bots.chances import SETTLEMENT_PLIES, match_chances
-from fibs_server.lobby.play.public_reads import match_games
+from fibs_server.lobby.play.public_reads import match_games, open_record
 from fibs_server.lobby.services.bot_players import BotConfig
 from fibs_server.rules.dice import VerifiableDice
 from fibs_server.rules.ratings import PlayerRating, rate_settled
@@ -73,7 +73,10 @@ async def test_an_abandoned_rated_match_is_settled_by_the_chances_where_it_stand
         assert account.rating == pytest.approx(after.rating)
         assert account.experience == 3
     assert [m.match_id for m in await store.rated_matches("alice", None, 10)] == [1]
-    assert match_games(record)["settled"] == settled  # the match's JSON shows it
+    # The match's JSON shows it, and so does the open record's month.
+    assert match_games(record)["settled"] == settled
+    [published] = await store.rated_matches_finished(0, 2**62, 0, 10)
+    assert open_record(published, None)["settled"] == settled
     assert await harness.server.lobby.matches.close_abandoned() == 0  # settled once
     assert (await store.match_counts("alice"))[1] == 1  # abandoned by alice, as a forfeit is
 

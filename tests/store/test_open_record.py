@@ -191,6 +191,25 @@ async def test_the_duty_writes_when_its_lease_is_gained(archive, tmp_path):
     assert duty.written == [NOVEMBER]
 
 
+async def test_the_duty_writes_a_month_that_ends_while_it_runs(archive, tmp_path):
+    """The schedule: begun in November it writes October; once the clock passes into
+    December its next look (every `period` seconds) writes November, read back."""
+    folder = tmp_path / "scheduled"
+    now = [float(NOVEMBER.start + 3600)]
+    duty = MonthlyRecord(archive.store, folder, lambda: now[0], period=0.01)
+    await duty.begin()
+    try:
+        await until(lambda: duty.written == [Month(2026, 10)], "October written at the start")
+        now[0] = float(NOVEMBER.end + 60)
+        await until(lambda: duty.written == [Month(2026, 10), NOVEMBER],
+                    "November written at the first look after it ended")
+    finally:
+        await duty.end()
+    assert [match["match_id"] for match in read_month(folder, NOVEMBER)[0]] == archive.november
+    assert [match["match_id"]
+            for match in read_month(folder, Month(2026, 10))[0]] == [archive.october]
+
+
 def test_months_are_calendar_months_in_utc():
     assert str(Month.parse("2026-01")) == "2026-01" and Month(2026, 1).previous == Month(2025, 12)
     assert Month(2026, 12).end == Month(2027, 1).start == 1798761600
