@@ -19,7 +19,11 @@ MATCH_ID = FIXTURE["match"]["match_id"]
 ALICES_MATCHES = {"name": "alice", "next_before": None, "matches": [{
     "match_id": MATCH_ID, "opponent": "bob", "length": 3, "winner": "bob", "score": [0, 5],
     "finished_at": 1700000000, "rating_before": 1500.0, "rating_after": 1492.0,
-    "analysed": True}]}
+    "analysed": True}, {
+    # Abandoned and settled by both players' chances: no winner (docs/FAIRNESS.md).
+    "match_id": MATCH_ID + 1, "opponent": "carol", "length": 5, "winner": None, "score": [2, 1],
+    "finished_at": 1690000000, "rating_before": 1496.0, "rating_after": 1500.0,
+    "analysed": False}]}
 ANSWERS = {"/api/players/alice/matches": ALICES_MATCHES,
            f"/api/matches/{MATCH_ID}": FIXTURE["match"],
            f"/api/matches/{MATCH_ID}/analysis": {
@@ -49,6 +53,8 @@ async def test_a_review_is_seen_from_the_viewers_side_throughout(web, browser, a
     await page.tap('#tabs [data-tab="profile"]')
     await page.fill("#history-name", "alice")
     await page.tap("#profile-form button")
+    await expect(page.locator("#match-history")).to_contain_text(
+        f"#{MATCH_ID + 1} against carol, a 5 point match: settled by the chances 2-1")
     await page.locator("#match-history").get_by_role("button", name="Review with analysis").tap()
     await decision(page, 1)
     board = page.locator("#review-board")

@@ -265,6 +265,7 @@ export default {
   "profile.match": "#{id} against {name}, {match}: {result} {own}-{theirs}",
   "profile.won": "won",
   "profile.lost": "lost",
+  "profile.settled": "settled by the chances",
   "profile.no_matches": "No finished rated matches.",
   "profile.review": "Review",
   "profile.review_analysed": "Review with analysis",

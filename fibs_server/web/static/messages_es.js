@@ -265,6 +265,7 @@ export default {
   "profile.match": "#{id} contra {name}, {match}: {result} {own}-{theirs}",
   "profile.won": "ganado",
   "profile.lost": "perdido",
+  "profile.settled": "repartido según las probabilidades",
   "profile.no_matches": "Ningún partido terminado que puntúe.",
   "profile.review": "Repasar",
   "profile.review_analysed": "Repasar con análisis",

@@ -89,7 +89,9 @@ function renderMatches(matches) {
   const rows = matches.body.matches.map((match) => item(
     t("profile.match", { id: match.match_id, name: match.opponent,
       match: matchWords(match.length, null),
-      result: t(match.winner === matches.body.name ? "profile.won" : "profile.lost"),
+      // No winner: an abandoned match settled by both players' chances (docs/FAIRNESS.md).
+      result: t(match.winner === null ? "profile.settled"
+        : match.winner === matches.body.name ? "profile.won" : "profile.lost"),
       own: match.score[0], theirs: match.score[1] }) + " ",
     button(t(match.analysed ? "profile.review_analysed" : "profile.review"),
       () => openReview(match.match_id, matches.body.name))));
