@@ -130,7 +130,8 @@ async def test_a_knockout_of_five_with_a_no_show_to_its_winner(harness):
     await clients["dave"].expect_lines(
         "  Round 2: alice beats dave; bob beats carol by forfeit",
         "  Round 3: alice beats bob",
-        "  Standings: 1. alice 3; 2. bob 2; 3. carol 1; 4. dave 1; 5. erin 0")
+        "  Standings: 1. alice 3; 2. bob 2 (1 by forfeit); 3. carol 1 withdrawn; 4. dave 1; "
+        "5. erin 0")
 
 
 async def test_a_swiss_of_six_with_a_dropout_to_its_winner(harness):

@@ -1,4 +1,4 @@
-"""`tournament create|join|leave|list|show|cancel|notify` (docs/TOURNAMENTS.md, "Commands").
+"""`tournament create|join|leave|withdraw|reinstate|list|show|cancel|notify` (docs/TOURNAMENTS.md, "Commands").
 
 The store is the truth (lobby/ports/tournament_records.py): each command reads or writes it, on
 any node; the director (lobby/services/tournaments.py) acts on what it finds there. The limits are
@@ -192,6 +192,47 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         session.followed_tournament = tid
         await news.signed_up(lobby, record, session.name, False, session.name)
 
+    async def withdraw(lobby: Lobby, session: Session, args: list[str]) -> None:
+        """In sign-up, as `leave`; running, out of the later rounds (an undecided pairing of
+        theirs goes to the opponent at the director's next pass)."""
+        record = await _named(session, args)
+        if record is None:
+            return
+        if record.status is Status.SIGNUP:
+            await leave(lobby, session, args)
+            return
+        tid = record.tournament_id
+        played = record.played
+        name = next((entrant.name for entrant in played.entrants
+                     if entrant.name.lower() == session.name.lower()), None) \
+            if played is not None else None
+        if name is None or await records.set_withdrawn(tid, name, True) is None:
+            session.send_line(tournament_texts.not_playing(tid))
+            return
+        await told_and_changed(lobby, session, record, tournament_texts.withdraws(tid, name))
+
+    async def reinstate(lobby: Lobby, session: Session, args: list[str]) -> None:
+        """An administrator puts a withdrawn player back into the later rounds."""
+        record = await _named(session, args)
+        if record is None:
+            return
+        account = session.account
+        assert account is not None
+        tid = record.tournament_id
+        if not account.is_admin:
+            session.send_line(tournament_texts.only_admins_reinstate(tid))
+            return
+        typed = args[1] if len(args) > 1 else ""
+        played = record.played
+        name = next((entrant.name for entrant in played.entrants
+                     if entrant.name.lower() == typed.lower()), None) \
+            if played is not None else None
+        if name is None or await records.set_withdrawn(tid, name, False) is None:
+            session.send_line(tournament_texts.not_withdrawn(tid, typed or "?"))
+            return
+        await told_and_changed(lobby, session, record,
+                               tournament_texts.reinstated(tid, name, session.name))
+
     async def cancel(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
         if record is None:
@@ -217,7 +258,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         session.send_line(tournament_texts.NOTIFY_ON if value == "on"
                           else tournament_texts.NOTIFY_OFF)
 
-    WRITERS = {"create": create, "join": join, "leave": leave, "cancel": cancel,
-               "notify": notify}
+    WRITERS = {"create": create, "join": join, "leave": leave, "withdraw": withdraw,
+               "reinstate": reinstate, "cancel": cancel, "notify": notify}
     return table
 
