@@ -33,11 +33,13 @@ if TYPE_CHECKING:  # a type only: each handler is given the lobby
 
 LISTED = 20  # tournaments `tournament list` shows: the open ones first, then the latest
 READERS = ("list", "show")
+# Each reads a running tournament whole before its write: paced with the reads.
+PACED = (*READERS, "withdraw", "reinstate")
 
 
 def reads(command: Command) -> bool:
     """Whether a `tournament` command reads the store (it is paced as a heavy read)."""
-    return bool(command.args) and command.args[0].lower() in READERS
+    return bool(command.args) and command.args[0].lower() in PACED
 
 
 def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
