@@ -255,13 +255,6 @@ class TournamentDirector:
         played = record.played
         assert played is not None
         tid = record.tournament_id
-        out = [name for name in (first, second) if name in played.withdrawn]
-        if out:
-            # Nothing to wait for: a withdrawn player's pairing goes to the other at once
-            # (a match of theirs already begun goes on as an ordinary match).
-            winner = next((name for name in (first, second) if name not in out), None)
-            self._tell([first, second], tournament_texts.withdrawn_forfeit(tid, out[0], winner))
-            return winner, True
         linked = record.match_ids.get((number, position))
         if linked is not None and linked == self.lobby.matches.live_match_id(first, second):
             return None  # its match is being played here: nothing to read from the store
@@ -274,6 +267,13 @@ class TournamentDirector:
                         if name.lower() == match.winner.lower()), False
         if match is not None and self.lobby.matches.is_live(first, second):
             return None  # played now; a dropout is the timed match's grace period's
+        out = [name for name in (first, second) if name in played.withdrawn]
+        if out:
+            # Nothing to wait for: a withdrawn player's pairing not being played goes to
+            # the other at once (a saved match of theirs stays saved).
+            winner = next((name for name in (first, second) if name not in out), None)
+            self._tell([first, second], tournament_texts.withdrawn_forfeit(tid, out[0], winner))
+            return winner, True
         here = {name: arranged_matches.free_here(self.lobby, name) for name in (first, second)}
         bots = [name for name, session in here.items() if session is not None and session.is_bot]
         present = [name for name in (first, second) if here[name] is not None
