@@ -103,8 +103,11 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                                line: str) -> None:
         """`line` to the tournament's entrants, its creator and the user who typed the
         command; then the pages."""
-        lobby.attendance.tell([*(entrant.name for entrant in record.entrants), record.spec.creator,
-                    session.name], notice([line]))
+        named = [*(entrant.name for entrant in record.entrants), record.spec.creator,
+                 session.name]
+        # Once each: the one who typed it may be an entrant, or the creator, too.
+        lobby.attendance.tell(list({name.lower(): name for name in named}.values()),
+                              notice([line]))
         await changed(lobby, session, record.tournament_id)
 
     async def create(lobby: Lobby, session: Session, args: list[str]) -> None:
