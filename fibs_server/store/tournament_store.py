@@ -163,6 +163,14 @@ class TournamentStore:
             return revision + 1
         return await self._writes.run(set_it)
 
+    async def running_entered(self, name: str) -> list[int]:
+        query = (select(TournamentEntrantRow.tournament_id)
+                 .join(TournamentRow, TournamentRow.id == TournamentEntrantRow.tournament_id)
+                 .where(TournamentEntrantRow.name_key == name_key(name),
+                        TournamentRow.status == Status.RUNNING.value)
+                 .order_by(TournamentEntrantRow.tournament_id))
+        return await self._reads.run(lambda session: list(session.scalars(query)))
+
     async def paired_after(self, name: str, since: int) -> bool:
         current = (select(TournamentRoundRow.tournament_id,
                           func.max(TournamentRoundRow.number).label("number"))

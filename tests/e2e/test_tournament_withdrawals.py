@@ -5,8 +5,8 @@ A Swiss of five: dave never comes. His round 1 pairing goes to his opponent by f
 no-show time, and he is withdrawn: round 2 is paired without him and played without the
 clock moving (nobody waits for him again). After round 2, erin types `tournament withdraw`
 and an administrator reinstates dave: round 3 pairs dave and not erin. Each player is told
-their match's start, each result and their standing; `tournament show` marks the forfeits
-and the withdrawn."""
+their match's start, each result and their standing (dave, looking in after round 1, what
+was decided while he was away); `tournament show` marks the forfeits and the withdrawn."""
 from __future__ import annotations
 
 import re
@@ -72,6 +72,15 @@ async def test_a_no_show_is_withdrawn_a_player_withdraws_and_one_is_reinstated(h
     for name in ("alice", "bob", "carol", "erin"):
         await clients[name].skip_until(re.compile(
             rf"Tournament {tid}: after round 1 you are \d+(st|nd|rd|th) of 5, with \d points?\."))
+
+    # dave looks in: he hears what was decided while he was away, and goes again.
+    dave = await harness.login_clip("dave")
+    await dave.skip_until(f"Tournament {tid}: round 1: {opponent} beats dave by forfeit.")
+    await dave.expect_lines(f"Tournament {tid}: you are 5th of 5, with 0 points.",
+                            f"Tournament {tid}: you play no later round (an administrator "
+                            f"may reinstate you: 'tournament reinstate {tid} dave').")
+    await dave.send("bye")
+    await dave.expect_closed()
 
     # Round 2 is over as soon as its match is: the clock does not move.
     played_pairing = next(p for p in second.pairings if p.second is not None)

@@ -52,6 +52,22 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         news.stop()
         return ()
 
+    @table.on_login
+    async def tell_the_returning(lobby: Lobby, session: Session) -> None:
+        """An entrant of a running tournament hears where they stand as they log in: a
+        result decided while they were away (a forfeit, a match lost by the grace period)
+        was told to those online then."""
+        if lobby.attendance.is_visitor(session):
+            return
+        for tournament_id in await records.running_entered(session.name):
+            record = await records.tournament(tournament_id)
+            played = record.played if record is not None else None
+            name = next((entrant.name for entrant in played.entrants
+                         if entrant.name.lower() == session.name.lower()), None) \
+                if played is not None else None
+            if played is not None and name is not None:
+                session.send_lines(tournament_texts.on_your_return(tournament_id, played, name))
+
     # `list` and `show` read the store, up to some hundred rows: heavy reads.
     @table.command("tournament", pacing=HeavyRead(tournament_texts.read_too_often, reads))
     async def tournament(lobby: Lobby, session: Session, command: Command) -> None:

@@ -106,6 +106,9 @@ class TournamentRecords(Protocol):
         one more: the new revision, or None if it is not running, has no such entrant, or
         has them so already."""
 
+    async def running_entered(self, name: str) -> list[int]:
+        """The running tournaments `name` is an entrant of (a light read)."""
+
     async def paired_after(self, name: str, since: int) -> bool:
         """Whether the current round of a running tournament, begun after `since` (Unix
         seconds), pairs `name` in a pairing not yet decided: a match of theirs begun at

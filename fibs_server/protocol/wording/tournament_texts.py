@@ -73,6 +73,26 @@ def your_standing(tournament_id: int, number: int, place: int, field: int, score
                   f"with {plural(score, 'point')}.")
 
 
+def on_your_return(tournament_id: int, played: Tournament, name: str) -> list[str]:
+    """What an entrant of a running tournament hears as they log in: their latest decided
+    match (decided while they were away, perhaps), their place, and whether they play on."""
+    lines = []
+    latest = next((pairing for played_round in reversed(played.rounds)
+                   if (pairing := played_round.pairing_of(name)) is not None
+                   and pairing.decided and not pairing.is_bye), None)
+    if latest is not None:
+        number = next(r.number for r in played.rounds if latest in r.pairings)
+        lines.append(_about(tournament_id, f"round {number}: {pairing_words(latest)}."))
+    rows = standings(played)
+    row = next(row for row in rows if row.name == name)
+    lines.append(_about(tournament_id, f"you are {_ordinal(row.place)} of {len(rows)}, with "
+                        f"{plural(row.score, 'point')}."))
+    if name in played.withdrawn:
+        lines.append(_about(tournament_id, "you play no later round (an administrator may "
+                            f"reinstate you: 'tournament reinstate {tournament_id} {name}')."))
+    return lines
+
+
 def _ordinal(place: int) -> str:
     suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
     return f"{place}{suffix}"
