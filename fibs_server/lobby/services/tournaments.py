@@ -200,7 +200,7 @@ class TournamentDirector:
             await self.records.link_matches(record.tournament_id, current.number, links)
             record.match_ids.update(((current.number, position), match_id)
                                     for position, match_id in links.items())
-            for position in links:
+            for position in set(links) - set(decided):  # a match found over is no news
                 pairing = current.pairings[position]
                 for name in pairing.players:
                     opponent = pairing.opponent_of(name)
