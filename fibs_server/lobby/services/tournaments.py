@@ -328,7 +328,7 @@ class TournamentDirector:
         revision = await self.records.set_withdrawn(record.tournament_id, name, True)
         played = record.played
         assert played is not None
-        if revision is not None:
+        if revision == record.revision + 1:  # else a command changed it too: read it again
             record.revision = revision
         record.played = rules.withdraw(played, name)
         self._announce_to_entrants(record, tournament_texts.no_show_withdrawn(
