@@ -143,7 +143,7 @@ def created(tournament_id: int) -> str:
 def opened(tournament_id: int, creator: str, kind: str, length: int, cap: int) -> str:
     """The line to those who asked to hear of tournaments (`tournament notify on`)."""
     return _about(tournament_id, f"{creator} opens a {kind} of {length} point matches for up "
-                  f"to {cap} players. Type 'tournament join {tournament_id}' to enter it.")
+                  f"to {plural(cap, 'player')}. Type 'tournament join {tournament_id}' to enter it.")
 
 
 def joined(tournament_id: int, name: str) -> str:
@@ -180,17 +180,17 @@ def cancelled(tournament_id: int, by: str) -> str:
 
 
 def too_many_open(limit: int) -> str:
-    return refusal("tournament_too_many_open", f"** You have {limit} open tournaments already: "
+    return refusal("tournament_too_many_open", f"** You have {plural(limit, 'open tournament')} already: "
                    "cancel one, or wait until one ends.", limit=limit)
 
 
 def server_full(limit: int) -> str:
-    return refusal("tournament_server_full", f"** There are {limit} open tournaments already: "
+    return refusal("tournament_server_full", f"** There {'is' if limit == 1 else 'are'} {plural(limit, 'open tournament')} already: "
                    "try again when one ends.", limit=limit)
 
 
 def cap_too_large(limit: int) -> str:
-    return refusal("tournament_cap_too_large", f"** A tournament may have {limit} players at "
+    return refusal("tournament_cap_too_large", f"** A tournament may have {plural(limit, 'player')} at "
                    "most.", limit=limit)
 
 
@@ -364,7 +364,7 @@ def starts_words(start_in_seconds: int | None, start_when: int | None) -> str:
     """When the sign-up closes, as `show` tells it."""
     words = []
     if start_in_seconds is not None:
-        words.append(f"in {max(0, start_in_seconds) // 60} minutes")
+        words.append(f"in {plural(max(0, start_in_seconds) // 60, 'minute')}")
     if start_when is not None:
         words.append(f"when {start_when} have joined")
     return " or ".join(words)
