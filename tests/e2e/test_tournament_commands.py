@@ -204,7 +204,7 @@ async def test_limits_and_refusals(harness):
                                    re.compile(r" +1  knockout +cancelled .*"))
     assert "by alice: 3 points, 60 s a turn" in lines[1]
     await bob.send("help tournament")
-    await bob.skip_until("tournament create|join|leave|list|show|cancel|notify ...")
+    await bob.skip_until("tournament create|join|leave|withdraw|reinstate|list|show|cancel|notify ...")
 
 
 async def test_only_those_who_asked_hear_of_tournaments(harness):
