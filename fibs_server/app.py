@@ -238,6 +238,7 @@ class FibsServer:
                            analyses=self.store, arranged=arranged_matches.receive,
                            arrange=arranged_matches.arrange,
                            resume_waiting=arranged_matches.resume_waiting_matches,
+                           paired_after=self.store.paired_after,
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus,
                            tutor_judge=None if pool is None else pool.judge,
                            match_chances=no_chances if pool is None else pool.chances)
@@ -288,7 +289,8 @@ class FibsServer:
             await self.records_lease.start()
         self.lobby.dispatcher.add_commands(tournament_commands.command_table(self.store, self.bots))
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
-        self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock)
+        self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock,
+                                           bots=self.bots)
         self.tournaments_lease = LeaseKeeper(leases(TOURNAMENTS), self.director,
                                              self.config.lease_seconds, LoopClock())
         await self.tournaments_lease.start()

@@ -9,7 +9,7 @@ import secrets
 import string
 import time
 import weakref
-from collections.abc import Callable, Collection, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable
 from typing import Any
 
 from fibs_server.lobby.clock import Clock, LoopClock
@@ -116,6 +116,11 @@ async def _nothing(lobby: Lobby, name: str) -> None:
     """A lobby without its arrangements resumes nothing by itself."""
 
 
+async def _never_paired(name: str, since: int) -> bool:
+    """A lobby without tournaments pairs nobody."""
+    return False
+
+
 class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
                  config: LobbyConfig, tables: Iterable[CommandTable], *,
@@ -126,6 +131,7 @@ class Lobby:
                  arranged: Callable[[Lobby, ArrangedLetter], None] = lambda lobby, letter: None,
                  arrange: Callable[[Lobby, Invitation], Coroutine[Any, Any, object]] = _arrange_nothing,
                  resume_waiting: Callable[[Lobby, str], Coroutine[Any, Any, None]] = _nothing,
+                 paired_after: Callable[[str, int], Awaitable[bool]] = _never_paired,
                  bus: Callable[[Deliver], Bus] = LocalBus,
                  tutor_judge: Judge | None = None,
                  match_chances: MatchChances = no_chances,
@@ -185,6 +191,9 @@ class Lobby:
         # What resumes a user's saved timed match that waits for both, when a match of theirs
         # ended (`arranged_matches.resume_waiting_matches`, given by the app).
         self._resume_waiting = resume_waiting
+        # Whether a tournament's round begun after a time pairs the user in a pairing not
+        # decided yet (`TournamentRecords.paired_after`): their older saved matches wait.
+        self.paired_after = paired_after
         # The stored match analyses (`history` marks the analysed matches).
         self.analyses = analyses
         # The players' tutors, judging in the bots' worker (`tutor_judge`: BotPool.judge;

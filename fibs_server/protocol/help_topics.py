@@ -238,7 +238,7 @@ TOPICS: dict[str, Topic] = {
         "given, 0.01 to 1.0) is held back with the better one. Send it again,",
         "or 'tutor play', to play it anyway. Never in a rated match."),
         "tutor on 0.05"),
-    "tournament": Topic("tournament create|join|leave|list|show|cancel|notify ...", (
+    "tournament": Topic("tournament create|join|leave|withdraw|reinstate|list|show|cancel|notify ...", (
         "Tournaments the server runs from sign-up to the winner.",
         "'tournament create knockout|swiss [options]' opens one; the options:",
         "rounds <n> (Swiss; 3 unless given), length <n> (3), final <n> (the",
@@ -250,8 +250,12 @@ TOPICS: dict[str, Topic] = {
         "starts. 'tournament list', 'tournament show <id>': entrants, pairings,",
         "results and standings. 'tournament cancel <id>': its creator or an",
         "administrator. 'tournament notify on|off': hear when one opens,",
-        "starts or ends. Each round you are invited to your match (type 'join",
-        "<opponent>'); a player who does not come within 5 minutes loses it."),
+        "starts or ends. Each round the server starts your match as soon as",
+        "you and your opponent are online and free (no 'join'); a player who",
+        "does not come within 5 minutes loses it and plays no later round.",
+        "'tournament withdraw <id>': play no later round (your match of this",
+        "round is lost). 'tournament reinstate <id> <name>': an administrator",
+        "puts a withdrawn player back from the next round."),
         "tournament create swiss rounds 4 length 5 cap 12"),
     "fairdice": Topic("fairdice [<match>]", (
         "Each match's dice come from a secret seed the server fixes before the",

@@ -114,6 +114,9 @@ class Tournament:
     entrants: tuple[Entrant, ...]  # in seed order: rating, highest first, then name
     round_count: int
     rounds: tuple[Round, ...] = ()
+    # Out of the rounds paired from now on (they withdrew, or forfeited by not showing up);
+    # what they played stays.
+    withdrawn: frozenset[str] = frozenset()
 
     @property
     def current(self) -> Round | None:
@@ -197,6 +200,16 @@ def record(tournament: Tournament, name: str, winner: str | None,
         tournament, rounds=(*tournament.rounds[:-1], Round(current.number, pairings)))
 
 
+def withdraw(tournament: Tournament, name: str) -> Tournament:
+    """`name` paired no more (from the next round on)."""
+    return dataclasses.replace(tournament, withdrawn=tournament.withdrawn | {name})
+
+
+def reinstate(tournament: Tournament, name: str) -> Tournament:
+    """`name` paired again from the next round on."""
+    return dataclasses.replace(tournament, withdrawn=tournament.withdrawn - {name})
+
+
 def next_round(tournament: Tournament) -> Tournament:
     """The next round paired, once the current one is done (unless it was the last)."""
     current = tournament.current
@@ -273,7 +286,8 @@ def standings(tournament: Tournament) -> list[Standing]:
 def _swiss_round(tournament: Tournament) -> Round:
     points = scores(tournament)
     # Seed order is rating order: ranked by score, then rating.
-    ranked = sorted((entrant.name for entrant in tournament.entrants), key=lambda name: (
+    ranked = sorted((entrant.name for entrant in tournament.entrants
+                     if entrant.name not in tournament.withdrawn), key=lambda name: (
         -points[name], tournament.seed_of(name)))
     met = {name: set(names) for name, names in opponents(tournament).items()}
     pairs = swiss_pairs(ranked, met, byes(tournament))

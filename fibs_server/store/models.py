@@ -310,6 +310,9 @@ class TournamentRow(Base):
     started_at: Mapped[int | None] = mapped_column(BigInteger)
     ended_at: Mapped[int | None] = mapped_column(BigInteger)
     winner: Mapped[str | None]
+    # One more at each change a command makes while it runs (a withdrawal, a reinstatement):
+    # the director, which keeps a running tournament in memory, reads it again then.
+    revision: Mapped[int] = mapped_column(server_default="0")
 
 
 class TournamentEntrantRow(Base):
@@ -326,6 +329,7 @@ class TournamentEntrantRow(Base):
     joined_at: Mapped[int] = mapped_column(BigInteger)
     entry_number: Mapped[int] = mapped_column(server_default="0")
     seed: Mapped[int | None]
+    withdrawn: Mapped[bool] = mapped_column(server_default=false())  # paired no more
 
 
 class TournamentRoundRow(Base):

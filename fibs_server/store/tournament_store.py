@@ -144,6 +144,51 @@ class TournamentStore:
             await self._writes.run(lambda session: session.connection().execute(
                 _SET_PAIRING, rows))
 
+    async def set_withdrawn(self, tournament_id: int, name: str,
+                            withdrawn: bool) -> int | None:
+        def set_it(session: Session) -> int | None:
+            revision = session.scalar(select(TournamentRow.revision).where(
+                TournamentRow.id == tournament_id,
+                TournamentRow.status == Status.RUNNING.value).with_for_update())
+            if revision is None:
+                return None
+            changed = session.execute(update(TournamentEntrantRow).where(
+                TournamentEntrantRow.tournament_id == tournament_id,
+                TournamentEntrantRow.name_key == name_key(name),
+                TournamentEntrantRow.withdrawn == (not withdrawn)).values(withdrawn=withdrawn))
+            if not getattr(changed, "rowcount", 0):
+                return None
+            session.execute(update(TournamentRow).where(TournamentRow.id == tournament_id)
+                            .values(revision=revision + 1))
+            return revision + 1
+        return await self._writes.run(set_it)
+
+    async def running_entered(self, name: str) -> list[int]:
+        query = (select(TournamentEntrantRow.tournament_id)
+                 .join(TournamentRow, TournamentRow.id == TournamentEntrantRow.tournament_id)
+                 .where(TournamentEntrantRow.name_key == name_key(name),
+                        TournamentRow.status == Status.RUNNING.value)
+                 .order_by(TournamentEntrantRow.tournament_id))
+        return await self._reads.run(lambda session: list(session.scalars(query)))
+
+    async def paired_after(self, name: str, since: int) -> bool:
+        current = (select(TournamentRoundRow.tournament_id,
+                          func.max(TournamentRoundRow.number).label("number"))
+                   .join(TournamentRow, TournamentRow.id == TournamentRoundRow.tournament_id)
+                   .where(TournamentRow.status == Status.RUNNING.value)
+                   .group_by(TournamentRoundRow.tournament_id).subquery())
+        key = name_key(name)
+        query = (select(TournamentPairingRow.position)
+                 .join(current, (TournamentPairingRow.tournament_id == current.c.tournament_id)
+                       & (TournamentPairingRow.round_number == current.c.number))
+                 .join(TournamentRoundRow,
+                       (TournamentRoundRow.tournament_id == current.c.tournament_id)
+                       & (TournamentRoundRow.number == current.c.number))
+                 .where(~TournamentPairingRow.decided, TournamentRoundRow.started_at > since,
+                        (func.lower(TournamentPairingRow.first) == key)
+                        | (func.lower(TournamentPairingRow.second) == key)).limit(1))
+        return await self._reads.run(lambda session: session.scalar(query) is not None)
+
     async def end_tournament(self, tournament_id: int, status: Status,
                              winner: str | None) -> bool:
         now = self._now()
@@ -163,9 +208,10 @@ class TournamentStore:
 
     async def open_tournaments(self) -> list[OpenTournament]:
         return await self._reads.run(lambda session: [
-            OpenTournament(tournament_id, Status(status), creator)
-            for tournament_id, status, creator in session.execute(
-                select(TournamentRow.id, TournamentRow.status, TournamentRow.creator).where(
+            OpenTournament(tournament_id, Status(status), creator, revision)
+            for tournament_id, status, creator, revision in session.execute(
+                select(TournamentRow.id, TournamentRow.status, TournamentRow.creator,
+                       TournamentRow.revision).where(
                     TournamentRow.status.in_(OPEN_STATUSES)).order_by(TournamentRow.id))])
 
     async def recent_tournaments(self, limit: int) -> list[TournamentRecord]:
@@ -247,7 +293,8 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
         no_show_seconds=row.no_show_seconds)
     status = Status(row.status)
     entrants = [Entrant(entrant.name, entrant.rating) for entrant in entrant_rows]
-    record = TournamentRecord(row.id, spec, status, row.created_at, entrants, winner=row.winner)
+    record = TournamentRecord(row.id, spec, status, row.created_at, entrants, winner=row.winner,
+                              revision=row.revision)
     if row.started_at is None:
         return record
     seeded = tuple(Entrant(entrant.name, entrant.rating) for entrant in sorted(
@@ -261,6 +308,7 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
     round_count = (knockout_round_count(len(seeded)) if spec.format is Format.KNOCKOUT
                    else spec.swiss_rounds)
     record.played = Tournament(spec.format, seeded, round_count, tuple(
-        Round(number, tuple(pairings)) for number, pairings in by_round.items()))
+        Round(number, tuple(pairings)) for number, pairings in by_round.items()),
+        withdrawn=frozenset(entrant.name for entrant in entrant_rows if entrant.withdrawn))
     record.round_started_at = dict(started)
     return record

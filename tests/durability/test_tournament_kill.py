@@ -34,15 +34,16 @@ NAMES = ("alice", "bob", "carol", "dave")  # unrated: seeded by name; alice v da
 ROUND_TIMEOUT = 3 * DEADLINE  # seconds: the director passes every 5 s of the server's own clock
 
 
-async def log_in(port: int, name: str) -> FibsClient:
+async def log_in(port: int, name: str) -> tuple[FibsClient, list[str]]:
+    """The client logged in, and the lines that came after its login (a saved match of its
+    resumed by itself: the entrant must answer them)."""
     client = FibsClient(name)
     await client.connect(port)
     await client.skip_until("  One account per person only!")
     await client.send(f"login tourneybot 1008 {name} secret")
     await client.skip_until("6")
     await client.send("set boardstyle 3")
-    await client.skip_until("Value of 'boardstyle' set to 3.")
-    return client
+    return client, await client.skip_until("Value of 'boardstyle' set to 3.")
 
 
 async def stored(database_url: str, tournament_id: int):
@@ -83,8 +84,9 @@ async def test_a_knockout_survives_a_kill_in_a_round_and_one_between_rounds(tmp_
     async def enter_all() -> dict[str, Entrant]:
         entrants = {}
         for name in NAMES:
-            client = await log_in(port, name)
-            entrants[name] = Entrant(name, client, Bot(client, name, seed=next(seeds)))
+            client, backlog = await log_in(port, name)
+            entrants[name] = Entrant(name, client, Bot(client, name, seed=next(seeds)),
+                                     backlog=backlog)
         tasks[:] = [asyncio.create_task(entrant.run()) for entrant in entrants.values()]
         everyone.extend(entrants.values())
         return entrants
@@ -99,7 +101,7 @@ async def test_a_knockout_survives_a_kill_in_a_round_and_one_between_rounds(tmp_
     try:
         for name in NAMES:
             await register(port, name)
-        creator = await log_in(port, "alice")
+        creator, _ = await log_in(port, "alice")
         tid = await create(creator, "knockout length 3 when 4")
         await creator.close()
         entrants = await enter_all()
@@ -114,8 +116,14 @@ async def test_a_knockout_survives_a_kill_in_a_round_and_one_between_rounds(tmp_
         assert sorted(linked) == [(1, 0), (1, 1)]
 
         entrants = await enter_all()
+        back = asyncio.get_running_loop().time()
+        await until(lambda: all(entrants[first].resumed_board or entrants[second].resumed_board
+                                for first, second in (("alice", "dave"), ("bob", "carol"))),
+                    "round 1's matches resumed", timeout=ROUND_TIMEOUT)
+        resumed_after = asyncio.get_running_loop().time() - back
         await until(lambda: all(e.matches_ended for e in entrants.values()),
                     "round 1 resumed and played to its end", timeout=ROUND_TIMEOUT)
+        round_one_after = asyncio.get_running_loop().time() - back
         for pair in (("alice", "dave"), ("bob", "carol")):
             assert_resumed_where_it_stood([entrants[name] for name in pair], before)
         assert not any(e.matches_begun for e in entrants.values())  # resumed, not begun anew
@@ -149,7 +157,9 @@ async def test_a_knockout_survives_a_kill_in_a_round_and_one_between_rounds(tmp_
         won_line = tournament_texts.tournament_won(tid, ended.winner)
         await until(lambda: all(won_line in e.lines for e in entrants.values()),
                     "every entrant told the winner")
-        print(f"killed in round 1 ({len(before['alice'])}, {len(before['bob'])} boards seen) "
+        print(f"round 1's matches resumed {resumed_after:.1f} s after the entrants were back, "
+              f"over {round_one_after:.1f} s after; "
+              f"killed in round 1 ({len(before['alice'])}, {len(before['bob'])} boards seen) "
               f"and between rounds; {ended.winner} won")
         refused = [refusal for e in everyone for refusal in e.decider.refusals]
         assert not refused, refused

@@ -1,11 +1,11 @@
 """The server's built-in bots in a tournament, over real sockets: a knockout of four 1-point
 matches that its creator enters two bots into, played to its winner. The seeds (by rating)
-pair the two bots in round 1, which the higher seed wins by forfeit without a match; the
-two people (e2e bots, tests/e2e/bot.py) play each other; the final is a person against a
-built-in bot, which accepts the invitation the director makes in the person's name (who,
-like every entrant here, never typed `toggle ready`) and plays it. Seeded dice; the
-lobby's clock a fake one that never needs to move. Also the refusals of entering a bot that
-test_tournament_commands.py does not cover."""
+pair the two bots in round 1, who play their match like anyone (each side a bot session of
+its own, deciding through the bots' pool); the two people (e2e bots, tests/e2e/bot.py) play
+each other; the final is a person against a built-in bot, which accepts the invitation the
+director makes in the person's name (who, like every entrant here, never typed `toggle
+ready`) and plays it. Seeded dice; the lobby's clock a fake one that never needs to move.
+Also the refusals of entering a bot that test_tournament_commands.py does not cover."""
 from __future__ import annotations
 
 import asyncio
@@ -93,12 +93,16 @@ async def test_built_in_bots_in_a_knockout_to_its_winner(harness):
         assert [e.name for e in record.played.entrants] == list(RATINGS)
         bots_pairing, people = record.played.rounds[0].pairings
         assert (bots_pairing.first, bots_pairing.second) == (TOP_BOT, LAST_BOT)
-        assert bots_pairing.winner == TOP_BOT and bots_pairing.forfeit
+        assert not bots_pairing.decided  # no point without a game
         assert (people.first, people.second) == ("alice", "bob")
         await until(lambda: all(e.matches_ended == 1 for e in entrants.values()),
                     "alice and bob's match played out", timeout=MATCH_TIMEOUT)
+        assert (1, 0) in (await store.tournament(tid)).match_ids  # linked as it began
+        matches = server.lobby.matches
+        await until(lambda: not matches.is_live(TOP_BOT, LAST_BOT),
+                    "the bots' match played out", timeout=MATCH_TIMEOUT)
 
-        # The final: the winner of alice v bob invites the top bot, which plays it.
+        # The final: the winner of alice v bob invites the bots' winner, which plays it.
         await pass_over(harness)
         record = await store.tournament(tid)
         assert record.played is not None and record.played.current is not None
@@ -106,31 +110,33 @@ async def test_built_in_bots_in_a_knockout_to_its_winner(harness):
         assert not people.forfeit and people.winner == winner_seen(entrants["alice"], "bob")
         finalist = entrants[people.winner]
         (final,) = record.played.current.pairings
-        assert record.played.current.number == 2 and set(final.players) == {
-            TOP_BOT, finalist.name}
-        await until(lambda: finalist.matches_ended == 2, f"{finalist.name} v {TOP_BOT} over",
+        assert record.played.current.number == 2
+        bot = final.opponent_of(finalist.name)
+        assert bot in (TOP_BOT, LAST_BOT)
+        await until(lambda: finalist.matches_ended == 2, f"{finalist.name} v {bot} over",
                     timeout=MATCH_TIMEOUT)
         await pass_over(harness)
 
         record = await store.tournament(tid)
         assert record.status is Status.FINISHED and record.played is not None
         (final,) = record.played.rounds[1].pairings
-        assert not final.forfeit and final.winner == winner_seen(finalist, TOP_BOT)
+        assert not final.forfeit and final.winner == winner_seen(finalist, bot)
         assert record.winner == final.winner == rules.winner(record.played)
         # The bot took the invitation made in the finalist's name and played it to the end.
-        assert f"** Player {TOP_BOT} has joined you for a 1 point match." in finalist.lines
+        assert f"** Player {bot} has joined you for a 1 point match." in finalist.lines
         # ... and made none itself: its resident session would have taken it, and never played.
-        assert f"Type 'join {TOP_BOT}' to accept." not in finalist.lines
+        assert f"Type 'join {bot}' to accept." not in finalist.lines
         match = await store.match_by_id(record.match_ids[(2, 0)])
         assert match is not None and match.finished
-        assert (match.player_a, match.player_b) == (finalist.name, TOP_BOT)
+        assert (match.player_a, match.player_b) == (finalist.name, bot)
         assert match.winner is not None and match.winner.lower() == final.winner.lower()
         assert not server.bots.refusals
-        # The two bots never played: no match for their pairing, none stored between them.
-        assert (1, 0) not in record.match_ids
-        assert not [m for m in await store.finished_matches(TOP_BOT, 10)
-                    if LAST_BOT in (m.player_a, m.player_b)]
-        assert await store.running_match(TOP_BOT, LAST_BOT) is None
+        # The two bots played their pairing: its winner is their stored match's.
+        (bots_pairing, _) = record.played.rounds[0].pairings
+        played = await store.match_by_id(record.match_ids[(1, 0)])
+        assert played is not None and played.finished and not bots_pairing.forfeit
+        assert (played.player_a, played.player_b) == (TOP_BOT, LAST_BOT)
+        assert played.winner is not None and played.winner.lower() == bots_pairing.winner.lower()
 
         won_line = tournament_texts.tournament_won(tid, record.winner)
         for entrant in entrants.values():
@@ -142,7 +148,8 @@ async def test_built_in_bots_in_a_knockout_to_its_winner(harness):
                                 for line in entrants["alice"].lines), "the tournament shown")
         shown = entrants["alice"].lines
         loser = people.opponent_of(people.winner)
-        assert f"  Round 1: {TOP_BOT} beats {LAST_BOT} by forfeit; " \
+        bots_loser = bots_pairing.opponent_of(bots_pairing.winner)
+        assert f"  Round 1: {bots_pairing.winner} beats {bots_loser}; " \
                f"{people.winner} beats {loser}" in shown
         assert f"  Round 2: {final.winner} beats {final.opponent_of(final.winner)}" in shown
     finally:

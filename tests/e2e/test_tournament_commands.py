@@ -130,7 +130,8 @@ async def test_a_knockout_of_five_with_a_no_show_to_its_winner(harness):
     await clients["dave"].expect_lines(
         "  Round 2: alice beats dave; bob beats carol by forfeit",
         "  Round 3: alice beats bob",
-        "  Standings: 1. alice 3; 2. bob 2; 3. carol 1; 4. dave 1; 5. erin 0")
+        "  Standings: 1. alice 3; 2. bob 2 (1 by forfeit); 3. carol 1 withdrawn; 4. dave 1; "
+        "5. erin 0")
 
 
 async def test_a_swiss_of_six_with_a_dropout_to_its_winner(harness):
@@ -203,7 +204,7 @@ async def test_limits_and_refusals(harness):
                                    re.compile(r" +1  knockout +cancelled .*"))
     assert "by alice: 3 points, 60 s a turn" in lines[1]
     await bob.send("help tournament")
-    await bob.skip_until("tournament create|join|leave|list|show|cancel|notify ...")
+    await bob.skip_until("tournament create|join|leave|withdraw|reinstate|list|show|cancel|notify ...")
 
 
 async def test_only_those_who_asked_hear_of_tournaments(harness):

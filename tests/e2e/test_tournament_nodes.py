@@ -54,6 +54,11 @@ async def test_the_director_starts_matches_of_players_on_other_nodes(three_nodes
 
     await a.server.director.run_pass()  # the results read; the final arranged
     await clients["bea"].skip_until("** You are now playing a 1 point match with ann")
+    # Told on their own nodes by the director on a: each result, and each one's place.
+    await clients["cal"].skip_until(f"Tournament {tournament_id}: bea beats cal.")
+    await clients["cal"].skip_until(f"Tournament {tournament_id}: after round 1 you are 3rd "
+                                    "of 4, with 0 points.")
+    await clients["dan"].skip_until(f"Tournament {tournament_id}: ann beats dan.")
     record = await a.server.store.tournament(tournament_id)
     first = record.played.rounds[0].pairings
     assert [(pairing.winner, pairing.forfeit) for pairing in first] == [("ann", False),

@@ -1,6 +1,7 @@
 """Tournaments played to the end over real sockets by gnubg processes and e2e bots: a
 knockout of sixteen and a Swiss of twelve in four rounds, each with a no-show (signed up,
-never there) and a dropout (leaves a match in the middle and does not come back). Two
+never there, withdrawn after the first pairing it forfeits) and a dropout (leaves a match in
+the middle and does not come back). Two
 entrants of each are gnubg processes whose own parser reads every board and whose every
 decision is played (tests/e2e/gnubg_player.py); the rest are the e2e bots. The matches are
 1 point, the dice verifiable and seeded, the lobby's clock a fake one moved on only for the
@@ -92,22 +93,34 @@ async def field(harness: ServerHarness, engines: list, names: list[str], gnubg: 
             connection.close()
 
 
-async def play_to_the_end(harness: ServerHarness, tournament_id: int) -> TournamentRecord:
-    """Pass after pass: each round's matches start and are played out; then the fake clock
-    is moved on past the no-show time (which is past the grace period of a match left), and
-    the next pass decides the rest, pairs the next round and starts its matches."""
+async def play_to_the_end(harness: ServerHarness, tournament_id: int
+                          ) -> tuple[TournamentRecord, list[int]]:
+    """Pass after pass: each round's matches start and are played out; the next pass reads
+    their results. A round still not done then waits for someone: the fake clock is moved on
+    past the no-show time (which is past the grace period of a match left), and the next
+    pass decides the rest, pairs the next round and starts its matches. The tournament as
+    stored at the end, and the rounds that waited so."""
     server = harness.server
     clock = harness.lobby_options["clock"]
     assert isinstance(clock, FakeClock)
+    waited: list[int] = []
     while True:
         await pass_over(harness)
         await until(lambda: not server.lobby.match_table.running_matches(),
                     "every match of the round started is over", timeout=ROUND_TIMEOUT)
         record = await server.store.tournament(tournament_id)
         if record.status is not Status.RUNNING:
-            return record
-        clock.advance(NO_SHOW_SECONDS)
-        await server.clocks.quiet()
+            return record, waited
+        number = record.played.current.number
+        await pass_over(harness)  # the results just played
+        record = await server.store.tournament(tournament_id)
+        if record.status is not Status.RUNNING:
+            return record, waited
+        if record.played.current.number == number \
+                and not server.lobby.match_table.running_matches():
+            waited.append(number)
+            clock.advance(NO_SHOW_SECONDS)
+            await server.clocks.quiet()
 
 
 def pairings(record: TournamentRecord) -> list[rules.Pairing]:
@@ -136,7 +149,8 @@ async def shown_standings(entrant: Entrant, tournament_id: int) -> list[tuple[st
     await until(lambda: any(line.startswith("  Standings: ") for line in entrant.lines),
                 f"{entrant.name} shown the standings")
     line = next(line for line in entrant.lines if line.startswith("  Standings: "))
-    return [re.fullmatch(r"\d+\. (\S+) (\d+)(?: \(Buchholz (\d+), SB (\d+)\))?", row).groups()
+    return [re.fullmatch(r"\d+\. (\S+) (\d+)(?: \(Buchholz (\d+), SB (\d+)\))?"
+                         r"(?: \(\d+ by forfeit\))?(?: withdrawn)?", row).groups()
             for row in line.removeprefix("  Standings: ").split("; ")]
 
 
@@ -192,7 +206,8 @@ async def test_a_knockout_of_sixteen_to_its_winner(harness, engines, capsys):  #
     no_show, dropout = "k09", "k12"  # round 1: k08 v k09, k05 v k12
     async with field(harness, engines, names, gnubg, no_show, dropout,
                      "knockout length 1 final 1 when 16") as (tid, entrants):
-        record = await play_to_the_end(harness, tid)
+        record, waited = await play_to_the_end(harness, tid)
+        assert waited == [1]  # for the no-show and the dropout, out after round 1
         assert record.status is Status.FINISHED and record.played is not None
         played = record.played
         assert [len(r.pairings) for r in played.rounds] == [8, 4, 2, 1]
@@ -224,15 +239,24 @@ async def test_a_swiss_of_twelve_in_four_rounds_to_its_winner(harness, engines, 
     no_show, dropout = "s12", "s06"
     async with field(harness, engines, names, gnubg, no_show, dropout,
                      "swiss rounds 4 length 1 when 12") as (tid, entrants):
-        record = await play_to_the_end(harness, tid)
+        record, waited = await play_to_the_end(harness, tid)
         assert record.status is Status.FINISHED and record.played is not None
         played = record.played
         assert len(played.rounds) == 4
+        # The no-show forfeits round 1 and is withdrawn; the dropout, who lost round 1 by
+        # the grace period, is a no-show in round 2 and withdrawn then: rounds 3 and 4 wait
+        # for nobody.
+        assert waited == [1, 2]
+        assert played.withdrawn == {no_show, dropout}
         met: set[frozenset[str]] = set()
         scores = {name: 0 for name in names}
+        out: set[str] = set()
         for played_round in played.rounds:
-            assert sorted(n for p in played_round.pairings for n in p.players) == sorted(names)
+            assert sorted(n for p in played_round.pairings for n in p.players) == sorted(
+                set(names) - out)
             for pairing in played_round.pairings:
+                if pairing.is_bye:
+                    continue
                 pair = frozenset(pairing.players)
                 assert pair not in met, f"a rematch in round {played_round.number}: {pair}"
                 met.add(pair)
@@ -242,6 +266,8 @@ async def test_a_swiss_of_twelve_in_four_rounds_to_its_winner(harness, engines, 
             for pairing in played_round.pairings:
                 if pairing.winner is not None:
                     scores[pairing.winner] += 1
+                if pairing.forfeit:  # a no-show: paired no more
+                    out.update(set(pairing.players) - {pairing.winner})
         assert scores[no_show] == 0
         # The standings shown: score, then Buchholz (the opponents' scores summed), then SB.
         buchholz = {name: sum(scores[pairing.opponent_of(name)] for pairing in pairings(record)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fibs_server.lobby.ports.tournament_records import Status, TournamentSpec
+from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.tournament import Entrant, Format, RoundTerms
 from tests.e2e.conftest import ServerHarness
@@ -45,11 +46,9 @@ async def test_a_knockout_from_its_start_to_its_winner_across_a_restart(harness)
     await harness.server.director.run_pass()
 
     await alice.skip_until(f"Tournament {tournament_id}: you have a bye in round 1.")
-    await carol.skip_until("bob wants to play a 1 point match with you.")
-    await carol.skip_until(f"Tournament {tournament_id}: you play bob, 1 point. The match "
-                           "starts as soon as you are both online; whoever is not within 5 "
-                           "minutes of the round's start loses it.")
+    await carol.skip_until(tournament_texts.your_match(tournament_id, "bob", 1, 5))
     await carol.skip_until("** You are now playing a 1 point match with bob")
+    await carol.skip_until(f"Tournament {tournament_id}: your round 1 match with bob begins.")
     await carol.send("resign n")
     await bob.skip_until("carol wants to resign. You will win 1 point. Type 'accept' or 'reject'.")
     await bob.send("accept")

@@ -26,9 +26,13 @@ class Entrant:
     the server)."""
 
     def __init__(self, name: str, client: FibsClient, decider: Decider,
-                 drop_after_boards: int | None = None) -> None:
+                 drop_after_boards: int | None = None, backlog: list[str] | None = None
+                 ) -> None:
         self.name = name
         self.client = client
+        # Lines the server sent before the entrant ran (a match resumed as it logged in),
+        # answered first: skipped, its turn would wait for the turn clock.
+        self.backlog = list(backlog or [])
         self.decider = decider
         self.drop_after_boards = drop_after_boards  # leave the first match after this many
         self.dropped = False
@@ -44,7 +48,8 @@ class Entrant:
         """Answer the server until the connection ends (or this entrant drops out)."""
         while True:
             try:
-                line = await self.client.read_line(timeout=QUIET)
+                line = (self.backlog.pop(0) if self.backlog
+                        else await self.client.read_line(timeout=QUIET))
             except (ExpectationFailed, ConnectionError):
                 return
             self.lines.append(line)

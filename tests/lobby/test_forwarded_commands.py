@@ -5,6 +5,7 @@ runs elsewhere: `oldboard` once answered `** You're not playing.` so)."""
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Iterator
 
 from fibs_server.lobby.lobby import Lobby
@@ -20,11 +21,14 @@ LEAVING = ("bye", "wave")
 
 
 def every_table(lobby: Lobby) -> None:
-    """The tables the lobby lacks of every command module's (their stores None: nothing
-    typed here reaches them but `bot`, whose failure is answered as any handler's)."""
+    """The commands the lobby lacks of every command module's (their stores None: nothing
+    typed here reaches them but `bot`, whose failure is answered as any handler's), without
+    their login hooks (which would read those stores)."""
     for table in command_tables():
         if not table.commands.keys() <= lobby.dispatcher.commands.keys():
-            lobby.dispatcher.add_commands(table)
+            commands_only = copy.copy(table)
+            commands_only.login_hooks = []
+            lobby.dispatcher.add_commands(commands_only)
 
 
 @contextlib.contextmanager

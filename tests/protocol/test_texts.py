@@ -46,8 +46,17 @@ def test_the_shutdown_countdown():
 
 def test_a_count_of_points_is_singular_for_one_only():
     assert tournament_texts.your_match(3, "bob", 1, 1) == (
-        "Tournament 3: you play bob, 1 point. The match starts as soon as you are both online; "
-        "whoever is not within 1 minute of the round's start loses it.")
+        "Tournament 3: you play bob, 1 point. The server starts the match as soon as you are "
+        "both online and free (no need to join); whoever is not there within 1 minute of the "
+        "round's start loses it by forfeit and plays no later round.")
+    assert tournament_texts.your_standing(3, 1, 1, 2, 1) == (
+        "Tournament 3: after round 1 you are 1st of 2, with 1 point.")
+    assert tournament_texts.your_standing(3, 2, 12, 13, 0).endswith(
+        "you are 12th of 13, with 0 points.")
+    assert tournament_texts.starts_words(90, None) == "in 1 minute"
+    assert tournament_texts.too_many_open(1).startswith("** You have 1 open tournament already")
+    assert tournament_texts.server_full(1).startswith("** There is 1 open tournament already")
+    assert tournament_texts.server_full(20).startswith("** There are 20 open tournaments")
     assert "you play bob, 5 points." in tournament_texts.your_match(3, "bob", 5, 5)
     assert tournament_texts.terms_words(RoundTerms(length=1, final_length=1)).startswith(
         "1 point, ")

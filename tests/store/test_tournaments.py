@@ -169,3 +169,34 @@ async def test_results_are_saved_for_the_pairings_named_only(store):
     assert loaded.played.current.pairings == (first, played.current.pairings[1])
     assert loaded.played.current.pairings[1].forfeit
     assert loaded.match_ids == {(1, 0): 7}
+
+
+async def test_withdrawals_the_revision_and_who_is_paired(store, database_url):
+    """`set_withdrawn` marks the entrant (read back in the tournament's `withdrawn`) and goes
+    one up the revision that `open_tournaments` reads; `running_entered` and `paired_after`
+    find the entrant of a running tournament and their undecided pairing."""
+    tid = (await store.create_tournament(dataclasses.replace(SPEC, entry_cap=4))).tournament_id
+    field = [Entrant(name, 1500.0) for name in ("Alice", "bob", "carol", "dave")]
+    for entrant in field:
+        assert await store.add_entrant(tid, entrant) is None
+    assert await store.set_withdrawn(tid, "bob", True) is None  # not running yet
+    played = start(Format.KNOCKOUT, field)
+    assert await store.start_tournament(tid, played, START_TIME)
+    assert await store.running_entered("ALICE") == [tid]
+    assert await store.running_entered("erin") == []
+    assert await store.paired_after("alice", START_TIME - 1)
+    assert not await store.paired_after("alice", START_TIME)  # a match begun with the round
+    assert await store.set_withdrawn(tid, "BOB", True) == 1
+    assert await store.set_withdrawn(tid, "bob", True) is None  # so already
+    assert await store.set_withdrawn(tid, "erin", True) is None  # no such entrant
+    (entry,) = [entry for entry in await store.open_tournaments() if entry.tournament_id == tid]
+    assert entry.revision == 1
+    reloaded = await store.tournament(tid)
+    assert reloaded.revision == 1 and reloaded.played.withdrawn == {"bob"}
+    assert await store.set_withdrawn(tid, "bob", False) == 2
+    assert (await store.tournament(tid)).played.withdrawn == frozenset()
+    decided = record(played, "Alice", "Alice")
+    await store.save_results(tid, decided.current, [decided.current.pairings.index(
+        decided.current.pairing_of("Alice"))])
+    assert not await store.paired_after("alice", START_TIME - 1)  # decided
+    assert await store.paired_after("bob", START_TIME - 1)

@@ -1,4 +1,4 @@
-"""`tournament create|join|leave|list|show|cancel|notify` (docs/TOURNAMENTS.md, "Commands").
+"""`tournament create|join|leave|withdraw|reinstate|list|show|cancel|notify` (docs/TOURNAMENTS.md, "Commands").
 
 The store is the truth (lobby/ports/tournament_records.py): each command reads or writes it, on
 any node; the director (lobby/services/tournaments.py) acts on what it finds there. The limits are
@@ -33,11 +33,13 @@ if TYPE_CHECKING:  # a type only: each handler is given the lobby
 
 LISTED = 20  # tournaments `tournament list` shows: the open ones first, then the latest
 READERS = ("list", "show")
+# Each reads a running tournament whole before its write: paced with the reads.
+PACED = (*READERS, "withdraw", "reinstate")
 
 
 def reads(command: Command) -> bool:
     """Whether a `tournament` command reads the store (it is paced as a heavy read)."""
-    return bool(command.args) and command.args[0].lower() in READERS
+    return bool(command.args) and command.args[0].lower() in PACED
 
 
 def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
@@ -49,6 +51,22 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
     async def stop_news(lobby: Lobby) -> Collection[Session]:
         news.stop()
         return ()
+
+    @table.on_login
+    async def tell_the_returning(lobby: Lobby, session: Session) -> None:
+        """An entrant of a running tournament hears where they stand as they log in: a
+        result decided while they were away (a forfeit, a match lost by the grace period)
+        was told to those online then."""
+        if lobby.attendance.is_visitor(session):
+            return
+        for tournament_id in await records.running_entered(session.name):
+            record = await records.tournament(tournament_id)
+            played = record.played if record is not None else None
+            name = next((entrant.name for entrant in played.entrants
+                         if entrant.name.lower() == session.name.lower()), None) \
+                if played is not None else None
+            if played is not None and name is not None:
+                session.send_lines(tournament_texts.on_your_return(tournament_id, played, name))
 
     # `list` and `show` read the store, up to some hundred rows: heavy reads.
     @table.command("tournament", pacing=HeavyRead(tournament_texts.read_too_often, reads))
@@ -101,8 +119,11 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                                line: str) -> None:
         """`line` to the tournament's entrants, its creator and the user who typed the
         command; then the pages."""
-        lobby.attendance.tell([*(entrant.name for entrant in record.entrants), record.spec.creator,
-                    session.name], notice([line]))
+        named = [*(entrant.name for entrant in record.entrants), record.spec.creator,
+                 session.name]
+        # Once each: the one who typed it may be an entrant, or the creator, too.
+        lobby.attendance.tell(list({name.lower(): name for name in named}.values()),
+                              notice([line]))
         await changed(lobby, session, record.tournament_id)
 
     async def create(lobby: Lobby, session: Session, args: list[str]) -> None:
@@ -192,6 +213,47 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         session.followed_tournament = tid
         await news.signed_up(lobby, record, session.name, False, session.name)
 
+    async def withdraw(lobby: Lobby, session: Session, args: list[str]) -> None:
+        """In sign-up, as `leave`; running, out of the later rounds (an undecided pairing of
+        theirs goes to the opponent at the director's next pass)."""
+        record = await _named(session, args)
+        if record is None:
+            return
+        if record.status is Status.SIGNUP:
+            await leave(lobby, session, args)
+            return
+        tid = record.tournament_id
+        played = record.played
+        name = next((entrant.name for entrant in played.entrants
+                     if entrant.name.lower() == session.name.lower()), None) \
+            if played is not None else None
+        if name is None or await records.set_withdrawn(tid, name, True) is None:
+            session.send_line(tournament_texts.not_playing(tid))
+            return
+        await told_and_changed(lobby, session, record, tournament_texts.withdraws(tid, name))
+
+    async def reinstate(lobby: Lobby, session: Session, args: list[str]) -> None:
+        """An administrator puts a withdrawn player back into the later rounds."""
+        record = await _named(session, args)
+        if record is None:
+            return
+        account = session.account
+        assert account is not None
+        tid = record.tournament_id
+        if not account.is_admin:
+            session.send_line(tournament_texts.only_admins_reinstate(tid))
+            return
+        typed = args[1] if len(args) > 1 else ""
+        played = record.played
+        name = next((entrant.name for entrant in played.entrants
+                     if entrant.name.lower() == typed.lower()), None) \
+            if played is not None else None
+        if name is None or await records.set_withdrawn(tid, name, False) is None:
+            session.send_line(tournament_texts.not_withdrawn(tid, typed or "?"))
+            return
+        await told_and_changed(lobby, session, record,
+                               tournament_texts.reinstated(tid, name, session.name))
+
     async def cancel(lobby: Lobby, session: Session, args: list[str]) -> None:
         record = await _named(session, args)
         if record is None:
@@ -217,7 +279,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         session.send_line(tournament_texts.NOTIFY_ON if value == "on"
                           else tournament_texts.NOTIFY_OFF)
 
-    WRITERS = {"create": create, "join": join, "leave": leave, "cancel": cancel,
-               "notify": notify}
+    WRITERS = {"create": create, "join": join, "leave": leave, "withdraw": withdraw,
+               "reinstate": reinstate, "cancel": cancel, "notify": notify}
     return table
 

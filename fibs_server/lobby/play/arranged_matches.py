@@ -101,6 +101,13 @@ async def resume_waiting_matches(lobby: Lobby, name: str) -> None:
             continue
         if here is not None and here.is_bot:
             continue  # a bot resumes when invited (lobby/services/bot_players.py)
+        # A tournament's pairing made since this match began comes first: its director
+        # starts it, and this match resumes by itself once it is decided
+        # (docs/TOURNAMENTS.md).
+        if await lobby.paired_after(player.name, record.started_at):
+            return
+        if await lobby.paired_after(opponent, record.started_at):
+            continue
         for one, other in ((player.name, opponent), (opponent, player.name)):
             lobby.attendance.tell([one], notice([clock_texts.resumes_by_itself(other)],
                                                 audience="extensions"))

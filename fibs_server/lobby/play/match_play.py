@@ -747,6 +747,11 @@ class Matches:
     def live_match_id(self, name_a: str, name_b: str) -> int | None:
         """The id of the match the two are playing right now here, if they are."""
         player = self.people.online.get(name_a.lower())
+        pair = {name_a.lower(), name_b.lower()}
+        if player is not None and player.is_bot:
+            # A bot's session in `who` plays nothing: each of its matches has its own.
+            return next((running.match_id for running in self.table.bot_matches.values()
+                         if {name.lower() for name in running.names} == pair), None)
         running = self.table.match_of(player) if player else None
         if running is None or name_b.lower() not in (n.lower() for n in running.names):
             return None

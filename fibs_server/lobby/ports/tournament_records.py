@@ -53,6 +53,7 @@ class TournamentRecord:
     # (round, position of the pairing in its round) -> the stored match playing it
     match_ids: dict[tuple[int, int], int] = dataclasses.field(default_factory=dict)
     winner: str | None = None
+    revision: int = 0  # one more at each change a command made while it runs
 
     def has_entered(self, name: str) -> bool:
         return any(entrant.name.lower() == name.lower() for entrant in self.entrants)
@@ -63,6 +64,7 @@ class OpenTournament:
     tournament_id: int
     status: Status
     creator: str
+    revision: int = 0
 
 
 class JoinRefused(enum.Enum):
@@ -97,6 +99,20 @@ class TournamentRecords(Protocol):
     async def link_matches(self, tournament_id: int, round_number: int,
                            links: Mapping[int, int]) -> None:
         """The stored match that plays each pairing (position in the round -> match id)."""
+
+    async def set_withdrawn(self, tournament_id: int, name: str,
+                            withdrawn: bool) -> int | None:
+        """The entrant of the running tournament withdrawn (or reinstated), its revision
+        one more: the new revision, or None if it is not running, has no such entrant, or
+        has them so already."""
+
+    async def running_entered(self, name: str) -> list[int]:
+        """The running tournaments `name` is an entrant of (a light read)."""
+
+    async def paired_after(self, name: str, since: int) -> bool:
+        """Whether the current round of a running tournament, begun after `since` (Unix
+        seconds), pairs `name` in a pairing not yet decided: a match of theirs begun at
+        `since` is not that pairing's, and waits for it."""
 
     async def end_tournament(self, tournament_id: int, status: Status,
                              winner: str | None) -> bool:

@@ -24,6 +24,7 @@ from fibs_server.bots.analysis import performance_rating, rating_words
 from fibs_server.bots.brain import MEASURED_ERROR_RATES
 from fibs_server.lobby.metrics import BOT_DECISION_SECONDS
 from fibs_server.lobby.play import match_play
+from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.ports.accounts import Account
 from fibs_server.lobby.presence.session import Session, Stage
 from fibs_server.protocol import texts
@@ -195,6 +196,20 @@ class BotPlayers:
                 inviting.send_line(refusal)
                 return
             await self.lobby.dispatch(self.player_for(resident), f"join {inviter}")
+
+    async def play_each_other(self, invitation: Invitation) -> RunningMatch | None:
+        """A match the server arranged between two of the bots (a tournament's pairing),
+        started or resumed at once: each side a session of its own, deciding through the
+        pool like any bot match, so within the bots' CPU share. None if either bot is not
+        online here."""
+        residents = {session.name.lower(): session for session in self.residents.values()}
+        first = residents.get(invitation.inviter.lower())
+        second = residents.get(invitation.invitee.lower())
+        if first is None or second is None:
+            return None
+        inviter, joiner = self.player_for(first), self.player_for(second)
+        await self.lobby.matches.play_invitation(invitation, inviter, joiner)
+        return self.lobby.match_table.match_of(inviter)
 
     # --- playing -------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ found the same way.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
@@ -31,9 +32,9 @@ from fibs_server.lobby.ports.tournament_records import (
     TournamentRecord,
     TournamentRecords,
 )
+from fibs_server.lobby.services.bot_players import BotPlayers
 from fibs_server.lobby.services.tournament_news import tell_pages
 from fibs_server.protocol.match_rules import MatchTerms
-from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, tournament_texts
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.variants import MatchRules
@@ -54,9 +55,10 @@ def match_terms(terms: rules.RoundTerms) -> MatchTerms:
 
 class TournamentDirector:
     def __init__(self, lobby: Lobby, records: TournamentRecords, clock: Clock,
-                 period: float = PASS_SECONDS) -> None:
+                 period: float = PASS_SECONDS, bots: BotPlayers | None = None) -> None:
         self.lobby = lobby
         self.records = records
+        self.bots = bots  # the server's bots, which play each other's pairings here
         self.clock = clock
         self.period = period
         self._alarm: Alarm | None = None
@@ -120,7 +122,7 @@ class TournamentDirector:
 
     async def _pass_over(self, entry: OpenTournament) -> None:
         record = self._running.get(entry.tournament_id)
-        if record is None:
+        if record is None or record.revision != entry.revision:  # a command changed it
             record = await self.records.tournament(entry.tournament_id)
             if record is None or not record.status.open:
                 return
@@ -192,22 +194,37 @@ class TournamentDirector:
             if outcome is not None:
                 played = rules.record(played, pairing.first, outcome[0], forfeit=outcome[1])
                 decided.append(position)
+        assert record.played is not None  # with the no-shows the outcomes withdrew
+        played = dataclasses.replace(played, withdrawn=record.played.withdrawn)
         if links:  # one write for the round's matches, not one each
             await self.records.link_matches(record.tournament_id, current.number, links)
             record.match_ids.update(((current.number, position), match_id)
                                     for position, match_id in links.items())
+            for position in set(links) - set(decided):  # a match found over is no news
+                pairing = current.pairings[position]
+                for name in pairing.players:
+                    opponent = pairing.opponent_of(name)
+                    assert opponent is not None
+                    self._tell([name], tournament_texts.match_begins(
+                        record.tournament_id, current.number, opponent))
         if decided:
             assert played.current is not None
             current = played.current
             await self.records.save_results(record.tournament_id, current, decided)
             record.played = played
             self._tell_results(record, [current.pairings[position] for position in decided])
+            for position in decided:  # a saved match of theirs waited for the pairing
+                for name in current.pairings[position].players:
+                    self.lobby.attendance.start_job(
+                        arranged_matches.resume_waiting_matches(self.lobby, name))
         # A round done already when read: the server stopped before what follows it was
         # stored, and it follows now.
         if not current.done:
             if decided:
                 tell_pages(self.lobby, record)
             return
+        if decided:  # the round ended in this pass, not before a restart
+            self._tell_standings(record)
         if played.finished:
             winner = rules.winner(played)
             if await self.records.end_tournament(record.tournament_id, Status.FINISHED, winner):
@@ -235,6 +252,9 @@ class TournamentDirector:
         `links`."""
         assert pairing.second is not None  # a bye is decided from the start
         first, second = pairing.first, pairing.second
+        played = record.played
+        assert played is not None
+        tid = record.tournament_id
         linked = record.match_ids.get((number, position))
         if linked is not None and linked == self.lobby.matches.live_match_id(first, second):
             return None  # its match is being played here: nothing to read from the store
@@ -247,15 +267,27 @@ class TournamentDirector:
                         if name.lower() == match.winner.lower()), False
         if match is not None and self.lobby.matches.is_live(first, second):
             return None  # played now; a dropout is the timed match's grace period's
+        out = [name for name in (first, second) if name in played.withdrawn]
+        if out:
+            # Nothing to wait for: a withdrawn player's pairing not being played goes to
+            # the other at once (a saved match of theirs stays saved).
+            winner = next((name for name in (first, second) if name not in out), None)
+            self._tell([first, second], tournament_texts.withdrawn_forfeit(tid, out[0], winner))
+            return winner, True
         here = {name: arranged_matches.free_here(self.lobby, name) for name in (first, second)}
         bots = [name for name, session in here.items() if session is not None and session.is_bot]
-        if len(bots) == 2 and match is None:
-            # The server's bots are not set to play each other: the higher seed goes through.
-            played = record.played
-            assert played is not None
-            return min(bots, key=played.seed_of), True
         present = [name for name in (first, second) if here[name] is not None
                    or arranged_matches.free_elsewhere(self.lobby, name) is not None]
+        if len(bots) == 2 and self.bots is not None:
+            # Two of the server's bots play each other like anyone (through the bots' pool).
+            running = await self.bots.play_each_other(Invitation(
+                first, second, record.spec.terms.length_of(number, played.round_count),
+                resume=match is not None, terms=match_terms(record.spec.terms),
+                arranged=True))
+            if running is not None and running.stored and (number, position) not in \
+                    record.match_ids:
+                links[position] = running.match_id
+            return None
         if len(present) == 2 and bots:
             if all(here.values()):
                 # The bot accepts the invitation as it accepts any (lobby/services/bot_players.py).
@@ -286,9 +318,21 @@ class TournamentDirector:
         absent = [name for name in (first, second) if name not in present]
         winner = present[0] if present else None
         for name in absent:
-            self._tell([first, second], tournament_texts.forfeited(
-                record.tournament_id, name, winner))
+            self._tell([first, second], tournament_texts.forfeited(tid, name, winner))
+            await self._withdraw_no_show(record, name)
         return winner, True
+
+    async def _withdraw_no_show(self, record: TournamentRecord, name: str) -> None:
+        """A player who forfeited by not showing up plays no later round (stored first; an
+        administrator may reinstate them: `tournament reinstate`)."""
+        revision = await self.records.set_withdrawn(record.tournament_id, name, True)
+        played = record.played
+        assert played is not None
+        if revision == record.revision + 1:  # else a command changed it too: read it again
+            record.revision = revision
+        record.played = rules.withdraw(played, name)
+        self._announce_to_entrants(record, tournament_texts.no_show_withdrawn(
+            record.tournament_id, name))
 
     async def _match_of(self, record: TournamentRecord, number: int, position: int,
                         first: str, second: str, started_at: int, links: dict[int, int]
@@ -352,9 +396,14 @@ class TournamentDirector:
         self._tell(names, line)
         self.lobby.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
 
+    def _announce_to_entrants(self, record: TournamentRecord, line: str) -> None:
+        played = record.played
+        assert played is not None
+        self._tell([entrant.name for entrant in played.entrants], line)
+
     def _announce_round(self, record: TournamentRecord) -> None:
-        """Each player of the round hears of it, and of their match with FIBS's invitation
-        (from the opponent, whose `join` is answered here if they are online here)."""
+        """Each player of the round hears of it, and of their match, which the server starts
+        (nobody is asked to `join` it: docs/TOURNAMENTS.md)."""
         played = record.played
         assert played is not None and played.current is not None
         current = played.current
@@ -370,28 +419,25 @@ class TournamentDirector:
                 continue
             for player, opponent in ((pairing.first, pairing.second),
                                      (pairing.second, pairing.first)):
-                inviting = self.lobby.attendance.online.get(opponent.lower())
-                if inviting is not None and inviting.is_bot:
-                    # A bot invites nobody: it is invited in the player's name (_invite_bot),
-                    # and accepts. An invitation in its name would be accepted by its
-                    # resident session, which never plays: two bots paired would start
-                    # a match that hangs instead of going to the higher seed by forfeit.
-                    self.lobby.attendance.tell([player], notice(
-                        [tournament_texts.your_match(tid, opponent, length, minutes)],
-                        ring=True))
-                    continue
-                if inviting is not None:
-                    self.lobby.match_table.invite(Invitation(
-                        opponent, player, length, terms=match_terms(terms), arranged=True))
                 self.lobby.attendance.tell([player], notice(
-                    [*game_texts.invitation(opponent, length, False, False, match_terms(terms)),
-                     tournament_texts.your_match(tid, opponent, length, minutes)],
-                    web_events.invitation(opponent, length, terms=match_terms(terms)),
-                    ring=True))
+                    [tournament_texts.your_match(tid, opponent, length, minutes)], ring=True))
 
     def _tell_results(self, record: TournamentRecord, decided: list[rules.Pairing]) -> None:
+        """Each result played to its end, to both players (a forfeit was told as it was
+        decided)."""
         for pairing in decided:
             loser = pairing.opponent_of(pairing.winner) if pairing.winner else None
             if not pairing.forfeit and pairing.winner and loser:
                 self._tell(list(pairing.players), tournament_texts.result(
                     record.tournament_id, pairing.winner, loser))
+
+    def _tell_standings(self, record: TournamentRecord) -> None:
+        """At a round's end, each player still in it hears their place."""
+        played = record.played
+        assert played is not None and played.current is not None
+        rows = rules.standings(played)
+        for row in rows:
+            if row.name not in played.withdrawn:
+                self._tell([row.name], tournament_texts.your_standing(
+                    record.tournament_id, played.current.number, row.place, len(rows),
+                    row.score))

@@ -29,7 +29,7 @@ from fibs_server.protocol.views.match_views import WATCHERS, Say
 from fibs_server.protocol.wording import coded_texts
 from fibs_server.protocol.wording.clock_texts import ClockReading
 from fibs_server.protocol.wording.table_texts import TableRow
-from fibs_server.protocol.wording.tournament_texts import Listed, Shown
+from fibs_server.protocol.wording.tournament_texts import Listed, Shown, forfeit_wins
 from fibs_server.rules import events as ev
 from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.match import Match, Moment, Phase
@@ -524,13 +524,16 @@ def tournament(shown: Shown) -> Message:
     seeds = ({entrant.name: seed for seed, entrant in enumerate(played.entrants, 1)}
              if played is not None else {})
     swiss = shown.entry.kind is tournament_rules.Format.SWISS
+    withdrawn = played.withdrawn if played is not None else frozenset()
+    forfeits = forfeit_wins(played) if played is not None else {}
     return {
         "type": "tournament", **listed_entry(shown.entry),
         "start": {"in_seconds": None if shown.start_in_seconds is None
                   else max(0, shown.start_in_seconds), "when": shown.start_when},
         "bots_allowed": shown.bots_allowed,
         "entrants": [{"name": entrant.name, "rating": round(entrant.rating, 2),
-                      "seed": seeds.get(entrant.name)} for entrant in shown.entrants],
+                      "seed": seeds.get(entrant.name), "withdrawn": entrant.name in withdrawn}
+                     for entrant in shown.entrants],
         "round_count": None if played is None else played.round_count,
         "current_round": shown.running_round,
         "rounds": [] if played is None else [
@@ -544,6 +547,7 @@ def tournament(shown: Shown) -> Message:
             {"place": row.place, "name": row.name, "score": row.score,
              "buchholz": row.buchholz if swiss else None,
              "sonneborn_berger": row.sonneborn_berger if swiss else None,
-             "rating": round(row.rating, 2)}
+             "rating": round(row.rating, 2), "withdrawn": row.name in withdrawn,
+             "forfeit_wins": forfeits.get(row.name, 0)}
             for row in tournament_rules.standings(played)],
     }

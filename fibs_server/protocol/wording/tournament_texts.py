@@ -28,9 +28,14 @@ def round_begins(tournament_id: int, number: int, count: int) -> str:
 
 
 def your_match(tournament_id: int, opponent: str, length: int, no_show_minutes: int) -> str:
-    return _about(tournament_id, f"you play {opponent}, {plural(length, 'point')}. The match "
-                  "starts as soon as you are both online; whoever is not within "
-                  f"{plural(no_show_minutes, 'minute')} of the round's start loses it.")
+    return _about(tournament_id, f"you play {opponent}, {plural(length, 'point')}. The server "
+                  "starts the match as soon as you are both online and free (no need to "
+                  f"join); whoever is not there within {plural(no_show_minutes, 'minute')} of "
+                  "the round's start loses it by forfeit and plays no later round.")
+
+
+def match_begins(tournament_id: int, number: int, opponent: str) -> str:
+    return _about(tournament_id, f"your round {number} match with {opponent} begins.")
 
 
 def your_bye(tournament_id: int, number: int) -> str:
@@ -41,6 +46,56 @@ def forfeited(tournament_id: int, absent: str, winner: str | None) -> str:
     if winner is None:
         return _about(tournament_id, f"{absent} did not show up; nobody wins that match.")
     return _about(tournament_id, f"{absent} did not show up; {winner} wins by forfeit.")
+
+
+def no_show_withdrawn(tournament_id: int, name: str) -> str:
+    return _about(tournament_id, f"{name} did not show up and plays no later round (an "
+                  f"administrator may reinstate them: 'tournament reinstate {tournament_id} "
+                  f"{name}').")
+
+
+def withdrawn_forfeit(tournament_id: int, withdrawn: str, winner: str | None) -> str:
+    if winner is None:
+        return _about(tournament_id, f"{withdrawn} has withdrawn; nobody wins that match.")
+    return _about(tournament_id, f"{withdrawn} has withdrawn; {winner} wins by forfeit.")
+
+
+def withdraws(tournament_id: int, name: str) -> str:
+    return _about(tournament_id, f"{name} withdraws and plays no later round.")
+
+
+def reinstated(tournament_id: int, name: str, by: str) -> str:
+    return _about(tournament_id, f"{name} is reinstated by {by} and plays from the next round on.")
+
+
+def your_standing(tournament_id: int, number: int, place: int, field: int, score: int) -> str:
+    return _about(tournament_id, f"after round {number} you are {_ordinal(place)} of {field}, "
+                  f"with {plural(score, 'point')}.")
+
+
+def on_your_return(tournament_id: int, played: Tournament, name: str) -> list[str]:
+    """What an entrant of a running tournament hears as they log in: their latest decided
+    match (decided while they were away, perhaps), their place, and whether they play on."""
+    lines = []
+    latest = next((pairing for played_round in reversed(played.rounds)
+                   if (pairing := played_round.pairing_of(name)) is not None
+                   and pairing.decided and not pairing.is_bye), None)
+    if latest is not None:
+        number = next(r.number for r in played.rounds if latest in r.pairings)
+        lines.append(_about(tournament_id, f"round {number}: {pairing_words(latest)}."))
+    rows = standings(played)
+    row = next(row for row in rows if row.name == name)
+    lines.append(_about(tournament_id, f"you are {_ordinal(row.place)} of {len(rows)}, with "
+                        f"{plural(row.score, 'point')}."))
+    if name in played.withdrawn:
+        lines.append(_about(tournament_id, "you play no later round (an administrator may "
+                            f"reinstate you: 'tournament reinstate {tournament_id} {name}')."))
+    return lines
+
+
+def _ordinal(place: int) -> str:
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
 
 
 def result(tournament_id: int, winner: str, loser: str) -> str:
@@ -61,8 +116,8 @@ def tournament_starts(tournament_id: int, players: int) -> str:
 
 # --- the commands' answers (docs/TOURNAMENTS.md, "Commands") --------------------------------
 
-USAGE = refusal("tournament_usage", "** usage: tournament create|join|leave|list|show|cancel"
-                "|notify ... (type 'help tournament')")
+USAGE = refusal("tournament_usage", "** usage: tournament create|join|leave|withdraw|reinstate"
+                "|list|show|cancel|notify ... (type 'help tournament')")
 NOTIFY_ON = "You will be told when a tournament opens, starts or ends."
 NOTIFY_OFF = "You won't be told of tournaments you have not entered."
 NOT_ALLOWED_TO_CREATE = refusal("tournament_create_not_allowed",
@@ -88,7 +143,7 @@ def created(tournament_id: int) -> str:
 def opened(tournament_id: int, creator: str, kind: str, length: int, cap: int) -> str:
     """The line to those who asked to hear of tournaments (`tournament notify on`)."""
     return _about(tournament_id, f"{creator} opens a {kind} of {length} point matches for up "
-                  f"to {cap} players. Type 'tournament join {tournament_id}' to enter it.")
+                  f"to {plural(cap, 'player')}. Type 'tournament join {tournament_id}' to enter it.")
 
 
 def joined(tournament_id: int, name: str) -> str:
@@ -125,17 +180,17 @@ def cancelled(tournament_id: int, by: str) -> str:
 
 
 def too_many_open(limit: int) -> str:
-    return refusal("tournament_too_many_open", f"** You have {limit} open tournaments already: "
+    return refusal("tournament_too_many_open", f"** You have {plural(limit, 'open tournament')} already: "
                    "cancel one, or wait until one ends.", limit=limit)
 
 
 def server_full(limit: int) -> str:
-    return refusal("tournament_server_full", f"** There are {limit} open tournaments already: "
+    return refusal("tournament_server_full", f"** There {'is' if limit == 1 else 'are'} {plural(limit, 'open tournament')} already: "
                    "try again when one ends.", limit=limit)
 
 
 def cap_too_large(limit: int) -> str:
-    return refusal("tournament_cap_too_large", f"** A tournament may have {limit} players at "
+    return refusal("tournament_cap_too_large", f"** A tournament may have {plural(limit, 'player')} at "
                    "most.", limit=limit)
 
 
@@ -157,6 +212,21 @@ def entered_already(tournament_id: int, name: str) -> str:
 def not_entered(tournament_id: int) -> str:
     return refusal("tournament_not_entered", f"** You have not entered tournament "
                    f"{tournament_id}, or it has begun.", tournament=tournament_id)
+
+
+def not_playing(tournament_id: int) -> str:
+    return refusal("tournament_not_playing", f"** You play no later round of tournament "
+                   f"{tournament_id}.", tournament=tournament_id)
+
+
+def only_admins_reinstate(tournament_id: int) -> str:
+    return refusal("tournament_reinstate_admins", f"** Only an administrator may reinstate a "
+                   f"player of tournament {tournament_id}.", tournament=tournament_id)
+
+
+def not_withdrawn(tournament_id: int, name: str) -> str:
+    return refusal("tournament_not_withdrawn", f"** {name} has not withdrawn from running "
+                   f"tournament {tournament_id}.", tournament=tournament_id, name=name)
 
 
 def not_yours(tournament_id: int) -> str:
@@ -259,11 +329,24 @@ def show_lines(shown: Shown) -> list[str]:
         lines.append(f"  Round {played_round.number}: "
                      + "; ".join(map(pairing_words, played_round.pairings)))
     swiss = played.format is Format.SWISS
+    forfeits = forfeit_wins(played)
     lines.append("  Standings: " + "; ".join(
         f"{row.place}. {row.name} {row.score}"
         + (f" (Buchholz {row.buchholz}, SB {row.sonneborn_berger})" if swiss else "")
+        + (f" ({forfeits[row.name]} by forfeit)" if forfeits.get(row.name) else "")
+        + (" withdrawn" if row.name in played.withdrawn else "")
         for row in standings(played)))
     return lines
+
+
+def forfeit_wins(played: Tournament) -> dict[str, int]:
+    """The points each player scored by an opponent's forfeit (a no-show, a withdrawal)."""
+    counted: dict[str, int] = {}
+    for played_round in played.rounds:
+        for pairing in played_round.pairings:
+            if pairing.forfeit and pairing.winner is not None and pairing.second is not None:
+                counted[pairing.winner] = counted.get(pairing.winner, 0) + 1
+    return counted
 
 
 def pairing_words(pairing: Pairing) -> str:
@@ -281,7 +364,7 @@ def starts_words(start_in_seconds: int | None, start_when: int | None) -> str:
     """When the sign-up closes, as `show` tells it."""
     words = []
     if start_in_seconds is not None:
-        words.append(f"in {max(0, start_in_seconds) // 60} minutes")
+        words.append(f"in {plural(max(0, start_in_seconds) // 60, 'minute')}")
     if start_when is not None:
         words.append(f"when {start_when} have joined")
     return " or ".join(words)

@@ -408,6 +408,8 @@ export default {
   "tournament.beats_by_forfeit": "{winner} beats {loser} by forfeit",
   "tournament.neither_showed": "{first} v {second}: neither showed",
   "tournament.by_forfeit": "by forfeit",
+  "tournament.withdrawn": "withdrawn",
+  "tournament.forfeit_wins": "{count} by forfeit",
   "tournament.standings": "Standings",
   "tournament.rank": "Rank",
   "tournament.player": "Player",

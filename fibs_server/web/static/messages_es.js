@@ -408,6 +408,8 @@ export default {
   "tournament.beats_by_forfeit": "{winner} gana a {loser} por incomparecencia",
   "tournament.neither_showed": "{first} contra {second}: no se presentó ninguno",
   "tournament.by_forfeit": "por incomparecencia",
+  "tournament.withdrawn": "retirado",
+  "tournament.forfeit_wins": "{count} por incomparecencia",
   "tournament.standings": "Clasificación",
   "tournament.rank": "Puesto",
   "tournament.player": "Jugador",

@@ -118,7 +118,8 @@ function renderShown() {
   renderActions(shown);
   $("tournament-entrants").textContent = shown.entrants.length === 0 ? t("tournament.no_entrants")
     : t("tournament.entrants", { entered: shown.entrants.length, cap: shown.cap,
-      names: shown.entrants.map((entrant) => `${entrant.name} (${Math.round(entrant.rating)})`).join(", ") });
+      names: shown.entrants.map((entrant) => `${entrant.name} (${Math.round(entrant.rating)})`
+        + (entrant.withdrawn ? ` ${t("tournament.withdrawn")}` : "")).join(", ") });
   renderBracket(shown);
   renderTable(shown);
   $("tournament-rounds").replaceChildren(...shown.rounds.map((round) => {
@@ -227,12 +228,17 @@ function renderTable(shown) {
   for (const row of rows) {
     const line = body.insertRow();
     line.dataset.name = row.name;
-    for (const value of [row.place ?? "", row.name, row.score, row.buchholz ?? "", row.sonneborn_berger ?? "",
+    const name = row.withdrawn ? `${row.name} (${t("tournament.withdrawn")})` : row.name;
+    const score = row.forfeit_wins ? `${row.score} (${t("tournament.forfeit_wins", { count: row.forfeit_wins })})`
+      : row.score;
+    for (const value of [row.place ?? "", name, score, row.buchholz ?? "", row.sonneborn_berger ?? "",
       Math.round(row.rating)]) {
       line.insertCell().textContent = String(value);
     }
     for (const result of row.results) {
-      line.insertCell().textContent = t(`tournament.result_${result.outcome}`, { name: result.opponent ?? "" });
+      const words = t(`tournament.result_${result.outcome}`, { name: result.opponent ?? "" });
+      // A result decided by a no-show or a withdrawal says so.
+      line.insertCell().textContent = result.forfeit ? `${words} (${t("tournament.by_forfeit")})` : words;
     }
   }
 }
