@@ -23,6 +23,7 @@ from fibs_server.rules.board.position import Position
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
 from fibs_server.rules.replay import played_rolls
+from fibs_server.rules.time_bank import BankTerms
 
 if TYPE_CHECKING:  # a type only: each handler is given the lobby
     from fibs_server.lobby.lobby import Lobby
@@ -140,5 +141,7 @@ def _finished_match(record: MatchRecord, name: str, analysed: bool) -> info.Fini
         won=None if record.winner is None else record.winner == name,
         rating=None if rating is None else (rating[0], rating[1]),
         terms=MatchTerms(_stored_match(record).rules, record.state.get("turn_seconds"),
-                         record.state.get("takeover_seconds")),
+                         record.state.get("takeover_seconds"),
+                         bank=None if (bank := record.state.get("bank")) is None
+                         else BankTerms.from_fields(bank)),
         analysed=analysed)

@@ -34,6 +34,7 @@ from fibs_server.lobby.play.running_match import (
     RunningMatch,
     Snapshot,
     automatic_play,
+    clocked_state,
     new_match,
 )
 from fibs_server.lobby.ports.accounts import PER_GAME_TOGGLES, Account
@@ -71,6 +72,7 @@ from fibs_server.rules.dice import (
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
+from fibs_server.rules.time_bank import TimeBank
 
 log = logging.getLogger(__name__)
 
@@ -382,6 +384,8 @@ class Matches:
         and tell `actor` (None: nobody) to try again. Then the clock times what is due, a
         countdown that fired included. Returns (stored, the rating calculation of a match that
         ended rated here)."""
+        if running.timer is not None:
+            running.timer.charge()  # stored with the match; undone with it if the store fails
         try:
             rating = await self.store_state(running, ended, abandoned)
             stored = True
@@ -618,6 +622,8 @@ class Matches:
         running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
         running.unrated, running.stored = unrated, stored
         running.turn_seconds = terms.turn_seconds
+        if terms.bank is not None and length is not None:  # (refused for unlimited matches)
+            running.bank = TimeBank.start(terms.bank, length)
         # The server's `--takeover-seconds` for every match whose invitation names none.
         running.takeover_seconds = terms.takeover_seconds or self.settings.takeover_seconds
         running.timer = self.timer_for(running)
@@ -649,7 +655,7 @@ class Matches:
         if record is None:
             return False
         left_timed = (record.left_by is not None and record.length is not None
-                      and record.state.get("turn_seconds") is not None)
+                      and clocked_state(record.state))
         if not (inviter.is_bot or joiner.is_bot or left_timed):
             return False
         for session, other in ((inviter, joiner), (joiner, inviter)):
