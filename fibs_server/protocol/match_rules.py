@@ -8,7 +8,7 @@ from typing import Any
 
 from fibs_server.protocol.commands import ambiguous, completions
 from fibs_server.protocol.wording.coded_texts import refusal
-from fibs_server.rules.time_bank import MOVE_SECONDS, RESERVE_PER_POINT, BankMode, BankTerms
+from fibs_server.rules.clocks.time_bank import MOVE_SECONDS, RESERVE_PER_POINT, BankMode, BankTerms
 from fibs_server.rules.variants import MatchRules, Variant
 
 # The variants a word chooses (the default is chosen by naming none), by their short words as
@@ -36,7 +36,7 @@ TIMER_NEEDS_LENGTH = refusal(
 BANK_USAGE = refusal(
     "bank_usage", f"** Give the seconds after 'bank': a decision's ({MOVE_SECONDS[0]} to "
     f"{MOVE_SECONDS[-1]}), then the reserve's for each point ({RESERVE_PER_POINT[0]} to "
-    f"{RESERVE_PER_POINT[-1]}), then optionally delay, bronstein or fischer.",
+    f"{RESERVE_PER_POINT[-1]}), then optionally 'delay', 'bronstein' or 'fischer'.",
     least=MOVE_SECONDS[0], most=MOVE_SECONDS[-1], least_reserve=RESERVE_PER_POINT[0],
     most_reserve=RESERVE_PER_POINT[-1])
 BANK_NEEDS_LENGTH = refusal(

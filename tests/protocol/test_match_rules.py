@@ -18,7 +18,7 @@ from fibs_server.protocol.match_rules import (
     terms_from_fields,
 )
 from fibs_server.protocol.wording import game_texts
-from fibs_server.rules.time_bank import BankMode, BankTerms
+from fibs_server.rules.clocks.time_bank import BankMode, BankTerms
 from fibs_server.rules.variants import MatchRules, Variant
 
 NACK_NO_CUBE = MatchRules(Variant.NACKGAMMON, cube=False)

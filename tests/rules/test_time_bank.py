@@ -1,4 +1,4 @@
-"""The time bank's arithmetic (rules/time_bank.py): examples of each mode, and properties
+"""The time bank's arithmetic (rules/clocks/time_bank.py): examples of each mode, and properties
 over any terms and any sequence of decisions."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fibs_server.rules.time_bank import (
+from fibs_server.rules.clocks.time_bank import (
     MOVE_SECONDS,
     RESERVE_PER_POINT,
     BankMode,

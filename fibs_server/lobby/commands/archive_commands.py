@@ -20,10 +20,10 @@ from fibs_server.protocol.views.matfile import mat_games, write_mat
 from fibs_server.protocol.wording import game_texts
 from fibs_server.rules import events as ev
 from fibs_server.rules.board.position import Position
+from fibs_server.rules.clocks.time_bank import BankTerms
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
 from fibs_server.rules.replay import played_rolls
-from fibs_server.rules.time_bank import BankTerms
 
 if TYPE_CHECKING:  # a type only: each handler is given the lobby
     from fibs_server.lobby.lobby import Lobby

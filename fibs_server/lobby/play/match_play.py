@@ -62,6 +62,7 @@ from fibs_server.protocol.wording import (
 from fibs_server.protocol.wording.clock_texts import ClockReading
 from fibs_server.rules import events as ev
 from fibs_server.rules.board.notation import format_play
+from fibs_server.rules.clocks.time_bank import TimeBank
 from fibs_server.rules.dice import (
     Dice,
     SecureDice,
@@ -72,7 +73,6 @@ from fibs_server.rules.dice import (
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import IllegalAction, Match, Moment, Phase
 from fibs_server.rules.ratings import PlayerRating, RatingCalculation, rate_match
-from fibs_server.rules.time_bank import TimeBank
 
 log = logging.getLogger(__name__)
 

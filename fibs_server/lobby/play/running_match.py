@@ -16,10 +16,10 @@ from fibs_server.protocol.views.match_views import Script
 from fibs_server.protocol.wording.clock_texts import ClockReading
 from fibs_server.rules.board.greedy import greedy_bearoff
 from fibs_server.rules.board.position import Play
+from fibs_server.rules.clocks.time_bank import TimeBank
 from fibs_server.rules.dice import Dice
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import Match
-from fibs_server.rules.time_bank import TimeBank
 from fibs_server.rules.variants import MatchRules
 
 UNDO_DEPTH = 20  # decisions a player can take back, one `undo` at a time

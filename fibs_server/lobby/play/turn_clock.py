@@ -6,7 +6,7 @@ join the next game) is timed from the moment it is due. Ten seconds before the e
 player is warned; at the end the server takes the decision for them with the bot's choice
 (`bots.situation_for`, the bots' `decide`, applied through `Matches.act` like a bot's
 own decision, which tells both players and the watchers once it is stored), and counts it; the third expiry loses
-the match (`Match.forfeit`). With a time bank (`bank 12 60`, rules/time_bank.py) each
+the match (`Match.forfeit`). With a time bank (`bank 12 60`, rules/clocks/time_bank.py) each
 decision has its seconds and the player's reserve: the reserve pays for what the decision
 took once it is taken (stored with it), and a decision that takes them all loses the match
 at once; both players are warned. With `takeover` a bot takes the decision over without

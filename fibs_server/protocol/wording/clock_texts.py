@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from fibs_server.rules.clocks.time_bank import minutes_and_seconds
 from fibs_server.rules.moments import Phase
-from fibs_server.rules.time_bank import minutes_and_seconds
 
 EXPIRIES_TO_LOSE = 3  # the expiry that loses the match (named "third" in the texts)
 WARNING_SECONDS = 10  # a player is warned this long before their time is up

@@ -22,7 +22,7 @@ export default {
   "refusal.bad_length": "The match length must be a number from 1 to {longest} or 'unlimited'.",
   "refusal.ban_usage": "Usage: ban <name> [<number>m|h|d|w]",
   "refusal.bank_needs_length": "A time bank needs a length: 'bank' does not go with 'unlimited'.",
-  "refusal.bank_usage": "Give the seconds after 'bank': a decision's ({least} to {most}), then the reserve's for each point ({least_reserve} to {most_reserve}), then optionally delay, bronstein or fischer.",
+  "refusal.bank_usage": "Give the seconds after 'bank': a decision's ({least} to {most}), then the reserve's for each point ({least_reserve} to {most_reserve}), then optionally 'delay', 'bronstein' or 'fischer'.",
   "refusal.banned": "You are banned from this server.",
   "refusal.banned_until": "You are banned from this server until {until}.",
   "refusal.blind_yourself": "You can't read this message now, can you?",

@@ -22,7 +22,7 @@ export default {
   "refusal.bad_length": "La longitud del partido debe ser un número de 1 a {longest} o 'unlimited'.",
   "refusal.ban_usage": "uso: ban <nombre> [<número>m|h|d|w]",
   "refusal.bank_needs_length": "Una reserva de tiempo necesita una longitud: 'bank' no va con 'unlimited'.",
-  "refusal.bank_usage": "Indica los segundos después de 'bank': los de cada decisión ({least} a {most}), luego los de la reserva por punto ({least_reserve} a {most_reserve}) y, si quieres, delay, bronstein o fischer.",
+  "refusal.bank_usage": "Indica los segundos después de 'bank': los de cada decisión ({least} a {most}), luego los de la reserva por punto ({least_reserve} a {most_reserve}) y, si quieres, 'delay', 'bronstein' o 'fischer'.",
   "refusal.banned": "Tienes prohibida la entrada a este servidor.",
   "refusal.banned_until": "Tienes prohibida la entrada a este servidor hasta el {until}.",
   "refusal.blind_yourself": "Ahora no puedes leer este mensaje, ¿verdad?",
