@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fibs_server.protocol.commands import ambiguous, completions
@@ -144,7 +144,8 @@ def parse_match_terms(words: Iterable[str]) -> MatchTerms:
         elif name == "unrated":
             rated = False
         elif name == BANK_WORD:
-            bank = _bank_terms(remaining)
+            bank, taken = parse_bank(remaining[::-1])
+            del remaining[len(remaining) - taken:]
         else:
             allowed, usage = ((TURN_TIMES, TIMER_USAGE) if name == TIMER_WORD
                               else (TAKEOVER_TIMES, TAKEOVER_USAGE))
@@ -166,18 +167,19 @@ def _seconds(remaining: list[str], allowed: range | tuple[int, ...]) -> int | No
     return None
 
 
-def _bank_terms(remaining: list[str]) -> BankTerms:
-    """The words after `bank`: a decision's seconds, the reserve's a point, and a mode if the
-    next word names one (a unique prefix of it)."""
+def parse_bank(words: Sequence[str]) -> tuple[BankTerms, int]:
+    """The words after `bank` (for matches and tournaments): a decision's seconds, the
+    reserve's a point, and a mode if the next word names one (a unique prefix of it); and how
+    many words they took. RulesWordError if they make no time bank."""
+    remaining = list(words[:3])[::-1]
     move = _seconds(remaining, MOVE_SECONDS)
     per_point = _seconds(remaining, RESERVE_PER_POINT)
     if move is None or per_point is None:
         raise RulesWordError(BANK_USAGE)
     modes = completions(remaining[-1], BANK_MODES) if remaining else []
     if len(modes) == 1:
-        remaining.pop()
-        return BankTerms(move, per_point, BANK_MODES[modes[0]])
-    return BankTerms(move, per_point)
+        return BankTerms(move, per_point, BANK_MODES[modes[0]]), 3
+    return BankTerms(move, per_point), 2
 
 
 def needs_length(terms: MatchTerms) -> str | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from fibs_server.lobby.services.tournaments import match_terms
 from fibs_server.protocol.commands import CommandFacts, CommandWords
 from fibs_server.protocol.help import topic
 from fibs_server.protocol.match_rules import (
@@ -17,7 +18,8 @@ from fibs_server.protocol.match_rules import (
     terms_fields,
     terms_from_fields,
 )
-from fibs_server.protocol.wording import game_texts
+from fibs_server.protocol.tournament_options import OptionError, parse_create
+from fibs_server.protocol.wording import game_texts, tournament_texts
 from fibs_server.rules.clocks.time_bank import BankMode, BankTerms
 from fibs_server.rules.variants import MatchRules, Variant
 
@@ -159,3 +161,18 @@ def test_help_timer_tells_how_timed_matches_go(word):
                                          "opponent goes away too", "resumes by itself",
                                          "database fault loses nothing"))
     assert all(len(line) <= 79 for line in lines)
+
+
+def test_a_tournament_takes_a_time_bank_instead_of_its_timer_and_passes_it_on():
+    order = parse_create(["swiss", "length", "5", "bank", "12", "60", "fischer", "cap", "8"])
+    bank = BankTerms(12, 60, BankMode.FISCHER)
+    assert order.terms.bank == bank and order.entry_cap == 8
+    assert tournament_texts.terms_words(order.terms) == (
+        "5 points, a time bank of 60 s a point, 12 s a move (Fischer)")
+    assert match_terms(order.terms) == MatchTerms(turn_seconds=None, bank=bank, crawford=True)
+    assert parse_create(["knockout"]).terms.bank is None  # the timer, as before
+    for words, refusal in ((["knockout", "bank", "12"], BANK_USAGE),
+                           (["knockout", "bank", "12", "60", "timer", "30"], ONE_CLOCK)):
+        with pytest.raises(OptionError) as refused:
+            parse_create(words)
+        assert refused.value.reply == refusal

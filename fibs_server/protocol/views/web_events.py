@@ -521,7 +521,8 @@ def listed_entry(entry: Listed) -> Message:
             else None,
             "terms": {"length": terms.length, "final_length": terms.final_length,
                       "variant": terms.variant.value, "crawford": terms.crawford,
-                      "turn_seconds": terms.turn_seconds, "rated": terms.rated}}
+                      "turn_seconds": terms.turn_seconds, "rated": terms.rated,
+                      "bank": None if terms.bank is None else terms.bank.fields()}}
 
 
 def tournament(shown: Shown) -> Message:

@@ -183,7 +183,7 @@ export default {
   "refusal.tournament_bots_off": "This server has no bots to enter.",
   "refusal.tournament_cap_too_large": "A tournament may have {limit} players at most.",
   "refusal.tournament_create_not_allowed": "Only administrators and experienced players may create tournaments here.",
-  "refusal.tournament_create_usage": "usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] [{variant_words}] [nocrawford] [timer 30|60] [unrated] [in <minutes>] [when <n>] [cap <n>] [bots]",
+  "refusal.tournament_create_usage": "usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] [{variant_words}] [nocrawford] [timer 30|60|bank <s> <r> [mode]] [unrated] [in <minutes>] [when <n>] [cap <n>] [bots]",
   "refusal.tournament_entered_already": "{name} has entered tournament {tournament} already.",
   "refusal.tournament_full": "Tournament {tournament} is full.",
   "refusal.tournament_no_bots": "Tournament {tournament} takes no bots, or only its creator may enter one.",

@@ -183,7 +183,7 @@ export default {
   "refusal.tournament_bots_off": "Este servidor no tiene bots que inscribir.",
   "refusal.tournament_cap_too_large": "Un torneo puede tener {limit} jugadores como máximo.",
   "refusal.tournament_create_not_allowed": "Aquí solo los administradores y los jugadores con experiencia pueden crear torneos.",
-  "refusal.tournament_create_usage": "uso: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] [{variant_words}] [nocrawford] [timer 30|60] [unrated] [in <minutos>] [when <n>] [cap <n>] [bots]",
+  "refusal.tournament_create_usage": "uso: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] [{variant_words}] [nocrawford] [timer 30|60|bank <s> <r> [modo]] [unrated] [in <minutos>] [when <n>] [cap <n>] [bots]",
   "refusal.tournament_entered_already": "{name} ya está inscrito en el torneo {tournament}.",
   "refusal.tournament_full": "El torneo {tournament} está completo.",
   "refusal.tournament_no_bots": "El torneo {tournament} no admite bots, o solo su creador puede inscribir uno.",
