@@ -19,9 +19,12 @@ from fibs_server.protocol.match_rules import (
     terms_from_fields,
 )
 from fibs_server.protocol.tournament_options import OptionError, parse_create
+from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, tournament_texts
 from fibs_server.rules.clocks.time_bank import BankMode, BankTerms
+from fibs_server.rules.tournament import Format
 from fibs_server.rules.variants import MatchRules, Variant
+from tests.protocol.test_web_events import valid
 
 NACK_NO_CUBE = MatchRules(Variant.NACKGAMMON, cube=False)
 
@@ -171,6 +174,10 @@ def test_a_tournament_takes_a_time_bank_instead_of_its_timer_and_passes_it_on():
         "5 points, a time bank of 60 s a point, 12 s a move (Fischer)")
     assert match_terms(order.terms) == MatchTerms(turn_seconds=None, bank=bank, crawford=True)
     assert parse_create(["knockout"]).terms.bank is None  # the timer, as before
+    listed = tournament_texts.Listed(1, Format.SWISS, "signup", "alice", order.terms, 0, 8,
+                                    swiss_rounds=3)
+    assert valid(web_events.tournaments([listed]))["tournaments"][0]["terms"]["bank"] == {
+        "move_seconds": 12, "reserve_per_point": 60, "mode": "fischer"}
     for words, refusal in ((["knockout", "bank", "12"], BANK_USAGE),
                            (["knockout", "bank", "12", "60", "timer", "30"], ONE_CLOCK)):
         with pytest.raises(OptionError) as refused:

@@ -522,7 +522,8 @@ def listed_entry(entry: Listed) -> Message:
             "terms": {"length": terms.length, "final_length": terms.final_length,
                       "variant": terms.variant.value, "crawford": terms.crawford,
                       "turn_seconds": terms.turn_seconds, "rated": terms.rated,
-                      "bank": None if terms.bank is None else terms.bank.fields()}}
+                      # A time bank, when the tournament has one instead of its timer.
+                      **({} if terms.bank is None else {"bank": terms.bank.fields()})}}
 
 
 def tournament(shown: Shown) -> Message:
