@@ -2,13 +2,16 @@
 own seconds, then the player's reserve, drained by what each decision took; the Fischer
 increment; both reserves shown to both players with every board; both warned before a
 reserve runs out; the match lost on time only when the decision's seconds and the reserve
-are spent; a saved and resumed match keeping each side's reserve."""
+are spent; a saved and resumed match keeping each side's reserve; a decision the store
+refused costing nothing until it is stored."""
 from __future__ import annotations
 
 import re
 
 import pytest
 
+from tests.durability.test_pipeline_faults import assert_memory_is_stored, running_between
+from tests.durability.test_store_failures import failing_updates
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (fixture)
 from tests.e2e.test_timers import BOARD, clock_of, harness  # noqa: F401 (fixture)
 
@@ -86,3 +89,24 @@ async def test_fischer_adds_its_increment_and_a_resumed_match_keeps_the_reserves
     alice = await harness.login_clip("alice")  # both online: it resumes by itself
     await bob.skip_until(
         "Clock: bob has 60 seconds to roll or double. Reserves: alice 0:45, bob 1:00.")
+
+
+async def test_a_decision_the_store_refuses_costs_no_reserve_until_it_is_stored(harness,
+                                                                                players):
+    alice, bob, _ = players
+    clock = clock_of(harness)
+    harness.script_dice((3, 1))
+    await join_match(alice, bob, "2 bank 12 30")
+    await alice.skip_until("It's your turn to move.")
+    running = running_between(harness, "alice", "bob")
+    clock.advance(20)
+    with failing_updates(harness, "matches"):
+        await alice.send("move 8-5 6-5")
+        await alice.skip_until("** The server could not store that. Please try again.")
+    assert running.bank is not None and running.bank.reserves == (60.0, 60.0)
+    await assert_memory_is_stored(harness, running)
+    clock.advance(10)  # the decision goes on with the time it had: 30 s in all
+    await alice.send("move 8-5 6-5")
+    await bob.skip_until(
+        "Clock: bob has 72 seconds to roll or double. Reserves: alice 0:42, bob 1:00.")
+    await assert_memory_is_stored(harness, running)
