@@ -37,7 +37,8 @@ BEGINNER = (
     "Each command has its own help: 'help invite', 'help move', 'help toggle', ...",
 )
 
-# `help timer` (and `help takeover`): timed matches are words of an invitation, no command.
+# `help timer` (and `help takeover`, `help bank`): timed matches are words of an invitation,
+# no command.
 TIMER = (
     "Timed matches: 'invite <name> <points> timer 30' (or 'timer 60').",
     "  Each decision (roll or double, move, answer a double or a resignation, join",
@@ -52,9 +53,16 @@ TIMER = (
     "  are both online and free. A server, network or database fault loses nothing.",
     "  'takeover <seconds>' (10 to 600): after that long a bot decides for you,",
     "  uncounted, and you play on. The clock shows under the board.",
+    "A time bank instead: 'bank <s> <r> [bronstein|fischer]' ('bank 12 60').",
+    "  Each decision has <s> seconds (1 to 120), then your reserve runs: <r>",
+    "  seconds (1 to 600) for each point of the match. Bronstein: the reserve runs",
+    "  at once and gets back what the decision took, up to <s>; Fischer: <s> are",
+    "  added to it after each decision. When a decision's seconds and your reserve",
+    "  are spent you lose the match on time: both players are warned 10 seconds",
+    "  before, and both reserves show with the board. Absence: as above.",
     "  Example: invite bob 5 timer 60 takeover 20",
 )
-CLOCK_WORDS = ("timer", "takeover")
+CLOCK_WORDS = ("timer", "takeover", "bank")
 
 
 def short_forms(command: str, commands: CommandWords) -> list[str]:

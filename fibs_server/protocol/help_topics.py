@@ -131,7 +131,8 @@ TOPICS: dict[str, Topic] = {
             f"Rules, in any order after the length: one variant, {variant_choices()}; "
             "'lowstart' (the lower opening die moves first); 'nocube' (no doubling); "
             "'unrated' (the result leaves both ratings as they are). The clock: 'timer 30' "
-            "or 'timer 60' (seconds a decision), 'takeover <seconds>' (a bot decides that "
+            "or 'timer 60' (seconds a decision), or a time bank 'bank <seconds> <reserve a "
+            "point> [bronstein|fischer]'; 'takeover <seconds>' (a bot decides that "
             "late; see 'help timer').", _HELP_WIDTH)), "invite bob 5 nack nocube timer 30"),
     "join": Topic("join [<name>]", (
         "Accepts <name>'s invitation and starts the match. Alone, between two",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fibs_server.protocol.commands import ambiguous, completions
 from fibs_server.protocol.wording.coded_texts import refusal
+from fibs_server.rules.clocks.time_bank import MOVE_SECONDS, RESERVE_PER_POINT, BankMode, BankTerms
 from fibs_server.rules.variants import MatchRules, Variant
 
 # The variants a word chooses (the default is chosen by naming none), by their short words as
@@ -19,7 +20,10 @@ VARIANT_NAMES = {variant.value: variant for variant in VARIANT_WORDS.values()}
 VARIANT_CHOICE = "|".join(VARIANT_WORDS)  # as usage texts show the choice
 HOUSE_RULE_WORDS = ("lowstart", "nocube", "unrated")
 TIMER_WORD, TAKEOVER_WORD = "timer", "takeover"  # each followed by its seconds
-TERM_WORDS = (*VARIANT_NAMES, *HOUSE_RULE_WORDS, TIMER_WORD, TAKEOVER_WORD)
+# Followed by a decision's seconds, the reserve's seconds a point, and optionally a mode.
+BANK_WORD = "bank"
+BANK_MODES = {mode.value: mode for mode in BankMode}
+TERM_WORDS = (*VARIANT_NAMES, *HOUSE_RULE_WORDS, TIMER_WORD, TAKEOVER_WORD, BANK_WORD)
 TURN_TIMES = (30, 60)  # the seconds a timed match may give each decision
 TAKEOVER_TIMES = range(10, 601)  # the seconds before a bot takes a decision over
 _CHOSEN = list(VARIANT_NAMES)
@@ -29,6 +33,15 @@ TIMER_USAGE = refusal("timer_usage", "** Give the seconds after 'timer': 30 or 6
 # An unlimited match is never won, so it cannot be lost on time either.
 TIMER_NEEDS_LENGTH = refusal(
     "timer_needs_length", "** A timed match needs a length: 'timer' does not go with 'unlimited'.")
+BANK_USAGE = refusal(
+    "bank_usage", f"** Give the seconds after 'bank': a decision's ({MOVE_SECONDS[0]} to "
+    f"{MOVE_SECONDS[-1]}), then the reserve's for each point ({RESERVE_PER_POINT[0]} to "
+    f"{RESERVE_PER_POINT[-1]}), then optionally 'delay', 'bronstein' or 'fischer'.",
+    least=MOVE_SECONDS[0], most=MOVE_SECONDS[-1], least_reserve=RESERVE_PER_POINT[0],
+    most_reserve=RESERVE_PER_POINT[-1])
+BANK_NEEDS_LENGTH = refusal(
+    "bank_needs_length", "** A time bank needs a length: 'bank' does not go with 'unlimited'.")
+ONE_CLOCK = refusal("one_clock", "** Choose one clock: 'timer' or 'bank'.")
 TAKEOVER_USAGE = refusal(
     "takeover_usage", f"** Give the seconds after 'takeover': a number from {TAKEOVER_TIMES[0]} "
     f"to {TAKEOVER_TIMES[-1]}.", least=TAKEOVER_TIMES[0], most=TAKEOVER_TIMES[-1])
@@ -45,11 +58,17 @@ class MatchTerms:
     # Whether the Crawford rule applies; None: if either player's `crawford` toggle is on, as
     # on FIBS (a tournament's terms decide it for its matches).
     crawford: bool | None = None
+    bank: BankTerms | None = None  # a time bank (`bank 12 60`) rather than a turn timer
 
     @property
     def timed(self) -> bool:
         """Whether any decision of the match runs against a clock."""
-        return self.turn_seconds is not None or self.takeover_seconds is not None
+        return self.clocked or self.takeover_seconds is not None
+
+    @property
+    def clocked(self) -> bool:
+        """Whether the match can be lost on time (a turn timer or a time bank)."""
+        return self.turn_seconds is not None or self.bank is not None
 
 
 STANDARD_TERMS = MatchTerms()
@@ -60,7 +79,8 @@ def terms_fields(terms: MatchTerms) -> dict[str, Any]:
     return {"variant": terms.rules.variant.value,
             "lower_die_starts": terms.rules.lower_die_starts, "cube": terms.rules.cube,
             "turn_seconds": terms.turn_seconds, "takeover_seconds": terms.takeover_seconds,
-            "rated": terms.rated, "crawford": terms.crawford}
+            "rated": terms.rated, "crawford": terms.crawford,
+            "bank": None if terms.bank is None else terms.bank.fields()}
 
 
 def terms_from_fields(fields: dict[str, Any]) -> MatchTerms:
@@ -69,7 +89,11 @@ def terms_from_fields(fields: dict[str, Any]) -> MatchTerms:
         MatchRules(Variant(fields["variant"]), bool(fields["lower_die_starts"]),
                    bool(fields["cube"])),
         fields["turn_seconds"], fields["takeover_seconds"], bool(fields["rated"]),
-        fields["crawford"])
+        fields["crawford"],
+        # (A node without time banks sends no "bank".)
+        None if fields.get("bank") is None else BankTerms.from_fields(fields["bank"]))
+    if terms.turn_seconds is not None and terms.bank is not None:
+        raise ValueError("two clocks")
     for seconds in (terms.turn_seconds, terms.takeover_seconds):
         if seconds is not None and type(seconds) is not int:
             raise TypeError(f"not seconds: {seconds!r}")
@@ -89,17 +113,20 @@ class RulesWordError(ValueError):
 def unknown_rule_word(word: str) -> str:
     words = ", ".join(VARIANT_WORDS)
     return refusal("unknown_rule_word", f"** Unknown word '{word}' after the match length. "
-                   f"Use {words}, lowstart, nocube, unrated, timer or takeover.", word=word,
+                   f"Use {words}, lowstart, nocube, unrated, timer, takeover or bank.", word=word,
                    variant_words=words)
 
 
 def parse_match_terms(words: Iterable[str]) -> MatchTerms:
     """The terms the words choose, in any order, each a unique prefix of its name; `timer`
-    and `takeover` take the next word as their seconds."""
+    and `takeover` take the next word as their seconds, `bank` the next two and a mode."""
     variant, lower_die_starts, cube, rated = None, False, True, True
     seconds: dict[str, int] = {}
-    remaining = iter(words)
-    for word in remaining:
+    bank = None
+    remaining = list(words)
+    remaining.reverse()  # popped from the end: the words in order
+    while remaining:
+        word = remaining.pop()
         names = completions(word, TERM_WORDS)
         if not names:
             raise RulesWordError(unknown_rule_word(word))
@@ -116,16 +143,50 @@ def parse_match_terms(words: Iterable[str]) -> MatchTerms:
             cube = False
         elif name == "unrated":
             rated = False
+        elif name == BANK_WORD:
+            bank, taken = parse_bank(remaining[::-1])
+            del remaining[len(remaining) - taken:]
         else:
             allowed, usage = ((TURN_TIMES, TIMER_USAGE) if name == TIMER_WORD
                               else (TAKEOVER_TIMES, TAKEOVER_USAGE))
-            value = next(remaining, "")
-            if not (value.isascii() and value.isdigit() and len(value) <= 3
-                    and int(value) in allowed):
+            value = _seconds(remaining, allowed)
+            if value is None:
                 raise RulesWordError(usage)
-            seconds[name] = int(value)
+            seconds[name] = value
+    if bank is not None and TIMER_WORD in seconds:
+        raise RulesWordError(ONE_CLOCK)
     return MatchTerms(MatchRules(variant or Variant.STANDARD, lower_die_starts, cube),
-                      seconds.get(TIMER_WORD), seconds.get(TAKEOVER_WORD), rated)
+                      seconds.get(TIMER_WORD), seconds.get(TAKEOVER_WORD), rated, bank=bank)
+
+
+def _seconds(remaining: list[str], allowed: range | tuple[int, ...]) -> int | None:
+    """The next word as seconds among `allowed` (None: it is not)."""
+    value = remaining.pop() if remaining else ""
+    if value.isascii() and value.isdigit() and len(value) <= 3 and int(value) in allowed:
+        return int(value)
+    return None
+
+
+def parse_bank(words: Sequence[str]) -> tuple[BankTerms, int]:
+    """The words after `bank` (for matches and tournaments): a decision's seconds, the
+    reserve's a point, and a mode if the next word names one (a unique prefix of it); and how
+    many words they took. RulesWordError if they make no time bank."""
+    remaining = list(words[:3])[::-1]
+    move = _seconds(remaining, MOVE_SECONDS)
+    per_point = _seconds(remaining, RESERVE_PER_POINT)
+    if move is None or per_point is None:
+        raise RulesWordError(BANK_USAGE)
+    modes = completions(remaining[-1], BANK_MODES) if remaining else []
+    if len(modes) == 1:
+        return BankTerms(move, per_point, BANK_MODES[modes[0]]), 3
+    return BankTerms(move, per_point), 2
+
+
+def needs_length(terms: MatchTerms) -> str | None:
+    """The refusal of these terms for an unlimited match (None: they go with one)."""
+    if terms.turn_seconds is not None:
+        return TIMER_NEEDS_LENGTH
+    return BANK_NEEDS_LENGTH if terms.bank is not None else None
 
 
 def house_rules(terms: MatchTerms) -> list[str]:
@@ -140,11 +201,21 @@ def house_rules(terms: MatchTerms) -> list[str]:
         notes.append("lower die starts")
     if terms.turn_seconds is not None:
         notes.append(f"{terms.turn_seconds} s a turn")
+    if terms.bank is not None:
+        notes.append(bank_words(terms.bank))
     if terms.takeover_seconds is not None:
         notes.append(f"a bot takes over after {terms.takeover_seconds} s")
     if not terms.rated:
         notes.append("unrated")
     return notes
+
+
+def bank_words(bank: BankTerms) -> str:
+    """`a time bank of 60 s a point, 12 s a move (Fischer)`."""
+    mode = {BankMode.DELAY: "", BankMode.BRONSTEIN: " (Bronstein)",
+            BankMode.FISCHER: " (Fischer)"}[bank.mode]
+    return (f"a time bank of {bank.reserve_per_point} s a point, {bank.move_seconds} s a "
+            f"move{mode}")
 
 
 def shown_variant(variant: Variant) -> list[str]:

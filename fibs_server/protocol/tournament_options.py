@@ -5,7 +5,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from fibs_server.protocol.match_rules import TURN_TIMES, VARIANT_CHOICE, VARIANT_WORDS
+from fibs_server.protocol.match_rules import (
+    BANK_WORD,
+    ONE_CLOCK,
+    TURN_TIMES,
+    VARIANT_CHOICE,
+    VARIANT_WORDS,
+    RulesWordError,
+    parse_bank,
+)
 from fibs_server.protocol.wording.coded_texts import refusal
 from fibs_server.rules.tournament import Format, RoundTerms
 from fibs_server.rules.variants import Variant
@@ -13,7 +21,8 @@ from fibs_server.rules.variants import Variant
 CREATE_USAGE = refusal(
     "tournament_create_usage",
     "** usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] "
-    f"[{VARIANT_CHOICE}] [nocrawford] [timer 30|60] [unrated] [in <minutes>] [when <n>] "
+    f"[{VARIANT_CHOICE}] [nocrawford] [timer 30|60|bank <s> <r> [mode]] [unrated] "
+    "[in <minutes>] [when <n>] "
     "[cap <n>] [bots]", variant_words=VARIANT_CHOICE)
 LONGEST_MATCH = 25
 MOST_SWISS_ROUNDS = 15
@@ -54,10 +63,21 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
         raise OptionError(CREATE_USAGE)
     numbers: dict[str, int] = {}
     flags: set[str] = set()
-    remaining = iter(word.lower() for word in words[1:])
-    for word in remaining:
-        if word in NUMBERED:
-            value = next(remaining, "")
+    bank = None
+    lowered = [word.lower() for word in words[1:]]
+    index = 0
+    while index < len(lowered):
+        word = lowered[index]
+        index += 1
+        if word == BANK_WORD:
+            try:
+                bank, taken = parse_bank(lowered[index:])
+            except RulesWordError as error:
+                raise OptionError(error.reply) from None
+            index += taken
+        elif word in NUMBERED:
+            value = lowered[index] if index < len(lowered) else ""
+            index += 1
             if not (value.isascii() and value.isdigit() and len(value) <= 5
                     and int(value) in NUMBERED[word]):
                 raise OptionError(bad_number(word))
@@ -72,12 +92,14 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
     tournament_format = Format(words[0].lower())
     if tournament_format is Format.KNOCKOUT and "rounds" in numbers:
         raise OptionError(ROUNDS_ARE_SWISS)
+    if bank is not None and "timer" in numbers:
+        raise OptionError(ONE_CLOCK)
     length = numbers.get("length", RoundTerms.length)
     terms = RoundTerms(length=length, final_length=numbers.get("final", length),
                        variant=variants[0] if variants else Variant.STANDARD,
                        crawford="nocrawford" not in flags,
                        turn_seconds=numbers.get("timer", RoundTerms.turn_seconds),
-                       rated="unrated" not in flags)
+                       rated="unrated" not in flags, bank=bank)
     swiss_rounds = (numbers.get("rounds", DEFAULT_SWISS_ROUNDS)
                     if tournament_format is Format.SWISS else 0)
     return TournamentOrder(tournament_format, terms, swiss_rounds,

@@ -21,6 +21,7 @@ import dataclasses
 import enum
 from collections.abc import Iterable, Sequence
 
+from fibs_server.rules.clocks.time_bank import BankTerms
 from fibs_server.rules.variants import Variant
 
 WIN_POINTS = 1  # a won match and a bye each score one point; a lost or doubly forfeited one none
@@ -53,6 +54,7 @@ class RoundTerms:
     # matches' grace period instead of holding the round up.
     turn_seconds: int = 60
     rated: bool = True
+    bank: BankTerms | None = None  # a time bank instead of the turn timer (`bank 12 60`)
 
     def length_of(self, round_number: int, round_count: int) -> int:
         return self.final_length if round_number == round_count else self.length

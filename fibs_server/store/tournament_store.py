@@ -15,6 +15,7 @@ from fibs_server.lobby.ports.tournament_records import (
     TournamentRecord,
     TournamentSpec,
 )
+from fibs_server.rules.clocks.time_bank import BankTerms
 from fibs_server.rules.tournament import (
     Entrant,
     Format,
@@ -227,13 +228,17 @@ class TournamentStore:
 def _terms_json(terms: RoundTerms) -> dict[str, Any]:
     return {"length": terms.length, "final_length": terms.final_length,
             "variant": terms.variant.value, "crawford": terms.crawford,
-            "turn_seconds": terms.turn_seconds, "rated": terms.rated}
+            "turn_seconds": terms.turn_seconds, "rated": terms.rated,
+            "bank": None if terms.bank is None else terms.bank.fields()}
 
 
 def _terms_of(stored: dict[str, Any]) -> RoundTerms:
     return RoundTerms(length=stored["length"], final_length=stored["final_length"],
                       variant=Variant(stored["variant"]), crawford=stored["crawford"],
-                      turn_seconds=stored["turn_seconds"], rated=stored["rated"])
+                      turn_seconds=stored["turn_seconds"], rated=stored["rated"],
+                      # (Stored before time banks: none.)
+                      bank=None if stored.get("bank") is None
+                      else BankTerms.from_fields(stored["bank"]))
 
 
 # Core statements, not ORM-enabled ones: the ORM's unit of work for a round of 64 pairings

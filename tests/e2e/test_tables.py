@@ -91,7 +91,7 @@ async def test_what_table_and_sit_refuse(harness, players):
     await alice.expect_lines("** The match length must be a number from 1 to 99 or 'unlimited'.")
     await alice.send("table 5 crawford")
     await alice.expect_lines("** Unknown word 'crawford' after the match length. "
-                             "Use nack, hyper, portes, lowstart, nocube, unrated, timer or takeover.",
+                             "Use nack, hyper, portes, lowstart, nocube, unrated, timer, takeover or bank.",
                              USAGE)
     await alice.send("table 5 timer 45")
     await alice.expect_lines("** Give the seconds after 'timer': 30 or 60.", USAGE)

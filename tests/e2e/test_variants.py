@@ -25,7 +25,7 @@ async def test_the_invitation_show_games_and_whois_name_the_rules(harness, playe
     harness.script_dice((3, 1))
     await alice.send("invite bob 5 nack crawford")
     await alice.expect_lines("** Unknown word 'crawford' after the match length. "
-                             "Use nack, hyper, portes, lowstart, nocube, unrated, timer or takeover.")
+                             "Use nack, hyper, portes, lowstart, nocube, unrated, timer, takeover or bank.")
     await alice.send("invite bob 5 n")
     await alice.expect_lines("** 'n' could mean nackgammon or nocube.")
     await alice.send("invite bob 5 nocube NACK")

@@ -75,7 +75,7 @@ async def test_a_whole_match_in_typed_messages_beside_fibs_lines(tmp_path):
         "type": "invitation", "from": "bob", "length": 3, "resume": False,
         "replaces_saved_match": False, "terms": {"variant": "nackgammon",
                                                  "lower_die_starts": False, "cube": True,
-                                                 "turn_seconds": 30, "takeover_seconds": None, "rated": True}}]
+                                                 "turn_seconds": 30, "takeover_seconds": None, "rated": True, "bank": None}}]
     await lobby.dispatch(bob, "invite alice 3")
     await lobby.dispatch(alice, "join bob")
     lobby.match_table.set_watching(carol, bob)
@@ -262,7 +262,7 @@ async def test_a_match_told_in_messages_from_the_invitation_to_its_saved_matches
     assert started == [{"type": "match_started", "opponent": "bob", "length": 5,
                         "resumed": False, "rated": True, "terms": {
                             "variant": "standard", "lower_die_starts": False, "cube": True,
-                            "turn_seconds": None, "takeover_seconds": None, "rated": True},
+                            "turn_seconds": None, "takeover_seconds": None, "rated": True, "bank": None},
                         "commitment": None, "salted": False}]  # dice scripted: no seed
     types = [m["type"] for m in alice_told]
     assert types.index("match_started") < types.index("board")
@@ -341,7 +341,7 @@ async def test_show_tables_lists_the_public_tables_in_a_message_too(tmp_path):
     assert messages == [
         {"type": "tables", "tables": [{"code": code, "host": "bob", "length": 5, "terms": {
             "variant": "nackgammon", "lower_die_starts": False, "cube": True,
-            "turn_seconds": 30, "takeover_seconds": None, "rated": True}}]},
+            "turn_seconds": 30, "takeover_seconds": None, "rated": True, "bank": None}}]},
         {"type": "refusal", "code": "no_table", "params": {"code": "NOSUCHXX"},
          "text": "There is no open table with the code NOSUCHXX."}]
     await store.close()
@@ -361,7 +361,7 @@ async def test_a_tables_creator_is_told_its_code_even_for_a_private_table(tmp_pa
     assert opened == shown == {"type": "my_table", "table": {
         "code": code, "length": 3, "private": True, "terms": {
             "variant": "standard", "lower_die_starts": False, "cube": True,
-            "turn_seconds": None, "takeover_seconds": None, "rated": True}}}
+            "turn_seconds": None, "takeover_seconds": None, "rated": True, "bank": None}}}
     assert closed == {"type": "my_table", "table": None}
     await store.close()
 

@@ -3,16 +3,28 @@ from __future__ import annotations
 
 import pytest
 
+from fibs_server.lobby.services.tournaments import match_terms
 from fibs_server.protocol.commands import CommandFacts, CommandWords
 from fibs_server.protocol.help import topic
 from fibs_server.protocol.match_rules import (
+    BANK_NEEDS_LENGTH,
+    BANK_USAGE,
+    ONE_CLOCK,
     MatchTerms,
     RulesWordError,
+    needs_length,
     parse_match_terms,
     rules_summary,
+    terms_fields,
+    terms_from_fields,
 )
-from fibs_server.protocol.wording import game_texts
+from fibs_server.protocol.tournament_options import OptionError, parse_create
+from fibs_server.protocol.views import web_events
+from fibs_server.protocol.wording import game_texts, tournament_texts
+from fibs_server.rules.clocks.time_bank import BankMode, BankTerms
+from fibs_server.rules.tournament import Format
 from fibs_server.rules.variants import MatchRules, Variant
+from tests.protocol.test_web_events import valid
 
 NACK_NO_CUBE = MatchRules(Variant.NACKGAMMON, cube=False)
 
@@ -42,13 +54,51 @@ def test_timer_and_takeover_take_their_seconds_from_the_next_word(words, terms):
     assert terms.timed
 
 
+@pytest.mark.parametrize("words, bank, summary", [
+    (["bank", "12", "60"], BankTerms(12, 60), "a time bank of 60 s a point, 12 s a move"),
+    (["nack", "b", "5", "30", "f"], BankTerms(5, 30, BankMode.FISCHER),
+     "nackgammon, a time bank of 30 s a point, 5 s a move (Fischer)"),
+    (["bank", "10", "90", "bronstein", "nocube"], BankTerms(10, 90, BankMode.BRONSTEIN),
+     "no cube, a time bank of 90 s a point, 10 s a move (Bronstein)"),
+    (["bank", "12", "60", "d", "unrated"], BankTerms(12, 60),
+     "a time bank of 60 s a point, 12 s a move, unrated"),
+])
+def test_bank_takes_its_seconds_its_reserve_and_a_mode(words, bank, summary):
+    terms = parse_match_terms(words)
+    assert terms.bank == bank and terms.timed and terms.clocked
+    assert rules_summary(terms) == summary
+    assert terms_from_fields(terms_fields(terms)) == terms
+    assert needs_length(terms) == BANK_NEEDS_LENGTH
+
+
+@pytest.mark.parametrize("words, refusal", [
+    (["bank"], BANK_USAGE),
+    (["bank", "12"], BANK_USAGE),
+    (["bank", "0", "60"], BANK_USAGE),
+    (["bank", "12", "0"], BANK_USAGE),
+    (["bank", "121", "60"], BANK_USAGE),
+    (["bank", "12", "601"], BANK_USAGE),
+    (["bank", "12", "60", "timer", "30"], ONE_CLOCK),
+])
+def test_a_bank_without_its_seconds_or_beside_a_timer_is_refused(words, refusal):
+    with pytest.raises(RulesWordError) as refused:
+        parse_match_terms(words)
+    assert refused.value.reply == refusal
+
+
+def test_a_node_without_time_banks_sends_terms_without_one():
+    fields = terms_fields(MatchTerms(turn_seconds=30))
+    del fields["bank"]
+    assert terms_from_fields(fields) == MatchTerms(turn_seconds=30)
+
+
 def test_a_match_without_clock_words_is_untimed():
     assert not parse_match_terms(["nack"]).timed
 
 
 @pytest.mark.parametrize("words, refusal", [
     (["crawford"], "** Unknown word 'crawford' after the match length. "
-                   "Use nack, hyper, portes, lowstart, nocube, unrated, timer or takeover."),
+                   "Use nack, hyper, portes, lowstart, nocube, unrated, timer, takeover or bank."),
     (["t", "30"], "** 't' could mean timer or takeover."),
     (["timer"], "** Give the seconds after 'timer': 30 or 60."),
     (["timer", "45"], "** Give the seconds after 'timer': 30 or 60."),
@@ -114,3 +164,22 @@ def test_help_timer_tells_how_timed_matches_go(word):
                                          "opponent goes away too", "resumes by itself",
                                          "database fault loses nothing"))
     assert all(len(line) <= 79 for line in lines)
+
+
+def test_a_tournament_takes_a_time_bank_instead_of_its_timer_and_passes_it_on():
+    order = parse_create(["swiss", "length", "5", "bank", "12", "60", "fischer", "cap", "8"])
+    bank = BankTerms(12, 60, BankMode.FISCHER)
+    assert order.terms.bank == bank and order.entry_cap == 8
+    assert tournament_texts.terms_words(order.terms) == (
+        "5 points, a time bank of 60 s a point, 12 s a move (Fischer)")
+    assert match_terms(order.terms) == MatchTerms(turn_seconds=None, bank=bank, crawford=True)
+    assert parse_create(["knockout"]).terms.bank is None  # the timer, as before
+    listed = tournament_texts.Listed(1, Format.SWISS, "signup", "alice", order.terms, 0, 8,
+                                    swiss_rounds=3)
+    assert valid(web_events.tournaments([listed]))["tournaments"][0]["terms"]["bank"] == {
+        "move_seconds": 12, "reserve_per_point": 60, "mode": "fischer"}
+    for words, refusal in ((["knockout", "bank", "12"], BANK_USAGE),
+                           (["knockout", "bank", "12", "60", "timer", "30"], ONE_CLOCK)):
+        with pytest.raises(OptionError) as refused:
+            parse_create(words)
+        assert refused.value.reply == refusal

@@ -152,7 +152,8 @@ def test_every_message_of_a_whole_match_validates(options, seed):
     rating = None
     if match.is_over and match.length is not None:
         rating = rate_match(PlayerRating(1600.0, 10), PlayerRating(1500.0, 500), match.length)
-    clock = ClockReading(1, 25, Phase.MOVE)
+    # A time bank's (both reserves) for a length, a turn timer's for unlimited.
+    clock = ClockReading(1, 25, Phase.MOVE, None if options["length"] is None else (300, 13))
     posts = web_events.narration(match, NAMES, [say(0, "Please move 2 pieces."), *told],
                                  rating, clock)
     kinds = set()
@@ -163,6 +164,10 @@ def test_every_message_of_a_whole_match_validates(options, seed):
         assert viewer in (0, 1)
         if message["type"] == "board":
             assert message["as_player"] == (post.to is not WATCHERS)
+            if clock.reserves is not None:  # each side's reserve, from the viewer's side
+                assert message["clock"]["reserves"] == (
+                    {"player": 300, "opponent": 13} if viewer == 0
+                    else {"player": 13, "opponent": 300})
     assert {"game_started", "opening_roll", "moved", "board"} <= kinds
     if match.length is not None:
         assert "match_over" in kinds
@@ -232,12 +237,15 @@ def test_the_room_messages_validate():
                                         1_700_000_000, "10.0.0.1", "web", "bob@example.org")),
             web_events.gone("bob"),
             web_events.time_warning(10, Phase.DOUBLE_OFFERED),
+            web_events.time_warning(10, Phase.MOVE, "opponent"),
+            web_events.invitation("alice", 5, terms=parse_match_terms(
+                ["bank", "12", "60", "fischer"])),
             web_events.comeback_countdown("bob", "alice", 60),
             web_events.comeback_countdown("bob", "alice", None)):
         valid(message)
     assert valid(web_events.invitation("alice", 5, terms=terms))["terms"] == {
         "variant": "nackgammon", "lower_die_starts": False, "cube": True, "turn_seconds": 30,
-        "takeover_seconds": None, "rated": True}
+        "takeover_seconds": None, "rated": True, "bank": None}
 
 
 def test_the_user_state_messages_validate():

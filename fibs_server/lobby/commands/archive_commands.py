@@ -20,6 +20,7 @@ from fibs_server.protocol.views.matfile import mat_games, write_mat
 from fibs_server.protocol.wording import game_texts
 from fibs_server.rules import events as ev
 from fibs_server.rules.board.position import Position
+from fibs_server.rules.clocks.time_bank import BankTerms
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
 from fibs_server.rules.replay import played_rolls
@@ -140,5 +141,7 @@ def _finished_match(record: MatchRecord, name: str, analysed: bool) -> info.Fini
         won=None if record.winner is None else record.winner == name,
         rating=None if rating is None else (rating[0], rating[1]),
         terms=MatchTerms(_stored_match(record).rules, record.state.get("turn_seconds"),
-                         record.state.get("takeover_seconds")),
+                         record.state.get("takeover_seconds"),
+                         bank=None if (bank := record.state.get("bank")) is None
+                         else BankTerms.from_fields(bank)),
         analysed=analysed)

@@ -28,7 +28,7 @@ from fibs_server.lobby.services.tutor import (
 )
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command, Forwarding
-from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
+from fibs_server.protocol.match_rules import RulesWordError, needs_length, parse_match_terms
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import analysis_texts, game_texts, match_texts
@@ -150,8 +150,9 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
                           if too_long_for(session, points) else
                           game_texts.not_experienced_enough(target.name))
         return
-    if points is None and terms.turn_seconds is not None:
-        session.send_line(TIMER_NEEDS_LENGTH)
+    refused = needs_length(terms) if points is None else None
+    if refused is not None:
+        session.send_line(refused)
         return
     lobby.match_table.invite(Invitation(session.name, target.name, points, terms=terms))
     session.send_lines(game_texts.you_invited(target.name, points, terms))

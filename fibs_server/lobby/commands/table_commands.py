@@ -22,7 +22,7 @@ from fibs_server.lobby.play.tables import OpenTable
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import texts
 from fibs_server.protocol.commands import Command
-from fibs_server.protocol.match_rules import TIMER_NEEDS_LENGTH, RulesWordError, parse_match_terms
+from fibs_server.protocol.match_rules import RulesWordError, needs_length, parse_match_terms
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, quick_play_texts, table_texts
@@ -72,8 +72,9 @@ async def open_or_close(lobby: Lobby, session: Session, command: Command) -> Non
     if too_long_for(session, points):
         session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
         return
-    if points is None and terms.turn_seconds is not None:
-        session.send_line(TIMER_NEEDS_LENGTH)
+    refused = needs_length(terms) if points is None else None
+    if refused is not None:
+        session.send_line(refused)
         return
     opened = tables.open(session.name, points, terms, private)
     session.send_line(table_texts.table_opened(opened.code, opened.length, opened.terms,

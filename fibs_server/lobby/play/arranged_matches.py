@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged, notice
 from fibs_server.lobby.nodes.directory import RemoteUser
-from fibs_server.lobby.play.running_match import Invitation, RunningMatch
+from fibs_server.lobby.play.running_match import Invitation, RunningMatch, clocked_state
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.match_rules import terms_fields, terms_from_fields
@@ -92,7 +92,7 @@ async def resume_waiting_matches(lobby: Lobby, name: str) -> None:
     if player is None or player.is_bot or lobby.attendance.is_visitor(player):
         return
     for record in await lobby.match_store.running_matches(name):
-        if record.length is None or record.state.get("turn_seconds") is None:
+        if record.length is None or not clocked_state(record.state):
             continue  # only a timed match can be lost by absence: the others wait for `invite`
         opponent = record.player_b if record.player_a.lower() == name.lower() else record.player_a
         here = free_here(lobby, opponent)

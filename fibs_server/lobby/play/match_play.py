@@ -35,6 +35,7 @@ from fibs_server.lobby.play.running_match import (
     RunningMatch,
     Snapshot,
     automatic_play,
+    clocked_state,
     new_match,
 )
 from fibs_server.lobby.ports.accounts import PER_GAME_TOGGLES, Account
@@ -62,6 +63,7 @@ from fibs_server.protocol.wording import (
 from fibs_server.protocol.wording.clock_texts import ClockReading
 from fibs_server.rules import events as ev
 from fibs_server.rules.board.notation import format_play
+from fibs_server.rules.clocks.time_bank import TimeBank
 from fibs_server.rules.dice import (
     Dice,
     SecureDice,
@@ -399,6 +401,8 @@ class Matches:
         and tell `actor` (None: nobody) to try again. Then the clock times what is due, a
         countdown that fired included. Returns (stored, the rating calculation of a match that
         ended rated here)."""
+        if running.timer is not None:
+            running.timer.charge()  # stored with the match; undone with it if the store fails
         try:
             rating = await self.store_state(running, ended, abandoned)
             stored = True
@@ -635,6 +639,8 @@ class Matches:
         running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
         running.unrated, running.stored = unrated, stored
         running.turn_seconds = terms.turn_seconds
+        if terms.bank is not None and length is not None:  # (refused for unlimited matches)
+            running.bank = TimeBank.start(terms.bank, length)
         # The server's `--takeover-seconds` for every match whose invitation names none.
         running.takeover_seconds = terms.takeover_seconds or self.settings.takeover_seconds
         running.timer = self.timer_for(running)
@@ -666,7 +672,7 @@ class Matches:
         if record is None:
             return False
         left_timed = (record.left_by is not None and record.length is not None
-                      and record.state.get("turn_seconds") is not None)
+                      and clocked_state(record.state))
         if not (inviter.is_bot or joiner.is_bot or left_timed):
             return False
         for session, other in ((inviter, joiner), (joiner, inviter)):

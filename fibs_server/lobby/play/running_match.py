@@ -16,6 +16,7 @@ from fibs_server.protocol.views.match_views import Script
 from fibs_server.protocol.wording.clock_texts import ClockReading
 from fibs_server.rules.board.greedy import greedy_bearoff
 from fibs_server.rules.board.position import Play
+from fibs_server.rules.clocks.time_bank import TimeBank
 from fibs_server.rules.dice import Dice
 from fibs_server.rules.dice_stats import RollTally
 from fibs_server.rules.match import Match
@@ -41,6 +42,10 @@ class Invitation:
 class MatchTimer(Protocol):
     """The clock of a timed match (lobby/play/turn_clock.py), told what happens to the match."""
 
+    def charge(self) -> None:
+        """The match changed and is about to be stored: a time bank's reserves pay for the
+        decisions just taken (stored with the match)."""
+
     def changed(self) -> None:
         """The match changed (and is stored): time the decisions due now."""
 
@@ -65,6 +70,13 @@ class Snapshot:
     expiries: list[int]
     played_for: list[dict[str, Any]]
     undo_points: list[UndoPoint] | None
+    bank: TimeBank | None
+
+
+def clocked_state(state: dict[str, Any]) -> bool:
+    """Whether a stored match's state has a clock it can be lost by (a turn timer or a time
+    bank): only such a match can be lost by absence too."""
+    return state.get("turn_seconds") is not None or state.get("bank") is not None
 
 
 class RunningMatch:
@@ -96,6 +108,7 @@ class RunningMatch:
         self.takeover_seconds: int | None = None
         self.expiries = [0, 0]
         self.played_for: list[dict] = []
+        self.bank: TimeBank | None = None  # a time bank's reserves, as of the last decision
         self.timer: MatchTimer | None = None
         self.roll_tally = RollTally()  # its rolls for `dicetest`, finished games counted once
 
@@ -124,13 +137,14 @@ class RunningMatch:
         if the store fails."""
         undo = None if self.undo_points is None else list(self.undo_points)
         return Snapshot(self.match.to_dict(), self.match.dice_source.drawn, self.unrated,
-                        list(self.expiries), list(self.played_for), undo)
+                        list(self.expiries), list(self.played_for), undo, self.bank)
 
     def restore(self, snapshot: Snapshot) -> None:
         """The match as it was at `snapshot`, its dice rewound, so the same dice come again."""
         self.rewind((snapshot.state, snapshot.drawn))
         self.unrated = snapshot.unrated
         self.expiries, self.played_for = list(snapshot.expiries), list(snapshot.played_for)
+        self.bank = snapshot.bank
         if snapshot.undo_points is not None:
             self.undo_points = collections.deque(snapshot.undo_points, maxlen=UNDO_DEPTH)
 
@@ -146,8 +160,11 @@ class RunningMatch:
         """The clock in the stored state (nothing for an untimed match, as before)."""
         if not self.terms.timed:
             return {}
-        return {"turn_seconds": self.turn_seconds, "takeover_seconds": self.takeover_seconds,
-                "expiries": list(self.expiries), "played_for": list(self.played_for)}
+        state: dict[str, Any] = {"turn_seconds": self.turn_seconds, "takeover_seconds": self.takeover_seconds,
+                 "expiries": list(self.expiries), "played_for": list(self.played_for)}
+        if self.bank is not None:
+            state["bank"] = self.bank.fields()
+        return state
 
     def restore_clock(self, state: dict) -> None:
         """The clock as `clock_state` stored it."""
@@ -155,10 +172,13 @@ class RunningMatch:
         self.takeover_seconds = state.get("takeover_seconds")
         self.expiries = list(state.get("expiries", (0, 0)))
         self.played_for = list(state.get("played_for", ()))
+        bank = state.get("bank")
+        self.bank = None if bank is None else TimeBank.from_fields(bank)
 
     @property
     def terms(self) -> MatchTerms:
-        return MatchTerms(self.match.rules, self.turn_seconds, self.takeover_seconds)
+        return MatchTerms(self.match.rules, self.turn_seconds, self.takeover_seconds,
+                          bank=None if self.bank is None else self.bank.terms)
 
     def index_of(self, session: Session) -> int:
         return self.sessions.index(session)

@@ -6,9 +6,12 @@ join the next game) is timed from the moment it is due. Ten seconds before the e
 player is warned; at the end the server takes the decision for them with the bot's choice
 (`bots.situation_for`, the bots' `decide`, applied through `Matches.act` like a bot's
 own decision, which tells both players and the watchers once it is stored), and counts it; the third expiry loses
-the match (`Match.forfeit`). With `takeover` a bot takes the decision over without counting
-it, and the player plays on. A timed match left or dropped is lost unless it is resumed
-within the grace period. Untimed matches get no clock at all.
+the match (`Match.forfeit`). With a time bank (`bank 12 60`, rules/clocks/time_bank.py) each
+decision has its seconds and the player's reserve: the reserve pays for what the decision
+took once it is taken (stored with it), and a decision that takes them all loses the match
+at once; both players are warned. With `takeover` a bot takes the decision over without
+counting it, and the player plays on. A timed match left or dropped is lost unless it is
+resumed within the grace period. Untimed matches get no clock at all.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from fibs_server.bots.situation import ROLL
 from fibs_server.lobby.clock import Alarm, Clock
 from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.match_play import Matches
-from fibs_server.lobby.play.running_match import RunningMatch
+from fibs_server.lobby.play.running_match import RunningMatch, clocked_state
 from fibs_server.lobby.presence.session import Stay
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.views.match_views import WATCHERS, Script, say
@@ -72,6 +75,7 @@ class Countdown:
     bot then takes it over (uncounted) rather than the turn timer (counted)."""
 
     situation: Situation
+    started: float
     deadline: float
     takeover: bool
     alarms: list[Alarm]
@@ -151,7 +155,7 @@ class MatchClocks:
         any node: it waits for both (`waits_for_both`, stored)."""
         for record in await self.matches.store.left_matches():
             names = (record.player_a, record.player_b)
-            if (record.length is not None and record.state.get("turn_seconds") is not None
+            if (record.length is not None and clocked_state(record.state)
                     and record.left_by in names and record.match_id not in self.graces
                     and not record.waits_for_both):
                 self.start_grace(record.match_id, names, names.index(record.left_by),
@@ -235,13 +239,29 @@ class TurnClock:
     def _clock(self) -> Clock:
         return self.clocks.clock
 
+    def _due(self, player: int) -> Situation | None:
+        session = self.running.sessions[player]
+        return (situation_for(self.running.match, player)
+                if session is not None and not session.is_bot else None)
+
+    def charge(self) -> None:
+        """Each timed decision that is taken (no longer due as it was) is paid for from its
+        player's reserve, by the time it took."""
+        bank = self.running.bank
+        if bank is None:
+            return
+        now = self._clock.time()
+        for player, countdown in self.countdowns.items():
+            if self._due(player) != countdown.situation:
+                elapsed = min(now - countdown.started, bank.available(player))
+                bank = bank.after_decision(player, elapsed)
+        self.running.bank = bank
+
     def changed(self) -> None:
         """Time each player's decision that is due now; a decision still due goes on with
         the time it had (a chat, a refused command or the opponent's watcher change nothing)."""
         for player in (0, 1):
-            session = self.running.sessions[player]
-            due = (situation_for(self.running.match, player)
-                   if session is not None and not session.is_bot else None)
+            due = self._due(player)
             countdown = self.countdowns.get(player)
             if countdown is not None and countdown.situation == due and not countdown.fired:
                 continue
@@ -252,12 +272,15 @@ class TurnClock:
                 self.countdowns[player] = self._count_down(player, due)
 
     def _count_down(self, player: int, situation: Situation) -> Countdown:
-        turn, takeover = self.running.turn_seconds, self.running.takeover_seconds
+        takeover = self.running.takeover_seconds
+        turn: float | None = (self.running.turn_seconds if self.running.bank is None
+                              else self.running.bank.available(player))
         by_takeover = turn is None or (takeover is not None and takeover < turn)
         seconds = takeover if by_takeover else turn
         assert seconds is not None
-        deadline = self._clock.time() + seconds
-        countdown = Countdown(situation, deadline, by_takeover, [])
+        now = self._clock.time()
+        deadline = now + seconds
+        countdown = Countdown(situation, now, deadline, by_takeover, [])
         countdown.alarms.append(self._clock.call_at(
             deadline, lambda: self.clocks.start_task(self._expired(player, countdown))))
         if seconds > WARNING_SECONDS:
@@ -267,18 +290,26 @@ class TurnClock:
 
     def _warn(self, player: int, countdown: Countdown) -> None:
         session = self.running.sessions[player]
-        if self.countdowns.get(player) is countdown and session is not None:
-            session.send_line(clock_texts.time_warning(WARNING_SECONDS,
-                                                       countdown.situation.phase))
-            session.send_event(web_events.time_warning(WARNING_SECONDS,
-                                                       countdown.situation.phase))
+        if self.countdowns.get(player) is not countdown or session is None:
+            return
+        phase = countdown.situation.phase
+        session.send_line(clock_texts.time_warning(WARNING_SECONDS, phase))
+        session.send_event(web_events.time_warning(WARNING_SECONDS, phase))
+        opponent = self.running.sessions[1 - player]
+        if self.running.bank is not None and not countdown.takeover and opponent is not None:
+            # Time that runs out loses the match: the opponent sees it coming too.
+            opponent.send_line(clock_texts.opponent_time_warning(
+                self.running.names[player], WARNING_SECONDS, phase))
+            opponent.send_event(web_events.time_warning(WARNING_SECONDS, phase, "opponent"))
 
     async def _expired(self, player: int, countdown: Countdown) -> None:
         """Time is up: the server takes the decision (or, at the last expiry, forfeits)."""
         running, situation = self.running, countdown.situation
-        # An unlimited match is never won, so never lost on time either.
+        # An unlimited match is never won, so never lost on time either; a time bank spent
+        # loses at once.
         last = (not countdown.takeover and running.match.length is not None
-                and running.expiries[player] + 1 >= EXPIRIES_TO_LOSE)
+                and (running.bank is not None
+                     or running.expiries[player] + 1 >= EXPIRIES_TO_LOSE))
         decision = None if last else await self._bot_decision(situation)
         session = running.sessions[player]
         matches = self.clocks.matches
@@ -293,6 +324,8 @@ class TurnClock:
             countdown.fired = True  # a decision refused or not stored is timed again
             if countdown.takeover:
                 you, others = clock_texts.bot_takes_over(name, phase)
+            elif decision is None and running.bank is not None:
+                you, others = clock_texts.time_bank_spent(name, phase)
             elif decision is None:
                 you, others = clock_texts.time_is_up_for_the_last_time(name, phase)
             else:
@@ -323,7 +356,7 @@ class TurnClock:
         keeps FIBS's saved match). What the players still online are told of it, and the
         countdown's message for their pages and the watchers' (None: none runs)."""
         running = self.running
-        if running.turn_seconds is None or running.match.length is None:
+        if not running.terms.clocked or running.match.length is None:
             return [], None
         people = self.clocks.matches.people
         seconds = self.clocks.grace_seconds
@@ -348,5 +381,13 @@ class TurnClock:
         to_act = self.running.match.to_act
         player = to_act if to_act in self.countdowns else min(self.countdowns)
         countdown = self.countdowns[player]
-        seconds = max(0, math.ceil(countdown.deadline - self._clock.time()))
-        return ClockReading(player, seconds, countdown.situation.phase)
+        now = self._clock.time()
+        seconds = max(0, math.ceil(countdown.deadline - now))
+        bank = self.running.bank
+        if bank is None:
+            return ClockReading(player, seconds, countdown.situation.phase)
+        # Both reserves as they stand now: a decision being timed runs its own.
+        shown = [bank.shown_reserve(index, now - self.countdowns[index].started)
+                 if index in self.countdowns else bank.reserves[index] for index in (0, 1)]
+        return ClockReading(player, seconds, countdown.situation.phase,
+                            (math.ceil(shown[0]), math.ceil(shown[1])))

@@ -49,8 +49,9 @@ RECENT_MATCHES = 5  # a pair's finished matches looked at for one that played th
 
 
 def match_terms(terms: rules.RoundTerms) -> MatchTerms:
-    return MatchTerms(rules=MatchRules(variant=terms.variant), turn_seconds=terms.turn_seconds,
-                      rated=terms.rated, crawford=terms.crawford)
+    return MatchTerms(rules=MatchRules(variant=terms.variant),
+                      turn_seconds=terms.turn_seconds if terms.bank is None else None,
+                      rated=terms.rated, crawford=terms.crawford, bank=terms.bank)
 
 
 class TournamentDirector:

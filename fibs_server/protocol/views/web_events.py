@@ -212,8 +212,12 @@ def phase_name(phase: Phase) -> str:
 
 
 def clock_of(reading: ClockReading, viewer: int) -> Message:
-    return {"side": side(reading.player, viewer), "seconds": reading.seconds,
-            "decision": phase_name(reading.phase)}
+    clock: Message = {"side": side(reading.player, viewer), "seconds": reading.seconds,
+                      "decision": phase_name(reading.phase)}
+    if reading.reserves is not None:
+        clock["reserves"] = {side(index, viewer): seconds
+                             for index, seconds in enumerate(reading.reserves)}
+    return clock
 
 
 def boards(match: Match, names: tuple[str, str], moment: Moment,
@@ -330,7 +334,8 @@ def terms_of(terms: MatchTerms) -> Message:
     rules = terms.rules
     return {"variant": rules.variant.value, "lower_die_starts": rules.lower_die_starts,
             "cube": rules.cube, "turn_seconds": terms.turn_seconds,
-            "takeover_seconds": terms.takeover_seconds, "rated": terms.rated}
+            "takeover_seconds": terms.takeover_seconds, "rated": terms.rated,
+            "bank": None if terms.bank is None else terms.bank.fields()}
 
 
 def chat(kind: str, speaker: str, text: str, to: str | None = None) -> Message:
@@ -355,9 +360,11 @@ def gone(name: str) -> Message:
     return {"type": "presence", "name": name, "online": False}
 
 
-def time_warning(seconds: int, phase: Phase) -> Message:
-    """To the player who must decide, `seconds` before their time is up."""
-    return {"type": "time_warning", "seconds": seconds, "decision": phase_name(phase)}
+def time_warning(seconds: int, phase: Phase, whose: str = "player") -> Message:
+    """To the player who must decide, `seconds` before their time is up; with a time bank,
+    to their opponent too (`whose` "opponent": the opponent's time runs out)."""
+    return {"type": "time_warning", "seconds": seconds, "decision": phase_name(phase),
+            "side": whose}
 
 
 def comeback_countdown(name: str, opponent: str, seconds: int | None) -> Message:
@@ -514,7 +521,9 @@ def listed_entry(entry: Listed) -> Message:
             else None,
             "terms": {"length": terms.length, "final_length": terms.final_length,
                       "variant": terms.variant.value, "crawford": terms.crawford,
-                      "turn_seconds": terms.turn_seconds, "rated": terms.rated}}
+                      "turn_seconds": terms.turn_seconds, "rated": terms.rated,
+                      # A time bank, when the tournament has one instead of its timer.
+                      **({} if terms.bank is None else {"bank": terms.bank.fields()})}}
 
 
 def tournament(shown: Shown) -> Message:

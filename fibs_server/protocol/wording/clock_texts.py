@@ -1,4 +1,4 @@
-"""Texts of timed matches (`invite bob 5 timer 30`, `takeover 60`): the warning, the server
+"""Texts of timed matches (`invite bob 5 timer 30`, `bank 12 60`, `takeover 60`): the warning, the server
 playing for a player whose time is up, a bot taking a decision over, the grace period after
 a player left, and the clock shown with the board. FIBS has no clocks: these are ours, and a
 match without one never sends any of them."""
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from fibs_server.rules.clocks.time_bank import minutes_and_seconds
 from fibs_server.rules.moments import Phase
 
 EXPIRIES_TO_LOSE = 3  # the expiry that loses the match (named "third" in the texts)
@@ -29,6 +30,22 @@ def time_warning(seconds: int, phase: Phase) -> str:
     """To the player who must decide, `seconds` before their time is up: no `** `, which
     clients show as an error and bots read as the refusal of a command."""
     return f"You have {seconds} seconds left to {decision_name(phase)}."
+
+
+def opponent_time_warning(name: str, seconds: int, phase: Phase) -> str:
+    """To the opponent of a player whose time bank runs out in `seconds` (which loses the
+    match: both see it coming)."""
+    return f"{name} has {seconds} seconds left to {decision_name(phase)}, or loses on time."
+
+
+def time_bank_spent(name: str, phase: Phase) -> tuple[str, str]:
+    """(to the player, to the opponent and watchers): a decision took all the time a time
+    bank left, which loses the match."""
+    decision = decision_name(phase)
+    return (f"Your time to {decision} is spent, your reserve with it: you lose the match "
+            f"on time.",
+            f"{name}'s time to {decision} is spent, {name}'s reserve with it: {name} loses "
+            f"the match on time.")
 
 
 def time_is_up(name: str, phase: Phase, expiries: int) -> tuple[str, str]:
@@ -82,13 +99,22 @@ def resumes_by_itself(opponent: str) -> str:
 @dataclasses.dataclass(frozen=True)
 class ClockReading:
     """A timed match's clock as shown with a board: the player who must decide (0 or 1),
-    the whole seconds they have left, and the decision (its phase)."""
+    the whole seconds they have left, and the decision (its phase); with a time bank, both
+    players' reserves as they stand (whole seconds; the decider's counts down once the
+    decision's own seconds are spent)."""
     player: int
     seconds: int
     phase: Phase
+    reserves: tuple[int, int] | None = None
 
 
 def clock_line(reading: ClockReading, names: tuple[str, str]) -> str:
-    """The clock shown with a board: who must decide, and how long they have left."""
-    return (f"Clock: {names[reading.player]} has {reading.seconds} seconds to "
+    """The clock shown with a board: who must decide, and how long they have left; with a
+    time bank, both reserves."""
+    line = (f"Clock: {names[reading.player]} has {reading.seconds} seconds to "
             f"{decision_name(reading.phase)}.")
+    if reading.reserves is None:
+        return line
+    reserves = ", ".join(f"{name} {minutes_and_seconds(seconds)}"
+                         for name, seconds in zip(names, reading.reserves))
+    return f"{line} Reserves: {reserves}."

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from fibs_server.protocol.match_rules import shown_variant
+from fibs_server.protocol.match_rules import bank_words, shown_variant
 from fibs_server.protocol.texts import plural
 from fibs_server.protocol.wording.coded_texts import refusal
 from fibs_server.rules.tournament import (
@@ -258,7 +258,8 @@ def terms_words(terms: RoundTerms) -> str:
     words += shown_variant(terms.variant)
     if not terms.crawford:
         words.append("no Crawford")
-    words.append(f"{terms.turn_seconds} s a turn")
+    words.append(f"{terms.turn_seconds} s a turn" if terms.bank is None
+                 else bank_words(terms.bank))
     if not terms.rated:
         words.append("unrated")
     return ", ".join(words)

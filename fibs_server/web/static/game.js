@@ -27,7 +27,7 @@ const state = {
   selected: null, // a point picked by a first click
   lastMove: null, // the opponent's last move's steps
   sent: false, // the play went to the server; its answer comes next
-  clock: null, // {side, decision, endsAt (performance.now()), warned}
+  clock: null, // {side, decision, endsAt (performance.now()), warned, reserves (a time bank's)}
   clockTick: null,
   match: null, // the match_started message of the match on the board
   lastRoll: null, // {by, dice} of the last roll, for a turn it passes
@@ -109,7 +109,10 @@ export const HANDLERS = {
   comeback_countdown: showCountdown,
   time_warning: (message) => {
     sounds.play("warning");
-    say(t("clock.warning", { seconds: message.seconds }));
+    // With a time bank the opponent's warning comes too: time running out loses the match.
+    say(message.side === "opponent"
+      ? t("clock.opponent_warning", { name: opponentName(), seconds: message.seconds })
+      : t("clock.warning", { seconds: message.seconds }));
     if (state.clock) { // the server's count, whatever the page counted meanwhile
       state.clock.endsAt = performance.now() + message.seconds * 1000;
       state.clock.warned = true;
@@ -334,13 +337,27 @@ function clockText() {
     : t("clock.opponent", { name: opponentName(), decision, seconds });
 }
 
+// "4:05": a time bank's reserve.
+const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+
 // Both sides' clocks in a timed match: the side on turn counts its decision's time down, the
 // other shows the whole allowance its next decision gets (FIBS's timer runs per decision).
+// With a time bank each side shows its reserve, the side on turn the seconds of its decision
+// first ("8 s + 1:00"), then its reserve running.
 function clockTexts() {
   const clocks = {};
   const allowance = state.match?.terms?.turn_seconds;
   if (allowance) for (const side of ["player", "opponent"]) clocks[side] = `${allowance} s`;
-  if (state.clock) clocks[state.clock.side] = `${secondsLeft()} s`;
+  if (!state.clock) return clocks;
+  const reserves = state.clock.reserves;
+  if (!reserves) {
+    clocks[state.clock.side] = `${secondsLeft()} s`;
+    return clocks;
+  }
+  for (const side of ["player", "opponent"]) clocks[side] = minutes(reserves[side]);
+  const left = secondsLeft();
+  const reserve = Math.min(left, reserves[state.clock.side]);
+  clocks[state.clock.side] = left > reserve ? `${left - reserve} s + ${minutes(reserve)}` : minutes(reserve);
   return clocks;
 }
 
@@ -354,7 +371,7 @@ function renderClock() {
   const seconds = secondsLeft();
   // Only the clock's text changes between boards: a redraw would drop a checker being dragged.
   const onBoard = $("board-holder").querySelector(`[data-clock="${state.clock.side}"]`);
-  if (onBoard) onBoard.textContent = `${seconds} s`;
+  if (onBoard) onBoard.textContent = clockTexts()[state.clock.side];
   if (seconds > 0) state.clockTick = setTimeout(renderClock, 250);
 }
 

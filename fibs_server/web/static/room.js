@@ -116,7 +116,14 @@ export function termsWords() {
     : Math.min(99, Math.max(1, Math.round(Number($("invite-length").value)) || 1));
   return inviteWords(length, { variant: $("invite-variant").value,
     lower_die_starts: $("invite-lowstart").checked, cube: $("invite-cube").checked,
-    rated: $("invite-rated").checked, turn_seconds: $("invite-timer").value });
+    rated: $("invite-rated").checked, ...clockTerms($("invite-timer").value) });
+}
+
+// The clock choice's value: "30" (a turn timer's seconds) or "bank 12 60 [mode]" (a time bank).
+function clockTerms(value) {
+  const [word, move, reserve, mode] = value.split(" ");
+  if (word !== "bank") return { turn_seconds: value };
+  return { bank: { move_seconds: Number(move), reserve_per_point: Number(reserve), mode: mode ?? "delay" } };
 }
 
 quickPlay.wire(termsWords);

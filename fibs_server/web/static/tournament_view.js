@@ -92,7 +92,9 @@ export function termsWords(terms) {
     : t("tournament.points_final", { length: terms.length, final: terms.final_length })];
   words.push(...shownVariant(terms.variant));
   if (!terms.crawford) words.push(t("tournament.no_crawford"));
-  words.push(t("terms.turn_seconds", { seconds: terms.turn_seconds }));
+  words.push(terms.bank
+    ? t(`terms.bank_${terms.bank.mode}`, { move: terms.bank.move_seconds, reserve: terms.bank.reserve_per_point })
+    : t("terms.turn_seconds", { seconds: terms.turn_seconds }));
   if (!terms.rated) words.push(t("terms.unrated_match"));
   return words.join(", ");
 }
@@ -119,7 +121,8 @@ export function createCommand(form) {
   if (form.final && Number(form.final) !== Number(form.length)) words.push("final", number(form.final));
   if (form.variant) words.push(form.variant);
   if (!form.crawford) words.push("nocrawford");
-  words.push("timer", number(form.timer));
+  // The clock: a turn timer's seconds, or a time bank's words ("bank 12 60").
+  words.push(...(form.timer.startsWith("bank ") ? form.timer.split(" ") : ["timer", number(form.timer)]));
   if (!form.rated) words.push("unrated");
   if (form.startIn) words.push("in", number(form.startIn));
   if (form.startWhen) words.push("when", number(form.startWhen));

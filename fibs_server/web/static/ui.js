@@ -73,6 +73,10 @@ export function inviteWords(length, terms) {
     if (terms.cube === false) words.push("nocube");
     if (terms.rated === false) words.push("unrated");
     if (terms.turn_seconds && length !== null) words.push("timer", String(terms.turn_seconds));
+    if (terms.bank && length !== null) {
+      words.push("bank", String(terms.bank.move_seconds), String(terms.bank.reserve_per_point));
+      if (terms.bank.mode !== "delay") words.push(terms.bank.mode);
+    }
   }
   return words.join(" ");
 }
@@ -85,6 +89,7 @@ export function matchWords(length, terms) {
     if (terms.cube === false) words.push(t("terms.no_cube"));
     if (terms.lower_die_starts) words.push(t("terms.lowstart"));
     if (terms.turn_seconds) words.push(t("terms.turn_seconds", { seconds: terms.turn_seconds }));
+    if (terms.bank) words.push(t(`terms.bank_${terms.bank.mode}`, { move: terms.bank.move_seconds, reserve: terms.bank.reserve_per_point }));
     if (terms.rated === false) words.push(t("terms.unrated_match"));
   }
   return words.join(", ");

@@ -107,7 +107,7 @@ test("a ban's end is shown as a date in the page's language", async () => {
 // Spanish spells the same. What a player types is quoted, as the server reads it: never translated.
 const NAMES = ["backgammon", "gammon", "nackgammon", "hypergammon", "portes", "bot", "bots",
   "crawford", "buchholz", "sb", "pr", "emg", "memg", "fibs", "telnet", "utc", "chat", "exp", "p",
-  "s", "min", "r", "n", "bgsage", "gnubg", "xg", "ply", "mat", "json"];
+  "s", "min", "r", "n", "bgsage", "gnubg", "xg", "ply", "mat", "json", "bronstein", "fischer"];
 const SPANISH_TOO = ["a", "no", "has", "dice", "legal", "normal", "final", "error", "tutor"];
 
 // The words of a catalogue's texts, lower case, less what is never translated: placeholders,

@@ -94,4 +94,6 @@ test("the create form's command: only what differs from the defaults where it ca
   assert.equal(createCommand({ ...form, format: "swiss", rounds: "4", final: "5", variant: "nack",
     crawford: false, timer: "30", rated: false, startIn: "10", startWhen: "", bots: true }),
   "tournament create swiss rounds 4 length 3 final 5 nack nocrawford timer 30 unrated in 10 cap 8 bots");
+  assert.equal(createCommand({ ...form, timer: "bank 12 60" }),
+    "tournament create knockout length 3 bank 12 60 when 4 cap 8");
 });
