@@ -11,14 +11,21 @@ same depth; then the ratio of ours to gnubg's.
     .venv/bin/python bench/analysis_vs_gnubg.py [--plies 2] [--matches 32]
         [--lengths 1,3,5,7] [--pairs beginner:intermediate,intermediate:expert] [--jobs 2]
     .venv/bin/python bench/analysis_vs_gnubg.py --cpu [--plies 1,2] [--warm] [--filtered-only]
+    .venv/bin/python bench/analysis_vs_gnubg.py --against-plays 8 [--runs 8]
+
+`--against-plays N` times ours (`--cpu`'s 5- and 7-point matches, 2-ply) with the search as
+it is and with the same search keeping N plays for full depth, alternating in one process:
+each one's median CPU seconds and the ratio of each pair.
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import dataclasses
 import functools
 import random
 import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -154,6 +161,26 @@ def cpu(plies_list: list[int], directory: Path, warm: bool = False,
                   f"{exhaustive / gnubg:>16.2f}", flush=True)
 
 
+def against_plays(plays: int, runs: int) -> None:
+    """Ours as it searches against the same search keeping `plays` plays, alternating."""
+    other = dataclasses.replace(GNUBG_FILTER, plays=plays)
+    print(f"{'length':>6} {'ours s':>7} {f'{plays} plays s':>10} {'ratios of the pairs'}")
+    for length in (5, 7):
+        match = played((LEVELS["intermediate"], LEVELS["expert"]), length, seed=length)
+        analyse_match(match, 2)  # the networks loaded
+        seconds: dict[str, list[float]] = {"ours": [], "other": []}
+        for _ in range(runs):
+            for name, search in (("other", other), ("ours", GNUBG_FILTER)):
+                started = time.process_time()
+                analyse_match(match, 2, search)
+                seconds[name].append(time.process_time() - started)
+        ratios = sorted(mine / theirs for mine, theirs in zip(seconds["ours"], seconds["other"],
+                                                                strict=True))
+        print(f"{length:>6} {statistics.median(seconds['ours']):>7.2f} "
+              f"{statistics.median(seconds['other']):>10.2f} median "
+              f"{statistics.median(ratios):.3f} ({ratios[0]:.3f}-{ratios[-1]:.3f})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--plies", default="2", help="bgsage's; --cpu takes a list")
@@ -166,7 +193,13 @@ def main() -> None:
                         help="--cpu: each match analysed once before it is timed")
     parser.add_argument("--filtered-only", action="store_true",
                         help="--cpu: without the exhaustive reference (its columns repeat ours)")
+    parser.add_argument("--against-plays", type=int,
+                        help="time ours against the same search keeping this many plays")
+    parser.add_argument("--runs", type=int, default=8, help="--against-plays: pairs")
     arguments = parser.parse_args()
+    if arguments.against_plays:
+        against_plays(arguments.against_plays, arguments.runs)
+        return
     if arguments.cpu:
         with tempfile.TemporaryDirectory(prefix="analysis-cpu-") as folder:
             cpu([int(plies) for plies in arguments.plies.split(",")], Path(folder),
