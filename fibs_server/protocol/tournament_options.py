@@ -13,6 +13,7 @@ from fibs_server.rules.variants import Variant
 CREATE_USAGE = refusal(
     "tournament_create_usage",
     "** usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] "
+    "[lengths <n>,<n>,...] "
     f"[{VARIANT_CHOICE}] [nocrawford] [timer 30|60] [unrated] [in <minutes>] [when <n>] "
     "[cap <n>] [bots]", variant_words=VARIANT_CHOICE)
 LONGEST_MATCH = 25
@@ -26,6 +27,7 @@ NUMBERED = {"rounds": range(1, MOST_SWISS_ROUNDS + 1), "length": range(1, LONGES
             "in": range(1, LATEST_START_MINUTES + 1), "when": range(2, 10_000),
             "cap": range(2, 10_000)}
 FLAGS = ("nocrawford", "unrated", "bots", *VARIANT_WORDS)
+MOST_LENGTHS = MOST_SWISS_ROUNDS  # `lengths`: one for each round at most
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,9 +56,12 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
         raise OptionError(CREATE_USAGE)
     numbers: dict[str, int] = {}
     flags: set[str] = set()
+    lengths: tuple[int, ...] = ()
     remaining = iter(word.lower() for word in words[1:])
     for word in remaining:
-        if word in NUMBERED:
+        if word == "lengths":
+            lengths = parse_lengths(next(remaining, ""))
+        elif word in NUMBERED:
             value = next(remaining, "")
             if not (value.isascii() and value.isdigit() and len(value) <= 5
                     and int(value) in NUMBERED[word]):
@@ -72,8 +77,11 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
     tournament_format = Format(words[0].lower())
     if tournament_format is Format.KNOCKOUT and "rounds" in numbers:
         raise OptionError(ROUNDS_ARE_SWISS)
-    length = numbers.get("length", RoundTerms.length)
-    terms = RoundTerms(length=length, final_length=numbers.get("final", length),
+    if lengths and ("length" in numbers or "final" in numbers):
+        raise OptionError(LENGTHS_ALONE)
+    length = lengths[0] if lengths else numbers.get("length", RoundTerms.length)
+    final = lengths[-1] if lengths else numbers.get("final", length)
+    terms = RoundTerms(length=length, final_length=final, lengths=lengths,
                        variant=variants[0] if variants else Variant.STANDARD,
                        crawford="nocrawford" not in flags,
                        turn_seconds=numbers.get("timer", RoundTerms.turn_seconds),
@@ -85,6 +93,16 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
                            numbers.get("when"), "bots" in flags)
 
 
+def parse_lengths(word: str) -> tuple[int, ...]:
+    """`5,5,7,9,11`: the lengths of the last rounds, the final's last."""
+    parts = word.split(",")
+    if not (1 <= len(parts) <= MOST_LENGTHS and all(
+            part.isascii() and part.isdigit() and len(part) <= 2
+            and 1 <= int(part) <= LONGEST_MATCH for part in parts)):
+        raise OptionError(BAD_LENGTHS)
+    return tuple(int(part) for part in parts)
+
+
 def bad_number(word: str) -> str:
     allowed = NUMBERED[word]
     shown = (" or ".join(map(str, allowed)) if not isinstance(allowed, range)
@@ -94,3 +112,8 @@ def bad_number(word: str) -> str:
 
 ROUNDS_ARE_SWISS = refusal("tournament_rounds_swiss", "** A knockout has as many rounds as its "
                            "field needs: 'rounds' is for a Swiss.")
+BAD_LENGTHS = refusal(
+    "tournament_bad_lengths", f"** 'lengths' takes the rounds' lengths, the final's last, "
+    f"separated by commas: 5,5,7,9,11 (1 to {LONGEST_MATCH} each, {MOST_LENGTHS} at most).")
+LENGTHS_ALONE = refusal("tournament_lengths_alone", "** 'lengths' sets every round's length: "
+                        "give it without 'length' or 'final'.")

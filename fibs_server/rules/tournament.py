@@ -39,10 +39,15 @@ class Entrant:
 @dataclasses.dataclass(frozen=True)
 class RoundTerms:
     """What every match of the tournament is played by: a round's length (the last round's
-    `final_length`), the variant, the Crawford rule, the turn clock and whether it is rated."""
+    `final_length`, or each round's from `lengths`), the variant, the Crawford rule, the turn
+    clock and whether it is rated."""
 
     length: int = 3
     final_length: int = 3
+    # The lengths of the last rounds, the final's last (5, 5, 7, 9, 11): counted from the
+    # end, since a knockout's number of rounds is known only when it starts; the rounds
+    # before the first of them are played to it.
+    lengths: tuple[int, ...] = ()
     variant: Variant = Variant.STANDARD
     crawford: bool = True
     # Every tournament match is timed, so that a player who drops out loses by the timed
@@ -51,6 +56,9 @@ class RoundTerms:
     rated: bool = True
 
     def length_of(self, round_number: int, round_count: int) -> int:
+        if self.lengths:
+            from_the_end = round_count - round_number
+            return self.lengths[max(0, len(self.lengths) - 1 - from_the_end)]
         return self.final_length if round_number == round_count else self.length
 
 

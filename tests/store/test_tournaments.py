@@ -169,3 +169,10 @@ async def test_results_are_saved_for_the_pairings_named_only(store):
     assert loaded.played.current.pairings == (first, played.current.pairings[1])
     assert loaded.played.current.pairings[1].forfeit
     assert loaded.match_ids == {(1, 0): 7}
+
+
+async def test_each_rounds_length_is_kept(store):
+    spec = dataclasses.replace(SPEC, terms=RoundTerms(length=5, final_length=11,
+                                                      lengths=(5, 7, 9, 11)))
+    created = await store.create_tournament(spec)
+    assert (await store.tournament(created.tournament_id)).spec == spec
