@@ -111,13 +111,23 @@ def test_a_field_of_128_pairs_its_first_round_at_once():
 # --- properties ---------------------------------------------------------------------------
 
 def perfect_matching_exists(players: list[str], met: dict[str, set[str]]) -> bool:
-    """By brute force, apart from the search under test."""
-    if not players:
-        return True
-    top, rest = players[0], players[1:]
-    return any(partner not in met[top]
-               and perfect_matching_exists([n for n in rest if n != partner], met)
-               for partner in rest)
+    """By brute force (what was found unpairable remembered), apart from the search under
+    test."""
+    unpairable: set[frozenset[str]] = set()
+
+    def pairable(remaining: list[str]) -> bool:
+        if not remaining:
+            return True
+        if frozenset(remaining) in unpairable:
+            return False
+        top, rest = remaining[0], remaining[1:]
+        if any(partner not in met[top] and pairable([n for n in rest if n != partner])
+               for partner in rest):
+            return True
+        unpairable.add(frozenset(remaining))
+        return False
+
+    return pairable(players)
 
 
 @st.composite
@@ -136,7 +146,7 @@ def histories(draw: st.DrawFn) -> tuple[list[str], dict[str, int], dict[str, set
     return ranked, points, met, had_bye
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(histories())
 def test_pairing_properties(case):
     ranked, points, met, had_bye = case
@@ -161,7 +171,7 @@ def test_pairing_properties(case):
         assert byes == [eligible[0]]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.integers(1, 8).map(lambda half: 2 * half), st.randoms(use_true_random=False))
 def test_an_even_score_group_with_nothing_in_the_way_pairs_top_half_against_bottom(
         size: int, pick: random.Random):
@@ -190,14 +200,12 @@ def test_score_groups_are_respected(count: int, pick: random.Random):
     points = {name: pick.randint(0, 2) for name in players}
     ranked = sorted(players, key=lambda name: (-points[name], players.index(name)))
     pairs = swiss_pairs(ranked, points, never_met(players), set())
-    scores = [points[name] for pair in pairs if pair[1] is not None for name in pair]
+    played = [(first, second) for first, second in pairs if second is not None]
+    scores = [points[name] for pair in played for name in pair]
     odd_groups = sum(1 for score in set(scores) if scores.count(score) % 2)
-    crossing = [pair for pair in pairs if pair[1] is not None
-                and points[pair[0]] != points[pair[1]]]
+    crossing = [(first, second) for first, second in played if points[first] != points[second]]
     assert len(crossing) <= odd_groups
     # Each floater meets the highest-ranked of the group below it.
-    for first, second in crossing:
+    for _first, second in crossing:
         below = [name for name in ranked if points[name] == points[second]]
-        assert second == below[0] or any(
-            points[other[0]] != points[other[1]] and other[1] == below[0]
-            for other in crossing if other[1] is not None)
+        assert any(other == below[0] for _, other in crossing)
