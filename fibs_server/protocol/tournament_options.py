@@ -21,6 +21,7 @@ from fibs_server.rules.variants import Variant
 CREATE_USAGE = refusal(
     "tournament_create_usage",
     "** usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] "
+    "[lengths <n>,<n>,...] "
     f"[{VARIANT_CHOICE}] [nocrawford] [timer 30|60|bank <s> <r> [mode]] [unrated] "
     "[in <minutes>] [when <n>] "
     "[cap <n>] [bots]", variant_words=VARIANT_CHOICE)
@@ -35,6 +36,7 @@ NUMBERED = {"rounds": range(1, MOST_SWISS_ROUNDS + 1), "length": range(1, LONGES
             "in": range(1, LATEST_START_MINUTES + 1), "when": range(2, 10_000),
             "cap": range(2, 10_000)}
 FLAGS = ("nocrawford", "unrated", "bots", *VARIANT_WORDS)
+MOST_LENGTHS = MOST_SWISS_ROUNDS  # `lengths`: one for each round at most
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +66,7 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
     numbers: dict[str, int] = {}
     flags: set[str] = set()
     bank = None
+    lengths: tuple[int, ...] = ()
     lowered = [word.lower() for word in words[1:]]
     index = 0
     while index < len(lowered):
@@ -75,6 +78,9 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
             except RulesWordError as error:
                 raise OptionError(error.reply) from None
             index += taken
+        elif word == "lengths":
+            lengths = parse_lengths(lowered[index] if index < len(lowered) else "")
+            index += 1
         elif word in NUMBERED:
             value = lowered[index] if index < len(lowered) else ""
             index += 1
@@ -94,8 +100,11 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
         raise OptionError(ROUNDS_ARE_SWISS)
     if bank is not None and "timer" in numbers:
         raise OptionError(ONE_CLOCK)
-    length = numbers.get("length", RoundTerms.length)
-    terms = RoundTerms(length=length, final_length=numbers.get("final", length),
+    if lengths and ("length" in numbers or "final" in numbers):
+        raise OptionError(LENGTHS_ALONE)
+    length = lengths[0] if lengths else numbers.get("length", RoundTerms.length)
+    final = lengths[-1] if lengths else numbers.get("final", length)
+    terms = RoundTerms(length=length, final_length=final, lengths=lengths,
                        variant=variants[0] if variants else Variant.STANDARD,
                        crawford="nocrawford" not in flags,
                        turn_seconds=numbers.get("timer", RoundTerms.turn_seconds),
@@ -107,6 +116,16 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
                            numbers.get("when"), "bots" in flags)
 
 
+def parse_lengths(word: str) -> tuple[int, ...]:
+    """`5,5,7,9,11`: the lengths of the last rounds, the final's last."""
+    parts = word.split(",")
+    if not (1 <= len(parts) <= MOST_LENGTHS and all(
+            part.isascii() and part.isdigit() and len(part) <= 2
+            and 1 <= int(part) <= LONGEST_MATCH for part in parts)):
+        raise OptionError(BAD_LENGTHS)
+    return tuple(int(part) for part in parts)
+
+
 def bad_number(word: str) -> str:
     allowed = NUMBERED[word]
     shown = (" or ".join(map(str, allowed)) if not isinstance(allowed, range)
@@ -116,3 +135,8 @@ def bad_number(word: str) -> str:
 
 ROUNDS_ARE_SWISS = refusal("tournament_rounds_swiss", "** A knockout has as many rounds as its "
                            "field needs: 'rounds' is for a Swiss.")
+BAD_LENGTHS = refusal(
+    "tournament_bad_lengths", f"** 'lengths' takes the rounds' lengths, the final's last, "
+    f"separated by commas: 5,5,7,9,11 (1 to {LONGEST_MATCH} each, {MOST_LENGTHS} at most).")
+LENGTHS_ALONE = refusal("tournament_lengths_alone", "** 'lengths' sets every round's length: "
+                        "give it without 'length' or 'final'.")

@@ -6,11 +6,9 @@ pairings, the results, the standings and the winner. Two formats:
   bracket laid out so that seeds 1 and 2 can only meet in the final). Each round's winners
   meet in bracket order.
 - **Swiss**: a stated number of rounds; every player plays every round (one bye when the
-  field is odd). Players are ranked by score, then rating; from the top, each unpaired player
-  meets the highest-ranked unpaired player they have not met, backtracking only when the rest
-  could not otherwise be paired without a rematch. The bye goes to the lowest-ranked player
-  who has not had one, the rest still pairable without a rematch if anyone's bye allows it.
-  Rematches, and second byes, happen only when nothing avoids them.
+  field is odd), paired by the Dutch system (`rules/pairing/dutch.py`): score groups, top
+  half against bottom half, no rematch while one is avoidable, the bye to the lowest-ranked
+  player without one.
 
 A tournament changes only by new values (`start`, `record`, `next_round`), so the lobby can
 store a value before anyone hears of it.
@@ -19,15 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from fibs_server.rules.clocks.time_bank import BankTerms
+from fibs_server.rules.pairing.dutch import swiss_pairs
 from fibs_server.rules.variants import Variant
 
 WIN_POINTS = 1  # a won match and a bye each score one point; a lost or doubly forfeited one none
-# The pairing search gives up avoiding rematches after this many steps (a field of a few
-# hundred pairs in well under a second); then it pairs greedily, rematches as late as it can.
-PAIRING_SEARCH_STEPS = 200_000
 
 
 class Format(enum.Enum):
@@ -44,10 +40,15 @@ class Entrant:
 @dataclasses.dataclass(frozen=True)
 class RoundTerms:
     """What every match of the tournament is played by: a round's length (the last round's
-    `final_length`), the variant, the Crawford rule, the turn clock and whether it is rated."""
+    `final_length`, or each round's from `lengths`), the variant, the Crawford rule, the turn
+    clock and whether it is rated."""
 
     length: int = 3
     final_length: int = 3
+    # The lengths of the last rounds, the final's last (5, 5, 7, 9, 11): counted from the
+    # end, since a knockout's number of rounds is known only when it starts; the rounds
+    # before the first of them are played to it.
+    lengths: tuple[int, ...] = ()
     variant: Variant = Variant.STANDARD
     crawford: bool = True
     # Every tournament match is timed, so that a player who drops out loses by the timed
@@ -57,6 +58,9 @@ class RoundTerms:
     bank: BankTerms | None = None  # a time bank instead of the turn timer (`bank 12 60`)
 
     def length_of(self, round_number: int, round_count: int) -> int:
+        if self.lengths:
+            from_the_end = round_count - round_number
+            return self.lengths[max(0, len(self.lengths) - 1 - from_the_end)]
         return self.final_length if round_number == round_count else self.length
 
 
@@ -292,77 +296,6 @@ def _swiss_round(tournament: Tournament) -> Round:
                      if entrant.name not in tournament.withdrawn), key=lambda name: (
         -points[name], tournament.seed_of(name)))
     met = {name: set(names) for name, names in opponents(tournament).items()}
-    pairs = swiss_pairs(ranked, met, byes(tournament))
+    pairs = swiss_pairs(ranked, points, met, byes(tournament))
     return Round(len(tournament.rounds) + 1, tuple(
         Pairing(top, bottom) if bottom is not None else bye(top) for top, bottom in pairs))
-
-
-class _SearchExhausted(Exception):
-    pass
-
-
-def swiss_pairs(ranked: Sequence[str], met: dict[str, set[str]],
-                had_bye: set[str]) -> list[tuple[str, str | None]]:
-    """The pairs of one Swiss round for players in rank order (the bye, if any, last, as
-    `(name, None)`), by the rules of the module's docstring."""
-    budget = [PAIRING_SEARCH_STEPS]
-    if len(ranked) % 2 == 0:
-        candidates: list[str | None] = [None]
-    else:
-        # The lowest-ranked first; those who had a bye only if everyone has had one.
-        lowest_first = list(reversed(ranked))
-        candidates = list([name for name in lowest_first if name not in had_bye]
-                          or lowest_first[:1])
-    for candidate in candidates:
-        rest = tuple(name for name in ranked if name != candidate)
-        try:
-            pairs = _pairs_without_rematch(rest, met, budget)
-        except _SearchExhausted:
-            break
-        if pairs is not None:
-            return [*pairs, *([(candidate, None)] if candidate is not None else [])]
-    candidate = candidates[0]
-    rest = tuple(name for name in ranked if name != candidate)
-    return [*_pairs_fewest_rematches(rest, met),
-            *([(candidate, None)] if candidate is not None else [])]
-
-
-def _pairs_without_rematch(ranked: tuple[str, ...], met: dict[str, set[str]],
-                           budget: list[int]) -> list[tuple[str, str | None]] | None:
-    """Depth first in rank order, so the first pairing found is the one the rule asks for;
-    the sets of players found unpairable are remembered."""
-    unpairable: set[tuple[str, ...]] = set()
-
-    def search(remaining: tuple[str, ...]) -> list[tuple[str, str | None]] | None:
-        if not remaining:
-            return []
-        if remaining in unpairable:
-            return None
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _SearchExhausted
-        top, rest = remaining[0], remaining[1:]
-        for index, partner in enumerate(rest):
-            if partner in met[top]:
-                continue
-            pairs = search(rest[:index] + rest[index + 1:])
-            if pairs is not None:
-                return [(top, partner), *pairs]
-        unpairable.add(remaining)
-        return None
-
-    return search(ranked)
-
-
-def _pairs_fewest_rematches(ranked: tuple[str, ...],
-                            met: dict[str, set[str]]) -> list[tuple[str, str | None]]:
-    """When every pairing has a rematch: each from the top meets the highest-ranked player
-    not met yet, or else the next one."""
-    remaining = list(ranked)
-    pairs: list[tuple[str, str | None]] = []
-    while remaining:
-        top = remaining.pop(0)
-        partner = next((name for name in remaining if name not in met[top]), remaining[0])
-        remaining.remove(partner)
-        pairs.append((top, partner))
-    return pairs

@@ -227,6 +227,7 @@ class TournamentStore:
 
 def _terms_json(terms: RoundTerms) -> dict[str, Any]:
     return {"length": terms.length, "final_length": terms.final_length,
+            "lengths": list(terms.lengths),
             "variant": terms.variant.value, "crawford": terms.crawford,
             "turn_seconds": terms.turn_seconds, "rated": terms.rated,
             "bank": None if terms.bank is None else terms.bank.fields()}
@@ -234,6 +235,7 @@ def _terms_json(terms: RoundTerms) -> dict[str, Any]:
 
 def _terms_of(stored: dict[str, Any]) -> RoundTerms:
     return RoundTerms(length=stored["length"], final_length=stored["final_length"],
+                      lengths=tuple(stored.get("lengths", ())),  # none stored before them
                       variant=Variant(stored["variant"]), crawford=stored["crawford"],
                       turn_seconds=stored["turn_seconds"], rated=stored["rated"],
                       # (Stored before time banks: none.)

@@ -140,9 +140,9 @@ async def test_a_swiss_of_six_with_a_dropout_to_its_winner(harness):
     tid, clients = await sign_up(harness, names, "swiss rounds 3 length 1 when 6")
     harness.script_dice((3, 1), (3, 1), (3, 1))
     await pass_over(harness)
-    # Round 1: alice v bob, carol v dave, erin v frank; frank drops out of his match and
-    # does not come back within the grace period: erin wins it.
-    await clients["frank"].skip_until(re.compile(r"\*\* You are now playing .* with erin"))
+    # Round 1, top half against bottom half: alice v dave, bob v erin, carol v frank; frank
+    # drops out of his match and does not come back within the grace period: carol wins it.
+    await clients["frank"].skip_until(re.compile(r"\*\* You are now playing .* with carol"))
     await clients["frank"].close()
     await play_round(harness, tid, clients, away={"frank"})
     clock.advance(harness.server.lobby.config.grace_seconds)
@@ -151,10 +151,11 @@ async def test_a_swiss_of_six_with_a_dropout_to_its_winner(harness):
     await clients["erin"].skip_until(f"Tournament {tid}: round 2 of 3 begins.")
     stored = await harness.server.store.tournament(tid)
     assert [(p.first, p.second, p.winner) for p in stored.played.rounds[0].pairings] == [
-        ("alice", "bob", "alice"), ("carol", "dave", "carol"), ("erin", "frank", "erin")]
-    # Round 2 by score: alice v carol, erin v bob, dave v frank (who is away: a no-show).
+        ("alice", "dave", "alice"), ("bob", "erin", "bob"), ("carol", "frank", "carol")]
+    # Round 2 by score: alice v bob, carol (floating down) v dave, erin v frank (who is
+    # away: a no-show).
     assert [(p.first, p.second) for p in stored.played.rounds[1].pairings] == [
-        ("alice", "carol"), ("erin", "bob"), ("dave", "frank")]
+        ("alice", "bob"), ("carol", "dave"), ("erin", "frank")]
     for _ in range(2):
         harness.script_dice((3, 1), (3, 1))
         await pass_over(harness)

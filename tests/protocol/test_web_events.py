@@ -2,6 +2,7 @@
 validates against the published schema, and the board message says what the rules say."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import random
@@ -337,8 +338,9 @@ def test_a_tournament_is_one_view_for_show_and_for_the_page():
     assert lines[0] == ("Tournament 4: a swiss by alice, 5 points (final 7), nackgammon, "
                         "no Crawford, 60 s a turn; running, round 2 of 3.")
     assert message["current_round"] == 2 and message["round_count"] == 3
-    assert message["terms"] == {"length": 5, "final_length": 7, "variant": "nackgammon",
-                                "crawford": False, "turn_seconds": 60, "rated": True}
+    assert message["terms"] == {"length": 5, "final_length": 7, "lengths": [],
+                                "variant": "nackgammon", "crawford": False,
+                                "turn_seconds": 60, "rated": True}
     assert [r["length"] for r in message["rounds"]] == [5, 5]
     assert [(e["name"], e["seed"]) for e in message["entrants"]][:2] == [("alice", 1), ("bob", 2)]
     first_round = message["rounds"][0]["pairings"]
@@ -354,11 +356,16 @@ def test_a_tournament_is_one_view_for_show_and_for_the_page():
     assert valid(web_events.tournament(signup)) | {"entrants": []} == {
         "type": "tournament", "id": 5, "format": "knockout", "status": "signup",
         "creator": "bob", "entered": 1, "cap": 4, "winner": None, "swiss_rounds": None,
-        "terms": {"length": 3, "final_length": 3, "variant": "standard", "crawford": True,
-                  "turn_seconds": 60, "rated": True},
+        "terms": {"length": 3, "final_length": 3, "lengths": [], "variant": "standard",
+                  "crawford": True, "turn_seconds": 60, "rated": True},
         "start": {"in_seconds": 600, "when": None}, "bots_allowed": True, "entrants": [],
         "round_count": None, "current_round": None, "rounds": [], "standings": []}
     assert show_lines(signup)[1:] == ["  Start: in 10 minutes.", "  Entrants (1 of 4): bob (1500)"]
+    by_round = RoundTerms(length=5, final_length=11, lengths=(5, 7, 9, 11))
+    signup = dataclasses.replace(signup, entry=dataclasses.replace(signup.entry, terms=by_round))
+    assert valid(web_events.tournament(signup))["terms"]["lengths"] == [5, 7, 9, 11]
+    assert show_lines(signup)[0].startswith(
+        "Tournament 5: a knockout by bob, 5-7-9-11 points by round, 60 s a turn;")
 
     knockout = tournament_rules.start(Format.KNOCKOUT, field[:3])
     knockout = tournament_rules.record(knockout, "bob", "carol")

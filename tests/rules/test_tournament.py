@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fibs_server.rules.pairing.dutch import swiss_pairs
 from fibs_server.rules.tournament import (
     Entrant,
     Format,
@@ -19,7 +20,6 @@ from fibs_server.rules.tournament import (
     record,
     standings,
     start,
-    swiss_pairs,
     winner,
 )
 
@@ -110,34 +110,30 @@ def test_the_final_may_be_longer():
 
 # --- Swiss -------------------------------------------------------------------------------
 
-def test_a_swiss_first_round_pairs_neighbours_in_rating_and_byes_the_last():
+def test_a_swiss_first_round_pairs_top_half_against_bottom_half_and_byes_the_last():
     tournament = start(Format.SWISS, field(5), swiss_rounds=3)
     first = tournament.current
     assert first is not None
     assert [(pairing.first, pairing.second) for pairing in first.pairings] == [
-        ("p1", "p2"), ("p3", "p4"), ("p5", None)]
+        ("p1", "p3"), ("p2", "p4"), ("p5", None)]
 
 
 def test_a_swiss_second_round_pairs_by_score_without_rematch():
     tournament = play_round(start(Format.SWISS, field(6), swiss_rounds=3))
-    # Winners p1, p3, p5 (1 point); losers p2, p4, p6.
+    # p1-p4, p2-p5, p3-p6 won by p1, p2, p3: of the three with a point p1 meets p2 and
+    # p3 floats down to meet the highest of the rest, p4; p5 meets p6.
     tournament = next_round(tournament)
     second = tournament.current
     assert second is not None
     assert [(pairing.first, pairing.second) for pairing in second.pairings] == [
-        ("p1", "p3"), ("p5", "p2"), ("p4", "p6")]
-
-
-def test_a_swiss_backtracks_rather_than_rematch():
-    # d has met c; ranked a, b, c, d: a-b would leave c-d, a rematch, so a-c, b-d.
-    met = {"a": set(), "b": set(), "c": {"d"}, "d": {"c"}}
-    assert swiss_pairs(["a", "b", "c", "d"], met, set()) == [("a", "c"), ("b", "d")]
+        ("p1", "p2"), ("p3", "p4"), ("p5", "p6")]
 
 
 def test_the_bye_goes_to_the_lowest_ranked_without_one():
     met: dict[str, set[str]] = {name: set() for name in "abcde"}
-    assert swiss_pairs(list("abcde"), met, {"e"})[-1] == ("d", None)
-    assert swiss_pairs(list("abcde"), met, set("abcde"))[-1] == ("e", None)
+    points = dict.fromkeys("abcde", 0)
+    assert swiss_pairs(list("abcde"), points, met, {"e"})[-1] == ("d", None)
+    assert swiss_pairs(list("abcde"), points, met, set("abcde"))[-1] == ("e", None)
 
 
 def test_swiss_tie_breaks_are_buchholz_then_sonneborn_berger_then_rating():
@@ -151,13 +147,13 @@ def test_swiss_tie_breaks_are_buchholz_then_sonneborn_berger_then_rating():
 
 def test_swiss_buchholz_breaks_a_tie_of_scores():
     tournament = start(Format.SWISS, field(4), swiss_rounds=2)
-    tournament = record(record(tournament, "p1", "p2"), "p3", "p4")  # p2, p4 win
-    tournament = next_round(tournament)  # p2-p4, p1-p3
-    tournament = record(record(tournament, "p2", "p2"), "p1", "p1")
+    tournament = record(record(tournament, "p1", "p3"), "p2", "p4")  # p3, p4 win
+    tournament = next_round(tournament)  # p3-p4, p1-p2
+    tournament = record(record(tournament, "p3", "p3"), "p1", "p1")
     table = standings(tournament)
-    # p2 2 points; p1 and p4 1 each: p4 lost to p2 (2) and beat p3 (0): Buchholz 2;
-    # p1 lost to p2 (2), beat p3 (0): Buchholz 2; Sonneborn-Berger 0 each; then rating.
-    assert [row.name for row in table] == ["p2", "p1", "p4", "p3"]
+    # p3 2 points; p1 and p4 1 each: p4 beat p2 (0) and lost to p3 (2): Buchholz 2;
+    # p1 lost to p3 (2), beat p2 (0): Buchholz 2; Sonneborn-Berger 0 each; then rating.
+    assert [row.name for row in table] == ["p3", "p1", "p4", "p2"]
 
 
 def test_a_double_no_show_in_swiss_scores_nobody():
@@ -286,6 +282,6 @@ def test_every_swiss_pairing_of_a_small_field_is_found_by_the_search():
     allowed = {frozenset("ad"), frozenset("be"), frozenset("cf")}
     met = {name: {other for other in names if other != name
                   and frozenset((name, other)) not in allowed} for name in names}
-    pairs = swiss_pairs(names, met, set())
+    pairs = swiss_pairs(names, dict.fromkeys(names, 0), met, set())
     assert {frozenset(pair) for pair in pairs} == allowed  # type: ignore[arg-type]
     assert list(itertools.chain.from_iterable(pairs))  # all six paired

@@ -200,3 +200,10 @@ async def test_withdrawals_the_revision_and_who_is_paired(store, database_url):
         decided.current.pairing_of("Alice"))])
     assert not await store.paired_after("alice", START_TIME - 1)  # decided
     assert await store.paired_after("bob", START_TIME - 1)
+
+
+async def test_each_rounds_length_is_kept(store):
+    spec = dataclasses.replace(SPEC, terms=RoundTerms(length=5, final_length=11,
+                                                      lengths=(5, 7, 9, 11)))
+    created = await store.create_tournament(spec)
+    assert (await store.tournament(created.tournament_id)).spec == spec

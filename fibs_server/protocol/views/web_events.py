@@ -520,6 +520,7 @@ def listed_entry(entry: Listed) -> Message:
             "swiss_rounds": entry.swiss_rounds if entry.kind is tournament_rules.Format.SWISS
             else None,
             "terms": {"length": terms.length, "final_length": terms.final_length,
+                      "lengths": list(terms.lengths),
                       "variant": terms.variant.value, "crawford": terms.crawford,
                       "turn_seconds": terms.turn_seconds, "rated": terms.rated,
                       # A time bank, when the tournament has one instead of its timer.

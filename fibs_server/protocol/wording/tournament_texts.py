@@ -252,8 +252,10 @@ def no_such_bot(word: str) -> str:
 # --- list and show ---------------------------------------------------------------------------
 
 def terms_words(terms: RoundTerms) -> str:
-    """`5 points (final 7), nackgammon, no Crawford, 60 s a turn, unrated`."""
-    words = [plural(terms.length, "point")
+    """`5 points (final 7), nackgammon, no Crawford, 60 s a turn, unrated`; with each round's
+    length, `5-5-7-9-11 points by round`."""
+    words = [f"{'-'.join(map(str, terms.lengths))} points by round" if terms.lengths
+             else plural(terms.length, "point")
              + (f" (final {terms.final_length})" if terms.final_length != terms.length else "")]
     words += shown_variant(terms.variant)
     if not terms.crawford:

@@ -50,7 +50,10 @@ function winnerOf(match) {
   return match.slots.find((entry) => entry?.won)?.name ?? null;
 }
 
+// `lengths` are the last rounds', the final's last (the rounds before them play its first).
 function roundLength(state, number) {
+  const lengths = state.terms.lengths ?? [];
+  if (lengths.length) return lengths[Math.max(0, lengths.length - 1 - (state.round_count - number))];
   return number === state.round_count ? state.terms.final_length : state.terms.length;
 }
 
@@ -88,8 +91,9 @@ function resultOf(round, name) {
 
 // "3-point matches (final 5), nackgammon, no Crawford, 60 s a turn, unrated"
 export function termsWords(terms) {
-  const words = [terms.final_length === terms.length ? t("tournament.points", { length: terms.length })
-    : t("tournament.points_final", { length: terms.length, final: terms.final_length })];
+  const words = [terms.lengths?.length ? t("tournament.points_by_round", { lengths: terms.lengths.join("-") })
+    : terms.final_length === terms.length ? t("tournament.points", { length: terms.length })
+      : t("tournament.points_final", { length: terms.length, final: terms.final_length })];
   words.push(...shownVariant(terms.variant));
   if (!terms.crawford) words.push(t("tournament.no_crawford"));
   words.push(terms.bank
@@ -117,8 +121,12 @@ export function createCommand(form) {
   const words = ["tournament", "create", form.format];
   const number = (value) => String(Math.round(Number(value)));
   if (form.format === "swiss" && form.rounds) words.push("rounds", number(form.rounds));
-  words.push("length", number(form.length));
-  if (form.final && Number(form.final) !== Number(form.length)) words.push("final", number(form.final));
+  const lengths = (form.lengths ?? "").split(/[\s,]+/).filter(Boolean).map(number);
+  if (lengths.length) words.push("lengths", lengths.join(","));
+  else {
+    words.push("length", number(form.length));
+    if (form.final && Number(form.final) !== Number(form.length)) words.push("final", number(form.final));
+  }
   if (form.variant) words.push(form.variant);
   if (!form.crawford) words.push("nocrawford");
   // The clock: a turn timer's seconds, or a time bank's words ("bank 12 60").

@@ -251,6 +251,7 @@ function formValues() {
     rounds: $("tournament-rounds-count").value,
     length: $("tournament-length").value,
     final: $("tournament-final").value,
+    lengths: $("tournament-lengths").value,
     variant: $("tournament-variant").value,
     crawford: $("tournament-crawford").checked,
     timer: $("tournament-timer").value,

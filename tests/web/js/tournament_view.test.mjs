@@ -29,6 +29,11 @@ test("a bracket: a column per round; the byes the top seeds'; later rounds to co
   const layout = bracketLayout(STATES.knockout_round_one);
   assert.deepEqual(layout.columns.map((column) => [column.number, column.length, column.matches.length]),
     [[1, 3, 4], [2, 3, 2], [3, 5, 1]]);
+  const byRound = bracketLayout({ ...STATES.knockout_round_one,
+    terms: { ...STATES.knockout_round_one.terms, lengths: [9, 11] } });
+  // A round paired says its own length; the rounds to come take the last rounds' lengths,
+  // the final's last.
+  assert.deepEqual(byRound.columns.map((column) => column.length), [3, 9, 11]);
   const first = layout.columns[0].matches;
   assert.deepEqual(first.map(names), [["alice", null], ["dave", "erin"], ["bob", null], ["carol", "frank"]]);
   assert.deepEqual(first.map((match) => match.bye), [true, false, true, false]);
@@ -81,6 +86,8 @@ test("the words of terms and pairings", () => {
   assert.equal(termsWords(STATES.knockout_won.terms), "3-point matches (final 5), 60 s a turn");
   assert.equal(termsWords({ length: 1, final_length: 1, variant: "nackgammon", crawford: false,
     turn_seconds: 30, rated: false }), "1-point matches, nackgammon, no Crawford, 30 s a turn, unrated");
+  assert.equal(termsWords({ length: 5, final_length: 11, lengths: [5, 5, 7, 9, 11], variant: "standard",
+    crawford: true, turn_seconds: 60, rated: true }), "5-5-7-9-11 points by round, 60 s a turn");
   const [bye, forfeit] = STATES.knockout_won.rounds[0].pairings;
   assert.equal(pairingWords(bye), "alice has a bye");
   assert.equal(pairingWords(forfeit), "erin beats dave by forfeit");
@@ -96,4 +103,6 @@ test("the create form's command: only what differs from the defaults where it ca
   "tournament create swiss rounds 4 length 3 final 5 nack nocrawford timer 30 unrated in 10 cap 8 bots");
   assert.equal(createCommand({ ...form, timer: "bank 12 60" }),
     "tournament create knockout length 3 bank 12 60 when 4 cap 8");
+  assert.equal(createCommand({ ...form, lengths: " 5, 7 ,9" }),
+    "tournament create knockout lengths 5,7,9 timer 60 when 4 cap 8");
 });

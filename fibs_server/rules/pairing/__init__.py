@@ -1,0 +1,1 @@
+"""How tournaments pair their players, pure (docs/TOURNAMENTS.md)."""
