@@ -19,8 +19,8 @@ from tests.e2e.test_timers import clock_of, harness  # noqa: F401 (fixture)
 
 CODE = f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}"
 USAGE = ("** Type 'table <points>|unlimited [nack|hyper|portes] [lowstart] [nocube] "
-         "[timer 30|60] [takeover <seconds>] [private]' to open a table, 'table close' to "
-         "close yours.")
+         "[timer 30|60|bank <s> <r> [mode]] [takeover <seconds>] [private]' to open a table, "
+         "'table close' to close yours.")
 COLUMNS = "code      creator              length     timer  rules"
 
 

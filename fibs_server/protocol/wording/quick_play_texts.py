@@ -18,8 +18,8 @@ MIN_RANGE, MAX_RANGE = 10, 3000
 
 QUICK_PLAY_USAGE = refusal(
     "quick_play_usage", f"** Type 'quickplay <points> [{VARIANT_CHOICE}] [lowstart] [nocube] "
-    "[timer 30|60] [unrated] [range <rating points>|any]' to be paired with whoever seeks the "
-    "same match, 'quickplay cancel' to stop.", variant_words=VARIANT_CHOICE)
+    "[timer 30|60|bank <s> <r> [mode]] [unrated] [range <rating points>|any]' to be paired with "
+    "whoever seeks the same match, 'quickplay cancel' to stop.", variant_words=VARIANT_CHOICE)
 RANGE_USAGE = refusal("quick_play_range", f"** The range is {MIN_RANGE} to {MAX_RANGE} rating "
                       "points, or 'any'.", low=MIN_RANGE, high=MAX_RANGE)
 NOT_SEEKING = refusal("not_seeking", "** You are not seeking a quick play match.")

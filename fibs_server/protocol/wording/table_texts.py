@@ -20,7 +20,8 @@ PRIVATE = "private"
 CLOSE = "close"  # `table close`
 TABLE_USAGE = refusal(
     "table_usage", f"** Type 'table <points>|unlimited [{VARIANT_CHOICE}] [lowstart] [nocube] "
-    "[timer 30|60] [takeover <seconds>] [private]' to open a table, 'table close' to close yours.",
+    "[timer 30|60|bank <s> <r> [mode]] [takeover <seconds>] [private]' to open a table, "
+    "'table close' to close yours.",
     variant_words=VARIANT_CHOICE)
 NO_OPEN_TABLE = refusal("no_open_table", "** You have no open table.")
 SIT_WHERE = refusal("sit_where",
