@@ -232,6 +232,7 @@ class FibsServer:
                            analyses=self.store, arranged=arranged_matches.receive,
                            arrange=arranged_matches.arrange,
                            resume_waiting=arranged_matches.resume_waiting_matches,
+                           bots_here=lambda: self.bots is not None and bool(self.bots.residents),
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus,
                            tutor_judge=None if pool is None else pool.judge)
         await self.lobby.restore_motd()
