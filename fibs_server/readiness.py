@@ -6,7 +6,8 @@ A node's two shared services, the store (PostgreSQL) and the bus (Redis), witnes
 other. Every `WITNESS_EVERY` seconds a node notes in Redis that its store answers, and in the
 store that its bus is subscribed, each on the witness's own clock (so the nodes' clocks do not
 matter). A node that finds one of its links down asks the other service whether another node
-found that link working *since* this node first found it down (on that service's clock):
+found that link working *since* this node first found it down, and within the last
+`WITNESS_WINDOW` seconds (on that service's clock):
 
 - yes: the fault is this node's alone (cut off, a broken pool): not ready, as before;
 - no (or there is no other node): every node has it, so this one stays ready, and the outage
@@ -14,7 +15,10 @@ found that link working *since* this node first found it down (on that service's
 - both links down here, or no witness to ask (one node without a bus): not ready.
 
 A shared outage stays shared for as long as no other node gets the link back; the first node
-whose link comes back is a witness against the others from then on.
+whose link comes back is a witness against the others from then on. A node that noticed a
+shared outage later than this one, and noted its link working meanwhile, makes this one not
+ready for `WITNESS_WINDOW` seconds at most; a fault of this node alone is found within
+`WITNESS_EVERY` seconds of the first check that sees it (the other nodes' next note).
 """
 from __future__ import annotations
 
@@ -36,6 +40,9 @@ LINKS: tuple[Link, ...] = ("store", "bus")
 
 WITNESS_EVERY = 2.0  # seconds between a node's checks of its links, and notes of them
 WITNESS_TIMEOUT = 2.0  # seconds a witness has to answer (else: no witness)
+# Seconds a node's note counts: a node that noted a link just before finding it down too
+# (it noticed the outage later than this one) is no witness for longer than this.
+WITNESS_WINDOW = 3 * WITNESS_EVERY
 # How long a witness keeps a node's note (a node gone for longer is no witness).
 WITNESS_MEMORY_MS = 60_000
 
@@ -123,10 +130,9 @@ class Readiness:
             return False
         try:
             async with asyncio.timeout(WITNESS_TIMEOUT):
-                if link not in self._down_since:
-                    self._down_since[link] = await witness.witness_time()
-                return await witness.links_noted_since(link, self._down_since[link],
-                                                       self._node) == 0
+                now = await witness.witness_time()
+                since = max(self._down_since.setdefault(link, now), now - WITNESS_WINDOW)
+                return await witness.links_noted_since(link, since, self._node) == 0
         except Exception:  # down, slow or refusing: it tells nothing
             log.debug("the witness of the %s did not answer", link, exc_info=True)
             return False

@@ -4,7 +4,7 @@ both links down, or no witness, is this node's. The witnesses themselves on the 
 Redis for the store, the store (SQLite and PostgreSQL) for the bus."""
 from __future__ import annotations
 
-from fibs_server.readiness import Readiness, RedisWitness, Witness
+from fibs_server.readiness import WITNESS_WINDOW, Readiness, RedisWitness, Witness
 from fibs_server.store import SqlStore, upgrade_database_async
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
 
@@ -70,6 +70,21 @@ async def test_a_store_down_here_alone_is_not_ready_and_one_down_everywhere_is()
     assert a.health_lines() == ["store down (this node)"]
     a_links.store = None
     assert await a.check() is None and a.outages == {}
+
+
+async def test_a_node_that_noticed_a_shared_outage_late_is_a_witness_for_a_while_only():
+    redis, store = FakeWitness(), FakeWitness()
+    a_links, b_links = Links(), Links()
+    a, b = (node("a", a_links, {"store": redis, "bus": store}),
+            node("b", b_links, {"store": redis, "bus": store}))
+    a_links.bus = "not connected to the other nodes (the bus)"
+    assert await a.check() is None
+    store.now += 0.5
+    await b.note()  # b has not noticed yet
+    b_links.bus = a_links.bus
+    assert await a.check() == a_links.bus
+    store.now += WITNESS_WINDOW
+    assert await a.check() is None and a.outages == {"bus": "shared"}
 
 
 async def test_a_bus_down_here_alone_is_witnessed_by_the_store():
