@@ -239,11 +239,20 @@ def add_shared_options(parser: argparse.ArgumentParser, database_url: str,
                              "exception)")
 
 
+LEAKED_SEMAPHORES = "resource_tracker"  # the start of its message (-W splits on colons)
+
+
 def configure_logging(level: str, log_format: str) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter() if log_format == "json" else logging.Formatter(
         "%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level.upper(), handlers=[handler])
+    logging.captureWarnings(True)  # a warning is a log line like any other
+    if log_format == "json":
+        # The one process of multiprocessing's that runs none of our code, its resource
+        # tracker, warns in plain text of the semaphores it cleans up after a server killed
+        # outright; it takes the interpreter's -W options from this process's.
+        sys.warnoptions.append(f"ignore:{LEAKED_SEMAPHORES}:UserWarning")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -86,8 +86,28 @@ class CpuPacer:
 _pacer = CpuPacer(1.0)  # a worker's own, set by _start_worker
 
 
-def _start_worker(server_pid: int, cpu_share: float, priority: WorkerPriority) -> None:
+def server_logging() -> tuple[int, logging.Formatter | None]:
+    """The server's log level and its handler's format, for its workers: a spawned process
+    starts with no logging set up, and would write what it says (warnings, a failed start)
+    as plain text among the server's JSON lines."""
+    root = logging.getLogger()
+    return root.level, next((handler.formatter for handler in root.handlers), None)
+
+
+def _log_as_the_server(logs: tuple[int, logging.Formatter | None]) -> None:
+    level, formatter = logs
+    if formatter is None:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(formatter)
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    logging.captureWarnings(True)
+
+
+def _start_worker(server_pid: int, cpu_share: float, priority: WorkerPriority,
+                  logs: tuple[int, logging.Formatter | None] = (logging.WARNING, None)) -> None:
     global _pacer
+    _log_as_the_server(logs)
     _end_with_the_server(server_pid)
     if priority is WorkerPriority.IDLE:
         try:
@@ -178,7 +198,8 @@ class AnalysisLane:
             if self._executor is None:
                 self._executor = concurrent.futures.ProcessPoolExecutor(
                     1, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_start_worker, initargs=(os.getpid(), 1.0, self.priority))
+                    initializer=_start_worker,
+                    initargs=(os.getpid(), 1.0, self.priority, server_logging()))
             executor = self._executor
             try:
                 if self._pid is None:
@@ -289,7 +310,8 @@ class BotPool:
         # in whatever state they are.
         return concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=(os.getpid(), self.cpu_share, self.priority))
+            initializer=_start_worker,
+            initargs=(os.getpid(), self.cpu_share, self.priority, server_logging()))
 
     def _executor_for(self, level: Level) -> concurrent.futures.ProcessPoolExecutor:
         return self._quick_executor if level.plies <= QUICK_PLIES else self._executor
