@@ -14,6 +14,7 @@ from typing import TypedDict, Unpack
 
 from aiohttp import web
 
+from fibs_server import json_logs
 from fibs_server.bots import EXPERT, BotPool, Decision, Situation
 from fibs_server.bots.pool import AnalysisLane, WorkerPriority
 from fibs_server.lobby.clock import Clock, LoopClock
@@ -219,12 +220,12 @@ class FibsServer:
             return self.clocks.timer_for
         analysis = self.config.analysis
         if analysis is not None:
-            self.analysis_lane = AnalysisLane(self.config.worker_priority)
+            self.analysis_lane = AnalysisLane(self.config.worker_priority, json_logs.for_workers())
         # The bots' workers: the bots' decisions, and the tutor's judgements.
         pool = None if self.config.bots is None else BotPool(
             workers=self.config.bots.workers, time_budget=self.config.bots.time_budget,
             cpu_share=self.config.bots.cpu_share, analyses=self.analysis_lane,
-            priority=self.config.worker_priority)
+            priority=self.config.worker_priority, logs=json_logs.for_workers())
         self.lobby = Lobby(self.store, self.store, hasher, lobby_config,
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,

@@ -86,28 +86,17 @@ class CpuPacer:
 _pacer = CpuPacer(1.0)  # a worker's own, set by _start_worker
 
 
-def server_logging() -> tuple[int, logging.Formatter | None]:
-    """The server's log level and its handler's format, for its workers: a spawned process
-    starts with no logging set up, and would write what it says (warnings, a failed start)
-    as plain text among the server's JSON lines."""
-    root = logging.getLogger()
-    return root.level, next((handler.formatter for handler in root.handlers), None)
-
-
-def _log_as_the_server(logs: tuple[int, logging.Formatter | None]) -> None:
-    level, formatter = logs
-    if formatter is None:
-        return
-    handler = logging.StreamHandler()
-    handler.setFormatter(formatter)
-    logging.basicConfig(level=level, handlers=[handler], force=True)
-    logging.captureWarnings(True)
+# Sets up a spawned worker's logging as the server's (a spawned process starts without any,
+# and would write what it says, warnings or a failed start, as plain text among the server's
+# JSON lines); picklable: a module's function, or a partial of one. None: Python's default.
+LogSetup = Callable[[], None] | None
 
 
 def _start_worker(server_pid: int, cpu_share: float, priority: WorkerPriority,
-                  logs: tuple[int, logging.Formatter | None] = (logging.WARNING, None)) -> None:
+                  logs: LogSetup = None) -> None:
     global _pacer
-    _log_as_the_server(logs)
+    if logs is not None:
+        logs()
     _end_with_the_server(server_pid)
     if priority is WorkerPriority.IDLE:
         try:
@@ -160,8 +149,10 @@ class AnalysisLane:
     (stopped) whenever `hold` was called more often than `release`: the bots' pool holds it
     while any of its decisions is under way."""
 
-    def __init__(self, priority: WorkerPriority = WorkerPriority.IDLE) -> None:
+    def __init__(self, priority: WorkerPriority = WorkerPriority.IDLE,
+                 logs: LogSetup = None) -> None:
         self.priority = priority
+        self.logs = logs
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._pid: int | None = None
         self._holds = 0
@@ -199,7 +190,7 @@ class AnalysisLane:
                 self._executor = concurrent.futures.ProcessPoolExecutor(
                     1, mp_context=multiprocessing.get_context("spawn"),
                     initializer=_start_worker,
-                    initargs=(os.getpid(), 1.0, self.priority, server_logging()))
+                    initargs=(os.getpid(), 1.0, self.priority, self.logs))
             executor = self._executor
             try:
                 if self._pid is None:
@@ -290,12 +281,14 @@ class BotPool:
     def __init__(self, *, workers: int | None = None, time_budget: float = 1.0,
                  queue_limit: int = 100, cpu_share: float = 1.0,
                  analyses: AnalysisLane | None = None,
-                 priority: WorkerPriority = WorkerPriority.IDLE) -> None:
+                 priority: WorkerPriority = WorkerPriority.IDLE,
+                 logs: LogSetup = None) -> None:
         if not 0.0 < cpu_share <= 1.0:
             raise ValueError(f"cpu_share must be in (0, 1], not {cpu_share}")
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
         self.cpu_share = cpu_share
         self.priority = priority
+        self.logs = logs
         self.time_budget = time_budget
         self.queue_limit = queue_limit
         self.counts = PoolCounts()
@@ -311,7 +304,7 @@ class BotPool:
         return concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(os.getpid(), self.cpu_share, self.priority, server_logging()))
+            initargs=(os.getpid(), self.cpu_share, self.priority, self.logs))
 
     def _executor_for(self, level: Level) -> concurrent.futures.ProcessPoolExecutor:
         return self._quick_executor if level.plies <= QUICK_PLIES else self._executor
