@@ -98,7 +98,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                              "the player's address (default: none)")
     parser.add_argument("--bus", default=env("FIBS_BUS"),
                         help="several nodes, one lobby: the Redis between them (redis://host:"
-                             "port/db); the nodes share one PostgreSQL database "
+                             "port/db, or its sentinels: redis+sentinel://host:port,host:port/"
+                             "service/db); the nodes share one PostgreSQL database "
                              "(docs/NODES.md). Default: none, this node is the lobby")
     parser.add_argument("--node-id", default=env("FIBS_NODE_ID", socket.gethostname()),
                         help="this node's name among the nodes, distinct for each "
