@@ -98,7 +98,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                              "the player's address (default: none)")
     parser.add_argument("--bus", default=env("FIBS_BUS"),
                         help="several nodes, one lobby: the Redis between them (redis://host:"
-                             "port/db); the nodes share one PostgreSQL database "
+                             "port/db, or its sentinels: redis+sentinel://host:port,host:port/"
+                             "service/db); the nodes share one PostgreSQL database "
                              "(docs/NODES.md). Default: none, this node is the lobby")
     parser.add_argument("--node-id", default=env("FIBS_NODE_ID", socket.gethostname()),
                         help="this node's name among the nodes, distinct for each "
@@ -241,11 +242,20 @@ def add_shared_options(parser: argparse.ArgumentParser, database_url: str,
                              "exception)")
 
 
+LEAKED_SEMAPHORES = "resource_tracker"  # the start of its message (-W splits on colons)
+
+
 def configure_logging(level: str, log_format: str) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter() if log_format == "json" else logging.Formatter(
         "%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level.upper(), handlers=[handler])
+    logging.captureWarnings(True)  # a warning is a log line like any other
+    if log_format == "json":
+        # The one process of multiprocessing's that runs none of our code, its resource
+        # tracker, warns in plain text of the semaphores it cleans up after a server killed
+        # outright; it takes the interpreter's -W options from this process's.
+        sys.warnoptions.append(f"ignore:{LEAKED_SEMAPHORES}:UserWarning")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,6 +14,7 @@ from typing import TypedDict, Unpack
 
 from aiohttp import web
 
+from fibs_server import json_logs
 from fibs_server.bots import EXPERT, BotPool, Decision, Situation
 from fibs_server.bots.pool import AnalysisLane, WorkerPriority
 from fibs_server.lobby.clock import Clock, LoopClock
@@ -83,6 +84,7 @@ from fibs_server.net.telnet import FrontEnd, start_telnet_server
 from fibs_server.net.websocket import Origin, origin_of
 from fibs_server.open_record import RECORDS, MonthlyRecord
 from fibs_server.protocol.login_dialogue import WEB_PAGE
+from fibs_server.readiness import LINKS, Link, Readiness, RedisWitness, Witness
 from fibs_server.rules.dice import SEED_BYTES, Dice, VerifiableDice
 from fibs_server.store import DEFAULT_DATABASE_URL, SqlStore, upgrade_database_async
 
@@ -180,6 +182,8 @@ class FibsServer:
         self.records_lease: LeaseKeeper | None = None
         self.director: TournamentDirector | None = None
         self.quick_play_lease: LeaseKeeper | None = None
+        self.links: Readiness | None = None  # the store's and the bus's, judged (`/readyz`)
+        self._redis_witness: RedisWitness | None = None
         self._started = False
         self._stopping = False
 
@@ -221,13 +225,13 @@ class FibsServer:
             return self.clocks.timer_for
         analysis = self.config.analysis
         if analysis is not None:
-            self.analysis_lane = AnalysisLane(self.config.worker_priority)
+            self.analysis_lane = AnalysisLane(self.config.worker_priority, json_logs.for_workers())
         # The bots' workers: the bots' decisions, the tutor's judgements and the winning
         # chances abandoned matches are settled by.
         pool = None if self.config.bots is None else BotPool(
             workers=self.config.bots.workers, time_budget=self.config.bots.time_budget,
             cpu_share=self.config.bots.cpu_share, analyses=self.analysis_lane,
-            priority=self.config.worker_priority)
+            priority=self.config.worker_priority, logs=json_logs.for_workers())
         self.lobby = Lobby(self.store, self.store, hasher, lobby_config,
                            [user_commands.table, game_commands.table, archive_commands.table,
                             chat_commands.table, admin_commands.table,
@@ -239,6 +243,7 @@ class FibsServer:
                            arrange=arranged_matches.arrange,
                            resume_waiting=arranged_matches.resume_waiting_matches,
                            paired_after=self.store.paired_after,
+                           bots_here=lambda: self.bots is not None and bool(self.bots.residents),
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus,
                            tutor_judge=None if pool is None else pool.judge,
                            match_chances=no_chances if pool is None else pool.chances)
@@ -312,9 +317,15 @@ class FibsServer:
             listening = listening_socket(self.config.host, self.config.http_port)
             self._http = await start_http_server(self._front, listening, page_origins(
                 self.config.host, listening.getsockname()[1], self.config.web_origins),
-                Operations(self.readiness, self.metrics, self.config.metrics_from),
+                Operations(self.readiness, self.metrics, self.health, self.config.metrics_from),
                 self.config.records_folder)
         self._background.append(asyncio.create_task(self.lobby.run_idle_timeouts()))
+        witnesses: dict[Link, Witness] = {}
+        if self.config.bus_url is not None:  # several nodes: each service witnesses the other
+            self._redis_witness = RedisWitness(self.config.bus_url, self.config.bus_prefix)
+            witnesses = {"store": self._redis_witness, "bus": self.store}
+        self.links = Readiness(self.config.node_id, self._store_fault, self._bus_fault, witnesses)
+        self._background.append(asyncio.create_task(self.links.run()))
         self._started = True
 
     async def readiness(self) -> str | None:
@@ -324,8 +335,11 @@ class FibsServer:
         if (self._stopping or self.lobby.stop_requested.is_set()
                 or self.lobby.countdown.started):
             return "shutting down"
-        if self.bus is not None and not self.bus.subscribed:
-            return "not connected to the other nodes (the bus)"
+        assert self.links is not None  # made at the start
+        return await self.links.check()
+
+    async def _store_fault(self) -> str | None:
+        assert self.store is not None
         try:
             await asyncio.wait_for(self.store.answers(), READY_TIMEOUT)
         except TimeoutError:
@@ -333,6 +347,15 @@ class FibsServer:
         except Exception as error:
             return f"the store failed: {type(error).__name__}"
         return None
+
+    def _bus_fault(self) -> str | None:
+        if self.bus is not None and not self.bus.subscribed:
+            return "not connected to the other nodes (the bus)"
+        return None
+
+    def health(self) -> list[str]:
+        """`/healthz`'s lines after `ok`: the links found down at the last check."""
+        return [] if self.links is None else self.links.health_lines()
 
     async def metrics(self) -> str:
         """`/metrics`: the lobby counted now, the process's histograms, the bots' pool's
@@ -375,6 +398,14 @@ class FibsServer:
             families += bus_families(self.bus.figures, self.bus.queued, len(lobby.attendance.directory))
         if self.redis_counts is not None:
             families += count_families(self.redis_counts)
+        if self.links is not None:
+            outages = self.links.outages
+            families.append(family(
+                "fibs_link_down", "gauge", "1 for a shared service this node found down at its "
+                "last check (every WITNESS_EVERY s), by scope: this node alone (not ready) or "
+                "every node (a shared outage: still ready).",
+                [({"link": link, "scope": scope}, float(outages.get(link) == scope))
+                 for link in LINKS for scope in ("node", "shared")]))
         if self.analysis_queue is not None:
             families.append(family("fibs_analyses_waiting", "gauge", "Match analyses queued "
                                    "or running.", [({}, await self.store.analyses_waiting())]))
@@ -461,6 +492,8 @@ class FibsServer:
             await self.redis_connections.stop()
         if self.redis_counts is not None:
             await self.redis_counts.close()
+        if self._redis_witness is not None:
+            await self._redis_witness.close()
         if self.store is not None:
             await self.store.close()
         if self._restore_exception_handler is not None:

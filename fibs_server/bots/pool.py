@@ -86,8 +86,17 @@ class CpuPacer:
 _pacer = CpuPacer(1.0)  # a worker's own, set by _start_worker
 
 
-def _start_worker(server_pid: int, cpu_share: float, priority: WorkerPriority) -> None:
+# Sets up a spawned worker's logging as the server's (a spawned process starts without any,
+# and would write what it says, warnings or a failed start, as plain text among the server's
+# JSON lines); picklable: a module's function, or a partial of one. None: Python's default.
+LogSetup = Callable[[], None] | None
+
+
+def _start_worker(server_pid: int, cpu_share: float, priority: WorkerPriority,
+                  logs: LogSetup = None) -> None:
     global _pacer
+    if logs is not None:
+        logs()
     _end_with_the_server(server_pid)
     if priority is WorkerPriority.IDLE:
         try:
@@ -140,8 +149,10 @@ class AnalysisLane:
     (stopped) whenever `hold` was called more often than `release`: the bots' pool holds it
     while any of its decisions is under way."""
 
-    def __init__(self, priority: WorkerPriority = WorkerPriority.IDLE) -> None:
+    def __init__(self, priority: WorkerPriority = WorkerPriority.IDLE,
+                 logs: LogSetup = None) -> None:
         self.priority = priority
+        self.logs = logs
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._pid: int | None = None
         self._holds = 0
@@ -178,7 +189,8 @@ class AnalysisLane:
             if self._executor is None:
                 self._executor = concurrent.futures.ProcessPoolExecutor(
                     1, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_start_worker, initargs=(os.getpid(), 1.0, self.priority))
+                    initializer=_start_worker,
+                    initargs=(os.getpid(), 1.0, self.priority, self.logs))
             executor = self._executor
             try:
                 if self._pid is None:
@@ -276,12 +288,14 @@ class BotPool:
     def __init__(self, *, workers: int | None = None, time_budget: float = 1.0,
                  queue_limit: int = 100, cpu_share: float = 1.0,
                  analyses: AnalysisLane | None = None,
-                 priority: WorkerPriority = WorkerPriority.IDLE) -> None:
+                 priority: WorkerPriority = WorkerPriority.IDLE,
+                 logs: LogSetup = None) -> None:
         if not 0.0 < cpu_share <= 1.0:
             raise ValueError(f"cpu_share must be in (0, 1], not {cpu_share}")
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
         self.cpu_share = cpu_share
         self.priority = priority
+        self.logs = logs
         self.time_budget = time_budget
         self.queue_limit = queue_limit
         self.counts = PoolCounts()
@@ -296,7 +310,8 @@ class BotPool:
         # in whatever state they are.
         return concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=(os.getpid(), self.cpu_share, self.priority))
+            initializer=_start_worker,
+            initargs=(os.getpid(), self.cpu_share, self.priority, self.logs))
 
     def _executor_for(self, level: Level) -> concurrent.futures.ProcessPoolExecutor:
         return self._quick_executor if level.plies <= QUICK_PLIES else self._executor

@@ -135,6 +135,7 @@ class Lobby:
                  bus: Callable[[Deliver], Bus] = LocalBus,
                  tutor_judge: Judge | None = None,
                  match_chances: MatchChances = no_chances,
+                 bots_here: Callable[[], bool] = lambda: False,
                  ) -> None:
         self.accounts = AccountsWithVisitors(accounts)
         # Visitors never log in with a password: the gatekeeper sees the stored accounts only.
@@ -183,11 +184,13 @@ class Lobby:
         self._arranged = arranged
         # Quick play's seeks, every node's, and their pairing while this node holds its lease;
         # a pair's match is started by `arrange` (`arranged_matches.arrange`, given by the
-        # app: it starts matches through this lobby; without it, pairs start nothing).
+        # app: it starts matches through this lobby; without it, pairs start nothing); the bot
+        # is offered where `bot` plays one now (`bots_here`, given by the app: the bots are
+        # online on this node).
         self.quick_play = QuickPlay(
             self.attendance, self.match_table.busy, config.clock, config.node_id,
             config.quick_play, arrange=lambda invitation: arrange(self, invitation),
-            bots_offered=lambda: "bot" in self.dispatcher.command_words)
+            bots_offered=bots_here)
         # What resumes a user's saved timed match that waits for both, when a match of theirs
         # ended (`arranged_matches.resume_waiting_matches`, given by the app).
         self._resume_waiting = resume_waiting

@@ -50,6 +50,11 @@ class NetLimits:
     # ...a connection's before login (a login or a registration takes a few lines)...
     login_command_burst: int = 20
     login_commands_per_second: float = 2.0
+    # ...every connection's before login from one address together, kept across them (a
+    # connection made again gets no new burst; a club's members logging in at once take a
+    # few lines each)...
+    login_address_command_burst: int = 100
+    login_address_commands_per_second: float = 20.0
     # ...and everything from one address, logged in or not (a club behind one NAT).
     address_command_burst: int = 1000
     address_commands_per_second: float = 200.0

@@ -6,7 +6,8 @@ and discarded lines too), so neither many short lines nor a few huge ones get mo
 loop than the rate allows. Two buckets pay for each: the connection's own (before login, one
 per connection at the login rate; after it, one per user name, shared by the user's
 connections and kept across reconnections) and its address's (everything from it, logged in
-or not). A command beyond a bucket's burst waits its turn (the reader pauses meanwhile, so
+or not; before login, also the address's login bucket, shared by its connections that have
+not logged in and kept across them, so that connecting again buys no new burst). A command beyond a bucket's burst waits its turn (the reader pauses meanwhile, so
 the rest waits in the peer's buffers); a connection that stays behind its own rate for
 `command_backlog_seconds` is closed with TOO_MANY_COMMANDS. A connection that is only behind
 because of its address (someone else behind the same NAT) is slowed, never closed.
@@ -62,6 +63,8 @@ class CommandPacer:
                                                      limits.commands_per_second)
         self.addresses: TokenBuckets[str] = TokenBuckets(limits.address_command_burst,
                                                          limits.address_commands_per_second)
+        self.logins: TokenBuckets[str] = TokenBuckets(limits.login_address_command_burst,
+                                                      limits.login_address_commands_per_second)
 
     def pace(self, host: str) -> ConnectionPace:
         return ConnectionPace(self, host)
@@ -89,6 +92,8 @@ class ConnectionPace:
         else:
             own = self.before_login.reserve(cost, now)
         shared = pacer.addresses.reserve(self.host, cost, now)
+        if session.stage is not Stage.ONLINE:
+            shared = max(shared, pacer.logins.reserve(self.host, cost, now))
         if own <= 0:
             self.behind_since = None
         elif self.behind_since is None:

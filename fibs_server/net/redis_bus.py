@@ -17,6 +17,7 @@ import logging
 import random
 import secrets
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
@@ -24,6 +25,7 @@ import orjson
 import redis.asyncio
 from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 
 from fibs_server.lobby.nodes.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
@@ -39,10 +41,39 @@ SLICE_SECONDS = 0.002  # the subscriber gives the loop a turn at least this ofte
 
 def unretried_client(url: str, *, connect_timeout: float, timeout: float) -> redis.asyncio.Redis:
     """A client that never retries inside redis-py (every error reaches its caller, who
-    knows what a retry would cost) and waits at most `timeout` for an answer."""
-    return redis.asyncio.Redis.from_url(
-        url, retry=Retry(NoBackoff(), 0), socket_connect_timeout=connect_timeout,
-        socket_timeout=timeout, health_check_interval=0)
+    knows what a retry would cost) and waits at most `timeout` for an answer. `url` is a
+    Redis's (`redis://host:port/db`) or Redis Sentinel's (`SENTINEL_SCHEME`)."""
+    options: dict[str, Any] = dict(retry=Retry(NoBackoff(), 0),
+                                   socket_connect_timeout=connect_timeout,
+                                   socket_timeout=timeout, health_check_interval=0)
+    if url.startswith(SENTINEL_SCHEME):
+        sentinels, service, db, password = sentinel_address(url)
+        return Sentinel(sentinels, sentinel_kwargs=dict(socket_connect_timeout=connect_timeout,
+                                                        socket_timeout=timeout),
+                        ).master_for(service, redis_class=redis.asyncio.Redis, db=db,
+                                     password=password, **options)
+    return redis.asyncio.Redis.from_url(url, **options)
+
+
+# `redis+sentinel://[:password@]host:port,host:port/service[/db]`: the sentinels to ask for
+# the master of `service` (their `sentinel monitor` name). Each connection asks them where
+# the master is now, so a connection lost to a failover comes back to the new master.
+SENTINEL_SCHEME = "redis+sentinel://"
+
+
+def sentinel_address(url: str) -> tuple[list[tuple[str, int]], str, int, str | None]:
+    """The sentinels, the service, the database number and the password of a sentinel URL."""
+    parsed = urllib.parse.urlsplit(url)
+    password = urllib.parse.unquote(parsed.password) if parsed.password else None
+    hosts = parsed.netloc.rpartition("@")[2]
+    sentinels = []
+    for host in hosts.split(","):
+        name, _, port = host.rpartition(":")
+        sentinels.append((name.strip("[]"), int(port)))
+    service, _, db = parsed.path.strip("/").partition("/")
+    if not sentinels or not service:
+        raise ValueError(f"a sentinel URL names sentinels and a service: {url}")
+    return sentinels, service, int(db or 0), password
 
 @dataclasses.dataclass
 class BusFigures:

@@ -202,6 +202,17 @@ class ServerTextRow(Base):
     lines: Mapped[list[str]] = mapped_column(JSON)
 
 
+class NodeLinkRow(Base):
+    """When each node last found one of its links to the shared services working (`link`:
+    "bus"), on the database's clock: the other nodes' witness that an outage of that link
+    is not theirs too (fibs_server/readiness.py)."""
+    __tablename__ = "node_links"
+
+    node: Mapped[str] = mapped_column(primary_key=True)
+    link: Mapped[str] = mapped_column(primary_key=True)
+    seen_at: Mapped[float] = mapped_column(Double)
+
+
 # Match analysis (lobby/ports/analysis_records.py): what was asked for, and what was found.
 
 class AnalysisRequestRow(Base):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from fibs_server.store.account_store import SqlAccountStore
@@ -18,6 +18,7 @@ from fibs_server.store.database import (
 )
 from fibs_server.store.group_commit import GroupCommit
 from fibs_server.store.match_store import SqlMatchStore
+from fibs_server.store.models import NodeLinkRow
 from fibs_server.store.tournament_store import TournamentStore
 from fibs_server.store.transactions import AsyncTransactions, ThreadTransactions, Transactions
 
@@ -69,6 +70,32 @@ class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore, SqlAnalysisStore, Tour
         """A trivial query on the read connections (`/readyz`); raises if the store fails."""
         await self._reads.run(_select_one)
 
+    # --- a witness of the nodes' links (fibs_server/readiness.py), on the database's clock ------
+
+    async def note_link(self, link: str, node: str) -> None:
+        """`node` found `link` working just now."""
+        def note(session: Session) -> None:
+            now = session.execute(text(_NOW[_dialect(session)])).scalar_one()
+            row = session.get(NodeLinkRow, (node, link))
+            if row is None:
+                session.add(NodeLinkRow(node=node, link=link, seen_at=now))
+            else:
+                row.seen_at = now
+        await self._writes.run(note)
+
+    async def witness_time(self) -> float:
+        def now(session: Session) -> float:
+            return float(session.execute(text(_NOW[_dialect(session)])).scalar_one())
+        return await self._reads.run(now)
+
+    async def links_noted_since(self, link: str, since: float, other_than: str) -> int:
+        """How many nodes but `other_than` found `link` working after `since`."""
+        def count(session: Session) -> int:
+            return session.execute(select(func.count()).where(
+                NodeLinkRow.link == link, NodeLinkRow.seen_at > since,
+                NodeLinkRow.node != other_than)).scalar_one()
+        return await self._reads.run(count)
+
     async def close(self) -> None:
         if self._reads is not self._writes:
             await self._reads.close()
@@ -80,6 +107,15 @@ class SqlStore(SqlAccountStore, SqlMatchStore, ChatStore, SqlAnalysisStore, Tour
 
 def _connect(session: Session) -> None:
     session.connection()
+
+
+# The database's clock, in seconds since the epoch.
+_NOW = {"postgresql": "SELECT EXTRACT(EPOCH FROM clock_timestamp())",
+        "sqlite": "SELECT (julianday('now') - 2440587.5) * 86400.0"}
+
+
+def _dialect(session: Session) -> str:
+    return session.get_bind().dialect.name
 
 
 def _select_one(session: Session) -> None:

@@ -50,6 +50,10 @@ async def test_the_bots_are_online_once_and_move_when_their_node_stops(two_nodes
     await bob.send("bot expert")
     await bob.skip_until("** The bots are not on this server just now. Please try again "
                          "shortly.")
+    # a's bot plays a's users only: refused (in FIBS's words, to a CLIP client), not ignored.
+    await bob.send("toggle ready")
+    await bob.send("invite bot_expert 1")
+    await bob.skip_until("** bot_expert is refusing games.")
     metrics = await b.server.metrics()
     assert 'fibs_lease_held{lease="bots"} 0' in metrics
     assert 'fibs_lease_held{lease="sweeps"} 0' in metrics

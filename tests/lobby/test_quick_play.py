@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands import game_commands, server_commands, table_commands, user_commands
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
@@ -16,7 +15,6 @@ from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.quick_play import QuickPlayConfig
 from fibs_server.lobby.services.seek_pairing import Widening
 from fibs_server.protocol import help as help_texts
-from fibs_server.protocol.commands import Command
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.wording import game_texts, quick_play_texts
@@ -30,19 +28,16 @@ from tests.waiting import until
 CONFIG = QuickPlayConfig(widening=Widening(every=10.0, points=50.0), bot_after=30.0)
 
 
-def stand_in_bots() -> CommandTable:
-    """A `bot` command: the server has bots, so quick play offers one."""
-    table = CommandTable()
+class StandInBots:
+    """Whether the bots are online on the node (the app's `bots_here`): quick play offers
+    one only then."""
 
-    @table.command("bot")
-    async def bot(lobby: Lobby, session: Session, command: Command) -> None:
-        session.send_line("a bot match")
-
-    return table
+    def __init__(self) -> None:
+        self.here = True
 
 
 async def quick_play_node(tmp_path, node_id: str = "node", wire: Wire | None = None,
-                          ) -> tuple[Lobby, FakeClock, SqlStore]:
+                          bots: StandInBots | None = None) -> tuple[Lobby, FakeClock, SqlStore]:
     """A node on the database in `tmp_path` (one for all nodes), on a clock of its own."""
     url = f"sqlite:///{tmp_path / 'lobby.db'}"
     await upgrade_database_async(url)
@@ -55,7 +50,8 @@ async def quick_play_node(tmp_path, node_id: str = "node", wire: Wire | None = N
                   [user_commands.table, game_commands.table, table_commands.table,
                    server_commands.table],
                   chat_records=store, arrange=arranged_matches.arrange,
-                  arranged=arranged_matches.receive)
+                  arranged=arranged_matches.receive,
+                  bots_here=lambda: bots is not None and bots.here)
     if wire is not None:
         lobby.attendance.bus = wire.bus_of(node_id, lobby.deliver)
     return lobby, clock, store
@@ -66,6 +62,15 @@ async def lobby_and_clock(tmp_path):
     lobby, clock, store = await quick_play_node(tmp_path)
     await lobby.quick_play.begin()  # one node: it holds the lease
     yield lobby, clock
+    await store.close()
+
+
+@pytest.fixture
+async def lobby_clock_and_bots(tmp_path):
+    bots = StandInBots()
+    lobby, clock, store = await quick_play_node(tmp_path, bots=bots)
+    await lobby.quick_play.begin()
+    yield lobby, clock, bots
     await store.close()
 
 
@@ -195,9 +200,8 @@ async def test_the_oldest_seek_is_served_first(lobby_and_clock):
     assert lobby.quick_play.is_seeking(bob) and lobby.match_table.match_of(bob) is None
 
 
-async def test_a_bot_is_offered_after_a_while_and_the_seek_goes_on(lobby_and_clock):
-    lobby, clock = lobby_and_clock
-    lobby.dispatcher.add_commands(stand_in_bots())
+async def test_a_bot_is_offered_after_a_while_and_the_seek_goes_on(lobby_clock_and_bots):
+    lobby, clock, _ = lobby_clock_and_bots
     ann, out = await seeker(lobby, "ann", 1500, "quickplay 5 unrated")
     out.take()
     clock.advance(29.9)
@@ -215,6 +219,16 @@ async def test_no_bot_is_offered_by_a_server_without_bots(lobby_and_clock):
     out.take()
     clock.advance(60)
     assert "nobody has come" not in out.take()
+
+
+async def test_no_bot_is_offered_once_the_bots_went_to_another_node(lobby_clock_and_bots):
+    lobby, clock, bots = lobby_clock_and_bots
+    _, out = await seeker(lobby, "ann", 1500, "quickplay 5")
+    out.take()
+    bots.here = False  # their lease went to another node, where `bot` plays them
+    clock.advance(60)
+    told = out.take()
+    assert "nobody has come" not in told and '"bot_offered":true' not in told
 
 
 async def test_a_cancelled_seek_is_paired_with_nobody(lobby_and_clock):
@@ -280,9 +294,8 @@ async def test_a_classic_session_sees_nothing_new(lobby_and_clock):
     assert not lobby.quick_play.is_seeking(ann)
 
 
-async def test_a_new_login_of_a_seeker_is_shown_the_seek(lobby_and_clock):
-    lobby, clock = lobby_and_clock
-    lobby.dispatcher.add_commands(stand_in_bots())
+async def test_a_new_login_of_a_seeker_is_shown_the_seek(lobby_clock_and_bots):
+    lobby, clock, _ = lobby_clock_and_bots
     ann, _ = await seeker(lobby, "ann", 1500, "quickplay 5")
     clock.advance(CONFIG.bot_after)  # the bot offered
     connection = RecordingConnection()

@@ -16,7 +16,8 @@ from tests.waiting import until
 
 LIMITS = NetLimits(command_burst=5, commands_per_second=10.0, login_command_burst=2,
                    login_commands_per_second=1.0, address_command_burst=8,
-                   address_commands_per_second=20.0, command_backlog_seconds=3.0)
+                   address_commands_per_second=20.0, command_backlog_seconds=3.0,
+                   login_address_command_burst=3, login_address_commands_per_second=2.0)
 
 
 @dataclasses.dataclass
@@ -53,12 +54,24 @@ def test_a_user_gets_the_burst_then_the_rate_and_keeps_the_bucket_across_connect
     assert second.wait(User("bob"), 1) == 0  # another user
 
 
+def test_before_login_an_address_shares_a_bucket_that_connecting_again_does_not_refill():
+    clock = FakeClock()
+    pacer = CommandPacer(LIMITS, clock.time)
+    visitor = User("", Stage.LOGIN)
+    first, second, third = (pacer.pace("10.0.0.1") for _ in range(3))
+    assert [first.wait(visitor, 1), first.wait(visitor, 1), second.wait(visitor, 1)] == [0] * 3
+    assert third.wait(visitor, 1) == approx(0.5)  # a new connection: no new burst
+    assert pacer.pace("10.0.0.2").wait(visitor, 1) == 0  # another address
+    assert first.wait(User(), 1) == 0  # logged in: the user's bucket and the address's
+
+
 def test_before_login_a_connection_has_its_own_smaller_bucket():
     clock = FakeClock()
     pacer = CommandPacer(LIMITS, clock.time)
     pace = pacer.pace("10.0.0.1")
     visitor = User("", Stage.LOGIN)
     assert [pace.wait(visitor, 1) for _ in range(3)] == [0, 0, 1.0]
+    clock.advance(0.5)  # the address's login bucket has a command again, not this one's
     assert pacer.pace("10.0.0.1").wait(visitor, 1) == 0  # a new connection's own bucket
 
 

@@ -1,6 +1,7 @@
 """The options the sub-commands use come before or after the sub-command alike; the
 start-up line."""
 import asyncio
+import json
 import signal
 import sys
 
@@ -49,6 +50,24 @@ async def test_the_start_up_line_is_printed_once(tmp_path):
     server.send_signal(signal.SIGTERM)
     rest, log = await asyncio.wait_for(server.communicate(), DEADLINE)
     assert (first + rest + log).count(b"listening on") == 1
+
+
+async def test_every_log_line_is_json_when_asked_even_from_a_killed_servers_workers(tmp_path):
+    """`--log-format json` with the bots on, the server killed outright (SIGKILL): its workers
+    (ended by the kernel) and multiprocessing's resource tracker (which cleans up after it)
+    write nothing that is not a JSON object, up to the last of them to close the pipe."""
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
+        "--http-port", "0", "--database-url", f"sqlite:///{tmp_path / 'fibs.db'}",
+        "--bcrypt-rounds", "4", "--bots", "on", "--log-level", "INFO", "--log-format", "json",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    first = await asyncio.wait_for(server.stdout.readline(), DEADLINE)
+    assert first.startswith(b"fibs_server listening on 127.0.0.1:")
+    server.kill()
+    log = await asyncio.wait_for(server.stderr.read(), DEADLINE)  # every writer gone
+    await server.wait()
+    lines = log.decode().splitlines()
+    assert lines and all(json.loads(line)["level"] for line in lines), log.decode()
 
 
 def test_the_clock_options_default_to_a_minute_of_grace_and_no_takeover(monkeypatch):

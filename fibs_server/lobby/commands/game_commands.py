@@ -28,6 +28,7 @@ from fibs_server.lobby.services.tutor import (
 )
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command, Forwarding
+from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.match_rules import RulesWordError, needs_length, parse_match_terms
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
@@ -59,6 +60,9 @@ class Invitee:
     ready: bool
     experience: int
     gagged: Collection[str]  # lower-case names whose invitations they do not hear
+    # A built-in bot online on another node: it plays users of its own node only (its match
+    # would run here, where its decisions are not made).
+    bot_elsewhere: bool = False
 
     @classmethod
     def here(cls, lobby: Lobby, session: Session) -> Invitee:
@@ -70,7 +74,8 @@ class Invitee:
     def elsewhere(cls, user: RemoteUser) -> Invitee:
         # Their gags are theirs to check where they are: an invitation is a notice there.
         return cls(user.name, user.name.startswith(texts.VISITOR_PREFIX),
-                   user.info.opponent is not None, user.info.ready, user.info.experience, ())
+                   user.info.opponent is not None, user.info.ready, user.info.experience, (),
+                   bot_elsewhere=user.info.client == BOT_CLIENT)
 
 
 def named_user(lobby: Lobby, session: Session, command: Command, who_text: str,
@@ -116,6 +121,11 @@ async def invite(lobby: Lobby, session: Session, command: Command) -> None:
     refusal = not_free_to_play(lobby, session)
     if refusal is not None:
         session.send_line(refusal)
+        return
+    if target.bot_elsewhere:
+        # FIBS's words for a classic session; the others are told why (docs/NODES.md).
+        session.send_line(texts.BOTS_ELSEWHERE if session.sees_extensions
+                          else game_texts.refusing_games(target.name))
         return
     if target.busy:
         session.send_line(game_texts.already_playing(target.name))

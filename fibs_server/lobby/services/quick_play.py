@@ -166,7 +166,8 @@ class QuickPlay:
         key = entry.seek.key
         self._offers.pop(key, None)
         session = self._people.online.get(key)
-        if self._book.get(key) is not entry or session is None:
+        # The bots may have moved to another node since the seek (their lease).
+        if self._book.get(key) is not entry or session is None or not self._bots_offered():
             return
         self._offered.add(key)
         session.send_line(quick_play_texts.bot_offer(entry.length, entry.terms))
