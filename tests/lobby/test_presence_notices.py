@@ -12,7 +12,6 @@ from fibs_server.lobby.nodes.bus import notice as letter
 from fibs_server.lobby.presence.notices import Chunk, Notice, NoticeRound, Recipient
 from fibs_server.protocol.texts import Departure
 from tests.lobby.recording import logged_in, recording_lobby
-from tests.waiting import until
 
 NAMES = ("ann", "bo", "cy", "di")
 
