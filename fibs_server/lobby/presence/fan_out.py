@@ -4,9 +4,9 @@ lobby/presence/notices.py).
 A notice is kept, and a pass over everyone online sends each user, in one send, all the
 notices they are owed. Passes are paced: after one that took t seconds the next starts no
 sooner than t x (1 / PASS_SHARE - 1) later, so that at most PASS_SHARE of the event loop's
-time goes to them, and the notices that come meanwhile (a burst of logins, a storm of drops)
-share the next pass. A pass yields to the event loop every FAN_OUT_CHUNK users. Anything else
-sent to a user who is owed notices sends those first (`Session` asks `catch_up`), so that
+time goes to them, nor sooner than PASS_HOLD_PER_USER per user online, and the notices that
+come meanwhile (a burst of logins, a storm of drops) share the next pass. A pass yields to
+the event loop every FAN_OUT_CHUNK users. Anything else sent to a user who is owed notices sends those first (`Session` asks `catch_up`), so that
 every user's lines come in the order in which they happened."""
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ log = logging.getLogger(__name__)
 
 FAN_OUT_CHUNK = 1000  # users a pass serves between yields to the event loop
 PASS_SHARE = 0.25  # of the event loop's time, at most, spent in passes
+# And a pass follows the last one no sooner than this per user online, at most PASS_HOLD_MAX
+# seconds: a pass costs ~1-2 us per user, so logins coming at a few a second (each alone in
+# its pass) cost 10-20 ms each at 10,000 online; held, those of half a second share one. A
+# login or logout after a quiet spell is told at once. (The batcher holds broadcasts about as
+# long at that size: net/telnet.py, BROADCAST_HOLD_PER_CONNECTION.)
+PASS_HOLD_PER_USER = 0.00005
+PASS_HOLD_MAX = 1.0
 
 
 class NoticeFanOut:
@@ -138,11 +145,12 @@ class NoticeFanOut:
         # Everyone online has had the notices up to `up_to`: those who came online during
         # the pass were owed only later ones.
         self._round.told_up_to(self._up_to)
-        self._serving = []
         if self._done is not None:
             self._done.set_result(None)
             self._done = None
-        self._due = loop.time() + self._spent * (1 / PASS_SHARE - 1)
+        self._due = loop.time() + max(self._spent * (1 / PASS_SHARE - 1), min(
+            PASS_HOLD_MAX, len(self._serving) * PASS_HOLD_PER_USER))
+        self._serving = []
         self._scheduled = False
         if self._round.last > self._up_to:
             self._schedule()
