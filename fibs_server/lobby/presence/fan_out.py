@@ -6,8 +6,9 @@ notices they are owed. Passes are paced: after one that took t seconds the next 
 sooner than t x (1 / PASS_SHARE - 1) later, so that at most PASS_SHARE of the event loop's
 time goes to them, nor sooner than PASS_HOLD_PER_USER per user online, and the notices that
 come meanwhile (a burst of logins, a storm of drops) share the next pass. A pass yields to
-the event loop every FAN_OUT_CHUNK users. Anything else sent to a user who is owed notices sends those first (`Session` asks `catch_up`), so that
-every user's lines come in the order in which they happened."""
+the event loop every FAN_OUT_CHUNK users. Anything else sent to a user who is owed notices
+sends those first (`Session` asks `catch_up`), so that every user's lines come in the order
+in which they happened."""
 from __future__ import annotations
 
 import asyncio
