@@ -175,11 +175,13 @@ class Worker:
 
     async def drop(self, names: list[str]) -> dict:
         """These sessions' connections closed at once."""
+        dropped = 0
         for name in names:
-            client = self.sessions.pop(name)
-            assert client.transport is not None
-            client.transport.abort()
-        return {}
+            client = self.sessions.pop(name, None)  # None: its login failed
+            if client is not None and client.transport is not None:
+                client.transport.abort()
+                dropped += 1
+        return {"dropped": dropped}
 
     async def await_logouts(self, survivors: list[str], expected: int, timeout: float) -> dict:
         """When every one of `survivors` has received `expected` more logout lines."""
@@ -579,12 +581,10 @@ def mass_drop(server: ServerProcess, clients: Clients, shares: list[list[str]],
     per_client = max(1, survivors // len(shares))
     kept = [share[:per_client] for share in shares]
     dropped = [share[per_client:] for share in shares]
-    count = sum(map(len, dropped))
     rss_before, cpu, started = server.rss_kib(), server.cpu_seconds(), time.monotonic()
     for index, names in enumerate(dropped):
         clients.start(index, "drop", names)
-    for index in range(len(shares)):
-        clients.result(index)
+    count = sum(clients.result(index)["dropped"] for index in range(len(shares)))
     for index, names in enumerate(kept):
         clients.start(index, "await_logouts", names, count, 300.0)
     rss_peak, results = rss_before, {}
