@@ -145,6 +145,7 @@ class Worker:
     def __init__(self, target: Target) -> None:
         self.target = target
         self.sessions: dict[str, Client] = {}
+        self.marked: dict[str, int] = {}  # logout lines per session when marked
 
     async def close(self) -> None:
         """The coordinator is done with this process (its sockets close with it)."""
@@ -183,10 +184,17 @@ class Worker:
                 dropped += 1
         return {"dropped": dropped}
 
+    async def mark_logouts(self) -> dict:
+        """Each session's logout lines so far, from which `await_logouts` counts."""
+        self.marked = {name: client.logouts for name, client in self.sessions.items()}
+        return {}
+
     async def await_logouts(self, survivors: list[str], expected: int, timeout: float) -> dict:
-        """When every one of `survivors` has received `expected` more logout lines."""
+        """When every one of `survivors` has received `expected` more logout lines than when
+        marked."""
         clients = [self.sessions[name] for name in survivors if name in self.sessions]
-        start = {id(client): client.logouts for client in clients}
+        start = {id(self.sessions[name]): self.marked[name] for name in survivors
+                 if name in self.sessions}
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if all(c.logouts - start[id(c)] >= expected for c in clients):
@@ -581,6 +589,7 @@ def mass_drop(server: ServerProcess, clients: Clients, shares: list[list[str]],
     per_client = max(1, survivors // len(shares))
     kept = [share[:per_client] for share in shares]
     dropped = [share[per_client:] for share in shares]
+    clients.run_all("mark_logouts", [() for _ in shares])
     rss_before, cpu, started = server.rss_kib(), server.cpu_seconds(), time.monotonic()
     for index, names in enumerate(dropped):
         clients.start(index, "drop", names)
