@@ -14,6 +14,12 @@ Phases (select with --scenarios):
   burst     the same, while --burst fresh sessions log in at once with cost-12 bcrypt hashes
   matches   --matches pairs (from the logged-in sessions) play 3-point matches at about one
             action per second per match with the e2e bot's engine-driven play
+  logins    with everyone online, --storm-logins fresh sessions log in (cost-4 hashes, 20 at a
+            time per client process): the server's CPU per login, over the logins and until
+            the fan-outs they caused are written, less what it spends idle meanwhile
+  drops     last: every session but --survivors drops its connection at once; the time until
+            each survivor has been told of every drop (its CLIP 8 lines), the server's CPU
+            meanwhile and its RSS before and at most
 
     .venv/bin/python bench/load.py --sessions 1000 --matches 100 --duration 20
 """
@@ -67,6 +73,8 @@ class Client(asyncio.Protocol):
         self.found: asyncio.Future[float] | None = None
         self.on_line = None
         self.closed = asyncio.get_running_loop().create_future()
+        self.logouts = 0  # CLIP 8 lines received (the drops phase's survivors count them)
+        self._last_bytes = b""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -89,6 +97,9 @@ class Client(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         now = time.monotonic()
+        # A logout line starts a line: after CR LF, which may have come with the last read.
+        self.logouts += (self._last_bytes + data).count(b"\r\n8 ")
+        self._last_bytes = data[-2:]
         if self.on_line is not None:
             *lines, self.tail = BROADCAST_LINES.sub(b"", self.tail + data).split(b"\r\n")
             for line in lines:
@@ -134,6 +145,7 @@ class Worker:
     def __init__(self, target: Target) -> None:
         self.target = target
         self.sessions: dict[str, Client] = {}
+        self.marked: dict[str, int] = {}  # logout lines per session when marked
 
     async def close(self) -> None:
         """The coordinator is done with this process (its sockets close with it)."""
@@ -161,6 +173,34 @@ class Worker:
         await asyncio.gather(*(one(name) for name in names))
         return {"latencies": latencies, "failures": failures,
                 "started": started, "finished": time.monotonic()}
+
+    async def drop(self, names: list[str]) -> dict:
+        """These sessions' connections closed at once."""
+        dropped = 0
+        for name in names:
+            client = self.sessions.pop(name, None)  # None: its login failed
+            if client is not None and client.transport is not None:
+                client.transport.abort()
+                dropped += 1
+        return {"dropped": dropped}
+
+    async def mark_logouts(self) -> dict:
+        """Each session's logout lines so far, from which `await_logouts` counts."""
+        self.marked = {name: client.logouts for name, client in self.sessions.items()}
+        return {}
+
+    async def await_logouts(self, survivors: list[str], expected: int, timeout: float) -> dict:
+        """When every one of `survivors` has received `expected` more logout lines than when
+        marked."""
+        clients = [self.sessions[name] for name in survivors if name in self.sessions]
+        start = {id(self.sessions[name]): self.marked[name] for name in survivors
+                 if name in self.sessions}
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(c.logouts - start[id(c)] >= expected for c in clients):
+                return {"settled": time.monotonic(), "told": expected}
+            await asyncio.sleep(0.05)
+        return {"settled": None, "told": [c.logouts - start[id(c)] for c in clients]}
 
     async def commands(self, names: list[str], duration: float, interval: float) -> dict:
         """Each session: `set boardstyle 3` every `interval` seconds, from a random phase."""
@@ -503,12 +543,84 @@ def report(label: str, text: str) -> None:
     print(f"{label:<28} {text}", flush=True)
 
 
+def idle_cpu_rate(server: ServerProcess, seconds: float = 3.0) -> float:
+    """The server's CPU seconds per second with nothing asked of it (its timers: the who-list's
+    idle times, the heartbeat), to take off a phase's CPU."""
+    cpu = server.cpu_seconds()
+    time.sleep(seconds)
+    return (server.cpu_seconds() - cpu) / seconds
+
+
+def wait_until_idle(server: ServerProcess, idle_rate: float, limit: float = 60.0) -> float:
+    """Until a second of the server's CPU is near its idle rate (what a phase set going, a
+    fan-out's writes, is done): the loop time it took."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        cpu = server.cpu_seconds()
+        time.sleep(1.0)
+        if server.cpu_seconds() - cpu <= idle_rate + 0.05:
+            break
+    return time.monotonic() - started
+
+
+def storm_logins(server: ServerProcess, clients: Clients, names: list[str], online: int) -> None:
+    """`names` log in with `online` others online; the server's CPU per login, idle taken off."""
+    if not names:
+        return
+    idle_rate = idle_cpu_rate(server)
+    cpu, started = server.cpu_seconds(), time.monotonic()
+    shares = [names[index::len(clients.connections)] for index in range(len(clients.connections))]
+    results = clients.run_all("log_in", [(server.port, share, LOGIN_CONCURRENCY)
+                                         for share in shares])
+    logged_in = sum(len(r["latencies"]) for r in results)
+    wait_until_idle(server, idle_rate)
+    spent = server.cpu_seconds() - cpu - idle_rate * (time.monotonic() - started)
+    report("logins at full house", f"{logged_in} with {online} online, failed: "
+           f"{merged_counts(r['failures'] for r in results)}; server CPU {spent:.1f} s = "
+           f"{spent / max(1, logged_in) * 1000:.1f} ms per login (idle "
+           f"{idle_rate * 100:.1f}% taken off); latency "
+           f"{percentiles([x for r in results for x in r['latencies']])}")
+
+
+def mass_drop(server: ServerProcess, clients: Clients, shares: list[list[str]],
+              survivors: int) -> None:
+    """Every session but `survivors` (spread over the client processes) drops at once; how long
+    until each survivor is told of every drop, the CPU and the RSS meanwhile."""
+    per_client = max(1, survivors // len(shares))
+    kept = [share[:per_client] for share in shares]
+    dropped = [share[per_client:] for share in shares]
+    clients.run_all("mark_logouts", [() for _ in shares])
+    rss_before, cpu, started = server.rss_kib(), server.cpu_seconds(), time.monotonic()
+    for index, names in enumerate(dropped):
+        clients.start(index, "drop", names)
+    count = sum(clients.result(index)["dropped"] for index in range(len(shares)))
+    for index, names in enumerate(kept):
+        clients.start(index, "await_logouts", names, count, 300.0)
+    rss_peak, results = rss_before, {}
+    while len(results) < len(shares):
+        rss_peak = max(rss_peak, server.rss_kib())
+        for index, connection in enumerate(clients.connections):
+            if index not in results and connection.poll(0.1):
+                results[index] = connection.recv()
+    settled = [r["settled"] for r in results.values()]
+    if None in settled:
+        told = sorted(n for r in results.values() if r["settled"] is None for n in r["told"])
+        elapsed = (f"not in 300 s ({len(told)} survivors not told all; of the drops they "
+                   f"were told at least {told[0]}, median {told[len(told) // 2]})")
+    else:
+        elapsed = f"{max(settled) - started:.1f} s"
+    report("drops", f"{count} at once, {sum(map(len, kept))} left: all told in {elapsed}, "
+           f"server CPU {server.cpu_seconds() - cpu:.1f} s; RSS {rss_before // 1024} MiB "
+           f"before, at most {rss_peak // 1024} MiB")
+
+
 def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
                beside: Beside | None = None) -> dict:
     """All selected phases against one server; returns the figures the ratios need."""
     scenarios = set(arguments.scenarios.split(","))
     names = [f"u{i:05d}" for i in range(arguments.sessions)]
     burst_names = [f"b{i:03d}" for i in range(arguments.burst)]
+    storm_names = [f"s{i:05d}" for i in range(arguments.storm_logins)]
     if kind == "fibs":
         database_url = f"sqlite:///{directory / 'load.db'}"
         create_accounts(database_url, names, 4)
@@ -516,10 +628,13 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
             queue_finished_matches(database_url, arguments.analysis_backlog)
         if "burst" in scenarios:
             create_accounts(database_url, burst_names, 12)
+        if "logins" in scenarios:
+            create_accounts(database_url, storm_names, 4)
         more = beside.names if beside is not None else []
         if more:
             create_accounts(database_url, more, 4)
-        command = server_command(database_url, arguments.sessions + arguments.burst + len(more))
+        command = server_command(database_url, arguments.sessions + arguments.burst
+                                 + arguments.storm_logins + len(more))
         command += ["--analysis", arguments.analysis]
         if arguments.analysis_backlog:  # the queue's bound holds the whole backlog
             command += ["--analysis-queue", str(arguments.analysis_backlog)]
@@ -599,6 +714,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
                    f"failed: {result['failures']}; others during the burst: {percentiles(during)}")
             figures["burst_others_p99"] = p99(during)
             burst_clients.stop()
+        if "logins" in scenarios and kind == "fibs":
+            storm_logins(server, clients, storm_names, logged_in)
         if "matches" in scenarios and kind == "fibs" and arguments.matches:
             pairs_per_client: list[list[tuple[str, str]]] = [[] for _ in range(arguments.clients)]
             for index in range(arguments.matches):
@@ -641,6 +758,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
                    f"{sum(r['cpu'] for r in results) / arguments.duration * 100:.0f}%")
             if arguments.analysis == "on":
                 report("analysis requests", analysis_backlog(database_url))
+        if "drops" in scenarios and kind == "fibs":
+            mass_drop(server, clients, shares, arguments.survivors)
     finally:
         # The server first, with everyone still connected: that is the graceful stop to time.
         # Clients leaving first made it 10,000 logouts, each told to everyone still online.
@@ -664,6 +783,10 @@ def argument_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--settle", type=float, default=5.0,
                         help="seconds after the logins before memory is read")
     parser.add_argument("--clients", type=int, default=CLIENT_PROCESSES)
+    parser.add_argument("--storm-logins", type=int, default=200,
+                        help="logins: fresh sessions logging in with everyone online")
+    parser.add_argument("--survivors", type=int, default=99,
+                        help="drops: the sessions that stay while all others drop")
     parser.add_argument("--bot-matches", type=int, default=0,
                         help="matches: also this many players against the built-in bots "
                              "(levels in turn), each playing 3-point matches one after another")

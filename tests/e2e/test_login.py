@@ -1,6 +1,7 @@
 """Connecting, registering and the three ways of logging in."""
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -211,6 +212,31 @@ async def test_logout_notices_respect_notify(harness):
     await bob.skip_until("6")
     await dropper.close()
     await bob.expect_lines("8 alice alice drops connection.")
+
+
+async def test_a_burst_of_logins_and_drops_reads_as_before_to_a_clip_client(harness):
+    """Notices told together (lobby/presence/fan_out.py) are FIBS's lines, each user's
+    7, 5 and 6 together as one notice at a time sent them, whatever the order of users."""
+    names = [f"burst{n}" for n in range(8)]
+    for name in ("watcher", *names):
+        await harness.register(name)
+    watcher = await harness.login_clip("watcher")
+    arrivals = await asyncio.gather(*(harness.login_clip(name) for name in names))
+    lines = [await watcher.read_line() for _ in range(3 * len(names))]
+    seen = []
+    for index in range(0, len(lines), 3):
+        seven, five, six = lines[index:index + 3]
+        name = seven.split(" ")[1]
+        assert seven == f"7 {name} {name} logs in."
+        assert re.fullmatch(rf"5 {name} - - 0 0 1500\.00 0 \d+ \d+ 127\.0\.0\.1 testclient -",
+                            five), five
+        assert six == "6"
+        seen.append(name)
+    assert sorted(seen) == names
+    await asyncio.gather(*(client.close() for client in arrivals))
+    drops = [await watcher.read_line() for _ in names]
+    assert sorted(drops) == sorted(f"8 {name} {name} drops connection." for name in names)
+    await watcher.expect_silence()
 
 
 async def who_list_at_login(harness, name: str) -> dict[str, list[str]]:

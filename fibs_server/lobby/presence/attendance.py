@@ -9,7 +9,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable
 from typing import Any, Protocol
 
 from fibs_server.lobby.limits.who_pacing import WhoPacing
@@ -29,6 +29,8 @@ from fibs_server.lobby.nodes.bus import (
 )
 from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
 from fibs_server.lobby.ports.accounts import Account, AccountsWithVisitors
+from fibs_server.lobby.presence.fan_out import NoticeFanOut
+from fibs_server.lobby.presence.notices import Notice
 from fibs_server.lobby.presence.session import Session, Stay, wire_text
 from fibs_server.lobby.presence.who_list import WhoList
 from fibs_server.protocol import chat, clip, texts
@@ -36,8 +38,6 @@ from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
 
 log = logging.getLogger(__name__)
-
-FAN_OUT_CHUNK = 1000  # recipients of a login's notices between yields to the event loop
 
 
 class SeatsAcrossNodes(Protocol):
@@ -87,6 +87,7 @@ class Attendance:
         self.most_online = 0
         self.directory = Directory()  # the other nodes' users (none without a bus to them)
         self.who_list = WhoList(self.online, self.directory)
+        self.notices = NoticeFanOut(self.online)  # of logins and logouts, to everyone
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
 
     @property
@@ -101,12 +102,13 @@ class Attendance:
     def came_online(self, session: Session, name: str, who_line: str) -> None:
         """A login is online from now on: here, whatever another node last said of them."""
         self.online[name.lower()] = session
+        self.notices.joined(session)
         self.directory.forget(name)
         self.who_list.set(name, who_line)
         self.most_online = max(self.most_online, len(self.online))
 
     def went_offline(self, name: str) -> None:
-        del self.online[name.lower()]
+        self.notices.left(self.online.pop(name.lower()))
         self.who_list.remove(name)
 
     def find_online(self, typed: str) -> Session | None:
@@ -207,35 +209,27 @@ class Attendance:
                                  told: Collection[Session] = (),
                                  event: web_events.Message | None = None) -> None:
         """A login or logout: `sentence` (as CLIP line `clip_number` to CLIP clients) to
-        everyone else whose `notify` toggle is on, and `who_block` to every other CLIP client,
-        in one pass that yields to the event loop every FAN_OUT_CHUNK users: at 10,000 online
-        a login's notices are the biggest single job the server has, and other users'
-        replies should not wait for all of it. Each text is formatted once. Telnet users in
-        `told` know already and are spared the sentence (CLIP clients still get their line).
-        `event`: the typed message of it, for the pages that asked for them."""
-        for _ in self._notices_to_everyone_else(about, sentence, clip_number, who_block, told,
-                                                event):
-            await asyncio.sleep(0)
+        everyone else whose `notify` toggle is on, and `who_block` to every other CLIP client;
+        done when told. Telnet users in `told` know already and are spared the sentence (CLIP
+        clients still get their line). `event`: the typed message of it, for the pages that
+        asked for them. Told in passes over everyone that a burst of them shares (at 10,000
+        online a pass per notice made a storm of logins or drops cost the square of who is
+        online: lobby/presence/fan_out.py)."""
+        await self.notices.tell_and_wait(
+            self._notice(about, sentence, clip_number, who_block, told, event))
 
-    def _notices_to_everyone_else(self, about: str, sentence: str | None, clip_number: int,
-                                  who_block: str, told: Collection[Session],
-                                  event: web_events.Message | None) -> Iterator[None]:
-        """`tell_everyone_else`'s pass, pausing (a yield) every FAN_OUT_CHUNK users."""
-        clip_notice = wire_text([clip.chat(clip_number, about, sentence)]) if sentence else ""
-        notice = wire_text([sentence]) if sentence else ""
-        clip_text = clip_notice + who_block
-        event_line = web_events.encode(event) if event is not None else None
-        for count, other in enumerate(self.sessions_online(), 1):
-            if other.name.lower() != about.lower():
-                notified = other.toggle("notify")
-                text = ((clip_text if notified else who_block) if other.clip
-                        else notice if notified and other not in told else "")
-                if text:
-                    other.send_broadcast(text)
-                if event_line is not None and other.wants_events:
-                    other.send_event_broadcast(event_line)
-            if count % FAN_OUT_CHUNK == 0:
-                yield
+    @staticmethod
+    def _notice(about: str, sentence: str | None, clip_number: int, who_block: str,
+                told: Collection[Session], event: web_events.Message | None) -> Notice:
+        """`tell_everyone_else`'s notice, each text formatted once for everyone."""
+        return Notice(
+            about=about.lower(),
+            clip_text=(wire_text([clip.chat(clip_number, about, sentence)]) if sentence
+                       else "") + who_block,
+            who_block=who_block,
+            sentence=wire_text([sentence]) if sentence else "",
+            spared=frozenset(session.name.lower() for session in told),
+            event_line=web_events.encode(event) if event is not None else None)
 
     # --- moderation --------------------------------------------------------------------------
 
@@ -345,10 +339,9 @@ class Attendance:
             now = time.monotonic()
             line = user.who_line(now)
             self.who_list.set(user.name, line)
-            for _ in self._notices_to_everyone_else(
-                    user.name, letter.arrival, clip.LOGIN, wire_text(clip.who_block([line])),
-                    (), web_events.presence(user.who_info(now))):
-                pass
+            self.notices.tell_at_once(self._notice(
+                user.name, letter.arrival, clip.LOGIN, wire_text(clip.who_block([line])),
+                (), web_events.presence(user.who_info(now))))
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
                 self._seats.arrived(user.name, letter.node)
@@ -359,10 +352,8 @@ class Attendance:
         self._seats.departed(letter)
         if self.directory.absent(letter):
             self.who_list.remove(letter.name)
-            for _ in self._notices_to_everyone_else(
-                    letter.name, letter.departure, clip.LOGOUT, "", (),
-                    web_events.gone(letter.name)):
-                pass
+            self.notices.tell_at_once(self._notice(
+                letter.name, letter.departure, clip.LOGOUT, "", (), web_events.gone(letter.name)))
 
     async def _taken_over_elsewhere(self, session: Session, letter: Presence) -> None:
         session.send_line(texts.logged_in_again(str(letter.info["host"])))

@@ -11,12 +11,13 @@ import dataclasses
 import datetime
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.metrics import COMMAND_SECONDS
 from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.presence.notices import Chunk
 from fibs_server.protocol import clip, texts
 from fibs_server.protocol.login_dialogue import (
     TELNET,
@@ -95,6 +96,14 @@ class Connection(Protocol):
         """Flush what is queued and close."""
 
 
+class OwedNotices(Protocol):
+    """The login and logout notices told to everyone online (lobby/presence/fan_out.py)."""
+    @property
+    def last(self) -> int: ...
+
+    def catch_up(self, session: Session) -> None: ...
+
+
 @dataclasses.dataclass
 class SeatElsewhere:
     """A user at a match that runs on another node, `host` (lobby/play/seats.py): whom they play
@@ -152,6 +161,10 @@ class Session:
         self.muted: bool | None = None
         self.shout_times: collections.deque[float] = collections.deque()
         self._more: list[str] = []  # lines waiting behind a `-- more --` prompt
+        # Online: the logins' and logouts' notices, and the number of the last one this user
+        # had (what else is sent to them sends those they are owed first, in order).
+        self.notices: OwedNotices | None = None
+        self.notices_seen = 0
         # who_line's cache: the fields it was formatted from, and its text around the idle time.
         self._who_fields: tuple[object, ...] = ()
         self._who_around_idle = ("", "")
@@ -195,9 +208,28 @@ class Session:
                 start = index + 1
         self._send_lines(lines[start:])
 
+    def _catch_up(self) -> None:
+        """Notices of logins and logouts this user is owed go before anything sent after
+        them."""
+        notices = self.notices
+        if notices is not None and notices.last > self.notices_seen:
+            notices.catch_up(self)
+
+    def send_owed(self, chunks: Sequence[Chunk]) -> None:
+        """Notices of logins and logouts, in order: lines, or typed messages for a page that
+        asked for them (lobby/presence/notices.py)."""
+        if self.dialogue.stage is Stage.CLOSED:
+            return
+        for chunk in chunks:
+            if not chunk.event:
+                self.connection.send(chunk.text, broadcast=True)
+            elif self.event_sink is not None:
+                self.event_sink(chunk.text, True)
+
     def _send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
         if not lines or self.dialogue.stage is Stage.CLOSED:
             return
+        self._catch_up()
         if self.clip or self.account is None:
             self.connection.send(wire_text(lines))
             return
@@ -215,6 +247,7 @@ class Session:
         self.connection.send(wire_text(lines))
 
     def _next_page(self) -> None:
+        self._catch_up()
         page, self._more = layout.first_page(self._more, int(self.setting("pagelength")))
         self.connection.send(wire_text(page))
         if self._more:
@@ -225,6 +258,7 @@ class Session:
     def send_broadcast(self, text: str) -> None:
         """Text that many users get at once, formatted once (`wire_text`) for them all."""
         if self.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
             self.connection.send(text, broadcast=True)
 
     def send_line(self, line: str) -> None:
@@ -237,20 +271,24 @@ class Session:
     def send_event(self, message: web_events.Message) -> None:
         """A typed message, in order with the lines, to a page that asked for them."""
         if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
             self.event_sink(web_events.encode(message), False)
 
     def send_event_lines(self, text: str) -> None:
         """Typed messages already encoded, each CR LF ended (WhoList.presence_text)."""
         if text and self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
             self.event_sink(text.removesuffix("\r\n"), False)
 
     def send_event_broadcast(self, line: str) -> None:
         """A typed message that many users get at once, encoded once for them all."""
         if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
             self.event_sink(line, True)
 
     def send_prompt(self, prompt: str = texts.PROMPT) -> None:
         if self.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
             if self.event_sink is not None:
                 # A login dialogue's prompt may refuse the answer: its message comes first,
                 # on a line of its own, as the prompt waits on its line for the answer.

@@ -35,7 +35,8 @@ class WhoList:
         self._presence_text: str | None = None
 
     def text(self) -> str:
-        """Every online user's CLIP 5 line, in login order, CR LF ended."""
+        """Every online user's CLIP 5 line, in login order, CR LF ended: kept, and extended
+        at each login, until a line changes."""
         self._refresh_if_old()
         if self._text is None:
             self._text = "".join(self._lines.values())
@@ -71,9 +72,17 @@ class WhoList:
 
     def set(self, name: str, line: str) -> None:
         key = name.lower()
-        self._lines[key] = wire_text([line])
+        text = wire_text([line])
+        arrived = key not in self._lines
+        self._lines[key] = text
         self._presences.pop(key, None)
-        self._text = self._presence_text = None
+        self._presence_text = None
+        # A login's line goes last (login order): the list is extended, not joined anew
+        # (10,000 lines at each login of a burst). A changed line is in the middle.
+        if arrived and self._text is not None:
+            self._text += text
+        else:
+            self._text = None
 
     def remove(self, name: str) -> None:
         self._lines.pop(name.lower(), None)
