@@ -35,6 +35,7 @@ from fibs_server.lobby.nodes.bus import (
     SeekLetter,
     notice,
 )
+from fibs_server.lobby.nodes.directory import NodeTimes
 from fibs_server.lobby.play.match_play import Matches, MatchTimers, untimed
 from fibs_server.lobby.play.match_table import MatchTable
 from fibs_server.lobby.play.running_match import Invitation, RunningMatch
@@ -93,6 +94,9 @@ class LobbyConfig:
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS
     # This node's name on a bus between nodes (docs/NODES.md); one node needs none.
     node_id: str = "main"
+    # How the nodes keep in touch: heartbeats, and how long a silence or an outage lasts
+    # before it counts (lobby/nodes/directory.py; tests: shorter).
+    node_times: NodeTimes = NodeTimes()
     # The abuse limits' counts across nodes (net/redis_counts.py); None: this node's own.
     shared_counts: SharedCounts | None = None
     # Quick play's widening, bot offer and seek rate (lobby/services/quick_play.py).

@@ -153,6 +153,7 @@ class RedisBus:
         self._pending = asyncio.Event()
         self._subscribed = asyncio.Event()
         self._publisher_up = True  # until a publish fails: then until a ping answers
+        self._last_word = time.monotonic()  # when the subscriber last heard anything from Redis
         self._heard: dict[str, tuple[str, int]] = {}  # node -> (its run, last seq seen)
         self._client: redis.asyncio.Redis | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -198,6 +199,14 @@ class RedisBus:
     @property
     def subscribed(self) -> bool:
         return self._subscribed.is_set()
+
+    @property
+    def carrying(self) -> bool:
+        """Whether letters go both ways now, as far as this node can tell: subscribed,
+        publishing, and Redis heard from lately (a stalled Redis is silent, and is taken for
+        gone well before the subscriber's second ping fails)."""
+        return (self.subscribed and self._publisher_up
+                and time.monotonic() - self._last_word < 1.5 * self.ping_interval)
 
     @property
     def queued(self) -> int:
@@ -311,6 +320,7 @@ class RedisBus:
                 await pubsub.subscribe(self.channel)
                 await self._confirmed(pubsub)
                 failures = 0
+                self._last_word = time.monotonic()
                 self._now_subscribed()
                 await self._receiving(pubsub)
             except Exception as error:
@@ -368,6 +378,7 @@ class RedisBus:
                 pinged = True
                 continue
             pinged = False
+            self._last_word = time.monotonic()
             if message["type"] == "message":
                 self._received(message["data"])
             # Messages already read arrive without the loop getting a turn: give it one.

@@ -35,6 +35,8 @@ class Wire:
 
 
 class NodeBus:
+    carrying = True
+
     def __init__(self, wire: Wire, node: str) -> None:
         self.wire, self.node = wire, node
 

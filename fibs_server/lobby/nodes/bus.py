@@ -473,6 +473,10 @@ class Bus(Protocol):
     def tell_others(self, letter: NodeLetter) -> None:
         """To the other nodes only (what this node's users were told already)."""
 
+    @property
+    def carrying(self) -> bool:
+        """Whether the bus carries letters between the nodes now (as far as it can tell)."""
+
 
 class LocalBus:
     """One node: every user is here, so a letter is delivered at once and goes nowhere else."""
@@ -489,3 +493,5 @@ class LocalBus:
 
     def tell_others(self, letter: NodeLetter) -> None:
         pass  # there are none
+
+    carrying = True  # to nobody, always

@@ -27,7 +27,7 @@ from fibs_server.lobby.nodes.bus import (
     UserLetter,
     notice,
 )
-from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
+from fibs_server.lobby.nodes.directory import Directory, NodeTimes
 from fibs_server.lobby.ports.accounts import Account, AccountsWithVisitors
 from fibs_server.lobby.presence.session import Session, Stay, wire_text
 from fibs_server.lobby.presence.who_list import WhoList
@@ -56,12 +56,19 @@ class SeatsAcrossNodes(Protocol):
 
     def resync(self) -> None: ...
 
+    def out_of_reach(self, node: str) -> None: ...
+
+    def back_in_reach(self, node: str) -> None: ...
+
 
 class NodeSettings(Protocol):
     """This node's name on the bus (lobby.LobbyConfig's; read when used: a test names the
     node of a lobby it made)."""
     @property
     def node_id(self) -> str: ...
+
+    @property
+    def node_times(self) -> NodeTimes: ...
 
 
 LogOut = Callable[[Session, Departure], Awaitable[None]]
@@ -85,7 +92,7 @@ class Attendance:
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         self.most_online = 0
-        self.directory = Directory()  # the other nodes' users (none without a bus to them)
+        self.directory = Directory(times=settings.node_times)  # the other nodes' users (none without a bus to them)
         self.who_list = WhoList(self.online, self.directory)
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
 
@@ -308,6 +315,8 @@ class Attendance:
         they are of a login, a logout or a who-line here."""
         if letter.node == self.node_id:
             return
+        if self.directory.heard_from(letter.node):
+            self._seats.back_in_reach(letter.node)
         try:
             self._hear_node(letter)
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -378,15 +387,20 @@ class Attendance:
 
     async def keep_in_touch(self) -> None:
         """With a bus between nodes: this node's heartbeat (a roll call that asks no answer)
-        every NODE_HEARTBEAT seconds, and the users of a node that fell silent forgotten."""
+        every `NodeTimes.heartbeat` seconds, and the users of a node that fell silent forgotten."""
         while True:
             self.check_in()
-            await asyncio.sleep(NODE_HEARTBEAT)
+            await asyncio.sleep(self.directory.times.heartbeat)
 
     def check_in(self) -> None:
-        """One heartbeat: this node's, and the users of every node gone silent forgotten."""
+        """One heartbeat: this node's; the players of a node out of reach told their match
+        waits; the users of every node dead forgotten. A node silent while this node's own
+        bus carries nothing is out of reach, not dead, until the outage lasts too long."""
         self.bus.tell_others(RollCall(self.node_id, answer=False))
-        for node in self.directory.silent_nodes():
+        too_long = self.directory.bus_carries(self.bus.carrying)
+        for node in self.directory.newly_out_of_reach():
+            self._seats.out_of_reach(node)
+        for node in self.directory.nodes() if too_long else self.directory.silent_nodes():
             for name in [u.name for u in self.directory if u.node == node]:
                 self._remote_departed(Absence(node, name, texts.departed(
                     name, Departure.DROPPED)))
@@ -396,6 +410,7 @@ class Attendance:
     def rejoined(self) -> None:
         """The bus (re)connected: what this node heard may be stale or missing, so it asks
         every node for its users (their rosters replace what it knew) and tells its own."""
+        self.directory.bus_back()
         self.bus.tell_others(RollCall(self.node_id, answer=True))
         self.bus.tell_others(self._roster())
         self._seats.resync()
