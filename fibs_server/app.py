@@ -383,8 +383,11 @@ class FibsServer:
             self.lobby.attendance.rejoined()
         # The subscriber pings after a heartbeat's silence: a stalled Redis is seen as soon.
         heartbeat = self.lobby_options.get("node_times", NodeTimes()).heartbeat
+        def locate(name: str) -> str | None:
+            return None if self.lobby is None else self.lobby.attendance.node_of(name)
         self.bus = RedisBus(self.config.bus_url, self.config.node_id, deliver, rejoined,
-                            prefix=self.config.bus_prefix, ping_interval=heartbeat)
+                            prefix=self.config.bus_prefix, locate=locate,
+                            ping_interval=heartbeat)
         return self.bus
 
     async def _decide_expired(self, situation: Situation) -> Decision:

@@ -143,6 +143,14 @@ class Attendance:
         user = self.directory.get(name)  # (a seat here stands for a user of another node)
         return None if user is None else (user.node, user.login_time)
 
+    def node_of(self, name: str) -> str | None:
+        """The node `name` is online on, as this node knows (None: offline, or not heard of
+        yet): where the bus sends a letter for them."""
+        if name.lower() in self.online:
+            return self.node_id
+        user = self.directory.get(name)
+        return None if user is None else user.node
+
     def is_online(self, session: Session) -> bool:
         return (session.is_bot or self.online.get(session.name.lower()) is session
                 or self._seats.holds(session))
