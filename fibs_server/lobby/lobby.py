@@ -25,7 +25,6 @@ from fibs_server.lobby.limits.shared_counts import SharedCounts
 from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.limits.who_pacing import WhoPacing
 from fibs_server.lobby.nodes.bus import (
-    Absence,
     ArrangedLetter,
     Bus,
     Deliver,
@@ -460,7 +459,7 @@ class Lobby:
         session.account.last_logout_at = int(time.time())
         if not self.closing:
             departed = texts.departed(name, departure)
-            self.attendance.tell_node(Absence(self.config.node_id, name, departed))
+            self.attendance.tell_node(self.attendance.absence_of(name, departed))
             await self.attendance.tell_everyone_else(name, departed, clip.LOGOUT, told=told,
                                            event=web_events.gone(name))
         try:

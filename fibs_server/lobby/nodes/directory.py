@@ -65,6 +65,9 @@ class Directory:
         # while it carried nothing, the others' silence said nothing of them.
         self._back_at = -math.inf
         self._outage_since: float | None = None  # this node's bus carries nothing since
+        # node -> the run and number of its roster's last change applied here (lobby/nodes/
+        # rosters.py): what this node asks the changes after
+        self.versions: dict[str, tuple[str, int]] = {}
 
     def __len__(self) -> int:
         return len(self.users)
@@ -123,6 +126,12 @@ class Directory:
         self.users[info.name.lower()] = user
         return user
 
+    def applied(self, node: str, run: str, version: int) -> None:
+        """A numbered change of `node`'s roster was applied: the next one in order moves
+        what this node has on (a gap waits for the node's heartbeat to be seen, and asked)."""
+        if version and self.versions.get(node) == (run, version - 1):
+            self.versions[node] = (run, version)
+
     def absent(self, letter: Absence) -> bool:
         """Whether the user was known here as `letter.node`'s (a later login elsewhere wins)."""
         self.heard_from(letter.node)
@@ -149,6 +158,7 @@ class Directory:
         """Every user of `node`, forgotten: their names."""
         self._heard_from.pop(node, None)
         self._unreached.discard(node)
+        self.versions.pop(node, None)
         gone = [key for key, user in self.users.items() if user.node == node]
         names = [self.users.pop(key).name for key in gone]
         return names
