@@ -128,8 +128,9 @@ class Directory:
 
     def applied(self, node: str, run: str, version: int) -> None:
         """A numbered change of `node`'s roster was applied: the next one in order moves
-        what this node has on (a gap waits for the node's heartbeat to be seen, and asked)."""
-        if version and self.versions.get(node) == (run, version - 1):
+        what this node has on (a gap waits for the node's heartbeat to be seen, and asked).
+        A node first heard of at its first change is had whole from then on."""
+        if version and self.versions.get(node, (run, 0)) == (run, version - 1):
             self.versions[node] = (run, version)
 
     def absent(self, letter: Absence) -> bool:
