@@ -253,29 +253,37 @@ NAPS = 150  # measured while the flood goes on (1.5 s on a quiet machine)
 NAP = 0.01
 
 
-def flood(url: str, prefix: str, stop: multiprocessing.synchronize.Event) -> None:
-    """Another node telling everyone as fast as it can until `stop` (in a process of its own,
-    so that its work is not the receiving node's)."""
+def flood(url: str, prefix: str, stop: multiprocessing.synchronize.Event,
+          addressed: bool) -> None:
+    """Another node telling everyone (or, `addressed`, a user of node b, on b's own channel)
+    as fast as it can until `stop` (in a process of its own, so that its work is not the
+    receiving node's)."""
     async def flooding() -> None:
-        bus = RedisBus(url, "flooder", lambda names, letter: None, prefix=prefix)
+        bus = RedisBus(url, "flooder", lambda names, letter: None, prefix=prefix,
+                       locate=lambda name: "b")
         await bus.start()
         await bus.until_subscribed()
         letter = Said("shout", "flooder", "x" * 60)
         while not stop.is_set():
             for _ in range(200):
-                bus.tell_all(letter)
+                if addressed:
+                    bus.tell(["bob"], letter)
+                else:
+                    bus.tell_all(letter)
             await asyncio.sleep(0)
         await bus.stop(flush_timeout=0)
 
     asyncio.run(flooding())
 
 
-async def test_a_flood_from_another_node_leaves_the_loop_free(redis_url, prefix, make_nodes):
+@pytest.mark.parametrize("addressed", [False, True], ids=["shared channel", "own channel"])
+async def test_a_flood_from_another_node_leaves_the_loop_free(redis_url, prefix, make_nodes,
+                                                              addressed):
     (b,) = await make_nodes(redis_url, prefix, "b")
     context = multiprocessing.get_context("spawn")
     # Until the naps are measured, not for a set time: a busy machine may take long to start it.
     stop = context.Event()
-    flooder = context.Process(target=flood, args=(redis_url, prefix, stop))
+    flooder = context.Process(target=flood, args=(redis_url, prefix, stop, addressed))
     flooder.start()
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     try:
