@@ -465,4 +465,3 @@ async def test_a_match_running_on_another_node_is_not_counted_as_saved(tmp_path)
     for lobby in (a, b):
         for name in ("alice", "bob"):
             assert await common.match_counts(lobby, name) == (1, 0), (lobby.node_id, name)
-

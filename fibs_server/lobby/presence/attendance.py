@@ -93,8 +93,10 @@ class Attendance:
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         self.most_online = 0
-        self.directory = Directory(times=settings.node_times)  # the other nodes' users
-        self.roster_log = RosterLog()  # this node's users' changes, numbered for the others (none without a bus to them)
+        # The other nodes' users (none without a bus to them), and this node's users' changes,
+        # numbered for the other nodes.
+        self.directory = Directory(times=settings.node_times)
+        self.roster_log = RosterLog()
         self.who_list = WhoList(self.online, self.directory)
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
 
@@ -354,6 +356,7 @@ class Attendance:
             if letter.to_node in (None, self.node_id):
                 self._roster_heard(letter)
         elif isinstance(letter, Presence):
+            self.directory.applied(letter.node, letter.run, letter.version)
             here = self.online.get(str(letter.info["name"]).lower())
             if here is not None:
                 if letter.arrival is not None and not here.is_bot:
@@ -371,10 +374,9 @@ class Attendance:
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
                 self._seats.arrived(user.name, letter.node)
-            self.directory.applied(letter.node, letter.run, letter.version)
         else:
-            self._remote_departed(letter)
             self.directory.applied(letter.node, letter.run, letter.version)
+            self._remote_departed(letter)
 
     def _answer_roll_call(self, letter: RollCall) -> None:
         """The changes the asker lacks of this node's roster (nothing if it lacks none), or
