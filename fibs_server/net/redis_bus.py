@@ -177,8 +177,8 @@ class RedisBus:
         self._subscribed = asyncio.Event()
         self._publisher_up = True  # until a publish fails: then until a ping answers
         self._last_word = time.monotonic()  # when the subscriber last heard anything from Redis
-        # (node, channel) -> (its run, last number seen on that channel)
-        self._heard: dict[tuple[str, str], tuple[str, int]] = {}
+        # (node, channel as Redis names it) -> (its run, last number seen on that channel)
+        self._heard: dict[tuple[str, bytes], tuple[str, int]] = {}
         self._client: redis.asyncio.Redis | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._resync: asyncio.Task[None] | None = None
@@ -437,7 +437,7 @@ class RedisBus:
                 await asyncio.sleep(0)
                 slice_started = loop.time()
 
-    def _received(self, data: Any, channel: Any) -> None:
+    def _received(self, data: Any, channel: bytes) -> None:
         try:
             envelope = decode_envelope(data)
         except ValueError as error:
@@ -461,7 +461,7 @@ class RedisBus:
         except Exception:
             log.exception("bus: delivering a letter from %s failed", envelope.node)
 
-    def _count_gap(self, envelope: Envelope, channel: Any) -> None:
+    def _count_gap(self, envelope: Envelope, channel: bytes) -> None:
         key = (envelope.node, channel)
         heard = self._heard.get(key)
         if heard is not None and heard[0] == envelope.run and envelope.seq > heard[1] + 1:
