@@ -9,8 +9,8 @@ Phases:
             the inviter on one node and the joiner on the next (the match runs at the
             inviter's node; the joiner's commands and what they are told cross Redis). Roll
             and move latency (a command to the first line of its answer) for each half, and
-            the bus's traffic per move: the envelopes on the lobby's channel, counted by a
-            subscriber of this script's own, by kind of letter, and the nodes' /metrics
+            the bus's traffic per move: the envelopes on the lobby's channels (the shared
+            one and each node's), counted by a subscriber of this script's own, by kind of letter, and the nodes' /metrics
   kill      SIGKILL of node 0 with its matches under way: its players reconnect to another
             node, log in, and resume (the inviter `invite`s without a length, the joiner
             `join`s); the time from the kill to the pair's first accepted move, for the
@@ -225,14 +225,15 @@ def fresh_database(server_url: str) -> Iterator[str]:
 
 
 class ChannelCounter:
-    """A subscriber of the lobby's channel of its own: the envelopes and bytes the nodes
-    publish, by kind of letter (each published once, delivered to every subscriber)."""
+    """A subscriber of the lobby's channels of its own (`pattern`: the shared one and each
+    node's): the envelopes and bytes the nodes publish, by kind of letter (each published
+    once, delivered to every subscriber)."""
 
-    def __init__(self, url: str, channel: str) -> None:
+    def __init__(self, url: str, pattern: str) -> None:
         import redis
 
         self.pubsub = redis.Redis.from_url(url).pubsub(ignore_subscribe_messages=True)
-        self.pubsub.subscribe(channel)
+        self.pubsub.psubscribe(pattern)
         self.lock = threading.Lock()
         self.counts: collections.Counter[str] = collections.Counter()
         self.sizes: collections.Counter[str] = collections.Counter()
@@ -345,7 +346,7 @@ def main() -> None:
     with fresh_database(arguments.postgres) as database_url:
         create_accounts(database_url, sorted(node_of), 4)  # and the migrations, once
         nodes: list[Node] = []
-        counter = ChannelCounter(arguments.redis, f"{prefix}:lobby")
+        counter = ChannelCounter(arguments.redis, f"{prefix}:*")
         clients = None
         try:
             for index in range(arguments.nodes):

@@ -43,6 +43,7 @@ from fibs_server.lobby.metrics import (
     family,
 )
 from fibs_server.lobby.nodes.bus import Deliver, LocalBus
+from fibs_server.lobby.nodes.directory import NodeTimes
 from fibs_server.lobby.nodes.leases import (
     BOTS,
     DEFAULT_LEASE_SECONDS,
@@ -140,6 +141,7 @@ class LobbyOptions(TypedDict, total=False):
     shutdown_minute: float
     clock: Clock
     wall_clock: Callable[[], float]
+    node_times: NodeTimes
 
 
 # Seconds the store has to answer /readyz's query: a probe must not hang with the store.
@@ -419,8 +421,13 @@ class FibsServer:
         async def rejoined() -> None:
             assert self.lobby is not None
             self.lobby.attendance.rejoined()
+        # The subscriber pings after a heartbeat's silence: a stalled Redis is seen as soon.
+        heartbeat = self.lobby_options.get("node_times", NodeTimes()).heartbeat
+        def locate(name: str) -> str | None:
+            return None if self.lobby is None else self.lobby.attendance.node_of(name)
         self.bus = RedisBus(self.config.bus_url, self.config.node_id, deliver, rejoined,
-                            prefix=self.config.bus_prefix)
+                            prefix=self.config.bus_prefix, locate=locate,
+                            ping_interval=heartbeat)
         return self.bus
 
     async def _decide_expired(self, situation: Situation) -> Decision:

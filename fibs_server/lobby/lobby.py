@@ -25,7 +25,6 @@ from fibs_server.lobby.limits.shared_counts import SharedCounts
 from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.limits.who_pacing import WhoPacing
 from fibs_server.lobby.nodes.bus import (
-    Absence,
     ArrangedLetter,
     Bus,
     Deliver,
@@ -35,6 +34,7 @@ from fibs_server.lobby.nodes.bus import (
     SeekLetter,
     notice,
 )
+from fibs_server.lobby.nodes.directory import NodeTimes
 from fibs_server.lobby.play.match_play import (
     MatchChances,
     Matches,
@@ -102,6 +102,9 @@ class LobbyConfig:
     reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS
     # This node's name on a bus between nodes (docs/NODES.md); one node needs none.
     node_id: str = "main"
+    # How the nodes keep in touch: heartbeats, and how long a silence or an outage lasts
+    # before it counts (lobby/nodes/directory.py; tests: shorter).
+    node_times: NodeTimes = NodeTimes()
     # The abuse limits' counts across nodes (net/redis_counts.py); None: this node's own.
     shared_counts: SharedCounts | None = None
     # Quick play's widening, bot offer and seek rate (lobby/services/quick_play.py).
@@ -481,7 +484,7 @@ class Lobby:
         session.account.last_logout_at = int(time.time())
         if not self.closing:
             departed = texts.departed(name, departure)
-            self.attendance.tell_node(Absence(self.config.node_id, name, departed))
+            self.attendance.tell_node(self.attendance.absence_of(name, departed))
             await self.attendance.tell_everyone_else(name, departed, clip.LOGOUT, told=told,
                                            event=web_events.gone(name))
         try:

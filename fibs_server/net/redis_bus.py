@@ -2,10 +2,12 @@
 `lobby.attendance.bus.Bus`.
 
 A letter told on this node is delivered to this node's users at once, as `LocalBus` does,
-then queued as an *envelope* for the other nodes; one task publishes the queue in order, one
-task receives the other nodes' envelopes and delivers them here. Pub/sub is at-most-once:
-what is lost to an outage is counted, not retried, and every (re)subscription calls
-`resynced`, after which the lobby rebuilds what it knows of the other nodes.
+then queued as an *envelope* for the other nodes: on the node's own channel when it is for
+one node (a match's letters, a tell to a user the directory places there), else on the
+lobby's shared channel. One task publishes the queue in order, one task receives the
+envelopes of the shared channel and this node's own, and delivers them here. Pub/sub is
+at-most-once: what is lost to an outage is counted, not retried, and every (re)subscription
+calls `resynced`, after which the lobby asks for what it missed of the other nodes.
 """
 from __future__ import annotations
 
@@ -28,11 +30,21 @@ from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 
-from fibs_server.lobby.nodes.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
+from fibs_server.lobby.nodes.bus import (
+    Deliver,
+    Letter,
+    Moderated,
+    NodeLetter,
+    decode_letter,
+    encode_letter,
+)
 
 log = logging.getLogger(__name__)
 
 Resynced = Callable[[], Awaitable[None]]
+# The node a user is online on, as this node knows it (its own id for its own users; None:
+# unknown, so every node hears of it).
+Locate = Callable[[str], str | None]
 
 PUBLISH_BATCH = 256  # envelopes per pipeline: one round trip for a burst, not one each
 SLICE_SECONDS = 0.002  # the subscriber gives the loop a turn at least this often
@@ -98,8 +110,8 @@ class BusFigures:
 @dataclasses.dataclass(frozen=True)
 class Envelope:
     """A letter on its way: who sent it (node, and the run of that node's bus, so that a
-    restarted node's sequence starting again is not a gap), its number in that run, to whom
-    (None: everyone) and when (time.time())."""
+    restarted node's sequence starting again is not a gap), its number in that run on its
+    channel, to whom (None: everyone) and when (time.time())."""
     node: str
     run: str
     seq: int
@@ -141,11 +153,16 @@ def decode_envelope(data: Any) -> Envelope:
 
 @dataclasses.dataclass(frozen=True)
 class Queued:
+    channel: str
     data: bytes
     queued_at: float  # time.monotonic(), for staleness
 
 
 async def _nothing_to_resync() -> None:
+    return None
+
+
+def _nowhere(name: str) -> str | None:
     return None
 
 
@@ -155,8 +172,10 @@ class RedisBus:
     `resynced`: awaited (in a task of its own, beside delivery) after every subscription,
     the first included, since a node that was not subscribed may have missed anything.
 
-    `prefix` names the lobby's channel (`<prefix>:lobby`), so that several lobbies (and
-    tests) share one Redis. `queue_limit` bounds the envelopes waiting to be published: a
+    `prefix` names the lobby's channels (`<prefix>:lobby`, shared, and `<prefix>:node:<id>`,
+    each node's own), so that several lobbies (and tests) share one Redis. `locate`: where
+    a user is online (the lobby's directory), so that a letter to named users goes to their
+    nodes alone. `queue_limit` bounds the envelopes waiting to be published: a
     letter told while it is full is delivered here but not queued (counted), and the bus
     reports itself unhealthy. `stale_after`: a queued envelope older than this when its turn
     comes (after an outage) is dropped instead of published late. `backoff_cap`: the longest
@@ -166,10 +185,13 @@ class RedisBus:
 
     def __init__(self, url: str, node_id: str, deliver: Deliver,
                  resynced: Resynced = _nothing_to_resync, *, prefix: str = "fibs",
-                 queue_limit: int = 10_000, stale_after: float = 10.0,
-                 backoff_cap: float = 2.0, ping_interval: float = 5.0) -> None:
+                 locate: Locate = _nowhere, queue_limit: int = 10_000,
+                 stale_after: float = 10.0, backoff_cap: float = 2.0,
+                 ping_interval: float = 5.0) -> None:
         self.node_id = node_id
+        self.prefix = prefix
         self.channel = f"{prefix}:lobby"
+        self.own_channel = self.node_channel(node_id)
         self.figures = BusFigures()
         self.queue_limit = queue_limit
         self.stale_after = stale_after
@@ -178,18 +200,24 @@ class RedisBus:
         self._url = url
         self._deliver = deliver
         self._resynced = resynced
+        self._locate = locate
         self._run = secrets.token_hex(8)
-        self._seq = 0
+        self._seqs: dict[str, int] = {}  # channel -> the number of its last envelope
         self._queue: collections.deque[Queued] = collections.deque()
         self._pending = asyncio.Event()
         self._subscribed = asyncio.Event()
         self._publisher_up = True  # until a publish fails: then until a ping answers
-        self._heard: dict[str, tuple[str, int]] = {}  # node -> (its run, last seq seen)
+        self._last_word = time.monotonic()  # when the subscriber last heard anything from Redis
+        # (node, channel as Redis names it) -> (its run, last number seen on that channel)
+        self._heard: dict[tuple[str, bytes], tuple[str, int]] = {}
         self._client: redis.asyncio.Redis | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._resync: asyncio.Task[None] | None = None
         self._last_bad_log = -1e9
         self._stopping = False
+
+    def node_channel(self, node: str) -> str:
+        return f"{self.prefix}:node:{node}"
 
     # The Bus protocol: synchronous, for handlers.
 
@@ -201,27 +229,50 @@ class RedisBus:
         self._tell(None, letter)
 
     def tell_others(self, letter: NodeLetter) -> None:
-        self._enqueue(None, letter)
+        self._route(None, letter)
 
     def _tell(self, names: list[str] | None, letter: Letter) -> None:
         try:
             self._deliver(names, letter)
         finally:  # a failing delivery here is the handler's error; the other nodes still hear
-            self._enqueue(names, letter)
+            self._route(names, letter)
 
-    def _enqueue(self, names: list[str] | None, letter: Letter) -> None:
-        self._seq += 1  # numbered even when dropped: receivers see the loss as a gap
+    def _route(self, names: list[str] | None, letter: Letter) -> None:
+        """To the one node a letter is for, on its channel; to the nodes of the users named
+        (none for those here), each on its own; the rest on the shared channel."""
+        to_node = getattr(letter, "to_node", None)
+        if to_node is None and isinstance(letter, Moderated):
+            to_node = self._locate(letter.name)
+        if isinstance(to_node, str):
+            if to_node != self.node_id:
+                self._enqueue(self.node_channel(to_node), names, letter)
+            return
+        if names is None:
+            self._enqueue(self.channel, None, letter)
+            return
+        by_node: dict[str | None, list[str]] = {}
+        for name in names:
+            by_node.setdefault(self._locate(name), []).append(name)
+        for node, named in by_node.items():
+            if node is None:
+                self._enqueue(self.channel, named, letter)
+            elif node != self.node_id:
+                self._enqueue(self.node_channel(node), named, letter)
+
+    def _enqueue(self, channel: str, names: list[str] | None, letter: Letter) -> None:
+        # Numbered even when dropped: receivers see the loss as a gap.
+        seq = self._seqs[channel] = self._seqs.get(channel, 0) + 1
         if len(self._queue) >= self.queue_limit:
             self.figures.dropped_queue_full += 1
             return
         try:
-            data = encode_envelope(Envelope(self.node_id, self._run, self._seq, names,
-                                            time.time(), letter))
+            data = encode_envelope(Envelope(self.node_id, self._run, seq, names, time.time(),
+                                            letter))
         except (TypeError, orjson.JSONEncodeError):
             log.exception("bus: letter not encodable, not sent to the other nodes")
             self.figures.dropped_unsent += 1
             return
-        self._queue.append(Queued(data, time.monotonic()))
+        self._queue.append(Queued(channel, data, time.monotonic()))
         self._pending.set()
 
     # State.
@@ -229,6 +280,14 @@ class RedisBus:
     @property
     def subscribed(self) -> bool:
         return self._subscribed.is_set()
+
+    @property
+    def carrying(self) -> bool:
+        """Whether letters go both ways now, as far as this node can tell: subscribed,
+        publishing, and Redis heard from lately (a stalled Redis is silent, and is taken for
+        gone well before the subscriber's second ping fails)."""
+        return (self.subscribed and self._publisher_up
+                and time.monotonic() - self._last_word < 1.5 * self.ping_interval)
 
     @property
     def queued(self) -> int:
@@ -307,8 +366,8 @@ class RedisBus:
                 continue
             try:
                 async with self._client.pipeline(transaction=False) as pipe:
-                    for data in batch:
-                        pipe.publish(self.channel, data)
+                    for queued in batch:
+                        pipe.publish(queued.channel, queued.data)
                     await pipe.execute()
             except Exception as error:
                 # At-most-once: what was in flight is lost; the receivers' resync repairs.
@@ -320,15 +379,15 @@ class RedisBus:
                 continue
             self.figures.published += len(batch)
 
-    def _fresh_batch(self) -> list[bytes]:
+    def _fresh_batch(self) -> list[Queued]:
         oldest = time.monotonic() - self.stale_after
-        batch: list[bytes] = []
+        batch: list[Queued] = []
         while self._queue and len(batch) < PUBLISH_BATCH:
             queued = self._queue.popleft()
             if queued.queued_at < oldest:
                 self.figures.dropped_unsent += 1
             else:
-                batch.append(queued.data)
+                batch.append(queued)
         return batch
 
     # Subscribing.
@@ -339,9 +398,10 @@ class RedisBus:
         while not self._stopping:
             pubsub = self._client.pubsub()
             try:
-                await pubsub.subscribe(self.channel)
+                await pubsub.subscribe(self.channel, self.own_channel)
                 await self._confirmed(pubsub)
                 failures = 0
+                self._last_word = time.monotonic()
                 self._now_subscribed()
                 await self._receiving(pubsub)
             except Exception as error:
@@ -357,16 +417,17 @@ class RedisBus:
             await asyncio.sleep(self._backoff(failures))
 
     async def _confirmed(self, pubsub: PubSub) -> None:
-        """Wait for Redis to confirm the subscription: only then is nothing published after
-        it missed, so only then may the lobby resync."""
+        """Wait for Redis to confirm both subscriptions: only then is nothing published after
+        them missed, so only then may the lobby resync."""
         deadline = asyncio.get_running_loop().time() + self.ping_interval
-        while True:
+        unconfirmed = 2
+        while unconfirmed:
             left = deadline - asyncio.get_running_loop().time()
             if left <= 0:
                 raise redis.ConnectionError("no subscription confirmed")
             message = await pubsub.get_message(timeout=left)
             if message is not None and message["type"] == "subscribe":
-                return
+                unconfirmed -= 1
 
     def _now_subscribed(self) -> None:
         self.figures.subscriptions += 1
@@ -399,14 +460,15 @@ class RedisBus:
                 pinged = True
                 continue
             pinged = False
+            self._last_word = time.monotonic()
             if message["type"] == "message":
-                self._received(message["data"])
+                self._received(message["data"], message["channel"])
             # Messages already read arrive without the loop getting a turn: give it one.
             if loop.time() - slice_started > SLICE_SECONDS:
                 await asyncio.sleep(0)
                 slice_started = loop.time()
 
-    def _received(self, data: Any) -> None:
+    def _received(self, data: Any, channel: bytes) -> None:
         try:
             envelope = decode_envelope(data)
         except ValueError as error:
@@ -420,7 +482,7 @@ class RedisBus:
             if envelope.run != self._run:
                 log.error("bus: another node uses this node's id %r", self.node_id)
             return
-        self._count_gap(envelope)
+        self._count_gap(envelope, channel)
         self.figures.received += 1
         lag = max(0.0, time.time() - envelope.sent)
         self.figures.lag_sum += lag
@@ -430,9 +492,10 @@ class RedisBus:
         except Exception:
             log.exception("bus: delivering a letter from %s failed", envelope.node)
 
-    def _count_gap(self, envelope: Envelope) -> None:
-        heard = self._heard.get(envelope.node)
+    def _count_gap(self, envelope: Envelope, channel: bytes) -> None:
+        key = (envelope.node, channel)
+        heard = self._heard.get(key)
         if heard is not None and heard[0] == envelope.run and envelope.seq > heard[1] + 1:
             self.figures.gaps += envelope.seq - heard[1] - 1
         if heard is None or heard[0] != envelope.run or envelope.seq > heard[1]:
-            self._heard[envelope.node] = (envelope.run, envelope.seq)
+            self._heard[key] = (envelope.run, envelope.seq)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from fibs_server.gnubg_bot.external import GnubgConnection
+from fibs_server.lobby.nodes.directory import NodeTimes
 from fibs_server.rules.board.notation import format_play
 from tests.e2e.client import FibsClient
 from tests.e2e.conftest import ServerHarness
@@ -34,15 +35,18 @@ from tests.waiting import until
 @contextlib.asynccontextmanager
 async def running_nodes(postgresql_url: str, redis_url: str, prefix: str,
                         node_ids: tuple[str, ...] = ("a", "b"),
+                        node_times: NodeTimes | None = None,
                         **config: object) -> AsyncIterator[list[ServerHarness]]:
     """Nodes a and b (or `node_ids`), started in that order and subscribed; `config`: more
-    ServerConfig fields for all."""
+    ServerConfig fields for all; `node_times`: their heartbeats and silences (shorter)."""
     nodes = []
     try:
         for node_id in node_ids:
             node = ServerHarness(postgresql_url)
             node.config.bus_url, node.config.bus_prefix = redis_url, prefix
             node.config.node_id = node_id
+            if node_times is not None:
+                node.lobby_options["node_times"] = node_times
             for field, value in config.items():
                 setattr(node.config, field, value)
             nodes.append(await node.start())

@@ -108,7 +108,13 @@ def test_anything_but_a_letter_is_refused_as_such(data):
                         b'{"letter":"seeking","node":"a","name":"c","rating":1500,"length":1,'
                         b'"terms":{},"rating_range":"any","waited":0}',
                         b'{"letter":"seek_ended","node":"a","name":"c","opponent":7}',
-                        b'{"letter":"seeks_asked","node":null}']))
+                        b'{"letter":"seeks_asked","node":null}',
+                        b'{"letter":"roll_call","node":"a","known":{"b":["run"]}}',
+                        b'{"letter":"roll_call","node":"a","known":{"b":["run","1"]}}',
+                        b'{"letter":"roll_call","node":"a","version":true}',
+                        b'{"letter":"roster","node":"a","users":[],"since":"1"}',
+                        b'{"letter":"roster","node":"a","users":[],"gone":[1]}',
+                        b'{"letter":"absence","node":"a","name":"c","run":7}']))
 def test_letters_of_the_wrong_shape_are_refused(data):
     with pytest.raises(ValueError):
         decode_letter(data)
@@ -116,6 +122,8 @@ def test_letters_of_the_wrong_shape_are_refused(data):
 
 class WireBus:
     """Every letter encoded and decoded on its way, as another node would receive it."""
+
+    carrying = True
 
     def __init__(self, deliver: Deliver) -> None:
         self.deliver = deliver

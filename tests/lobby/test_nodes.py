@@ -12,6 +12,7 @@ from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
 from fibs_server.lobby.nodes.directory import NODE_SILENCE
 from fibs_server.lobby.ports.accounts import Account
+from fibs_server.protocol.texts import Departure
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
 from tests.waiting import until
 
@@ -35,6 +36,8 @@ class Wire:
 
 
 class NodeBus:
+    carrying = True
+
     def __init__(self, wire: Wire, node: str) -> None:
         self.wire, self.node = wire, node
 
@@ -201,3 +204,41 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
     await a.dispatch(warden, "ban carol 1h")
     await until(lambda: carol_hears.closed, "carol's connection is closed on node b")
     assert carol_hears.lines()[-1].startswith("** You are banned")
+
+
+async def test_after_a_blip_a_node_is_told_the_changes_it_missed_and_no_more(tmp_path):
+    """Rosters as changes: node b misses a's letters for a while (a blip of its bus); when
+    its bus is back it asks for a's changes since the last it has, and its CLIP users hear
+    the who-lines that changed and the logout missed, not everyone again. A heartbeat that
+    shows a lost change has the change asked for likewise; a blip that missed nothing
+    costs no line."""
+    wire = Wire()
+    a, b = await node(wire, "a", tmp_path), await node(wire, "b", tmp_path)
+    for name in ("alice", "carol", "erin", "fred"):
+        await logged_in(a, name)
+    bob, bob_hears = await logged_in(b, "bob", notify=True)
+    bob.clip = True
+    b.attendance.rejoined()  # a blip that missed nothing
+    assert bob_hears.lines() == []
+
+    deliver_to_b = wire.nodes.pop("b")  # b hears nothing for a while
+    carol = a.attendance.online["carol"]
+    await a.dispatch(carol, "toggle ready")
+    await logged_in(a, "dave")
+    await a.log_out(a.attendance.online["alice"], Departure.LOGGED_OUT)
+    a.attendance.check_in()
+    wire.nodes["b"] = deliver_to_b
+    b.attendance.rejoined()
+    lines = bob_hears.lines()
+    assert sorted(line.split()[1] for line in lines if line.startswith("5 ")) == ["carol", "dave"]
+    assert [line for line in lines if not line.startswith("5 ")] == ["8 alice alice logs out.", "6"]
+    assert sorted(user.name for user in b.attendance.directory) == ["carol", "dave", "erin", "fred"]
+
+    # A lost letter: the next heartbeat shows a's roster moved on, and b asks.
+    wire.nodes.pop("b")
+    await a.dispatch(a.attendance.online["erin"], "toggle ready")
+    wire.nodes["b"] = deliver_to_b
+    a.attendance.check_in()
+    assert [line.split()[1] for line in bob_hears.lines() if line.startswith("5 ")] == ["erin"]
+    assert b.attendance.directory.versions["a"] == (a.attendance.roster_log.run,
+                                                    a.attendance.roster_log.version)

@@ -14,7 +14,7 @@ from collections.abc import Collection
 import pytest
 import redis.asyncio
 
-from fibs_server.lobby.nodes.bus import Letter, Said, notice
+from fibs_server.lobby.nodes.bus import Letter, Relayed, Said, notice
 from fibs_server.net.redis_bus import (
     Envelope,
     RedisBus,
@@ -75,6 +75,25 @@ def test_an_envelope_is_what_it_was_after_the_wire():
     assert decode_envelope(encode_envelope(envelope)) == envelope
     everyone = Envelope("node-1", "run", 8, None, 1, Said("tell", "a", "b\n", to="c"))
     assert decode_envelope(encode_envelope(everyone)) == everyone
+
+
+
+async def test_a_letter_for_one_node_goes_to_that_node_alone(redis_url, prefix, make_nodes):
+    """Addressed channels: a match's letter and a tell to users the directory places go to
+    their nodes only; unknown users and broadcasts to all; each channel's numbers have no
+    gaps, and one node's letters keep their order across its channels."""
+    where = {"bob": "b", "carol": "c", "alice": "a"}
+    a, b, c = await make_nodes(redis_url, prefix, "a", "b", "c", locate=where.get)
+    relayed = Relayed("a", "b", "bob", "lines", ("You roll 3 and 1.",), number=1)
+    told = Said("tell", "alice", "hi", to="bob")
+    a.bus.tell_others(relayed)
+    a.bus.tell(["bob", "alice"], told)  # alice is a's own: delivered there, sent nowhere
+    a.bus.tell(["dave"], told)  # not placed: every node hears it
+    a.bus.tell_all(shout(1))
+    await until(lambda: len(b.got) == 4 and len(c.got) == 2, "delivered")
+    assert b.got == [(None, relayed), (["bob"], told), (["dave"], told), (None, shout(1))]
+    assert c.got == [(["dave"], told), (None, shout(1))]
+    assert a.bus.figures.published == 4 and not b.bus.figures.gaps and not c.bus.figures.gaps
 
 
 async def test_nodes_hear_each_others_letters_in_the_order_told(redis_url, prefix, make_nodes):
@@ -234,29 +253,37 @@ NAPS = 150  # measured while the flood goes on (1.5 s on a quiet machine)
 NAP = 0.01
 
 
-def flood(url: str, prefix: str, stop: multiprocessing.synchronize.Event) -> None:
-    """Another node telling everyone as fast as it can until `stop` (in a process of its own,
-    so that its work is not the receiving node's)."""
+def flood(url: str, prefix: str, stop: multiprocessing.synchronize.Event,
+          addressed: bool) -> None:
+    """Another node telling everyone (or, `addressed`, a user of node b, on b's own channel)
+    as fast as it can until `stop` (in a process of its own, so that its work is not the
+    receiving node's)."""
     async def flooding() -> None:
-        bus = RedisBus(url, "flooder", lambda names, letter: None, prefix=prefix)
+        bus = RedisBus(url, "flooder", lambda names, letter: None, prefix=prefix,
+                       locate=lambda name: "b")
         await bus.start()
         await bus.until_subscribed()
         letter = Said("shout", "flooder", "x" * 60)
         while not stop.is_set():
             for _ in range(200):
-                bus.tell_all(letter)
+                if addressed:
+                    bus.tell(["bob"], letter)
+                else:
+                    bus.tell_all(letter)
             await asyncio.sleep(0)
         await bus.stop(flush_timeout=0)
 
     asyncio.run(flooding())
 
 
-async def test_a_flood_from_another_node_leaves_the_loop_free(redis_url, prefix, make_nodes):
+@pytest.mark.parametrize("addressed", [False, True], ids=["shared channel", "own channel"])
+async def test_a_flood_from_another_node_leaves_the_loop_free(redis_url, prefix, make_nodes,
+                                                              addressed):
     (b,) = await make_nodes(redis_url, prefix, "b")
     context = multiprocessing.get_context("spawn")
     # Until the naps are measured, not for a set time: a busy machine may take long to start it.
     stop = context.Event()
-    flooder = context.Process(target=flood, args=(redis_url, prefix, stop))
+    flooder = context.Process(target=flood, args=(redis_url, prefix, stop, addressed))
     flooder.start()
     flooding = asyncio.ensure_future(asyncio.to_thread(flooder.join))
     try:

@@ -159,6 +159,11 @@ def notice(lines: Iterable[str], event: web_events.Message | None = None, *,
                   broadcast, ring)
 
 
+# Each node numbers the changes of its roster (who is online there, and their who-lines):
+# `run` (a token per start) and `version` (the change's number in that run; 0: unnumbered)
+# let a node that missed some ask for the changes since the last it has (docs/NODES.md,
+# "Rosters as changes").
+
 @dataclasses.dataclass(frozen=True)
 class Presence:
     """A user of `node` as the who-list shows them (`clip.WhoInfo`'s fields), and their away
@@ -167,6 +172,8 @@ class Presence:
     info: dict[str, Any]
     away_message: str | None = None
     arrival: str | None = None
+    run: str = ""
+    version: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,6 +182,8 @@ class Absence:
     node: str
     name: str
     departure: str | None = None
+    run: str = ""
+    version: int = 0
 
 
 ModerationAction = Literal["throw_out", "mute", "unmute"]
@@ -192,19 +201,33 @@ class Moderated:
 
 @dataclasses.dataclass(frozen=True)
 class RollCall:
-    """`node` (re)joined the bus and knows nobody: every node answers with its users. Sent
-    again every few seconds as the node's heartbeat (`answer`: False), so that a node that
-    stops sending (killed) is forgotten with its users."""
+    """`node` (re)joined the bus, or missed changes: the nodes asked (`to_node`, or every
+    node) answer with their rosters, as changes since what `known` says `node` has of them
+    (node -> [run, version]) when they can, else whole. Sent again every few seconds as the
+    node's heartbeat (`answer`: False) with its roster's `run` and `version`, so that a node
+    that stops sending (killed) is forgotten with its users, and one that missed a change
+    asks for it."""
     node: str
     answer: bool = True
+    run: str = ""
+    version: int = 0
+    known: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
+    to_node: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class Roster:
-    """Every user of `node` (each `{"info": ..., "away_message": ...}`, as in a `Presence`):
-    its answer to a roll call, which replaces what the asking node knew of them."""
+    """Users of `node` (each `{"info": ..., "away_message": ...}`, as in a `Presence`), as of
+    its roster's `version` in `run`: every one (`since` None), which replaces what the asking
+    node knew of them, or those changed after version `since`, with the names of those
+    `gone` since. `to_node`: the node that asked (None: every node)."""
     node: str
     users: list[dict[str, Any]]
+    run: str = ""
+    version: int = 0
+    since: int | None = None
+    gone: list[str] = dataclasses.field(default_factory=list)
+    to_node: str | None = None
 
 
 # A player at a match that runs on another node (lobby/play/seats.py): the match's node is the
@@ -384,19 +407,29 @@ def decode_letter(data: bytes | str) -> Letter:
 
 
 def _well_formed(letter: Letter) -> bool:
+    if isinstance(letter, PresenceLetter) and not (
+            isinstance(letter.node, str) and isinstance(letter.run, str)
+            and type(letter.version) is int):
+        return False
     if isinstance(letter, Presence):
-        return (isinstance(letter.node, str) and isinstance(letter.info, dict)
-                and isinstance(letter.away_message, str | None)
+        return (isinstance(letter.info, dict) and isinstance(letter.away_message, str | None)
                 and isinstance(letter.arrival, str | None))
     if isinstance(letter, Absence):
-        return (isinstance(letter.node, str) and isinstance(letter.name, str)
-                and isinstance(letter.departure, str | None))
+        return isinstance(letter.name, str) and isinstance(letter.departure, str | None)
     if isinstance(letter, RollCall):
-        return isinstance(letter.node, str) and isinstance(letter.answer, bool)
+        return (isinstance(letter.answer, bool) and isinstance(letter.to_node, str | None)
+                and isinstance(letter.known, dict)
+                and all(isinstance(known, list) and len(known) == 2
+                        and isinstance(known[0], str) and type(known[1]) is int
+                        for known in letter.known.values()))
     if isinstance(letter, Roster):
-        return (isinstance(letter.node, str) and isinstance(letter.users, list)
+        return (isinstance(letter.users, list)
                 and all(isinstance(user, dict) and isinstance(user.get("info"), dict)
-                        for user in letter.users))
+                        for user in letter.users)
+                and (letter.since is None or type(letter.since) is int)
+                and isinstance(letter.gone, list)
+                and all(isinstance(name, str) for name in letter.gone)
+                and isinstance(letter.to_node, str | None))
     if isinstance(letter, SeatLetter):
         return _well_formed_seat_letter(letter)
     if isinstance(letter, ArrangedLetter):
@@ -473,6 +506,10 @@ class Bus(Protocol):
     def tell_others(self, letter: NodeLetter) -> None:
         """To the other nodes only (what this node's users were told already)."""
 
+    @property
+    def carrying(self) -> bool:
+        """Whether the bus carries letters between the nodes now (as far as it can tell)."""
+
 
 class LocalBus:
     """One node: every user is here, so a letter is delivered at once and goes nowhere else."""
@@ -489,3 +526,5 @@ class LocalBus:
 
     def tell_others(self, letter: NodeLetter) -> None:
         pass  # there are none
+
+    carrying = True  # to nobody, always

@@ -52,6 +52,10 @@ class MatchTimer(Protocol):
     def stop(self) -> None:
         """The match runs no more here: no decision is timed."""
 
+    def hold(self, held: bool) -> None:
+        """A player is out of reach (the bus between the nodes is down): no decision is timed
+        until released, when each decision due is timed afresh."""
+
     def left(self, player: int) -> tuple[Script, web_events.Message | None]:
         """`player` left or dropped the match: what the players are told of its grace period
         (nothing, if it has none), and its countdown for the pages (None: none)."""

@@ -37,6 +37,7 @@ from fibs_server.lobby.nodes.bus import (
     RelayKind,
     Seated,
     SeatLetter,
+    notice,
 )
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.ports.accounts import Account, AccountStore
@@ -44,10 +45,11 @@ from fibs_server.lobby.presence.session import PlayersAndWatchers, SeatElsewhere
 from fibs_server.protocol import texts
 from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
 from fibs_server.protocol.texts import Departure
-from fibs_server.protocol.wording import game_texts
+from fibs_server.protocol.wording import game_texts, match_texts
 
 if TYPE_CHECKING:  # a type only: who is online is read through the lobby
     from fibs_server.lobby.dispatcher import Dispatcher
+    from fibs_server.lobby.play.running_match import RunningMatch
     from fibs_server.lobby.presence.attendance import Attendance
 
 log = logging.getLogger(__name__)
@@ -143,6 +145,8 @@ class SeatMatches(PlayersAndWatchers, Protocol):
     def take_over(self, previous: Session, session: Session) -> object | None: ...
 
     def busy(self, session: Session) -> bool: ...
+
+    def match_of(self, session: Session) -> RunningMatch | None: ...
 
 
 class SeatLobby(Protocol):
@@ -611,6 +615,43 @@ class Seats:
                     and elsewhere.opponent is not None \
                     and elsewhere.opponent.lower() == name.lower():
                 self._check(session, elsewhere.host)
+
+    def out_of_reach(self, node: str) -> None:
+        """`node` has been silent a while (it, or the bus, is down): the matches across it
+        wait. At the host their clocks stop; both players are told (the classic sessions
+        see nothing new), and nothing ends before the node is taken for dead."""
+        self._reach(node, held=True)
+
+    def back_in_reach(self, node: str) -> None:
+        """`node` is heard from again: its matches go on (their clocks time the decisions due
+        now afresh), both players are told, and the seats compare what was lost meanwhile."""
+        if self._reach(node, held=False):
+            self.resync()
+
+    def _reach(self, node: str, held: bool) -> bool:
+        """Whether any match here or of a user here plays across `node`."""
+        told = match_texts.out_of_reach if held else match_texts.back_in_reach
+        found = False
+        for seat in [seat for seat in self.here.values() if seat.home == node]:
+            running = self.lobby.match_table.match_of(seat)
+            opponent = running.opponent_of(seat) if running is not None else None
+            if running is None or opponent is None:
+                continue
+            found = True
+            if running.timer is not None:
+                running.timer.hold(held)
+            # Here, as a rule (the inviter's node hosts); a seat's own home hears through the bus.
+            attendance = self.lobby.attendance
+            tell = attendance.deliver if attendance.online.get(opponent.name.lower()) \
+                is opponent else attendance.tell
+            tell([opponent.name], notice([told(seat.name)], audience="extensions"))
+        for session in list(self.lobby.attendance.online.values()):
+            elsewhere = session.seated_elsewhere
+            if elsewhere is not None and elsewhere.host == node and elsewhere.opponent:
+                found = True
+                self.lobby.attendance.deliver([session.name], notice(
+                    [told(elsewhere.opponent)], audience="extensions"))
+        return found
 
     def node_gone(self, node: str) -> None:
         """`node` is heard from no more: this node's users seated there are told their match

@@ -234,6 +234,7 @@ class TurnClock:
         self.clocks = clocks
         self.running = running
         self.countdowns: dict[int, Countdown] = {}  # player -> the decision timed for them
+        self.held = False  # a player out of reach: nothing is timed (never lost to a bus fault)
 
     @property
     def _clock(self) -> Clock:
@@ -260,6 +261,8 @@ class TurnClock:
     def changed(self) -> None:
         """Time each player's decision that is due now; a decision still due goes on with
         the time it had (a chat, a refused command or the opponent's watcher change nothing)."""
+        if self.held:
+            return
         for player in (0, 1):
             due = self._due(player)
             countdown = self.countdowns.get(player)
@@ -344,6 +347,13 @@ class TurnClock:
         decision = await self.clocks.decide(situation)
         # A bot may offer to resign; the server never gives up for a player out of time.
         return ROLL if decision.action is Action.RESIGN else decision
+
+    def hold(self, held: bool) -> None:
+        self.held = held
+        if held:
+            self.stop()
+        else:
+            self.changed()
 
     def stop(self) -> None:
         for countdown in self.countdowns.values():

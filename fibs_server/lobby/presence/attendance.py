@@ -27,7 +27,8 @@ from fibs_server.lobby.nodes.bus import (
     UserLetter,
     notice,
 )
-from fibs_server.lobby.nodes.directory import NODE_HEARTBEAT, Directory
+from fibs_server.lobby.nodes.directory import Directory, NodeTimes
+from fibs_server.lobby.nodes.rosters import RosterLog
 from fibs_server.lobby.ports.accounts import Account, AccountsWithVisitors
 from fibs_server.lobby.presence.fan_out import NoticeFanOut
 from fibs_server.lobby.presence.notices import Notice
@@ -56,12 +57,19 @@ class SeatsAcrossNodes(Protocol):
 
     def resync(self) -> None: ...
 
+    def out_of_reach(self, node: str) -> None: ...
+
+    def back_in_reach(self, node: str) -> None: ...
+
 
 class NodeSettings(Protocol):
     """This node's name on the bus (lobby.LobbyConfig's; read when used: a test names the
     node of a lobby it made)."""
     @property
     def node_id(self) -> str: ...
+
+    @property
+    def node_times(self) -> NodeTimes: ...
 
 
 LogOut = Callable[[Session, Departure], Awaitable[None]]
@@ -85,7 +93,10 @@ class Attendance:
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         self.most_online = 0
-        self.directory = Directory()  # the other nodes' users (none without a bus to them)
+        # The other nodes' users (none without a bus to them), and this node's users' changes,
+        # numbered for the other nodes.
+        self.directory = Directory(times=settings.node_times)
+        self.roster_log = RosterLog()
         self.who_list = WhoList(self.online, self.directory)
         self.notices = NoticeFanOut(self.online)  # of logins and logouts, to everyone
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
@@ -137,6 +148,14 @@ class Attendance:
             return here
         user = self.directory.get(name)  # (a seat here stands for a user of another node)
         return None if user is None else (user.node, user.login_time)
+
+    def node_of(self, name: str) -> str | None:
+        """The node `name` is online on, as this node knows (None: offline, or not heard of
+        yet): where the bus sends a letter for them."""
+        if name.lower() in self.online:
+            return self.node_id
+        user = self.directory.get(name)
+        return None if user is None else user.node
 
     def is_online(self, session: Session) -> bool:
         return (session.is_bot or self.online.get(session.name.lower()) is session
@@ -283,25 +302,39 @@ class Attendance:
     # --- the other nodes ---------------------------------------------------------------------
 
     def presence_of(self, session: Session, arrival: str | None = None) -> Presence:
-        """The letter that tells the other nodes of a user here (`arrival`: of their login)."""
+        """The letter that tells the other nodes of a user here (`arrival`: of their login),
+        numbered as the roster's next change: send it."""
         return Presence(self.node_id, dataclasses.asdict(session.who_info()),
-                        session.away_message, arrival)
+                        session.away_message, arrival, self.roster_log.run,
+                        self.roster_log.changed(session.name))
 
-    def _roster(self) -> Roster:
-        # The built-in bots included: they are online on one node, the `bots` lease's holder.
+    def absence_of(self, name: str, departure: str) -> Absence:
+        """The letter that tells the other nodes a user here went, numbered: send it."""
+        return Absence(self.node_id, name, departure, self.roster_log.run,
+                       self.roster_log.went(name))
+
+    def _roster(self, since: int | None = None, to_node: str | None = None) -> Roster:
+        """Every user here (the built-in bots included: they are online on one node, the
+        `bots` lease's holder), or those changed after `since` and the names of those gone."""
+        log = self.roster_log
+        changed, gone = log.changes_after(since) if since is not None else (None, [])
         return Roster(self.node_id, [
             {"info": dataclasses.asdict(s.who_info()), "away_message": s.away_message}
-            for s in self.sessions_online()])
+            for s in self.sessions_online() if changed is None or s.name.lower() in changed],
+            log.run, log.version, since, gone, to_node)
 
     def leave_all(self) -> None:
         """The server stops: the other nodes are told in one letter that nobody is here."""
-        self.bus.tell_others(Roster(self.node_id, []))
+        self.bus.tell_others(Roster(self.node_id, [], self.roster_log.run,
+                                    self.roster_log.version))
 
     def _from_another_node(self, letter: PresenceLetter) -> None:
         """What another node says of its users: the directory, and this node's users told as
         they are of a login, a logout or a who-line here."""
         if letter.node == self.node_id:
             return
+        if self.directory.heard_from(letter.node):
+            self._seats.back_in_reach(letter.node)
         try:
             self._hear_node(letter)
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -310,25 +343,14 @@ class Attendance:
     def _hear_node(self, letter: PresenceLetter) -> None:
         if isinstance(letter, RollCall):
             self.directory.heard_from(letter.node)
-            if letter.answer:
-                self.bus.tell_others(self._roster())
+            if letter.answer and letter.to_node in (None, self.node_id):
+                self._answer_roll_call(letter)
+            self._check_version(letter)
         elif isinstance(letter, Roster):
-            before = {user.name for user in self.directory if user.node == letter.node}
-            users = [self.directory.present(Presence(letter.node, entry["info"],
-                                                     entry.get("away_message")))
-                     for entry in letter.users if entry["info"]["name"].lower() not in self.online]
-            for name in before - {user.name for user in users}:
-                self._remote_departed(Absence(letter.node, name,
-                                              texts.departed(name, Departure.LOGGED_OUT)))
-            if users:
-                now = time.monotonic()
-                lines = [user.who_line(now) for user in users]
-                for user, line in zip(users, lines):
-                    self.who_list.set(user.name, line)
-                # To this node's users only: the other nodes heard the roster themselves.
-                self.deliver(None, notice(clip.who_block(lines), audience="clip",
-                                          broadcast=True))
+            if letter.to_node in (None, self.node_id):
+                self._roster_heard(letter)
         elif isinstance(letter, Presence):
+            self.directory.applied(letter.node, letter.run, letter.version)
             here = self.online.get(str(letter.info["name"]).lower())
             if here is not None:
                 if letter.arrival is not None and not here.is_bot:
@@ -346,7 +368,60 @@ class Attendance:
                 self.tell_waiters(user.name)
                 self._seats.arrived(user.name, letter.node)
         else:
+            self.directory.applied(letter.node, letter.run, letter.version)
             self._remote_departed(letter)
+
+    def _answer_roll_call(self, letter: RollCall) -> None:
+        """The changes the asker lacks of this node's roster (nothing if it lacks none), or
+        the whole roster if they are not kept; to the asker alone."""
+        since = self.roster_log.since(letter.known.get(self.node_id))
+        if since is None or since < self.roster_log.version:
+            self.bus.tell_others(self._roster(since, to_node=letter.node))
+
+    def _check_version(self, letter: RollCall) -> None:
+        """A node's roster moved on past what this node has of it (a change lost, or it
+        came back with a new run): it is asked for what this node lacks."""
+        if not letter.version and not letter.run:
+            return
+        have = self.directory.versions.get(letter.node)
+        if have != (letter.run, letter.version):
+            self.bus.tell_others(RollCall(
+                self.node_id, known={} if have is None else {letter.node: list(have)},
+                to_node=letter.node))
+
+    def _roster_heard(self, letter: Roster) -> None:
+        """A roster: the whole (users missing from it went), or changes after a number this
+        node has. Only the who-lines that changed are told here."""
+        have = self.directory.versions.get(letter.node)
+        if letter.since is not None and (have is None or have[0] != letter.run
+                                         or have[1] < letter.since):
+            return  # changes after what this node does not have: the next heartbeat asks again
+        gone = ({user.name for user in self.directory if user.node == letter.node}
+                if letter.since is None else set())
+        changed = []
+        for entry in letter.users:
+            name = entry["info"]["name"]
+            gone.discard(name)
+            if name.lower() in self.online:
+                continue
+            before = self.directory.get(name)
+            user = self.directory.present(Presence(letter.node, entry["info"],
+                                                   entry.get("away_message")))
+            if before is None or before.node != user.node or before.away_message != \
+                    user.away_message or dataclasses.replace(before.info, idle_seconds=0) != \
+                    dataclasses.replace(user.info, idle_seconds=0):
+                changed.append(user)
+        for name in [*gone, *letter.gone]:
+            self._remote_departed(Absence(letter.node, name,
+                                          texts.departed(name, Departure.LOGGED_OUT)))
+        self.directory.versions[letter.node] = (letter.run, letter.version)
+        if changed:
+            now = time.monotonic()
+            lines = [user.who_line(now) for user in changed]
+            for user, line in zip(changed, lines):
+                self.who_list.set(user.name, line)
+            # To this node's users only: the other nodes heard the roster themselves.
+            self.deliver(None, notice(clip.who_block(lines), audience="clip", broadcast=True))
 
     def _remote_departed(self, letter: Absence) -> None:
         self._seats.departed(letter)
@@ -369,15 +444,21 @@ class Attendance:
 
     async def keep_in_touch(self) -> None:
         """With a bus between nodes: this node's heartbeat (a roll call that asks no answer)
-        every NODE_HEARTBEAT seconds, and the users of a node that fell silent forgotten."""
+        every `NodeTimes.heartbeat` seconds, and the users of a node that fell silent forgotten."""
         while True:
             self.check_in()
-            await asyncio.sleep(NODE_HEARTBEAT)
+            await asyncio.sleep(self.directory.times.heartbeat)
 
     def check_in(self) -> None:
-        """One heartbeat: this node's, and the users of every node gone silent forgotten."""
-        self.bus.tell_others(RollCall(self.node_id, answer=False))
-        for node in self.directory.silent_nodes():
+        """One heartbeat: this node's; the players of a node out of reach told their match
+        waits; the users of every node dead forgotten. A node silent while this node's own
+        bus carries nothing is out of reach, not dead, until the outage lasts too long."""
+        self.bus.tell_others(RollCall(self.node_id, answer=False, run=self.roster_log.run,
+                                      version=self.roster_log.version))
+        too_long = self.directory.bus_carries(self.bus.carrying)
+        for node in self.directory.newly_out_of_reach():
+            self._seats.out_of_reach(node)
+        for node in self.directory.nodes() if too_long else self.directory.silent_nodes():
             for name in [u.name for u in self.directory if u.node == node]:
                 self._remote_departed(Absence(node, name, texts.departed(
                     name, Departure.DROPPED)))
@@ -386,7 +467,11 @@ class Attendance:
 
     def rejoined(self) -> None:
         """The bus (re)connected: what this node heard may be stale or missing, so it asks
-        every node for its users (their rosters replace what it knew) and tells its own."""
-        self.bus.tell_others(RollCall(self.node_id, answer=True))
-        self.bus.tell_others(self._roster())
+        every node for the changes of its roster since the last it has (the whole roster
+        from a node it does not know, or whose changes are not kept); its own number in
+        the roll call has the others ask for theirs."""
+        self.directory.bus_back()
+        self.bus.tell_others(RollCall(
+            self.node_id, run=self.roster_log.run, version=self.roster_log.version,
+            known={node: list(have) for node, have in self.directory.versions.items()}))
         self._seats.resync()

@@ -136,3 +136,15 @@ def pip_counts_line(o_pips: int, x_pips: int) -> str:
     """The `pip` reply, `Pipcounts: O-167 X-160`, in the colours and order of the board's
     `BAR: O-0 X-0   OFF: O-0 X-0` line."""
     return f"Pipcounts: O-{o_pips} X-{x_pips}"
+
+
+def out_of_reach(opponent: str) -> str:
+    """To a player of a match across nodes whose opponent's node is out of reach (the bus
+    between the nodes is down, or that node is): the match waits, nobody's clock runs."""
+    return (f"{opponent} is out of reach for now (the server's nodes lost touch). Your match "
+            f"waits, and goes on by itself when they are back.")
+
+
+def back_in_reach(opponent: str) -> str:
+    """To both players once the opponent's node is heard from again."""
+    return f"{opponent} is back in reach: your match goes on."

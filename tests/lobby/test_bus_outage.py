@@ -1,0 +1,77 @@
+"""A bus outage between two nodes in one process (lobby/presence/attendance.py,
+lobby/play/seats.py): a node silent while this node's own bus carries nothing is out of
+reach, not dead; the match across them waits, its clock held, and goes on when they hear
+each other again (docs/NODES.md, "A bus outage")."""
+from __future__ import annotations
+
+from fibs_server.lobby.commands import chat_commands
+from fibs_server.lobby.nodes.directory import NODE_SILENCE
+from fibs_server.protocol.login_dialogue import WEB_PAGE
+from fibs_server.protocol.wording import match_texts
+from tests.lobby.test_nodes import FakeClock, Wire
+from tests.lobby.test_seats import lobby_on, nodes_with_a_match, settled, two_players
+from tests.lobby.test_waiting_for_both import clocked_lobby
+
+
+async def test_a_bus_outage_holds_a_timed_match_and_tells_the_pages_until_it_is_back(tmp_path):
+    """Both nodes' bus carries nothing for longer than a node's silence: neither takes the
+    other for dead, the match waits with its clock held, and the pages hear it waits; once
+    each hears the other again the clock times the turn afresh, and both are told."""
+    wire = Wire()
+    a, a_clocks, _ = await clocked_lobby(tmp_path)  # the host times the match
+    a.dispatcher.add_commands(chat_commands.table)
+    a.config.node_id = "a"
+    a.attendance.bus = wire.bus_of("a", a.deliver)
+    b = await lobby_on(tmp_path, wire, "b")
+    alice, alice_hears, bob, bob_hears = await two_players(a, b)
+    for session in (alice, bob):
+        session.dialogue.transport_client = WEB_PAGE  # sees the server's own lines
+    await a.dispatch(alice, "invite bob 1 timer 60")
+    await b.dispatch(bob, "join alice")
+    await settled(a, b)
+    running = a.match_table.match_of(alice)
+    assert running is not None and running.timer is not None
+    assert running.timer.countdowns  # alice's move is timed
+    clock = FakeClock()
+    for lobby, other in ((a, "b"), (b, "a")):
+        lobby.attendance.directory.clock = clock
+        lobby.attendance.directory.heard_from(other)
+    alice_hears.lines()
+    bob_hears.lines()
+
+    nodes, wire.nodes = wire.nodes, {}  # Redis stalls: nothing is carried either way
+    for lobby in (a, b):
+        lobby.attendance.bus.carrying = False  # type: ignore[misc]
+    for _ in range(3):
+        clock.now += NODE_SILENCE
+        for lobby in (a, b):
+            lobby.attendance.check_in()
+    assert alice_hears.lines() == [match_texts.out_of_reach("bob")]
+    assert bob_hears.lines() == [match_texts.out_of_reach("alice")]
+    assert a.match_table.match_of(alice) is running and "bob" in a.seats.here
+    assert bob.seated_elsewhere is not None and not running.timer.countdowns
+
+    wire.nodes = nodes  # Redis answers again
+    for lobby in (a, b):
+        lobby.attendance.bus.carrying = True  # type: ignore[misc]
+        lobby.attendance.check_in()
+    await settled(a, b)
+    assert match_texts.back_in_reach("bob") in alice_hears.lines()
+    assert match_texts.back_in_reach("alice") in bob_hears.lines()
+    assert running.timer.countdowns  # timed afresh
+    await b.dispatch(bob, "resign n")
+    await settled(a, b)
+    await a.dispatch(alice, "accept")
+    await settled(a, b)
+    [record] = await a.match_store.finished_matches("bob", 1)
+    assert record.winner == "alice"
+
+
+async def test_a_classic_session_hears_nothing_of_an_outage(tmp_path):
+    wire, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
+    a.seats.out_of_reach("b")
+    b.seats.out_of_reach("a")
+    a.seats.back_in_reach("b")
+    b.seats.back_in_reach("a")
+    await settled(a, b)
+    assert not [line for line in alice_hears.lines() + bob_hears.lines() if "reach" in line]
