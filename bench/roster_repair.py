@@ -15,55 +15,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import tempfile
-from collections.abc import Collection
 from pathlib import Path
 
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.nodes.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
-
-
-class Wire:
-    """Every node's deliver, and what crossed: letters and bytes. A node not in `nodes`
-    hears nothing (its bus is down)."""
-
-    def __init__(self) -> None:
-        self.nodes: dict[str, Deliver] = {}
-        self.letters = self.bytes = 0
-
-    def carry(self, sender: str, names: Collection[str] | None, letter: Letter) -> None:
-        data = encode_letter(letter)
-        self.letters += 1
-        self.bytes += len(data)
-        for node, deliver in list(self.nodes.items()):
-            if node != sender:
-                deliver(names, decode_letter(data))
-
-
-class WireBus:
-    carrying = True
-
-    def __init__(self, wire: Wire, node: str) -> None:
-        self.wire, self.node = wire, node
-
-    def tell(self, names: Collection[str], letter: Letter) -> None:
-        self.wire.nodes[self.node](names, letter)
-        self.wire.carry(self.node, names, letter)
-
-    def tell_all(self, letter: Letter) -> None:
-        self.wire.nodes[self.node](None, letter)
-        self.wire.carry(self.node, None, letter)
-
-    def tell_others(self, letter: NodeLetter) -> None:
-        self.wire.carry(self.node, None, letter)
+from tests.lobby.test_nodes import Wire
 
 
 async def node(wire: Wire, name: str, folder: Path) -> Lobby:
     (folder / name).mkdir()
     lobby, _ = await recording_lobby(folder / name)
     lobby.config.node_id = name
-    wire.nodes[name] = lobby.deliver
-    lobby.attendance.bus = WireBus(wire, name)
+    lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
     return lobby
 
 

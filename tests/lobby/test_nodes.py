@@ -23,6 +23,7 @@ class Wire:
 
     def __init__(self) -> None:
         self.nodes: dict[str, Deliver] = {}
+        self.letters = self.bytes = 0  # what crossed (bench/roster_repair.py counts them)
 
     def bus_of(self, node: str, deliver: Deliver) -> NodeBus:
         self.nodes[node] = deliver
@@ -30,6 +31,8 @@ class Wire:
 
     def carry(self, sender: str, names: Collection[str] | None, letter: Letter) -> None:
         data = encode_letter(letter)
+        self.letters += 1
+        self.bytes += len(data)
         for node, deliver in list(self.nodes.items()):
             if node != sender:
                 deliver(names, decode_letter(data))

@@ -42,6 +42,14 @@ def reads(command: Command) -> bool:
     return bool(command.args) and command.args[0].lower() in PACED
 
 
+def _entrant_named(record: TournamentRecord, typed: str) -> str | None:
+    """The entrant of a running tournament whose name is `typed` (any case), as entered."""
+    if record.played is None:
+        return None
+    return next((entrant.name for entrant in record.played.entrants
+                 if entrant.name.lower() == typed.lower()), None)
+
+
 def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
     """`bots` None: the server has no built-in bots, so none may enter."""
     table = CommandTable()
@@ -223,10 +231,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             await leave(lobby, session, args)
             return
         tid = record.tournament_id
-        played = record.played
-        name = next((entrant.name for entrant in played.entrants
-                     if entrant.name.lower() == session.name.lower()), None) \
-            if played is not None else None
+        name = _entrant_named(record, session.name)
         if name is None or await records.set_withdrawn(tid, name, True) is None:
             session.send_line(tournament_texts.not_playing(tid))
             return
@@ -244,10 +249,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             session.send_line(tournament_texts.only_admins_reinstate(tid))
             return
         typed = args[1] if len(args) > 1 else ""
-        played = record.played
-        name = next((entrant.name for entrant in played.entrants
-                     if entrant.name.lower() == typed.lower()), None) \
-            if played is not None else None
+        name = _entrant_named(record, typed)
         if name is None or await records.set_withdrawn(tid, name, False) is None:
             session.send_line(tournament_texts.not_withdrawn(tid, typed or "?"))
             return
