@@ -6,11 +6,13 @@ and discarded lines too), so neither many short lines nor a few huge ones get mo
 loop than the rate allows. Two buckets pay for each: the connection's own (before login, one
 per connection at the login rate; after it, one per user name, shared by the user's
 connections and kept across reconnections) and its address's (everything from it, logged in
-or not; before login, also the address's login bucket, shared by its connections that have
-not logged in and kept across them, so that connecting again buys no new burst). A command beyond a bucket's burst waits its turn (the reader pauses meanwhile, so
-the rest waits in the peer's buffers); a connection that stays behind its own rate for
-`command_backlog_seconds` is closed with TOO_MANY_COMMANDS. A connection that is only behind
-because of its address (someone else behind the same NAT) is slowed, never closed.
+or not). Before login the connection's own is also its address's login bucket, shared by
+the connections from it that have not logged in and kept across them, so that connecting again
+buys no new burst. A command beyond a bucket's burst waits its turn (the reader pauses
+meanwhile, so the rest waits in the peer's buffers); a connection that stays behind its own
+rate for `command_backlog_seconds` is closed with TOO_MANY_COMMANDS. A logged-in connection
+that is only behind because of its address (someone else behind the same NAT) is slowed,
+never closed.
 
 Time comes from an injectable clock: the buckets (lobby/limits/token_bucket.py) only say how long
 to wait.
@@ -90,10 +92,12 @@ class ConnectionPace:
         if session.stage is Stage.ONLINE:
             own = pacer.users.reserve(session.name.lower(), cost, now)
         else:
-            own = self.before_login.reserve(cost, now)
+            # Before login the address's login bucket counts as the connection's own: nothing
+            # is at stake yet, and a paused reader never sees its peer hang up, so flooders'
+            # connections queued behind it would otherwise stay until their turn came.
+            own = max(self.before_login.reserve(cost, now),
+                      pacer.logins.reserve(self.host, cost, now))
         shared = pacer.addresses.reserve(self.host, cost, now)
-        if session.stage is not Stage.ONLINE:
-            shared = max(shared, pacer.logins.reserve(self.host, cost, now))
         if own <= 0:
             self.behind_since = None
         elif self.behind_since is None:
