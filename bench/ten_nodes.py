@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import dataclasses
 import multiprocessing
 import os
@@ -100,7 +101,7 @@ def letter_of(kind: str, node: str, others: list[str], count: int) -> Letter:
 
 def run_node(url: str, prefix: str, node: str, nodes: list[str], per_second: dict[str, float],
              tick: float, seconds: float, warmup: float, start: multiprocessing.synchronize.Barrier,
-             results: multiprocessing.queues.Queue) -> None:
+             results: multiprocessing.queues.Queue, profile: str | None = None) -> None:
     others = [other for other in nodes if other != node]
     counts = {"mine": 0, "others": 0}
 
@@ -123,6 +124,7 @@ def run_node(url: str, prefix: str, node: str, nodes: list[str], per_second: dic
         idle_rate = (time.process_time() - idle_cpu) / IDLE_SECONDS
         begun = time.monotonic()
         told = dict.fromkeys(per_second, 0)
+        profiler = cProfile.Profile(time.process_time) if profile else None
         measuring = False
         cpu = 0.0
         received = published = 0
@@ -135,6 +137,8 @@ def run_node(url: str, prefix: str, node: str, nodes: list[str], per_second: dic
                     bus.figures.published
                 lag_sum = bus.figures.lag_sum
                 mine, others_ = counts["mine"], counts["others"]
+                if profiler is not None:
+                    profiler.enable()
             for kind, rate in per_second.items():
                 due = int((now - begun) * rate)
                 for count in range(told[kind], due):
@@ -145,6 +149,9 @@ def run_node(url: str, prefix: str, node: str, nodes: list[str], per_second: dic
                         bus.tell_others(letter)  # type: ignore[arg-type]
                 told[kind] = max(told[kind], due)
             await asyncio.sleep(tick)
+        if profiler is not None and profile:
+            profiler.disable()
+            profiler.dump_stats(profile)
         results.put({"node": node, "cpu": time.process_time() - cpu - idle_rate * seconds,
                      "idle": idle_rate,
                      "received": bus.figures.received - received,
@@ -179,6 +186,9 @@ def main() -> None:
                         help="of the full pace, at which the nodes run")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds measured")
     parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--profile", metavar="FILE",
+                        help="cProfile node0's measured seconds into FILE (pstats); its CPU "
+                             "figure then includes the profiler's own")
     arguments = parser.parse_args()
     assert shutil.which("redis-server"), "redis-server is needed (a private one is started)"
     port = free_port()
@@ -208,7 +218,7 @@ def measure(url: str, port: int, arguments: argparse.Namespace) -> None:
     processes = [context.Process(target=run_node, args=(
         url, f"ten-{os.getpid()}", node, nodes, scaled, TICK / arguments.scale,
         arguments.duration, arguments.warmup,
-        start, results)) for node in nodes]
+        start, results, arguments.profile if node == nodes[0] else None)) for node in nodes]
     for process in processes:
         process.start()
     start.wait()
