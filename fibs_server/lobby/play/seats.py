@@ -497,7 +497,7 @@ class Seats:
             try:
                 if letter.heard >= 0:  # letters were lost: the match where it stands
                     for hook in self.lobby.dispatcher.resync_hooks:
-                        await hook(self.lobby, seat)
+                        await hook(seat)
                 else:
                     seat.served = max(seat.served, letter.number)
                     await seat.handle_line(letter.line)
@@ -558,7 +558,7 @@ class Seats:
         """The seat's player left their home (or it went): their match is saved, as their
         logout would save it here."""
         for hook in self.lobby.dispatcher.logout_hooks:
-            await hook(self.lobby, seat, departure)
+            await hook(seat, departure)
         self.unseat(seat)
 
     def resync(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from fibs_server.lobby.clock import Alarm
 from fibs_server.lobby.limits.token_bucket import TokenBuckets
@@ -20,10 +20,26 @@ from fibs_server.lobby.ports.tournament_records import Status, TournamentRecord,
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import tournament_texts
 
-if TYPE_CHECKING:  # a type only: its functions are given the lobby
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # types only: what the news is given has them
+    from fibs_server.lobby.lobby import LobbyConfig
+    from fibs_server.lobby.ports.accounts import AccountStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
 log = logging.getLogger(__name__)
+
+
+class Hall(Protocol):
+    """What the news, and the tournament commands, read of the lobby's owners (the lobby
+    itself, or the record of its owners the command tables are made from)."""
+
+    @property
+    def attendance(self) -> Attendance: ...
+
+    @property
+    def accounts(self) -> AccountStore: ...
+
+    @property
+    def config(self) -> LobbyConfig: ...
 
 
 def listed(record: TournamentRecord) -> tournament_texts.Listed:
@@ -41,7 +57,7 @@ def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
         spec.start_when, tuple(entrants), record.played, spec.bots_allowed)
 
 
-def tell_pages(lobby: Lobby, record: TournamentRecord) -> None:
+def tell_pages(lobby: Hall, record: TournamentRecord) -> None:
     """The tournament as it stands now, to the pages that follow it."""
     message = web_events.tournament(shown(record, int(lobby.config.wall_clock())))
     lobby.attendance.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
@@ -89,7 +105,7 @@ class SignUpNews:
         self._held: dict[int, HeldChanges] = {}
         self._telling: set[asyncio.Task[None]] = set()  # held changes being told
 
-    async def signed_up(self, lobby: Lobby, record: TournamentRecord, name: str, joined: bool,
+    async def signed_up(self, lobby: Hall, record: TournamentRecord, name: str, joined: bool,
                         typer: str) -> None:
         """`name` joined (or left) `record`, as it was before, by `typer`'s command."""
         tid = record.tournament_id
@@ -109,7 +125,7 @@ class SignUpNews:
                 clock.call_at(clock.time() + wait, lambda: self._due(lobby, tid)))
         held.add(name, joined)
 
-    def _buckets_of(self, lobby: Lobby) -> TokenBuckets[int]:
+    def _buckets_of(self, lobby: Hall) -> TokenBuckets[int]:
         if self._buckets is None:
             limits = lobby.config.abuse_limits
             self._buckets = TokenBuckets(limits.tournament_notice_burst,
@@ -124,12 +140,12 @@ class SignUpNews:
             names.pop(name.lower(), None)
         return list(names.values())
 
-    def _due(self, lobby: Lobby, tournament_id: int) -> None:
+    def _due(self, lobby: Hall, tournament_id: int) -> None:
         task = asyncio.ensure_future(self._tell_held(lobby, tournament_id))
         self._telling.add(task)
         task.add_done_callback(self._telling.discard)
 
-    async def _tell_held(self, lobby: Lobby, tournament_id: int) -> None:
+    async def _tell_held(self, lobby: Hall, tournament_id: int) -> None:
         held = self._held.pop(tournament_id, None)
         if held is None:
             return
