@@ -4,7 +4,7 @@ reach, not dead; the match across them waits, its clock held, and goes on when t
 each other again (docs/NODES.md, "A bus outage")."""
 from __future__ import annotations
 
-from fibs_server.lobby.commands import chat_commands
+from fibs_server import command_tables
 from fibs_server.lobby.nodes.directory import NODE_SILENCE
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 from fibs_server.protocol.wording import match_texts
@@ -19,7 +19,7 @@ async def test_a_bus_outage_holds_a_timed_match_and_tells_the_pages_until_it_is_
     each hears the other again the clock times the turn afresh, and both are told."""
     wire = Wire()
     a, a_clocks, _ = await clocked_lobby(tmp_path)  # the host times the match
-    a.dispatcher.add_commands(chat_commands.table)
+    a.dispatcher.add_commands(command_tables.chat(a.owners))
     a.config.node_id = "a"
     a.attendance.bus = wire.bus_of("a", a.deliver)
     b = await lobby_on(tmp_path, wire, "b")
