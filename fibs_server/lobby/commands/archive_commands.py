@@ -79,9 +79,9 @@ def command_table(attendance: Attendance, match_table: MatchTable, match_store: 
     (`match_store`) and their `analyses` (None: none stored), and who is online."""
     table = CommandTable()
 
-    # --- .mat export -------------------------------------------------------------------------------
+    # --- .mat export ------------------------------------------------------------------------------
 
-    # --- oldboard, oldmoves ------------------------------------------------------------------------
+    # --- oldboard, oldmoves -----------------------------------------------------------------------
 
     @table.command("oldboard", forwarded=Forwarding.HOST)
     async def oldboard(session: Session, command: Command) -> None:
@@ -131,7 +131,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, match_store: 
         session.send_lines(match_views.move_list(archived, (record.player_a, record.player_b),
                                                  archived.game_count - 1))
 
-    # --- history -----------------------------------------------------------------------------------
+    # --- history ----------------------------------------------------------------------------------
 
     @table.command("history")
     async def history(session: Session, command: Command) -> None:

@@ -60,7 +60,7 @@ def command_table(match_table: MatchTable, matches: Matches, match_store: MatchS
     stored ones (`match_store`)."""
     table = CommandTable()
 
-    # --- fairdice ----------------------------------------------------------------------------------
+    # --- fairdice ---------------------------------------------------------------------------------
 
     @table.command("fairdice", forwarded=Forwarding.HOST)
     async def fairdice(session: Session, command: Command) -> None:
@@ -89,7 +89,7 @@ def command_table(match_table: MatchTable, matches: Matches, match_store: MatchS
             return
         session.send_lines(_record_dice(records[0]))
 
-    # --- salt --------------------------------------------------------------------------------------
+    # --- salt -------------------------------------------------------------------------------------
 
     @table.command("salt", forwarded=Forwarding.HOST, whole_word_only=True)
     async def salt(session: Session, command: Command) -> None:
@@ -120,7 +120,7 @@ def command_table(match_table: MatchTable, matches: Matches, match_store: MatchS
                 return
             session.send_line(fair_texts.salt_taken(taken))
 
-    # --- dicetest ----------------------------------------------------------------------------------
+    # --- dicetest ---------------------------------------------------------------------------------
 
     @table.command("dicetest", pacing=HeavyRead(fair_texts.dicetest_too_often))
     async def dicetest(session: Session, command: Command) -> None:

@@ -144,7 +144,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
     online (`attendance`); `tell_whose_page_is_away` and `resume_waiting` are the lobby's."""
     table = CommandTable()
 
-    # --- invitations -------------------------------------------------------------------------------
+    # --- invitations ------------------------------------------------------------------------------
 
     @table.command("invite", short_forms=("i",))
     async def invite(session: Session, command: Command) -> None:
@@ -453,7 +453,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         """A saved timed match whose opponent is online and free resumes by itself."""
         await resume_waiting(session.name)
 
-    # --- watching ----------------------------------------------------------------------------------
+    # --- watching ---------------------------------------------------------------------------------
 
     @table.command("watch")
     async def watch(session: Session, command: Command) -> None:

@@ -129,12 +129,12 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             session.send_line(selected)
             return
         shown = _sorted(selected, session.setting("sortwho"))
-        now = time.monotonic()
+        seen_at = time.monotonic()
         if session.clip or command.name == "rawwho":
-            session.send_lines(clip.who_block([p.who_line(now) if isinstance(p, RemoteUser)
+            session.send_lines(clip.who_block([p.who_line(seen_at) if isinstance(p, RemoteUser)
                                                else p.who_line() for p in shown]))
         else:
-            session.send_lines(info.who_table([p.who_info(now) if isinstance(p, RemoteUser)
+            session.send_lines(info.who_table([p.who_info(seen_at) if isinstance(p, RemoteUser)
                                                else p.who_info() for p in shown],
                                               session.setting("timezone")))
 
@@ -203,11 +203,11 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         if not command.args:
             session.send_lines(settings.settings_table(account.settings))
             return
-        matches = [n for n in settings.SETTING_ORDER if n.startswith(command.args[0].lower())]
-        if len(matches) != 1:
+        named = [n for n in settings.SETTING_ORDER if n.startswith(command.args[0].lower())]
+        if len(named) != 1:
             session.send_line(settings.INVALID_SETTING)
             return
-        name = matches[0]
+        name = named[0]
         if len(command.args) == 1:
             session.send_line(settings.setting_value_reply(name, account.settings[name]))
             return
