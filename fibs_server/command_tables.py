@@ -34,7 +34,7 @@ def user(owners: Owners) -> CommandTable:
 
 def game(owners: Owners) -> CommandTable:
     return game_commands.command_table(
-        owners.attendance, owners.match_table, owners.matches, owners.match_store, owners.seats,
+        owners.attendance, owners.chat_state, owners.match_table, owners.matches, owners.match_store, owners.seats,
         owners.tutor, owners.tell_whose_page_is_away, owners.resume_waiting)
 
 
@@ -45,14 +45,14 @@ def archive(owners: Owners) -> CommandTable:
 
 def chat(owners: Owners) -> CommandTable:
     config = owners.config
-    return chat_commands.command_table(owners.attendance, owners.match_table,
+    return chat_commands.command_table(owners.attendance, owners.chat_state, owners.match_table,
                                        owners.chat_records, config.abuse_limits,
                                        config.shout_limit, config.shout_window,
                                        config.shout_clock)
 
 
 def admin(owners: Owners) -> CommandTable:
-    return admin_commands.command_table(owners.attendance, owners.chat_records,
+    return admin_commands.command_table(owners.attendance, owners.chat_state, owners.chat_records,
                                         owners.countdown, owners.motd, owners.set_motd)
 
 

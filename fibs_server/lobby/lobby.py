@@ -56,6 +56,7 @@ from fibs_server.lobby.ports.analysis_records import AnalysisRecords
 from fibs_server.lobby.ports.chat_records import ChatRecords
 from fibs_server.lobby.ports.match_records import MatchStore
 from fibs_server.lobby.presence.attendance import Attendance
+from fibs_server.lobby.presence.chat_state import ChatState
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.services.quick_play import QuickPlay, QuickPlayConfig
@@ -125,6 +126,7 @@ class Owners:
     gatekeeper: Gatekeeper
     dispatcher: Dispatcher
     attendance: Attendance
+    chat_state: ChatState
     seats: Seats
     match_table: MatchTable
     matches: Matches
@@ -192,10 +194,12 @@ class Lobby:
         # Who is online, here and on the other nodes, and the ways to tell them things;
         # made with what delivers the letters the bus brings here (`bus`: this node's own,
         # or one between nodes, net/redis_bus.py).
+        # Each user's gags, blinds, `waitfor`s, mute and shouts (lobby/presence/chat_state.py).
+        self.chat_state = ChatState()
         self.attendance = Attendance(config, bus(self.deliver), self.accounts,
                                      WhoPacing(config.abuse_limits.who_broadcast_burst,
                                                config.abuse_limits.who_broadcasts_per_second),
-                                     self.seats, self.log_out)
+                                     self.seats, self.log_out, self.chat_state)
         # Every command as declared where it is registered (command_table.py), and what runs
         # a typed line; the tables are added once the owners they are made from are made.
         self.dispatcher = Dispatcher(self.gatekeeper.reserve, self.attendance.is_visitor,
@@ -258,7 +262,8 @@ class Lobby:
         self.owners = Owners(
             config=config, accounts=self.accounts, match_store=matches,
             chat_records=chat_records, analyses=analyses, gatekeeper=self.gatekeeper,
-            dispatcher=self.dispatcher, attendance=self.attendance, seats=self.seats,
+            dispatcher=self.dispatcher, attendance=self.attendance,
+            chat_state=self.chat_state, seats=self.seats,
             match_table=self.match_table, matches=self.matches, code_guesses=self.code_guesses,
             quick_play=self.quick_play, tutor=self.tutor, countdown=self.countdown,
             bot_strengths=self.bot_strengths, started_at=self.started_at, now=self.now,
@@ -433,6 +438,7 @@ class Lobby:
         session.login_time, session.stage = now, Stage.ONLINE
         playing_elsewhere = self.attendance.directory.get(account.name) if previous is None else None
         who_line = session.who_line()
+        self.chat_state.forget(account.name)  # a login's chat starts afresh, as its session
         self.attendance.came_online(session, account.name, who_line)
         if session.clip:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
@@ -515,6 +521,7 @@ class Lobby:
         # must find it gone.
         self.attendance.went_offline(name)
         self.seats.forget_user(name)
+        self.chat_state.forget(name)
         self.gatekeeper.session_tokens.revoke(name)
         self.held.release(session)
         table = self.match_table
@@ -584,7 +591,8 @@ class Lobby:
     def _invitation_withdrawn(self, invitation: Invitation) -> None:
         invitee = self.attendance.online.get(invitation.invitee.lower())
         # Gagging silenced the invitation itself (game_commands): its end too.
-        if invitee is not None and invitation.inviter.lower() not in invitee.gagged:
+        if invitee is not None \
+                and invitation.inviter.lower() not in self.chat_state.gags(invitee.name):
             invitee.send_event(web_events.invitation_withdrawn(invitation.inviter))
 
     def playing_elsewhere(self, session: Session) -> None:

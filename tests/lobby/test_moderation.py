@@ -37,7 +37,7 @@ async def test_a_mute_given_while_the_login_reads_the_stored_one_stays(tmp_path)
     await lobby.dispatch(warden, "mute bob")
     release.set()
     await logging_in
-    assert bob.muted
+    assert lobby.chat_state.muted("bob")
     # Nobody hears his shouts: the mute holds.
     listener, heard = await logged_in(lobby, "carol")
     await lobby.dispatch(bob, "shout hello?")

@@ -197,9 +197,9 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
     bob, bob_hears = await logged_in(b, "bob")
     carol, carol_hears = await logged_in(b, "carol")
     await a.dispatch(warden, "mute carol")
-    assert carol.muted is True
+    assert b.chat_state.of("carol").muted is True
     await a.dispatch(warden, "unmute carol")
-    assert carol.muted is False
+    assert b.chat_state.of("carol").muted is False
     await a.dispatch(warden, "kick bob")
     await until(lambda: bob_hears.closed, "bob's connection is closed on node b")
     assert bob_hears.lines()[-1] == "** You were kicked out by an administrator."

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # types only: the owners are given to the factory
     from fibs_server.lobby.countdown import ShutdownCountdown
     from fibs_server.lobby.ports.chat_records import ChatRecords
     from fibs_server.lobby.presence.attendance import Attendance
+    from fibs_server.lobby.presence.chat_state import ChatState
 
 
 DURATION = re.compile(r"^(\d+)([mhdw])$")
@@ -33,12 +34,12 @@ UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 SHUTDOWN_LOGIN_CUTOFF_MINUTES = 2
 
 
-def command_table(attendance: Attendance, chat_records: ChatRecords,
+def command_table(attendance: Attendance, chat_state: ChatState, chat_records: ChatRecords,
                   countdown: ShutdownCountdown, motd: Callable[[], tuple[str, ...]],
                   set_motd: Callable[[str, str], Awaitable[None]]) -> CommandTable:
-    """The administrators' commands, on who is online (`attendance`), the sanctions and the
-    moderation log (`chat_records`), the shutdown's `countdown` and the lobby's message of
-    the day (`motd`, `set_motd`)."""
+    """The administrators' commands, on who is online (`attendance`) and muted
+    (`chat_state`), the sanctions and the moderation log (`chat_records`), the shutdown's
+    `countdown` and the lobby's message of the day (`motd`, `set_motd`)."""
     table = CommandTable()
 
     async def _account(session: Session, command: Command,
@@ -113,7 +114,7 @@ def command_table(attendance: Attendance, chat_records: ChatRecords,
         lifted = await chat_records.lift_sanctions(kind, command.args[0], session.name)
         online = attendance.online.get(command.args[0].lower())
         if kind == "mute" and online is not None:
-            online.muted = False
+            chat_state.of(online.name).muted = False
         elif kind == "mute":
             attendance.moderate(command.args[0], "unmute")
         session.send_line(admin_texts.lifted_reply(command.args[0], kind, lifted > 0))
@@ -127,7 +128,7 @@ def command_table(attendance: Attendance, chat_records: ChatRecords,
         await chat_records.add_sanction(Sanction("mute", account.name, None, None,
                                                        session.name))
         if online is not None:
-            online.muted = True
+            chat_state.of(online.name).muted = True
         else:
             attendance.moderate(account.name, "mute")
         session.send_line(admin_texts.muted(account.name))

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # types only: the owners are given to the factory
     from fibs_server.lobby.play.match_table import MatchTable
     from fibs_server.lobby.ports.chat_records import ChatRecords
     from fibs_server.lobby.presence.attendance import Attendance
+    from fibs_server.lobby.presence.chat_state import ChatState
 
 
 def _after_name(command: Command) -> str:
@@ -36,12 +37,13 @@ def _after_name(command: Command) -> str:
     return after[1:] if after.startswith(" ") else after
 
 
-def command_table(attendance: Attendance, match_table: MatchTable, chat_records: ChatRecords,
-                  limits: AbuseLimits, shout_limit: int, shout_window: float,
-                  shout_clock: Callable[[], float]) -> CommandTable:
-    """The chat commands, on who is online (`attendance`), the matches (`match_table`) and the
-    stored messages and gags (`chat_records`); messages kept within `limits`, shouts
-    `shout_limit` in `shout_window` seconds of `shout_clock`."""
+def command_table(attendance: Attendance, chat_state: ChatState, match_table: MatchTable,
+                  chat_records: ChatRecords, limits: AbuseLimits, shout_limit: int,
+                  shout_window: float, shout_clock: Callable[[], float]) -> CommandTable:
+    """The chat commands, on who is online (`attendance`) and what each of them gags, blinds,
+    waits for and shouted (`chat_state`), the matches (`match_table`) and the stored
+    messages and gags (`chat_records`); messages kept within `limits`, shouts `shout_limit`
+    in `shout_window` seconds of `shout_clock`."""
     table = CommandTable()
     message_lock = asyncio.Lock()  # messages' limits: count and store as one step
 
@@ -49,10 +51,10 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
                  kind: Literal["tell", "say"], *,
                  gags_apply: bool = True) -> None:
         """`speaker` says `text` to `listener` (`kind` tell, or say to the opponent)."""
-        if gags_apply and listener.name.lower() in speaker.gagged:
+        if gags_apply and listener.name.lower() in chat_state.gags(speaker.name):
             speaker.send_line(chat.YOU_GAG_THEM)
             return
-        if gags_apply and speaker.name.lower() in listener.gagged:
+        if gags_apply and speaker.name.lower() in chat_state.gags(listener.name):
             speaker.send_line(chat.wont_listen(listener.name))
             return
         attendance.tell([listener.name], Said(kind, speaker.name, text, listener.name))
@@ -64,7 +66,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
     def _says_elsewhere(speaker: Session, listener: RemoteUser, text: str) -> None:
         """A tell to a user of another node: their gags are checked there (a gagged tell goes
         nowhere, with no reply), the speaker's here."""
-        if listener.name.lower() in speaker.gagged:
+        if listener.name.lower() in chat_state.gags(speaker.name):
             speaker.send_line(chat.YOU_GAG_THEM)
             return
         attendance.tell([listener.name], Said("tell", speaker.name, text, listener.name))
@@ -112,7 +114,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
     def _seconds_until_shout(session: Session) -> float:
         """0 and the shout counted if the user may shout now, else how long they must wait."""
         now = shout_clock()
-        recent = session.shout_times
+        recent = chat_state.of(session.name).shout_times
         while recent and now - recent[0] >= shout_window:
             recent.popleft()
         if len(recent) >= shout_limit:
@@ -134,10 +136,10 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
             return
         shouted = Said("shout", session.name, command.rest)
         # The other nodes' users counted as hearing it: their toggles and gags are theirs.
-        heard = sum(1 for listener in attendance.sessions_online() if shouted.reaches(listener)) \
+        heard = sum(1 for listener in attendance.sessions_online() if shouted.reaches(listener, chat_state.gags)) \
             + len(attendance.directory)
         # A muted user is not told: their shouts look sent and reach nobody.
-        if not session.muted:
+        if not chat_state.muted(session.name):
             attendance.tell_all(shouted)
         session.send_lines([chat.you_shout(session.clip, command.rest), chat.heard(heard)])
         session.send_event(web_events.chat("shout", session.name, command.rest))
@@ -170,7 +172,8 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
         # FIBS: what the players of a game say can't be gagged by those who watch it.
         gags_apply = session not in players
         listeners = [s.name for s in (players + watchers if to_players else watchers)
-                     if s is not session and not (gags_apply and session.name.lower() in s.gagged)]
+                     if s is not session
+                     and not (gags_apply and session.name.lower() in chat_state.gags(s.name))]
         kind: Literal["kibitz", "whisper"] = "kibitz" if to_players else "whisper"
         attendance.tell(listeners, Said(kind, session.name, command.rest))
         echo = chat.you_kibitz if to_players else chat.you_whisper
@@ -202,10 +205,10 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
         if account is None:
             session.send_line(chat.dont_know_user(command.args[0]))
             return
-        if account.name.lower() in session.gagged:
+        if account.name.lower() in chat_state.gags(session.name):
             session.send_line(chat.YOU_GAG_THEM)
             return
-        gagging = (online.gagged if online else
+        gagging = (chat_state.gags(online.name) if online else
                    {n.lower() for n in await chat_records.ignored_names(account.name, "gag")})
         if session.name.lower() in gagging:
             session.send_line(chat.wont_listen(account.name))
@@ -235,9 +238,10 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
 
     @table.command("waitfor")
     async def waitfor(session: Session, command: Command) -> None:
+        waiting_for = chat_state.of(session.name).waiting_for
         if not command.args:
-            session.send_line(chat.waiting_list(sorted(session.waiting_for, key=str.lower))
-                              if session.waiting_for else chat.NOT_WAITING)
+            session.send_line(chat.waiting_list(sorted(waiting_for, key=str.lower))
+                              if waiting_for else chat.NOT_WAITING)
             return
         for name in command.args:
             online, account = await attendance.user_named(name)
@@ -246,7 +250,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
             elif online is not None or attendance.directory.get(account.name) is not None:
                 session.send_line(chat.already_logged_in(account.name))
             else:
-                session.waiting_for.add(account.name)
+                waiting_for.add(account.name)
                 session.send_line(chat.will_notify(account.name))
 
     # --- gag and blind ---------------------------------------------------------------------------
@@ -262,7 +266,8 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
         if account.name.lower() == session.name.lower():
             session.send_line(chat.GAG_YOURSELF if kind == "gag" else chat.BLIND_YOURSELF)
             return
-        names = session.gagged if kind == "gag" else session.blinded
+        chatter = chat_state.of(session.name)
+        names = chatter.gagged if kind == "gag" else chatter.blinded
         on = account.name.lower() not in names
         await chat_records.set_ignored(session.name, kind, account.name, on)
         if on:
@@ -294,10 +299,12 @@ def command_table(attendance: Attendance, match_table: MatchTable, chat_records:
         if attendance.is_visitor(session):
             return  # nothing is kept for a visitor, who has no account
         arrival = await chat_records.arrive(name)
-        session.gagged = {n.lower() for n in arrival.gagged}
-        session.blinded = {n.lower() for n in arrival.blinded}
-        if session.muted is None:
-            session.muted = arrival.muted
+        if attendance.is_online(session):  # (not gone meanwhile: its chat is forgotten)
+            chatter = chat_state.of(name)
+            chatter.gagged = {n.lower() for n in arrival.gagged}
+            chatter.blinded = {n.lower() for n in arrival.blinded}
+            if chatter.muted is None:
+                chatter.muted = arrival.muted
         lines = [chat.waiting_for_you(waiter) for waiter in attendance.tell_waiters(name)]
         if arrival.messages and not session.clip:
             lines.append(chat.MESSAGES_HEADER)

@@ -23,6 +23,7 @@ from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.play.seats import Seats
 from fibs_server.lobby.ports.match_records import MatchStore
 from fibs_server.lobby.presence.attendance import Attendance
+from fibs_server.lobby.presence.chat_state import ChatState
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.tutor import (
     DEFAULT_THRESHOLD,
@@ -65,10 +66,11 @@ class Invitee:
     bot_elsewhere: bool = False
 
     @classmethod
-    def here(cls, session: Session, visitor: bool, busy: bool) -> Invitee:
+    def here(cls, session: Session, visitor: bool, busy: bool, gagged: Collection[str]
+             ) -> Invitee:
         assert session.account is not None
         return cls(session.name, visitor, busy, session.toggle("ready"),
-                   session.account.experience, session.gagged)
+                   session.account.experience, gagged)
 
     @classmethod
     def elsewhere(cls, user: RemoteUser) -> Invitee:
@@ -135,13 +137,14 @@ def parse_threshold(word: str) -> float | None:
 RAW_BOARD_STYLE = 3  # `rawboard`: the `board:` line whatever the boardstyle
 
 
-def command_table(attendance: Attendance, match_table: MatchTable, matches: Matches,
-                  match_store: MatchStore, seats: Seats, tutor: Tutor,
+def command_table(attendance: Attendance, chat_state: ChatState, match_table: MatchTable,
+                  matches: Matches, match_store: MatchStore, seats: Seats, tutor: Tutor,
                   tell_whose_page_is_away: Callable[[Session, RunningMatch | None], None],
                   resume_waiting: Callable[[str], Awaitable[None]]) -> CommandTable:
     """The match commands, on the matches' owners (`match_table`, `matches`, the store's
     `match_store`, the `seats` of matches across nodes, the players' `tutor`) and who is
-    online (`attendance`); `tell_whose_page_is_away` and `resume_waiting` are the lobby's."""
+    online (`attendance`) and whom they gag and blind (`chat_state`); `tell_whose_page_is_away`
+    and `resume_waiting` are the lobby's."""
     table = CommandTable()
 
     # --- invitations ------------------------------------------------------------------------------
@@ -217,7 +220,8 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         if isinstance(target, RemoteUser):
             return Invitee.elsewhere(target)
         return None if target is None else Invitee.here(
-            target, attendance.is_visitor(target), match_table.busy(target))
+            target, attendance.is_visitor(target), match_table.busy(target),
+            chat_state.gags(target.name))
 
     def _tell_invited(inviter: Session, target: Invitee, lines: list[str],
                       message: web_events.Message) -> None:
@@ -462,7 +466,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         if found is None:
             return
         elsewhere, target = (found, None) if isinstance(found, RemoteUser) else (None, found)
-        if target is not None and session.name.lower() in target.blinded:
+        if target is not None and session.name.lower() in chat_state.blinds(target.name):
             session.send_line(chat.doesnt_want_you_to_watch(target.name))
             return
         if match_table.busy(session):
@@ -511,7 +515,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         target = seat or named_user(attendance, session, command, game_texts.LOOK_AT_WHOM)
         if target is None:
             return
-        if session.name.lower() in target.blinded:
+        if session.name.lower() in chat_state.blinds(target.name):
             session.send_line(chat.doesnt_want_you_to_watch(target.name))
             return
         running = match_table.match_of(target)

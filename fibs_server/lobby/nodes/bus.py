@@ -33,6 +33,10 @@ def rings(session: Session) -> bool:
     return not session.clip and session.toggle("bell")
 
 
+# The lower-case names a listener gags, by the listener's name (lobby/presence/chat_state.py).
+Gags = Callable[[str], Collection[str]]
+
+
 @dataclasses.dataclass(frozen=True)
 class Said:
     """`speaker`'s words to the letter's listeners. `to`: the one listener of a tell or a
@@ -43,16 +47,16 @@ class Said:
     to: str | None = None
     sent_at: int = 0
 
-    def reaches(self, listener: Session) -> bool:
+    def reaches(self, listener: Session, gags: Gags) -> bool:
         """A shout goes to everyone but the silent and those who gag the speaker; the other
         kinds to the listeners the handler named, but a tell or a message not to one who
         gags the speaker (the handler checks that too, for its reply, where it can)."""
         if self.kind in ("tell", "message"):  # checked by the speaker's node if it knew
-            return self.speaker.lower() not in listener.gagged
+            return self.speaker.lower() not in gags(listener.name)
         if self.kind != "shout":
             return True
         return (listener.name.lower() != self.speaker.lower() and not listener.toggle("silent")
-                and self.speaker.lower() not in listener.gagged)
+                and self.speaker.lower() not in gags(listener.name))
 
     def deliver(self, listeners: Iterable[Session]) -> None:
         if self.kind == "shout":
@@ -99,7 +103,7 @@ class Notice:
     broadcast: bool = False
     ring: bool = False
 
-    def reaches(self, listener: Session) -> bool:
+    def reaches(self, listener: Session, gags: Gags) -> bool:
         if self.excluded and listener.name.lower() in self.excluded:
             return False
         if self.audience == "clip":

@@ -30,6 +30,7 @@ from fibs_server.lobby.nodes.bus import (
 from fibs_server.lobby.nodes.directory import Directory, NodeTimes
 from fibs_server.lobby.nodes.rosters import RosterLog
 from fibs_server.lobby.ports.accounts import Account, AccountsWithVisitors
+from fibs_server.lobby.presence.chat_state import ChatState
 from fibs_server.lobby.presence.fan_out import NoticeFanOut
 from fibs_server.lobby.presence.notices import Notice
 from fibs_server.lobby.presence.session import Session, Stay, wire_text
@@ -80,8 +81,8 @@ class Attendance:
     who-list a login gets, and the ways to tell them things."""
 
     def __init__(self, settings: NodeSettings, bus: Bus, accounts: AccountsWithVisitors,
-                 who_pacing: WhoPacing[Session], seats: SeatsAcrossNodes, log_out: LogOut
-                 ) -> None:
+                 who_pacing: WhoPacing[Session], seats: SeatsAcrossNodes, log_out: LogOut,
+                 chat: ChatState) -> None:
         self._settings = settings
         # What handlers tell other users goes through here (`tell`, `tell_all`): this node's
         # own, or one between nodes (net/redis_bus.py).
@@ -90,6 +91,7 @@ class Attendance:
         self.who_pacing = who_pacing
         self._seats = seats
         self._log_out = log_out  # the lobby's logout (its hooks part a running match)
+        self._chat = chat  # gags, `waitfor`s and mutes
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         self.most_online = 0
@@ -210,15 +212,17 @@ class Attendance:
             listeners = self.sessions_online()
         else:
             listeners = [s for s in map(self.online.get, (n.lower() for n in names)) if s]
-        letter.deliver([listener for listener in listeners if letter.reaches(listener)])
+        gags = self._chat.gags
+        letter.deliver([listener for listener in listeners if letter.reaches(listener, gags)])
 
     def tell_waiters(self, name: str) -> list[str]:
         """Those here waiting for `name` (`waitfor`) are told they logged in, and wait no
         more: their names."""
         told = []
         for waiter in self.sessions_online():
-            if name in waiter.waiting_for:
-                waiter.waiting_for.discard(name)
+            chatter = self._chat.get(waiter.name)
+            if chatter is not None and name in chatter.waiting_for:
+                chatter.waiting_for.discard(name)
                 self.deliver([waiter.name], notice([chat.finally_logs_in(name)]))
                 told.append(waiter.name)
         return told
@@ -264,7 +268,7 @@ class Attendance:
         if letter.action == "throw_out":
             self.start_job(self.throw_out(target, letter.text))
         else:
-            target.muted = letter.action == "mute"
+            self._chat.of(target.name).muted = letter.action == "mute"
 
     async def throw_out(self, target: Session, text: str) -> None:
         """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""
