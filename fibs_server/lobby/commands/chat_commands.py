@@ -136,7 +136,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             return
         shouted = Said("shout", session.name, command.rest)
         # The other nodes' users counted as hearing it: their toggles and gags are theirs.
-        heard = sum(1 for listener in attendance.sessions_online() if shouted.reaches(listener, chat_state.gags)) \
+        heard = sum(1 for listener in attendance.sessions_online() if shouted.reaches(listener, chat_state.gagging)) \
             + len(attendance.directory)
         # A muted user is not told: their shouts look sent and reach nobody.
         if not chat_state.muted(session.name):
@@ -301,8 +301,10 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         arrival = await chat_records.arrive(name)
         if attendance.is_online(session):  # (not gone meanwhile: its chat is forgotten)
             chatter = chat_state.of(name)
-            chatter.gagged = {n.lower() for n in arrival.gagged}
-            chatter.blinded = {n.lower() for n in arrival.blinded}
+            chatter.gagged.clear()
+            chatter.gagged.update(n.lower() for n in arrival.gagged)
+            chatter.blinded.clear()
+            chatter.blinded.update(n.lower() for n in arrival.blinded)
             if chatter.muted is None:
                 chatter.muted = arrival.muted
         lines = [chat.waiting_for_you(waiter) for waiter in attendance.tell_waiters(name)]

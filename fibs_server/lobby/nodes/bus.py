@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Literal, Protocol, get_args
 
 import orjson
 
+from fibs_server.lobby.presence.chat_state import NO_ONE
 from fibs_server.lobby.presence.session import Session, wire_text
 from fibs_server.protocol import chat
 from fibs_server.protocol.views import web_events
@@ -33,8 +34,8 @@ def rings(session: Session) -> bool:
     return not session.clip and session.toggle("bell")
 
 
-# The lower-case names a listener gags, by the listener's name (lobby/presence/chat_state.py).
-Gags = Callable[[str], Collection[str]]
+# Lower-case name -> the lower-case names that user gags (lobby/presence/chat_state.py).
+Gags = Mapping[str, Collection[str]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,12 +52,13 @@ class Said:
         """A shout goes to everyone but the silent and those who gag the speaker; the other
         kinds to the listeners the handler named, but a tell or a message not to one who
         gags the speaker (the handler checks that too, for its reply, where it can)."""
+        speaker, name = self.speaker.lower(), listener.name.lower()
         if self.kind in ("tell", "message"):  # checked by the speaker's node if it knew
-            return self.speaker.lower() not in gags(listener.name)
+            return speaker not in gags.get(name, NO_ONE)
         if self.kind != "shout":
             return True
-        return (listener.name.lower() != self.speaker.lower() and not listener.toggle("silent")
-                and self.speaker.lower() not in gags(listener.name))
+        return (name != speaker and not listener.toggle("silent")
+                and speaker not in gags.get(name, NO_ONE))
 
     def deliver(self, listeners: Iterable[Session]) -> None:
         if self.kind == "shout":

@@ -212,7 +212,7 @@ class Attendance:
             listeners = self.sessions_online()
         else:
             listeners = [s for s in map(self.online.get, (n.lower() for n in names)) if s]
-        gags = self._chat.gags
+        gags = self._chat.gagging
         letter.deliver([listener for listener in listeners if letter.reaches(listener, gags)])
 
     def tell_waiters(self, name: str) -> list[str]:

@@ -10,7 +10,7 @@ from collections.abc import Collection
 
 @dataclasses.dataclass
 class Chatter:
-    """One user's chat."""
+    """One user's chat (its sets changed in place: `ChatState.gagging` holds `gagged`)."""
     gagged: set[str] = dataclasses.field(default_factory=set)  # lower-case names not heard
     blinded: set[str] = dataclasses.field(default_factory=set)  # lower-case: may not watch
     waiting_for: set[str] = dataclasses.field(default_factory=set)  # `waitfor`'s names
@@ -28,15 +28,22 @@ NO_ONE: frozenset[str] = frozenset()
 class ChatState:
     def __init__(self) -> None:
         self._chatters: dict[str, Chatter] = {}
+        # Lower-case name -> the lower-case names they gag (each chatter's own set): a shout
+        # asks for every listener's, one lookup each (`bus.Said.reaches`).
+        self.gagging: dict[str, set[str]] = {}
 
     def of(self, name: str) -> Chatter:
         """`name`'s chat, made empty if they have none yet."""
-        return self._chatters.setdefault(name.lower(), Chatter())
+        lower = name.lower()
+        chatter = self._chatters.get(lower)
+        if chatter is None:
+            chatter = self._chatters[lower] = Chatter()
+            self.gagging[lower] = chatter.gagged
+        return chatter
 
     def gags(self, name: str) -> Collection[str]:
         """The lower-case names `name` gags."""
-        chatter = self._chatters.get(name.lower())
-        return NO_ONE if chatter is None else chatter.gagged
+        return self.gagging.get(name.lower(), NO_ONE)
 
     def blinds(self, name: str) -> Collection[str]:
         """The lower-case names `name` does not let watch them."""
@@ -53,3 +60,4 @@ class ChatState:
     def forget(self, name: str) -> None:
         """`name` logged out, or logs in afresh."""
         self._chatters.pop(name.lower(), None)
+        self.gagging.pop(name.lower(), None)
