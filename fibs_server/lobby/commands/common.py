@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Awaitable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from fibs_server.lobby.play.match_table import MatchTable
-from fibs_server.lobby.ports.accounts import AccountStore
-from fibs_server.lobby.ports.match_records import MatchStore
-from fibs_server.lobby.presence.attendance import Attendance
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import clip
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, table_texts
+
+if TYPE_CHECKING:  # types only: the owners come from the command modules' factories
+    from fibs_server.lobby.play.match_table import MatchTable
+    from fibs_server.lobby.ports.accounts import AccountStore
+    from fibs_server.lobby.ports.match_records import MatchStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
 LARGEST_ID = 2**31 - 1  # of matches.id (an INTEGER)
 
