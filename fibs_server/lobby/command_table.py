@@ -1,7 +1,7 @@
 """The commands of one module, each registered by decorator with its declaration (what it is
 called, and how the lobby treats it: protocol/commands.py `CommandFacts`), and the module's
 login hooks and checks. Each module's `command_table` makes its table from the owners it uses
-(app.py's `command_tables` shows who gets what)."""
+(fibs_server/command_tables.py shows who gets what)."""
 from __future__ import annotations
 
 import dataclasses

@@ -116,8 +116,9 @@ class LobbyConfig:
 @dataclasses.dataclass(frozen=True)
 class Owners:
     """What the lobby makes, that the command tables are made from (`Lobby`'s `tables`):
-    each command module's factory is given the few of these it uses (app.py's
-    `command_tables`). The lobby's own doings a command asks for come as one callable each."""
+    each command module's factory is given the few of these it uses
+    (fibs_server/command_tables.py). The lobby's own doings a command asks for come as one
+    callable each."""
     config: LobbyConfig
     accounts: AccountsWithVisitors
     match_store: MatchStore
@@ -145,11 +146,6 @@ class Owners:
     resume_waiting: Callable[[str], Awaitable[None]]
 
 
-def no_tables(owners: Owners) -> Iterable[CommandTable]:
-    """A lobby without commands (a test's that adds only those it needs)."""
-    return ()
-
-
 async def _arrange_nothing(lobby: Lobby, invitation: Invitation) -> None:
     """A lobby given no way to start a pair's match (a test's) starts none."""
 
@@ -165,8 +161,7 @@ async def _never_paired(name: str, since: int) -> bool:
 
 class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
-                 config: LobbyConfig,
-                 tables: Callable[[Owners], Iterable[CommandTable]] = no_tables, *,
+                 config: LobbyConfig, tables: Callable[[Owners], Iterable[CommandTable]], *,
                  chat_records: ChatRecords,
                  match_clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
                  match_finished: Callable[[int], None] = lambda match_id: None,
@@ -257,8 +252,8 @@ class Lobby:
                                            self.stop_requested)
         # The message of the day: the configured one until an administrator sets one.
         self.motd = config.motd
-        # What the command tables are made from, and the tables (`tables`: app.py's
-        # `command_tables`, or a test's few).
+        # What the command tables are made from, and the tables (`tables`: the app's
+        # `command_tables.lobby_tables`, or a test's few).
         self.owners = Owners(
             config=config, accounts=self.accounts, match_store=matches,
             chat_records=chat_records, analyses=analyses, gatekeeper=self.gatekeeper,
