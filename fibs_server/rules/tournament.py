@@ -9,6 +9,10 @@ pairings, the results, the standings and the winner. Two formats:
   field is odd), paired by the Dutch system (`rules/pairing/dutch.py`): score groups, top
   half against bottom half, no rematch while one is avoidable, the bye to the lowest-ranked
   player without one.
+- **arena**: for a stated time, every free player is paired at once with a free player of
+  the nearest score (`rules/pairing/arena.py`); a win scores 2, 4 on a streak. Each pairing
+  made at once is a round of its own, and several are played at the same time; once the
+  time is up (`close`) nobody is paired, and the matches under way finish and count.
 
 A tournament changes only by new values (`start`, `record`, `next_round`), so the lobby can
 store a value before anyone hears of it.
@@ -20,6 +24,7 @@ import enum
 from collections.abc import Iterable
 
 from fibs_server.rules.clocks.time_bank import BankTerms
+from fibs_server.rules.pairing.arena import ArenaScore, arena_pairs, arena_scores
 from fibs_server.rules.pairing.dutch import swiss_pairs
 from fibs_server.rules.variants import Variant
 
@@ -29,6 +34,7 @@ WIN_POINTS = 1  # a won match and a bye each score one point; a lost or doubly f
 class Format(enum.Enum):
     KNOCKOUT = "knockout"
     SWISS = "swiss"
+    ARENA = "arena"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,10 +114,12 @@ class Round:
 class Standing:
     place: int
     name: str
-    score: int  # Swiss: points; knockout: rounds won (a bye counts)
+    score: int  # Swiss, arena: points; knockout: rounds won (a bye counts)
     buchholz: int  # Swiss: the sum of the opponents' scores
     sonneborn_berger: int  # Swiss: the sum of the scores of the opponents beaten
     rating: float
+    streak: int = 0  # arena: wins in a row up to now (on fire from two)
+    games: int = 0  # arena: matches decided
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +131,7 @@ class Tournament:
     # Out of the rounds paired from now on (they withdrew, or forfeited by not showing up);
     # what they played stays.
     withdrawn: frozenset[str] = frozenset()
+    closed: bool = False  # an arena whose time is up: nobody is paired any more
 
     @property
     def current(self) -> Round | None:
@@ -130,6 +139,8 @@ class Tournament:
 
     @property
     def finished(self) -> bool:
+        if self.format is Format.ARENA:
+            return self.closed and all(played.done for played in self.rounds)
         current = self.current
         return current is not None and current.number == self.round_count and current.done
 
@@ -159,7 +170,8 @@ def bracket_order(size: int) -> list[int]:
 
 
 def start(format: Format, entrants: Iterable[Entrant], swiss_rounds: int = 0) -> Tournament:
-    """The tournament with its first round paired. A Swiss needs its number of rounds."""
+    """The tournament with its first round paired. A Swiss needs its number of rounds; an
+    arena starts with none (`arena_round` pairs who is free)."""
     field = seeded(entrants)
     if len(field) < 2:
         raise ValueError("a tournament needs two players at least")
@@ -168,6 +180,8 @@ def start(format: Format, entrants: Iterable[Entrant], swiss_rounds: int = 0) ->
     if format is Format.KNOCKOUT:
         tournament = Tournament(format, field, knockout_round_count(len(field)))
         return dataclasses.replace(tournament, rounds=(_first_knockout_round(tournament),))
+    if format is Format.ARENA:
+        return Tournament(format, field, 0)
     if swiss_rounds < 1:
         raise ValueError("a Swiss tournament needs one round at least")
     tournament = Tournament(format, field, swiss_rounds)
@@ -187,10 +201,11 @@ def _first_knockout_round(tournament: Tournament) -> Round:
 
 
 def record(tournament: Tournament, name: str, winner: str | None,
-           forfeit: bool = False) -> Tournament:
-    """The current round's pairing of `name` decided: `winner` won (None: neither showed,
-    which in a knockout sends the higher seed through). A decided pairing stays as it is."""
-    current = tournament.current
+           forfeit: bool = False, number: int | None = None) -> Tournament:
+    """The current round's (or round `number`'s) pairing of `name` decided: `winner` won
+    (None: neither showed, which in a knockout sends the higher seed through). A decided
+    pairing stays as it is."""
+    current = tournament.current if number is None else tournament.rounds[number - 1]
     pairing = current.pairing_of(name) if current is not None else None
     if current is None or pairing is None:
         raise ValueError(f"{name} plays no match in this round")
@@ -202,8 +217,9 @@ def record(tournament: Tournament, name: str, winner: str | None,
         winner = min(pairing.players, key=tournament.seed_of)
     decided = dataclasses.replace(pairing, winner=winner, decided=True, forfeit=forfeit)
     pairings = tuple(decided if entry is pairing else entry for entry in current.pairings)
-    return dataclasses.replace(
-        tournament, rounds=(*tournament.rounds[:-1], Round(current.number, pairings)))
+    rounds = list(tournament.rounds)
+    rounds[current.number - 1] = Round(current.number, pairings)
+    return dataclasses.replace(tournament, rounds=tuple(rounds))
 
 
 def withdraw(tournament: Tournament, name: str) -> Tournament:
@@ -232,6 +248,47 @@ def next_round(tournament: Tournament) -> Tournament:
     return dataclasses.replace(tournament, rounds=(*tournament.rounds, following))
 
 
+def busy(tournament: Tournament) -> set[str]:
+    """The players of a pairing not yet decided (in an arena, of any round)."""
+    return {name for played in tournament.rounds for pairing in played.pairings
+            if not pairing.decided for name in pairing.players}
+
+
+def arena_round(tournament: Tournament, free: Iterable[str]) -> Tournament:
+    """An arena's new round: of the players `free` (online and in no match), those not
+    withdrawn nor busy in a pairing paired by score (`rules/pairing/arena.py`). Unchanged
+    when nobody could be paired, or the time is up."""
+    if tournament.format is not Format.ARENA:
+        raise ValueError("only an arena pairs whoever is free")
+    taken = busy(tournament) | tournament.withdrawn
+    entered = {entrant.name for entrant in tournament.entrants}
+    points = arena_standing(tournament)
+    ranked = sorted({name for name in free if name in entered and name not in taken},
+                    key=lambda name: (-points[name].points, tournament.seed_of(name)))
+    just_played: dict[str, str] = {}
+    for played in tournament.rounds:
+        for pairing in played.pairings:
+            if pairing.second is not None:
+                just_played[pairing.first] = pairing.second
+                just_played[pairing.second] = pairing.first
+    pairs = arena_pairs(ranked, just_played)
+    if tournament.closed or not pairs:
+        return tournament
+    paired = Round(len(tournament.rounds) + 1, tuple(Pairing(*pair) for pair in pairs))
+    return dataclasses.replace(tournament, rounds=(*tournament.rounds, paired))
+
+
+def close(tournament: Tournament) -> Tournament:
+    """An arena's time up: the matches under way finish and count; nobody is paired."""
+    return dataclasses.replace(tournament, closed=True)
+
+
+def arena_standing(tournament: Tournament) -> dict[str, ArenaScore]:
+    return arena_scores((entrant.name for entrant in tournament.entrants), (
+        (pairing.first, pairing.second, pairing.winner) for played in tournament.rounds
+        for pairing in played.pairings if pairing.decided and pairing.second is not None))
+
+
 def winner(tournament: Tournament) -> str | None:
     if not tournament.finished:
         return None
@@ -241,6 +298,8 @@ def winner(tournament: Tournament) -> str | None:
 # --- scores and standings -------------------------------------------------------------------
 
 def scores(tournament: Tournament) -> dict[str, int]:
+    if tournament.format is Format.ARENA:
+        return {name: score.points for name, score in arena_standing(tournament).items()}
     points = {entrant.name: 0 for entrant in tournament.entrants}
     for played in tournament.rounds:
         for pairing in played.pairings:
@@ -266,7 +325,16 @@ def byes(tournament: Tournament) -> set[str]:
 
 def standings(tournament: Tournament) -> list[Standing]:
     """Swiss: score, then Buchholz, then Sonneborn-Berger, then rating. Knockout: rounds won
-    (the winner first, then the final's loser, ...), then seed."""
+    (the winner first, then the final's loser, ...), then seed. Arena: points, then fewer
+    games (the same points in fewer), then seed."""
+    if tournament.format is Format.ARENA:
+        arena = arena_standing(tournament)
+        ranked = sorted(tournament.entrants, key=lambda entrant: (
+            -arena[entrant.name].points, arena[entrant.name].games,
+            tournament.seed_of(entrant.name)))
+        return [Standing(place, entrant.name, arena[entrant.name].points, 0, 0, entrant.rating,
+                         arena[entrant.name].streak, arena[entrant.name].games)
+                for place, entrant in enumerate(ranked, 1)]
     points = scores(tournament)
     met = opponents(tournament)
     beaten: dict[str, list[str]] = {entrant.name: [] for entrant in tournament.entrants}
