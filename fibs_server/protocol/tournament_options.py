@@ -20,13 +20,14 @@ from fibs_server.rules.variants import Variant
 
 CREATE_USAGE = refusal(
     "tournament_create_usage",
-    "** usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] "
+    "** usage: tournament create knockout|swiss|arena <minutes> [rounds <n>] [length <n>] [final <n>] "
     "[lengths <n>,<n>,...] "
     f"[{VARIANT_CHOICE}] [nocrawford] [timer 30|60|bank <s> <r> [mode]] [unrated] "
     "[in <minutes>] [when <n>] "
     "[cap <n>] [bots]", variant_words=VARIANT_CHOICE)
 LONGEST_MATCH = 25
 MOST_SWISS_ROUNDS = 15
+ARENA_MINUTES = range(1, 24 * 60 + 1)  # an arena lasts a minute to a day
 DEFAULT_SWISS_ROUNDS = 3
 DEFAULT_CAP = 16
 LATEST_START_MINUTES = 7 * 24 * 60  # a start time at most a week ahead
@@ -51,6 +52,7 @@ class TournamentOrder:
     start_in_minutes: int | None
     start_when: int | None
     bots_allowed: bool
+    arena_minutes: int = 0  # an arena's time
 
 
 class OptionError(ValueError):
@@ -61,8 +63,17 @@ class OptionError(ValueError):
 
 def parse_create(words: Sequence[str]) -> TournamentOrder:
     """The order the words make; OptionError with the reply when they make none."""
-    if not words or words[0].lower() not in ("knockout", "swiss"):
+    if not words or words[0].lower() not in {kind.value for kind in Format}:
         raise OptionError(CREATE_USAGE)
+    tournament_format = Format(words[0].lower())
+    arena_minutes = 0
+    if tournament_format is Format.ARENA:
+        minutes = words[1] if len(words) > 1 else ""
+        if not (minutes.isascii() and minutes.isdigit() and len(minutes) <= 5
+                and int(minutes) in ARENA_MINUTES):
+            raise OptionError(ARENA_TIME)
+        arena_minutes = int(minutes)
+        words = [words[0], *words[2:]]
     numbers: dict[str, int] = {}
     flags: set[str] = set()
     bank = None
@@ -95,7 +106,8 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
     variants = [variant for word, variant in VARIANT_WORDS.items() if word in flags]
     if len(variants) > 1:
         raise OptionError(CREATE_USAGE)
-    tournament_format = Format(words[0].lower())
+    if tournament_format is Format.ARENA and (lengths or {"rounds", "final"} & set(numbers)):
+        raise OptionError(ARENA_LENGTH)
     if tournament_format is Format.KNOCKOUT and "rounds" in numbers:
         raise OptionError(ROUNDS_ARE_SWISS)
     if bank is not None and "timer" in numbers:
@@ -113,7 +125,7 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
                     if tournament_format is Format.SWISS else 0)
     return TournamentOrder(tournament_format, terms, swiss_rounds,
                            numbers.get("cap", DEFAULT_CAP), numbers.get("in"),
-                           numbers.get("when"), "bots" in flags)
+                           numbers.get("when"), "bots" in flags, arena_minutes)
 
 
 def parse_lengths(word: str) -> tuple[int, ...]:
@@ -138,5 +150,10 @@ ROUNDS_ARE_SWISS = refusal("tournament_rounds_swiss", "** A knockout has as many
 BAD_LENGTHS = refusal(
     "tournament_bad_lengths", f"** 'lengths' takes the rounds' lengths, the final's last, "
     f"separated by commas: 5,5,7,9,11 (1 to {LONGEST_MATCH} each, {MOST_LENGTHS} at most).")
+ARENA_TIME = refusal("tournament_arena_time", "** An arena takes its time in minutes: "
+                     f"'tournament create arena <minutes>', {ARENA_MINUTES.start} to "
+                     f"{ARENA_MINUTES.stop - 1}.")
+ARENA_LENGTH = refusal("tournament_arena_length", "** An arena plays every match to 'length': "
+                       "'rounds', 'final' and 'lengths' are for a knockout or a Swiss.")
 LENGTHS_ALONE = refusal("tournament_lengths_alone", "** 'lengths' sets every round's length: "
                         "give it without 'length' or 'final'.")

@@ -324,6 +324,7 @@ class TournamentRow(Base):
     # One more at each change a command makes while it runs (a withdrawal, a reinstatement):
     # the director, which keeps a running tournament in memory, reads it again then.
     revision: Mapped[int] = mapped_column(server_default="0")
+    arena_minutes: Mapped[int] = mapped_column(server_default="0")  # an arena's time
 
 
 class TournamentEntrantRow(Base):

@@ -53,7 +53,7 @@ class TournamentStore:
                 swiss_rounds=spec.swiss_rounds, entry_cap=spec.entry_cap,
                 starts_at=spec.starts_at, start_when=spec.start_when,
                 bots_allowed=spec.bots_allowed, no_show_seconds=spec.no_show_seconds,
-                status=Status.SIGNUP.value, created_at=now)
+                arena_minutes=spec.arena_minutes, status=Status.SIGNUP.value, created_at=now)
             session.add(row)
             session.flush()
             return TournamentRecord(row.id, spec, Status.SIGNUP, now, [])
@@ -118,8 +118,8 @@ class TournamentStore:
                 name=entrant.name, rating=entrant.rating, joined_at=started_at,
                 entry_number=numbers.get(name_key(entrant.name), 0), seed=seed)
                 for seed, entrant in enumerate(played.entrants, 1))
-            assert played.current is not None
-            _write_round(session, tournament_id, played.current, started_at)
+            if played.current is not None:
+                _write_round(session, tournament_id, played.current, started_at)
             return True
         return await self._writes.run(start)
 
@@ -297,11 +297,11 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
         creator=row.creator, format=Format(row.format), terms=_terms_of(row.terms),
         swiss_rounds=row.swiss_rounds, entry_cap=row.entry_cap, starts_at=row.starts_at,
         start_when=row.start_when, bots_allowed=row.bots_allowed,
-        no_show_seconds=row.no_show_seconds)
+        no_show_seconds=row.no_show_seconds, arena_minutes=row.arena_minutes)
     status = Status(row.status)
     entrants = [Entrant(entrant.name, entrant.rating) for entrant in entrant_rows]
     record = TournamentRecord(row.id, spec, status, row.created_at, entrants, winner=row.winner,
-                              revision=row.revision)
+                              started_at=row.started_at, revision=row.revision)
     if row.started_at is None:
         return record
     seeded = tuple(Entrant(entrant.name, entrant.rating) for entrant in sorted(
@@ -313,7 +313,7 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
         if pairing.match_id is not None:
             record.match_ids[(pairing.round_number, pairing.position)] = pairing.match_id
     round_count = (knockout_round_count(len(seeded)) if spec.format is Format.KNOCKOUT
-                   else spec.swiss_rounds)
+                   else spec.swiss_rounds)  # an arena's: 0, its rounds being open-ended
     record.played = Tournament(spec.format, seeded, round_count, tuple(
         Round(number, tuple(pairings)) for number, pairings in by_round.items()),
         withdrawn=frozenset(entrant.name for entrant in entrant_rows if entrant.withdrawn))

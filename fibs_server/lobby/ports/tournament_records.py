@@ -39,6 +39,7 @@ class TournamentSpec:
     start_when: int | None = None  # ... or when this many have joined, whichever comes first
     bots_allowed: bool = False
     no_show_seconds: int = 300  # a player not in their match this long after the round began forfeits
+    arena_minutes: int = 0  # an arena: how long it pairs players from its start
 
 
 @dataclasses.dataclass
@@ -53,6 +54,7 @@ class TournamentRecord:
     # (round, position of the pairing in its round) -> the stored match playing it
     match_ids: dict[tuple[int, int], int] = dataclasses.field(default_factory=dict)
     winner: str | None = None
+    started_at: int | None = None  # when the sign-up closed and play began
     revision: int = 0  # one more at each change a command made while it runs
 
     def has_entered(self, name: str) -> bool:
@@ -87,7 +89,7 @@ class TournamentRecords(Protocol):
     async def start_tournament(self, tournament_id: int, played: Tournament,
                                started_at: int) -> bool:
         """From sign-up to running, with the seeded field (its ratings as at the start) and
-        the first round: whether it was still in sign-up (it may have been cancelled)."""
+        the first round (an arena has none yet): whether it was still in sign-up (it may have been cancelled)."""
 
     async def save_round(self, tournament_id: int, paired: Round, started_at: int) -> None:
         """A new round and its pairings."""

@@ -30,15 +30,19 @@ def listed(record: TournamentRecord) -> tournament_texts.Listed:
     spec = record.spec
     return tournament_texts.Listed(record.tournament_id, spec.format, record.status.value,
                                    spec.creator, spec.terms, len(record.entrants),
-                                   spec.entry_cap, record.winner, spec.swiss_rounds)
+                                   spec.entry_cap, record.winner, spec.swiss_rounds,
+                                   spec.arena_minutes)
 
 
 def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
     spec = record.spec
     entrants = record.played.entrants if record.played is not None else record.entrants
+    ends_in = None  # a running arena's time left
+    if spec.arena_minutes and record.started_at is not None and record.status is Status.RUNNING:
+        ends_in = max(0, record.started_at + 60 * spec.arena_minutes - now)
     return tournament_texts.Shown(
         listed(record), None if spec.starts_at is None else spec.starts_at - now,
-        spec.start_when, tuple(entrants), record.played, spec.bots_allowed)
+        spec.start_when, tuple(entrants), record.played, spec.bots_allowed, ends_in)
 
 
 def tell_pages(lobby: Lobby, record: TournamentRecord) -> None:

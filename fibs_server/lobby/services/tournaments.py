@@ -2,7 +2,8 @@
 its sign-up closes, and at each round invites both players of every pairing, starts their
 match as soon as both are online and free (on whichever nodes: lobby/play/arranged_matches.py),
 gives a no-show's match to the one who came, reads the results of the finished matches,
-pairs the next round and announces the winner.
+pairs the next round and announces the winner. An arena has no rounds to wait for: at each
+pass, until its time is up, whoever of it is free is paired at once (`_direct_arena`).
 
 It runs on one node, the holder of the `tournaments` lease, as a `leases.Duty`: a pass over
 the open tournaments when the lease is gained, then one every `period` seconds of the
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 
 PASS_SECONDS = 5.0  # how often the director looks at the open tournaments
 RECENT_MATCHES = 5  # a pair's finished matches looked at for one that played their pairing
+ARENA_WARNINGS = (300, 60)  # an arena's entrants are told this many seconds before its end
 
 
 def match_terms(terms: rules.RoundTerms) -> MatchTerms:
@@ -69,6 +71,8 @@ class TournamentDirector:
         # lease nobody else writes their rounds, so a pass reads only which are still open
         # (a 128-player Swiss read whole took the store's reader 4-13 ms every pass).
         self._running: dict[int, TournamentRecord] = {}
+        # An arena's warning of its end last told (seconds left), so each is told once.
+        self._warned: dict[int, int] = {}
 
     # --- the lease's duty ------------------------------------------------------------------
 
@@ -112,6 +116,7 @@ class TournamentDirector:
             still_open = {entry.tournament_id for entry in open_now}
             for tournament_id in set(self._running) - still_open:  # ended, or cancelled
                 del self._running[tournament_id]
+                self._warned.pop(tournament_id, None)
             for entry in open_now:
                 try:
                     await self._pass_over(entry)
@@ -129,6 +134,8 @@ class TournamentDirector:
                 return
         if record.status is Status.SIGNUP:
             await self._maybe_start(record)
+        elif record.spec.format is rules.Format.ARENA:
+            await self._direct_arena(record)
         else:
             await self._direct(record)
         if record.status is Status.RUNNING:
@@ -159,10 +166,14 @@ class TournamentDirector:
         now = self._now()
         if not await self.records.start_tournament(record.tournament_id, played, now):
             return  # cancelled meanwhile
-        record.played, record.status = played, Status.RUNNING
+        record.played, record.status, record.started_at = played, Status.RUNNING, now
+        self._announce(names, tournament_texts.tournament_starts(
+            record.tournament_id, len(names), spec.arena_minutes))
+        if spec.format is rules.Format.ARENA:
+            tell_pages(self.lobby, record)
+            await self._direct_arena(record)
+            return
         record.round_started_at[1] = now
-        self._announce(names, tournament_texts.tournament_starts(record.tournament_id,
-                                                                 len(names)))
         self._announce_round(record)
         tell_pages(self.lobby, record)
         await self._direct(record, fresh=True)
@@ -183,41 +194,10 @@ class TournamentDirector:
         plays any of its pairings yet (the store is not asked)."""
         played = record.played
         assert played is not None and played.current is not None
+        decided = await self._decide(record, played.current.number, fresh)
+        played = record.played
+        assert played is not None and played.current is not None
         current = played.current
-        started_at = record.round_started_at[current.number]
-        decided = []
-        links: dict[int, int] = {}  # position -> the match found or started for it
-        for position, pairing in enumerate(current.pairings):
-            if pairing.decided:
-                continue
-            outcome = await self._outcome(record, current.number, position, pairing, started_at,
-                                          links, fresh)
-            if outcome is not None:
-                played = rules.record(played, pairing.first, outcome[0], forfeit=outcome[1])
-                decided.append(position)
-        assert record.played is not None  # with the no-shows the outcomes withdrew
-        played = dataclasses.replace(played, withdrawn=record.played.withdrawn)
-        if links:  # one write for the round's matches, not one each
-            await self.records.link_matches(record.tournament_id, current.number, links)
-            record.match_ids.update(((current.number, position), match_id)
-                                    for position, match_id in links.items())
-            for position in set(links) - set(decided):  # a match found over is no news
-                pairing = current.pairings[position]
-                for name in pairing.players:
-                    opponent = pairing.opponent_of(name)
-                    assert opponent is not None
-                    self._tell([name], tournament_texts.match_begins(
-                        record.tournament_id, current.number, opponent))
-        if decided:
-            assert played.current is not None
-            current = played.current
-            await self.records.save_results(record.tournament_id, current, decided)
-            record.played = played
-            self._tell_results(record, [current.pairings[position] for position in decided])
-            for position in decided:  # a saved match of theirs waited for the pairing
-                for name in current.pairings[position].players:
-                    self.lobby.attendance.start_job(
-                        arranged_matches.resume_waiting_matches(self.lobby, name))
         # A round done already when read: the server stopped before what follows it was
         # stored, and it follows now.
         if not current.done:
@@ -244,6 +224,50 @@ class TournamentDirector:
         self._announce_round(record)
         tell_pages(self.lobby, record)
         await self._direct(record, fresh=True)
+
+    async def _decide(self, record: TournamentRecord, number: int, fresh: bool) -> list[int]:
+        """Round `number`'s undecided pairings looked at (a match started for those whose
+        players are both there): the positions decided now, stored and told. `fresh`: the
+        round was paired in this pass, so no match plays any of its pairings yet (the store
+        is not asked)."""
+        played = record.played
+        assert played is not None
+        current = played.rounds[number - 1]
+        started_at = record.round_started_at[number]
+        decided = []
+        links: dict[int, int] = {}  # position -> the match found or started for it
+        for position, pairing in enumerate(current.pairings):
+            if pairing.decided:
+                continue
+            outcome = await self._outcome(record, number, position, pairing, started_at,
+                                          links, fresh)
+            if outcome is not None:
+                played = rules.record(played, pairing.first, outcome[0], forfeit=outcome[1],
+                                      number=number)
+                decided.append(position)
+        assert record.played is not None  # with the no-shows the outcomes withdrew
+        played = dataclasses.replace(played, withdrawn=record.played.withdrawn)
+        if links:  # one write for the round's matches, not one each
+            await self.records.link_matches(record.tournament_id, number, links)
+            record.match_ids.update(((number, position), match_id)
+                                    for position, match_id in links.items())
+            for position in set(links) - set(decided):  # a match found over is no news
+                pairing = current.pairings[position]
+                for name in pairing.players:
+                    opponent = pairing.opponent_of(name)
+                    assert opponent is not None
+                    self._tell([name], tournament_texts.match_begins(
+                        record.tournament_id, number, opponent))
+        if decided:
+            current = played.rounds[number - 1]
+            await self.records.save_results(record.tournament_id, current, decided)
+            record.played = played
+            self._tell_results(record, [current.pairings[position] for position in decided])
+            for position in decided:  # a saved match of theirs waited for the pairing
+                for name in current.pairings[position].players:
+                    self.lobby.attendance.start_job(
+                        arranged_matches.resume_waiting_matches(self.lobby, name))
+        return decided
 
     async def _outcome(self, record: TournamentRecord, number: int, position: int,
                        pairing: rules.Pairing, started_at: int, links: dict[int, int],
@@ -320,7 +344,8 @@ class TournamentDirector:
         winner = present[0] if present else None
         for name in absent:
             self._tell([first, second], tournament_texts.forfeited(tid, name, winner))
-            await self._withdraw_no_show(record, name)
+            if record.spec.format is not rules.Format.ARENA:  # an arena pairs only who is there
+                await self._withdraw_no_show(record, name)
         return winner, True
 
     async def _withdraw_no_show(self, record: TournamentRecord, name: str) -> None:
@@ -343,10 +368,14 @@ class TournamentDirector:
         match_id = record.match_ids.get((number, position))
         if match_id is not None:
             return await self.lobby.match_store.match_by_id(match_id)
+        # A match another pairing played is not this one's (an arena's pair may meet again
+        # within the second their last match began).
+        taken = set(record.match_ids.values())
         found = await self.lobby.match_store.running_match(first, second)
-        if found is None or found.started_at < started_at:
+        if found is None or found.started_at < started_at or found.match_id in taken:
             finished = await self.lobby.match_store.finished_matches(first, RECENT_MATCHES)
             found = next((match for match in finished if match.started_at >= started_at
+                          and match.match_id not in taken
                           and second.lower() in (match.player_a.lower(),
                                                  match.player_b.lower())), None)
         if found is None or found.started_at < started_at:
@@ -383,6 +412,84 @@ class TournamentDirector:
         self.lobby.match_table.invite(invitation)
         self._tell_lines([bot], game_texts.invitation_to_resume(human, False) if resume
                          else game_texts.invitation(human, length, False, False, terms))
+
+    # --- an arena ---------------------------------------------------------------------------
+
+    async def _direct_arena(self, record: TournamentRecord) -> None:
+        """The arena's pairings under way looked at; until its time is up, whoever of it is
+        free paired at once and their matches started; once it is up and every match is
+        over, the standings and the winner."""
+        played = record.played
+        assert played is not None and record.started_at is not None
+        tid = record.tournament_id
+        now = self._now()
+        left = record.started_at + 60 * record.spec.arena_minutes - now
+        changed = False
+        if not played.closed and left <= 0:
+            record.played = played = rules.close(played)
+            self._announce_to_entrants(record, tournament_texts.arena_time_up(tid))
+            changed = True
+        for played_round in played.rounds:
+            if not played_round.done:
+                changed = bool(await self._decide(record, played_round.number, False)) or changed
+        played = record.played
+        assert played is not None
+        if played.finished:
+            await self._end_arena(record)
+            return
+        if not played.closed:
+            self._warn(record, left)
+            free = [entrant.name for entrant in played.entrants if self._free(entrant.name)]
+            paired = rules.arena_round(played, free)
+            if paired is not played:
+                assert paired.current is not None
+                await self.records.save_round(tid, paired.current, now)
+                record.played = paired
+                record.round_started_at[paired.current.number] = now
+                length = record.spec.terms.length
+                for pairing in paired.current.pairings:
+                    assert pairing.second is not None  # an arena has no byes
+                    for player, opponent in ((pairing.first, pairing.second),
+                                             (pairing.second, pairing.first)):
+                        self.lobby.attendance.tell([player], notice(
+                            [tournament_texts.arena_match(tid, opponent, length)], ring=True))
+                await self._decide(record, paired.current.number, True)
+                changed = True
+        if changed:
+            tell_pages(self.lobby, record)
+
+    def _free(self, name: str) -> bool:
+        """Online and in no match: here, or (not a bot, which plays only on its own node)
+        on another node."""
+        return (arranged_matches.free_here(self.lobby, name) is not None
+                or arranged_matches.free_elsewhere(self.lobby, name) is not None)
+
+    def _warn(self, record: TournamentRecord, left: int) -> None:
+        """The entrants told of the arena's end as it nears (each warning once)."""
+        tid = record.tournament_id
+        due = [warning for warning in ARENA_WARNINGS
+               if left <= warning < min(60 * record.spec.arena_minutes,
+                                        self._warned.get(tid, warning + 1))]
+        if due:
+            self._warned[tid] = min(due)
+            self._announce_to_entrants(record, tournament_texts.arena_ends_in(tid, left))
+
+    async def _end_arena(self, record: TournamentRecord) -> None:
+        played = record.played
+        assert played is not None
+        tid = record.tournament_id
+        winner = rules.winner(played)
+        if not await self.records.end_tournament(tid, Status.FINISHED, winner):
+            return
+        assert winner is not None
+        record.status, record.winner = Status.FINISHED, winner
+        rows = rules.standings(played)
+        for row in rows:
+            self._tell([row.name], tournament_texts.arena_standing(
+                tid, row.place, len(rows), row.score))
+        self._announce([entrant.name for entrant in played.entrants],
+                       tournament_texts.tournament_won(tid, winner))
+        tell_pages(self.lobby, record)
 
     # --- telling ---------------------------------------------------------------------------
 

@@ -519,6 +519,8 @@ def listed_entry(entry: Listed) -> Message:
             "winner": entry.winner,
             "swiss_rounds": entry.swiss_rounds if entry.kind is tournament_rules.Format.SWISS
             else None,
+            "arena_minutes": entry.arena_minutes if entry.kind is tournament_rules.Format.ARENA
+            else None,
             "terms": {"length": terms.length, "final_length": terms.final_length,
                       "lengths": list(terms.lengths),
                       "variant": terms.variant.value, "crawford": terms.crawford,
@@ -534,6 +536,7 @@ def tournament(shown: Shown) -> Message:
     seeds = ({entrant.name: seed for seed, entrant in enumerate(played.entrants, 1)}
              if played is not None else {})
     swiss = shown.entry.kind is tournament_rules.Format.SWISS
+    arena = shown.entry.kind is tournament_rules.Format.ARENA
     withdrawn = played.withdrawn if played is not None else frozenset()
     forfeits = forfeit_wins(played) if played is not None else {}
     return {
@@ -541,6 +544,7 @@ def tournament(shown: Shown) -> Message:
         "start": {"in_seconds": None if shown.start_in_seconds is None
                   else max(0, shown.start_in_seconds), "when": shown.start_when},
         "bots_allowed": shown.bots_allowed,
+        "ends_in_seconds": shown.ends_in_seconds,
         "entrants": [{"name": entrant.name, "rating": round(entrant.rating, 2),
                       "seed": seeds.get(entrant.name), "withdrawn": entrant.name in withdrawn}
                      for entrant in shown.entrants],
@@ -558,6 +562,7 @@ def tournament(shown: Shown) -> Message:
              "buchholz": row.buchholz if swiss else None,
              "sonneborn_berger": row.sonneborn_berger if swiss else None,
              "rating": round(row.rating, 2), "withdrawn": row.name in withdrawn,
-             "forfeit_wins": forfeits.get(row.name, 0)}
+             "forfeit_wins": forfeits.get(row.name, 0),
+             **({"streak": row.streak, "games": row.games} if arena else {})}
             for row in tournament_rules.standings(played)],
     }

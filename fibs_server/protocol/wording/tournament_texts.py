@@ -34,6 +34,30 @@ def your_match(tournament_id: int, opponent: str, length: int, no_show_minutes: 
                   "the round's start loses it by forfeit and plays no later round.")
 
 
+def arena_match(tournament_id: int, opponent: str, length: int) -> str:
+    return _about(tournament_id, f"you play {opponent}, {plural(length, 'point')}. The server "
+                  "starts the match at once (no need to join).")
+
+
+def arena_ends_in(tournament_id: int, seconds: int) -> str:
+    return _about(tournament_id, f"the arena ends in {_minutes(seconds)}.")
+
+
+def arena_time_up(tournament_id: int) -> str:
+    return _about(tournament_id, "time is up: no new match starts; the matches under way "
+                  "finish and count.")
+
+
+def arena_standing(tournament_id: int, place: int, field: int, points: int) -> str:
+    return _about(tournament_id, f"the arena is over: you are {_ordinal(place)} of {field}, "
+                  f"with {plural(points, 'point')}.")
+
+
+def _minutes(seconds: int) -> str:
+    """Seconds left as whole minutes, rounded up (a minute and a half is `2 minutes`)."""
+    return plural(max(0, -(-seconds // 60)), "minute")
+
+
 def match_begins(tournament_id: int, number: int, opponent: str) -> str:
     return _about(tournament_id, f"your round {number} match with {opponent} begins.")
 
@@ -93,6 +117,10 @@ def on_your_return(tournament_id: int, played: Tournament, name: str) -> list[st
     return lines
 
 
+def _a(kind: str) -> str:
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def _ordinal(place: int) -> str:
     suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
     return f"{place}{suffix}"
@@ -110,7 +138,10 @@ def too_few_players(tournament_id: int) -> str:
     return _about(tournament_id, "cancelled: fewer than two players joined.")
 
 
-def tournament_starts(tournament_id: int, players: int) -> str:
+def tournament_starts(tournament_id: int, players: int, arena_minutes: int = 0) -> str:
+    if arena_minutes:
+        return _about(tournament_id, f"the arena starts with {players} players and ends in "
+                      f"{plural(arena_minutes, 'minute')}.")
     return _about(tournament_id, f"the tournament starts with {players} players.")
 
 
@@ -142,7 +173,7 @@ def created(tournament_id: int) -> str:
 
 def opened(tournament_id: int, creator: str, kind: str, length: int, cap: int) -> str:
     """The line to those who asked to hear of tournaments (`tournament notify on`)."""
-    return _about(tournament_id, f"{creator} opens a {kind} of {length} point matches for up "
+    return _about(tournament_id, f"{creator} opens {_a(kind)} of {length} point matches for up "
                   f"to {plural(cap, 'player')}. Type 'tournament join {tournament_id}' to enter it.")
 
 
@@ -280,6 +311,7 @@ class Listed:
     cap: int
     winner: str | None = None
     swiss_rounds: int = 0  # a Swiss's rounds, as asked; a knockout's depend on its field
+    arena_minutes: int = 0  # an arena's time
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,12 +325,14 @@ class Shown:
     entrants: tuple[Entrant, ...]  # in the order they joined; seeded once it started
     played: Tournament | None
     bots_allowed: bool = False
+    ends_in_seconds: int | None = None  # a running arena's time left
 
     @property
     def running_round(self) -> int | None:
         """The number of the round being played, while the tournament runs."""
         played = self.played
-        if played is None or played.current is None or self.entry.status != "running":
+        if played is None or played.current is None or self.entry.status != "running" \
+                or played.format is Format.ARENA:
             return None
         return played.current.number
 
@@ -318,17 +352,26 @@ def show_lines(shown: Shown) -> list[str]:
     their results, and the standings."""
     entry, played, entrants = shown.entry, shown.played, shown.entrants
     number = shown.running_round
-    lines = [_about(entry.tournament_id, f"a {entry.kind.value} by {entry.creator}, "
-                    f"{terms_words(entry.terms)}; {entry.status}" + (
+    lines = [_about(entry.tournament_id, f"{_a(entry.kind.value)} by {entry.creator}, "
+                    + (f"{plural(entry.arena_minutes, 'minute')} of " if entry.arena_minutes
+                       else "")
+                    + f"{terms_words(entry.terms)}; {entry.status}" + (
                         f", round {number} of {played.round_count}"
                         if played is not None and number is not None else "")
+                    + (f", {_minutes(shown.ends_in_seconds)} left"
+                       if shown.ends_in_seconds is not None else "")
                     + (f"; won by {entry.winner}" if entry.winner else "") + "."),
              f"  Start: {starts_words(shown.start_in_seconds, shown.start_when)}.",
              f"  Entrants ({len(entrants)} of {entry.cap}): " + (", ".join(
                  f"{e.name} ({e.rating:.0f})" for e in entrants) or "none yet")]
     if played is None:
         return lines
-    for played_round in played.rounds:
+    arena = played.format is Format.ARENA
+    if arena and played.rounds:  # its rounds are the pairings made at once: one list
+        lines.append("  Matches: " + "; ".join(pairing_words(pairing) for played_round
+                                               in played.rounds
+                                               for pairing in played_round.pairings))
+    for played_round in () if arena else played.rounds:
         lines.append(f"  Round {played_round.number}: "
                      + "; ".join(map(pairing_words, played_round.pairings)))
     swiss = played.format is Format.SWISS
@@ -336,6 +379,9 @@ def show_lines(shown: Shown) -> list[str]:
     lines.append("  Standings: " + "; ".join(
         f"{row.place}. {row.name} {row.score}"
         + (f" (Buchholz {row.buchholz}, SB {row.sonneborn_berger})" if swiss else "")
+        + (f" ({plural(row.games, 'match', 'matches')}"
+           + (f", {row.streak} wins in a row" if row.streak >= 2 else "") + ")"
+           if arena else "")
         + (f" ({forfeits[row.name]} by forfeit)" if forfeits.get(row.name) else "")
         + (" withdrawn" if row.name in played.withdrawn else "")
         for row in standings(played)))
