@@ -316,6 +316,8 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
                    else spec.swiss_rounds)  # an arena's: 0, its rounds being open-ended
     record.played = Tournament(spec.format, seeded, round_count, tuple(
         Round(number, tuple(pairings)) for number, pairings in by_round.items()),
-        withdrawn=frozenset(entrant.name for entrant in entrant_rows if entrant.withdrawn))
+        withdrawn=frozenset(entrant.name for entrant in entrant_rows if entrant.withdrawn),
+        # An arena over pairs nobody; a running one's director closes it when its time is up.
+        closed=spec.format is Format.ARENA and not status.open)
     record.round_started_at = dict(started)
     return record
