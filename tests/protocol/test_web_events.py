@@ -356,9 +356,11 @@ def test_a_tournament_is_one_view_for_show_and_for_the_page():
     assert valid(web_events.tournament(signup)) | {"entrants": []} == {
         "type": "tournament", "id": 5, "format": "knockout", "status": "signup",
         "creator": "bob", "entered": 1, "cap": 4, "winner": None, "swiss_rounds": None,
+        "arena_minutes": None,
         "terms": {"length": 3, "final_length": 3, "lengths": [], "variant": "standard",
                   "crawford": True, "turn_seconds": 60, "rated": True},
-        "start": {"in_seconds": 600, "when": None}, "bots_allowed": True, "entrants": [],
+        "start": {"in_seconds": 600, "when": None}, "bots_allowed": True,
+        "ends_in_seconds": None, "entrants": [],
         "round_count": None, "current_round": None, "rounds": [], "standings": []}
     assert show_lines(signup)[1:] == ["  Start: in 10 minutes.", "  Entrants (1 of 4): bob (1500)"]
     by_round = RoundTerms(length=5, final_length=11, lengths=(5, 7, 9, 11))

@@ -19,11 +19,27 @@ FIELD = [Entrant(name, 1700 - 25 * index) for index, name in enumerate(
 TERMS = RoundTerms(length=3, final_length=5)
 
 
-def message(tournament_id: int, played: rules.Tournament, status: str) -> dict:
+def message(tournament_id: int, played: rules.Tournament, status: str,
+            ends_in_seconds: int | None = None) -> dict:
     winner = rules.winner(played)
     entry = Listed(tournament_id, played.format, status, "alice", TERMS, len(played.entrants),
-                   8, winner, played.round_count if played.format is Format.SWISS else 0)
-    return valid(web_events.tournament(Shown(entry, None, None, played.entrants, played)))
+                   8, winner, played.round_count if played.format is Format.SWISS else 0,
+                   10 if played.format is Format.ARENA else 0)
+    return valid(web_events.tournament(Shown(entry, None, None, played.entrants, played,
+                                             ends_in_seconds=ends_in_seconds)))
+
+
+def arena() -> rules.Tournament:
+    """An arena of four, 245 s left: alice has won three in a row (2 + 2 + 4), the third
+    against dave, who had beaten bob; carol and bob play now."""
+    played = rules.start(Format.ARENA, FIELD[:4])
+    for wins in (("alice", "carol"), ("alice", "dave"), ("alice", None)):
+        played = rules.arena_round(played, [entrant.name for entrant in FIELD[:4]])
+        assert played.current is not None
+        for pairing, won in zip(played.current.pairings, wins, strict=True):
+            if won is not None:
+                played = rules.record(played, pairing.first, won, number=played.current.number)
+    return played
 
 
 def fixtures() -> dict[str, dict]:
@@ -46,7 +62,8 @@ def fixtures() -> dict[str, dict]:
     return {"knockout_round_one": message(1, knockout, "running"),
             "knockout_round_two": message(1, second, "running"),
             "knockout_won": message(1, won, "finished"),
-            "swiss_round_three": message(2, swiss, "running")}
+            "swiss_round_three": message(2, swiss, "running"),
+            "arena_running": message(3, arena(), "running", ends_in_seconds=245)}
 
 
 def encoded() -> str:

@@ -548,7 +548,7 @@ def tournament(shown: Shown) -> Message:
         "entrants": [{"name": entrant.name, "rating": round(entrant.rating, 2),
                       "seed": seeds.get(entrant.name), "withdrawn": entrant.name in withdrawn}
                      for entrant in shown.entrants],
-        "round_count": None if played is None else played.round_count,
+        "round_count": None if played is None or arena else played.round_count,
         "current_round": shown.running_round,
         "rounds": [] if played is None else [
             {"number": played_round.number,

@@ -179,7 +179,7 @@ export default {
   "refusal.too_many_visitors": "Ahora hay demasiados visitantes jugando. Vuelve a intentarlo más tarde, o entra como 'guest' para registrarte.",
   "refusal.too_many_visitors_from_address": "Demasiados visitantes desde tu dirección. Vuelve a intentarlo más tarde, o entra como 'guest' para registrarte.",
   "refusal.too_many_wrong_table_codes": "Demasiados códigos de mesa erróneos. Puedes volver a intentarlo en {minutes} min.",
-  "refusal.tournament_arena_length": "Una arena juega cada match a 'length': 'rounds', 'final' y 'lengths' son para un eliminatorio o un suizo.",
+  "refusal.tournament_arena_length": "Una arena juega cada partido a 'length': 'rounds', 'final' y 'lengths' son para un eliminatorio o un suizo.",
   "refusal.tournament_arena_time": "Una arena lleva su duración en minutos: 'tournament create arena <minutos>', de 1 a 1440.",
   "refusal.tournament_bad_lengths": "'lengths' lleva las longitudes de las rondas, la de la final la última, separadas por comas: 5,5,7,9,11.",
   "refusal.tournament_bad_number": "'{word}' lleva un número dentro de su rango.",

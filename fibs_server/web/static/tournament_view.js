@@ -87,6 +87,34 @@ function resultOf(round, name) {
   return { round: round.number, opponent, outcome, forfeit: pairing.forfeit };
 }
 
+// --- an arena's table and clock -----------------------------------------------------------------
+
+// The arena's standings in order of place (points, then fewer games, then rating: the
+// server's ranking), each row {place, name, score, streak, onFire, games, withdrawn}: on
+// fire from two wins in a row (the next win scores double).
+export function arenaTable(state) {
+  if (state.format !== "arena" || state.standings.length === 0) return null;
+  return [...state.standings].sort((a, b) => a.place - b.place).map((row) => ({
+    place: row.place, name: row.name, score: row.score, streak: row.streak ?? 0,
+    onFire: (row.streak ?? 0) >= 2, games: row.games ?? 0, withdrawn: row.withdrawn,
+  }));
+}
+
+// The seconds left of a running arena, `elapsedMs` after its message came: null when it has
+// no clock (not an arena, or not running).
+export function arenaSecondsLeft(state, elapsedMs) {
+  if (state.ends_in_seconds === null || state.ends_in_seconds === undefined) return null;
+  return Math.max(0, Math.ceil(state.ends_in_seconds - elapsedMs / 1000));
+}
+
+// "9:05", "0:59", "1:02:00"
+export function clockWords(seconds) {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = String(seconds % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+}
+
 // --- words ---------------------------------------------------------------------------------------
 
 // "3-point matches (final 5), nackgammon, no Crawford, 60 s a turn, unrated"
@@ -120,9 +148,12 @@ export function pairingWords(pairing) {
 export function createCommand(form) {
   const words = ["tournament", "create", form.format];
   const number = (value) => String(Math.round(Number(value)));
+  const arena = form.format === "arena";
+  if (arena) words.push(number(form.minutes)); // an arena's time; every match to `length`
   if (form.format === "swiss" && form.rounds) words.push("rounds", number(form.rounds));
-  const lengths = (form.lengths ?? "").split(/[\s,]+/).filter(Boolean).map(number);
-  if (lengths.length) words.push("lengths", lengths.join(","));
+  const lengths = arena ? [] : (form.lengths ?? "").split(/[\s,]+/).filter(Boolean).map(number);
+  if (arena) words.push("length", number(form.length));
+  else if (lengths.length) words.push("lengths", lengths.join(","));
   else {
     words.push("length", number(form.length));
     if (form.final && Number(form.final) !== Number(form.length)) words.push("final", number(form.final));

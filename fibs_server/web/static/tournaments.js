@@ -5,7 +5,8 @@ import { t } from "./i18n.js";
 import { $, button, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import {
-  bracketLayout, createCommand, pairingWords, swissTable, termsWords,
+  arenaSecondsLeft, arenaTable, bracketLayout, clockWords, createCommand, pairingWords, swissTable,
+  termsWords,
 } from "./tournament_view.js";
 
 const NEXT_CREATED = "next created"; // followed: the next tournament this user creates
@@ -13,6 +14,8 @@ const state = {
   list: [], // entries of the list, newest first
   followed: null, // the id of the tournament shown (as the server follows it), or NEXT_CREATED
   shown: null, // its latest tournament message
+  shownAt: 0, // when it came (performance.now()), which a running arena's clock counts from
+  ticking: null, // the interval that moves a running arena's clock on, once a second
 };
 
 export const HANDLERS = {
@@ -24,6 +27,7 @@ export const HANDLERS = {
         || (state.followed === NEXT_CREATED && message.creator === session.me)) {
       state.followed = message.id;
       state.shown = message;
+      state.shownAt = performance.now();
       renderShown();
     }
     renderList();
@@ -55,13 +59,14 @@ function updateListEntry(message) {
 }
 // The fields of a list entry (the rest of a `tournament` message is the whole tournament).
 const LISTED = Object.fromEntries(["id", "format", "status", "creator", "entered", "cap", "winner",
-  "swiss_rounds", "terms"].map((key) => [key, true]));
+  "swiss_rounds", "arena_minutes", "terms"].map((key) => [key, true]));
 
 function entered(tournament) {
   return tournament.entrants?.some((entrant) => entrant.name === session.me) ?? false;
 }
 
 function formatWords(tournament) {
+  if (tournament.format === "arena") return t("tournament.arena_minutes", { minutes: tournament.arena_minutes });
   return tournament.format === "swiss"
     ? t("tournament.swiss_rounds", { rounds: tournament.swiss_rounds })
     : t("tournament.format_knockout");
@@ -106,6 +111,7 @@ function follow(id, verb) {
 function renderShown() {
   const shown = state.shown;
   $("tournament-detail").hidden = shown === null;
+  renderClock();
   if (shown === null) return;
   $("tournament-title").textContent = t("tournament.title", { id: shown.id, format: formatWords(shown),
     name: shown.creator });
@@ -122,7 +128,16 @@ function renderShown() {
         + (entrant.withdrawn ? ` ${t("tournament.withdrawn")}` : "")).join(", ") });
   renderBracket(shown);
   renderTable(shown);
-  $("tournament-rounds").replaceChildren(...shown.rounds.map((round) => {
+  renderArena(shown);
+  $("tournament-rounds-title").textContent = t(shown.format === "arena" ? "tournament.matches_title"
+    : "tournament.rounds_title");
+  // An arena's rounds are its pairings made at once: one list of its matches, latest last.
+  $("tournament-rounds").replaceChildren(...(shown.format === "arena"
+    ? shown.rounds.flatMap((round) => round.pairings).map((pairing) => {
+      const entry = document.createElement("li");
+      entry.textContent = pairingWords(pairing);
+      return entry;
+    }) : []), ...(shown.format === "arena" ? [] : shown.rounds).map((round) => {
     const entry = document.createElement("li");
     entry.textContent = `${t("tournament.round_name", { round: round.number })}: `
       + round.pairings.map(pairingWords).join("; ");
@@ -243,11 +258,55 @@ function renderTable(shown) {
   }
 }
 
+// A running arena's time left, counted down on the page from the seconds its message gave.
+function renderClock() {
+  const clock = $("tournament-clock");
+  const left = state.shown === null ? null : arenaSecondsLeft(state.shown, performance.now() - state.shownAt);
+  clock.hidden = left === null;
+  if (left !== null) clock.textContent = t("tournament.time_left", { clock: clockWords(left) });
+  if (left !== null && left > 0 && state.ticking === null) {
+    state.ticking = setInterval(renderClock, 1000);
+  } else if ((left === null || left === 0) && state.ticking !== null) {
+    clearInterval(state.ticking);
+    state.ticking = null;
+  }
+}
+
+// An arena: the standings with each player's points, streak (on fire from two wins in a
+// row) and matches played.
+function renderArena(shown) {
+  const table = $("tournament-arena");
+  table.replaceChildren();
+  const rows = arenaTable(shown);
+  table.hidden = rows === null;
+  if (rows === null) return;
+  table.createCaption().textContent = t("tournament.standings");
+  const head = table.createTHead().insertRow();
+  for (const key of ["tournament.rank", "tournament.player", "tournament.points_col",
+    "tournament.streak", "tournament.games"]) {
+    const cell = document.createElement("th");
+    cell.scope = "col";
+    cell.textContent = t(key);
+    head.append(cell);
+  }
+  const body = table.createTBody();
+  for (const row of rows) {
+    const line = body.insertRow();
+    line.dataset.name = row.name;
+    const name = row.withdrawn ? `${row.name} (${t("tournament.withdrawn")})` : row.name;
+    const streak = row.onFire ? `${row.streak} ${t("tournament.on_fire")}` : String(row.streak);
+    for (const value of [row.place, name, row.score, streak, row.games]) {
+      line.insertCell().textContent = String(value);
+    }
+  }
+}
+
 // --- the create form -------------------------------------------------------------------------
 
 function formValues() {
   return {
     format: $("tournament-format").value,
+    minutes: $("tournament-minutes").value,
     rounds: $("tournament-rounds-count").value,
     length: $("tournament-length").value,
     final: $("tournament-final").value,
@@ -265,7 +324,11 @@ function formValues() {
 
 
 function formatChanged() {
-  $("tournament-rounds-label").hidden = $("tournament-format").value !== "swiss";
+  const format = $("tournament-format").value;
+  $("tournament-rounds-label").hidden = format !== "swiss";
+  $("tournament-minutes-label").hidden = format !== "arena";
+  // An arena plays every match to one length.
+  $("tournament-final-label").hidden = $("tournament-lengths-label").hidden = format === "arena";
 }
 $("tournament-format").addEventListener("change", formatChanged);
 formatChanged();

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { setLanguage } from "../../../fibs_server/web/static/i18n.js";
 import { readFileSync } from "node:fs";
 import {
-  bracketLayout, createCommand, pairingWords, swissTable, termsWords,
+  arenaSecondsLeft, arenaTable, bracketLayout, clockWords, createCommand, pairingWords, swissTable,
+  termsWords,
 } from "../../../fibs_server/web/static/tournament_view.js";
 import { learnVariants } from "../../../fibs_server/web/static/variants.js";
 
@@ -103,4 +104,34 @@ test("the create form's command: only what differs from the defaults where it ca
     "tournament create knockout length 3 bank 12 60 when 4 cap 8");
   assert.equal(createCommand({ ...form, lengths: " 5, 7 ,9" }),
     "tournament create knockout lengths 5,7,9 timer 60 when 4 cap 8");
+});
+
+test("an arena's table: points, wins in a row (on fire from two) and matches, by place", () => {
+  const state = STATES.arena_running;
+  const rows = arenaTable({ ...state, standings: [...state.standings].reverse() });
+  assert.deepEqual(rows.map((row) => [row.place, row.name, row.score, row.streak, row.onFire, row.games]),
+    [[1, "alice", 8, 3, true, 3], [2, "carol", 2, 0, false, 2], [3, "dave", 2, 0, false, 3],
+      [4, "bob", 0, 0, false, 2]]);
+  assert.equal(arenaTable(STATES.swiss_round_three), null);
+  assert.equal(bracketLayout(state), null);
+  // Its matches, latest last: carol v bob under way.
+  assert.deepEqual(state.rounds.flatMap((round) => round.pairings).map(pairingWords).slice(-2),
+    ["alice beats dave", "carol v bob"]);
+});
+
+test("an arena's clock counts down from the seconds its message gave, and stops at 0:00", () => {
+  const state = STATES.arena_running;
+  assert.equal(state.ends_in_seconds, 245);
+  assert.equal(clockWords(arenaSecondsLeft(state, 0)), "4:05");
+  assert.equal(clockWords(arenaSecondsLeft(state, 5500)), "4:00");
+  assert.equal(clockWords(arenaSecondsLeft(state, 300000)), "0:00");
+  assert.equal(clockWords(3725), "1:02:05");
+  assert.equal(arenaSecondsLeft(STATES.swiss_round_three, 0), null);
+});
+
+test("the create form's command for an arena: its minutes and one length", () => {
+  const form = { format: "arena", minutes: "30", rounds: "3", length: "1", final: "5",
+    lengths: "5,7", variant: "", crawford: true, timer: "60", rated: true, startIn: "",
+    startWhen: "8", cap: "16", bots: true };
+  assert.equal(createCommand(form), "tournament create arena 30 length 1 timer 60 when 8 cap 16 bots");
 });
