@@ -25,7 +25,7 @@ from fibs_server.rules import tournament as rules
 from fibs_server.rules.dice import SEED_BYTES, VerifiableDice
 from tests.e2e.bot import Bot
 from tests.e2e.conftest import ServerHarness
-from tests.e2e.test_tournament_commands import create, pass_over
+from tests.e2e.test_tournament_commands import clock_of, create, pass_over, play_round, sign_up
 from tests.e2e.tournament_players import Entrant
 from tests.fake_clock import FakeClock
 from tests.waiting import DEADLINE, until
@@ -192,3 +192,69 @@ async def test_an_arena_of_eight_for_ten_minutes_to_its_winner(harness):
     finally:
         for task in tasks:
             task.cancel()
+
+
+@pytest.fixture
+async def plain(tmp_path):
+    server = ServerHarness(f"sqlite:///{tmp_path / 'arena_plain.db'}")
+    server.use_fake_clock()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+async def test_who_is_away_or_withdrawn_is_not_paired_and_the_time_runs_out(plain):
+    """Five of equal rating (ranked by name): erin away at the start is not paired; back,
+    she is; dave withdraws and is not. `show` tells the time left, the matches and the
+    standings; the end comes when the time is up and the matches are over."""
+    clock = clock_of(plain)
+    names = ["alice", "bob", "carol", "dave", "erin"]
+    tid, clients = await sign_up(plain, names, "arena 3 length 1 when 5")
+    await clients["erin"].send("bye")
+    await clients["erin"].expect_closed()
+    await pass_over(plain)  # it starts: the four there are paired at once
+    alice = clients["alice"]
+    await alice.skip_until(f"Tournament {tid}: the arena starts with 5 players and ends in "
+                           "3 minutes.")
+    await alice.skip_until(tournament_texts.arena_match(tid, "bob", 1))
+    record = await plain.server.store.tournament(tid)
+    assert [p.players for p in record.played.rounds[0].pairings] == [
+        ("alice", "bob"), ("carol", "dave")]
+    await play_round(plain, tid, clients)  # alice and carol win
+    clients["erin"] = await plain.login_clip("erin")
+    await clients["dave"].send(f"tournament withdraw {tid}")
+    await clients["dave"].skip_until(tournament_texts.withdraws(tid, "dave"))
+    clock.advance(30)
+    await pass_over(plain)  # the results; then alice v carol (2 points each), bob v erin
+    record = await plain.server.store.tournament(tid)
+    assert [p.players for p in record.played.rounds[1].pairings] == [
+        ("alice", "carol"), ("bob", "erin")]
+    await alice.send(f"tournament show {tid}")
+    await alice.skip_until(f"Tournament {tid}: an arena by alice, 3 minutes of 1 point, 60 s a "
+                           "turn; running, 3 minutes left.")
+    await alice.skip_until("  Matches: alice beats bob; carol beats dave; alice v carol; "
+                           "bob v erin")
+    await alice.skip_until("  Standings: 1. alice 2 (1 match); 2. carol 2 (1 match); "
+                           "3. erin 0 (0 matches); 4. bob 0 (1 match); "
+                           "5. dave 0 (1 match) withdrawn")
+    await play_round(plain, tid, clients)  # alice and bob win
+    clock.advance(130)
+    await pass_over(plain)  # 20 s left: the results, the warning, and the next pairing
+    await alice.skip_until(tournament_texts.arena_ends_in(tid, 20))
+    record = await plain.server.store.tournament(tid)
+    assert [p.players for p in record.played.rounds[2].pairings] == [("alice", "bob"),
+                                                                     ("carol", "erin")]
+    clock.advance(30)
+    await pass_over(plain)  # time is up: no pairing; the two matches under way go on
+    await alice.skip_until(tournament_texts.arena_time_up(tid))
+    await play_round(plain, tid, clients)  # alice wins her third in a row: 4 points
+    await pass_over(plain)
+    record = await plain.server.store.tournament(tid)
+    assert record.status is Status.FINISHED and len(record.played.rounds) == 3
+    assert [(row.name, row.score, row.streak) for row in rules.standings(record.played)][:2] \
+        == [("alice", 8, 3), ("carol", 4, 1)]
+    await alice.skip_until(tournament_texts.arena_standing(tid, 1, 5, 8))
+    await alice.skip_until(tournament_texts.tournament_won(tid, "alice"))
+    # Equal points: fewer matches first (dave played one, erin two).
+    await clients["dave"].skip_until(tournament_texts.arena_standing(tid, 4, 5, 0))
+    await clients["erin"].skip_until(tournament_texts.arena_standing(tid, 5, 5, 0))
