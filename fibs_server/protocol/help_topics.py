@@ -257,7 +257,11 @@ TOPICS: dict[str, Topic] = {
         "does not come within 5 minutes loses it and plays no later round.",
         "'tournament withdraw <id>': play no later round (your match of this",
         "round is lost). 'tournament reinstate <id> <name>': an administrator",
-        "puts a withdrawn player back from the next round."),
+        "puts a withdrawn player back from the next round.",
+        "'tournament create arena <minutes> [options]': for that long, whoever",
+        "of it is free plays at once the free player nearest in score (never",
+        "the one just played while another is free); a win scores 2, after two",
+        "wins in a row 4, until a loss. At the end the matches under way count."),
         "tournament create swiss rounds 4 length 5 cap 12"),
     "fairdice": Topic("fairdice [<match>]", (
         "Each match's dice come from a secret seed the server fixes before the",
