@@ -25,7 +25,14 @@ from fibs_server.rules import tournament as rules
 from fibs_server.rules.dice import SEED_BYTES, VerifiableDice
 from tests.e2e.bot import Bot
 from tests.e2e.conftest import ServerHarness
-from tests.e2e.test_tournament_commands import clock_of, create, pass_over, play_round, sign_up
+from tests.e2e.test_tournament_commands import (
+    clock_of,
+    create,
+    pass_over,
+    play_round,
+    sign_up,
+    won,
+)
 from tests.e2e.tournament_players import Entrant
 from tests.fake_clock import FakeClock
 from tests.waiting import DEADLINE, until
@@ -247,7 +254,17 @@ async def test_who_is_away_or_withdrawn_is_not_paired_and_the_time_runs_out(plai
     clock.advance(30)
     await pass_over(plain)  # time is up: no pairing; the two matches under way go on
     await alice.skip_until(tournament_texts.arena_time_up(tid))
-    await play_round(plain, tid, clients)  # alice wins her third in a row: 4 points
+    # A withdrawal has the director read the arena again: the time is up all the same (told
+    # once), and erin's match under way counts.
+    await clients["erin"].send(f"tournament withdraw {tid}")
+    await clients["erin"].skip_until(tournament_texts.withdraws(tid, "erin"))
+    await pass_over(plain)
+    await alice.send(f"tournament show {tid}")
+    told = await alice.skip_until(f"Tournament {tid}: an arena by alice, 3 minutes of 1 point, "
+                                  "60 s a turn; running, time is up.")
+    assert tournament_texts.arena_time_up(tid) not in told
+    await won(clients["alice"], clients["bob"], "bob")  # alice's third in a row: 4 points
+    await won(clients["carol"], clients["erin"], "erin")
     await pass_over(plain)
     record = await plain.server.store.tournament(tid)
     assert record.status is Status.FINISHED and len(record.played.rounds) == 3

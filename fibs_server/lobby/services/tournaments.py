@@ -71,7 +71,8 @@ class TournamentDirector:
         # lease nobody else writes their rounds, so a pass reads only which are still open
         # (a 128-player Swiss read whole took the store's reader 4-13 ms every pass).
         self._running: dict[int, TournamentRecord] = {}
-        # An arena's warning of its end last told (seconds left), so each is told once.
+        # An arena's warning of its end last told (seconds left; 0: its time is up), so that
+        # each is told once.
         self._warned: dict[int, int] = {}
 
     # --- the lease's duty ------------------------------------------------------------------
@@ -427,8 +428,10 @@ class TournamentDirector:
         changed = False
         if not played.closed and left <= 0:
             record.played = played = rules.close(played)
-            self._announce_to_entrants(record, tournament_texts.arena_time_up(tid))
             changed = True
+            if self._warned.get(tid) != 0:  # told once: a running arena read again is open
+                self._warned[tid] = 0
+                self._announce_to_entrants(record, tournament_texts.arena_time_up(tid))
         for played_round in played.rounds:
             if not played_round.done:
                 changed = bool(await self._decide(record, played_round.number, False)) or changed

@@ -358,8 +358,9 @@ def show_lines(shown: Shown) -> list[str]:
                     + f"{terms_words(entry.terms)}; {entry.status}" + (
                         f", round {number} of {played.round_count}"
                         if played is not None and number is not None else "")
-                    + (f", {_minutes(shown.ends_in_seconds)} left"
-                       if shown.ends_in_seconds is not None else "")
+                    + ("" if shown.ends_in_seconds is None else ", time is up"
+                       if shown.ends_in_seconds <= 0
+                       else f", {_minutes(shown.ends_in_seconds)} left")
                     + (f"; won by {entry.winner}" if entry.winner else "") + "."),
              f"  Start: {starts_words(shown.start_in_seconds, shown.start_when)}.",
              f"  Entrants ({len(entrants)} of {entry.cap}): " + (", ".join(
