@@ -104,7 +104,9 @@ def on_your_return(tournament_id: int, played: Tournament, name: str) -> list[st
     latest = next((pairing for played_round in reversed(played.rounds)
                    if (pairing := played_round.pairing_of(name)) is not None
                    and pairing.decided and not pairing.is_bye), None)
-    if latest is not None:
+    if latest is not None and played.format is Format.ARENA:  # its rounds are no rounds
+        lines.append(_about(tournament_id, f"your last match: {pairing_words(latest)}."))
+    elif latest is not None:
         number = next(r.number for r in played.rounds if latest in r.pairings)
         lines.append(_about(tournament_id, f"round {number}: {pairing_words(latest)}."))
     rows = standings(played)
@@ -342,7 +344,9 @@ def list_lines(listed: Sequence[Listed]) -> list[str]:
         return [NO_TOURNAMENTS]
     return ["Tournaments (type 'tournament show <id>'):", *(
         f"  {entry.tournament_id:>4}  {entry.kind.value:<8}  {entry.status:<9}  "
-        f"{entry.entered:>3}/{entry.cap:<3}  by {entry.creator}: {terms_words(entry.terms)}"
+        f"{entry.entered:>3}/{entry.cap:<3}  by {entry.creator}: "
+        + (f"{plural(entry.arena_minutes, 'minute')} of " if entry.arena_minutes else "")
+        + terms_words(entry.terms)
         + (f"; won by {entry.winner}" if entry.winner else "")
         for entry in listed)]
 
