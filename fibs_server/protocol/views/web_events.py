@@ -96,6 +96,12 @@ def player_connection(name: str, connected: bool) -> Message:
     return {"type": "player_connection", "name": name, "connected": connected}
 
 
+def player_reach(name: str, reachable: bool) -> Message:
+    """To the opponent of `name` in a match across nodes: `name`'s node is out of reach (false:
+    the nodes lost touch; the match waits, nobody's clock runs) or heard from again (true)."""
+    return {"type": "player_reach", "name": name, "reachable": reachable}
+
+
 def session(token: str | None) -> Message:
     """After a login: the token that brings a page back to its session (`resume <token>`);
     None: the token presented is refused (wrong, expired, or its session is over)."""

@@ -8,6 +8,7 @@ export default {
   "status.connecting": "Connecting…",
   "connection.lost": "Connection lost: trying again in {seconds} s.",
   "connection.player_dropped": "{name}'s connection dropped: the server keeps the match for them to come back.",
+  "connection.player_out_of_reach": "{name} is out of reach (the server's nodes lost touch): your match waits, and nobody's clock runs.",
   "status.reconnecting": "Connection lost: reconnecting…",
   "status.not_logged_in": "Not logged in",
   "status.logged_in": "Logged in as {name}",

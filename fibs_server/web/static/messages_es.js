@@ -8,6 +8,7 @@ export default {
   "status.connecting": "Conectando…",
   "connection.lost": "Conexión perdida: nuevo intento en {seconds} s.",
   "connection.player_dropped": "Se cortó la conexión de {name}: el servidor le guarda la partida para que vuelva.",
+  "connection.player_out_of_reach": "{name} está fuera de alcance (los nodos del servidor perdieron el contacto): la partida espera y ningún reloj corre.",
   "status.reconnecting": "Conexión perdida: reconectando…",
   "status.not_logged_in": "Sin sesión",
   "status.logged_in": "Conectado como {name}",
