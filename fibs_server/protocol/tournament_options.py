@@ -164,7 +164,7 @@ def parse_start_time(word: str) -> StartTime:
     return StartTime(moment=int(moment.timestamp()))
 
 
-def starts_at(order: TournamentOrder, now: int) -> int | None:
+def start_time(order: TournamentOrder, now: int) -> int | None:
     """When the order's sign-up closes (Unix seconds), `now` being the time it is made; None
     for no such time. OptionError when that time is past or more than a week ahead."""
     if order.start_in_minutes is not None:
