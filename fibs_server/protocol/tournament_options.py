@@ -209,8 +209,8 @@ BAD_LENGTHS = refusal(
 LENGTHS_ALONE = refusal("tournament_lengths_alone", "** 'lengths' sets every round's length: "
                         "give it without 'length' or 'final'.")
 BAD_START_TIME = refusal(
-    "tournament_bad_start_time", "** 'at' takes a time of day, UTC (20:00), or a date and "
-    "time (2026-12-24T20:00).")
+    "tournament_bad_start_time", "** 'at' takes a time of day, UTC ('20:00'), or a day and "
+    "time ('2026-12-24T20:00').")
 START_OUT_OF_RANGE = refusal("tournament_start_out_of_range",
                              "** A tournament starts after now and within a week.")
 ONE_START_TIME = refusal("tournament_one_start_time",

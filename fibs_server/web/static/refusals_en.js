@@ -182,7 +182,7 @@ export default {
   "refusal.tournament_bad_lengths": "'lengths' takes the rounds' lengths, the final's last, separated by commas: 5,5,7,9,11.",
   "refusal.tournament_bad_number": "'{word}' takes a number in its range.",
   "refusal.tournament_bad_repeat": "'every' takes 'day' or 'week'.",
-  "refusal.tournament_bad_start_time": "'at' takes a time of day, UTC (20:00), or a date and time (2026-12-24T20:00).",
+  "refusal.tournament_bad_start_time": "'at' takes a time of day, UTC ('20:00'), or a day and time ('2026-12-24T20:00').",
   "refusal.tournament_bots_off": "This server has no bots to enter.",
   "refusal.tournament_cap_too_large": "A tournament may have {limit} players at most.",
   "refusal.tournament_create_not_allowed": "Only administrators and experienced players may create tournaments here.",

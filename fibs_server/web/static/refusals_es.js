@@ -182,7 +182,7 @@ export default {
   "refusal.tournament_bad_lengths": "'lengths' lleva las longitudes de las rondas, la de la final la última, separadas por comas: 5,5,7,9,11.",
   "refusal.tournament_bad_number": "'{word}' lleva un número dentro de su rango.",
   "refusal.tournament_bad_repeat": "'every' lleva 'day' o 'week'.",
-  "refusal.tournament_bad_start_time": "'at' lleva una hora del día, UTC (20:00), o una fecha y hora (2026-12-24T20:00).",
+  "refusal.tournament_bad_start_time": "'at' lleva una hora del día, UTC ('20:00'), o un día y una hora ('2026-12-24T20:00').",
   "refusal.tournament_bots_off": "Este servidor no tiene bots que inscribir.",
   "refusal.tournament_cap_too_large": "Un torneo puede tener {limit} jugadores como máximo.",
   "refusal.tournament_create_not_allowed": "Aquí solo los administradores y los jugadores con experiencia pueden crear torneos.",
