@@ -276,17 +276,18 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if record.spec.creator.lower() != session.name.lower() and not account.is_admin:
             session.send_line(tournament_texts.not_yours(tid))
             return
-        # `cancel <id> series`: no next one is made (a recurring tournament's series ends).
+        # `cancel <id> series`: a recurring tournament in sign-up makes no next one (its
+        # series ends); one running made its next at its start.
         series_ends = [word.lower() for word in args[1:2]] == ["series"]
-        successor = None if series_ends else next_of_series(record, int(lobby.config.wall_clock()))
+        in_signup = record.status is Status.SIGNUP
+        successor = (next_of_series(record, int(lobby.config.wall_clock()))
+                     if in_signup and not series_ends else None)
         if not await records.end_tournament(tid, Status.CANCELLED, None, successor):
             session.send_line(tournament_texts.not_open(tid))
             return
-        await told_and_changed(lobby, session, record,
-                               tournament_texts.cancelled(
-                                   tid, session.name,
-                                   series_ends and record.spec.repeat_seconds is not None))
-        if successor is not None and record.status is Status.SIGNUP:
+        await told_and_changed(lobby, session, record, tournament_texts.cancelled(
+            tid, session.name, series_ends and in_signup and record.spec.repeat_seconds is not None))
+        if successor is not None:
             await tell_next_of_series(lobby, records, record)
 
     async def notify(lobby: Lobby, session: Session, args: list[str]) -> None:

@@ -339,11 +339,20 @@ def list_lines(listed: Sequence[Listed]) -> list[str]:
     return ["Tournaments (type 'tournament show <id>'):", *(
         f"  {entry.tournament_id:>4}  {entry.kind.value:<8}  {entry.status:<9}  "
         f"{entry.entered:>3}/{entry.cap:<3}  by {entry.creator}: {terms_words(entry.terms)}"
-        + (f"; starts {utc_words(entry.starts_at)}"
-           if entry.starts_at is not None and entry.status == "signup" else "")
-        + (f", {repeat_words(entry.repeat_seconds)}" if entry.repeat_seconds else "")
+        + "".join(f"; {words}" for words in [schedule_words(entry)] if words)
         + (f"; won by {entry.winner}" if entry.winner else "")
         for entry in listed)]
+
+
+def schedule_words(entry: Listed) -> str:
+    """`starts 2026-12-24 20:00 UTC, every day`: the start time while in sign-up, and the
+    recurrence; empty for neither."""
+    words = []
+    if entry.starts_at is not None and entry.status == "signup":
+        words.append(f"starts {utc_words(entry.starts_at)}")
+    if entry.repeat_seconds:
+        words.append(repeat_words(entry.repeat_seconds))
+    return ", ".join(words)
 
 
 def show_lines(shown: Shown) -> list[str]:
