@@ -43,7 +43,12 @@ def fixtures() -> dict[str, dict]:
         for pairing in swiss.current.pairings:
             swiss = rules.record(swiss, pairing.first, pairing.first)
         swiss = rules.next_round(swiss)
-    return {"knockout_round_one": message(1, knockout, "running"),
+    # A daily knockout in sign-up, 10 minutes before its start at 2026-12-24 20:00 UTC.
+    daily = Listed(3, Format.KNOCKOUT, "signup", "alice", TERMS, 2, 8,
+                   starts_at=1_798_142_400, repeat_seconds=24 * 3600)
+    return {"daily_signup": valid(web_events.tournament(Shown(daily, 600, None,
+                                                              tuple(FIELD[:2]), None))),
+            "knockout_round_one": message(1, knockout, "running"),
             "knockout_round_two": message(1, second, "running"),
             "knockout_won": message(1, won, "finished"),
             "swiss_round_three": message(2, swiss, "running")}

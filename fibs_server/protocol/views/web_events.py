@@ -23,6 +23,7 @@ import orjson
 from fibs_server.protocol.clip import WhoInfo
 from fibs_server.protocol.info import SavedMatch
 from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.tournament_options import REPEAT_WORDS
 from fibs_server.protocol.views import match_views
 from fibs_server.protocol.views.board import BAR, UNLIMITED
 from fibs_server.protocol.views.match_views import WATCHERS, Say
@@ -522,7 +523,8 @@ def listed_entry(entry: Listed) -> Message:
     terms = entry.terms
     return {"id": entry.tournament_id, "format": entry.kind.value, "status": entry.status,
             "creator": entry.creator, "entered": entry.entered, "cap": entry.cap,
-            "winner": entry.winner,
+            "winner": entry.winner, "starts_at": entry.starts_at,
+            "every": None if entry.repeat_seconds is None else REPEAT_WORDS[entry.repeat_seconds],
             "swiss_rounds": entry.swiss_rounds if entry.kind is tournament_rules.Format.SWISS
             else None,
             "terms": {"length": terms.length, "final_length": terms.final_length,
