@@ -24,7 +24,7 @@ def message(tournament_id: int, played: rules.Tournament, status: str,
     winner = rules.winner(played)
     entry = Listed(tournament_id, played.format, status, "alice", TERMS, len(played.entrants),
                    8, winner, played.round_count if played.format is Format.SWISS else 0,
-                   10 if played.format is Format.ARENA else 0)
+                   arena_minutes=10 if played.format is Format.ARENA else 0)
     return valid(web_events.tournament(Shown(entry, None, None, played.entrants, played,
                                              ends_in_seconds=ends_in_seconds)))
 
@@ -59,11 +59,16 @@ def fixtures() -> dict[str, dict]:
         for pairing in swiss.current.pairings:
             swiss = rules.record(swiss, pairing.first, pairing.first)
         swiss = rules.next_round(swiss)
-    return {"knockout_round_one": message(1, knockout, "running"),
+    # A daily knockout in sign-up, 10 minutes before its start at 2026-12-24 20:00 UTC.
+    daily = Listed(3, Format.KNOCKOUT, "signup", "alice", TERMS, 2, 8,
+                   starts_at=1_798_142_400, repeat_seconds=24 * 3600)
+    return {"daily_signup": valid(web_events.tournament(Shown(daily, 600, None,
+                                                              tuple(FIELD[:2]), None))),
+            "knockout_round_one": message(1, knockout, "running"),
             "knockout_round_two": message(1, second, "running"),
             "knockout_won": message(1, won, "finished"),
             "swiss_round_three": message(2, swiss, "running"),
-            "arena_running": message(3, arena(), "running", ends_in_seconds=245)}
+            "arena_running": message(4, arena(), "running", ends_in_seconds=245)}
 
 
 def encoded() -> str:

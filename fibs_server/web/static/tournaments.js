@@ -5,8 +5,8 @@ import { t } from "./i18n.js";
 import { $, button, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import {
-  arenaSecondsLeft, arenaTable, bracketLayout, clockWords, createCommand, pairingWords, swissTable,
-  termsWords,
+  arenaSecondsLeft, arenaTable, bracketLayout, countdown, createCommand, pairingWords, scheduleWords,
+  startWords, swissTable, termsWords,
 } from "./tournament_view.js";
 
 const NEXT_CREATED = "next created"; // followed: the next tournament this user creates
@@ -14,8 +14,8 @@ const state = {
   list: [], // entries of the list, newest first
   followed: null, // the id of the tournament shown (as the server follows it), or NEXT_CREATED
   shown: null, // its latest tournament message
-  shownAt: 0, // when it came (performance.now()), which a running arena's clock counts from
-  ticking: null, // the interval that moves a running arena's clock on, once a second
+  shownAt: 0, // when it came (performance.now(), ms): its countdown counts from then
+  ticking: null, // the interval that moves the countdown on, while there is one
 };
 
 export const HANDLERS = {
@@ -59,7 +59,7 @@ function updateListEntry(message) {
 }
 // The fields of a list entry (the rest of a `tournament` message is the whole tournament).
 const LISTED = Object.fromEntries(["id", "format", "status", "creator", "entered", "cap", "winner",
-  "swiss_rounds", "arena_minutes", "terms"].map((key) => [key, true]));
+  "swiss_rounds", "starts_at", "every", "arena_minutes", "terms"].map((key) => [key, true]));
 
 function entered(tournament) {
   return tournament.entrants?.some((entrant) => entrant.name === session.me) ?? false;
@@ -88,7 +88,8 @@ function renderList() {
     row.dataset.id = String(tournament.id);
     for (const value of [String(tournament.id), formatWords(tournament), statusWords(tournament),
       t("tournament.players_of", { entered: tournament.entered, cap: tournament.cap }),
-      `${termsWords(tournament.terms)}; ${t("tournament.by", { name: tournament.creator })}`]) {
+      [termsWords(tournament.terms), scheduleWords(tournament),
+        t("tournament.by", { name: tournament.creator })].filter(Boolean).join("; ")]) {
       row.insertCell().textContent = value;
     }
     const actions = row.insertCell();
@@ -111,16 +112,10 @@ function follow(id, verb) {
 function renderShown() {
   const shown = state.shown;
   $("tournament-detail").hidden = shown === null;
-  renderClock();
+  renderSummary();
   if (shown === null) return;
   $("tournament-title").textContent = t("tournament.title", { id: shown.id, format: formatWords(shown),
     name: shown.creator });
-  const facts = [statusWords(shown), termsWords(shown.terms)];
-  if (shown.current_round !== null) {
-    facts.push(t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
-  }
-  if (shown.status === "signup") facts.push(startWords(shown.start));
-  $("tournament-summary").textContent = facts.join(" · ");
   renderActions(shown);
   $("tournament-entrants").textContent = shown.entrants.length === 0 ? t("tournament.no_entrants")
     : t("tournament.entrants", { entered: shown.entrants.length, cap: shown.cap,
@@ -132,24 +127,40 @@ function renderShown() {
   $("tournament-rounds-title").textContent = t(shown.format === "arena" ? "tournament.matches_title"
     : "tournament.rounds_title");
   // An arena's rounds are its pairings made at once: one list of its matches, latest last.
-  $("tournament-rounds").replaceChildren(...(shown.format === "arena"
-    ? shown.rounds.flatMap((round) => round.pairings).map((pairing) => {
-      const entry = document.createElement("li");
-      entry.textContent = pairingWords(pairing);
-      return entry;
-    }) : []), ...(shown.format === "arena" ? [] : shown.rounds).map((round) => {
+  const lines = shown.format === "arena"
+    ? shown.rounds.flatMap((round) => round.pairings).map(pairingWords)
+    : shown.rounds.map((round) => `${t("tournament.round_name", { round: round.number })}: `
+      + round.pairings.map(pairingWords).join("; "));
+  $("tournament-rounds").replaceChildren(...lines.map((text) => {
     const entry = document.createElement("li");
-    entry.textContent = `${t("tournament.round_name", { round: round.number })}: `
-      + round.pairings.map(pairingWords).join("; ");
+    entry.textContent = text;
     return entry;
   }));
 }
 
-function startWords(start) {
-  const words = [];
-  if (start.in_seconds !== null) words.push(t("tournament.starts_in", { minutes: Math.ceil(start.in_seconds / 60) }));
-  if (start.when !== null) words.push(t("tournament.starts_when", { count: start.when }));
-  return words.join(` ${t("tournament.or")} `);
+// The terms and state, and in sign-up the start, its countdown moved on each second.
+function renderSummary() {
+  const shown = state.shown;
+  // The start's countdown in sign-up; a running arena's time left.
+  const counting = shown !== null && ((shown.status === "signup" && shown.start.in_seconds !== null)
+    || shown.ends_in_seconds !== null);
+  if (counting && state.ticking === null) state.ticking = setInterval(renderSummary, 1000);
+  if (!counting && state.ticking !== null) {
+    clearInterval(state.ticking);
+    state.ticking = null;
+  }
+  const clock = $("tournament-clock");
+  const left = shown === null ? null : arenaSecondsLeft(shown, performance.now() - state.shownAt);
+  clock.hidden = left === null;
+  if (left !== null) clock.textContent = t("tournament.time_left", { clock: countdown(left) });
+  if (shown === null) return;
+  const facts = [statusWords(shown), termsWords(shown.terms)];
+  if (shown.current_round !== null) {
+    facts.push(t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
+  }
+  if (shown.status === "signup") facts.push(startWords(shown, (performance.now() - state.shownAt) / 1000));
+  if (shown.every !== null) facts.push(t(`tournament.every_${shown.every}`));
+  $("tournament-summary").textContent = facts.join(" · ");
 }
 
 function renderActions(shown) {
@@ -258,20 +269,6 @@ function renderTable(shown) {
   }
 }
 
-// A running arena's time left, counted down on the page from the seconds its message gave.
-function renderClock() {
-  const clock = $("tournament-clock");
-  const left = state.shown === null ? null : arenaSecondsLeft(state.shown, performance.now() - state.shownAt);
-  clock.hidden = left === null;
-  if (left !== null) clock.textContent = t("tournament.time_left", { clock: clockWords(left) });
-  if (left !== null && left > 0 && state.ticking === null) {
-    state.ticking = setInterval(renderClock, 1000);
-  } else if ((left === null || left === 0) && state.ticking !== null) {
-    clearInterval(state.ticking);
-    state.ticking = null;
-  }
-}
-
 // An arena: the standings with each player's points, streak (on fire from two wins in a
 // row) and matches played.
 function renderArena(shown) {
@@ -316,6 +313,8 @@ function formValues() {
     timer: $("tournament-timer").value,
     rated: $("tournament-rated").checked,
     startIn: $("tournament-start-in").value,
+    startAt: $("tournament-start-at").value,
+    every: $("tournament-every").value,
     startWhen: $("tournament-start-when").value,
     cap: $("tournament-cap").value,
     bots: $("tournament-bots").checked,

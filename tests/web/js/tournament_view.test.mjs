@@ -3,14 +3,15 @@
 //
 // fixtures/tournaments.json holds the server's own messages (tests/web/test_tournament_fixtures.py
 // makes them from the pure rules and keeps the file equal to them): a knockout of six (seeds 1
-// and 2 with byes) in round 1, in round 2 and won; a Swiss of five in its third round.
+// and 2 with byes) in round 1, in round 2 and won; a Swiss of five in its third round; a daily
+// knockout in sign-up, ten minutes before its start.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setLanguage } from "../../../fibs_server/web/static/i18n.js";
 import { readFileSync } from "node:fs";
 import {
-  arenaSecondsLeft, arenaTable, bracketLayout, clockWords, createCommand, pairingWords, swissTable,
-  termsWords,
+  arenaSecondsLeft, arenaTable, bracketLayout, countdown, createCommand, pairingWords, scheduleWords,
+  startWords, swissTable, termsWords,
 } from "../../../fibs_server/web/static/tournament_view.js";
 import { learnVariants } from "../../../fibs_server/web/static/variants.js";
 
@@ -106,6 +107,31 @@ test("the create form's command: only what differs from the defaults where it ca
     "tournament create knockout lengths 5,7,9 timer 60 when 4 cap 8");
 });
 
+test("a scheduled, recurring tournament: its start time, a countdown, its recurrence", () => {
+  const daily = STATES.daily_signup;
+  assert.equal(scheduleWords(daily), "starts 2026-12-24 20:00 UTC, every day");
+  assert.equal(startWords(daily), "starts at 2026-12-24 20:00 UTC (in 10:00)");
+  // The countdown moves on from the message's in_seconds, not the page's clock against the
+  // server's.
+  assert.equal(startWords(daily, 90.4), "starts at 2026-12-24 20:00 UTC (in 8:29)");
+  assert.equal(startWords({ ...daily, start: { in_seconds: 600, when: 6 } }, 700),
+    "starts at 2026-12-24 20:00 UTC (in 0:00) or starts when 6 have joined");
+  assert.deepEqual([countdown(3909), countdown(59), countdown(-3)], ["1:05:09", "0:59", "0:00"]);
+  // Once it runs, the list says only that it comes again; a one-off says nothing.
+  assert.equal(scheduleWords({ ...daily, status: "running" }), "every day");
+  assert.equal(scheduleWords({ ...daily, starts_at: null, every: null }), "");
+  assert.equal(scheduleWords(STATES.knockout_round_one), "");
+});
+
+test("the create form: a time of day and a recurrence", () => {
+  const form = { format: "knockout", length: "1", final: "1", crawford: true, timer: "60",
+    rated: true, startIn: "", startWhen: "", cap: "8", startAt: "20:00", every: "day" };
+  assert.equal(createCommand(form), "tournament create knockout length 1 timer 60 at 20:00 every day cap 8");
+  // `at` rather than `in` when both are given (the server takes one).
+  assert.equal(createCommand({ ...form, startIn: "30", every: "" }),
+    "tournament create knockout length 1 timer 60 at 20:00 cap 8");
+});
+
 test("an arena's table: points, wins in a row (on fire from two) and matches, by place", () => {
   const state = STATES.arena_running;
   const rows = arenaTable({ ...state, standings: [...state.standings].reverse() });
@@ -122,10 +148,9 @@ test("an arena's table: points, wins in a row (on fire from two) and matches, by
 test("an arena's clock counts down from the seconds its message gave, and stops at 0:00", () => {
   const state = STATES.arena_running;
   assert.equal(state.ends_in_seconds, 245);
-  assert.equal(clockWords(arenaSecondsLeft(state, 0)), "4:05");
-  assert.equal(clockWords(arenaSecondsLeft(state, 5500)), "4:00");
-  assert.equal(clockWords(arenaSecondsLeft(state, 300000)), "0:00");
-  assert.equal(clockWords(3725), "1:02:05");
+  assert.equal(countdown(arenaSecondsLeft(state, 0)), "4:05");
+  assert.equal(countdown(arenaSecondsLeft(state, 5500)), "3:59");
+  assert.equal(countdown(arenaSecondsLeft(state, 300000)), "0:00");
   assert.equal(arenaSecondsLeft(STATES.swiss_round_three, 0), null);
 });
 
