@@ -3,7 +3,8 @@ fake clock: alice creates it with the page's form and joins, bob signs up from t
 over telnet; the director (its passes run by the test) starts it, the bracket shows the bye,
 round 1's result with its winner advancing, then the final and the winner, each pushed to
 the pages as it happens. A screenshot of the bracket goes to test-artifacts/web. And a daily
-tournament's start time, countdown, reminder and next day's tournament on the page."""
+tournament's start time, countdown, reminder and next day's tournament on the page; and an
+arena's form, clock, table and matches."""
 from __future__ import annotations
 
 import re
@@ -171,3 +172,54 @@ async def test_a_daily_tournament_on_the_page_counts_down_reminds_and_comes_agai
     await expect(alice.locator("#server-log")).to_contain_text(
         "Tournament 2: the next of tournament 1's series (every day) opens")
     await expect(summary).to_contain_text("cancelled · 1-point matches, 60 s a turn · every day")
+
+
+async def test_an_arena_on_the_page_its_clock_table_and_matches(web_on_a_fake_clock, browser):
+    """alice creates an arena with the page's form (its minutes instead of rounds, one
+    length) and joins; bob joins over telnet. As it starts the page shows the time left,
+    counting down on its own clock, and the arena's table; after bob resigns, alice's 2 points
+    and the match, and the two, alone free, paired again at once."""
+    web = web_on_a_fake_clock
+    await web.register("bob", "secret1")
+    alice = await open_page(browser, web)
+    await register(alice, "alice")
+    bob = await web.login_telnet("bob", "secret1")
+
+    await alice.click('#tabs [data-tab="tournaments"]')
+    await alice.click("#tournament-create summary")
+    await alice.select_option("#tournament-format", "arena")
+    await expect(alice.locator("#tournament-minutes-label")).to_be_visible()
+    for hidden in ("#tournament-rounds-label", "#tournament-final-label",
+                   "#tournament-lengths-label"):
+        await expect(alice.locator(hidden)).to_be_hidden()
+    for field, value in (("#tournament-minutes", "10"), ("#tournament-length", "1"),
+                         ("#tournament-start-when", "2"), ("#tournament-cap", "4")):
+        await alice.fill(field, value)
+    await alice.get_by_role("button", name="Create").click()
+    await expect(alice.locator("#tournament-title")).to_have_text(
+        "Tournament 1: arena, 10 min, by alice")
+    await alice.locator("#tournament-actions").get_by_role("button", name="Join").click()
+    await bob.send("tournament join 1")
+    await bob.skip_until(said("Tournament 1: bob has joined."))
+
+    await director_pass(web)  # it starts, and pairs the two at once
+    clock = alice.locator("#tournament-clock")
+    await expect(clock).to_have_text(re.compile(r"(10:00|9:5\d) left"))
+    await expect(clock).to_have_text(re.compile(r"9:5[0-8] left"))  # the page's own second
+    table = alice.locator("#tournament-arena")
+    await expect(table.locator("caption")).to_have_text("Standings")
+    await expect(table.locator("thead th")).to_have_text(
+        ["Rank", "Player", "Points", "Wins in a row", "Matches"])
+    await expect(alice.locator("#tournament-standings")).to_be_hidden()
+    await expect(alice.locator("#tournament-bracket")).to_be_hidden()
+    await expect(alice.locator("#tournament-rounds-title")).to_have_text("Matches")
+    await expect(alice.locator("#tournament-rounds li")).to_have_text(["alice v bob"])
+    await bob.skip_until(said("** You are now playing a 1 point match with alice"))
+    await bob.send("resign n")
+    await accept_resignation(alice)
+
+    await director_pass(web)
+    await expect(table.locator("tbody tr")).to_have_text(["1alice211", "2bob001"])
+    await expect(alice.locator("#tournament-rounds li")).to_have_text(
+        ["alice beats bob", "alice v bob"])
+    await expect(clock).to_be_visible()
