@@ -165,19 +165,14 @@ class TournamentStore:
         return await self._reads.run(lambda session: list(session.scalars(query)))
 
     async def paired_after(self, name: str, since: int) -> bool:
-        current = (select(TournamentRoundRow.tournament_id,
-                          func.max(TournamentRoundRow.number).label("number"))
-                   .join(TournamentRow, TournamentRow.id == TournamentRoundRow.tournament_id)
-                   .where(TournamentRow.status == Status.RUNNING.value)
-                   .group_by(TournamentRoundRow.tournament_id).subquery())
         key = name_key(name)
         query = (select(TournamentPairingRow.position)
-                 .join(current, (TournamentPairingRow.tournament_id == current.c.tournament_id)
-                       & (TournamentPairingRow.round_number == current.c.number))
+                 .join(TournamentRow, TournamentRow.id == TournamentPairingRow.tournament_id)
                  .join(TournamentRoundRow,
-                       (TournamentRoundRow.tournament_id == current.c.tournament_id)
-                       & (TournamentRoundRow.number == current.c.number))
-                 .where(~TournamentPairingRow.decided, TournamentRoundRow.started_at > since,
+                       (TournamentRoundRow.tournament_id == TournamentPairingRow.tournament_id)
+                       & (TournamentRoundRow.number == TournamentPairingRow.round_number))
+                 .where(TournamentRow.status == Status.RUNNING.value,
+                        ~TournamentPairingRow.decided, TournamentRoundRow.started_at > since,
                         (func.lower(TournamentPairingRow.first) == key)
                         | (func.lower(TournamentPairingRow.second) == key)).limit(1))
         return await self._reads.run(lambda session: session.scalar(query) is not None)

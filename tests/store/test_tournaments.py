@@ -14,6 +14,7 @@ from fibs_server.rules.tournament import (
     Entrant,
     Format,
     RoundTerms,
+    arena_round,
     next_round,
     record,
     start,
@@ -240,3 +241,32 @@ async def test_a_recurring_tournament_makes_its_next_one_with_its_start_or_its_c
         await reopened.close()
     assert loaded.status is Status.SIGNUP and loaded.spec == third_spec
     assert (await store.tournament(second)).spec == following
+
+
+async def test_an_arena_starts_with_no_round_and_pairs_in_rounds_under_way_together(store):
+    """An arena's minutes and start are kept; it starts with no round, each pairing it makes
+    at once a round of its own, several undecided together (`paired_after` finds one in a
+    round before the last); over, it is read back closed."""
+    spec = dataclasses.replace(SPEC, format=Format.ARENA, entry_cap=4, arena_minutes=10)
+    tid = (await store.create_tournament(spec)).tournament_id
+    field = [Entrant(name, 1500.0) for name in ("alice", "bob", "carol", "dave")]
+    for entrant in field:
+        assert await store.add_entrant(tid, entrant) is None
+    arena = start(Format.ARENA, field)
+    assert await store.start_tournament(tid, arena, START_TIME)
+    loaded = await store.tournament(tid)
+    assert loaded.spec == spec and loaded.started_at == START_TIME
+    assert loaded.played.rounds == () and not loaded.played.closed
+    arena = arena_round(arena, ["alice", "bob"])
+    await store.save_round(tid, arena.current, START_TIME)
+    arena = arena_round(arena, ["carol", "dave"])
+    await store.save_round(tid, arena.current, START_TIME + 5)
+    assert await store.paired_after("alice", START_TIME - 1)  # round 1 of 2, undecided
+    assert not await store.paired_after("alice", START_TIME)
+    assert await store.paired_after("carol", START_TIME + 4)
+    arena = record(arena, "alice", "bob", number=1)
+    await store.save_results(tid, arena.rounds[0], [0])
+    assert not await store.paired_after("alice", START_TIME - 1)
+    assert (await store.tournament(tid)).played.rounds == arena.rounds
+    assert await store.end_tournament(tid, Status.FINISHED, "bob")
+    assert (await store.tournament(tid)).played.closed

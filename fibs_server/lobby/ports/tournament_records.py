@@ -118,9 +118,10 @@ class TournamentRecords(Protocol):
         """The running tournaments `name` is an entrant of (a light read)."""
 
     async def paired_after(self, name: str, since: int) -> bool:
-        """Whether the current round of a running tournament, begun after `since` (Unix
-        seconds), pairs `name` in a pairing not yet decided: a match of theirs begun at
-        `since` is not that pairing's, and waits for it."""
+        """Whether a round of a running tournament begun after `since` (Unix seconds) pairs
+        `name` in a pairing not yet decided (only the current round has such pairings, but
+        in an arena, whose rounds are the pairings it makes as players come free): a match
+        of theirs begun at `since` is not that pairing's, and waits for it."""
 
     async def end_tournament(self, tournament_id: int, status: Status, winner: str | None,
                              successor: TournamentSpec | None = None) -> bool:
