@@ -261,10 +261,10 @@ def arena_round(tournament: Tournament, free: Iterable[str]) -> Tournament:
     if tournament.format is not Format.ARENA:
         raise ValueError("only an arena pairs whoever is free")
     taken = busy(tournament) | tournament.withdrawn
-    entered = {entrant.name for entrant in tournament.entrants}
+    seeds = {entrant.name: seed for seed, entrant in enumerate(tournament.entrants)}
     points = arena_standing(tournament)
-    ranked = sorted({name for name in free if name in entered and name not in taken},
-                    key=lambda name: (-points[name].points, tournament.seed_of(name)))
+    ranked = sorted({name for name in free if name in seeds and name not in taken},
+                    key=lambda name: (-points[name].points, seeds[name]))
     just_played: dict[str, str] = {}
     for played in tournament.rounds:
         for pairing in played.pairings:
@@ -329,12 +329,11 @@ def standings(tournament: Tournament) -> list[Standing]:
     games (the same points in fewer), then seed."""
     if tournament.format is Format.ARENA:
         arena = arena_standing(tournament)
-        ranked = sorted(tournament.entrants, key=lambda entrant: (
-            -arena[entrant.name].points, arena[entrant.name].games,
-            tournament.seed_of(entrant.name)))
+        ranked = sorted(enumerate(tournament.entrants), key=lambda seeded: (
+            -arena[seeded[1].name].points, arena[seeded[1].name].games, seeded[0]))
         return [Standing(place, entrant.name, arena[entrant.name].points, 0, 0, entrant.rating,
                          arena[entrant.name].streak, arena[entrant.name].games)
-                for place, entrant in enumerate(ranked, 1)]
+                for place, (_seed, entrant) in enumerate(ranked, 1)]
     points = scores(tournament)
     met = opponents(tournament)
     beaten: dict[str, list[str]] = {entrant.name: [] for entrant in tournament.entrants}

@@ -32,26 +32,24 @@ class ArenaScore:
     games: int = 0
     wins: int = 0
 
-    @property
-    def on_fire(self) -> bool:
-        return self.streak >= FIRE_AFTER
-
-    def after(self, won: bool) -> ArenaScore:
-        if not won:
-            return ArenaScore(self.points, 0, self.games + 1, self.wins)
-        gained = FIRE_POINTS if self.on_fire else WIN_POINTS
-        return ArenaScore(self.points + gained, self.streak + 1, self.games + 1, self.wins + 1)
-
 
 def arena_scores(names: Iterable[str],
                  games: Iterable[tuple[str, str, str | None]]) -> dict[str, ArenaScore]:
     """Each player's score after their decided games, (first, second, winner) in the order
     they were paired (winner None: nobody won, a loss to both)."""
-    scores = {name: ArenaScore() for name in names}
+    # Counted in lists, not new values at each game: a long arena of 128 has thousands.
+    counts = {name: [0, 0, 0, 0] for name in names}  # points, streak, games, wins
     for first, second, winner in games:
         for name in (first, second):
-            scores[name] = scores[name].after(name == winner)
-    return scores
+            count = counts[name]
+            count[2] += 1
+            if name == winner:
+                count[0] += FIRE_POINTS if count[1] >= FIRE_AFTER else WIN_POINTS
+                count[1] += 1
+                count[3] += 1
+            else:
+                count[1] = 0
+    return {name: ArenaScore(*count) for name, count in counts.items()}
 
 
 def arena_pairs(ranked: Sequence[str], just_played: Mapping[str, str]) -> Pairs:
