@@ -324,6 +324,8 @@ class TournamentRow(Base):
     # One more at each change a command makes while it runs (a withdrawal, a reinstatement):
     # the director, which keeps a running tournament in memory, reads it again then.
     revision: Mapped[int] = mapped_column(server_default="0")
+    # A knockout's side flights, comma-separated (`consolation,lastchance`); none: "".
+    side_flights: Mapped[str] = mapped_column(server_default="")
 
 
 class TournamentEntrantRow(Base):
@@ -367,3 +369,4 @@ class TournamentPairingRow(Base):
     decided: Mapped[bool]
     forfeit: Mapped[bool]
     match_id: Mapped[int | None]
+    flight: Mapped[str] = mapped_column(server_default="main")  # rules.tournament.Flight

@@ -169,7 +169,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             swiss_rounds=order.swiss_rounds, entry_cap=order.entry_cap,
             starts_at=None if order.start_in_minutes is None
             else now + 60 * order.start_in_minutes,
-            start_when=start_when, bots_allowed=order.bots_allowed)
+            start_when=start_when, bots_allowed=order.bots_allowed, flights=order.flights)
         record = await records.create_tournament(spec)
         session.send_line(tournament_texts.created(record.tournament_id))
         await changed(lobby, session, record.tournament_id)

@@ -12,7 +12,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from fibs_server.rules.tournament import Entrant, Format, Round, RoundTerms, Tournament
+from fibs_server.rules.tournament import Entrant, Flight, Format, Round, RoundTerms, Tournament
 
 
 class Status(enum.Enum):
@@ -39,6 +39,7 @@ class TournamentSpec:
     start_when: int | None = None  # ... or when this many have joined, whichever comes first
     bots_allowed: bool = False
     no_show_seconds: int = 300  # a player not in their match this long after the round began forfeits
+    flights: tuple[Flight, ...] = (Flight.MAIN,)  # a knockout's, the main one first
 
 
 @dataclasses.dataclass

@@ -30,7 +30,8 @@ def listed(record: TournamentRecord) -> tournament_texts.Listed:
     spec = record.spec
     return tournament_texts.Listed(record.tournament_id, spec.format, record.status.value,
                                    spec.creator, spec.terms, len(record.entrants),
-                                   spec.entry_cap, record.winner, spec.swiss_rounds)
+                                   spec.entry_cap, record.winner, spec.swiss_rounds,
+                                   spec.flights)
 
 
 def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
