@@ -22,7 +22,8 @@ TERMS = RoundTerms(length=3, final_length=5)
 def message(tournament_id: int, played: rules.Tournament, status: str) -> dict:
     winner = rules.winner(played)
     entry = Listed(tournament_id, played.format, status, "alice", TERMS, len(played.entrants),
-                   8, winner, played.round_count if played.format is Format.SWISS else 0)
+                   8, winner, played.round_count if played.format is Format.SWISS else 0,
+                   played.flights)
     return valid(web_events.tournament(Shown(entry, None, None, played.entrants, played)))
 
 
@@ -43,7 +44,17 @@ def fixtures() -> dict[str, dict]:
         for pairing in swiss.current.pairings:
             swiss = rules.record(swiss, pairing.first, pairing.first)
         swiss = rules.next_round(swiss)
+    # The six again, with a consolation flight, in round 3: the main final to come beside the
+    # consolation's first round (bob, who lost his first match after a bye, has its bye;
+    # carol beat dave).
+    flights = rules.start(Format.KNOCKOUT, FIELD,
+                          flights=(rules.Flight.MAIN, rules.Flight.CONSOLATION))
+    flights = rules.record(rules.record(flights, "carol", "frank"), "dave", "erin")
+    flights = rules.next_round(flights)
+    flights = rules.record(rules.record(flights, "alice", "alice"), "bob", "frank")
+    flights = rules.record(rules.next_round(flights), "carol", "carol")
     return {"knockout_round_one": message(1, knockout, "running"),
+            "knockout_consolation": message(3, flights, "running"),
             "knockout_round_two": message(1, second, "running"),
             "knockout_won": message(1, won, "finished"),
             "swiss_round_three": message(2, swiss, "running")}

@@ -5,7 +5,7 @@ import { t } from "./i18n.js";
 import { $, button, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import {
-  bracketLayout, createCommand, pairingWords, swissTable, termsWords,
+  bracketLayout, createCommand, flightBrackets, pairingWords, swissTable, termsWords,
 } from "./tournament_view.js";
 
 const NEXT_CREATED = "next created"; // followed: the next tournament this user creates
@@ -110,8 +110,11 @@ function renderShown() {
   $("tournament-title").textContent = t("tournament.title", { id: shown.id, format: formatWords(shown),
     name: shown.creator });
   const facts = [statusWords(shown), termsWords(shown.terms)];
+  if (shown.side_flights.length) facts.push(flightsWords(shown.side_flights));
   if (shown.current_round !== null) {
-    facts.push(t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
+    // A side flight's rounds may follow the main flight's last: no "of".
+    facts.push(shown.side_flights.length ? t("tournament.round_name", { round: shown.current_round })
+      : t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
   }
   if (shown.status === "signup") facts.push(startWords(shown.start));
   $("tournament-summary").textContent = facts.join(" · ");
@@ -121,13 +124,24 @@ function renderShown() {
       names: shown.entrants.map((entrant) => `${entrant.name} (${Math.round(entrant.rating)})`
         + (entrant.withdrawn ? ` ${t("tournament.withdrawn")}` : "")).join(", ") });
   renderBracket(shown);
+  renderFlights(shown);
   renderTable(shown);
-  $("tournament-rounds").replaceChildren(...shown.rounds.map((round) => {
+  const roundLines = (rounds, flight) => rounds.map((round) => {
     const entry = document.createElement("li");
-    entry.textContent = `${t("tournament.round_name", { round: round.number })}: `
+    entry.textContent = `${flight ? t("tournament.flight_round", { flight: t(`tournament.flight_${flight}`),
+      round: round.number, of: round.round }) : t("tournament.round_name", { round: round.number })}: `
       + round.pairings.map(pairingWords).join("; ");
     return entry;
-  }));
+  });
+  $("tournament-rounds").replaceChildren(...roundLines(shown.rounds, null),
+    ...(shown.flights ?? []).flatMap((flight) => roundLines(flight.rounds, flight.flight)));
+}
+
+// "with a consolation flight", "with consolation and last-chance flights"
+function flightsWords(sideFlights) {
+  const named = sideFlights.map((flight) => t(`tournament.flight_${flight}`));
+  return named.length === 1 ? t("tournament.with_flight", { flight: named[0] })
+    : t("tournament.with_flights", { first: named.slice(0, -1).join(", "), last: named.at(-1) });
 }
 
 function startWords(start) {
@@ -161,7 +175,34 @@ function renderBracket(shown) {
   const holder = $("tournament-bracket");
   holder.replaceChildren();
   holder.hidden = layout === null;
-  if (layout === null) return;
+  if (layout !== null) drawBracket(holder, layout);
+}
+
+// Each side flight: its title (its players), then its own bracket and winner.
+function renderFlights(shown) {
+  const holder = $("tournament-flights");
+  holder.replaceChildren();
+  for (const flight of flightBrackets(shown)) {
+    const section = document.createElement("section");
+    section.className = "tournament-flight";
+    section.dataset.flight = flight.flight;
+    const head = document.createElement("h3");
+    const name = t(`tournament.flight_${flight.flight}`);
+    head.textContent = flight.players === null ? t("tournament.flight_to_come", { flight: name })
+      : !flight.played ? t("tournament.flight_not_played", { flight: name })
+        : t("tournament.flight_title", { flight: name, count: flight.players.length });
+    section.append(head);
+    if (flight.layout !== null) {
+      const bracket = document.createElement("div");
+      bracket.className = "bracket scroll-x";
+      drawBracket(bracket, flight.layout);
+      section.append(bracket);
+    }
+    holder.append(section);
+  }
+}
+
+function drawBracket(holder, layout) {
   for (const column of layout.columns) {
     const round = document.createElement("section");
     round.className = "bracket-round";
@@ -260,12 +301,15 @@ function formValues() {
     startWhen: $("tournament-start-when").value,
     cap: $("tournament-cap").value,
     bots: $("tournament-bots").checked,
+    consolation: $("tournament-consolation").checked,
+    lastChance: $("tournament-last-chance").checked,
   };
 }
 
 
 function formatChanged() {
   $("tournament-rounds-label").hidden = $("tournament-format").value !== "swiss";
+  $("tournament-flights-label").hidden = $("tournament-format").value !== "knockout";
 }
 $("tournament-format").addEventListener("change", formatChanged);
 formatChanged();
