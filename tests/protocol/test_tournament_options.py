@@ -1,14 +1,16 @@
-"""`tournament create`'s options, pure: each round's length."""
+"""`tournament create`'s options, pure: each round's length, a knockout's side flights."""
 from __future__ import annotations
 
 import pytest
 
 from fibs_server.protocol.tournament_options import (
     BAD_LENGTHS,
+    FLIGHTS_ARE_KNOCKOUT,
     LENGTHS_ALONE,
     OptionError,
     parse_create,
 )
+from fibs_server.rules.tournament import Flight
 
 
 def test_lengths_set_each_round_the_finals_last():
@@ -37,8 +39,22 @@ def test_without_lengths_every_round_but_the_last_plays_length():
     ("knockout lengths " + ",".join(["1"] * 16), BAD_LENGTHS),
     ("knockout lengths 5,7 final 9", LENGTHS_ALONE),
     ("swiss length 3 lengths 5,7", LENGTHS_ALONE),
+    ("swiss consolation", FLIGHTS_ARE_KNOCKOUT),
+    ("swiss rounds 4 lastchance", FLIGHTS_ARE_KNOCKOUT),
 ])
 def test_lengths_refused(words, reply):
     with pytest.raises(OptionError) as refused:
         parse_create(words.split())
     assert refused.value.reply == reply
+
+
+@pytest.mark.parametrize("words, flights", [
+    ("knockout", (Flight.MAIN,)),
+    ("knockout consolation", (Flight.MAIN, Flight.CONSOLATION)),
+    # `lastchance` brings the consolation it follows, whether or not it is named.
+    ("knockout lastchance", (Flight.MAIN, Flight.CONSOLATION, Flight.LAST_CHANCE)),
+    ("knockout LastChance length 5 consolation",
+     (Flight.MAIN, Flight.CONSOLATION, Flight.LAST_CHANCE)),
+])
+def test_a_knockouts_side_flights(words, flights):
+    assert parse_create(words.split()).flights == flights
