@@ -55,16 +55,16 @@ function updateListEntry(message) {
 }
 // The fields of a list entry (the rest of a `tournament` message is the whole tournament).
 const LISTED = Object.fromEntries(["id", "format", "status", "creator", "entered", "cap", "winner",
-  "swiss_rounds", "terms"].map((key) => [key, true]));
+  "side_flights", "swiss_rounds", "terms"].map((key) => [key, true]));
 
 function entered(tournament) {
   return tournament.entrants?.some((entrant) => entrant.name === session.me) ?? false;
 }
 
 function formatWords(tournament) {
-  return tournament.format === "swiss"
-    ? t("tournament.swiss_rounds", { rounds: tournament.swiss_rounds })
-    : t("tournament.format_knockout");
+  if (tournament.format === "swiss") return t("tournament.swiss_rounds", { rounds: tournament.swiss_rounds });
+  return tournament.side_flights.length
+    ? `${t("tournament.format_knockout")} ${flightsWords(tournament.side_flights)}` : t("tournament.format_knockout");
 }
 
 function statusWords(tournament) {
@@ -110,7 +110,6 @@ function renderShown() {
   $("tournament-title").textContent = t("tournament.title", { id: shown.id, format: formatWords(shown),
     name: shown.creator });
   const facts = [statusWords(shown), termsWords(shown.terms)];
-  if (shown.side_flights.length) facts.push(flightsWords(shown.side_flights));
   if (shown.current_round !== null) {
     // A side flight's rounds may follow the main flight's last: no "of".
     facts.push(shown.side_flights.length ? t("tournament.round_name", { round: shown.current_round })
