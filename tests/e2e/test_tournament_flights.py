@@ -4,7 +4,9 @@ fake one that never needs to move (everyone is there). The main flight's first-r
 play the consolation beside the main flight's rounds 2 and 3; checked are both brackets, each
 result against what the players' clients saw, that no one played two matches at once, who
 heard what (the flight's start, its rounds, its results and its winner) and what `tournament
-show` says of the flight."""
+show` says of the flight. And a knockout of seven with a last-chance flight, its results
+chosen: a bye holder who loses their first match joins the consolation, and the last chance
+follows the consolation's first round."""
 from __future__ import annotations
 
 import asyncio
@@ -19,7 +21,8 @@ from fibs_server.rules import tournament as rules
 from fibs_server.rules.dice import SEED_BYTES, VerifiableDice
 from tests.e2e.bot import Bot
 from tests.e2e.conftest import ServerHarness
-from tests.e2e.test_tournament_commands import create
+from tests.e2e.client import FibsClient
+from tests.e2e.test_tournament_commands import create, pass_over, sign_up, won
 from tests.e2e.test_tournament_wire import match_winners, play_to_the_end
 from tests.e2e.tournament_players import MATCH_BEGINS, MATCH_END, Entrant
 from tests.waiting import until
@@ -142,3 +145,76 @@ async def test_a_knockout_of_eight_with_a_consolation_to_both_winners(harness):
     finally:
         for task in tasks:
             task.cancel()
+
+
+async def play_round(harness: ServerHarness, tid: int, clients: dict[str, FibsClient],
+                     losers: set[str]) -> list[rules.Pairing]:
+    """Each match of the current round played out: one of `losers` resigns it, else its
+    second player. The round's pairings."""
+    current = (await harness.server.store.tournament(tid)).played.current
+    for pairing in current.pairings:
+        if pairing.decided:
+            continue
+        first, second = pairing.first, pairing.second
+        await clients[second].skip_until(re.compile(
+            rf"\*\* You are now playing an? .*match with {first}"))
+        loser = first if first in losers else second
+        await won(clients[pairing.opponent_of(loser)], clients[loser], loser)
+    return list(current.pairings)
+
+
+async def test_a_bye_holder_joins_the_consolation_and_the_last_chance_follows(harness):
+    names = ["alice", "bob", "carol", "dave", "erin", "frank", "gina"]  # seeded by name
+    tid, clients = await sign_up(harness, names, "knockout length 1 lastchance cap 7")
+    await pass_over(harness)  # seven have joined: it starts
+    await clients["alice"].skip_until(f"Tournament {tid}: you have a bye in round 1.")
+    # Round 1: dave, bob and carol win; alice had a bye.
+    assert [p.players for p in await play_round(harness, tid, clients, set())] == [
+        ("alice",), ("dave", "erin"), ("bob", "gina"), ("carol", "frank")]
+    await pass_over(harness)
+    # Round 2: alice loses her first match, after her bye: she joins the consolation with
+    # round 1's losers, which waited for it.
+    round_two = await play_round(harness, tid, clients, {"alice", "carol"})
+    assert [p.flight for p in round_two] == [rules.Flight.MAIN] * 2
+    await pass_over(harness)
+    # Round 3: the main final beside the consolation's first round.
+    record = await harness.server.store.tournament(tid)
+    assert [(p.flight.value, p.players) for p in record.played.current.pairings] == [
+        ("main", ("dave", "bob")), ("consolation", ("alice", "gina")),
+        ("consolation", ("erin", "frank"))]
+    for name in ("alice", "erin", "frank", "gina"):
+        await clients[name].skip_until(tournament_texts.flight_begins(tid, CONSOLATION, 4))
+        await clients[name].skip_until(f"Tournament {tid}: consolation round 1 of 2 begins.")
+    await play_round(harness, tid, clients, {"bob"})
+    await pass_over(harness)
+    await clients["gina"].skip_until(f"Tournament {tid}: alice beats gina in the consolation "
+                                     "flight.")
+    # Round 4: the consolation's final beside the last chance's, of its first-match losers.
+    record = await harness.server.store.tournament(tid)
+    assert [(p.flight.value, p.players) for p in record.played.current.pairings] == [
+        ("consolation", ("alice", "erin")), ("lastchance", ("frank", "gina"))]
+    for name in ("frank", "gina"):
+        await clients[name].skip_until(tournament_texts.flight_begins(
+            tid, rules.Flight.LAST_CHANCE, 2))
+        await clients[name].skip_until(f"Tournament {tid}: last-chance round 1 of 1 begins.")
+    await play_round(harness, tid, clients, {"alice", "frank"})
+    await pass_over(harness)
+    record = await harness.server.store.tournament(tid)
+    assert record.status is Status.FINISHED and record.winner == "dave"
+    for flight, winner in ((CONSOLATION, "erin"), (rules.Flight.LAST_CHANCE, "gina")):
+        assert rules.flight_winner(record.played, flight) == winner
+    for line in (tournament_texts.flight_won(tid, CONSOLATION, "erin"),
+                 tournament_texts.flight_won(tid, rules.Flight.LAST_CHANCE, "gina"),
+                 tournament_texts.tournament_won(tid, "dave")):
+        await clients["carol"].skip_until(line)
+    await clients["carol"].send(f"tournament show {tid}")
+    await clients["carol"].skip_until(
+        f"Tournament {tid}: a knockout with consolation and last-chance flights by alice, "
+        "1 point, 60 s a turn; finished; won by dave.")
+    await clients["carol"].skip_until(
+        "  Consolation flight (4 players): alice, erin, frank, gina; won by erin.")
+    await clients["carol"].skip_until(
+        "  Consolation round 2 (round 4): erin beats alice")
+    await clients["carol"].skip_until(
+        "  Last-chance flight (2 players): frank, gina; won by gina.")
+    await clients["carol"].skip_until("  Last-chance round 1 (round 4): gina beats frank")

@@ -440,7 +440,8 @@ class TournamentDirector:
         the tournament's, told at its end)."""
         played = record.played
         assert played is not None
-        for flight in {pairing.flight for pairing in decided} - {rules.Flight.MAIN}:
+        ended = {pairing.flight for pairing in decided}
+        for flight in (flight for flight in played.flights[1:] if flight in ended):
             winner = rules.flight_winner(played, flight)
             if winner is not None:
                 self._announce_to_entrants(record, tournament_texts.flight_won(
