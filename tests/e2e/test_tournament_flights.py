@@ -20,8 +20,8 @@ from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.dice import SEED_BYTES, VerifiableDice
 from tests.e2e.bot import Bot
-from tests.e2e.conftest import ServerHarness
 from tests.e2e.client import FibsClient
+from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_tournament_commands import create, pass_over, sign_up, won
 from tests.e2e.test_tournament_wire import match_winners, play_to_the_end
 from tests.e2e.tournament_players import MATCH_BEGINS, MATCH_END, Entrant
