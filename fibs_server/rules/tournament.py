@@ -350,7 +350,10 @@ def flight_field(tournament: Tournament, flight: Flight) -> tuple[str, ...] | No
         return tuple(sorted((name for pairing in rounds[0][1] for name in pairing.players),
                             key=tournament.seed_of))
     feeder = flight_rounds(tournament, FEEDER[flight])
-    if not feeder or not all(pairing.decided for pairing in feeder[0][1]):
+    if not feeder:  # the flight before not begun, or not played: then neither is this one
+        before = flight_field(tournament, FEEDER[flight])
+        return None if before is None or len(before) >= 2 else ()
+    if not all(pairing.decided for pairing in feeder[0][1]):
         return None
     had_bye = {pairing.first for pairing in feeder[0][1] if pairing.is_bye}
     losers = [_loser(pairing) for pairing in feeder[0][1] if not pairing.is_bye]

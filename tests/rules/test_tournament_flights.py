@@ -89,6 +89,14 @@ def test_a_player_withdrawn_before_the_flight_is_paired_is_not_in_it():
     assert tournament.finished and flight_winner(tournament, Flight.CONSOLATION) is None
 
 
+def test_no_consolation_no_last_chance():
+    tournament = play_out(start(Format.KNOCKOUT, field(2), flights=ALL))
+    assert tournament.finished and len(tournament.rounds) == 1
+    assert flight_field(tournament, Flight.CONSOLATION) == ("p2",)
+    assert flight_field(tournament, Flight.LAST_CHANCE) == ()
+    assert flight_round_count(tournament, Flight.LAST_CHANCE) == 0
+
+
 def test_a_side_flight_counts_its_lengths_back_from_its_own_final():
     terms = RoundTerms(length=3, final_length=7)
     tournament = play_out(start(Format.KNOCKOUT, field(8), flights=ALL[:2]))
