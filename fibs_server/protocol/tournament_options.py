@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import Sequence
 
 from fibs_server.protocol.match_rules import (
@@ -23,7 +24,7 @@ CREATE_USAGE = refusal(
     "** usage: tournament create knockout|swiss [rounds <n>] [length <n>] [final <n>] "
     "[lengths <n>,<n>,...] "
     f"[{VARIANT_CHOICE}] [nocrawford] [timer 30|60|bank <s> <r> [mode]] [unrated] "
-    "[in <minutes>] [when <n>] "
+    "[in <minutes>|at <hh:mm>|at <yyyy-mm-ddThh:mm>] [every day|week] [when <n>] "
     "[cap <n>] [bots] [consolation] [lastchance]", variant_words=VARIANT_CHOICE)
 LONGEST_MATCH = 25
 MOST_SWISS_ROUNDS = 15
@@ -40,6 +41,17 @@ FLIGHT_WORDS = {"consolation": (Flight.MAIN, Flight.CONSOLATION),
                 "lastchance": (Flight.MAIN, Flight.CONSOLATION, Flight.LAST_CHANCE)}
 FLAGS = ("nocrawford", "unrated", "bots", *VARIANT_WORDS, *FLIGHT_WORDS)
 MOST_LENGTHS = MOST_SWISS_ROUNDS  # `lengths`: one for each round at most
+# `every day|week`: a recurring tournament's period, in seconds.
+REPEATS = {"day": 24 * 3600, "week": 7 * 24 * 3600}
+REPEAT_WORDS = {seconds: word for word, seconds in REPEATS.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class StartTime:
+    """`at <time>` as typed: a time of day (the next one to come, UTC) or a moment."""
+
+    time_of_day: tuple[int, int] | None = None  # (hours, minutes)
+    moment: int | None = None  # Unix seconds
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +66,8 @@ class TournamentOrder:
     start_in_minutes: int | None
     start_when: int | None
     bots_allowed: bool
+    start_at: StartTime | None = None  # `at`: the sign-up closes then (instead of `in`)
+    repeat_seconds: int | None = None  # `every day|week`: the next one that much later
     flights: tuple[Flight, ...] = (Flight.MAIN,)  # a knockout's, the main one first
 
 
@@ -71,6 +85,8 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
     flags: set[str] = set()
     bank = None
     lengths: tuple[int, ...] = ()
+    start_at = None
+    repeat_seconds = None
     lowered = [word.lower() for word in words[1:]]
     index = 0
     while index < len(lowered):
@@ -85,6 +101,14 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
         elif word == "lengths":
             lengths = parse_lengths(lowered[index] if index < len(lowered) else "")
             index += 1
+        elif word == "at":
+            start_at = parse_start_time(lowered[index] if index < len(lowered) else "")
+            index += 1
+        elif word == "every":
+            repeat_seconds = REPEATS.get(lowered[index] if index < len(lowered) else "")
+            index += 1
+            if repeat_seconds is None:
+                raise OptionError(BAD_REPEAT)
         elif word in NUMBERED:
             value = lowered[index] if index < len(lowered) else ""
             index += 1
@@ -110,6 +134,10 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
         raise OptionError(ONE_CLOCK)
     if lengths and ("length" in numbers or "final" in numbers):
         raise OptionError(LENGTHS_ALONE)
+    if start_at is not None and "in" in numbers:
+        raise OptionError(ONE_START_TIME)
+    if repeat_seconds is not None and start_at is None and "in" not in numbers:
+        raise OptionError(REPEAT_NEEDS_START)
     length = lengths[0] if lengths else numbers.get("length", RoundTerms.length)
     final = lengths[-1] if lengths else numbers.get("final", length)
     terms = RoundTerms(length=length, final_length=final, lengths=lengths,
@@ -121,7 +149,48 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
                     if tournament_format is Format.SWISS else 0)
     return TournamentOrder(tournament_format, terms, swiss_rounds,
                            numbers.get("cap", DEFAULT_CAP), numbers.get("in"),
-                           numbers.get("when"), "bots" in flags, flights)
+                           numbers.get("when"), "bots" in flags, start_at, repeat_seconds,
+                           flights)
+
+
+def parse_start_time(word: str) -> StartTime:
+    """`20:00` (the next 20:00 UTC) or an ISO date and time, `2026-12-24T20:00` (UTC unless
+    it names its offset: `...+01:00`, `...Z`)."""
+    hours, colon, minutes = word.partition(":")
+    if colon and all(part.isascii() and part.isdigit() and len(part) <= 2
+                     for part in (hours, minutes)):
+        if int(hours) < 24 and int(minutes) < 60:
+            return StartTime(time_of_day=(int(hours), int(minutes)))
+        raise OptionError(BAD_START_TIME)
+    if not (word.isascii() and "t" in word.lower() and len(word) <= 32):
+        raise OptionError(BAD_START_TIME)
+    try:
+        moment = datetime.datetime.fromisoformat(word.upper())
+    except ValueError:
+        raise OptionError(BAD_START_TIME) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return StartTime(moment=int(moment.timestamp()))
+
+
+def start_time(order: TournamentOrder, now: int) -> int | None:
+    """When the order's sign-up closes (Unix seconds), `now` being the time it is made; None
+    for no such time. OptionError when that time is past or more than a week ahead."""
+    if order.start_in_minutes is not None:
+        return now + 60 * order.start_in_minutes
+    start = order.start_at
+    if start is None:
+        return None
+    if start.time_of_day is not None:
+        hours, minutes = start.time_of_day
+        today = datetime.datetime.fromtimestamp(now, datetime.UTC).replace(
+            hour=hours, minute=minutes, second=0, microsecond=0)
+        moment = int(today.timestamp())
+        return moment if moment > now else moment + REPEATS["day"]
+    assert start.moment is not None
+    if not now < start.moment <= now + 60 * LATEST_START_MINUTES:
+        raise OptionError(START_OUT_OF_RANGE)
+    return start.moment
 
 
 def parse_lengths(word: str) -> tuple[int, ...]:
@@ -151,3 +220,13 @@ BAD_LENGTHS = refusal(
     f"separated by commas: 5,5,7,9,11 (1 to {LONGEST_MATCH} each, {MOST_LENGTHS} at most).")
 LENGTHS_ALONE = refusal("tournament_lengths_alone", "** 'lengths' sets every round's length: "
                         "give it without 'length' or 'final'.")
+BAD_START_TIME = refusal(
+    "tournament_bad_start_time", "** 'at' takes a time of day, UTC ('20:00'), or a day and "
+    "time ('2026-12-24T20:00').")
+START_OUT_OF_RANGE = refusal("tournament_start_out_of_range",
+                             "** A tournament starts after now and within a week.")
+ONE_START_TIME = refusal("tournament_one_start_time",
+                         "** Give one start time: 'in <minutes>' or 'at <time>'.")
+BAD_REPEAT = refusal("tournament_bad_repeat", "** 'every' takes 'day' or 'week'.")
+REPEAT_NEEDS_START = refusal("tournament_repeat_needs_start", "** A recurring tournament needs "
+                             "a start time: 'at <time>' (or 'in <minutes>').")

@@ -48,18 +48,7 @@ class TournamentStore:
     async def create_tournament(self, spec: TournamentSpec) -> TournamentRecord:
         now = self._now()
 
-        def create(session: Session) -> TournamentRecord:
-            row = TournamentRow(
-                creator=spec.creator, format=spec.format.value, terms=_terms_json(spec.terms),
-                swiss_rounds=spec.swiss_rounds, entry_cap=spec.entry_cap,
-                starts_at=spec.starts_at, start_when=spec.start_when,
-                bots_allowed=spec.bots_allowed, no_show_seconds=spec.no_show_seconds,
-                side_flights=",".join(flight.value for flight in spec.flights[1:]),
-                status=Status.SIGNUP.value, created_at=now)
-            session.add(row)
-            session.flush()
-            return TournamentRecord(row.id, spec, Status.SIGNUP, now, [])
-        return await self._writes.run(create)
+        return await self._writes.run(lambda session: _create(session, spec, now))
 
     async def add_entrant(self, tournament_id: int, entrant: Entrant) -> JoinRefused | None:
         now = self._now()
@@ -100,7 +89,7 @@ class TournamentStore:
         return await self._writes.run(remove)
 
     async def start_tournament(self, tournament_id: int, played: Tournament,
-                               started_at: int) -> bool:
+                               started_at: int, successor: TournamentSpec | None = None) -> bool:
         def start(session: Session) -> bool:
             started = session.execute(update(TournamentRow).where(
                 TournamentRow.id == tournament_id,
@@ -122,6 +111,8 @@ class TournamentStore:
                 for seed, entrant in enumerate(played.entrants, 1))
             assert played.current is not None
             _write_round(session, tournament_id, played.current, started_at)
+            if successor is not None:
+                _create(session, successor, started_at)
             return True
         return await self._writes.run(start)
 
@@ -192,17 +183,26 @@ class TournamentStore:
                         | (func.lower(TournamentPairingRow.second) == key)).limit(1))
         return await self._reads.run(lambda session: session.scalar(query) is not None)
 
-    async def end_tournament(self, tournament_id: int, status: Status,
-                             winner: str | None) -> bool:
+    async def end_tournament(self, tournament_id: int, status: Status, winner: str | None,
+                             successor: TournamentSpec | None = None) -> bool:
         now = self._now()
 
         def end(session: Session) -> bool:
-            ended = session.execute(update(TournamentRow).where(
-                TournamentRow.id == tournament_id,
-                TournamentRow.status.in_(OPEN_STATUSES)).values(
-                status=status.value, winner=winner, ended_at=now))
-            return bool(getattr(ended, "rowcount", 0))
+            # Locked (PostgreSQL) so that a start cannot make a successor beside this one.
+            was = session.scalar(select(TournamentRow.status).where(
+                TournamentRow.id == tournament_id).with_for_update())
+            if was not in OPEN_STATUSES:
+                return False
+            session.execute(update(TournamentRow).where(TournamentRow.id == tournament_id)
+                            .values(status=status.value, winner=winner, ended_at=now))
+            if successor is not None and was == Status.SIGNUP.value:
+                _create(session, successor, now)
+            return True
         return await self._writes.run(end)
+
+    async def next_in_series(self, tournament_id: int) -> int | None:
+        return await self._reads.run(lambda session: session.scalar(
+            select(TournamentRow.id).where(TournamentRow.follows == tournament_id)))
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None:
         found = await self._reads.run(lambda session: _read(session, [
@@ -225,6 +225,20 @@ class TournamentStore:
                 .limit(limit)))
             return _read(session, rows)
         return await self._reads.run(read)
+
+
+def _create(session: Session, spec: TournamentSpec, now: int) -> TournamentRecord:
+    row = TournamentRow(
+        creator=spec.creator, format=spec.format.value, terms=_terms_json(spec.terms),
+        swiss_rounds=spec.swiss_rounds, entry_cap=spec.entry_cap,
+        starts_at=spec.starts_at, start_when=spec.start_when,
+        bots_allowed=spec.bots_allowed, no_show_seconds=spec.no_show_seconds,
+        repeat_seconds=spec.repeat_seconds, follows=spec.follows,
+        side_flights=",".join(flight.value for flight in spec.flights[1:]),
+        status=Status.SIGNUP.value, created_at=now)
+    session.add(row)
+    session.flush()
+    return TournamentRecord(row.id, spec, Status.SIGNUP, now, [])
 
 
 def _terms_json(terms: RoundTerms) -> dict[str, Any]:
@@ -300,7 +314,8 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
         creator=row.creator, format=Format(row.format), terms=_terms_of(row.terms),
         swiss_rounds=row.swiss_rounds, entry_cap=row.entry_cap, starts_at=row.starts_at,
         start_when=row.start_when, bots_allowed=row.bots_allowed,
-        no_show_seconds=row.no_show_seconds,
+        no_show_seconds=row.no_show_seconds, repeat_seconds=row.repeat_seconds,
+        follows=row.follows,
         flights=(Flight.MAIN, *(Flight(word) for word in row.side_flights.split(",") if word)))
     status = Status(row.status)
     entrants = [Entrant(entrant.name, entrant.rating) for entrant in entrant_rows]

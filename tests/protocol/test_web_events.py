@@ -27,7 +27,7 @@ from fibs_server.protocol.views.match_views import WATCHERS, say
 from fibs_server.protocol.wording import game_texts
 from fibs_server.protocol.wording.clock_texts import ClockReading
 from fibs_server.protocol.wording.table_texts import TableRow
-from fibs_server.protocol.wording.tournament_texts import Listed, Shown, show_lines
+from fibs_server.protocol.wording.tournament_texts import Listed, Shown, list_lines, show_lines
 from fibs_server.rules import events as ev
 from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.dice import SeededDice
@@ -357,12 +357,20 @@ def test_a_tournament_is_one_view_for_show_and_for_the_page():
         "type": "tournament", "id": 5, "format": "knockout", "status": "signup",
         "creator": "bob", "entered": 1, "cap": 4, "winner": None, "side_flights": [],
         "swiss_rounds": None,
-        "terms": {"length": 3, "final_length": 3, "lengths": [], "variant": "standard",
+        "starts_at": None, "every": None, "terms": {"length": 3, "final_length": 3, "lengths": [], "variant": "standard",
                   "crawford": True, "turn_seconds": 60, "rated": True},
         "start": {"in_seconds": 600, "when": None}, "bots_allowed": True, "entrants": [],
         "round_count": None, "current_round": None, "rounds": [], "flights": [],
         "standings": []}
     assert show_lines(signup)[1:] == ["  Start: in 10 minutes.", "  Entrants (1 of 4): bob (1500)"]
+    # A daily one, at 2026-12-24 20:00 UTC: its start time and recurrence in both.
+    daily = dataclasses.replace(signup, entry=dataclasses.replace(
+        signup.entry, starts_at=1_798_142_400, repeat_seconds=24 * 3600))
+    assert {key: valid(web_events.tournament(daily))[key] for key in ("starts_at", "every")} \
+        == {"starts_at": 1_798_142_400, "every": "day"}
+    assert show_lines(daily)[1] == "  Start: in 10 minutes (at 2026-12-24 20:00 UTC); every day."
+    assert list_lines([daily.entry])[1].endswith(
+        "by bob: 3 points, 60 s a turn; starts 2026-12-24 20:00 UTC, every day")
     by_round = RoundTerms(length=5, final_length=11, lengths=(5, 7, 9, 11))
     signup = dataclasses.replace(signup, entry=dataclasses.replace(signup.entry, terms=by_round))
     assert valid(web_events.tournament(signup))["terms"]["lengths"] == [5, 7, 9, 11]

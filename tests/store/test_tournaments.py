@@ -210,6 +210,39 @@ async def test_each_rounds_length_is_kept(store):
     assert (await store.tournament(created.tournament_id)).spec == spec
 
 
+async def test_a_recurring_tournament_makes_its_next_one_with_its_start_or_its_cancel(
+        store, database_url):
+    """The next of the series is written in the transaction that starts the tournament, or
+    cancels it in sign-up; once only, and read back with its period after a restart."""
+    daily = dataclasses.replace(SPEC, start_when=None, starts_at=10_000, repeat_seconds=86_400)
+    tid = (await store.create_tournament(daily)).tournament_id
+    field = [Entrant("alice", 1600.0), Entrant("bob", 1700.0)]
+    for entrant in field:
+        await store.add_entrant(tid, entrant)
+    following = dataclasses.replace(daily, starts_at=96_400, follows=tid)
+    assert await store.next_in_series(tid) is None
+    assert await store.start_tournament(tid, start(Format.KNOCKOUT, field), 10_000, following)
+    second = await store.next_in_series(tid)
+    assert second is not None
+    # Ending it running makes no other: it made its own at its start.
+    assert await store.end_tournament(tid, Status.FINISHED, "bob",
+                                      dataclasses.replace(following, follows=None))
+    assert [entry.tournament_id for entry in await store.open_tournaments()] == [second]
+
+    third_spec = dataclasses.replace(daily, starts_at=182_800, follows=second)
+    assert await store.end_tournament(second, Status.CANCELLED, None, third_spec)
+    assert not await store.end_tournament(second, Status.CANCELLED, None, third_spec)
+    third = await store.next_in_series(second)
+    reopened = await SqlStore.open(database_url)  # a restart
+    try:
+        loaded = await reopened.tournament(third)
+        assert await reopened.next_in_series(third) is None
+    finally:
+        await reopened.close()
+    assert loaded.status is Status.SIGNUP and loaded.spec == third_spec
+    assert (await store.tournament(second)).spec == following
+
+
 async def test_a_knockouts_flights_are_reloaded_as_played(store, database_url):
     """The side flights asked for, and each pairing's flight: a restart reloads a round that
     holds the main flight's final and the consolation's first round as it was."""

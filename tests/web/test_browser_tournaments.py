@@ -2,13 +2,16 @@
 fake clock: alice creates it with the page's form and joins, bob signs up from the list, carol
 over telnet; the director (its passes run by the test) starts it, the bracket shows the bye,
 round 1's result with its winner advancing, then the final and the winner, each pushed to
-the pages as it happens. A screenshot of the bracket goes to test-artifacts/web."""
+the pages as it happens. A screenshot of the bracket goes to test-artifacts/web. And a daily
+tournament's start time, countdown, reminder and next day's tournament on the page."""
 from __future__ import annotations
 
 import re
 
 from playwright.async_api import Page, expect
 
+from fibs_server.__main__ import set_admin
+from tests.fake_clock import FakeClock
 from tests.web.conftest import WebHarness
 from tests.web.test_browser import answer_yes, open_page, register, said
 
@@ -134,3 +137,47 @@ async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_brac
         await alice.select_option("#tournament-format", shown_format)
         sizes = [await control.bounding_box() for control in await controls.all()]
         assert len(sizes) > 10 and all(box and box["height"] >= 44 for box in sizes), sizes
+
+
+async def test_a_daily_tournament_on_the_page_counts_down_reminds_and_comes_again(
+        web_on_a_fake_clock, browser):
+    """An administrator opens a daily knockout over telnet, to start in 10 minutes; alice's
+    page lists it with its start time and recurrence, counts down to the start, shows the
+    director's reminder 5 minutes before it, and, with alice alone at the start, the
+    cancellation and the next day's tournament."""
+    web = web_on_a_fake_clock
+    await web.register("warden", "secret1")
+    assert await set_admin(web.config.database_url, "warden", True) == 0
+    warden = await web.login_telnet("warden", "secret1")
+    await warden.send("tournament create knockout length 1 in 10 every day")
+    await warden.skip_until(said("Tournament 1: created. Type 'tournament join 1' to enter it."))
+    alice = await open_page(browser, web)
+    await register(alice, "alice")
+
+    await alice.click('#tabs [data-tab="tournaments"]')
+    row = alice.locator('#tournament-list tr[data-id="1"]')
+    await expect(row).to_contain_text(re.compile(
+        r"1-point matches, 60 s a turn; starts \d{4}-\d\d-\d\d \d\d:\d\d UTC, every day; by warden"))
+    await row.get_by_role("button", name="Show").click()
+    summary = alice.locator("#tournament-summary")
+    # The countdown runs on the page's own clock, from the time left the message gave.
+    await expect(summary).to_contain_text(re.compile(
+        r"starts at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in (10:00|9:5\d)\) · every day"))
+    await expect(summary).to_contain_text(re.compile(r"\(in 9:5[0-8]\)"))
+    await alice.locator("#tournament-actions").get_by_role("button", name="Join").click()
+    await expect(alice.locator("#tournament-entrants")).to_contain_text("alice (1500)")
+
+    clock = web.lobby_options["clock"]
+    assert isinstance(clock, FakeClock)
+    director = web.server.director
+    clock.advance(300)  # the director's own pass, five minutes before the start
+    await expect(alice.locator("#server-log")).to_contain_text(
+        re.compile(r"Tournament 1: starts in 5 minutes, at .* UTC\."))
+    await expect(summary).to_contain_text(re.compile(r"\(in [45]:\d\d\)"))
+    await director.settled()
+    clock.advance(300)  # the start: alice alone, so it is cancelled, and tomorrow's opens
+    await expect(alice.locator("#server-log")).to_contain_text(
+        "Tournament 1: cancelled: fewer than two players joined.")
+    await expect(alice.locator("#server-log")).to_contain_text(
+        "Tournament 2: the next of tournament 1's series (every day) opens")
+    await expect(summary).to_contain_text("cancelled · 1-point matches, 60 s a turn · every day")

@@ -23,7 +23,7 @@ def message(tournament_id: int, played: rules.Tournament, status: str) -> dict:
     winner = rules.winner(played)
     entry = Listed(tournament_id, played.format, status, "alice", TERMS, len(played.entrants),
                    8, winner, played.round_count if played.format is Format.SWISS else 0,
-                   played.flights)
+                   flights=played.flights)
     return valid(web_events.tournament(Shown(entry, None, None, played.entrants, played)))
 
 
@@ -53,8 +53,13 @@ def fixtures() -> dict[str, dict]:
     flights = rules.next_round(flights)
     flights = rules.record(rules.record(flights, "alice", "alice"), "bob", "frank")
     flights = rules.record(rules.next_round(flights), "carol", "carol")
-    return {"knockout_round_one": message(1, knockout, "running"),
-            "knockout_consolation": message(3, flights, "running"),
+    # A daily knockout in sign-up, 10 minutes before its start at 2026-12-24 20:00 UTC.
+    daily = Listed(3, Format.KNOCKOUT, "signup", "alice", TERMS, 2, 8,
+                   starts_at=1_798_142_400, repeat_seconds=24 * 3600)
+    return {"daily_signup": valid(web_events.tournament(Shown(daily, 600, None,
+                                                              tuple(FIELD[:2]), None))),
+            "knockout_round_one": message(1, knockout, "running"),
+            "knockout_consolation": message(4, flights, "running"),
             "knockout_round_two": message(1, second, "running"),
             "knockout_won": message(1, won, "finished"),
             "swiss_round_three": message(2, swiss, "running")}

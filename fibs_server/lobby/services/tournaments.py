@@ -33,7 +33,11 @@ from fibs_server.lobby.ports.tournament_records import (
     TournamentRecords,
 )
 from fibs_server.lobby.services.bot_players import BotPlayers
-from fibs_server.lobby.services.tournament_news import tell_pages
+from fibs_server.lobby.services.tournament_news import (
+    next_of_series,
+    tell_next_of_series,
+    tell_pages,
+)
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.wording import game_texts, tournament_texts
 from fibs_server.rules import tournament as rules
@@ -45,6 +49,7 @@ if TYPE_CHECKING:  # a type only: the lobby is given in the constructor
 log = logging.getLogger(__name__)
 
 PASS_SECONDS = 5.0  # how often the director looks at the open tournaments
+REMINDER_SECONDS = 300  # the entrants of a tournament with a start time are reminded then
 RECENT_MATCHES = 5  # a pair's finished matches looked at for one that played their pairing
 
 
@@ -69,6 +74,9 @@ class TournamentDirector:
         # lease nobody else writes their rounds, so a pass reads only which are still open
         # (a 128-player Swiss read whole took the store's reader 4-13 ms every pass).
         self._running: dict[int, TournamentRecord] = {}
+        # The tournaments whose entrants were reminded of the start (a restart in the last
+        # minutes before it reminds them again).
+        self._reminded: set[int] = set()
 
     # --- the lease's duty ------------------------------------------------------------------
 
@@ -112,6 +120,7 @@ class TournamentDirector:
             still_open = {entry.tournament_id for entry in open_now}
             for tournament_id in set(self._running) - still_open:  # ended, or cancelled
                 del self._running[tournament_id]
+            self._reminded &= still_open
             for entry in open_now:
                 try:
                     await self._pass_over(entry)
@@ -142,22 +151,30 @@ class TournamentDirector:
 
     async def _maybe_start(self, record: TournamentRecord) -> None:
         spec = record.spec
-        due = ((spec.starts_at is not None and self._now() >= spec.starts_at)
+        now = self._now()
+        due = ((spec.starts_at is not None and now >= spec.starts_at)
                or (spec.start_when is not None and len(record.entrants) >= spec.start_when))
         if not due:
+            self._maybe_remind(record, now)
             return
+        self._reminded.discard(record.tournament_id)
         names = [entrant.name for entrant in record.entrants]
+        successor = next_of_series(record, now)
         if len(record.entrants) < 2:
-            if await self.records.end_tournament(record.tournament_id, Status.CANCELLED, None):
+            if await self.records.end_tournament(record.tournament_id, Status.CANCELLED, None,
+                                                 successor):
                 record.status = Status.CANCELLED
                 self._announce([*names, spec.creator],
                                tournament_texts.too_few_players(record.tournament_id))
                 tell_pages(self.lobby, record)
+                if successor is not None:
+                    await tell_next_of_series(self.lobby, self.records, record)
             return
         played = rules.start(spec.format, await self._rated_now(record.entrants),
                              spec.swiss_rounds, spec.flights)
         now = self._now()
-        if not await self.records.start_tournament(record.tournament_id, played, now):
+        if not await self.records.start_tournament(record.tournament_id, played, now,
+                                                   successor):
             return  # cancelled meanwhile
         record.played, record.status = played, Status.RUNNING
         record.round_started_at[1] = now
@@ -165,7 +182,23 @@ class TournamentDirector:
                                                                  len(names)))
         self._announce_round(record)
         tell_pages(self.lobby, record)
+        if successor is not None:
+            await tell_next_of_series(self.lobby, self.records, record)
         await self._direct(record, fresh=True)
+
+    def _maybe_remind(self, record: TournamentRecord, now: int) -> None:
+        """The entrants told, once, that the start time is near (unless the tournament was
+        made that near it), on telnet and on the page (its line, and the tournament
+        again, with the time left)."""
+        starts_at = record.spec.starts_at
+        if (starts_at is None or record.tournament_id in self._reminded
+                or not now >= starts_at - REMINDER_SECONDS > record.created_at):
+            return
+        self._reminded.add(record.tournament_id)
+        self.lobby.attendance.tell([entrant.name for entrant in record.entrants], notice(
+            [tournament_texts.starts_soon(record.tournament_id, starts_at, starts_at - now)],
+            ring=True))
+        tell_pages(self.lobby, record)
 
     async def _rated_now(self, entrants: list[rules.Entrant]) -> list[rules.Entrant]:
         """The field with the ratings its players have at the start (not when they joined):

@@ -23,6 +23,7 @@ import orjson
 from fibs_server.protocol.clip import WhoInfo
 from fibs_server.protocol.info import SavedMatch
 from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.tournament_options import REPEAT_WORDS
 from fibs_server.protocol.views import match_views
 from fibs_server.protocol.views.board import BAR, UNLIMITED
 from fibs_server.protocol.views.match_views import WATCHERS, Say
@@ -94,6 +95,12 @@ def player_connection(name: str, connected: bool) -> Message:
     connection (false: the server holds their session for them to come back) or came back
     (true)."""
     return {"type": "player_connection", "name": name, "connected": connected}
+
+
+def player_reach(name: str, reachable: bool) -> Message:
+    """To the opponent of `name` in a match across nodes: `name`'s node is out of reach (false:
+    the nodes lost touch; the match waits, nobody's clock runs) or heard from again (true)."""
+    return {"type": "player_reach", "name": name, "reachable": reachable}
 
 
 def session(token: str | None) -> Message:
@@ -516,7 +523,8 @@ def listed_entry(entry: Listed) -> Message:
     terms = entry.terms
     return {"id": entry.tournament_id, "format": entry.kind.value, "status": entry.status,
             "creator": entry.creator, "entered": entry.entered, "cap": entry.cap,
-            "winner": entry.winner,
+            "winner": entry.winner, "starts_at": entry.starts_at,
+            "every": None if entry.repeat_seconds is None else REPEAT_WORDS[entry.repeat_seconds],
             "side_flights": [flight.value for flight in entry.flights[1:]],
             "swiss_rounds": entry.swiss_rounds if entry.kind is tournament_rules.Format.SWISS
             else None,

@@ -4,10 +4,12 @@ beginning with `Tournament <id>:` so that a program can tell them apart."""
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import Sequence
 
 from fibs_server.protocol.match_rules import bank_words, shown_variant
 from fibs_server.protocol.texts import plural
+from fibs_server.protocol.tournament_options import REPEAT_WORDS
 from fibs_server.protocol.wording.coded_texts import refusal
 from fibs_server.rules.tournament import (
     Entrant,
@@ -156,6 +158,29 @@ def tournament_starts(tournament_id: int, players: int) -> str:
     return _about(tournament_id, f"the tournament starts with {players} players.")
 
 
+def utc_words(moment: int) -> str:
+    """A start time as the texts give it: `2026-12-24 20:00 UTC`."""
+    return datetime.datetime.fromtimestamp(moment, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def starts_soon(tournament_id: int, starts_at: int, in_seconds: int) -> str:
+    """The reminder to the entrants of a tournament with a start time, a few minutes before."""
+    minutes = plural(max(1, -(-in_seconds // 60)), "minute")
+    return _about(tournament_id, f"starts in {minutes}, at {utc_words(starts_at)}. You have "
+                  f"entered it: be online and free then.")
+
+
+def next_opens(tournament_id: int, previous: int, starts_at: int, repeat_seconds: int) -> str:
+    """A recurring tournament's next one, made as the one before starts or is cancelled."""
+    return _about(tournament_id, f"the next of tournament {previous}'s series "
+                  f"({repeat_words(repeat_seconds)}) opens; it starts at {utc_words(starts_at)}. "
+                  f"Type 'tournament join {tournament_id}' to enter it.")
+
+
+def repeat_words(repeat_seconds: int) -> str:
+    return f"every {REPEAT_WORDS[repeat_seconds]}"
+
+
 # --- the commands' answers (docs/TOURNAMENTS.md, "Commands") --------------------------------
 
 USAGE = refusal("tournament_usage", "** usage: tournament create|join|leave|withdraw|reinstate"
@@ -167,6 +192,8 @@ NOT_ALLOWED_TO_CREATE = refusal("tournament_create_not_allowed",
                                 "tournaments here.")
 NO_TOURNAMENTS = "There are no tournaments."
 NO_BOTS_ON_THIS_SERVER = refusal("tournament_bots_off", "** This server has no bots to enter.")
+ONLY_ADMINS_REPEAT = refusal("tournament_repeat_not_allowed",
+                             "** Only an administrator may create a recurring tournament.")
 
 
 def read_too_often(seconds: int) -> str:
@@ -217,8 +244,9 @@ def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def cancelled(tournament_id: int, by: str) -> str:
-    return _about(tournament_id, f"cancelled by {by}.")
+def cancelled(tournament_id: int, by: str, series_ends: bool = False) -> str:
+    return _about(tournament_id, f"cancelled by {by}" + (
+        "; its series ends (no next one is made)." if series_ends else "."))
 
 
 def too_many_open(limit: int) -> str:
@@ -322,6 +350,8 @@ class Listed:
     cap: int
     winner: str | None = None
     swiss_rounds: int = 0  # a Swiss's rounds, as asked; a knockout's depend on its field
+    starts_at: int | None = None  # the start time (Unix seconds), if it has one
+    repeat_seconds: int | None = None  # a recurring tournament's period
     flights: tuple[Flight, ...] = (Flight.MAIN,)  # a knockout's, the main one first
 
 
@@ -353,8 +383,20 @@ def list_lines(listed: Sequence[Listed]) -> list[str]:
         f"  {entry.tournament_id:>4}  {entry.kind.value:<8}  {entry.status:<9}  "
         f"{entry.entered:>3}/{entry.cap:<3}  by {entry.creator}: {terms_words(entry.terms)}"
         + (f"; {flights_words(entry.flights)}" if len(entry.flights) > 1 else "")
+        + "".join(f"; {words}" for words in [schedule_words(entry)] if words)
         + (f"; won by {entry.winner}" if entry.winner else "")
         for entry in listed)]
+
+
+def schedule_words(entry: Listed) -> str:
+    """`starts 2026-12-24 20:00 UTC, every day`: the start time while in sign-up, and the
+    recurrence; empty for neither."""
+    words = []
+    if entry.starts_at is not None and entry.status == "signup":
+        words.append(f"starts {utc_words(entry.starts_at)}")
+    if entry.repeat_seconds:
+        words.append(repeat_words(entry.repeat_seconds))
+    return ", ".join(words)
 
 
 def show_lines(shown: Shown) -> list[str]:
@@ -371,7 +413,9 @@ def show_lines(shown: Shown) -> list[str]:
                          else f", round {number} of {played.round_count}")
                         if played is not None and number is not None else "")
                     + (f"; won by {entry.winner}" if entry.winner else "") + "."),
-             f"  Start: {starts_words(shown.start_in_seconds, shown.start_when)}.",
+             f"  Start: {starts_words(shown.start_in_seconds, shown.start_when, entry.starts_at)}"
+             + (f"; {repeat_words(entry.repeat_seconds)}" if entry.repeat_seconds else "")
+             + ".",
              f"  Entrants ({len(entrants)} of {entry.cap}): " + (", ".join(
                  f"{e.name} ({e.rating:.0f})" for e in entrants) or "none yet")]
     if played is None:
@@ -432,11 +476,13 @@ def pairing_words(pairing: Pairing) -> str:
     return f"{pairing.winner} beats {loser}" + (" by forfeit" if pairing.forfeit else "")
 
 
-def starts_words(start_in_seconds: int | None, start_when: int | None) -> str:
+def starts_words(start_in_seconds: int | None, start_when: int | None,
+                 starts_at: int | None = None) -> str:
     """When the sign-up closes, as `show` tells it."""
     words = []
     if start_in_seconds is not None:
-        words.append(f"in {plural(max(0, start_in_seconds) // 60, 'minute')}")
+        words.append(f"in {plural(max(0, start_in_seconds) // 60, 'minute')}" + (
+            f" (at {utc_words(starts_at)})" if starts_at is not None else ""))
     if start_when is not None:
         words.append(f"when {start_when} have joined")
     return " or ".join(words)

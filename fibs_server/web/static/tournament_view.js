@@ -128,6 +128,46 @@ export function pairingWords(pairing) {
     { winner: pairing.winner, loser });
 }
 
+// --- the start and the recurrence ----------------------------------------------------------------
+
+// A start time (Unix seconds) as the server's texts give it: "2026-12-24 20:00 UTC".
+export function utcWords(seconds) {
+  return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+// The time left before a start: "1:05:09", "9:30".
+export function countdown(seconds) {
+  const left = Math.max(0, Math.floor(seconds));
+  const two = (value) => String(value).padStart(2, "0");
+  const [hours, minutes] = [Math.floor(left / 3600), Math.floor((left % 3600) / 60)];
+  return hours > 0 ? `${hours}:${two(minutes)}:${two(left % 60)}` : `${minutes}:${two(left % 60)}`;
+}
+
+// When a tournament of the list starts, and how often it comes back: "starts 2026-12-24
+// 20:00 UTC, every day"; "" when it has neither.
+export function scheduleWords(entry) {
+  const words = [];
+  if (entry.starts_at !== null && entry.status === "signup") {
+    words.push(t("tournament.starts_on", { time: utcWords(entry.starts_at) }));
+  }
+  if (entry.every !== null) words.push(t(`tournament.every_${entry.every}`));
+  return words.join(", ");
+}
+
+// The start of a tournament shown in sign-up, its countdown `secondsSince` the message came:
+// "starts at 2026-12-24 20:00 UTC (in 9:30) or when 8 have joined".
+export function startWords(state, secondsSince = 0) {
+  const { start } = state;
+  const words = [];
+  if (start.in_seconds !== null) {
+    const left = countdown(start.in_seconds - secondsSince);
+    words.push(state.starts_at === null ? t("tournament.starts_in", { minutes: Math.ceil(start.in_seconds / 60) })
+      : t("tournament.starts_at", { time: utcWords(state.starts_at), left }));
+  }
+  if (start.when !== null) words.push(t("tournament.starts_when", { count: start.when }));
+  return words.join(` ${t("tournament.or")} `);
+}
+
 // --- the create form's command -----------------------------------------------------------------
 
 // `tournament create ...` from the form's values (strings as the inputs hold them; the
@@ -147,7 +187,9 @@ export function createCommand(form) {
   // The clock: a turn timer's seconds, or a time bank's words ("bank 12 60").
   words.push(...(form.timer.startsWith("bank ") ? form.timer.split(" ") : ["timer", number(form.timer)]));
   if (!form.rated) words.push("unrated");
-  if (form.startIn) words.push("in", number(form.startIn));
+  if (form.startAt) words.push("at", form.startAt); // a time of day, UTC ("20:00")
+  else if (form.startIn) words.push("in", number(form.startIn));
+  if (form.every) words.push("every", form.every);
   if (form.startWhen) words.push("when", number(form.startWhen));
   words.push("cap", number(form.cap));
   if (form.bots) words.push("bots");

@@ -5,7 +5,8 @@ import { t } from "./i18n.js";
 import { $, button, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import {
-  bracketLayout, createCommand, flightBrackets, pairingWords, swissTable, termsWords,
+  bracketLayout, createCommand, flightBrackets, pairingWords, scheduleWords, startWords, swissTable,
+  termsWords,
 } from "./tournament_view.js";
 
 const NEXT_CREATED = "next created"; // followed: the next tournament this user creates
@@ -13,6 +14,8 @@ const state = {
   list: [], // entries of the list, newest first
   followed: null, // the id of the tournament shown (as the server follows it), or NEXT_CREATED
   shown: null, // its latest tournament message
+  shownAt: 0, // when it came (performance.now(), ms): its countdown counts from then
+  ticking: null, // the interval that moves the countdown on, while there is one
 };
 
 export const HANDLERS = {
@@ -24,6 +27,7 @@ export const HANDLERS = {
         || (state.followed === NEXT_CREATED && message.creator === session.me)) {
       state.followed = message.id;
       state.shown = message;
+      state.shownAt = performance.now();
       renderShown();
     }
     renderList();
@@ -55,7 +59,7 @@ function updateListEntry(message) {
 }
 // The fields of a list entry (the rest of a `tournament` message is the whole tournament).
 const LISTED = Object.fromEntries(["id", "format", "status", "creator", "entered", "cap", "winner",
-  "side_flights", "swiss_rounds", "terms"].map((key) => [key, true]));
+  "side_flights", "swiss_rounds", "starts_at", "every", "terms"].map((key) => [key, true]));
 
 function entered(tournament) {
   return tournament.entrants?.some((entrant) => entrant.name === session.me) ?? false;
@@ -83,7 +87,8 @@ function renderList() {
     row.dataset.id = String(tournament.id);
     for (const value of [String(tournament.id), formatWords(tournament), statusWords(tournament),
       t("tournament.players_of", { entered: tournament.entered, cap: tournament.cap }),
-      `${termsWords(tournament.terms)}; ${t("tournament.by", { name: tournament.creator })}`]) {
+      [termsWords(tournament.terms), scheduleWords(tournament),
+        t("tournament.by", { name: tournament.creator })].filter(Boolean).join("; ")]) {
       row.insertCell().textContent = value;
     }
     const actions = row.insertCell();
@@ -106,17 +111,10 @@ function follow(id, verb) {
 function renderShown() {
   const shown = state.shown;
   $("tournament-detail").hidden = shown === null;
+  renderSummary();
   if (shown === null) return;
   $("tournament-title").textContent = t("tournament.title", { id: shown.id, format: formatWords(shown),
     name: shown.creator });
-  const facts = [statusWords(shown), termsWords(shown.terms)];
-  if (shown.current_round !== null) {
-    // A side flight's rounds may follow the main flight's last: no "of".
-    facts.push(shown.side_flights.length ? t("tournament.round_name", { round: shown.current_round })
-      : t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
-  }
-  if (shown.status === "signup") facts.push(startWords(shown.start));
-  $("tournament-summary").textContent = facts.join(" · ");
   renderActions(shown);
   $("tournament-entrants").textContent = shown.entrants.length === 0 ? t("tournament.no_entrants")
     : t("tournament.entrants", { entered: shown.entrants.length, cap: shown.cap,
@@ -143,11 +141,25 @@ function flightsWords(sideFlights) {
     : t("tournament.with_flights", { first: named.slice(0, -1).join(", "), last: named.at(-1) });
 }
 
-function startWords(start) {
-  const words = [];
-  if (start.in_seconds !== null) words.push(t("tournament.starts_in", { minutes: Math.ceil(start.in_seconds / 60) }));
-  if (start.when !== null) words.push(t("tournament.starts_when", { count: start.when }));
-  return words.join(` ${t("tournament.or")} `);
+// The terms and state, and in sign-up the start, its countdown moved on each second.
+function renderSummary() {
+  const shown = state.shown;
+  const counting = shown !== null && shown.status === "signup" && shown.start.in_seconds !== null;
+  if (counting && state.ticking === null) state.ticking = setInterval(renderSummary, 1000);
+  if (!counting && state.ticking !== null) {
+    clearInterval(state.ticking);
+    state.ticking = null;
+  }
+  if (shown === null) return;
+  const facts = [statusWords(shown), termsWords(shown.terms)];
+  if (shown.current_round !== null) {
+    // A side flight's rounds may follow the main flight's last: no "of".
+    facts.push(shown.side_flights.length ? t("tournament.round_name", { round: shown.current_round })
+      : t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
+  }
+  if (shown.status === "signup") facts.push(startWords(shown, (performance.now() - state.shownAt) / 1000));
+  if (shown.every !== null) facts.push(t(`tournament.every_${shown.every}`));
+  $("tournament-summary").textContent = facts.join(" · ");
 }
 
 function renderActions(shown) {
@@ -297,6 +309,8 @@ function formValues() {
     timer: $("tournament-timer").value,
     rated: $("tournament-rated").checked,
     startIn: $("tournament-start-in").value,
+    startAt: $("tournament-start-at").value,
+    every: $("tournament-every").value,
     startWhen: $("tournament-start-when").value,
     cap: $("tournament-cap").value,
     bots: $("tournament-bots").checked,

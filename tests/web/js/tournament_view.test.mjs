@@ -4,13 +4,14 @@
 // fixtures/tournaments.json holds the server's own messages (tests/web/test_tournament_fixtures.py
 // makes them from the pure rules and keeps the file equal to them): a knockout of six (seeds 1
 // and 2 with byes) in round 1, in round 2 and won; the six with a consolation flight in round 3;
-// a Swiss of five in its third round.
+// a Swiss of five in its third round; a daily knockout in sign-up, ten minutes before its start.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setLanguage } from "../../../fibs_server/web/static/i18n.js";
 import { readFileSync } from "node:fs";
 import {
-  bracketLayout, createCommand, flightBrackets, pairingWords, swissTable, termsWords,
+  bracketLayout, countdown, createCommand, flightBrackets, pairingWords, scheduleWords, startWords,
+  swissTable, termsWords,
 } from "../../../fibs_server/web/static/tournament_view.js";
 import { learnVariants } from "../../../fibs_server/web/static/variants.js";
 
@@ -137,4 +138,29 @@ test("a consolation flight: its own bracket beside the main one, its byes the to
     round_count: 0, winner: null, rounds: [] }] });
   assert.deepEqual(none.map((entry) => [entry.played, entry.layout]), [[false, null]]);
   assert.deepEqual(flightBrackets(STATES.knockout_won), []);
+});
+
+test("a scheduled, recurring tournament: its start time, a countdown, its recurrence", () => {
+  const daily = STATES.daily_signup;
+  assert.equal(scheduleWords(daily), "starts 2026-12-24 20:00 UTC, every day");
+  assert.equal(startWords(daily), "starts at 2026-12-24 20:00 UTC (in 10:00)");
+  // The countdown moves on from the message's in_seconds, not the page's clock against the
+  // server's.
+  assert.equal(startWords(daily, 90.4), "starts at 2026-12-24 20:00 UTC (in 8:29)");
+  assert.equal(startWords({ ...daily, start: { in_seconds: 600, when: 6 } }, 700),
+    "starts at 2026-12-24 20:00 UTC (in 0:00) or starts when 6 have joined");
+  assert.deepEqual([countdown(3909), countdown(59), countdown(-3)], ["1:05:09", "0:59", "0:00"]);
+  // Once it runs, the list says only that it comes again; a one-off says nothing.
+  assert.equal(scheduleWords({ ...daily, status: "running" }), "every day");
+  assert.equal(scheduleWords({ ...daily, starts_at: null, every: null }), "");
+  assert.equal(scheduleWords(STATES.knockout_round_one), "");
+});
+
+test("the create form: a time of day and a recurrence", () => {
+  const form = { format: "knockout", length: "1", final: "1", crawford: true, timer: "60",
+    rated: true, startIn: "", startWhen: "", cap: "8", startAt: "20:00", every: "day" };
+  assert.equal(createCommand(form), "tournament create knockout length 1 timer 60 at 20:00 every day cap 8");
+  // `at` rather than `in` when both are given (the server takes one).
+  assert.equal(createCommand({ ...form, startIn: "30", every: "" }),
+    "tournament create knockout length 1 timer 60 at 20:00 cap 8");
 });

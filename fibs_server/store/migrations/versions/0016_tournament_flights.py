@@ -1,8 +1,8 @@
 """Tournament flights: a knockout's side flights (consolation, last chance) and the flight of
 each pairing
 
-Revision ID: 0015
-Revises: 0014
+Revision ID: 0016
+Revises: 0015
 Create Date: 2026-12-06
 
 """
@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision: str = "0015"
-down_revision: Union[str, Sequence[str], None] = "0014"
+revision: str = "0016"
+down_revision: Union[str, Sequence[str], None] = "0015"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
