@@ -16,7 +16,7 @@ from fibs_server.protocol.match_rules import (
     parse_bank,
 )
 from fibs_server.protocol.wording.coded_texts import refusal
-from fibs_server.rules.tournament import Format, RoundTerms
+from fibs_server.rules.tournament import Flight, Format, RoundTerms
 from fibs_server.rules.variants import Variant
 
 CREATE_USAGE = refusal(
@@ -25,7 +25,7 @@ CREATE_USAGE = refusal(
     "[lengths <n>,<n>,...] "
     f"[{VARIANT_CHOICE}] [nocrawford] [timer 30|60|bank <s> <r> [mode]] [unrated] "
     "[in <minutes>|at <hh:mm>|at <yyyy-mm-ddThh:mm>] [every day|week] [when <n>] "
-    "[cap <n>] [bots]", variant_words=VARIANT_CHOICE)
+    "[cap <n>] [bots] [consolation] [lastchance]", variant_words=VARIANT_CHOICE)
 LONGEST_MATCH = 25
 MOST_SWISS_ROUNDS = 15
 ARENA_MINUTES = range(1, 24 * 60 + 1)  # an arena lasts a minute to a day
@@ -37,7 +37,10 @@ NUMBERED = {"rounds": range(1, MOST_SWISS_ROUNDS + 1), "length": range(1, LONGES
             "final": range(1, LONGEST_MATCH + 1), "timer": TURN_TIMES,
             "in": range(1, LATEST_START_MINUTES + 1), "when": range(2, 10_000),
             "cap": range(2, 10_000)}
-FLAGS = ("nocrawford", "unrated", "bots", *VARIANT_WORDS)
+# A knockout's side flights: `lastchance` brings the consolation it follows.
+FLIGHT_WORDS = {"consolation": (Flight.MAIN, Flight.CONSOLATION),
+                "lastchance": (Flight.MAIN, Flight.CONSOLATION, Flight.LAST_CHANCE)}
+FLAGS = ("nocrawford", "unrated", "bots", *VARIANT_WORDS, *FLIGHT_WORDS)
 MOST_LENGTHS = MOST_SWISS_ROUNDS  # `lengths`: one for each round at most
 # `every day|week`: a recurring tournament's period, in seconds.
 REPEATS = {"day": 24 * 3600, "week": 7 * 24 * 3600}
@@ -66,6 +69,7 @@ class TournamentOrder:
     bots_allowed: bool
     start_at: StartTime | None = None  # `at`: the sign-up closes then (instead of `in`)
     repeat_seconds: int | None = None  # `every day|week`: the next one that much later
+    flights: tuple[Flight, ...] = (Flight.MAIN,)  # a knockout's, the main one first
     arena_minutes: int = 0  # an arena's time
 
 
@@ -134,6 +138,10 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
         raise OptionError(ARENA_LENGTH)
     if tournament_format is Format.KNOCKOUT and "rounds" in numbers:
         raise OptionError(ROUNDS_ARE_SWISS)
+    flights = max((FLIGHT_WORDS[word] for word in flags if word in FLIGHT_WORDS),
+                  key=len, default=(Flight.MAIN,))
+    if tournament_format is not Format.KNOCKOUT and len(flights) > 1:
+        raise OptionError(FLIGHTS_ARE_KNOCKOUT)
     if bank is not None and "timer" in numbers:
         raise OptionError(ONE_CLOCK)
     if lengths and ("length" in numbers or "final" in numbers):
@@ -154,7 +162,7 @@ def parse_create(words: Sequence[str]) -> TournamentOrder:
     return TournamentOrder(tournament_format, terms, swiss_rounds,
                            numbers.get("cap", DEFAULT_CAP), numbers.get("in"),
                            numbers.get("when"), "bots" in flags, start_at, repeat_seconds,
-                           arena_minutes)
+                           flights, arena_minutes)
 
 
 def parse_start_time(word: str) -> StartTime:
@@ -216,6 +224,9 @@ def bad_number(word: str) -> str:
 
 ROUNDS_ARE_SWISS = refusal("tournament_rounds_swiss", "** A knockout has as many rounds as its "
                            "field needs: 'rounds' is for a Swiss.")
+FLIGHTS_ARE_KNOCKOUT = refusal(
+    "tournament_flights_knockout", "** A consolation or last-chance flight is for a "
+    "knockout: a Swiss plays everybody every round.")
 BAD_LENGTHS = refusal(
     "tournament_bad_lengths", f"** 'lengths' takes the rounds' lengths, the final's last, "
     f"separated by commas: 5,5,7,9,11 (1 to {LONGEST_MATCH} each, {MOST_LENGTHS} at most).")

@@ -327,6 +327,8 @@ class TournamentRow(Base):
     # A recurring tournament's period, and the one of its series it was made after.
     repeat_seconds: Mapped[int | None]
     follows: Mapped[int | None] = mapped_column(index=True, unique=True)
+    # A knockout's side flights, comma-separated (`consolation,lastchance`); none: "".
+    side_flights: Mapped[str] = mapped_column(server_default="")
     arena_minutes: Mapped[int] = mapped_column(server_default="0")  # an arena's time
 
 
@@ -371,3 +373,4 @@ class TournamentPairingRow(Base):
     decided: Mapped[bool]
     forfeit: Mapped[bool]
     match_id: Mapped[int | None]
+    flight: Mapped[str] = mapped_column(server_default="main")  # rules.tournament.Flight

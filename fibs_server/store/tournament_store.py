@@ -18,6 +18,7 @@ from fibs_server.lobby.ports.tournament_records import (
 from fibs_server.rules.clocks.time_bank import BankTerms
 from fibs_server.rules.tournament import (
     Entrant,
+    Flight,
     Format,
     Pairing,
     Round,
@@ -228,6 +229,7 @@ def _create(session: Session, spec: TournamentSpec, now: int) -> TournamentRecor
         starts_at=spec.starts_at, start_when=spec.start_when,
         bots_allowed=spec.bots_allowed, no_show_seconds=spec.no_show_seconds,
         repeat_seconds=spec.repeat_seconds, follows=spec.follows,
+        side_flights=",".join(flight.value for flight in spec.flights[1:]),
         arena_minutes=spec.arena_minutes, status=Status.SIGNUP.value, created_at=now)
     session.add(row)
     session.flush()
@@ -274,7 +276,8 @@ def _write_round(session: Session, tournament_id: int, paired: Round, started_at
         "tournament_id": tournament_id, "number": paired.number, "started_at": started_at})
     connection.execute(insert(_PAIRINGS), [
         {"tournament_id": tournament_id, "round_number": paired.number, "position": position,
-         "first": pairing.first, "second": pairing.second, **_result(pairing)}
+         "first": pairing.first, "second": pairing.second, "flight": pairing.flight.value,
+         **_result(pairing)}
         for position, pairing in enumerate(paired.pairings)])
 
 
@@ -307,7 +310,8 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
         swiss_rounds=row.swiss_rounds, entry_cap=row.entry_cap, starts_at=row.starts_at,
         start_when=row.start_when, bots_allowed=row.bots_allowed,
         no_show_seconds=row.no_show_seconds, repeat_seconds=row.repeat_seconds,
-        follows=row.follows, arena_minutes=row.arena_minutes)
+        follows=row.follows, arena_minutes=row.arena_minutes,
+        flights=(Flight.MAIN, *(Flight(word) for word in row.side_flights.split(",") if word)))
     status = Status(row.status)
     entrants = [Entrant(entrant.name, entrant.rating) for entrant in entrant_rows]
     record = TournamentRecord(row.id, spec, status, row.created_at, entrants, winner=row.winner,
@@ -319,7 +323,8 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
     by_round: dict[int, list[Pairing]] = {number: [] for number in sorted(started)}
     for pairing in pairing_rows:
         by_round[pairing.round_number].append(Pairing(
-            pairing.first, pairing.second, pairing.winner, pairing.decided, pairing.forfeit))
+            pairing.first, pairing.second, pairing.winner, pairing.decided, pairing.forfeit,
+            Flight(pairing.flight)))
         if pairing.match_id is not None:
             record.match_ids[(pairing.round_number, pairing.position)] = pairing.match_id
     round_count = (knockout_round_count(len(seeded)) if spec.format is Format.KNOCKOUT
@@ -327,6 +332,7 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
     record.played = Tournament(spec.format, seeded, round_count, tuple(
         Round(number, tuple(pairings)) for number, pairings in by_round.items()),
         withdrawn=frozenset(entrant.name for entrant in entrant_rows if entrant.withdrawn),
+        flights=spec.flights,
         # An arena over pairs nobody; a running one's director closes it when its time is up.
         closed=spec.format is Format.ARENA and not status.open)
     record.round_started_at = dict(started)

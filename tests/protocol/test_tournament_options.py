@@ -1,5 +1,5 @@
 """`tournament create`'s options, pure: each round's length; the start time (`at`) and the
-recurrence (`every`); an arena's time."""
+recurrence (`every`); a knockout's side flights; an arena's time."""
 from __future__ import annotations
 
 import datetime
@@ -14,6 +14,7 @@ from fibs_server.protocol.tournament_options import (
     BAD_LENGTHS,
     BAD_REPEAT,
     BAD_START_TIME,
+    FLIGHTS_ARE_KNOCKOUT,
     LENGTHS_ALONE,
     ONE_START_TIME,
     REPEAT_NEEDS_START,
@@ -23,7 +24,7 @@ from fibs_server.protocol.tournament_options import (
     parse_create,
     start_time,
 )
-from fibs_server.rules.tournament import Format
+from fibs_server.rules.tournament import Flight, Format
 
 
 def test_lengths_set_each_round_the_finals_last():
@@ -52,11 +53,25 @@ def test_without_lengths_every_round_but_the_last_plays_length():
     ("knockout lengths " + ",".join(["1"] * 16), BAD_LENGTHS),
     ("knockout lengths 5,7 final 9", LENGTHS_ALONE),
     ("swiss length 3 lengths 5,7", LENGTHS_ALONE),
+    ("swiss consolation", FLIGHTS_ARE_KNOCKOUT),
+    ("swiss rounds 4 lastchance", FLIGHTS_ARE_KNOCKOUT),
 ])
 def test_lengths_refused(words, reply):
     with pytest.raises(OptionError) as refused:
         parse_create(words.split())
     assert refused.value.reply == reply
+
+
+@pytest.mark.parametrize("words, flights", [
+    ("knockout", (Flight.MAIN,)),
+    ("knockout consolation", (Flight.MAIN, Flight.CONSOLATION)),
+    # `lastchance` brings the consolation it follows, whether or not it is named.
+    ("knockout lastchance", (Flight.MAIN, Flight.CONSOLATION, Flight.LAST_CHANCE)),
+    ("knockout LastChance length 5 consolation",
+     (Flight.MAIN, Flight.CONSOLATION, Flight.LAST_CHANCE)),
+])
+def test_a_knockouts_side_flights(words, flights):
+    assert parse_create(words.split()).flights == flights
 
 
 # --- the start time and the recurrence -------------------------------------------------------

@@ -392,13 +392,14 @@ def test_a_tournament_is_one_view_for_show_and_for_the_page():
                    (Entrant("bob", 1500.0),), None, bots_allowed=True)
     assert valid(web_events.tournament(signup)) | {"entrants": []} == {
         "type": "tournament", "id": 5, "format": "knockout", "status": "signup",
-        "creator": "bob", "entered": 1, "cap": 4, "winner": None, "swiss_rounds": None,
-        "starts_at": None, "every": None, "arena_minutes": None,
+        "creator": "bob", "entered": 1, "cap": 4, "winner": None, "side_flights": [],
+        "swiss_rounds": None, "starts_at": None, "every": None, "arena_minutes": None,
         "terms": {"length": 3, "final_length": 3, "lengths": [], "variant": "standard",
                   "crawford": True, "turn_seconds": 60, "rated": True},
         "start": {"in_seconds": 600, "when": None}, "bots_allowed": True,
         "ends_in_seconds": None, "entrants": [],
-        "round_count": None, "current_round": None, "rounds": [], "standings": []}
+        "round_count": None, "current_round": None, "rounds": [], "flights": [],
+        "standings": []}
     assert show_lines(signup)[1:] == ["  Start: in 10 minutes.", "  Entrants (1 of 4): bob (1500)"]
     # A daily one, at 2026-12-24 20:00 UTC: its start time and recurrence in both.
     daily = dataclasses.replace(signup, entry=dataclasses.replace(

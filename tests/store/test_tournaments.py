@@ -12,6 +12,7 @@ from fibs_server.lobby.ports.tournament_records import (
 )
 from fibs_server.rules.tournament import (
     Entrant,
+    Flight,
     Format,
     RoundTerms,
     arena_round,
@@ -241,6 +242,36 @@ async def test_a_recurring_tournament_makes_its_next_one_with_its_start_or_its_c
         await reopened.close()
     assert loaded.status is Status.SIGNUP and loaded.spec == third_spec
     assert (await store.tournament(second)).spec == following
+
+
+async def test_a_knockouts_flights_are_reloaded_as_played(store, database_url):
+    """The side flights asked for, and each pairing's flight: a restart reloads a round that
+    holds the main flight's final and the consolation's first round as it was."""
+    flights = (Flight.MAIN, Flight.CONSOLATION, Flight.LAST_CHANCE)
+    spec = dataclasses.replace(SPEC, entry_cap=4, start_when=4, flights=flights)
+    tid = (await store.create_tournament(spec)).tournament_id
+    field = [Entrant(name, 1700.0 - index) for index, name in enumerate(
+        ("alice", "bob", "carol", "dave"))]
+    for entrant in field:
+        await store.add_entrant(tid, entrant)
+    played = start(Format.KNOCKOUT, field, flights=flights)
+    assert await store.start_tournament(tid, played, 5000)
+    played = record(record(played, "alice", "alice"), "bob", "bob")
+    await store.save_results(tid, played.rounds[0], [0, 1])
+    played = next_round(played)
+    assert [pairing.flight for pairing in played.rounds[1].pairings] == [
+        Flight.MAIN, Flight.CONSOLATION]
+    await store.save_round(tid, played.rounds[1], 6000)
+    reopened = await SqlStore.open(database_url)
+    try:
+        loaded = await reopened.tournament(tid)
+    finally:
+        await reopened.close()
+    assert loaded.spec == spec and loaded.played == played
+    assert (await store.tournament(tid)).spec.flights == flights
+    # A tournament without them reads back with the main flight alone.
+    plain = await store.create_tournament(SPEC)
+    assert (await store.tournament(plain.tournament_id)).spec.flights == (Flight.MAIN,)
 
 
 async def test_an_arena_starts_with_no_round_and_pairs_in_rounds_under_way_together(store):

@@ -46,7 +46,8 @@ async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_brac
     await register(bob, "bob")
     carol = await web.login_telnet("carol", "secret1")
 
-    # alice creates a knockout of 1-point matches that starts when three have joined.
+    # alice creates a knockout of 1-point matches with a consolation flight that starts when
+    # three have joined.
     await alice.click('#tabs [data-tab="tournaments"]')
     await expect(alice.locator("#tournament-none")).to_be_visible()
     await alice.click("#tournament-create summary")
@@ -55,9 +56,10 @@ async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_brac
     for field, value in (("#tournament-length", "1"), ("#tournament-final", "1"),
                          ("#tournament-start-when", "3"), ("#tournament-cap", "4")):
         await alice.fill(field, value)
+    await alice.check("#tournament-consolation")
     await alice.get_by_role("button", name="Create").click()
     await expect(alice.locator("#tournament-title")).to_have_text(
-        "Tournament 1: knockout, by alice")
+        "Tournament 1: knockout with a consolation flight, by alice")
     await expect(alice.locator("#tournament-summary")).to_contain_text(
         "sign-up open · 1-point matches, 60 s a turn · starts when 3 have joined")
     await alice.locator("#tournament-actions").get_by_role("button", name="Join").click()
@@ -83,6 +85,9 @@ async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_brac
         await expect(match_box(page, 1, 1)).to_have_text("2. bob3. carol")
         await expect(page.locator("#tournament-bracket .bracket-champion")) \
             .to_have_text("Winner: to come")
+        # Its players: carol or bob, and alice if she loses her first match, the final.
+        await expect(page.locator("#tournament-flights h3")).to_have_text(
+            "The consolation flight: its players are not known yet")
     await carol.skip_until(said("** You are now playing a 1 point match with bob"))
     await expect(bob.locator("#board-holder svg")).to_be_visible()
     await carol.send("resign n")
@@ -105,6 +110,9 @@ async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_brac
         await expect(page.locator("#tournament-bracket .bracket-champion")) \
             .to_have_text("Winner: alice")
         await expect(page.locator("#tournament-summary")).to_contain_text("won by alice")
+        # carol alone lost her first match: too few for the consolation.
+        await expect(page.locator("#tournament-flights h3")).to_have_text(
+            "The consolation flight: not played (fewer than two players)")
     await expect(match_box(alice, 2, 0).locator(".won")).to_have_text("1. alice")
     await expect(alice.locator("#tournament-rounds")).to_contain_text(
         "Round 1: alice has a bye; bob beats carol")
@@ -126,8 +134,10 @@ async def test_a_knockout_signed_up_on_the_page_played_to_its_winner_in_the_brac
     await alice.set_viewport_size({"width": 390, "height": 800})
     controls = alice.locator('[data-panel="tournaments"]').locator(
         "button:visible, select:visible, input:visible, summary:visible")
-    sizes = [await control.bounding_box() for control in await controls.all()]
-    assert len(sizes) > 10 and all(box and box["height"] >= 44 for box in sizes), sizes
+    for shown_format in ("swiss", "knockout"):  # a Swiss's rounds; a knockout's flights
+        await alice.select_option("#tournament-format", shown_format)
+        sizes = [await control.bounding_box() for control in await controls.all()]
+        assert len(sizes) > 10 and all(box and box["height"] >= 44 for box in sizes), sizes
 
 
 async def test_a_daily_tournament_on_the_page_counts_down_reminds_and_comes_again(

@@ -179,7 +179,8 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             creator=session.name, format=order.format, terms=order.terms,
             swiss_rounds=order.swiss_rounds, entry_cap=order.entry_cap, starts_at=starts_at,
             start_when=start_when, bots_allowed=order.bots_allowed,
-            repeat_seconds=order.repeat_seconds, arena_minutes=order.arena_minutes)
+            repeat_seconds=order.repeat_seconds, flights=order.flights,
+            arena_minutes=order.arena_minutes)
         record = await records.create_tournament(spec)
         session.send_line(tournament_texts.created(record.tournament_id))
         await changed(lobby, session, record.tournament_id)

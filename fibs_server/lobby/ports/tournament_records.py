@@ -12,7 +12,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from fibs_server.rules.tournament import Entrant, Format, Round, RoundTerms, Tournament
+from fibs_server.rules.tournament import Entrant, Flight, Format, Round, RoundTerms, Tournament
 
 
 class Status(enum.Enum):
@@ -44,6 +44,7 @@ class TournamentSpec:
     # the next of its series is made with the same terms, `starts_at` this much later.
     repeat_seconds: int | None = None
     follows: int | None = None  # the tournament of the series it was made after
+    flights: tuple[Flight, ...] = (Flight.MAIN,)  # a knockout's, the main one first
 
 
 @dataclasses.dataclass

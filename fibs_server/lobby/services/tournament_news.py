@@ -37,7 +37,8 @@ def listed(record: TournamentRecord) -> tournament_texts.Listed:
     return tournament_texts.Listed(record.tournament_id, spec.format, record.status.value,
                                    spec.creator, spec.terms, len(record.entrants),
                                    spec.entry_cap, record.winner, spec.swiss_rounds,
-                                   spec.starts_at, spec.repeat_seconds, spec.arena_minutes)
+                                   spec.starts_at, spec.repeat_seconds, spec.flights,
+                                   spec.arena_minutes)
 
 
 def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:

@@ -179,7 +179,7 @@ class TournamentDirector:
                     await tell_next_of_series(self.lobby, self.records, record)
             return
         played = rules.start(spec.format, await self._rated_now(record.entrants),
-                             spec.swiss_rounds)
+                             spec.swiss_rounds, spec.flights)
         now = self._now()
         if not await self.records.start_tournament(record.tournament_id, played, now,
                                                    successor):
@@ -285,16 +285,18 @@ class TournamentDirector:
                                     for position, match_id in links.items())
             for position in set(links) - set(decided):  # a match found over is no news
                 pairing = current.pairings[position]
+                flight_round, _count = rules.flight_round_of(played, number, pairing.flight)
                 for name in pairing.players:
                     opponent = pairing.opponent_of(name)
                     assert opponent is not None
                     self._tell([name], tournament_texts.match_begins(
-                        record.tournament_id, number, opponent))
+                        record.tournament_id, flight_round, opponent, pairing.flight))
         if decided:
             current = played.rounds[number - 1]
             await self.records.save_results(record.tournament_id, current, decided)
             record.played = played
             self._tell_results(record, [current.pairings[position] for position in decided])
+            self._tell_flights_won(record, [current.pairings[position] for position in decided])
             for position in decided:  # a saved match of theirs waited for the pairing
                 for name in current.pairings[position].players:
                     self.lobby.attendance.start_job(
@@ -338,7 +340,7 @@ class TournamentDirector:
         if len(bots) == 2 and self.bots is not None:
             # Two of the server's bots play each other like anyone (through the bots' pool).
             running = await self.bots.play_each_other(Invitation(
-                first, second, record.spec.terms.length_of(number, played.round_count),
+                first, second, _length(record, number, pairing),
                 resume=match is not None, terms=match_terms(record.spec.terms),
                 arranged=True))
             if running is not None and running.stored and (number, position) not in \
@@ -349,13 +351,14 @@ class TournamentDirector:
             if all(here.values()):
                 # The bot accepts the invitation as it accepts any (lobby/services/bot_players.py).
                 human = next(name for name in present if name not in bots)
-                self._invite_bot(record, number, human, bots[0], resume=match is not None)
+                self._invite_bot(record, _length(record, number, pairing), human, bots[0],
+                                 resume=match is not None)
                 return None
             # A bot takes invitations from players on its own node only: it cannot be
             # brought to this match, and loses it at the no-show time.
             present = [name for name in present if name not in bots]
         elif len(present) == 2:
-            await self._arrange(record, number, position, first, second, links,
+            await self._arrange(record, number, position, pairing, links,
                                 resume=match is not None)
             return None
         spec = record.spec
@@ -416,28 +419,23 @@ class TournamentDirector:
         return found
 
     async def _arrange(self, record: TournamentRecord, number: int, position: int,
-                       first: str, second: str, links: dict[int, int], resume: bool) -> None:
+                       pairing: rules.Pairing, links: dict[int, int], resume: bool) -> None:
         """The pairing's match started (or its saved one resumed) where `first` is online:
         here at once if both are here (the new match then goes in `links`), else through
         their nodes (lobby/play/arranged_matches.py; the store then links the match to the
         pairing, as one begun with `join`)."""
-        played = record.played
-        assert played is not None
-        terms = record.spec.terms
+        assert pairing.second is not None
         running = await arranged_matches.arrange(self.lobby, Invitation(
-            first, second, terms.length_of(number, played.round_count), resume=resume,
-            terms=match_terms(terms)))
+            pairing.first, pairing.second, _length(record, number, pairing), resume=resume,
+            terms=match_terms(record.spec.terms)))
         if running is not None and running.stored and (number, position) not in record.match_ids:
             links[position] = running.match_id
 
-    def _invite_bot(self, record: TournamentRecord, number: int, human: str, bot: str,
+    def _invite_bot(self, record: TournamentRecord, length: int, human: str, bot: str,
                     resume: bool) -> None:
         """The human's invitation to the bot, unless it stands already (the bot is about to
         accept it)."""
-        played = record.played
-        assert played is not None
         terms = match_terms(record.spec.terms)
-        length = record.spec.terms.length_of(number, played.round_count)
         invitation = Invitation(human, bot, length, resume=resume, terms=terms, arranged=True)
         if self.lobby.match_table.invitation_from(human) == invitation:
             return
@@ -550,15 +548,19 @@ class TournamentDirector:
         assert played is not None and played.current is not None
         current = played.current
         tid = record.tournament_id
-        terms = record.spec.terms
-        length = terms.length_of(current.number, played.round_count)
         minutes = max(1, record.spec.no_show_seconds // 60)
         for pairing in current.pairings:
+            number, count = rules.flight_round_of(played, current.number, pairing.flight)
+            if number == 1 and pairing.flight is not rules.Flight.MAIN:
+                self._tell(list(pairing.players), tournament_texts.flight_begins(
+                    tid, pairing.flight, len(rules.flight_field(played, pairing.flight) or ())))
             self._tell(list(pairing.players),
-                       tournament_texts.round_begins(tid, current.number, played.round_count))
+                       tournament_texts.round_begins(tid, number, count, pairing.flight))
             if pairing.second is None:
-                self._tell([pairing.first], tournament_texts.your_bye(tid, current.number))
+                self._tell([pairing.first], tournament_texts.your_bye(tid, number,
+                                                                      pairing.flight))
                 continue
+            length = record.spec.terms.length_of(number, count)
             for player, opponent in ((pairing.first, pairing.second),
                                      (pairing.second, pairing.first)):
                 self.lobby.attendance.tell([player], notice(
@@ -571,15 +573,37 @@ class TournamentDirector:
             loser = pairing.opponent_of(pairing.winner) if pairing.winner else None
             if not pairing.forfeit and pairing.winner and loser:
                 self._tell(list(pairing.players), tournament_texts.result(
-                    record.tournament_id, pairing.winner, loser))
+                    record.tournament_id, pairing.winner, loser, pairing.flight))
+
+    def _tell_flights_won(self, record: TournamentRecord, decided: list[rules.Pairing]) -> None:
+        """A side flight's final decided: its winner, to every entrant (the main flight's is
+        the tournament's, told at its end)."""
+        played = record.played
+        assert played is not None
+        ended = {pairing.flight for pairing in decided}
+        for flight in (flight for flight in played.flights[1:] if flight in ended):
+            winner = rules.flight_winner(played, flight)
+            if winner is not None:
+                self._announce_to_entrants(record, tournament_texts.flight_won(
+                    record.tournament_id, flight, winner))
 
     def _tell_standings(self, record: TournamentRecord) -> None:
-        """At a round's end, each player still in it hears their place."""
+        """At a round's end, each player still in it hears their place (in the main flight:
+        a round only of side flights changes no place)."""
         played = record.played
         assert played is not None and played.current is not None
+        if all(pairing.flight is not rules.Flight.MAIN for pairing in played.current.pairings):
+            return
         rows = rules.standings(played)
         for row in rows:
             if row.name not in played.withdrawn:
                 self._tell([row.name], tournament_texts.your_standing(
                     record.tournament_id, played.current.number, row.place, len(rows),
                     row.score))
+
+
+def _length(record: TournamentRecord, number: int, pairing: rules.Pairing) -> int:
+    """The length of the pairing's match: its flight's round's, by the tournament's terms."""
+    assert record.played is not None
+    return record.spec.terms.length_of(*rules.flight_round_of(record.played, number,
+                                                               pairing.flight))

@@ -525,6 +525,7 @@ def listed_entry(entry: Listed) -> Message:
             "creator": entry.creator, "entered": entry.entered, "cap": entry.cap,
             "winner": entry.winner, "starts_at": entry.starts_at,
             "every": None if entry.repeat_seconds is None else REPEAT_WORDS[entry.repeat_seconds],
+            "side_flights": [flight.value for flight in entry.flights[1:]],
             "swiss_rounds": entry.swiss_rounds if entry.kind is tournament_rules.Format.SWISS
             else None,
             "arena_minutes": entry.arena_minutes if entry.kind is tournament_rules.Format.ARENA
@@ -535,6 +536,21 @@ def listed_entry(entry: Listed) -> Message:
                       "turn_seconds": terms.turn_seconds, "rated": terms.rated,
                       # A time bank, when the tournament has one instead of its timer.
                       **({} if terms.bank is None else {"bank": terms.bank.fields()})}}
+
+
+def _flight_rounds(shown: Shown, played: tournament_rules.Tournament,
+                   flight: tournament_rules.Flight) -> list[Message]:
+    """A flight's rounds, numbered as the flight's own (`round`: the tournament's round that
+    plays it), each with its matches' length."""
+    rounds = []
+    for played_round, pairings in tournament_rules.flight_rounds(played, flight):
+        number, count = tournament_rules.flight_round_of(played, played_round, flight)
+        rounds.append({"number": number, "round": played_round,
+                       "length": shown.entry.terms.length_of(number, count),
+                       "pairings": [{"first": pairing.first, "second": pairing.second,
+                                     "decided": pairing.decided, "winner": pairing.winner,
+                                     "forfeit": pairing.forfeit} for pairing in pairings]})
+    return rounds
 
 
 def tournament(shown: Shown) -> Message:
@@ -558,13 +574,16 @@ def tournament(shown: Shown) -> Message:
                      for entrant in shown.entrants],
         "round_count": None if played is None or arena else played.round_count,
         "current_round": shown.running_round,
-        "rounds": [] if played is None else [
-            {"number": played_round.number,
-             "length": shown.entry.terms.length_of(played_round.number, played.round_count),
-             "pairings": [{"first": pairing.first, "second": pairing.second,
-                           "decided": pairing.decided, "winner": pairing.winner,
-                           "forfeit": pairing.forfeit} for pairing in played_round.pairings]}
-            for played_round in played.rounds],
+        "rounds": [] if played is None else _flight_rounds(shown, played,
+                                                           tournament_rules.Flight.MAIN),
+        "flights": [] if played is None else [
+            {"flight": flight.value,
+             "players": None if (field := tournament_rules.flight_field(played, flight)) is None
+             else list(field),
+             "round_count": tournament_rules.flight_round_count(played, flight),
+             "winner": tournament_rules.flight_winner(played, flight),
+             "rounds": _flight_rounds(shown, played, flight)}
+            for flight in played.flights[1:]],
         "standings": [] if played is None else [
             {"place": row.place, "name": row.name, "score": row.score,
              "buchholz": row.buchholz if swiss else None,

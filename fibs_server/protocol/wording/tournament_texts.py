@@ -13,10 +13,15 @@ from fibs_server.protocol.tournament_options import REPEAT_WORDS
 from fibs_server.protocol.wording.coded_texts import refusal
 from fibs_server.rules.tournament import (
     Entrant,
+    Flight,
     Format,
     Pairing,
     RoundTerms,
     Tournament,
+    flight_field,
+    flight_round_of,
+    flight_rounds,
+    flight_winner,
     standings,
 )
 
@@ -25,8 +30,40 @@ def _about(tournament_id: int, text: str) -> str:
     return f"Tournament {tournament_id}: {text}"
 
 
-def round_begins(tournament_id: int, number: int, count: int) -> str:
-    return _about(tournament_id, f"round {number} of {count} begins.")
+FLIGHT_NAMES = {Flight.MAIN: "main", Flight.CONSOLATION: "consolation",
+                Flight.LAST_CHANCE: "last-chance"}
+# Who plays a side flight, as its players are told when it begins.
+FLIGHT_PLAYERS = {Flight.CONSOLATION: "lost their first match",
+                  Flight.LAST_CHANCE: "lost their first consolation match"}
+
+
+def round_name(number: int, flight: Flight = Flight.MAIN) -> str:
+    """`round 2`, or a side flight's own round: `consolation round 1`."""
+    return (f"round {number}" if flight is Flight.MAIN
+            else f"{FLIGHT_NAMES[flight]} round {number}")
+
+
+def round_begins(tournament_id: int, number: int, count: int,
+                 flight: Flight = Flight.MAIN) -> str:
+    return _about(tournament_id, f"{round_name(number, flight)} of {count} begins.")
+
+
+def flight_begins(tournament_id: int, flight: Flight, players: int) -> str:
+    return _about(tournament_id, f"you play in the {FLIGHT_NAMES[flight]} flight, a knockout "
+                  f"of {plural(players, 'player')} who {FLIGHT_PLAYERS[flight]}.")
+
+
+def flight_won(tournament_id: int, flight: Flight, winner: str) -> str:
+    return _about(tournament_id, f"{winner} wins the {FLIGHT_NAMES[flight]} flight.")
+
+
+def flights_words(flights: Sequence[Flight]) -> str:
+    """`with a consolation flight`, `with consolation and last-chance flights`; "" for none."""
+    side = [FLIGHT_NAMES[flight] for flight in flights[1:]]
+    if not side:
+        return ""
+    return (f"with a {side[0]} flight" if len(side) == 1
+            else f"with {', '.join(side[:-1])} and {side[-1]} flights")
 
 
 def your_match(tournament_id: int, opponent: str, length: int, no_show_minutes: int) -> str:
@@ -60,12 +97,14 @@ def _minutes(seconds: int) -> str:
     return plural(max(0, -(-seconds // 60)), "minute")
 
 
-def match_begins(tournament_id: int, number: int, opponent: str) -> str:
-    return _about(tournament_id, f"your round {number} match with {opponent} begins.")
+def match_begins(tournament_id: int, number: int, opponent: str,
+                 flight: Flight = Flight.MAIN) -> str:
+    return _about(tournament_id, f"your {round_name(number, flight)} match with {opponent} "
+                  "begins.")
 
 
-def your_bye(tournament_id: int, number: int) -> str:
-    return _about(tournament_id, f"you have a bye in round {number}.")
+def your_bye(tournament_id: int, number: int, flight: Flight = Flight.MAIN) -> str:
+    return _about(tournament_id, f"you have a bye in {round_name(number, flight)}.")
 
 
 def forfeited(tournament_id: int, absent: str, winner: str | None) -> str:
@@ -110,7 +149,9 @@ def on_your_return(tournament_id: int, played: Tournament, name: str) -> list[st
         lines.append(_about(tournament_id, f"your last match: {pairing_words(latest)}."))
     elif latest is not None:
         number = next(r.number for r in played.rounds if latest in r.pairings)
-        lines.append(_about(tournament_id, f"round {number}: {pairing_words(latest)}."))
+        own, _count = flight_round_of(played, number, latest.flight)
+        lines.append(_about(tournament_id, f"{round_name(own, latest.flight)}: "
+                            f"{pairing_words(latest)}."))
     rows = standings(played)
     row = next(row for row in rows if row.name == name)
     lines.append(_about(tournament_id, f"you are {_ordinal(row.place)} of {len(rows)}, with "
@@ -130,8 +171,9 @@ def _ordinal(place: int) -> str:
     return f"{place}{suffix}"
 
 
-def result(tournament_id: int, winner: str, loser: str) -> str:
-    return _about(tournament_id, f"{winner} beats {loser}.")
+def result(tournament_id: int, winner: str, loser: str, flight: Flight = Flight.MAIN) -> str:
+    return _about(tournament_id, f"{winner} beats {loser}" + (
+        "." if flight is Flight.MAIN else f" in the {FLIGHT_NAMES[flight]} flight."))
 
 
 def tournament_won(tournament_id: int, winner: str) -> str:
@@ -343,6 +385,7 @@ class Listed:
     swiss_rounds: int = 0  # a Swiss's rounds, as asked; a knockout's depend on its field
     starts_at: int | None = None  # the start time (Unix seconds), if it has one
     repeat_seconds: int | None = None  # a recurring tournament's period
+    flights: tuple[Flight, ...] = (Flight.MAIN,)  # a knockout's, the main one first
     arena_minutes: int = 0  # an arena's time
 
 
@@ -377,6 +420,7 @@ def list_lines(listed: Sequence[Listed]) -> list[str]:
         f"{entry.entered:>3}/{entry.cap:<3}  by {entry.creator}: "
         + (f"{plural(entry.arena_minutes, 'minute')} of " if entry.arena_minutes else "")
         + terms_words(entry.terms)
+        + (f"; {flights_words(entry.flights)}" if len(entry.flights) > 1 else "")
         + "".join(f"; {words}" for words in [schedule_words(entry)] if words)
         + (f"; won by {entry.winner}" if entry.winner else "")
         for entry in listed)]
@@ -398,11 +442,16 @@ def show_lines(shown: Shown) -> list[str]:
     their results, and the standings."""
     entry, played, entrants = shown.entry, shown.played, shown.entrants
     number = shown.running_round
-    lines = [_about(entry.tournament_id, f"{_a(entry.kind.value)} by {entry.creator}, "
+    side_flights = len(entry.flights) > 1
+    lines = [_about(entry.tournament_id, f"{_a(entry.kind.value)} "
+                    + (f"{flights_words(entry.flights)} " if side_flights else "")
+                    + f"by {entry.creator}, "
                     + (f"{plural(entry.arena_minutes, 'minute')} of " if entry.arena_minutes
                        else "")
                     + f"{terms_words(entry.terms)}; {entry.status}" + (
-                        f", round {number} of {played.round_count}"
+                        # A side flight's rounds may follow the main flight's last.
+                        (f", round {number}" if side_flights
+                         else f", round {number} of {played.round_count}")
                         if played is not None and number is not None else "")
                     + ("" if shown.ends_in_seconds is None else ", time is up"
                        if shown.ends_in_seconds <= 0
@@ -420,9 +469,10 @@ def show_lines(shown: Shown) -> list[str]:
         lines.append("  Matches: " + "; ".join(pairing_words(pairing) for played_round
                                                in played.rounds
                                                for pairing in played_round.pairings))
-    for played_round in () if arena else played.rounds:
-        lines.append(f"  Round {played_round.number}: "
-                     + "; ".join(map(pairing_words, played_round.pairings)))
+    for number, pairings in () if arena else flight_rounds(played, Flight.MAIN):
+        lines.append(f"  Round {number}: " + "; ".join(map(pairing_words, pairings)))
+    for flight in played.flights[1:]:
+        lines += flight_lines(played, flight)
     swiss = played.format is Format.SWISS
     forfeits = forfeit_wins(played)
     lines.append("  Standings: " + "; ".join(
@@ -437,12 +487,32 @@ def show_lines(shown: Shown) -> list[str]:
     return lines
 
 
+def flight_lines(played: Tournament, flight: Flight) -> list[str]:
+    """A side flight as `show` tells it: its players, its rounds (its own numbers, the
+    tournament's round after each) and its winner."""
+    name = FLIGHT_NAMES[flight]
+    field = flight_field(played, flight)
+    if field is None:
+        return [f"  {name.capitalize()} flight: its players are not known yet."]
+    if len(field) < 2:
+        return [f"  {name.capitalize()} flight: not played (fewer than two players)."]
+    won = flight_winner(played, flight)
+    lines = [f"  {name.capitalize()} flight ({plural(len(field), 'player')}): "
+             + ", ".join(field) + (f"; won by {won}" if won else "") + "."]
+    for number, pairings in flight_rounds(played, flight):
+        own, _count = flight_round_of(played, number, flight)
+        lines.append(f"  {round_name(own, flight).capitalize()} (round {number}): "
+                     + "; ".join(map(pairing_words, pairings)))
+    return lines
+
+
 def forfeit_wins(played: Tournament) -> dict[str, int]:
     """The points each player scored by an opponent's forfeit (a no-show, a withdrawal)."""
     counted: dict[str, int] = {}
     for played_round in played.rounds:
         for pairing in played_round.pairings:
-            if pairing.forfeit and pairing.winner is not None and pairing.second is not None:
+            if pairing.forfeit and pairing.winner is not None and pairing.second is not None \
+                    and pairing.flight is Flight.MAIN:
                 counted[pairing.winner] = counted.get(pairing.winner, 0) + 1
     return counted
 

@@ -45,6 +45,21 @@ export function bracketLayout(state) {
   return { columns, champion: state.winner ?? winnerOf(columns.at(-1)?.matches[0]) };
 }
 
+// A knockout's side flights (consolation, last chance), each as its own bracket laid out as
+// the main one is, its rounds numbered as its own and counted back from its own final:
+// {flight, players (seed order; null while not known), played (false: fewer than two, so
+// none), layout (null until its first round is paired), winner}.
+export function flightBrackets(state) {
+  return (state.flights ?? []).map((flight) => ({
+    flight: flight.flight,
+    players: flight.players,
+    played: flight.round_count !== 0,
+    layout: flight.round_count ? bracketLayout({ ...state, rounds: flight.rounds,
+      round_count: flight.round_count, winner: flight.winner }) : null,
+    winner: flight.winner,
+  }));
+}
+
 function winnerOf(match) {
   if (!match || !match.decided) return null;
   return match.slots.find((entry) => entry?.won)?.name ?? null;
@@ -201,5 +216,8 @@ export function createCommand(form) {
   if (form.startWhen) words.push("when", number(form.startWhen));
   words.push("cap", number(form.cap));
   if (form.bots) words.push("bots");
+  // A knockout's side flights: `lastchance` brings the consolation it follows.
+  if (form.format === "knockout" && form.lastChance) words.push("lastchance");
+  else if (form.format === "knockout" && form.consolation) words.push("consolation");
   return words.join(" ");
 }

@@ -5,8 +5,8 @@ import { t } from "./i18n.js";
 import { $, button, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import {
-  arenaSecondsLeft, arenaTable, bracketLayout, countdown, createCommand, pairingWords, scheduleWords,
-  startWords, swissTable, termsWords,
+  arenaSecondsLeft, arenaTable, bracketLayout, countdown, createCommand, flightBrackets, pairingWords,
+  scheduleWords, startWords, swissTable, termsWords,
 } from "./tournament_view.js";
 
 const NEXT_CREATED = "next created"; // followed: the next tournament this user creates
@@ -59,7 +59,7 @@ function updateListEntry(message) {
 }
 // The fields of a list entry (the rest of a `tournament` message is the whole tournament).
 const LISTED = Object.fromEntries(["id", "format", "status", "creator", "entered", "cap", "winner",
-  "swiss_rounds", "starts_at", "every", "arena_minutes", "terms"].map((key) => [key, true]));
+  "side_flights", "swiss_rounds", "starts_at", "every", "arena_minutes", "terms"].map((key) => [key, true]));
 
 function entered(tournament) {
   return tournament.entrants?.some((entrant) => entrant.name === session.me) ?? false;
@@ -67,9 +67,9 @@ function entered(tournament) {
 
 function formatWords(tournament) {
   if (tournament.format === "arena") return t("tournament.arena_minutes", { minutes: tournament.arena_minutes });
-  return tournament.format === "swiss"
-    ? t("tournament.swiss_rounds", { rounds: tournament.swiss_rounds })
-    : t("tournament.format_knockout");
+  if (tournament.format === "swiss") return t("tournament.swiss_rounds", { rounds: tournament.swiss_rounds });
+  return tournament.side_flights.length
+    ? `${t("tournament.format_knockout")} ${flightsWords(tournament.side_flights)}` : t("tournament.format_knockout");
 }
 
 function statusWords(tournament) {
@@ -122,20 +122,31 @@ function renderShown() {
       names: shown.entrants.map((entrant) => `${entrant.name} (${Math.round(entrant.rating)})`
         + (entrant.withdrawn ? ` ${t("tournament.withdrawn")}` : "")).join(", ") });
   renderBracket(shown);
+  renderFlights(shown);
   renderTable(shown);
   renderArena(shown);
   $("tournament-rounds-title").textContent = t(shown.format === "arena" ? "tournament.matches_title"
     : "tournament.rounds_title");
-  // An arena's rounds are its pairings made at once: one list of its matches, latest last.
-  const lines = shown.format === "arena"
-    ? shown.rounds.flatMap((round) => round.pairings).map(pairingWords)
-    : shown.rounds.map((round) => `${t("tournament.round_name", { round: round.number })}: `
-      + round.pairings.map(pairingWords).join("; "));
-  $("tournament-rounds").replaceChildren(...lines.map((text) => {
+  const item = (text) => {
     const entry = document.createElement("li");
     entry.textContent = text;
     return entry;
-  }));
+  };
+  const roundLines = (rounds, flight) => rounds.map((round) => item(`${flight
+    ? t("tournament.flight_round", { flight: t(`tournament.flight_${flight}`), round: round.number, of: round.round })
+    : t("tournament.round_name", { round: round.number })}: ${round.pairings.map(pairingWords).join("; ")}`));
+  // An arena's rounds are its pairings made at once: one list of its matches, latest last.
+  $("tournament-rounds").replaceChildren(...(shown.format === "arena"
+    ? shown.rounds.flatMap((round) => round.pairings).map((pairing) => item(pairingWords(pairing)))
+    : roundLines(shown.rounds, null)),
+  ...(shown.flights ?? []).flatMap((flight) => roundLines(flight.rounds, flight.flight)));
+}
+
+// "with a consolation flight", "with consolation and last-chance flights"
+function flightsWords(sideFlights) {
+  const named = sideFlights.map((flight) => t(`tournament.flight_${flight}`));
+  return named.length === 1 ? t("tournament.with_flight", { flight: named[0] })
+    : t("tournament.with_flights", { first: named.slice(0, -1).join(", "), last: named.at(-1) });
 }
 
 // The terms and state, and in sign-up the start, its countdown moved on each second.
@@ -156,7 +167,9 @@ function renderSummary() {
   if (shown === null) return;
   const facts = [statusWords(shown), termsWords(shown.terms)];
   if (shown.current_round !== null) {
-    facts.push(t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
+    // A side flight's rounds may follow the main flight's last: no "of".
+    facts.push(shown.side_flights.length ? t("tournament.round_name", { round: shown.current_round })
+      : t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
   }
   if (shown.status === "signup") facts.push(startWords(shown, (performance.now() - state.shownAt) / 1000));
   if (shown.every !== null) facts.push(t(`tournament.every_${shown.every}`));
@@ -187,7 +200,34 @@ function renderBracket(shown) {
   const holder = $("tournament-bracket");
   holder.replaceChildren();
   holder.hidden = layout === null;
-  if (layout === null) return;
+  if (layout !== null) drawBracket(holder, layout);
+}
+
+// Each side flight: its title (its players), then its own bracket and winner.
+function renderFlights(shown) {
+  const holder = $("tournament-flights");
+  holder.replaceChildren();
+  for (const flight of flightBrackets(shown)) {
+    const section = document.createElement("section");
+    section.className = "tournament-flight";
+    section.dataset.flight = flight.flight;
+    const head = document.createElement("h3");
+    const name = t(`tournament.flight_${flight.flight}`);
+    head.textContent = flight.players === null ? t("tournament.flight_to_come", { flight: name })
+      : !flight.played ? t("tournament.flight_not_played", { flight: name })
+        : t("tournament.flight_title", { flight: name, count: flight.players.length });
+    section.append(head);
+    if (flight.layout !== null) {
+      const bracket = document.createElement("div");
+      bracket.className = "bracket scroll-x";
+      drawBracket(bracket, flight.layout);
+      section.append(bracket);
+    }
+    holder.append(section);
+  }
+}
+
+function drawBracket(holder, layout) {
   for (const column of layout.columns) {
     const round = document.createElement("section");
     round.className = "bracket-round";
@@ -318,6 +358,8 @@ function formValues() {
     startWhen: $("tournament-start-when").value,
     cap: $("tournament-cap").value,
     bots: $("tournament-bots").checked,
+    consolation: $("tournament-consolation").checked,
+    lastChance: $("tournament-last-chance").checked,
   };
 }
 
@@ -325,6 +367,7 @@ function formValues() {
 function formatChanged() {
   const format = $("tournament-format").value;
   $("tournament-rounds-label").hidden = format !== "swiss";
+  $("tournament-flights-label").hidden = format !== "knockout";
   $("tournament-minutes-label").hidden = format !== "arena";
   // An arena plays every match to one length.
   $("tournament-final-label").hidden = $("tournament-lengths-label").hidden = format === "arena";

@@ -3,15 +3,15 @@
 //
 // fixtures/tournaments.json holds the server's own messages (tests/web/test_tournament_fixtures.py
 // makes them from the pure rules and keeps the file equal to them): a knockout of six (seeds 1
-// and 2 with byes) in round 1, in round 2 and won; a Swiss of five in its third round; a daily
-// knockout in sign-up, ten minutes before its start.
+// and 2 with byes) in round 1, in round 2 and won; the six with a consolation flight in round 3;
+// a Swiss of five in its third round; a daily knockout in sign-up, ten minutes before its start.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setLanguage } from "../../../fibs_server/web/static/i18n.js";
 import { readFileSync } from "node:fs";
 import {
-  arenaSecondsLeft, arenaTable, bracketLayout, countdown, createCommand, pairingWords, scheduleWords,
-  startWords, swissTable, termsWords,
+  arenaSecondsLeft, arenaTable, bracketLayout, countdown, createCommand, flightBrackets, pairingWords,
+  scheduleWords, startWords, swissTable, termsWords,
 } from "../../../fibs_server/web/static/tournament_view.js";
 import { learnVariants } from "../../../fibs_server/web/static/variants.js";
 
@@ -105,6 +105,39 @@ test("the create form's command: only what differs from the defaults where it ca
     "tournament create knockout length 3 bank 12 60 when 4 cap 8");
   assert.equal(createCommand({ ...form, lengths: " 5, 7 ,9" }),
     "tournament create knockout lengths 5,7,9 timer 60 when 4 cap 8");
+  // The side flights: `lastchance` brings the consolation; a Swiss has none.
+  assert.equal(createCommand({ ...form, consolation: true }),
+    "tournament create knockout length 3 timer 60 when 4 cap 8 consolation");
+  assert.equal(createCommand({ ...form, consolation: true, lastChance: true }),
+    "tournament create knockout length 3 timer 60 when 4 cap 8 lastchance");
+  assert.equal(createCommand({ ...form, format: "swiss", consolation: true }),
+    "tournament create swiss rounds 3 length 3 timer 60 when 4 cap 8");
+});
+
+test("a consolation flight: its own bracket beside the main one, its byes the top seeds'", () => {
+  const state = STATES.knockout_consolation;
+  // The main bracket: the main flight's rounds only, the final to come.
+  const main = bracketLayout(state);
+  assert.deepEqual(main.columns.map(winners), [["alice", "erin", "bob", "frank"], ["alice", "frank"], [null]]);
+  const [flight] = flightBrackets(state);
+  assert.equal(flightBrackets(state).length, 1);
+  // bob lost his first match (after a bye), carol and dave theirs in round 1: seeded as in
+  // the main flight, bob has the bye; its rounds counted back from its own final (5 points).
+  assert.deepEqual([flight.flight, flight.players, flight.played, flight.winner],
+    ["consolation", ["bob", "carol", "dave"], true, null]);
+  assert.deepEqual(flight.layout.columns.map((column) => [column.number, column.length]), [[1, 3], [2, 5]]);
+  assert.deepEqual(flight.layout.columns[0].matches.map(names), [["bob", null], ["carol", "dave"]]);
+  assert.deepEqual(flight.layout.columns[0].matches[0].slots[0], { name: "bob", seed: 2, won: true, lost: false });
+  assert.deepEqual(flight.layout.columns[1].matches.map(names), [["bob", "carol"]]);
+  assert.equal(flight.layout.champion, null);
+  // Players not known yet, or too few to play: no bracket.
+  const waiting = flightBrackets({ ...state, flights: [{ flight: "consolation", players: null,
+    round_count: null, winner: null, rounds: [] }] });
+  assert.deepEqual(waiting.map((entry) => [entry.players, entry.played, entry.layout]), [[null, true, null]]);
+  const none = flightBrackets({ ...state, flights: [{ flight: "consolation", players: ["dave"],
+    round_count: 0, winner: null, rounds: [] }] });
+  assert.deepEqual(none.map((entry) => [entry.played, entry.layout]), [[false, null]]);
+  assert.deepEqual(flightBrackets(STATES.knockout_won), []);
 });
 
 test("a scheduled, recurring tournament: its start time, a countdown, its recurrence", () => {

@@ -1,7 +1,7 @@
 """An arena tournament's time, in minutes (0 for the other formats)
 
-Revision ID: 0016
-Revises: 0015
+Revision ID: 0017
+Revises: 0016
 Create Date: 2026-12-06
 
 """
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision: str = "0016"
-down_revision: Union[str, Sequence[str], None] = "0015"
+revision: str = "0017"
+down_revision: Union[str, Sequence[str], None] = "0016"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
