@@ -23,12 +23,14 @@ from fibs_server.lobby.services.tournament_news import (
     Hall,
     SignUpNews,
     listed,
+    next_of_series,
     shown,
+    tell_next_of_series,
     tell_pages,
 )
 from fibs_server.protocol import texts
 from fibs_server.protocol.commands import Command, HeavyRead
-from fibs_server.protocol.tournament_options import OptionError, parse_create
+from fibs_server.protocol.tournament_options import OptionError, parse_create, start_time
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules.tournament import Entrant
@@ -144,10 +146,15 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         if not account.is_admin and account.experience < limits.tournament_creator_experience:
             session.send_line(tournament_texts.NOT_ALLOWED_TO_CREATE)
             return
+        now = int(hall.config.wall_clock())
         try:
             order = parse_create(args)
+            starts_at = start_time(order, now)
         except OptionError as error:
             session.send_line(error.reply)
+            return
+        if order.repeat_seconds is not None and not account.is_admin:
+            session.send_line(tournament_texts.ONLY_ADMINS_REPEAT)
             return
         if order.entry_cap > limits.max_tournament_entrants:
             session.send_line(tournament_texts.cap_too_large(limits.max_tournament_entrants))
@@ -163,16 +170,15 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         if mine >= limits.open_tournaments_per_creator and not account.is_admin:
             session.send_line(tournament_texts.too_many_open(limits.open_tournaments_per_creator))
             return
-        now = int(hall.config.wall_clock())
         start_when = order.start_when
-        if order.start_in_minutes is None and start_when is None:
+        if starts_at is None and start_when is None:
             start_when = order.entry_cap
         spec = TournamentSpec(
             creator=session.name, format=order.format, terms=order.terms,
-            swiss_rounds=order.swiss_rounds, entry_cap=order.entry_cap,
-            starts_at=None if order.start_in_minutes is None
-            else now + 60 * order.start_in_minutes,
-            start_when=start_when, bots_allowed=order.bots_allowed)
+            swiss_rounds=order.swiss_rounds, entry_cap=order.entry_cap, starts_at=starts_at,
+            start_when=start_when, bots_allowed=order.bots_allowed,
+            repeat_seconds=order.repeat_seconds, flights=order.flights,
+            arena_minutes=order.arena_minutes)
         record = await records.create_tournament(spec)
         session.send_line(tournament_texts.created(record.tournament_id))
         await changed(session, record.tournament_id)
@@ -269,11 +275,19 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         if record.spec.creator.lower() != session.name.lower() and not account.is_admin:
             session.send_line(tournament_texts.not_yours(tid))
             return
-        if not await records.end_tournament(tid, Status.CANCELLED, None):
+        # `cancel <id> series`: a recurring tournament in sign-up makes no next one (its
+        # series ends); one running made its next at its start.
+        series_ends = [word.lower() for word in args[1:2]] == ["series"]
+        in_signup = record.status is Status.SIGNUP
+        successor = (next_of_series(record, int(hall.config.wall_clock()))
+                     if in_signup and not series_ends else None)
+        if not await records.end_tournament(tid, Status.CANCELLED, None, successor):
             session.send_line(tournament_texts.not_open(tid))
             return
-        await told_and_changed(session, record,
-                               tournament_texts.cancelled(tid, session.name))
+        await told_and_changed(session, record, tournament_texts.cancelled(
+            tid, session.name, series_ends and in_signup and record.spec.repeat_seconds is not None))
+        if successor is not None:
+            await tell_next_of_series(hall, records, record)
 
     async def notify(session: Session, args: list[str]) -> None:
         value = args[0].lower() if len(args) == 1 else ""

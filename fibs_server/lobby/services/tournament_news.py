@@ -1,6 +1,7 @@
 """A tournament as its views show it (`tournament_texts.Listed` and `Shown`: one source for
 the FIBS texts and the page's messages), and the pages told of each change of it: sign-up,
-the start, each result, the end (docs/WEB-PROTOCOL.md, "Tournaments").
+the start, each result, the end (docs/WEB-PROTOCOL.md, "Tournaments"); and a recurring
+tournament's next one, made as the one before starts or is cancelled.
 
 A change is told as a `tournament` message to every page that follows the tournament
 (`bus.follows_tournament`), wherever it is online: a letter to all nodes, the message made
@@ -16,7 +17,12 @@ from typing import TYPE_CHECKING, Protocol
 from fibs_server.lobby.clock import Alarm
 from fibs_server.lobby.limits.token_bucket import TokenBuckets
 from fibs_server.lobby.nodes.bus import notice
-from fibs_server.lobby.ports.tournament_records import Status, TournamentRecord, TournamentRecords
+from fibs_server.lobby.ports.tournament_records import (
+    Status,
+    TournamentRecord,
+    TournamentRecords,
+    TournamentSpec,
+)
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import tournament_texts
 
@@ -46,21 +52,57 @@ def listed(record: TournamentRecord) -> tournament_texts.Listed:
     spec = record.spec
     return tournament_texts.Listed(record.tournament_id, spec.format, record.status.value,
                                    spec.creator, spec.terms, len(record.entrants),
-                                   spec.entry_cap, record.winner, spec.swiss_rounds)
+                                   spec.entry_cap, record.winner, spec.swiss_rounds,
+                                   spec.starts_at, spec.repeat_seconds, spec.flights,
+                                   spec.arena_minutes)
 
 
 def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
     spec = record.spec
     entrants = record.played.entrants if record.played is not None else record.entrants
+    ends_in = None  # a running arena's time left
+    if spec.arena_minutes and record.started_at is not None and record.status is Status.RUNNING:
+        ends_in = max(0, record.started_at + 60 * spec.arena_minutes - now)
     return tournament_texts.Shown(
         listed(record), None if spec.starts_at is None else spec.starts_at - now,
-        spec.start_when, tuple(entrants), record.played, spec.bots_allowed)
+        spec.start_when, tuple(entrants), record.played, spec.bots_allowed, ends_in)
 
 
 def tell_pages(lobby: Hall, record: TournamentRecord) -> None:
     """The tournament as it stands now, to the pages that follow it."""
     message = web_events.tournament(shown(record, int(lobby.config.wall_clock())))
     lobby.attendance.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
+
+
+def next_of_series(record: TournamentRecord, now: int) -> TournamentSpec | None:
+    """A recurring tournament's next one: the same terms, its start the first of its period's
+    steps still to come (a server down for days makes no tournament of the past)."""
+    spec = record.spec
+    if spec.repeat_seconds is None or spec.starts_at is None:
+        return None
+    starts_at = spec.starts_at + spec.repeat_seconds
+    if starts_at <= now:
+        starts_at += (now - starts_at) // spec.repeat_seconds * spec.repeat_seconds \
+            + spec.repeat_seconds
+    return dataclasses.replace(spec, starts_at=starts_at, follows=record.tournament_id)
+
+
+async def tell_next_of_series(lobby: Hall, records: TournamentRecords,
+                              record: TournamentRecord) -> None:
+    """The next of the series made as `record` started or was cancelled: told to its
+    entrants, its creator and everyone who asked to hear of tournaments, and to the pages."""
+    next_id = await records.next_in_series(record.tournament_id)
+    made = await records.tournament(next_id) if next_id is not None else None
+    if made is None:
+        return
+    spec = made.spec
+    assert spec.starts_at is not None and spec.repeat_seconds is not None
+    line = tournament_texts.next_opens(made.tournament_id, record.tournament_id,
+                                       spec.starts_at, spec.repeat_seconds)
+    names = [*(entrant.name for entrant in record.entrants), spec.creator]
+    lobby.attendance.tell(names, notice([line]))
+    lobby.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
+    tell_pages(lobby, made)
 
 
 @dataclasses.dataclass
