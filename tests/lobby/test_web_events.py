@@ -422,8 +422,8 @@ async def test_a_tournament_told_to_the_pages_that_follow_it_from_sign_up_to_its
     _, carol_told = split(carol_out)
     assert [m["type"] for m in carol_told] == ["tournaments", "tournament"]
     assert carol_told[0]["tournaments"] == [{k: v for k, v in carol_told[1].items() if k in (
-        "id", "format", "status", "creator", "entered", "cap", "winner", "swiss_rounds",
-        "terms")}]
+        "id", "format", "status", "creator", "entered", "cap", "winner", "starts_at", "every",
+        "side_flights", "swiss_rounds", "arena_minutes", "terms")}]
     await lobby.dispatch(bob, "tournament join 1")
     await lobby.dispatch(alice, "tournament join 1")
     await director.run_pass()  # two have joined: it starts, and their match with it
