@@ -111,10 +111,14 @@ class Pairing:
             record
 
     def assert_no_player_left(self, players: list[str]) -> None:
-        """Nobody dropped, and no player logged out, as the pages were told."""
+        """Nobody dropped, and no player logged out, as the pages were told; whoever was told
+        their opponent is out of reach was told as often that they are back."""
         assert not any("drops connection" in line
                        or (line.startswith("8 ") and line.split()[1] in players)
                        for line in self.seen), self.seen
+        for name in (self.inviter_name, self.joiner_name):
+            assert self.seen.count(match_texts.out_of_reach(name)) == \
+                self.seen.count(match_texts.back_in_reach(name)), (name, self.seen)
 
 
 async def test_three_nodes_outlive_a_redis_pause_and_a_failover(
