@@ -8,8 +8,9 @@ player a web page over a real WebSocket, scripted dice.
    played to its end; the results are the database's.
 2. The master dies (SIGKILL) in the middle of three new matches: the sentinel promotes the
    replica, the nodes find the new master through the sentinel and subscribe there, and the
-   matches go on to their end; presence is whole again (a login after the failover heard on
-   every node, each node's who-list naming every player).
+   matches go on to their end; presence is whole again (a logout on one node and a login on
+   another while the bus was down known on every node, each node's `rawwho` naming every
+   user online and only them).
 
 The nodes keep in touch on production's `NodeTimes` divided by `SCALE` (10): a heartbeat of
 half a second, out of reach after one, a node taken for dead after a silence of 1.5 s while
