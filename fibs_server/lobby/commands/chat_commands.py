@@ -251,7 +251,7 @@ async def waitfor(lobby: Lobby, session: Session, command: Command) -> None:
         elif online is not None or lobby.attendance.directory.get(account.name) is not None:
             session.send_line(chat.already_logged_in(account.name))
         else:
-            session.waiting_for.add(account.name)
+            lobby.attendance.wait_for(session, account.name)
             session.send_line(chat.will_notify(account.name))
 
 

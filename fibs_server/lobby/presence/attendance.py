@@ -93,6 +93,9 @@ class Attendance:
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         self.most_online = 0
+        # lower-case name -> the sessions here that `waitfor` them, in the order they asked: a
+        # login looks its waiters up rather than asking everyone online (10,000 at a login).
+        self._waiters: dict[str, dict[Session, None]] = {}
         # The other nodes' users (none without a bus to them), and this node's users' changes,
         # numbered for the other nodes.
         self.directory = Directory(times=settings.node_times)
@@ -119,8 +122,15 @@ class Attendance:
         self.most_online = max(self.most_online, len(self.online))
 
     def went_offline(self, name: str) -> None:
-        self.notices.left(self.online.pop(name.lower()))
+        session = self.online.pop(name.lower())
+        self.notices.left(session)
         self.who_list.remove(name)
+        for awaited in session.waiting_for:
+            waiters = self._waiters.get(awaited.lower())
+            if waiters is not None:
+                waiters.pop(session, None)
+                if not waiters:
+                    del self._waiters[awaited.lower()]
 
     def find_online(self, typed: str) -> Session | None:
         """Name completion: exact name (any case), else a unique prefix, case-sensitive first."""
@@ -212,11 +222,21 @@ class Attendance:
             listeners = [s for s in map(self.online.get, (n.lower() for n in names)) if s]
         letter.deliver([listener for listener in listeners if letter.reaches(listener)])
 
+    def wait_for(self, waiter: Session, name: str) -> None:
+        """`waiter` is told when `name` (an account's name as spelt) logs in (`waitfor`)."""
+        waiter.waiting_for.add(name)
+        self._waiters.setdefault(name.lower(), {})[waiter] = None
+
     def tell_waiters(self, name: str) -> list[str]:
         """Those here waiting for `name` (`waitfor`) are told they logged in, and wait no
-        more: their names."""
+        more: their names, in the order they logged in."""
+        waiters = self._waiters.pop(name.lower(), None)
+        if not waiters:
+            return []
+        in_login_order = waiters if len(waiters) == 1 else [
+            session for session in self.online.values() if session in waiters]
         told = []
-        for waiter in self.sessions_online():
+        for waiter in in_login_order:
             if name in waiter.waiting_for:
                 waiter.waiting_for.discard(name)
                 self.deliver([waiter.name], notice([chat.finally_logs_in(name)]))
