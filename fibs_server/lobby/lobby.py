@@ -447,7 +447,8 @@ class Lobby:
             *clip.motd_block(self.motd),
             "",
         ])
-        session.connection.send(self.attendance.who_list.text() + wire_text(clip.who_block([])))
+        session.connection.send_wire(self.attendance.who_list.wire())
+        session.connection.send(wire_text(clip.who_block([])))
 
     @staticmethod
     def own_info(session: Session) -> str:

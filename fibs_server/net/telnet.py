@@ -21,7 +21,7 @@ from typing import Any
 
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.presence.session import Session, Stage
+from fibs_server.lobby.presence.session import Session, Stage, wire_bytes
 from fibs_server.net.limits import (
     LOST_PEER_GRACE,
     MAX_LINE_BYTES,
@@ -34,7 +34,6 @@ from fibs_server.net.limits import (
     Network,
     allowed,
     peer_address,
-    wire_bytes,
 )
 from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.pacing import BYTES_PER_COMMAND, CommandPacer
@@ -206,7 +205,7 @@ class QueuedConnection:
         self.transport = transport
         self.batcher = batcher
         self.output_buffer_cap = output_buffer_cap
-        self.queued: list[str] = []
+        self.queued: list[str | bytes] = []  # text, or bytes as `send_wire` gives them
         self.urgent_waiting = False  # in the batcher's queue for the next turn
         self.broadcast_waiting = False  # in its broadcast queue
         self.host = peer_address(transport) if host is None else host
@@ -221,6 +220,13 @@ class QueuedConnection:
         # only pile up asyncio warnings.
         if self.transport.is_closing():
             return
+        self._queue(text, broadcast)
+
+    def send_wire(self, data: bytes) -> None:
+        if not self.transport.is_closing():
+            self._queue(data, False)
+
+    def _queue(self, text: str | bytes, broadcast: bool) -> None:
         # No cap here: the queue lasts one round of the batcher, and flush checks the peer.
         self.queued.append(text)
         if broadcast:
@@ -238,9 +244,14 @@ class QueuedConnection:
             if self.transport.get_write_buffer_size() > self.output_buffer_cap:
                 self._cut_off()
                 return
-            text = "".join(self.queued)
-            self.queued.clear()
-            self.transport.write(self.frame(wire_bytes(text)))
+            queued = self.queued
+            if all(isinstance(part, str) for part in queued):
+                data = wire_bytes("".join(queued))  # type: ignore[arg-type]
+            else:
+                data = b"".join(part if isinstance(part, bytes) else wire_bytes(part)
+                                for part in queued)
+            queued.clear()
+            self.transport.write(self.frame(data))
 
     def _cut_off(self) -> None:
         log.warning("closing %s: it stopped reading its output", self.host)
