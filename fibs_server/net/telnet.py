@@ -197,8 +197,8 @@ class QueuedConnection:
     WebSocket: one text frame). A peer that stops reading is cut off, and what it sent
     is no longer served (`cut_off`)."""
 
-    __slots__ = ("transport", "batcher", "output_buffer_cap", "queued", "urgent_waiting",
-                 "broadcast_waiting", "host", "cut_off")
+    __slots__ = ("transport", "batcher", "output_buffer_cap", "queued", "has_wire",
+                 "urgent_waiting", "broadcast_waiting", "host", "cut_off")
 
     def __init__(self, transport: asyncio.Transport, batcher: OutputBatcher,
                  output_buffer_cap: int = OUTPUT_BUFFER_CAP, host: str | None = None) -> None:
@@ -206,6 +206,7 @@ class QueuedConnection:
         self.batcher = batcher
         self.output_buffer_cap = output_buffer_cap
         self.queued: list[str | bytes] = []  # text, or bytes as `send_wire` gives them
+        self.has_wire = False  # bytes among them
         self.urgent_waiting = False  # in the batcher's queue for the next turn
         self.broadcast_waiting = False  # in its broadcast queue
         self.host = peer_address(transport) if host is None else host
@@ -224,6 +225,7 @@ class QueuedConnection:
 
     def send_wire(self, data: bytes) -> None:
         if not self.transport.is_closing():
+            self.has_wire = True
             self._queue(data, False)
 
     def _queue(self, text: str | bytes, broadcast: bool) -> None:
@@ -245,11 +247,12 @@ class QueuedConnection:
                 self._cut_off()
                 return
             queued = self.queued
-            if all(isinstance(part, str) for part in queued):
-                data = wire_bytes("".join(queued))  # type: ignore[arg-type]
-            else:
+            if self.has_wire:
                 data = b"".join(part if isinstance(part, bytes) else wire_bytes(part)
                                 for part in queued)
+                self.has_wire = False
+            else:
+                data = wire_bytes("".join(queued))  # type: ignore[arg-type]
             queued.clear()
             self.transport.write(self.frame(data))
 
@@ -257,6 +260,7 @@ class QueuedConnection:
         log.warning("closing %s: it stopped reading its output", self.host)
         self.cut_off = True
         self.queued.clear()
+        self.has_wire = False
         self.transport.abort()  # connection_lost follows: the usual drop path saves the match
 
     def close(self) -> None:
