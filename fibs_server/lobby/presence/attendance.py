@@ -324,7 +324,7 @@ class Attendance:
     def presence_of(self, session: Session, arrival: str | None = None) -> Presence:
         """The letter that tells the other nodes of a user here (`arrival`: of their login),
         numbered as the roster's next change: send it."""
-        return Presence(self.node_id, dataclasses.asdict(session.who_info()),
+        return Presence(self.node_id, _fields(session.who_info()),
                         session.away_message, arrival, self.roster_log.run,
                         self.roster_log.changed(session.name))
 
@@ -339,7 +339,7 @@ class Attendance:
         log = self.roster_log
         changed, gone = log.changes_after(since) if since is not None else (None, [])
         return Roster(self.node_id, [
-            {"info": dataclasses.asdict(s.who_info()), "away_message": s.away_message}
+            {"info": _fields(s.who_info()), "away_message": s.away_message}
             for s in self.sessions_online() if changed is None or s.name.lower() in changed],
             log.run, log.version, since, gone, to_node)
 
@@ -495,3 +495,9 @@ class Attendance:
             self.node_id, run=self.roster_log.run, version=self.roster_log.version,
             known={node: list(have) for node, have in self.directory.versions.items()}))
         self._seats.resync()
+
+
+def _fields(info: clip.WhoInfo) -> dict[str, object]:
+    """`dataclasses.asdict(info)` without its deep copy of each field (a login's presence
+    letter): every field of a WhoInfo is a plain value."""
+    return dict(vars(info))
