@@ -413,6 +413,8 @@ class Lobby:
             event=web_events.presence(session.who_info()))
         if came_back:
             self._tell_connection(session, connected=True)
+        # Read once they are online: a message sent them from now on is delivered, not kept.
+        session.kept = await self.accounts.kept_for_login(account.name)
         for hook in self.dispatcher.login_hooks:
             await hook(self, session)
         self.tell_whose_page_is_away(session, self.match_table.match_of(session))

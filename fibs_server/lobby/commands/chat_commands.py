@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.nodes.bus import Said, notice
 from fibs_server.lobby.nodes.directory import RemoteUser
-from fibs_server.lobby.ports.chat_records import IgnoreKind
+from fibs_server.lobby.ports.chat_records import Arrival, IgnoreKind
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command, Forwarding
@@ -303,7 +303,8 @@ async def welcome_listener(lobby: Lobby, session: Session) -> None:
     name = session.name
     if lobby.attendance.is_visitor(session):
         return  # nothing is kept for a visitor, who has no account
-    arrival = await lobby.chat_records.arrive(name)
+    arrival = await lobby.chat_records.arrive(name) if session.kept.chat else \
+        Arrival([], [], False, [])
     session.gagged = {n.lower() for n in arrival.gagged}
     session.blinded = {n.lower() for n in arrival.blinded}
     if session.muted is None:

@@ -463,7 +463,8 @@ async def send_saved_matches(lobby: Lobby, session: Session) -> None:
 @table.on_login
 async def resume_waiting_matches(lobby: Lobby, session: Session) -> None:
     """A saved timed match whose opponent is online and free resumes by itself."""
-    await arranged_matches.resume_waiting_matches(lobby, session.name)
+    if session.kept.matches:
+        await arranged_matches.resume_waiting_matches(lobby, session.name)
 
 
 # --- watching ----------------------------------------------------------------------------------

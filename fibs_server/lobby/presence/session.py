@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.metrics import COMMAND_SECONDS
-from fibs_server.lobby.ports.accounts import Account
+from fibs_server.lobby.ports.accounts import EVERYTHING_KEPT, Account, KeptForLogin
 from fibs_server.lobby.presence.notices import Chunk
 from fibs_server.protocol import clip, texts
 from fibs_server.protocol.login_dialogue import (
@@ -189,6 +189,9 @@ class Session:
         # given while it read is newer than what it read, and stays.
         self.muted: bool | None = None
         self.shout_times: collections.deque[float] = collections.deque()
+        # What the store may keep for this user that the login's hooks read (read once at the
+        # login: a kind it has none of is not asked for).
+        self.kept: KeptForLogin = EVERYTHING_KEPT
         self._more: list[str] = []  # lines waiting behind a `-- more --` prompt
         # Online: the logins' and logouts' notices, and the number of the last one this user
         # had (what else is sent to them sends those they are owed first, in order).
