@@ -14,23 +14,10 @@ from typing import TypedDict, Unpack
 
 from aiohttp import web
 
-from fibs_server import json_logs
+from fibs_server import command_tables, json_logs
 from fibs_server.bots import EXPERT, BotPool, Decision, Situation
 from fibs_server.bots.pool import AnalysisLane, WorkerPriority
 from fibs_server.lobby.clock import Clock, LoopClock
-from fibs_server.lobby.commands import (
-    admin_commands,
-    analysis_commands,
-    archive_commands,
-    bot_commands,
-    chat_commands,
-    fair_commands,
-    game_commands,
-    server_commands,
-    table_commands,
-    tournament_commands,
-    user_commands,
-)
 from fibs_server.lobby.limits.busy_hold import BusyHold
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.limits.throttle import AbuseLimits
@@ -138,6 +125,7 @@ class LobbyOptions(TypedDict, total=False):
     choose_first_x: Callable[[], int]
     shout_limit: int
     shout_window: float
+    shout_clock: Callable[[], float]
     shutdown_minute: float
     clock: Clock
     wall_clock: Callable[[], float]
@@ -235,10 +223,7 @@ class FibsServer:
             cpu_share=self.config.bots.cpu_share, analyses=self.analysis_lane,
             priority=self.config.worker_priority, logs=json_logs.for_workers())
         self.lobby = Lobby(self.store, self.store, hasher, lobby_config,
-                           [user_commands.table, game_commands.table, archive_commands.table,
-                            chat_commands.table, admin_commands.table,
-                            server_commands.table, table_commands.table, fair_commands.table],
-                           chat_records=self.store, match_clocks=match_clocks,
+                           command_tables.lobby_tables, chat_records=self.store, match_clocks=match_clocks,
                            # The analysis queue, if analyses run: the store queued the match.
                            match_finished=lambda match_id: self._wake_analyses(),
                            analyses=self.store, arranged=arranged_matches.receive,
@@ -272,13 +257,16 @@ class FibsServer:
                                                 analysis)
             if analysis.queue_finished:
                 self.store.queue_finished_matches(analysis.plies, analysis.limits)
-        self.lobby.dispatcher.add_commands(analysis_commands.command_table(self.store, self.analysis_queue))
+        # The services' tables, made from the lobby's owners and the services made with it.
+        owners = self.lobby.owners
+        self.lobby.dispatcher.add_commands(command_tables.analysis(owners, self.store,
+                                                                   self.analysis_queue))
         if self.config.bots is not None:
             bots = self.config.bots
             assert pool is not None  # made with the bots' configuration
             self.lobby.gatekeeper.reserve(bots.names.values())
             self.bots = BotPlayers(self.lobby, bots, pool)
-            self.lobby.dispatcher.add_commands(bot_commands.command_table(self.bots))
+            self.lobby.dispatcher.add_commands(command_tables.bots(owners, self.bots))
             await self.bots.start(log_in=False)
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(
                 self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
@@ -294,7 +282,7 @@ class FibsServer:
                 self.lobby_options.get("wall_clock", time.time)),
                 self.config.lease_seconds, LoopClock())
             await self.records_lease.start()
-        self.lobby.dispatcher.add_commands(tournament_commands.command_table(self.store, self.bots))
+        self.lobby.dispatcher.add_commands(command_tables.tournaments(owners, self.store, self.bots))
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
         self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock,
                                            bots=self.bots)

@@ -20,9 +20,10 @@ class FakeAlarm:
 
 
 class FakeClock:
-    def __init__(self) -> None:
+    def __init__(self, wall_start: float | None = None) -> None:
         self.now = 0.0
-        self._wall_start = time.time()
+        # The time of day at 0 (now, unless a test needs a given one: a time of day to come).
+        self._wall_start = time.time() if wall_start is None else wall_start
         self._alarms: list[FakeAlarm] = []
         self._order = itertools.count()
 

@@ -211,9 +211,10 @@ def test_the_ports_import_nothing_else_of_the_lobby():
 
 
 def test_nothing_in_the_lobby_imports_lobby_py_at_run_time():
-    """The lobby makes the owners (`Matches`, `Attendance`, `Dispatcher`) and is given to the
-    handlers and services: they name `Lobby` as a type only, so that none of them depends on
-    all of it (an import under `TYPE_CHECKING` does not run)."""
+    """The lobby makes the owners (`Matches`, `Attendance`, `Dispatcher`); the command tables
+    are made from them and the services are given the lobby: they name `Lobby` as a type
+    only, so that none of them depends on all of it (an import under `TYPE_CHECKING` does not
+    run)."""
     wrong = sorted(module for module, imported in structure.lobby_graph().items()
                    if f"{LOBBY}.lobby" in imported)
     assert not wrong, wrong
@@ -232,8 +233,8 @@ def test_no_folder_holds_more_than_twelve_modules():
 
 
 # The lobby's longest import chain: commands.bot_commands -> services.bot_players ->
-# play.match_play -> play.match_table -> nodes.bus -> presence.session -> clock. The command
-# modules and the services import `lobby.py` for its type only: the lobby is given them.
+# play.match_play -> play.match_table -> nodes.bus -> presence.session -> clock. The services
+# import `lobby.py` for its type only: the lobby is given them.
 LONGEST_LOBBY_CHAIN = 7
 
 

@@ -1,27 +1,27 @@
 """The commands of one module, each registered by decorator with its declaration (what it is
 called, and how the lobby treats it: protocol/commands.py `CommandFacts`), and the module's
-login hooks and checks."""
+login hooks and checks. Each module's `command_table` makes its table from the owners it uses
+(fibs_server/command_tables.py shows who gets what)."""
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Collection
-from typing import Any
 
 from fibs_server.lobby.ports.accounts import Account
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.commands import Command, CommandFacts, Forwarding, HeavyRead
 from fibs_server.protocol.texts import Departure
 
-# Each is called with the lobby first (lobby.Lobby, which imports this module, so it is Any
-# here): a handler with (lobby, session, command), a hook with (lobby, session), a login check
-# with (lobby, session, account), answering None or the text that refuses the login.
-Handler = Callable[[Any, Session, Command], Awaitable[None]]
-Hook = Callable[[Any, Session], Awaitable[None]]
-LoginCheck = Callable[[Any, Session, Account], Awaitable[str | None]]
-# A logout hook is called with (lobby, session, departure) and a shutdown hook with (lobby);
-# each answers the sessions it told of it already (they are spared the general notice).
-LogoutHook = Callable[[Any, Session, Departure], Awaitable[Collection[Session]]]
-ShutdownHook = Callable[[Any], Awaitable[Collection[Session]]]
+# Each is a closure over the owners its module's factory was given: a handler is called with
+# (session, command), a hook with (session), a login check with (session, account), answering
+# None or the text that refuses the login.
+Handler = Callable[[Session, Command], Awaitable[None]]
+Hook = Callable[[Session], Awaitable[None]]
+LoginCheck = Callable[[Session, Account], Awaitable[str | None]]
+# A logout hook is called with (session, departure) and a shutdown hook with nothing; each
+# answers the sessions it told of it already (they are spared the general notice).
+LogoutHook = Callable[[Session, Departure], Awaitable[Collection[Session]]]
+ShutdownHook = Callable[[], Awaitable[Collection[Session]]]
 
 
 @dataclasses.dataclass(frozen=True)

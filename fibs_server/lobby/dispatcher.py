@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from fibs_server.lobby.command_table import (
     CommandTable,
@@ -36,12 +36,9 @@ class Dispatcher:
     """Every command as declared where it is registered (command_table.py), merged from the
     tables added, and the hooks they bring; `dispatch` runs a typed line."""
 
-    def __init__(self, first_argument: Any, reserve: Callable[[list[str]], None],
+    def __init__(self, reserve: Callable[[list[str]], None],
                  is_visitor: Callable[[Session], bool], heavy_reads: HeavyReadLimits,
                  seats: MatchesElsewhere) -> None:
-        # What every handler and hook is called with first: the lobby (handlers still read
-        # what they use through it).
-        self._first_argument = first_argument
         self._reserve = reserve  # names no one may register: every command's
         self._is_visitor = is_visitor
         self.heavy_reads = heavy_reads
@@ -103,7 +100,7 @@ class Dispatcher:
                     session.send_line(heavy.too_often(math.ceil(wait)))
                     return
         try:
-            await declared.handler(self._first_argument, session, command)
+            await declared.handler(session, command)
             if session.seated_elsewhere is not None \
                     and declared.facts.forwarded is commands.Forwarding.COPIED:
                 self._seats.forward(session, line, quiet=True)

@@ -56,6 +56,7 @@ from fibs_server.lobby.ports.analysis_records import AnalysisRecords
 from fibs_server.lobby.ports.chat_records import ChatRecords
 from fibs_server.lobby.ports.match_records import MatchStore
 from fibs_server.lobby.presence.attendance import Attendance
+from fibs_server.lobby.presence.chat_state import ChatState
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
 from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
 from fibs_server.lobby.services.quick_play import QuickPlay, QuickPlayConfig
@@ -81,6 +82,7 @@ class LobbyConfig:
     choose_first_x: Callable[[], int] = lambda: secrets.randbelow(2)  # X in game 1: 0 or 1
     shout_limit: int = 5  # shouts a user may send within `shout_window` seconds
     shout_window: float = 60.0
+    shout_clock: Callable[[], float] = time.monotonic  # what shouts are timed on (tests: fake)
     shutdown_minute: float = 60.0  # seconds in a minute of `shutdown`'s countdown (tests: less)
     clock: Clock = dataclasses.field(default_factory=LoopClock)  # timed matches' (tests: fake)
     # A timed match left or dropped is lost unless resumed within this many seconds.
@@ -111,6 +113,39 @@ class LobbyConfig:
     quick_play: QuickPlayConfig = QuickPlayConfig()
 
 
+@dataclasses.dataclass(frozen=True)
+class Owners:
+    """What the lobby makes, that the command tables are made from (`Lobby`'s `tables`):
+    each command module's factory is given the few of these it uses
+    (fibs_server/command_tables.py). The lobby's own doings a command asks for come as one
+    callable each."""
+    config: LobbyConfig
+    accounts: AccountsWithVisitors
+    match_store: MatchStore
+    chat_records: ChatRecords
+    analyses: AnalysisRecords | None
+    gatekeeper: Gatekeeper
+    dispatcher: Dispatcher
+    attendance: Attendance
+    chat_state: ChatState
+    seats: Seats
+    match_table: MatchTable
+    matches: Matches
+    code_guesses: CodeGuesses
+    quick_play: QuickPlay
+    tutor: Tutor
+    countdown: ShutdownCountdown
+    # lower-case name of a built-in bot -> its measured error rate and gnubg's words
+    bot_strengths: dict[str, tuple[float, float, str]]
+    started_at: datetime.datetime
+    now: Callable[[], datetime.datetime]
+    log_out: Callable[[Session, Departure], Awaitable[None]]
+    motd: Callable[[], tuple[str, ...]]
+    set_motd: Callable[[str, str], Awaitable[None]]
+    tell_whose_page_is_away: Callable[[Session, RunningMatch | None], None]
+    resume_waiting: Callable[[str], Awaitable[None]]
+
+
 async def _arrange_nothing(lobby: Lobby, invitation: Invitation) -> None:
     """A lobby given no way to start a pair's match (a test's) starts none."""
 
@@ -126,7 +161,7 @@ async def _never_paired(name: str, since: int) -> bool:
 
 class Lobby:
     def __init__(self, accounts: AccountStore, matches: MatchStore, hasher: PasswordHasher,
-                 config: LobbyConfig, tables: Iterable[CommandTable], *,
+                 config: LobbyConfig, tables: Callable[[Owners], Iterable[CommandTable]], *,
                  chat_records: ChatRecords,
                  match_clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
                  match_finished: Callable[[int], None] = lambda match_id: None,
@@ -149,22 +184,21 @@ class Lobby:
         self.match_store = matches
         self.chat_records = chat_records
         self.config = config
-        self.message_lock = asyncio.Lock()  # messages' limits: count and store as one step
         self.heavy_reads = HeavyReadLimits(config.abuse_limits)
         self.seats = Seats(self)  # players at matches across nodes (lobby/play/seats.py)
         # Who is online, here and on the other nodes, and the ways to tell them things;
         # made with what delivers the letters the bus brings here (`bus`: this node's own,
         # or one between nodes, net/redis_bus.py).
+        # Each user's gags, blinds, `waitfor`s, mute and shouts (lobby/presence/chat_state.py).
+        self.chat_state = ChatState()
         self.attendance = Attendance(config, bus(self.deliver), self.accounts,
                                      WhoPacing(config.abuse_limits.who_broadcast_burst,
                                                config.abuse_limits.who_broadcasts_per_second),
-                                     self.seats, self.log_out)
+                                     self.seats, self.log_out, self.chat_state)
         # Every command as declared where it is registered (command_table.py), and what runs
-        # a typed line; each handler is given this lobby.
-        self.dispatcher = Dispatcher(self, self.gatekeeper.reserve, self.attendance.is_visitor,
+        # a typed line; the tables are added once the owners they are made from are made.
+        self.dispatcher = Dispatcher(self.gatekeeper.reserve, self.attendance.is_visitor,
                                      self.heavy_reads, self.seats)
-        for table in tables:
-            self.dispatcher.add_commands(table)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
@@ -218,6 +252,21 @@ class Lobby:
                                            self.stop_requested)
         # The message of the day: the configured one until an administrator sets one.
         self.motd = config.motd
+        # What the command tables are made from, and the tables (`tables`: the app's
+        # `command_tables.lobby_tables`, or a test's few).
+        self.owners = Owners(
+            config=config, accounts=self.accounts, match_store=matches,
+            chat_records=chat_records, analyses=analyses, gatekeeper=self.gatekeeper,
+            dispatcher=self.dispatcher, attendance=self.attendance,
+            chat_state=self.chat_state, seats=self.seats,
+            match_table=self.match_table, matches=self.matches, code_guesses=self.code_guesses,
+            quick_play=self.quick_play, tutor=self.tutor, countdown=self.countdown,
+            bot_strengths=self.bot_strengths, started_at=self.started_at, now=self.now,
+            log_out=self.log_out, motd=lambda: self.motd, set_motd=self.set_motd,
+            tell_whose_page_is_away=self.tell_whose_page_is_away,
+            resume_waiting=lambda name: resume_waiting(self, name))
+        for table in tables(self.owners):
+            self.dispatcher.add_commands(table)
 
     def _players_freed(self, names: tuple[str, str]) -> None:
         """A match of theirs ended: a saved timed match of either that waits for both resumes
@@ -349,7 +398,7 @@ class Lobby:
             # with `login: `.
             session.connection.send("\r\n")
         for check in self.dispatcher.login_checks:
-            refusal = await check(self, session, account)
+            refusal = await check(session, account)
             if refusal is not None:
                 session.send_line(refusal)
                 session.close()
@@ -384,6 +433,7 @@ class Lobby:
         session.login_time, session.stage = now, Stage.ONLINE
         playing_elsewhere = self.attendance.directory.get(account.name) if previous is None else None
         who_line = session.who_line()
+        self.chat_state.forget(account.name)  # a login's chat starts afresh, as its session
         self.attendance.came_online(session, account.name, who_line)
         if session.clip:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
@@ -416,7 +466,7 @@ class Lobby:
         # Read once they are online: a message sent them from now on is delivered, not kept.
         session.kept = await self.accounts.kept_for_login(account.name)
         for hook in self.dispatcher.login_hooks:
-            await hook(self, session)
+            await hook(session)
         self.tell_whose_page_is_away(session, self.match_table.match_of(session))
 
     def tell_whose_page_is_away(self, viewer: Session, running: RunningMatch | None) -> None:
@@ -469,6 +519,7 @@ class Lobby:
         # must find it gone.
         self.attendance.went_offline(name)
         self.seats.forget_user(name)
+        self.chat_state.forget(name)
         self.gatekeeper.session_tokens.revoke(name)
         self.held.release(session)
         table = self.match_table
@@ -476,7 +527,7 @@ class Lobby:
         table.open_tables.close(name)  # its creator left before anyone sat
         told: set[Session] = set()  # who heard of the logout already, in other words
         for hook in self.dispatcher.logout_hooks:  # the running match is parted (Matches.part)
-            told.update(await hook(self, session, departure))
+            told.update(await hook(session, departure))
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)
@@ -506,7 +557,7 @@ class Lobby:
         server is going down, and every connection is closed."""
         told: set[Session] = set()
         for hook in self.dispatcher.shutdown_hooks:  # running matches are parted (Matches.part)
-            told.update(await hook(self))
+            told.update(await hook())
         for session in self.attendance.sessions_online():
             if session not in told:
                 session.send_line(server_texts.SHUTTING_DOWN)
@@ -538,7 +589,8 @@ class Lobby:
     def _invitation_withdrawn(self, invitation: Invitation) -> None:
         invitee = self.attendance.online.get(invitation.invitee.lower())
         # Gagging silenced the invitation itself (game_commands): its end too.
-        if invitee is not None and invitation.inviter.lower() not in invitee.gagged:
+        if invitee is not None \
+                and invitation.inviter.lower() not in self.chat_state.gags(invitee.name):
             invitee.send_event(web_events.invitation_withdrawn(invitation.inviter))
 
     def playing_elsewhere(self, session: Session) -> None:

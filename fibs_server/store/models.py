@@ -324,6 +324,12 @@ class TournamentRow(Base):
     # One more at each change a command makes while it runs (a withdrawal, a reinstatement):
     # the director, which keeps a running tournament in memory, reads it again then.
     revision: Mapped[int] = mapped_column(server_default="0")
+    # A recurring tournament's period, and the one of its series it was made after.
+    repeat_seconds: Mapped[int | None]
+    follows: Mapped[int | None] = mapped_column(index=True, unique=True)
+    # A knockout's side flights, comma-separated (`consolation,lastchance`); none: "".
+    side_flights: Mapped[str] = mapped_column(server_default="")
+    arena_minutes: Mapped[int] = mapped_column(server_default="0")  # an arena's time
 
 
 class TournamentEntrantRow(Base):
@@ -367,3 +373,4 @@ class TournamentPairingRow(Base):
     decided: Mapped[bool]
     forfeit: Mapped[bool]
     match_id: Mapped[int | None]
+    flight: Mapped[str] = mapped_column(server_default="main")  # rules.tournament.Flight

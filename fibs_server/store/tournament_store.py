@@ -18,6 +18,7 @@ from fibs_server.lobby.ports.tournament_records import (
 from fibs_server.rules.clocks.time_bank import BankTerms
 from fibs_server.rules.tournament import (
     Entrant,
+    Flight,
     Format,
     Pairing,
     Round,
@@ -55,17 +56,7 @@ class TournamentStore:
     async def create_tournament(self, spec: TournamentSpec) -> TournamentRecord:
         now = self._now()
 
-        def create(session: Session) -> TournamentRecord:
-            row = TournamentRow(
-                creator=spec.creator, format=spec.format.value, terms=_terms_json(spec.terms),
-                swiss_rounds=spec.swiss_rounds, entry_cap=spec.entry_cap,
-                starts_at=spec.starts_at, start_when=spec.start_when,
-                bots_allowed=spec.bots_allowed, no_show_seconds=spec.no_show_seconds,
-                status=Status.SIGNUP.value, created_at=now)
-            session.add(row)
-            session.flush()
-            return TournamentRecord(row.id, spec, Status.SIGNUP, now, [])
-        return await self._writes.run(create)
+        return await self._writes.run(lambda session: _create(session, spec, now))
 
     async def add_entrant(self, tournament_id: int, entrant: Entrant) -> JoinRefused | None:
         now = self._now()
@@ -106,7 +97,7 @@ class TournamentStore:
         return await self._writes.run(remove)
 
     async def start_tournament(self, tournament_id: int, played: Tournament,
-                               started_at: int) -> bool:
+                               started_at: int, successor: TournamentSpec | None = None) -> bool:
         def start(session: Session) -> bool:
             started = session.execute(update(TournamentRow).where(
                 TournamentRow.id == tournament_id,
@@ -126,8 +117,10 @@ class TournamentStore:
                 name=entrant.name, rating=entrant.rating, joined_at=started_at,
                 entry_number=numbers.get(name_key(entrant.name), 0), seed=seed)
                 for seed, entrant in enumerate(played.entrants, 1))
-            assert played.current is not None
-            _write_round(session, tournament_id, played.current, started_at)
+            if played.current is not None:
+                _write_round(session, tournament_id, played.current, started_at)
+            if successor is not None:
+                _create(session, successor, started_at)
             return True
         return await self._writes.run(start)
 
@@ -177,34 +170,38 @@ class TournamentStore:
             _RUNNING_ENTERED, {"key": name_key(name)})))
 
     async def paired_after(self, name: str, since: int) -> bool:
-        current = (select(TournamentRoundRow.tournament_id,
-                          func.max(TournamentRoundRow.number).label("number"))
-                   .join(TournamentRow, TournamentRow.id == TournamentRoundRow.tournament_id)
-                   .where(TournamentRow.status == Status.RUNNING.value)
-                   .group_by(TournamentRoundRow.tournament_id).subquery())
         key = name_key(name)
         query = (select(TournamentPairingRow.position)
-                 .join(current, (TournamentPairingRow.tournament_id == current.c.tournament_id)
-                       & (TournamentPairingRow.round_number == current.c.number))
+                 .join(TournamentRow, TournamentRow.id == TournamentPairingRow.tournament_id)
                  .join(TournamentRoundRow,
-                       (TournamentRoundRow.tournament_id == current.c.tournament_id)
-                       & (TournamentRoundRow.number == current.c.number))
-                 .where(~TournamentPairingRow.decided, TournamentRoundRow.started_at > since,
+                       (TournamentRoundRow.tournament_id == TournamentPairingRow.tournament_id)
+                       & (TournamentRoundRow.number == TournamentPairingRow.round_number))
+                 .where(TournamentRow.status == Status.RUNNING.value,
+                        ~TournamentPairingRow.decided, TournamentRoundRow.started_at > since,
                         (func.lower(TournamentPairingRow.first) == key)
                         | (func.lower(TournamentPairingRow.second) == key)).limit(1))
         return await self._reads.run(lambda session: session.scalar(query) is not None)
 
-    async def end_tournament(self, tournament_id: int, status: Status,
-                             winner: str | None) -> bool:
+    async def end_tournament(self, tournament_id: int, status: Status, winner: str | None,
+                             successor: TournamentSpec | None = None) -> bool:
         now = self._now()
 
         def end(session: Session) -> bool:
-            ended = session.execute(update(TournamentRow).where(
-                TournamentRow.id == tournament_id,
-                TournamentRow.status.in_(OPEN_STATUSES)).values(
-                status=status.value, winner=winner, ended_at=now))
-            return bool(getattr(ended, "rowcount", 0))
+            # Locked (PostgreSQL) so that a start cannot make a successor beside this one.
+            was = session.scalar(select(TournamentRow.status).where(
+                TournamentRow.id == tournament_id).with_for_update())
+            if was not in OPEN_STATUSES:
+                return False
+            session.execute(update(TournamentRow).where(TournamentRow.id == tournament_id)
+                            .values(status=status.value, winner=winner, ended_at=now))
+            if successor is not None and was == Status.SIGNUP.value:
+                _create(session, successor, now)
+            return True
         return await self._writes.run(end)
+
+    async def next_in_series(self, tournament_id: int) -> int | None:
+        return await self._reads.run(lambda session: session.scalar(
+            select(TournamentRow.id).where(TournamentRow.follows == tournament_id)))
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None:
         found = await self._reads.run(lambda session: _read(session, [
@@ -227,6 +224,20 @@ class TournamentStore:
                 .limit(limit)))
             return _read(session, rows)
         return await self._reads.run(read)
+
+
+def _create(session: Session, spec: TournamentSpec, now: int) -> TournamentRecord:
+    row = TournamentRow(
+        creator=spec.creator, format=spec.format.value, terms=_terms_json(spec.terms),
+        swiss_rounds=spec.swiss_rounds, entry_cap=spec.entry_cap,
+        starts_at=spec.starts_at, start_when=spec.start_when,
+        bots_allowed=spec.bots_allowed, no_show_seconds=spec.no_show_seconds,
+        repeat_seconds=spec.repeat_seconds, follows=spec.follows,
+        side_flights=",".join(flight.value for flight in spec.flights[1:]),
+        arena_minutes=spec.arena_minutes, status=Status.SIGNUP.value, created_at=now)
+    session.add(row)
+    session.flush()
+    return TournamentRecord(row.id, spec, Status.SIGNUP, now, [])
 
 
 def _terms_json(terms: RoundTerms) -> dict[str, Any]:
@@ -269,7 +280,8 @@ def _write_round(session: Session, tournament_id: int, paired: Round, started_at
         "tournament_id": tournament_id, "number": paired.number, "started_at": started_at})
     connection.execute(insert(_PAIRINGS), [
         {"tournament_id": tournament_id, "round_number": paired.number, "position": position,
-         "first": pairing.first, "second": pairing.second, **_result(pairing)}
+         "first": pairing.first, "second": pairing.second, "flight": pairing.flight.value,
+         **_result(pairing)}
         for position, pairing in enumerate(paired.pairings)])
 
 
@@ -301,11 +313,13 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
         creator=row.creator, format=Format(row.format), terms=_terms_of(row.terms),
         swiss_rounds=row.swiss_rounds, entry_cap=row.entry_cap, starts_at=row.starts_at,
         start_when=row.start_when, bots_allowed=row.bots_allowed,
-        no_show_seconds=row.no_show_seconds)
+        no_show_seconds=row.no_show_seconds, repeat_seconds=row.repeat_seconds,
+        follows=row.follows, arena_minutes=row.arena_minutes,
+        flights=(Flight.MAIN, *(Flight(word) for word in row.side_flights.split(",") if word)))
     status = Status(row.status)
     entrants = [Entrant(entrant.name, entrant.rating) for entrant in entrant_rows]
     record = TournamentRecord(row.id, spec, status, row.created_at, entrants, winner=row.winner,
-                              revision=row.revision)
+                              started_at=row.started_at, revision=row.revision)
     if row.started_at is None:
         return record
     seeded = tuple(Entrant(entrant.name, entrant.rating) for entrant in sorted(
@@ -313,13 +327,17 @@ def _record(row: TournamentRow, entrant_rows: list[TournamentEntrantRow],
     by_round: dict[int, list[Pairing]] = {number: [] for number in sorted(started)}
     for pairing in pairing_rows:
         by_round[pairing.round_number].append(Pairing(
-            pairing.first, pairing.second, pairing.winner, pairing.decided, pairing.forfeit))
+            pairing.first, pairing.second, pairing.winner, pairing.decided, pairing.forfeit,
+            Flight(pairing.flight)))
         if pairing.match_id is not None:
             record.match_ids[(pairing.round_number, pairing.position)] = pairing.match_id
     round_count = (knockout_round_count(len(seeded)) if spec.format is Format.KNOCKOUT
-                   else spec.swiss_rounds)
+                   else spec.swiss_rounds)  # an arena's: 0, its rounds being open-ended
     record.played = Tournament(spec.format, seeded, round_count, tuple(
         Round(number, tuple(pairings)) for number, pairings in by_round.items()),
-        withdrawn=frozenset(entrant.name for entrant in entrant_rows if entrant.withdrawn))
+        withdrawn=frozenset(entrant.name for entrant in entrant_rows if entrant.withdrawn),
+        flights=spec.flights,
+        # An arena over pairs nobody; a running one's director closes it when its time is up.
+        closed=spec.format is Format.ARENA and not status.open)
     record.round_started_at = dict(started)
     return record

@@ -7,7 +7,6 @@ import re
 import pytest
 
 from fibs_server.app import FibsServer
-from fibs_server.lobby.commands import chat_commands
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_lobby_commands import ask
 from tests.fake_clock import FakeClock
@@ -120,10 +119,10 @@ async def test_shout_reaches_all_but_the_silent_and_counts_them(harness, users):
     await carol.expect_silence()
 
 
-async def test_shouting_too_often_is_refused_for_a_while(database_url, monkeypatch):
+async def test_shouting_too_often_is_refused_for_a_while(database_url):
     clock = FakeClock()
-    monkeypatch.setattr(chat_commands, "shout_clock", clock.time)
-    harness = await TunedHarness(database_url, shout_limit=2, shout_window=0.6).start()
+    harness = await TunedHarness(database_url, shout_limit=2, shout_window=0.6,
+                                 shout_clock=clock.time).start()
     try:
         await harness.register("alice")
         alice = await harness.login_telnet("alice")

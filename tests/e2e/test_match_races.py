@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from fibs_server.lobby.commands import game_commands
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.wording import game_texts
 from tests.e2e.test_match_play import join_match, players  # noqa: F401 (a fixture)
@@ -71,8 +70,9 @@ async def test_a_move_meeting_the_opponents_leave_is_not_applied(harness, player
     lobby = harness.server.lobby
     move = Command("move", "move", ["8-5", "6-5"], "8-5 6-5")
     # The leave is taken first; the move comes while it is being stored.
-    await asyncio.gather(game_commands.leave(lobby, lobby.attendance.online["bob"], Command(
-        "leave", "leave", [], "")), game_commands.move(lobby, lobby.attendance.online["alice"], move))
+    handlers = lobby.dispatcher.commands
+    await asyncio.gather(handlers["leave"].handler(lobby.attendance.online["bob"], Command(
+        "leave", "leave", [], "")), handlers["move"].handler(lobby.attendance.online["alice"], move))
     await alice.skip_until("** Player bob has left the game. The game was saved.")
     await alice.skip_until(game_texts.NOT_PLAYING)
     after = await harness.server.store.running_match("alice", "bob")

@@ -1,9 +1,10 @@
 """A lobby without sockets: sessions write to recording connections, the store is SQLite."""
 from __future__ import annotations
 
-from fibs_server.lobby.commands import game_commands, user_commands
+from fibs_server import command_tables
+from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.limits.passwords import PasswordHasher
-from fibs_server.lobby.lobby import Lobby, LobbyConfig
+from fibs_server.lobby.lobby import Lobby, LobbyConfig, Owners
 from fibs_server.lobby.ports.accounts import Account
 from fibs_server.lobby.presence.session import Session
 from fibs_server.rules.dice import ScriptedDice
@@ -44,9 +45,14 @@ class RecordingConnection:
         return self.take().split("\r\n")[:-1]
 
 
-async def recording_lobby(tmp_path, *dice: tuple[int, int], **lobby_options
-                          ) -> tuple[Lobby, SqlStore]:
-    """A lobby on a fresh SQLite store whose matches roll `dice` (one script for all);
+def user_and_game(owners: Owners) -> list[CommandTable]:
+    return [command_tables.user(owners), command_tables.game(owners)]
+
+
+async def recording_lobby(tmp_path, *dice: tuple[int, int], analysed: bool = False,
+                          **lobby_options) -> tuple[Lobby, SqlStore]:
+    """A lobby on a fresh SQLite store whose matches roll `dice` (one script for all), with
+    the users' and the match commands; `analysed`: the store's analyses are read (`history`);
     `lobby_options`: the Lobby's keyword arguments (its collaborators)."""
     url = f"sqlite:///{tmp_path / 'lobby.db'}"
     await upgrade_database_async(url)
@@ -54,7 +60,7 @@ async def recording_lobby(tmp_path, *dice: tuple[int, int], **lobby_options
     script = ScriptedDice(dice)
     lobby = Lobby(store, store, PasswordHasher(rounds=4),
                   LobbyConfig(new_dice=lambda: script, choose_first_x=lambda: 1),
-                  [user_commands.table, game_commands.table], chat_records=store,
+                  user_and_game, chat_records=store, analyses=store if analysed else None,
                   **lobby_options)
     return lobby, store
 

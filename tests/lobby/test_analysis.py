@@ -8,9 +8,9 @@ import dataclasses
 import random
 import time
 
+from fibs_server import command_tables
 from fibs_server.bots.analysis import CHEAPEST_PLIES
 from fibs_server.bots.pool import analyse_stored
-from fibs_server.lobby.commands import analysis_commands, archive_commands
 from fibs_server.lobby.limits.read_limits import HeavyReadLimits
 from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.ports.analysis_records import QueueLimits, Status
@@ -40,15 +40,14 @@ async def in_a_thread(state, plies):
 
 
 async def analysing_lobby(tmp_path, compute=in_a_thread, limits=LIMITS, queue_finished=True):
-    lobby, store = await recording_lobby(tmp_path)
+    lobby, store = await recording_lobby(tmp_path, analysed=True)
     lobby.config.new_dice = lambda: VerifiableDice(SEED)
     config = AnalysisConfig(plies=CHEAPEST_PLIES, limits=limits, queue_finished=queue_finished)
     queue = AnalysisQueue(lobby, store, compute, config)
     if queue_finished:
         store.queue_finished_matches(config.plies, limits)
-    lobby.analyses = store
-    lobby.dispatcher.add_commands(analysis_commands.command_table(store, queue))
-    lobby.dispatcher.add_commands(archive_commands.table)
+    lobby.dispatcher.add_commands(command_tables.analysis(lobby.owners, store, queue))
+    lobby.dispatcher.add_commands(command_tables.archive(lobby.owners))
     return lobby, store, queue
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fibs_server.lobby.commands import chat_commands
+from fibs_server import command_tables
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import (
     Deliver,
@@ -152,7 +152,7 @@ SCRIPT = [("alice", "tell bob hello there"), ("bob", "tell alice  two blanks kep
 async def heard_over(bus_of, tmp_path) -> tuple[dict[str, list[str]], Lobby]:
     tmp_path.mkdir()
     lobby, store = await recording_lobby(tmp_path)
-    lobby.dispatcher.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
     lobby.attendance.bus = bus_of(lobby.deliver)
     users = {"alice": await logged_in(lobby, "alice", bell=True),
              "bob": await logged_in(lobby, "bob"),

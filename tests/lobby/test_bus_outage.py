@@ -4,28 +4,42 @@ reach, not dead; the match across them waits, its clock held, and goes on when t
 each other again (docs/NODES.md, "A bus outage")."""
 from __future__ import annotations
 
-from fibs_server.lobby.commands import chat_commands
+import functools
+
+from fibs_server import command_tables
 from fibs_server.lobby.nodes.directory import NODE_SILENCE
 from fibs_server.protocol.login_dialogue import WEB_PAGE
 from fibs_server.protocol.wording import match_texts
+from tests.lobby.recording import RecordingConnection
 from tests.lobby.test_nodes import FakeClock, Wire
 from tests.lobby.test_seats import lobby_on, nodes_with_a_match, settled, two_players
 from tests.lobby.test_waiting_for_both import clocked_lobby
+from tests.lobby.test_web_events import split
+
+
+def typed_message_to(hears: RecordingConnection, line: str, broadcast: bool) -> None:
+    hears.send(line + "\r\n", broadcast)
+
+
+def reach(name: str, reachable: bool) -> dict:
+    return {"type": "player_reach", "name": name, "reachable": reachable}
 
 
 async def test_a_bus_outage_holds_a_timed_match_and_tells_the_pages_until_it_is_back(tmp_path):
     """Both nodes' bus carries nothing for longer than a node's silence: neither takes the
     other for dead, the match waits with its clock held, and the pages hear it waits; once
-    each hears the other again the clock times the turn afresh, and both are told."""
+    each hears the other again the clock times the turn afresh, and both are told (their pages
+by the typed `player_reach` as well)."""
     wire = Wire()
     a, a_clocks, _ = await clocked_lobby(tmp_path)  # the host times the match
-    a.dispatcher.add_commands(chat_commands.table)
+    a.dispatcher.add_commands(command_tables.chat(a.owners))
     a.config.node_id = "a"
     a.attendance.bus = wire.bus_of("a", a.deliver)
     b = await lobby_on(tmp_path, wire, "b")
     alice, alice_hears, bob, bob_hears = await two_players(a, b)
-    for session in (alice, bob):
+    for session, hears in ((alice, alice_hears), (bob, bob_hears)):
         session.dialogue.transport_client = WEB_PAGE  # sees the server's own lines
+        session.event_sink = functools.partial(typed_message_to, hears)
     await a.dispatch(alice, "invite bob 1 timer 60")
     await b.dispatch(bob, "join alice")
     await settled(a, b)
@@ -46,8 +60,8 @@ async def test_a_bus_outage_holds_a_timed_match_and_tells_the_pages_until_it_is_
         clock.now += NODE_SILENCE
         for lobby in (a, b):
             lobby.attendance.check_in()
-    assert alice_hears.lines() == [match_texts.out_of_reach("bob")]
-    assert bob_hears.lines() == [match_texts.out_of_reach("alice")]
+    assert split(alice_hears) == ([match_texts.out_of_reach("bob")], [reach("bob", False)])
+    assert split(bob_hears) == ([match_texts.out_of_reach("alice")], [reach("alice", False)])
     assert a.match_table.match_of(alice) is running and "bob" in a.seats.here
     assert bob.seated_elsewhere is not None and not running.timer.countdowns
 
@@ -56,8 +70,10 @@ async def test_a_bus_outage_holds_a_timed_match_and_tells_the_pages_until_it_is_
         lobby.attendance.bus.carrying = True  # type: ignore[misc]
         lobby.attendance.check_in()
     await settled(a, b)
-    assert match_texts.back_in_reach("bob") in alice_hears.lines()
-    assert match_texts.back_in_reach("alice") in bob_hears.lines()
+    for hears, opponent in ((alice_hears, "bob"), (bob_hears, "alice")):
+        lines, messages = split(hears)
+        assert match_texts.back_in_reach(opponent) in lines
+        assert [m for m in messages if m["type"] == "player_reach"] == [reach(opponent, True)]
     assert running.timer.countdowns  # timed afresh
     await b.dispatch(bob, "resign n")
     await settled(a, b)

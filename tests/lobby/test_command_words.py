@@ -20,15 +20,14 @@ FIXTURE = Path(__file__).with_name("command_words.txt")
 
 
 def command_tables() -> list[CommandTable]:
-    """Every command module's table (`*_commands`): its `table`, or the one its
-    `command_table` makes (given nothing: its handlers are not called here)."""
+    """Every command module's table (`*_commands`), as its `command_table` makes it (given
+    nothing: its handlers are not called here)."""
     tables = []
     for module_info in pkgutil.iter_modules(fibs_server.lobby.commands.__path__):
         if module_info.name.endswith("_commands"):
             module = importlib.import_module(f"fibs_server.lobby.commands.{module_info.name}")
-            make = getattr(module, "command_table", None)
-            tables.append(module.table if make is None else make(
-                *(None for _ in inspect.signature(make).parameters)))
+            make = module.command_table
+            tables.append(make(*(None for _ in inspect.signature(make).parameters)))
     return tables
 
 

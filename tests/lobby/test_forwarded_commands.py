@@ -8,10 +8,10 @@ import contextlib
 import copy
 from collections.abc import Iterator
 
+from fibs_server import command_tables
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol.commands import Forwarding, resolve
-from tests.lobby.test_command_words import command_tables
 from tests.lobby.test_nodes import Wire
 from tests.lobby.test_seats import lobby_on, settled, two_players
 
@@ -21,10 +21,13 @@ LEAVING = ("bye", "wave")
 
 
 def every_table(lobby: Lobby) -> None:
-    """The commands the lobby lacks of every command module's (their stores None: nothing
-    typed here reaches them but `bot`, whose failure is answered as any handler's), without
-    their login hooks (which would read those stores)."""
-    for table in command_tables():
+    """The commands the lobby lacks of every command module's, made from its owners (the
+    analyses and tournaments on its store; no bots: `bot` fails, answered as any handler's
+    failure), without their login hooks."""
+    owners, store = lobby.owners, lobby.match_store
+    for table in [*command_tables.lobby_tables(owners), command_tables.bots(owners, None),
+                  command_tables.analysis(owners, store, None),
+                  command_tables.tournaments(owners, store, None)]:
         if not table.commands.keys() <= lobby.dispatcher.commands.keys():
             commands_only = copy.copy(table)
             commands_only.login_hooks = []
@@ -73,7 +76,7 @@ async def test_every_command_that_reads_or_changes_a_match_is_forwarded(tmp_path
     assert bob.seated_elsewhere is not None and a.match_table.match_of(alice) is not None
 
     with looks_for_the_match_of(b, bob) as asked:  # what it looks for, were one answered here
-        await b.dispatcher.commands["oldboard"].handler(b, bob, resolve("oldboard", b.dispatcher.command_words))
+        await b.dispatcher.commands["oldboard"].handler(bob, resolve("oldboard", b.dispatcher.command_words))
     assert asked[0]
 
     answered_at_home = []

@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from fibs_server.lobby.commands import game_commands, user_commands
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.presence.session import Session
@@ -17,7 +16,7 @@ from fibs_server.protocol.wording import game_texts
 from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Phase
 from fibs_server.store import SqlStore, upgrade_database_async
-from tests.lobby.recording import RecordingConnection, logged_in
+from tests.lobby.recording import RecordingConnection, logged_in, user_and_game
 from tests.lobby.test_match_play import move
 
 
@@ -25,7 +24,7 @@ def node_on(store: SqlStore, *dice: tuple[int, int]) -> Lobby:
     script = ScriptedDice(dice)
     return Lobby(store, store, PasswordHasher(rounds=4),
                  LobbyConfig(new_dice=lambda: script, choose_first_x=lambda: 1),
-                 [user_commands.table, game_commands.table], chat_records=store)
+                 user_and_game, chat_records=store)
 
 
 async def back_on(lobby: Lobby, name: str) -> tuple[Session, RecordingConnection]:

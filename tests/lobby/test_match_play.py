@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from fibs_server.lobby.commands import game_commands
+from fibs_server import command_tables
 from fibs_server.protocol import texts
 from fibs_server.rules.board.notation import parse_move
 from fibs_server.rules.events import WinKind
@@ -147,7 +147,7 @@ async def test_leaving_an_unlimited_match_between_games_ends_it_unrated(tmp_path
 
 async def test_a_match_invited_unrated_leaves_both_ratings(tmp_path):
     lobby, store = await recording_lobby(tmp_path, (3, 1))
-    lobby.dispatcher.add_commands(game_commands.table)
+    lobby.dispatcher.add_commands(command_tables.game(lobby.owners))
     (alice, alice_out), (bob, bob_out) = [await logged_in(lobby, n, ready=True)
                                           for n in ("alice", "bob")]
     await lobby.dispatch(alice, "invite bob 1 unrated")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fibs_server.lobby.commands import admin_commands, chat_commands
+from fibs_server import command_tables
 from fibs_server.lobby.ports.accounts import Account
 from fibs_server.protocol import chat
 from tests.lobby.recording import RecordingConnection, logged_in, recording_lobby
@@ -12,8 +12,8 @@ from tests.lobby.recording import RecordingConnection, logged_in, recording_lobb
 
 async def test_a_mute_given_while_the_login_reads_the_stored_one_stays(tmp_path):
     lobby, store = await recording_lobby(tmp_path)
-    lobby.dispatcher.add_commands(chat_commands.table)
-    lobby.dispatcher.add_commands(admin_commands.table)
+    lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
+    lobby.dispatcher.add_commands(command_tables.admin(lobby.owners))
     await lobby.accounts.create_account(Account(name="warden", password_hash=b"-", is_admin=True))
     warden = lobby.connect(RecordingConnection())
     warden.prompts = False
@@ -37,7 +37,7 @@ async def test_a_mute_given_while_the_login_reads_the_stored_one_stays(tmp_path)
     await lobby.dispatch(warden, "mute bob")
     release.set()
     await logging_in
-    assert bob.muted
+    assert lobby.chat_state.muted("bob")
     # Nobody hears his shouts: the mute holds.
     listener, heard = await logged_in(lobby, "carol")
     await lobby.dispatch(bob, "shout hello?")

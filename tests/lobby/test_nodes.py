@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from fibs_server.lobby.commands import admin_commands, chat_commands
+from fibs_server import command_tables
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import Deliver, Letter, NodeLetter, decode_letter, encode_letter
 from fibs_server.lobby.nodes.directory import NODE_SILENCE
@@ -67,7 +67,7 @@ class FakeClock:
 async def node(wire: Wire, name: str, tmp_path) -> Lobby:
     (tmp_path / name).mkdir()
     lobby, _ = await recording_lobby(tmp_path / name)
-    lobby.dispatcher.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
     lobby.config.node_id = name
     lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
     return lobby
@@ -187,7 +187,7 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
     wire = Wire()
     a, b = await node(wire, "a", tmp_path), await node(wire, "b", tmp_path)
     for lobby in (a, b):
-        lobby.dispatcher.add_commands(admin_commands.table)
+        lobby.dispatcher.add_commands(command_tables.admin(lobby.owners))
     await a.accounts.create_account(Account(name="warden", password_hash=b"-", is_admin=True))
     warden = a.connect(RecordingConnection())
     warden.prompts = False
@@ -197,9 +197,9 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
     bob, bob_hears = await logged_in(b, "bob")
     carol, carol_hears = await logged_in(b, "carol")
     await a.dispatch(warden, "mute carol")
-    assert carol.muted is True
+    assert b.chat_state.of("carol").muted is True
     await a.dispatch(warden, "unmute carol")
-    assert carol.muted is False
+    assert b.chat_state.of("carol").muted is False
     await a.dispatch(warden, "kick bob")
     await until(lambda: bob_hears.closed, "bob's connection is closed on node b")
     assert bob_hears.lines()[-1] == "** You were kicked out by an administrator."

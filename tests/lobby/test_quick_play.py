@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from fibs_server.lobby.commands import game_commands, server_commands, table_commands, user_commands
+from fibs_server import command_tables
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
 from fibs_server.lobby.play import arranged_matches
@@ -47,8 +47,7 @@ async def quick_play_node(tmp_path, node_id: str = "node", wire: Wire | None = N
     lobby = Lobby(store, store, PasswordHasher(rounds=4),
                   LobbyConfig(new_dice=lambda: script, choose_first_x=lambda: 1, clock=clock,
                               quick_play=CONFIG, node_id=node_id),
-                  [user_commands.table, game_commands.table, table_commands.table,
-                   server_commands.table],
+                  lambda owners: [command_tables.user(owners), command_tables.game(owners), command_tables.tables(owners), command_tables.server(owners)],
                   chat_records=store, arrange=arranged_matches.arrange,
                   arranged=arranged_matches.receive,
                   bots_here=lambda: bots is not None and bots.here)

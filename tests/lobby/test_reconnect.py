@@ -3,7 +3,6 @@ clock, and a real lobby whose web session drops in the middle of a match, is hel
 taken over by a new connection that presents the token; telnet drops are as before."""
 from __future__ import annotations
 
-from fibs_server.lobby.commands import game_commands, user_commands
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.limits.session_tokens import TOKEN_BYTES, SessionTokens
 from fibs_server.lobby.limits.throttle import ADDRESSES
@@ -15,7 +14,7 @@ from fibs_server.rules.dice import ScriptedDice
 from fibs_server.store import SqlStore
 from fibs_server.store.migrate import upgrade_database_async
 from tests.fake_clock import FakeClock
-from tests.lobby.recording import RecordingConnection, logged_in
+from tests.lobby.recording import RecordingConnection, logged_in, user_and_game
 from tests.lobby.test_web_events import split
 
 HOLD = 30.0
@@ -63,7 +62,7 @@ async def lobby_on(tmp_path, clock: FakeClock) -> Lobby:
     return Lobby(store, store, PasswordHasher(rounds=4),
                  LobbyConfig(new_dice=lambda: script, choose_first_x=lambda: 1, clock=clock,
                              reconnect_seconds=HOLD),
-                 [user_commands.table, game_commands.table], chat_records=store)
+                 user_and_game, chat_records=store)
 
 
 async def web_page(lobby: Lobby) -> tuple:

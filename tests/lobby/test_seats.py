@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from fibs_server.lobby.commands import chat_commands, common, user_commands
+from fibs_server import command_tables
+from fibs_server.lobby.commands import common, user_commands
 from fibs_server.lobby.lobby import Lobby
 from fibs_server.lobby.nodes.bus import Forwarded, JoinAsked, Relayed
 from fibs_server.lobby.nodes.directory import NODE_SILENCE
@@ -30,7 +31,7 @@ DICE = ((3, 1), (6, 5), (2, 2), (4, 1), (5, 3))
 async def lobby_on(tmp_path, wire: Wire | None, name: str) -> Lobby:
     """A node on the database in `tmp_path` (one for all nodes, as PostgreSQL is in life)."""
     lobby, _ = await recording_lobby(tmp_path, *DICE)
-    lobby.dispatcher.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
     lobby.config.node_id = name
     if wire is not None:
         lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
@@ -459,9 +460,9 @@ async def test_a_match_running_on_another_node_is_not_counted_as_saved(tmp_path)
     _, a, b, alice, _, bob, _ = await nodes_with_a_match(tmp_path)
     for lobby in (a, b):
         for name in ("alice", "bob"):
-            assert await common.match_counts(lobby, name) == (0, 0), (lobby.node_id, name)
+            assert await common.match_counts(lobby.match_store, lobby.attendance, lobby.match_table, name) == (0, 0), (lobby.node_id, name)
     await a.dispatch(alice, "leave")
     await settled(a, b)
     for lobby in (a, b):
         for name in ("alice", "bob"):
-            assert await common.match_counts(lobby, name) == (1, 0), (lobby.node_id, name)
+            assert await common.match_counts(lobby.match_store, lobby.attendance, lobby.match_table, name) == (1, 0), (lobby.node_id, name)

@@ -52,12 +52,12 @@ table = CommandTable()
 
 
 @table.command("ping", aliases=("pong",))
-async def ping(lobby: Lobby, session: Session, command) -> None:
+async def ping(session: Session, command) -> None:
     session.send_line("pong " + command.rest if command.rest else "pong")
 
 
 @table.command("fail")
-async def fail(lobby: Lobby, session: Session, command) -> None:
+async def fail(session: Session, command) -> None:
     raise RuntimeError("a bug in a command")
 
 
@@ -65,7 +65,8 @@ async def make_lobby(**limits: object) -> Lobby:
     accounts = MemoryAccounts()
     # No command table here touches matches or chat records.
     lobby = Lobby(accounts, None, PasswordHasher(rounds=4),
-                  LobbyConfig(abuse_limits=AbuseLimits(**limits)), [table], chat_records=None)
+                  LobbyConfig(abuse_limits=AbuseLimits(**limits)), lambda owners: [table],
+                  chat_records=None)
     assert await lobby.gatekeeper.register("alice", "secret", ELSEWHERE) is not None
     return lobby
 

@@ -3,7 +3,7 @@ once, then one summary a token later, net of who left and came back, with the to
 it is then (lobby/services/tournament_news.py)."""
 from __future__ import annotations
 
-from fibs_server.lobby.commands import game_commands, tournament_commands, user_commands
+from fibs_server import command_tables
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
@@ -11,7 +11,7 @@ from fibs_server.protocol.wording import tournament_texts
 from fibs_server.store import SqlStore
 from fibs_server.store.migrate import upgrade_database_async
 from tests.fake_clock import FakeClock
-from tests.lobby.recording import RecordingConnection, logged_in
+from tests.lobby.recording import RecordingConnection, logged_in, user_and_game
 from tests.lobby.test_web_events import split
 from tests.waiting import until
 
@@ -26,8 +26,8 @@ async def paced_lobby(tmp_path, clock: FakeClock) -> tuple[Lobby, SqlStore]:
     limits = AbuseLimits(tournament_notice_burst=BURST, tournament_notices_per_second=PER_SECOND)
     lobby = Lobby(store, store, PasswordHasher(rounds=4),
                   LobbyConfig(clock=clock, wall_clock=clock.wall, abuse_limits=limits),
-                  [user_commands.table, game_commands.table], chat_records=store)
-    lobby.dispatcher.add_commands(tournament_commands.command_table(store, None))
+                  user_and_game, chat_records=store)
+    lobby.dispatcher.add_commands(command_tables.tournaments(lobby.owners, store, None))
     return lobby, store
 
 

@@ -6,14 +6,8 @@ from __future__ import annotations
 import json
 import random
 
+from fibs_server import command_tables
 from fibs_server.bots import BEGINNER, decide, situation_for
-from fibs_server.lobby.commands import (
-    chat_commands,
-    fair_commands,
-    server_commands,
-    table_commands,
-    tournament_commands,
-)
 from fibs_server.lobby.play import match_play
 from fibs_server.lobby.services.tournaments import TournamentDirector
 from fibs_server.protocol.login_dialogue import WEB_PAGE
@@ -59,7 +53,7 @@ async def test_a_whole_match_in_typed_messages_beside_fibs_lines(tmp_path):
     rng = random.Random(5)
     lobby, store = await recording_lobby(
         tmp_path, *((rng.randint(1, 6), rng.randint(1, 6)) for _ in range(ROLLS)))
-    lobby.dispatcher.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
     carol, carol_out = await logged_in(lobby, "carol", web_events=True)
     alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
     bob, bob_out = await logged_in(lobby, "bob", ready=True)
@@ -137,7 +131,7 @@ async def refused_commands(tmp_path, web_events: bool) -> list[str]:
     """What alice gets for commands that are mostly refused, in a lobby of her own."""
     tmp_path.mkdir()
     lobby, store = await recording_lobby(tmp_path)
-    lobby.dispatcher.add_commands(chat_commands.table)
+    lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
     alice, alice_out = await logged_in(lobby, "alice", web_events=web_events)
     if not web_events:
         alice.clip = True  # a CLIP client that did not ask for messages
@@ -171,8 +165,8 @@ async def test_the_lobbys_refusals_come_as_coded_messages_right_after_their_line
 async def test_the_server_commands_fairdices_and_sets_refusals_are_coded_too(tmp_path):
     # Texts that had no code: a page shows them in its own words, with the facts as params.
     lobby, store = await recording_lobby(tmp_path)
-    lobby.dispatcher.add_commands(server_commands.table)
-    lobby.dispatcher.add_commands(fair_commands.table)
+    lobby.dispatcher.add_commands(command_tables.server(lobby.owners))
+    lobby.dispatcher.add_commands(command_tables.fair(lobby.owners))
     alice, alice_out = await logged_in(lobby, "alice", web_events=True)
     for command in ("where", "fairdice 12", "fairdice x", "set boardstyle 9",
                     "set linelength x", "set timezone Mars", "toggle zzz"):
@@ -326,7 +320,7 @@ async def test_a_login_tells_the_page_who_it_is_and_its_saved_matches(tmp_path):
 
 async def test_show_tables_lists_the_public_tables_in_a_message_too(tmp_path):
     lobby, store = await recording_lobby(tmp_path)
-    lobby.dispatcher.add_commands(table_commands.table)
+    lobby.dispatcher.add_commands(command_tables.tables(lobby.owners))
     alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
     bob, _ = await logged_in(lobby, "bob", ready=True)
     carol, _ = await logged_in(lobby, "carol", ready=True)
@@ -349,7 +343,7 @@ async def test_show_tables_lists_the_public_tables_in_a_message_too(tmp_path):
 
 async def test_a_tables_creator_is_told_its_code_even_for_a_private_table(tmp_path):
     lobby, store = await recording_lobby(tmp_path)
-    lobby.dispatcher.add_commands(table_commands.table)
+    lobby.dispatcher.add_commands(command_tables.tables(lobby.owners))
     alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
     split(alice_out)
     await lobby.dispatch(alice, "table 3 private")
@@ -410,7 +404,7 @@ def tournament_states(messages: list[dict]) -> list[tuple]:
 async def test_a_tournament_told_to_the_pages_that_follow_it_from_sign_up_to_its_winner(
         tmp_path):
     lobby, store = await recording_lobby(tmp_path, *[(6, 5), (3, 1)] * 20)
-    lobby.dispatcher.add_commands(tournament_commands.command_table(store, None))
+    lobby.dispatcher.add_commands(command_tables.tournaments(lobby.owners, store, None))
     director = TournamentDirector(lobby, store, FakeClock())
     alice, alice_out = await logged_in(lobby, "alice", web_events=True)
     bob, bob_out = await logged_in(lobby, "bob", web_events=True)
@@ -428,8 +422,8 @@ async def test_a_tournament_told_to_the_pages_that_follow_it_from_sign_up_to_its
     _, carol_told = split(carol_out)
     assert [m["type"] for m in carol_told] == ["tournaments", "tournament"]
     assert carol_told[0]["tournaments"] == [{k: v for k, v in carol_told[1].items() if k in (
-        "id", "format", "status", "creator", "entered", "cap", "winner", "swiss_rounds",
-        "terms")}]
+        "id", "format", "status", "creator", "entered", "cap", "winner", "starts_at", "every",
+        "side_flights", "swiss_rounds", "arena_minutes", "terms")}]
     await lobby.dispatch(bob, "tournament join 1")
     await lobby.dispatch(alice, "tournament join 1")
     await director.run_pass()  # two have joined: it starts, and their match with it
@@ -460,7 +454,7 @@ async def test_match_started_carries_the_commitment_and_whether_the_player_has_s
     """The page salts a match when its `match_started` has a commitment and says it has not
     salted yet: at the start, and at a resume before its salt was given."""
     lobby, store = await recording_lobby(tmp_path)
-    lobby.dispatcher.add_commands(fair_commands.table)
+    lobby.dispatcher.add_commands(command_tables.fair(lobby.owners))
     seed = bytes(range(32))
     lobby.config.new_dice = lambda: VerifiableDice(seed)
     alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)

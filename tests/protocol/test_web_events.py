@@ -27,7 +27,13 @@ from fibs_server.protocol.views.match_views import WATCHERS, say
 from fibs_server.protocol.wording import game_texts
 from fibs_server.protocol.wording.clock_texts import ClockReading
 from fibs_server.protocol.wording.table_texts import TableRow
-from fibs_server.protocol.wording.tournament_texts import Listed, Shown, show_lines
+from fibs_server.protocol.wording.tournament_texts import (
+    Listed,
+    Shown,
+    list_lines,
+    on_your_return,
+    show_lines,
+)
 from fibs_server.rules import events as ev
 from fibs_server.rules import tournament as tournament_rules
 from fibs_server.rules.dice import SeededDice
@@ -317,6 +323,37 @@ def test_the_schema_rejects_what_the_renderer_never_sends():
     assert SCHEMA["version"] == web_events.VERSION
 
 
+def test_an_arena_is_one_view_for_show_list_the_page_and_a_return():
+    """An arena of three, 125 s left: alice beat bob, then carol; bob waits. Its time left,
+    its matches, points, streaks and matches played; no rounds to speak of."""
+    arena = tournament_rules.start(Format.ARENA, [Entrant(name, 1500.0) for name in (
+        "alice", "bob", "carol")])
+    arena = tournament_rules.arena_round(arena, ["alice", "bob", "carol"])
+    arena = tournament_rules.record(arena, "alice", "alice", number=1)
+    arena = tournament_rules.arena_round(arena, ["alice", "bob", "carol"])
+    arena = tournament_rules.record(arena, "alice", "alice", number=2)
+    entry = Listed(6, Format.ARENA, "running", "alice", RoundTerms(1, 1), 3, 8,
+                   arena_minutes=20)
+    shown = Shown(entry, None, None, arena.entrants, arena, ends_in_seconds=125)
+    message = valid(web_events.tournament(shown))
+    assert (message["format"], message["arena_minutes"], message["ends_in_seconds"]) == (
+        "arena", 20, 125)
+    assert (message["round_count"], message["current_round"]) == (None, None)
+    assert [(row["name"], row["score"], row["streak"], row["games"])
+            for row in message["standings"]] == [
+        ("alice", 4, 2, 2), ("bob", 0, 0, 1), ("carol", 0, 0, 1)]
+    assert show_lines(shown)[0] == ("Tournament 6: an arena by alice, 20 minutes of 1 point, "
+                                    "60 s a turn; running, 3 minutes left.")
+    assert show_lines(shown)[3:] == [
+        "  Matches: alice beats bob; alice beats carol",
+        "  Standings: 1. alice 4 (2 matches, 2 wins in a row); 2. bob 0 (1 match); "
+        "3. carol 0 (1 match)"]
+    assert list_lines([entry])[1].endswith("by alice: 20 minutes of 1 point, 60 s a turn")
+    assert on_your_return(6, arena, "carol") == [
+        "Tournament 6: your last match: alice beats carol.",
+        "Tournament 6: you are 3rd of 3, with 0 points."]
+
+
 def test_a_tournament_is_one_view_for_show_and_for_the_page():
     """A Swiss of five after two rounds and a knockout of three in sign-up and won: the
     `tournament` message says what `tournament show` says, from the same view."""
@@ -355,12 +392,23 @@ def test_a_tournament_is_one_view_for_show_and_for_the_page():
                    (Entrant("bob", 1500.0),), None, bots_allowed=True)
     assert valid(web_events.tournament(signup)) | {"entrants": []} == {
         "type": "tournament", "id": 5, "format": "knockout", "status": "signup",
-        "creator": "bob", "entered": 1, "cap": 4, "winner": None, "swiss_rounds": None,
+        "creator": "bob", "entered": 1, "cap": 4, "winner": None, "side_flights": [],
+        "swiss_rounds": None, "starts_at": None, "every": None, "arena_minutes": None,
         "terms": {"length": 3, "final_length": 3, "lengths": [], "variant": "standard",
                   "crawford": True, "turn_seconds": 60, "rated": True},
-        "start": {"in_seconds": 600, "when": None}, "bots_allowed": True, "entrants": [],
-        "round_count": None, "current_round": None, "rounds": [], "standings": []}
+        "start": {"in_seconds": 600, "when": None}, "bots_allowed": True,
+        "ends_in_seconds": None, "entrants": [],
+        "round_count": None, "current_round": None, "rounds": [], "flights": [],
+        "standings": []}
     assert show_lines(signup)[1:] == ["  Start: in 10 minutes.", "  Entrants (1 of 4): bob (1500)"]
+    # A daily one, at 2026-12-24 20:00 UTC: its start time and recurrence in both.
+    daily = dataclasses.replace(signup, entry=dataclasses.replace(
+        signup.entry, starts_at=1_798_142_400, repeat_seconds=24 * 3600))
+    assert {key: valid(web_events.tournament(daily))[key] for key in ("starts_at", "every")} \
+        == {"starts_at": 1_798_142_400, "every": "day"}
+    assert show_lines(daily)[1] == "  Start: in 10 minutes (at 2026-12-24 20:00 UTC); every day."
+    assert list_lines([daily.entry])[1].endswith(
+        "by bob: 3 points, 60 s a turn; starts 2026-12-24 20:00 UTC, every day")
     by_round = RoundTerms(length=5, final_length=11, lengths=(5, 7, 9, 11))
     signup = dataclasses.replace(signup, entry=dataclasses.replace(signup.entry, terms=by_round))
     assert valid(web_events.tournament(signup))["terms"]["lengths"] == [5, 7, 9, 11]

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 
 import pytest
@@ -9,6 +10,7 @@ from sqlalchemy.pool import NullPool
 
 from fibs_server.lobby.ports.accounts import Account
 from fibs_server.lobby.ports.match_records import RatingChange
+from fibs_server.lobby.ports.tournament_records import Status
 from fibs_server.store import (
     SqlStore,
     create_database_engine,
@@ -195,3 +197,38 @@ async def test_0009_numbers_the_entrants_stored_before_it_in_the_order_read_unti
         await store.close()
     assert [tuple(row) for row in numbers] == [
         (1, "bob", 1), (1, "alice", 2), (1, "carol", 3), (2, "dave", 1)]
+
+
+async def test_0015_leaves_the_tournaments_before_it_one_offs_and_its_downgrade_keeps_them(
+        database_url):
+    """A tournament stored before series reads back with no period and no series; a series
+    written after, downgraded, leaves its tournaments as one-offs."""
+    terms = json.dumps({"length": 1, "final_length": 1, "variant": "standard",
+                        "crawford": True, "turn_seconds": 60, "rated": True})
+    await upgrade_database_async(database_url, "0014")
+    engine = create_database_engine(database_url, poolclass=NullPool)
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(text(
+                "INSERT INTO tournaments (creator, format, terms, swiss_rounds, entry_cap, "
+                "starts_at, bots_allowed, no_show_seconds, status, created_at) VALUES "
+                "('alice', 'knockout', :terms, 0, 8, 5000, false, 300, 'signup', 0)"),
+                {"terms": terms})
+    finally:
+        await engine.dispose()
+
+    await upgrade_database_async(database_url)
+    store = await SqlStore.open(database_url)
+    try:
+        before = await store.tournament(1)
+        assert (before.spec.starts_at, before.spec.repeat_seconds, before.spec.follows) == (
+            5000, None, None)
+        following = dataclasses.replace(before.spec, repeat_seconds=86_400, follows=1)
+        assert await store.end_tournament(1, Status.CANCELLED, None, following)
+        assert await store.next_in_series(1) == 2
+    finally:
+        await store.close()
+    await downgrade_database_async(database_url, "0014")
+    rows = await inspect_database(database_url, lambda sync: sync.execute(text(
+        "SELECT id, status, starts_at FROM tournaments ORDER BY id")).all())
+    assert [tuple(row) for row in rows] == [(1, "cancelled", 5000), (2, "signup", 5000)]

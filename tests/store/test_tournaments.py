@@ -12,8 +12,10 @@ from fibs_server.lobby.ports.tournament_records import (
 )
 from fibs_server.rules.tournament import (
     Entrant,
+    Flight,
     Format,
     RoundTerms,
+    arena_round,
     next_round,
     record,
     start,
@@ -209,3 +211,95 @@ async def test_each_rounds_length_is_kept(store):
                                                       lengths=(5, 7, 9, 11)))
     created = await store.create_tournament(spec)
     assert (await store.tournament(created.tournament_id)).spec == spec
+
+
+async def test_a_recurring_tournament_makes_its_next_one_with_its_start_or_its_cancel(
+        store, database_url):
+    """The next of the series is written in the transaction that starts the tournament, or
+    cancels it in sign-up; once only, and read back with its period after a restart."""
+    daily = dataclasses.replace(SPEC, start_when=None, starts_at=10_000, repeat_seconds=86_400)
+    tid = (await store.create_tournament(daily)).tournament_id
+    field = [Entrant("alice", 1600.0), Entrant("bob", 1700.0)]
+    for entrant in field:
+        await store.add_entrant(tid, entrant)
+    following = dataclasses.replace(daily, starts_at=96_400, follows=tid)
+    assert await store.next_in_series(tid) is None
+    assert await store.start_tournament(tid, start(Format.KNOCKOUT, field), 10_000, following)
+    second = await store.next_in_series(tid)
+    assert second is not None
+    # Ending it running makes no other: it made its own at its start.
+    assert await store.end_tournament(tid, Status.FINISHED, "bob",
+                                      dataclasses.replace(following, follows=None))
+    assert [entry.tournament_id for entry in await store.open_tournaments()] == [second]
+
+    third_spec = dataclasses.replace(daily, starts_at=182_800, follows=second)
+    assert await store.end_tournament(second, Status.CANCELLED, None, third_spec)
+    assert not await store.end_tournament(second, Status.CANCELLED, None, third_spec)
+    third = await store.next_in_series(second)
+    reopened = await SqlStore.open(database_url)  # a restart
+    try:
+        loaded = await reopened.tournament(third)
+        assert await reopened.next_in_series(third) is None
+    finally:
+        await reopened.close()
+    assert loaded.status is Status.SIGNUP and loaded.spec == third_spec
+    assert (await store.tournament(second)).spec == following
+
+
+async def test_a_knockouts_flights_are_reloaded_as_played(store, database_url):
+    """The side flights asked for, and each pairing's flight: a restart reloads a round that
+    holds the main flight's final and the consolation's first round as it was."""
+    flights = (Flight.MAIN, Flight.CONSOLATION, Flight.LAST_CHANCE)
+    spec = dataclasses.replace(SPEC, entry_cap=4, start_when=4, flights=flights)
+    tid = (await store.create_tournament(spec)).tournament_id
+    field = [Entrant(name, 1700.0 - index) for index, name in enumerate(
+        ("alice", "bob", "carol", "dave"))]
+    for entrant in field:
+        await store.add_entrant(tid, entrant)
+    played = start(Format.KNOCKOUT, field, flights=flights)
+    assert await store.start_tournament(tid, played, 5000)
+    played = record(record(played, "alice", "alice"), "bob", "bob")
+    await store.save_results(tid, played.rounds[0], [0, 1])
+    played = next_round(played)
+    assert [pairing.flight for pairing in played.rounds[1].pairings] == [
+        Flight.MAIN, Flight.CONSOLATION]
+    await store.save_round(tid, played.rounds[1], 6000)
+    reopened = await SqlStore.open(database_url)
+    try:
+        loaded = await reopened.tournament(tid)
+    finally:
+        await reopened.close()
+    assert loaded.spec == spec and loaded.played == played
+    assert (await store.tournament(tid)).spec.flights == flights
+    # A tournament without them reads back with the main flight alone.
+    plain = await store.create_tournament(SPEC)
+    assert (await store.tournament(plain.tournament_id)).spec.flights == (Flight.MAIN,)
+
+
+async def test_an_arena_starts_with_no_round_and_pairs_in_rounds_under_way_together(store):
+    """An arena's minutes and start are kept; it starts with no round, each pairing it makes
+    at once a round of its own, several undecided together (`paired_after` finds one in a
+    round before the last); over, it is read back closed."""
+    spec = dataclasses.replace(SPEC, format=Format.ARENA, entry_cap=4, arena_minutes=10)
+    tid = (await store.create_tournament(spec)).tournament_id
+    field = [Entrant(name, 1500.0) for name in ("alice", "bob", "carol", "dave")]
+    for entrant in field:
+        assert await store.add_entrant(tid, entrant) is None
+    arena = start(Format.ARENA, field)
+    assert await store.start_tournament(tid, arena, START_TIME)
+    loaded = await store.tournament(tid)
+    assert loaded.spec == spec and loaded.started_at == START_TIME
+    assert loaded.played.rounds == () and not loaded.played.closed
+    arena = arena_round(arena, ["alice", "bob"])
+    await store.save_round(tid, arena.current, START_TIME)
+    arena = arena_round(arena, ["carol", "dave"])
+    await store.save_round(tid, arena.current, START_TIME + 5)
+    assert await store.paired_after("alice", START_TIME - 1)  # round 1 of 2, undecided
+    assert not await store.paired_after("alice", START_TIME)
+    assert await store.paired_after("carol", START_TIME + 4)
+    arena = record(arena, "alice", "bob", number=1)
+    await store.save_results(tid, arena.rounds[0], [0])
+    assert not await store.paired_after("alice", START_TIME - 1)
+    assert (await store.tournament(tid)).played.rounds == arena.rounds
+    assert await store.end_tournament(tid, Status.FINISHED, "bob")
+    assert (await store.tournament(tid)).played.closed

@@ -19,11 +19,28 @@ FIELD = [Entrant(name, 1700 - 25 * index) for index, name in enumerate(
 TERMS = RoundTerms(length=3, final_length=5)
 
 
-def message(tournament_id: int, played: rules.Tournament, status: str) -> dict:
+def message(tournament_id: int, played: rules.Tournament, status: str,
+            ends_in_seconds: int | None = None) -> dict:
     winner = rules.winner(played)
     entry = Listed(tournament_id, played.format, status, "alice", TERMS, len(played.entrants),
-                   8, winner, played.round_count if played.format is Format.SWISS else 0)
-    return valid(web_events.tournament(Shown(entry, None, None, played.entrants, played)))
+                   8, winner, played.round_count if played.format is Format.SWISS else 0,
+                   flights=played.flights,
+                   arena_minutes=10 if played.format is Format.ARENA else 0)
+    return valid(web_events.tournament(Shown(entry, None, None, played.entrants, played,
+                                             ends_in_seconds=ends_in_seconds)))
+
+
+def arena() -> rules.Tournament:
+    """An arena of four, 245 s left: alice has won three in a row (2 + 2 + 4), the third
+    against dave, who had beaten bob; carol and bob play now."""
+    played = rules.start(Format.ARENA, FIELD[:4])
+    for wins in (("alice", "carol"), ("alice", "dave"), ("alice", None)):
+        played = rules.arena_round(played, [entrant.name for entrant in FIELD[:4]])
+        assert played.current is not None
+        for pairing, won in zip(played.current.pairings, wins, strict=True):
+            if won is not None:
+                played = rules.record(played, pairing.first, won, number=played.current.number)
+    return played
 
 
 def fixtures() -> dict[str, dict]:
@@ -43,10 +60,26 @@ def fixtures() -> dict[str, dict]:
         for pairing in swiss.current.pairings:
             swiss = rules.record(swiss, pairing.first, pairing.first)
         swiss = rules.next_round(swiss)
-    return {"knockout_round_one": message(1, knockout, "running"),
+    # The six again, with a consolation flight, in round 3: the main final to come beside the
+    # consolation's first round (bob, who lost his first match after a bye, has its bye;
+    # carol beat dave).
+    flights = rules.start(Format.KNOCKOUT, FIELD,
+                          flights=(rules.Flight.MAIN, rules.Flight.CONSOLATION))
+    flights = rules.record(rules.record(flights, "carol", "frank"), "dave", "erin")
+    flights = rules.next_round(flights)
+    flights = rules.record(rules.record(flights, "alice", "alice"), "bob", "frank")
+    flights = rules.record(rules.next_round(flights), "carol", "carol")
+    # A daily knockout in sign-up, 10 minutes before its start at 2026-12-24 20:00 UTC.
+    daily = Listed(3, Format.KNOCKOUT, "signup", "alice", TERMS, 2, 8,
+                   starts_at=1_798_142_400, repeat_seconds=24 * 3600)
+    return {"daily_signup": valid(web_events.tournament(Shown(daily, 600, None,
+                                                              tuple(FIELD[:2]), None))),
+            "knockout_round_one": message(1, knockout, "running"),
+            "knockout_consolation": message(4, flights, "running"),
             "knockout_round_two": message(1, second, "running"),
             "knockout_won": message(1, won, "finished"),
-            "swiss_round_three": message(2, swiss, "running")}
+            "swiss_round_three": message(2, swiss, "running"),
+            "arena_running": message(4, arena(), "running", ends_in_seconds=245)}
 
 
 def encoded() -> str:

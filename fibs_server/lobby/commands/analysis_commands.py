@@ -5,27 +5,27 @@ none. `puzzle`: the blunders of analysed rated matches to solve (docs/ANALYSIS.m
 "Puzzles")."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import datetime
+from collections.abc import Callable
 
 from fibs_server.bots.puzzles import solves
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import LARGEST_ID, store_setting
+from fibs_server.lobby.ports.accounts import AccountStore
 from fibs_server.lobby.ports.analysis_records import AnalysisRecords, Outcome, StoredPuzzle
-from fibs_server.lobby.ports.match_records import MatchRecord
+from fibs_server.lobby.ports.match_records import MatchRecord, MatchStore
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.analysis_queue import NOTICE_SETTING, AnalysisQueue, readable
 from fibs_server.protocol.commands import Command, HeavyRead
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import analysis_texts
 
-if TYPE_CHECKING:  # a type only: each handler is given the lobby
-    from fibs_server.lobby.lobby import Lobby
 
-
-async def readable_match(lobby: Lobby, session: Session, typed: str) -> MatchRecord | None:
+async def readable_match(match_store: MatchStore, session: Session, typed: str
+                         ) -> MatchRecord | None:
     """The finished match `typed` names if the session may read its analysis; else None,
     the refusal sent."""
-    record = (await lobby.match_store.match_by_id(int(typed))
+    record = (await match_store.match_by_id(int(typed))
               if typed.isdigit() and int(typed) <= LARGEST_ID else None)
     if record is None or not record.finished:
         session.send_line(analysis_texts.no_finished_match(typed))
@@ -36,19 +36,21 @@ async def readable_match(lobby: Lobby, session: Session, typed: str) -> MatchRec
     return record
 
 
-def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> CommandTable:
+def command_table(records: AnalysisRecords, queue: AnalysisQueue | None, match_store: MatchStore,
+                  accounts: AccountStore, now: Callable[[], datetime.datetime]) -> CommandTable:
     """`queue` None: the server analyses nothing (`--no-analysis`); stored analyses are read
-    all the same."""
+    all the same. The matches come from `match_store`, the notify setting is stored with
+    the `accounts`, and the day's puzzle is `now`'s."""
     table = CommandTable()
 
     # Asking reads the match (its whole state) and writes a queue row: paced as a heavy read
     # per user, so that a crowd of accounts asking in a loop costs the others nothing.
     @table.command("analyse", aliases=("analyze",), visitors=False,
                    pacing=HeavyRead(analysis_texts.asked_too_often))
-    async def analyse(lobby: Lobby, session: Session, command: Command) -> None:
+    async def analyse(session: Session, command: Command) -> None:
         args = [word.lower() for word in command.args]
         if args[:1] == ["notify"] and len(args) == 2 and args[1] in ("on", "off"):
-            await store_setting(lobby, session, NOTICE_SETTING, args[1])
+            await store_setting(accounts, session, NOTICE_SETTING, args[1])
             session.send_line(analysis_texts.NOTIFY_ON if args[1] == "on"
                               else analysis_texts.NOTIFY_OFF)
             return
@@ -58,7 +60,7 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
         if queue is None:
             session.send_line(analysis_texts.NOT_ANALYSING)
             return
-        record = await readable_match(lobby, session, args[0])
+        record = await readable_match(match_store, session, args[0])
         if record is None:
             return
         outcome = await queue.ask(record.match_id, session.name)
@@ -73,12 +75,12 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
 
     # A stored analysis is a heavy read (up to some 200 KB of JSON).
     @table.command("analysis", pacing=HeavyRead(analysis_texts.read_too_often))
-    async def analysis(lobby: Lobby, session: Session, command: Command) -> None:
+    async def analysis(session: Session, command: Command) -> None:
         args = command.args
         if not 1 <= len(args) <= 2 or (len(args) == 2 and args[1].lower() != "moves"):
             session.send_line(analysis_texts.ANALYSIS_USAGE)
             return
-        record = await readable_match(lobby, session, args[0])
+        record = await readable_match(match_store, session, args[0])
         if record is None:
             return
         stored = await records.analysis_of(record.match_id)
@@ -95,13 +97,13 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None) -> Comm
     # the heavy reads per user all the same, as each costs the store a round trip.
     @table.command("puzzle", visitors=False, whole_word_only=True,
                    pacing=HeavyRead(analysis_texts.puzzles_too_often))
-    async def puzzle(lobby: Lobby, session: Session, command: Command) -> None:
+    async def puzzle(session: Session, command: Command) -> None:
         args = command.args
         if not args:
             rating = await records.puzzle_rating(session.name)
             shown = await records.next_puzzle(session.name, rating.rating)
         elif args == ["daily"]:
-            shown = await records.daily_puzzle(lobby.now().date())
+            shown = await records.daily_puzzle(now().date())
         elif args == ["rating"]:
             rating = await records.puzzle_rating(session.name)
             session.send_line(analysis_texts.puzzle_rating(rating.rating, rating.attempts,

@@ -25,10 +25,11 @@ from fibs_server.rules.dice import ScriptedDice
 from fibs_server.rules.match import Match
 from fibs_server.rules.replay import played_rolls
 
-if TYPE_CHECKING:  # a type only: each handler is given the lobby
-    from fibs_server.lobby.lobby import Lobby
-
-table = CommandTable()
+if TYPE_CHECKING:  # types only: the owners are given to the factory
+    from fibs_server.lobby.play.match_table import MatchTable
+    from fibs_server.lobby.ports.analysis_records import AnalysisRecords
+    from fibs_server.lobby.ports.match_records import MatchStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
 HISTORY_ROWS = 20
 
@@ -42,8 +43,6 @@ def _stored_match(record: MatchRecord) -> Match:
     return Match.from_dict(record.state, ScriptedDice([]))
 
 
-# --- .mat export -------------------------------------------------------------------------------
-
 def match_file(record: MatchRecord) -> str:
     """A stored match (finished or not) as `.mat` text."""
     match = _stored_match(record)
@@ -51,81 +50,8 @@ def match_file(record: MatchRecord) -> str:
                      match.variant)
 
 
-# --- oldboard, oldmoves ------------------------------------------------------------------------
-
-@table.command("oldboard", forwarded=Forwarding.HOST)
-async def oldboard(lobby: Lobby, session: Session, command: Command) -> None:
-    """The board as it was before the last move of the game being played (or just ended)."""
-    running = lobby.match_table.match_of(session)
-    if running is None:
-        session.send_line(game_texts.NOT_PLAYING)
-        return
-    match = running.match
-    rolls = list(played_rolls(match.game_events(-1), _start_position(match)))
-    if not rolls:
-        session.send_line(info.NO_PREVIOUS_BOARD)
-        return
-    last = rolls[-1]
-    viewer = running.index_of(session)
-    mover = last.moved.player
-    before = last.before if viewer == mover else last.before.swap()
-    now = match_views.board_view(match, running.names, match.moment(), viewer, as_you=True)
-    view = dataclasses.replace(
-        now, player_checkers=before.checkers[0], opponent_checkers=before.checkers[1],
-        turn="player" if viewer == mover else "opponent",
-        player_dice=last.dice if viewer == mover else (0, 0),
-        opponent_dice=(0, 0) if viewer == mover else last.dice,
-        cube=last.cube, was_doubled=False,
-        player_may_double=last.cube_owner in (None, viewer),  # as `may_double_field`
-        opponent_may_double=last.cube_owner in (None, 1 - viewer),
-        pieces_to_move=len(last.moved.steps) if viewer == mover else 0)
-    session.send_lines(render_board(view, int(session.setting("boardstyle"))))
-
-
-@table.command("oldmoves", forwarded=Forwarding.HOST)
-async def oldmoves(lobby: Lobby, session: Session, command: Command) -> None:
-    """The move list of the last finished game: of the running match, else of the player's
-    most recently finished match."""
-    running = lobby.match_table.match_of(session)
-    if running is not None and running.match.game_count:
-        match = running.match
-        finished = match.game_count - (0 if _game_over(match.game_events(-1)) else 1)
-        if finished > 0:
-            session.send_lines(match_views.move_list(match, running.names, finished - 1))
-            return
-    records = await lobby.match_store.finished_matches(session.name, 1)
-    if not records:
-        session.send_line(info.NO_PREVIOUS_GAME)
-        return
-    record = records[0]
-    archived = _stored_match(record)
-    session.send_lines(match_views.move_list(archived, (record.player_a, record.player_b),
-                                             archived.game_count - 1))
-
-
 def _game_over(game: list[ev.Event]) -> bool:
     return any(isinstance(event, ev.GameOver) for event in game)
-
-
-# --- history -----------------------------------------------------------------------------------
-
-@table.command("history")
-async def history(lobby: Lobby, session: Session, command: Command) -> None:
-    """A player's most recent finished matches, newest first."""
-    name = session.name
-    if command.args:
-        _, account = await lobby.attendance.user_named(command.args[0], complete=True)
-        if account is None:
-            session.send_line(info.no_information(command.args[0]))
-            return
-        name = account.name
-    records = await lobby.match_store.finished_matches(name, HISTORY_ROWS)
-    saved, abandoned = await match_counts(lobby, name)
-    analysed = (set() if lobby.analyses is None else
-                await lobby.analyses.analysed_among([record.match_id for record in records]))
-    session.send_lines(info.history(
-        name, [_finished_match(record, name, record.match_id in analysed) for record in records],
-        saved, abandoned))
 
 
 def _finished_match(record: MatchRecord, name: str, analysed: bool) -> info.FinishedMatch:
@@ -145,3 +71,84 @@ def _finished_match(record: MatchRecord, name: str, analysed: bool) -> info.Fini
                          bank=None if (bank := record.state.get("bank")) is None
                          else BankTerms.from_fields(bank)),
         analysed=analysed)
+
+
+def command_table(attendance: Attendance, match_table: MatchTable, match_store: MatchStore,
+                  analyses: AnalysisRecords | None) -> CommandTable:
+    """The archive's commands, on the running matches (`match_table`), the stored ones
+    (`match_store`) and their `analyses` (None: none stored), and who is online."""
+    table = CommandTable()
+
+    # --- .mat export ------------------------------------------------------------------------------
+
+    # --- oldboard, oldmoves -----------------------------------------------------------------------
+
+    @table.command("oldboard", forwarded=Forwarding.HOST)
+    async def oldboard(session: Session, command: Command) -> None:
+        """The board as it was before the last move of the game being played (or just ended)."""
+        running = match_table.match_of(session)
+        if running is None:
+            session.send_line(game_texts.NOT_PLAYING)
+            return
+        match = running.match
+        rolls = list(played_rolls(match.game_events(-1), _start_position(match)))
+        if not rolls:
+            session.send_line(info.NO_PREVIOUS_BOARD)
+            return
+        last = rolls[-1]
+        viewer = running.index_of(session)
+        mover = last.moved.player
+        before = last.before if viewer == mover else last.before.swap()
+        now = match_views.board_view(match, running.names, match.moment(), viewer, as_you=True)
+        view = dataclasses.replace(
+            now, player_checkers=before.checkers[0], opponent_checkers=before.checkers[1],
+            turn="player" if viewer == mover else "opponent",
+            player_dice=last.dice if viewer == mover else (0, 0),
+            opponent_dice=(0, 0) if viewer == mover else last.dice,
+            cube=last.cube, was_doubled=False,
+            player_may_double=last.cube_owner in (None, viewer),  # as `may_double_field`
+            opponent_may_double=last.cube_owner in (None, 1 - viewer),
+            pieces_to_move=len(last.moved.steps) if viewer == mover else 0)
+        session.send_lines(render_board(view, int(session.setting("boardstyle"))))
+
+    @table.command("oldmoves", forwarded=Forwarding.HOST)
+    async def oldmoves(session: Session, command: Command) -> None:
+        """The move list of the last finished game: of the running match, else of the player's
+        most recently finished match."""
+        running = match_table.match_of(session)
+        if running is not None and running.match.game_count:
+            match = running.match
+            finished = match.game_count - (0 if _game_over(match.game_events(-1)) else 1)
+            if finished > 0:
+                session.send_lines(match_views.move_list(match, running.names, finished - 1))
+                return
+        records = await match_store.finished_matches(session.name, 1)
+        if not records:
+            session.send_line(info.NO_PREVIOUS_GAME)
+            return
+        record = records[0]
+        archived = _stored_match(record)
+        session.send_lines(match_views.move_list(archived, (record.player_a, record.player_b),
+                                                 archived.game_count - 1))
+
+    # --- history ----------------------------------------------------------------------------------
+
+    @table.command("history")
+    async def history(session: Session, command: Command) -> None:
+        """A player's most recent finished matches, newest first."""
+        name = session.name
+        if command.args:
+            _, account = await attendance.user_named(command.args[0], complete=True)
+            if account is None:
+                session.send_line(info.no_information(command.args[0]))
+                return
+            name = account.name
+        records = await match_store.finished_matches(name, HISTORY_ROWS)
+        saved, abandoned = await match_counts(match_store, attendance, match_table, name)
+        analysed = (set() if analyses is None else
+                    await analyses.analysed_among([record.match_id for record in records]))
+        session.send_lines(info.history(
+            name, [_finished_match(record, name, record.match_id in analysed) for record in records],
+            saved, abandoned))
+
+    return table

@@ -1,28 +1,27 @@
 """`bot [level] [length] [unrated]`: a match against a built-in bot, at once."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import MatchLength, parse_length, too_long_for
+from fibs_server.lobby.play.match_play import Matches
+from fibs_server.lobby.play.match_table import MatchTable
+from fibs_server.lobby.presence.attendance import Attendance
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.bot_players import BotPlayers
 from fibs_server.protocol import texts
 from fibs_server.protocol.commands import Command
 from fibs_server.protocol.wording import game_texts
 
-if TYPE_CHECKING:  # a type only: each handler is given the lobby
-    from fibs_server.lobby.lobby import Lobby
-
 DEFAULT_LEVEL = "intermediate"
 DEFAULT_LENGTH = 1
 
 
-def command_table(bots: BotPlayers) -> CommandTable:
+def command_table(bots: BotPlayers, attendance: Attendance, match_table: MatchTable,
+                  matches: Matches) -> CommandTable:
     table = CommandTable()
 
     @table.command("bot")
-    async def bot(lobby: Lobby, session: Session, command: Command) -> None:
+    async def bot(session: Session, command: Command) -> None:
         level, unrated = DEFAULT_LEVEL, False
         length: MatchLength = DEFAULT_LENGTH
         for word in command.args:
@@ -35,10 +34,10 @@ def command_table(bots: BotPlayers) -> CommandTable:
             else:
                 session.send_line(texts.bot_usage(list(bots.residents)))
                 return
-        if lobby.match_table.busy(session):
+        if match_table.busy(session):
             session.send_line(game_texts.TWO_GAMES_AT_ONCE)
             return
-        visitor = lobby.attendance.is_visitor(session)
+        visitor = attendance.is_visitor(session)
         points = None if length == "unlimited" else length
         # The experience rule of `invite` and tables, for the same reason: a rated long
         # match only for players on the rating list.
@@ -51,13 +50,13 @@ def command_table(bots: BotPlayers) -> CommandTable:
             return
         opponent = bots.player_for(resident)
         with bots.match_slot(session) as refusal, \
-                lobby.match_table.starting([session.name]) as claimed:
+                match_table.starting([session.name]) as claimed:
             if refusal is not None:
                 session.send_line(refusal)
             elif not claimed:
                 session.send_line(game_texts.TWO_GAMES_AT_ONCE)
             else:
-                await lobby.matches.start_match(
+                await matches.start_match(
                     session, opponent, points,
                     unrated="visitor" if visitor else "asked" if unrated else None)
 

@@ -1,6 +1,7 @@
 """What the command modules share: match lengths and who may offer a match (invitations,
 tables, bots), settings stored with the account, the counts of a player's saved matches, the
-list of open tables, and the largest match number the store can hold."""
+list of open tables, the message of the day, and the largest match number the store can
+hold."""
 from __future__ import annotations
 
 import datetime
@@ -8,11 +9,15 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Literal
 
 from fibs_server.lobby.presence.session import Session
+from fibs_server.protocol import clip
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, table_texts
 
-if TYPE_CHECKING:  # a type only: each handler is given the lobby
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # types only: the owners come from the command modules' factories
+    from fibs_server.lobby.play.match_table import MatchTable
+    from fibs_server.lobby.ports.accounts import AccountStore
+    from fibs_server.lobby.ports.match_records import MatchStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
 LARGEST_ID = 2**31 - 1  # of matches.id (an INTEGER)
 
@@ -34,9 +39,9 @@ def too_long_with(experience: int, length: int | None) -> bool:
     return length is not None and length > LONG_MATCH and experience <= RATED_EXPERIENCE
 
 
-def not_free_to_play(lobby: Lobby, session: Session) -> str | None:
+def not_free_to_play(match_table: MatchTable, session: Session) -> str | None:
     """Why the user may not offer a match now (an invitation, a table); None: they may."""
-    if lobby.match_table.busy(session):
+    if match_table.busy(session):
         return game_texts.TWO_GAMES_AT_ONCE
     if not session.toggle("ready"):
         return game_texts.TOGGLE_READY_FIRST
@@ -76,40 +81,49 @@ async def undone_unless_stored(values: dict, before: dict, storing: Awaitable[No
         raise
 
 
-async def store_setting(lobby: Lobby, session: Session, key: str, value: str) -> None:
+async def store_setting(accounts: AccountStore, session: Session, key: str, value: str
+                        ) -> None:
     """One of the session's account settings changed and stored (put back if it cannot be)."""
     account = session.account
     assert account is not None
     before = dict(account.settings)
     account.settings[key] = value
-    await undone_unless_stored(account.settings, before, lobby.accounts.update_account(
+    await undone_unless_stored(account.settings, before, accounts.update_account(
         account.name, settings=dict(account.settings)))
 
 
-async def match_counts(lobby: Lobby, name: str) -> tuple[int, int]:
+async def match_counts(match_store: MatchStore, attendance: Attendance, match_table: MatchTable,
+                       name: str) -> tuple[int, int]:
     """(saved matches waiting, matches abandoned) of the player `name`: an unfinished match
     being played now is not waiting."""
-    unfinished, abandoned = await lobby.match_store.match_counts(name)
-    online = lobby.attendance.online.get(name.lower())
+    unfinished, abandoned = await match_store.match_counts(name)
+    online = attendance.online.get(name.lower())
     if online is None:
         # Online on another node and playing: a match of a user with an account, stored.
-        remote = lobby.attendance.directory.get(name)
+        remote = attendance.directory.get(name)
         being_played = remote is not None and remote.info.opponent is not None
         return unfinished - int(being_played), abandoned
     elsewhere = online.seated_elsewhere
     if elsewhere is not None:  # their match runs on another node, stored unless a visitor's
-        being_played = elsewhere.playing and not lobby.attendance.is_visitor(online)
+        being_played = elsewhere.playing and not attendance.is_visitor(online)
     else:
-        running = lobby.match_table.match_of(online)
+        running = match_table.match_of(online)
         being_played = running is not None and running.stored
     return unfinished - int(being_played), abandoned
 
 
 # --- open tables -------------------------------------------------------------------------------
 
-def show_tables(lobby: Lobby, session: Session) -> None:
+def show_tables(match_table: MatchTable, session: Session) -> None:
     """`show tables`: the public tables, the oldest first."""
     rows = [table_texts.TableRow(t.code, t.creator, t.length, t.terms)
-            for t in lobby.match_table.open_tables.public()]
+            for t in match_table.open_tables.public()]
     session.send_lines(table_texts.tables_list(rows))
     session.send_event(web_events.tables(rows))
+
+
+# --- the message of the day --------------------------------------------------------------------
+
+def send_motd(session: Session, motd: tuple[str, ...]) -> None:
+    """`motd` (an administrator's without words too): as CLIP's block, or as it is."""
+    session.send_lines(clip.motd_block(motd) if session.clip else motd)

@@ -23,44 +23,12 @@ from fibs_server.rules.dice import (
 )
 from fibs_server.rules.dice_stats import DiceStatistics
 
-if TYPE_CHECKING:  # a type only: each handler is given the lobby
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # types only: the owners are given to the factory
+    from fibs_server.lobby.play.match_play import Matches
+    from fibs_server.lobby.play.match_table import MatchTable
+    from fibs_server.lobby.ports.match_records import MatchStore
 
 log = logging.getLogger(__name__)
-
-table = CommandTable()
-
-
-
-
-# --- fairdice ----------------------------------------------------------------------------------
-
-@table.command("fairdice", forwarded=Forwarding.HOST)
-async def fairdice(lobby: Lobby, session: Session, command: Command) -> None:
-    """Without a number: the match the user plays or watches, else their last finished one;
-    with one: that match."""
-    if len(command.args) > 1 or (command.args and not command.args[0].isdigit()):
-        session.send_line(fair_texts.FAIRDICE_USAGE)
-        return
-    if command.args:
-        match_id = int(command.args[0])
-        # Beyond the column's range PostgreSQL would refuse the query: no such match either.
-        record = await lobby.match_store.match_by_id(match_id) if match_id <= LARGEST_ID else None
-        if record is None:
-            session.send_line(fair_texts.no_match(command.args[0]))
-        else:
-            session.send_lines(_record_dice(record))
-        return
-    watched = session.watching
-    running = lobby.match_table.match_of(session if watched is None else watched)
-    if running is not None:
-        session.send_lines(_running_dice(running))
-        return
-    records = await lobby.match_store.finished_matches(session.name, 1)
-    if not records:
-        session.send_line(fair_texts.NO_FINISHED_MATCH)
-        return
-    session.send_lines(_record_dice(records[0]))
 
 
 def _running_dice(running: RunningMatch) -> list[str]:
@@ -86,42 +54,78 @@ def _record_dice(record: MatchRecord) -> list[str]:
         commitment_of(seed), salts, pairs, first_wrong_pair(seed, pairs, salts))
 
 
-# --- salt --------------------------------------------------------------------------------------
+def command_table(match_table: MatchTable, matches: Matches, match_store: MatchStore
+                  ) -> CommandTable:
+    """The fair-play commands, on the running matches (`match_table`, `matches`) and the
+    stored ones (`match_store`)."""
+    table = CommandTable()
 
-@table.command("salt", forwarded=Forwarding.HOST, whole_word_only=True)
-async def salt(lobby: Lobby, session: Session, command: Command) -> None:
-    """A player's salt for their running match: it enters every pair drawn from now on, so
-    that a seed the server chose before it cannot have been chosen for those rolls. Stored
-    before the player is told, as any change of a match."""
-    if len(command.args) != 1 or not valid_salt(command.args[0]):
-        session.send_line(fair_texts.SALT_USAGE)
-        return
-    async with lobby.matches.playing(session) as running:
-        if running is None:
-            session.send_line(game_texts.NOT_PLAYING)
-            return
-        dice = running.match.dice_source
-        if not isinstance(dice, VerifiableDice):
-            session.send_line(fair_texts.not_verifiable(running.match_id))
-            return
-        player = running.index_of(session)
-        earlier = dice.salts[player]
-        if earlier is not None:
-            session.send_line(fair_texts.salted_already(earlier))
-            return
-        before = running.snapshot()
-        taken = dice.add_salt(player, command.args[0])
-        stored, _ = await lobby.matches.commit(running, before, session)
-        if not stored:
-            dice.remove_salt(player)  # the snapshot keeps no salts: they change only here
-            return
-        session.send_line(fair_texts.salt_taken(taken))
+    # --- fairdice ---------------------------------------------------------------------------------
 
+    @table.command("fairdice", forwarded=Forwarding.HOST)
+    async def fairdice(session: Session, command: Command) -> None:
+        """Without a number: the match the user plays or watches, else their last finished one;
+        with one: that match."""
+        if len(command.args) > 1 or (command.args and not command.args[0].isdigit()):
+            session.send_line(fair_texts.FAIRDICE_USAGE)
+            return
+        if command.args:
+            match_id = int(command.args[0])
+            # Beyond the column's range PostgreSQL would refuse the query: no such match either.
+            record = await match_store.match_by_id(match_id) if match_id <= LARGEST_ID else None
+            if record is None:
+                session.send_line(fair_texts.no_match(command.args[0]))
+            else:
+                session.send_lines(_record_dice(record))
+            return
+        watched = session.watching
+        running = match_table.match_of(session if watched is None else watched)
+        if running is not None:
+            session.send_lines(_running_dice(running))
+            return
+        records = await match_store.finished_matches(session.name, 1)
+        if not records:
+            session.send_line(fair_texts.NO_FINISHED_MATCH)
+            return
+        session.send_lines(_record_dice(records[0]))
 
-# --- dicetest ----------------------------------------------------------------------------------
+    # --- salt -------------------------------------------------------------------------------------
 
-@table.command("dicetest", pacing=HeavyRead(fair_texts.dicetest_too_often))
-async def dicetest(lobby: Lobby, session: Session, command: Command) -> None:
-    server = DiceStatistics.of(await lobby.match_store.roll_tally(None))
-    own = DiceStatistics.of(await lobby.match_store.roll_tally(session.name))
-    session.send_lines(fair_texts.dicetest(session.name, server, own))
+    @table.command("salt", forwarded=Forwarding.HOST, whole_word_only=True)
+    async def salt(session: Session, command: Command) -> None:
+        """A player's salt for their running match: it enters every pair drawn from now on, so
+        that a seed the server chose before it cannot have been chosen for those rolls. Stored
+        before the player is told, as any change of a match."""
+        if len(command.args) != 1 or not valid_salt(command.args[0]):
+            session.send_line(fair_texts.SALT_USAGE)
+            return
+        async with matches.playing(session) as running:
+            if running is None:
+                session.send_line(game_texts.NOT_PLAYING)
+                return
+            dice = running.match.dice_source
+            if not isinstance(dice, VerifiableDice):
+                session.send_line(fair_texts.not_verifiable(running.match_id))
+                return
+            player = running.index_of(session)
+            earlier = dice.salts[player]
+            if earlier is not None:
+                session.send_line(fair_texts.salted_already(earlier))
+                return
+            before = running.snapshot()
+            taken = dice.add_salt(player, command.args[0])
+            stored, _ = await matches.commit(running, before, session)
+            if not stored:
+                dice.remove_salt(player)  # the snapshot keeps no salts: they change only here
+                return
+            session.send_line(fair_texts.salt_taken(taken))
+
+    # --- dicetest ---------------------------------------------------------------------------------
+
+    @table.command("dicetest", pacing=HeavyRead(fair_texts.dicetest_too_often))
+    async def dicetest(session: Session, command: Command) -> None:
+        server = DiceStatistics.of(await match_store.roll_tally(None))
+        own = DiceStatistics.of(await match_store.roll_tally(session.name))
+        session.send_lines(fair_texts.dicetest(session.name, server, own))
+
+    return table

@@ -6,7 +6,6 @@ AbuseLimits' (docs/SECURITY.md, "Tournaments")."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import LARGEST_ID, store_setting
@@ -20,16 +19,21 @@ from fibs_server.lobby.ports.tournament_records import (
 )
 from fibs_server.lobby.presence.session import Session
 from fibs_server.lobby.services.bot_players import BotPlayers
-from fibs_server.lobby.services.tournament_news import SignUpNews, listed, shown, tell_pages
+from fibs_server.lobby.services.tournament_news import (
+    Hall,
+    SignUpNews,
+    listed,
+    next_of_series,
+    shown,
+    tell_next_of_series,
+    tell_pages,
+)
 from fibs_server.protocol import texts
 from fibs_server.protocol.commands import Command, HeavyRead
-from fibs_server.protocol.tournament_options import OptionError, parse_create
+from fibs_server.protocol.tournament_options import OptionError, parse_create, start_time
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import tournament_texts
 from fibs_server.rules.tournament import Entrant
-
-if TYPE_CHECKING:  # a type only: each handler is given the lobby
-    from fibs_server.lobby.lobby import Lobby
 
 LISTED = 20  # tournaments `tournament list` shows: the open ones first, then the latest
 READERS = ("list", "show")
@@ -50,22 +54,23 @@ def _entrant_named(record: TournamentRecord, typed: str) -> str | None:
                  if entrant.name.lower() == typed.lower()), None)
 
 
-def command_table(records: TournamentRecords, bots: BotPlayers | None) -> CommandTable:
-    """`bots` None: the server has no built-in bots, so none may enter."""
+def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hall) -> CommandTable:
+    """`bots` None: the server has no built-in bots, so none may enter; `hall`: who is
+    online, the accounts and the configuration."""
     table = CommandTable()
     news = SignUpNews(records)
 
     @table.on_shutdown
-    async def stop_news(lobby: Lobby) -> Collection[Session]:
+    async def stop_news() -> Collection[Session]:
         news.stop()
         return ()
 
     @table.on_login
-    async def tell_the_returning(lobby: Lobby, session: Session) -> None:
+    async def tell_the_returning(session: Session) -> None:
         """An entrant of a running tournament hears where they stand as they log in: a
         result decided while they were away (a forfeit, a match lost by the grace period)
         was told to those online then."""
-        if lobby.attendance.is_visitor(session) or not session.kept.tournaments:
+        if hall.attendance.is_visitor(session) or not session.kept.tournaments:
             return
         for tournament_id in await records.running_entered(session.name):
             record = await records.tournament(tournament_id)
@@ -78,7 +83,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
 
     # `list` and `show` read the store, up to some hundred rows: heavy reads.
     @table.command("tournament", pacing=HeavyRead(tournament_texts.read_too_often, reads))
-    async def tournament(lobby: Lobby, session: Session, command: Command) -> None:
+    async def tournament(session: Session, command: Command) -> None:
         args = command.args
         verb = args[0].lower() if args else ""
         if verb in READERS:
@@ -87,21 +92,21 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                 session.send_lines(tournament_texts.list_lines(entries))
                 session.send_event(web_events.tournaments(entries))
             else:
-                await _show(lobby, session, args[1:])
+                await _show(session, args[1:])
             return
         if verb not in WRITERS:
             session.send_line(tournament_texts.USAGE)
             return
-        if lobby.attendance.is_visitor(session):
+        if hall.attendance.is_visitor(session):
             session.send_line(texts.NOT_FOR_VISITORS)
             return
-        await WRITERS[verb](lobby, session, args[1:])
+        await WRITERS[verb](session, args[1:])
 
-    async def _show(lobby: Lobby, session: Session, args: list[str]) -> None:
+    async def _show(session: Session, args: list[str]) -> None:
         record = await _named(session, args)
         if record is None:
             return
-        view = shown(record, int(lobby.config.wall_clock()))
+        view = shown(record, int(hall.config.wall_clock()))
         session.send_lines(tournament_texts.show_lines(view))
         session.send_event(web_events.tournament(view))
         session.followed_tournament = record.tournament_id
@@ -116,35 +121,40 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                               else tournament_texts.USAGE)
         return found
 
-    async def changed(lobby: Lobby, session: Session, tournament_id: int) -> None:
+    async def changed(session: Session, tournament_id: int) -> None:
         """The pages told of the tournament as `session` changed it; theirs follows it."""
         session.followed_tournament = tournament_id
         record = await records.tournament(tournament_id)
         if record is not None:
-            tell_pages(lobby, record)
+            tell_pages(hall, record)
 
-    async def told_and_changed(lobby: Lobby, session: Session, record: TournamentRecord,
+    async def told_and_changed(session: Session, record: TournamentRecord,
                                line: str) -> None:
         """`line` to the tournament's entrants, its creator and the user who typed the
         command; then the pages."""
         named = [*(entrant.name for entrant in record.entrants), record.spec.creator,
                  session.name]
         # Once each: the one who typed it may be an entrant, or the creator, too.
-        lobby.attendance.tell(list({name.lower(): name for name in named}.values()),
+        hall.attendance.tell(list({name.lower(): name for name in named}.values()),
                               notice([line]))
-        await changed(lobby, session, record.tournament_id)
+        await changed(session, record.tournament_id)
 
-    async def create(lobby: Lobby, session: Session, args: list[str]) -> None:
+    async def create(session: Session, args: list[str]) -> None:
         account = session.account
         assert account is not None
-        limits = lobby.config.abuse_limits
+        limits = hall.config.abuse_limits
         if not account.is_admin and account.experience < limits.tournament_creator_experience:
             session.send_line(tournament_texts.NOT_ALLOWED_TO_CREATE)
             return
+        now = int(hall.config.wall_clock())
         try:
             order = parse_create(args)
+            starts_at = start_time(order, now)
         except OptionError as error:
             session.send_line(error.reply)
+            return
+        if order.repeat_seconds is not None and not account.is_admin:
+            session.send_line(tournament_texts.ONLY_ADMINS_REPEAT)
             return
         if order.entry_cap > limits.max_tournament_entrants:
             session.send_line(tournament_texts.cap_too_large(limits.max_tournament_entrants))
@@ -160,24 +170,23 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if mine >= limits.open_tournaments_per_creator and not account.is_admin:
             session.send_line(tournament_texts.too_many_open(limits.open_tournaments_per_creator))
             return
-        now = int(lobby.config.wall_clock())
         start_when = order.start_when
-        if order.start_in_minutes is None and start_when is None:
+        if starts_at is None and start_when is None:
             start_when = order.entry_cap
         spec = TournamentSpec(
             creator=session.name, format=order.format, terms=order.terms,
-            swiss_rounds=order.swiss_rounds, entry_cap=order.entry_cap,
-            starts_at=None if order.start_in_minutes is None
-            else now + 60 * order.start_in_minutes,
-            start_when=start_when, bots_allowed=order.bots_allowed)
+            swiss_rounds=order.swiss_rounds, entry_cap=order.entry_cap, starts_at=starts_at,
+            start_when=start_when, bots_allowed=order.bots_allowed,
+            repeat_seconds=order.repeat_seconds, flights=order.flights,
+            arena_minutes=order.arena_minutes)
         record = await records.create_tournament(spec)
         session.send_line(tournament_texts.created(record.tournament_id))
-        await changed(lobby, session, record.tournament_id)
-        lobby.attendance.tell_all(notice([tournament_texts.opened(
+        await changed(session, record.tournament_id)
+        hall.attendance.tell_all(notice([tournament_texts.opened(
             record.tournament_id, session.name, order.format.value, order.terms.length,
             order.entry_cap)], audience="tournaments", excluded=[session.name]))
 
-    async def join(lobby: Lobby, session: Session, args: list[str]) -> None:
+    async def join(session: Session, args: list[str]) -> None:
         record = await _named(session, args)
         if record is None:
             return
@@ -193,7 +202,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
                 session.send_line(tournament_texts.no_such_bot(name_typed))
                 return
             name = bots.config.names[level]
-        account = await lobby.accounts.find_account(name)
+        account = await hall.accounts.find_account(name)
         if account is None:
             session.send_line(tournament_texts.no_such_bot(name))
             return
@@ -208,9 +217,9 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             }[refused])
             return
         session.followed_tournament = tid
-        await news.signed_up(lobby, record, account.name, True, session.name)
+        await news.signed_up(hall, record, account.name, True, session.name)
 
-    async def leave(lobby: Lobby, session: Session, args: list[str]) -> None:
+    async def leave(session: Session, args: list[str]) -> None:
         record = await _named(session, args)
         if record is None:
             return
@@ -219,25 +228,25 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
             session.send_line(tournament_texts.not_entered(tid))
             return
         session.followed_tournament = tid
-        await news.signed_up(lobby, record, session.name, False, session.name)
+        await news.signed_up(hall, record, session.name, False, session.name)
 
-    async def withdraw(lobby: Lobby, session: Session, args: list[str]) -> None:
+    async def withdraw(session: Session, args: list[str]) -> None:
         """In sign-up, as `leave`; running, out of the later rounds (an undecided pairing of
         theirs goes to the opponent at the director's next pass)."""
         record = await _named(session, args)
         if record is None:
             return
         if record.status is Status.SIGNUP:
-            await leave(lobby, session, args)
+            await leave(session, args)
             return
         tid = record.tournament_id
         name = _entrant_named(record, session.name)
         if name is None or await records.set_withdrawn(tid, name, True) is None:
             session.send_line(tournament_texts.not_playing(tid))
             return
-        await told_and_changed(lobby, session, record, tournament_texts.withdraws(tid, name))
+        await told_and_changed(session, record, tournament_texts.withdraws(tid, name))
 
-    async def reinstate(lobby: Lobby, session: Session, args: list[str]) -> None:
+    async def reinstate(session: Session, args: list[str]) -> None:
         """An administrator puts a withdrawn player back into the later rounds."""
         record = await _named(session, args)
         if record is None:
@@ -253,10 +262,10 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if name is None or await records.set_withdrawn(tid, name, False) is None:
             session.send_line(tournament_texts.not_withdrawn(tid, typed or "?"))
             return
-        await told_and_changed(lobby, session, record,
+        await told_and_changed(session, record,
                                tournament_texts.reinstated(tid, name, session.name))
 
-    async def cancel(lobby: Lobby, session: Session, args: list[str]) -> None:
+    async def cancel(session: Session, args: list[str]) -> None:
         record = await _named(session, args)
         if record is None:
             return
@@ -266,18 +275,26 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None) -> Comman
         if record.spec.creator.lower() != session.name.lower() and not account.is_admin:
             session.send_line(tournament_texts.not_yours(tid))
             return
-        if not await records.end_tournament(tid, Status.CANCELLED, None):
+        # `cancel <id> series`: a recurring tournament in sign-up makes no next one (its
+        # series ends); one running made its next at its start.
+        series_ends = [word.lower() for word in args[1:2]] == ["series"]
+        in_signup = record.status is Status.SIGNUP
+        successor = (next_of_series(record, int(hall.config.wall_clock()))
+                     if in_signup and not series_ends else None)
+        if not await records.end_tournament(tid, Status.CANCELLED, None, successor):
             session.send_line(tournament_texts.not_open(tid))
             return
-        await told_and_changed(lobby, session, record,
-                               tournament_texts.cancelled(tid, session.name))
+        await told_and_changed(session, record, tournament_texts.cancelled(
+            tid, session.name, series_ends and in_signup and record.spec.repeat_seconds is not None))
+        if successor is not None:
+            await tell_next_of_series(hall, records, record)
 
-    async def notify(lobby: Lobby, session: Session, args: list[str]) -> None:
+    async def notify(session: Session, args: list[str]) -> None:
         value = args[0].lower() if len(args) == 1 else ""
         if value not in ("on", "off"):
             session.send_line(tournament_texts.USAGE)
             return
-        await store_setting(lobby, session, TOURNAMENT_NOTICE_SETTING, value)
+        await store_setting(hall.accounts, session, TOURNAMENT_NOTICE_SETTING, value)
         session.send_line(tournament_texts.NOTIFY_ON if value == "on"
                           else tournament_texts.NOTIFY_OFF)
 

@@ -2,15 +2,17 @@
 time, motd, help, away/back, address, password, bye, wave."""
 from __future__ import annotations
 
+import datetime
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.commands.common import (
     aware_time,
     match_counts,
+    send_motd,
     show_tables,
     undone_unless_stored,
 )
@@ -23,10 +25,15 @@ from fibs_server.protocol.commands import Command, Forwarding
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.wording import user_texts
 
-if TYPE_CHECKING:  # a type only: each handler is given the lobby
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # types only: the owners are given to the factory
+    from fibs_server.lobby.dispatcher import Dispatcher
+    from fibs_server.lobby.limits.gatekeeper import Gatekeeper
+    from fibs_server.lobby.play.match_play import Matches
+    from fibs_server.lobby.play.match_table import MatchTable
+    from fibs_server.lobby.ports.accounts import AccountStore
+    from fibs_server.lobby.ports.match_records import MatchStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
-table = CommandTable()
 
 RATED_MIN_EXPERIENCE = 51  # FIBS lists players with experience above 50
 RATINGS_DEFAULT_ROWS = 20
@@ -34,36 +41,8 @@ RATINGS_MAX_ROWS = 100
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
-# --- who -----------------------------------------------------------------------------------
-
 # Who `who` lists: this node's sessions and the other nodes' users (lobby/nodes/directory.py).
 Listed = Session | RemoteUser
-
-
-def _who_selection(lobby: Lobby, session: Session, args: list[str]) -> list[Listed] | str:
-    """The users a `who`/`rawwho` argument selects, or a reply text."""
-    here, elsewhere = lobby.attendance.sessions_online(), list(lobby.attendance.directory)
-    if not args:
-        return [*here, *elsewhere]
-    key = args[0].lower()
-    table = lobby.match_table
-    if key == "ready":
-        return [*(s for s in here if s.toggle("ready") and table.opponent_name_of(s) is None),
-                *(u for u in elsewhere if u.info.ready and u.info.opponent is None)]
-    if key == "away":
-        return [*(s for s in here if s.away_message is not None),
-                *(u for u in elsewhere if u.info.away)]
-    if key == "playing":
-        return [*(s for s in here if table.opponent_name_of(s) is not None),
-                *(u for u in elsewhere if u.info.opponent is not None)]
-    if key == "from":
-        if len(args) < 2:
-            return info.WHO_FROM_WHERE
-        part = args[1].lower()
-        return [*(s for s in here if part in s.connection.host.lower()),
-                *(u for u in elsewhere if part in u.info.host.lower())]
-    found: Listed | None = lobby.attendance.find_online(args[0]) or lobby.attendance.directory.get(args[0])
-    return [found] if found else texts.no_one_called(args[0])
 
 
 def _rating(person: Listed) -> float:
@@ -82,116 +61,6 @@ def _sorted(people: list[Listed], order: str) -> list[Listed]:
     }
     return sorted(people, key=keys.get(order, keys["login"]))
 
-
-@table.command("who", short_forms=("w",))
-@table.command("rawwho")
-async def who(lobby: Lobby, session: Session, command: Command) -> None:
-    if command.args[:1] == ["count"]:
-        session.send_line(info.who_count(len(lobby.attendance.online) + len(lobby.attendance.directory)))
-        return
-    selected = _who_selection(lobby, session, command.args)
-    if isinstance(selected, str):
-        session.send_line(selected)
-        return
-    shown = _sorted(selected, session.setting("sortwho"))
-    now = time.monotonic()
-    if session.clip or command.name == "rawwho":
-        session.send_lines(clip.who_block([p.who_line(now) if isinstance(p, RemoteUser)
-                                           else p.who_line() for p in shown]))
-    else:
-        session.send_lines(info.who_table([p.who_info(now) if isinstance(p, RemoteUser)
-                                           else p.who_info() for p in shown],
-                                          session.setting("timezone")))
-
-
-@table.command("whois")
-async def whois(lobby: Lobby, session: Session, command: Command) -> None:
-    if not command.args:
-        session.send_line(info.WHOIS_WHOM)
-        return
-    online, account = await lobby.attendance.user_named(command.args[0], complete=True)
-    if account is None:
-        session.send_line(info.no_information(command.args[0]))
-        return
-    running = lobby.match_table.match_of(online) if online else None
-    saved, abandoned = await match_counts(lobby, account.name)
-    elsewhere = lobby.attendance.directory.get(account.name) if online is None else None
-    remote = elsewhere.who_info(time.monotonic()) if elsewhere else None
-    facts = info.WhoisFacts(
-        name=account.name, rating=account.rating, experience=account.experience,
-        email=account.email, last_login=aware_time(account.last_login_at),
-        last_host=account.last_login_host, last_logout=aware_time(account.last_logout_at),
-        online_idle_seconds=(online.idle_seconds() if online else
-                             remote.idle_seconds if remote else None),
-        playing_with=(lobby.match_table.opponent_name_of(online) if online else
-                      remote.opponent if remote else None),
-        watching=(online.watching.name if online and online.watching else
-                  remote.watching if remote else None),
-        away_message=(online.away_message if online else
-                      elsewhere.away_message if elsewhere else None),
-        playing_terms=running.terms if running else None,
-        saved_matches=saved, abandoned_matches=abandoned,
-        bot_strength=lobby.bot_strengths.get(account.name.lower()))
-    session.send_lines(info.whois(facts, session.setting("timezone"), session.sees_extensions))
-
-
-# --- toggle and set --------------------------------------------------------------------------
-
-@table.command("toggle", short_forms=("to",), forwarded=Forwarding.COPIED)
-async def toggle(lobby: Lobby, session: Session, command: Command) -> None:
-    account = session.account
-    assert account is not None
-    if not command.args:
-        session.send_lines(settings.toggle_table(account.toggles))
-        return
-    replies, before = [], dict(account.toggles)
-    for word in command.args:
-        try:
-            name = settings.resolve_toggle(word)
-        except settings.ToggleError as error:
-            replies.append(error.args[0])
-            continue
-        account.toggles[name] = not account.toggles[name]
-        replies.append(settings.toggle_reply(name, account.toggles[name]))
-    changed = account.toggles != before
-    if changed:
-        # Stored before anyone hears of it, so the replies and the who-info broadcast
-        # leave together, in the order the commands came; not stored, not changed.
-        await undone_unless_stored(account.toggles, before, lobby.accounts.update_account(
-            account.name, toggles=dict(account.toggles)))
-    session.send_lines(replies)
-    if changed:
-        lobby.attendance.broadcast_who(session)
-
-
-@table.command("set", forwarded=Forwarding.COPIED)
-async def set_variable(lobby: Lobby, session: Session, command: Command) -> None:
-    account = session.account
-    assert account is not None
-    if not command.args:
-        session.send_lines(settings.settings_table(account.settings))
-        return
-    matches = [n for n in settings.SETTING_ORDER if n.startswith(command.args[0].lower())]
-    if len(matches) != 1:
-        session.send_line(settings.INVALID_SETTING)
-        return
-    name = matches[0]
-    if len(command.args) == 1:
-        session.send_line(settings.setting_value_reply(name, account.settings[name]))
-        return
-    try:
-        value = settings.normalise_setting(name, command.args[1])
-    except settings.SettingError as error:
-        session.send_line(error.args[0])
-        return
-    before = dict(account.settings)
-    account.settings[name] = value
-    await undone_unless_stored(account.settings, before, lobby.accounts.update_account(
-        account.name, settings=dict(account.settings)))
-    session.send_line(settings.setting_set_reply(name, value))
-
-
-# --- ratings and show ------------------------------------------------------------------------
 
 def _rank_range(args: list[str]) -> tuple[str | None, int, int] | str:
     name, first, last = None, 1, RATINGS_DEFAULT_ROWS
@@ -213,158 +82,292 @@ def _rank_range(args: list[str]) -> tuple[str | None, int, int] | str:
     return name, first, min(last, first + RATINGS_MAX_ROWS - 1)
 
 
-@table.command("ratings")
-async def ratings(lobby: Lobby, session: Session, command: Command) -> None:
-    parsed = _rank_range(command.args)
-    if isinstance(parsed, str):
-        session.send_line(parsed)
-        return
-    name, first, last = parsed
-    rated = await lobby.accounts.rated_accounts(RATED_MIN_EXPERIENCE)
-    if name is not None:
-        account = await lobby.accounts.find_account(name)
+def command_table(attendance: Attendance, match_table: MatchTable, matches: Matches,
+                  match_store: MatchStore, accounts: AccountStore, gatekeeper: Gatekeeper,
+                  dispatcher: Dispatcher, bot_strengths: Mapping[str, tuple[float, float, str]],
+                  motd: Callable[[], tuple[str, ...]], now: Callable[[], datetime.datetime],
+                  log_out: Callable[[Session, Departure], Awaitable[None]]) -> CommandTable:
+    """The users' commands, on who is online (`attendance`), the matches' owners, the
+    accounts, the passwords (`gatekeeper`), the commands declared (`dispatcher`), the bots'
+    measured strengths and the lobby's `motd`, `now` and `log_out`."""
+    table = CommandTable()
+
+    # --- who -----------------------------------------------------------------------------------
+
+    def _who_selection(session: Session, args: list[str]) -> list[Listed] | str:
+        """The users a `who`/`rawwho` argument selects, or a reply text."""
+        here, elsewhere = attendance.sessions_online(), list(attendance.directory)
+        if not args:
+            return [*here, *elsewhere]
+        key = args[0].lower()
+        if key == "ready":
+            return [*(s for s in here if s.toggle("ready") and match_table.opponent_name_of(s) is None),
+                    *(u for u in elsewhere if u.info.ready and u.info.opponent is None)]
+        if key == "away":
+            return [*(s for s in here if s.away_message is not None),
+                    *(u for u in elsewhere if u.info.away)]
+        if key == "playing":
+            return [*(s for s in here if match_table.opponent_name_of(s) is not None),
+                    *(u for u in elsewhere if u.info.opponent is not None)]
+        if key == "from":
+            if len(args) < 2:
+                return info.WHO_FROM_WHERE
+            part = args[1].lower()
+            return [*(s for s in here if part in s.connection.host.lower()),
+                    *(u for u in elsewhere if part in u.info.host.lower())]
+        found: Listed | None = attendance.find_online(args[0]) or attendance.directory.get(args[0])
+        return [found] if found else texts.no_one_called(args[0])
+
+    @table.command("who", short_forms=("w",))
+    @table.command("rawwho")
+    async def who(session: Session, command: Command) -> None:
+        if command.args[:1] == ["count"]:
+            session.send_line(info.who_count(len(attendance.online) + len(attendance.directory)))
+            return
+        selected = _who_selection(session, command.args)
+        if isinstance(selected, str):
+            session.send_line(selected)
+            return
+        shown = _sorted(selected, session.setting("sortwho"))
+        seen_at = time.monotonic()
+        if session.clip or command.name == "rawwho":
+            session.send_lines(clip.who_block([p.who_line(seen_at) if isinstance(p, RemoteUser)
+                                               else p.who_line() for p in shown]))
+        else:
+            session.send_lines(info.who_table([p.who_info(seen_at) if isinstance(p, RemoteUser)
+                                               else p.who_info() for p in shown],
+                                              session.setting("timezone")))
+
+    @table.command("whois")
+    async def whois(session: Session, command: Command) -> None:
+        if not command.args:
+            session.send_line(info.WHOIS_WHOM)
+            return
+        online, account = await attendance.user_named(command.args[0], complete=True)
         if account is None:
-            session.send_line(info.no_information(name))
+            session.send_line(info.no_information(command.args[0]))
             return
-        ranks = [i for i, a in enumerate(rated, 1) if a.name == account.name]
-        if not ranks:
-            session.send_line(info.no_rating_rank(account.name, account.experience,
-                                                  RATED_MIN_EXPERIENCE - 1))
+        running = match_table.match_of(online) if online else None
+        saved, abandoned = await match_counts(match_store, attendance, match_table, account.name)
+        elsewhere = attendance.directory.get(account.name) if online is None else None
+        remote = elsewhere.who_info(time.monotonic()) if elsewhere else None
+        facts = info.WhoisFacts(
+            name=account.name, rating=account.rating, experience=account.experience,
+            email=account.email, last_login=aware_time(account.last_login_at),
+            last_host=account.last_login_host, last_logout=aware_time(account.last_logout_at),
+            online_idle_seconds=(online.idle_seconds() if online else
+                                 remote.idle_seconds if remote else None),
+            playing_with=(match_table.opponent_name_of(online) if online else
+                          remote.opponent if remote else None),
+            watching=(online.watching.name if online and online.watching else
+                      remote.watching if remote else None),
+            away_message=(online.away_message if online else
+                          elsewhere.away_message if elsewhere else None),
+            playing_terms=running.terms if running else None,
+            saved_matches=saved, abandoned_matches=abandoned,
+            bot_strength=bot_strengths.get(account.name.lower()))
+        session.send_lines(info.whois(facts, session.setting("timezone"), session.sees_extensions))
+
+    # --- toggle and set --------------------------------------------------------------------------
+
+    @table.command("toggle", short_forms=("to",), forwarded=Forwarding.COPIED)
+    async def toggle(session: Session, command: Command) -> None:
+        account = session.account
+        assert account is not None
+        if not command.args:
+            session.send_lines(settings.toggle_table(account.toggles))
             return
-        rows = [(ranks[0], account)]
-    else:
-        rows = [(i, a) for i, a in enumerate(rated, 1) if first <= i <= last]
-    session.send_lines([info.RATINGS_HEADER, *(
-        info.ratings_row(rank, a.name, a.rating, a.experience, a.name == session.name)
-        for rank, a in rows)])
+        replies, before = [], dict(account.toggles)
+        for word in command.args:
+            try:
+                name = settings.resolve_toggle(word)
+            except settings.ToggleError as error:
+                replies.append(error.args[0])
+                continue
+            account.toggles[name] = not account.toggles[name]
+            replies.append(settings.toggle_reply(name, account.toggles[name]))
+        changed = account.toggles != before
+        if changed:
+            # Stored before anyone hears of it, so the replies and the who-info broadcast
+            # leave together, in the order the commands came; not stored, not changed.
+            await undone_unless_stored(account.toggles, before, accounts.update_account(
+                account.name, toggles=dict(account.toggles)))
+        session.send_lines(replies)
+        if changed:
+            attendance.broadcast_who(session)
 
+    @table.command("set", forwarded=Forwarding.COPIED)
+    async def set_variable(session: Session, command: Command) -> None:
+        account = session.account
+        assert account is not None
+        if not command.args:
+            session.send_lines(settings.settings_table(account.settings))
+            return
+        named = [n for n in settings.SETTING_ORDER if n.startswith(command.args[0].lower())]
+        if len(named) != 1:
+            session.send_line(settings.INVALID_SETTING)
+            return
+        name = named[0]
+        if len(command.args) == 1:
+            session.send_line(settings.setting_value_reply(name, account.settings[name]))
+            return
+        try:
+            value = settings.normalise_setting(name, command.args[1])
+        except settings.SettingError as error:
+            session.send_line(error.args[0])
+            return
+        before = dict(account.settings)
+        account.settings[name] = value
+        await undone_unless_stored(account.settings, before, accounts.update_account(
+            account.name, settings=dict(account.settings)))
+        session.send_line(settings.setting_set_reply(name, value))
 
-# `sh` is ours: it stays `show` now that `shout` shares the prefix.
-@table.command("show", short_forms=("sh",))
-async def show(lobby: Lobby, session: Session, command: Command) -> None:
-    word = command.args[0] if command.args else ""
-    subjects = commands.completions(word, info.SHOW_SUBJECTS) if word else []
-    if len(subjects) > 1:
-        session.send_line(commands.ambiguous(word, subjects))
-        return
-    what = subjects[0] if subjects else ""
-    if what == "games":
-        session.send_lines(info.games_list(lobby.match_table.running_games()))
-    elif what == "saved":
-        session.send_lines(info.saved_matches(await lobby.matches.saved_matches_of(session)))
-    elif what == "savedcount":
-        name = command.args[1] if len(command.args) > 1 else session.name
-        count = len([r for r in await lobby.match_store.running_matches(name)
-                     if not lobby.matches.is_live(r.player_a, r.player_b)])
-        session.send_line(info.saved_count(name, count))
-    elif what == "watchers":
-        session.send_lines(info.watchers_list(
-            [(s.name, s.watching.name) for s in lobby.attendance.sessions_online() if s.watching]))
-    elif what == "max":
-        session.send_line(info.max_logins(lobby.attendance.most_online))
-    elif what == "tables":
-        show_tables(lobby, session)
-    else:
-        session.send_line(info.cannot_show(word))
+    # --- ratings and show ------------------------------------------------------------------------
 
+    @table.command("ratings")
+    async def ratings(session: Session, command: Command) -> None:
+        parsed = _rank_range(command.args)
+        if isinstance(parsed, str):
+            session.send_line(parsed)
+            return
+        name, first, last = parsed
+        rated = await accounts.rated_accounts(RATED_MIN_EXPERIENCE)
+        if name is not None:
+            account = await accounts.find_account(name)
+            if account is None:
+                session.send_line(info.no_information(name))
+                return
+            ranks = [i for i, a in enumerate(rated, 1) if a.name == account.name]
+            if not ranks:
+                session.send_line(info.no_rating_rank(account.name, account.experience,
+                                                      RATED_MIN_EXPERIENCE - 1))
+                return
+            rows = [(ranks[0], account)]
+        else:
+            rows = [(i, a) for i, a in enumerate(rated, 1) if first <= i <= last]
+        session.send_lines([info.RATINGS_HEADER, *(
+            info.ratings_row(rank, a.name, a.rating, a.experience, a.name == session.name)
+            for rank, a in rows)])
 
-# --- small things ----------------------------------------------------------------------------
+    # `sh` is ours: it stays `show` now that `shout` shares the prefix.
+    @table.command("show", short_forms=("sh",))
+    async def show(session: Session, command: Command) -> None:
+        word = command.args[0] if command.args else ""
+        subjects = commands.completions(word, info.SHOW_SUBJECTS) if word else []
+        if len(subjects) > 1:
+            session.send_line(commands.ambiguous(word, subjects))
+            return
+        what = subjects[0] if subjects else ""
+        if what == "games":
+            session.send_lines(info.games_list(match_table.running_games()))
+        elif what == "saved":
+            session.send_lines(info.saved_matches(await matches.saved_matches_of(session)))
+        elif what == "savedcount":
+            name = command.args[1] if len(command.args) > 1 else session.name
+            count = len([r for r in await match_store.running_matches(name)
+                         if not matches.is_live(r.player_a, r.player_b)])
+            session.send_line(info.saved_count(name, count))
+        elif what == "watchers":
+            session.send_lines(info.watchers_list(
+                [(s.name, s.watching.name) for s in attendance.sessions_online() if s.watching]))
+        elif what == "max":
+            session.send_line(info.max_logins(attendance.most_online))
+        elif what == "tables":
+            show_tables(match_table, session)
+        else:
+            session.send_line(info.cannot_show(word))
 
-@table.command("time", aliases=("date",))
-async def time_command(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_line(texts.date_line(lobby.now(), session.setting("timezone")))
+    # --- small things ----------------------------------------------------------------------------
 
+    @table.command("time", aliases=("date",))
+    async def time_command(session: Session, command: Command) -> None:
+        session.send_line(texts.date_line(now(), session.setting("timezone")))
 
-@table.command("motd")
-async def motd(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(clip.motd_block(lobby.motd) if session.clip else lobby.motd)
+    @table.command("motd")
+    async def motd_command(session: Session, command: Command) -> None:
+        send_motd(session, motd())
 
+    @table.command("help", aliases=("man",))
+    async def help_command(session: Session, command: Command) -> None:
+        session.send_lines(help_texts.topic(command.args[0] if command.args else "",
+                                            dispatcher.command_words))
 
-@table.command("help", aliases=("man",))
-async def help_command(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(help_texts.topic(command.args[0] if command.args else "",
-                                        lobby.dispatcher.command_words))
+    @table.command("away")
+    async def away(session: Session, command: Command) -> None:
+        if not command.rest:
+            session.send_lines(user_texts.away_list([(s.name, s.away_message)
+                                                     for s in attendance.sessions_online()
+                                                     if s.away_message is not None]))
+            return
+        session.away_message = command.rest
+        session.send_line(user_texts.YOU_ARE_AWAY)
+        attendance.broadcast_who(session)
 
+    @table.command("back")
+    async def back(session: Session, command: Command) -> None:
+        if session.away_message is None:
+            session.send_line(user_texts.NOT_AWAY)
+            return
+        session.away_message = None
+        session.send_line(user_texts.WELCOME_BACK)
+        attendance.broadcast_who(session)
 
-@table.command("away")
-async def away(lobby: Lobby, session: Session, command: Command) -> None:
-    if not command.rest:
-        session.send_lines(user_texts.away_list([(s.name, s.away_message)
-                                                 for s in lobby.attendance.sessions_online()
-                                                 if s.away_message is not None]))
-        return
-    session.away_message = command.rest
-    session.send_line(user_texts.YOU_ARE_AWAY)
-    lobby.attendance.broadcast_who(session)
+    @table.command("address")
+    async def address(session: Session, command: Command) -> None:
+        account = session.account
+        assert account is not None
+        if not command.args:
+            session.send_line(user_texts.email_address(account.email) if account.email else
+                              user_texts.NO_EMAIL_ADDRESS)
+            return
+        if len(command.args) != 1 or not EMAIL_PATTERN.match(command.args[0]):
+            session.send_line(user_texts.not_an_email_address(command.rest))
+            return
+        account.email = command.args[0]
+        await accounts.update_account(account.name, email=account.email)
+        session.send_line(user_texts.email_address(account.email))
+        attendance.broadcast_who(session)
 
+    @table.command("password", visitors=False)
+    async def password(session: Session, command: Command) -> None:
+        account = session.account
+        assert account is not None
+        # FIBS's form is `password old:new:new`; spaces are accepted too.
+        parts = command.rest.replace(":", " ").split()
+        if len(parts) != 3:
+            session.send_line(user_texts.PASSWORD_USAGE)
+            return
+        old, new, again = parts
+        if not await gatekeeper.confirm_password(account, old, session.connection.host):
+            session.send_line(user_texts.NOT_YOUR_PASSWORD)
+            return
+        if new != again:
+            session.send_line(user_texts.NEW_PASSWORDS_DIFFER)
+            return
+        error = texts.password_error(new)
+        if error is not None:
+            session.send_line(user_texts.new_password_refused(error))
+            return
+        account.password_hash = await gatekeeper.hasher.hash(new)
+        await accounts.update_account(account.name, password_hash=account.password_hash)
+        session.send_line(user_texts.PASSWORD_CHANGED)
 
-@table.command("back")
-async def back(lobby: Lobby, session: Session, command: Command) -> None:
-    if session.away_message is None:
-        session.send_line(user_texts.NOT_AWAY)
-        return
-    session.away_message = None
-    session.send_line(user_texts.WELCOME_BACK)
-    lobby.attendance.broadcast_who(session)
-
-
-@table.command("address")
-async def address(lobby: Lobby, session: Session, command: Command) -> None:
-    account = session.account
-    assert account is not None
-    if not command.args:
-        session.send_line(user_texts.email_address(account.email) if account.email else
-                          user_texts.NO_EMAIL_ADDRESS)
-        return
-    if len(command.args) != 1 or not EMAIL_PATTERN.match(command.args[0]):
-        session.send_line(user_texts.not_an_email_address(command.rest))
-        return
-    account.email = command.args[0]
-    await lobby.accounts.update_account(account.name, email=account.email)
-    session.send_line(user_texts.email_address(account.email))
-    lobby.attendance.broadcast_who(session)
-
-
-@table.command("password", visitors=False)
-async def password(lobby: Lobby, session: Session, command: Command) -> None:
-    account = session.account
-    assert account is not None
-    # FIBS's form is `password old:new:new`; spaces are accepted too.
-    parts = command.rest.replace(":", " ").split()
-    if len(parts) != 3:
-        session.send_line(user_texts.PASSWORD_USAGE)
-        return
-    old, new, again = parts
-    if not await lobby.gatekeeper.confirm_password(account, old, session.connection.host):
-        session.send_line(user_texts.NOT_YOUR_PASSWORD)
-        return
-    if new != again:
-        session.send_line(user_texts.NEW_PASSWORDS_DIFFER)
-        return
-    error = texts.password_error(new)
-    if error is not None:
-        session.send_line(user_texts.new_password_refused(error))
-        return
-    account.password_hash = await lobby.gatekeeper.hasher.hash(new)
-    await lobby.accounts.update_account(account.name, password_hash=account.password_hash)
-    session.send_line(user_texts.PASSWORD_CHANGED)
-
-
-@table.command("bye", aliases=("adios", "ciao", "end", "exit", "logout", "quit",
-                               "tschoe"))
-async def bye(lobby: Lobby, session: Session, command: Command) -> None:
-    session.send_lines(texts.GOODBYE)
-    await lobby.log_out(session, Departure.LOGGED_OUT)
-    session.close()
-
-
-@table.command("wave")
-async def wave(lobby: Lobby, session: Session, command: Command) -> None:
-    again = session.waved
-    session.waved = True
-    session.send_line(user_texts.wave_reply(again))
-    lobby.attendance.tell_all(notice([user_texts.waves_goodbye(session.name, again)],
-                          excluded=[session.name], broadcast=True))
-    if again:
-        await lobby.log_out(session, Departure.LOGGED_OUT)
+    @table.command("bye", aliases=("adios", "ciao", "end", "exit", "logout", "quit",
+                                   "tschoe"))
+    async def bye(session: Session, command: Command) -> None:
+        session.send_lines(texts.GOODBYE)
+        await log_out(session, Departure.LOGGED_OUT)
         session.close()
+
+    @table.command("wave")
+    async def wave(session: Session, command: Command) -> None:
+        again = session.waved
+        session.waved = True
+        session.send_line(user_texts.wave_reply(again))
+        attendance.tell_all(notice([user_texts.waves_goodbye(session.name, again)],
+                              excluded=[session.name], broadcast=True))
+        if again:
+            await log_out(session, Departure.LOGGED_OUT)
+            session.close()
+
+    return table

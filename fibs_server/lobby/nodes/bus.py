@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Literal, Protocol, get_args
 
 import orjson
 
+from fibs_server.lobby.presence.chat_state import NO_ONE
 from fibs_server.lobby.presence.session import Session, wire_text
 from fibs_server.protocol import chat
 from fibs_server.protocol.views import web_events
@@ -33,6 +34,10 @@ def rings(session: Session) -> bool:
     return not session.clip and session.toggle("bell")
 
 
+# Lower-case name -> the lower-case names that user gags (lobby/presence/chat_state.py).
+Gags = Mapping[str, Collection[str]]
+
+
 @dataclasses.dataclass(frozen=True)
 class Said:
     """`speaker`'s words to the letter's listeners. `to`: the one listener of a tell or a
@@ -43,16 +48,17 @@ class Said:
     to: str | None = None
     sent_at: int = 0
 
-    def reaches(self, listener: Session) -> bool:
+    def reaches(self, listener: Session, gags: Gags) -> bool:
         """A shout goes to everyone but the silent and those who gag the speaker; the other
         kinds to the listeners the handler named, but a tell or a message not to one who
         gags the speaker (the handler checks that too, for its reply, where it can)."""
+        speaker, name = self.speaker.lower(), listener.name.lower()
         if self.kind in ("tell", "message"):  # checked by the speaker's node if it knew
-            return self.speaker.lower() not in listener.gagged
+            return speaker not in gags.get(name, NO_ONE)
         if self.kind != "shout":
             return True
-        return (listener.name.lower() != self.speaker.lower() and not listener.toggle("silent")
-                and self.speaker.lower() not in listener.gagged)
+        return (name != speaker and not listener.toggle("silent")
+                and speaker not in gags.get(name, NO_ONE))
 
     def deliver(self, listeners: Iterable[Session]) -> None:
         if self.kind == "shout":
@@ -99,7 +105,7 @@ class Notice:
     broadcast: bool = False
     ring: bool = False
 
-    def reaches(self, listener: Session) -> bool:
+    def reaches(self, listener: Session, gags: Gags) -> bool:
         if self.excluded and listener.name.lower() in self.excluded:
             return False
         if self.audience == "clip":

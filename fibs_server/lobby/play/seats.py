@@ -45,6 +45,7 @@ from fibs_server.lobby.presence.session import PlayersAndWatchers, SeatElsewhere
 from fibs_server.protocol import texts
 from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
 from fibs_server.protocol.texts import Departure
+from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, match_texts
 
 if TYPE_CHECKING:  # a type only: who is online is read through the lobby
@@ -500,7 +501,7 @@ class Seats:
             try:
                 if letter.heard >= 0:  # letters were lost: the match where it stands
                     for hook in self.lobby.dispatcher.resync_hooks:
-                        await hook(self.lobby, seat)
+                        await hook(seat)
                 else:
                     seat.served = max(seat.served, letter.number)
                     await seat.handle_line(letter.line)
@@ -561,7 +562,7 @@ class Seats:
         """The seat's player left their home (or it went): their match is saved, as their
         logout would save it here."""
         for hook in self.lobby.dispatcher.logout_hooks:
-            await hook(self.lobby, seat, departure)
+            await hook(seat, departure)
         self.unseat(seat)
 
     def resync(self) -> None:
@@ -647,13 +648,16 @@ class Seats:
             attendance = self.lobby.attendance
             tell = attendance.deliver if attendance.online.get(opponent.name.lower()) \
                 is opponent else attendance.tell
-            tell([opponent.name], notice([told(seat.name)], audience="extensions"))
+            tell([opponent.name], notice([told(seat.name)], web_events.player_reach(
+                seat.name, not held), audience="extensions"))
         for session in list(self.lobby.attendance.online.values()):
             elsewhere = session.seated_elsewhere
             if elsewhere is not None and elsewhere.host == node and elsewhere.opponent:
                 found = True
                 self.lobby.attendance.deliver([session.name], notice(
-                    [told(elsewhere.opponent)], audience="extensions"))
+                    [told(elsewhere.opponent)],
+                    web_events.player_reach(elsewhere.opponent, not held),
+                    audience="extensions"))
         return found
 
     def node_gone(self, node: str) -> None:

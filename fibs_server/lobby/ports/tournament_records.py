@@ -12,7 +12,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from fibs_server.rules.tournament import Entrant, Format, Round, RoundTerms, Tournament
+from fibs_server.rules.tournament import Entrant, Flight, Format, Round, RoundTerms, Tournament
 
 
 class Status(enum.Enum):
@@ -39,6 +39,12 @@ class TournamentSpec:
     start_when: int | None = None  # ... or when this many have joined, whichever comes first
     bots_allowed: bool = False
     no_show_seconds: int = 300  # a player not in their match this long after the round began forfeits
+    arena_minutes: int = 0  # an arena: how long it pairs players from its start
+    # A recurring tournament (`every day|week`): when it starts or is cancelled in sign-up,
+    # the next of its series is made with the same terms, `starts_at` this much later.
+    repeat_seconds: int | None = None
+    follows: int | None = None  # the tournament of the series it was made after
+    flights: tuple[Flight, ...] = (Flight.MAIN,)  # a knockout's, the main one first
 
 
 @dataclasses.dataclass
@@ -53,6 +59,7 @@ class TournamentRecord:
     # (round, position of the pairing in its round) -> the stored match playing it
     match_ids: dict[tuple[int, int], int] = dataclasses.field(default_factory=dict)
     winner: str | None = None
+    started_at: int | None = None  # when the sign-up closed and play began
     revision: int = 0  # one more at each change a command made while it runs
 
     def has_entered(self, name: str) -> bool:
@@ -85,9 +92,11 @@ class TournamentRecords(Protocol):
         """The entrant removed while the tournament is in sign-up: whether they were in it."""
 
     async def start_tournament(self, tournament_id: int, played: Tournament,
-                               started_at: int) -> bool:
+                               started_at: int, successor: TournamentSpec | None = None) -> bool:
         """From sign-up to running, with the seeded field (its ratings as at the start) and
-        the first round: whether it was still in sign-up (it may have been cancelled)."""
+        the first round (an arena has none yet): whether it was still in sign-up (it may
+        have been cancelled). In the same transaction, `successor` (the next of a recurring
+        tournament's series) created in sign-up."""
 
     async def save_round(self, tournament_id: int, paired: Round, started_at: int) -> None:
         """A new round and its pairings."""
@@ -110,13 +119,19 @@ class TournamentRecords(Protocol):
         """The running tournaments `name` is an entrant of (a light read)."""
 
     async def paired_after(self, name: str, since: int) -> bool:
-        """Whether the current round of a running tournament, begun after `since` (Unix
-        seconds), pairs `name` in a pairing not yet decided: a match of theirs begun at
-        `since` is not that pairing's, and waits for it."""
+        """Whether a round of a running tournament begun after `since` (Unix seconds) pairs
+        `name` in a pairing not yet decided (only the current round has such pairings, but
+        in an arena, whose rounds are the pairings it makes as players come free): a match
+        of theirs begun at `since` is not that pairing's, and waits for it."""
 
-    async def end_tournament(self, tournament_id: int, status: Status,
-                             winner: str | None) -> bool:
-        """Finished (with its winner) or cancelled: whether it was still open."""
+    async def end_tournament(self, tournament_id: int, status: Status, winner: str | None,
+                             successor: TournamentSpec | None = None) -> bool:
+        """Finished (with its winner) or cancelled: whether it was still open. `successor`
+        created with it in sign-up if it ends in sign-up (a running one made its own at
+        its start)."""
+
+    async def next_in_series(self, tournament_id: int) -> int | None:
+        """The tournament made after `tournament_id` in its series, if one was."""
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None: ...
 

@@ -30,6 +30,7 @@ from fibs_server.lobby.nodes.bus import (
 from fibs_server.lobby.nodes.directory import Directory, NodeTimes
 from fibs_server.lobby.nodes.rosters import RosterLog
 from fibs_server.lobby.ports.accounts import Account, AccountsWithVisitors
+from fibs_server.lobby.presence.chat_state import ChatState
 from fibs_server.lobby.presence.fan_out import NoticeFanOut
 from fibs_server.lobby.presence.notices import Notice
 from fibs_server.lobby.presence.session import Session, Stay, wire_text
@@ -80,8 +81,8 @@ class Attendance:
     who-list a login gets, and the ways to tell them things."""
 
     def __init__(self, settings: NodeSettings, bus: Bus, accounts: AccountsWithVisitors,
-                 who_pacing: WhoPacing[Session], seats: SeatsAcrossNodes, log_out: LogOut
-                 ) -> None:
+                 who_pacing: WhoPacing[Session], seats: SeatsAcrossNodes, log_out: LogOut,
+                 chat: ChatState) -> None:
         self._settings = settings
         # What handlers tell other users goes through here (`tell`, `tell_all`): this node's
         # own, or one between nodes (net/redis_bus.py).
@@ -90,12 +91,10 @@ class Attendance:
         self.who_pacing = who_pacing
         self._seats = seats
         self._log_out = log_out  # the lobby's logout (its hooks part a running match)
+        self._chat = chat  # gags, `waitfor`s and mutes
         self.connections: set[Session] = set()
         self.online: dict[str, Session] = {}  # lower-case name -> session
         self.most_online = 0
-        # lower-case name -> the sessions here that `waitfor` them, in the order they asked: a
-        # login looks its waiters up rather than asking everyone online (10,000 at a login).
-        self._waiters: dict[str, dict[Session, None]] = {}
         # The other nodes' users (none without a bus to them), and this node's users' changes,
         # numbered for the other nodes.
         self.directory = Directory(times=settings.node_times)
@@ -122,15 +121,8 @@ class Attendance:
         self.most_online = max(self.most_online, len(self.online))
 
     def went_offline(self, name: str) -> None:
-        session = self.online.pop(name.lower())
-        self.notices.left(session)
+        self.notices.left(self.online.pop(name.lower()))
         self.who_list.remove(name)
-        for awaited in session.waiting_for:
-            waiters = self._waiters.get(awaited.lower())
-            if waiters is not None:
-                waiters.pop(session, None)
-                if not waiters:
-                    del self._waiters[awaited.lower()]
 
     def find_online(self, typed: str) -> Session | None:
         """Name completion: exact name (any case), else a unique prefix, case-sensitive first."""
@@ -220,25 +212,19 @@ class Attendance:
             listeners = self.sessions_online()
         else:
             listeners = [s for s in map(self.online.get, (n.lower() for n in names)) if s]
-        letter.deliver([listener for listener in listeners if letter.reaches(listener)])
-
-    def wait_for(self, waiter: Session, name: str) -> None:
-        """`waiter` is told when `name` (an account's name as spelt) logs in (`waitfor`)."""
-        waiter.waiting_for.add(name)
-        self._waiters.setdefault(name.lower(), {})[waiter] = None
+        gags = self._chat.gagging
+        letter.deliver([listener for listener in listeners if letter.reaches(listener, gags)])
 
     def tell_waiters(self, name: str) -> list[str]:
         """Those here waiting for `name` (`waitfor`) are told they logged in, and wait no
         more: their names, in the order they logged in."""
-        waiters = self._waiters.pop(name.lower(), None)
-        if not waiters:
-            return []
-        in_login_order = waiters if len(waiters) == 1 else [
-            session for session in self.online.values() if session in waiters]
+        waiting = self._chat.waiting_for_login(name)
+        if len(waiting) > 1:
+            waiting = [key for key in self.online if key in waiting]
         told = []
-        for waiter in in_login_order:
-            if name in waiter.waiting_for:
-                waiter.waiting_for.discard(name)
+        for key in waiting:
+            waiter = self.online.get(key)
+            if waiter is not None:
                 self.deliver([waiter.name], notice([chat.finally_logs_in(name)]))
                 told.append(waiter.name)
         return told
@@ -284,7 +270,7 @@ class Attendance:
         if letter.action == "throw_out":
             self.start_job(self.throw_out(target, letter.text))
         else:
-            target.muted = letter.action == "mute"
+            self._chat.of(target.name).muted = letter.action == "mute"
 
     async def throw_out(self, target: Session, text: str) -> None:
         """Log a user out as if they had typed `bye` (a running match is saved), after `text`."""

@@ -6,7 +6,6 @@ touches sockets, which keeps it testable without a network.
 """
 from __future__ import annotations
 
-import collections
 import dataclasses
 import datetime
 import logging
@@ -177,18 +176,9 @@ class Session:
         self.watching: Session | None = None  # set by the lobby's MatchTable (set_watching)
         self.seated_elsewhere: SeatElsewhere | None = None  # set by lobby/play/seats.py
         self.waved = False
-        # Talking (lobby/commands/chat_commands.py): lower-case names this user gags and blinds (kept in
-        # the store too), the users they wait for, an admin's mute, their recent shout times.
-        self.gagged: set[str] = set()
-        self.blinded: set[str] = set()
-        self.waiting_for: set[str] = set()
         # A page's tournament: the one it last showed, created, joined or left, whose every
         # change it is sent (lobby/services/tournament_news.py).
         self.followed_tournament: int | None = None
-        # None until the login's chat hook has read the stored mute: an admin's mute or unmute
-        # given while it read is newer than what it read, and stays.
-        self.muted: bool | None = None
-        self.shout_times: collections.deque[float] = collections.deque()
         # What the store may keep for this user that the login's hooks read (read once at the
         # login: a kind it has none of is not asked for).
         self.kept: KeptForLogin = EVERYTHING_KEPT

@@ -1,6 +1,7 @@
 """A tournament as its views show it (`tournament_texts.Listed` and `Shown`: one source for
 the FIBS texts and the page's messages), and the pages told of each change of it: sign-up,
-the start, each result, the end (docs/WEB-PROTOCOL.md, "Tournaments").
+the start, each result, the end (docs/WEB-PROTOCOL.md, "Tournaments"); and a recurring
+tournament's next one, made as the one before starts or is cancelled.
 
 A change is told as a `tournament` message to every page that follows the tournament
 (`bus.follows_tournament`), wherever it is online: a letter to all nodes, the message made
@@ -11,40 +12,97 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from fibs_server.lobby.clock import Alarm
 from fibs_server.lobby.limits.token_bucket import TokenBuckets
 from fibs_server.lobby.nodes.bus import notice
-from fibs_server.lobby.ports.tournament_records import Status, TournamentRecord, TournamentRecords
+from fibs_server.lobby.ports.tournament_records import (
+    Status,
+    TournamentRecord,
+    TournamentRecords,
+    TournamentSpec,
+)
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import tournament_texts
 
-if TYPE_CHECKING:  # a type only: its functions are given the lobby
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # types only: what the news is given has them
+    from fibs_server.lobby.lobby import LobbyConfig
+    from fibs_server.lobby.ports.accounts import AccountStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
 log = logging.getLogger(__name__)
+
+
+class Hall(Protocol):
+    """What the news, and the tournament commands, read of the lobby's owners (the lobby
+    itself, or the record of its owners the command tables are made from)."""
+
+    @property
+    def attendance(self) -> Attendance: ...
+
+    @property
+    def accounts(self) -> AccountStore: ...
+
+    @property
+    def config(self) -> LobbyConfig: ...
 
 
 def listed(record: TournamentRecord) -> tournament_texts.Listed:
     spec = record.spec
     return tournament_texts.Listed(record.tournament_id, spec.format, record.status.value,
                                    spec.creator, spec.terms, len(record.entrants),
-                                   spec.entry_cap, record.winner, spec.swiss_rounds)
+                                   spec.entry_cap, record.winner, spec.swiss_rounds,
+                                   spec.starts_at, spec.repeat_seconds, spec.flights,
+                                   spec.arena_minutes)
 
 
 def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
     spec = record.spec
     entrants = record.played.entrants if record.played is not None else record.entrants
+    ends_in = None  # a running arena's time left
+    if spec.arena_minutes and record.started_at is not None and record.status is Status.RUNNING:
+        ends_in = max(0, record.started_at + 60 * spec.arena_minutes - now)
     return tournament_texts.Shown(
         listed(record), None if spec.starts_at is None else spec.starts_at - now,
-        spec.start_when, tuple(entrants), record.played, spec.bots_allowed)
+        spec.start_when, tuple(entrants), record.played, spec.bots_allowed, ends_in)
 
 
-def tell_pages(lobby: Lobby, record: TournamentRecord) -> None:
+def tell_pages(lobby: Hall, record: TournamentRecord) -> None:
     """The tournament as it stands now, to the pages that follow it."""
     message = web_events.tournament(shown(record, int(lobby.config.wall_clock())))
     lobby.attendance.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
+
+
+def next_of_series(record: TournamentRecord, now: int) -> TournamentSpec | None:
+    """A recurring tournament's next one: the same terms, its start the first of its period's
+    steps still to come (a server down for days makes no tournament of the past)."""
+    spec = record.spec
+    if spec.repeat_seconds is None or spec.starts_at is None:
+        return None
+    starts_at = spec.starts_at + spec.repeat_seconds
+    if starts_at <= now:
+        starts_at += (now - starts_at) // spec.repeat_seconds * spec.repeat_seconds \
+            + spec.repeat_seconds
+    return dataclasses.replace(spec, starts_at=starts_at, follows=record.tournament_id)
+
+
+async def tell_next_of_series(lobby: Hall, records: TournamentRecords,
+                              record: TournamentRecord) -> None:
+    """The next of the series made as `record` started or was cancelled: told to its
+    entrants, its creator and everyone who asked to hear of tournaments, and to the pages."""
+    next_id = await records.next_in_series(record.tournament_id)
+    made = await records.tournament(next_id) if next_id is not None else None
+    if made is None:
+        return
+    spec = made.spec
+    assert spec.starts_at is not None and spec.repeat_seconds is not None
+    line = tournament_texts.next_opens(made.tournament_id, record.tournament_id,
+                                       spec.starts_at, spec.repeat_seconds)
+    names = [*(entrant.name for entrant in record.entrants), spec.creator]
+    lobby.attendance.tell(names, notice([line]))
+    lobby.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
+    tell_pages(lobby, made)
 
 
 @dataclasses.dataclass
@@ -89,7 +147,7 @@ class SignUpNews:
         self._held: dict[int, HeldChanges] = {}
         self._telling: set[asyncio.Task[None]] = set()  # held changes being told
 
-    async def signed_up(self, lobby: Lobby, record: TournamentRecord, name: str, joined: bool,
+    async def signed_up(self, lobby: Hall, record: TournamentRecord, name: str, joined: bool,
                         typer: str) -> None:
         """`name` joined (or left) `record`, as it was before, by `typer`'s command."""
         tid = record.tournament_id
@@ -109,7 +167,7 @@ class SignUpNews:
                 clock.call_at(clock.time() + wait, lambda: self._due(lobby, tid)))
         held.add(name, joined)
 
-    def _buckets_of(self, lobby: Lobby) -> TokenBuckets[int]:
+    def _buckets_of(self, lobby: Hall) -> TokenBuckets[int]:
         if self._buckets is None:
             limits = lobby.config.abuse_limits
             self._buckets = TokenBuckets(limits.tournament_notice_burst,
@@ -124,12 +182,12 @@ class SignUpNews:
             names.pop(name.lower(), None)
         return list(names.values())
 
-    def _due(self, lobby: Lobby, tournament_id: int) -> None:
+    def _due(self, lobby: Hall, tournament_id: int) -> None:
         task = asyncio.ensure_future(self._tell_held(lobby, tournament_id))
         self._telling.add(task)
         task.add_done_callback(self._telling.discard)
 
-    async def _tell_held(self, lobby: Lobby, tournament_id: int) -> None:
+    async def _tell_held(self, lobby: Hall, tournament_id: int) -> None:
         held = self._held.pop(tournament_id, None)
         if held is None:
             return

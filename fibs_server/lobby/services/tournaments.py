@@ -2,7 +2,8 @@
 its sign-up closes, and at each round invites both players of every pairing, starts their
 match as soon as both are online and free (on whichever nodes: lobby/play/arranged_matches.py),
 gives a no-show's match to the one who came, reads the results of the finished matches,
-pairs the next round and announces the winner.
+pairs the next round and announces the winner. An arena has no rounds to wait for: at each
+pass, until its time is up, whoever of it is free is paired at once (`_direct_arena`).
 
 It runs on one node, the holder of the `tournaments` lease, as a `leases.Duty`: a pass over
 the open tournaments when the lease is gained, then one every `period` seconds of the
@@ -33,7 +34,11 @@ from fibs_server.lobby.ports.tournament_records import (
     TournamentRecords,
 )
 from fibs_server.lobby.services.bot_players import BotPlayers
-from fibs_server.lobby.services.tournament_news import tell_pages
+from fibs_server.lobby.services.tournament_news import (
+    next_of_series,
+    tell_next_of_series,
+    tell_pages,
+)
 from fibs_server.protocol.match_rules import MatchTerms
 from fibs_server.protocol.wording import game_texts, tournament_texts
 from fibs_server.rules import tournament as rules
@@ -45,7 +50,9 @@ if TYPE_CHECKING:  # a type only: the lobby is given in the constructor
 log = logging.getLogger(__name__)
 
 PASS_SECONDS = 5.0  # how often the director looks at the open tournaments
+REMINDER_SECONDS = 300  # the entrants of a tournament with a start time are reminded then
 RECENT_MATCHES = 5  # a pair's finished matches looked at for one that played their pairing
+ARENA_WARNINGS = (300, 60)  # an arena's entrants are told this many seconds before its end
 
 
 def match_terms(terms: rules.RoundTerms) -> MatchTerms:
@@ -69,6 +76,12 @@ class TournamentDirector:
         # lease nobody else writes their rounds, so a pass reads only which are still open
         # (a 128-player Swiss read whole took the store's reader 4-13 ms every pass).
         self._running: dict[int, TournamentRecord] = {}
+        # The tournaments whose entrants were reminded of the start (a restart in the last
+        # minutes before it reminds them again).
+        self._reminded: set[int] = set()
+        # An arena's warning of its end last told (seconds left; 0: its time is up), so that
+        # each is told once.
+        self._warned: dict[int, int] = {}
 
     # --- the lease's duty ------------------------------------------------------------------
 
@@ -112,6 +125,8 @@ class TournamentDirector:
             still_open = {entry.tournament_id for entry in open_now}
             for tournament_id in set(self._running) - still_open:  # ended, or cancelled
                 del self._running[tournament_id]
+            self._reminded &= still_open
+            self._warned = {tid: told for tid, told in self._warned.items() if tid in still_open}
             for entry in open_now:
                 try:
                     await self._pass_over(entry)
@@ -129,6 +144,8 @@ class TournamentDirector:
                 return
         if record.status is Status.SIGNUP:
             await self._maybe_start(record)
+        elif record.spec.format is rules.Format.ARENA:
+            await self._direct_arena(record)
         else:
             await self._direct(record)
         if record.status is Status.RUNNING:
@@ -142,30 +159,56 @@ class TournamentDirector:
 
     async def _maybe_start(self, record: TournamentRecord) -> None:
         spec = record.spec
-        due = ((spec.starts_at is not None and self._now() >= spec.starts_at)
+        now = self._now()
+        due = ((spec.starts_at is not None and now >= spec.starts_at)
                or (spec.start_when is not None and len(record.entrants) >= spec.start_when))
         if not due:
+            self._maybe_remind(record, now)
             return
+        self._reminded.discard(record.tournament_id)
         names = [entrant.name for entrant in record.entrants]
+        successor = next_of_series(record, now)
         if len(record.entrants) < 2:
-            if await self.records.end_tournament(record.tournament_id, Status.CANCELLED, None):
+            if await self.records.end_tournament(record.tournament_id, Status.CANCELLED, None,
+                                                 successor):
                 record.status = Status.CANCELLED
                 self._announce([*names, spec.creator],
                                tournament_texts.too_few_players(record.tournament_id))
                 tell_pages(self.lobby, record)
+                if successor is not None:
+                    await tell_next_of_series(self.lobby, self.records, record)
             return
         played = rules.start(spec.format, await self._rated_now(record.entrants),
-                             spec.swiss_rounds)
+                             spec.swiss_rounds, spec.flights)
         now = self._now()
-        if not await self.records.start_tournament(record.tournament_id, played, now):
+        if not await self.records.start_tournament(record.tournament_id, played, now,
+                                                   successor):
             return  # cancelled meanwhile
-        record.played, record.status = played, Status.RUNNING
-        record.round_started_at[1] = now
-        self._announce(names, tournament_texts.tournament_starts(record.tournament_id,
-                                                                 len(names)))
-        self._announce_round(record)
+        record.played, record.status, record.started_at = played, Status.RUNNING, now
+        self._announce(names, tournament_texts.tournament_starts(
+            record.tournament_id, len(names), spec.arena_minutes))
+        arena = spec.format is rules.Format.ARENA
+        if not arena:  # an arena has no rounds: it pairs whoever is free as it goes
+            record.round_started_at[1] = now
+            self._announce_round(record)
         tell_pages(self.lobby, record)
-        await self._direct(record, fresh=True)
+        if successor is not None:
+            await tell_next_of_series(self.lobby, self.records, record)
+        await (self._direct_arena(record) if arena else self._direct(record, fresh=True))
+
+    def _maybe_remind(self, record: TournamentRecord, now: int) -> None:
+        """The entrants told, once, that the start time is near (unless the tournament was
+        made that near it), on telnet and on the page (its line, and the tournament
+        again, with the time left)."""
+        starts_at = record.spec.starts_at
+        if (starts_at is None or record.tournament_id in self._reminded
+                or not now >= starts_at - REMINDER_SECONDS > record.created_at):
+            return
+        self._reminded.add(record.tournament_id)
+        self.lobby.attendance.tell([entrant.name for entrant in record.entrants], notice(
+            [tournament_texts.starts_soon(record.tournament_id, starts_at, starts_at - now)],
+            ring=True))
+        tell_pages(self.lobby, record)
 
     async def _rated_now(self, entrants: list[rules.Entrant]) -> list[rules.Entrant]:
         """The field with the ratings its players have at the start (not when they joined):
@@ -183,41 +226,10 @@ class TournamentDirector:
         plays any of its pairings yet (the store is not asked)."""
         played = record.played
         assert played is not None and played.current is not None
+        decided = await self._decide(record, played.current.number, fresh)
+        played = record.played
+        assert played is not None and played.current is not None
         current = played.current
-        started_at = record.round_started_at[current.number]
-        decided = []
-        links: dict[int, int] = {}  # position -> the match found or started for it
-        for position, pairing in enumerate(current.pairings):
-            if pairing.decided:
-                continue
-            outcome = await self._outcome(record, current.number, position, pairing, started_at,
-                                          links, fresh)
-            if outcome is not None:
-                played = rules.record(played, pairing.first, outcome[0], forfeit=outcome[1])
-                decided.append(position)
-        assert record.played is not None  # with the no-shows the outcomes withdrew
-        played = dataclasses.replace(played, withdrawn=record.played.withdrawn)
-        if links:  # one write for the round's matches, not one each
-            await self.records.link_matches(record.tournament_id, current.number, links)
-            record.match_ids.update(((current.number, position), match_id)
-                                    for position, match_id in links.items())
-            for position in set(links) - set(decided):  # a match found over is no news
-                pairing = current.pairings[position]
-                for name in pairing.players:
-                    opponent = pairing.opponent_of(name)
-                    assert opponent is not None
-                    self._tell([name], tournament_texts.match_begins(
-                        record.tournament_id, current.number, opponent))
-        if decided:
-            assert played.current is not None
-            current = played.current
-            await self.records.save_results(record.tournament_id, current, decided)
-            record.played = played
-            self._tell_results(record, [current.pairings[position] for position in decided])
-            for position in decided:  # a saved match of theirs waited for the pairing
-                for name in current.pairings[position].players:
-                    self.lobby.attendance.start_job(
-                        arranged_matches.resume_waiting_matches(self.lobby, name))
         # A round done already when read: the server stopped before what follows it was
         # stored, and it follows now.
         if not current.done:
@@ -244,6 +256,52 @@ class TournamentDirector:
         self._announce_round(record)
         tell_pages(self.lobby, record)
         await self._direct(record, fresh=True)
+
+    async def _decide(self, record: TournamentRecord, number: int, fresh: bool) -> list[int]:
+        """Round `number`'s undecided pairings looked at (a match started for those whose
+        players are both there): the positions decided now, stored and told. `fresh`: the
+        round was paired in this pass, so no match plays any of its pairings yet (the store
+        is not asked)."""
+        played = record.played
+        assert played is not None
+        current = played.rounds[number - 1]
+        started_at = record.round_started_at[number]
+        decided = []
+        links: dict[int, int] = {}  # position -> the match found or started for it
+        for position, pairing in enumerate(current.pairings):
+            if pairing.decided:
+                continue
+            outcome = await self._outcome(record, number, position, pairing, started_at,
+                                          links, fresh)
+            if outcome is not None:
+                played = rules.record(played, pairing.first, outcome[0], forfeit=outcome[1],
+                                      number=number)
+                decided.append(position)
+        assert record.played is not None  # with the no-shows the outcomes withdrew
+        played = dataclasses.replace(played, withdrawn=record.played.withdrawn)
+        if links:  # one write for the round's matches, not one each
+            await self.records.link_matches(record.tournament_id, number, links)
+            record.match_ids.update(((number, position), match_id)
+                                    for position, match_id in links.items())
+            for position in set(links) - set(decided):  # a match found over is no news
+                pairing = current.pairings[position]
+                flight_round, _count = rules.flight_round_of(played, number, pairing.flight)
+                for name in pairing.players:
+                    opponent = pairing.opponent_of(name)
+                    assert opponent is not None
+                    self._tell([name], tournament_texts.match_begins(
+                        record.tournament_id, flight_round, opponent, pairing.flight))
+        if decided:
+            current = played.rounds[number - 1]
+            await self.records.save_results(record.tournament_id, current, decided)
+            record.played = played
+            self._tell_results(record, [current.pairings[position] for position in decided])
+            self._tell_flights_won(record, [current.pairings[position] for position in decided])
+            for position in decided:  # a saved match of theirs waited for the pairing
+                for name in current.pairings[position].players:
+                    self.lobby.attendance.start_job(
+                        arranged_matches.resume_waiting_matches(self.lobby, name))
+        return decided
 
     async def _outcome(self, record: TournamentRecord, number: int, position: int,
                        pairing: rules.Pairing, started_at: int, links: dict[int, int],
@@ -282,7 +340,7 @@ class TournamentDirector:
         if len(bots) == 2 and self.bots is not None:
             # Two of the server's bots play each other like anyone (through the bots' pool).
             running = await self.bots.play_each_other(Invitation(
-                first, second, record.spec.terms.length_of(number, played.round_count),
+                first, second, _length(record, number, pairing),
                 resume=match is not None, terms=match_terms(record.spec.terms),
                 arranged=True))
             if running is not None and running.stored and (number, position) not in \
@@ -293,13 +351,14 @@ class TournamentDirector:
             if all(here.values()):
                 # The bot accepts the invitation as it accepts any (lobby/services/bot_players.py).
                 human = next(name for name in present if name not in bots)
-                self._invite_bot(record, number, human, bots[0], resume=match is not None)
+                self._invite_bot(record, _length(record, number, pairing), human, bots[0],
+                                 resume=match is not None)
                 return None
             # A bot takes invitations from players on its own node only: it cannot be
             # brought to this match, and loses it at the no-show time.
             present = [name for name in present if name not in bots]
         elif len(present) == 2:
-            await self._arrange(record, number, position, first, second, links,
+            await self._arrange(record, number, position, pairing, links,
                                 resume=match is not None)
             return None
         spec = record.spec
@@ -320,7 +379,8 @@ class TournamentDirector:
         winner = present[0] if present else None
         for name in absent:
             self._tell([first, second], tournament_texts.forfeited(tid, name, winner))
-            await self._withdraw_no_show(record, name)
+            if record.spec.format is not rules.Format.ARENA:  # an arena pairs only who is there
+                await self._withdraw_no_show(record, name)
         return winner, True
 
     async def _withdraw_no_show(self, record: TournamentRecord, name: str) -> None:
@@ -343,10 +403,14 @@ class TournamentDirector:
         match_id = record.match_ids.get((number, position))
         if match_id is not None:
             return await self.lobby.match_store.match_by_id(match_id)
+        # A match another pairing played is not this one's (an arena's pair may meet again
+        # within the second their last match began).
+        taken = set(record.match_ids.values())
         found = await self.lobby.match_store.running_match(first, second)
-        if found is None or found.started_at < started_at:
+        if found is None or found.started_at < started_at or found.match_id in taken:
             finished = await self.lobby.match_store.finished_matches(first, RECENT_MATCHES)
             found = next((match for match in finished if match.started_at >= started_at
+                          and match.match_id not in taken
                           and second.lower() in (match.player_a.lower(),
                                                  match.player_b.lower())), None)
         if found is None or found.started_at < started_at:
@@ -355,34 +419,109 @@ class TournamentDirector:
         return found
 
     async def _arrange(self, record: TournamentRecord, number: int, position: int,
-                       first: str, second: str, links: dict[int, int], resume: bool) -> None:
+                       pairing: rules.Pairing, links: dict[int, int], resume: bool) -> None:
         """The pairing's match started (or its saved one resumed) where `first` is online:
         here at once if both are here (the new match then goes in `links`), else through
         their nodes (lobby/play/arranged_matches.py; the store then links the match to the
         pairing, as one begun with `join`)."""
-        played = record.played
-        assert played is not None
-        terms = record.spec.terms
+        assert pairing.second is not None
         running = await arranged_matches.arrange(self.lobby, Invitation(
-            first, second, terms.length_of(number, played.round_count), resume=resume,
-            terms=match_terms(terms)))
+            pairing.first, pairing.second, _length(record, number, pairing), resume=resume,
+            terms=match_terms(record.spec.terms)))
         if running is not None and running.stored and (number, position) not in record.match_ids:
             links[position] = running.match_id
 
-    def _invite_bot(self, record: TournamentRecord, number: int, human: str, bot: str,
+    def _invite_bot(self, record: TournamentRecord, length: int, human: str, bot: str,
                     resume: bool) -> None:
         """The human's invitation to the bot, unless it stands already (the bot is about to
         accept it)."""
-        played = record.played
-        assert played is not None
         terms = match_terms(record.spec.terms)
-        length = record.spec.terms.length_of(number, played.round_count)
         invitation = Invitation(human, bot, length, resume=resume, terms=terms, arranged=True)
         if self.lobby.match_table.invitation_from(human) == invitation:
             return
         self.lobby.match_table.invite(invitation)
         self._tell_lines([bot], game_texts.invitation_to_resume(human, False) if resume
                          else game_texts.invitation(human, length, False, False, terms))
+
+    # --- an arena ---------------------------------------------------------------------------
+
+    async def _direct_arena(self, record: TournamentRecord) -> None:
+        """The arena's pairings under way looked at; until its time is up, whoever of it is
+        free paired at once and their matches started; once it is up and every match is
+        over, the standings and the winner."""
+        played = record.played
+        assert played is not None and record.started_at is not None
+        tid = record.tournament_id
+        now = self._now()
+        left = record.started_at + 60 * record.spec.arena_minutes - now
+        changed = False
+        if not played.closed and left <= 0:
+            record.played = played = rules.close(played)
+            changed = True
+            if self._warned.get(tid) != 0:  # told once: a running arena read again is open
+                self._warned[tid] = 0
+                self._announce_to_entrants(record, tournament_texts.arena_time_up(tid))
+        for played_round in played.rounds:
+            if not played_round.done:
+                changed = bool(await self._decide(record, played_round.number, False)) or changed
+        played = record.played
+        assert played is not None
+        if played.finished:
+            await self._end_arena(record)
+            return
+        if not played.closed:
+            self._warn(record, left)
+            free = [entrant.name for entrant in played.entrants if self._free(entrant.name)]
+            paired = rules.arena_round(played, free)
+            if paired is not played:
+                assert paired.current is not None
+                await self.records.save_round(tid, paired.current, now)
+                record.played = paired
+                record.round_started_at[paired.current.number] = now
+                length = record.spec.terms.length
+                for pairing in paired.current.pairings:
+                    assert pairing.second is not None  # an arena has no byes
+                    for player, opponent in ((pairing.first, pairing.second),
+                                             (pairing.second, pairing.first)):
+                        self.lobby.attendance.tell([player], notice(
+                            [tournament_texts.arena_match(tid, opponent, length)], ring=True))
+                await self._decide(record, paired.current.number, True)
+                changed = True
+        if changed:
+            tell_pages(self.lobby, record)
+
+    def _free(self, name: str) -> bool:
+        """Online and in no match: here, or (not a bot, which plays only on its own node)
+        on another node."""
+        return (arranged_matches.free_here(self.lobby, name) is not None
+                or arranged_matches.free_elsewhere(self.lobby, name) is not None)
+
+    def _warn(self, record: TournamentRecord, left: int) -> None:
+        """The entrants told of the arena's end as it nears (each warning once)."""
+        tid = record.tournament_id
+        due = [warning for warning in ARENA_WARNINGS
+               if left <= warning < min(60 * record.spec.arena_minutes,
+                                        self._warned.get(tid, warning + 1))]
+        if due:
+            self._warned[tid] = min(due)
+            self._announce_to_entrants(record, tournament_texts.arena_ends_in(tid, left))
+
+    async def _end_arena(self, record: TournamentRecord) -> None:
+        played = record.played
+        assert played is not None
+        tid = record.tournament_id
+        winner = rules.winner(played)
+        if not await self.records.end_tournament(tid, Status.FINISHED, winner):
+            return
+        assert winner is not None
+        record.status, record.winner = Status.FINISHED, winner
+        rows = rules.standings(played)
+        for row in rows:
+            self._tell([row.name], tournament_texts.arena_standing(
+                tid, row.place, len(rows), row.score))
+        self._announce([entrant.name for entrant in played.entrants],
+                       tournament_texts.tournament_won(tid, winner))
+        tell_pages(self.lobby, record)
 
     # --- telling ---------------------------------------------------------------------------
 
@@ -409,15 +548,19 @@ class TournamentDirector:
         assert played is not None and played.current is not None
         current = played.current
         tid = record.tournament_id
-        terms = record.spec.terms
-        length = terms.length_of(current.number, played.round_count)
         minutes = max(1, record.spec.no_show_seconds // 60)
         for pairing in current.pairings:
+            number, count = rules.flight_round_of(played, current.number, pairing.flight)
+            if number == 1 and pairing.flight is not rules.Flight.MAIN:
+                self._tell(list(pairing.players), tournament_texts.flight_begins(
+                    tid, pairing.flight, len(rules.flight_field(played, pairing.flight) or ())))
             self._tell(list(pairing.players),
-                       tournament_texts.round_begins(tid, current.number, played.round_count))
+                       tournament_texts.round_begins(tid, number, count, pairing.flight))
             if pairing.second is None:
-                self._tell([pairing.first], tournament_texts.your_bye(tid, current.number))
+                self._tell([pairing.first], tournament_texts.your_bye(tid, number,
+                                                                      pairing.flight))
                 continue
+            length = record.spec.terms.length_of(number, count)
             for player, opponent in ((pairing.first, pairing.second),
                                      (pairing.second, pairing.first)):
                 self.lobby.attendance.tell([player], notice(
@@ -430,15 +573,37 @@ class TournamentDirector:
             loser = pairing.opponent_of(pairing.winner) if pairing.winner else None
             if not pairing.forfeit and pairing.winner and loser:
                 self._tell(list(pairing.players), tournament_texts.result(
-                    record.tournament_id, pairing.winner, loser))
+                    record.tournament_id, pairing.winner, loser, pairing.flight))
+
+    def _tell_flights_won(self, record: TournamentRecord, decided: list[rules.Pairing]) -> None:
+        """A side flight's final decided: its winner, to every entrant (the main flight's is
+        the tournament's, told at its end)."""
+        played = record.played
+        assert played is not None
+        ended = {pairing.flight for pairing in decided}
+        for flight in (flight for flight in played.flights[1:] if flight in ended):
+            winner = rules.flight_winner(played, flight)
+            if winner is not None:
+                self._announce_to_entrants(record, tournament_texts.flight_won(
+                    record.tournament_id, flight, winner))
 
     def _tell_standings(self, record: TournamentRecord) -> None:
-        """At a round's end, each player still in it hears their place."""
+        """At a round's end, each player still in it hears their place (in the main flight:
+        a round only of side flights changes no place)."""
         played = record.played
         assert played is not None and played.current is not None
+        if all(pairing.flight is not rules.Flight.MAIN for pairing in played.current.pairings):
+            return
         rows = rules.standings(played)
         for row in rows:
             if row.name not in played.withdrawn:
                 self._tell([row.name], tournament_texts.your_standing(
                     record.tournament_id, played.current.number, row.place, len(rows),
                     row.score))
+
+
+def _length(record: TournamentRecord, number: int, pairing: rules.Pairing) -> int:
+    """The length of the pairing's match: its flight's round's, by the tournament's terms."""
+    assert record.played is not None
+    return record.spec.terms.length_of(*rules.flight_round_of(record.played, number,
+                                                               pairing.flight))

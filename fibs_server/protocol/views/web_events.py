@@ -23,6 +23,7 @@ import orjson
 from fibs_server.protocol.clip import WhoInfo
 from fibs_server.protocol.info import SavedMatch
 from fibs_server.protocol.match_rules import MatchTerms
+from fibs_server.protocol.tournament_options import REPEAT_WORDS
 from fibs_server.protocol.views import match_views
 from fibs_server.protocol.views.board import BAR, UNLIMITED
 from fibs_server.protocol.views.match_views import WATCHERS, Say
@@ -94,6 +95,12 @@ def player_connection(name: str, connected: bool) -> Message:
     connection (false: the server holds their session for them to come back) or came back
     (true)."""
     return {"type": "player_connection", "name": name, "connected": connected}
+
+
+def player_reach(name: str, reachable: bool) -> Message:
+    """To the opponent of `name` in a match across nodes: `name`'s node is out of reach (false:
+    the nodes lost touch; the match waits, nobody's clock runs) or heard from again (true)."""
+    return {"type": "player_reach", "name": name, "reachable": reachable}
 
 
 def session(token: str | None) -> Message:
@@ -516,8 +523,12 @@ def listed_entry(entry: Listed) -> Message:
     terms = entry.terms
     return {"id": entry.tournament_id, "format": entry.kind.value, "status": entry.status,
             "creator": entry.creator, "entered": entry.entered, "cap": entry.cap,
-            "winner": entry.winner,
+            "winner": entry.winner, "starts_at": entry.starts_at,
+            "every": None if entry.repeat_seconds is None else REPEAT_WORDS[entry.repeat_seconds],
+            "side_flights": [flight.value for flight in entry.flights[1:]],
             "swiss_rounds": entry.swiss_rounds if entry.kind is tournament_rules.Format.SWISS
+            else None,
+            "arena_minutes": entry.arena_minutes if entry.kind is tournament_rules.Format.ARENA
             else None,
             "terms": {"length": terms.length, "final_length": terms.final_length,
                       "lengths": list(terms.lengths),
@@ -527,6 +538,21 @@ def listed_entry(entry: Listed) -> Message:
                       **({} if terms.bank is None else {"bank": terms.bank.fields()})}}
 
 
+def _flight_rounds(shown: Shown, played: tournament_rules.Tournament,
+                   flight: tournament_rules.Flight) -> list[Message]:
+    """A flight's rounds, numbered as the flight's own (`round`: the tournament's round that
+    plays it), each with its matches' length."""
+    rounds = []
+    for played_round, pairings in tournament_rules.flight_rounds(played, flight):
+        number, count = tournament_rules.flight_round_of(played, played_round, flight)
+        rounds.append({"number": number, "round": played_round,
+                       "length": shown.entry.terms.length_of(number, count),
+                       "pairings": [{"first": pairing.first, "second": pairing.second,
+                                     "decided": pairing.decided, "winner": pairing.winner,
+                                     "forfeit": pairing.forfeit} for pairing in pairings]})
+    return rounds
+
+
 def tournament(shown: Shown) -> Message:
     """One tournament as a whole (`tournament show`), and again at each change of it to the
     pages that follow it: its entrants, every round's pairings and results, the standings."""
@@ -534,6 +560,7 @@ def tournament(shown: Shown) -> Message:
     seeds = ({entrant.name: seed for seed, entrant in enumerate(played.entrants, 1)}
              if played is not None else {})
     swiss = shown.entry.kind is tournament_rules.Format.SWISS
+    arena = shown.entry.kind is tournament_rules.Format.ARENA
     withdrawn = played.withdrawn if played is not None else frozenset()
     forfeits = forfeit_wins(played) if played is not None else {}
     return {
@@ -541,23 +568,28 @@ def tournament(shown: Shown) -> Message:
         "start": {"in_seconds": None if shown.start_in_seconds is None
                   else max(0, shown.start_in_seconds), "when": shown.start_when},
         "bots_allowed": shown.bots_allowed,
+        "ends_in_seconds": shown.ends_in_seconds,
         "entrants": [{"name": entrant.name, "rating": round(entrant.rating, 2),
                       "seed": seeds.get(entrant.name), "withdrawn": entrant.name in withdrawn}
                      for entrant in shown.entrants],
-        "round_count": None if played is None else played.round_count,
+        "round_count": None if played is None or arena else played.round_count,
         "current_round": shown.running_round,
-        "rounds": [] if played is None else [
-            {"number": played_round.number,
-             "length": shown.entry.terms.length_of(played_round.number, played.round_count),
-             "pairings": [{"first": pairing.first, "second": pairing.second,
-                           "decided": pairing.decided, "winner": pairing.winner,
-                           "forfeit": pairing.forfeit} for pairing in played_round.pairings]}
-            for played_round in played.rounds],
+        "rounds": [] if played is None else _flight_rounds(shown, played,
+                                                           tournament_rules.Flight.MAIN),
+        "flights": [] if played is None else [
+            {"flight": flight.value,
+             "players": None if (field := tournament_rules.flight_field(played, flight)) is None
+             else list(field),
+             "round_count": tournament_rules.flight_round_count(played, flight),
+             "winner": tournament_rules.flight_winner(played, flight),
+             "rounds": _flight_rounds(shown, played, flight)}
+            for flight in played.flights[1:]],
         "standings": [] if played is None else [
             {"place": row.place, "name": row.name, "score": row.score,
              "buchholz": row.buchholz if swiss else None,
              "sonneborn_berger": row.sonneborn_berger if swiss else None,
              "rating": round(row.rating, 2), "withdrawn": row.name in withdrawn,
-             "forfeit_wins": forfeits.get(row.name, 0)}
+             "forfeit_wins": forfeits.get(row.name, 0),
+             **({"streak": row.streak, "games": row.games} if arena else {})}
             for row in tournament_rules.standings(played)],
     }

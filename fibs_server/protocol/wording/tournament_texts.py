@@ -4,17 +4,24 @@ beginning with `Tournament <id>:` so that a program can tell them apart."""
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import Sequence
 
 from fibs_server.protocol.match_rules import bank_words, shown_variant
 from fibs_server.protocol.texts import plural
+from fibs_server.protocol.tournament_options import REPEAT_WORDS
 from fibs_server.protocol.wording.coded_texts import refusal
 from fibs_server.rules.tournament import (
     Entrant,
+    Flight,
     Format,
     Pairing,
     RoundTerms,
     Tournament,
+    flight_field,
+    flight_round_of,
+    flight_rounds,
+    flight_winner,
     standings,
 )
 
@@ -23,8 +30,40 @@ def _about(tournament_id: int, text: str) -> str:
     return f"Tournament {tournament_id}: {text}"
 
 
-def round_begins(tournament_id: int, number: int, count: int) -> str:
-    return _about(tournament_id, f"round {number} of {count} begins.")
+FLIGHT_NAMES = {Flight.MAIN: "main", Flight.CONSOLATION: "consolation",
+                Flight.LAST_CHANCE: "last-chance"}
+# Who plays a side flight, as its players are told when it begins.
+FLIGHT_PLAYERS = {Flight.CONSOLATION: "lost their first match",
+                  Flight.LAST_CHANCE: "lost their first consolation match"}
+
+
+def round_name(number: int, flight: Flight = Flight.MAIN) -> str:
+    """`round 2`, or a side flight's own round: `consolation round 1`."""
+    return (f"round {number}" if flight is Flight.MAIN
+            else f"{FLIGHT_NAMES[flight]} round {number}")
+
+
+def round_begins(tournament_id: int, number: int, count: int,
+                 flight: Flight = Flight.MAIN) -> str:
+    return _about(tournament_id, f"{round_name(number, flight)} of {count} begins.")
+
+
+def flight_begins(tournament_id: int, flight: Flight, players: int) -> str:
+    return _about(tournament_id, f"you play in the {FLIGHT_NAMES[flight]} flight, a knockout "
+                  f"of {plural(players, 'player')} who {FLIGHT_PLAYERS[flight]}.")
+
+
+def flight_won(tournament_id: int, flight: Flight, winner: str) -> str:
+    return _about(tournament_id, f"{winner} wins the {FLIGHT_NAMES[flight]} flight.")
+
+
+def flights_words(flights: Sequence[Flight]) -> str:
+    """`with a consolation flight`, `with consolation and last-chance flights`; "" for none."""
+    side = [FLIGHT_NAMES[flight] for flight in flights[1:]]
+    if not side:
+        return ""
+    return (f"with a {side[0]} flight" if len(side) == 1
+            else f"with {', '.join(side[:-1])} and {side[-1]} flights")
 
 
 def your_match(tournament_id: int, opponent: str, length: int, no_show_minutes: int) -> str:
@@ -34,12 +73,38 @@ def your_match(tournament_id: int, opponent: str, length: int, no_show_minutes: 
                   "the round's start loses it by forfeit and plays no later round.")
 
 
-def match_begins(tournament_id: int, number: int, opponent: str) -> str:
-    return _about(tournament_id, f"your round {number} match with {opponent} begins.")
+def arena_match(tournament_id: int, opponent: str, length: int) -> str:
+    return _about(tournament_id, f"you play {opponent}, {plural(length, 'point')}. The server "
+                  "starts the match at once (no need to join).")
 
 
-def your_bye(tournament_id: int, number: int) -> str:
-    return _about(tournament_id, f"you have a bye in round {number}.")
+def arena_ends_in(tournament_id: int, seconds: int) -> str:
+    return _about(tournament_id, f"the arena ends in {_minutes(seconds)}.")
+
+
+def arena_time_up(tournament_id: int) -> str:
+    return _about(tournament_id, "time is up: no new match starts; the matches under way "
+                  "finish and count.")
+
+
+def arena_standing(tournament_id: int, place: int, field: int, points: int) -> str:
+    return _about(tournament_id, f"the arena is over: you are {_ordinal(place)} of {field}, "
+                  f"with {plural(points, 'point')}.")
+
+
+def _minutes(seconds: int) -> str:
+    """Seconds left as whole minutes, rounded up (a minute and a half is `2 minutes`)."""
+    return plural(max(0, -(-seconds // 60)), "minute")
+
+
+def match_begins(tournament_id: int, number: int, opponent: str,
+                 flight: Flight = Flight.MAIN) -> str:
+    return _about(tournament_id, f"your {round_name(number, flight)} match with {opponent} "
+                  "begins.")
+
+
+def your_bye(tournament_id: int, number: int, flight: Flight = Flight.MAIN) -> str:
+    return _about(tournament_id, f"you have a bye in {round_name(number, flight)}.")
 
 
 def forfeited(tournament_id: int, absent: str, winner: str | None) -> str:
@@ -80,9 +145,13 @@ def on_your_return(tournament_id: int, played: Tournament, name: str) -> list[st
     latest = next((pairing for played_round in reversed(played.rounds)
                    if (pairing := played_round.pairing_of(name)) is not None
                    and pairing.decided and not pairing.is_bye), None)
-    if latest is not None:
+    if latest is not None and played.format is Format.ARENA:  # its rounds are no rounds
+        lines.append(_about(tournament_id, f"your last match: {pairing_words(latest)}."))
+    elif latest is not None:
         number = next(r.number for r in played.rounds if latest in r.pairings)
-        lines.append(_about(tournament_id, f"round {number}: {pairing_words(latest)}."))
+        own, _count = flight_round_of(played, number, latest.flight)
+        lines.append(_about(tournament_id, f"{round_name(own, latest.flight)}: "
+                            f"{pairing_words(latest)}."))
     rows = standings(played)
     row = next(row for row in rows if row.name == name)
     lines.append(_about(tournament_id, f"you are {_ordinal(row.place)} of {len(rows)}, with "
@@ -93,13 +162,18 @@ def on_your_return(tournament_id: int, played: Tournament, name: str) -> list[st
     return lines
 
 
+def _a(kind: str) -> str:
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def _ordinal(place: int) -> str:
     suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
     return f"{place}{suffix}"
 
 
-def result(tournament_id: int, winner: str, loser: str) -> str:
-    return _about(tournament_id, f"{winner} beats {loser}.")
+def result(tournament_id: int, winner: str, loser: str, flight: Flight = Flight.MAIN) -> str:
+    return _about(tournament_id, f"{winner} beats {loser}" + (
+        "." if flight is Flight.MAIN else f" in the {FLIGHT_NAMES[flight]} flight."))
 
 
 def tournament_won(tournament_id: int, winner: str) -> str:
@@ -110,8 +184,34 @@ def too_few_players(tournament_id: int) -> str:
     return _about(tournament_id, "cancelled: fewer than two players joined.")
 
 
-def tournament_starts(tournament_id: int, players: int) -> str:
+def tournament_starts(tournament_id: int, players: int, arena_minutes: int = 0) -> str:
+    if arena_minutes:
+        return _about(tournament_id, f"the arena starts with {players} players and ends in "
+                      f"{plural(arena_minutes, 'minute')}.")
     return _about(tournament_id, f"the tournament starts with {players} players.")
+
+
+def utc_words(moment: int) -> str:
+    """A start time as the texts give it: `2026-12-24 20:00 UTC`."""
+    return datetime.datetime.fromtimestamp(moment, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def starts_soon(tournament_id: int, starts_at: int, in_seconds: int) -> str:
+    """The reminder to the entrants of a tournament with a start time, a few minutes before."""
+    minutes = plural(max(1, -(-in_seconds // 60)), "minute")
+    return _about(tournament_id, f"starts in {minutes}, at {utc_words(starts_at)}. You have "
+                  f"entered it: be online and free then.")
+
+
+def next_opens(tournament_id: int, previous: int, starts_at: int, repeat_seconds: int) -> str:
+    """A recurring tournament's next one, made as the one before starts or is cancelled."""
+    return _about(tournament_id, f"the next of tournament {previous}'s series "
+                  f"({repeat_words(repeat_seconds)}) opens; it starts at {utc_words(starts_at)}. "
+                  f"Type 'tournament join {tournament_id}' to enter it.")
+
+
+def repeat_words(repeat_seconds: int) -> str:
+    return f"every {REPEAT_WORDS[repeat_seconds]}"
 
 
 # --- the commands' answers (docs/TOURNAMENTS.md, "Commands") --------------------------------
@@ -125,6 +225,8 @@ NOT_ALLOWED_TO_CREATE = refusal("tournament_create_not_allowed",
                                 "tournaments here.")
 NO_TOURNAMENTS = "There are no tournaments."
 NO_BOTS_ON_THIS_SERVER = refusal("tournament_bots_off", "** This server has no bots to enter.")
+ONLY_ADMINS_REPEAT = refusal("tournament_repeat_not_allowed",
+                             "** Only an administrator may create a recurring tournament.")
 
 
 def read_too_often(seconds: int) -> str:
@@ -142,7 +244,7 @@ def created(tournament_id: int) -> str:
 
 def opened(tournament_id: int, creator: str, kind: str, length: int, cap: int) -> str:
     """The line to those who asked to hear of tournaments (`tournament notify on`)."""
-    return _about(tournament_id, f"{creator} opens a {kind} of {length} point matches for up "
+    return _about(tournament_id, f"{creator} opens {_a(kind)} of {length} point matches for up "
                   f"to {plural(cap, 'player')}. Type 'tournament join {tournament_id}' to enter it.")
 
 
@@ -175,8 +277,9 @@ def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def cancelled(tournament_id: int, by: str) -> str:
-    return _about(tournament_id, f"cancelled by {by}.")
+def cancelled(tournament_id: int, by: str, series_ends: bool = False) -> str:
+    return _about(tournament_id, f"cancelled by {by}" + (
+        "; its series ends (no next one is made)." if series_ends else "."))
 
 
 def too_many_open(limit: int) -> str:
@@ -280,6 +383,10 @@ class Listed:
     cap: int
     winner: str | None = None
     swiss_rounds: int = 0  # a Swiss's rounds, as asked; a knockout's depend on its field
+    starts_at: int | None = None  # the start time (Unix seconds), if it has one
+    repeat_seconds: int | None = None  # a recurring tournament's period
+    flights: tuple[Flight, ...] = (Flight.MAIN,)  # a knockout's, the main one first
+    arena_minutes: int = 0  # an arena's time
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,12 +400,14 @@ class Shown:
     entrants: tuple[Entrant, ...]  # in the order they joined; seeded once it started
     played: Tournament | None
     bots_allowed: bool = False
+    ends_in_seconds: int | None = None  # a running arena's time left
 
     @property
     def running_round(self) -> int | None:
         """The number of the round being played, while the tournament runs."""
         played = self.played
-        if played is None or played.current is None or self.entry.status != "running":
+        if played is None or played.current is None or self.entry.status != "running" \
+                or played.format is Format.ARENA:
             return None
         return played.current.number
 
@@ -308,9 +417,24 @@ def list_lines(listed: Sequence[Listed]) -> list[str]:
         return [NO_TOURNAMENTS]
     return ["Tournaments (type 'tournament show <id>'):", *(
         f"  {entry.tournament_id:>4}  {entry.kind.value:<8}  {entry.status:<9}  "
-        f"{entry.entered:>3}/{entry.cap:<3}  by {entry.creator}: {terms_words(entry.terms)}"
+        f"{entry.entered:>3}/{entry.cap:<3}  by {entry.creator}: "
+        + (f"{plural(entry.arena_minutes, 'minute')} of " if entry.arena_minutes else "")
+        + terms_words(entry.terms)
+        + (f"; {flights_words(entry.flights)}" if len(entry.flights) > 1 else "")
+        + "".join(f"; {words}" for words in [schedule_words(entry)] if words)
         + (f"; won by {entry.winner}" if entry.winner else "")
         for entry in listed)]
+
+
+def schedule_words(entry: Listed) -> str:
+    """`starts 2026-12-24 20:00 UTC, every day`: the start time while in sign-up, and the
+    recurrence; empty for neither."""
+    words = []
+    if entry.starts_at is not None and entry.status == "signup":
+        words.append(f"starts {utc_words(entry.starts_at)}")
+    if entry.repeat_seconds:
+        words.append(repeat_words(entry.repeat_seconds))
+    return ", ".join(words)
 
 
 def show_lines(shown: Shown) -> list[str]:
@@ -318,27 +442,67 @@ def show_lines(shown: Shown) -> list[str]:
     their results, and the standings."""
     entry, played, entrants = shown.entry, shown.played, shown.entrants
     number = shown.running_round
-    lines = [_about(entry.tournament_id, f"a {entry.kind.value} by {entry.creator}, "
-                    f"{terms_words(entry.terms)}; {entry.status}" + (
-                        f", round {number} of {played.round_count}"
+    side_flights = len(entry.flights) > 1
+    lines = [_about(entry.tournament_id, f"{_a(entry.kind.value)} "
+                    + (f"{flights_words(entry.flights)} " if side_flights else "")
+                    + f"by {entry.creator}, "
+                    + (f"{plural(entry.arena_minutes, 'minute')} of " if entry.arena_minutes
+                       else "")
+                    + f"{terms_words(entry.terms)}; {entry.status}" + (
+                        # A side flight's rounds may follow the main flight's last.
+                        (f", round {number}" if side_flights
+                         else f", round {number} of {played.round_count}")
                         if played is not None and number is not None else "")
+                    + ("" if shown.ends_in_seconds is None else ", time is up"
+                       if shown.ends_in_seconds <= 0
+                       else f", {_minutes(shown.ends_in_seconds)} left")
                     + (f"; won by {entry.winner}" if entry.winner else "") + "."),
-             f"  Start: {starts_words(shown.start_in_seconds, shown.start_when)}.",
+             f"  Start: {starts_words(shown.start_in_seconds, shown.start_when, entry.starts_at)}"
+             + (f"; {repeat_words(entry.repeat_seconds)}" if entry.repeat_seconds else "")
+             + ".",
              f"  Entrants ({len(entrants)} of {entry.cap}): " + (", ".join(
                  f"{e.name} ({e.rating:.0f})" for e in entrants) or "none yet")]
     if played is None:
         return lines
-    for played_round in played.rounds:
-        lines.append(f"  Round {played_round.number}: "
-                     + "; ".join(map(pairing_words, played_round.pairings)))
+    arena = played.format is Format.ARENA
+    if arena and played.rounds:  # its rounds are the pairings made at once: one list
+        lines.append("  Matches: " + "; ".join(pairing_words(pairing) for played_round
+                                               in played.rounds
+                                               for pairing in played_round.pairings))
+    for number, pairings in () if arena else flight_rounds(played, Flight.MAIN):
+        lines.append(f"  Round {number}: " + "; ".join(map(pairing_words, pairings)))
+    for flight in played.flights[1:]:
+        lines += flight_lines(played, flight)
     swiss = played.format is Format.SWISS
     forfeits = forfeit_wins(played)
     lines.append("  Standings: " + "; ".join(
         f"{row.place}. {row.name} {row.score}"
         + (f" (Buchholz {row.buchholz}, SB {row.sonneborn_berger})" if swiss else "")
+        + (f" ({plural(row.games, 'match', 'matches')}"
+           + (f", {row.streak} wins in a row" if row.streak >= 2 else "") + ")"
+           if arena else "")
         + (f" ({forfeits[row.name]} by forfeit)" if forfeits.get(row.name) else "")
         + (" withdrawn" if row.name in played.withdrawn else "")
         for row in standings(played)))
+    return lines
+
+
+def flight_lines(played: Tournament, flight: Flight) -> list[str]:
+    """A side flight as `show` tells it: its players, its rounds (its own numbers, the
+    tournament's round after each) and its winner."""
+    name = FLIGHT_NAMES[flight]
+    field = flight_field(played, flight)
+    if field is None:
+        return [f"  {name.capitalize()} flight: its players are not known yet."]
+    if len(field) < 2:
+        return [f"  {name.capitalize()} flight: not played (fewer than two players)."]
+    won = flight_winner(played, flight)
+    lines = [f"  {name.capitalize()} flight ({plural(len(field), 'player')}): "
+             + ", ".join(field) + (f"; won by {won}" if won else "") + "."]
+    for number, pairings in flight_rounds(played, flight):
+        own, _count = flight_round_of(played, number, flight)
+        lines.append(f"  {round_name(own, flight).capitalize()} (round {number}): "
+                     + "; ".join(map(pairing_words, pairings)))
     return lines
 
 
@@ -347,7 +511,8 @@ def forfeit_wins(played: Tournament) -> dict[str, int]:
     counted: dict[str, int] = {}
     for played_round in played.rounds:
         for pairing in played_round.pairings:
-            if pairing.forfeit and pairing.winner is not None and pairing.second is not None:
+            if pairing.forfeit and pairing.winner is not None and pairing.second is not None \
+                    and pairing.flight is Flight.MAIN:
                 counted[pairing.winner] = counted.get(pairing.winner, 0) + 1
     return counted
 
@@ -363,11 +528,13 @@ def pairing_words(pairing: Pairing) -> str:
     return f"{pairing.winner} beats {loser}" + (" by forfeit" if pairing.forfeit else "")
 
 
-def starts_words(start_in_seconds: int | None, start_when: int | None) -> str:
+def starts_words(start_in_seconds: int | None, start_when: int | None,
+                 starts_at: int | None = None) -> str:
     """When the sign-up closes, as `show` tells it."""
     words = []
     if start_in_seconds is not None:
-        words.append(f"in {plural(max(0, start_in_seconds) // 60, 'minute')}")
+        words.append(f"in {plural(max(0, start_in_seconds) // 60, 'minute')}" + (
+            f" (at {utc_words(starts_at)})" if starts_at is not None else ""))
     if start_when is not None:
         words.append(f"when {start_when} have joined")
     return " or ".join(words)

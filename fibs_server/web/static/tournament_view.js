@@ -45,6 +45,21 @@ export function bracketLayout(state) {
   return { columns, champion: state.winner ?? winnerOf(columns.at(-1)?.matches[0]) };
 }
 
+// A knockout's side flights (consolation, last chance), each as its own bracket laid out as
+// the main one is, its rounds numbered as its own and counted back from its own final:
+// {flight, players (seed order; null while not known), played (false: fewer than two, so
+// none), layout (null until its first round is paired), winner}.
+export function flightBrackets(state) {
+  return (state.flights ?? []).map((flight) => ({
+    flight: flight.flight,
+    players: flight.players,
+    played: flight.round_count !== 0,
+    layout: flight.round_count ? bracketLayout({ ...state, rounds: flight.rounds,
+      round_count: flight.round_count, winner: flight.winner }) : null,
+    winner: flight.winner,
+  }));
+}
+
 function winnerOf(match) {
   if (!match || !match.decided) return null;
   return match.slots.find((entry) => entry?.won)?.name ?? null;
@@ -87,6 +102,26 @@ function resultOf(round, name) {
   return { round: round.number, opponent, outcome, forfeit: pairing.forfeit };
 }
 
+// --- an arena's table and clock -----------------------------------------------------------------
+
+// The arena's standings in order of place (points, then fewer games, then rating: the
+// server's ranking), each row {place, name, score, streak, onFire, games, withdrawn}: on
+// fire from two wins in a row (the next win scores double).
+export function arenaTable(state) {
+  if (state.format !== "arena" || state.standings.length === 0) return null;
+  return [...state.standings].sort((a, b) => a.place - b.place).map((row) => ({
+    place: row.place, name: row.name, score: row.score, streak: row.streak ?? 0,
+    onFire: (row.streak ?? 0) >= 2, games: row.games ?? 0, withdrawn: row.withdrawn,
+  }));
+}
+
+// The seconds left of a running arena, `elapsedMs` after its message came: null when it has
+// no clock (not an arena, or not running).
+export function arenaSecondsLeft(state, elapsedMs) {
+  if (state.ends_in_seconds === null || state.ends_in_seconds === undefined) return null;
+  return Math.max(0, state.ends_in_seconds - elapsedMs / 1000);
+}
+
 // --- words ---------------------------------------------------------------------------------------
 
 // "3-point matches (final 5), nackgammon, no Crawford, 60 s a turn, unrated"
@@ -113,6 +148,46 @@ export function pairingWords(pairing) {
     { winner: pairing.winner, loser });
 }
 
+// --- the start and the recurrence ----------------------------------------------------------------
+
+// A start time (Unix seconds) as the server's texts give it: "2026-12-24 20:00 UTC".
+export function utcWords(seconds) {
+  return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+// The time left before a start: "1:05:09", "9:30".
+export function countdown(seconds) {
+  const left = Math.max(0, Math.floor(seconds));
+  const two = (value) => String(value).padStart(2, "0");
+  const [hours, minutes] = [Math.floor(left / 3600), Math.floor((left % 3600) / 60)];
+  return hours > 0 ? `${hours}:${two(minutes)}:${two(left % 60)}` : `${minutes}:${two(left % 60)}`;
+}
+
+// When a tournament of the list starts, and how often it comes back: "starts 2026-12-24
+// 20:00 UTC, every day"; "" when it has neither.
+export function scheduleWords(entry) {
+  const words = [];
+  if (entry.starts_at !== null && entry.status === "signup") {
+    words.push(t("tournament.starts_on", { time: utcWords(entry.starts_at) }));
+  }
+  if (entry.every !== null) words.push(t(`tournament.every_${entry.every}`));
+  return words.join(", ");
+}
+
+// The start of a tournament shown in sign-up, its countdown `secondsSince` the message came:
+// "starts at 2026-12-24 20:00 UTC (in 9:30) or when 8 have joined".
+export function startWords(state, secondsSince = 0) {
+  const { start } = state;
+  const words = [];
+  if (start.in_seconds !== null) {
+    const left = countdown(start.in_seconds - secondsSince);
+    words.push(state.starts_at === null ? t("tournament.starts_in", { minutes: Math.ceil(start.in_seconds / 60) })
+      : t("tournament.starts_at", { time: utcWords(state.starts_at), left }));
+  }
+  if (start.when !== null) words.push(t("tournament.starts_when", { count: start.when }));
+  return words.join(` ${t("tournament.or")} `);
+}
+
 // --- the create form's command -----------------------------------------------------------------
 
 // `tournament create ...` from the form's values (strings as the inputs hold them; the
@@ -120,9 +195,12 @@ export function pairingWords(pairing) {
 export function createCommand(form) {
   const words = ["tournament", "create", form.format];
   const number = (value) => String(Math.round(Number(value)));
+  const arena = form.format === "arena";
+  if (arena) words.push(number(form.minutes)); // an arena's time; every match to `length`
   if (form.format === "swiss" && form.rounds) words.push("rounds", number(form.rounds));
-  const lengths = (form.lengths ?? "").split(/[\s,]+/).filter(Boolean).map(number);
-  if (lengths.length) words.push("lengths", lengths.join(","));
+  const lengths = arena ? [] : (form.lengths ?? "").split(/[\s,]+/).filter(Boolean).map(number);
+  if (arena) words.push("length", number(form.length));
+  else if (lengths.length) words.push("lengths", lengths.join(","));
   else {
     words.push("length", number(form.length));
     if (form.final && Number(form.final) !== Number(form.length)) words.push("final", number(form.final));
@@ -132,9 +210,14 @@ export function createCommand(form) {
   // The clock: a turn timer's seconds, or a time bank's words ("bank 12 60").
   words.push(...(form.timer.startsWith("bank ") ? form.timer.split(" ") : ["timer", number(form.timer)]));
   if (!form.rated) words.push("unrated");
-  if (form.startIn) words.push("in", number(form.startIn));
+  if (form.startAt) words.push("at", form.startAt); // a time of day, UTC ("20:00")
+  else if (form.startIn) words.push("in", number(form.startIn));
+  if (form.every) words.push("every", form.every);
   if (form.startWhen) words.push("when", number(form.startWhen));
   words.push("cap", number(form.cap));
   if (form.bots) words.push("bots");
+  // A knockout's side flights: `lastchance` brings the consolation it follows.
+  if (form.format === "knockout" && form.lastChance) words.push("lastchance");
+  else if (form.format === "knockout" && form.consolation) words.push("consolation");
   return words.join(" ");
 }

@@ -5,7 +5,8 @@ import { t } from "./i18n.js";
 import { $, button, offerVariants } from "./ui.js";
 import { send, session } from "./session.js";
 import {
-  bracketLayout, createCommand, pairingWords, swissTable, termsWords,
+  arenaSecondsLeft, arenaTable, bracketLayout, countdown, createCommand, flightBrackets, pairingWords,
+  scheduleWords, startWords, swissTable, termsWords,
 } from "./tournament_view.js";
 
 const NEXT_CREATED = "next created"; // followed: the next tournament this user creates
@@ -13,6 +14,8 @@ const state = {
   list: [], // entries of the list, newest first
   followed: null, // the id of the tournament shown (as the server follows it), or NEXT_CREATED
   shown: null, // its latest tournament message
+  shownAt: 0, // when it came (performance.now(), ms): its countdown counts from then
+  ticking: null, // the interval that moves the countdown on, while there is one
 };
 
 export const HANDLERS = {
@@ -24,6 +27,7 @@ export const HANDLERS = {
         || (state.followed === NEXT_CREATED && message.creator === session.me)) {
       state.followed = message.id;
       state.shown = message;
+      state.shownAt = performance.now();
       renderShown();
     }
     renderList();
@@ -55,16 +59,17 @@ function updateListEntry(message) {
 }
 // The fields of a list entry (the rest of a `tournament` message is the whole tournament).
 const LISTED = Object.fromEntries(["id", "format", "status", "creator", "entered", "cap", "winner",
-  "swiss_rounds", "terms"].map((key) => [key, true]));
+  "side_flights", "swiss_rounds", "starts_at", "every", "arena_minutes", "terms"].map((key) => [key, true]));
 
 function entered(tournament) {
   return tournament.entrants?.some((entrant) => entrant.name === session.me) ?? false;
 }
 
 function formatWords(tournament) {
-  return tournament.format === "swiss"
-    ? t("tournament.swiss_rounds", { rounds: tournament.swiss_rounds })
-    : t("tournament.format_knockout");
+  if (tournament.format === "arena") return t("tournament.arena_minutes", { minutes: tournament.arena_minutes });
+  if (tournament.format === "swiss") return t("tournament.swiss_rounds", { rounds: tournament.swiss_rounds });
+  return tournament.side_flights.length
+    ? `${t("tournament.format_knockout")} ${flightsWords(tournament.side_flights)}` : t("tournament.format_knockout");
 }
 
 function statusWords(tournament) {
@@ -83,7 +88,8 @@ function renderList() {
     row.dataset.id = String(tournament.id);
     for (const value of [String(tournament.id), formatWords(tournament), statusWords(tournament),
       t("tournament.players_of", { entered: tournament.entered, cap: tournament.cap }),
-      `${termsWords(tournament.terms)}; ${t("tournament.by", { name: tournament.creator })}`]) {
+      [termsWords(tournament.terms), scheduleWords(tournament),
+        t("tournament.by", { name: tournament.creator })].filter(Boolean).join("; ")]) {
       row.insertCell().textContent = value;
     }
     const actions = row.insertCell();
@@ -106,35 +112,68 @@ function follow(id, verb) {
 function renderShown() {
   const shown = state.shown;
   $("tournament-detail").hidden = shown === null;
+  renderSummary();
   if (shown === null) return;
   $("tournament-title").textContent = t("tournament.title", { id: shown.id, format: formatWords(shown),
     name: shown.creator });
-  const facts = [statusWords(shown), termsWords(shown.terms)];
-  if (shown.current_round !== null) {
-    facts.push(t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
-  }
-  if (shown.status === "signup") facts.push(startWords(shown.start));
-  $("tournament-summary").textContent = facts.join(" · ");
   renderActions(shown);
   $("tournament-entrants").textContent = shown.entrants.length === 0 ? t("tournament.no_entrants")
     : t("tournament.entrants", { entered: shown.entrants.length, cap: shown.cap,
       names: shown.entrants.map((entrant) => `${entrant.name} (${Math.round(entrant.rating)})`
         + (entrant.withdrawn ? ` ${t("tournament.withdrawn")}` : "")).join(", ") });
   renderBracket(shown);
+  renderFlights(shown);
   renderTable(shown);
-  $("tournament-rounds").replaceChildren(...shown.rounds.map((round) => {
+  renderArena(shown);
+  $("tournament-rounds-title").textContent = t(shown.format === "arena" ? "tournament.matches_title"
+    : "tournament.rounds_title");
+  const item = (text) => {
     const entry = document.createElement("li");
-    entry.textContent = `${t("tournament.round_name", { round: round.number })}: `
-      + round.pairings.map(pairingWords).join("; ");
+    entry.textContent = text;
     return entry;
-  }));
+  };
+  const roundLines = (rounds, flight) => rounds.map((round) => item(`${flight
+    ? t("tournament.flight_round", { flight: t(`tournament.flight_${flight}`), round: round.number, of: round.round })
+    : t("tournament.round_name", { round: round.number })}: ${round.pairings.map(pairingWords).join("; ")}`));
+  // An arena's rounds are its pairings made at once: one list of its matches, latest last.
+  $("tournament-rounds").replaceChildren(...(shown.format === "arena"
+    ? shown.rounds.flatMap((round) => round.pairings).map((pairing) => item(pairingWords(pairing)))
+    : roundLines(shown.rounds, null)),
+  ...(shown.flights ?? []).flatMap((flight) => roundLines(flight.rounds, flight.flight)));
 }
 
-function startWords(start) {
-  const words = [];
-  if (start.in_seconds !== null) words.push(t("tournament.starts_in", { minutes: Math.ceil(start.in_seconds / 60) }));
-  if (start.when !== null) words.push(t("tournament.starts_when", { count: start.when }));
-  return words.join(` ${t("tournament.or")} `);
+// "with a consolation flight", "with consolation and last-chance flights"
+function flightsWords(sideFlights) {
+  const named = sideFlights.map((flight) => t(`tournament.flight_${flight}`));
+  return named.length === 1 ? t("tournament.with_flight", { flight: named[0] })
+    : t("tournament.with_flights", { first: named.slice(0, -1).join(", "), last: named.at(-1) });
+}
+
+// The terms and state, and in sign-up the start, its countdown moved on each second.
+function renderSummary() {
+  const shown = state.shown;
+  // The start's countdown in sign-up; a running arena's time left.
+  const counting = shown !== null && ((shown.status === "signup" && shown.start.in_seconds !== null)
+    || shown.ends_in_seconds !== null);
+  if (counting && state.ticking === null) state.ticking = setInterval(renderSummary, 1000);
+  if (!counting && state.ticking !== null) {
+    clearInterval(state.ticking);
+    state.ticking = null;
+  }
+  const clock = $("tournament-clock");
+  const left = shown === null ? null : arenaSecondsLeft(shown, performance.now() - state.shownAt);
+  clock.hidden = left === null;
+  if (left !== null) clock.textContent = t("tournament.time_left", { clock: countdown(left) });
+  if (shown === null) return;
+  const facts = [statusWords(shown), termsWords(shown.terms)];
+  if (shown.current_round !== null) {
+    // A side flight's rounds may follow the main flight's last: no "of".
+    facts.push(shown.side_flights.length ? t("tournament.round_name", { round: shown.current_round })
+      : t("tournament.round_of", { round: shown.current_round, rounds: shown.round_count }));
+  }
+  if (shown.status === "signup") facts.push(startWords(shown, (performance.now() - state.shownAt) / 1000));
+  if (shown.every !== null) facts.push(t(`tournament.every_${shown.every}`));
+  $("tournament-summary").textContent = facts.join(" · ");
 }
 
 function renderActions(shown) {
@@ -161,7 +200,34 @@ function renderBracket(shown) {
   const holder = $("tournament-bracket");
   holder.replaceChildren();
   holder.hidden = layout === null;
-  if (layout === null) return;
+  if (layout !== null) drawBracket(holder, layout);
+}
+
+// Each side flight: its title (its players), then its own bracket and winner.
+function renderFlights(shown) {
+  const holder = $("tournament-flights");
+  holder.replaceChildren();
+  for (const flight of flightBrackets(shown)) {
+    const section = document.createElement("section");
+    section.className = "tournament-flight";
+    section.dataset.flight = flight.flight;
+    const head = document.createElement("h3");
+    const name = t(`tournament.flight_${flight.flight}`);
+    head.textContent = flight.players === null ? t("tournament.flight_to_come", { flight: name })
+      : !flight.played ? t("tournament.flight_not_played", { flight: name })
+        : t("tournament.flight_title", { flight: name, count: flight.players.length });
+    section.append(head);
+    if (flight.layout !== null) {
+      const bracket = document.createElement("div");
+      bracket.className = "bracket scroll-x";
+      drawBracket(bracket, flight.layout);
+      section.append(bracket);
+    }
+    holder.append(section);
+  }
+}
+
+function drawBracket(holder, layout) {
   for (const column of layout.columns) {
     const round = document.createElement("section");
     round.className = "bracket-round";
@@ -243,11 +309,41 @@ function renderTable(shown) {
   }
 }
 
+// An arena: the standings with each player's points, streak (on fire from two wins in a
+// row) and matches played.
+function renderArena(shown) {
+  const table = $("tournament-arena");
+  table.replaceChildren();
+  const rows = arenaTable(shown);
+  table.hidden = rows === null;
+  if (rows === null) return;
+  table.createCaption().textContent = t("tournament.standings");
+  const head = table.createTHead().insertRow();
+  for (const key of ["tournament.rank", "tournament.player", "tournament.points_col",
+    "tournament.streak", "tournament.games"]) {
+    const cell = document.createElement("th");
+    cell.scope = "col";
+    cell.textContent = t(key);
+    head.append(cell);
+  }
+  const body = table.createTBody();
+  for (const row of rows) {
+    const line = body.insertRow();
+    line.dataset.name = row.name;
+    const name = row.withdrawn ? `${row.name} (${t("tournament.withdrawn")})` : row.name;
+    const streak = row.onFire ? `${row.streak} ${t("tournament.on_fire")}` : String(row.streak);
+    for (const value of [row.place, name, row.score, streak, row.games]) {
+      line.insertCell().textContent = String(value);
+    }
+  }
+}
+
 // --- the create form -------------------------------------------------------------------------
 
 function formValues() {
   return {
     format: $("tournament-format").value,
+    minutes: $("tournament-minutes").value,
     rounds: $("tournament-rounds-count").value,
     length: $("tournament-length").value,
     final: $("tournament-final").value,
@@ -257,15 +353,24 @@ function formValues() {
     timer: $("tournament-timer").value,
     rated: $("tournament-rated").checked,
     startIn: $("tournament-start-in").value,
+    startAt: $("tournament-start-at").value,
+    every: $("tournament-every").value,
     startWhen: $("tournament-start-when").value,
     cap: $("tournament-cap").value,
     bots: $("tournament-bots").checked,
+    consolation: $("tournament-consolation").checked,
+    lastChance: $("tournament-last-chance").checked,
   };
 }
 
 
 function formatChanged() {
-  $("tournament-rounds-label").hidden = $("tournament-format").value !== "swiss";
+  const format = $("tournament-format").value;
+  $("tournament-rounds-label").hidden = format !== "swiss";
+  $("tournament-flights-label").hidden = format !== "knockout";
+  $("tournament-minutes-label").hidden = format !== "arena";
+  // An arena plays every match to one length.
+  $("tournament-final-label").hidden = $("tournament-lengths-label").hidden = format === "arena";
 }
 $("tournament-format").addEventListener("change", formatChanged);
 formatChanged();

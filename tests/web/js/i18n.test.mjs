@@ -108,7 +108,7 @@ test("a ban's end is shown as a date in the page's language", async () => {
 const NAMES = ["backgammon", "gammon", "nackgammon", "hypergammon", "portes", "bot", "bots",
   "crawford", "buchholz", "sb", "pr", "emg", "memg", "fibs", "telnet", "utc", "chat", "exp", "p",
   "s", "min", "r", "n", "bgsage", "gnubg", "xg", "ply", "mat", "json", "bronstein", "fischer"];
-const SPANISH_TOO = ["a", "no", "has", "dice", "legal", "normal", "final", "error", "tutor"];
+const SPANISH_TOO = ["a", "no", "has", "dice", "legal", "normal", "final", "error", "tutor", "arena"];
 
 // The words of a catalogue's texts, lower case, less what is never translated: placeholders,
 // what a player types (in quotes, or after "usage:"/"uso:") and time zones' names.

@@ -1,0 +1,93 @@
+"""Who gets what: each command module's table made from the owners the lobby makes (`Owners`),
+given only those its module uses. `lobby_tables` are the lobby's own (its `tables`); the
+tables of the services made with the lobby (the bots, the analysis queue, the tournaments)
+are added by the app once those are made."""
+from __future__ import annotations
+
+from fibs_server.lobby.command_table import CommandTable
+from fibs_server.lobby.commands import (
+    admin_commands,
+    analysis_commands,
+    archive_commands,
+    bot_commands,
+    chat_commands,
+    fair_commands,
+    game_commands,
+    server_commands,
+    table_commands,
+    tournament_commands,
+    user_commands,
+)
+from fibs_server.lobby.lobby import Owners
+from fibs_server.lobby.ports.analysis_records import AnalysisRecords
+from fibs_server.lobby.ports.tournament_records import TournamentRecords
+from fibs_server.lobby.services.analysis_queue import AnalysisQueue
+from fibs_server.lobby.services.bot_players import BotPlayers
+
+
+def user(owners: Owners) -> CommandTable:
+    return user_commands.command_table(
+        owners.attendance, owners.match_table, owners.matches, owners.match_store,
+        owners.accounts, owners.gatekeeper, owners.dispatcher, owners.bot_strengths,
+        owners.motd, owners.now, owners.log_out)
+
+
+def game(owners: Owners) -> CommandTable:
+    return game_commands.command_table(
+        owners.attendance, owners.chat_state, owners.match_table, owners.matches, owners.match_store, owners.seats,
+        owners.tutor, owners.tell_whose_page_is_away, owners.resume_waiting)
+
+
+def archive(owners: Owners) -> CommandTable:
+    return archive_commands.command_table(owners.attendance, owners.match_table,
+                                          owners.match_store, owners.analyses)
+
+
+def chat(owners: Owners) -> CommandTable:
+    config = owners.config
+    return chat_commands.command_table(owners.attendance, owners.chat_state, owners.match_table,
+                                       owners.chat_records, config.abuse_limits,
+                                       config.shout_limit, config.shout_window,
+                                       config.shout_clock)
+
+
+def admin(owners: Owners) -> CommandTable:
+    return admin_commands.command_table(owners.attendance, owners.chat_state, owners.chat_records,
+                                        owners.countdown, owners.motd, owners.set_motd)
+
+
+def server(owners: Owners) -> CommandTable:
+    return server_commands.command_table(owners.attendance, owners.match_table,
+                                         owners.dispatcher, owners.started_at)
+
+
+def tables(owners: Owners) -> CommandTable:
+    return table_commands.command_table(owners.attendance, owners.match_table, owners.matches,
+                                        owners.match_store, owners.code_guesses,
+                                        owners.quick_play)
+
+
+def fair(owners: Owners) -> CommandTable:
+    return fair_commands.command_table(owners.match_table, owners.matches, owners.match_store)
+
+
+def lobby_tables(owners: Owners) -> list[CommandTable]:
+    """The lobby's own tables: every command but the services'."""
+    return [user(owners), game(owners), archive(owners), chat(owners), admin(owners),
+            server(owners), tables(owners), fair(owners)]
+
+
+def bots(owners: Owners, players: BotPlayers) -> CommandTable:
+    return bot_commands.command_table(players, owners.attendance, owners.match_table,
+                                      owners.matches)
+
+
+def analysis(owners: Owners, records: AnalysisRecords, queue: AnalysisQueue | None
+             ) -> CommandTable:
+    return analysis_commands.command_table(records, queue, owners.match_store, owners.accounts,
+                                           owners.now)
+
+
+def tournaments(owners: Owners, records: TournamentRecords, players: BotPlayers | None
+                ) -> CommandTable:
+    return tournament_commands.command_table(records, players, owners)
