@@ -70,11 +70,14 @@ def shout(number: int, speaker: str = "alice") -> Said:
 
 
 def test_an_envelope_is_what_it_was_after_the_wire():
-    envelope = Envelope("node-1", "run", 7, ["bob", "Carol"], 1234.5,
-                        notice(["two", "lines\nwith a newline"], excluded=["Dave"]))
+    envelope = Envelope("node-1", "run", 7, 1234.5, ((["bob", "Carol"], notice(
+        ["two", "lines\nwith a newline"], excluded=["Dave"])),))
     assert decode_envelope(encode_envelope(envelope)) == envelope
-    everyone = Envelope("node-1", "run", 8, None, 1, Said("tell", "a", "b\n", to="c"))
+    everyone = Envelope("node-1", "run", 8, 1, ((None, Said("tell", "a", "b\n", to="c")),))
     assert decode_envelope(encode_envelope(everyone)) == everyone
+    batch = Envelope("node-1", "run", 9, 1.5, ((None, shout(1)), (["bob"], shout(2)),
+                                               ([], notice(["x\ny"]))))
+    assert decode_envelope(encode_envelope(batch)) == batch
 
 
 
@@ -131,7 +134,7 @@ async def test_nodes_hear_each_others_letters_in_the_order_told(redis_url, prefi
 
 async def test_bad_envelopes_are_dropped_and_the_bus_goes_on(redis_url, prefix, make_nodes):
     a, b = await make_nodes(redis_url, prefix, "a", "b")
-    good = encode_envelope(Envelope("x", "run", 1, None, time.time(), shout(0, "x")))
+    good = encode_envelope(Envelope("x", "run", 1, time.time(), ((None, shout(0, "x")),)))
     header, _, letter = good.partition(b"\n")
     bad = [b"", b"junk", b"\xff\xfe\n\xff", header, b"[1]\n" + letter, b"{}\n" + letter,
            header + b"\nnot a letter", header.replace(b'"seq":1', b'"seq":"1"') + b"\n" + letter,
