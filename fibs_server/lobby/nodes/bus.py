@@ -403,21 +403,20 @@ def letter_of(fields: Any) -> Letter:
     at once); ValueError for anything else."""
     try:
         kind = LETTERS[fields.pop("letter")]
+        for name in _TUPLES.get(kind, ()):  # JSON's lists, the letter's tuples
+            if type(fields.get(name)) is not list:
+                raise ValueError(f"not a letter: {name} not a list")
+            fields[name] = tuple(fields[name])
         letter: Any = kind(**fields)  # its fields' types are checked below
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"not a letter: {error}") from error
-    if kind is Notice:
-        if not (isinstance(letter.lines, list) and isinstance(letter.excluded, list)):
-            raise ValueError(f"not a letter: {letter!r}")
-        letter = dataclasses.replace(letter, lines=tuple(letter.lines),
-                                     excluded=tuple(letter.excluded))
-    elif kind is Relayed:
-        if not isinstance(letter.lines, list):
-            raise ValueError(f"not a letter: {letter!r}")
-        letter = dataclasses.replace(letter, lines=tuple(letter.lines))
     if not _WELL_FORMED[kind](letter):
         raise ValueError(f"not a letter: {letter!r}")
     return letter  # type: ignore[no-any-return]
+
+
+_TUPLES: dict[type[Letter], tuple[str, ...]] = {Notice: ("lines", "excluded"),
+                                                Relayed: ("lines",)}
 
 
 # Each kind's check of its fields' types, by its exact type: the JSON gave them any.
