@@ -23,6 +23,7 @@ import urllib.parse
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
+import hiredis
 import orjson
 import redis.asyncio
 from redis.asyncio.client import PubSub
@@ -530,6 +531,45 @@ class RedisBus:
             log.exception("bus: resync failed")
 
     async def _receiving(self, pubsub: PubSub) -> None:
+        """Deliver what Redis sends until the connection fails or goes silent. What one read
+        from the socket brings is parsed at once, in C, not a `get_message` each: most of a
+        message's cost to redis-py was its layers, not its parsing."""
+        parser = getattr(pubsub.connection, "_parser", None)
+        replies = getattr(parser, "_reader", None)
+        if not isinstance(replies, hiredis.Reader):  # a redis-py of other insides
+            await self._receiving_each(pubsub)
+            return
+        assert parser is not None
+        loop = asyncio.get_running_loop()
+        pinged = False
+        slice_started = loop.time()
+        while not self._stopping:
+            reply = replies.gets()
+            if isinstance(reply, list):  # subscribed, Redis sends nothing else but errors
+                if reply[0] == b"message":
+                    self._received(reply[2], reply[1])
+                # Messages already read arrive without the loop getting a turn: give it one.
+                if loop.time() - slice_started > SLICE_SECONDS:
+                    await asyncio.sleep(0)
+                    slice_started = loop.time()
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            # All that was read is delivered (the reader says so with its own marker).
+            try:
+                async with asyncio.timeout(self.ping_interval):
+                    await parser.read_from_socket()
+            except TimeoutError:
+                if pinged:
+                    raise redis.ConnectionError("Redis silent: no answer to a ping") from None
+                await pubsub.ping()
+                pinged = True
+                continue
+            pinged = False
+            self._last_word = time.monotonic()
+
+    async def _receiving_each(self, pubsub: PubSub) -> None:
+        """`_receiving` through redis-py's `get_message`, one message a call."""
         loop = asyncio.get_running_loop()
         pinged = False
         slice_started = loop.time()
@@ -545,7 +585,6 @@ class RedisBus:
             self._last_word = time.monotonic()
             if message["type"] == "message":
                 self._received(message["data"], message["channel"])
-            # Messages already read arrive without the loop getting a turn: give it one.
             if loop.time() - slice_started > SLICE_SECONDS:
                 await asyncio.sleep(0)
                 slice_started = loop.time()

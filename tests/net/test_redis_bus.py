@@ -10,6 +10,7 @@ import multiprocessing
 import multiprocessing.synchronize
 import statistics
 import time
+import types
 from collections.abc import Collection
 
 import orjson
@@ -17,6 +18,7 @@ import pytest
 import redis.asyncio
 
 from fibs_server.lobby.nodes.bus import Letter, Relayed, Said, decode_letter, encode_letter, notice
+from fibs_server.net import redis_bus
 from fibs_server.net.redis_bus import (
     Envelope,
     RedisBus,
@@ -290,6 +292,22 @@ async def test_nodes_hear_each_others_letters_in_the_order_told(redis_url, prefi
     assert (a.bus.figures.received, a.bus.figures.reconnects) == (1, 0)
     assert a.resyncs == b.resyncs == c.resyncs == 1  # the first subscription
     assert a.bus.healthy
+
+
+async def test_a_redis_py_of_other_insides_is_read_a_message_a_call(redis_url, prefix,
+                                                                     make_nodes, monkeypatch):
+    """The subscriber parses what it reads with redis-py's hiredis reader; a redis-py
+    without one is read through `get_message`, with the same letters in the same order."""
+    monkeypatch.setattr(redis_bus, "hiredis", types.SimpleNamespace(Reader=type("Other", (), {})))
+    a, b = await make_nodes(redis_url, prefix, "a", "b", locate={"bob": "b"}.get)
+    b.bus.tell_all(shout(0, "bob"))
+    await until(lambda: a.got, "a hears b")
+    for number in range(1, 4):
+        a.bus.tell(["bob"], shout(number))
+    a.bus.tell_all(shout(4))
+    await until(lambda: len(b.got) == 5, "b hears a")
+    assert b.got[1:] == [*((["bob"], shout(number)) for number in range(1, 4)), (None, shout(4))]
+    assert b.bus.figures.envelopes_received == 2 and not b.bus.figures.gaps
 
 
 async def test_bad_envelopes_are_dropped_and_the_bus_goes_on(redis_url, prefix, make_nodes):
