@@ -30,7 +30,6 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
-from redis.commands.core import AsyncScript
 
 from fibs_server.lobby.nodes.bus import (
     Deliver,
@@ -51,9 +50,6 @@ Locate = Callable[[str], str | None]
 
 PUBLISH_BATCH = 256  # letters per pipeline: one round trip for a burst, not one each
 SLICE_SECONDS = 0.002  # the subscriber gives the loop a turn at least this often
-# A turn's envelopes, in order, in one command with one reply (ARGV: channel, envelope, ...):
-# a pipeline of PUBLISH cost redis-py a command to pack and a reply to read each.
-PUBLISH_ALL = "for i = 1, #ARGV, 2 do redis.call('PUBLISH', ARGV[i], ARGV[i + 1]) end"
 
 
 
@@ -269,7 +265,6 @@ class RedisBus:
         self._heard: dict[tuple[str, bytes], tuple[str, int]] = {}
         self._reads_batches: dict[str, bool] = {}  # node -> as its last envelope said
         self._client: redis.asyncio.Redis | None = None
-        self._publish_all: AsyncScript | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._resync: asyncio.Task[None] | None = None
         self._last_bad_log = -1e9
@@ -368,7 +363,6 @@ class RedisBus:
         # No retries inside redis-py: a pub/sub connection it quietly re-established would
         # have missed letters without our knowing. Every error reaches the loops below.
         self._client = unretried_client(self._url, connect_timeout=2.0, timeout=5.0)
-        self._publish_all = self._client.register_script(PUBLISH_ALL)
         self._tasks = [asyncio.create_task(self._subscribing(), name="redis-bus subscriber"),
                        asyncio.create_task(self._publishing(), name="redis-bus publisher")]
 
@@ -402,7 +396,7 @@ class RedisBus:
     # Publishing.
 
     async def _publishing(self) -> None:
-        assert self._client is not None and self._publish_all is not None
+        assert self._client is not None
         failures = 0
         while not self._stopping:
             # Down, it tries again whether or not anything waits, so that it is soon healthy.
@@ -426,8 +420,10 @@ class RedisBus:
                 continue
             envelopes = self._envelopes(batch)
             try:
-                await self._publish_all(args=[part for envelope in envelopes
-                                              for part in envelope])
+                async with self._client.pipeline(transaction=False) as pipe:
+                    for channel, data in envelopes:
+                        pipe.publish(channel, data)
+                    await pipe.execute()
             except Exception as error:
                 # At-most-once: what was in flight is lost; the receivers' resync repairs.
                 self.figures.dropped_unsent += len(batch)
