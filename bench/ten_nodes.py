@@ -2,7 +2,7 @@
 real bus (fibs_server/net/redis_bus.py, through its public API only: `tell`, `tell_all`,
 `tell_others`, and the `deliver` it calls), no lobby and no sockets; the players are the
 letters their play makes, at the bench's pace. What is measured is each node's CPU for its
-envelopes (encoding, publishing, receiving, decoding, and telling its own from the others'),
+letters (encoding, publishing, receiving, decoding, and telling its own from the others'),
 and Redis's, a private redis-server started for the run.
 
 The pace is the one docs/PERFORMANCE.md ("100,000 players, on paper") takes from
@@ -10,9 +10,9 @@ bench/nodes.py: 40 % of the players in a match, 0.41 moves a second per match, a
 cross-node unless both players are on one node (1/nodes), 1.0 `Forwarded` and 4.3 `Relayed`
 letters per cross-node move (their sizes as measured there), match starts and ends, logins
 and logouts, and each node's heartbeat. At 50,000 players on 10 nodes that is about 20,600
-envelopes a second; two cores cannot run ten nodes at that, so they run at `--scale` of it
+letters a second; two cores cannot run ten nodes at that, so they run at `--scale` of it
 and the figures at the full pace are the measured ones over the scale (the bus's work is
-per envelope).
+per letter, and per envelope: the letters one generator's turn tells one node share one).
 
     .venv/bin/python bench/ten_nodes.py --nodes 10 --players 50000 --scale 0.1 --duration 20
 """

@@ -508,7 +508,7 @@ def _is_number(value: object) -> bool:
 
 
 def _seat_letter(letter: SeatLetter) -> bool:
-    return all(isinstance(field, str) for field in (letter.node, letter.to_node, letter.name))
+    return type(letter.node) is str and type(letter.to_node) is str and type(letter.name) is str
 
 
 def _join_asked(letter: JoinAsked) -> bool:
