@@ -2,9 +2,10 @@
 `lobby.attendance.bus.Bus`.
 
 A letter told on this node is delivered to this node's users at once, as `LocalBus` does,
-then queued as an *envelope* for the other nodes: on the node's own channel when it is for
-one node (a match's letters, a tell to a user the directory places there), else on the
-lobby's shared channel. One task publishes the queue in order, one task receives the
+then queued for the other nodes: on the node's own channel when it is for one node (a
+match's letters, a tell to a user the directory places there), else on the lobby's shared
+channel. One task publishes the queue in order, in *envelopes* (what a turn told one node
+in one envelope, where that node reads batches), one task receives the
 envelopes of the shared channel and this node's own, and delivers them here. Pub/sub is
 at-most-once: what is lost to an outage is counted, not retried, and every (re)subscription
 calls `resynced`, after which the lobby asks for what it missed of the other nodes.
