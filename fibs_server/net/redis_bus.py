@@ -212,6 +212,13 @@ class Queued:
     queued_at: float  # time.monotonic(), for staleness
 
 
+def _publish_command(channel: str, data: bytes) -> bytes:
+    """`PUBLISH channel data` as Redis reads it (RESP)."""
+    name = channel.encode()
+    return b"*3\r\n$7\r\nPUBLISH\r\n$%d\r\n%b\r\n$%d\r\n%b\r\n" % (len(name), name,
+                                                                       len(data), data)
+
+
 async def _nothing_to_resync() -> None:
     return None
 
@@ -421,10 +428,7 @@ class RedisBus:
                 continue
             envelopes = self._envelopes(batch)
             try:
-                async with self._client.pipeline(transaction=False) as pipe:
-                    for channel, data in envelopes:
-                        pipe.publish(channel, data)
-                    await pipe.execute()
+                await self._publish(envelopes)
             except Exception as error:
                 # At-most-once: what was in flight is lost; the receivers' resync repairs.
                 self.figures.dropped_unsent += len(batch)
@@ -435,6 +439,24 @@ class RedisBus:
                 continue
             self.figures.published += len(batch)
             self.figures.envelopes_published += len(envelopes)
+
+    async def _publish(self, envelopes: list[tuple[str, bytes]]) -> None:
+        """The turn's PUBLISH commands in one write, packed here, then their replies: one round
+        trip, as a pipeline's, without its packing and reading each command in Python."""
+        assert self._client is not None
+        pool = self._client.connection_pool
+        connection = await pool.get_connection()
+        try:
+            await connection.send_packed_command(
+                b"".join(_publish_command(channel, data) for channel, data in envelopes),
+                check_health=False)
+            for _ in envelopes:
+                await connection.read_response()
+        except BaseException:
+            await connection.disconnect()  # replies may be left unread on it
+            raise
+        finally:
+            await pool.release(connection)
 
     def _fresh_batch(self) -> list[Queued]:
         oldest = time.monotonic() - self.stale_after
