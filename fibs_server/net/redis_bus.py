@@ -49,7 +49,7 @@ Resynced = Callable[[], Awaitable[None]]
 # unknown, so every node hears of it).
 Locate = Callable[[str], str | None]
 
-PUBLISH_BATCH = 256  # letters per pipeline: one round trip for a burst, not one each
+PUBLISH_BATCH = 256  # letters a round: one write and one round trip for a burst, not one each
 SLICE_SECONDS = 0.002  # the subscriber gives the loop a turn at least this often
 
 
@@ -385,7 +385,7 @@ class RedisBus:
             await asyncio.sleep(0.005)
         tasks = {*self._tasks, *([self._resync] if self._resync else [])}
         self._pending.set()  # the publisher, waiting, sees `_stopping`
-        # redis-py may swallow a cancellation that lands inside a pipeline's teardown; the
+        # redis-py may swallow a cancellation that lands inside a connection's teardown; the
         # loops also stop on `_stopping`, and a task still running is cancelled again.
         while tasks:
             for task in tasks:
