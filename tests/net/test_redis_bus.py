@@ -288,7 +288,8 @@ async def test_nodes_hear_each_others_letters_in_the_order_told(redis_url, prefi
     for node, heard in ((b, 60), (c, 61)):
         figures = node.bus.figures
         assert (figures.received, figures.gaps, figures.bad, figures.dropped) == (heard, 0, 0, 0)
-        assert 0 <= figures.lag_sum <= 60 * figures.lag_max
+        # Each letter's lag is at most the largest (floating sums: a hair of slack).
+        assert 0 <= figures.lag_sum <= heard * figures.lag_max + 1e-9
     assert (a.bus.figures.received, a.bus.figures.reconnects) == (1, 0)
     assert a.resyncs == b.resyncs == c.resyncs == 1  # the first subscription
     assert a.bus.healthy
