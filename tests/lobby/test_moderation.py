@@ -19,6 +19,9 @@ async def test_a_mute_given_while_the_login_reads_the_stored_one_stays(tmp_path)
     warden.prompts = False
     await lobby.log_in(warden, await lobby.accounts.find_account("warden"))
     await lobby.accounts.create_account(Account(name="bob", password_hash=b"-"))
+    # A message kept for bob: his login reads his stored chat (a login with nothing kept
+    # reads none, and has no read for a mute to meet).
+    await lobby.chat_records.save_message("bob", "warden", "welcome back")
 
     # bob's login reads his stored chat state (not muted) and is held there.
     reading, release = asyncio.Event(), asyncio.Event()
