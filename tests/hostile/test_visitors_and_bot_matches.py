@@ -193,11 +193,17 @@ async def test_bot_matches_are_capped_per_address_and_in_all_every_way_in(
     await other.skip_until(BOT_JOINED)
     answers: list[bytes] = []
 
+    addresses = [f"127.0.0.{10 + n}" for n in range(6)]
+
     async def attack() -> None:  # 3 x 60 visitors from 6 addresses: every one refused
         for _ in range(3):
             answers.extend(await asyncio.gather(*(
-                visit(port, f"127.0.0.{10 + n % 6}", "bot beginner 1",
+                visit(port, addresses[n % 6], "bot beginner 1",
                       texts.TOO_MANY_BOT_MATCHES, "has joined you") for n in range(60))))
+            # A round's visitors have hung up; the next round comes once the server has let
+            # their names go (else the visitors per address refuse it first, for that).
+            await until(lambda: not any(lobby.accounts.visitors_from(address)
+                                        for address in addresses), "the round's visitors gone")
 
     quiet, delays = await measured_during(harness, attack())
     assert len(lobby.match_table.bot_matches) == 3
