@@ -186,6 +186,9 @@ def assert_heavy_reads_paced(answers: list[tuple[int, str | None, str]], seconds
     assert 0 < len(served) <= BURST + seconds * PER_SECOND + 1
     refusals = [(retry_after, body) for status, retry_after, body in answers if status != 200]
     assert len(refusals) == API_LOOPS * API_ROUNDS - len(served)
+    unpaced = [(status, body[:200]) for status, retry_after, body in answers
+               if status != 200 and retry_after is None]
+    assert not unpaced, unpaced
     assert all(1 <= int(retry_after) <= 5
                and json.loads(body) == {"error": TOO_MANY_ARCHIVE_REQUESTS}
                for retry_after, body in refusals)
