@@ -58,7 +58,13 @@ from fibs_server.lobby.ports.match_records import MatchStore
 from fibs_server.lobby.presence.attendance import Attendance
 from fibs_server.lobby.presence.chat_state import ChatState
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
-from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
+from fibs_server.lobby.presence.session import (
+    Connection,
+    Session,
+    SessionOwners,
+    Stage,
+    wire_text,
+)
 from fibs_server.lobby.services.quick_play import QuickPlay, QuickPlayConfig
 from fibs_server.lobby.services.tutor import Judge, Tutor
 from fibs_server.protocol import clip, texts
@@ -185,7 +191,6 @@ class Lobby:
         self.chat_records = chat_records
         self.config = config
         self.heavy_reads = HeavyReadLimits(config.abuse_limits)
-        self.seats = Seats(self)  # players at matches across nodes (lobby/play/seats.py)
         # Who is online, here and on the other nodes, and the ways to tell them things;
         # made with what delivers the letters the bus brings here (`bus`: this node's own,
         # or one between nodes, net/redis_bus.py).
@@ -194,18 +199,29 @@ class Lobby:
         self.attendance = Attendance(config, bus(self.deliver), self.accounts,
                                      WhoPacing(config.abuse_limits.who_broadcast_burst,
                                                config.abuse_limits.who_broadcasts_per_second),
-                                     self.seats, self.log_out, self.chat_state)
+                                     lambda: self.seats, self.log_out, self.chat_state)
         # Every command as declared where it is registered (command_table.py), and what runs
         # a typed line; the tables are added once the owners they are made from are made.
         self.dispatcher = Dispatcher(self.gatekeeper.reserve, self.attendance.is_visitor,
-                                     self.heavy_reads, self.seats)
+                                     self.heavy_reads, lambda: self.seats)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed,
                                       withdrawn=self._invitation_withdrawn, tell=self.attendance.tell,
-                                      watching_changed=self.seats.watching_changed)
+                                      watching_changed=lambda session: self.seats.watching_changed(session))
+        # What every session is given: the owners it reads and the lobby's doings it asks for.
+        self.session_owners = SessionOwners(
+            match_table=self.match_table, gatekeeper=self.gatekeeper,
+            time=lambda: self.config.clock.time(), now=self.now,
+            disconnected=self.disconnected, dispatch=self.dispatcher.dispatch,
+            log_in=self.log_in, resume=self.resume, new_visitor=self.new_visitor,
+            release_visitor=self.release_visitor)
+        # Players at matches across nodes (lobby/play/seats.py); the owners made before them
+        # (Attendance, Dispatcher, MatchTable) ask for them when used.
+        self.seats = Seats(self.attendance, self.dispatcher, self.match_table, self.accounts,
+                           self.session_owners, config, self.playing_elsewhere)
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
@@ -295,7 +311,7 @@ class Lobby:
 
     def connect(self, connection: Connection, transport_client: Client = TELNET) -> Session:
         """A new connection's session; `transport_client`: see LoginDialogue."""
-        session = Session(self, connection, transport_client)
+        session = Session(self.session_owners, connection, transport_client)
         self.attendance.connections.add(session)
         session.start()
         return session

@@ -170,7 +170,7 @@ class BotPlayers:
                      heard: Callable[[Session, str], None] | None) -> Session:
         session: Session
         connection = BotConnection(lambda text: (heard or self._heard_by_player)(session, text))
-        session = Session(self.lobby, connection)
+        session = Session(self.lobby.session_owners, connection)
         session.account, session.is_bot, session.prompts = account, True, False
         session.clip, session.client_name = True, BOT_CLIENT
         self._levels[session] = level
