@@ -265,7 +265,10 @@ class FibsServer:
             bots = self.config.bots
             assert pool is not None  # made with the bots' configuration
             self.lobby.gatekeeper.reserve(bots.names.values())
-            self.bots = BotPlayers(self.lobby, bots, pool)
+            self.bots = BotPlayers(owners.attendance, owners.match_table, owners.matches,
+                                   owners.accounts, owners.gatekeeper.hasher, owners.sessions,
+                                   owners.log_out, owners.bot_strengths,
+                                   owners.config.abuse_limits, bots, pool)
             self.lobby.dispatcher.add_commands(command_tables.bots(owners, self.bots))
             await self.bots.start(log_in=False)
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(

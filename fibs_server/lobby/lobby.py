@@ -135,6 +135,7 @@ class Owners:
     attendance: Attendance
     chat_state: ChatState
     seats: Seats
+    sessions: SessionOwners  # what every session is given
     match_table: MatchTable
     matches: Matches
     code_guesses: CodeGuesses
@@ -274,7 +275,7 @@ class Lobby:
             config=config, accounts=self.accounts, match_store=matches,
             chat_records=chat_records, analyses=analyses, gatekeeper=self.gatekeeper,
             dispatcher=self.dispatcher, attendance=self.attendance,
-            chat_state=self.chat_state, seats=self.seats,
+            chat_state=self.chat_state, seats=self.seats, sessions=self.session_owners,
             match_table=self.match_table, matches=self.matches, code_guesses=self.code_guesses,
             quick_play=self.quick_play, tutor=self.tutor, countdown=self.countdown,
             bot_strengths=self.bot_strengths, started_at=self.started_at, now=self.now,
