@@ -245,7 +245,8 @@ class FibsServer:
         leases: Leases = AlwaysHeld if self.redis_leases is None else self.redis_leases
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
-        self.lobby.gatekeeper.reserve(BotConfig().names.values())
+        owners = self.lobby.owners  # what the services are made from, as the command tables
+        owners.gatekeeper.reserve(BotConfig().names.values())
         if analysis is not None:
             assert self.analysis_lane is not None  # made before the lobby
             if analysis.busy_share > 0 or analysis.least_share > 0:
@@ -253,23 +254,23 @@ class FibsServer:
                                           busy_share=analysis.busy_share,
                                           least_share=analysis.least_share)
                 self.busy_hold.start()
-            self.analysis_queue = AnalysisQueue(self.lobby, self.store, self.analysis_lane.analyse,
+            self.analysis_queue = AnalysisQueue(owners.attendance, self.store,
+                                                self.store, self.analysis_lane.analyse,
                                                 analysis)
             if analysis.queue_finished:
                 self.store.queue_finished_matches(analysis.plies, analysis.limits)
         # The services' tables, made from the lobby's owners and the services made with it.
-        owners = self.lobby.owners
-        self.lobby.dispatcher.add_commands(command_tables.analysis(owners, self.store,
+        owners.dispatcher.add_commands(command_tables.analysis(owners, self.store,
                                                                    self.analysis_queue))
         if self.config.bots is not None:
             bots = self.config.bots
             assert pool is not None  # made with the bots' configuration
-            self.lobby.gatekeeper.reserve(bots.names.values())
+            owners.gatekeeper.reserve(bots.names.values())
             self.bots = BotPlayers(owners.attendance, owners.match_table, owners.matches,
                                    owners.accounts, owners.gatekeeper.hasher, owners.sessions,
                                    owners.log_out, owners.bot_strengths,
                                    owners.config.abuse_limits, bots, pool)
-            self.lobby.dispatcher.add_commands(command_tables.bots(owners, self.bots))
+            owners.dispatcher.add_commands(command_tables.bots(owners, self.bots))
             await self.bots.start(log_in=False)
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(
                 self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
@@ -285,9 +286,9 @@ class FibsServer:
                 self.lobby_options.get("wall_clock", time.time)),
                 self.config.lease_seconds, LoopClock())
             await self.records_lease.start()
-        self.lobby.dispatcher.add_commands(command_tables.tournaments(owners, self.store, self.bots))
+        owners.dispatcher.add_commands(command_tables.tournaments(owners, self.store, self.bots))
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
-        self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock,
+        self.director = TournamentDirector(owners, owners.arranging, self.store, owners.config.clock,
                                            bots=self.bots)
         self.tournaments_lease = LeaseKeeper(leases(TOURNAMENTS), self.director,
                                              self.config.lease_seconds, LoopClock())
