@@ -55,6 +55,7 @@ from fibs_server.net.http import (
     LOOPBACK,
     Network,
     Operations,
+    WebReads,
     bound_port,
     start_http_server,
     stop_listening,
@@ -235,17 +236,17 @@ class FibsServer:
                            tutor_judge=None if pool is None else pool.judge,
                            match_chances=no_chances if pool is None else pool.chances)
         await self.lobby.restore_motd()
+        owners = self.lobby.owners  # what the services are made from, as the command tables
         if self.config.bus_url is not None:
             assert self.bus is not None  # made with the lobby (`_redis_bus`)
             await self.bus.start()
-            self._background.append(asyncio.create_task(self.lobby.attendance.keep_in_touch()))
+            self._background.append(asyncio.create_task(owners.attendance.keep_in_touch()))
             self.redis_leases = RedisLeases(self.config.bus_url, self.config.node_id,
                                             self.config.lease_seconds,
                                             prefix=self.config.bus_prefix)
         leases: Leases = AlwaysHeld if self.redis_leases is None else self.redis_leases
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
-        owners = self.lobby.owners  # what the services are made from, as the command tables
         owners.gatekeeper.reserve(BotConfig().names.values())
         if analysis is not None:
             assert self.analysis_lane is not None  # made before the lobby
@@ -276,7 +277,7 @@ class FibsServer:
                 self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
             await self.bots_lease.start()
         assert self.clocks is not None  # made with the lobby's matches
-        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(self.lobby.matches,
+        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(owners.matches,
                                                                        self.clocks),
                                         self.config.lease_seconds, LoopClock())
         await self.sweeps_lease.start()
@@ -294,7 +295,7 @@ class FibsServer:
                                              self.config.lease_seconds, LoopClock())
         await self.tournaments_lease.start()
         # Quick play's seeks are every node's; one node pairs them.
-        self.quick_play_lease = LeaseKeeper(leases(QUICK_PLAY), self.lobby.quick_play,
+        self.quick_play_lease = LeaseKeeper(leases(QUICK_PLAY), owners.quick_play,
                                             self.config.lease_seconds, LoopClock())
         await self.quick_play_lease.start()
         if self.analysis_queue is not None:
@@ -309,7 +310,9 @@ class FibsServer:
             self.redis_connections.start(self._front.addresses.open_here)
         if self.config.http_port is not None:
             listening = listening_socket(self.config.host, self.config.http_port)
-            self._http = await start_http_server(self._front, listening, page_origins(
+            reads = WebReads(owners.accounts, owners.match_store, owners.analyses,
+                             owners.attendance.online, owners.dispatcher.heavy_reads)
+            self._http = await start_http_server(self._front, reads, listening, page_origins(
                 self.config.host, listening.getsockname()[1], self.config.web_origins),
                 Operations(self.readiness, self.metrics, self.health, self.config.metrics_from),
                 self.config.records_folder)
@@ -327,7 +330,7 @@ class FibsServer:
         if not self._started or self.lobby is None or self.store is None:
             return "starting"
         if (self._stopping or self.lobby.stop_requested.is_set()
-                or self.lobby.countdown.started):
+                or self.lobby.owners.countdown.started):
             return "shutting down"
         assert self.links is not None  # made at the start
         return await self.links.check()
@@ -355,8 +358,8 @@ class FibsServer:
         """`/metrics`: the lobby counted now, the process's histograms, the bots' pool's
         counts and the analyses waiting (one count of an index, when analyses run)."""
         assert self.lobby is not None and self.store is not None
-        lobby = self.lobby
-        people = [session for session in lobby.attendance.online.values() if not session.is_bot]
+        owners = self.lobby.owners
+        people = [session for session in owners.attendance.online.values() if not session.is_bot]
         on_the_web = sum(1 for session in people
                          if session.dialogue.transport_client is WEB_PAGE)
         families = [
@@ -365,12 +368,12 @@ class FibsServer:
                    [({"transport": "telnet"}, len(people) - on_the_web),
                     ({"transport": "websocket"}, on_the_web)]),
             family("fibs_visitors_online", "gauge", "Visitors playing a bot without an "
-                   "account.", [({}, len(lobby.accounts.visitors))]),
+                   "account.", [({}, len(owners.accounts.visitors))]),
             family("fibs_connections", "gauge", "Telnet and WebSocket connections of the "
                    "lobby, logged in or not (a web session held for its page included).",
-                   [({}, len(lobby.attendance.connections))]),
+                   [({}, len(owners.attendance.connections))]),
             family("fibs_matches_running", "gauge", "Matches under way (bot matches included).",
-                   [({}, len(lobby.match_table.running_matches()))]),
+                   [({}, len(owners.match_table.running_matches()))]),
             COMMAND_SECONDS.exposition(),
             STORE_SECONDS.exposition(),
         ]
@@ -389,7 +392,7 @@ class FibsServer:
                                                           self.records_lease)
                                    if keeper is not None)
         if self.bus is not None:
-            families += bus_families(self.bus.figures, self.bus.queued, len(lobby.attendance.directory))
+            families += bus_families(self.bus.figures, self.bus.queued, len(owners.attendance.directory))
         if self.redis_counts is not None:
             families += count_families(self.redis_counts)
         if self.links is not None:
@@ -412,11 +415,11 @@ class FibsServer:
 
         async def rejoined() -> None:
             assert self.lobby is not None
-            self.lobby.attendance.rejoined()
+            self.lobby.owners.attendance.rejoined()
         # The subscriber pings after a heartbeat's silence: a stalled Redis is seen as soon.
         heartbeat = self.lobby_options.get("node_times", NodeTimes()).heartbeat
         def locate(name: str) -> str | None:
-            return None if self.lobby is None else self.lobby.attendance.node_of(name)
+            return None if self.lobby is None else self.lobby.owners.attendance.node_of(name)
         self.bus = RedisBus(self.config.bus_url, self.config.node_id, deliver, rejoined,
                             prefix=self.config.bus_prefix, locate=locate,
                             ping_interval=heartbeat)
@@ -462,9 +465,9 @@ class FibsServer:
         if self._http is not None:
             await stop_listening(self._http)
         if self.lobby is not None:
-            self.lobby.countdown.cancel()
+            self.lobby.owners.countdown.cancel()
             await self.lobby.shut_down()
-            self.lobby.gatekeeper.close()
+            self.lobby.owners.gatekeeper.close()
         if self.bots_lease is not None:
             # After the lobby's roster of nobody: the bots leave without a notice, and
             # another node takes them at once.
