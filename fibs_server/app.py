@@ -18,10 +18,11 @@ from fibs_server import command_tables, json_logs
 from fibs_server.bots import EXPERT, BotPool, Decision, Situation
 from fibs_server.bots.pool import AnalysisLane, WorkerPriority
 from fibs_server.lobby.clock import Clock, LoopClock
+from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.limits.busy_hold import BusyHold
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.limits.throttle import AbuseLimits
-from fibs_server.lobby.lobby import Lobby, LobbyConfig
+from fibs_server.lobby.lobby import Lobby, LobbyConfig, Owners
 from fibs_server.lobby.metrics import (
     BOT_DECISION_SECONDS,
     COMMAND_SECONDS,
@@ -223,8 +224,26 @@ class FibsServer:
             workers=self.config.bots.workers, time_budget=self.config.bots.time_budget,
             cpu_share=self.config.bots.cpu_share, analyses=self.analysis_lane,
             priority=self.config.worker_priority, logs=json_logs.for_workers())
-        self.lobby = Lobby(self.store, self.store, hasher, lobby_config,
-                           command_tables.lobby_tables, chat_records=self.store, match_clocks=match_clocks,
+        store = self.store
+
+        def tables(owners: Owners) -> list[CommandTable]:
+            # The services are made with the lobby, from its owners, as the command tables are:
+            # their tables go in with the lobby's.
+            if analysis is not None:
+                assert self.analysis_lane is not None  # made before the lobby
+                self.analysis_queue = AnalysisQueue(owners.attendance, store, store,
+                                                    self.analysis_lane.analyse, analysis)
+            if self.config.bots is not None:
+                assert pool is not None  # made with the bots' configuration
+                self.bots = BotPlayers(owners.attendance, owners.match_table, owners.matches,
+                                       owners.accounts, owners.gatekeeper.hasher,
+                                       owners.sessions, owners.log_out, owners.bot_strengths,
+                                       owners.config.abuse_limits, self.config.bots, pool)
+            return [*command_tables.lobby_tables(owners),
+                    *command_tables.service_tables(owners, store, self.analysis_queue, store,
+                                                   self.bots)]
+        self.lobby = Lobby(store, store, hasher, lobby_config, tables, chat_records=store,
+                           match_clocks=match_clocks,
                            # The analysis queue, if analyses run: the store queued the match.
                            match_finished=lambda match_id: self._wake_analyses(),
                            analyses=self.store, arranged=arranged_matches.receive,
@@ -236,7 +255,7 @@ class FibsServer:
                            tutor_judge=None if pool is None else pool.judge,
                            match_chances=no_chances if pool is None else pool.chances)
         await self.lobby.restore_motd()
-        owners = self.lobby.owners  # what the services are made from, as the command tables
+        owners = self.lobby.owners  # what the services were made from, as the command tables
         if self.config.bus_url is not None:
             assert self.bus is not None  # made with the lobby (`_redis_bus`)
             await self.bus.start()
@@ -255,23 +274,11 @@ class FibsServer:
                                           busy_share=analysis.busy_share,
                                           least_share=analysis.least_share)
                 self.busy_hold.start()
-            self.analysis_queue = AnalysisQueue(owners.attendance, self.store,
-                                                self.store, self.analysis_lane.analyse,
-                                                analysis)
             if analysis.queue_finished:
                 self.store.queue_finished_matches(analysis.plies, analysis.limits)
-        # The services' tables, made from the lobby's owners and the services made with it.
-        owners.dispatcher.add_commands(command_tables.analysis(owners, self.store,
-                                                                   self.analysis_queue))
         if self.config.bots is not None:
-            bots = self.config.bots
-            assert pool is not None  # made with the bots' configuration
-            owners.gatekeeper.reserve(bots.names.values())
-            self.bots = BotPlayers(owners.attendance, owners.match_table, owners.matches,
-                                   owners.accounts, owners.gatekeeper.hasher, owners.sessions,
-                                   owners.log_out, owners.bot_strengths,
-                                   owners.config.abuse_limits, bots, pool)
-            owners.dispatcher.add_commands(command_tables.bots(owners, self.bots))
+            assert self.bots is not None  # made with the lobby
+            owners.gatekeeper.reserve(self.config.bots.names.values())
             await self.bots.start(log_in=False)
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(
                 self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
@@ -287,7 +294,6 @@ class FibsServer:
                 self.lobby_options.get("wall_clock", time.time)),
                 self.config.lease_seconds, LoopClock())
             await self.records_lease.start()
-        owners.dispatcher.add_commands(command_tables.tournaments(owners, self.store, self.bots))
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
         self.director = TournamentDirector(owners, owners.arranging, self.store, owners.config.clock,
                                            bots=self.bots)

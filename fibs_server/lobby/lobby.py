@@ -633,16 +633,6 @@ class Lobby:
         elif session.stage is Stage.ONLINE:
             self.attendance.broadcast_who(session)
 
-    # --- the other nodes ---------------------------------------------------------------------
-
-    @property
-    def node_id(self) -> str:
-        return self.config.node_id
-
-    @property
-    def clock(self) -> Clock:
-        return self.config.clock
-
     # --- commands ----------------------------------------------------------------------------
 
     async def dispatch(self, session: Session, line: str) -> None:
