@@ -39,8 +39,8 @@ def send(url: str, prefix: str, rate: float, seconds: float) -> None:
 
 
 def wire_bytes(letter: Letter) -> int:
-    return len(encode_envelope(Envelope("node-1", "0123456789abcdef", 1, None, time.time(),
-                                        letter)))
+    return len(encode_envelope(Envelope("node-1", "0123456789abcdef", 1, time.time(),
+                                        ((None, letter),))))
 
 
 async def main(arguments: argparse.Namespace) -> None:

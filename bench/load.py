@@ -33,6 +33,7 @@ import os
 import random
 import re
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -384,6 +385,13 @@ class ServerProcess:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def main_thread_cpu_seconds(self) -> float:
+        """The event loop's thread's share of `cpu_seconds` (the rest: the store's and the
+        password hasher's threads)."""
+        stat = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/stat").read_text()
+        fields = stat.rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         """SIGTERM: a graceful shutdown, timed (it tells and disconnects everyone)."""
         started = time.monotonic()
@@ -563,22 +571,31 @@ def wait_until_idle(server: ServerProcess, idle_rate: float, limit: float = 60.0
     return time.monotonic() - started
 
 
-def storm_logins(server: ServerProcess, clients: Clients, names: list[str], online: int) -> None:
-    """`names` log in with `online` others online; the server's CPU per login, idle taken off."""
+def storm_logins(server: ServerProcess, clients: Clients, names: list[str], online: int,
+                 profiled: bool = False) -> None:
+    """`names` log in with `online` others online; the server's CPU per login, idle taken off
+    (`profiled`: the server's cProfile on meanwhile, bench/profiled_server.py)."""
     if not names:
         return
     idle_rate = idle_cpu_rate(server)
+    if profiled:
+        server.process.send_signal(signal.SIGUSR1)
     cpu, started = server.cpu_seconds(), time.monotonic()
+    loop_cpu = server.main_thread_cpu_seconds()
     shares = [names[index::len(clients.connections)] for index in range(len(clients.connections))]
     results = clients.run_all("log_in", [(server.port, share, LOGIN_CONCURRENCY)
                                          for share in shares])
     logged_in = sum(len(r["latencies"]) for r in results)
     wait_until_idle(server, idle_rate)
     spent = server.cpu_seconds() - cpu - idle_rate * (time.monotonic() - started)
+    loop_spent = server.main_thread_cpu_seconds() - loop_cpu
+    if profiled:
+        server.process.send_signal(signal.SIGUSR2)
     report("logins at full house", f"{logged_in} with {online} online, failed: "
            f"{merged_counts(r['failures'] for r in results)}; server CPU {spent:.1f} s = "
            f"{spent / max(1, logged_in) * 1000:.1f} ms per login (idle "
-           f"{idle_rate * 100:.1f}% taken off); latency "
+           f"{idle_rate * 100:.1f}% taken off; the event loop's thread "
+           f"{loop_spent / max(1, logged_in) * 1000:.1f} ms, idle not taken off); latency "
            f"{percentiles([x for r in results for x in r['latencies']])}")
 
 
@@ -636,6 +653,9 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
         command = server_command(database_url, arguments.sessions + arguments.burst
                                  + arguments.storm_logins + len(more))
         command += ["--analysis", arguments.analysis]
+        if arguments.profile is not None:
+            command[1:3] = [str(REPOSITORY / "bench" / "profiled_server.py"),
+                            str(Path(arguments.profile).resolve())]
         if arguments.analysis_backlog:  # the queue's bound holds the whole backlog
             command += ["--analysis-queue", str(arguments.analysis_backlog)]
         if arguments.analysis_least_share is not None:
@@ -715,7 +735,7 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
             figures["burst_others_p99"] = p99(during)
             burst_clients.stop()
         if "logins" in scenarios and kind == "fibs":
-            storm_logins(server, clients, storm_names, logged_in)
+            storm_logins(server, clients, storm_names, logged_in, arguments.profile is not None)
         if "matches" in scenarios and kind == "fibs" and arguments.matches:
             pairs_per_client: list[list[tuple[str, str]]] = [[] for _ in range(arguments.clients)]
             for index in range(arguments.matches):
@@ -785,6 +805,9 @@ def argument_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--clients", type=int, default=CLIENT_PROCESSES)
     parser.add_argument("--storm-logins", type=int, default=200,
                         help="logins: fresh sessions logging in with everyone online")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="logins: cProfile the server's event loop over the phase into FILE "
+                             "(pstats); its CPU figure then includes the profiler's own")
     parser.add_argument("--survivors", type=int, default=99,
                         help="drops: the sessions that stay while all others drop")
     parser.add_argument("--bot-matches", type=int, default=0,

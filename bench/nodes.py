@@ -247,10 +247,12 @@ class ChannelCounter:
             if message is None:
                 continue
             data = message["data"]
-            kind = type(decode_envelope(data).letter).__name__
+            letters = decode_envelope(data).letters
             with self.lock:
-                self.counts[kind] += 1
-                self.sizes[kind] += len(data)
+                for _, letter in letters:  # a batch's bytes shared among its letters
+                    kind = type(letter).__name__
+                    self.counts[kind] += 1
+                    self.sizes[kind] += len(data) // len(letters)
 
     def snapshot(self) -> tuple[collections.Counter[str], collections.Counter[str]]:
         with self.lock:
@@ -434,11 +436,11 @@ def run_phases(arguments: argparse.Namespace, nodes: list[Node], clients: Client
         f"{r['cpu'] / arguments.duration * 100:.0f}%" for r in results))
     counts, sizes = counts_after - counts_before, sizes_after - sizes_before
     all_moves = max(1, sum(moves.values()))
-    report("bus (channel)", f"{sum(counts.values())} envelopes, {sum(sizes.values())} bytes "
-           f"in {arguments.duration:.0f} s = {sum(counts.values()) / all_moves:.1f} envelopes, "
+    report("bus (channel)", f"{sum(counts.values())} letters, {sum(sizes.values())} bytes "
+           f"in {arguments.duration:.0f} s = {sum(counts.values()) / all_moves:.1f} letters, "
            f"{sum(sizes.values()) / all_moves:.0f} bytes per move")
     for kind in sorted(counts, key=lambda k: -sizes[k]):
-        report(f"  {kind}", f"{counts[kind]} envelopes, {sizes[kind]} bytes, "
+        report(f"  {kind}", f"{counts[kind]} letters, {sizes[kind]} bytes, "
                f"{sizes[kind] / counts[kind]:.0f} bytes each")
     match_count = sum(counts[k] for k in MATCH_LETTERS)
     match_bytes = sum(sizes[k] for k in MATCH_LETTERS)

@@ -2,7 +2,7 @@
 real bus (fibs_server/net/redis_bus.py, through its public API only: `tell`, `tell_all`,
 `tell_others`, and the `deliver` it calls), no lobby and no sockets; the players are the
 letters their play makes, at the bench's pace. What is measured is each node's CPU for its
-envelopes (encoding, publishing, receiving, decoding, and telling its own from the others'),
+letters (encoding, publishing, receiving, decoding, and telling its own from the others'),
 and Redis's, a private redis-server started for the run.
 
 The pace is the one docs/PERFORMANCE.md ("100,000 players, on paper") takes from
@@ -10,9 +10,9 @@ bench/nodes.py: 40 % of the players in a match, 0.41 moves a second per match, a
 cross-node unless both players are on one node (1/nodes), 1.0 `Forwarded` and 4.3 `Relayed`
 letters per cross-node move (their sizes as measured there), match starts and ends, logins
 and logouts, and each node's heartbeat. At 50,000 players on 10 nodes that is about 20,600
-envelopes a second; two cores cannot run ten nodes at that, so they run at `--scale` of it
+letters a second; two cores cannot run ten nodes at that, so they run at `--scale` of it
 and the figures at the full pace are the measured ones over the scale (the bus's work is
-per envelope).
+per letter, and per envelope: the letters one generator's turn tells one node share one).
 
     .venv/bin/python bench/ten_nodes.py --nodes 10 --players 50000 --scale 0.1 --duration 20
 """
@@ -127,7 +127,7 @@ def run_node(url: str, prefix: str, node: str, nodes: list[str], per_second: dic
         profiler = cProfile.Profile(time.process_time) if profile else None
         measuring = False
         cpu = 0.0
-        received = published = 0
+        received = published = envelopes = 0
         mine = others_ = 0
         lag_sum = 0.0
         while (now := time.monotonic()) < begun + warmup + seconds:
@@ -135,6 +135,7 @@ def run_node(url: str, prefix: str, node: str, nodes: list[str], per_second: dic
                 measuring = True
                 cpu, received, published = time.process_time(), bus.figures.received, \
                     bus.figures.published
+                envelopes = bus.figures.envelopes_received + bus.figures.envelopes_published
                 lag_sum = bus.figures.lag_sum
                 mine, others_ = counts["mine"], counts["others"]
                 if profiler is not None:
@@ -156,6 +157,8 @@ def run_node(url: str, prefix: str, node: str, nodes: list[str], per_second: dic
                      "idle": idle_rate,
                      "received": bus.figures.received - received,
                      "published": bus.figures.published - published,
+                     "envelopes": bus.figures.envelopes_received
+                     + bus.figures.envelopes_published - envelopes,
                      "mine": counts["mine"] - mine, "others": counts["others"] - others_,
                      "gaps": bus.figures.gaps, "dropped": bus.figures.dropped,
                      "lag": (bus.figures.lag_sum - lag_sum)
@@ -242,14 +245,15 @@ def measure(url: str, port: int, arguments: argparse.Namespace) -> None:
               f"{figure['published'] / seconds:.0f}/s, mean lag {figure['lag'] * 1000:.0f} ms, "
               f"gaps {figure['gaps']}, dropped {figure['dropped']}")
     cpu = sorted(f["cpu"] / seconds for f in figures)
-    envelopes = sum(f["received"] + f["published"] for f in figures)
-    per_envelope = sum(f["cpu"] for f in figures) / max(1, envelopes)
+    letters = sum(f["received"] + f["published"] for f in figures)
+    envelopes = sum(f["envelopes"] for f in figures)
+    per_letter = sum(f["cpu"] for f in figures) / max(1, letters)
     print(f"(each node's generator ticks alone: {max(f['idle'] for f in figures) * 100:.1f} % "
           "at most, taken off)")
     print(f"per node: CPU median {cpu[len(cpu) // 2] * 100:.1f} %, max {cpu[-1] * 100:.1f} % "
-          f"of a core at this scale; {per_envelope * 1e6:.0f} us per envelope handled "
-          f"(received or published)")
-    # Each node's envelopes a second at the full pace, by its share now; at its cost each.
+          f"of a core at this scale; {per_letter * 1e6:.0f} us per letter handled "
+          f"(received or published), {letters / max(1, envelopes):.2f} letters an envelope")
+    # Each node's letters a second at the full pace, by its share now; at its cost each.
     full_cpu = sorted(f["cpu"] / max(1, f["received"] + f["published"])
                       * (f["received"] + f["published"]) / seconds / arguments.scale
                       for f in figures)

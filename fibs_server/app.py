@@ -511,7 +511,8 @@ class FibsServer:
 def bus_families(figures: BusFigures, queued: int, elsewhere: int) -> list[list[str]]:
     """/metrics of the bus between nodes (docs/OPERATIONS.md)."""
     return [
-        family("fibs_bus_envelopes_total", "counter", "Envelopes between nodes: published by "
+        family("fibs_bus_envelopes_total", "counter", "Letters between nodes (an envelope may "
+               "carry several): published by "
                "this node, received from the others, dropped (the outgoing queue full, or "
                "lost to an outage), bad (not understood), missed (gaps in another node's "
                "numbering).",

@@ -4,7 +4,9 @@
 `FIBS_TEST_REDIS_URL` names (`.ci/run` sets it to the machine's), else a private server. Each
 test uses a channel prefix of its own. `private_redis`: a `redis-server` of the test's own on
 a free port, in its temporary folder, which the test may kill and restart; never the
-machine's, which other tests may be using.
+machine's, which other tests may be using. `master_replica_and_sentinel`: Redis without a
+single point of failure, private likewise: a master, its replica and a sentinel watching them
+(Debian's redis-server, in sentinel mode for the sentinel), reached with the sentinel's URL.
 """
 from __future__ import annotations
 
@@ -17,12 +19,14 @@ import time
 import uuid
 
 import pytest
+import redis.asyncio
 
 from tests.conftest import skip_unless_ci
-from tests.waiting import DEADLINE
+from tests.waiting import DEADLINE, until_async
 
 REDIS_URL_VARIABLE = "FIBS_TEST_REDIS_URL"
 REDIS_SERVER = "/usr/bin/redis-server"
+SERVICE = "fibs"  # the master's name among the sentinel's (`sentinel monitor`)
 STARTUP_SECONDS = DEADLINE
 
 
@@ -42,7 +46,7 @@ def answers_ping(port: int) -> bool:
 
 
 class RedisServer:
-    """A private redis-server: no persistence, on 127.0.0.1 only."""
+    """A private redis-server: no persistence, on 127.0.0.1 only; a master or a replica."""
 
     def __init__(self, folder: pathlib.Path) -> None:
         self.folder = folder
@@ -56,7 +60,9 @@ class RedisServer:
     def start(self) -> None:
         self.process = subprocess.Popen(
             [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.folder)],
+             "--appendonly", "no", "--dir", str(self.folder),
+             # A replica's first sync at once, not after the 5 s Redis waits for others.
+             "--repl-diskless-sync-delay", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + STARTUP_SECONDS
         while not answers_ping(self.port):
@@ -72,10 +78,75 @@ class RedisServer:
         self.process = None
 
 
-@pytest.fixture
-def private_redis(tmp_path):
+class Sentinel:
+    """One redis-server in sentinel mode watching `master`, failing it over after it has been
+    silent `down_after` ms (`SENTINEL SET` changes it)."""
+
+    def __init__(self, folder: pathlib.Path, master_port: int, down_after: int = 500) -> None:
+        self.port = free_port()
+        config = folder / "sentinel.conf"
+        config.write_text(f"port {self.port}\nbind 127.0.0.1\n"
+                          f"sentinel monitor {SERVICE} 127.0.0.1 {master_port} 1\n"
+                          f"sentinel down-after-milliseconds {SERVICE} {down_after}\n"
+                          f"sentinel failover-timeout {SERVICE} 5000\n")
+        self.process = subprocess.Popen([REDIS_SERVER, str(config), "--sentinel"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    @property
+    def url(self) -> str:
+        return f"redis+sentinel://127.0.0.1:{self.port}/{SERVICE}/0"
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def needs_redis_server() -> None:
     if not shutil.which(REDIS_SERVER):
         skip_unless_ci(f"needs {REDIS_SERVER} (apt-get install -y redis-server)")
+
+
+@pytest.fixture
+async def master_replica_and_sentinel(tmp_path):
+    """The master, its replica in sync, and a sentinel that knows both, failing the master
+    over after half a second of silence."""
+    needs_redis_server()
+    servers = []
+    for name in ("master", "replica"):
+        (tmp_path / name).mkdir()
+        servers.append(RedisServer(tmp_path / name))
+    master, replica = servers
+    master.start()
+    replica.start()
+    sentinel = Sentinel(tmp_path, master.port)
+    replicating = redis.asyncio.Redis(port=replica.port)
+    watching = redis.asyncio.Redis(port=sentinel.port)
+    try:
+        await replicating.replicaof("127.0.0.1", master.port)
+
+        async def synced() -> bool:
+            info = await replicating.info("replication")
+            return info.get("master_link_status") == "up"
+        await until_async(synced, "the replica in sync with the master")
+
+        async def known() -> bool:
+            try:
+                return bool(await watching.execute_command("SENTINEL", "REPLICAS", SERVICE))
+            except (redis.ConnectionError, redis.ResponseError):
+                return False
+        await until_async(known, "the sentinel knows the replica")
+        yield master, replica, sentinel
+    finally:
+        for client in (replicating, watching):
+            await client.aclose()
+        sentinel.stop()
+        for server in servers:
+            server.kill()
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    needs_redis_server()
     server = RedisServer(tmp_path)
     for _ in range(3):  # another process may take the free port before redis-server does
         try:

@@ -485,6 +485,8 @@ class Lobby:
             event=web_events.presence(session.who_info()))
         if came_back:
             self._tell_connection(session, connected=True)
+        # Read once they are online: a message sent them from now on is delivered, not kept.
+        session.kept = await self.accounts.kept_for_login(account.name)
         for hook in self.dispatcher.login_hooks:
             await hook(session)
         self.tell_whose_page_is_away(session, self.match_table.match_of(session))
@@ -519,7 +521,8 @@ class Lobby:
             *clip.motd_block(self.motd),
             "",
         ])
-        session.connection.send(self.attendance.who_list.text() + wire_text(clip.who_block([])))
+        session.connection.send_wire(self.attendance.who_list.wire())
+        session.connection.send(wire_text(clip.who_block([])))
 
     @staticmethod
     def own_info(session: Session) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import ipaddress
-import re
 from collections import Counter
 from typing import Protocol
 
@@ -160,25 +159,3 @@ def peer_address(transport: asyncio.BaseTransport) -> str:
     return peer[0] if peer else "-"
 
 
-# Everything but CR, LF and the bell: no terminal escape sequence or telnet IAC reaches a
-# peer, whatever text a bug or an old database row slips into a line.
-_UNSENDABLE = re.compile(r"[^\x07\r\n\x20-\x7e]")
-
-
-# The control bytes `wire_bytes` drops from ASCII text (all but BEL, LF and CR; DEL too).
-_ASCII_CONTROLS = bytes(b for b in range(128) if (b < 32 or b == 127) and b not in b"\x07\n\r")
-
-
-def wire_bytes(text: str) -> bytes:
-    """Text as FIBS sends it: 7-bit printable ASCII, other characters become `?`, control
-    characters are dropped."""
-    try:
-        # The usual case, in two passes of C: a who-list at 10,000 online is ~900 KB, and a
-        # regular expression over it took a tenth of the event loop during a login burst.
-        return text.encode("ascii").translate(None, _ASCII_CONTROLS)
-    except UnicodeEncodeError:
-        return _UNSENDABLE.sub(_replacement, text).encode("ascii")
-
-
-def _replacement(unsendable: re.Match) -> str:
-    return "" if unsendable.group() < "\x80" else "?"

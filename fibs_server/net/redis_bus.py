@@ -2,9 +2,10 @@
 `lobby.attendance.bus.Bus`.
 
 A letter told on this node is delivered to this node's users at once, as `LocalBus` does,
-then queued as an *envelope* for the other nodes: on the node's own channel when it is for
-one node (a match's letters, a tell to a user the directory places there), else on the
-lobby's shared channel. One task publishes the queue in order, one task receives the
+then queued for the other nodes: on the node's own channel when it is for one node (a
+match's letters, a tell to a user the directory places there), else on the lobby's shared
+channel. One task publishes the queue in order, in *envelopes* (what a turn told one node
+in one envelope, where that node reads batches), one task receives the
 envelopes of the shared channel and this node's own, and delivers them here. Pub/sub is
 at-most-once: what is lost to an outage is counted, not retried, and every (re)subscription
 calls `resynced`, after which the lobby asks for what it missed of the other nodes.
@@ -23,6 +24,7 @@ import urllib.parse
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
+import hiredis
 import orjson
 import redis.asyncio
 from redis.asyncio.client import PubSub
@@ -37,6 +39,7 @@ from fibs_server.lobby.nodes.bus import (
     NodeLetter,
     decode_letter,
     encode_letter,
+    letter_of,
 )
 
 log = logging.getLogger(__name__)
@@ -46,7 +49,7 @@ Resynced = Callable[[], Awaitable[None]]
 # unknown, so every node hears of it).
 Locate = Callable[[str], str | None]
 
-PUBLISH_BATCH = 256  # envelopes per pipeline: one round trip for a burst, not one each
+PUBLISH_BATCH = 256  # letters a round: one write and one round trip for a burst, not one each
 SLICE_SECONDS = 0.002  # the subscriber gives the loop a turn at least this often
 
 
@@ -91,15 +94,17 @@ def sentinel_address(url: str) -> tuple[list[tuple[str, int]], str, int, str | N
 class BusFigures:
     """What the bus counts, for /metrics. Lag is wall-clock receive time minus send time, so
     it includes the nodes' clock difference."""
-    published: int = 0  # envelopes Redis accepted from this node
-    received: int = 0  # other nodes' envelopes delivered here
+    published: int = 0  # letters Redis accepted from this node
+    received: int = 0  # other nodes' letters delivered here
+    envelopes_published: int = 0  # the envelopes that carried them (several letters in one)
+    envelopes_received: int = 0
     dropped_queue_full: int = 0  # told while the outgoing queue was full: never queued
     dropped_unsent: int = 0  # queued, then lost to a failed publish or stale after an outage
     bad: int = 0  # envelopes that did not decode, dropped
-    gaps: int = 0  # other nodes' envelopes missed, by their sequence numbers
+    gaps: int = 0  # other nodes' letters missed, by their sequence numbers
     subscriptions: int = 0  # successful subscriptions: the first, then one per reconnect
     reconnects: int = 0
-    lag_sum: float = 0.0  # seconds, over `received` envelopes
+    lag_sum: float = 0.0  # seconds, over `received` letters
     lag_max: float = 0.0
 
     @property
@@ -107,29 +112,47 @@ class BusFigures:
         return self.dropped_queue_full + self.dropped_unsent
 
 
+Names = list[str] | None  # to whom a letter is (None: everyone)
+
+
 @dataclasses.dataclass(frozen=True)
 class Envelope:
-    """A letter on its way: who sent it (node, and the run of that node's bus, so that a
-    restarted node's sequence starting again is not a gap), its number in that run on its
-    channel, to whom (None: everyone) and when (time.time())."""
+    """Letters on their way: who sent them (node, and the run of that node's bus, so that a
+    restarted node's sequence starting again is not a gap), the number of the first on its
+    channel (the others follow on), when (time.time()), and each to whom. `batches`: whether
+    its node reads envelopes of several letters (an older node's do not say so)."""
     node: str
     run: str
     seq: int
-    names: list[str] | None
     sent: float
-    letter: Letter
+    letters: tuple[tuple[Names, Letter], ...]
+    batches: bool = True
 
 
 def encode_envelope(envelope: Envelope) -> bytes:
-    """A JSON header line, then the letter as `encode_letter` makes it (orjson never writes a
-    raw newline, so the first one ends the header)."""
-    header = {"node": envelope.node, "run": envelope.run, "seq": envelope.seq,
-              "names": envelope.names, "sent": envelope.sent}
-    return orjson.dumps(header) + b"\n" + encode_letter(envelope.letter)
+    return envelope_bytes(envelope.node, envelope.run, envelope.seq, envelope.sent,
+                          [names for names, _ in envelope.letters],
+                          [encode_letter(letter) for _, letter in envelope.letters],
+                          batches=envelope.batches)
 
 
-def decode_envelope(data: Any) -> Envelope:
-    """The envelope `encode_envelope` made; ValueError for anything else."""
+def envelope_bytes(node: str, run: str, seq: int, sent: float, names: list[Names],
+                   letters: list[bytes], *, batches: bool = True) -> bytes:
+    """A JSON header line, then the letters as `encode_letter` makes them (orjson never
+    writes a raw newline, so the first one ends the header). One letter: the header names
+    its listeners (`names`), and the letter follows, as every version of the bus writes it.
+    Several (a *batch*): the header names each letter's listeners (`batch`), and a JSON list
+    of the letters follows."""
+    if len(letters) == 1:
+        header = {"node": node, "run": run, "seq": seq, "names": names[0], "sent": sent,
+                  "batches": batches}
+        return orjson.dumps(header) + b"\n" + letters[0]
+    header = {"node": node, "run": run, "seq": seq, "batch": names, "sent": sent,
+              "batches": batches}
+    return orjson.dumps(header) + b"\n[" + b",".join(letters) + b"]"
+
+
+def _header(data: Any) -> tuple[dict[str, Any], bytes]:
     if not isinstance(data, bytes):
         raise ValueError(f"not an envelope: {type(data).__name__}")
     head, newline, body = data.partition(b"\n")
@@ -139,23 +162,61 @@ def decode_envelope(data: Any) -> Envelope:
         header = orjson.loads(head)
     except orjson.JSONDecodeError as error:
         raise ValueError(f"not an envelope header: {error}") from error
-    if not isinstance(header, dict):
-        raise ValueError("not an envelope header")
-    node, run, seq, names, sent = (header.get(key)
-                                   for key in ("node", "run", "seq", "names", "sent"))
-    if not (isinstance(node, str) and isinstance(run, str) and type(seq) is int
-            and (names is None or isinstance(names, list)
-                 and all(isinstance(name, str) for name in names))
-            and isinstance(sent, int | float) and not isinstance(sent, bool)):
+    if not (isinstance(header, dict) and isinstance(header.get("node"), str)
+            and isinstance(header.get("run"), str) and type(header.get("seq")) is int
+            and type(header.get("sent")) in (int, float)):
         raise ValueError(f"not an envelope header: {header!r}")
-    return Envelope(node, run, seq, names, float(sent), decode_letter(body))
+    return header, body
 
 
-@dataclasses.dataclass(frozen=True)
+def _names(names: Any) -> bool:
+    return names is None or type(names) is list and all(type(name) is str for name in names)
+
+
+def _letters(header: dict[str, Any], body: bytes) -> tuple[tuple[Names, Letter], ...]:
+    batch = header.get("batch")
+    if batch is None:  # one letter
+        names = header.get("names")
+        if not _names(names):
+            raise ValueError(f"not an envelope header: {header!r}")
+        return ((names, decode_letter(body)),)
+    if not (type(batch) is list and len(batch) > 1 and all(_names(names) for names in batch)):
+        raise ValueError(f"not an envelope header: {header!r}")
+    try:
+        letters = orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        raise ValueError(f"not a batch of letters: {error}") from error
+    if type(letters) is not list or len(letters) != len(batch):
+        raise ValueError("not a batch of letters: not one for each in the header")
+    return tuple(zip(batch, map(letter_of, letters), strict=True))
+
+
+def decode_envelope(data: Any) -> Envelope:
+    """The envelope `encode_envelope` made, or an older node's (one letter, no `batches`);
+    ValueError for anything else."""
+    header, body = _header(data)
+    return Envelope(header["node"], header["run"], header["seq"], float(header["sent"]),
+                    _letters(header, body), header.get("batches") is True)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Queued:
+    """A letter to publish: `seq` its number on `channel`, which is `to_node`'s own (None:
+    the shared channel)."""
     channel: str
-    data: bytes
+    to_node: str | None
+    seq: int
+    names: Names
+    letter: bytes
+    sent: float  # time.time()
     queued_at: float  # time.monotonic(), for staleness
+
+
+def _publish_command(channel: str, data: bytes) -> bytes:
+    """`PUBLISH channel data` as Redis reads it (RESP)."""
+    name = channel.encode()
+    return b"*3\r\n$7\r\nPUBLISH\r\n$%d\r\n%b\r\n$%d\r\n%b\r\n" % (len(name), name,
+                                                                       len(data), data)
 
 
 async def _nothing_to_resync() -> None:
@@ -210,6 +271,7 @@ class RedisBus:
         self._last_word = time.monotonic()  # when the subscriber last heard anything from Redis
         # (node, channel as Redis names it) -> (its run, last number seen on that channel)
         self._heard: dict[tuple[str, bytes], tuple[str, int]] = {}
+        self._reads_batches: dict[str, bool] = {}  # node -> as its last envelope said
         self._client: redis.asyncio.Redis | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._resync: asyncio.Task[None] | None = None
@@ -245,34 +307,34 @@ class RedisBus:
             to_node = self._locate(letter.name)
         if isinstance(to_node, str):
             if to_node != self.node_id:
-                self._enqueue(self.node_channel(to_node), names, letter)
+                self._enqueue(to_node, names, letter)
             return
         if names is None:
-            self._enqueue(self.channel, None, letter)
+            self._enqueue(None, None, letter)
             return
         by_node: dict[str | None, list[str]] = {}
         for name in names:
             by_node.setdefault(self._locate(name), []).append(name)
         for node, named in by_node.items():
-            if node is None:
-                self._enqueue(self.channel, named, letter)
-            elif node != self.node_id:
-                self._enqueue(self.node_channel(node), named, letter)
+            if node != self.node_id:
+                self._enqueue(node, named, letter)
 
-    def _enqueue(self, channel: str, names: list[str] | None, letter: Letter) -> None:
+    def _enqueue(self, to_node: str | None, names: Names, letter: Letter) -> None:
+        """Queue `letter` for the channel of `to_node` (None: the shared channel)."""
+        channel = self.channel if to_node is None else self.node_channel(to_node)
         # Numbered even when dropped: receivers see the loss as a gap.
         seq = self._seqs[channel] = self._seqs.get(channel, 0) + 1
         if len(self._queue) >= self.queue_limit:
             self.figures.dropped_queue_full += 1
             return
         try:
-            data = encode_envelope(Envelope(self.node_id, self._run, seq, names, time.time(),
-                                            letter))
+            data = encode_letter(letter)
         except (TypeError, orjson.JSONEncodeError):
             log.exception("bus: letter not encodable, not sent to the other nodes")
             self.figures.dropped_unsent += 1
             return
-        self._queue.append(Queued(channel, data, time.monotonic()))
+        self._queue.append(Queued(channel, to_node, seq, names, data, time.time(),
+                                  time.monotonic()))
         self._pending.set()
 
     # State.
@@ -323,7 +385,7 @@ class RedisBus:
             await asyncio.sleep(0.005)
         tasks = {*self._tasks, *([self._resync] if self._resync else [])}
         self._pending.set()  # the publisher, waiting, sees `_stopping`
-        # redis-py may swallow a cancellation that lands inside a pipeline's teardown; the
+        # redis-py may swallow a cancellation that lands inside a connection's teardown; the
         # loops also stop on `_stopping`, and a task still running is cancelled again.
         while tasks:
             for task in tasks:
@@ -364,11 +426,9 @@ class RedisBus:
             batch = self._fresh_batch()
             if not batch:
                 continue
+            envelopes = self._envelopes(batch)
             try:
-                async with self._client.pipeline(transaction=False) as pipe:
-                    for queued in batch:
-                        pipe.publish(queued.channel, queued.data)
-                    await pipe.execute()
+                await self._publish(envelopes)
             except Exception as error:
                 # At-most-once: what was in flight is lost; the receivers' resync repairs.
                 self.figures.dropped_unsent += len(batch)
@@ -378,6 +438,25 @@ class RedisBus:
                 await asyncio.sleep(self._backoff(failures))
                 continue
             self.figures.published += len(batch)
+            self.figures.envelopes_published += len(envelopes)
+
+    async def _publish(self, envelopes: list[tuple[str, bytes]]) -> None:
+        """The turn's PUBLISH commands in one write, packed here, then their replies: one round
+        trip, as a pipeline's, without its packing and reading each command in Python."""
+        assert self._client is not None
+        pool = self._client.connection_pool
+        connection = await pool.get_connection()
+        try:
+            await connection.send_packed_command(
+                b"".join(_publish_command(channel, data) for channel, data in envelopes),
+                check_health=False)
+            for _ in envelopes:
+                await connection.read_response()
+        except BaseException:
+            await connection.disconnect()  # replies may be left unread on it
+            raise
+        finally:
+            await pool.release(connection)
 
     def _fresh_batch(self) -> list[Queued]:
         oldest = time.monotonic() - self.stale_after
@@ -389,6 +468,33 @@ class RedisBus:
             else:
                 batch.append(queued)
         return batch
+
+    def _envelopes(self, batch: list[Queued]) -> list[tuple[str, bytes]]:
+        """The letters of `batch` as envelopes, in the order to publish them. The letters for
+        one node that reads batches go in one envelope as long as their numbers follow on and
+        no letter on the shared channel came between (every node reads that channel too: its
+        letters keep their place among the others). The shared channel's go one an envelope:
+        an older node reads it too (and a turn tells few of them)."""
+        groups: list[list[Queued]] = []
+        open_: dict[str, list[Queued]] = {}
+        for queued in batch:
+            if queued.to_node is None:
+                open_.clear()
+                groups.append([queued])
+                continue
+            group = open_.get(queued.channel)
+            if group is not None and group[-1].seq + 1 == queued.seq:
+                group.append(queued)
+                continue
+            group = [queued]
+            groups.append(group)
+            if self._reads_batches.get(queued.to_node):
+                open_[queued.channel] = group
+        return [(group[0].channel,
+                 envelope_bytes(self.node_id, self._run, group[0].seq, group[0].sent,
+                                [queued.names for queued in group],
+                                [queued.letter for queued in group]))
+                for group in groups]
 
     # Subscribing.
 
@@ -448,6 +554,45 @@ class RedisBus:
             log.exception("bus: resync failed")
 
     async def _receiving(self, pubsub: PubSub) -> None:
+        """Deliver what Redis sends until the connection fails or goes silent. What one read
+        from the socket brings is parsed at once, in C, not a `get_message` each: most of a
+        message's cost to redis-py was its layers, not its parsing."""
+        parser = getattr(pubsub.connection, "_parser", None)
+        replies = getattr(parser, "_reader", None)
+        if not isinstance(replies, hiredis.Reader):  # a redis-py of other insides
+            await self._receiving_each(pubsub)
+            return
+        assert parser is not None
+        loop = asyncio.get_running_loop()
+        pinged = False
+        slice_started = loop.time()
+        while not self._stopping:
+            reply = replies.gets()
+            if isinstance(reply, list):  # subscribed, Redis sends nothing else but errors
+                if reply[0] == b"message":
+                    self._received(reply[2], reply[1])
+                # Messages already read arrive without the loop getting a turn: give it one.
+                if loop.time() - slice_started > SLICE_SECONDS:
+                    await asyncio.sleep(0)
+                    slice_started = loop.time()
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            # All that was read is delivered (the reader says so with its own marker).
+            try:
+                async with asyncio.timeout(self.ping_interval):
+                    await parser.read_from_socket()
+            except TimeoutError:
+                if pinged:
+                    raise redis.ConnectionError("Redis silent: no answer to a ping") from None
+                await pubsub.ping()
+                pinged = True
+                continue
+            pinged = False
+            self._last_word = time.monotonic()
+
+    async def _receiving_each(self, pubsub: PubSub) -> None:
+        """`_receiving` through redis-py's `get_message`, one message a call."""
         loop = asyncio.get_running_loop()
         pinged = False
         slice_started = loop.time()
@@ -463,39 +608,47 @@ class RedisBus:
             self._last_word = time.monotonic()
             if message["type"] == "message":
                 self._received(message["data"], message["channel"])
-            # Messages already read arrive without the loop getting a turn: give it one.
             if loop.time() - slice_started > SLICE_SECONDS:
                 await asyncio.sleep(0)
                 slice_started = loop.time()
 
     def _received(self, data: Any, channel: bytes) -> None:
         try:
-            envelope = decode_envelope(data)
+            header, body = _header(data)
+            node = header["node"]
+            if node == self.node_id:
+                if header["run"] != self._run:
+                    log.error("bus: another node uses this node's id %r", self.node_id)
+                return
+            letters = _letters(header, body)
         except ValueError as error:
-            self.figures.bad += 1
-            now = time.monotonic()
-            if now - self._last_bad_log > 1.0:  # a flood of them must not flood the log
-                self._last_bad_log = now
-                log.warning("bus: bad envelope dropped (%d so far): %s", self.figures.bad, error)
+            self._bad(error)
             return
-        if envelope.node == self.node_id:
-            if envelope.run != self._run:
-                log.error("bus: another node uses this node's id %r", self.node_id)
-            return
-        self._count_gap(envelope, channel)
-        self.figures.received += 1
-        lag = max(0.0, time.time() - envelope.sent)
-        self.figures.lag_sum += lag
+        self._reads_batches[node] = header.get("batches") is True
+        self._count_gap(node, header["run"], header["seq"], len(letters), channel)
+        self.figures.envelopes_received += 1
+        self.figures.received += len(letters)
+        lag = max(0.0, time.time() - header["sent"])
+        self.figures.lag_sum += lag * len(letters)
         self.figures.lag_max = max(self.figures.lag_max, lag)
-        try:
-            self._deliver(envelope.names, envelope.letter)
-        except Exception:
-            log.exception("bus: delivering a letter from %s failed", envelope.node)
+        for names, letter in letters:
+            try:
+                self._deliver(names, letter)
+            except Exception:
+                log.exception("bus: delivering a letter from %s failed", node)
 
-    def _count_gap(self, envelope: Envelope, channel: bytes) -> None:
-        key = (envelope.node, channel)
+    def _bad(self, error: ValueError) -> None:
+        self.figures.bad += 1
+        now = time.monotonic()
+        if now - self._last_bad_log > 1.0:  # a flood of them must not flood the log
+            self._last_bad_log = now
+            log.warning("bus: bad envelope dropped (%d so far): %s", self.figures.bad, error)
+
+    def _count_gap(self, node: str, run: str, seq: int, letters: int, channel: bytes) -> None:
+        """`letters` numbered from `seq` on, from `node`'s `run` on `channel`."""
+        key = (node, channel)
         heard = self._heard.get(key)
-        if heard is not None and heard[0] == envelope.run and envelope.seq > heard[1] + 1:
-            self.figures.gaps += envelope.seq - heard[1] - 1
-        if heard is None or heard[0] != envelope.run or envelope.seq > heard[1]:
-            self._heard[key] = (envelope.run, envelope.seq)
+        if heard is not None and heard[0] == run and seq > heard[1] + 1:
+            self.figures.gaps += seq - heard[1] - 1
+        if heard is None or heard[0] != run or seq + letters - 1 > heard[1]:
+            self._heard[key] = (run, seq + letters - 1)

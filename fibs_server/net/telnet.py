@@ -21,7 +21,7 @@ from typing import Any
 
 from fibs_server.lobby.clock import Clock, LoopClock
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.presence.session import Session, Stage
+from fibs_server.lobby.presence.session import Session, Stage, wire_bytes
 from fibs_server.net.limits import (
     LOST_PEER_GRACE,
     MAX_LINE_BYTES,
@@ -34,7 +34,6 @@ from fibs_server.net.limits import (
     Network,
     allowed,
     peer_address,
-    wire_bytes,
 )
 from fibs_server.net.listening import refuse_over_count_at_accept
 from fibs_server.net.pacing import BYTES_PER_COMMAND, CommandPacer
@@ -198,15 +197,16 @@ class QueuedConnection:
     WebSocket: one text frame). A peer that stops reading is cut off, and what it sent
     is no longer served (`cut_off`)."""
 
-    __slots__ = ("transport", "batcher", "output_buffer_cap", "queued", "urgent_waiting",
-                 "broadcast_waiting", "host", "cut_off")
+    __slots__ = ("transport", "batcher", "output_buffer_cap", "queued", "has_wire",
+                 "urgent_waiting", "broadcast_waiting", "host", "cut_off")
 
     def __init__(self, transport: asyncio.Transport, batcher: OutputBatcher,
                  output_buffer_cap: int = OUTPUT_BUFFER_CAP, host: str | None = None) -> None:
         self.transport = transport
         self.batcher = batcher
         self.output_buffer_cap = output_buffer_cap
-        self.queued: list[str] = []
+        self.queued: list[str | bytes] = []  # text, or bytes as `send_wire` gives them
+        self.has_wire = False  # bytes among them
         self.urgent_waiting = False  # in the batcher's queue for the next turn
         self.broadcast_waiting = False  # in its broadcast queue
         self.host = peer_address(transport) if host is None else host
@@ -221,6 +221,14 @@ class QueuedConnection:
         # only pile up asyncio warnings.
         if self.transport.is_closing():
             return
+        self._queue(text, broadcast)
+
+    def send_wire(self, data: bytes) -> None:
+        if not self.transport.is_closing():
+            self.has_wire = True
+            self._queue(data, False)
+
+    def _queue(self, text: str | bytes, broadcast: bool) -> None:
         # No cap here: the queue lasts one round of the batcher, and flush checks the peer.
         self.queued.append(text)
         if broadcast:
@@ -238,14 +246,21 @@ class QueuedConnection:
             if self.transport.get_write_buffer_size() > self.output_buffer_cap:
                 self._cut_off()
                 return
-            text = "".join(self.queued)
-            self.queued.clear()
-            self.transport.write(self.frame(wire_bytes(text)))
+            queued = self.queued
+            if self.has_wire:
+                data = b"".join(part if isinstance(part, bytes) else wire_bytes(part)
+                                for part in queued)
+                self.has_wire = False
+            else:
+                data = wire_bytes("".join(queued))  # type: ignore[arg-type]
+            queued.clear()
+            self.transport.write(self.frame(data))
 
     def _cut_off(self) -> None:
         log.warning("closing %s: it stopped reading its output", self.host)
         self.cut_off = True
         self.queued.clear()
+        self.has_wire = False
         self.transport.abort()  # connection_lost follows: the usual drop path saves the match
 
     def close(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -13,15 +13,39 @@ from fibs_server.lobby.ports.accounts import (
     TOGGLE_DEFAULTS,
     UPDATABLE_FIELDS,
     Account,
+    KeptForLogin,
     NameTaken,
 )
+from fibs_server.lobby.ports.tournament_records import Status
 from fibs_server.store.group_commit import GroupCommit, RowsByKey
-from fibs_server.store.models import AccountRow, name_key, table_of
+from fibs_server.store.models import (
+    AccountRow,
+    IgnoreRow,
+    MatchRow,
+    MessageRow,
+    SanctionRow,
+    TournamentEntrantRow,
+    TournamentRow,
+    name_key,
+    table_of,
+)
 from fibs_server.store.transactions import Transactions
 
 _ACCOUNT_FIELDS = [field.name for field in dataclasses.fields(Account)]
 
 ACCOUNTS_BY_NAME_KEY = RowsByKey(table_of(AccountRow).c.name_key)
+
+
+# `kept_for_login`'s one statement. A mute counts whether or not it is over (arrive tells).
+_KEPT_FOR_LOGIN = select(
+    or_(exists().where(MessageRow.recipient == bindparam("name")),
+        exists().where(IgnoreRow.owner == bindparam("name")),
+        exists().where(SanctionRow.name_key == bindparam("key"), SanctionRow.kind == "mute")),
+    exists().where(TournamentEntrantRow.name_key == bindparam("key"),
+                   TournamentRow.id == TournamentEntrantRow.tournament_id,
+                   TournamentRow.status == Status.RUNNING.value),
+    exists().where(~MatchRow.finished,
+                   or_(MatchRow.player_a == bindparam("name"), MatchRow.player_b == bindparam("name"))))
 
 
 class SqlAccountStore:
@@ -34,6 +58,13 @@ class SqlAccountStore:
         def read(session: Session) -> Account | None:
             row = session.scalar(select(AccountRow).where(AccountRow.name_key == name_key(name)))
             return None if row is None else _account_from_row(row)
+        return await self._reads.run(read)
+
+    async def kept_for_login(self, name: str) -> KeptForLogin:
+        def read(session: Session) -> KeptForLogin:
+            chat, tournaments, matches = session.execute(
+                _KEPT_FOR_LOGIN, {"name": name, "key": name_key(name)}).one()
+            return KeptForLogin(chat, tournaments, matches)
         return await self._reads.run(read)
 
     async def create_account(self, account: Account) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Integer,
     and_,
@@ -192,8 +193,8 @@ class SqlMatchStore:
         return await self._reads.run(read)
 
     async def running_matches(self, name: str) -> list[MatchRecord]:
-        return await self._reads.run(_matching_records(
-            select(MatchRow).where(~MatchRow.finished, _plays_in(name)).order_by(MatchRow.id)))
+        return await self._reads.run(lambda session: _records(
+            session, session.scalars(_RUNNING_MATCHES, {"name": name}).all()))
 
     async def finished_matches(self, name: str, limit: int) -> list[MatchRecord]:
         return await self._reads.run(_matching_records(
@@ -460,8 +461,13 @@ def _between(name_a: str, name_b: str) -> ColumnElement[bool]:
                and_(MatchRow.player_a == name_b, MatchRow.player_b == name_a))
 
 
-def _plays_in(name: str) -> ColumnElement[bool]:
+def _plays_in(name: str | BindParameter[str]) -> ColumnElement[bool]:
     return or_(MatchRow.player_a == name, MatchRow.player_b == name)
+
+
+# What every login asks (resume_waiting_matches): built once, not in the event loop at each.
+_RUNNING_MATCHES = (select(MatchRow).where(~MatchRow.finished, _plays_in(bindparam("name")))
+                    .order_by(MatchRow.id))
 
 
 def _dice_columns(dice: MatchDice | None) -> dict[str, Any]:

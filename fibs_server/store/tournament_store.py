@@ -40,6 +40,14 @@ from fibs_server.store.transactions import Transactions
 OPEN_STATUSES = [status.value for status in Status if status.open]
 
 
+# What every login asks (tell_the_returning): built once, not in the event loop at each.
+_RUNNING_ENTERED = (select(TournamentEntrantRow.tournament_id)
+                    .join(TournamentRow, TournamentRow.id == TournamentEntrantRow.tournament_id)
+                    .where(TournamentEntrantRow.name_key == bindparam("key"),
+                           TournamentRow.status == Status.RUNNING.value)
+                    .order_by(TournamentEntrantRow.tournament_id))
+
+
 class TournamentStore:
     _writes: Transactions
     _reads: Transactions
@@ -158,12 +166,8 @@ class TournamentStore:
         return await self._writes.run(set_it)
 
     async def running_entered(self, name: str) -> list[int]:
-        query = (select(TournamentEntrantRow.tournament_id)
-                 .join(TournamentRow, TournamentRow.id == TournamentEntrantRow.tournament_id)
-                 .where(TournamentEntrantRow.name_key == name_key(name),
-                        TournamentRow.status == Status.RUNNING.value)
-                 .order_by(TournamentEntrantRow.tournament_id))
-        return await self._reads.run(lambda session: list(session.scalars(query)))
+        return await self._reads.run(lambda session: list(session.scalars(
+            _RUNNING_ENTERED, {"key": name_key(name)})))
 
     async def paired_after(self, name: str, since: int) -> bool:
         key = name_key(name)

@@ -69,6 +69,12 @@ class ServerHarness:
         await self.stop()
         await self.start()
 
+    @property
+    def url(self) -> str:
+        """The web client's address, with `config.http_port` set (0: an ephemeral port)."""
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.http_port}/"
+
     async def connect(self, name: str = "?", source: str | None = None) -> FibsClient:
         assert self.server is not None
         client = await FibsClient(name).connect(self.server.port, source)

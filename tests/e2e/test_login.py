@@ -257,7 +257,7 @@ async def test_the_login_who_list_is_reused_but_never_stale(harness, monkeypatch
     alice = await harness.login_clip("alice")
     assert list(await who_list_at_login(harness, "bob")) == ["alice", "bob"]
     # The joined text is kept while no line changes.
-    assert lobby.attendance.who_list.text() is lobby.attendance.who_list.text()
+    assert lobby.attendance.who_list.wire() is lobby.attendance.who_list.wire()
     assert list(await who_list_at_login(harness, "carol")) == ["alice", "bob", "carol"]
     # A changed line (alice ready and away) and a logout are never served from the old text.
     await alice.send("toggle ready")

@@ -65,6 +65,9 @@ class RecordingConnection:
     def send(self, text: str, broadcast: bool = False) -> None:
         self.output.append(text)
 
+    def send_wire(self, data: bytes) -> None:
+        self.output.append(data.decode("ascii"))
+
     def set_echo(self, server_echoes: bool) -> None:
         pass
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibs_server.lobby.commands.common import parse_length
-from fibs_server.net import limits
-from fibs_server.net.limits import wire_bytes
+from fibs_server.lobby.presence import session as wire
+from fibs_server.lobby.presence.session import wire_bytes
 from fibs_server.net.telnet import READ_CHUNK, LineSplitter, clean_line
 from fibs_server.protocol import commands, texts
 from fibs_server.protocol import settings as fibs_settings
@@ -118,5 +118,5 @@ def test_anything_sent_is_seven_bit_printable(text):
 @NO_DEADLINE
 @given(st.text(st.characters(max_codepoint=127)) | st.text())
 def test_the_ascii_fast_path_filters_as_the_general_one(text):
-    general = limits._UNSENDABLE.sub(limits._replacement, text).encode("ascii")
+    general = wire._UNSENDABLE.sub(wire._replacement, text).encode("ascii")
     assert wire_bytes(text) == general

@@ -12,7 +12,8 @@ import pytest
 import fibs_server.__main__ as cli
 from fibs_server.app import ServerConfig
 from fibs_server.lobby.limits.throttle import AbuseLimits
-from fibs_server.net.limits import NetLimits, wire_bytes
+from fibs_server.lobby.presence.session import wire_bytes
+from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import clean_line
 from tests.e2e.conftest import DATE_LINE
 

@@ -24,6 +24,9 @@ class RecordingConnection:
     def send(self, text: str, broadcast: bool = False) -> None:
         self.events.append(text)
 
+    def send_wire(self, data: bytes) -> None:
+        self.events.append(data.decode("ascii"))
+
     def set_echo(self, server_echoes: bool) -> None:
         self.events.append("<echo on>" if server_echoes else "<echo off>")
 

@@ -14,7 +14,7 @@ from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.lobby import Lobby, LobbyConfig
-from fibs_server.lobby.ports.accounts import Account, NameTaken
+from fibs_server.lobby.ports.accounts import NOTHING_KEPT, Account, KeptForLogin, NameTaken
 from fibs_server.lobby.presence.session import Session, Stage
 from fibs_server.protocol import texts
 from tests.lobby.recording import RecordingConnection
@@ -43,6 +43,9 @@ class MemoryAccounts:
     async def update_account(self, name: str, **changes: object) -> None:
         for field, value in changes.items():
             setattr(self.accounts[name.lower()], field, value)
+
+    async def kept_for_login(self, name: str) -> KeptForLogin:
+        return NOTHING_KEPT
 
 
 table = CommandTable()

@@ -171,3 +171,18 @@ async def test_with_few_online_the_hold_is_milliseconds(monkeypatch):
     assert len(waits) == 3  # one callback a round
     assert waits[0] <= 0 and all(0 < wait <= 10 * telnet.BROADCAST_HOLD_PER_CONNECTION
                                  for wait in waits[1:])
+
+
+async def test_bytes_sent_as_they_go_on_the_wire_keep_their_place_among_the_text():
+    """The who-list a login gets is bytes prepared once (`send_wire`): written as they are,
+    in order with the text around them, which is filtered as ever; one write."""
+    transports, (connection,) = connections(1, FakeClock())
+    connection.send("1 alice\x1b\r\n")
+    connection.send_wire(b"5 bob - -\r\n5 carol - -\r\n")
+    connection.send("6\r\n\u2603")
+    await drain(transports, 1)
+    assert [data for _, data in transports[0].writes] == [
+        b"1 alice\r\n5 bob - -\r\n5 carol - -\r\n6\r\n?"]
+    connection.send("7 dave\r\n")  # and text alone after it, as before
+    await drain(transports, 2)
+    assert transports[0].writes[1][1] == b"7 dave\r\n"

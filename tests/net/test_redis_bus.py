@@ -5,16 +5,20 @@ node leaves the receiving node's loop free."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import multiprocessing.synchronize
 import statistics
 import time
+import types
 from collections.abc import Collection
 
+import orjson
 import pytest
 import redis.asyncio
 
-from fibs_server.lobby.nodes.bus import Letter, Relayed, Said, notice
+from fibs_server.lobby.nodes.bus import Letter, Relayed, Said, decode_letter, encode_letter, notice
+from fibs_server.net import redis_bus
 from fibs_server.net.redis_bus import (
     Envelope,
     RedisBus,
@@ -22,7 +26,7 @@ from fibs_server.net.redis_bus import (
     encode_envelope,
 )
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
-from tests.waiting import until
+from tests.waiting import DEADLINE, until
 
 Got = tuple[list[str] | None, Letter]
 
@@ -70,12 +74,173 @@ def shout(number: int, speaker: str = "alice") -> Said:
 
 
 def test_an_envelope_is_what_it_was_after_the_wire():
-    envelope = Envelope("node-1", "run", 7, ["bob", "Carol"], 1234.5,
-                        notice(["two", "lines\nwith a newline"], excluded=["Dave"]))
+    envelope = Envelope("node-1", "run", 7, 1234.5, ((["bob", "Carol"], notice(
+        ["two", "lines\nwith a newline"], excluded=["Dave"])),))
     assert decode_envelope(encode_envelope(envelope)) == envelope
-    everyone = Envelope("node-1", "run", 8, None, 1, Said("tell", "a", "b\n", to="c"))
+    everyone = Envelope("node-1", "run", 8, 1, ((None, Said("tell", "a", "b\n", to="c")),))
     assert decode_envelope(encode_envelope(everyone)) == everyone
+    batch = Envelope("node-1", "run", 9, 1.5, ((None, shout(1)), (["bob"], shout(2)),
+                                               ([], notice(["x\ny"]))))
+    assert decode_envelope(encode_envelope(batch)) == batch
 
+
+
+def old_envelope(node: str, run: str, seq: int, names: list[str] | None, letter: Letter,
+                 **more: object) -> bytes:
+    """An envelope as a node older than batches writes it: one letter, no `batches`."""
+    header = {"node": node, "run": run, "seq": seq, "names": names, "sent": time.time(), **more}
+    return orjson.dumps(header) + b"\n" + encode_letter(letter)
+
+
+def read_as_an_older_node(data: bytes) -> tuple[int, list[str] | None, Letter]:
+    """What a node older than batches reads of an envelope (its `decode_envelope`): a header
+    with one letter's names, then that letter; anything else is refused (ValueError)."""
+    head, _, body = data.partition(b"\n")
+    header = orjson.loads(head)
+    names = header.get("names")
+    if not (names is None or isinstance(names, list)
+            and all(isinstance(name, str) for name in names)):
+        raise ValueError("not an envelope header")
+    return header["seq"], names, decode_letter(body)
+
+
+class Spy:
+    """A subscriber of its own to a channel: the envelopes published on it, as they are."""
+
+    def __init__(self, url: str) -> None:
+        self.client = redis.asyncio.Redis.from_url(url)
+        self.pubsub = self.client.pubsub()
+        self.seen: list[bytes] = []
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self, channel: str) -> Spy:
+        await self.pubsub.subscribe(channel)
+        # Its confirmation: from then on nothing published is missed.
+        deadline = time.monotonic() + DEADLINE
+        while (await self.pubsub.get_message(timeout=1.0)) is None:
+            assert time.monotonic() < deadline, "not subscribed"
+        self.task = asyncio.create_task(self._reading())
+        return self
+
+    async def _reading(self) -> None:
+        while True:
+            message = await self.pubsub.get_message(timeout=1.0)
+            if message is not None and message["type"] == "message":
+                self.seen.append(message["data"])
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        await self.pubsub.aclose()
+        await self.client.aclose()
+
+
+@pytest.fixture
+async def spy(redis_url):
+    spies: list[Spy] = []
+
+    async def make(channel: str) -> Spy:
+        spies.append(Spy(redis_url))
+        return await spies[-1].start(channel)
+
+    yield make
+    for made in spies:
+        await made.stop()
+
+
+async def test_a_turns_letters_for_a_node_go_in_one_envelope(redis_url, prefix, make_nodes,
+                                                             spy):
+    """What one turn tells a node that reads batches goes in one envelope, cut where a letter
+    on the shared channel comes between (every node reads it: its place among the others is
+    kept); the numbers of each channel run on without gaps."""
+    a, b, c = await make_nodes(redis_url, prefix, "a", "b", "c",
+                               locate={"bob": "b", "carol": "c"}.get)
+    b.bus.tell_all(shout(0, "bob"))  # b's envelopes say that it reads batches
+    c.bus.tell_all(shout(0, "carol"))
+    await until(lambda: len(a.got) == 2, "a hears b and c")
+    wire = await spy(b.bus.own_channel)
+    told: list[Got] = []
+    for number in range(1, 6):
+        a.bus.tell(["bob"], shout(number))
+        told.append((["bob"], shout(number)))
+        a.bus.tell(["carol"], shout(number))  # interleaved, on c's channel
+    relayed = Relayed("a", "b", "bob", "lines", ("You roll 3 and 1.",), number=1)
+    a.bus.tell_others(relayed)
+    a.bus.tell_all(shout(6))  # on the shared channel
+    a.bus.tell(["bob"], shout(7))
+    a.bus.tell(["bob"], shout(8))
+    told += [(None, relayed), (None, shout(6)), (["bob"], shout(7)), (["bob"], shout(8))]
+    await until(lambda: len(b.got) == 2 + len(told) and len(c.got) == 2 + 6, "delivered")
+    assert b.got[2:] == told
+    assert c.got[2:] == [*((["carol"], shout(number)) for number in range(1, 6)),
+                         (None, shout(6))]
+    await until(lambda: len(wire.seen) == 2, "b's channel seen")
+    envelopes = [decode_envelope(data) for data in wire.seen]
+    assert [(envelope.seq, len(envelope.letters)) for envelope in envelopes] == [(1, 6), (7, 2)]
+    assert [letter for envelope in envelopes for letter in envelope.letters] == \
+        [got for got in told if got[1] != shout(6)]
+    assert all(envelope.batches for envelope in envelopes)
+    assert (a.bus.figures.published, a.bus.figures.envelopes_published) == (14, 4)
+    assert (b.bus.figures.received, b.bus.figures.envelopes_received) == (1 + 9, 1 + 3)
+    assert not (b.bus.figures.gaps or c.bus.figures.gaps or b.bus.figures.bad)
+
+
+async def test_an_older_node_and_a_newer_one_read_each_other(redis_url, prefix, make_nodes,
+                                                             spy):
+    """A rolling restart: a node reads an older node's envelopes (one letter each, nothing
+    said of batches), and sends it one letter an envelope, as it reads them, until the
+    older node comes back newer."""
+    (a,) = await make_nodes(redis_url, prefix, "a", locate={"olga": "old"}.get)
+    wire = await spy(a.bus.node_channel("old"))
+    publisher = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        await publisher.publish(a.bus.channel, old_envelope("old", "r1", 1, None,
+                                                            shout(0, "olga")))
+        await publisher.publish(a.bus.own_channel, old_envelope("old", "r1", 1, ["alice"],
+                                                                shout(1, "olga")))
+        await until(lambda: len(a.got) == 2, "a reads the older node")
+        assert a.got == [(None, shout(0, "olga")), (["alice"], shout(1, "olga"))]
+        for number in range(3):
+            a.bus.tell(["olga"], shout(number))
+        await until(lambda: len(wire.seen) == 3, "the older node's channel")
+        assert [read_as_an_older_node(data) for data in wire.seen] == \
+            [(number + 1, ["olga"], shout(number)) for number in range(3)]
+        # Restarted newer: its envelopes say that it reads batches.
+        await publisher.publish(a.bus.channel, old_envelope("old", "r2", 1, None,
+                                                            shout(2, "olga"), batches=True))
+        await until(lambda: a.got[-1] == (None, shout(2, "olga")), "a reads the newer node")
+        for number in range(3, 6):
+            a.bus.tell(["olga"], shout(number))
+        await until(lambda: len(wire.seen) == 4, "the newer node's channel")
+        batch = decode_envelope(wire.seen[3])
+        assert (batch.seq, batch.letters) == (4, tuple((["olga"], shout(number))
+                                                       for number in range(3, 6)))
+        with pytest.raises(ValueError):
+            read_as_an_older_node(wire.seen[3])  # why the older node is not sent batches
+    finally:
+        await publisher.aclose()
+    assert (a.bus.figures.received, a.bus.figures.bad, a.bus.figures.gaps) == (3, 0, 0)
+
+
+async def test_letters_missed_between_batches_are_counted(redis_url, prefix, make_nodes):
+    (b,) = await make_nodes(redis_url, prefix, "b")
+    batches = [((1, 2, 3), "r1"), ((6, 7), "r1"), ((8,), "r1"), ((12, 13), "r1"),
+               ((1, 2), "r2")]  # the sender restarted: its numbers start again
+    publisher = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        for numbers, run in batches:
+            await publisher.publish(b.bus.own_channel, encode_envelope(Envelope(
+                "x", run, numbers[0], time.time(),
+                tuple((None, shout(number, "x")) for number in numbers))))
+    finally:
+        await publisher.aclose()
+    await until(lambda: len(b.got) == 10, "b hears x")
+    assert [letter for _, letter in b.got] == [shout(number, "x") for number in
+                                                (1, 2, 3, 6, 7, 8, 12, 13, 1, 2)]
+    assert (b.bus.figures.gaps, b.bus.figures.received, b.bus.figures.envelopes_received) \
+        == (2 + 3, 10, 5)
 
 
 async def test_a_letter_for_one_node_goes_to_that_node_alone(redis_url, prefix, make_nodes):
@@ -129,15 +294,42 @@ async def test_nodes_hear_each_others_letters_in_the_order_told(redis_url, prefi
     assert a.bus.healthy
 
 
+async def test_a_redis_py_of_other_insides_is_read_a_message_a_call(redis_url, prefix,
+                                                                     make_nodes, monkeypatch):
+    """The subscriber parses what it reads with redis-py's hiredis reader; a redis-py
+    without one is read through `get_message`, with the same letters in the same order."""
+    monkeypatch.setattr(redis_bus, "hiredis", types.SimpleNamespace(Reader=type("Other", (), {})))
+    a, b = await make_nodes(redis_url, prefix, "a", "b", locate={"bob": "b"}.get)
+    b.bus.tell_all(shout(0, "bob"))
+    await until(lambda: a.got, "a hears b")
+    for number in range(1, 4):
+        a.bus.tell(["bob"], shout(number))
+    a.bus.tell_all(shout(4))
+    await until(lambda: len(b.got) == 5, "b hears a")
+    assert b.got[1:] == [*((["bob"], shout(number)) for number in range(1, 4)), (None, shout(4))]
+    assert b.bus.figures.envelopes_received == 2 and not b.bus.figures.gaps
+
+
 async def test_bad_envelopes_are_dropped_and_the_bus_goes_on(redis_url, prefix, make_nodes):
     a, b = await make_nodes(redis_url, prefix, "a", "b")
-    good = encode_envelope(Envelope("x", "run", 1, None, time.time(), shout(0, "x")))
+    good = encode_envelope(Envelope("x", "run", 1, time.time(), ((None, shout(0, "x")),)))
     header, _, letter = good.partition(b"\n")
     bad = [b"", b"junk", b"\xff\xfe\n\xff", header, b"[1]\n" + letter, b"{}\n" + letter,
            header + b"\nnot a letter", header.replace(b'"seq":1', b'"seq":"1"') + b"\n" + letter,
            header.replace(b'"names":null', b'"names":"bob"') + b"\n" + letter,
            header.replace(b'"names":null', b'"names":[1]') + b"\n" + letter,
-           good.replace(b'"kind":"shout"', b'"kind":"yell"')]
+           good.replace(b'"kind":"shout"', b'"kind":"yell"'),
+           *(header.replace(b'"names":null', b'"batch":' + batch) + b"\n" + letters
+             for batch, letters in (
+                 (b"[null]", b"[" + letter + b"]"),  # a batch of one
+                 (b"[null,null]", b"[" + letter + b"]"),  # fewer letters than in the header
+                 (b"[null,null]", b"[" + letter + b"," + letter + b"," + letter + b"]"),
+                 (b'[null,"bob"]', b"[" + letter + b"," + letter + b"]"),
+                 (b"[null,null]", letter + b"," + letter),
+                 (b"[null,null]", b"[" + letter + b',{"letter":"said"}]'),
+                 (b"[null,null]", b"[" + letter + b"," + letter.replace(
+                     b'"kind":"shout"', b'"kind":"yell"') + b"]"),
+                 (b"{}", b"[]")))]
     publisher = redis.asyncio.Redis.from_url(redis_url)
     try:
         for data in bad:

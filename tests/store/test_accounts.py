@@ -2,7 +2,15 @@ import asyncio
 
 import pytest
 
-from fibs_server.lobby.ports.accounts import SETTING_DEFAULTS, TOGGLE_DEFAULTS, Account, NameTaken
+from fibs_server.lobby.ports.accounts import (
+    NOTHING_KEPT,
+    SETTING_DEFAULTS,
+    TOGGLE_DEFAULTS,
+    Account,
+    KeptForLogin,
+    NameTaken,
+)
+from fibs_server.lobby.ports.chat_records import Sanction
 
 
 def account(name: str, **fields) -> Account:
@@ -119,3 +127,23 @@ async def test_rated_accounts_are_best_first_ties_by_name_and_filtered_by_experi
     assert [found.name for found in await store.rated_accounts(50)] == ["dave", "bob"]
     assert [found.name for found in await store.rated_accounts(0)][0] == "erin"
     assert await store.rated_accounts(1000) == []
+
+
+async def test_what_a_login_reads_is_asked_for_only_where_the_store_keeps_some(store, players):
+    """`kept_for_login`, one read: a kind is False only if nothing of it is kept (a mute
+    counts, over or not: `arrive` tells); names as spelt, as the login has them."""
+    assert await store.kept_for_login("alice") == NOTHING_KEPT
+    chat_only = KeptForLogin(chat=True, tournaments=False, matches=False)
+    await store.save_message("alice", "bob", "hi")
+    assert await store.kept_for_login("alice") == chat_only
+    await store.arrive("alice")  # handed over
+    assert await store.kept_for_login("alice") == NOTHING_KEPT
+    await store.set_ignored("bob", "blind", "carol", True)
+    await store.add_sanction(Sanction("mute", "carol", None, 0, "root"))  # over long ago
+    assert await store.kept_for_login("bob") == chat_only
+    assert await store.kept_for_login("carol") == chat_only
+    match_id = await store.create_match("alice", "bob", 3, {"score": [0, 0]})
+    assert await store.kept_for_login("alice") == KeptForLogin(False, False, True)
+    assert (await store.kept_for_login("bob")).matches
+    await store.finish_match(match_id, {"score": [3, 0]}, "alice", [])
+    assert await store.kept_for_login("alice") == NOTHING_KEPT

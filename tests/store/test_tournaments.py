@@ -186,6 +186,8 @@ async def test_withdrawals_the_revision_and_who_is_paired(store, database_url):
     assert await store.start_tournament(tid, played, START_TIME)
     assert await store.running_entered("ALICE") == [tid]
     assert await store.running_entered("erin") == []
+    assert (await store.kept_for_login("Alice")).tournaments  # the login asks, then
+    assert not (await store.kept_for_login("erin")).tournaments
     assert await store.paired_after("alice", START_TIME - 1)
     assert not await store.paired_after("alice", START_TIME)  # a match begun with the round
     assert await store.set_withdrawn(tid, "BOB", True) == 1

@@ -40,11 +40,6 @@ class WebHarness(ServerHarness):
         if bots:
             self.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
 
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        return f"http://127.0.0.1:{self.server.http_port}/"
-
 
 @pytest.fixture
 async def web(tmp_path):

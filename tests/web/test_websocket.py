@@ -63,15 +63,18 @@ class WebClient:
         self.lines += lines
 
     async def skip_until(self, wanted: str | re.Pattern) -> list[str]:
-        """Lines up to the one that equals or matches `wanted` (the prompt counts as one)."""
+        """Read lines until one equals or matches `wanted` (the prompt counts as one); return
+        the lines before it."""
+        skipped = []
         while True:
             while self.lines:
                 line = self.lines.pop(0)
                 if line == wanted or (isinstance(wanted, re.Pattern) and wanted.fullmatch(line)):
-                    return []
+                    return skipped
+                skipped.append(line)
             if self.prompt == wanted:
                 self.prompt = None
-                return []
+                return skipped
             await self._receive()
 
     async def closed(self) -> aiohttp.WSMessage:

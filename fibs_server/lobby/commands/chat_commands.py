@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.nodes.bus import Said, notice
 from fibs_server.lobby.nodes.directory import RemoteUser
-from fibs_server.lobby.ports.chat_records import IgnoreKind
+from fibs_server.lobby.ports.chat_records import Arrival, IgnoreKind
 from fibs_server.lobby.presence.session import Session
 from fibs_server.protocol import chat, texts
 from fibs_server.protocol.commands import Command, Forwarding
@@ -250,7 +250,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             elif online is not None or attendance.directory.get(account.name) is not None:
                 session.send_line(chat.already_logged_in(account.name))
             else:
-                waiting_for.add(account.name)
+                chat_state.wait_for(session.name, account.name)
                 session.send_line(chat.will_notify(account.name))
 
     # --- gag and blind ---------------------------------------------------------------------------
@@ -298,7 +298,8 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         name = session.name
         if attendance.is_visitor(session):
             return  # nothing is kept for a visitor, who has no account
-        arrival = await chat_records.arrive(name)
+        arrival = await chat_records.arrive(name) if session.kept.chat else \
+            Arrival([], [], False, [])
         if attendance.is_online(session):  # (not gone meanwhile: its chat is forgotten)
             chatter = chat_state.of(name)
             chatter.gagged.clear()

@@ -455,7 +455,8 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
     @table.on_login
     async def resume_waiting_matches(session: Session) -> None:
         """A saved timed match whose opponent is online and free resumes by itself."""
-        await resume_waiting(session.name)
+        if session.kept.matches:
+            await resume_waiting(session.name)
 
     # --- watching ---------------------------------------------------------------------------------
 

@@ -70,7 +70,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         """An entrant of a running tournament hears where they stand as they log in: a
         result decided while they were away (a forfeit, a match lost by the grace period)
         was told to those online then."""
-        if hall.attendance.is_visitor(session):
+        if hall.attendance.is_visitor(session) or not session.kept.tournaments:
             return
         for tournament_id in await records.running_entered(session.name):
             record = await records.tournament(tournament_id)

@@ -398,84 +398,112 @@ def encode_letter(letter: Letter) -> bytes:
 def decode_letter(data: bytes | str) -> Letter:
     """The letter `encode_letter` made; ValueError for anything else."""
     try:
-        fields: dict[str, Any] = orjson.loads(data)
-        kind = LETTERS[fields.pop("letter")]
-        letter = kind(**fields)
-    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
+        fields = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
         raise ValueError(f"not a letter: {error}") from error
-    if isinstance(letter, Notice):
-        if not (isinstance(letter.lines, list) and isinstance(letter.excluded, list)):
-            raise ValueError(f"not a letter: {letter!r}")
-        letter = dataclasses.replace(letter, lines=tuple(letter.lines),
-                                     excluded=tuple(letter.excluded))
-    elif isinstance(letter, Relayed):
-        if not isinstance(letter.lines, list):
-            raise ValueError(f"not a letter: {letter!r}")
-        letter = dataclasses.replace(letter, lines=tuple(letter.lines))
-    if not _well_formed(letter):
+    return letter_of(fields)
+
+
+def letter_of(fields: Any) -> Letter:
+    """The letter of what `encode_letter` made, read back as JSON (a batch of them is read
+    at once); ValueError for anything else."""
+    try:
+        kind = LETTERS[fields.pop("letter")]
+        for name in _TUPLES.get(kind, ()):  # JSON's lists, the letter's tuples
+            if type(fields.get(name)) is not list:
+                raise ValueError(f"not a letter: {name} not a list")
+            fields[name] = tuple(fields[name])
+        letter: Any = kind(**fields)  # its fields' types are checked below
+    except (KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"not a letter: {error}") from error
+    if not _WELL_FORMED[kind](letter):
         raise ValueError(f"not a letter: {letter!r}")
-    return letter
+    return letter  # type: ignore[no-any-return]
 
 
-def _well_formed(letter: Letter) -> bool:
-    if isinstance(letter, PresenceLetter) and not (
-            isinstance(letter.node, str) and isinstance(letter.run, str)
-            and type(letter.version) is int):
-        return False
-    if isinstance(letter, Presence):
-        return (isinstance(letter.info, dict) and isinstance(letter.away_message, str | None)
-                and isinstance(letter.arrival, str | None))
-    if isinstance(letter, Absence):
-        return isinstance(letter.name, str) and isinstance(letter.departure, str | None)
-    if isinstance(letter, RollCall):
-        return (isinstance(letter.answer, bool) and isinstance(letter.to_node, str | None)
-                and isinstance(letter.known, dict)
-                and all(isinstance(known, list) and len(known) == 2
-                        and isinstance(known[0], str) and type(known[1]) is int
-                        for known in letter.known.values()))
-    if isinstance(letter, Roster):
-        return (isinstance(letter.users, list)
-                and all(isinstance(user, dict) and isinstance(user.get("info"), dict)
-                        for user in letter.users)
-                and (letter.since is None or type(letter.since) is int)
-                and isinstance(letter.gone, list)
-                and all(isinstance(name, str) for name in letter.gone)
-                and isinstance(letter.to_node, str | None))
-    if isinstance(letter, SeatLetter):
-        return _well_formed_seat_letter(letter)
-    if isinstance(letter, ArrangedLetter):
-        fields_named = all(isinstance(field, str) for field in (
-            letter.node, letter.to_node, letter.name, letter.inviter))
-        if isinstance(letter, JoinArranged):
-            return fields_named
-        return (fields_named and isinstance(letter.terms, dict)
-                and isinstance(letter.resume, bool)
-                and (letter.length is None or type(letter.length) is int))
-    if isinstance(letter, SeekLetter):
-        return _well_formed_seek_letter(letter)
-    if isinstance(letter, Moderated):
-        return (isinstance(letter.node, str) and isinstance(letter.name, str)
-                and letter.action in get_args(ModerationAction) and isinstance(letter.text, str))
-    if isinstance(letter, Said):
-        return (letter.kind in get_args(SaidKind) and isinstance(letter.speaker, str)
-                and isinstance(letter.text, str) and isinstance(letter.to, str | None)
-                and type(letter.sent_at) is int)
+_TUPLES: dict[type[Letter], tuple[str, ...]] = {Notice: ("lines", "excluded"),
+                                                Relayed: ("lines",)}
+
+
+# Each kind's check of its fields' types, by its exact type: the JSON gave them any.
+
+def _presence_letter(letter: Any) -> bool:
+    return isinstance(letter.node, str) and isinstance(letter.run, str) \
+        and type(letter.version) is int
+
+
+def _presence(letter: Presence) -> bool:
+    return (_presence_letter(letter) and isinstance(letter.info, dict)
+            and isinstance(letter.away_message, str | None)
+            and isinstance(letter.arrival, str | None))
+
+
+def _absence(letter: Absence) -> bool:
+    return (_presence_letter(letter) and isinstance(letter.name, str)
+            and isinstance(letter.departure, str | None))
+
+
+def _roll_call(letter: RollCall) -> bool:
+    return (_presence_letter(letter) and isinstance(letter.answer, bool)
+            and isinstance(letter.to_node, str | None) and isinstance(letter.known, dict)
+            and all(isinstance(known, list) and len(known) == 2
+                    and isinstance(known[0], str) and type(known[1]) is int
+                    for known in letter.known.values()))
+
+
+def _roster(letter: Roster) -> bool:
+    return (_presence_letter(letter) and isinstance(letter.users, list)
+            and all(isinstance(user, dict) and isinstance(user.get("info"), dict)
+                    for user in letter.users)
+            and (letter.since is None or type(letter.since) is int)
+            and isinstance(letter.gone, list)
+            and all(isinstance(name, str) for name in letter.gone)
+            and isinstance(letter.to_node, str | None))
+
+
+def _join_arranged(letter: JoinArranged) -> bool:
+    return all(isinstance(field, str)
+               for field in (letter.node, letter.to_node, letter.name, letter.inviter))
+
+
+def _match_arranged(letter: MatchArranged) -> bool:
+    return (_join_arranged(letter)  # type: ignore[arg-type]
+            and isinstance(letter.terms, dict) and isinstance(letter.resume, bool)
+            and (letter.length is None or type(letter.length) is int))
+
+
+def _moderated(letter: Moderated) -> bool:
+    return (isinstance(letter.node, str) and isinstance(letter.name, str)
+            and letter.action in _MODERATION_ACTIONS and isinstance(letter.text, str))
+
+
+def _said(letter: Said) -> bool:
+    return (letter.kind in _SAID_KINDS and isinstance(letter.speaker, str)
+            and isinstance(letter.text, str) and isinstance(letter.to, str | None)
+            and type(letter.sent_at) is int)
+
+
+def _notice(letter: Notice) -> bool:
     return (all(isinstance(line, str) for line in letter.lines)
             and isinstance(letter.event, dict | None)
-            and letter.audience in get_args(Audience)
+            and letter.audience in _AUDIENCES
             and all(isinstance(name, str) for name in letter.excluded)
             and isinstance(letter.broadcast, bool) and isinstance(letter.ring, bool))
 
 
-def _well_formed_seek_letter(letter: SeekLetter) -> bool:
-    if not isinstance(letter.node, str):
-        return False
-    if isinstance(letter, SeeksAsked):
-        return True
-    if isinstance(letter, SeekEnded):
-        return isinstance(letter.name, str) and isinstance(letter.opponent, str | None)
-    return (isinstance(letter.name, str) and _is_number(letter.rating)
-            and type(letter.length) is int and isinstance(letter.terms, dict)
+def _seeks_asked(letter: SeeksAsked) -> bool:
+    return isinstance(letter.node, str)
+
+
+def _seek_ended(letter: SeekEnded) -> bool:
+    return (isinstance(letter.node, str) and isinstance(letter.name, str)
+            and isinstance(letter.opponent, str | None))
+
+
+def _seeking(letter: Seeking) -> bool:
+    return (isinstance(letter.node, str) and isinstance(letter.name, str)
+            and _is_number(letter.rating) and type(letter.length) is int
+            and isinstance(letter.terms, dict)
             and (letter.rating_range is None or _is_number(letter.rating_range))
             and _is_number(letter.waited))
 
@@ -485,21 +513,44 @@ def _is_number(value: object) -> bool:
     return type(value) in (int, float) and math.isfinite(value)  # type: ignore[arg-type]
 
 
-def _well_formed_seat_letter(letter: SeatLetter) -> bool:
-    if not all(isinstance(field, str) for field in (letter.node, letter.to_node, letter.name)):
-        return False
-    if isinstance(letter, JoinAsked):
-        return (isinstance(letter.inviter, str) and isinstance(letter.client, dict)
-                and isinstance(letter.takeover, bool) and isinstance(letter.watch, bool))
-    if isinstance(letter, Seated):
-        return (isinstance(letter.opponent, str | None) and type(letter.relayed) is int
-                and type(letter.received) is int and isinstance(letter.watching, str | None))
-    if isinstance(letter, Forwarded):
-        return (isinstance(letter.line, str) and isinstance(letter.quiet, bool)
-                and isinstance(letter.resync, bool) and type(letter.number) is int
-                and type(letter.heard) is int)
-    return (letter.kind in get_args(RelayKind) and isinstance(letter.broadcast, bool)
-            and type(letter.number) is int and all(isinstance(line, str) for line in letter.lines))
+def _seat_letter(letter: SeatLetter) -> bool:
+    return type(letter.node) is str and type(letter.to_node) is str and type(letter.name) is str
+
+
+def _join_asked(letter: JoinAsked) -> bool:
+    return (_seat_letter(letter) and isinstance(letter.inviter, str)
+            and isinstance(letter.client, dict) and isinstance(letter.takeover, bool)
+            and isinstance(letter.watch, bool))
+
+
+def _seated(letter: Seated) -> bool:
+    return (_seat_letter(letter) and isinstance(letter.opponent, str | None)
+            and type(letter.relayed) is int and type(letter.received) is int
+            and isinstance(letter.watching, str | None))
+
+
+def _forwarded(letter: Forwarded) -> bool:
+    return (_seat_letter(letter) and isinstance(letter.line, str)
+            and isinstance(letter.quiet, bool) and isinstance(letter.resync, bool)
+            and type(letter.number) is int and type(letter.heard) is int)
+
+
+def _relayed(letter: Relayed) -> bool:
+    return (_seat_letter(letter) and letter.kind in _RELAY_KINDS
+            and isinstance(letter.broadcast, bool) and type(letter.number) is int
+            and all(isinstance(line, str) for line in letter.lines))
+
+
+_SAID_KINDS = frozenset(get_args(SaidKind))
+_AUDIENCES = frozenset(get_args(Audience))
+_MODERATION_ACTIONS = frozenset(get_args(ModerationAction))
+_RELAY_KINDS = frozenset(get_args(RelayKind))
+_WELL_FORMED: dict[type[Letter], Callable[[Any], bool]] = {
+    Said: _said, Notice: _notice, Presence: _presence, Absence: _absence,
+    RollCall: _roll_call, Roster: _roster, JoinAsked: _join_asked, Seated: _seated,
+    Forwarded: _forwarded, Relayed: _relayed, Moderated: _moderated,
+    MatchArranged: _match_arranged, JoinArranged: _join_arranged, Seeking: _seeking,
+    SeekEnded: _seek_ended, SeeksAsked: _seeks_asked}
 
 
 # Where a bus hands a letter to this node's users: the names, or None for everyone online.

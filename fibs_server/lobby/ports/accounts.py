@@ -70,9 +70,26 @@ UPDATABLE_FIELDS = frozenset(
 )
 
 
+@dataclasses.dataclass(frozen=True)
+class KeptForLogin:
+    """Whether the store may keep anything of each kind a login's hooks read for the
+    account: most logins have none, and asking for each kind cost a transaction apiece."""
+    chat: bool = True  # messages, gags or blinds, a mute (lobby.chat_records.arrive)
+    tournaments: bool = True  # an entry in a running tournament
+    matches: bool = True  # an unfinished match
+
+
+EVERYTHING_KEPT = KeptForLogin()
+NOTHING_KEPT = KeptForLogin(False, False, False)
+
+
 class AccountStore(Protocol):
     async def find_account(self, name: str) -> Account | None:
         """The account whose name equals `name` ignoring letter case, or None."""
+
+    async def kept_for_login(self, name: str) -> KeptForLogin:
+        """In one read, which kinds of what a login's hooks read the store may keep for the
+        account `name` (as spelt): a kind said False has nothing to read."""
 
     async def create_account(self, account: Account) -> None:
         """Insert a new account; raise NameTaken if the name exists in any letter case."""
@@ -121,6 +138,11 @@ class AccountsWithVisitors:
     async def find_account(self, name: str) -> Account | None:
         visitor = self.visitors.get(name.lower())
         return visitor if visitor is not None else await self._store.find_account(name)
+
+    async def kept_for_login(self, name: str) -> KeptForLogin:
+        if name.lower() in self.visitors:
+            return NOTHING_KEPT
+        return await self._store.kept_for_login(name)
 
     async def create_account(self, account: Account) -> None:
         await self._store.create_account(account)

@@ -217,12 +217,14 @@ class Attendance:
 
     def tell_waiters(self, name: str) -> list[str]:
         """Those here waiting for `name` (`waitfor`) are told they logged in, and wait no
-        more: their names."""
+        more: their names, in the order they logged in."""
+        waiting = self._chat.waiting_for_login(name)
+        if len(waiting) > 1:
+            waiting = [key for key in self.online if key in waiting]
         told = []
-        for waiter in self.sessions_online():
-            chatter = self._chat.get(waiter.name)
-            if chatter is not None and name in chatter.waiting_for:
-                chatter.waiting_for.discard(name)
+        for key in waiting:
+            waiter = self.online.get(key)
+            if waiter is not None:
                 self.deliver([waiter.name], notice([chat.finally_logs_in(name)]))
                 told.append(waiter.name)
         return told
@@ -308,7 +310,7 @@ class Attendance:
     def presence_of(self, session: Session, arrival: str | None = None) -> Presence:
         """The letter that tells the other nodes of a user here (`arrival`: of their login),
         numbered as the roster's next change: send it."""
-        return Presence(self.node_id, dataclasses.asdict(session.who_info()),
+        return Presence(self.node_id, _fields(session.who_info()),
                         session.away_message, arrival, self.roster_log.run,
                         self.roster_log.changed(session.name))
 
@@ -323,7 +325,7 @@ class Attendance:
         log = self.roster_log
         changed, gone = log.changes_after(since) if since is not None else (None, [])
         return Roster(self.node_id, [
-            {"info": dataclasses.asdict(s.who_info()), "away_message": s.away_message}
+            {"info": _fields(s.who_info()), "away_message": s.away_message}
             for s in self.sessions_online() if changed is None or s.name.lower() in changed],
             log.run, log.version, since, gone, to_node)
 
@@ -479,3 +481,9 @@ class Attendance:
             self.node_id, run=self.roster_log.run, version=self.roster_log.version,
             known={node: list(have) for node, have in self.directory.versions.items()}))
         self._seats().resync()
+
+
+def _fields(info: clip.WhoInfo) -> dict[str, object]:
+    """`dataclasses.asdict(info)` without its deep copy of each field (a login's presence
+    letter): every field of a WhoInfo is a plain value."""
+    return dict(vars(info))

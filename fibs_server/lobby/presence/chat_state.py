@@ -31,6 +31,9 @@ class ChatState:
         # Lower-case name -> the lower-case names they gag (each chatter's own set): a shout
         # asks for every listener's, one lookup each (`bus.Said.reaches`).
         self.gagging: dict[str, set[str]] = {}
+        # Lower-case name -> the lower-case names that wait for their login (`waitfor`), in the
+        # order they asked: a login looks its waiters up rather than asking everyone online.
+        self._waiters: dict[str, dict[str, None]] = {}
 
     def of(self, name: str) -> Chatter:
         """`name`'s chat, made empty if they have none yet."""
@@ -57,7 +60,29 @@ class ChatState:
     def get(self, name: str) -> Chatter | None:
         return self._chatters.get(name.lower())
 
+    def wait_for(self, waiter: str, name: str) -> None:
+        """`waiter` waits for `name` (an account's name as spelt) to log in (`waitfor`)."""
+        self.of(waiter).waiting_for.add(name)
+        self._waiters.setdefault(name.lower(), {})[waiter.lower()] = None
+
+    def waiting_for_login(self, name: str) -> list[str]:
+        """The lower-case names of those who waited for `name` to log in, in the order they
+        asked; they wait no more."""
+        found = []
+        for waiter in self._waiters.pop(name.lower(), {}):
+            chatter = self._chatters.get(waiter)
+            if chatter is not None and name in chatter.waiting_for:
+                chatter.waiting_for.discard(name)
+                found.append(waiter)
+        return found
+
     def forget(self, name: str) -> None:
         """`name` logged out, or logs in afresh."""
-        self._chatters.pop(name.lower(), None)
+        chatter = self._chatters.pop(name.lower(), None)
         self.gagging.pop(name.lower(), None)
+        for awaited in chatter.waiting_for if chatter is not None else ():
+            waiters = self._waiters.get(awaited.lower())
+            if waiters is not None:
+                waiters.pop(name.lower(), None)
+                if not waiters:
+                    del self._waiters[awaited.lower()]

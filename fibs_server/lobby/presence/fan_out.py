@@ -23,11 +23,13 @@ log = logging.getLogger(__name__)
 FAN_OUT_CHUNK = 1000  # users a pass serves between yields to the event loop
 PASS_SHARE = 0.25  # of the event loop's time, at most, spent in passes
 # And a pass follows the last one no sooner than this per user online, at most PASS_HOLD_MAX
-# seconds: a pass costs ~1-2 us per user, so logins coming at a few a second (each alone in
-# its pass) cost 10-20 ms each at 10,000 online; held, those of half a second share one. A
-# login or logout after a quiet spell is told at once. (The batcher holds broadcasts about as
-# long at that size: net/telnet.py, BROADCAST_HOLD_PER_CONNECTION.)
-PASS_HOLD_PER_USER = 0.00005
+# seconds: a pass costs ~2-5 us per user, so logins coming at a few a second (each alone in
+# its pass) cost 10-20 ms each at 10,000 online; held, those of a second share one. A login
+# or logout after a quiet spell is told at once. As long as the batcher holds a broadcast
+# round (net/telnet.py, BROADCAST_HOLD_PER_CONNECTION): what a pass sends waits for the next
+# round anyway: held a tenth as long, there was a pass for each login of a burst at 500
+# online, queuing text for the same writes again and again.
+PASS_HOLD_PER_USER = 0.0005
 PASS_HOLD_MAX = 1.0
 
 

@@ -38,6 +38,9 @@ class AwayConnection:
     def send(self, text: str, broadcast: bool = False) -> None:
         pass
 
+    def send_wire(self, data: bytes) -> None:
+        pass
+
     def set_echo(self, server_echoes: bool) -> None:
         pass
 

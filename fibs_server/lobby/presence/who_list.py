@@ -3,9 +3,10 @@ same users as the page's typed `presence` messages."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fibs_server.lobby.presence.session import Session, wire_text
+from fibs_server.lobby.presence.session import Session, wire_bytes, wire_text
 from fibs_server.protocol.views import web_events
 
 if TYPE_CHECKING:
@@ -20,45 +21,49 @@ class WhoList:
     """A CLIP login gets the whole list: 10,000 lines at 10,000 online, too long to format for
     every login of a burst (30-40 ms). So each line is kept as last sent (`Attendance.broadcast_who`,
     which every change of a field it shows goes through), and only the idle seconds may be up
-    to WHO_IDLE_REFRESH old: then every line is formatted afresh. A page's login gets the same
-    users as presence messages (the same fields), kept likewise."""
+    to WHO_IDLE_REFRESH old: then every line is formatted afresh. The lines are kept as they go
+    on the wire, and joined once for every login until one changes: encoding the ~900 KB
+    for each login of a burst cost 1-5 ms apiece. A page's login gets the same users as
+    presence messages (the same fields), kept likewise."""
 
-    def __init__(self, online: dict[str, Session], remote: Directory) -> None:
+    def __init__(self, online: dict[str, Session], remote: Directory,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._online = online  # lower-case name -> session, in login order
         self._remote = remote  # the other nodes' users, after this node's
-        self._lines: dict[str, str] = {}  # lower-case name -> line, CR LF ended
-        self._text: str | None = None  # the lines joined, until one changes
-        self._formatted_at = time.monotonic()  # when every idle time was current
+        self._clock = clock  # what the idle times' age is measured on (tests: a fake)
+        self._lines: dict[str, bytes] = {}  # lower-case name -> line, CR LF ended, encoded
+        self._wire: bytes | None = None  # the lines joined, until one changes
+        self._formatted_at = clock()  # when every idle time was current
         # The same for a page: each user's presence message, encoded and CR LF ended. Made
         # when a page logs in, not at each change (most changes reach no page's login).
         self._presences: dict[str, str] = {}
         self._presence_text: str | None = None
 
-    def text(self) -> str:
-        """Every online user's CLIP 5 line, in login order, CR LF ended: kept, and extended
-        at each login, until a line changes."""
+    def wire(self) -> bytes:
+        """Every online user's CLIP 5 line, in login order, CR LF ended, as it goes on the
+        wire: kept, and extended at each login, until a line changes."""
         self._refresh_if_old()
-        if self._text is None:
-            self._text = "".join(self._lines.values())
-        return self._text
+        if self._wire is None:
+            self._wire = b"".join(self._lines.values())
+        return self._wire
 
     def _refresh_if_old(self) -> None:
         """The idle times too old: every line formatted afresh, every presence to be."""
-        now = time.monotonic()
+        now = self._clock()
         if now - self._formatted_at >= WHO_IDLE_REFRESH:
-            self._lines = {key: wire_text([session.who_line()])
+            self._lines = {key: _encoded(session.who_line())
                            for key, session in self._online.items()}
-            self._lines.update((user.name.lower(), wire_text([user.who_line(now)]))
+            self._lines.update((user.name.lower(), _encoded(user.who_line(now)))
                                for user in self._remote)
             self._presences.clear()
-            self._formatted_at, self._text, self._presence_text = now, None, None
+            self._formatted_at, self._wire, self._presence_text = now, None, None
 
     def presence_text(self) -> str:
         """Every online user's presence message, in login order, each on a line: what a page
         gets at its login (2,000 pages logging in each encoded 2,000 messages apiece)."""
         self._refresh_if_old()
         if self._presence_text is None:
-            now = time.monotonic()
+            now = self._clock()
             people = [*self._online.values(), *self._remote]
             for person in people:
                 key = person.name.lower()
@@ -72,19 +77,23 @@ class WhoList:
 
     def set(self, name: str, line: str) -> None:
         key = name.lower()
-        text = wire_text([line])
+        encoded = _encoded(line)
         arrived = key not in self._lines
-        self._lines[key] = text
+        self._lines[key] = encoded
         self._presences.pop(key, None)
         self._presence_text = None
         # A login's line goes last (login order): the list is extended, not joined anew
         # (10,000 lines at each login of a burst). A changed line is in the middle.
-        if arrived and self._text is not None:
-            self._text += text
+        if arrived and self._wire is not None:
+            self._wire += encoded
         else:
-            self._text = None
+            self._wire = None
 
     def remove(self, name: str) -> None:
         self._lines.pop(name.lower(), None)
         self._presences.pop(name.lower(), None)
-        self._text = self._presence_text = None
+        self._wire = self._presence_text = None
+
+
+def _encoded(line: str) -> bytes:
+    return wire_bytes(wire_text([line]))
