@@ -18,10 +18,11 @@ from fibs_server import command_tables, json_logs
 from fibs_server.bots import EXPERT, BotPool, Decision, Situation
 from fibs_server.bots.pool import AnalysisLane, WorkerPriority
 from fibs_server.lobby.clock import Clock, LoopClock
+from fibs_server.lobby.command_table import CommandTable
 from fibs_server.lobby.limits.busy_hold import BusyHold
 from fibs_server.lobby.limits.passwords import PasswordHasher
 from fibs_server.lobby.limits.throttle import AbuseLimits
-from fibs_server.lobby.lobby import Lobby, LobbyConfig
+from fibs_server.lobby.lobby import Lobby, LobbyConfig, Owners
 from fibs_server.lobby.metrics import (
     BOT_DECISION_SECONDS,
     COMMAND_SECONDS,
@@ -55,6 +56,7 @@ from fibs_server.net.http import (
     LOOPBACK,
     Network,
     Operations,
+    WebReads,
     bound_port,
     start_http_server,
     stop_listening,
@@ -222,8 +224,26 @@ class FibsServer:
             workers=self.config.bots.workers, time_budget=self.config.bots.time_budget,
             cpu_share=self.config.bots.cpu_share, analyses=self.analysis_lane,
             priority=self.config.worker_priority, logs=json_logs.for_workers())
-        self.lobby = Lobby(self.store, self.store, hasher, lobby_config,
-                           command_tables.lobby_tables, chat_records=self.store, match_clocks=match_clocks,
+        store = self.store
+
+        def tables(owners: Owners) -> list[CommandTable]:
+            # The services are made with the lobby, from its owners, as the command tables are:
+            # their tables go in with the lobby's.
+            if analysis is not None:
+                assert self.analysis_lane is not None  # made before the lobby
+                self.analysis_queue = AnalysisQueue(owners.attendance, store, store,
+                                                    self.analysis_lane.analyse, analysis)
+            if self.config.bots is not None:
+                assert pool is not None  # made with the bots' configuration
+                self.bots = BotPlayers(owners.attendance, owners.match_table, owners.matches,
+                                       owners.accounts, owners.gatekeeper.hasher,
+                                       owners.sessions, owners.log_out, owners.bot_strengths,
+                                       owners.config.abuse_limits, self.config.bots, pool)
+            return [*command_tables.lobby_tables(owners),
+                    *command_tables.service_tables(owners, store, self.analysis_queue, store,
+                                                   self.bots)]
+        self.lobby = Lobby(store, store, hasher, lobby_config, tables, chat_records=store,
+                           match_clocks=match_clocks,
                            # The analysis queue, if analyses run: the store queued the match.
                            match_finished=lambda match_id: self._wake_analyses(),
                            analyses=self.store, arranged=arranged_matches.receive,
@@ -235,17 +255,18 @@ class FibsServer:
                            tutor_judge=None if pool is None else pool.judge,
                            match_chances=no_chances if pool is None else pool.chances)
         await self.lobby.restore_motd()
+        owners = self.lobby.owners  # what the services were made from, as the command tables
         if self.config.bus_url is not None:
             assert self.bus is not None  # made with the lobby (`_redis_bus`)
             await self.bus.start()
-            self._background.append(asyncio.create_task(self.lobby.attendance.keep_in_touch()))
+            self._background.append(asyncio.create_task(owners.attendance.keep_in_touch()))
             self.redis_leases = RedisLeases(self.config.bus_url, self.config.node_id,
                                             self.config.lease_seconds,
                                             prefix=self.config.bus_prefix)
         leases: Leases = AlwaysHeld if self.redis_leases is None else self.redis_leases
         # The bots' names stay theirs while the bots are off: whoever registered one then
         # would own the bot's account once they are on.
-        self.lobby.gatekeeper.reserve(BotConfig().names.values())
+        owners.gatekeeper.reserve(BotConfig().names.values())
         if analysis is not None:
             assert self.analysis_lane is not None  # made before the lobby
             if analysis.busy_share > 0 or analysis.least_share > 0:
@@ -253,26 +274,17 @@ class FibsServer:
                                           busy_share=analysis.busy_share,
                                           least_share=analysis.least_share)
                 self.busy_hold.start()
-            self.analysis_queue = AnalysisQueue(self.lobby, self.store, self.analysis_lane.analyse,
-                                                analysis)
             if analysis.queue_finished:
                 self.store.queue_finished_matches(analysis.plies, analysis.limits)
-        # The services' tables, made from the lobby's owners and the services made with it.
-        owners = self.lobby.owners
-        self.lobby.dispatcher.add_commands(command_tables.analysis(owners, self.store,
-                                                                   self.analysis_queue))
         if self.config.bots is not None:
-            bots = self.config.bots
-            assert pool is not None  # made with the bots' configuration
-            self.lobby.gatekeeper.reserve(bots.names.values())
-            self.bots = BotPlayers(self.lobby, bots, pool)
-            self.lobby.dispatcher.add_commands(command_tables.bots(owners, self.bots))
+            assert self.bots is not None  # made with the lobby
+            owners.gatekeeper.reserve(self.config.bots.names.values())
             await self.bots.start(log_in=False)
             self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(
                 self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
             await self.bots_lease.start()
         assert self.clocks is not None  # made with the lobby's matches
-        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(self.lobby.matches,
+        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(owners.matches,
                                                                        self.clocks),
                                         self.config.lease_seconds, LoopClock())
         await self.sweeps_lease.start()
@@ -282,15 +294,14 @@ class FibsServer:
                 self.lobby_options.get("wall_clock", time.time)),
                 self.config.lease_seconds, LoopClock())
             await self.records_lease.start()
-        self.lobby.dispatcher.add_commands(command_tables.tournaments(owners, self.store, self.bots))
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
-        self.director = TournamentDirector(self.lobby, self.store, self.lobby.config.clock,
+        self.director = TournamentDirector(owners, owners.arranging, self.store, owners.config.clock,
                                            bots=self.bots)
         self.tournaments_lease = LeaseKeeper(leases(TOURNAMENTS), self.director,
                                              self.config.lease_seconds, LoopClock())
         await self.tournaments_lease.start()
         # Quick play's seeks are every node's; one node pairs them.
-        self.quick_play_lease = LeaseKeeper(leases(QUICK_PLAY), self.lobby.quick_play,
+        self.quick_play_lease = LeaseKeeper(leases(QUICK_PLAY), owners.quick_play,
                                             self.config.lease_seconds, LoopClock())
         await self.quick_play_lease.start()
         if self.analysis_queue is not None:
@@ -305,7 +316,9 @@ class FibsServer:
             self.redis_connections.start(self._front.addresses.open_here)
         if self.config.http_port is not None:
             listening = listening_socket(self.config.host, self.config.http_port)
-            self._http = await start_http_server(self._front, listening, page_origins(
+            reads = WebReads(owners.accounts, owners.match_store, owners.analyses,
+                             owners.attendance.online, owners.dispatcher.heavy_reads)
+            self._http = await start_http_server(self._front, reads, listening, page_origins(
                 self.config.host, listening.getsockname()[1], self.config.web_origins),
                 Operations(self.readiness, self.metrics, self.health, self.config.metrics_from),
                 self.config.records_folder)
@@ -323,7 +336,7 @@ class FibsServer:
         if not self._started or self.lobby is None or self.store is None:
             return "starting"
         if (self._stopping or self.lobby.stop_requested.is_set()
-                or self.lobby.countdown.started):
+                or self.lobby.owners.countdown.started):
             return "shutting down"
         assert self.links is not None  # made at the start
         return await self.links.check()
@@ -351,8 +364,8 @@ class FibsServer:
         """`/metrics`: the lobby counted now, the process's histograms, the bots' pool's
         counts and the analyses waiting (one count of an index, when analyses run)."""
         assert self.lobby is not None and self.store is not None
-        lobby = self.lobby
-        people = [session for session in lobby.attendance.online.values() if not session.is_bot]
+        owners = self.lobby.owners
+        people = [session for session in owners.attendance.online.values() if not session.is_bot]
         on_the_web = sum(1 for session in people
                          if session.dialogue.transport_client is WEB_PAGE)
         families = [
@@ -361,12 +374,12 @@ class FibsServer:
                    [({"transport": "telnet"}, len(people) - on_the_web),
                     ({"transport": "websocket"}, on_the_web)]),
             family("fibs_visitors_online", "gauge", "Visitors playing a bot without an "
-                   "account.", [({}, len(lobby.accounts.visitors))]),
+                   "account.", [({}, len(owners.accounts.visitors))]),
             family("fibs_connections", "gauge", "Telnet and WebSocket connections of the "
                    "lobby, logged in or not (a web session held for its page included).",
-                   [({}, len(lobby.attendance.connections))]),
+                   [({}, len(owners.attendance.connections))]),
             family("fibs_matches_running", "gauge", "Matches under way (bot matches included).",
-                   [({}, len(lobby.match_table.running_matches()))]),
+                   [({}, len(owners.match_table.running_matches()))]),
             COMMAND_SECONDS.exposition(),
             STORE_SECONDS.exposition(),
         ]
@@ -385,7 +398,7 @@ class FibsServer:
                                                           self.records_lease)
                                    if keeper is not None)
         if self.bus is not None:
-            families += bus_families(self.bus.figures, self.bus.queued, len(lobby.attendance.directory))
+            families += bus_families(self.bus.figures, self.bus.queued, len(owners.attendance.directory))
         if self.redis_counts is not None:
             families += count_families(self.redis_counts)
         if self.links is not None:
@@ -408,11 +421,11 @@ class FibsServer:
 
         async def rejoined() -> None:
             assert self.lobby is not None
-            self.lobby.attendance.rejoined()
+            self.lobby.owners.attendance.rejoined()
         # The subscriber pings after a heartbeat's silence: a stalled Redis is seen as soon.
         heartbeat = self.lobby_options.get("node_times", NodeTimes()).heartbeat
         def locate(name: str) -> str | None:
-            return None if self.lobby is None else self.lobby.attendance.node_of(name)
+            return None if self.lobby is None else self.lobby.owners.attendance.node_of(name)
         self.bus = RedisBus(self.config.bus_url, self.config.node_id, deliver, rejoined,
                             prefix=self.config.bus_prefix, locate=locate,
                             ping_interval=heartbeat)
@@ -458,9 +471,9 @@ class FibsServer:
         if self._http is not None:
             await stop_listening(self._http)
         if self.lobby is not None:
-            self.lobby.countdown.cancel()
+            self.lobby.owners.countdown.cancel()
             await self.lobby.shut_down()
-            self.lobby.gatekeeper.close()
+            self.lobby.owners.gatekeeper.close()
         if self.bots_lease is not None:
             # After the lobby's roster of nobody: the bots leave without a notice, and
             # another node takes them at once.

@@ -1,7 +1,7 @@
 """Who gets what: each command module's table made from the owners the lobby makes (`Owners`),
-given only those its module uses. `lobby_tables` are the lobby's own (its `tables`); the
-tables of the services made with the lobby (the bots, the analysis queue, the tournaments)
-are added by the app once those are made."""
+given only those its module uses. `lobby_tables` are the lobby's own; `service_tables` those
+of the services the app makes with the lobby, from the same owners (the bots, the analysis
+queue, the tournaments): the app's `tables` given to the lobby makes both."""
 from __future__ import annotations
 
 from fibs_server.lobby.command_table import CommandTable
@@ -91,3 +91,13 @@ def analysis(owners: Owners, records: AnalysisRecords, queue: AnalysisQueue | No
 def tournaments(owners: Owners, records: TournamentRecords, players: BotPlayers | None
                 ) -> CommandTable:
     return tournament_commands.command_table(records, players, owners)
+
+
+def service_tables(owners: Owners, analyses: AnalysisRecords, queue: AnalysisQueue | None,
+                   records: TournamentRecords, players: BotPlayers | None
+                   ) -> list[CommandTable]:
+    """The tables of the services made with the lobby: the analyses', the bots' (where the
+    server has bots) and the tournaments'."""
+    return [analysis(owners, analyses, queue),
+            *([] if players is None else [bots(owners, players)]),
+            tournaments(owners, records, players)]

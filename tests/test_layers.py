@@ -233,8 +233,8 @@ def test_no_folder_holds_more_than_twelve_modules():
 
 
 # The lobby's longest import chain: commands.bot_commands -> services.bot_players ->
-# play.match_play -> play.match_table -> nodes.bus -> presence.session -> clock. The services
-# import `lobby.py` for its type only: the lobby is given them.
+# play.match_play -> play.match_table -> nodes.bus -> presence.session -> metrics. No service
+# names `Lobby`: each is given the owners it uses (only the news names `LobbyConfig`, a type).
 LONGEST_LOBBY_CHAIN = 7
 
 

@@ -38,11 +38,11 @@ class Dispatcher:
 
     def __init__(self, reserve: Callable[[list[str]], None],
                  is_visitor: Callable[[Session], bool], heavy_reads: HeavyReadLimits,
-                 seats: MatchesElsewhere) -> None:
+                 seats: Callable[[], MatchesElsewhere]) -> None:
         self._reserve = reserve  # names no one may register: every command's
         self._is_visitor = is_visitor
         self.heavy_reads = heavy_reads
-        self._seats = seats
+        self._seats = seats  # made after this, with it: asked for when used
         self.commands: dict[str, Declared] = {}
         self.admin_commands: dict[str, Declared] = {}
         self.login_hooks: list[Hook] = []
@@ -92,7 +92,7 @@ class Dispatcher:
                 session.send_line(texts.NOT_FOR_VISITORS)
                 return
             if session.seated_elsewhere is not None and facts.at_host(command):
-                self._seats.forward(session, line)  # their match runs on another node
+                self._seats().forward(session, line)  # their match runs on another node
                 return
             if (heavy := facts.paced(command)) is not None:
                 wait = self.heavy_reads.by_user.wait_before(session.name)
@@ -103,7 +103,7 @@ class Dispatcher:
             await declared.handler(session, command)
             if session.seated_elsewhere is not None \
                     and declared.facts.forwarded is commands.Forwarding.COPIED:
-                self._seats.forward(session, line, quiet=True)
+                self._seats().forward(session, line, quiet=True)
         except Exception:
             # A bug in one command must not end this user's session or anyone else's.
             # The name only: arguments can be a password (`password old:new:new`) or chat.

@@ -35,6 +35,7 @@ from fibs_server.lobby.nodes.bus import (
     notice,
 )
 from fibs_server.lobby.nodes.directory import NodeTimes
+from fibs_server.lobby.play.arranged_matches import Arranging
 from fibs_server.lobby.play.match_play import (
     MatchChances,
     Matches,
@@ -58,7 +59,13 @@ from fibs_server.lobby.ports.match_records import MatchStore
 from fibs_server.lobby.presence.attendance import Attendance
 from fibs_server.lobby.presence.chat_state import ChatState
 from fibs_server.lobby.presence.reconnect import DEFAULT_RECONNECT_SECONDS, HeldSessions
-from fibs_server.lobby.presence.session import Connection, Session, Stage, wire_text
+from fibs_server.lobby.presence.session import (
+    Connection,
+    Session,
+    SessionOwners,
+    Stage,
+    wire_text,
+)
 from fibs_server.lobby.services.quick_play import QuickPlay, QuickPlayConfig
 from fibs_server.lobby.services.tutor import Judge, Tutor
 from fibs_server.protocol import clip, texts
@@ -129,6 +136,8 @@ class Owners:
     attendance: Attendance
     chat_state: ChatState
     seats: Seats
+    sessions: SessionOwners  # what every session is given
+    arranging: Arranging  # what arranging a match uses (lobby/play/arranged_matches.py)
     match_table: MatchTable
     matches: Matches
     code_guesses: CodeGuesses
@@ -146,11 +155,11 @@ class Owners:
     resume_waiting: Callable[[str], Awaitable[None]]
 
 
-async def _arrange_nothing(lobby: Lobby, invitation: Invitation) -> None:
+async def _arrange_nothing(given: Arranging, invitation: Invitation) -> None:
     """A lobby given no way to start a pair's match (a test's) starts none."""
 
 
-async def _nothing(lobby: Lobby, name: str) -> None:
+async def _nothing(given: Arranging, name: str) -> None:
     """A lobby without its arrangements resumes nothing by itself."""
 
 
@@ -166,9 +175,9 @@ class Lobby:
                  match_clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
                  match_finished: Callable[[int], None] = lambda match_id: None,
                  analyses: AnalysisRecords | None = None,
-                 arranged: Callable[[Lobby, ArrangedLetter], None] = lambda lobby, letter: None,
-                 arrange: Callable[[Lobby, Invitation], Coroutine[Any, Any, object]] = _arrange_nothing,
-                 resume_waiting: Callable[[Lobby, str], Coroutine[Any, Any, None]] = _nothing,
+                 arranged: Callable[[Arranging, ArrangedLetter], None] = lambda given, letter: None,
+                 arrange: Callable[[Arranging, Invitation], Coroutine[Any, Any, object]] = _arrange_nothing,
+                 resume_waiting: Callable[[Arranging, str], Coroutine[Any, Any, None]] = _nothing,
                  paired_after: Callable[[str, int], Awaitable[bool]] = _never_paired,
                  bus: Callable[[Deliver], Bus] = LocalBus,
                  tutor_judge: Judge | None = None,
@@ -185,7 +194,6 @@ class Lobby:
         self.chat_records = chat_records
         self.config = config
         self.heavy_reads = HeavyReadLimits(config.abuse_limits)
-        self.seats = Seats(self)  # players at matches across nodes (lobby/play/seats.py)
         # Who is online, here and on the other nodes, and the ways to tell them things;
         # made with what delivers the letters the bus brings here (`bus`: this node's own,
         # or one between nodes, net/redis_bus.py).
@@ -194,18 +202,29 @@ class Lobby:
         self.attendance = Attendance(config, bus(self.deliver), self.accounts,
                                      WhoPacing(config.abuse_limits.who_broadcast_burst,
                                                config.abuse_limits.who_broadcasts_per_second),
-                                     self.seats, self.log_out, self.chat_state)
+                                     lambda: self.seats, self.log_out, self.chat_state)
         # Every command as declared where it is registered (command_table.py), and what runs
         # a typed line; the tables are added once the owners they are made from are made.
         self.dispatcher = Dispatcher(self.gatekeeper.reserve, self.attendance.is_visitor,
-                                     self.heavy_reads, self.seats)
+                                     self.heavy_reads, lambda: self.seats)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed,
                                       withdrawn=self._invitation_withdrawn, tell=self.attendance.tell,
-                                      watching_changed=self.seats.watching_changed)
+                                      watching_changed=lambda session: self.seats.watching_changed(session))
+        # What every session is given: the owners it reads and the lobby's doings it asks for.
+        self.session_owners = SessionOwners(
+            match_table=self.match_table, gatekeeper=self.gatekeeper,
+            time=lambda: self.config.clock.time(), now=self.now,
+            disconnected=self.disconnected, dispatch=self.dispatcher.dispatch,
+            log_in=self.log_in, resume=self.resume, new_visitor=self.new_visitor,
+            release_visitor=self.release_visitor)
+        # Players at matches across nodes (lobby/play/seats.py); the owners made before them
+        # (Attendance, Dispatcher, MatchTable) ask for them when used.
+        self.seats = Seats(self.attendance, self.dispatcher, self.match_table, self.accounts,
+                           self.session_owners, config, self.playing_elsewhere)
         self.code_guesses = CodeGuesses(config.abuse_limits.wrong_table_codes_per_account,
                                         config.abuse_limits.wrong_table_codes_per_address,
                                         config.clock.time)
@@ -216,8 +235,13 @@ class Lobby:
         self.matches = Matches(self.match_table, matches, self.attendance, config, clocks=match_clocks,
                                finished=match_finished, freed=self._players_freed,
                                chances=match_chances)
+        # Whether a tournament's round begun after a time pairs the user in a pairing not
+        # decided yet (`TournamentRecords.paired_after`): their older saved matches wait.
+        # What the arrangements below are given (lobby/play/arranged_matches.py).
+        self.arranging = Arranging(self.attendance, self.match_table, self.matches, matches,
+                                   self.seats, config, paired_after)
         # What carries out a match arranged by another node (`arranged_matches.receive`,
-        # given by the app: it starts matches through this lobby).
+        # given by the app: it starts matches with `arranging`).
         self._arranged = arranged
         # Quick play's seeks, every node's, and their pairing while this node holds its lease;
         # a pair's match is started by `arrange` (`arranged_matches.arrange`, given by the
@@ -226,14 +250,11 @@ class Lobby:
         # online on this node).
         self.quick_play = QuickPlay(
             self.attendance, self.match_table.busy, config.clock, config.node_id,
-            config.quick_play, arrange=lambda invitation: arrange(self, invitation),
+            config.quick_play, arrange=lambda invitation: arrange(self.arranging, invitation),
             bots_offered=bots_here)
         # What resumes a user's saved timed match that waits for both, when a match of theirs
         # ended (`arranged_matches.resume_waiting_matches`, given by the app).
         self._resume_waiting = resume_waiting
-        # Whether a tournament's round begun after a time pairs the user in a pairing not
-        # decided yet (`TournamentRecords.paired_after`): their older saved matches wait.
-        self.paired_after = paired_after
         # The stored match analyses (`history` marks the analysed matches).
         self.analyses = analyses
         # The players' tutors, judging in the bots' worker (`tutor_judge`: BotPool.judge;
@@ -258,13 +279,14 @@ class Lobby:
             config=config, accounts=self.accounts, match_store=matches,
             chat_records=chat_records, analyses=analyses, gatekeeper=self.gatekeeper,
             dispatcher=self.dispatcher, attendance=self.attendance,
-            chat_state=self.chat_state, seats=self.seats,
+            chat_state=self.chat_state, seats=self.seats, sessions=self.session_owners,
+            arranging=self.arranging,
             match_table=self.match_table, matches=self.matches, code_guesses=self.code_guesses,
             quick_play=self.quick_play, tutor=self.tutor, countdown=self.countdown,
             bot_strengths=self.bot_strengths, started_at=self.started_at, now=self.now,
             log_out=self.log_out, motd=lambda: self.motd, set_motd=self.set_motd,
             tell_whose_page_is_away=self.tell_whose_page_is_away,
-            resume_waiting=lambda name: resume_waiting(self, name))
+            resume_waiting=lambda name: resume_waiting(self.arranging, name))
         for table in tables(self.owners):
             self.dispatcher.add_commands(table)
 
@@ -274,7 +296,7 @@ class Lobby:
         if self.closing:
             return
         for name in names:
-            self.attendance.start_job(self._resume_waiting(self, name))
+            self.attendance.start_job(self._resume_waiting(self.arranging, name))
 
     async def restore_motd(self) -> None:
         """At start: the message of the day an administrator set, if any."""
@@ -295,7 +317,7 @@ class Lobby:
 
     def connect(self, connection: Connection, transport_client: Client = TELNET) -> Session:
         """A new connection's session; `transport_client`: see LoginDialogue."""
-        session = Session(self, connection, transport_client)
+        session = Session(self.session_owners, connection, transport_client)
         self.attendance.connections.add(session)
         session.start()
         return session
@@ -579,7 +601,7 @@ class Lobby:
             return
         if isinstance(letter, ArrangedLetter):
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
-                self._arranged(self, letter)
+                self._arranged(self.arranging, letter)
             return
         if isinstance(letter, SeekLetter):
             self.quick_play.receive(letter)
@@ -613,16 +635,6 @@ class Lobby:
                 self.attendance.broadcast_who(resident)
         elif session.stage is Stage.ONLINE:
             self.attendance.broadcast_who(session)
-
-    # --- the other nodes ---------------------------------------------------------------------
-
-    @property
-    def node_id(self) -> str:
-        return self.config.node_id
-
-    @property
-    def clock(self) -> Clock:
-        return self.config.clock
 
     # --- commands ----------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ import math
 import mimetypes
 import pathlib
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, overload
 
 from aiohttp import web
@@ -37,11 +37,12 @@ from aiohttp import web
 from fibs_server.lobby.commands.archive_commands import match_file
 from fibs_server.lobby.commands.common import LARGEST_ID
 from fibs_server.lobby.commands.user_commands import RATED_MIN_EXPERIENCE
-from fibs_server.lobby.limits.read_limits import KeyedRateLimit
+from fibs_server.lobby.limits.read_limits import HeavyReadLimits, KeyedRateLimit
 from fibs_server.lobby.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from fibs_server.lobby.play.public_reads import dice_statistics, match_games, open_record
+from fibs_server.lobby.ports.accounts import AccountStore
 from fibs_server.lobby.ports.analysis_records import AnalysisRecords, StoredPuzzle
-from fibs_server.lobby.ports.match_records import MatchRecord
+from fibs_server.lobby.ports.match_records import MatchRecord, MatchStore
 from fibs_server.lobby.services.analysis_queue import readable
 from fibs_server.net.limits import TOO_MANY_CONNECTIONS, Network, allowed, peer_address
 from fibs_server.net.limits import networks as networks  # where the callers find it
@@ -80,7 +81,21 @@ TOO_MANY_RESPONSE = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/pl
                      f"Retry-After: {RETRY_AFTER_TOO_MANY}\r\nConnection: close\r\n\r\n"
                      ).encode() + _TOO_MANY_TEXT
 
+
+
+@dataclasses.dataclass(frozen=True)
+class WebReads:
+    """What the pages' API reads, the lobby's owners (app.py gives them): the accounts, the
+    stored matches and analyses, who is online here, and the heavy reads' limits."""
+    accounts: AccountStore
+    match_store: MatchStore
+    analyses: AnalysisRecords | None
+    online: Mapping[str, object]  # lower-case name -> their session (Attendance.online)
+    heavy_reads: HeavyReadLimits
+
+
 FRONT = web.AppKey("front", FrontEnd)
+READS = web.AppKey("reads", WebReads)
 ORIGINS = web.AppKey("origins", frozenset)
 # The open record's folder (fibs_server/open_record.py), when the server keeps one.
 RECORDS_FOLDER = web.AppKey("records_folder", pathlib.Path)
@@ -406,7 +421,7 @@ def api_error(refusal: type[web.HTTPException], text: str,
 def refuse_heavy_reads_too_often(request: web.Request, refusal: str) -> None:
     """429 for an address that reads the archive's heavy answers too often (the lobby's
     `heavy_reads`, shared with `dicetest`), before anything is read."""
-    wait = request.app[FRONT].lobby.heavy_reads.by_address.wait_before(request.remote or "")
+    wait = request.app[READS].heavy_reads.by_address.wait_before(request.remote or "")
     if wait:
         raise api_error(web.HTTPTooManyRequests, refusal,
                         {"Retry-After": str(math.ceil(wait))})
@@ -436,9 +451,9 @@ def count_parameter(request: web.Request, name: str, default: int | None,
 async def public_match(request: web.Request) -> MatchRecord:
     """The finished rated match the path names (public, as the archive is; the web has no
     login, so an unrated match is its players', over telnet only), else 404."""
-    lobby = request.app[FRONT].lobby
+    reads = request.app[READS]
     typed = request.match_info["match_id"]
-    record = (await lobby.match_store.match_by_id(int(typed))
+    record = (await reads.match_store.match_by_id(int(typed))
               if typed.isdigit() and int(typed) <= LARGEST_ID else None)
     if record is None or not readable(record, ""):
         raise api_error(web.HTTPNotFound, NO_SUCH_MATCH)
@@ -450,12 +465,12 @@ async def rating_history(request: web.Request) -> web.Response:
     The store reads its sums, at most RATING_HISTORY_MATCHES rows of an index (its reads
     have connections of their own: the loop waits for none); an address asking too often
     is refused before anything is read."""
-    lobby = request.app[FRONT].lobby
+    reads = request.app[READS]
     refuse_heavy_reads_too_often(request, TOO_MANY_HISTORY_REQUESTS)
-    account = await lobby.accounts.find_account(request.query.get("name", ""))
+    account = await reads.accounts.find_account(request.query.get("name", ""))
     if account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
-    changes = await lobby.match_store.rating_history(account.name, RATING_HISTORY_MATCHES)
+    changes = await reads.match_store.rating_history(account.name, RATING_HISTORY_MATCHES)
     return web.json_response({"name": account.name, "rating": account.rating,
                               "changes": [dataclasses.asdict(c) for c in changes]})
 
@@ -465,16 +480,16 @@ async def match_analysis(request: web.Request) -> web.Response:
     is `MatchAnalysis.to_dict()`, or null with the request's `status` (queued, running,
     failed; null: never asked for); `below_resolution`, per player, whether their error rate
     is below what the judge can see (`analysis_texts.below_resolution`)."""
-    lobby = request.app[FRONT].lobby
+    reads = request.app[READS]
     refuse_heavy_reads_too_often(request, TOO_MANY_ANALYSIS_REQUESTS)
-    if lobby.analyses is None:
+    if reads.analyses is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_MATCH)
     record = await public_match(request)
-    stored = await lobby.analyses.analysis_of(record.match_id)
+    stored = await reads.analyses.analysis_of(record.match_id)
     answer = {"match_id": record.match_id, "players": [record.player_a, record.player_b],
               "length": record.length}
     if stored is None:
-        request_now = await lobby.analyses.analysis_request(record.match_id)
+        request_now = await reads.analyses.analysis_request(record.match_id)
         return web.json_response({**answer, "status": None if request_now is None
                                   else request_now.status.value, "analysis": None})
     # Worked out on reading, so that analyses stored before the mark existed carry it too.
@@ -496,11 +511,11 @@ async def match_record(request: web.Request) -> web.Response:
     """`/api/matches/12/record`: a finished rated match as the open record publishes it
     (`public_reads.open_record`): `/api/matches/12`'s answer with its start, both ratings
     and the analysis's summary (null before it is analysed)."""
-    lobby = request.app[FRONT].lobby
+    reads = request.app[READS]
     refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
     record = await public_match(request)
-    analysis = (None if lobby.analyses is None
-                else await lobby.analyses.analysis_of(record.match_id))
+    analysis = (None if reads.analyses is None
+                else await reads.analyses.analysis_of(record.match_id))
     return web.json_response(await asyncio.to_thread(open_record, record, analysis))
 
 
@@ -545,7 +560,7 @@ async def ratings(request: web.Request) -> web.Response:
     refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
     offset = count_parameter(request, "offset", 0, LARGEST_ID)
     limit = count_parameter(request, "limit", DEFAULT_PAGE, LARGEST_PAGE)
-    total, accounts = await request.app[FRONT].lobby.accounts.ratings_page(
+    total, accounts = await request.app[READS].accounts.ratings_page(
         RATED_MIN_EXPERIENCE, offset, limit)
     return web.json_response({"total": total, "offset": offset, "ratings": [
         {"rank": rank, "name": account.name, "rating": account.rating,
@@ -555,15 +570,15 @@ async def ratings(request: web.Request) -> web.Response:
 
 async def player(request: web.Request) -> web.Response:
     """`/api/players/alice`: what `whois` tells anyone, less the host and the address."""
-    lobby = request.app[FRONT].lobby
+    reads = request.app[READS]
     refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
-    account = await lobby.accounts.find_account(request.match_info["name"])
+    account = await reads.accounts.find_account(request.match_info["name"])
     if account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
-    played, won = await lobby.match_store.rated_match_counts(account.name)
+    played, won = await reads.match_store.rated_match_counts(account.name)
     return web.json_response({
         "name": account.name, "rating": account.rating, "experience": account.experience,
-        "online": account.name.lower() in lobby.attendance.online,
+        "online": account.name.lower() in reads.online,
         "last_login_at": account.last_login_at,
         "rated_matches": played, "rated_matches_won": won})
 
@@ -571,16 +586,16 @@ async def player(request: web.Request) -> web.Response:
 async def player_matches(request: web.Request) -> web.Response:
     """`/api/players/alice/matches?before=12&limit=20`: alice's finished rated matches,
     newest first; `next_before` asks for the page after."""
-    lobby = request.app[FRONT].lobby
+    reads = request.app[READS]
     refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
     before = count_parameter(request, "before", None, LARGEST_ID)
     limit = count_parameter(request, "limit", DEFAULT_PAGE, LARGEST_PAGE)
-    account = await lobby.accounts.find_account(request.match_info["name"])
+    account = await reads.accounts.find_account(request.match_info["name"])
     if account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
-    matches = await lobby.match_store.rated_matches(account.name, before, limit)
-    analysed = (await lobby.analyses.analysed_among([m.match_id for m in matches])
-                if lobby.analyses is not None else set())
+    matches = await reads.match_store.rated_matches(account.name, before, limit)
+    analysed = (await reads.analyses.analysed_among([m.match_id for m in matches])
+                if reads.analyses is not None else set())
     rows = []
     for match in matches:
         first = match.player_a == account.name
@@ -618,11 +633,11 @@ def puzzle_json(stored: StoredPuzzle) -> dict[str, Any]:
 
 async def puzzle_records(request: web.Request) -> AnalysisRecords:
     """The stored puzzles (the analyses' records), the address's heavy-read token taken."""
-    lobby = request.app[FRONT].lobby
+    reads = request.app[READS]
     refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
-    if lobby.analyses is None:
+    if reads.analyses is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PUZZLE)
-    return lobby.analyses
+    return reads.analyses
 
 
 async def daily_puzzle(request: web.Request) -> web.Response:
@@ -660,7 +675,7 @@ async def puzzle(request: web.Request) -> web.Response:
 async def player_puzzles(request: web.Request) -> web.Response:
     """`/api/players/alice/puzzles`: alice's puzzle rating, tries and solves."""
     records = await puzzle_records(request)
-    account = await request.app[FRONT].lobby.accounts.find_account(request.match_info["name"])
+    account = await request.app[READS].accounts.find_account(request.match_info["name"])
     if account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
     rating = await records.puzzle_rating(account.name)
@@ -671,26 +686,27 @@ async def player_puzzles(request: web.Request) -> web.Response:
 async def dice(request: web.Request) -> web.Response:
     """`/api/dice?name=alice`: what `dicetest` shows: the server's rolls, and alice's when a
     name is given (the store's sums: a few rows whatever the archive's size)."""
-    lobby = request.app[FRONT].lobby
+    reads = request.app[READS]
     refuse_heavy_reads_too_often(request, TOO_MANY_ARCHIVE_REQUESTS)
     name = request.query.get("name")
-    account = None if name is None else await lobby.accounts.find_account(name)
+    account = None if name is None else await reads.accounts.find_account(name)
     if name is not None and account is None:
         raise api_error(web.HTTPNotFound, NO_SUCH_PLAYER)
-    server = dice_statistics(await lobby.match_store.roll_tally(None))
+    server = dice_statistics(await reads.match_store.roll_tally(None))
     own = (None if account is None
-           else dice_statistics(await lobby.match_store.roll_tally(account.name)))
+           else dice_statistics(await reads.match_store.roll_tally(account.name)))
     return web.json_response({"server": server, "name": None if account is None
                               else account.name, "player": own})
 
 
-def web_application(front: FrontEnd, files: StaticFiles, origins: frozenset[Origin],
-                    operations: Operations,
+def web_application(front: FrontEnd, reads: WebReads, files: StaticFiles,
+                    origins: frozenset[Origin], operations: Operations,
                     records_folder: pathlib.Path | None = None) -> web.Application:
     application = web.Application(middlewares=[security_headers, paced])
     if records_folder is not None:
         application[RECORDS_FOLDER] = records_folder
     application[FRONT] = front
+    application[READS] = reads
     application[STATIC_FILES] = files
     application[ORIGINS] = origins
     application[OPERATIONS] = operations
@@ -722,15 +738,16 @@ def web_application(front: FrontEnd, files: StaticFiles, origins: frozenset[Orig
     return application
 
 
-async def start_http_server(front: FrontEnd, listening: socket.socket,
+async def start_http_server(front: FrontEnd, reads: WebReads, listening: socket.socket,
                             origins: frozenset[Origin], operations: Operations,
                             records_folder: pathlib.Path | None = None) -> web.AppRunner:
     """Serve the web client on `listening` beside the telnet port, sharing its front end: the
-    lobby, the limits, the per-address count and the output batcher. Only pages from
-    `origins` may open a WebSocket; the open record's files are served from
+    lobby, the limits, the per-address count and the output batcher; the API reads `reads`.
+    Only pages from `origins` may open a WebSocket; the open record's files are served from
     `records_folder`."""
     files = await asyncio.to_thread(load_static_files)
-    runner = web.AppRunner(web_application(front, files, origins, operations, records_folder),
+    runner = web.AppRunner(web_application(front, reads, files, origins, operations,
+                                           records_folder),
                            shutdown_timeout=SHUTDOWN_TIMEOUT)
     await runner.setup()
     await CountedSite(runner, listening, front).start()

@@ -43,7 +43,7 @@ async def analysing_lobby(tmp_path, compute=in_a_thread, limits=LIMITS, queue_fi
     lobby, store = await recording_lobby(tmp_path, analysed=True)
     lobby.config.new_dice = lambda: VerifiableDice(SEED)
     config = AnalysisConfig(plies=CHEAPEST_PLIES, limits=limits, queue_finished=queue_finished)
-    queue = AnalysisQueue(lobby, store, compute, config)
+    queue = AnalysisQueue(lobby.attendance, lobby.match_store, store, compute, config)
     if queue_finished:
         store.queue_finished_matches(config.plies, limits)
     lobby.dispatcher.add_commands(command_tables.analysis(lobby.owners, store, queue))
@@ -207,7 +207,8 @@ async def test_a_restart_loses_no_request_and_takes_up_the_one_running(tmp_path)
     again = await SqlStore.open(url.replace("sqlite+pysqlite", "sqlite"))
     try:
         lobby.match_store = again
-        restarted = AnalysisQueue(lobby, again, in_a_thread, queue.config)
+        restarted = AnalysisQueue(lobby.attendance, lobby.match_store, again, in_a_thread,
+                                  queue.config)
         assert await again.requeue_running_analyses() == 1
         assert await restarted.run_one() and await restarted.run_one()
         assert {(await again.analysis_of(match_id)).match_id for match_id in (first, second)} \

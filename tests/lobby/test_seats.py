@@ -460,9 +460,9 @@ async def test_a_match_running_on_another_node_is_not_counted_as_saved(tmp_path)
     _, a, b, alice, _, bob, _ = await nodes_with_a_match(tmp_path)
     for lobby in (a, b):
         for name in ("alice", "bob"):
-            assert await common.match_counts(lobby.match_store, lobby.attendance, lobby.match_table, name) == (0, 0), (lobby.node_id, name)
+            assert await common.match_counts(lobby.match_store, lobby.attendance, lobby.match_table, name) == (0, 0), (lobby.config.node_id, name)
     await a.dispatch(alice, "leave")
     await settled(a, b)
     for lobby in (a, b):
         for name in ("alice", "bob"):
-            assert await common.match_counts(lobby.match_store, lobby.attendance, lobby.match_table, name) == (1, 0), (lobby.node_id, name)
+            assert await common.match_counts(lobby.match_store, lobby.attendance, lobby.match_table, name) == (1, 0), (lobby.config.node_id, name)

@@ -405,7 +405,7 @@ async def test_a_tournament_told_to_the_pages_that_follow_it_from_sign_up_to_its
         tmp_path):
     lobby, store = await recording_lobby(tmp_path, *[(6, 5), (3, 1)] * 20)
     lobby.dispatcher.add_commands(command_tables.tournaments(lobby.owners, store, None))
-    director = TournamentDirector(lobby, store, FakeClock())
+    director = TournamentDirector(lobby.owners, lobby.arranging, store, FakeClock())
     alice, alice_out = await logged_in(lobby, "alice", web_events=True)
     bob, bob_out = await logged_in(lobby, "bob", web_events=True)
     carol, carol_out = await logged_in(lobby, "carol", web_events=True)  # follows by `show`

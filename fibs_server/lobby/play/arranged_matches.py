@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from fibs_server.lobby.nodes.bus import ArrangedLetter, JoinArranged, MatchArranged, notice
@@ -27,111 +28,130 @@ from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.match_rules import terms_fields, terms_from_fields
 from fibs_server.protocol.wording import clock_texts
 
-if TYPE_CHECKING:  # a type only: its functions are given the lobby
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # types only: the lobby's owners, given in `Arranging`
+    from fibs_server.lobby.play.match_play import Matches
+    from fibs_server.lobby.play.match_table import MatchTable
+    from fibs_server.lobby.play.seats import Seats, SeatSettings
+    from fibs_server.lobby.ports.match_records import MatchStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
 log = logging.getLogger(__name__)
 
 
-def free_here(lobby: Lobby, name: str) -> Session | None:
+@dataclasses.dataclass(frozen=True)
+class Arranging:
+    """What arranging a match uses, made by the lobby (lobby.Lobby) and given to these
+    functions: who is online, who plays whom, the matches and their store, the seats for a
+    join elsewhere, this node's name, and whether a tournament's later pairing holds a user
+    (`TournamentRecords.paired_after`)."""
+    attendance: Attendance
+    match_table: MatchTable
+    matches: Matches
+    match_store: MatchStore
+    seats: Seats
+    settings: SeatSettings  # read when used: a test names the node of a lobby it made
+    paired_after: Callable[[str, int], Awaitable[bool]]
+
+
+def free_here(arranging: Arranging, name: str) -> Session | None:
     """`name`'s session if they are online here (that very name) and in no match."""
-    session = lobby.attendance.online.get(name.lower())
-    if session is None or lobby.match_table.busy(session):
+    session = arranging.attendance.online.get(name.lower())
+    if session is None or arranging.match_table.busy(session):
         return None
     return session
 
 
-def free_elsewhere(lobby: Lobby, name: str) -> RemoteUser | None:
+def free_elsewhere(arranging: Arranging, name: str) -> RemoteUser | None:
     """`name` as another node last told of them, if they play nobody there and are not one
     of the server's bots."""
-    user = lobby.attendance.directory.get(name)
+    user = arranging.attendance.directory.get(name)
     if user is None or user.info.opponent is not None or user.info.client == BOT_CLIENT:
         return None
     return user
 
 
-async def arrange(lobby: Lobby, invitation: Invitation) -> RunningMatch | None:
+async def arrange(arranging: Arranging, invitation: Invitation) -> RunningMatch | None:
     """`invitation`, made by the server, carried out on its inviter's node: the match that
     started here at once, if it did."""
     invitation = dataclasses.replace(invitation, arranged=True)
-    inviter = free_here(lobby, invitation.inviter)
+    inviter = free_here(arranging, invitation.inviter)
     if inviter is not None:
-        return await _host(lobby, inviter, invitation)
-    home = free_elsewhere(lobby, invitation.inviter)
+        return await _host(arranging, inviter, invitation)
+    home = free_elsewhere(arranging, invitation.inviter)
     if home is not None:
-        lobby.attendance.tell_node(MatchArranged(
-            lobby.config.node_id, home.node, invitation.invitee, invitation.inviter,
+        arranging.attendance.tell_node(MatchArranged(
+            arranging.settings.node_id, home.node, invitation.invitee, invitation.inviter,
             invitation.length, terms_fields(invitation.terms), invitation.resume))
     return None
 
 
-async def _host(lobby: Lobby, inviter: Session, invitation: Invitation) -> RunningMatch | None:
-    invitee = free_here(lobby, invitation.invitee)
+async def _host(arranging: Arranging, inviter: Session, invitation: Invitation) -> RunningMatch | None:
+    invitee = free_here(arranging, invitation.invitee)
     if invitee is not None:
         if inviter.is_bot or invitee.is_bot:
             return None
-        lobby.match_table.withdraw(inviter.name, accepted_by=invitee.name)
-        lobby.match_table.withdraw(invitee.name)
-        await lobby.matches.play_invitation(invitation, inviter, invitee)
-        return lobby.match_table.match_of(inviter)
-    home = free_elsewhere(lobby, invitation.invitee)
+        arranging.match_table.withdraw(inviter.name, accepted_by=invitee.name)
+        arranging.match_table.withdraw(invitee.name)
+        await arranging.matches.play_invitation(invitation, inviter, invitee)
+        return arranging.match_table.match_of(inviter)
+    home = free_elsewhere(arranging, invitation.invitee)
     if home is not None and not inviter.is_bot:
-        lobby.match_table.invite(invitation)
-        lobby.attendance.tell_node(JoinArranged(lobby.config.node_id, home.node, invitation.invitee,
+        arranging.match_table.invite(invitation)
+        arranging.attendance.tell_node(JoinArranged(arranging.settings.node_id, home.node, invitation.invitee,
                                      inviter.name))
     return None
 
 
-async def resume_waiting_matches(lobby: Lobby, name: str) -> None:
+async def resume_waiting_matches(arranging: Arranging, name: str) -> None:
     """`name` came online here or is free again: their first saved timed match whose
     opponent is online and free too resumes by itself, wherever the opponent is (as an
     arrangement of the server's: a saved timed match never waits for a resume while both
     could play it, docs/FAIRNESS.md). Both are told why first (the pages and the sessions
     that see our own lines; the others see FIBS's lines of a resume)."""
-    player = free_here(lobby, name)
-    if player is None or player.is_bot or lobby.attendance.is_visitor(player):
+    player = free_here(arranging, name)
+    if player is None or player.is_bot or arranging.attendance.is_visitor(player):
         return
-    for record in await lobby.match_store.running_matches(name):
+    for record in await arranging.match_store.running_matches(name):
         if record.length is None or not clocked_state(record.state):
             continue  # only a timed match can be lost by absence: the others wait for `invite`
         opponent = record.player_b if record.player_a.lower() == name.lower() else record.player_a
-        here = free_here(lobby, opponent)
-        if free_here(lobby, name) is not player or lobby.matches.is_live(name, opponent) or (
-                here is None and free_elsewhere(lobby, opponent) is None):
+        here = free_here(arranging, opponent)
+        if free_here(arranging, name) is not player or arranging.matches.is_live(name, opponent) or (
+                here is None and free_elsewhere(arranging, opponent) is None):
             continue
         if here is not None and here.is_bot:
             continue  # a bot resumes when invited (lobby/services/bot_players.py)
         # A tournament's pairing made since this match began comes first: its director
         # starts it, and this match resumes by itself once it is decided
         # (docs/TOURNAMENTS.md).
-        if await lobby.paired_after(player.name, record.started_at):
+        if await arranging.paired_after(player.name, record.started_at):
             return
-        if await lobby.paired_after(opponent, record.started_at):
+        if await arranging.paired_after(opponent, record.started_at):
             continue
         for one, other in ((player.name, opponent), (opponent, player.name)):
-            lobby.attendance.tell([one], notice([clock_texts.resumes_by_itself(other)],
+            arranging.attendance.tell([one], notice([clock_texts.resumes_by_itself(other)],
                                                 audience="extensions"))
-        await arrange(lobby, Invitation(player.name, opponent, record.length, resume=True))
+        await arrange(arranging, Invitation(player.name, opponent, record.length, resume=True))
         return
 
 
-def receive(lobby: Lobby, letter: ArrangedLetter) -> None:
+def receive(arranging: Arranging, letter: ArrangedLetter) -> None:
     """An arrangement another node sent this one (the lobby's `arranged`: whichever node
     directs a tournament, its arrangements come here)."""
     if isinstance(letter, JoinArranged):
-        player = free_here(lobby, letter.name)
-        home = lobby.attendance.directory.get(letter.inviter)
+        player = free_here(arranging, letter.name)
+        home = arranging.attendance.directory.get(letter.inviter)
         if player is not None and not player.is_bot and home is not None \
                 and home.node == letter.node:
-            lobby.seats.join_elsewhere(player, home)
+            arranging.seats.join_elsewhere(player, home)
         return
     try:
         terms = terms_from_fields(letter.terms)
     except (KeyError, TypeError, ValueError):
         log.exception("an arranged match from node %s was not understood", letter.node)
         return
-    host = free_here(lobby, letter.inviter)
+    host = free_here(arranging, letter.inviter)
     if host is not None:
-        lobby.attendance.start_job(_host(lobby, host, Invitation(
+        arranging.attendance.start_job(_host(arranging, host, Invitation(
             letter.inviter, letter.name, letter.length, letter.resume, terms, arranged=True)))
 

@@ -41,14 +41,20 @@ from fibs_server.lobby.nodes.bus import (
 )
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.ports.accounts import Account, AccountStore
-from fibs_server.lobby.presence.session import PlayersAndWatchers, SeatElsewhere, Session, Stage
+from fibs_server.lobby.presence.session import (
+    PlayersAndWatchers,
+    SeatElsewhere,
+    Session,
+    SessionOwners,
+    Stage,
+)
 from fibs_server.protocol import texts
 from fibs_server.protocol.login_dialogue import TELNET, WEB_PAGE
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import game_texts, match_texts
 
-if TYPE_CHECKING:  # a type only: who is online is read through the lobby
+if TYPE_CHECKING:  # types only: the lobby makes them and gives them to the seats
     from fibs_server.lobby.dispatcher import Dispatcher
     from fibs_server.lobby.play.running_match import RunningMatch
     from fibs_server.lobby.presence.attendance import Attendance
@@ -111,13 +117,13 @@ class SeatSession(Session):
     home unformatted, to be laid out there by the player's own session (line length, pages,
     the refusals' typed messages)."""
 
-    def __init__(self, lobby: Any, home: str, client: SeatClient,
+    def __init__(self, given: SessionOwners, home: str, client: SeatClient,
                  send: Callable[[NodeLetter], None], node_id: str) -> None:
         self.home = home
         self.quiet = False  # answering a copied setting: the home answered it already
         self._send_letter = send
         self._node_id = node_id
-        super().__init__(lobby, SeatConnection(client.host, self._relay),
+        super().__init__(given, SeatConnection(client.host, self._relay),
                          WEB_PAGE if client.web_page else TELNET)
         self.clip, self.prompts, self.client_name = client.clip, False, client.client_name
         if client.events:
@@ -153,38 +159,30 @@ class SeatMatches(PlayersAndWatchers, Protocol):
     def match_of(self, session: Session) -> RunningMatch | None: ...
 
 
-class SeatLobby(Protocol):
-    """What the seats need of the lobby (lobby.Lobby, which imports this module)."""
-
-    @property
-    def accounts(self) -> AccountStore: ...
-
-    @property
-    def attendance(self) -> Attendance: ...
-
-    @property
-    def dispatcher(self) -> Dispatcher: ...
-
-    @property
-    def match_table(self) -> SeatMatches: ...
-
+class SeatSettings(Protocol):
+    """This node's name and its clock (lobby.LobbyConfig's; read when used: a test names the
+    node of a lobby it made, and gives it a clock)."""
     @property
     def node_id(self) -> str: ...
 
     @property
     def clock(self) -> Clock: ...
 
-    async def dispatch(self, session: Session, line: str) -> None: ...
-
-    def playing_elsewhere(self, session: Session) -> None:
-        """`session`'s match started on another node (its seat there plays it)."""
-
 
 class Seats:
     """This node's seats (as a host) and its users' joins elsewhere (as a home)."""
 
-    def __init__(self, lobby: SeatLobby) -> None:
-        self.lobby = lobby
+    def __init__(self, people: Attendance, dispatcher: Dispatcher, table: SeatMatches,
+                 accounts: AccountStore, sessions: SessionOwners, settings: SeatSettings,
+                 playing_elsewhere: Callable[[Session], None]) -> None:
+        self._people = people
+        self._dispatcher = dispatcher
+        self._table = table
+        self._accounts = accounts
+        self._sessions = sessions  # what a seat, a session, is given
+        self._settings = settings
+        # `session`'s match started on another node (its seat there plays it).
+        self._playing_elsewhere = playing_elsewhere
         self.here: dict[str, SeatSession] = {}  # lower-case name -> the seat of a player
         # lower-case name -> the lines from home that came while their seat was being made
         # (its account read): served once it is, after the join.
@@ -212,7 +210,7 @@ class Seats:
                 await job
             finally:
                 self.unfinished -= 1
-        self.lobby.attendance.start_job(counted())
+        self._people.start_job(counted())
 
     def holds(self, session: Session) -> bool:
         return self.here.get(session.name.lower()) is session
@@ -223,7 +221,7 @@ class Seats:
             self._take_over(letter)
         elif isinstance(letter, JoinAsked):
             key = letter.name.lower()
-            if key in self.here or key in self.lobby.attendance.online or key in self.seating:
+            if key in self.here or key in self._people.online or key in self.seating:
                 self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
             else:
                 self.seating[key] = []
@@ -274,13 +272,13 @@ class Seats:
             if self.awaiting.get(name.lower(), (None,))[0] == host:
                 del self.awaiting[name.lower()]
                 on_silence()
-        clock = self.lobby.clock
+        clock = self._settings.clock
         self.awaiting[name.lower()] = (host, clock.call_at(
             clock.time() + TAKEOVER_ANSWER_SECONDS, silent))
 
     def _free_opponents_of(self, name: str, host: str) -> None:
         """Who plays `name` at `host` from here is free to resume the saved match."""
-        for session in list(self.lobby.attendance.online.values()):
+        for session in list(self._people.online.values()):
             seat = session.seated_elsewhere
             if seat is not None and seat.host == host and seat.opponent is not None \
                     and seat.opponent.lower() == name.lower():
@@ -293,24 +291,24 @@ class Seats:
 
         def free_if_still_seated() -> None:
             seat = session.seated_elsewhere
-            if seat is not None and seat.host == host and self.lobby.attendance.online.get(
+            if seat is not None and seat.host == host and self._people.online.get(
                     session.name.lower()) is session:
                 self._free(session)
         self._await_answer(session.name, host, free_if_still_seated)
-        self.lobby.attendance.tell_node(Forwarded(self.lobby.node_id, host, session.name, "",
+        self._people.tell_node(Forwarded(self._settings.node_id, host, session.name, "",
                                        resync=True))
 
     def _free(self, session: Session) -> None:
         session.seated_elsewhere = None
         self.forget_user(session.name)
-        self.lobby.attendance.broadcast_who(session)
+        self._people.broadcast_who(session)
 
     def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False,
                   watch: bool = False) -> None:
         if not takeover:
             session.seated_elsewhere = SeatElsewhere(host, None, inviter if watch else None)
         self.heard[session.name.lower()] = self.sent[session.name.lower()] = 0  # from 1 again
-        self.lobby.attendance.tell_node(JoinAsked(self.lobby.node_id, host, session.name, inviter,
+        self._people.tell_node(JoinAsked(self._settings.node_id, host, session.name, inviter,
                                        dataclasses.asdict(SeatClient.of(session)), takeover,
                                        watch))
 
@@ -322,7 +320,7 @@ class Seats:
         self.sent[key] = number = self.sent.get(key, 0) + 1
         if not quiet and heard < 0:  # the user's own line, not answered here
             self.lines_sent.setdefault(key, deque(maxlen=KEPT_LINES)).append((number, line))
-        self.lobby.attendance.tell_node(Forwarded(self.lobby.node_id, seat.host, session.name, line, quiet,
+        self._people.tell_node(Forwarded(self._settings.node_id, seat.host, session.name, line, quiet,
                                        number=number, heard=heard))
 
     def forget_user(self, name: str) -> None:
@@ -334,7 +332,7 @@ class Seats:
             awaited[1].cancel()
 
     def _seated(self, letter: Seated) -> None:
-        session = self.lobby.attendance.online.get(letter.name.lower())
+        session = self._people.online.get(letter.name.lower())
         awaited = self.awaiting.pop(letter.name.lower(), None)
         if awaited is not None:
             awaited[1].cancel()
@@ -342,7 +340,7 @@ class Seats:
         if session is None:
             return
         if taken_over and session.seated_elsewhere is None and letter.opponent is not None \
-                and not self.lobby.match_table.busy(session):
+                and not self._table.busy(session):
             session.seated_elsewhere = SeatElsewhere(letter.node)
         if session.seated_elsewhere is None or session.seated_elsewhere.host != letter.node:
             return
@@ -350,41 +348,41 @@ class Seats:
             session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent,
                                                      letter.watching)
             if letter.opponent is not None:
-                self.lobby.playing_elsewhere(session)
+                self._playing_elsewhere(session)
             key = letter.name.lower()
             heard = self.heard.get(key, 0)
             # Whatever the seat sent before this letter has come, unless it was lost.
             if heard < letter.relayed or self.sent.get(key, 0) > letter.received:
                 # A board tells the player what is due now, a lost command included.
                 self.forward(session, "board", heard=heard)
-            self.lobby.attendance.broadcast_who(session)
+            self._people.broadcast_who(session)
         else:
             # Lines the seat never served (it went first): answered here, as on one node.
             unserved = [line for number, line in self.lines_sent.get(letter.name.lower(), ())
                         if number > letter.received]
             self._free(session)
-            self.lobby.attendance.start_job(self._rating_refreshed(session))
+            self._people.start_job(self._rating_refreshed(session))
             if unserved:
                 self._carry_out(self._answer_here(session, unserved))
 
     async def _answer_here(self, session: Session, lines: list[str]) -> None:
         for line in lines:
-            if self.lobby.attendance.online.get(session.name.lower()) is session:
-                await self.lobby.dispatch(session, line)
+            if self._people.online.get(session.name.lower()) is session:
+                await self._dispatcher.dispatch(session, line)
 
     async def _rating_refreshed(self, session: Session) -> None:
         """The host stored the match's rating changes: the who-line shows them."""
-        stored = await self.lobby.accounts.find_account(session.name)
+        stored = await self._accounts.find_account(session.name)
         account = session.account
         if stored is not None and account is not None and (
                 stored.rating, stored.experience) != (account.rating, account.experience):
             account.rating, account.experience = stored.rating, stored.experience
             if session.stage is Stage.ONLINE:
-                self.lobby.attendance.broadcast_who(session)
+                self._people.broadcast_who(session)
 
     def _relayed(self, letter: Relayed) -> None:
         # Whether still seated or not: a match's last words come after its end.
-        session = self.lobby.attendance.online.get(letter.name.lower())
+        session = self._people.online.get(letter.name.lower())
         if session is None:
             return
         self.heard[letter.name.lower()] = letter.number
@@ -404,7 +402,7 @@ class Seats:
         key = letter.name.lower()
         try:
             client = SeatClient(**letter.client)
-            account = await self.lobby.accounts.find_account(letter.name)
+            account = await self._accounts.find_account(letter.name)
         except (TypeError, ValueError):
             log.exception("a join from node %s was not understood", letter.node)
             account = None
@@ -413,12 +411,12 @@ class Seats:
         if account is None:
             self._refuse(letter, game_texts.cannot_find_player(letter.name))
             return
-        if key in self.here or key in self.lobby.attendance.online:  # meanwhile
+        if key in self.here or key in self._people.online:  # meanwhile
             self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
             return
         seat = self._new_seat(letter, client, account)
         command = "watch" if letter.watch else "join"
-        self._queue(seat, Forwarded(letter.node, self.lobby.node_id, letter.name,
+        self._queue(seat, Forwarded(letter.node, self._settings.node_id, letter.name,
                                     f"{command} {letter.inviter}"))
         for typed in typed_meanwhile:
             self._forwarded(typed)
@@ -427,39 +425,39 @@ class Seats:
                   ) -> SeatSession:
         account.toggles.update(client.toggles)
         account.settings.update(client.settings)
-        seat = SeatSession(self.lobby, letter.node, client, self.lobby.attendance.tell_node,
-                           self.lobby.node_id)
+        seat = SeatSession(self._sessions, letter.node, client, self._people.tell_node,
+                           self._settings.node_id)
         seat.account, seat.login_time = account, int(time.time())
         seat.stage = Stage.ONLINE
         self.here[letter.name.lower()] = seat
-        self.lobby.attendance.start_job(self._serve(seat))
+        self._people.start_job(self._serve(seat))
         return seat
 
     def _take_over(self, letter: JoinAsked) -> None:
         """A player here logged in on another node: their match goes on here with a seat for
         them in place of the session they had here (which that login's presence then logs
         out, the match staying with the seat), shown to them where it stands."""
-        previous = self.lobby.attendance.online.get(letter.name.lower())
+        previous = self._people.online.get(letter.name.lower())
         try:
             client = SeatClient(**letter.client)
         except TypeError:
             log.exception("a takeover from node %s was not understood", letter.node)
             previous = None
         if previous is None or previous.account is None or letter.name.lower() in self.here:
-            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            self._people.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
             return
         seat = self._new_seat(letter, client, previous.account)
-        if self.lobby.match_table.take_over(previous, seat) is None:  # no match here
+        if self._table.take_over(previous, seat) is None:  # no match here
             self.release(seat)
-            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+            self._people.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
             return
         self._show_match(seat)
         self._tell_seated(seat)
 
     def _refuse(self, letter: JoinAsked, line: str) -> None:
-        self.lobby.attendance.tell_node(Relayed(self.lobby.node_id, letter.node, letter.name, "lines",
+        self._people.tell_node(Relayed(self._settings.node_id, letter.node, letter.name, "lines",
                                      (line,)))
-        self.lobby.attendance.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None))
+        self._people.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
 
     def _forwarded(self, letter: Forwarded) -> None:
         seat = self.here.get(letter.name.lower())
@@ -469,7 +467,7 @@ class Seats:
         if seat is None or seat.home != letter.node:
             # Its match is over: the home thinks otherwise, and learns it is not (and that
             # this line was not served).
-            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, letter.node, letter.name, None,
+            self._people.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None,
                                         received=max(0, letter.number - 1)))
             return
         if letter.resync:
@@ -486,7 +484,7 @@ class Seats:
         """The seat's match where it stands, shown to its player at home, in turn with the
         seat's lines: after a loss (`asked`, the home's letter), or a takeover."""
         seat.loss_board_waiting = True
-        self._queue(seat, asked or Forwarded(seat.home, self.lobby.node_id, seat.name, "board",
+        self._queue(seat, asked or Forwarded(seat.home, self._settings.node_id, seat.name, "board",
                                              heard=0))
 
     def _queue(self, seat: SeatSession, letter: Forwarded) -> None:
@@ -500,7 +498,7 @@ class Seats:
             seat.quiet = letter.quiet
             try:
                 if letter.heard >= 0:  # letters were lost: the match where it stands
-                    for hook in self.lobby.dispatcher.resync_hooks:
+                    for hook in self._dispatcher.resync_hooks:
                         await hook(seat)
                 else:
                     seat.served = max(seat.served, letter.number)
@@ -537,7 +535,7 @@ class Seats:
 
     def _in_use(self, seat: SeatSession) -> tuple[str | None, str | None] | None:
         """(whom it plays, whom it watches), or None for neither."""
-        opponent = self.lobby.match_table.opponent_name_of(seat)
+        opponent = self._table.opponent_name_of(seat)
         watching = seat.watching.name if seat.watching is not None else None
         return None if opponent is None and watching is None else (opponent, watching)
 
@@ -547,7 +545,7 @@ class Seats:
         in_use = self._in_use(seat)
         if in_use is not None and self.holds(seat):
             seat.told = in_use
-            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, in_use[0],
+            self._people.tell_node(Seated(self._settings.node_id, seat.home, seat.name, in_use[0],
                                         seat.relayed, seat.received, in_use[1]))
 
     def unseat(self, seat: SeatSession) -> None:
@@ -555,13 +553,13 @@ class Seats:
         if self.holds(seat):
             self.release(seat)
             # `received`: the lines served (those after it are not: the home answers them).
-            self.lobby.attendance.tell_node(Seated(self.lobby.node_id, seat.home, seat.name, None,
+            self._people.tell_node(Seated(self._settings.node_id, seat.home, seat.name, None,
                                         seat.relayed, seat.served))
 
     async def _part(self, seat: SeatSession, departure: Departure) -> None:
         """The seat's player left their home (or it went): their match is saved, as their
         logout would save it here."""
-        for hook in self.lobby.dispatcher.logout_hooks:
+        for hook in self._dispatcher.logout_hooks:
             await hook(seat, departure)
         self.unseat(seat)
 
@@ -575,10 +573,10 @@ class Seats:
         command that was lost."""
         for seat in list(self.here.values()):
             self._tell_seated(seat)
-        for session in list(self.lobby.attendance.online.values()):
+        for session in list(self._people.online.values()):
             elsewhere = session.seated_elsewhere
             if elsewhere is not None:
-                self.lobby.attendance.tell_node(Forwarded(self.lobby.node_id, elsewhere.host,
+                self._people.tell_node(Forwarded(self._settings.node_id, elsewhere.host,
                                                session.name, "", resync=True))
 
     # --- nodes and users that went ---------------------------------------------------------------
@@ -613,7 +611,7 @@ class Seats:
         seat = self.here.get(name.lower())
         if seat is not None and seat.home != node:
             self._carry_out(self._part(seat, Departure.DROPPED))
-        for session in list(self.lobby.attendance.online.values()):
+        for session in list(self._people.online.values()):
             elsewhere = session.seated_elsewhere
             if elsewhere is not None and elsewhere.host != node \
                     and elsewhere.opponent is not None \
@@ -637,7 +635,7 @@ class Seats:
         told = match_texts.out_of_reach if held else match_texts.back_in_reach
         found = False
         for seat in [seat for seat in self.here.values() if seat.home == node]:
-            running = self.lobby.match_table.match_of(seat)
+            running = self._table.match_of(seat)
             opponent = running.opponent_of(seat) if running is not None else None
             if running is None or opponent is None:
                 continue
@@ -645,16 +643,16 @@ class Seats:
             if running.timer is not None:
                 running.timer.hold(held)
             # Here, as a rule (the inviter's node hosts); a seat's own home hears through the bus.
-            attendance = self.lobby.attendance
+            attendance = self._people
             tell = attendance.deliver if attendance.online.get(opponent.name.lower()) \
                 is opponent else attendance.tell
             tell([opponent.name], notice([told(seat.name)], web_events.player_reach(
                 seat.name, not held), audience="extensions"))
-        for session in list(self.lobby.attendance.online.values()):
+        for session in list(self._people.online.values()):
             elsewhere = session.seated_elsewhere
             if elsewhere is not None and elsewhere.host == node and elsewhere.opponent:
                 found = True
-                self.lobby.attendance.deliver([session.name], notice(
+                self._people.deliver([session.name], notice(
                     [told(elsewhere.opponent)],
                     web_events.player_reach(elsewhere.opponent, not held),
                     audience="extensions"))
@@ -663,7 +661,7 @@ class Seats:
     def node_gone(self, node: str) -> None:
         """`node` is heard from no more: this node's users seated there are told their match
         was saved (as the node's players drop), and play nothing."""
-        for session in list(self.lobby.attendance.online.values()):
+        for session in list(self._people.online.values()):
             seat = session.seated_elsewhere
             if seat is None or seat.host != node:
                 continue

@@ -81,7 +81,7 @@ class Attendance:
     who-list a login gets, and the ways to tell them things."""
 
     def __init__(self, settings: NodeSettings, bus: Bus, accounts: AccountsWithVisitors,
-                 who_pacing: WhoPacing[Session], seats: SeatsAcrossNodes, log_out: LogOut,
+                 who_pacing: WhoPacing[Session], seats: Callable[[], SeatsAcrossNodes], log_out: LogOut,
                  chat: ChatState) -> None:
         self._settings = settings
         # What handlers tell other users goes through here (`tell`, `tell_all`): this node's
@@ -89,7 +89,7 @@ class Attendance:
         self.bus = bus
         self._accounts = accounts
         self.who_pacing = who_pacing
-        self._seats = seats
+        self._seats = seats  # made after this, with it: asked for when used
         self._log_out = log_out  # the lobby's logout (its hooks part a running match)
         self._chat = chat  # gags, `waitfor`s and mutes
         self.connections: set[Session] = set()
@@ -161,7 +161,7 @@ class Attendance:
 
     def is_online(self, session: Session) -> bool:
         return (session.is_bot or self.online.get(session.name.lower()) is session
-                or self._seats.holds(session))
+                or self._seats().holds(session))
 
     async def user_named(self, name: str, complete: bool = False
                          ) -> tuple[Session | None, Account | None]:
@@ -284,7 +284,7 @@ class Attendance:
         """A changed user's CLIP 5 line (and the 6 that ends a block) to every CLIP client.
         A seat's user is told of by their home (their toggles are copied to the seat: a
         presence from here would say they were here)."""
-        if self._seats.is_seat(about):
+        if self._seats().is_seat(about):
             return
         line = about.who_line()
         if self.online.get(about.name.lower()) is about:
@@ -340,7 +340,7 @@ class Attendance:
         if letter.node == self.node_id:
             return
         if self.directory.heard_from(letter.node):
-            self._seats.back_in_reach(letter.node)
+            self._seats().back_in_reach(letter.node)
         try:
             self._hear_node(letter)
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -372,7 +372,7 @@ class Attendance:
                 (), web_events.presence(user.who_info(now))))
             if letter.arrival is not None:
                 self.tell_waiters(user.name)
-                self._seats.arrived(user.name, letter.node)
+                self._seats().arrived(user.name, letter.node)
         else:
             self.directory.applied(letter.node, letter.run, letter.version)
             self._remote_departed(letter)
@@ -430,7 +430,7 @@ class Attendance:
             self.deliver(None, notice(clip.who_block(lines), audience="clip", broadcast=True))
 
     def _remote_departed(self, letter: Absence) -> None:
-        self._seats.departed(letter)
+        self._seats().departed(letter)
         if self.directory.absent(letter):
             self.who_list.remove(letter.name)
             self.notices.tell_at_once(self._notice(
@@ -463,13 +463,13 @@ class Attendance:
                                       version=self.roster_log.version))
         too_long = self.directory.bus_carries(self.bus.carrying)
         for node in self.directory.newly_out_of_reach():
-            self._seats.out_of_reach(node)
+            self._seats().out_of_reach(node)
         for node in self.directory.nodes() if too_long else self.directory.silent_nodes():
             for name in [u.name for u in self.directory if u.node == node]:
                 self._remote_departed(Absence(node, name, texts.departed(
                     name, Departure.DROPPED)))
             self.directory.forget_node(node)
-            self._seats.node_gone(node)
+            self._seats().node_gone(node)
 
     def rejoined(self) -> None:
         """The bus (re)connected: what this node heard may be stale or missing, so it asks
@@ -480,7 +480,7 @@ class Attendance:
         self.bus.tell_others(RollCall(
             self.node_id, run=self.roster_log.run, version=self.roster_log.version,
             known={node: list(have) for node, have in self.directory.versions.items()}))
-        self._seats.resync()
+        self._seats().resync()
 
 
 def _fields(info: clip.WhoInfo) -> dict[str, object]:

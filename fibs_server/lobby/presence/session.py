@@ -11,10 +11,9 @@ import datetime
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from fibs_server.lobby.clock import Clock
 from fibs_server.lobby.metrics import COMMAND_SECONDS
 from fibs_server.lobby.ports.accounts import EVERYTHING_KEPT, Account, KeptForLogin
 from fibs_server.lobby.presence.notices import Chunk
@@ -41,7 +40,7 @@ from fibs_server.protocol.login_dialogue import (
 )
 from fibs_server.protocol.views import layout, web_events
 
-if TYPE_CHECKING:  # a type only: the lobby's, read through it
+if TYPE_CHECKING:  # a type only: the lobby's, given to every session
     from fibs_server.lobby.limits.gatekeeper import Gatekeeper
 
 log = logging.getLogger(__name__)
@@ -56,29 +55,23 @@ class PlayersAndWatchers(Protocol):
     def opponent_name_of(self, session: Session) -> str | None: ...
 
 
-class Lobby(Protocol):
-    """What a session needs of the lobby (lobby.Lobby, which imports this module)."""
-    @property
-    def match_table(self) -> PlayersAndWatchers: ...
-
+@dataclasses.dataclass(frozen=True)
+class SessionOwners:
+    """What every session is given (made once by the lobby, lobby.Lobby, which imports this
+    module): the owners it reads, and one callable for each of the lobby's doings its login
+    dialogue and its lines ask for."""
+    match_table: PlayersAndWatchers
     gatekeeper: Gatekeeper
-
-    @property
-    def clock(self) -> Clock: ...
-
-    def now(self) -> datetime.datetime: ...
-
-    async def disconnected(self, session: Session) -> None: ...
-
-    async def dispatch(self, session: Session, line: str) -> None: ...
-
-    async def log_in(self, session: Session, account: Account) -> None: ...
-
-    async def resume(self, session: Session, token: str) -> bool: ...
-
-    async def new_visitor(self, host: str) -> Account | str: ...
-
-    def release_visitor(self, account: Account) -> None: ...
+    # The lobby's clock's time, what `last_active` is timed on as the idle timeout reads it
+    # (read when used: a test gives a lobby it made a fake clock).
+    time: Callable[[], float]
+    now: Callable[[], datetime.datetime]
+    disconnected: Callable[[Session], Awaitable[None]]
+    dispatch: Callable[[Session, str], Awaitable[None]]
+    log_in: Callable[[Session, Account], Awaitable[None]]
+    resume: Callable[[Session, str], Awaitable[bool]]
+    new_visitor: Callable[[str], Awaitable[Account | str]]
+    release_visitor: Callable[[Account], None]
 
 
 class Connection(Protocol):
@@ -151,12 +144,12 @@ def _replacement(unsendable: re.Match) -> str:
 
 
 class Session:
-    def __init__(self, lobby: Lobby, connection: Connection, transport_client: Client = TELNET
-                 ) -> None:
-        self.lobby = lobby
+    def __init__(self, given: SessionOwners, connection: Connection,
+                 transport_client: Client = TELNET) -> None:
+        self.given = given
         self.connection = connection
         self.dialogue: LoginDialogue[Account] = LoginDialogue(
-            transport_client, lobby.gatekeeper.limits.repeated_refused_answers)
+            transport_client, given.gatekeeper.limits.repeated_refused_answers)
         self.account: Account | None = None
         # How the user's program talks, as the dialogue decided (set at `LogIn`); plain
         # attributes, as they are read for every line sent to every user.
@@ -170,7 +163,7 @@ class Session:
         self.event_sink: Callable[[str, bool], None] | None = None
         self.login_time = 0
         # On the lobby's clock, as the idle timeout that reads it (tests move a fake one).
-        self.last_active = lobby.clock.time()
+        self.last_active = given.time()
         self.away_message: str | None = None
         self.last_command: str | None = None
         self.watching: Session | None = None  # set by the lobby's MatchTable (set_watching)
@@ -330,18 +323,18 @@ class Session:
     def close(self) -> None:
         if self.stage is not Stage.CLOSED:
             # quietly: a replaced or kicked session must not stay listed
-            self.lobby.match_table.set_watching(self, None)
+            self.given.match_table.set_watching(self, None)
             self.dialogue.closed()
             self.connection.close()
 
     # --- input -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        for action in self.dialogue.start(self.lobby.now()):
+        for action in self.dialogue.start(self.given.now()):
             self._show(action)
 
     async def handle_line(self, line: str) -> None:
-        self.last_active = self.lobby.clock.time()
+        self.last_active = self.given.time()
         if self.stage is Stage.ONLINE:
             received = time.monotonic()
             await self._online(line)  # dispatch answers a failed command itself
@@ -356,7 +349,7 @@ class Session:
                           self.connection.host)
             self.send_line(texts.LOGIN_FAILED)
             try:
-                await self.lobby.disconnected(self)  # logs out, if it got that far
+                await self.given.disconnected(self)  # logs out, if it got that far
             except Exception:
                 log.exception("and so did the logout that followed")
                 self.close()
@@ -371,7 +364,7 @@ class Session:
                 self._next_page()
                 return
             self._more = []  # any command stops the pager
-        await self.lobby.dispatch(self, line)
+        await self.given.dispatch(self, line)
         if self.prompts and self.stage is Stage.ONLINE and not self._more:
             self.send_prompt()
 
@@ -400,7 +393,7 @@ class Session:
 
     async def _take_step(self, step: Step) -> list[Action]:
         """Carry out a step through the gatekeeper or the lobby; the dialogue's answer."""
-        gatekeeper, host = self.lobby.gatekeeper, self.connection.host
+        gatekeeper, host = self.given.gatekeeper, self.connection.host
         match step:
             case Authenticate(name, password):
                 account = await gatekeeper.authenticate(
@@ -415,25 +408,25 @@ class Session:
                 return self.dialogue.registered(await gatekeeper.register(name, password, host))
             case LogIn(account, client):
                 self._talk_as(client)
-                await self.lobby.log_in(self, account)
+                await self.given.log_in(self, account)
                 return []
             case Resume(token, client):
                 self._talk_as(client)
-                return self.dialogue.resumed(await self.lobby.resume(self, token))
+                return self.dialogue.resumed(await self.given.resume(self, token))
             case PlayAsVisitor(command, client):
-                visitor = await self.lobby.new_visitor(host)
+                visitor = await self.given.new_visitor(host)
                 if isinstance(visitor, str):  # visitors enough: a refusal
                     self.send_line(visitor)
                     self.close()
                     return []
                 self._talk_as(client)
                 try:
-                    await self.lobby.log_in(self, visitor)
+                    await self.given.log_in(self, visitor)
                 finally:
                     # Refused (banned, shutting down), gone or cancelled meanwhile: its name
                     # is free again. Once online, the logout frees it.
                     if self.stage is not Stage.ONLINE:
-                        self.lobby.release_visitor(visitor)
+                        self.given.release_visitor(visitor)
                 if self.stage is Stage.ONLINE:
                     await self._online(command)
                 return []
@@ -452,7 +445,7 @@ class Session:
         fields, rather than invalidating at each place that changes one, cannot go stale; name,
         login time and host are fixed for the session."""
         assert self.account is not None
-        fields = (self.lobby.match_table.opponent_name_of(self),
+        fields = (self.given.match_table.opponent_name_of(self),
                   self.watching_name,
                   self.account.toggles["ready"], self.away_message is not None,
                   self.account.rating, self.account.experience, self.client_name,
@@ -470,11 +463,11 @@ class Session:
         return self.seated_elsewhere.watching if self.seated_elsewhere else None
 
     def idle_seconds(self) -> int:
-        return int(self.lobby.clock.time() - self.last_active)
+        return int(self.given.time() - self.last_active)
 
     def who_info(self) -> clip.WhoInfo:
         assert self.account is not None
-        opponent = self.lobby.match_table.opponent_name_of(self)
+        opponent = self.given.match_table.opponent_name_of(self)
         return clip.WhoInfo(
             name=self.account.name,
             opponent=opponent,

@@ -19,8 +19,9 @@ from fibs_server.lobby.ports.match_records import MatchRecord
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import analysis_texts
 
-if TYPE_CHECKING:  # a type only: the lobby is given in the constructor
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # types only: the lobby's owners, given in the constructor
+    from fibs_server.lobby.ports.match_records import MatchStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
 log = logging.getLogger(__name__)
 
@@ -58,16 +59,17 @@ def readable(record: MatchRecord, name: str) -> bool:
     return name.lower() in players or bool(record.state.get("ratings"))
 
 
-def wants_notices(lobby: Lobby, name: str) -> bool:
-    session = lobby.attendance.online.get(name.lower())
+def wants_notices(people: Attendance, name: str) -> bool:
+    session = people.online.get(name.lower())
     return session is not None and session.account is not None \
         and session.account.settings.get(NOTICE_SETTING) == "on"
 
 
 class AnalysisQueue:
-    def __init__(self, lobby: Lobby, records: AnalysisRecords, compute: Compute,
-                 config: AnalysisConfig = AnalysisConfig()) -> None:
-        self.lobby = lobby
+    def __init__(self, people: Attendance, matches: MatchStore, records: AnalysisRecords,
+                 compute: Compute, config: AnalysisConfig = AnalysisConfig()) -> None:
+        self.people = people  # whom a finished analysis is told to
+        self.matches = matches  # the stored matches to analyse
         self.records = records
         self.compute = compute
         self.config = config
@@ -119,7 +121,7 @@ class AnalysisQueue:
         request = await self.records.next_analysis()
         if request is None:
             return False
-        record = await self.lobby.match_store.match_by_id(request.match_id)
+        record = await self.matches.match_by_id(request.match_id)
         if record is None or not record.finished:
             await self.records.fail_analysis(request.match_id, "no finished match")
             return True
@@ -145,9 +147,9 @@ class AnalysisQueue:
         ready = web_events.analysis_ready(request.match_id, (record.player_a, record.player_b),
                                           result["players"] if result["evaluated"] else None)
         for name in told:
-            lines = [analysis_texts.ready(request.match_id)] if wants_notices(self.lobby,
+            lines = [analysis_texts.ready(request.match_id)] if wants_notices(self.people,
                                                                               name) else []
-            self.lobby.attendance.tell([name], notice(lines, ready))
+            self.people.tell([name], notice(lines, ready))
         return True
 
     async def close(self) -> None:

@@ -16,7 +16,7 @@ import re
 import secrets
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING
 
 from fibs_server.bots import LEVELS, BotPool, Decision, Level, Situation, situation_for
@@ -26,15 +26,20 @@ from fibs_server.lobby.metrics import BOT_DECISION_SECONDS
 from fibs_server.lobby.play import match_play
 from fibs_server.lobby.play.running_match import Invitation, RunningMatch
 from fibs_server.lobby.ports.accounts import Account
-from fibs_server.lobby.presence.session import Session, Stage
+from fibs_server.lobby.presence.session import Session, SessionOwners, Stage
 from fibs_server.protocol import texts
 from fibs_server.protocol.login_dialogue import BOT_CLIENT
 from fibs_server.protocol.texts import Departure
 from fibs_server.rules import events as ev
 from fibs_server.rules.match import Match
 
-if TYPE_CHECKING:  # a type only: the lobby is given in the constructor
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # types only: the lobby's owners, given in the constructor
+    from fibs_server.lobby.limits.passwords import PasswordHasher
+    from fibs_server.lobby.limits.throttle import AbuseLimits
+    from fibs_server.lobby.play.match_play import Matches
+    from fibs_server.lobby.play.match_table import MatchTable
+    from fibs_server.lobby.ports.accounts import AccountStore
+    from fibs_server.lobby.presence.attendance import Attendance
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +80,23 @@ class BotConnection:
 
 
 class BotPlayers:
-    def __init__(self, lobby: Lobby, config: BotConfig, pool: BotPool,
+    def __init__(self, people: Attendance, table: MatchTable, matches: Matches,
+                 accounts: AccountStore, hasher: PasswordHasher, sessions: SessionOwners,
+                 log_out: Callable[[Session, Departure], Awaitable[None]],
+                 strengths: dict[str, tuple[float, float, str]], limits: AbuseLimits,
+                 config: BotConfig, pool: BotPool,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.lobby = lobby
+        self._people = people
+        self._table = table
+        self._matches = matches
+        self._accounts = accounts
+        self._hasher = hasher  # a bot's account's password, which nobody knows
+        self._sessions = sessions  # what each bot session is given, and the lobby's login
+        self._log_out = log_out
+        # lower-case name of a built-in bot -> its measured error rate and gnubg's words
+        # (the lobby's, for `whois`), set as the bots log in
+        self._strengths = strengths
+        self._limits = limits
         self.config = config
         self.pool = pool
         self.clock = clock  # what decisions are timed on (BOT_DECISION_SECONDS)
@@ -97,7 +116,7 @@ class BotPlayers:
         against the caps (AbuseLimits `bot_matches_per_address`, `max_bot_matches`): yields
         None, or the refusal to send if the caps are reached (then nothing is counted). A
         running match counts until it ends, however it started (`bot`, `invite`, resumed)."""
-        limits = self.lobby.config.abuse_limits
+        limits = self._limits
         players = self._players()
         host = player.connection.host
         if len(players) >= limits.max_bot_matches:
@@ -113,7 +132,7 @@ class BotPlayers:
 
     def _players(self) -> set[Session]:
         """The people in a match against a bot, or about to be."""
-        return self._starting | {session for running in self.lobby.match_table.bot_matches.values()
+        return self._starting | {session for running in self._table.bot_matches.values()
                                  for session in running.players() if not session.is_bot}
 
     async def start(self, log_in: bool = True) -> None:
@@ -129,22 +148,22 @@ class BotPlayers:
         for level_name, name in self.config.names.items():
             if level_name in self.residents:
                 continue
-            account = await self.lobby.accounts.find_account(name)
+            account = await self._accounts.find_account(name)
             if account is None:
-                secret = await self.lobby.gatekeeper.hasher.hash(secrets.token_urlsafe(24))
+                secret = await self._hasher.hash(secrets.token_urlsafe(24))
                 account = Account(name=name, password_hash=secret,
                                   created_at=int(time.time()), last_login_host=BOT_HOST)
-                await self.lobby.accounts.create_account(account)
+                await self._accounts.create_account(account)
             account.toggles.update(ready=True, double=True)
             # A bot's connection reads no board (any text only makes it look at the match):
             # the one-line board is the cheapest to draw for it.
             account.settings["boardstyle"] = "3"
             session = self._new_session(account, LEVELS[level_name], self._heard_by_resident)
-            await self.lobby.log_in(session, account)
+            await self._sessions.log_in(session, account)
             self.residents[level_name] = session
             rate = MEASURED_ERROR_RATES.get(level_name)
             if rate is not None:
-                self.lobby.bot_strengths[name.lower()] = (rate, performance_rating(rate),
+                self._strengths[name.lower()] = (rate, performance_rating(rate),
                                                           rating_words(rate))
 
     async def log_out(self) -> None:
@@ -152,7 +171,7 @@ class BotPlayers:
         here go on to their end."""
         while self.residents:
             _, session = self.residents.popitem()
-            await self.lobby.log_out(session, Departure.LOGGED_OUT)
+            await self._log_out(session, Departure.LOGGED_OUT)
 
     def level_named(self, typed: str) -> str | None:
         """The level a player typed (a unique prefix, or the bot's name), or None."""
@@ -173,7 +192,7 @@ class BotPlayers:
                      heard: Callable[[Session, str], None] | None) -> Session:
         session: Session
         connection = BotConnection(lambda text: (heard or self._heard_by_player)(session, text))
-        session = Session(self.lobby, connection)
+        session = Session(self._sessions, connection)
         session.account, session.is_bot, session.prompts = account, True, False
         session.clip, session.client_name = True, BOT_CLIENT
         self._levels[session] = level
@@ -188,17 +207,17 @@ class BotPlayers:
 
     async def _accept(self, resident: Session, inviter: str) -> None:
         await asyncio.sleep(self.config.think_time)
-        inviting = self.lobby.attendance.online.get(inviter.lower())
+        inviting = self._people.online.get(inviter.lower())
         if inviting is None:  # gone meanwhile
             return
         with self.match_slot(inviting) as refusal:
             if refusal is not None:
-                invitation = self.lobby.match_table.invitation_from(inviter)
+                invitation = self._table.invitation_from(inviter)
                 if invitation is not None and invitation.invitee.lower() == resident.name.lower():
-                    self.lobby.match_table.withdraw(inviter)
+                    self._table.withdraw(inviter)
                 inviting.send_line(refusal)
                 return
-            await self.lobby.dispatch(self.player_for(resident), f"join {inviter}")
+            await self._sessions.dispatch(self.player_for(resident), f"join {inviter}")
 
     async def play_each_other(self, invitation: Invitation) -> RunningMatch | None:
         """A match the server arranged between two of the bots (a tournament's pairing),
@@ -211,8 +230,8 @@ class BotPlayers:
         if first is None or second is None:
             return None
         inviter, joiner = self.player_for(first), self.player_for(second)
-        await self.lobby.matches.play_invitation(invitation, inviter, joiner)
-        return self.lobby.match_table.match_of(inviter)
+        await self._matches.play_invitation(invitation, inviter, joiner)
+        return self._table.match_of(inviter)
 
     # --- playing -------------------------------------------------------------------------------
 
@@ -232,10 +251,10 @@ class BotPlayers:
                 if situation is None:
                     return
                 decision = await self.decide(situation, self._levels[session])
-                taken = await self.lobby.matches.act(session,
+                taken = await self._matches.act(session,
                                                      _unless_stale(decision, situation))
                 # Not taken because the match ended meanwhile is no refusal.
-                if not taken and self.lobby.match_table.match_of(session) is not None:
+                if not taken and self._table.match_of(session) is not None:
                     self.refusals.append(decision)
                     log.error("%s's decision was refused: %s", session.name, decision)
         finally:
@@ -250,7 +269,7 @@ class BotPlayers:
         return decision
 
     def _situation(self, session: Session) -> Situation | None:
-        running = self.lobby.match_table.match_of(session)
+        running = self._table.match_of(session)
         if running is None:
             return None
         return situation_for(running.match, running.index_of(session))

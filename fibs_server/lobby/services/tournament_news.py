@@ -35,8 +35,8 @@ log = logging.getLogger(__name__)
 
 
 class Hall(Protocol):
-    """What the news, and the tournament commands, read of the lobby's owners (the lobby
-    itself, or the record of its owners the command tables are made from)."""
+    """What the news, the tournament commands and the director read of the lobby's owners
+    (the record of its owners the command tables are made from, lobby.Owners)."""
 
     @property
     def attendance(self) -> Attendance: ...
@@ -68,10 +68,10 @@ def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
         spec.start_when, tuple(entrants), record.played, spec.bots_allowed, ends_in)
 
 
-def tell_pages(lobby: Hall, record: TournamentRecord) -> None:
+def tell_pages(hall: Hall, record: TournamentRecord) -> None:
     """The tournament as it stands now, to the pages that follow it."""
-    message = web_events.tournament(shown(record, int(lobby.config.wall_clock())))
-    lobby.attendance.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
+    message = web_events.tournament(shown(record, int(hall.config.wall_clock())))
+    hall.attendance.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
 
 
 def next_of_series(record: TournamentRecord, now: int) -> TournamentSpec | None:
@@ -87,7 +87,7 @@ def next_of_series(record: TournamentRecord, now: int) -> TournamentSpec | None:
     return dataclasses.replace(spec, starts_at=starts_at, follows=record.tournament_id)
 
 
-async def tell_next_of_series(lobby: Hall, records: TournamentRecords,
+async def tell_next_of_series(hall: Hall, records: TournamentRecords,
                               record: TournamentRecord) -> None:
     """The next of the series made as `record` started or was cancelled: told to its
     entrants, its creator and everyone who asked to hear of tournaments, and to the pages."""
@@ -100,9 +100,9 @@ async def tell_next_of_series(lobby: Hall, records: TournamentRecords,
     line = tournament_texts.next_opens(made.tournament_id, record.tournament_id,
                                        spec.starts_at, spec.repeat_seconds)
     names = [*(entrant.name for entrant in record.entrants), spec.creator]
-    lobby.attendance.tell(names, notice([line]))
-    lobby.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
-    tell_pages(lobby, made)
+    hall.attendance.tell(names, notice([line]))
+    hall.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
+    tell_pages(hall, made)
 
 
 @dataclasses.dataclass
@@ -147,29 +147,29 @@ class SignUpNews:
         self._held: dict[int, HeldChanges] = {}
         self._telling: set[asyncio.Task[None]] = set()  # held changes being told
 
-    async def signed_up(self, lobby: Hall, record: TournamentRecord, name: str, joined: bool,
+    async def signed_up(self, hall: Hall, record: TournamentRecord, name: str, joined: bool,
                         typer: str) -> None:
         """`name` joined (or left) `record`, as it was before, by `typer`'s command."""
         tid = record.tournament_id
         line = (tournament_texts.joined if joined else tournament_texts.left)(tid, name)
-        lobby.attendance.tell([typer], notice([line]))
+        hall.attendance.tell([typer], notice([line]))
         held = self._held.get(tid)
         if held is None:
-            clock = lobby.config.clock
-            wait = self._buckets_of(lobby).try_take(tid, clock.time())
+            clock = hall.config.clock
+            wait = self._buckets_of(hall).try_take(tid, clock.time())
             if not wait:
-                lobby.attendance.tell(self._hearers(record, typer), notice([line]))
+                hall.attendance.tell(self._hearers(record, typer), notice([line]))
                 latest = await self.records.tournament(tid)
                 if latest is not None:
-                    tell_pages(lobby, latest)
+                    tell_pages(hall, latest)
                 return
             held = self._held[tid] = HeldChanges(
-                clock.call_at(clock.time() + wait, lambda: self._due(lobby, tid)))
+                clock.call_at(clock.time() + wait, lambda: self._due(hall, tid)))
         held.add(name, joined)
 
-    def _buckets_of(self, lobby: Hall) -> TokenBuckets[int]:
+    def _buckets_of(self, hall: Hall) -> TokenBuckets[int]:
         if self._buckets is None:
-            limits = lobby.config.abuse_limits
+            limits = hall.config.abuse_limits
             self._buckets = TokenBuckets(limits.tournament_notice_burst,
                                          limits.tournament_notices_per_second)
         return self._buckets
@@ -182,17 +182,17 @@ class SignUpNews:
             names.pop(name.lower(), None)
         return list(names.values())
 
-    def _due(self, lobby: Hall, tournament_id: int) -> None:
-        task = asyncio.ensure_future(self._tell_held(lobby, tournament_id))
+    def _due(self, hall: Hall, tournament_id: int) -> None:
+        task = asyncio.ensure_future(self._tell_held(hall, tournament_id))
         self._telling.add(task)
         task.add_done_callback(self._telling.discard)
 
-    async def _tell_held(self, lobby: Hall, tournament_id: int) -> None:
+    async def _tell_held(self, hall: Hall, tournament_id: int) -> None:
         held = self._held.pop(tournament_id, None)
         if held is None:
             return
         # The token now due.
-        self._buckets_of(lobby).reserve(tournament_id, 1, lobby.config.clock.time())
+        self._buckets_of(hall).reserve(tournament_id, 1, hall.config.clock.time())
         try:
             record = await self.records.tournament(tournament_id)
         except Exception:
@@ -204,9 +204,9 @@ class SignUpNews:
         if (joined or left) and record.status is Status.SIGNUP:
             # One who alone changed has been told already, as the typer.
             told = [*joined, *left] if len(joined) + len(left) == 1 else []
-            lobby.attendance.tell(self._hearers(record, *told), notice(
+            hall.attendance.tell(self._hearers(record, *told), notice(
                 [tournament_texts.signed_up(tournament_id, joined, left)]))
-        tell_pages(lobby, record)
+        tell_pages(hall, record)
 
     def stop(self) -> None:
         """The alarms cancelled and the telling stopped (the node stops): what they held is

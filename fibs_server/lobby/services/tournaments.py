@@ -35,6 +35,7 @@ from fibs_server.lobby.ports.tournament_records import (
 )
 from fibs_server.lobby.services.bot_players import BotPlayers
 from fibs_server.lobby.services.tournament_news import (
+    Hall,
     next_of_series,
     tell_next_of_series,
     tell_pages,
@@ -44,8 +45,8 @@ from fibs_server.protocol.wording import game_texts, tournament_texts
 from fibs_server.rules import tournament as rules
 from fibs_server.rules.variants import MatchRules
 
-if TYPE_CHECKING:  # a type only: the lobby is given in the constructor
-    from fibs_server.lobby.lobby import Lobby
+if TYPE_CHECKING:  # a type only: made by the lobby, given in the constructor
+    from fibs_server.lobby.play.arranged_matches import Arranging
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +63,11 @@ def match_terms(terms: rules.RoundTerms) -> MatchTerms:
 
 
 class TournamentDirector:
-    def __init__(self, lobby: Lobby, records: TournamentRecords, clock: Clock,
-                 period: float = PASS_SECONDS, bots: BotPlayers | None = None) -> None:
-        self.lobby = lobby
+    def __init__(self, hall: Hall, arranging: Arranging, records: TournamentRecords,
+                 clock: Clock, period: float = PASS_SECONDS, bots: BotPlayers | None = None
+                 ) -> None:
+        self.hall = hall  # who is online, the accounts, the lobby's configuration
+        self.arranging = arranging  # the matches, their table and store; starting them
         self.records = records
         self.bots = bots  # the server's bots, which play each other's pairings here
         self.clock = clock
@@ -155,7 +158,7 @@ class TournamentDirector:
         # The store's time: what the rounds' starts, the no-show times and the matches'
         # starts are compared in (the lobby's clock is the event loop's, not the same on
         # two machines or after a reboot).
-        return int(self.lobby.config.wall_clock())
+        return int(self.hall.config.wall_clock())
 
     async def _maybe_start(self, record: TournamentRecord) -> None:
         spec = record.spec
@@ -174,9 +177,9 @@ class TournamentDirector:
                 record.status = Status.CANCELLED
                 self._announce([*names, spec.creator],
                                tournament_texts.too_few_players(record.tournament_id))
-                tell_pages(self.lobby, record)
+                tell_pages(self.hall, record)
                 if successor is not None:
-                    await tell_next_of_series(self.lobby, self.records, record)
+                    await tell_next_of_series(self.hall, self.records, record)
             return
         played = rules.start(spec.format, await self._rated_now(record.entrants),
                              spec.swiss_rounds, spec.flights)
@@ -191,9 +194,9 @@ class TournamentDirector:
         if not arena:  # an arena has no rounds: it pairs whoever is free as it goes
             record.round_started_at[1] = now
             self._announce_round(record)
-        tell_pages(self.lobby, record)
+        tell_pages(self.hall, record)
         if successor is not None:
-            await tell_next_of_series(self.lobby, self.records, record)
+            await tell_next_of_series(self.hall, self.records, record)
         await (self._direct_arena(record) if arena else self._direct(record, fresh=True))
 
     def _maybe_remind(self, record: TournamentRecord, now: int) -> None:
@@ -205,17 +208,17 @@ class TournamentDirector:
                 or not now >= starts_at - REMINDER_SECONDS > record.created_at):
             return
         self._reminded.add(record.tournament_id)
-        self.lobby.attendance.tell([entrant.name for entrant in record.entrants], notice(
+        self.hall.attendance.tell([entrant.name for entrant in record.entrants], notice(
             [tournament_texts.starts_soon(record.tournament_id, starts_at, starts_at - now)],
             ring=True))
-        tell_pages(self.lobby, record)
+        tell_pages(self.hall, record)
 
     async def _rated_now(self, entrants: list[rules.Entrant]) -> list[rules.Entrant]:
         """The field with the ratings its players have at the start (not when they joined):
         the seeds and the Swiss ranking go by them."""
         rated = []
         for entrant in entrants:
-            account = await self.lobby.accounts.find_account(entrant.name)
+            account = await self.hall.accounts.find_account(entrant.name)
             rated.append(entrant if account is None
                          else rules.Entrant(entrant.name, account.rating))
         return rated
@@ -234,7 +237,7 @@ class TournamentDirector:
         # stored, and it follows now.
         if not current.done:
             if decided:
-                tell_pages(self.lobby, record)
+                tell_pages(self.hall, record)
             return
         if decided:  # the round ended in this pass, not before a restart
             self._tell_standings(record)
@@ -245,7 +248,7 @@ class TournamentDirector:
                 record.status, record.winner = Status.FINISHED, winner
                 self._announce([entrant.name for entrant in played.entrants],
                                tournament_texts.tournament_won(record.tournament_id, winner))
-                tell_pages(self.lobby, record)
+                tell_pages(self.hall, record)
             return
         played = rules.next_round(played)
         now = self._now()
@@ -254,7 +257,7 @@ class TournamentDirector:
         record.played = played
         record.round_started_at[played.current.number] = now
         self._announce_round(record)
-        tell_pages(self.lobby, record)
+        tell_pages(self.hall, record)
         await self._direct(record, fresh=True)
 
     async def _decide(self, record: TournamentRecord, number: int, fresh: bool) -> list[int]:
@@ -299,8 +302,8 @@ class TournamentDirector:
             self._tell_flights_won(record, [current.pairings[position] for position in decided])
             for position in decided:  # a saved match of theirs waited for the pairing
                 for name in current.pairings[position].players:
-                    self.lobby.attendance.start_job(
-                        arranged_matches.resume_waiting_matches(self.lobby, name))
+                    self.hall.attendance.start_job(
+                        arranged_matches.resume_waiting_matches(self.arranging, name))
         return decided
 
     async def _outcome(self, record: TournamentRecord, number: int, position: int,
@@ -315,7 +318,7 @@ class TournamentDirector:
         assert played is not None
         tid = record.tournament_id
         linked = record.match_ids.get((number, position))
-        if linked is not None and linked == self.lobby.matches.live_match_id(first, second):
+        if linked is not None and linked == self.arranging.matches.live_match_id(first, second):
             return None  # its match is being played here: nothing to read from the store
         match = None if fresh else await self._match_of(record, number, position, first,
                                                         second, started_at, links)
@@ -324,7 +327,7 @@ class TournamentDirector:
                 return None, True
             return next(name for name in (first, second)
                         if name.lower() == match.winner.lower()), False
-        if match is not None and self.lobby.matches.is_live(first, second):
+        if match is not None and self.arranging.matches.is_live(first, second):
             return None  # played now; a dropout is the timed match's grace period's
         out = [name for name in (first, second) if name in played.withdrawn]
         if out:
@@ -333,10 +336,10 @@ class TournamentDirector:
             winner = next((name for name in (first, second) if name not in out), None)
             self._tell([first, second], tournament_texts.withdrawn_forfeit(tid, out[0], winner))
             return winner, True
-        here = {name: arranged_matches.free_here(self.lobby, name) for name in (first, second)}
+        here = {name: arranged_matches.free_here(self.arranging, name) for name in (first, second)}
         bots = [name for name, session in here.items() if session is not None and session.is_bot]
         present = [name for name in (first, second) if here[name] is not None
-                   or arranged_matches.free_elsewhere(self.lobby, name) is not None]
+                   or arranged_matches.free_elsewhere(self.arranging, name) is not None]
         if len(bots) == 2 and self.bots is not None:
             # Two of the server's bots play each other like anyone (through the bots' pool).
             running = await self.bots.play_each_other(Invitation(
@@ -373,7 +376,7 @@ class TournamentDirector:
                 names = (match.player_a, match.player_b)
                 leaver = next(index for index, name in enumerate(names)
                               if name.lower() != present[0].lower())
-                await self.lobby.matches.forfeit_saved(match.match_id, names, leaver, [])
+                await self.arranging.matches.forfeit_saved(match.match_id, names, leaver, [])
             return None
         absent = [name for name in (first, second) if name not in present]
         winner = present[0] if present else None
@@ -402,13 +405,13 @@ class TournamentDirector:
         since the round began (running, or finished already), which is then to be linked."""
         match_id = record.match_ids.get((number, position))
         if match_id is not None:
-            return await self.lobby.match_store.match_by_id(match_id)
+            return await self.arranging.match_store.match_by_id(match_id)
         # A match another pairing played is not this one's (an arena's pair may meet again
         # within the second their last match began).
         taken = set(record.match_ids.values())
-        found = await self.lobby.match_store.running_match(first, second)
+        found = await self.arranging.match_store.running_match(first, second)
         if found is None or found.started_at < started_at or found.match_id in taken:
-            finished = await self.lobby.match_store.finished_matches(first, RECENT_MATCHES)
+            finished = await self.arranging.match_store.finished_matches(first, RECENT_MATCHES)
             found = next((match for match in finished if match.started_at >= started_at
                           and match.match_id not in taken
                           and second.lower() in (match.player_a.lower(),
@@ -425,7 +428,7 @@ class TournamentDirector:
         their nodes (lobby/play/arranged_matches.py; the store then links the match to the
         pairing, as one begun with `join`)."""
         assert pairing.second is not None
-        running = await arranged_matches.arrange(self.lobby, Invitation(
+        running = await arranged_matches.arrange(self.arranging, Invitation(
             pairing.first, pairing.second, _length(record, number, pairing), resume=resume,
             terms=match_terms(record.spec.terms)))
         if running is not None and running.stored and (number, position) not in record.match_ids:
@@ -437,9 +440,9 @@ class TournamentDirector:
         accept it)."""
         terms = match_terms(record.spec.terms)
         invitation = Invitation(human, bot, length, resume=resume, terms=terms, arranged=True)
-        if self.lobby.match_table.invitation_from(human) == invitation:
+        if self.arranging.match_table.invitation_from(human) == invitation:
             return
-        self.lobby.match_table.invite(invitation)
+        self.arranging.match_table.invite(invitation)
         self._tell_lines([bot], game_texts.invitation_to_resume(human, False) if resume
                          else game_texts.invitation(human, length, False, False, terms))
 
@@ -483,18 +486,18 @@ class TournamentDirector:
                     assert pairing.second is not None  # an arena has no byes
                     for player, opponent in ((pairing.first, pairing.second),
                                              (pairing.second, pairing.first)):
-                        self.lobby.attendance.tell([player], notice(
+                        self.hall.attendance.tell([player], notice(
                             [tournament_texts.arena_match(tid, opponent, length)], ring=True))
                 await self._decide(record, paired.current.number, True)
                 changed = True
         if changed:
-            tell_pages(self.lobby, record)
+            tell_pages(self.hall, record)
 
     def _free(self, name: str) -> bool:
         """Online and in no match: here, or (not a bot, which plays only on its own node)
         on another node."""
-        return (arranged_matches.free_here(self.lobby, name) is not None
-                or arranged_matches.free_elsewhere(self.lobby, name) is not None)
+        return (arranged_matches.free_here(self.arranging, name) is not None
+                or arranged_matches.free_elsewhere(self.arranging, name) is not None)
 
     def _warn(self, record: TournamentRecord, left: int) -> None:
         """The entrants told of the arena's end as it nears (each warning once)."""
@@ -521,7 +524,7 @@ class TournamentDirector:
                 tid, row.place, len(rows), row.score))
         self._announce([entrant.name for entrant in played.entrants],
                        tournament_texts.tournament_won(tid, winner))
-        tell_pages(self.lobby, record)
+        tell_pages(self.hall, record)
 
     # --- telling ---------------------------------------------------------------------------
 
@@ -529,12 +532,12 @@ class TournamentDirector:
         self._tell_lines(names, [line])
 
     def _tell_lines(self, names: list[str], lines: list[str]) -> None:
-        self.lobby.attendance.tell(names, notice(lines))
+        self.hall.attendance.tell(names, notice(lines))
 
     def _announce(self, names: list[str], line: str) -> None:
         """`line` to those named, and to everyone who asked to hear of tournaments."""
         self._tell(names, line)
-        self.lobby.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
+        self.hall.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
 
     def _announce_to_entrants(self, record: TournamentRecord, line: str) -> None:
         played = record.played
@@ -563,7 +566,7 @@ class TournamentDirector:
             length = record.spec.terms.length_of(number, count)
             for player, opponent in ((pairing.first, pairing.second),
                                      (pairing.second, pairing.first)):
-                self.lobby.attendance.tell([player], notice(
+                self.hall.attendance.tell([player], notice(
                     [tournament_texts.your_match(tid, opponent, length, minutes)], ring=True))
 
     def _tell_results(self, record: TournamentRecord, decided: list[rules.Pairing]) -> None:
