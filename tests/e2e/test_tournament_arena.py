@@ -33,7 +33,7 @@ from tests.e2e.test_tournament_commands import (
     sign_up,
     won,
 )
-from tests.e2e.tournament_players import Entrant
+from tests.e2e.tournament_players import Entrant, join_with_rawboards
 from tests.fake_clock import FakeClock
 from tests.waiting import DEADLINE, until
 
@@ -93,11 +93,7 @@ async def test_an_arena_of_eight_for_ten_minutes_to_its_winner(harness):
         await alice.send(f"tournament create {typed}")
         await alice.skip_until(refused)
     tid = await create(alice, f"arena {MINUTES} length 1 bots when 8")
-    for name, client in clients.items():
-        await client.send(f"tournament join {tid}")
-        await client.skip_until(f"Tournament {tid}: {name} has joined.")
-        await client.send("toggle moreboards")
-        await client.skip_until("** Will send rawboards after rolling.")
+    await join_with_rawboards(clients, tid)
     entrants = {name: Entrant(name, client, Bot(client, name, seed=number))
                 for number, (name, client) in enumerate(clients.items())}
     tasks = [asyncio.create_task(entrant.run()) for entrant in entrants.values()]

@@ -24,7 +24,7 @@ from tests.e2e.client import FibsClient
 from tests.e2e.conftest import ServerHarness
 from tests.e2e.test_tournament_commands import create, pass_over, sign_up, won
 from tests.e2e.test_tournament_wire import match_winners, play_to_the_end
-from tests.e2e.tournament_players import MATCH_BEGINS, MATCH_END, Entrant
+from tests.e2e.tournament_players import MATCH_BEGINS, MATCH_END, Entrant, join_with_rawboards
 from tests.waiting import until
 
 NAMES = [f"f{number}" for number in range(1, 9)]  # f1 the highest rated: seed 1
@@ -48,11 +48,7 @@ async def test_a_knockout_of_eight_with_a_consolation_to_both_winners(harness):
         await harness.server.store.update_account(name, rating=1900.0 - 10 * number)
     clients = {name: await harness.login_clip(name) for name in NAMES}
     tid = await create(clients["f1"], "knockout length 1 final 1 consolation when 8")
-    for name, client in clients.items():
-        await client.send(f"tournament join {tid}")
-        await client.skip_until(f"Tournament {tid}: {name} has joined.")
-        await client.send("toggle moreboards")
-        await client.skip_until("** Will send rawboards after rolling.")
+    await join_with_rawboards(clients, tid)
     entrants = {name: Entrant(name, client, Bot(client, name, seed=number))
                 for number, (name, client) in enumerate(clients.items())}
     tasks = [asyncio.create_task(entrant.run()) for entrant in entrants.values()]

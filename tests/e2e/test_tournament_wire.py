@@ -29,7 +29,7 @@ from tests.e2e.conftest import ServerHarness
 from tests.e2e.gnubg_player import RecordingPlayer
 from tests.e2e.test_gnubg_external import engines  # noqa: F401 (a fixture)
 from tests.e2e.test_tournament_commands import create, pass_over
-from tests.e2e.tournament_players import Entrant
+from tests.e2e.tournament_players import Entrant, join_with_rawboards
 from tests.fake_clock import FakeClock
 from tests.waiting import DEADLINE, until
 
@@ -62,11 +62,7 @@ async def field(harness: ServerHarness, engines: list, names: list[str], gnubg: 
         await harness.server.store.update_account(name, rating=1900.0 - 10 * number)
     clients = {name: await harness.login_clip(name) for name in names}
     tournament_id = await create(clients[names[0]], options)
-    for name, client in clients.items():
-        await client.send(f"tournament join {tournament_id}")
-        await client.skip_until(f"Tournament {tournament_id}: {name} has joined.")
-        await client.send("toggle moreboards")
-        await client.skip_until("** Will send rawboards after rolling.")
+    await join_with_rawboards(clients, tournament_id)
     await clients[no_show].send("bye")
     await clients[no_show].expect_closed()
     connections = []

@@ -73,3 +73,13 @@ class Entrant:
                 await self.decider.react(line)
             except (ConnectionError, OSError):
                 return  # the server went away while we answered
+
+
+async def join_with_rawboards(clients: dict[str, FibsClient], tournament_id: int) -> None:
+    """Each client joins the tournament, and asks for a raw board after every roll (what an
+    entrant reads its turns from)."""
+    for name, client in clients.items():
+        await client.send(f"tournament join {tournament_id}")
+        await client.skip_until(f"Tournament {tournament_id}: {name} has joined.")
+        await client.send("toggle moreboards")
+        await client.skip_until("** Will send rawboards after rolling.")

@@ -209,6 +209,8 @@ async def test_an_arena_on_the_page_its_clock_table_and_matches(web_on_a_fake_cl
     await expect(alice.locator("#tournament-title")).to_have_text(
         "Tournament 1: arena, 10 min, by alice")
     await alice.locator("#tournament-actions").get_by_role("button", name="Join").click()
+    # Her join is in before bob's and the pass (else the pass finds one entrant, and waits).
+    await expect(alice.locator("#tournament-entrants")).to_contain_text("alice (1500)")
     await bob.send("tournament join 1")
     await bob.skip_until(said("Tournament 1: bob has joined."))
 

@@ -276,20 +276,9 @@ function renderTable(shown) {
   const rows = swissTable(shown);
   const caption = table.createCaption();
   caption.textContent = t("tournament.standings");
-  const head = table.createTHead().insertRow();
-  for (const key of ["tournament.rank", "tournament.player", "tournament.score", "tournament.buchholz",
-    "tournament.sonneborn_berger", "tournament.rating"]) {
-    const cell = document.createElement("th");
-    cell.scope = "col";
-    cell.textContent = t(key);
-    head.append(cell);
-  }
-  for (const round of shown.rounds) {
-    const cell = document.createElement("th");
-    cell.scope = "col";
-    cell.textContent = t("tournament.round_short", { round: round.number });
-    head.append(cell);
-  }
+  headRow(table, [...["tournament.rank", "tournament.player", "tournament.score", "tournament.buchholz",
+    "tournament.sonneborn_berger", "tournament.rating"].map((key) => t(key)),
+  ...shown.rounds.map((round) => t("tournament.round_short", { round: round.number }))]);
   const body = table.createTBody();
   for (const row of rows) {
     const line = body.insertRow();
@@ -318,14 +307,8 @@ function renderArena(shown) {
   table.hidden = rows === null;
   if (rows === null) return;
   table.createCaption().textContent = t("tournament.standings");
-  const head = table.createTHead().insertRow();
-  for (const key of ["tournament.rank", "tournament.player", "tournament.points_col",
-    "tournament.streak", "tournament.games"]) {
-    const cell = document.createElement("th");
-    cell.scope = "col";
-    cell.textContent = t(key);
-    head.append(cell);
-  }
+  headRow(table, ["tournament.rank", "tournament.player", "tournament.points_col",
+    "tournament.streak", "tournament.games"].map((key) => t(key)));
   const body = table.createTBody();
   for (const row of rows) {
     const line = body.insertRow();
@@ -381,3 +364,14 @@ $("tournament-form").addEventListener("submit", (event) => {
   send(createCommand(formValues()));
 });
 $("tournaments-refresh").addEventListener("click", () => send("tournament list"));
+
+// A table's head: one column heading for each text.
+function headRow(table, texts) {
+  const head = table.createTHead().insertRow();
+  for (const text of texts) {
+    const cell = document.createElement("th");
+    cell.scope = "col";
+    cell.textContent = text;
+    head.append(cell);
+  }
+}
