@@ -33,7 +33,7 @@ from tests.e2e.test_tournament_commands import (
     sign_up,
     won,
 )
-from tests.e2e.tournament_players import Entrant, join_with_rawboards
+from tests.e2e.tournament_players import Entrant, join_with_rawboards, opponent_named
 from tests.fake_clock import FakeClock
 from tests.waiting import DEADLINE, until
 
@@ -66,9 +66,8 @@ def winners_seen(entrants: dict[str, Entrant]) -> list[tuple[frozenset[str], str
     for entrant in entrants.values():
         opponent = None
         for line in entrant.lines:
-            if begun := re.fullmatch(r"\*\* (?:You are now playing an? .* match with (\S+?)\.?"
-                                     r"|Player (\S+) has joined you for .*)", line):
-                opponent = begun[1] or begun[2]
+            if (named := opponent_named(line)) is not None:
+                opponent = named
             elif (ended := re.fullmatch(r"(You win|(\S+) wins) the 1 point match .*", line)) \
                     and opponent is not None:
                 seen.append((frozenset((entrant.name, opponent)), ended[2] or entrant.name))

@@ -29,7 +29,7 @@ from tests.e2e.conftest import ServerHarness
 from tests.e2e.gnubg_player import RecordingPlayer
 from tests.e2e.test_gnubg_external import engines  # noqa: F401 (a fixture)
 from tests.e2e.test_tournament_commands import create, pass_over
-from tests.e2e.tournament_players import Entrant, join_with_rawboards
+from tests.e2e.tournament_players import Entrant, join_with_rawboards, opponent_named
 from tests.fake_clock import FakeClock
 from tests.waiting import DEADLINE, until
 
@@ -131,9 +131,8 @@ def match_winners(entrants: dict[str, Entrant]) -> dict[frozenset[str], str]:
     for entrant in entrants.values():
         opponent = None
         for line in entrant.lines:
-            if begun := re.fullmatch(r"\*\* (?:You are now playing an? .* match with (\S+?)\.?"
-                                     r"|Player (\S+) has joined you for .*)", line):
-                opponent = begun[1] or begun[2]
+            if (named := opponent_named(line)) is not None:
+                opponent = named
             elif line.startswith("You win the 1 point match") and opponent is not None:
                 won[frozenset((entrant.name, opponent))] = entrant.name
     return won

@@ -83,3 +83,13 @@ async def join_with_rawboards(clients: dict[str, FibsClient], tournament_id: int
         await client.skip_until(f"Tournament {tournament_id}: {name} has joined.")
         await client.send("toggle moreboards")
         await client.skip_until("** Will send rawboards after rolling.")
+
+
+MATCH_WITH = re.compile(r"\*\* (?:You are now playing an? .* match with (\S+?)\.?"
+                        r"|Player (\S+) has joined you for .*)")
+
+
+def opponent_named(line: str) -> str | None:
+    """The opponent a match's first line names (as inviter or as invitee), else None."""
+    begun = MATCH_WITH.fullmatch(line)
+    return None if begun is None else begun[1] or begun[2]
