@@ -5,6 +5,7 @@ joins late learns everyone by a roll call; a node that falls silent is forgotten
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Collection
 
 from fibs_server import command_tables
@@ -57,8 +58,12 @@ class NodeBus:
 
 
 class FakeClock:
+    """A node directory's clock, moved by hand. It starts where the real one stands, as tests
+    swap it in after the directory heard of users on the real clock: a user heard then must
+    not be heard in the fake clock's future (idle for a negative time)."""
+
     def __init__(self) -> None:
-        self.now = 1000.0
+        self.now = time.monotonic()
 
     def __call__(self) -> float:
         return self.now

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -129,7 +128,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             session.send_line(selected)
             return
         shown = _sorted(selected, session.setting("sortwho"))
-        seen_at = time.monotonic()
+        seen_at = attendance.directory.clock()
         if session.clip or command.name == "rawwho":
             session.send_lines(clip.who_block([p.who_line(seen_at) if isinstance(p, RemoteUser)
                                                else p.who_line() for p in shown]))
@@ -150,7 +149,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         running = match_table.match_of(online) if online else None
         saved, abandoned = await match_counts(match_store, attendance, match_table, account.name)
         elsewhere = attendance.directory.get(account.name) if online is None else None
-        remote = elsewhere.who_info(time.monotonic()) if elsewhere else None
+        remote = elsewhere.who_info(attendance.directory.clock()) if elsewhere else None
         facts = info.WhoisFacts(
             name=account.name, rating=account.rating, experience=account.experience,
             email=account.email, last_login=aware_time(account.last_login_at),

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable
 from typing import Any, Protocol
 
@@ -99,7 +98,8 @@ class Attendance:
         # numbered for the other nodes.
         self.directory = Directory(times=settings.node_times)
         self.roster_log = RosterLog()
-        self.who_list = WhoList(self.online, self.directory)
+        # The other nodes' users' idle times are aged on the clock they were heard on.
+        self.who_list = WhoList(self.online, self.directory, lambda: self.directory.clock())
         self.notices = NoticeFanOut(self.online)  # of logins and logouts, to everyone
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
 
@@ -364,7 +364,7 @@ class Attendance:
                     self.start_job(self._taken_over_elsewhere(here, letter))
                 return
             user = self.directory.present(letter)
-            now = time.monotonic()
+            now = self.directory.clock()  # what the users' heard_at is on
             line = user.who_line(now)
             self.who_list.set(user.name, line)
             self.notices.tell_at_once(self._notice(
@@ -422,7 +422,7 @@ class Attendance:
                                           texts.departed(name, Departure.LOGGED_OUT)))
         self.directory.versions[letter.node] = (letter.run, letter.version)
         if changed:
-            now = time.monotonic()
+            now = self.directory.clock()  # what the users' heard_at is on
             lines = [user.who_line(now) for user in changed]
             for user, line in zip(changed, lines):
                 self.who_list.set(user.name, line)
