@@ -86,7 +86,7 @@ async def test_users_of_two_nodes_see_and_talk_to_each_other(tmp_path):
     bob, bob_hears = await logged_in(b, "bob", notify=True)
     assert alice_hears.lines() == ["carol logs in.", "bob logs in."]
     assert carol_hears.lines()[:3] == ["7 bob bob logs in.", "5 bob - - 0 0 1500.00 0 0 "
-                                       + str(bob.login_time) + " 127.0.0.1 - -", "6"]
+                                       + str(bob.who.login_time) + " 127.0.0.1 - -", "6"]
 
     await a.dispatch(alice, "who count")
     assert alice_hears.lines() == ["There are 3 users logged in."]
@@ -108,7 +108,7 @@ async def test_users_of_two_nodes_see_and_talk_to_each_other(tmp_path):
                                         "  bob is away: lunch"]
 
     # bob's away, on a's CLIP client and page.
-    assert carol_hears.lines()[-3:-1] == ["5 bob - - 0 1 1500.00 0 0 " + str(bob.login_time)
+    assert carol_hears.lines()[-3:-1] == ["5 bob - - 0 1 1500.00 0 0 " + str(bob.who.login_time)
                                           + " 127.0.0.1 - -", "6"]
     await b.dispatch(bob, "shout anyone?")
     assert alice_hears.lines() == ["bob shouts: anyone?"]
@@ -195,7 +195,7 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
         lobby.dispatcher.add_commands(command_tables.admin(lobby.owners))
     await a.accounts.create_account(Account(name="warden", password_hash=b"-", is_admin=True))
     warden = a.connect(RecordingConnection())
-    warden.prompts = False
+    warden.out.prompts = False
     await a.log_in(warden, await a.accounts.find_account("warden"))
     for name in ("bob", "carol"):
         await a.accounts.create_account(Account(name=name, password_hash=b"-"))
@@ -225,7 +225,7 @@ async def test_after_a_blip_a_node_is_told_the_changes_it_missed_and_no_more(tmp
     for name in ("alice", "carol", "erin", "fred"):
         await logged_in(a, name)
     bob, bob_hears = await logged_in(b, "bob", notify=True)
-    bob.clip = True
+    bob.out.clip = True
     b.attendance.rejoined()  # a blip that missed nothing
     assert bob_hears.lines() == []
 
