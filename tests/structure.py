@@ -12,10 +12,18 @@
   `command_table` are what they may share.
 - Names read off an object from outside its module, for each class the lobby defines: an
   approximation on the syntax tree. In every module of `fibs_server` but the class's own, an
-  attribute read (`x.name` loaded, a call's method included) counts when `x` is a variable,
-  parameter or attribute named as the class is in snake case (`lobby`, `self.lobby`,
-  `match_table`) or a variable or parameter annotated with the class (`table: MatchTable`).
-  For each class: how many distinct names are read, in how many files, how many reads.
+  attribute read (`x.name` or `self.x.name` loaded, a call's method included) counts when what
+  binds `x` in the innermost function (or lambda) binding it says it is the class: a parameter
+  or variable annotated with the class, alone or in a union (`Session | None`, not
+  `list[Session]`), where the module imports the class from the lobby, or assigned the class's
+  call or a variable said to be one; for an attribute, any such binding of it in the module
+  (`self.x: Session`, `x: Session` in a class body, `self.x = session`). A `with ... as x`
+  target is something else, as is anything annotated otherwise or made by another class's
+  call. When nothing in its scope says what `x` is, the read counts if the module's bindings
+  of that name elsewhere say the class and nothing else, or, when they say nothing, if `x` is
+  named as the class in snake case (`session`, `self.match_table`) and the module gives the
+  class's name no other meaning (a store module's `Session` is SQLAlchemy's). For each class:
+  how many distinct names are read, in how many files, how many reads.
 """
 from __future__ import annotations
 
@@ -142,33 +150,206 @@ def lobby_classes() -> dict[str, str]:
     return classes
 
 
+# What a variable, parameter or attribute is known to be: one of our classes, something else
+# (`OTHER`), or, when nothing says, unknown (`None`: its name alone decides).
+OTHER = ""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A function's (or the module's) names: what each is known to be, and what it inherits."""
+    outer: Scope | None
+    bound: set[str]  # names bound here (parameters, assignments, loop and `with` targets)
+    known: dict[str, set[str]]  # name -> what the bindings here say it is
+
+    def kinds(self, name: str) -> set[str] | None:
+        """What `name` is said to be where it is read: the innermost scope binding it decides;
+        None when nothing there says."""
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.bound:
+                return scope.known.get(name) or None
+            scope = scope.outer
+        return None
+
+
 @dataclass(frozen=True)
 class FileReads:
-    """One module's attribute reads, keyed by what they are read off, and its annotations."""
-    reads: Counter[tuple[str, str]]  # (variable or attribute read off, name read) -> uses
-    annotated: dict[str, set[str]]  # variable or parameter -> the names in its annotation
+    """One module's attribute reads off a variable or an attribute, with what is known of it."""
+    reads: Counter[tuple[str, str, frozenset[str] | None]]  # (base, name read, kinds) -> uses
+    anywhere: dict[str, set[str]]  # variable -> what its bindings anywhere in the module say
+    imported: dict[str, str]  # local name -> the class of ours (lobby) it is imported as
+    foreign: set[str]  # names the module binds to something not a lobby class
+
+
+def module_names(module: str, tree: ast.Module) -> tuple[dict[str, str], set[str]]:
+    """The module's names for lobby classes (imported from a lobby module, under any alias),
+    and its names bound to anything else: imported from elsewhere or defined at its top."""
+    classes = lobby_classes()
+    imported: dict[str, str] = {}
+    foreign: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            base = node.module
+            if node.level:
+                base = ".".join((*module.split(".")[:-node.level], node.module))
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if base.startswith(LOBBY) and alias.name in classes:
+                    imported[local] = alias.name
+                else:
+                    foreign.add(local)
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            foreign.add(node.name)
+    return imported, foreign - set(imported)
+
+
+class _Reader(ast.NodeVisitor):
+    """Walks a module scope by scope, noting what each binding says of its name."""
+
+    def __init__(self, imported: dict[str, str], foreign: set[str]) -> None:
+        self.imported = imported
+        self.foreign = foreign
+        self.scope = Scope(None, set(), defaultdict(set))
+        self.attributes: dict[str, set[str]] = defaultdict(set)  # attribute -> what it is said to be
+        self.anywhere: dict[str, set[str]] = defaultdict(set)  # variable -> what any scope says
+        self.reads: list[tuple[Scope, str, str, bool]] = []  # scope, base, name, base is attribute
+
+    def said(self, annotation: ast.expr) -> set[str]:
+        """What an annotation says: the lobby class it names, alone or in a union (`Session |
+        None`, `"Session"`); OTHER for anything else, a container of the class included."""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            return self.said(ast.parse(annotation.value, mode="eval").body)
+        if isinstance(annotation, ast.Constant) and annotation.value is None:
+            return set()
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            return self.said(annotation.left) | self.said(annotation.right)
+        if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) == "Optional":
+            return self.said(annotation.slice)
+        if isinstance(annotation, ast.Name) and annotation.id in self.imported:
+            return {self.imported[annotation.id]}
+        return {OTHER}
+
+    def made(self, value: ast.expr | None) -> set[str]:
+        """What an assigned value says: a class's call (or its class method's) makes one of
+        it; a variable already known passes on what it is; anything else says nothing."""
+        if isinstance(value, ast.Await):
+            value = value.value
+        if isinstance(value, ast.Name):
+            return set(self.scope.kinds(value.id) or ())
+        if not isinstance(value, ast.Call):
+            return set()
+        callee = value.func
+        if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
+            callee = callee.value
+        if isinstance(callee, ast.Name) and callee.id[:1].isupper():
+            return {self.imported.get(callee.id, OTHER)}
+        return set()
+
+    def bind(self, target: ast.expr, kinds: set[str]) -> None:
+        if isinstance(target, ast.Name):
+            self.scope.bound.add(target.id)
+            self.scope.known[target.id] |= kinds
+            if kinds:
+                self.anywhere[target.id] |= kinds
+        elif isinstance(target, ast.Attribute):
+            self.attributes[target.attr] |= kinds
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind(element, set())
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, set())
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        for default in (*node.args.defaults, *node.args.kw_defaults):
+            if default is not None:
+                self.visit(default)
+        if not isinstance(node, ast.Lambda):
+            for decorator in node.decorator_list:
+                self.visit(decorator)
+        outer = self.scope
+        self.scope = Scope(outer, set(), defaultdict(set))
+        arguments = node.args
+        for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                         *filter(None, (arguments.vararg, arguments.kwarg))):
+            self.bind(ast.Name(argument.arg),
+                      self.said(argument.annotation) if argument.annotation else set())
+        for statement in (node.body if isinstance(node.body, list) else [node.body]):
+            self.visit(statement)
+        self.scope = outer
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = function
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.generic_visit(node)
+        self.bind(node.target, self.said(node.annotation))
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.generic_visit(node)
+        for target in node.targets:
+            self.bind(target, self.made(node.value))
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.generic_visit(node)
+        self.bind(node.target, self.made(node.value))
+
+    def for_loop(self, node: ast.For | ast.AsyncFor | ast.comprehension) -> None:
+        self.generic_visit(node)
+        self.bind(node.target, set())
+
+    visit_For = visit_AsyncFor = visit_comprehension = for_loop
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        self.generic_visit(node)
+        if node.optional_vars is not None:  # what a context manager hands: not our class
+            self.bind(node.optional_vars, {OTHER})
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load):
+            if isinstance(node.value, ast.Name):
+                self.reads.append((self.scope, node.value.id, node.attr, False))
+            elif isinstance(node.value, ast.Attribute):
+                self.reads.append((self.scope, node.value.attr, node.attr, True))
+
+
+def reads_in(module: str, tree: ast.Module) -> FileReads:
+    imported, foreign = module_names(module, tree)
+    reader = _Reader(imported, foreign)
+    reader.visit(tree)
+    reads: Counter[tuple[str, str, frozenset[str] | None]] = Counter()
+    for scope, base, name, is_attribute in reader.reads:
+        kinds = reader.attributes.get(base) if is_attribute else scope.kinds(base)
+        reads[base, name, frozenset(kinds) if kinds else None] += 1
+    return FileReads(reads, dict(reader.anywhere), imported, foreign)
 
 
 @cache
 def file_reads(module: str) -> FileReads:
-    reads: Counter[tuple[str, str]] = Counter()
-    annotated: dict[str, set[str]] = defaultdict(set)
-    for node in ast.walk(tree_of(modules()[module])):
-        if isinstance(node, ast.arg) and node.annotation is not None:
-            annotated[node.arg] |= annotation_names(node.annotation)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            annotated[node.target.id] |= annotation_names(node.annotation)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            if isinstance(node.value, ast.Name):
-                reads[node.value.id, node.attr] += 1
-            elif isinstance(node.value, ast.Attribute):
-                reads[node.value.attr, node.attr] += 1
-    return FileReads(reads, dict(annotated))
+    return reads_in(module, tree_of(modules()[module]))
 
 
-def annotation_names(annotation: ast.expr) -> set[str]:
-    """The names an annotation mentions (`Lobby`, `"Lobby"`, `Lobby | None`)."""
-    return set(re.split(r"[^\w]+", ast.unparse(annotation)))
+def counted_reads(found: FileReads, cls: str) -> Counter[str]:
+    """The names read off `cls` in one module: off a variable, parameter or attribute that
+    something says is one (its annotation names the class, alone or in a union, or it is made
+    by the class's call or from a variable said to be one); off a variable nothing in its scope
+    says anything of, when bindings of that name elsewhere in the module say the class and
+    nothing else; and off a variable or attribute nothing says anything of that is named as
+    the class in snake case, in a module where the class's name means nothing else."""
+    here: Counter[str] = Counter()
+    by_name = cls not in found.foreign
+    for (base, name, kinds), count in found.reads.items():
+        elsewhere = found.anywhere.get(base)
+        if kinds is not None:
+            counts = cls in kinds
+        elif elsewhere:
+            counts = elsewhere == {cls}
+        else:
+            counts = by_name and base == snake(cls)
+        if counts:
+            here[name] += count
+    return here
 
 
 def names_read_off(cls: str, home: str) -> Reads:
@@ -177,13 +358,7 @@ def names_read_off(cls: str, home: str) -> Reads:
     for module in modules():
         if module == home:
             continue
-        found = file_reads(module)
-        typed = {snake(cls)} | {name for name, mentioned in found.annotated.items()
-                                if cls in mentioned}
-        here: Counter[str] = Counter()
-        for (base, attr), count in found.reads.items():
-            if base in typed:
-                here[attr] += count
+        here = counted_reads(file_reads(module), cls)
         if here:
             files += 1
             names.update(here)

@@ -332,6 +332,10 @@ class _Replay:
     def __init__(self, match: Match, plies: int, search: Search) -> None:
         self.match, self.plies, self.search = match, plies, search
         self.network, self.bearoff = engine.bare_network(CHEAPEST_PLIES)
+        # Each player's last 21-roll batch and what it was of (board and cube): when both
+        # sides dance, the same position comes back to the same player.
+        self.last_batch: dict[int, tuple[tuple[tuple[int, ...], engine.Cube],
+                                         dict[tuple[int, int], list[dict[str, Any]]]]] = {}
 
     def decisions(self) -> Iterator[Decision]:
         crawford_played = False
@@ -447,7 +451,10 @@ class _Replay:
         self.turn += 1
         before = self._seen_by(player)
         board, cube = engine.board_of(before), self._cube(player)
-        per_roll = self._plays_per_roll(board, cube)
+        evaluated = (tuple(board), cube)
+        last = self.last_batch.get(player)
+        per_roll = last[1] if last and last[0] == evaluated else self._plays_per_roll(board, cube)
+        self.last_batch[player] = evaluated, per_roll
         luck = self._luck(per_roll, board, cube, dice, first)
         colour = Colour.X if player == self.x_player else Colour.O
         if steps is None:  # no legal play: the position stands, the turn passes
@@ -514,7 +521,10 @@ class _Replay:
             return mine[_roll_key(dice)] - sum(
                 equity * (1 if high == low else 2) for (high, low), equity in mine.items()) / 36
         flipped, other = bgbot_cpp.flip_board(board), cube.other_side()
-        theirs = self._best_per_roll(self._plays_per_roll(flipped, other), flipped, other)
+        # The starting position is the same from either side: at an equal score the other
+        # side's 21 rolls are this side's, already evaluated.
+        theirs = mine if (flipped, other) == (board, cube) else self._best_per_roll(
+            self._plays_per_roll(flipped, other), flipped, other)
         openings = [mine[roll] for roll in mine if roll[0] != roll[1]] + [
             -theirs[roll] for roll in theirs if roll[0] != roll[1]]
         return mine[_roll_key(dice)] - sum(openings) / len(openings)

@@ -71,7 +71,7 @@ class Dispatcher:
             return
         if line == "!!":
             if session.last_command is None:
-                session.send_line(commands.NO_PREVIOUS_COMMAND)
+                session.out.line(commands.NO_PREVIOUS_COMMAND)
                 return
             line = session.last_command
         word, rest = commands.split_line(line)
@@ -82,30 +82,30 @@ class Dispatcher:
             try:
                 command = commands.resolve(line, self.command_words)
             except commands.UnknownCommand:
-                session.send_line(commands.unknown_command(line))
+                session.out.line(commands.unknown_command(line))
                 return
             declared = self.commands[command.name]
             facts = declared.facts
             if facts.repeatable:
                 session.last_command = line
             if not facts.visitors and self._is_visitor(session):
-                session.send_line(texts.NOT_FOR_VISITORS)
+                session.out.line(texts.NOT_FOR_VISITORS)
                 return
-            if session.seated_elsewhere is not None and facts.at_host(command):
+            if session.place.seated_elsewhere is not None and facts.at_host(command):
                 self._seats().forward(session, line)  # their match runs on another node
                 return
             if (heavy := facts.paced(command)) is not None:
                 wait = self.heavy_reads.by_user.wait_before(session.name)
                 if wait:
-                    session.send_line(heavy.too_often(math.ceil(wait)))
+                    session.out.line(heavy.too_often(math.ceil(wait)))
                     return
         try:
             await declared.handler(session, command)
-            if session.seated_elsewhere is not None \
+            if session.place.seated_elsewhere is not None \
                     and declared.facts.forwarded is commands.Forwarding.COPIED:
                 self._seats().forward(session, line, quiet=True)
         except Exception:
             # A bug in one command must not end this user's session or anyone else's.
             # The name only: arguments can be a password (`password old:new:new`) or chat.
             log.exception("command %s of %s failed", command.name, session.name)
-            session.send_line(texts.COMMAND_FAILED)
+            session.out.line(texts.COMMAND_FAILED)

@@ -336,8 +336,8 @@ class Lobby:
 
     async def time_out_idle(self) -> None:
         limit = self.config.clock.time() - self.config.idle_timeout
-        for session in [s for s in self.attendance.connections if s.last_active < limit]:
-            session.send_line(texts.CONNECTION_TIMED_OUT)
+        for session in [s for s in self.attendance.connections if s.who.last_active < limit]:
+            session.out.line(texts.CONNECTION_TIMED_OUT)
             self.attendance.connections.discard(session)
             if self.attendance.is_online(session):
                 await self.log_out(session, Departure.TIMED_OUT)
@@ -411,30 +411,31 @@ class Lobby:
                         and tokens.name_for(token) == name:
                     await self._log_in(session, previous.account)
                     return session.stage is Stage.ONLINE
-        session.send_event(web_events.session(None))
+        session.out.event(web_events.session(None))
         return False
 
     async def _log_in(self, session: Session, account: Account) -> None:
-        if session.clip:
+        if session.out.clip:
             # The CLIP login line was not echoed: what follows must not share a line
             # with `login: `.
             session.connection.send("\r\n")
         for check in self.dispatcher.login_checks:
             refusal = await check(session, account)
             if refusal is not None:
-                session.send_line(refusal)
+                session.out.line(refusal)
                 session.close()
                 return
         previous = self.attendance.online.get(account.name.lower())
         came_back = previous is not None and self.held.is_held(previous)  # its page was away
         if previous is not None:
-            session.send_line(texts.ALREADY_LOGGED_IN)
-            previous.send_line(texts.logged_in_again(session.connection.host))
+            session.out.line(texts.ALREADY_LOGGED_IN)
+            previous.out.line(texts.logged_in_again(session.connection.host))
             self.attendance.connections.discard(previous)
             self.attendance.went_offline(account.name)
             self.match_table.withdraw(account.name)
             self.match_table.take_over(previous, session)
-            session.seated_elsewhere = previous.seated_elsewhere  # a match on another node
+            # a match on another node
+            session.place.seated_elsewhere = previous.place.seated_elsewhere
             self.held.release(previous)
             self.gatekeeper.session_tokens.revoke(account.name)  # the new login's only
             previous.close()
@@ -452,29 +453,30 @@ class Lobby:
                                            last_login_host=session.connection.host)
         # From here to the welcome, no await: once online, the user gets others' notices and
         # who-lines, and a CLIP client must see its welcome (`1`) before any of them.
-        session.login_time, session.stage = now, Stage.ONLINE
+        session.who.login_time, session.stage = now, Stage.ONLINE
         playing_elsewhere = self.attendance.directory.get(account.name) if previous is None else None
-        who_line = session.who_line()
+        who_line = session.who.line()
         self.chat_state.forget(account.name)  # a login's chat starts afresh, as its session
         self.attendance.came_online(session, account.name, who_line)
-        if session.clip:
+        if session.out.clip:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
-            if session.wants_events:
-                session.send_event(web_events.logged_in(account.name, self.attendance.is_visitor(session),
-                                                        account.rating, account.experience))
-                session.send_event_lines(self.attendance.who_list.presence_text())
+            if session.out.wants_events:
+                session.out.event(web_events.logged_in(
+                    account.name, self.attendance.is_visitor(session), account.rating,
+                    account.experience))
+                session.out.event_lines(self.attendance.who_list.presence_text())
                 # To come back with after a reload or a lost network (lobby/presence/reconnect.py).
-                session.send_event(web_events.session(
+                session.out.event(web_events.session(
                     self.gatekeeper.session_tokens.issue(account.name)))
         else:
-            session.send_line(texts.authenticated(account.name))
+            session.out.line(texts.authenticated(account.name))
             if last_login:
-                session.send_line(texts.last_login(
+                session.out.line(texts.last_login(
                     datetime.datetime.fromtimestamp(last_login, datetime.timezone.utc),
                     last_host, account.settings["timezone"]))
-            session.send_lines(self.motd)
-            if session.prompts:
-                session.send_prompt()
+            session.out.lines(self.motd)
+            if session.out.prompts:
+                session.out.prompt()
         arrival = texts.logs_in(account.name) if previous is None else None
         if playing_elsewhere is not None and playing_elsewhere.info.opponent is not None:
             # Before the presence that logs them out there: their match is theirs from here.
@@ -482,7 +484,7 @@ class Lobby:
         self.attendance.tell_node(self.attendance.presence_of(session, arrival))
         await self.attendance.tell_everyone_else(
             account.name, arrival, clip.LOGIN, who_block=wire_text(clip.who_block([who_line])),
-            event=web_events.presence(session.who_info()))
+            event=web_events.presence(session.who.info()))
         if came_back:
             self._tell_connection(session, connected=True)
         # Read once they are online: a message sent them from now on is delivered, not kept.
@@ -497,7 +499,7 @@ class Lobby:
         the others when it went away, before `viewer` saw the match)."""
         for player in running.sessions if running is not None else ():
             if player is not None and player is not viewer and self.held.is_held(player):
-                viewer.send_event(web_events.player_connection(player.name, False))
+                viewer.out.event(web_events.player_connection(player.name, False))
 
     def _tell_connection(self, session: Session, connected: bool) -> None:
         """The pages of `session`'s opponent and of the watchers of their match: its page lost
@@ -515,7 +517,7 @@ class Lobby:
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
         account = session.account
         assert account is not None
-        session.send_lines([
+        session.out.lines([
             clip.welcome(account.name, last_login, last_host),
             self.own_info(session),
             *clip.motd_block(self.motd),
@@ -528,7 +530,8 @@ class Lobby:
     def own_info(session: Session) -> str:
         account = session.account
         assert account is not None
-        return clip.own_info(account.name, account.toggles, away=session.away_message is not None,
+        return clip.own_info(account.name, account.toggles,
+                             away=session.prefs.away_message is not None,
                              experience=account.experience, rating=account.rating,
                              redoubles=account.settings["redoubles"],
                              timezone=account.settings["timezone"])
@@ -582,7 +585,7 @@ class Lobby:
             told.update(await hook())
         for session in self.attendance.sessions_online():
             if session not in told:
-                session.send_line(server_texts.SHUTTING_DOWN)
+                session.out.line(server_texts.SHUTTING_DOWN)
         # Everyone goes at once: no one is told of the others' logouts (at 10,000 online that
         # was 10,000 notices each, and the logouts' store updates share commits). The other
         # nodes are told in one letter: nobody is here any more.
@@ -613,7 +616,7 @@ class Lobby:
         # Gagging silenced the invitation itself (game_commands): its end too.
         if invitee is not None \
                 and invitation.inviter.lower() not in self.chat_state.gags(invitee.name):
-            invitee.send_event(web_events.invitation_withdrawn(invitation.inviter))
+            invitee.out.event(web_events.invitation_withdrawn(invitation.inviter))
 
     def playing_elsewhere(self, session: Session) -> None:
         """`session`'s match started on another node: as for a match here, they seek no

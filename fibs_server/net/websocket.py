@@ -157,7 +157,7 @@ async def serve_websocket(request: web.Request, front: FrontEnd,
         connection.send_event(web_events.encode(web_events.hello(front.limits.page_pace())))
     session = front.lobby.connect(connection, WEB_PAGE)
     if isinstance(connection, EventsConnection):
-        session.event_sink = connection.send_event
+        session.out.event_sink = connection.send_event
     connection.flush()
     serving = asyncio.current_task()
     assert serving is not None

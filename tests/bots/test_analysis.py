@@ -133,6 +133,32 @@ def test_the_search_looks_at_fewer_plays_than_gnubgs_filter_and_judges_alike(mon
         assert decision.error == pytest.approx(reference.error, abs=1e-9)
 
 
+def test_each_positions_rolls_are_evaluated_once(monkeypatch):
+    """The 21 rolls' batch (the luck and the search's first pass) is not evaluated again for
+    a position that comes back: the other side's opening rolls at an equal score (the
+    starting position is the same from either side) and a position both sides danced in.
+    The opening roll's luck at an equal score is then its best play's equity: either side's
+    opening rolls average to nothing."""
+    match = Match(3, SeededDice(7))
+    play_bots(match, (INTERMEDIATE, INTERMEDIATE), random.Random(7))
+    evaluated: list[tuple[object, ...]] = []
+    batch = bgbot_cpp.batch_checker_play
+
+    def counted(inputs: list[dict[str, object]], *args: object, **options: object) -> object:
+        evaluated.append(tuple(sorted((key, str(value)) for key, value in inputs[0].items()
+                                      if key not in ("die1", "die2"))))
+        return batch(inputs, *args, **options)
+
+    monkeypatch.setattr(bgbot_cpp, "batch_checker_play", counted)
+    analysis = analyse_match(match, CHEAPEST_PLIES)
+    moves = [decision for decision in analysis.decisions if decision.kind is Kind.MOVE]
+    assert sum(not decision.played for decision in moves) >= 2  # dances
+    assert len(set(evaluated)) == len(evaluated)
+    opening = moves[0]
+    assert (opening.game, opening.turn) == (1, 1) and not opening.forced
+    assert opening.luck == pytest.approx(opening.best_equity, abs=1e-9)
+
+
 def test_every_roll_of_both_players_is_a_move_decision(bot_match_analysis):
     moves = [d for d in bot_match_analysis.decisions if d.kind is Kind.MOVE]
     assert {d.player for d in moves} == {0, 1}

@@ -49,7 +49,7 @@ def typed_messages(harness, name: str) -> list[dict]:
     get them."""
     got: list[dict] = []
     session = harness.server.lobby.attendance.online[name]
-    session.event_sink = lambda line, broadcast: got.append(json.loads(line))
+    session.out.event_sink = lambda line, broadcast: got.append(json.loads(line))
     return got
 
 

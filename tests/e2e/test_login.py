@@ -271,7 +271,7 @@ async def test_the_login_who_list_is_reused_but_never_stale(harness, monkeypatch
     assert who["alice"][4:6] == ["1", "1"]  # ready, away
     # Idle seconds (field 8) may lag up to WHO_IDLE_REFRESH seconds; then every line is
     # formatted afresh. (alice idle for 2 s, as if the test had waited.)
-    lobby.attendance.online["alice"].last_active -= 2
+    lobby.attendance.online["alice"].who.last_active -= 2
     assert (await who_list_at_login(harness, "erin"))["alice"][8] == "0"
     monkeypatch.setattr(who_list_module, "WHO_IDLE_REFRESH", 0)
     assert int((await who_list_at_login(harness, "bob"))["alice"][8]) >= 1

@@ -63,7 +63,8 @@ async def test_the_director_starts_matches_of_players_on_other_nodes(three_nodes
     first = record.played.rounds[0].pairings
     assert [(pairing.winner, pairing.forfeit) for pairing in first] == [("ann", False),
                                                                         ("bea", False)]
-    assert sorted(record.match_ids) == [(1, 0), (1, 1)]
+    # Round 1's two matches (the final's may be recorded already: it started on b).
+    assert [match for match in sorted(record.match_ids) if match[0] == 1] == [(1, 0), (1, 1)]
     await won(clients["ann"], clients["bea"], "bea")
     await a.server.director.run_pass()
     await clients["cal"].skip_until(f"Tournament {tournament_id}: the tournament is over. "

@@ -47,7 +47,7 @@ async def test_every_command_with_random_arguments(world, tracebacks, data):
     alice, bob = [(await world.online(name))[0] for name in ("alice", "bob")]
     if lobby.match_table.match_of(alice) is None:  # a match to act on, when the last example ended it
         for session in (alice, bob):
-            if not session.toggle("ready"):
+            if not session.prefs.toggle("ready"):
                 await lobby.dispatch(session, "toggle ready")
         await lobby.dispatch(alice, "invite bob 3")
         await lobby.dispatch(bob, "join alice")

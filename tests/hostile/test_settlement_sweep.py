@@ -17,6 +17,7 @@ from tests.e2e.conftest import ServerHarness
 from tests.hostile.bystander import assert_unhurt, time_answers_during, time_answers_quiet
 
 PLAYERS = 6  # every pair of them has an abandoned match: 15
+MORE_SWEEPS = 5  # after the first, for chances that came late
 
 
 def left_midgame(seed: int) -> dict:
@@ -54,7 +55,14 @@ async def test_a_sweep_settling_many_abandoned_matches_hurts_no_bystander(tmp_pa
         lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
         sweep = asyncio.ensure_future(lobby.matches.close_abandoned())
         delays = await time_answers_during(bystander, sweep)
-        assert sweep.result() == len(pairs)
+        settled = sweep.result()
+        # On a busy machine a match's chances may come later than their budget: that sweep
+        # leaves it to the next one (docs/FAIRNESS.md), which settles it, and none twice.
+        for _ in range(MORE_SWEEPS):
+            if settled == len(pairs):
+                break
+            settled += await lobby.matches.close_abandoned()
+        assert settled == len(pairs)
         for match_id in range(1, len(pairs) + 1):
             record = await store.match_by_id(match_id)
             assert record.finished and record.winner is None and "settled" in record.state

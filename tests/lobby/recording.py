@@ -75,10 +75,10 @@ async def logged_in(lobby: Lobby, name: str, *, web_events: bool = False,
     await lobby.accounts.create_account(account)
     connection = RecordingConnection()
     session = lobby.connect(connection)
-    session.prompts = False
+    session.out.prompts = False
     if web_events:
-        session.clip = True
-        session.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+        session.out.clip = True
+        session.out.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
     await lobby.log_in(session, account)
     account.toggles.update(toggles)
     connection.lines()

@@ -39,7 +39,7 @@ by the typed `player_reach` as well)."""
     alice, alice_hears, bob, bob_hears = await two_players(a, b)
     for session, hears in ((alice, alice_hears), (bob, bob_hears)):
         session.dialogue.transport_client = WEB_PAGE  # sees the server's own lines
-        session.event_sink = functools.partial(typed_message_to, hears)
+        session.out.event_sink = functools.partial(typed_message_to, hears)
     await a.dispatch(alice, "invite bob 1 timer 60")
     await b.dispatch(bob, "join alice")
     await settled(a, b)
@@ -63,7 +63,7 @@ by the typed `player_reach` as well)."""
     assert split(alice_hears) == ([match_texts.out_of_reach("bob")], [reach("bob", False)])
     assert split(bob_hears) == ([match_texts.out_of_reach("alice")], [reach("alice", False)])
     assert a.match_table.match_of(alice) is running and "bob" in a.seats.here
-    assert bob.seated_elsewhere is not None and not running.timer.countdowns
+    assert bob.place.seated_elsewhere is not None and not running.timer.countdowns
 
     wire.nodes = nodes  # Redis answers again
     for lobby in (a, b):

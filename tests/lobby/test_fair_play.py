@@ -50,7 +50,7 @@ async def test_a_saved_and_resumed_match_goes_on_with_the_same_dice_stream(tmp_p
     assert saved.dice.drawn == drawn and saved.left_by == "alice"
 
     alice = lobby.connect(RecordingConnection())
-    alice.prompts = False
+    alice.out.prompts = False
     await lobby.log_in(alice, await store.find_account("alice"))
     await lobby.matches.resume_match(alice, bob)
     running = lobby.match_table.match_of(alice)

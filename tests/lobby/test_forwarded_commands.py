@@ -73,7 +73,7 @@ async def test_every_command_that_reads_or_changes_a_match_is_forwarded(tmp_path
     await a.dispatch(alice, "invite bob 3")
     await b.dispatch(bob, "join alice")
     await settled(a, b)
-    assert bob.seated_elsewhere is not None and a.match_table.match_of(alice) is not None
+    assert bob.place.seated_elsewhere is not None and a.match_table.match_of(alice) is not None
 
     with looks_for_the_match_of(b, bob) as asked:  # what it looks for, were one answered here
         await b.dispatcher.commands["oldboard"].handler(bob, resolve("oldboard", b.dispatcher.command_words))

@@ -33,7 +33,7 @@ async def back_on(lobby: Lobby, name: str) -> tuple[Session, RecordingConnection
     assert account is not None
     connection = RecordingConnection()
     session = lobby.connect(connection)
-    session.prompts = False
+    session.out.prompts = False
     await lobby.log_in(session, account)
     connection.lines()
     return session, connection

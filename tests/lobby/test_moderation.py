@@ -16,7 +16,7 @@ async def test_a_mute_given_while_the_login_reads_the_stored_one_stays(tmp_path)
     lobby.dispatcher.add_commands(command_tables.admin(lobby.owners))
     await lobby.accounts.create_account(Account(name="warden", password_hash=b"-", is_admin=True))
     warden = lobby.connect(RecordingConnection())
-    warden.prompts = False
+    warden.out.prompts = False
     await lobby.log_in(warden, await lobby.accounts.find_account("warden"))
     await lobby.accounts.create_account(Account(name="bob", password_hash=b"-"))
     # A message kept for bob: his login reads his stored chat (a login with nothing kept
@@ -34,7 +34,7 @@ async def test_a_mute_given_while_the_login_reads_the_stored_one_stays(tmp_path)
         return arrival
     lobby.chat_records.arrive = held_arrive  # type: ignore[method-assign]
     bob = lobby.connect(RecordingConnection())
-    bob.prompts = False
+    bob.out.prompts = False
     logging_in = asyncio.ensure_future(lobby.log_in(bob, await lobby.accounts.find_account("bob")))
     await reading.wait()
     await lobby.dispatch(warden, "mute bob")
@@ -45,5 +45,5 @@ async def test_a_mute_given_while_the_login_reads_the_stored_one_stays(tmp_path)
     listener, heard = await logged_in(lobby, "carol")
     await lobby.dispatch(bob, "shout hello?")
     assert not any("hello?" in line for line in heard.lines())
-    assert chat.you_shout(bob.clip, "hello?") in bob.connection.lines()  # type: ignore[attr-defined]
+    assert chat.you_shout(bob.out.clip, "hello?") in bob.connection.lines()  # type: ignore[attr-defined]
     await store.close()

@@ -5,6 +5,7 @@ joins late learns everyone by a roll call; a node that falls silent is forgotten
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Collection
 
 from fibs_server import command_tables
@@ -57,8 +58,12 @@ class NodeBus:
 
 
 class FakeClock:
+    """A node directory's clock, moved by hand. It starts where the real one stands, as tests
+    swap it in after the directory heard of users on the real clock: a user heard then must
+    not be heard in the fake clock's future (idle for a negative time)."""
+
     def __init__(self) -> None:
-        self.now = 1000.0
+        self.now = time.monotonic()
 
     def __call__(self) -> float:
         return self.now
@@ -81,7 +86,7 @@ async def test_users_of_two_nodes_see_and_talk_to_each_other(tmp_path):
     bob, bob_hears = await logged_in(b, "bob", notify=True)
     assert alice_hears.lines() == ["carol logs in.", "bob logs in."]
     assert carol_hears.lines()[:3] == ["7 bob bob logs in.", "5 bob - - 0 0 1500.00 0 0 "
-                                       + str(bob.login_time) + " 127.0.0.1 - -", "6"]
+                                       + str(bob.who.login_time) + " 127.0.0.1 - -", "6"]
 
     await a.dispatch(alice, "who count")
     assert alice_hears.lines() == ["There are 3 users logged in."]
@@ -103,7 +108,7 @@ async def test_users_of_two_nodes_see_and_talk_to_each_other(tmp_path):
                                         "  bob is away: lunch"]
 
     # bob's away, on a's CLIP client and page.
-    assert carol_hears.lines()[-3:-1] == ["5 bob - - 0 1 1500.00 0 0 " + str(bob.login_time)
+    assert carol_hears.lines()[-3:-1] == ["5 bob - - 0 1 1500.00 0 0 " + str(bob.who.login_time)
                                           + " 127.0.0.1 - -", "6"]
     await b.dispatch(bob, "shout anyone?")
     assert alice_hears.lines() == ["bob shouts: anyone?"]
@@ -190,7 +195,7 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
         lobby.dispatcher.add_commands(command_tables.admin(lobby.owners))
     await a.accounts.create_account(Account(name="warden", password_hash=b"-", is_admin=True))
     warden = a.connect(RecordingConnection())
-    warden.prompts = False
+    warden.out.prompts = False
     await a.log_in(warden, await a.accounts.find_account("warden"))
     for name in ("bob", "carol"):
         await a.accounts.create_account(Account(name=name, password_hash=b"-"))
@@ -220,7 +225,7 @@ async def test_after_a_blip_a_node_is_told_the_changes_it_missed_and_no_more(tmp
     for name in ("alice", "carol", "erin", "fred"):
         await logged_in(a, name)
     bob, bob_hears = await logged_in(b, "bob", notify=True)
-    bob.clip = True
+    bob.out.clip = True
     b.attendance.rejoined()  # a blip that missed nothing
     assert bob_hears.lines() == []
 

@@ -104,7 +104,7 @@ def test_users_alike_but_for_their_name_are_owed_the_same_unless_a_notice_is_abo
 async def clip_user(lobby, name: str, **toggles: bool):
     """A CLIP client without typed messages, logged in (recording.py's are telnet users)."""
     session, hears = await logged_in(lobby, name, **toggles)
-    session.clip = True
+    session.out.clip = True
     return session, hears
 
 
@@ -140,7 +140,7 @@ async def test_a_login_is_told_with_its_who_block_byte_for_byte(tmp_path):
         _, quiet_hears = await clip_user(lobby, "quiet", notify=False)
         clip_hears.take(), quiet_hears.take()
         newcomer, _ = await logged_in(lobby, "newcomer")
-        who = newcomer.who_line()
+        who = newcomer.who.line()
         assert clip_hears.take() == f"7 newcomer newcomer logs in.\r\n{who}\r\n6\r\n"
         assert quiet_hears.take() == f"{who}\r\n6\r\n"
     finally:

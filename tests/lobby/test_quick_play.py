@@ -168,7 +168,7 @@ async def test_a_pair_across_nodes_whose_match_did_not_start_seeks_on(tmp_path):
         assert quick_play_texts.not_started(other) in out.take()
     # Both seek again, and the next pass (bob's seek back on a) pairs them: it starts now.
     await until(lambda: opponent(a, ann) == "bob", "ann's match with bob, on a")
-    await until(lambda: bob.seated_elsewhere is not None and bob.seated_elsewhere.playing,
+    await until(lambda: bob.place.seated_elsewhere is not None and bob.place.seated_elsewhere.playing,
                 "bob plays from b")
     b_clock.advance(CONFIG.start_wait)  # the match started: nothing more to say
     assert quick_play_texts.not_started("ann") not in bob_out.take()
@@ -299,8 +299,8 @@ async def test_a_new_login_of_a_seeker_is_shown_the_seek(lobby_clock_and_bots):
     clock.advance(CONFIG.bot_after)  # the bot offered
     connection = RecordingConnection()
     again = lobby.connect(connection)
-    again.clip, again.prompts = True, False
-    again.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+    again.out.clip, again.out.prompts = True, False
+    again.out.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
     assert ann.account is not None
     await lobby.log_in(again, ann.account)  # a reload's new login takes the session over
     told = connection.take()

@@ -69,7 +69,7 @@ async def web_page(lobby: Lobby) -> tuple:
     """A new web page's connection at the login prompt (as net/websocket.py makes it)."""
     connection = RecordingConnection()
     session = lobby.connect(connection, WEB_PAGE)
-    session.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+    session.out.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
     connection.take()
     return session, connection
 
@@ -82,7 +82,7 @@ async def playing_web_alice(tmp_path):
     account = Account(name="alice", password_hash=b"-")
     account.settings["boardstyle"] = "3"
     await lobby.accounts.create_account(account)
-    alice.clip, alice.prompts = True, False  # as its login line makes it
+    alice.out.clip, alice.out.prompts = True, False  # as its login line makes it
     await lobby.log_in(alice, account)
     _, typed = split(alice_out)
     [token] = [m["token"] for m in typed if m["type"] == "session"]

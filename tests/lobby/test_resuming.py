@@ -18,7 +18,7 @@ async def test_either_player_resumes_a_saved_match_with_join_from_any_node(tmp_p
     assert saved is not None
     await a.dispatch(alice, "leave")
     await settled(a, b)
-    assert a.match_table.match_of(alice) is None and bob.seated_elsewhere is None
+    assert a.match_table.match_of(alice) is None and bob.place.seated_elsewhere is None
     await b.dispatch(bob, "join alice")  # from bob's node: the match runs at alice's
     await settled(a, b)
     assert LOADED("alice") in bob_hears.lines()
@@ -50,7 +50,7 @@ async def test_after_the_hosts_node_died_join_resumes_without_an_invitation(tmp_
     b.config.clock = clock = FakeClock()
     alice_again, _, _ = await logged_in_again(b, "alice")  # her ready toggle off
     clock.advance(TAKEOVER_ANSWER_SECONDS)  # a never answers: the match is as saved
-    assert bob.seated_elsewhere is None
+    assert bob.place.seated_elsewhere is None
     await b.dispatch(bob, "join alice")
     assert LOADED("alice") in bob_hears.lines()
     assert b.match_table.match_of(bob) is b.match_table.match_of(alice_again) is not None

@@ -55,7 +55,7 @@ async def logged_in_again(lobby: Lobby, name: str, ready: bool = False
     account.toggles["ready"] = account.toggles["ready"] or ready
     hears = RecordingConnection()
     session = lobby.connect(hears)
-    session.prompts = False
+    session.out.prompts = False
     await lobby.log_in(session, account)
     return session, hears, account
 
@@ -113,7 +113,7 @@ async def test_a_match_across_nodes_is_heard_as_on_one_node(tmp_path):
     assert "alice wins the 1 point match 1-0 ." in bob_heard
     assert bob_heard[-1] == "** You're not playing."  # at home, once the match was over
     # The match ran on a: stored there, the seat gone with it, bob free again on b.
-    assert not a.seats.here and b.attendance.online["bob"].seated_elsewhere is None
+    assert not a.seats.here and b.attendance.online["bob"].place.seated_elsewhere is None
     [record] = await a.match_store.finished_matches("bob", 1)
     assert (record.player_a, record.winner) == ("alice", "alice")
 
@@ -136,7 +136,7 @@ async def test_both_nodes_show_who_plays_whom(tmp_path):
     _, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
     seat = a.seats.here["bob"]
     assert isinstance(seat, SeatSession) and "bob" not in a.attendance.online
-    assert dataclasses.astuple(bob.seated_elsewhere) == ("a", "alice", None)  # type: ignore[arg-type]
+    assert dataclasses.astuple(bob.place.seated_elsewhere) == ("a", "alice", None)  # type: ignore[arg-type]
     for lobby, session, hears in ((a, alice, alice_hears), (b, bob, bob_hears)):
         await lobby.dispatch(session, "rawwho")
         lines = {line.split()[1]: line.split()[2] for line in hears.lines()[:-1]}
@@ -158,7 +158,7 @@ async def test_leaving_and_logging_out_end_the_seat_and_save_the_match(tmp_path)
     await settled(a, b)
     assert bob_hears.lines()[0] == "** You terminated the game. The game was saved."
     assert "bob has left the game." in alice_hears.lines()[0]
-    assert not a.seats.here and bob.seated_elsewhere is None
+    assert not a.seats.here and bob.place.seated_elsewhere is None
     assert a.match_table.match_of(alice) is None
     # Resumed across nodes, then bob logs out at home: saved again, alice told.
     await a.dispatch(alice, "invite bob")
@@ -180,7 +180,7 @@ async def test_a_join_the_host_refuses_is_answered_and_frees_the_joiner(tmp_path
     await b.dispatch(bob, "join alice")
     await settled(a, b)
     assert bob_hears.lines() == ["** alice didn't invite you."]
-    assert bob.seated_elsewhere is None and not a.seats.here
+    assert bob.place.seated_elsewhere is None and not a.seats.here
 
 
 async def test_a_silent_host_frees_its_players_elsewhere_and_a_silent_home_saves_the_match(
@@ -195,7 +195,7 @@ async def test_a_silent_host_frees_its_players_elsewhere_and_a_silent_home_saves
     clock.now += NODE_SILENCE + 1
     b.attendance.check_in()
     assert "alice drops connection. The game was saved." in bob_hears.lines()
-    assert bob.seated_elsewhere is None
+    assert bob.place.seated_elsewhere is None
     # Node a, for its part, hears b no more: alice's match is saved there.
     a.attendance.check_in()
     await settled(a)
@@ -207,9 +207,9 @@ async def test_a_forwarded_line_for_a_seat_that_is_gone_frees_the_player_at_home
     _, a, b, _, _, bob, bob_hears = await nodes_with_a_match(tmp_path)
     seat = a.seats.here.pop("bob")  # as if the host had lost it, and its letter too
     seat.inbox.put_nowait(None)
-    assert bob.seated_elsewhere is not None
+    assert bob.place.seated_elsewhere is not None
     await b.dispatch(bob, "board")
-    assert bob.seated_elsewhere is None
+    assert bob.place.seated_elsewhere is None
     await b.dispatch(bob, "board")
     assert bob_hears.lines() == ["** You're not playing."]
 
@@ -224,9 +224,9 @@ async def test_a_killed_hosts_player_back_on_another_node_resumes_with_a_player_
     # alice reconnects to b before b misses node a: b asks a to hand her match over, and a
     # never answers. Then bob is free to resume with her there.
     alice_again, _, account = await logged_in_again(b, "alice")
-    assert bob.seated_elsewhere is not None
+    assert bob.place.seated_elsewhere is not None
     clock.advance(TAKEOVER_ANSWER_SECONDS)
-    assert bob.seated_elsewhere is None and alice_again.seated_elsewhere is None
+    assert bob.place.seated_elsewhere is None and alice_again.place.seated_elsewhere is None
     account.toggles["ready"] = True
     await b.dispatch(alice_again, "invite bob")
     await b.dispatch(bob, "join alice")
@@ -280,7 +280,7 @@ async def test_a_login_on_another_node_takes_the_match_over_from_there(tmp_path)
         "** You logged in again from 127.0.0.1. This connection is closed."]
     running = a.match_table.match_of(alice)
     assert running is not None and running.sessions[1] is a.seats.here["bob"]
-    assert bob.seated_elsewhere is not None and bob.seated_elsewhere.opponent == "alice"
+    assert bob.place.seated_elsewhere is not None and bob.place.seated_elsewhere.opponent == "alice"
     # bob at b is shown the match where it stands (as a re-login on one node shows it).
     shown = bob_hears.lines()
     board = next(line for line in shown if line.startswith("board:You:alice:3:"))
@@ -297,7 +297,7 @@ async def test_seat_letters_of_the_wrong_shape_cost_only_themselves(tmp_path):
     alice, alice_hears, bob, bob_hears = await two_players(a, b)
     await a.dispatch(alice, "invite bob 1")
     bob_hears.lines()
-    bob.seated_elsewhere = SeatElsewhere("a")  # as `join alice` leaves it
+    bob.place.seated_elsewhere = SeatElsewhere("a")  # as `join alice` leaves it
     # A join whose client a cannot read, a line for no seat, a relay for nobody: refused or
     # dropped; bob is told the join failed and is free, alice's invitation stands.
     b.attendance.tell_node(JoinAsked("b", "a", "bob", "alice", {"clip": "yes"}))
@@ -305,7 +305,7 @@ async def test_seat_letters_of_the_wrong_shape_cost_only_themselves(tmp_path):
     a.attendance.tell_node(Relayed("a", "b", "nobody", "lines", ("hello",)))
     await settled(a, b)
     assert bob_hears.lines() == ["** Error: can't find player bob"]
-    assert bob.seated_elsewhere is None and not a.seats.here
+    assert bob.place.seated_elsewhere is None and not a.seats.here
     assert a.match_table.invitation_from("alice") is not None
     await b.dispatch(bob, "join alice")
     await settled(a, b)
@@ -348,9 +348,9 @@ async def test_a_killed_hosts_player_back_on_a_third_node_frees_their_opponent_e
     b.config.clock = clock = AlarmClock()
     del wire.nodes["a"]
     alice_again, _, account = await logged_in_again(c, "alice")
-    assert bob.seated_elsewhere is not None
+    assert bob.place.seated_elsewhere is not None
     clock.advance(TAKEOVER_ANSWER_SECONDS)
-    assert bob.seated_elsewhere is None
+    assert bob.place.seated_elsewhere is None
     alice_again.account.toggles["ready"] = True  # type: ignore[union-attr]
     await c.dispatch(alice_again, "invite bob")
     await b.dispatch(bob, "join alice")
@@ -368,7 +368,7 @@ async def test_a_live_host_answers_the_check_and_its_players_play_on(tmp_path):
     alice_again, _, account = await logged_in_again(c, "alice")
     await settled(a, b, c)
     clock.advance(TAKEOVER_ANSWER_SECONDS)
-    assert bob.seated_elsewhere is not None and bob.seated_elsewhere.host == "a"
+    assert bob.place.seated_elsewhere is not None and bob.place.seated_elsewhere.host == "a"
     assert a.seats.here["bob"] is not None and a.seats.here["alice"] is not None
 
 
@@ -408,7 +408,7 @@ async def test_a_user_watches_a_match_on_another_node(tmp_path):
     assert watched[0] == "You're now watching alice."
     assert watched[1:] == dora_hears.lines()[1:]  # the board, as dora sees it
     assert "carol is watching you." in alice_hears.lines()
-    assert carol.seated_elsewhere is not None and carol.seated_elsewhere.watching == "alice"
+    assert carol.place.seated_elsewhere is not None and carol.place.seated_elsewhere.watching == "alice"
     await b.dispatch(carol, "rawwho")
     lines = {line.split()[1]: line.split()[3] for line in carol_hears.lines()[:-1]}
     assert lines["carol"] == "alice"
@@ -422,7 +422,7 @@ async def test_a_user_watches_a_match_on_another_node(tmp_path):
     await b.dispatch(carol, "unwatch")
     await settled(a, b)
     assert carol_hears.lines()[0] == "You stop watching alice."
-    assert carol.seated_elsewhere is None and not a.seats.here
+    assert carol.place.seated_elsewhere is None and not a.seats.here
     assert "carol stops watching you." in alice_hears.lines()
 
 
@@ -439,7 +439,7 @@ async def test_a_line_typed_right_after_join_waits_for_the_seat(tmp_path):
     boards = [line for line in bob_hears.lines() if line.startswith("board:You:alice:3:")]
     assert len(boards) == 2  # the join's, then the one asked for
     assert a.match_table.match_of(alice) is not None
-    assert bob.seated_elsewhere is not None and bob.seated_elsewhere.opponent == "alice"
+    assert bob.place.seated_elsewhere is not None and bob.place.seated_elsewhere.opponent == "alice"
 
 
 async def test_a_line_the_seat_never_served_is_answered_at_home(tmp_path):
@@ -451,7 +451,7 @@ async def test_a_line_the_seat_never_served_is_answered_at_home(tmp_path):
     await settled(a, b)
     assert bob_hears.lines() == ["** You terminated the game. The game was saved.",
                                  "** You're not playing."]
-    assert bob.seated_elsewhere is None and not a.seats.here
+    assert bob.place.seated_elsewhere is None and not a.seats.here
 
 
 async def test_a_match_running_on_another_node_is_not_counted_as_saved(tmp_path):

@@ -53,7 +53,7 @@ table = CommandTable()
 
 @table.command("ping", aliases=("pong",))
 async def ping(session: Session, command) -> None:
-    session.send_line("pong " + command.rest if command.rest else "pong")
+    session.out.line("pong " + command.rest if command.rest else "pong")
 
 
 @table.command("fail")
@@ -116,22 +116,22 @@ async def test_a_telnet_login_hides_the_password_and_ends_at_a_prompt(lobby):
     assert answer.startswith("<echo off>\r\n** User alice authenticated.\r\n")
     assert answer.endswith("+\r\n> ")  # the MOTD's box, then the prompt
     assert session.stage is Stage.ONLINE and lobby.attendance.online["alice"] is session
-    assert (session.clip, session.prompts, session.client_name) == (False, True, None)
+    assert (session.out.clip, session.out.prompts, session.out.client_name) == (False, True, None)
 
 
 async def test_a_clip_login_gets_the_clip_welcome_and_no_prompt(lobby):
     session, connection = connect(lobby)
     answer = await say(session, connection, "login MacFIBS 1008 alice secret")
     assert answer.startswith("\r\n1 alice ") and answer.endswith("\r\n6\r\n")
-    assert (session.clip, session.prompts, session.client_name) == (True, False, "MacFIBS")
-    assert "MacFIBS" in session.who_line()
+    assert (session.out.clip, session.out.prompts, session.out.client_name) == (True, False, "MacFIBS")
+    assert "MacFIBS" in session.who.line()
 
 
 async def test_connect_logs_in_with_sentences_and_no_prompt(lobby):
     session, connection = connect(lobby)
     answer = await say(session, connection, "connect alice secret")
     assert answer.startswith("** User alice authenticated.\r\n") and answer.endswith("+\r\n")
-    assert (session.clip, session.prompts) == (False, False)
+    assert (session.out.clip, session.out.prompts) == (False, False)
 
 
 async def test_a_wrong_password_or_name_answers_login_again(lobby):
@@ -142,7 +142,7 @@ async def test_a_wrong_password_or_name_answers_login_again(lobby):
         "<echo off>\r\nlogin: "  # names are case-sensitive at login
     assert await say(session, connection, "login MacFIBS 1008 nobody secret") == "\r\nlogin: "
     assert await say(session, connection, "connect alice wrong") == "login: "
-    assert session.stage is Stage.LOGIN and not session.clip and not lobby.attendance.online
+    assert session.stage is Stage.LOGIN and not session.out.clip and not lobby.attendance.online
 
 
 async def test_bye_at_login_closes_the_connection(lobby):

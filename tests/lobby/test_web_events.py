@@ -58,7 +58,7 @@ async def test_a_whole_match_in_typed_messages_beside_fibs_lines(tmp_path):
     alice, alice_out = await logged_in(lobby, "alice", web_events=True, ready=True)
     bob, bob_out = await logged_in(lobby, "bob", ready=True)
     dave, dave_out = await logged_in(lobby, "dave")
-    dave.clip = True  # a CLIP client that did not ask: FIBS's lines only
+    dave.out.clip = True  # a CLIP client that did not ask: FIBS's lines only
     _, logins = split(alice_out)
     assert [(m["name"], m["online"]) for m in logins] == [("bob", True), ("dave", True)]
     split(carol_out)
@@ -134,7 +134,7 @@ async def refused_commands(tmp_path, web_events: bool) -> list[str]:
     lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
     alice, alice_out = await logged_in(lobby, "alice", web_events=web_events)
     if not web_events:
-        alice.clip = True  # a CLIP client that did not ask for messages
+        alice.out.clip = True  # a CLIP client that did not ask for messages
     await logged_in(lobby, "bob")
     await logged_in(lobby, "dave", ready=True)
     for command in ("invite bob 5", "toggle ready", "invite zed 5", "invite alice",
@@ -196,7 +196,7 @@ async def dialogue(lobby, lines: list[str], events: bool) -> list[str]:
     connection = RecordingConnection()
     session = lobby.connect(connection, WEB_PAGE)
     if events:
-        session.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+        session.out.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
     connection.take()
     for line in lines:
         await session.handle_line(line)
@@ -228,7 +228,7 @@ async def test_a_match_told_in_messages_from_the_invitation_to_its_saved_matches
     bob, bob_out = await logged_in(lobby, "bob", web_events=True, ready=True)
     carol, carol_out = await logged_in(lobby, "carol", web_events=True, ready=True)
     dave, dave_out = await logged_in(lobby, "dave", ready=True)
-    dave.clip = True
+    dave.out.clip = True
     for connection in (alice_out, bob_out, carol_out):
         split(connection)
 
@@ -303,8 +303,8 @@ async def test_a_login_tells_the_page_who_it_is_and_its_saved_matches(tmp_path):
     account = await lobby.accounts.find_account("alice")
     connection = RecordingConnection()
     page = lobby.connect(connection, WEB_PAGE)
-    page.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
-    page.clip, page.prompts = True, False
+    page.out.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
+    page.out.clip, page.out.prompts = True, False
     await lobby.log_in(page, account)
     lines, messages = split(connection)
     welcome = next(index for index, line in enumerate(lines) if line.startswith("1 alice "))
@@ -371,8 +371,8 @@ async def test_a_pages_login_gets_everyone_online_kept_but_never_stale(tmp_path,
         account = await lobby.accounts.find_account(name)
         page_connection = RecordingConnection()
         page = lobby.connect(page_connection, WEB_PAGE)
-        page.event_sink = lambda line, broadcast: page_connection.send(line + "\r\n", broadcast)
-        page.clip, page.prompts = True, False
+        page.out.event_sink = lambda line, broadcast: page_connection.send(line + "\r\n", broadcast)
+        page.out.clip, page.out.prompts = True, False
         await lobby.log_in(page, account)
         lines = page_connection.lines()
         # The block is lines of messages, with no empty line after it.
@@ -411,7 +411,7 @@ async def test_a_tournament_told_to_the_pages_that_follow_it_from_sign_up_to_its
     carol, carol_out = await logged_in(lobby, "carol", web_events=True)  # follows by `show`
     dave, dave_out = await logged_in(lobby, "dave", web_events=True)  # follows none
     erin, erin_out = await logged_in(lobby, "erin")
-    erin.clip = True  # a CLIP client that did not ask for messages, told of every tournament
+    erin.out.clip = True  # a CLIP client that did not ask for messages, told of every tournament
     await lobby.dispatch(erin, "tournament notify on")
     for connection in (alice_out, bob_out, carol_out, dave_out, erin_out):
         split(connection)

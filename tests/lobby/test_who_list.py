@@ -15,15 +15,20 @@ NAMES = ["alice", "Bob", "carol", "dave", "erin"]
 LINE_TEXT = st.text(st.sampled_from("abc 5-19.\x1b\x7f\u00e9\u2603"), max_size=12)
 
 
-class FakeSession:
+class FakeWho:
     """What the who-list reads of a session: its current who-line."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def line(self) -> str:
+        return self.text
+
+
+class FakeSession:
     def __init__(self, name: str, line: str) -> None:
         self.name = name
-        self.line = line
-
-    def who_line(self) -> str:
-        return self.line
+        self.who = FakeWho(line)
 
 
 class FakeClock:
@@ -54,25 +59,25 @@ def test_the_kept_who_list_is_the_one_formatted_afresh(operations):
         if operation == "login" and session is None:
             # Attendance.came_online: online first, then the line
             online[key] = FakeSession(name, f"{name} {text}")
-            who_list.set(name, online[key].line)
-            told[key] = online[key].line
+            who_list.set(name, online[key].who.text)
+            told[key] = online[key].who.text
         elif operation == "logout" and session is not None:
             del online[key]
             who_list.remove(name)
             del told[key]
         elif operation == "change" and session is not None:
             # A field it shows changed (Attendance.broadcast_who): told at once.
-            session.line = f"{name} {text}"
-            who_list.set(name, session.line)
-            told[key] = session.line
+            session.who.text = f"{name} {text}"
+            who_list.set(name, session.who.text)
+            told[key] = session.who.text
         elif operation == "idle" and session is not None:
-            session.line = f"{name} {text}"  # only the idle seconds: nobody is told
+            session.who.text = f"{name} {text}"  # only the idle seconds: nobody is told
         elif operation == "refresh":
             clock.now += WHO_IDLE_REFRESH
             refresh_due = True
 
         if refresh_due:
-            told = {key: session.line for key, session in online.items()}
+            told = {key: session.who.text for key, session in online.items()}
             refresh_due = False
         expected = b"".join(wire_bytes(told[key] + "\r\n") for key in online)
         assert who_list.wire() == expected
@@ -80,4 +85,4 @@ def test_the_kept_who_list_is_the_one_formatted_afresh(operations):
 
     # Formatted afresh, it is every current line in login order, as the wire carries them.
     clock.now += WHO_IDLE_REFRESH
-    assert who_list.wire() == wire_bytes("".join(s.line + "\r\n" for s in online.values()))
+    assert who_list.wire() == wire_bytes("".join(s.who.text + "\r\n" for s in online.values()))

@@ -19,6 +19,7 @@ from tests.waiting import DEADLINE
 
 try:
     from playwright.async_api import Browser, expect
+    from playwright.async_api import Error as PlaywrightError
 except ImportError:  # the browser tests then skip (the `browser` fixture)
     pass
 else:
@@ -96,10 +97,38 @@ async def chromium() -> AsyncIterator[Browser]:
         assert not errors, f"errors in the page: {errors}"
 
 
+# A browser test that failed leaves what each of its pages showed (a screenshot and the HTML)
+# under failed/ in the artifacts: a wait that ran out says what was missing, not what was there.
+FAILED_CALL = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if report.when == "call" and report.failed:
+        item.stash[FAILED_CALL] = True
+    return report
+
+
+async def keep_failed_pages(browser: Browser, test_name: str) -> None:
+    folder = ARTIFACTS / "failed"
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = [page for context in browser.contexts for page in context.pages]
+    for number, page in enumerate(pages):
+        stem = folder / f"{test_name}-{number}"
+        try:
+            await page.screenshot(path=f"{stem}.png", full_page=True, timeout=10_000)
+            pathlib.Path(f"{stem}.html").write_text(await page.content())
+        except PlaywrightError:  # a page that crashed or hangs has nothing more to give
+            pass
+
+
 @pytest.fixture
-async def browser():
+async def browser(request: pytest.FixtureRequest):
     async with chromium() as browser:
         yield browser
+        if request.node.stash.get(FAILED_CALL, False):
+            await keep_failed_pages(browser, request.node.name)
 
 
 # One server and one browser for all of a module's tests, where they share them: a module

@@ -487,12 +487,12 @@ async def test_a_pages_heartbeat_is_answered_below_the_lobby(web, clients):
     await web.register("alice")
     alice = await web_login(web, clients, "alice")
     session = web.server.lobby.attendance.online["alice"]
-    active = session.last_active
+    active = session.who.last_active
     for _ in range(3):
         await alice.socket.send_bytes(b"")
         answer = await alice.socket.receive(timeout=TIMEOUT)
         assert (answer.type, answer.data) == (aiohttp.WSMsgType.BINARY, b"")
-    assert session.last_active == active
+    assert session.who.last_active == active
     await alice.send("tell alice still here")
     await alice.skip_until("You say to yourself: still here")
 

@@ -48,14 +48,14 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         None after telling the administrator what is wrong (`usage`: for no name; by default
         the usage of a command that takes only a name)."""
         if not command.args:
-            session.send_line(usage or admin_texts.name_usage(command.name))
+            session.out.line(usage or admin_texts.name_usage(command.name))
             return None
         online, account = await attendance.user_named(command.args[0])
         if account is None:
-            session.send_line(chat.dont_know_user(command.args[0]))
+            session.out.line(chat.dont_know_user(command.args[0]))
             return None
         if account.name.lower() == session.name.lower():
-            session.send_line(admin_texts.NOT_YOURSELF)
+            session.out.line(admin_texts.NOT_YOURSELF)
             return None
         return account, online
 
@@ -69,21 +69,21 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         account, online = found
         elsewhere = attendance.directory.get(account.name) if online is None else None
         if online is None and elsewhere is None:
-            session.send_line(texts.no_one_called(account.name))
+            session.out.line(texts.no_one_called(account.name))
             return
         await chat_records.log_moderation(session.name, "kick", account.name, "")
         if online is not None:
             await attendance.throw_out(online, admin_texts.KICKED)
         else:
             attendance.moderate(account.name, "throw_out", admin_texts.KICKED)
-        session.send_line(admin_texts.was_kicked(account.name))
+        session.out.line(admin_texts.was_kicked(account.name))
 
     @table.admin_command("ban")
     async def ban(session: Session, command: Command) -> None:
         usage = admin_texts.BAN_USAGE
         duration = DURATION.match(command.args[1]) if len(command.args) == 2 else None
         if len(command.args) > 2 or (len(command.args) == 2 and duration is None):
-            session.send_line(usage)
+            session.out.line(usage)
             return
         found = await _account(session, command, usage)
         if found is None:
@@ -100,7 +100,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
             await attendance.throw_out(online, admin_texts.banned(until))
         elif elsewhere is not None:
             attendance.moderate(account.name, "throw_out", admin_texts.banned(until))
-        session.send_line(admin_texts.ban_reply(account.name, address, until))
+        session.out.line(admin_texts.ban_reply(account.name, address, until))
 
     LIFTED: dict[str, SanctionKind] = {"unban": "ban", "unmute": "mute"}  # what each lifts
 
@@ -109,7 +109,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
     async def lift(session: Session, command: Command) -> None:
         kind = LIFTED[command.name]
         if not command.args:
-            session.send_line(admin_texts.name_usage(command.name))
+            session.out.line(admin_texts.name_usage(command.name))
             return
         lifted = await chat_records.lift_sanctions(kind, command.args[0], session.name)
         online = attendance.online.get(command.args[0].lower())
@@ -117,7 +117,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
             chat_state.of(online.name).muted = False
         elif kind == "mute":
             attendance.moderate(command.args[0], "unmute")
-        session.send_line(admin_texts.lifted_reply(command.args[0], kind, lifted > 0))
+        session.out.line(admin_texts.lifted_reply(command.args[0], kind, lifted > 0))
 
     @table.admin_command("mute")
     async def mute(session: Session, command: Command) -> None:
@@ -131,7 +131,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
             chat_state.of(online.name).muted = True
         else:
             attendance.moderate(account.name, "mute")
-        session.send_line(admin_texts.muted(account.name))
+        session.out.line(admin_texts.muted(account.name))
 
     @table.admin_command("erase")
     async def erase(session: Session, command: Command) -> None:
@@ -145,7 +145,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         elif attendance.directory.get(account.name) is not None:
             attendance.moderate(account.name, "throw_out", admin_texts.ERASED)
         await chat_records.erase_account(account.name, session.name)
-        session.send_line(admin_texts.erased(account.name))
+        session.out.line(admin_texts.erased(account.name))
 
     # --- motd ------------------------------------------------------------------------------------
 
@@ -156,10 +156,10 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
             return
         text = command.rest[len("set"):].strip()
         if not text:
-            session.send_line(admin_texts.MOTD_SET_USAGE)
+            session.out.line(admin_texts.MOTD_SET_USAGE)
             return
         await set_motd(text, session.name)
-        session.send_line(admin_texts.MOTD_WAS_SET)
+        session.out.line(admin_texts.MOTD_WAS_SET)
 
     # --- shutdown --------------------------------------------------------------------------------
 
@@ -168,17 +168,17 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         word = command.args[0].lower() if len(command.args) == 1 else ""
         if word == "cancel":
             if not countdown.under_way:
-                session.send_line(server_texts.NO_SHUTDOWN_UNDER_WAY)
+                session.out.line(server_texts.NO_SHUTDOWN_UNDER_WAY)
                 return
             countdown.cancel()
             await chat_records.log_moderation(session.name, "shutdown", "-", "cancelled")
             attendance.announce(server_texts.SHUTDOWN_CANCELLED)
             return
         if not word.isdigit():
-            session.send_line(server_texts.SHUTDOWN_USAGE)
+            session.out.line(server_texts.SHUTDOWN_USAGE)
             return
         if countdown.started:
-            session.send_line(server_texts.SHUTDOWN_ALREADY_UNDER_WAY)
+            session.out.line(server_texts.SHUTDOWN_ALREADY_UNDER_WAY)
             return
         minutes = int(word)
         await chat_records.log_moderation(session.name, "shutdown", "-",

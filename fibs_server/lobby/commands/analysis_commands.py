@@ -28,10 +28,10 @@ async def readable_match(match_store: MatchStore, session: Session, typed: str
     record = (await match_store.match_by_id(int(typed))
               if typed.isdigit() and int(typed) <= LARGEST_ID else None)
     if record is None or not record.finished:
-        session.send_line(analysis_texts.no_finished_match(typed))
+        session.out.line(analysis_texts.no_finished_match(typed))
         return None
     if not readable(record, session.name):
-        session.send_line(analysis_texts.not_readable(record.match_id))
+        session.out.line(analysis_texts.not_readable(record.match_id))
         return None
     return record
 
@@ -51,21 +51,21 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None, match_s
         args = [word.lower() for word in command.args]
         if args[:1] == ["notify"] and len(args) == 2 and args[1] in ("on", "off"):
             await store_setting(accounts, session, NOTICE_SETTING, args[1])
-            session.send_line(analysis_texts.NOTIFY_ON if args[1] == "on"
-                              else analysis_texts.NOTIFY_OFF)
+            session.out.line(analysis_texts.NOTIFY_ON if args[1] == "on"
+                             else analysis_texts.NOTIFY_OFF)
             return
         if len(args) != 1:
-            session.send_line(analysis_texts.ANALYSE_USAGE)
+            session.out.line(analysis_texts.ANALYSE_USAGE)
             return
         if queue is None:
-            session.send_line(analysis_texts.NOT_ANALYSING)
+            session.out.line(analysis_texts.NOT_ANALYSING)
             return
         record = await readable_match(match_store, session, args[0])
         if record is None:
             return
         outcome = await queue.ask(record.match_id, session.name)
         limits = queue.config.limits
-        session.send_line({
+        session.out.line({
             Outcome.QUEUED: analysis_texts.queued(record.match_id),
             Outcome.WAITING_ALREADY: analysis_texts.waiting_already(record.match_id),
             Outcome.DONE_ALREADY: analysis_texts.done_already(record.match_id),
@@ -78,7 +78,7 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None, match_s
     async def analysis(session: Session, command: Command) -> None:
         args = command.args
         if not 1 <= len(args) <= 2 or (len(args) == 2 and args[1].lower() != "moves"):
-            session.send_line(analysis_texts.ANALYSIS_USAGE)
+            session.out.line(analysis_texts.ANALYSIS_USAGE)
             return
         record = await readable_match(match_store, session, args[0])
         if record is None:
@@ -86,12 +86,12 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None, match_s
         stored = await records.analysis_of(record.match_id)
         if stored is None:
             request = await records.analysis_request(record.match_id)
-            session.send_line(analysis_texts.not_analysed(
+            session.out.line(analysis_texts.not_analysed(
                 record.match_id, None if request is None else request.status.value))
             return
         names = (record.player_a, record.player_b)
         render = analysis_texts.decisions if len(args) == 2 else analysis_texts.summary
-        session.send_lines(render(record.match_id, names, stored.analysis))
+        session.out.lines(render(record.match_id, names, stored.analysis))
 
     # A puzzle is a few rows of an index, and an answer one short transaction: paced with
     # the heavy reads per user all the same, as each costs the store a round trip.
@@ -106,26 +106,26 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None, match_s
             shown = await records.daily_puzzle(now().date())
         elif args == ["rating"]:
             rating = await records.puzzle_rating(session.name)
-            session.send_line(analysis_texts.puzzle_rating(rating.rating, rating.attempts,
-                                                           rating.solved))
+            session.out.line(analysis_texts.puzzle_rating(rating.rating, rating.attempts,
+                                                          rating.solved))
             return
         elif args[0].isdigit() and int(args[0]) <= LARGEST_ID:
             shown = await records.puzzle(int(args[0]))
             if shown is None:
-                session.send_line(analysis_texts.no_puzzle(args[0]))
+                session.out.line(analysis_texts.no_puzzle(args[0]))
                 return
             if len(args) > 1:
                 await answer(session, shown, " ".join(args[1:]))
                 return
         else:
-            session.send_line(analysis_texts.PUZZLE_USAGE)
+            session.out.line(analysis_texts.PUZZLE_USAGE)
             return
         if shown is None:
-            session.send_line(analysis_texts.NO_PUZZLE_LEFT)
+            session.out.line(analysis_texts.NO_PUZZLE_LEFT)
             return
         asked = shown.puzzle
         decider = asked.player
-        session.send_lines(analysis_texts.puzzle(
+        session.out.lines(analysis_texts.puzzle(
             shown.puzzle_id, shown.rating, shown.match_id, shown.players, asked.game,
             asked.question, asked.position_id, asked.dice, asked.cube,
             cube_side(asked.cube_owner, decider),
@@ -135,9 +135,9 @@ def command_table(records: AnalysisRecords, queue: AnalysisQueue | None, match_s
         asked = shown.puzzle
         solved = solves(asked.question, asked.position_id, asked.dice, asked.best, typed)
         attempt = await records.attempt_puzzle(session.name, shown.puzzle_id, solved)
-        session.send_lines(analysis_texts.puzzle_answered(
+        session.out.lines(analysis_texts.puzzle_answered(
             solved, asked.best, asked.played, attempt.first, attempt.rating, attempt.change))
-        session.send_event(web_events.puzzle_result(
+        session.out.event(web_events.puzzle_result(
             shown.puzzle_id, solved, asked.best, asked.played, attempt.first, attempt.rating,
             attempt.change, attempt.puzzle_rating))
 

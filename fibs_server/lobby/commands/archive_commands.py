@@ -88,12 +88,12 @@ def command_table(attendance: Attendance, match_table: MatchTable, match_store: 
         """The board as it was before the last move of the game being played (or just ended)."""
         running = match_table.match_of(session)
         if running is None:
-            session.send_line(game_texts.NOT_PLAYING)
+            session.out.line(game_texts.NOT_PLAYING)
             return
         match = running.match
         rolls = list(played_rolls(match.game_events(-1), _start_position(match)))
         if not rolls:
-            session.send_line(info.NO_PREVIOUS_BOARD)
+            session.out.line(info.NO_PREVIOUS_BOARD)
             return
         last = rolls[-1]
         viewer = running.index_of(session)
@@ -109,7 +109,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, match_store: 
             player_may_double=last.cube_owner in (None, viewer),  # as `may_double_field`
             opponent_may_double=last.cube_owner in (None, 1 - viewer),
             pieces_to_move=len(last.moved.steps) if viewer == mover else 0)
-        session.send_lines(render_board(view, int(session.setting("boardstyle"))))
+        session.out.lines(render_board(view, int(session.prefs.setting("boardstyle"))))
 
     @table.command("oldmoves", forwarded=Forwarding.HOST)
     async def oldmoves(session: Session, command: Command) -> None:
@@ -120,16 +120,16 @@ def command_table(attendance: Attendance, match_table: MatchTable, match_store: 
             match = running.match
             finished = match.game_count - (0 if _game_over(match.game_events(-1)) else 1)
             if finished > 0:
-                session.send_lines(match_views.move_list(match, running.names, finished - 1))
+                session.out.lines(match_views.move_list(match, running.names, finished - 1))
                 return
         records = await match_store.finished_matches(session.name, 1)
         if not records:
-            session.send_line(info.NO_PREVIOUS_GAME)
+            session.out.line(info.NO_PREVIOUS_GAME)
             return
         record = records[0]
         archived = _stored_match(record)
-        session.send_lines(match_views.move_list(archived, (record.player_a, record.player_b),
-                                                 archived.game_count - 1))
+        session.out.lines(match_views.move_list(archived, (record.player_a, record.player_b),
+                                                archived.game_count - 1))
 
     # --- history ----------------------------------------------------------------------------------
 
@@ -140,14 +140,14 @@ def command_table(attendance: Attendance, match_table: MatchTable, match_store: 
         if command.args:
             _, account = await attendance.user_named(command.args[0], complete=True)
             if account is None:
-                session.send_line(info.no_information(command.args[0]))
+                session.out.line(info.no_information(command.args[0]))
                 return
             name = account.name
         records = await match_store.finished_matches(name, HISTORY_ROWS)
         saved, abandoned = await match_counts(match_store, attendance, match_table, name)
         analysed = (set() if analyses is None else
                     await analyses.analysed_among([record.match_id for record in records]))
-        session.send_lines(info.history(
+        session.out.lines(info.history(
             name, [_finished_match(record, name, record.match_id in analysed) for record in records],
             saved, abandoned))
 

@@ -32,29 +32,29 @@ def command_table(bots: BotPlayers, attendance: Attendance, match_table: MatchTa
             elif (asked_level := bots.level_named(word)) is not None:
                 level = asked_level
             else:
-                session.send_line(texts.bot_usage(list(bots.residents)))
+                session.out.line(texts.bot_usage(list(bots.residents)))
                 return
         if match_table.busy(session):
-            session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+            session.out.line(game_texts.TWO_GAMES_AT_ONCE)
             return
         visitor = attendance.is_visitor(session)
         points = None if length == "unlimited" else length
         # The experience rule of `invite` and tables, for the same reason: a rated long
         # match only for players on the rating list.
         if not (visitor or unrated) and too_long_for(session, points):
-            session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
+            session.out.line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
             return
         resident = bots.residents.get(level)
         if resident is None:  # online on another node (docs/NODES.md, "Leases")
-            session.send_line(texts.BOTS_ELSEWHERE)
+            session.out.line(texts.BOTS_ELSEWHERE)
             return
         opponent = bots.player_for(resident)
         with bots.match_slot(session) as refusal, \
                 match_table.starting([session.name]) as claimed:
             if refusal is not None:
-                session.send_line(refusal)
+                session.out.line(refusal)
             elif not claimed:
-                session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+                session.out.line(game_texts.TWO_GAMES_AT_ONCE)
             else:
                 await matches.start_match(
                     session, opponent, points,

@@ -52,28 +52,28 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
                  gags_apply: bool = True) -> None:
         """`speaker` says `text` to `listener` (`kind` tell, or say to the opponent)."""
         if gags_apply and listener.name.lower() in chat_state.gags(speaker.name):
-            speaker.send_line(chat.YOU_GAG_THEM)
+            speaker.out.line(chat.YOU_GAG_THEM)
             return
         if gags_apply and speaker.name.lower() in chat_state.gags(listener.name):
-            speaker.send_line(chat.wont_listen(listener.name))
+            speaker.out.line(chat.wont_listen(listener.name))
             return
         attendance.tell([listener.name], Said(kind, speaker.name, text, listener.name))
-        speaker.send_line(chat.you_tell(speaker.clip, listener.name, text))
-        speaker.send_event(web_events.chat(kind, speaker.name, text, listener.name))
-        if listener.away_message is not None:
-            speaker.send_line(chat.is_away(listener.name, listener.away_message))
+        speaker.out.line(chat.you_tell(speaker.out.clip, listener.name, text))
+        speaker.out.event(web_events.chat(kind, speaker.name, text, listener.name))
+        if listener.prefs.away_message is not None:
+            speaker.out.line(chat.is_away(listener.name, listener.prefs.away_message))
 
     def _says_elsewhere(speaker: Session, listener: RemoteUser, text: str) -> None:
         """A tell to a user of another node: their gags are checked there (a gagged tell goes
         nowhere, with no reply), the speaker's here."""
         if listener.name.lower() in chat_state.gags(speaker.name):
-            speaker.send_line(chat.YOU_GAG_THEM)
+            speaker.out.line(chat.YOU_GAG_THEM)
             return
         attendance.tell([listener.name], Said("tell", speaker.name, text, listener.name))
-        speaker.send_line(chat.you_tell(speaker.clip, listener.name, text))
-        speaker.send_event(web_events.chat("tell", speaker.name, text, listener.name))
+        speaker.out.line(chat.you_tell(speaker.out.clip, listener.name, text))
+        speaker.out.event(web_events.chat("tell", speaker.name, text, listener.name))
         if listener.away_message is not None:
-            speaker.send_line(chat.is_away(listener.name, listener.away_message))
+            speaker.out.line(chat.is_away(listener.name, listener.away_message))
 
     # --- tell, say, shout ------------------------------------------------------------------------
 
@@ -81,11 +81,11 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
     @table.command("tellx", repeatable=False)
     async def tell(session: Session, command: Command) -> None:
         if not command.args:
-            session.send_line(chat.TELL_WHOM)
+            session.out.line(chat.TELL_WHOM)
             return
         name, text = command.args[0], _after_name(command)
         if not text.strip():
-            session.send_line(chat.tell_what(name))
+            session.out.line(chat.tell_what(name))
             return
         # `tellx` takes the name as it is: no completion of a prefix.
         listener = attendance.find_online(name) if command.name == "tell" else attendance.online.get(name.lower())
@@ -93,9 +93,9 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if elsewhere is not None:
             _says_elsewhere(session, elsewhere, text)
         elif listener is None:
-            session.send_line(texts.no_one_called(name))
+            session.out.line(texts.no_one_called(name))
         elif listener is session:
-            session.send_line(chat.to_yourself(text))
+            session.out.line(chat.to_yourself(text))
         else:
             _says_to(session, listener, text, "tell")
 
@@ -104,9 +104,9 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         running = match_table.match_of(session)
         opponent = running.opponent_of(session) if running else None
         if opponent is None:
-            session.send_line(game_texts.NOT_PLAYING)
+            session.out.line(game_texts.NOT_PLAYING)
         elif not command.rest:
-            session.send_line(chat.SAY_WHAT)
+            session.out.line(chat.SAY_WHAT)
         else:
             # FIBS: you can't gag what your opponent says to you.
             _says_to(session, opponent, command.rest, "say", gags_apply=False)
@@ -125,14 +125,14 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
     @table.command("shout", repeatable=False)
     async def shout(session: Session, command: Command) -> None:
         if not command.rest:
-            session.send_line(chat.SHOUT_WHAT)
+            session.out.line(chat.SHOUT_WHAT)
             return
-        if session.toggle("silent"):
-            session.send_line(chat.SILENT_SHOUT)
+        if session.prefs.toggle("silent"):
+            session.out.line(chat.SILENT_SHOUT)
             return
         wait = _seconds_until_shout(session)
         if wait > 0:
-            session.send_line(chat.shouting_too_often(max(1, math.ceil(wait))))
+            session.out.line(chat.shouting_too_often(max(1, math.ceil(wait))))
             return
         shouted = Said("shout", session.name, command.rest)
         # The other nodes' users counted as hearing it: their toggles and gags are theirs.
@@ -141,8 +141,8 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         # A muted user is not told: their shouts look sent and reach nobody.
         if not chat_state.muted(session.name):
             attendance.tell_all(shouted)
-        session.send_lines([chat.you_shout(session.clip, command.rest), chat.heard(heard)])
-        session.send_event(web_events.chat("shout", session.name, command.rest))
+        session.out.lines([chat.you_shout(session.out.clip, command.rest), chat.heard(heard)])
+        session.out.event(web_events.chat("shout", session.name, command.rest))
 
     # --- kibitz and whisper ----------------------------------------------------------------------
 
@@ -150,9 +150,9 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         """The players and the watchers of the game `session` plays or watches (a watched user
         who is not playing stands for the players), or None."""
         running = match_table.match_of(session)
-        if running is None and session.watching is not None:
-            running = match_table.match_of(session.watching)
-            players = running.players() if running else [session.watching]
+        if running is None and session.place.watching is not None:
+            running = match_table.match_of(session.place.watching)
+            players = running.players() if running else [session.place.watching]
         elif running is not None:
             players = running.players()
         else:
@@ -163,10 +163,10 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
                              to_players: bool) -> None:
         seated = _table_of(session)
         if seated is None:
-            session.send_line(chat.NOT_WATCHING_OR_PLAYING)
+            session.out.line(chat.NOT_WATCHING_OR_PLAYING)
             return
         if not command.rest:
-            session.send_line(chat.KIBITZ_WHAT if to_players else chat.WHISPER_WHAT)
+            session.out.line(chat.KIBITZ_WHAT if to_players else chat.WHISPER_WHAT)
             return
         players, watchers = seated
         # FIBS: what the players of a game say can't be gagged by those who watch it.
@@ -177,8 +177,8 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         kind: Literal["kibitz", "whisper"] = "kibitz" if to_players else "whisper"
         attendance.tell(listeners, Said(kind, session.name, command.rest))
         echo = chat.you_kibitz if to_players else chat.you_whisper
-        session.send_lines([echo(session.clip, command.rest), chat.heard(len(listeners))])
-        session.send_event(web_events.chat(kind, session.name, command.rest))
+        session.out.lines([echo(session.out.clip, command.rest), chat.heard(len(listeners))])
+        session.out.event(web_events.chat(kind, session.name, command.rest))
 
     @table.command("kibitz", short_forms=("k",), forwarded=Forwarding.HOST, repeatable=False)
     async def kibitz(session: Session, command: Command) -> None:
@@ -194,24 +194,24 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
     async def message(session: Session, command: Command) -> None:
         text = _after_name(command) if command.args else ""
         if not text.strip():
-            session.send_line(chat.MESSAGE_USAGE)
+            session.out.line(chat.MESSAGE_USAGE)
             return
         most = limits.max_message_length
         if len(text) > most:
-            session.send_line(chat.message_too_long(most))
+            session.out.line(chat.message_too_long(most))
             return
         # No name completion for `message` (FIBS): the recipient may be anyone registered.
         online, account = await attendance.user_named(command.args[0])
         if account is None:
-            session.send_line(chat.dont_know_user(command.args[0]))
+            session.out.line(chat.dont_know_user(command.args[0]))
             return
         if account.name.lower() in chat_state.gags(session.name):
-            session.send_line(chat.YOU_GAG_THEM)
+            session.out.line(chat.YOU_GAG_THEM)
             return
         gagging = (chat_state.gags(online.name) if online else
                    {n.lower() for n in await chat_records.ignored_names(account.name, "gag")})
         if session.name.lower() in gagging:
-            session.send_line(chat.wont_listen(account.name))
+            session.out.line(chat.wont_listen(account.name))
             return
         if online is None and attendance.directory.get(account.name) is not None:
             online_elsewhere = True  # on another node: told there (their gags checked there)
@@ -219,7 +219,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             online_elsewhere = online is not None
         if online_elsewhere:
             attendance.tell([account.name], Said("message", session.name, text, sent_at=int(time.time())))
-            session.send_line(chat.message_delivered(session.clip, account.name))
+            session.out.line(chat.message_delivered(session.out.clip, account.name))
         else:
             await _keep_message(session, account.name, text)
 
@@ -229,42 +229,43 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         async with message_lock:
             waiting, from_sender = await chat_records.waiting_messages(recipient, session.name)
             if from_sender >= limits.messages_per_sender:
-                session.send_line(chat.too_many_messages_from_you(from_sender, recipient))
+                session.out.line(chat.too_many_messages_from_you(from_sender, recipient))
             elif waiting >= limits.messages_per_recipient:
-                session.send_line(chat.too_many_messages_waiting(recipient, waiting))
+                session.out.line(chat.too_many_messages_waiting(recipient, waiting))
             else:
                 await chat_records.save_message(recipient, session.name, text)
-                session.send_line(chat.message_saved(session.clip, recipient))
+                session.out.line(chat.message_saved(session.out.clip, recipient))
 
     @table.command("waitfor")
     async def waitfor(session: Session, command: Command) -> None:
         waiting_for = chat_state.of(session.name).waiting_for
         if not command.args:
-            session.send_line(chat.waiting_list(sorted(waiting_for, key=str.lower))
-                              if waiting_for else chat.NOT_WAITING)
+            session.out.line(chat.waiting_list(sorted(waiting_for, key=str.lower))
+                             if waiting_for else chat.NOT_WAITING)
             return
         for name in command.args:
             online, account = await attendance.user_named(name)
             if account is None:
-                session.send_line(chat.dont_know_user(name))
+                session.out.line(chat.dont_know_user(name))
             elif online is not None or attendance.directory.get(account.name) is not None:
-                session.send_line(chat.already_logged_in(account.name))
+                session.out.line(chat.already_logged_in(account.name))
             else:
                 chat_state.wait_for(session.name, account.name)
-                session.send_line(chat.will_notify(account.name))
+                session.out.line(chat.will_notify(account.name))
 
     # --- gag and blind ---------------------------------------------------------------------------
 
     async def _ignore(session: Session, command: Command, kind: IgnoreKind) -> None:
         if not command.args:
-            session.send_line(chat.ignore_list(kind, await chat_records.ignored_names(session.name, kind)))
+            ignored = await chat_records.ignored_names(session.name, kind)
+            session.out.line(chat.ignore_list(kind, ignored))
             return
         online, account = await attendance.user_named(command.args[0], complete=True)
         if account is None:
-            session.send_line(texts.no_one_called(command.args[0]))
+            session.out.line(texts.no_one_called(command.args[0]))
             return
         if account.name.lower() == session.name.lower():
-            session.send_line(chat.GAG_YOURSELF if kind == "gag" else chat.BLIND_YOURSELF)
+            session.out.line(chat.GAG_YOURSELF if kind == "gag" else chat.BLIND_YOURSELF)
             return
         chatter = chat_state.of(session.name)
         names = chatter.gagged if kind == "gag" else chatter.blinded
@@ -274,9 +275,9 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             names.add(account.name.lower())
         else:
             names.discard(account.name.lower())
-        session.send_line(chat.gag_reply(account.name, on) if kind == "gag"
-                          else chat.blind_reply(account.name, on))
-        if kind == "blind" and on and online is not None and online.watching is session:
+        session.out.line(chat.gag_reply(account.name, on) if kind == "gag"
+                         else chat.blind_reply(account.name, on))
+        if kind == "blind" and on and online is not None and online.place.watching is session:
             match_table.stop_watching(online)
             attendance.tell([online.name], notice([chat.doesnt_want_you_to_watch(session.name)]))
             attendance.broadcast_who(online)
@@ -309,12 +310,13 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             if chatter.muted is None:
                 chatter.muted = arrival.muted
         lines = [chat.waiting_for_you(waiter) for waiter in attendance.tell_waiters(name)]
-        if arrival.messages and not session.clip:
+        if arrival.messages and not session.out.clip:
             lines.append(chat.MESSAGES_HEADER)
-        lines += [chat.message(session.clip, m.sender, m.sent_at, m.text) for m in arrival.messages]
+        lines += [chat.message(session.out.clip, m.sender, m.sent_at, m.text)
+                  for m in arrival.messages]
         if lines:
-            session.send_lines(lines)
-            if session.prompts:
-                session.send_prompt()
+            session.out.lines(lines)
+            if session.out.prompts:
+                session.out.prompt()
 
     return table

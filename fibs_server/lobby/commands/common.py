@@ -43,7 +43,7 @@ def not_free_to_play(match_table: MatchTable, session: Session) -> str | None:
     """Why the user may not offer a match now (an invitation, a table); None: they may."""
     if match_table.busy(session):
         return game_texts.TWO_GAMES_AT_ONCE
-    if not session.toggle("ready"):
+    if not session.prefs.toggle("ready"):
         return game_texts.TOGGLE_READY_FIRST
     return None
 
@@ -103,7 +103,7 @@ async def match_counts(match_store: MatchStore, attendance: Attendance, match_ta
         remote = attendance.directory.get(name)
         being_played = remote is not None and remote.info.opponent is not None
         return unfinished - int(being_played), abandoned
-    elsewhere = online.seated_elsewhere
+    elsewhere = online.place.seated_elsewhere
     if elsewhere is not None:  # their match runs on another node, stored unless a visitor's
         being_played = elsewhere.playing and not attendance.is_visitor(online)
     else:
@@ -118,12 +118,12 @@ def show_tables(match_table: MatchTable, session: Session) -> None:
     """`show tables`: the public tables, the oldest first."""
     rows = [table_texts.TableRow(t.code, t.creator, t.length, t.terms)
             for t in match_table.open_tables.public()]
-    session.send_lines(table_texts.tables_list(rows))
-    session.send_event(web_events.tables(rows))
+    session.out.lines(table_texts.tables_list(rows))
+    session.out.event(web_events.tables(rows))
 
 
 # --- the message of the day --------------------------------------------------------------------
 
 def send_motd(session: Session, motd: tuple[str, ...]) -> None:
     """`motd` (an administrator's without words too): as CLIP's block, or as it is."""
-    session.send_lines(clip.motd_block(motd) if session.clip else motd)
+    session.out.lines(clip.motd_block(motd) if session.out.clip else motd)

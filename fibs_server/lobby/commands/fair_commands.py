@@ -67,27 +67,27 @@ def command_table(match_table: MatchTable, matches: Matches, match_store: MatchS
         """Without a number: the match the user plays or watches, else their last finished one;
         with one: that match."""
         if len(command.args) > 1 or (command.args and not command.args[0].isdigit()):
-            session.send_line(fair_texts.FAIRDICE_USAGE)
+            session.out.line(fair_texts.FAIRDICE_USAGE)
             return
         if command.args:
             match_id = int(command.args[0])
             # Beyond the column's range PostgreSQL would refuse the query: no such match either.
             record = await match_store.match_by_id(match_id) if match_id <= LARGEST_ID else None
             if record is None:
-                session.send_line(fair_texts.no_match(command.args[0]))
+                session.out.line(fair_texts.no_match(command.args[0]))
             else:
-                session.send_lines(_record_dice(record))
+                session.out.lines(_record_dice(record))
             return
-        watched = session.watching
+        watched = session.place.watching
         running = match_table.match_of(session if watched is None else watched)
         if running is not None:
-            session.send_lines(_running_dice(running))
+            session.out.lines(_running_dice(running))
             return
         records = await match_store.finished_matches(session.name, 1)
         if not records:
-            session.send_line(fair_texts.NO_FINISHED_MATCH)
+            session.out.line(fair_texts.NO_FINISHED_MATCH)
             return
-        session.send_lines(_record_dice(records[0]))
+        session.out.lines(_record_dice(records[0]))
 
     # --- salt -------------------------------------------------------------------------------------
 
@@ -97,20 +97,20 @@ def command_table(match_table: MatchTable, matches: Matches, match_store: MatchS
         that a seed the server chose before it cannot have been chosen for those rolls. Stored
         before the player is told, as any change of a match."""
         if len(command.args) != 1 or not valid_salt(command.args[0]):
-            session.send_line(fair_texts.SALT_USAGE)
+            session.out.line(fair_texts.SALT_USAGE)
             return
         async with matches.playing(session) as running:
             if running is None:
-                session.send_line(game_texts.NOT_PLAYING)
+                session.out.line(game_texts.NOT_PLAYING)
                 return
             dice = running.match.dice_source
             if not isinstance(dice, VerifiableDice):
-                session.send_line(fair_texts.not_verifiable(running.match_id))
+                session.out.line(fair_texts.not_verifiable(running.match_id))
                 return
             player = running.index_of(session)
             earlier = dice.salts[player]
             if earlier is not None:
-                session.send_line(fair_texts.salted_already(earlier))
+                session.out.line(fair_texts.salted_already(earlier))
                 return
             before = running.snapshot()
             taken = dice.add_salt(player, command.args[0])
@@ -118,7 +118,7 @@ def command_table(match_table: MatchTable, matches: Matches, match_store: MatchS
             if not stored:
                 dice.remove_salt(player)  # the snapshot keeps no salts: they change only here
                 return
-            session.send_line(fair_texts.salt_taken(taken))
+            session.out.line(fair_texts.salt_taken(taken))
 
     # --- dicetest ---------------------------------------------------------------------------------
 
@@ -126,6 +126,6 @@ def command_table(match_table: MatchTable, matches: Matches, match_store: MatchS
     async def dicetest(session: Session, command: Command) -> None:
         server = DiceStatistics.of(await match_store.roll_tally(None))
         own = DiceStatistics.of(await match_store.roll_tally(session.name))
-        session.send_lines(fair_texts.dicetest(session.name, server, own))
+        session.out.lines(fair_texts.dicetest(session.name, server, own))
 
     return table

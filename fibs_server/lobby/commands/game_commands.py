@@ -69,7 +69,7 @@ class Invitee:
     def here(cls, session: Session, visitor: bool, busy: bool, gagged: Collection[str]
              ) -> Invitee:
         assert session.account is not None
-        return cls(session.name, visitor, busy, session.toggle("ready"),
+        return cls(session.name, visitor, busy, session.prefs.toggle("ready"),
                    session.account.experience, gagged)
 
     @classmethod
@@ -96,16 +96,16 @@ def user_here_or_elsewhere(attendance: Attendance, session: Session, command: Co
                            ) -> Session | RemoteUser | None:
     """`named_user`, or (`elsewhere`) a user of another node by their whole name."""
     if not command.args:
-        session.send_line(who_text)
+        session.out.line(who_text)
         return None
     target: Session | RemoteUser | None = attendance.find_online(command.args[0])
     if target is None and elsewhere:
         target = attendance.directory.get(command.args[0])
     if target is None:
-        session.send_line(texts.no_one_called(command.args[0]))
+        session.out.line(texts.no_one_called(command.args[0]))
         return None
     if target is session and self_text is not None:
-        session.send_line(self_text)
+        session.out.line(self_text)
         return None
     return target
 
@@ -156,57 +156,57 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             return
         if attendance.is_visitor(session) or target.visitor:
             # A visitor's matches are never stored; one against a person would be lost.
-            session.send_line(texts.VISITORS_PLAY_BOTS)
+            session.out.line(texts.VISITORS_PLAY_BOTS)
             return
         refusal = not_free_to_play(match_table, session)
         if refusal is not None:
-            session.send_line(refusal)
+            session.out.line(refusal)
             return
         if target.bot_elsewhere:
             # FIBS's words for a classic session; the others are told why (docs/NODES.md).
-            session.send_line(texts.BOTS_ELSEWHERE if session.sees_extensions
-                              else game_texts.refusing_games(target.name))
+            session.out.line(texts.BOTS_ELSEWHERE if session.out.sees_extensions
+                             else game_texts.refusing_games(target.name))
             return
         if target.busy:
-            session.send_line(game_texts.already_playing(target.name))
+            session.out.line(game_texts.already_playing(target.name))
             return
         if not target.ready:
-            session.send_line(game_texts.refusing_games(target.name))
+            session.out.line(game_texts.refusing_games(target.name))
             return
         saved = await match_store.running_match(session.name, target.name)
         if len(command.args) < 2:
             if saved is None:
-                session.send_line(game_texts.give_a_match_length(target.name))
+                session.out.line(game_texts.give_a_match_length(target.name))
                 return
             match_table.invite(Invitation(session.name, target.name, saved.length, resume=True))
-            session.send_line(game_texts.you_invited_to_resume(target.name))
-            session.send_event(web_events.invitation_sent(target.name, saved.length, resume=True))
+            session.out.line(game_texts.you_invited_to_resume(target.name))
+            session.out.event(web_events.invitation_sent(target.name, saved.length, resume=True))
             _tell_invited(session, target,
                           game_texts.invitation_to_resume(session.name, False),
                           web_events.invitation(session.name, saved.length, resume=True))
             return
         length = parse_length(command.args[1])
         if length is None:
-            session.send_line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
+            session.out.line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
             return
         try:
             terms = parse_match_terms(command.args[2:])
         except RulesWordError as error:
-            session.send_line(error.reply)
+            session.out.line(error.reply)
             return
         points = None if length == "unlimited" else length
         if too_long_for(session, points) or too_long_with(target.experience, points):
-            session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
-                              if too_long_for(session, points) else
-                              game_texts.not_experienced_enough(target.name))
+            session.out.line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
+                             if too_long_for(session, points) else
+                             game_texts.not_experienced_enough(target.name))
             return
         refused = needs_length(terms) if points is None else None
         if refused is not None:
-            session.send_line(refused)
+            session.out.line(refused)
             return
         match_table.invite(Invitation(session.name, target.name, points, terms=terms))
-        session.send_lines(game_texts.you_invited(target.name, points, terms))
-        session.send_event(web_events.invitation_sent(target.name, points, terms=terms))
+        session.out.lines(game_texts.you_invited(target.name, points, terms))
+        session.out.event(web_events.invitation_sent(target.name, points, terms=terms))
         _tell_invited(session, target,
                       game_texts.invitation(session.name, points, saved is not None, False, terms),
                       web_events.invitation(session.name, points,
@@ -233,17 +233,17 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
     async def join(session: Session, command: Command) -> None:
         if not command.args:
             if match_table.match_of(session) is None:
-                session.send_line(game_texts.JOIN_WHOM)
+                session.out.line(game_texts.JOIN_WHOM)
                 return
             await matches.act(session, lambda m, p: m.join(p))
             return
         inviter = attendance.find_online(command.args[0])
         elsewhere = attendance.directory.get(command.args[0]) if inviter is None else None
         if inviter is None and elsewhere is None:
-            session.send_line(game_texts.cannot_find_player(command.args[0]))
+            session.out.line(game_texts.cannot_find_player(command.args[0]))
             return
         if match_table.busy(session):
-            session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+            session.out.line(game_texts.TWO_GAMES_AT_ONCE)
             return
         if elsewhere is not None:
             # The match runs where the invitation was made; the host checks it there.
@@ -254,18 +254,18 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if invitation is None or invitation.invitee.lower() != session.name.lower():
             invitation = await saved_match_to_resume(session, inviter)
         if invitation is None or inviter is session:
-            session.send_line(game_texts.didnt_invite_you(inviter.name))
+            session.out.line(game_texts.didnt_invite_you(inviter.name))
             return
         if match_table.busy(session):  # (meanwhile)
-            session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+            session.out.line(game_texts.TWO_GAMES_AT_ONCE)
             return
         if match_table.busy(inviter):
-            session.send_line(game_texts.already_playing(inviter.name))
+            session.out.line(game_texts.already_playing(inviter.name))
             return
         # An invitation the server made in the inviter's name (a tournament's pairing, or one
         # to a bot from an entrant) is joined whether or not the inviter is ready.
-        if not inviter.toggle("ready") and not invitation.arranged:
-            session.send_line(game_texts.refusing_games(inviter.name))
+        if not inviter.prefs.toggle("ready") and not invitation.arranged:
+            session.out.line(game_texts.refusing_games(inviter.name))
             return
         match_table.withdraw(inviter.name, accepted_by=session.name)
         match_table.withdraw(session.name)
@@ -353,21 +353,21 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         words = [word.lower() for word in command.args]
         running = match_table.match_of(session)
         if not words:
-            session.send_line(analysis_texts.tutor_status(tutor.threshold_of(session)))
+            session.out.line(analysis_texts.tutor_status(tutor.threshold_of(session)))
         elif words[0] == "on" and len(words) <= 2:
             threshold = parse_threshold(words[1]) if len(words) == 2 else DEFAULT_THRESHOLD
-            session.send_line(analysis_texts.TUTOR_USAGE if threshold is None
-                              else tutor.switch_on(session, running, threshold))
+            session.out.line(analysis_texts.TUTOR_USAGE if threshold is None
+                             else tutor.switch_on(session, running, threshold))
         elif words == ["off"]:
-            session.send_line(tutor.switch_off(session))
+            session.out.line(tutor.switch_off(session))
         elif words == ["play"]:
             held = tutor.held(session, running)
             if held is None:
-                session.send_line(analysis_texts.TUTOR_NOTHING_HELD)
+                session.out.line(analysis_texts.TUTOR_NOTHING_HELD)
             else:
                 await matches.act(session, held.apply)
         else:
-            session.send_line(analysis_texts.TUTOR_USAGE)
+            session.out.line(analysis_texts.TUTOR_USAGE)
 
     @table.command("redouble", forwarded=Forwarding.HOST)
     @table.command("beaver", forwarded=Forwarding.HOST)
@@ -380,7 +380,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
     async def resign(session: Session, command: Command) -> None:
         kind = RESIGN_KINDS.get(command.args[0].lower()) if command.args else None
         if kind is None:
-            session.send_line(game_texts.RESIGN_USAGE)
+            session.out.line(game_texts.RESIGN_USAGE)
             return
         await matches.act(session, lambda m, p: m.resign(p, kind))
 
@@ -393,32 +393,32 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             match_play.board_to(session, running, running.match.moment(),
                                 running.index_of(session), as_you=True, style=style)
             return
-        watching = session.watching
+        watching = session.place.watching
         watched = watching and match_table.match_of(watching)
         if watching and watched:
             match_play.board_to(session, watched, watched.match.moment(),
                                 watched.index_of(watching), as_you=False, style=style)
             return
-        session.send_line(game_texts.NOT_PLAYING)
+        session.out.line(game_texts.NOT_PLAYING)
 
     @table.command("pip", forwarded=Forwarding.HOST)
     async def pip(session: Session, command: Command) -> None:
         running = match_table.match_of(session)
         if running is None:
-            session.send_line(game_texts.NOT_PLAYING)
+            session.out.line(game_texts.NOT_PLAYING)
             return
         player = running.index_of(session)
         opponent = running.opponent_of(session)
-        if not session.toggle("allowpip"):
-            session.send_line(game_texts.TOGGLE_ALLOWPIP_FIRST)
+        if not session.prefs.toggle("allowpip"):
+            session.out.line(game_texts.TOGGLE_ALLOWPIP_FIRST)
             return
-        if opponent is not None and not opponent.toggle("allowpip"):
-            session.send_line(game_texts.pip_not_allowed(opponent.name))
+        if opponent is not None and not opponent.prefs.toggle("allowpip"):
+            session.out.line(game_texts.pip_not_allowed(opponent.name))
             return
         position = running.match.position_seen_by(player)
         own, other = position.pip_count(0), position.pip_count(1)
         o_pips, x_pips = (own, other) if running.match.colour(player) == "O" else (other, own)
-        session.send_line(match_texts.pip_counts_line(o_pips, x_pips))
+        session.out.line(match_texts.pip_counts_line(o_pips, x_pips))
 
     @table.command("leave", forwarded=Forwarding.HOST)
     async def leave(session: Session, command: Command) -> None:
@@ -468,13 +468,14 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             return
         elsewhere, target = (found, None) if isinstance(found, RemoteUser) else (None, found)
         if target is not None and session.name.lower() in chat_state.blinds(target.name):
-            session.send_line(chat.doesnt_want_you_to_watch(target.name))
+            session.out.line(chat.doesnt_want_you_to_watch(target.name))
             return
         if match_table.busy(session):
-            session.send_line(game_texts.WATCH_WHILE_PLAYING)
+            session.out.line(game_texts.WATCH_WHILE_PLAYING)
             return
-        if session.watching is not None:
-            session.send_line(game_texts.you_stop_watching(session.watching.name, for_another=True))
+        if session.place.watching is not None:
+            session.out.line(game_texts.you_stop_watching(session.place.watching.name,
+                                                          for_another=True))
             match_table.stop_watching(session)
         if elsewhere is not None:
             # A seat on their node watches for this user (its blind list is checked there).
@@ -483,13 +484,13 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         seats.leave_watch(session)
         assert target is not None
         match_table.set_watching(session, target)
-        session.send_line(game_texts.you_are_now_watching(target.name))
+        session.out.line(game_texts.you_are_now_watching(target.name))
         attendance.tell([target.name], notice([game_texts.is_watching_you(session.name)]))
         running = match_table.match_of(target)
-        session.send_event(web_events.watching(
+        session.out.event(web_events.watching(
             target.name, None if running is None else running.opponent_name(running.index_of(target))))
         if running is None:
-            session.send_line(game_texts.nothing_interesting(target.name))
+            session.out.line(game_texts.nothing_interesting(target.name))
         else:
             opponent = running.opponent_of(target)
             if opponent is not None:
@@ -502,10 +503,11 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
 
     @table.command("unwatch", forwarded=Forwarding.HOST)
     async def unwatch(session: Session, command: Command) -> None:
-        if session.watching is None:
-            session.send_line(game_texts.NOT_WATCHING)
+        if session.place.watching is None:
+            session.out.line(game_texts.NOT_WATCHING)
             return
-        session.send_line(game_texts.you_stop_watching(session.watching.name, for_another=False))
+        session.out.line(game_texts.you_stop_watching(session.place.watching.name,
+                                                      for_another=False))
         match_table.stop_watching(session)
         attendance.broadcast_who(session)
 
@@ -517,11 +519,11 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if target is None:
             return
         if session.name.lower() in chat_state.blinds(target.name):
-            session.send_line(chat.doesnt_want_you_to_watch(target.name))
+            session.out.line(chat.doesnt_want_you_to_watch(target.name))
             return
         running = match_table.match_of(target)
         if running is None:
-            session.send_line(game_texts.is_not_playing(target.name))
+            session.out.line(game_texts.is_not_playing(target.name))
             return
         match_play.board_to(session, running, running.match.moment(), running.index_of(target),
                             as_you=False)

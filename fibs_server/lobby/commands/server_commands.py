@@ -27,21 +27,21 @@ def command_table(attendance: Attendance, match_table: MatchTable, dispatcher: D
 
     @table.command("version")
     async def version(session: Session, command: Command) -> None:
-        session.send_line(server_texts.version_line(importlib.metadata.version("fibs_server")))
+        session.out.line(server_texts.version_line(importlib.metadata.version("fibs_server")))
 
     @table.command("about")
     async def about(session: Session, command: Command) -> None:
-        session.send_lines(server_texts.ABOUT)
+        session.out.lines(server_texts.ABOUT)
 
     @table.command("stat")
     async def stat(session: Session, command: Command) -> None:
-        session.send_lines(server_texts.stat_lines(
+        session.out.lines(server_texts.stat_lines(
             len(attendance.online), attendance.most_online, len(match_table.running_games()), started_at,
-            session.setting("timezone")))
+            session.prefs.setting("timezone")))
 
     @table.command("average")
     async def average(session: Session, command: Command) -> None:
-        session.send_line(server_texts.NO_AVERAGE)
+        session.out.line(server_texts.NO_AVERAGE)
 
     @table.command("last")
     async def last(session: Session, command: Command) -> None:
@@ -49,50 +49,51 @@ def command_table(attendance: Attendance, match_table: MatchTable, dispatcher: D
         name = command.args[0] if command.args else session.name
         online, account = await attendance.user_named(name)
         if account is None:
-            session.send_line(info.no_information(name))
+            session.out.line(info.no_information(name))
             return
-        session.send_lines(server_texts.last_lines(
+        session.out.lines(server_texts.last_lines(
             account.name, aware_time(account.last_login_at), account.last_login_host,
-            aware_time(account.last_logout_at), online is not None, session.setting("timezone")))
+            aware_time(account.last_logout_at), online is not None,
+            session.prefs.setting("timezone")))
 
     @table.command("where")
     async def where(session: Session, command: Command) -> None:
         if not command.args:
-            session.send_line(server_texts.WHERE_WHOM)
+            session.out.line(server_texts.WHERE_WHOM)
             return
         found = attendance.find_online(command.args[0])
-        session.send_line(texts.no_one_called(command.args[0]) if found is None else
-                          server_texts.where_line(found.name, found.connection.host))
+        session.out.line(texts.no_one_called(command.args[0]) if found is None else
+                         server_texts.where_line(found.name, found.connection.host))
 
     @table.command("names")
     async def names(session: Session, command: Command) -> None:
-        session.send_lines(server_texts.in_columns([s.name for s in attendance.sessions_online()]))
+        session.out.lines(server_texts.in_columns([s.name for s in attendance.sessions_online()]))
 
     @table.command("hostnames")
     async def hostnames(session: Session, command: Command) -> None:
-        session.send_lines(server_texts.hostnames_table(
+        session.out.lines(server_texts.hostnames_table(
             [(s.name, s.connection.host) for s in attendance.sessions_online()]))
 
     @table.command("commands")
     async def commands_command(session: Session, command: Command) -> None:
         declared = dispatcher.commands
-        session.send_lines(server_texts.in_columns(sorted(
+        session.out.lines(server_texts.in_columns(sorted(
             name for name in dispatcher.command_words
-            if session.sees_extensions or not declared[name].facts.extension)))
+            if session.out.sees_extensions or not declared[name].facts.extension)))
 
     @table.command("cls")
     @table.command("clear")
     async def clear_screen(session: Session, command: Command) -> None:
         # No terminal codes ever leave the server (net.limits), so the screen is scrolled clean.
-        height = int(session.setting("pagelength")) or server_texts.SCREEN_HEIGHT
-        session.send_lines([""] * height)
+        height = int(session.prefs.setting("pagelength")) or server_texts.SCREEN_HEIGHT
+        session.out.lines([""] * height)
 
     @table.command("save")
     async def save(session: Session, command: Command) -> None:
-        session.send_line(server_texts.NOTHING_TO_SAVE)
+        session.out.line(server_texts.NOTHING_TO_SAVE)
 
     @table.command("panic")
     async def panic(session: Session, command: Command) -> None:
-        session.send_line(server_texts.PANIC)
+        session.out.line(server_texts.PANIC)
 
     return table

@@ -47,87 +47,87 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
     async def open_or_close(session: Session, command: Command) -> None:
         if attendance.is_visitor(session):
             # A visitor's matches are never stored; one against a person would be lost.
-            session.send_line(texts.VISITORS_PLAY_BOTS)
+            session.out.line(texts.VISITORS_PLAY_BOTS)
             return
         tables = match_table.open_tables
         if command.args and command.args[0].lower() == table_texts.CLOSE:
             closed = tables.close(session.name)
-            session.send_line(table_texts.NO_OPEN_TABLE if closed is None
-                              else table_texts.table_closed(closed.code))
-            session.send_event(web_events.my_table(None))
+            session.out.line(table_texts.NO_OPEN_TABLE if closed is None
+                             else table_texts.table_closed(closed.code))
+            session.out.event(web_events.my_table(None))
             return
         mine = tables.of(session.name)
         if mine is not None:
-            session.send_line(table_texts.your_table(mine.code, mine.length, mine.terms))
-            session.send_event(web_events.my_table(mine.code, mine.length, mine.terms, mine.private))
+            session.out.line(table_texts.your_table(mine.code, mine.length, mine.terms))
+            session.out.event(web_events.my_table(mine.code, mine.length, mine.terms, mine.private))
             return
         if not command.args:
-            session.send_line(table_texts.TABLE_USAGE)
+            session.out.line(table_texts.TABLE_USAGE)
             return
         refusal = not_free_to_play(match_table, session)
         if refusal is not None:
-            session.send_line(refusal)
+            session.out.line(refusal)
             return
         length = parse_length(command.args[0])
         if length is None:
-            session.send_line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
+            session.out.line(game_texts.match_length_usage(MAX_MATCH_LENGTH))
             return
         words, private = table_texts.split_private(command.args[1:])
         try:
             terms = parse_match_terms(words)
         except RulesWordError as error:
-            session.send_lines([error.reply, table_texts.TABLE_USAGE])
+            session.out.lines([error.reply, table_texts.TABLE_USAGE])
             return
         points = None if length == "unlimited" else length
         if too_long_for(session, points):
-            session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
+            session.out.line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
             return
         refused = needs_length(terms) if points is None else None
         if refused is not None:
-            session.send_line(refused)
+            session.out.line(refused)
             return
         opened = tables.open(session.name, points, terms, private)
-        session.send_line(table_texts.table_opened(opened.code, opened.length, opened.terms,
-                                                   opened.private))
-        session.send_event(web_events.my_table(opened.code, opened.length, opened.terms,
-                                               opened.private))
+        session.out.line(table_texts.table_opened(opened.code, opened.length, opened.terms,
+                                                  opened.private))
+        session.out.event(web_events.my_table(opened.code, opened.length, opened.terms,
+                                              opened.private))
 
     @table.command("sit")
     async def sit(session: Session, command: Command) -> None:
         if attendance.is_visitor(session):
-            session.send_line(texts.VISITORS_PLAY_BOTS)
+            session.out.line(texts.VISITORS_PLAY_BOTS)
             return
         if not command.args:
-            session.send_line(table_texts.SIT_WHERE)
+            session.out.line(table_texts.SIT_WHERE)
             return
         tables = match_table.open_tables
         code = command.args[0]
         host = session.connection.host
         wait = code_guesses.wait(session.name, host)
         if wait > 0:
-            session.send_line(table_texts.too_many_wrong_codes(wait))
+            session.out.line(table_texts.too_many_wrong_codes(wait))
             return
         chosen = tables.find(code)
         if chosen is None:
             code_guesses.wrong(session.name, host)
-            session.send_line(table_texts.no_table(code))
+            session.out.line(table_texts.no_table(code))
             return
         if chosen.creator.lower() == session.name.lower():
-            session.send_line(table_texts.OWN_TABLE)
+            session.out.line(table_texts.OWN_TABLE)
             return
         if await match_store.running_match(chosen.creator, session.name) is not None:
-            session.send_line(game_texts.saved_match_first(chosen.creator))
+            session.out.line(game_texts.saved_match_first(chosen.creator))
             return
         if tables.find(code) is not chosen:  # closed, or taken, while the store answered
-            session.send_line(table_texts.no_table(code))
+            session.out.line(table_texts.no_table(code))
             return
         creator = attendance.online.get(chosen.creator.lower())
         if creator is None:  # between the two halves of the creator's new login
-            session.send_line(table_texts.no_table(code))
+            session.out.line(table_texts.no_table(code))
             return
         refusal = _refusal(session, creator, chosen)
         if refusal is not None:
-            session.send_line(refusal)
+            session.out.line(refusal)
             return
         tables.close(creator.name)
         await matches.play_invitation(Invitation(creator.name, session.name, chosen.length,
@@ -139,7 +139,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             return game_texts.TWO_GAMES_AT_ONCE
         if match_table.busy(creator):  # their match is being set up
             return game_texts.already_playing(creator.name)
-        if not creator.toggle("ready"):
+        if not creator.prefs.toggle("ready"):
             return game_texts.refusing_games(creator.name)
         if too_long_for(sitter, chosen.length):
             return game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH
@@ -151,33 +151,33 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             if quick_play.is_seeking(session):
                 quick_play.cancel(session)
             else:
-                session.send_line(quick_play_texts.NOT_SEEKING)
+                session.out.line(quick_play_texts.NOT_SEEKING)
             return
         if attendance.is_visitor(session):
-            session.send_line(texts.VISITORS_PLAY_BOTS)  # a visitor's matches are never stored
+            session.out.line(texts.VISITORS_PLAY_BOTS)  # a visitor's matches are never stored
             return
         length = parse_length(command.args[0]) if command.args else None
         if not isinstance(length, int):
-            session.send_line(quick_play_texts.QUICK_PLAY_USAGE)
+            session.out.line(quick_play_texts.QUICK_PLAY_USAGE)
             return
         words, rating_range = quick_play_texts.split_range(command.args[1:])
         if isinstance(rating_range, str):
-            session.send_line(rating_range)
+            session.out.line(rating_range)
             return
         try:
             terms = parse_match_terms(words)
         except RulesWordError as error:
-            session.send_lines([error.reply, quick_play_texts.QUICK_PLAY_USAGE])
+            session.out.lines([error.reply, quick_play_texts.QUICK_PLAY_USAGE])
             return
-        if match_table.busy(session) or session.seated_elsewhere is not None:
-            session.send_line(game_texts.TWO_GAMES_AT_ONCE)
+        if match_table.busy(session) or session.place.seated_elsewhere is not None:
+            session.out.line(game_texts.TWO_GAMES_AT_ONCE)
             return
         if terms.rated and too_long_for(session, length):
-            session.send_line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
+            session.out.line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
             return
         wait = quick_play.seek_wait(session)
         if wait:
-            session.send_line(quick_play_texts.too_often(math.ceil(wait)))
+            session.out.line(quick_play_texts.too_often(math.ceil(wait)))
             return
         quick_play.seek(session, length, terms, rating_range)
 

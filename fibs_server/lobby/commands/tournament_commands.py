@@ -79,7 +79,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
                          if entrant.name.lower() == session.name.lower()), None) \
                 if played is not None else None
             if played is not None and name is not None:
-                session.send_lines(tournament_texts.on_your_return(tournament_id, played, name))
+                session.out.lines(tournament_texts.on_your_return(tournament_id, played, name))
 
     # `list` and `show` read the store, up to some hundred rows: heavy reads.
     @table.command("tournament", pacing=HeavyRead(tournament_texts.read_too_often, reads))
@@ -89,16 +89,16 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         if verb in READERS:
             if verb == "list":
                 entries = [listed(record) for record in await records.recent_tournaments(LISTED)]
-                session.send_lines(tournament_texts.list_lines(entries))
-                session.send_event(web_events.tournaments(entries))
+                session.out.lines(tournament_texts.list_lines(entries))
+                session.out.event(web_events.tournaments(entries))
             else:
                 await _show(session, args[1:])
             return
         if verb not in WRITERS:
-            session.send_line(tournament_texts.USAGE)
+            session.out.line(tournament_texts.USAGE)
             return
         if hall.attendance.is_visitor(session):
-            session.send_line(texts.NOT_FOR_VISITORS)
+            session.out.line(texts.NOT_FOR_VISITORS)
             return
         await WRITERS[verb](session, args[1:])
 
@@ -107,9 +107,9 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         if record is None:
             return
         view = shown(record, int(hall.config.wall_clock()))
-        session.send_lines(tournament_texts.show_lines(view))
-        session.send_event(web_events.tournament(view))
-        session.followed_tournament = record.tournament_id
+        session.out.lines(tournament_texts.show_lines(view))
+        session.out.event(web_events.tournament(view))
+        session.place.followed_tournament = record.tournament_id
 
     async def _named(session: Session, args: list[str]) -> TournamentRecord | None:
         """The tournament the first word names, or None (the refusal sent)."""
@@ -117,13 +117,13 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         found = (await records.tournament(int(typed))
                  if typed.isascii() and typed.isdigit() and int(typed) <= LARGEST_ID else None)
         if found is None:
-            session.send_line(tournament_texts.no_such(typed) if typed
-                              else tournament_texts.USAGE)
+            session.out.line(tournament_texts.no_such(typed) if typed
+                             else tournament_texts.USAGE)
         return found
 
     async def changed(session: Session, tournament_id: int) -> None:
         """The pages told of the tournament as `session` changed it; theirs follows it."""
-        session.followed_tournament = tournament_id
+        session.place.followed_tournament = tournament_id
         record = await records.tournament(tournament_id)
         if record is not None:
             tell_pages(hall, record)
@@ -144,31 +144,31 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         assert account is not None
         limits = hall.config.abuse_limits
         if not account.is_admin and account.experience < limits.tournament_creator_experience:
-            session.send_line(tournament_texts.NOT_ALLOWED_TO_CREATE)
+            session.out.line(tournament_texts.NOT_ALLOWED_TO_CREATE)
             return
         now = int(hall.config.wall_clock())
         try:
             order = parse_create(args)
             starts_at = start_time(order, now)
         except OptionError as error:
-            session.send_line(error.reply)
+            session.out.line(error.reply)
             return
         if order.repeat_seconds is not None and not account.is_admin:
-            session.send_line(tournament_texts.ONLY_ADMINS_REPEAT)
+            session.out.line(tournament_texts.ONLY_ADMINS_REPEAT)
             return
         if order.entry_cap > limits.max_tournament_entrants:
-            session.send_line(tournament_texts.cap_too_large(limits.max_tournament_entrants))
+            session.out.line(tournament_texts.cap_too_large(limits.max_tournament_entrants))
             return
         if order.bots_allowed and bots is None:
-            session.send_line(tournament_texts.NO_BOTS_ON_THIS_SERVER)
+            session.out.line(tournament_texts.NO_BOTS_ON_THIS_SERVER)
             return
         open_now = await records.open_tournaments()
         if len(open_now) >= limits.max_open_tournaments:
-            session.send_line(tournament_texts.server_full(limits.max_open_tournaments))
+            session.out.line(tournament_texts.server_full(limits.max_open_tournaments))
             return
         mine = sum(entry.creator.lower() == session.name.lower() for entry in open_now)
         if mine >= limits.open_tournaments_per_creator and not account.is_admin:
-            session.send_line(tournament_texts.too_many_open(limits.open_tournaments_per_creator))
+            session.out.line(tournament_texts.too_many_open(limits.open_tournaments_per_creator))
             return
         start_when = order.start_when
         if starts_at is None and start_when is None:
@@ -180,7 +180,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
             repeat_seconds=order.repeat_seconds, flights=order.flights,
             arena_minutes=order.arena_minutes)
         record = await records.create_tournament(spec)
-        session.send_line(tournament_texts.created(record.tournament_id))
+        session.out.line(tournament_texts.created(record.tournament_id))
         await changed(session, record.tournament_id)
         hall.attendance.tell_all(notice([tournament_texts.opened(
             record.tournament_id, session.name, order.format.value, order.terms.length,
@@ -196,27 +196,27 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
             level = bots.level_named(name_typed) if bots is not None else None
             if not (record.spec.bots_allowed and session.name.lower()
                     == record.spec.creator.lower()):
-                session.send_line(tournament_texts.no_bots(record.tournament_id))
+                session.out.line(tournament_texts.no_bots(record.tournament_id))
                 return
             if bots is None or level is None:
-                session.send_line(tournament_texts.no_such_bot(name_typed))
+                session.out.line(tournament_texts.no_such_bot(name_typed))
                 return
             name = bots.config.names[level]
         account = await hall.accounts.find_account(name)
         if account is None:
-            session.send_line(tournament_texts.no_such_bot(name))
+            session.out.line(tournament_texts.no_such_bot(name))
             return
         refused = await records.add_entrant(record.tournament_id,
                                             Entrant(account.name, account.rating))
         tid = record.tournament_id
         if refused is not None:
-            session.send_line({
+            session.out.line({
                 JoinRefused.NOT_OPEN: tournament_texts.not_in_signup(tid),
                 JoinRefused.FULL: tournament_texts.full(tid),
                 JoinRefused.ALREADY: tournament_texts.entered_already(tid, account.name),
             }[refused])
             return
-        session.followed_tournament = tid
+        session.place.followed_tournament = tid
         await news.signed_up(hall, record, account.name, True, session.name)
 
     async def leave(session: Session, args: list[str]) -> None:
@@ -225,9 +225,9 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
             return
         tid = record.tournament_id
         if not await records.remove_entrant(tid, session.name):
-            session.send_line(tournament_texts.not_entered(tid))
+            session.out.line(tournament_texts.not_entered(tid))
             return
-        session.followed_tournament = tid
+        session.place.followed_tournament = tid
         await news.signed_up(hall, record, session.name, False, session.name)
 
     async def withdraw(session: Session, args: list[str]) -> None:
@@ -242,7 +242,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         tid = record.tournament_id
         name = _entrant_named(record, session.name)
         if name is None or await records.set_withdrawn(tid, name, True) is None:
-            session.send_line(tournament_texts.not_playing(tid))
+            session.out.line(tournament_texts.not_playing(tid))
             return
         await told_and_changed(session, record, tournament_texts.withdraws(tid, name))
 
@@ -255,12 +255,12 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         assert account is not None
         tid = record.tournament_id
         if not account.is_admin:
-            session.send_line(tournament_texts.only_admins_reinstate(tid))
+            session.out.line(tournament_texts.only_admins_reinstate(tid))
             return
         typed = args[1] if len(args) > 1 else ""
         name = _entrant_named(record, typed)
         if name is None or await records.set_withdrawn(tid, name, False) is None:
-            session.send_line(tournament_texts.not_withdrawn(tid, typed or "?"))
+            session.out.line(tournament_texts.not_withdrawn(tid, typed or "?"))
             return
         await told_and_changed(session, record,
                                tournament_texts.reinstated(tid, name, session.name))
@@ -273,7 +273,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         assert account is not None
         tid = record.tournament_id
         if record.spec.creator.lower() != session.name.lower() and not account.is_admin:
-            session.send_line(tournament_texts.not_yours(tid))
+            session.out.line(tournament_texts.not_yours(tid))
             return
         # `cancel <id> series`: a recurring tournament in sign-up makes no next one (its
         # series ends); one running made its next at its start.
@@ -282,7 +282,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         successor = (next_of_series(record, int(hall.config.wall_clock()))
                      if in_signup and not series_ends else None)
         if not await records.end_tournament(tid, Status.CANCELLED, None, successor):
-            session.send_line(tournament_texts.not_open(tid))
+            session.out.line(tournament_texts.not_open(tid))
             return
         await told_and_changed(session, record, tournament_texts.cancelled(
             tid, session.name, series_ends and in_signup and record.spec.repeat_seconds is not None))
@@ -292,11 +292,11 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
     async def notify(session: Session, args: list[str]) -> None:
         value = args[0].lower() if len(args) == 1 else ""
         if value not in ("on", "off"):
-            session.send_line(tournament_texts.USAGE)
+            session.out.line(tournament_texts.USAGE)
             return
         await store_setting(hall.accounts, session, TOURNAMENT_NOTICE_SETTING, value)
-        session.send_line(tournament_texts.NOTIFY_ON if value == "on"
-                          else tournament_texts.NOTIFY_OFF)
+        session.out.line(tournament_texts.NOTIFY_ON if value == "on"
+                         else tournament_texts.NOTIFY_OFF)
 
     WRITERS = {"create": create, "join": join, "leave": leave, "withdraw": withdraw,
                "reinstate": reinstate, "cancel": cancel, "notify": notify}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -52,9 +51,13 @@ def _rating(person: Listed) -> float:
     return person.account.rating
 
 
+def _login_time(person: Listed) -> int:
+    return person.login_time if isinstance(person, RemoteUser) else person.who.login_time
+
+
 def _sorted(people: list[Listed], order: str) -> list[Listed]:
     keys: dict[str, Callable[[Listed], Any]] = {
-        "login": lambda p: p.login_time,
+        "login": _login_time,
         "name": lambda p: p.name.lower(),
         "rating": lambda p: -_rating(p),
         "rrating": _rating,
@@ -101,10 +104,11 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             return [*here, *elsewhere]
         key = args[0].lower()
         if key == "ready":
-            return [*(s for s in here if s.toggle("ready") and match_table.opponent_name_of(s) is None),
+            return [*(s for s in here
+                      if s.prefs.toggle("ready") and match_table.opponent_name_of(s) is None),
                     *(u for u in elsewhere if u.info.ready and u.info.opponent is None)]
         if key == "away":
-            return [*(s for s in here if s.away_message is not None),
+            return [*(s for s in here if s.prefs.away_message is not None),
                     *(u for u in elsewhere if u.info.away)]
         if key == "playing":
             return [*(s for s in here if match_table.opponent_name_of(s) is not None),
@@ -122,51 +126,52 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
     @table.command("rawwho")
     async def who(session: Session, command: Command) -> None:
         if command.args[:1] == ["count"]:
-            session.send_line(info.who_count(len(attendance.online) + len(attendance.directory)))
+            session.out.line(info.who_count(len(attendance.online) + len(attendance.directory)))
             return
         selected = _who_selection(session, command.args)
         if isinstance(selected, str):
-            session.send_line(selected)
+            session.out.line(selected)
             return
-        shown = _sorted(selected, session.setting("sortwho"))
-        seen_at = time.monotonic()
-        if session.clip or command.name == "rawwho":
-            session.send_lines(clip.who_block([p.who_line(seen_at) if isinstance(p, RemoteUser)
-                                               else p.who_line() for p in shown]))
+        shown = _sorted(selected, session.prefs.setting("sortwho"))
+        seen_at = attendance.directory.clock()
+        if session.out.clip or command.name == "rawwho":
+            session.out.lines(clip.who_block([p.who_line(seen_at) if isinstance(p, RemoteUser)
+                                              else p.who.line() for p in shown]))
         else:
-            session.send_lines(info.who_table([p.who_info(seen_at) if isinstance(p, RemoteUser)
-                                               else p.who_info() for p in shown],
-                                              session.setting("timezone")))
+            session.out.lines(info.who_table([p.who_info(seen_at) if isinstance(p, RemoteUser)
+                                              else p.who.info() for p in shown],
+                                             session.prefs.setting("timezone")))
 
     @table.command("whois")
     async def whois(session: Session, command: Command) -> None:
         if not command.args:
-            session.send_line(info.WHOIS_WHOM)
+            session.out.line(info.WHOIS_WHOM)
             return
         online, account = await attendance.user_named(command.args[0], complete=True)
         if account is None:
-            session.send_line(info.no_information(command.args[0]))
+            session.out.line(info.no_information(command.args[0]))
             return
         running = match_table.match_of(online) if online else None
         saved, abandoned = await match_counts(match_store, attendance, match_table, account.name)
         elsewhere = attendance.directory.get(account.name) if online is None else None
-        remote = elsewhere.who_info(time.monotonic()) if elsewhere else None
+        remote = elsewhere.who_info(attendance.directory.clock()) if elsewhere else None
         facts = info.WhoisFacts(
             name=account.name, rating=account.rating, experience=account.experience,
             email=account.email, last_login=aware_time(account.last_login_at),
             last_host=account.last_login_host, last_logout=aware_time(account.last_logout_at),
-            online_idle_seconds=(online.idle_seconds() if online else
+            online_idle_seconds=(online.who.idle_seconds() if online else
                                  remote.idle_seconds if remote else None),
             playing_with=(match_table.opponent_name_of(online) if online else
                           remote.opponent if remote else None),
-            watching=(online.watching.name if online and online.watching else
+            watching=(online.place.watching.name if online and online.place.watching else
                       remote.watching if remote else None),
-            away_message=(online.away_message if online else
+            away_message=(online.prefs.away_message if online else
                           elsewhere.away_message if elsewhere else None),
             playing_terms=running.terms if running else None,
             saved_matches=saved, abandoned_matches=abandoned,
             bot_strength=bot_strengths.get(account.name.lower()))
-        session.send_lines(info.whois(facts, session.setting("timezone"), session.sees_extensions))
+        session.out.lines(info.whois(facts, session.prefs.setting("timezone"),
+                                     session.out.sees_extensions))
 
     # --- toggle and set --------------------------------------------------------------------------
 
@@ -175,7 +180,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         account = session.account
         assert account is not None
         if not command.args:
-            session.send_lines(settings.toggle_table(account.toggles))
+            session.out.lines(settings.toggle_table(account.toggles))
             return
         replies, before = [], dict(account.toggles)
         for word in command.args:
@@ -192,7 +197,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             # leave together, in the order the commands came; not stored, not changed.
             await undone_unless_stored(account.toggles, before, accounts.update_account(
                 account.name, toggles=dict(account.toggles)))
-        session.send_lines(replies)
+        session.out.lines(replies)
         if changed:
             attendance.broadcast_who(session)
 
@@ -201,26 +206,26 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         account = session.account
         assert account is not None
         if not command.args:
-            session.send_lines(settings.settings_table(account.settings))
+            session.out.lines(settings.settings_table(account.settings))
             return
         named = [n for n in settings.SETTING_ORDER if n.startswith(command.args[0].lower())]
         if len(named) != 1:
-            session.send_line(settings.INVALID_SETTING)
+            session.out.line(settings.INVALID_SETTING)
             return
         name = named[0]
         if len(command.args) == 1:
-            session.send_line(settings.setting_value_reply(name, account.settings[name]))
+            session.out.line(settings.setting_value_reply(name, account.settings[name]))
             return
         try:
             value = settings.normalise_setting(name, command.args[1])
         except settings.SettingError as error:
-            session.send_line(error.args[0])
+            session.out.line(error.args[0])
             return
         before = dict(account.settings)
         account.settings[name] = value
         await undone_unless_stored(account.settings, before, accounts.update_account(
             account.name, settings=dict(account.settings)))
-        session.send_line(settings.setting_set_reply(name, value))
+        session.out.line(settings.setting_set_reply(name, value))
 
     # --- ratings and show ------------------------------------------------------------------------
 
@@ -228,24 +233,24 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
     async def ratings(session: Session, command: Command) -> None:
         parsed = _rank_range(command.args)
         if isinstance(parsed, str):
-            session.send_line(parsed)
+            session.out.line(parsed)
             return
         name, first, last = parsed
         rated = await accounts.rated_accounts(RATED_MIN_EXPERIENCE)
         if name is not None:
             account = await accounts.find_account(name)
             if account is None:
-                session.send_line(info.no_information(name))
+                session.out.line(info.no_information(name))
                 return
             ranks = [i for i, a in enumerate(rated, 1) if a.name == account.name]
             if not ranks:
-                session.send_line(info.no_rating_rank(account.name, account.experience,
-                                                      RATED_MIN_EXPERIENCE - 1))
+                session.out.line(info.no_rating_rank(account.name, account.experience,
+                                                     RATED_MIN_EXPERIENCE - 1))
                 return
             rows = [(ranks[0], account)]
         else:
             rows = [(i, a) for i, a in enumerate(rated, 1) if first <= i <= last]
-        session.send_lines([info.RATINGS_HEADER, *(
+        session.out.lines([info.RATINGS_HEADER, *(
             info.ratings_row(rank, a.name, a.rating, a.experience, a.name == session.name)
             for rank, a in rows)])
 
@@ -255,33 +260,34 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         word = command.args[0] if command.args else ""
         subjects = commands.completions(word, info.SHOW_SUBJECTS) if word else []
         if len(subjects) > 1:
-            session.send_line(commands.ambiguous(word, subjects))
+            session.out.line(commands.ambiguous(word, subjects))
             return
         what = subjects[0] if subjects else ""
         if what == "games":
-            session.send_lines(info.games_list(match_table.running_games()))
+            session.out.lines(info.games_list(match_table.running_games()))
         elif what == "saved":
-            session.send_lines(info.saved_matches(await matches.saved_matches_of(session)))
+            session.out.lines(info.saved_matches(await matches.saved_matches_of(session)))
         elif what == "savedcount":
             name = command.args[1] if len(command.args) > 1 else session.name
             count = len([r for r in await match_store.running_matches(name)
                          if not matches.is_live(r.player_a, r.player_b)])
-            session.send_line(info.saved_count(name, count))
+            session.out.line(info.saved_count(name, count))
         elif what == "watchers":
-            session.send_lines(info.watchers_list(
-                [(s.name, s.watching.name) for s in attendance.sessions_online() if s.watching]))
+            session.out.lines(info.watchers_list(
+                [(s.name, s.place.watching.name) for s in attendance.sessions_online()
+                 if s.place.watching]))
         elif what == "max":
-            session.send_line(info.max_logins(attendance.most_online))
+            session.out.line(info.max_logins(attendance.most_online))
         elif what == "tables":
             show_tables(match_table, session)
         else:
-            session.send_line(info.cannot_show(word))
+            session.out.line(info.cannot_show(word))
 
     # --- small things ----------------------------------------------------------------------------
 
     @table.command("time", aliases=("date",))
     async def time_command(session: Session, command: Command) -> None:
-        session.send_line(texts.date_line(now(), session.setting("timezone")))
+        session.out.line(texts.date_line(now(), session.prefs.setting("timezone")))
 
     @table.command("motd")
     async def motd_command(session: Session, command: Command) -> None:
@@ -289,27 +295,27 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
 
     @table.command("help", aliases=("man",))
     async def help_command(session: Session, command: Command) -> None:
-        session.send_lines(help_texts.topic(command.args[0] if command.args else "",
-                                            dispatcher.command_words))
+        session.out.lines(help_texts.topic(command.args[0] if command.args else "",
+                                           dispatcher.command_words))
 
     @table.command("away")
     async def away(session: Session, command: Command) -> None:
         if not command.rest:
-            session.send_lines(user_texts.away_list([(s.name, s.away_message)
-                                                     for s in attendance.sessions_online()
-                                                     if s.away_message is not None]))
+            session.out.lines(user_texts.away_list([(s.name, s.prefs.away_message)
+                                                    for s in attendance.sessions_online()
+                                                    if s.prefs.away_message is not None]))
             return
-        session.away_message = command.rest
-        session.send_line(user_texts.YOU_ARE_AWAY)
+        session.prefs.away_message = command.rest
+        session.out.line(user_texts.YOU_ARE_AWAY)
         attendance.broadcast_who(session)
 
     @table.command("back")
     async def back(session: Session, command: Command) -> None:
-        if session.away_message is None:
-            session.send_line(user_texts.NOT_AWAY)
+        if session.prefs.away_message is None:
+            session.out.line(user_texts.NOT_AWAY)
             return
-        session.away_message = None
-        session.send_line(user_texts.WELCOME_BACK)
+        session.prefs.away_message = None
+        session.out.line(user_texts.WELCOME_BACK)
         attendance.broadcast_who(session)
 
     @table.command("address")
@@ -317,15 +323,15 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         account = session.account
         assert account is not None
         if not command.args:
-            session.send_line(user_texts.email_address(account.email) if account.email else
-                              user_texts.NO_EMAIL_ADDRESS)
+            session.out.line(user_texts.email_address(account.email) if account.email else
+                             user_texts.NO_EMAIL_ADDRESS)
             return
         if len(command.args) != 1 or not EMAIL_PATTERN.match(command.args[0]):
-            session.send_line(user_texts.not_an_email_address(command.rest))
+            session.out.line(user_texts.not_an_email_address(command.rest))
             return
         account.email = command.args[0]
         await accounts.update_account(account.name, email=account.email)
-        session.send_line(user_texts.email_address(account.email))
+        session.out.line(user_texts.email_address(account.email))
         attendance.broadcast_who(session)
 
     @table.command("password", visitors=False)
@@ -335,27 +341,27 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         # FIBS's form is `password old:new:new`; spaces are accepted too.
         parts = command.rest.replace(":", " ").split()
         if len(parts) != 3:
-            session.send_line(user_texts.PASSWORD_USAGE)
+            session.out.line(user_texts.PASSWORD_USAGE)
             return
         old, new, again = parts
         if not await gatekeeper.confirm_password(account, old, session.connection.host):
-            session.send_line(user_texts.NOT_YOUR_PASSWORD)
+            session.out.line(user_texts.NOT_YOUR_PASSWORD)
             return
         if new != again:
-            session.send_line(user_texts.NEW_PASSWORDS_DIFFER)
+            session.out.line(user_texts.NEW_PASSWORDS_DIFFER)
             return
         error = texts.password_error(new)
         if error is not None:
-            session.send_line(user_texts.new_password_refused(error))
+            session.out.line(user_texts.new_password_refused(error))
             return
         account.password_hash = await gatekeeper.hasher.hash(new)
         await accounts.update_account(account.name, password_hash=account.password_hash)
-        session.send_line(user_texts.PASSWORD_CHANGED)
+        session.out.line(user_texts.PASSWORD_CHANGED)
 
     @table.command("bye", aliases=("adios", "ciao", "end", "exit", "logout", "quit",
                                    "tschoe"))
     async def bye(session: Session, command: Command) -> None:
-        session.send_lines(texts.GOODBYE)
+        session.out.lines(texts.GOODBYE)
         await log_out(session, Departure.LOGGED_OUT)
         session.close()
 
@@ -363,7 +369,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
     async def wave(session: Session, command: Command) -> None:
         again = session.waved
         session.waved = True
-        session.send_line(user_texts.wave_reply(again))
+        session.out.line(user_texts.wave_reply(again))
         attendance.tell_all(notice([user_texts.waves_goodbye(session.name, again)],
                               excluded=[session.name], broadcast=True))
         if again:

@@ -31,7 +31,7 @@ TOURNAMENT_NOTICE_SETTING = "tournament_notice"
 
 def rings(session: Session) -> bool:
     """Whether `session` wants a bell with what is said to it or an invitation (telnet only)."""
-    return not session.clip and session.toggle("bell")
+    return not session.out.clip and session.prefs.toggle("bell")
 
 
 # Lower-case name -> the lower-case names that user gags (lobby/presence/chat_state.py).
@@ -57,7 +57,7 @@ class Said:
             return speaker not in gags.get(name, NO_ONE)
         if self.kind != "shout":
             return True
-        return (name != speaker and not listener.toggle("silent")
+        return (name != speaker and not listener.prefs.toggle("silent")
                 and speaker not in gags.get(name, NO_ONE))
 
     def deliver(self, listeners: Iterable[Session]) -> None:
@@ -67,16 +67,16 @@ class Said:
                      for clip in (False, True)}
             shouted = web_events.encode(web_events.chat("shout", self.speaker, self.text))
             for listener in listeners:
-                listener.send_broadcast(texts[listener.clip])
-                listener.send_event_broadcast(shouted)
+                listener.out.broadcast(texts[listener.out.clip])
+                listener.out.event_broadcast(shouted)
             return
         for listener in listeners:
-            line = self._line(listener.clip)
+            line = self._line(listener.out.clip)
             if self.kind in ("tell", "say", "message"):  # words to the listener alone ring
                 line = chat.with_bell(line, rings(listener))
-            listener.send_line(line)
+            listener.out.line(line)
             if self.kind != "message":  # the page reads a message as FIBS's line (its Console)
-                listener.send_event(web_events.chat(self.kind, self.speaker, self.text, self.to))
+                listener.out.event(web_events.chat(self.kind, self.speaker, self.text, self.to))
 
     def _line(self, clip: bool) -> str:
         if self.kind == "message":
@@ -109,35 +109,35 @@ class Notice:
         if self.excluded and listener.name.lower() in self.excluded:
             return False
         if self.audience == "clip":
-            return listener.clip
+            return listener.out.clip
         if self.audience == "extensions":
-            return listener.sees_extensions
+            return listener.out.sees_extensions
         if self.audience == "tournaments":
             return hears_of_tournaments(listener)
         if self.audience == "tournament_pages":
             return self.event is not None and follows_tournament(listener, self.event)
-        return self.audience != "report" or listener.toggle("report")
+        return self.audience != "report" or listener.prefs.toggle("report")
 
     def deliver(self, listeners: Collection[Session]) -> None:
         if not self.broadcast:
             for listener in listeners:
                 if self.ring and self.lines and rings(listener):
-                    listener.send_lines((chat.with_bell(self.lines[0], True), *self.lines[1:]))
+                    listener.out.lines((chat.with_bell(self.lines[0], True), *self.lines[1:]))
                 else:
-                    listener.send_lines(self.lines)
+                    listener.out.lines(self.lines)
                 if self.event is not None:
-                    listener.send_event(self.event)
+                    listener.out.event(self.event)
             return
         # Everyone online may be listening: each loop does no more per listener than it must
         # (a listener still gets the lines before the typed message).
         text = wire_bytes(wire_text(list(self.lines)))
         if text:
             for listener in listeners:
-                listener.send_broadcast(text)
+                listener.out.broadcast(text)
         if self.event is not None:
             event_line = web_events.encode(self.event)
             for listener in listeners:
-                listener.send_event_broadcast(event_line)
+                listener.out.event_broadcast(event_line)
 
 
 def hears_of_tournaments(listener: Session) -> bool:
@@ -150,10 +150,10 @@ def follows_tournament(listener: Session, shown: web_events.Message) -> bool:
     """Whether the page of `listener` is sent the changes of the tournament of a `tournament`
     message: the one it follows (its last shown), one it entered or created, or any when
     its user asked to hear of tournaments. Never a classic session: it has no page."""
-    if not listener.wants_events:
+    if not listener.out.wants_events:
         return False
     name = listener.name.lower()
-    return (listener.followed_tournament == shown["id"] or hears_of_tournaments(listener)
+    return (listener.place.followed_tournament == shown["id"] or hears_of_tournaments(listener)
             or name == shown["creator"].lower()
             or any(name == entrant["name"].lower() for entrant in shown["entrants"]))
 

@@ -119,7 +119,7 @@ def follow_ups(running: RunningMatch, events: Told) -> Told:
         if session is None:
             break
         if match.phase is Phase.ROLL_OR_DOUBLE:
-            if not session.toggle("double"):
+            if not session.prefs.toggle("double"):
                 items += told(match, match.roll(match.turn))
                 continue
             items.append(match_views.say(match.turn, ROLL_OR_DOUBLE))
@@ -160,7 +160,7 @@ def send_fibs_board(session: Session, running: RunningMatch, moment: Moment, ind
     view = match_views.board_view(running.match, running.names, moment, index, as_you)
     reading = clock_reading(running)
     clock = None if reading is None else clock_texts.clock_line(reading, running.names)
-    session.send_lines(render_board(view, style or int(session.setting("boardstyle")), clock))
+    session.out.lines(render_board(view, style or int(session.prefs.setting("boardstyle")), clock))
 
 
 def board_to(session: Session, running: RunningMatch, moment: Moment, index: int, as_you: bool,
@@ -168,10 +168,10 @@ def board_to(session: Session, running: RunningMatch, moment: Moment, index: int
     """The board of `moment` as player `index` sees it, in `style` or the session's
     `boardstyle`; and as a typed message to a page that asked for them."""
     send_fibs_board(session, running, moment, index, as_you, style)
-    if session.wants_events:
-        session.send_event(web_events.board(running.match, running.names, moment, index, as_you,
-                                            web_events.legal_plays(moment),
-                                            clock_reading(running)))
+    if session.out.wants_events:
+        session.out.event(web_events.board(running.match, running.names, moment, index, as_you,
+                                           web_events.legal_plays(moment),
+                                           clock_reading(running)))
 
 
 def remind(running: RunningMatch, players: Iterable[int]) -> None:
@@ -180,7 +180,7 @@ def remind(running: RunningMatch, players: Iterable[int]) -> None:
     for index, text in match_views.reminders(running.match, running.names):
         session = running.sessions[index]
         if session is not None and index in players:
-            session.send_line(text)
+            session.out.line(text)
 
 
 def tell_match_started(running: RunningMatch, resumed: bool,
@@ -190,8 +190,8 @@ def tell_match_started(running: RunningMatch, resumed: bool,
     verifiable = dice if isinstance(dice, VerifiableDice) else None
     for index in players:
         session = running.sessions[index]
-        if session is not None and session.wants_events:
-            session.send_event(web_events.match_started(
+        if session is not None and session.out.wants_events:
+            session.out.event(web_events.match_started(
                 running.opponent_name(index), running.match.length, resumed,
                 rated=running.unrated is None, terms=running.terms,
                 commitment=None if verifiable is None else verifiable.commitment,
@@ -222,7 +222,7 @@ def prompt(running: RunningMatch, index: int) -> None:
     board_to(session, running, match.moment(), index, as_you=True)
     if match.phase is Phase.ROLL_OR_DOUBLE and match.turn == index \
             and match.resignation is None:
-        session.send_line(ROLL_OR_DOUBLE)
+        session.out.line(ROLL_OR_DOUBLE)
     remind(running, (index,))
 
 
@@ -351,7 +351,7 @@ class Matches:
         async with self.playing(session) as running:
             if running is None:
                 if not by_server:
-                    session.send_line(game_texts.NOT_PLAYING)
+                    session.out.line(game_texts.NOT_PLAYING)
                 return False
             player = running.index_of(session)
             before = running.snapshot()
@@ -362,7 +362,7 @@ class Matches:
                 if running.timer is not None:
                     running.timer.changed()
                 if not by_server:
-                    session.send_line(refusal_text(refused, running.opponent_name(player)))
+                    session.out.line(refusal_text(refused, running.opponent_name(player)))
                 return False
             if result is None:
                 return True
@@ -416,7 +416,7 @@ class Matches:
                 log.exception("storing match %s failed; the action is undone", running.match_id)
             running.restore(before)
             if actor is not None:
-                actor.send_line(texts.NOT_STORED)
+                actor.out.line(texts.NOT_STORED)
             if elsewhere:
                 await self.owned_elsewhere(running)  # no clock: it runs here no more
                 return False, None
@@ -481,7 +481,7 @@ class Matches:
         self.table.forget(running)
         for index, session in enumerate(running.sessions):
             if session is not None:
-                session.send_line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
+                session.out.line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
         await self.send_saved_matches(running.players())
 
     # --- store ------------------------------------------------------------------------------------
@@ -550,13 +550,13 @@ class Matches:
         for item in script:
             watched = item.watching if isinstance(item, Say) else None  # boards: either
             for session, index in self.recipients(running, item.to, watched):
-                if item.only_with is not None and not session.toggle(item.only_with):
+                if item.only_with is not None and not session.prefs.toggle(item.only_with):
                     continue
                 if isinstance(item, ShowBoard):
                     send_fibs_board(session, running, item.moment, index,
                                     as_you=item.to is not WATCHERS)
-                elif item.unless is None or not session.toggle(item.unless):
-                    session.send_lines(item.lines)
+                elif item.unless is None or not session.prefs.toggle(item.unless):
+                    session.out.lines(item.lines)
 
     def post(self, running: RunningMatch,
              posts: Callable[[Sequence[web_events.Side]], list[web_events.Post]]) -> None:
@@ -564,13 +564,13 @@ class Matches:
         made only for the viewer sides where someone did (a board costs a legal-play
         generation)."""
         sides = [(to, viewer) for to, viewer in web_events.ALL_SIDES
-                 if any(session.wants_events
+                 if any(session.out.wants_events
                         for session, _ in self.recipients(running, to, viewer))]
         if not sides:
             return
         for item in posts(sides):
             for session, _ in self.recipients(running, item.to, item.watching):
-                session.send_event(item.message)
+                session.out.event(item.message)
 
     def finish(self, running: RunningMatch) -> None:
         """The match runs no more; a finished match is reported to everyone who wants reports."""
@@ -592,7 +592,7 @@ class Matches:
         as saved, as if they had dropped right after the start, and the other one is told so."""
         for player, other in ((inviter, joiner), (joiner, inviter)):
             if not self.people.is_online(player):
-                other.send_line(texts.game_saved_after(player.name, texts.Departure.DROPPED))
+                other.out.line(texts.game_saved_after(player.name, texts.Departure.DROPPED))
                 return True
         return False
 
@@ -605,7 +605,7 @@ class Matches:
         people = [s.name for s in (inviter, joiner) if not s.is_bot]
         with self.table.starting(people) as claimed:
             if not claimed:
-                joiner.send_line(game_texts.already_playing(inviter.name))
+                joiner.out.line(game_texts.already_playing(inviter.name))
             elif invitation.resume:
                 await self.resume_match(inviter, joiner)
             else:
@@ -645,13 +645,13 @@ class Matches:
         running.takeover_seconds = terms.takeover_seconds or self.settings.takeover_seconds
         running.timer = self.timer_for(running)
         running.allow_undo()
-        joiner.send_line(game_texts.you_are_now_playing(inviter.name, length))
-        inviter.send_line(game_texts.has_joined_you(joiner.name, length))
+        joiner.out.line(game_texts.you_are_now_playing(inviter.name, length))
+        inviter.out.line(game_texts.has_joined_you(joiner.name, length))
         if isinstance(match.dice_source, VerifiableDice):
             # Before anyone sees a die: the dice of the opening roll are drawn, not told yet.
             for session in (joiner, inviter):
-                if session.sees_extensions:  # the others: `fairdice` during the match
-                    session.send_line(fair_texts.commitment_line(match.dice_source.commitment))
+                if session.out.sees_extensions:  # the others: `fairdice` during the match
+                    session.out.line(fair_texts.commitment_line(match.dice_source.commitment))
         self.people.report(game_texts.match_starts(inviter.name, joiner.name, length),
                            exclude=(inviter.name, joiner.name))
         self.table.begin(running)
@@ -677,13 +677,13 @@ class Matches:
             return False
         for session, other in ((inviter, joiner), (joiner, inviter)):
             if not session.is_bot:
-                session.send_line(game_texts.saved_match_first(other.name))
+                session.out.line(game_texts.saved_match_first(other.name))
         return True
 
     async def resume_match(self, inviter: Session, joiner: Session) -> None:
         record = await self.store.running_match(inviter.name, joiner.name)
         if record is None:
-            joiner.send_line(game_texts.no_saved_match(inviter.name))
+            joiner.out.line(game_texts.no_saved_match(inviter.name))
             return
         if self.left_meanwhile(inviter, joiner):
             return
@@ -693,18 +693,18 @@ class Matches:
                 await self.store.mark_left(record.match_id, None, epoch=epoch)  # both are back
         except Exception:
             log.exception("storing the resume of match %s failed", record.match_id)
-            joiner.send_line(texts.NOT_STORED)
+            joiner.out.line(texts.NOT_STORED)
             return
         if claimed is None:  # finished elsewhere meanwhile
-            joiner.send_line(game_texts.no_saved_match(inviter.name))
+            joiner.out.line(game_texts.no_saved_match(inviter.name))
             return
         sessions = {inviter.name.lower(): inviter, joiner.name.lower(): joiner}
         running = RunningMatch.from_record(claimed, self.resumed_dice(claimed),
                                            (sessions[claimed.player_a.lower()],
                                             sessions[claimed.player_b.lower()]), epoch)
         running.timer = self.timer_for(running)
-        joiner.send_line(game_texts.match_loaded_for_joiner(inviter.name))
-        inviter.send_line(game_texts.match_loaded_for_inviter(joiner.name))
+        joiner.out.line(game_texts.match_loaded_for_joiner(inviter.name))
+        inviter.out.line(game_texts.match_loaded_for_inviter(joiner.name))
         self.people.report(game_texts.match_resumes(inviter.name, joiner.name,
                                                     running.match.length),
                            exclude=(inviter.name, joiner.name))
@@ -714,7 +714,7 @@ class Matches:
             running.timer.changed()  # the boards below show the clock
         moment = running.match.moment()
         for index, session in enumerate(running.players()):  # both: index is the player's
-            session.send_lines(match_views.resume_header(running.match, running.names))
+            session.out.lines(match_views.resume_header(running.match, running.names))
             board_to(session, running, moment, index, as_you=True)
         async with running.lock:
             await self.settle(running, [], inviter, running.snapshot())
@@ -742,7 +742,7 @@ class Matches:
             score = record.state["score"]
             online = self.people.online.get(opponent.lower())
             rows.append(info.SavedMatch(opponent, online is not None,
-                                        online is not None and online.toggle("ready"),
+                                        online is not None and online.prefs.toggle("ready"),
                                         record.length, score[mine], score[1 - mine]))
         return rows
 
@@ -766,9 +766,9 @@ class Matches:
     async def send_saved_matches(self, sessions: Iterable[Session]) -> None:
         """Their saved matches now, to those of `sessions` online whose page asked for messages."""
         for session in sessions:
-            if (session.wants_events and self.people.is_online(session)
+            if (session.out.wants_events and self.people.is_online(session)
                     and not self.people.is_visitor(session)):
-                session.send_event(web_events.saved_matches(await self.saved_matches_of(session)))
+                session.out.event(web_events.saved_matches(await self.saved_matches_of(session)))
 
     async def forfeit_saved(self, match_id: int, names: tuple[str, str], leaver: int,
                             first: list[Say] | None, *, abandoned: bool = False) -> bool | None:
@@ -819,13 +819,13 @@ class Matches:
         dice are rewound too, so the same dice come again. The match is unrated from then on."""
         async with self.playing(session) as running:
             if running is None:
-                session.send_line(game_texts.NOT_PLAYING)
+                session.out.line(game_texts.NOT_PLAYING)
                 return
             if running.undo_points is None:
-                session.send_line(texts.UNDO_ONLY_AGAINST_BOTS)
+                session.out.line(texts.UNDO_ONLY_AGAINST_BOTS)
                 return
             if not running.undo_points:
-                session.send_line(texts.NOTHING_TO_UNDO)
+                session.out.line(texts.NOTHING_TO_UNDO)
                 return
             before = running.snapshot()
             running.rewind(running.undo_points.pop())
@@ -834,10 +834,10 @@ class Matches:
             if not stored:
                 return
             index = running.index_of(session)
-            session.send_line(texts.UNDONE)
+            session.out.line(texts.UNDONE)
             board_to(session, running, running.match.moment(), index, as_you=True)
             if running.match.phase is Phase.ROLL_OR_DOUBLE and running.match.turn == index:
-                session.send_line(ROLL_OR_DOUBLE)
+                session.out.line(ROLL_OR_DOUBLE)
             remind(running, (index,))
 
     # --- matches left unfinished ------------------------------------------------------------------
@@ -993,7 +993,7 @@ class Matches:
     async def leave(self, session: Session) -> None:
         async with self.playing(session) as running:
             if running is None:
-                session.send_line(game_texts.NO_ONE_TO_LEAVE)
+                session.out.line(game_texts.NO_ONE_TO_LEAVE)
                 return
             player = running.index_of(session)
             match = running.match

@@ -54,7 +54,7 @@ class MatchTable:
         every match it is offered)."""
         if session.is_bot:
             return session in self.bot_matches
-        elsewhere = session.seated_elsewhere
+        elsewhere = session.place.seated_elsewhere
         return (self.match_of(session) is not None
                 or (elsewhere is not None and elsewhere.playing)
                 or session.name.lower() in self._starting)
@@ -101,7 +101,7 @@ class MatchTable:
             return running.opponent_name(running.index_of(session))
         if session.is_bot:
             return self._latest_bot_opponent(session.name)
-        return session.seated_elsewhere.opponent if session.seated_elsewhere else None
+        return session.place.seated_elsewhere.opponent if session.place.seated_elsewhere else None
 
     def _latest_bot_opponent(self, bot_name: str) -> str | None:
         for bot, running in reversed(self.bot_matches.items()):  # in the order they began
@@ -128,7 +128,7 @@ class MatchTable:
             self.withdraw(session.name,
                           accepted_by=running.opponent_name(running.index_of(session)))
             self.open_tables.close(session.name)  # a creator who plays elsewhere left it
-            if session.watching is not None:
+            if session.place.watching is not None:
                 self.stop_watching(session)
         for session in running.players():
             self.changed(session)
@@ -165,23 +165,23 @@ class MatchTable:
 
     def set_watching(self, session: Session, player: Session | None) -> None:
         """`session` watches `player` now (None: nobody), quietly."""
-        if session.watching is not None:
-            theirs = self.watchers[session.watching]
+        if session.place.watching is not None:
+            theirs = self.watchers[session.place.watching]
             del theirs[session]
             if not theirs:
-                del self.watchers[session.watching]
-        session.watching = player
+                del self.watchers[session.place.watching]
+        session.place.watching = player
         if player is not None:
             self.watchers.setdefault(player, {})[session] = None
         self.watching_changed(session)
 
     def stop_watching(self, session: Session) -> None:
         """`session` stops watching, and the player (and their opponent) are told."""
-        watched = session.watching
+        watched = session.place.watching
         if watched is None:
             return
         self.set_watching(session, None)
-        session.send_event(web_events.watch_ended(watched.name))
+        session.out.event(web_events.watch_ended(watched.name))
         self.tell([watched.name], notice([game_texts.stops_watching_you(session.name)]))
         running = self.match_of(watched)
         opponent = running.opponent_of(watched) if running is not None else None

@@ -219,9 +219,9 @@ def new_match(length: int | None, dice: Dice, inviter: Session, joiner: Session,
 def automatic_play(match: Match, session: Session) -> tuple[str, Play] | None:
     """A play the server makes for the player on turn by their toggles: the only legal play
     (`automove`) or a greedy bear-off (`greedy`). Returns (reason, play) or None."""
-    if match.legal_play_count == 1 and session.toggle("automove"):
+    if match.legal_play_count == 1 and session.prefs.toggle("automove"):
         return "only", match.legal_plays()[0]
-    if session.toggle("greedy") and match.dice is not None:
+    if session.prefs.toggle("greedy") and match.dice is not None:
         play = greedy_bearoff(match.position_seen_by(match.turn), match.dice)
         if play is not None and all(to == 0 for _, to in play.steps):
             return "greedy", play

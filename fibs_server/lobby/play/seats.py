@@ -10,7 +10,7 @@ is answered at home as always. The bus keeps each node's letters in order, so th
 hears the match in the order the host told it, and the host gets the player's commands in
 the order they were typed.
 
-The home knows its user is seated elsewhere (`Session.seated_elsewhere`: whom they play,
+The home knows its user is seated elsewhere (`Session.place.seated_elsewhere`: whom they play,
 for their who-line) from the host's `Seated` letters. A seat goes when its match stops
 running at the host (ended, left, parted), when its player leaves their home (the host
 hears their `Absence`: their match is saved, as a logout saves it) and when either node is
@@ -42,6 +42,7 @@ from fibs_server.lobby.nodes.bus import (
 from fibs_server.lobby.nodes.directory import RemoteUser
 from fibs_server.lobby.ports.accounts import Account, AccountStore
 from fibs_server.lobby.presence.session import (
+    Output,
     PlayersAndWatchers,
     SeatElsewhere,
     Session,
@@ -86,8 +87,8 @@ class SeatClient:
     @classmethod
     def of(cls, session: Session) -> SeatClient:
         assert session.account is not None
-        return cls(session.clip, session.client_name, session.connection.host,
-                   session.sees_extensions, session.wants_events,
+        return cls(session.out.clip, session.out.client_name, session.connection.host,
+                   session.out.sees_extensions, session.out.wants_events,
                    dict(session.account.toggles), dict(session.account.settings))
 
 
@@ -112,6 +113,19 @@ class SeatConnection:
         pass  # the home's connection stays
 
 
+class SeatOutput(Output):
+    """What a seat sends: its lines go home unformatted (SeatSession)."""
+
+    def __init__(self, seat: Session,
+                 relay: Callable[[RelayKind, tuple[str, ...], bool], None]) -> None:
+        super().__init__(seat)
+        self._relay = relay
+
+    def lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        if lines:
+            self._relay("lines", tuple(lines), False)
+
+
 class SeatSession(Session):
     """At the host: a player at home on another node, as their match sees them. Its lines go
     home unformatted, to be laid out there by the player's own session (line length, pages,
@@ -125,9 +139,11 @@ class SeatSession(Session):
         self._node_id = node_id
         super().__init__(given, SeatConnection(client.host, self._relay),
                          WEB_PAGE if client.web_page else TELNET)
-        self.clip, self.prompts, self.client_name = client.clip, False, client.client_name
+        self.out = SeatOutput(self, self._relay)
+        self.out.clip, self.out.prompts, self.out.client_name = (client.clip, False,
+                                                                 client.client_name)
         if client.events:
-            self.event_sink = lambda line, broadcast: self._relay("event", (line,), broadcast)
+            self.out.event_sink = lambda line, broadcast: self._relay("event", (line,), broadcast)
         self.inbox: asyncio.Queue[Forwarded | None] = asyncio.Queue()
         self.relayed = 0  # letters sent home
         self.told: tuple[str | None, str | None] | None = None  # (plays, watches) as told home
@@ -143,10 +159,6 @@ class SeatSession(Session):
             self.relayed += 1
             self._send_letter(Relayed(self._node_id, self.home, self.name, kind, lines,
                                       broadcast, self.relayed))
-
-    def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
-        if lines:
-            self._relay("lines", tuple(lines), False)
 
 
 class SeatMatches(PlayersAndWatchers, Protocol):
@@ -249,10 +261,10 @@ class Seats:
     def leave_watch(self, session: Session) -> None:
         """Whom `session` watches on another node, it watches no more (it watches someone
         else, or plays)."""
-        elsewhere = session.seated_elsewhere
+        elsewhere = session.place.seated_elsewhere
         if elsewhere is not None and not elsewhere.playing:
             self.forward(session, "unwatch")
-            session.seated_elsewhere = None
+            session.place.seated_elsewhere = None
             self.forget_user(session.name)
 
     def take_over_elsewhere(self, session: Session, user: RemoteUser) -> None:
@@ -279,7 +291,7 @@ class Seats:
     def _free_opponents_of(self, name: str, host: str) -> None:
         """Who plays `name` at `host` from here is free to resume the saved match."""
         for session in list(self._people.online.values()):
-            seat = session.seated_elsewhere
+            seat = session.place.seated_elsewhere
             if seat is not None and seat.host == host and seat.opponent is not None \
                     and seat.opponent.lower() == name.lower():
                 self._free(session)
@@ -290,7 +302,7 @@ class Seats:
             return
 
         def free_if_still_seated() -> None:
-            seat = session.seated_elsewhere
+            seat = session.place.seated_elsewhere
             if seat is not None and seat.host == host and self._people.online.get(
                     session.name.lower()) is session:
                 self._free(session)
@@ -299,14 +311,14 @@ class Seats:
                                        resync=True))
 
     def _free(self, session: Session) -> None:
-        session.seated_elsewhere = None
+        session.place.seated_elsewhere = None
         self.forget_user(session.name)
         self._people.broadcast_who(session)
 
     def _ask_host(self, session: Session, host: str, inviter: str, takeover: bool = False,
                   watch: bool = False) -> None:
         if not takeover:
-            session.seated_elsewhere = SeatElsewhere(host, None, inviter if watch else None)
+            session.place.seated_elsewhere = SeatElsewhere(host, None, inviter if watch else None)
         self.heard[session.name.lower()] = self.sent[session.name.lower()] = 0  # from 1 again
         self._people.tell_node(JoinAsked(self._settings.node_id, host, session.name, inviter,
                                        dataclasses.asdict(SeatClient.of(session)), takeover,
@@ -314,7 +326,7 @@ class Seats:
 
     def forward(self, session: Session, line: str, quiet: bool = False, heard: int = -1
                 ) -> None:
-        seat = session.seated_elsewhere
+        seat = session.place.seated_elsewhere
         assert seat is not None
         key = session.name.lower()
         self.sent[key] = number = self.sent.get(key, 0) + 1
@@ -339,14 +351,15 @@ class Seats:
         taken_over = awaited is not None and awaited[0] == letter.node
         if session is None:
             return
-        if taken_over and session.seated_elsewhere is None and letter.opponent is not None \
+        if taken_over and session.place.seated_elsewhere is None and letter.opponent is not None \
                 and not self._table.busy(session):
-            session.seated_elsewhere = SeatElsewhere(letter.node)
-        if session.seated_elsewhere is None or session.seated_elsewhere.host != letter.node:
+            session.place.seated_elsewhere = SeatElsewhere(letter.node)
+        elsewhere = session.place.seated_elsewhere
+        if elsewhere is None or elsewhere.host != letter.node:
             return
         if letter.opponent is not None or letter.watching is not None:
-            session.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent,
-                                                     letter.watching)
+            session.place.seated_elsewhere = SeatElsewhere(letter.node, letter.opponent,
+                                                           letter.watching)
             if letter.opponent is not None:
                 self._playing_elsewhere(session)
             key = letter.name.lower()
@@ -387,12 +400,12 @@ class Seats:
             return
         self.heard[letter.name.lower()] = letter.number
         if letter.kind == "lines":
-            session.send_lines(letter.lines)
+            session.out.lines(letter.lines)
         elif letter.kind == "text":
             session.connection.send("".join(letter.lines), letter.broadcast)
-        elif session.event_sink is not None and session.stage is not Stage.CLOSED:
+        elif session.out.event_sink is not None and session.stage is not Stage.CLOSED:
             for line in letter.lines:
-                session.event_sink(line, letter.broadcast)
+                session.out.event_sink(line, letter.broadcast)
 
     # --- at the host ---------------------------------------------------------------------------
 
@@ -427,7 +440,7 @@ class Seats:
         account.settings.update(client.settings)
         seat = SeatSession(self._sessions, letter.node, client, self._people.tell_node,
                            self._settings.node_id)
-        seat.account, seat.login_time = account, int(time.time())
+        seat.account, seat.who.login_time = account, int(time.time())
         seat.stage = Stage.ONLINE
         self.here[letter.name.lower()] = seat
         self._people.start_job(self._serve(seat))
@@ -536,7 +549,7 @@ class Seats:
     def _in_use(self, seat: SeatSession) -> tuple[str | None, str | None] | None:
         """(whom it plays, whom it watches), or None for neither."""
         opponent = self._table.opponent_name_of(seat)
-        watching = seat.watching.name if seat.watching is not None else None
+        watching = seat.place.watching.name if seat.place.watching is not None else None
         return None if opponent is None and watching is None else (opponent, watching)
 
     def _tell_seated(self, seat: SeatSession) -> None:
@@ -574,7 +587,7 @@ class Seats:
         for seat in list(self.here.values()):
             self._tell_seated(seat)
         for session in list(self._people.online.values()):
-            elsewhere = session.seated_elsewhere
+            elsewhere = session.place.seated_elsewhere
             if elsewhere is not None:
                 self._people.tell_node(Forwarded(self._settings.node_id, elsewhere.host,
                                                session.name, "", resync=True))
@@ -612,7 +625,7 @@ class Seats:
         if seat is not None and seat.home != node:
             self._carry_out(self._part(seat, Departure.DROPPED))
         for session in list(self._people.online.values()):
-            elsewhere = session.seated_elsewhere
+            elsewhere = session.place.seated_elsewhere
             if elsewhere is not None and elsewhere.host != node \
                     and elsewhere.opponent is not None \
                     and elsewhere.opponent.lower() == name.lower():
@@ -649,7 +662,7 @@ class Seats:
             tell([opponent.name], notice([told(seat.name)], web_events.player_reach(
                 seat.name, not held), audience="extensions"))
         for session in list(self._people.online.values()):
-            elsewhere = session.seated_elsewhere
+            elsewhere = session.place.seated_elsewhere
             if elsewhere is not None and elsewhere.host == node and elsewhere.opponent:
                 found = True
                 self._people.deliver([session.name], notice(
@@ -662,9 +675,9 @@ class Seats:
         """`node` is heard from no more: this node's users seated there are told their match
         was saved (as the node's players drop), and play nothing."""
         for session in list(self._people.online.values()):
-            seat = session.seated_elsewhere
+            seat = session.place.seated_elsewhere
             if seat is None or seat.host != node:
                 continue
             if seat.opponent is not None:
-                session.send_line(texts.game_saved_after(seat.opponent, Departure.DROPPED))
+                session.out.line(texts.game_saved_after(seat.opponent, Departure.DROPPED))
             self._free(session)

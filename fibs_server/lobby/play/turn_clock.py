@@ -296,14 +296,14 @@ class TurnClock:
         if self.countdowns.get(player) is not countdown or session is None:
             return
         phase = countdown.situation.phase
-        session.send_line(clock_texts.time_warning(WARNING_SECONDS, phase))
-        session.send_event(web_events.time_warning(WARNING_SECONDS, phase))
+        session.out.line(clock_texts.time_warning(WARNING_SECONDS, phase))
+        session.out.event(web_events.time_warning(WARNING_SECONDS, phase))
         opponent = self.running.sessions[1 - player]
         if self.running.bank is not None and not countdown.takeover and opponent is not None:
             # Time that runs out loses the match: the opponent sees it coming too.
-            opponent.send_line(clock_texts.opponent_time_warning(
+            opponent.out.line(clock_texts.opponent_time_warning(
                 self.running.names[player], WARNING_SECONDS, phase))
-            opponent.send_event(web_events.time_warning(WARNING_SECONDS, phase, "opponent"))
+            opponent.out.event(web_events.time_warning(WARNING_SECONDS, phase, "opponent"))
 
     async def _expired(self, player: int, countdown: Countdown) -> None:
         """Time is up: the server takes the decision (or, at the last expiry, forfeits)."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable
 from typing import Any, Protocol
 
@@ -99,7 +98,8 @@ class Attendance:
         # numbered for the other nodes.
         self.directory = Directory(times=settings.node_times)
         self.roster_log = RosterLog()
-        self.who_list = WhoList(self.online, self.directory)
+        # The other nodes' users' idle times are aged on the clock they were heard on.
+        self.who_list = WhoList(self.online, self.directory, lambda: self.directory.clock())
         self.notices = NoticeFanOut(self.online)  # of logins and logouts, to everyone
         self._node_jobs: set[asyncio.Future] = set()  # takeovers from other nodes
 
@@ -186,7 +186,7 @@ class Attendance:
     def announce(self, text: str) -> None:
         """The server's own line to everyone online here (a shutdown's countdown)."""
         for session in self.sessions_online():
-            session.send_line(text)
+            session.out.line(text)
 
     def report(self, text: str, exclude: Iterable[str] = ()) -> None:
         """A match start/end line to everyone whose `report` toggle is on."""
@@ -287,7 +287,7 @@ class Attendance:
         presence from here would say they were here)."""
         if self._seats().is_seat(about):
             return
-        line = about.who_line()
+        line = about.who.line()
         if self.online.get(about.name.lower()) is about:
             self.who_list.set(about.name, line)  # a login's who-list is current when paced
         if self.who_pacing.now_or_later(about, self._broadcast_held_who):
@@ -296,13 +296,13 @@ class Attendance:
     def _broadcast_held_who(self, about: Session) -> None:
         """The who-line that pacing held back, with the user's state as it is now."""
         if self.online.get(about.name.lower()) is about:
-            line = about.who_line()
+            line = about.who.line()
             self.who_list.set(about.name, line)
             self._tell_who(about, line)
 
     def _tell_who(self, about: Session, line: str) -> None:
         # Here as a who-line; to the other nodes as the presence they keep and tell likewise.
-        self.deliver(None, notice(clip.who_block([line]), web_events.presence(about.who_info()),
+        self.deliver(None, notice(clip.who_block([line]), web_events.presence(about.who.info()),
                                   audience="clip", broadcast=True))
         self.bus.tell_others(self.presence_of(about))
 
@@ -311,8 +311,8 @@ class Attendance:
     def presence_of(self, session: Session, arrival: str | None = None) -> Presence:
         """The letter that tells the other nodes of a user here (`arrival`: of their login),
         numbered as the roster's next change: send it."""
-        return Presence(self.node_id, _fields(session.who_info()),
-                        session.away_message, arrival, self.roster_log.run,
+        return Presence(self.node_id, _fields(session.who.info()),
+                        session.prefs.away_message, arrival, self.roster_log.run,
                         self.roster_log.changed(session.name))
 
     def absence_of(self, name: str, departure: str) -> Absence:
@@ -326,7 +326,7 @@ class Attendance:
         log = self.roster_log
         changed, gone = log.changes_after(since) if since is not None else (None, [])
         return Roster(self.node_id, [
-            {"info": _fields(s.who_info()), "away_message": s.away_message}
+            {"info": _fields(s.who.info()), "away_message": s.prefs.away_message}
             for s in self.sessions_online() if changed is None or s.name.lower() in changed],
             log.run, log.version, since, gone, to_node)
 
@@ -365,7 +365,7 @@ class Attendance:
                     self.start_job(self._taken_over_elsewhere(here, letter))
                 return
             user = self.directory.present(letter)
-            now = time.monotonic()
+            now = self.directory.clock()  # what the users' heard_at is on
             line = user.who_line(now)
             self.who_list.set(user.name, line)
             self.notices.tell_at_once(self._notice(
@@ -423,7 +423,7 @@ class Attendance:
                                           texts.departed(name, Departure.LOGGED_OUT)))
         self.directory.versions[letter.node] = (letter.run, letter.version)
         if changed:
-            now = time.monotonic()
+            now = self.directory.clock()  # what the users' heard_at is on
             lines = [user.who_line(now) for user in changed]
             for user, line in zip(changed, lines):
                 self.who_list.set(user.name, line)
@@ -438,7 +438,7 @@ class Attendance:
                 letter.name, letter.departure, clip.LOGOUT, "", (), web_events.gone(letter.name)))
 
     async def _taken_over_elsewhere(self, session: Session, letter: Presence) -> None:
-        session.send_line(texts.logged_in_again(str(letter.info["host"])))
+        session.out.line(texts.logged_in_again(str(letter.info["host"])))
         await self._log_out(session, Departure.LOGGED_OUT)
         session.close()
         self._hear_node(letter)

@@ -58,11 +58,11 @@ class NoticeFanOut:
 
     def joined(self, session: Session) -> None:
         """`session` is online from now on: owed the notices that come from now on."""
-        session.notices, session.notices_seen = self, self._round.last
+        session.out.notices, session.out.notices_seen = self, self._round.last
 
     @staticmethod
     def left(session: Session) -> None:
-        session.notices = None
+        session.out.notices = None
 
     def tell(self, notice: Notice) -> None:
         """`notice` to everyone online it is for, in the next pass."""
@@ -79,10 +79,11 @@ class NoticeFanOut:
     def catch_up(self, session: Session, up_to: int | None = None) -> None:
         """What `session` is owed of the notices up to `up_to` (the newest if None), sent."""
         key = session.name.lower()
-        recipient = Recipient(key, session.clip, session.toggle("notify"), session.wants_events)
-        chunks = self._round.owed(recipient, session.notices_seen, up_to)
-        session.notices_seen = max(session.notices_seen, self.last if up_to is None else up_to)
-        session.send_owed(chunks)
+        out = session.out
+        recipient = Recipient(key, out.clip, session.prefs.toggle("notify"), out.wants_events)
+        chunks = self._round.owed(recipient, out.notices_seen, up_to)
+        out.notices_seen = max(out.notices_seen, self.last if up_to is None else up_to)
+        out.owed(chunks)
 
     def tell_at_once(self, notice: Notice) -> None:
         """`notice` to everyone online it is for, now, in a pass of its own (what another
@@ -114,21 +115,21 @@ class NoticeFanOut:
                by_kind: dict[tuple[bool, bool, bool], list[Chunk]]) -> None:
         """`session` (online as `key`) sent what it is owed of the notices up to `up_to`;
         `by_kind`: what the users like their kind are owed, as the pass made it."""
-        seen = session.notices_seen
+        seen = session.out.notices_seen
         # Gone meanwhile, or caught up by something else sent to them.
-        if session.notices is not self or seen >= up_to:
+        if session.out.notices is not self or seen >= up_to:
             return
         try:
             if self._round.like_their_kind(key, seen):
                 assert session.account is not None
-                kind = (session.clip, session.account.toggles["notify"],
-                        session.event_sink is not None)
+                kind = (session.out.clip, session.account.toggles["notify"],
+                        session.out.event_sink is not None)
                 chunks = by_kind.get(kind)
                 if chunks is None:
                     chunks = by_kind[kind] = self._round.owed(Recipient(key, *kind), seen, up_to)
-                session.notices_seen = up_to
+                session.out.notices_seen = up_to
                 if chunks:
-                    session.send_owed(chunks)
+                    session.out.owed(chunks)
             else:
                 self.catch_up(session, up_to)
         except Exception:  # one session's failure must not stop everyone's notices

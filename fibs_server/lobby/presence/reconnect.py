@@ -65,7 +65,7 @@ class HeldSessions:
         if self.seconds <= 0 or session in self._alarms or not self.tokens.has_token(session.name):
             return False
         session.connection = AwayConnection(session.connection.host)
-        session.event_sink = None
+        session.out.event_sink = None
         self.tokens.expire_in(session.name, self.seconds)
         self._alarms[session] = self.clock.call_at(
             self.clock.time() + self.seconds, lambda: self._start(drop(session)))

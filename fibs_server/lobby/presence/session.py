@@ -144,7 +144,249 @@ def _replacement(unsendable: re.Match) -> str:
     return "" if unsendable.group() < "\x80" else "?"
 
 
+class Output:
+    """What goes out to the user's program, and how that program takes it: FIBS's lines
+    (laid out and paged for a telnet user), prompts, and typed messages for a page that asked
+    for them. Its attributes are plain, as they are read for every line sent to every user."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        # How the user's program talks, as the dialogue decided (set at `LogIn`).
+        self.clip = False  # numbered CLIP lines instead of sentences
+        self.prompts = True  # `> ` after each reply (telnet users only)
+        self.client_name: str | None = None
+        # Where the typed messages go (docs/WEB-PROTOCOL.md), for a web page that asked for
+        # them; None for everyone else, who gets FIBS's lines only.
+        # (line, broadcast), as `Connection.send` takes text.
+        self.event_sink: Callable[[str, bool], None] | None = None
+        # Online: the logins' and logouts' notices, and the number of the last one this user
+        # had (what else is sent to them sends those they are owed first, in order).
+        self.notices: OwedNotices | None = None
+        self.notices_seen = 0
+        self._more: list[str] = []  # lines waiting behind a `-- more --` prompt
+
+    @property
+    def sees_extensions(self) -> bool:
+        """Whether this session gets the server's own lines unasked in FIBS's flows (the dice
+        commitment at a match's start, the saved-match counts in `whois`): the web page, which
+        shows them. A telnet or CLIP session sees exactly FIBS's lines there, and gets those
+        facts when it asks (`fairdice`, `history`): docs/PROTOCOL.md, "Classic sessions"."""
+        return self._session.dialogue.transport_client is WEB_PAGE
+
+    @property
+    def wants_events(self) -> bool:
+        return self.event_sink is not None
+
+    def line(self, line: str) -> None:
+        self.lines([line])
+
+    def lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        if self.event_sink is None:
+            self._lines(lines)
+            return
+        # A page that asked for typed messages gets each refusal's message right after its line.
+        start = 0
+        for index, line in enumerate(lines):
+            message = web_events.refusal_of(line)
+            if message is not None:
+                self._lines(lines[start:index + 1])
+                self.event(message)
+                start = index + 1
+        self._lines(lines[start:])
+
+    def _catch_up(self) -> None:
+        """Notices of logins and logouts this user is owed go before anything sent after
+        them."""
+        notices = self.notices
+        if notices is not None and notices.last > self.notices_seen:
+            notices.catch_up(self._session)
+
+    def owed(self, chunks: Sequence[Chunk]) -> None:
+        """Notices of logins and logouts, in order: lines, or typed messages for a page that
+        asked for them (lobby/presence/notices.py)."""
+        session = self._session
+        if session.dialogue.stage is Stage.CLOSED:
+            return
+        for chunk in chunks:
+            if chunk.event_line is None:
+                session.connection.send_wire(chunk.wire, broadcast=True)
+            elif self.event_sink is not None:
+                self.event_sink(chunk.event_line, True)
+
+    def _lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        session = self._session
+        if not lines or session.dialogue.stage is Stage.CLOSED:
+            return
+        self._catch_up()
+        if self.clip or session.account is None:
+            session.connection.send(wire_text(lines))
+            return
+        # A telnet user: lines broken at `linelength` unless the terminal wraps, and long
+        # replies in pages of `pagelength` (what comes while a page waits queues behind it).
+        width = int(session.prefs.setting("linelength"))
+        if width and not session.prefs.toggle("wrap"):
+            lines = layout.wrapped(lines, width)
+        page_length = int(session.prefs.setting("pagelength"))
+        if self._more or (page_length and len(lines) > page_length):
+            self._more += lines
+            if len(self._more) == len(lines):
+                self.next_page()
+            return
+        session.connection.send(wire_text(lines))
+
+    @property
+    def paging(self) -> bool:
+        """Whether a page waits at a `-- more --` prompt for the user's empty line."""
+        return bool(self._more)
+
+    def next_page(self) -> None:
+        self._catch_up()
+        page, self._more = layout.first_page(self._more,
+                                             int(self._session.prefs.setting("pagelength")))
+        self._session.connection.send(wire_text(page))
+        if self._more:
+            self._session.connection.send(layout.MORE_PROMPT)
+        elif self.prompts:
+            self.prompt()
+
+    def stop_paging(self) -> None:
+        self._more = []
+
+    def broadcast(self, wire: bytes) -> None:
+        """Lines that many users get at once, formatted and encoded once for them all
+        (`wire_bytes(wire_text(lines))`)."""
+        if self._session.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
+            self._session.connection.send_wire(wire, broadcast=True)
+
+    def event(self, message: web_events.Message) -> None:
+        """A typed message, in order with the lines, to a page that asked for them."""
+        if self.event_sink is not None and self._session.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
+            self.event_sink(web_events.encode(message), False)
+
+    def event_lines(self, text: str) -> None:
+        """Typed messages already encoded, each CR LF ended (WhoList.presence_text)."""
+        if (text and self.event_sink is not None
+                and self._session.dialogue.stage is not Stage.CLOSED):
+            self._catch_up()
+            self.event_sink(text.removesuffix("\r\n"), False)
+
+    def event_broadcast(self, line: str) -> None:
+        """A typed message that many users get at once, encoded once for them all."""
+        if self.event_sink is not None and self._session.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
+            self.event_sink(line, True)
+
+    def prompt(self, prompt: str = texts.PROMPT) -> None:
+        if self._session.dialogue.stage is not Stage.CLOSED:
+            self._catch_up()
+            if self.event_sink is not None:
+                # A login dialogue's prompt may refuse the answer: its message comes first,
+                # on a line of its own, as the prompt waits on its line for the answer.
+                message = web_events.refusal_of(prompt)
+                if message is not None:
+                    self.event(message)
+            self._session.connection.send(prompt)
+
+
+class Prefs:
+    """The user's own choices: the toggles and settings their account keeps, and the away
+    message they left."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self.away_message: str | None = None
+
+    def toggle(self, name: str) -> bool:
+        account = self._session.account
+        assert account is not None
+        return account.toggles[name]
+
+    def setting(self, name: str) -> str:
+        account = self._session.account
+        assert account is not None
+        return account.settings[name]
+
+
+@dataclasses.dataclass
+class Place:
+    """Where the user is: whom they watch here, their match or watch on another node, and the
+    tournament their page follows."""
+    watching: Session | None = None  # set by the lobby's MatchTable (set_watching)
+    seated_elsewhere: SeatElsewhere | None = None  # set by lobby/play/seats.py
+    # A page's tournament: the one it last showed, created, joined or left, whose every
+    # change it is sent (lobby/services/tournament_news.py).
+    followed_tournament: int | None = None
+
+    @property
+    def watching_name(self) -> str | None:
+        if self.watching is not None:
+            return self.watching.name
+        return self.seated_elsewhere.watching if self.seated_elsewhere else None
+
+
+class Who:
+    """The user as the who-list shows them: their CLIP 5 line and its fields, their login
+    time and how long they have been idle."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self.login_time = 0
+        # On the lobby's clock, as the idle timeout that reads it (tests move a fake one).
+        self.last_active = session.given.time()
+        # line's cache: the fields it was formatted from, and its text around the idle time.
+        self._fields: tuple[object, ...] = ()
+        self._around_idle = ("", "")
+
+    def line(self) -> str:
+        """This user's CLIP 5 line. A login's who-list holds one per online user, so formatting
+        every field each time made logins cost O(online) formatting; the text around the idle
+        time is kept and re-formatted only when a field it shows has changed. Comparing the
+        fields, rather than invalidating at each place that changes one, cannot go stale; name,
+        login time and host are fixed for the session."""
+        session = self._session
+        account = session.account
+        assert account is not None
+        fields = (session.given.match_table.opponent_name_of(session),
+                  session.place.watching_name,
+                  account.toggles["ready"], session.prefs.away_message is not None,
+                  account.rating, account.experience, session.out.client_name, account.email)
+        if fields != self._fields:
+            self._fields = fields
+            self._around_idle = clip.who_info_around_idle(self.info())
+        before_idle, after_idle = self._around_idle
+        return clip.who_info_with_idle(before_idle, self.idle_seconds(), after_idle)
+
+    def idle_seconds(self) -> int:
+        return int(self._session.given.time() - self.last_active)
+
+    def info(self) -> clip.WhoInfo:
+        session = self._session
+        account = session.account
+        assert account is not None
+        return clip.WhoInfo(
+            name=account.name,
+            opponent=session.given.match_table.opponent_name_of(session),
+            watching=session.place.watching_name,
+            ready=account.toggles["ready"],
+            away=session.prefs.away_message is not None,
+            rating=account.rating,
+            experience=account.experience,
+            idle_seconds=self.idle_seconds(),
+            login_time=self.login_time,
+            host=session.connection.host,
+            client=session.out.client_name,
+            email=account.email,
+        )
+
+
 class Session:
+    """The connection's face to the lobby. Besides who the user is (`account`, `name`) and
+    the login dialogue it drives, it has four facets others read: what goes out to the user's
+    program (`out`), the user's own choices (`prefs`), where they are (`place`), and how the
+    who-list shows them (`who`)."""
+
     def __init__(self, given: SessionOwners, connection: Connection,
                  transport_client: Client = TELNET) -> None:
         self.given = given
@@ -152,38 +394,17 @@ class Session:
         self.dialogue: LoginDialogue[Account] = LoginDialogue(
             transport_client, given.gatekeeper.limits.repeated_refused_answers)
         self.account: Account | None = None
-        # How the user's program talks, as the dialogue decided (set at `LogIn`); plain
-        # attributes, as they are read for every line sent to every user.
-        self.clip = False  # numbered CLIP lines instead of sentences
-        self.prompts = True  # `> ` after each reply (telnet users only)
-        self.client_name: str | None = None
-        self.is_bot = False  # a built-in bot's: played by the server (lobby/services/bot_players.py)
-        # Where the typed messages go (docs/WEB-PROTOCOL.md), for a web page that asked for
-        # them; None for everyone else, who gets FIBS's lines only.
-        # (line, broadcast), as `Connection.send` takes text.
-        self.event_sink: Callable[[str, bool], None] | None = None
-        self.login_time = 0
-        # On the lobby's clock, as the idle timeout that reads it (tests move a fake one).
-        self.last_active = given.time()
-        self.away_message: str | None = None
+        # A built-in bot's: played by the server (lobby/services/bot_players.py).
+        self.is_bot = False
         self.last_command: str | None = None
-        self.watching: Session | None = None  # set by the lobby's MatchTable (set_watching)
-        self.seated_elsewhere: SeatElsewhere | None = None  # set by lobby/play/seats.py
         self.waved = False
-        # A page's tournament: the one it last showed, created, joined or left, whose every
-        # change it is sent (lobby/services/tournament_news.py).
-        self.followed_tournament: int | None = None
         # What the store may keep for this user that the login's hooks read (read once at the
         # login: a kind it has none of is not asked for).
         self.kept: KeptForLogin = EVERYTHING_KEPT
-        self._more: list[str] = []  # lines waiting behind a `-- more --` prompt
-        # Online: the logins' and logouts' notices, and the number of the last one this user
-        # had (what else is sent to them sends those they are owed first, in order).
-        self.notices: OwedNotices | None = None
-        self.notices_seen = 0
-        # who_line's cache: the fields it was formatted from, and its text around the idle time.
-        self._who_fields: tuple[object, ...] = ()
-        self._who_around_idle = ("", "")
+        self.out = Output(self)
+        self.prefs = Prefs(self)
+        self.place = Place()
+        self.who = Who(self)
 
     @property
     def stage(self) -> Stage:
@@ -197,130 +418,8 @@ class Session:
         self.dialogue.logged_in()
 
     @property
-    def sees_extensions(self) -> bool:
-        """Whether this session gets the server's own lines unasked in FIBS's flows (the dice
-        commitment at a match's start, the saved-match counts in `whois`): the web page, which
-        shows them. A telnet or CLIP session sees exactly FIBS's lines there, and gets those
-        facts when it asks (`fairdice`, `history`): docs/PROTOCOL.md, "Classic sessions"."""
-        return self.dialogue.transport_client is WEB_PAGE
-
-    # --- output ----------------------------------------------------------------------------
-
-    @property
     def name(self) -> str:
         return self.account.name if self.account else ""
-
-    def send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
-        if self.event_sink is None:
-            self._send_lines(lines)
-            return
-        # A page that asked for typed messages gets each refusal's message right after its line.
-        start = 0
-        for index, line in enumerate(lines):
-            message = web_events.refusal_of(line)
-            if message is not None:
-                self._send_lines(lines[start:index + 1])
-                self.send_event(message)
-                start = index + 1
-        self._send_lines(lines[start:])
-
-    def _catch_up(self) -> None:
-        """Notices of logins and logouts this user is owed go before anything sent after
-        them."""
-        notices = self.notices
-        if notices is not None and notices.last > self.notices_seen:
-            notices.catch_up(self)
-
-    def send_owed(self, chunks: Sequence[Chunk]) -> None:
-        """Notices of logins and logouts, in order: lines, or typed messages for a page that
-        asked for them (lobby/presence/notices.py)."""
-        if self.dialogue.stage is Stage.CLOSED:
-            return
-        for chunk in chunks:
-            if chunk.event_line is None:
-                self.connection.send_wire(chunk.wire, broadcast=True)
-            elif self.event_sink is not None:
-                self.event_sink(chunk.event_line, True)
-
-    def _send_lines(self, lines: list[str] | tuple[str, ...]) -> None:
-        if not lines or self.dialogue.stage is Stage.CLOSED:
-            return
-        self._catch_up()
-        if self.clip or self.account is None:
-            self.connection.send(wire_text(lines))
-            return
-        # A telnet user: lines broken at `linelength` unless the terminal wraps, and long
-        # replies in pages of `pagelength` (what comes while a page waits queues behind it).
-        width = int(self.setting("linelength"))
-        if width and not self.toggle("wrap"):
-            lines = layout.wrapped(lines, width)
-        page_length = int(self.setting("pagelength"))
-        if self._more or (page_length and len(lines) > page_length):
-            self._more += lines
-            if len(self._more) == len(lines):
-                self._next_page()
-            return
-        self.connection.send(wire_text(lines))
-
-    def _next_page(self) -> None:
-        self._catch_up()
-        page, self._more = layout.first_page(self._more, int(self.setting("pagelength")))
-        self.connection.send(wire_text(page))
-        if self._more:
-            self.connection.send(layout.MORE_PROMPT)
-        elif self.prompts:
-            self.send_prompt()
-
-    def send_broadcast(self, wire: bytes) -> None:
-        """Lines that many users get at once, formatted and encoded once for them all
-        (`wire_bytes(wire_text(lines))`)."""
-        if self.dialogue.stage is not Stage.CLOSED:
-            self._catch_up()
-            self.connection.send_wire(wire, broadcast=True)
-
-    def send_line(self, line: str) -> None:
-        self.send_lines([line])
-
-    @property
-    def wants_events(self) -> bool:
-        return self.event_sink is not None
-
-    def send_event(self, message: web_events.Message) -> None:
-        """A typed message, in order with the lines, to a page that asked for them."""
-        if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
-            self._catch_up()
-            self.event_sink(web_events.encode(message), False)
-
-    def send_event_lines(self, text: str) -> None:
-        """Typed messages already encoded, each CR LF ended (WhoList.presence_text)."""
-        if text and self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
-            self._catch_up()
-            self.event_sink(text.removesuffix("\r\n"), False)
-
-    def send_event_broadcast(self, line: str) -> None:
-        """A typed message that many users get at once, encoded once for them all."""
-        if self.event_sink is not None and self.dialogue.stage is not Stage.CLOSED:
-            self._catch_up()
-            self.event_sink(line, True)
-
-    def send_prompt(self, prompt: str = texts.PROMPT) -> None:
-        if self.dialogue.stage is not Stage.CLOSED:
-            self._catch_up()
-            if self.event_sink is not None:
-                # A login dialogue's prompt may refuse the answer: its message comes first,
-                # on a line of its own, as the prompt waits on its line for the answer.
-                message = web_events.refusal_of(prompt)
-                if message is not None:
-                    self.send_event(message)
-            self.connection.send(prompt)
-
-    def toggle(self, name: str) -> bool:
-        assert self.account is not None
-        return self.account.toggles[name]
-
-    def setting(self, name: str) -> str:
-        assert self.account is not None
-        return self.account.settings[name]
 
     def close(self) -> None:
         if self.stage is not Stage.CLOSED:
@@ -336,7 +435,7 @@ class Session:
             self._show(action)
 
     async def handle_line(self, line: str) -> None:
-        self.last_active = self.given.time()
+        self.who.last_active = self.given.time()
         if self.stage is Stage.ONLINE:
             received = time.monotonic()
             await self._online(line)  # dispatch answers a failed command itself
@@ -349,7 +448,7 @@ class Session:
             # the user is told and let go, never left half logged in.
             log.exception("login or registration on a connection from %s failed",
                           self.connection.host)
-            self.send_line(texts.LOGIN_FAILED)
+            self.out.line(texts.LOGIN_FAILED)
             try:
                 await self.given.disconnected(self)  # logs out, if it got that far
             except Exception:
@@ -361,14 +460,14 @@ class Session:
             self._show(action)
 
     async def _online(self, line: str) -> None:
-        if self._more:
+        if self.out.paging:
             if not line.strip():
-                self._next_page()
+                self.out.next_page()
                 return
-            self._more = []  # any command stops the pager
+            self.out.stop_paging()  # any command stops the pager
         await self.given.dispatch(self, line)
-        if self.prompts and self.stage is Stage.ONLINE and not self._more:
-            self.send_prompt()
+        if self.out.prompts and self.stage is Stage.ONLINE and not self.out.paging:
+            self.out.prompt()
 
     # --- the login dialogue's actions --------------------------------------------------------
 
@@ -383,9 +482,9 @@ class Session:
     def _show(self, action: Action) -> None:
         match action:
             case SendPrompt(text):
-                self.send_prompt(text)
+                self.out.prompt(text)
             case SendLines(lines):
-                self.send_lines(lines)
+                self.out.lines(lines)
             case SetEcho(server_echoes):
                 self.connection.set_echo(server_echoes)
             case Close():
@@ -418,7 +517,7 @@ class Session:
             case PlayAsVisitor(command, client):
                 visitor = await self.given.new_visitor(host)
                 if isinstance(visitor, str):  # visitors enough: a refusal
-                    self.send_line(visitor)
+                    self.out.line(visitor)
                     self.close()
                     return []
                 self._talk_as(client)
@@ -436,54 +535,8 @@ class Session:
                 raise ValueError(f"{step!r} is no step")
 
     def _talk_as(self, client: Client) -> None:
-        self.clip, self.prompts, self.client_name = client.clip, client.prompts, client.name
-
-    # --- views -------------------------------------------------------------------------------
-
-    def who_line(self) -> str:
-        """This user's CLIP 5 line. A login's who-list holds one per online user, so formatting
-        every field each time made logins cost O(online) formatting; the text around the idle
-        time is kept and re-formatted only when a field it shows has changed. Comparing the
-        fields, rather than invalidating at each place that changes one, cannot go stale; name,
-        login time and host are fixed for the session."""
-        assert self.account is not None
-        fields = (self.given.match_table.opponent_name_of(self),
-                  self.watching_name,
-                  self.account.toggles["ready"], self.away_message is not None,
-                  self.account.rating, self.account.experience, self.client_name,
-                  self.account.email)
-        if fields != self._who_fields:
-            self._who_fields = fields
-            self._who_around_idle = clip.who_info_around_idle(self.who_info())
-        before_idle, after_idle = self._who_around_idle
-        return clip.who_info_with_idle(before_idle, self.idle_seconds(), after_idle)
-
-    @property
-    def watching_name(self) -> str | None:
-        if self.watching is not None:
-            return self.watching.name
-        return self.seated_elsewhere.watching if self.seated_elsewhere else None
-
-    def idle_seconds(self) -> int:
-        return int(self.given.time() - self.last_active)
-
-    def who_info(self) -> clip.WhoInfo:
-        assert self.account is not None
-        opponent = self.given.match_table.opponent_name_of(self)
-        return clip.WhoInfo(
-            name=self.account.name,
-            opponent=opponent,
-            watching=self.watching_name,
-            ready=self.account.toggles["ready"],
-            away=self.away_message is not None,
-            rating=self.account.rating,
-            experience=self.account.experience,
-            idle_seconds=self.idle_seconds(),
-            login_time=self.login_time,
-            host=self.connection.host,
-            client=self.client_name,
-            email=self.account.email,
-        )
+        out = self.out
+        out.clip, out.prompts, out.client_name = client.clip, client.prompts, client.name
 
 
 # A user's stay online (`Attendance.stay_of`): their session here, or (node, login time) of

@@ -51,7 +51,7 @@ class WhoList:
         """The idle times too old: every line formatted afresh, every presence to be."""
         now = self._clock()
         if now - self._formatted_at >= WHO_IDLE_REFRESH:
-            self._lines = {key: _encoded(session.who_line())
+            self._lines = {key: _encoded(session.who.line())
                            for key, session in self._online.items()}
             self._lines.update((user.name.lower(), _encoded(user.who_line(now)))
                                for user in self._remote)
@@ -68,7 +68,7 @@ class WhoList:
             for person in people:
                 key = person.name.lower()
                 if key not in self._presences:
-                    info = person.who_info() if isinstance(person, Session) else \
+                    info = person.who.info() if isinstance(person, Session) else \
                         person.who_info(now)
                     self._presences[key] = wire_text([web_events.encode(
                         web_events.presence(info))])

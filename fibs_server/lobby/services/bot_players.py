@@ -186,7 +186,7 @@ class BotPlayers:
         """A session of its own for one more match of the bot."""
         assert resident.account is not None
         session = self._new_session(resident.account, self._levels[resident], None)
-        session.stage, session.login_time = Stage.ONLINE, resident.login_time
+        session.stage, session.who.login_time = Stage.ONLINE, resident.who.login_time
         return session
 
     def _new_session(self, account: Account, level: Level,
@@ -194,8 +194,8 @@ class BotPlayers:
         session: Session
         connection = BotConnection(lambda text: (heard or self._heard_by_player)(session, text))
         session = Session(self._sessions, connection)
-        session.account, session.is_bot, session.prompts = account, True, False
-        session.clip, session.client_name = True, BOT_CLIENT
+        session.account, session.is_bot, session.out.prompts = account, True, False
+        session.out.clip, session.out.client_name = True, BOT_CLIENT
         self._levels[session] = level
         return session
 
@@ -216,7 +216,7 @@ class BotPlayers:
                 invitation = self._table.invitation_from(inviter)
                 if invitation is not None and invitation.invitee.lower() == resident.name.lower():
                     self._table.withdraw(inviter)
-                inviting.send_line(refusal)
+                inviting.out.line(refusal)
                 return
             await self._sessions.dispatch(self.player_for(resident), f"join {inviter}")
 

@@ -99,8 +99,8 @@ class QuickPlay:
                            (length, terms), rating_range), self._node_id, length, terms)
         self._book[key] = entry
         self._people.tell_node(self._letter(entry))
-        session.send_line(quick_play_texts.seeking(length, terms, rating_range))
-        session.send_event(web_events.quick_play(length, terms, rating_range))
+        session.out.line(quick_play_texts.seeking(length, terms, rating_range))
+        session.out.event(web_events.quick_play(length, terms, rating_range))
         if self._bots_offered():
             self._offers[key] = self._clock.call_at(entry.seek.since + self.config.bot_after,
                                                     lambda: self._offer_bot(entry))
@@ -112,8 +112,8 @@ class QuickPlay:
     def cancel(self, session: Session) -> None:
         """`session` stops seeking (told), if they were."""
         if self._end_here(session.name):
-            session.send_line(quick_play_texts.CANCELLED)
-            session.send_event(web_events.quick_play())
+            session.out.line(quick_play_texts.CANCELLED)
+            session.out.event(web_events.quick_play())
 
     def gone(self, name: str) -> None:
         """`name` logged out here: their seek ends (and a match it was paired for is awaited
@@ -135,8 +135,8 @@ class QuickPlay:
 
     @staticmethod
     def _tell_stopped(session: Session) -> None:
-        session.send_line(quick_play_texts.STOPPED_PLAYING)
-        session.send_event(web_events.quick_play())
+        session.out.line(quick_play_texts.STOPPED_PLAYING)
+        session.out.event(web_events.quick_play())
 
     def _end_here(self, name: str) -> bool:
         """The seek of `name`, at home here, ends (the other nodes told); whether there was
@@ -170,7 +170,7 @@ class QuickPlay:
         if self._book.get(key) is not entry or session is None or not self._bots_offered():
             return
         self._offered.add(key)
-        session.send_line(quick_play_texts.bot_offer(entry.length, entry.terms))
+        session.out.line(quick_play_texts.bot_offer(entry.length, entry.terms))
         self.show(session)
 
     def show(self, session: Session) -> None:
@@ -178,9 +178,9 @@ class QuickPlay:
         key = session.name.lower()
         entry = self._book.get(key)
         if entry is not None and entry.node == self._node_id:
-            session.send_event(web_events.quick_play(entry.length, entry.terms,
-                                                     entry.seek.rating_range,
-                                                     bot_offered=key in self._offered))
+            session.out.event(web_events.quick_play(entry.length, entry.terms,
+                                                    entry.seek.rating_range,
+                                                    bot_offered=key in self._offered))
 
     def _letter(self, entry: Entry) -> Seeking:
         seek = entry.seek
@@ -232,8 +232,8 @@ class QuickPlay:
     def _tell_paired(self, key: str, opponent: str) -> None:
         session = self._people.online.get(key)
         if session is not None:
-            session.send_line(quick_play_texts.paired(opponent))
-            session.send_event(web_events.quick_play(opponent=opponent))
+            session.out.line(quick_play_texts.paired(opponent))
+            session.out.event(web_events.quick_play(opponent=opponent))
 
     def _await_start(self, entry: Entry, opponent: str) -> None:
         """`entry`'s seeker, at home here, was paired with `opponent` and their match starts
@@ -255,7 +255,7 @@ class QuickPlay:
         """`entry`, back in the book after its match with `opponent` could not start: the
         other nodes and its seeker told."""
         self._people.tell_node(self._letter(entry))
-        session.send_line(quick_play_texts.not_started(opponent))
+        session.out.line(quick_play_texts.not_started(opponent))
         self.show(session)
 
     # --- the pairing (the lease's duty) --------------------------------------------------

@@ -75,12 +75,12 @@ class Tutor:
         if running is not None and rated(running):
             return analysis_texts.TUTOR_RATED
         self._states[session] = TutorState(threshold)
-        session.send_event(web_events.tutor(True, threshold))
+        session.out.event(web_events.tutor(True, threshold))
         return analysis_texts.tutor_switched_on(threshold)
 
     def switch_off(self, session: Session) -> str:
         self._states.pop(session, None)
-        session.send_event(web_events.tutor(False, None))
+        session.out.event(web_events.tutor(False, None))
         return analysis_texts.TUTOR_SWITCHED_OFF
 
     def held(self, session: Session, running: RunningMatch | None) -> Decision | None:
@@ -111,22 +111,22 @@ class Tutor:
             return False
         wait = self.limit.wait_before(session.name.lower())
         if wait > 0:
-            session.send_line(analysis_texts.tutor_asked_too_often(wait))
+            session.out.line(analysis_texts.tutor_asked_too_often(wait))
             return True
         verdict = await self.judge(situation, decision)
         if running.match.is_over or moment_key(running) != key:
             return True  # the match moved on meanwhile (a timeout, a takeover): nothing to do
         if verdict is None:
-            session.send_line(analysis_texts.TUTOR_NO_ANSWER)
+            session.out.line(analysis_texts.TUTOR_NO_ANSWER)
             return True
         if verdict.loss <= state.threshold:
             return False
         state.held = (key, decision)
         colour = running.match.colour(player)
-        session.send_line(analysis_texts.tutor_warning(in_words(decision, colour),
-                                                       in_words(verdict.best, colour),
-                                                       verdict.loss))
-        session.send_event(web_events.tutor_warning(
+        session.out.line(analysis_texts.tutor_warning(in_words(decision, colour),
+                                                      in_words(verdict.best, colour),
+                                                      verdict.loss))
+        session.out.event(web_events.tutor_warning(
             described(decision), described(verdict.best), verdict.loss, state.threshold))
         return True
 
