@@ -219,6 +219,29 @@ def _publish_command(channel: str, data: bytes) -> bytes:
                                                                        len(data), data)
 
 
+async def _read_replies(connection: Any, count: int) -> None:
+    """Read `count` replies on `connection`, raising the first error among them. They are
+    parsed by redis-py's hiredis reader as the socket brings them, under one timeout (the
+    connection's), not a `read_response` each: its layers and its timeout per reply were
+    most of a turn's reading."""
+    parser = getattr(connection, "_parser", None)
+    replies = getattr(parser, "_reader", None)
+    if not isinstance(replies, hiredis.Reader):  # a redis-py of other insides
+        for _ in range(count):
+            await connection.read_response()
+        return
+    assert parser is not None
+    async with asyncio.timeout(connection.socket_timeout):
+        while count:
+            reply = replies.gets()
+            if type(reply) is int:  # PUBLISH's: how many heard it
+                count -= 1
+            elif isinstance(reply, Exception):
+                raise reply
+            else:  # the reader's marker: all that was read is parsed
+                await parser.read_from_socket()
+
+
 async def _nothing_to_resync() -> None:
     return None
 
@@ -450,8 +473,7 @@ class RedisBus:
             await connection.send_packed_command(
                 b"".join(_publish_command(channel, data) for channel, data in envelopes),
                 check_health=False)
-            for _ in envelopes:
-                await connection.read_response()
+            await _read_replies(connection, len(envelopes))
         except BaseException:
             await connection.disconnect()  # replies may be left unread on it
             raise
@@ -563,8 +585,26 @@ class RedisBus:
             await self._receiving_each(pubsub)
             return
         assert parser is not None
+        pinged_at: float | None = None
+        while not self._stopping:
+            try:
+                async with asyncio.timeout(self.ping_interval) as silence:
+                    await self._draining(parser, replies, silence)
+            except TimeoutError:
+                if not silence.expired():
+                    raise
+                if pinged_at is not None and self._last_word <= pinged_at:
+                    raise redis.ConnectionError("Redis silent: no answer to a ping") from None
+                pinged_at = time.monotonic()
+                await pubsub.ping()
+
+    async def _draining(self, parser: Any, replies: hiredis.Reader,
+                        silence: asyncio.Timeout) -> None:
+        """`_receiving`'s reading, until the bus stops or `silence` expires. `silence` is put
+        off only once half its time is gone, not at every read (a timer each read was a
+        tenth of the subscriber's CPU): it expires after half to all of `ping_interval`
+        without a word from Redis."""
         loop = asyncio.get_running_loop()
-        pinged = False
         slice_started = loop.time()
         while not self._stopping:
             reply = replies.gets()
@@ -579,17 +619,12 @@ class RedisBus:
             if isinstance(reply, Exception):
                 raise reply
             # All that was read is delivered (the reader says so with its own marker).
-            try:
-                async with asyncio.timeout(self.ping_interval):
-                    await parser.read_from_socket()
-            except TimeoutError:
-                if pinged:
-                    raise redis.ConnectionError("Redis silent: no answer to a ping") from None
-                await pubsub.ping()
-                pinged = True
-                continue
-            pinged = False
+            await parser.read_from_socket()
             self._last_word = time.monotonic()
+            now = loop.time()
+            deadline = silence.when()
+            if deadline is not None and deadline - now < self.ping_interval / 2:
+                silence.reschedule(now + self.ping_interval)
 
     async def _receiving_each(self, pubsub: PubSub) -> None:
         """`_receiving` through redis-py's `get_message`, one message a call."""
