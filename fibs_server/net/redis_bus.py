@@ -28,6 +28,7 @@ import hiredis
 import orjson
 import redis.asyncio
 from redis.asyncio.client import PubSub
+from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
@@ -219,7 +220,7 @@ def _publish_command(channel: str, data: bytes) -> bytes:
                                                                        len(data), data)
 
 
-async def _read_replies(connection: Any, count: int) -> None:
+async def _read_replies(connection: AbstractConnection, count: int) -> None:
     """Read `count` replies on `connection`, raising the first error among them. They are
     parsed by redis-py's hiredis reader as the socket brings them, under one timeout (the
     connection's), not a `read_response` each: its layers and its timeout per reply were
@@ -296,6 +297,7 @@ class RedisBus:
         self._heard: dict[tuple[str, bytes], tuple[str, int]] = {}
         self._reads_batches: dict[str, bool] = {}  # node -> as its last envelope said
         self._client: redis.asyncio.Redis | None = None
+        self._publishing_on: AbstractConnection | None = None  # the publisher's, from the pool
         self._tasks: list[asyncio.Task[None]] = []
         self._resync: asyncio.Task[None] | None = None
         self._last_bad_log = -1e9
@@ -416,6 +418,10 @@ class RedisBus:
             _, tasks = await asyncio.wait(tasks, timeout=0.5)
         self._tasks = []
         self._subscribed.clear()
+        if self._publishing_on is not None and self._client is not None:
+            with contextlib.suppress(Exception):
+                await self._client.connection_pool.release(self._publishing_on)
+            self._publishing_on = None
         if self._client is not None:
             with contextlib.suppress(Exception):
                 await self._client.aclose()
@@ -465,20 +471,30 @@ class RedisBus:
 
     async def _publish(self, envelopes: list[tuple[str, bytes]]) -> None:
         """The turn's PUBLISH commands in one write, packed here, then their replies: one round
-        trip, as a pipeline's, without its packing and reading each command in Python."""
+        trip, as a pipeline's, without its packing and reading each command in Python. On a
+        connection of its own, kept from turn to turn (taking one from the pool and giving it
+        back each turn cost as much as reading the replies) until it fails, and checked
+        before each turn as the pool checks those it hands out."""
         assert self._client is not None
         pool = self._client.connection_pool
-        connection = await pool.get_connection()
+        connection = self._publishing_on
+        if connection is None:
+            connection = self._publishing_on = await pool.get_connection()
         try:
+            # As the pool does when it hands one out: one Redis closed meanwhile (a restart)
+            # is connected again before the turn is written to it, not found dead after.
+            await pool.ensure_connection(connection)
             await connection.send_packed_command(
                 b"".join(_publish_command(channel, data) for channel, data in envelopes),
                 check_health=False)
             await _read_replies(connection, len(envelopes))
         except BaseException:
-            await connection.disconnect()  # replies may be left unread on it
+            self._publishing_on = None
+            try:
+                await connection.disconnect()  # replies may be left unread on it
+            finally:
+                await pool.release(connection)
             raise
-        finally:
-            await pool.release(connection)
 
     def _fresh_batch(self) -> list[Queued]:
         oldest = time.monotonic() - self.stale_after
