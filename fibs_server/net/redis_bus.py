@@ -264,9 +264,9 @@ class RedisBus:
     letter told while it is full is delivered here but not queued (counted), and the bus
     reports itself unhealthy. `stale_after`: a queued envelope older than this when its turn
     comes (after an outage) is dropped instead of published late. `backoff_cap`: the longest
-    wait between reconnection attempts. `ping_interval`: after this long without a word from
-    Redis the subscriber pings, and after twice this long it reconnects (a connection can die
-    without an error: a partition, a suspended server)."""
+    wait between reconnection attempts. `ping_interval`: after half to all of this long without a
+    word from Redis the subscriber pings, and without an answer this long after it reconnects
+    (a connection can die without an error: a partition, a suspended server)."""
 
     def __init__(self, url: str, node_id: str, deliver: Deliver,
                  resynced: Resynced = _nothing_to_resync, *, prefix: str = "fibs",

@@ -26,7 +26,7 @@ from fibs_server.net.redis_bus import (
     encode_envelope,
 )
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
-from tests.waiting import DEADLINE, until
+from tests.waiting import DEADLINE, until, until_async
 
 Got = tuple[list[str] | None, Letter]
 
@@ -448,6 +448,35 @@ async def test_killed_subscriptions_are_resubscribed(private_redis, prefix, make
     await until(lambda: len(a.got) == 2, "a hears b again")
     assert a.got == b.got == [(["bob"], shout(1)), (["alice"], shout(2, "bob"))]
     assert a.bus.figures.reconnects == b.bus.figures.reconnects == 1
+
+
+async def test_a_quiet_redis_that_answers_pings_keeps_the_subscription(private_redis,
+                                                                       prefix, make_nodes):
+    """Silence makes the subscriber ping; Redis's answers keep it subscribed, however long
+    nothing else comes, and a letter after the quiet arrives as before."""
+    a, b = await make_nodes(private_redis.url, prefix, "a", "b", ping_interval=0.1)
+    admin = redis.asyncio.Redis.from_url(private_redis.url)
+
+    async def pings() -> int:
+        stats = await admin.info("commandstats")
+        return int(stats.get("cmdstat_ping", {}).get("calls", 0))
+
+    try:
+        first = await pings()
+
+        async def pinged_often() -> bool:
+            return await pings() >= first + 12  # a few silences each
+
+        await until_async(pinged_often, "the subscribers ping through the quiet")
+    finally:
+        await admin.aclose()
+    for node in (a, b):
+        figures = node.bus.figures
+        assert node.bus.subscribed and node.bus.carrying
+        assert (figures.subscriptions, figures.reconnects) == (1, 0)
+    a.bus.tell_all(shout(1))
+    await until(lambda: b.got, "b hears a")
+    assert b.got == [(None, shout(1))]
 
 
 async def test_the_outgoing_queue_stays_bounded_while_redis_is_gone(private_redis, prefix,
