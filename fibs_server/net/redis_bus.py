@@ -635,9 +635,12 @@ class RedisBus:
             if isinstance(reply, Exception):
                 raise reply
             # All that was read is delivered (the reader says so with its own marker).
+            reading = loop.time()
             await parser.read_from_socket()
             self._last_word = time.monotonic()
             now = loop.time()
+            if now - reading > SLICE_SECONDS:  # it waited: the loop had its turns meanwhile
+                slice_started = now
             deadline = silence.when()
             if deadline is not None and deadline - now < self.ping_interval / 2:
                 silence.reschedule(now + self.ping_interval)
