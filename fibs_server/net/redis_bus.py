@@ -28,6 +28,7 @@ import hiredis
 import orjson
 import redis.asyncio
 from redis.asyncio.client import PubSub
+from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
@@ -219,6 +220,29 @@ def _publish_command(channel: str, data: bytes) -> bytes:
                                                                        len(data), data)
 
 
+async def _read_replies(connection: AbstractConnection, count: int) -> None:
+    """Read `count` replies on `connection`, raising the first error among them. They are
+    parsed by redis-py's hiredis reader as the socket brings them, under one timeout (the
+    connection's), not a `read_response` each: its layers and its timeout per reply were
+    most of a turn's reading."""
+    parser = getattr(connection, "_parser", None)
+    replies = getattr(parser, "_reader", None)
+    if not isinstance(replies, hiredis.Reader):  # a redis-py of other insides
+        for _ in range(count):
+            await connection.read_response()
+        return
+    assert parser is not None
+    async with asyncio.timeout(connection.socket_timeout):
+        while count:
+            reply = replies.gets()
+            if type(reply) is int:  # PUBLISH's: how many heard it
+                count -= 1
+            elif isinstance(reply, Exception):
+                raise reply
+            else:  # the reader's marker: all that was read is parsed
+                await parser.read_from_socket()
+
+
 async def _nothing_to_resync() -> None:
     return None
 
@@ -240,9 +264,9 @@ class RedisBus:
     letter told while it is full is delivered here but not queued (counted), and the bus
     reports itself unhealthy. `stale_after`: a queued envelope older than this when its turn
     comes (after an outage) is dropped instead of published late. `backoff_cap`: the longest
-    wait between reconnection attempts. `ping_interval`: after this long without a word from
-    Redis the subscriber pings, and after twice this long it reconnects (a connection can die
-    without an error: a partition, a suspended server)."""
+    wait between reconnection attempts. `ping_interval`: after half to all of this long without a
+    word from Redis the subscriber pings, and without an answer this long after it reconnects
+    (a connection can die without an error: a partition, a suspended server)."""
 
     def __init__(self, url: str, node_id: str, deliver: Deliver,
                  resynced: Resynced = _nothing_to_resync, *, prefix: str = "fibs",
@@ -273,6 +297,7 @@ class RedisBus:
         self._heard: dict[tuple[str, bytes], tuple[str, int]] = {}
         self._reads_batches: dict[str, bool] = {}  # node -> as its last envelope said
         self._client: redis.asyncio.Redis | None = None
+        self._publishing_on: AbstractConnection | None = None  # the publisher's, from the pool
         self._tasks: list[asyncio.Task[None]] = []
         self._resync: asyncio.Task[None] | None = None
         self._last_bad_log = -1e9
@@ -393,6 +418,10 @@ class RedisBus:
             _, tasks = await asyncio.wait(tasks, timeout=0.5)
         self._tasks = []
         self._subscribed.clear()
+        if self._publishing_on is not None and self._client is not None:
+            with contextlib.suppress(Exception):
+                await self._client.connection_pool.release(self._publishing_on)
+            self._publishing_on = None
         if self._client is not None:
             with contextlib.suppress(Exception):
                 await self._client.aclose()
@@ -442,21 +471,30 @@ class RedisBus:
 
     async def _publish(self, envelopes: list[tuple[str, bytes]]) -> None:
         """The turn's PUBLISH commands in one write, packed here, then their replies: one round
-        trip, as a pipeline's, without its packing and reading each command in Python."""
+        trip, as a pipeline's, without its packing and reading each command in Python. On a
+        connection of its own, kept from turn to turn (taking one from the pool and giving it
+        back each turn cost as much as reading the replies) until it fails, and checked
+        before each turn as the pool checks those it hands out."""
         assert self._client is not None
         pool = self._client.connection_pool
-        connection = await pool.get_connection()
+        connection = self._publishing_on
+        if connection is None:
+            connection = self._publishing_on = await pool.get_connection()
         try:
+            # As the pool does when it hands one out: one Redis closed meanwhile (a restart)
+            # is connected again before the turn is written to it, not found dead after.
+            await pool.ensure_connection(connection)
             await connection.send_packed_command(
                 b"".join(_publish_command(channel, data) for channel, data in envelopes),
                 check_health=False)
-            for _ in envelopes:
-                await connection.read_response()
+            await _read_replies(connection, len(envelopes))
         except BaseException:
-            await connection.disconnect()  # replies may be left unread on it
+            self._publishing_on = None
+            try:
+                await connection.disconnect()  # replies may be left unread on it
+            finally:
+                await pool.release(connection)
             raise
-        finally:
-            await pool.release(connection)
 
     def _fresh_batch(self) -> list[Queued]:
         oldest = time.monotonic() - self.stale_after
@@ -563,8 +601,26 @@ class RedisBus:
             await self._receiving_each(pubsub)
             return
         assert parser is not None
+        pinged_at: float | None = None
+        while not self._stopping:
+            try:
+                async with asyncio.timeout(self.ping_interval) as silence:
+                    await self._draining(parser, replies, silence)
+            except TimeoutError:
+                if not silence.expired():
+                    raise
+                if pinged_at is not None and self._last_word <= pinged_at:
+                    raise redis.ConnectionError("Redis silent: no answer to a ping") from None
+                pinged_at = time.monotonic()
+                await pubsub.ping()
+
+    async def _draining(self, parser: Any, replies: hiredis.Reader,
+                        silence: asyncio.Timeout) -> None:
+        """`_receiving`'s reading, until the bus stops or `silence` expires. `silence` is put
+        off only once half its time is gone, not at every read (a timer each read was a
+        tenth of the subscriber's CPU): it expires after half to all of `ping_interval`
+        without a word from Redis."""
         loop = asyncio.get_running_loop()
-        pinged = False
         slice_started = loop.time()
         while not self._stopping:
             reply = replies.gets()
@@ -579,17 +635,15 @@ class RedisBus:
             if isinstance(reply, Exception):
                 raise reply
             # All that was read is delivered (the reader says so with its own marker).
-            try:
-                async with asyncio.timeout(self.ping_interval):
-                    await parser.read_from_socket()
-            except TimeoutError:
-                if pinged:
-                    raise redis.ConnectionError("Redis silent: no answer to a ping") from None
-                await pubsub.ping()
-                pinged = True
-                continue
-            pinged = False
+            reading = loop.time()
+            await parser.read_from_socket()
             self._last_word = time.monotonic()
+            now = loop.time()
+            if now - reading > SLICE_SECONDS:  # it waited: the loop had its turns meanwhile
+                slice_started = now
+            deadline = silence.when()
+            if deadline is not None and deadline - now < self.ping_interval / 2:
+                silence.reschedule(now + self.ping_interval)
 
     async def _receiving_each(self, pubsub: PubSub) -> None:
         """`_receiving` through redis-py's `get_message`, one message a call."""

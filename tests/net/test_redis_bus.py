@@ -26,7 +26,7 @@ from fibs_server.net.redis_bus import (
     encode_envelope,
 )
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
-from tests.waiting import DEADLINE, until
+from tests.waiting import DEADLINE, until, until_async
 
 Got = tuple[list[str] | None, Letter]
 
@@ -297,8 +297,9 @@ async def test_nodes_hear_each_others_letters_in_the_order_told(redis_url, prefi
 
 async def test_a_redis_py_of_other_insides_is_read_a_message_a_call(redis_url, prefix,
                                                                      make_nodes, monkeypatch):
-    """The subscriber parses what it reads with redis-py's hiredis reader; a redis-py
-    without one is read through `get_message`, with the same letters in the same order."""
+    """The subscriber parses what it reads with redis-py's hiredis reader, and the publisher
+    its replies; a redis-py without one is read through `get_message` and `read_response`,
+    with the same letters in the same order."""
     monkeypatch.setattr(redis_bus, "hiredis", types.SimpleNamespace(Reader=type("Other", (), {})))
     a, b = await make_nodes(redis_url, prefix, "a", "b", locate={"bob": "b"}.get)
     b.bus.tell_all(shout(0, "bob"))
@@ -309,6 +310,55 @@ async def test_a_redis_py_of_other_insides_is_read_a_message_a_call(redis_url, p
     await until(lambda: len(b.got) == 5, "b hears a")
     assert b.got[1:] == [*((["bob"], shout(number)) for number in range(1, 4)), (None, shout(4))]
     assert b.bus.figures.envelopes_received == 2 and not b.bus.figures.gaps
+    await until(lambda: a.bus.figures.published == 4, "a's publishes answered")
+    assert a.bus.healthy and not a.bus.figures.dropped
+
+
+@pytest.mark.parametrize("reader", ["hiredis", "read_response"])
+async def test_an_error_among_a_turns_replies_fails_its_publish(redis_url, monkeypatch, reader):
+    """The publisher reads one reply per PUBLISH it sent, and an error among them raises (the
+    bus then counts the turn's letters lost and reconnects)."""
+    if reader == "read_response":
+        monkeypatch.setattr(redis_bus, "hiredis",
+                            types.SimpleNamespace(Reader=type("Other", (), {})))
+    client = redis.asyncio.Redis.from_url(redis_url)
+    connection = await client.connection_pool.get_connection()
+    try:
+        publish = redis_bus._publish_command
+        await connection.send_packed_command(publish("test:x", b"1") + publish("test:x", b"2"))
+        await redis_bus._read_replies(connection, 2)
+        await connection.send_packed_command(
+            publish("test:x", b"1") + b"*1\r\n$7\r\nPUBLISH\r\n" + publish("test:x", b"3"))
+        with pytest.raises(redis.ResponseError):
+            await redis_bus._read_replies(connection, 3)
+    finally:
+        await connection.disconnect()
+        await client.connection_pool.release(connection)
+        await client.aclose()
+
+
+async def test_a_killed_publishing_connection_is_replaced(private_redis, prefix, make_nodes):
+    """The publisher keeps its connection from turn to turn: killed, it costs at most the
+    letters in flight, and the next turns go out on a new one, in order."""
+    a, b = await make_nodes(private_redis.url, prefix, "a", "b")
+    a.bus.tell_all(shout(0))
+    await until(lambda: b.got, "b hears a")
+    admin = redis.asyncio.Redis.from_url(private_redis.url)
+    try:
+        assert await admin.client_kill_filter(_type="normal", skipme=True) >= 1
+    finally:
+        await admin.aclose()
+    number = 1
+    while not any(letter == shout(number - 1) for _, letter in b.got[1:]):
+        a.bus.tell_all(shout(number))
+        number += 1
+        await until(lambda: a.bus.queued == 0, "a's turn published or dropped")
+        assert number < 1000, "a never published again"
+    numbers = [int(letter.text.split()[1]) for _, letter in b.got]
+    assert numbers == sorted(numbers) and numbers[-1] == number - 1
+    figures = a.bus.figures
+    assert figures.published + figures.dropped_unsent == number
+    assert b.bus.figures.reconnects == 0
 
 
 async def test_bad_envelopes_are_dropped_and_the_bus_goes_on(redis_url, prefix, make_nodes):
@@ -398,6 +448,35 @@ async def test_killed_subscriptions_are_resubscribed(private_redis, prefix, make
     await until(lambda: len(a.got) == 2, "a hears b again")
     assert a.got == b.got == [(["bob"], shout(1)), (["alice"], shout(2, "bob"))]
     assert a.bus.figures.reconnects == b.bus.figures.reconnects == 1
+
+
+async def test_a_quiet_redis_that_answers_pings_keeps_the_subscription(private_redis,
+                                                                       prefix, make_nodes):
+    """Silence makes the subscriber ping; Redis's answers keep it subscribed, however long
+    nothing else comes, and a letter after the quiet arrives as before."""
+    a, b = await make_nodes(private_redis.url, prefix, "a", "b", ping_interval=0.1)
+    admin = redis.asyncio.Redis.from_url(private_redis.url)
+
+    async def pings() -> int:
+        stats = await admin.info("commandstats")
+        return int(stats.get("cmdstat_ping", {}).get("calls", 0))
+
+    try:
+        first = await pings()
+
+        async def pinged_often() -> bool:
+            return await pings() >= first + 12  # a few silences each
+
+        await until_async(pinged_often, "the subscribers ping through the quiet")
+    finally:
+        await admin.aclose()
+    for node in (a, b):
+        figures = node.bus.figures
+        assert node.bus.subscribed and node.bus.carrying
+        assert (figures.subscriptions, figures.reconnects) == (1, 0)
+    a.bus.tell_all(shout(1))
+    await until(lambda: b.got, "b hears a")
+    assert b.got == [(None, shout(1))]
 
 
 async def test_the_outgoing_queue_stays_bounded_while_redis_is_gone(private_redis, prefix,
