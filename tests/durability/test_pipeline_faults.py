@@ -121,7 +121,7 @@ async def test_an_abandonment_forfeit_that_cannot_be_stored_changes_nothing(harn
         assert await lobby.matches.close_abandoned() == 0
     after = await harness.server.store.running_match("alice", "bob")
     assert after is not None and after.state == before.state and after.left_by == "alice"
-    ratings = [(await lobby.attendance.user_named(name))[1].rating for name in ("alice", "bob")]
+    ratings = [(await lobby.attendance.users.user_named(name))[1].rating for name in ("alice", "bob")]
     assert ratings == [1500.0, 1500.0]  # in memory too
     await bob.expect_lines(WHO_LINE, "6", WHO_LINE, "6")
     await bob.expect_silence()

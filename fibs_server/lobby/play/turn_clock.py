@@ -50,7 +50,7 @@ async def rules_of_thumb(situation: Situation) -> Decision:
 @dataclasses.dataclass(frozen=True)
 class AbsenceRule:
     """The rule a grace period decides by: who was where when it began (each a stay online,
-    `Attendance.stay_of`). `waiting`: the opponent's (None: not known, a sweep's grace after
+    `Users.stay_of`). `waiting`: the opponent's (None: not known, a sweep's grace after
     a restart: whoever is online when it ends); `left_here`: the leaver's, if they left with
     `leave` and stayed online, told their deadline (None: they went offline)."""
 
