@@ -644,11 +644,11 @@ class Matches:
             return
         running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
         running.unrated, running.stored = unrated, stored
-        running.turn_seconds = terms.turn_seconds
+        running.timing.turn_seconds = terms.turn_seconds
         if terms.bank is not None and length is not None:  # (refused for unlimited matches)
-            running.bank = TimeBank.start(terms.bank, length)
+            running.timing.bank = TimeBank.start(terms.bank, length)
         # The server's `--takeover-seconds` for every match whose invitation names none.
-        running.takeover_seconds = terms.takeover_seconds or self.settings.takeover_seconds
+        running.timing.takeover_seconds = terms.takeover_seconds or self.settings.takeover_seconds
         running.timer = self.timer_for(running)
         running.allow_undo()
         joiner.out.line(game_texts.you_are_now_playing(inviter.name, length))
