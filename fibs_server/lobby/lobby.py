@@ -125,7 +125,8 @@ class Owners:
     """What the lobby makes, that the command tables are made from (`Lobby`'s `tables`):
     each command module's factory is given the few of these it uses
     (fibs_server/command_tables.py). The lobby's own doings a command asks for come as one
-    callable each."""
+    callable each. The wiring's record, wide on purpose: read only where the parts are wired
+    together (there, and the app, which makes the services and its figures from it)."""
     config: LobbyConfig
     accounts: AccountsWithVisitors
     match_store: MatchStore

@@ -50,7 +50,7 @@ class Attendance:
         self._seats = seats  # made after this, with it: asked for when used
         self._log_out = log_out  # the lobby's logout (its hooks part a running match)
         self._chat = chat  # mutes from the other nodes
-        # The other nodes' users, as what they say of them keeps them here.
+        # Who is where: the other nodes' users among them, kept by what those nodes say here.
         self.users = Users(settings, accounts, seats, Directory(times=settings.node_times))
         self.messenger = Messenger(settings, bus, self.users, chat, log_out)
         # This node's users' changes, numbered for the other nodes.
