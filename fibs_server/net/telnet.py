@@ -223,10 +223,10 @@ class QueuedConnection:
             return
         self._queue(text, broadcast)
 
-    def send_wire(self, data: bytes) -> None:
+    def send_wire(self, data: bytes, broadcast: bool = False) -> None:
         if not self.transport.is_closing():
             self.has_wire = True
-            self._queue(data, False)
+            self._queue(data, broadcast)
 
     def _queue(self, text: str | bytes, broadcast: bool) -> None:
         # No cap here: the queue lasts one round of the batcher, and flush checks the peer.
@@ -248,8 +248,11 @@ class QueuedConnection:
                 return
             queued = self.queued
             if self.has_wire:
-                data = b"".join(part if isinstance(part, bytes) else wire_bytes(part)
-                                for part in queued)
+                # Most often one part: a notice or broadcast encoded once for everyone, written
+                # as it is (the same object to thousands of connections).
+                first = queued[0]
+                data = first if len(queued) == 1 and isinstance(first, bytes) else b"".join(
+                    part if isinstance(part, bytes) else wire_bytes(part) for part in queued)
                 self.has_wire = False
             else:
                 data = wire_bytes("".join(queued))  # type: ignore[arg-type]

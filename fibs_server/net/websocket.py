@@ -114,8 +114,9 @@ class EventsConnection(WebSocketConnection):
             text = (" " if text.startswith("{") else "") + text.replace("\n{", "\n {")
         super().send(text, broadcast)
 
-    def send_wire(self, data: bytes) -> None:
-        self.send(data.decode("ascii"))  # as text: a line may need the blank in front
+    def send_wire(self, data: bytes, broadcast: bool = False) -> None:
+        # As text: a line may need the blank in front.
+        self.send(data.decode("ascii"), broadcast)
 
     def send_event(self, line: str, broadcast: bool = False) -> None:
         super().send(line + "\r\n", broadcast)

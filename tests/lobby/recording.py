@@ -24,7 +24,7 @@ class RecordingConnection:
     def send(self, text: str, broadcast: bool = False) -> None:
         self.events.append(text)
 
-    def send_wire(self, data: bytes) -> None:
+    def send_wire(self, data: bytes, broadcast: bool = False) -> None:
         self.events.append(data.decode("ascii"))
 
     def set_echo(self, server_echoes: bool) -> None:

@@ -16,10 +16,10 @@ from tests.lobby.recording import logged_in, recording_lobby
 NAMES = ("ann", "bo", "cy", "di")
 
 
-def one_at_a_time(notices: list[Notice], recipient: Recipient) -> list[tuple[str, bool]]:
+def one_at_a_time(notices: list[Notice], recipient: Recipient) -> list[tuple[bytes | str, bool]]:
     """What the per-notice pass sent `recipient` before notices were coalesced (the loop of
     Attendance.tell_everyone_else then): for each notice its text if any, then its event."""
-    sent = []
+    sent: list[tuple[bytes | str, bool]] = []
     for notice in notices:
         if recipient.key == notice.about:
             continue
@@ -27,7 +27,7 @@ def one_at_a_time(notices: list[Notice], recipient: Recipient) -> list[tuple[str
             text = notice.clip_text if recipient.notified else notice.who_block
         else:
             text = notice.sentence if recipient.notified and recipient.key not in notice.spared \
-                else ""
+                else b""
         if text:
             sent.append((text, False))
         if notice.event_line is not None and recipient.wants_events:
@@ -35,16 +35,17 @@ def one_at_a_time(notices: list[Notice], recipient: Recipient) -> list[tuple[str
     return sent
 
 
-def as_sent(chunks: list[Chunk]) -> list[tuple[str, bool]]:
-    return [(chunk.text, chunk.event) for chunk in chunks]
+def as_sent(chunks: list[Chunk]) -> list[tuple[bytes | str, bool]]:
+    return [(chunk.wire, False) if chunk.event_line is None else (chunk.event_line, True)
+            for chunk in chunks]
 
 
-def merged(sent: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+def merged(sent: list[tuple[bytes | str, bool]]) -> list[tuple[bytes | str, bool]]:
     """Adjacent texts as one (the same bytes on the connection, in one send)."""
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[bytes | str, bool]] = []
     for text, event in sent:
         if out and not event and not out[-1][1]:
-            out[-1] = (out[-1][0] + text, False)
+            out[-1] = (out[-1][0] + text, False)  # type: ignore[operator]
         else:
             out.append((text, event))
     return out
@@ -54,9 +55,9 @@ def merged(sent: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
 def notices(draw) -> Notice:
     about = draw(st.sampled_from(NAMES))
     sentence = draw(st.sampled_from(["", f"{about} logs in.", f"{about} drops connection."]))
-    who_block = draw(st.sampled_from(["", f"5 {about} - - 0 0 1500.00 0 0 1 h - -\r\n6\r\n"]))
-    line = f"{sentence}\r\n" if sentence else ""
-    return Notice(about=about, clip_text=(f"7 {about} {line}" if line else "") + who_block,
+    who_block = draw(st.sampled_from([b"", f"5 {about} - - 0 0 1500.00 0 0 1 h - -\r\n6\r\n".encode()]))
+    line = f"{sentence}\r\n".encode() if sentence else b""
+    return Notice(about=about, clip_text=(b"7 " + about.encode() + b" " + line if line else b"") + who_block,
                   who_block=who_block, sentence=line,
                   spared=frozenset(draw(st.sets(st.sampled_from(NAMES), max_size=2))),
                   event_line=draw(st.sampled_from([None, f'{{"type":"x","name":"{about}"}}'])))
@@ -152,11 +153,11 @@ async def test_what_a_user_is_sent_after_a_notice_comes_after_it(tmp_path):
         reader, hears = await logged_in(lobby, "reader")
         hears.take()
         notices = lobby.attendance.messenger.notices
-        notices.tell(Notice("leaver", "", "", "leaver logs out.\r\n"))  # for the next pass
+        notices.tell(Notice("leaver", b"", b"", b"leaver logs out.\r\n"))  # for the next pass
         lobby.attendance.deliver([reader.name], letter(["A tell that came after it."]))
         assert hears.lines() == ["leaver logs out.", "A tell that came after it."]
         # The pass finds the reader told already; the next notice is theirs as usual.
-        await notices.tell_and_wait(Notice("late", "", "", "late logs in.\r\n"))
+        await notices.tell_and_wait(Notice("late", b"", b"", b"late logs in.\r\n"))
         assert hears.lines() == ["late logs in."]
     finally:
         await store.close()

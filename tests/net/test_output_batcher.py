@@ -186,3 +186,18 @@ async def test_bytes_sent_as_they_go_on_the_wire_keep_their_place_among_the_text
     connection.send("7 dave\r\n")  # and text alone after it, as before
     await drain(transports, 2)
     assert transports[0].writes[1][1] == b"7 dave\r\n"
+
+
+async def test_a_broadcast_prepared_once_is_written_as_it_is_to_every_connection():
+    """A notice encoded once for everyone (`send_wire(..., broadcast=True)`) goes out in the
+    broadcast round, the same bytes object to each connection (no copy, no encoding per
+    connection); with text queued before it, in one write after that text."""
+    transports, conns = connections(3, FakeClock())
+    notice = b"7 dave dave logs in.\r\n5 dave - -\r\n6\r\n"
+    conns[0].send("8 erin erin drops connection.\r\n", broadcast=True)
+    for connection in conns:
+        connection.send_wire(notice, broadcast=True)
+    await drain(transports, 1)
+    await until(lambda: conns[0].batcher.idle, "the batcher has nothing left to write")
+    assert transports[0].writes[0][1] == b"8 erin erin drops connection.\r\n" + notice
+    assert all(len(t.writes) == 1 and t.writes[0][1] is notice for t in transports[1:])

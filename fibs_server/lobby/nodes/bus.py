@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol, get_args
 import orjson
 
 from fibs_server.lobby.presence.chat_state import NO_ONE
-from fibs_server.lobby.presence.session import Session, wire_text
+from fibs_server.lobby.presence.session import Session, wire_bytes, wire_text
 from fibs_server.protocol import chat
 from fibs_server.protocol.views import web_events
 
@@ -63,7 +63,7 @@ class Said:
     def deliver(self, listeners: Iterable[Session]) -> None:
         if self.kind == "shout":
             # One text for each kind of client, as a broadcast: there may be thousands.
-            texts = {clip: wire_text([chat.shouts(clip, self.speaker, self.text)])
+            texts = {clip: wire_bytes(wire_text([chat.shouts(clip, self.speaker, self.text)]))
                      for clip in (False, True)}
             shouted = web_events.encode(web_events.chat("shout", self.speaker, self.text))
             for listener in listeners:
@@ -130,7 +130,7 @@ class Notice:
             return
         # Everyone online may be listening: each loop does no more per listener than it must
         # (a listener still gets the lines before the typed message).
-        text = wire_text(list(self.lines))
+        text = wire_bytes(wire_text(list(self.lines)))
         if text:
             for listener in listeners:
                 listener.out.broadcast(text)

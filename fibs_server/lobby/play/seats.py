@@ -103,8 +103,8 @@ class SeatConnection:
     def send(self, text: str, broadcast: bool = False) -> None:
         self.relay("text", (text,), broadcast)
 
-    def send_wire(self, data: bytes) -> None:
-        self.send(data.decode("ascii"))
+    def send_wire(self, data: bytes, broadcast: bool = False) -> None:
+        self.send(data.decode("ascii"), broadcast)
 
     def set_echo(self, server_echoes: bool) -> None:
         pass  # the home's connection echoes as it does

@@ -18,7 +18,7 @@ from fibs_server.lobby.nodes.bus import (
 )
 from fibs_server.lobby.presence.fan_out import NoticeFanOut
 from fibs_server.lobby.presence.notices import Notice
-from fibs_server.lobby.presence.session import Session, wire_text
+from fibs_server.lobby.presence.session import Session, wire_bytes, wire_text
 from fibs_server.protocol import chat, clip
 from fibs_server.protocol.texts import Departure
 from fibs_server.protocol.views import web_events
@@ -112,13 +112,14 @@ class Messenger:
     @staticmethod
     def notice_of(about: str, sentence: str | None, clip_number: int, who_block: str,
                   told: Collection[Session], event: web_events.Message | None) -> Notice:
-        """`tell_everyone_else`'s notice, each text formatted once for everyone."""
+        """`tell_everyone_else`'s notice, each text formatted and encoded once for everyone."""
+        who_wire = wire_bytes(who_block)
         return Notice(
             about=about.lower(),
-            clip_text=(wire_text([clip.chat(clip_number, about, sentence)]) if sentence
-                       else "") + who_block,
-            who_block=who_block,
-            sentence=wire_text([sentence]) if sentence else "",
+            clip_text=(wire_bytes(wire_text([clip.chat(clip_number, about, sentence)]))
+                       if sentence else b"") + who_wire,
+            who_block=who_wire,
+            sentence=wire_bytes(wire_text([sentence])) if sentence else b"",
             spared=frozenset(session.name.lower() for session in told),
             event_line=web_events.encode(event) if event is not None else None)
 

@@ -9,7 +9,8 @@ round they had not had, with exactly the lines one notice at a time would have g
 the same order. Most users are owed the same text as every other user of their kind (CLIP or
 not, `notify` on or off, typed messages or not: `like_their_kind`), made once per kind and
 pass. Only the subject of a notice, those it spares, and those who logged in or caught up
-during the round have text of their own.
+during the round have text of their own. The texts are bytes, encoded once when the notice
+is made: a pass hands every user of a kind the same bytes object to write.
 
 Pure: no session, no I/O. A user is a `Recipient`; what they are owed is a list of `Chunk`s."""
 from __future__ import annotations
@@ -20,16 +21,18 @@ from collections.abc import Iterable
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Notice:
-    """One login or logout (or another node's user's who-line), as formatted once for all.
-    `about`: the lower-case name it is about (not told to them). `clip_text`: what a CLIP
-    client with `notify` gets (the 7 or 8 line, then the who-block if any); `who_block`: what
-    one without gets; `sentence`: what anyone else with `notify` gets, but those of `spared`
-    (lower-case names told already, in other words); `event_line`: the typed message for the
-    pages that asked for them (encoded, no line end)."""
+    """One login or logout (or another node's user's who-line), as formatted and encoded once
+    for all: the texts are CR LF ended lines as they go on the wire (`wire_bytes`), so that
+    telling 10,000 users writes the same bytes 10,000 times rather than encoding them anew
+    for each. `about`: the lower-case name it is about (not told to them). `clip_text`: what
+    a CLIP client with `notify` gets (the 7 or 8 line, then the who-block if any);
+    `who_block`: what one without gets; `sentence`: what anyone else with `notify` gets, but
+    those of `spared` (lower-case names told already, in other words); `event_line`: the
+    typed message for the pages that asked for them (encoded, no line end)."""
     about: str
-    clip_text: str
-    who_block: str
-    sentence: str
+    clip_text: bytes
+    who_block: bytes
+    sentence: bytes
     spared: frozenset[str] = frozenset()
     event_line: str | None = None
 
@@ -49,27 +52,28 @@ class Recipient:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Chunk:
-    """Text for the user's connection (CR LF ended lines), or one typed message (`event`)."""
-    text: str
-    event: bool = False
+    """Lines for the user's connection (CR LF ended, as they go on the wire), or one typed
+    message (`event_line`, then no lines)."""
+    wire: bytes = b""
+    event_line: str | None = None
 
 
-def text_for(notice: Notice, recipient: Recipient) -> str:
-    """The lines `recipient` gets of `notice` (the event aside); "" for none."""
+def text_for(notice: Notice, recipient: Recipient) -> bytes:
+    """The lines `recipient` gets of `notice` (the event aside); b"" for none."""
     if recipient.key == notice.about:
-        return ""
+        return b""
     if recipient.clip:
         return notice.clip_text if recipient.notified else notice.who_block
     if recipient.notified and recipient.key not in notice.spared:
         return notice.sentence
-    return ""
+    return b""
 
 
 def chunks_for(notices: Iterable[Notice], recipient: Recipient) -> list[Chunk]:
     """What `recipient` gets of `notices`, in their order: for each its lines, then its typed
     message. Adjacent lines are joined into one text (the same bytes, one send)."""
     chunks: list[Chunk] = []
-    pending: list[str] = []
+    pending: list[bytes] = []
     for notice in notices:
         if recipient.key == notice.about:
             continue
@@ -78,11 +82,11 @@ def chunks_for(notices: Iterable[Notice], recipient: Recipient) -> list[Chunk]:
             pending.append(text)
         if notice.event_line is not None and recipient.wants_events:
             if pending:
-                chunks.append(Chunk("".join(pending)))
+                chunks.append(Chunk(b"".join(pending)))
                 pending = []
-            chunks.append(Chunk(notice.event_line, event=True))
+            chunks.append(Chunk(event_line=notice.event_line))
     if pending:
-        chunks.append(Chunk("".join(pending)))
+        chunks.append(Chunk(b"".join(pending)))
     return chunks
 
 

@@ -38,7 +38,7 @@ class AwayConnection:
     def send(self, text: str, broadcast: bool = False) -> None:
         pass
 
-    def send_wire(self, data: bytes) -> None:
+    def send_wire(self, data: bytes, broadcast: bool = False) -> None:
         pass
 
     def set_echo(self, server_echoes: bool) -> None:

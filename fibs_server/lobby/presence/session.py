@@ -82,9 +82,10 @@ class Connection(Protocol):
         """Queue text (already with CR LF line ends) for the peer. `broadcast`: text that
         everyone gets at once, which may wait a little to share writes (net.telnet)."""
 
-    def send_wire(self, data: bytes) -> None:
+    def send_wire(self, data: bytes, broadcast: bool = False) -> None:
         """Queue text already as it goes on the wire (`wire_bytes`), in order with `send`'s:
-        the who-list a login gets, encoded once for all logins (WhoList.wire)."""
+        the who-list a login gets, encoded once for all logins (WhoList.wire); notices and
+        broadcasts encoded once for everyone they go to (`broadcast` as for `send`)."""
 
     def set_echo(self, server_echoes: bool) -> None:
         """Telnet `IAC WILL ECHO` (the peer stops echoing, for passwords) or `IAC WONT ECHO`."""
@@ -207,10 +208,10 @@ class Output:
         if session.dialogue.stage is Stage.CLOSED:
             return
         for chunk in chunks:
-            if not chunk.event:
-                session.connection.send(chunk.text, broadcast=True)
+            if chunk.event_line is None:
+                session.connection.send_wire(chunk.wire, broadcast=True)
             elif self.event_sink is not None:
-                self.event_sink(chunk.text, True)
+                self.event_sink(chunk.event_line, True)
 
     def _lines(self, lines: list[str] | tuple[str, ...]) -> None:
         session = self._session
@@ -251,11 +252,12 @@ class Output:
     def stop_paging(self) -> None:
         self._more = []
 
-    def broadcast(self, text: str) -> None:
-        """Text that many users get at once, formatted once (`wire_text`) for them all."""
+    def broadcast(self, wire: bytes) -> None:
+        """Lines that many users get at once, formatted and encoded once for them all
+        (`wire_bytes(wire_text(lines))`)."""
         if self._session.dialogue.stage is not Stage.CLOSED:
             self._catch_up()
-            self._session.connection.send(text, broadcast=True)
+            self._session.connection.send_wire(wire, broadcast=True)
 
     def event(self, message: web_events.Message) -> None:
         """A typed message, in order with the lines, to a page that asked for them."""

@@ -69,8 +69,9 @@ class BotConnection:
         if not broadcast:  # who-lines, shouts and login notices are nothing to act on
             self._heard(text)
 
-    def send_wire(self, data: bytes) -> None:
-        self._heard(data.decode("ascii"))
+    def send_wire(self, data: bytes, broadcast: bool = False) -> None:
+        if not broadcast:
+            self._heard(data.decode("ascii"))
 
     def set_echo(self, server_echoes: bool) -> None:
         pass
