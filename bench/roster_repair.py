@@ -26,7 +26,7 @@ async def node(wire: Wire, name: str, folder: Path) -> Lobby:
     (folder / name).mkdir()
     lobby, _ = await recording_lobby(folder / name)
     lobby.config.node_id = name
-    lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
+    lobby.attendance.messenger.bus = wire.bus_of(name, lobby.deliver)
     return lobby
 
 
@@ -47,7 +47,7 @@ async def main(arguments: argparse.Namespace) -> None:
             lobby.attendance.check_in()
         deliver_to_b = wire.nodes.pop("b")
         for number in range(arguments.missed):
-            session = a.attendance.online[f"ra{number}"]
+            session = a.attendance.users.online[f"ra{number}"]
             session.away_message = "back soon"
             a.attendance.broadcast_who(session)
         for connections in heard.values():

@@ -317,7 +317,7 @@ class FibsServer:
         if self.config.http_port is not None:
             listening = listening_socket(self.config.host, self.config.http_port)
             reads = WebReads(owners.accounts, owners.match_store, owners.analyses,
-                             owners.attendance.online, owners.dispatcher.heavy_reads)
+                             owners.attendance.users.online, owners.dispatcher.heavy_reads)
             self._http = await start_http_server(self._front, reads, listening, page_origins(
                 self.config.host, listening.getsockname()[1], self.config.web_origins),
                 Operations(self.readiness, self.metrics, self.health, self.config.metrics_from),
@@ -365,7 +365,7 @@ class FibsServer:
         counts and the analyses waiting (one count of an index, when analyses run)."""
         assert self.lobby is not None and self.store is not None
         owners = self.lobby.owners
-        people = [session for session in owners.attendance.online.values() if not session.is_bot]
+        people = [session for session in owners.attendance.users.online.values() if not session.is_bot]
         on_the_web = sum(1 for session in people
                          if session.dialogue.transport_client is WEB_PAGE)
         families = [
@@ -377,7 +377,7 @@ class FibsServer:
                    "account.", [({}, len(owners.accounts.visitors))]),
             family("fibs_connections", "gauge", "Telnet and WebSocket connections of the "
                    "lobby, logged in or not (a web session held for its page included).",
-                   [({}, len(owners.attendance.connections))]),
+                   [({}, len(owners.attendance.users.connections))]),
             family("fibs_matches_running", "gauge", "Matches under way (bot matches included).",
                    [({}, len(owners.match_table.running_matches()))]),
             COMMAND_SECONDS.exposition(),
@@ -398,7 +398,7 @@ class FibsServer:
                                                           self.records_lease)
                                    if keeper is not None)
         if self.bus is not None:
-            families += bus_families(self.bus.figures, self.bus.queued, len(owners.attendance.directory))
+            families += bus_families(self.bus.figures, self.bus.queued, len(owners.attendance.users.directory))
         if self.redis_counts is not None:
             families += count_families(self.redis_counts)
         if self.links is not None:
@@ -425,7 +425,7 @@ class FibsServer:
         # The subscriber pings after a heartbeat's silence: a stalled Redis is seen as soon.
         heartbeat = self.lobby_options.get("node_times", NodeTimes()).heartbeat
         def locate(name: str) -> str | None:
-            return None if self.lobby is None else self.lobby.owners.attendance.node_of(name)
+            return None if self.lobby is None else self.lobby.owners.attendance.users.node_of(name)
         self.bus = RedisBus(self.config.bus_url, self.config.node_id, deliver, rejoined,
                             prefix=self.config.bus_prefix, locate=locate,
                             ping_interval=heartbeat)

@@ -125,7 +125,8 @@ class Owners:
     """What the lobby makes, that the command tables are made from (`Lobby`'s `tables`):
     each command module's factory is given the few of these it uses
     (fibs_server/command_tables.py). The lobby's own doings a command asks for come as one
-    callable each."""
+    callable each. The wiring's record, wide on purpose: read only where the parts are wired
+    together (there, and the app, which makes the services and its figures from it)."""
     config: LobbyConfig
     accounts: AccountsWithVisitors
     match_store: MatchStore
@@ -205,14 +206,14 @@ class Lobby:
                                      lambda: self.seats, self.log_out, self.chat_state)
         # Every command as declared where it is registered (command_table.py), and what runs
         # a typed line; the tables are added once the owners they are made from are made.
-        self.dispatcher = Dispatcher(self.gatekeeper.reserve, self.attendance.is_visitor,
+        self.dispatcher = Dispatcher(self.gatekeeper.reserve, self.attendance.users.is_visitor,
                                      self.heavy_reads, lambda: self.seats)
         # lower-case name -> the lock its logins take turns on (gone when nobody holds it)
         self._login_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = \
             weakref.WeakValueDictionary()
         self.started_at = self.now()  # for `stat`
         self.match_table = MatchTable(changed=self._who_changed,
-                                      withdrawn=self._invitation_withdrawn, tell=self.attendance.tell,
+                                      withdrawn=self._invitation_withdrawn, tell=self.attendance.messenger.tell,
                                       watching_changed=lambda session: self.seats.watching_changed(session))
         # What every session is given: the owners it reads and the lobby's doings it asks for.
         self.session_owners = SessionOwners(
@@ -232,7 +233,8 @@ class Lobby:
         # of each (a lobby without them plays every match untimed).
         # `match_chances`: the engine's winning chances an abandoned rated match is settled by
         # (BotPool.chances; `no_chances` without an engine).
-        self.matches = Matches(self.match_table, matches, self.attendance, config, clocks=match_clocks,
+        self.matches = Matches(self.match_table, matches, self.attendance.users,
+                               self.attendance.messenger, config, clocks=match_clocks,
                                finished=match_finished, freed=self._players_freed,
                                chances=match_chances)
         # Whether a tournament's round begun after a time pairs the user in a pairing not
@@ -269,7 +271,7 @@ class Lobby:
         # What `app.serve` waits for besides the signals, and an administrator's `shutdown`,
         # which sets it at its end.
         self.stop_requested = asyncio.Event()
-        self.countdown = ShutdownCountdown(config.shutdown_minute, self.attendance.announce,
+        self.countdown = ShutdownCountdown(config.shutdown_minute, self.attendance.messenger.announce,
                                            self.stop_requested)
         # The message of the day: the configured one until an administrator sets one.
         self.motd = config.motd
@@ -318,28 +320,28 @@ class Lobby:
     def connect(self, connection: Connection, transport_client: Client = TELNET) -> Session:
         """A new connection's session; `transport_client`: see LoginDialogue."""
         session = Session(self.session_owners, connection, transport_client)
-        self.attendance.connections.add(session)
+        self.attendance.users.connections.add(session)
         session.start()
         return session
 
     async def disconnected(self, session: Session) -> None:
         """The peer went away (or the connection was closed by us). A web page's session
         waits for its page a while (`held`), then comes here again."""
-        if not self.closing and self.attendance.is_online(session) and self.held.hold(
+        if not self.closing and self.attendance.users.is_online(session) and self.held.hold(
                 session, self.disconnected):
             self._tell_connection(session, connected=False)
             return
-        self.attendance.connections.discard(session)
-        if self.attendance.is_online(session):
+        self.attendance.users.connections.discard(session)
+        if self.attendance.users.is_online(session):
             await self.log_out(session, Departure.DROPPED)
         session.close()
 
     async def time_out_idle(self) -> None:
         limit = self.config.clock.time() - self.config.idle_timeout
-        for session in [s for s in self.attendance.connections if s.who.last_active < limit]:
+        for session in [s for s in self.attendance.users.connections if s.who.last_active < limit]:
             session.out.line(texts.CONNECTION_TIMED_OUT)
-            self.attendance.connections.discard(session)
-            if self.attendance.is_online(session):
+            self.attendance.users.connections.discard(session)
+            if self.attendance.users.is_online(session):
                 await self.log_out(session, Departure.TIMED_OUT)
             session.close()
 
@@ -405,7 +407,7 @@ class Lobby:
             token, session.connection.host, hung_up=lambda: session.stage is Stage.CLOSED)
         if name is not None:
             async with self._login_lock(name):
-                previous = self.attendance.online.get(name)
+                previous = self.attendance.users.online.get(name)
                 # Another login may have taken the session over while this one waited.
                 if previous is not None and previous.account is not None \
                         and tokens.name_for(token) == name:
@@ -425,12 +427,12 @@ class Lobby:
                 session.out.line(refusal)
                 session.close()
                 return
-        previous = self.attendance.online.get(account.name.lower())
+        previous = self.attendance.users.online.get(account.name.lower())
         came_back = previous is not None and self.held.is_held(previous)  # its page was away
         if previous is not None:
             session.out.line(texts.ALREADY_LOGGED_IN)
             previous.out.line(texts.logged_in_again(session.connection.host))
-            self.attendance.connections.discard(previous)
+            self.attendance.users.connections.discard(previous)
             self.attendance.went_offline(account.name)
             self.match_table.withdraw(account.name)
             self.match_table.take_over(previous, session)
@@ -454,7 +456,7 @@ class Lobby:
         # From here to the welcome, no await: once online, the user gets others' notices and
         # who-lines, and a CLIP client must see its welcome (`1`) before any of them.
         session.who.login_time, session.stage = now, Stage.ONLINE
-        playing_elsewhere = self.attendance.directory.get(account.name) if previous is None else None
+        playing_elsewhere = self.attendance.users.directory.get(account.name) if previous is None else None
         who_line = session.who.line()
         self.chat_state.forget(account.name)  # a login's chat starts afresh, as its session
         self.attendance.came_online(session, account.name, who_line)
@@ -462,9 +464,9 @@ class Lobby:
             self._send_clip_welcome(session, last_login or now, last_host or session.connection.host)
             if session.out.wants_events:
                 session.out.event(web_events.logged_in(
-                    account.name, self.attendance.is_visitor(session), account.rating,
+                    account.name, self.attendance.users.is_visitor(session), account.rating,
                     account.experience))
-                session.out.event_lines(self.attendance.who_list.presence_text())
+                session.out.event_lines(self.attendance.users.who_list.presence_text())
                 # To come back with after a reload or a lost network (lobby/presence/reconnect.py).
                 session.out.event(web_events.session(
                     self.gatekeeper.session_tokens.issue(account.name)))
@@ -481,8 +483,8 @@ class Lobby:
         if playing_elsewhere is not None and playing_elsewhere.info.opponent is not None:
             # Before the presence that logs them out there: their match is theirs from here.
             self.seats.take_over_elsewhere(session, playing_elsewhere)
-        self.attendance.tell_node(self.attendance.presence_of(session, arrival))
-        await self.attendance.tell_everyone_else(
+        self.attendance.messenger.tell_node(self.attendance.presence_of(session, arrival))
+        await self.attendance.messenger.tell_everyone_else(
             account.name, arrival, clip.LOGIN, who_block=wire_text(clip.who_block([who_line])),
             event=web_events.presence(session.who.info()))
         if came_back:
@@ -511,7 +513,7 @@ class Lobby:
         players = [] if running is None else [player for player in running.sessions if player]
         watchers = [watcher.name for player in players
                     for watcher in self.match_table.watchers_of(player)]
-        self.attendance.tell([opponent, *watchers], notice(
+        self.attendance.messenger.tell([opponent, *watchers], notice(
             [], web_events.player_connection(session.name, connected)))
 
     def _send_clip_welcome(self, session: Session, last_login: int, last_host: str) -> None:
@@ -523,7 +525,7 @@ class Lobby:
             *clip.motd_block(self.motd),
             "",
         ])
-        session.connection.send_wire(self.attendance.who_list.wire())
+        session.connection.send_wire(self.attendance.users.who_list.wire())
         session.connection.send(wire_text(clip.who_block([])))
 
     @staticmethod
@@ -538,7 +540,7 @@ class Lobby:
 
     async def log_out(self, session: Session, departure: Departure) -> None:
         name = session.name
-        if self.attendance.online.get(name.lower()) is not session:
+        if self.attendance.users.online.get(name.lower()) is not session:
             return
         # Before any await: a second logout of the same session (a drop during shutdown)
         # must find it gone.
@@ -556,16 +558,16 @@ class Lobby:
         table.stop_watching(session)
         for watcher in table.watchers_of(session):
             table.set_watching(watcher, None)
-            self.attendance.tell([watcher.name], notice([game_texts.no_longer_watching(name)],
-                                             web_events.watch_ended(name)))
+            self.attendance.messenger.tell([watcher.name], notice([game_texts.no_longer_watching(name)],
+                                                       web_events.watch_ended(name)))
             told.add(watcher)
         assert session.account is not None
         session.account.last_logout_at = int(time.time())
         if not self.closing:
             departed = texts.departed(name, departure)
-            self.attendance.tell_node(self.attendance.absence_of(name, departed))
-            await self.attendance.tell_everyone_else(name, departed, clip.LOGOUT, told=told,
-                                           event=web_events.gone(name))
+            self.attendance.messenger.tell_node(self.attendance.absence_of(name, departed))
+            await self.attendance.messenger.tell_everyone_else(name, departed, clip.LOGOUT, told=told,
+                                                     event=web_events.gone(name))
         try:
             await self.accounts.update_account(name,
                                                last_logout_at=session.account.last_logout_at)
@@ -583,7 +585,7 @@ class Lobby:
         told: set[Session] = set()
         for hook in self.dispatcher.shutdown_hooks:  # running matches are parted (Matches.part)
             told.update(await hook())
-        for session in self.attendance.sessions_online():
+        for session in self.attendance.users.sessions_online():
             if session not in told:
                 session.out.line(server_texts.SHUTTING_DOWN)
         # Everyone goes at once: no one is told of the others' logouts (at 10,000 online that
@@ -591,7 +593,7 @@ class Lobby:
         # nodes are told in one letter: nobody is here any more.
         self.closing = True
         self.attendance.leave_all()
-        await asyncio.gather(*(self.disconnected(session) for session in list(self.attendance.connections)))
+        await asyncio.gather(*(self.disconnected(session) for session in list(self.attendance.users.connections)))
 
     # --- broadcasts --------------------------------------------------------------------------
 
@@ -612,7 +614,7 @@ class Lobby:
         self.attendance.deliver(names, letter)
 
     def _invitation_withdrawn(self, invitation: Invitation) -> None:
-        invitee = self.attendance.online.get(invitation.invitee.lower())
+        invitee = self.attendance.users.online.get(invitation.invitee.lower())
         # Gagging silenced the invitation itself (game_commands): its end too.
         if invitee is not None \
                 and invitation.inviter.lower() not in self.chat_state.gags(invitee.name):
@@ -633,7 +635,7 @@ class Lobby:
         if session.is_bot:
             # A bot plays each match through a session of its own: the one in `who` (if
             # here) tells whom it plays now, still ready for more.
-            resident = self.attendance.online.get(session.name.lower())
+            resident = self.attendance.users.online.get(session.name.lower())
             if resident is not None:
                 self.attendance.broadcast_who(resident)
         elif session.stage is Stage.ONLINE:

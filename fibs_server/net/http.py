@@ -90,7 +90,7 @@ class WebReads:
     accounts: AccountStore
     match_store: MatchStore
     analyses: AnalysisRecords | None
-    online: Mapping[str, object]  # lower-case name -> their session (Attendance.online)
+    online: Mapping[str, object]  # lower-case name -> their session (Attendance's `users.online`)
     heavy_reads: HeavyReadLimits
 
 

@@ -82,7 +82,7 @@ async def test_a_killed_hosts_match_resumes_on_another_node_where_it_stood(
         tasks.append(asyncio.create_task(alice.run()))
         # Node b asked node a to hand alice's match over; unanswered, bob is free.
         home = b.server.lobby
-        await until(lambda: home.attendance.online["bob"].place.seated_elsewhere is None,
+        await until(lambda: home.attendance.users.online["bob"].place.seated_elsewhere is None,
                     "bob is free once node a has not answered")
         await alice.bot.client.send("invite bob")
         outcome = await resumed_outcome((alice, bob), before)

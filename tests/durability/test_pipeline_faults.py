@@ -57,7 +57,7 @@ async def test_an_expiry_that_cannot_be_stored_tells_nobody_and_is_timed_again(h
         await ring(harness, 10)
     for client in (alice, bob, carol):
         await client.expect_silence()
-    assert running.expiries == [0, 0] and running.played_for == []
+    assert running.timing.expiries == [0, 0] and running.timing.played_for == []
     await assert_memory_is_stored(harness, running)
     await alice.send("board")
     await alice.expect_lines("Clock: alice has 30 seconds to move.", BOARD)  # timed again
@@ -66,7 +66,7 @@ async def test_an_expiry_that_cannot_be_stored_tells_nobody_and_is_timed_again(h
     await bob.skip_until("alice's time to move is up: the server plays for alice (1 of 3).")
     await carol.skip_until(re.compile(
         r"(> )?alice's time to move is up: the server plays for alice \(1 of 3\)\."))
-    assert running.expiries == [1, 0]
+    assert running.timing.expiries == [1, 0]
     await assert_memory_is_stored(harness, running)
 
 
@@ -78,7 +78,7 @@ async def test_a_takeover_that_cannot_be_stored_tells_nobody_and_is_timed_again(
     await alice.expect_lines("You have 10 seconds left to move.")
     for client in (alice, bob, carol):
         await client.expect_silence()
-    assert running.played_for == []
+    assert running.timing.played_for == []
     await assert_memory_is_stored(harness, running)
     await alice.send("board")
     await alice.expect_lines("Clock: alice has 20 seconds to move.", BOARD)
@@ -86,7 +86,7 @@ async def test_a_takeover_that_cannot_be_stored_tells_nobody_and_is_timed_again(
     await alice.skip_until("You took too long to move: a bot decides for you.")
     await bob.skip_until("alice took too long to move: a bot decides for alice.")
     await bob.skip_until("alice moves 8-5 6-5 .")
-    assert [mark["why"] for mark in running.played_for] == ["takeover"]
+    assert [mark["why"] for mark in running.timing.played_for] == ["takeover"]
     await assert_memory_is_stored(harness, running)
 
 
@@ -121,7 +121,7 @@ async def test_an_abandonment_forfeit_that_cannot_be_stored_changes_nothing(harn
         assert await lobby.matches.close_abandoned() == 0
     after = await harness.server.store.running_match("alice", "bob")
     assert after is not None and after.state == before.state and after.left_by == "alice"
-    ratings = [(await lobby.attendance.user_named(name))[1].rating for name in ("alice", "bob")]
+    ratings = [(await lobby.attendance.users.user_named(name))[1].rating for name in ("alice", "bob")]
     assert ratings == [1500.0, 1500.0]  # in memory too
     await bob.expect_lines(WHO_LINE, "6", WHO_LINE, "6")
     await bob.expect_silence()

@@ -100,7 +100,7 @@ async def test_bye_saves_the_match(harness, restart):
 async def test_an_idle_timeout_saves_the_match(harness, restart):
     alice, bob, carol, boards = await interrupted_position(harness)
     lobby = harness.server.lobby
-    lobby.attendance.online["bob"].who.last_active = time.monotonic() - 2 * lobby.config.idle_timeout
+    lobby.attendance.users.online["bob"].who.last_active = time.monotonic() - 2 * lobby.config.idle_timeout
     await lobby.time_out_idle()
     await bob.skip_until("Connection timed out.")
     await bob.expect_closed()

@@ -48,7 +48,7 @@ def typed_messages(harness, name: str) -> list[dict]:
     """The typed messages the server sends `name`'s session from now on, as a page would
     get them."""
     got: list[dict] = []
-    session = harness.server.lobby.attendance.online[name]
+    session = harness.server.lobby.attendance.users.online[name]
     session.out.event_sink = lambda line, broadcast: got.append(json.loads(line))
     return got
 

@@ -62,7 +62,7 @@ async def test_idle_connections_time_out(database_url):
         waiting = await harness.connect()  # idle at the login prompt, too
         assert harness.server is not None
         lobby = harness.server.lobby
-        await until(lambda: len(lobby.attendance.connections) == 2, "both connected")
+        await until(lambda: len(lobby.attendance.users.connections) == 2, "both connected")
         # The lobby's first look at the idle ones (in a minute) sees both idle for longer.
         clock.advance(IDLE_TIMEOUT + 60)
         assert await alice.expect_closed() == b"Connection timed out.\r\n"

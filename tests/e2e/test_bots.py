@@ -111,7 +111,7 @@ async def test_a_visitor_plays_a_bot_without_an_account_and_nothing_is_stored(ha
     assert await store.running_matches("bot_beginner") == []
     # Unrated for both: a visitor's loss moves the bot's rating no more than its own.
     bot_account = await store.find_account("bot_beginner")
-    online = harness.server.lobby.attendance.online["bot_beginner"].account
+    online = harness.server.lobby.attendance.users.online["bot_beginner"].account
     assert (bot_account.rating, bot_account.experience) == (1500.0, 0)
     assert (online.rating, online.experience) == (1500.0, 0)  # as `who` and `rating` show it
     await visitor.send("bye")

@@ -40,7 +40,7 @@ async def test_a_redis_pause_ends_no_match_across_nodes(postgresql_url, private_
         try:
             # The outage itself: each node sees the other out of reach, and its own bus down.
             for node, other in ((a, "b"), (b, "a")):
-                await until(lambda: other in node.server.lobby.attendance.directory._unreached,
+                await until(lambda: other in node.server.lobby.attendance.users.directory._unreached,
                             f"{other} out of reach")
             await asyncio.sleep(PAUSE)
             for node in nodes:
@@ -49,7 +49,7 @@ async def test_a_redis_pause_ends_no_match_across_nodes(postgresql_url, private_
             os.kill(redis_pid, signal.SIGCONT)
         for node, other in ((a, "b"), (b, "a")):
             await until(lambda: node.server.bus.carrying
-                        and not node.server.lobby.attendance.directory._unreached,
+                        and not node.server.lobby.attendance.users.directory._unreached,
                         f"{other} back in reach")
 
         # The match goes on by itself: bob's command reaches the match on node a.

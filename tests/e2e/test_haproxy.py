@@ -95,7 +95,7 @@ async def log_in(port: int, name: str, source: str | None = None) -> FibsClient:
 def node_of(nodes: list[ServerHarness], name: str) -> str:
     for node in nodes:
         if node.server is not None and node.server.lobby is not None \
-                and name in node.server.lobby.attendance.online:
+                and name in node.server.lobby.attendance.users.online:
             return node.config.node_id
     return "none"
 

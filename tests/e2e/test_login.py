@@ -257,21 +257,21 @@ async def test_the_login_who_list_is_reused_but_never_stale(harness, monkeypatch
     alice = await harness.login_clip("alice")
     assert list(await who_list_at_login(harness, "bob")) == ["alice", "bob"]
     # The joined text is kept while no line changes.
-    assert lobby.attendance.who_list.wire() is lobby.attendance.who_list.wire()
+    assert lobby.attendance.users.who_list.wire() is lobby.attendance.users.who_list.wire()
     assert list(await who_list_at_login(harness, "carol")) == ["alice", "bob", "carol"]
     # A changed line (alice ready and away) and a logout are never served from the old text.
     await alice.send("toggle ready")
     await alice.skip_until("** You're now ready to invite or join someone.")
     await alice.send("away lunch")
     await alice.skip_until("6")
-    lobby.attendance.online["bob"].connection.close()
-    await until(lambda: "bob" not in lobby.attendance.online, "bob's logout")
+    lobby.attendance.users.online["bob"].connection.close()
+    await until(lambda: "bob" not in lobby.attendance.users.online, "bob's logout")
     who = await who_list_at_login(harness, "dave")
     assert list(who) == ["alice", "carol", "dave"]
     assert who["alice"][4:6] == ["1", "1"]  # ready, away
     # Idle seconds (field 8) may lag up to WHO_IDLE_REFRESH seconds; then every line is
     # formatted afresh. (alice idle for 2 s, as if the test had waited.)
-    lobby.attendance.online["alice"].who.last_active -= 2
+    lobby.attendance.users.online["alice"].who.last_active -= 2
     assert (await who_list_at_login(harness, "erin"))["alice"][8] == "0"
     monkeypatch.setattr(who_list_module, "WHO_IDLE_REFRESH", 0)
     assert int((await who_list_at_login(harness, "bob"))["alice"][8]) >= 1

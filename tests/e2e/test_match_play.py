@@ -543,10 +543,10 @@ async def test_a_watcher_who_logs_in_again_or_out_is_no_longer_told(harness, pla
     await alice.skip_until("It's your turn to move.")
     await carol.skip_until("alice and bob start a 5 point match.")
     await ask(carol, "watch alice", "You're now watching alice.", re.compile(r"board:alice:.*"))
-    assert [w.name for w in lobby.match_table.watchers_of(lobby.attendance.online["alice"])] == ["carol"]
+    assert [w.name for w in lobby.match_table.watchers_of(lobby.attendance.users.online["alice"])] == ["carol"]
     # A second login replaces carol's session: the old one watches no more.
     carol_again = await harness.login_telnet("carol")
-    assert lobby.match_table.watchers_of(lobby.attendance.online["alice"]) == []
+    assert lobby.match_table.watchers_of(lobby.attendance.users.online["alice"]) == []
     await ask(carol_again, "watch alice", "You're now watching alice.",
               re.compile(r"board:alice:.*"))
     await alice.send("move 8-5 6-5")

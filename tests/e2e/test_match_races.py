@@ -71,8 +71,8 @@ async def test_a_move_meeting_the_opponents_leave_is_not_applied(harness, player
     move = Command("move", "move", ["8-5", "6-5"], "8-5 6-5")
     # The leave is taken first; the move comes while it is being stored.
     handlers = lobby.dispatcher.commands
-    await asyncio.gather(handlers["leave"].handler(lobby.attendance.online["bob"], Command(
-        "leave", "leave", [], "")), handlers["move"].handler(lobby.attendance.online["alice"], move))
+    await asyncio.gather(handlers["leave"].handler(lobby.attendance.users.online["bob"], Command(
+        "leave", "leave", [], "")), handlers["move"].handler(lobby.attendance.users.online["alice"], move))
     await alice.skip_until("** Player bob has left the game. The game was saved.")
     await alice.skip_until(game_texts.NOT_PLAYING)
     after = await harness.server.store.running_match("alice", "bob")

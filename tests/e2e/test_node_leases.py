@@ -44,7 +44,7 @@ async def test_the_bots_are_online_once_and_move_when_their_node_stops(two_nodes
     bob = await b.login_clip("bob")
     lobby = b.server.lobby
     assert lobby is not None
-    await until(lambda: "bot_expert" in {user.name for user in lobby.attendance.directory},
+    await until(lambda: "bot_expert" in {user.name for user in lobby.attendance.users.directory},
                 "b hears of a's bots")
     assert (await names_in_who(bob)).count("bot_expert") == 1
     await bob.send("bot expert")

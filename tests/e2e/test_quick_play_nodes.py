@@ -21,8 +21,8 @@ async def test_seeks_on_two_nodes_are_paired_once_by_the_third(three_nodes):
         await a.register(name)  # one database under the three
     ann, bob, cy = await b.login_clip("ann"), await c.login_clip("bob"), await b.login_clip("cy")
     lobbies = [node.server.lobby for node in (a, b, c)]
-    await until(lambda: all(lobby.attendance.directory.get("bob") for lobby in lobbies[:2])
-                and all(lobby.attendance.directory.get(name) for lobby in (lobbies[0], lobbies[2])
+    await until(lambda: all(lobby.attendance.users.directory.get("bob") for lobby in lobbies[:2])
+                and all(lobby.attendance.users.directory.get(name) for lobby in (lobbies[0], lobbies[2])
                         for name in ("ann", "cy")),
                 "every node hears of the players on the others")
     await ann.send("quickplay 3")
@@ -47,15 +47,15 @@ async def test_seeks_on_two_nodes_are_paired_once_by_the_third(three_nodes):
     dan, eve = await c.login_clip("dan"), await a.login_clip("eve")
     for client in (dan, cy):
         await client.send("toggle ready")
-    await until(lambda: lobbies[1].attendance.directory.get("dan") is not None
-                and lobbies[1].attendance.directory.get("dan").info.ready
-                and lobbies[2].attendance.directory.get("cy").info.ready,
+    await until(lambda: lobbies[1].attendance.users.directory.get("dan") is not None
+                and lobbies[1].attendance.users.directory.get("dan").info.ready
+                and lobbies[2].attendance.users.directory.get("cy").info.ready,
                 "b and c hear dan and cy are ready")
     await dan.send("invite cy 1")
     await cy.skip_until("Type 'join dan' to accept.")
     await cy.send("join dan")
     await cy.skip_until(re.compile(r"\*\* You are now playing a 1 point match with dan.*"))
-    await until(lambda: lobbies[0].attendance.directory.get("cy").info.opponent == "dan",
+    await until(lambda: lobbies[0].attendance.users.directory.get("cy").info.opponent == "dan",
                 "a hears cy plays dan")
     await cy.skip_until(quick_play_texts.STOPPED_PLAYING)
     await until(lambda: all(not lobby.quick_play.seeks() for lobby in lobbies),
@@ -71,8 +71,8 @@ async def test_the_next_node_pairs_the_seeks_once_the_pairing_node_stops(
         for name in ("ann", "bob"):
             await a.register(name)
         ann, bob = await b.login_clip("ann"), await c.login_clip("bob")
-        await until(lambda: b.server.lobby.attendance.directory.get("bob")
-                    and c.server.lobby.attendance.directory.get("ann"),
+        await until(lambda: b.server.lobby.attendance.users.directory.get("bob")
+                    and c.server.lobby.attendance.users.directory.get("ann"),
                     "b and c hear of each other's player")
         await ann.send("quickplay 3 range 100")
         await ann.skip_until(re.compile(r"Quick play: you seek a 3 point match .*"))

@@ -170,7 +170,7 @@ async def play_through_faults(nodes: list[ServerHarness], master: RedisServer,
     finally:
         os.kill(master_pid, signal.SIGCONT)
     await until(lambda: all(node.server.bus.carrying
-                            and not node.server.lobby.attendance.directory._unreached
+                            and not node.server.lobby.attendance.users.directory._unreached
                             for node in nodes), "every node's bus carrying, every node in reach")
     for pairing in pairings:
         await pairing.told(match_texts.back_in_reach)
@@ -196,7 +196,7 @@ async def play_through_faults(nodes: list[ServerHarness], master: RedisServer,
         return address == [b"127.0.0.1", str(replica.port).encode()]
     await until_async(promoted, "the sentinel promotes the replica")
     await until(lambda: all(node.server.bus.carrying
-                            and not node.server.lobby.attendance.directory._unreached
+                            and not node.server.lobby.attendance.users.directory._unreached
                             for node in nodes), "every node subscribed to the new master")
     await asyncio.gather(*(pairing.finish() for pairing in pairings))
     for pairing in pairings:
@@ -212,7 +212,7 @@ async def play_through_faults(nodes: list[ServerHarness], master: RedisServer,
 
 def known(node: ServerHarness) -> list[str]:
     attendance = node.server.lobby.attendance  # type: ignore[union-attr]
-    return sorted([*attendance.online, *attendance.directory.users])
+    return sorted([*attendance.users.online, *attendance.users.directory.users])
 
 
 async def who_list(page: WebClient) -> list[str]:

@@ -117,7 +117,7 @@ async def test_what_table_and_sit_refuse(harness, players):
     await alice.send("table close")
     await alice.expect_lines(f"You closed your table {code}.")
     # Over 9 points both players need experience above 50, as for an invitation.
-    harness.server.lobby.attendance.online["alice"].account.experience = 51
+    harness.server.lobby.attendance.users.online["alice"].account.experience = 51
     long_one = await open_table(alice, "11")
     await ask(carol, f"sit {long_one}",
               "** You're not experienced enough to play a match of that length.")

@@ -103,7 +103,7 @@ async def test_a_decision_the_store_refuses_costs_no_reserve_until_it_is_stored(
     with failing_updates(harness, "matches"):
         await alice.send("move 8-5 6-5")
         await alice.skip_until("** The server could not store that. Please try again.")
-    assert running.bank is not None and running.bank.reserves == (60.0, 60.0)
+    assert running.timing.bank is not None and running.timing.bank.reserves == (60.0, 60.0)
     await assert_memory_is_stored(harness, running)
     clock.advance(10)  # the decision goes on with the time it had: 30 s in all
     await alice.send("move 8-5 6-5")

@@ -54,7 +54,7 @@ async def harness(tmp_path):
     server.dice = [VerifiableDice(seeds.randbytes(SEED_BYTES)) for _ in range(80)]
     await server.start()
     lobby = server.server.lobby
-    await until(lambda: all(lobby.attendance.find_online(name) for name in BOTS),
+    await until(lambda: all(lobby.attendance.users.find_online(name) for name in BOTS),
                 "the built-in bots online")
     yield server
     await server.stop()

@@ -39,7 +39,7 @@ async def harness(tmp_path):
     server.dice = [VerifiableDice(seeds.randbytes(SEED_BYTES)) for _ in range(8)]
     await server.start()
     lobby = server.server.lobby
-    await until(lambda: all(lobby.attendance.find_online(name) for name in (TOP_BOT, LAST_BOT)),
+    await until(lambda: all(lobby.attendance.users.find_online(name) for name in (TOP_BOT, LAST_BOT)),
                 "the built-in bots online")
     yield server
     await server.stop()

@@ -33,8 +33,8 @@ async def test_the_director_starts_matches_of_players_on_other_nodes(three_nodes
         await a.register(name)  # one database under the three
         await a.server.store.update_account(name, rating=rating)
     clients = {name: await nodes[node].login_clip(name) for name, (node, _) in PLAYERS.items()}
-    await until(lambda: all(a.server.lobby.attendance.directory.get(name) for name in PLAYERS)
-                and b.server.lobby.attendance.directory.get("cal") and c.server.lobby.attendance.directory.get("bea"),
+    await until(lambda: all(a.server.lobby.attendance.users.directory.get(name) for name in PLAYERS)
+                and b.server.lobby.attendance.users.directory.get("cal") and c.server.lobby.attendance.users.directory.get("bea"),
                 "every node hears of the players on the others")
     tournament_id = await create(clients["ann"], "knockout length 1 when 4 cap 4")
     for name, client in clients.items():

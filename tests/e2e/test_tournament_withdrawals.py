@@ -130,7 +130,7 @@ async def test_an_old_saved_match_waits_for_the_pairing(harness):
         await harness.register(name)
     alice, bob = await harness.login_clip("alice"), await harness.login_clip("bob")
     lobby = harness.server.lobby
-    online = lobby.attendance.online
+    online = lobby.attendance.users.online
     await lobby.matches.start_match(online["alice"], online["bob"], 3,
                                     terms=MatchTerms(turn_seconds=60))
     await bob.skip_until(re.compile(r".*You are now playing a 3 point match with alice.*"))

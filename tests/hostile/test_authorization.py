@@ -83,6 +83,6 @@ async def test_admin_commands_do_nothing_for_other_users(harness, tracebacks):
         line = f"{name} bob 1"
         await alice.send(line)
         assert await next_refusal(alice) == unknown_command(line)
-    assert "bob" in lobby.attendance.online and not lobby.attendance.online["bob"].account.is_admin
+    assert "bob" in lobby.attendance.users.online and not lobby.attendance.users.online["bob"].account.is_admin
     await bob.send("who count")
     await bob.skip_until("There are 2 users logged in.")

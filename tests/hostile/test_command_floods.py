@@ -188,7 +188,7 @@ async def test_what_a_cut_off_connection_sent_is_not_served(make_harness, traceb
                           over=lambda: cut_off["connections"] == len(names))
     assert_prompt(run, "unpaced users flooding commands, never reading", paced=False)
     assert served["cut off"] == 0
-    assert list(harness.server.lobby.attendance.online) == ["bystander"]
+    assert list(harness.server.lobby.attendance.users.online) == ["bystander"]
 
 
 @pytest.mark.parametrize("kind", BEFORE_LOGIN)

@@ -93,5 +93,5 @@ async def test_a_flood_does_not_slow_anyone_else(make_harness, tracebacks, monke
     lobby = harness.server.lobby
     # Paced, a flooder's reading pauses and its hang-up is not seen: it is closed for
     # flooding `command_backlog_seconds` after it fell behind its rate (net/pacing.py).
-    await until(lambda: len(lobby.attendance.connections) == len(lobby.attendance.online),
+    await until(lambda: len(lobby.attendance.users.connections) == len(lobby.attendance.users.online),
                 "the flooders are still served")

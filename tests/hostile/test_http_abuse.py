@@ -289,7 +289,7 @@ async def test_pings_then_a_reset_are_one_log_line(make_web, tracebacks, caplog)
     for _ in range(3):
         await asyncio.to_thread(ping_then_reset, harness.server.http_port, 100_000)
     lobby = harness.server.lobby
-    await until(lambda: not lobby.attendance.connections, "the WebSockets are gone")
+    await until(lambda: not lobby.attendance.users.connections, "the WebSockets are gone")
     lost = [r for r in caplog.records if "lost" in r.getMessage() and r.name.endswith("websocket")]
     assert len(lost) <= 3 and all(r.exc_info is None for r in lost)
 

@@ -57,7 +57,7 @@ async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
     # she refuses games.
     await bob.skip_until(re.compile(r"5 alice - - 1 .*"))
     lobby = harness.server.lobby
-    server_side = lobby.attendance.online["alice"].connection.transport.get_extra_info("socket")
+    server_side = lobby.attendance.users.online["alice"].connection.transport.get_extra_info("socket")
     server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
     await bob.send("toggle ready")
     await bob.send("invite alice 3")
@@ -77,7 +77,7 @@ async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
             await bob.send_raw(b"away brb\r\nback\r\n" * 10)
             for _ in range(10):  # bob reads everything: only alice lags
                 dropped_heard |= DROPPED in await bob.skip_until("Welcome back.")
-            if "alice" not in lobby.attendance.online:
+            if "alice" not in lobby.attendance.users.online:
                 break
         if not dropped_heard:
             await bob.skip_until(DROPPED)
@@ -86,7 +86,7 @@ async def test_a_client_that_stops_reading_is_cut_off_and_its_match_saved(
     finally:
         tracemalloc.stop()
     assert burst < 199, "alice was never cut off"
-    assert "alice" not in lobby.attendance.online and not lobby.match_table.playing
+    assert "alice" not in lobby.attendance.users.online and not lobby.match_table.playing
     assert current - baseline < 256 * 1024, f"{current - baseline} bytes kept"
     assert peak - baseline < 2 * 1024 * 1024, f"peak {peak - baseline} bytes over the baseline"
     assert [r.getMessage() for r in caplog.records if "stopped reading" in r.getMessage()] == [

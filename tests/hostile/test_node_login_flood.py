@@ -75,7 +75,7 @@ async def test_failed_logins_flooding_two_nodes_count_once_and_slow_nobody(
 
         # Once the guessers are gone (their lines served), each node counted its own
         # attempts, and Redis both nodes' together, once each.
-        await until(lambda: len(a.server.lobby.attendance.connections) == 1 and not b.server.lobby.attendance.connections,
+        await until(lambda: len(a.server.lobby.attendance.users.connections) == 1 and not b.server.lobby.attendance.users.connections,
                     "the guessers' connections gone", timeout=CEILING)
         mine = [node.server.redis_counts.local.count((ADDRESSES, GUESSER)) for node in nodes]
         assert all(count > LINES_A_CONNECTION for count in mine), mine

@@ -104,7 +104,7 @@ async def test_a_flood_of_bad_headers_from_the_balancer_leaves_its_players_fast(
         # Every flooding connection was closed by the server, none left waiting.
         assert headers.refused_count >= counts["closed"] * 0.9 and counts["closed"] > 50
         await until(lambda: headers.waiting == 0, "headers still awaited")
-        assert list(lobby.attendance.online) == ["bystander"] and len(lobby.attendance.connections) == 1
+        assert list(lobby.attendance.users.online) == ["bystander"] and len(lobby.attendance.users.connections) == 1
         assert_unhurt(quiet, delays, "a flood of bad headers from the balancer")
     finally:
         await harness.stop()

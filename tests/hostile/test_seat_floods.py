@@ -40,7 +40,7 @@ async def test_a_seated_player_flooding_from_another_node_is_paced_at_home(
         async def flood() -> None:
             # Until his home closes him for his backlog: he never stops sending.
             for _ in range(FLOOD_WRITES):
-                if "bob" not in home.attendance.online:
+                if "bob" not in home.attendance.users.online:
                     return
                 try:
                     await bob.send_raw(FLOOD)

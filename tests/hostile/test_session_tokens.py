@@ -65,7 +65,7 @@ async def test_wrong_session_tokens_are_refused_throttled_and_slow_nobody(tmp_pa
         await page.skip_until("login: ")
         await page.send(f"resume {token}")
         assert (await typed_message(page, "session"))["token"] not in (None, token)
-        assert lobby.attendance.online["alice"].connection.host == "127.0.0.1" and len(lobby.held) == 0
+        assert lobby.attendance.users.online["alice"].connection.host == "127.0.0.1" and len(lobby.held) == 0
     finally:
         for client in clients:
             await client.close()

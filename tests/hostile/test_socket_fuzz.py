@@ -97,7 +97,7 @@ async def fuzz_for(port: int, seconds: float, first_seed: int, least: int = 0) -
 async def wait_for_connections(lobby, count: int) -> None:
     """Until the server has noticed the fuzzers' hang-ups: a gone peer's lines are served for
     LOST_PEER_GRACE at most, then its session goes."""
-    await until(lambda: len(lobby.attendance.connections) == count, f"{count} connections left",
+    await until(lambda: len(lobby.attendance.users.connections) == count, f"{count} connections left",
                 timeout=LOST_PEER_GRACE + CEILING)
 
 

@@ -179,6 +179,6 @@ async def test_what_a_cut_off_websocket_sent_is_not_served(tmp_path, tracebacks,
         assert_prompt(run, "unpaced WebSocket visitors flooding commands, never reading",
                       paced=False)
         assert served["cut off"] == 0
-        assert sorted(harness.server.lobby.attendance.online) == ["alice", "bob"]
+        assert sorted(harness.server.lobby.attendance.users.online) == ["alice", "bob"]
     finally:
         await harness.stop()

@@ -153,7 +153,7 @@ async def heard_over(bus_of, tmp_path) -> tuple[dict[str, list[str]], Lobby]:
     tmp_path.mkdir()
     lobby, store = await recording_lobby(tmp_path)
     lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
-    lobby.attendance.bus = bus_of(lobby.deliver)
+    lobby.attendance.messenger.bus = bus_of(lobby.deliver)
     users = {"alice": await logged_in(lobby, "alice", bell=True),
              "bob": await logged_in(lobby, "bob"),
              "carol": await logged_in(lobby, "carol", web_events=True, report=True)}
@@ -170,7 +170,7 @@ async def test_users_hear_the_same_over_a_wire_as_in_one_process(tmp_path):
     local, _ = await heard_over(LocalBus, tmp_path / "local")
     wired, lobby = await heard_over(WireBus, tmp_path / "wired")
     assert same_but_login_times(wired) == same_but_login_times(local)
-    bus = lobby.attendance.bus
+    bus = lobby.attendance.messenger.bus
     assert isinstance(bus, WireBus)
     kinds = collections.Counter(type(decode_letter(data)).__name__ for data in bus.carried)
     # 3 tells, 3 shouts and the wave; the 3 logins and 2 who-lines as presences to other

@@ -34,7 +34,7 @@ by the typed `player_reach` as well)."""
     a, a_clocks, _ = await clocked_lobby(tmp_path)  # the host times the match
     a.dispatcher.add_commands(command_tables.chat(a.owners))
     a.config.node_id = "a"
-    a.attendance.bus = wire.bus_of("a", a.deliver)
+    a.attendance.messenger.bus = wire.bus_of("a", a.deliver)
     b = await lobby_on(tmp_path, wire, "b")
     alice, alice_hears, bob, bob_hears = await two_players(a, b)
     for session, hears in ((alice, alice_hears), (bob, bob_hears)):
@@ -48,14 +48,14 @@ by the typed `player_reach` as well)."""
     assert running.timer.countdowns  # alice's move is timed
     clock = FakeClock()
     for lobby, other in ((a, "b"), (b, "a")):
-        lobby.attendance.directory.clock = clock
-        lobby.attendance.directory.heard_from(other)
+        lobby.attendance.users.directory.clock = clock
+        lobby.attendance.users.directory.heard_from(other)
     alice_hears.lines()
     bob_hears.lines()
 
     nodes, wire.nodes = wire.nodes, {}  # Redis stalls: nothing is carried either way
     for lobby in (a, b):
-        lobby.attendance.bus.carrying = False  # type: ignore[misc]
+        lobby.attendance.messenger.bus.carrying = False  # type: ignore[misc]
     for _ in range(3):
         clock.now += NODE_SILENCE
         for lobby in (a, b):
@@ -67,7 +67,7 @@ by the typed `player_reach` as well)."""
 
     wire.nodes = nodes  # Redis answers again
     for lobby in (a, b):
-        lobby.attendance.bus.carrying = True  # type: ignore[misc]
+        lobby.attendance.messenger.bus.carrying = True  # type: ignore[misc]
         lobby.attendance.check_in()
     await settled(a, b)
     for hears, opponent in ((alice_hears, "bob"), (bob_hears, "alice")):

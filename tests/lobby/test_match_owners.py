@@ -121,7 +121,7 @@ async def test_a_node_resuming_a_match_runs_the_last_state_any_node_stored(two_n
     await a.matches.act(alice, move("8-5 6-5"))  # stored by A, bob rolls from A's script
     stored_by_a = await stored_state(a)
     await b.matches.resume_match(*[(await back_on(b, name))[0] for name in ("alice", "bob")])
-    on_b = b.match_table.match_of(b.attendance.online["alice"])
+    on_b = b.match_table.match_of(b.attendance.users.online["alice"])
     assert on_b is not None and as_json(on_b.match.to_dict()) == stored_by_a
 
 

@@ -74,7 +74,7 @@ async def node(wire: Wire, name: str, tmp_path) -> Lobby:
     lobby, _ = await recording_lobby(tmp_path / name)
     lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
     lobby.config.node_id = name
-    lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
+    lobby.attendance.messenger.bus = wire.bus_of(name, lobby.deliver)
     return lobby
 
 
@@ -143,12 +143,12 @@ async def test_a_late_node_learns_everyone_and_a_silent_one_is_forgotten(tmp_pat
     await logged_in(b, "bob")
     c = await node(wire, "c", tmp_path)
     clock = FakeClock()
-    c.attendance.directory.clock = clock
+    c.attendance.users.directory.clock = clock
     dora, dora_hears = await logged_in(c, "dora", notify=True)
-    assert len(c.attendance.directory) == 0  # logins before c joined were not heard there
+    assert len(c.attendance.users.directory) == 0  # logins before c joined were not heard there
     c.attendance.rejoined()
-    assert sorted(user.name for user in c.attendance.directory) == ["alice", "bob"]
-    assert sorted(user.name for user in a.attendance.directory) == ["bob", "dora"]
+    assert sorted(user.name for user in c.attendance.users.directory) == ["alice", "bob"]
+    assert sorted(user.name for user in a.attendance.users.directory) == ["bob", "dora"]
     await c.dispatch(dora, "who count")
     assert dora_hears.lines() == ["There are 3 users logged in."]
 
@@ -157,11 +157,11 @@ async def test_a_late_node_learns_everyone_and_a_silent_one_is_forgotten(tmp_pat
     clock.now += NODE_SILENCE / 2
     a.attendance.check_in()
     c.attendance.check_in()
-    assert c.attendance.directory.get("bob") is not None
+    assert c.attendance.users.directory.get("bob") is not None
     clock.now += NODE_SILENCE
     a.attendance.check_in()
     c.attendance.check_in()
-    assert c.attendance.directory.get("bob") is None and c.attendance.directory.get("alice") is not None
+    assert c.attendance.users.directory.get("bob") is None and c.attendance.users.directory.get("alice") is not None
     assert dora_hears.lines() == ["bob drops connection."]
 
 
@@ -172,10 +172,10 @@ async def test_a_login_on_another_node_takes_the_user_over(tmp_path):
     carol, carol_hears = await logged_in(a, "carol", notify=True)
     old_hears.lines()
     await logged_in(b, "alice")  # her account is in b's store too: one PostgreSQL, in life
-    await until(lambda: a.attendance.directory.get("alice") is not None, "alice known as b's on a")
+    await until(lambda: a.attendance.users.directory.get("alice") is not None, "alice known as b's on a")
     assert old_hears.lines() == [
         "** You logged in again from 127.0.0.1. This connection is closed."]
-    assert old_hears.closed and "alice" not in a.attendance.online
+    assert old_hears.closed and "alice" not in a.attendance.users.online
     # carol saw her go from a and come back on b.
     assert carol_hears.lines() == ["alice logs out.", "alice logs in."]
     await a.dispatch(carol, "who count")
@@ -183,7 +183,7 @@ async def test_a_login_on_another_node_takes_the_user_over(tmp_path):
 
     # Node b stops: its users are logged out on a at once, in one letter.
     await b.shut_down()
-    assert carol_hears.lines() == ["alice logs out."] and a.attendance.directory.get("alice") is None
+    assert carol_hears.lines() == ["alice logs out."] and a.attendance.users.directory.get("alice") is None
 
 
 async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
@@ -208,7 +208,7 @@ async def test_an_administrator_acts_on_users_of_another_node(tmp_path):
     await a.dispatch(warden, "kick bob")
     await until(lambda: bob_hears.closed, "bob's connection is closed on node b")
     assert bob_hears.lines()[-1] == "** You were kicked out by an administrator."
-    assert "bob" not in b.attendance.online and a.attendance.directory.get("bob") is None
+    assert "bob" not in b.attendance.users.online and a.attendance.users.directory.get("bob") is None
     await a.dispatch(warden, "ban carol 1h")
     await until(lambda: carol_hears.closed, "carol's connection is closed on node b")
     assert carol_hears.lines()[-1].startswith("** You are banned")
@@ -230,23 +230,23 @@ async def test_after_a_blip_a_node_is_told_the_changes_it_missed_and_no_more(tmp
     assert bob_hears.lines() == []
 
     deliver_to_b = wire.nodes.pop("b")  # b hears nothing for a while
-    carol = a.attendance.online["carol"]
+    carol = a.attendance.users.online["carol"]
     await a.dispatch(carol, "toggle ready")
     await logged_in(a, "dave")
-    await a.log_out(a.attendance.online["alice"], Departure.LOGGED_OUT)
+    await a.log_out(a.attendance.users.online["alice"], Departure.LOGGED_OUT)
     a.attendance.check_in()
     wire.nodes["b"] = deliver_to_b
     b.attendance.rejoined()
     lines = bob_hears.lines()
     assert sorted(line.split()[1] for line in lines if line.startswith("5 ")) == ["carol", "dave"]
     assert [line for line in lines if not line.startswith("5 ")] == ["8 alice alice logs out.", "6"]
-    assert sorted(user.name for user in b.attendance.directory) == ["carol", "dave", "erin", "fred"]
+    assert sorted(user.name for user in b.attendance.users.directory) == ["carol", "dave", "erin", "fred"]
 
     # A lost letter: the next heartbeat shows a's roster moved on, and b asks.
     wire.nodes.pop("b")
-    await a.dispatch(a.attendance.online["erin"], "toggle ready")
+    await a.dispatch(a.attendance.users.online["erin"], "toggle ready")
     wire.nodes["b"] = deliver_to_b
     a.attendance.check_in()
     assert [line.split()[1] for line in bob_hears.lines() if line.startswith("5 ")] == ["erin"]
-    assert b.attendance.directory.versions["a"] == (a.attendance.roster_log.run,
-                                                    a.attendance.roster_log.version)
+    assert b.attendance.users.directory.versions["a"] == (a.attendance.roster_log.run,
+                                                          a.attendance.roster_log.version)

@@ -152,7 +152,7 @@ async def test_what_a_user_is_sent_after_a_notice_comes_after_it(tmp_path):
     try:
         reader, hears = await logged_in(lobby, "reader")
         hears.take()
-        notices = lobby.attendance.notices
+        notices = lobby.attendance.messenger.notices
         notices.tell(Notice("leaver", b"", b"", b"leaver logs out.\r\n"))  # for the next pass
         lobby.attendance.deliver([reader.name], letter(["A tell that came after it."]))
         assert hears.lines() == ["leaver logs out.", "A tell that came after it."]

@@ -52,7 +52,7 @@ async def quick_play_node(tmp_path, node_id: str = "node", wire: Wire | None = N
                   arranged=arranged_matches.receive,
                   bots_here=lambda: bots is not None and bots.here)
     if wire is not None:
-        lobby.attendance.bus = wire.bus_of(node_id, lobby.deliver)
+        lobby.attendance.messenger.bus = wire.bus_of(node_id, lobby.deliver)
     return lobby, clock, store
 
 
@@ -152,7 +152,7 @@ async def test_a_pair_across_nodes_whose_match_did_not_start_seeks_on(tmp_path):
     await a.quick_play.begin()  # a pairs
     ann, ann_out = await seeker(a, "ann", 1500, "quickplay 3")
     bob, bob_out = await seeker(b, "bob", 1500)
-    await until(lambda: a.attendance.directory.get("bob") is not None, "a hears of bob")
+    await until(lambda: a.attendance.users.directory.get("bob") is not None, "a hears of bob")
     b.quick_play.seek(bob, 3, MatchTerms(), 200.0)  # paired on a now, the match to start
     with b.match_table.starting(["bob"]):  # bob busy on b when a asks b to have him join
         await until(lambda: a.match_table.invitation_from("ann") is not None,

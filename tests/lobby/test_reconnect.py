@@ -98,14 +98,14 @@ async def test_a_dropped_web_page_is_held_then_taken_over_with_its_token(tmp_pat
     lobby, clock, alice, bob, bob_out, token = await playing_web_alice(tmp_path)
     running = lobby.match_table.match_of(alice)
     await lobby.disconnected(alice)  # the WebSocket dropped without `bye`
-    assert lobby.attendance.is_online(alice) and isinstance(alice.connection, AwayConnection)
+    assert lobby.attendance.users.is_online(alice) and isinstance(alice.connection, AwayConnection)
     assert lobby.match_table.match_of(alice) is running and lobby.held.is_held(alice)
     assert bob_out.lines() == []  # nothing to tell bob yet
     clock.advance(HOLD - 1)
 
     page, page_out = await web_page(lobby)
     await page.handle_line(f"resume {token}")
-    assert page.stage is Stage.ONLINE and lobby.attendance.online["alice"] is page
+    assert page.stage is Stage.ONLINE and lobby.attendance.users.online["alice"] is page
     assert lobby.match_table.match_of(page) is running and alice.stage is Stage.CLOSED
     lines, typed = split(page_out)
     assert any(line.startswith("board:") for line in lines)
@@ -122,7 +122,7 @@ async def test_a_dropped_web_page_is_held_then_taken_over_with_its_token(tmp_pat
     assert not any("alice" in line and ("drops" in line or "logs" in line) for line in told)
     clock.advance(HOLD)  # the first hold's end does nothing now
     await lobby.held.quiet()
-    assert lobby.attendance.online["alice"] is page and lobby.match_table.match_of(page) is running
+    assert lobby.attendance.users.online["alice"] is page and lobby.match_table.match_of(page) is running
 
 
 async def test_a_new_watcher_is_told_whose_page_is_away(tmp_path):
@@ -144,7 +144,7 @@ async def test_a_held_session_is_logged_out_as_dropped_when_its_time_is_up(tmp_p
     await lobby.disconnected(alice)
     clock.advance(HOLD)
     await lobby.held.quiet()
-    assert not lobby.attendance.is_online(alice) and lobby.match_table.match_of(bob) is None
+    assert not lobby.attendance.users.is_online(alice) and lobby.match_table.match_of(bob) is None
     assert "alice drops connection. The game was saved." in bob_out.lines()
     page, page_out = await web_page(lobby)
     await page.handle_line(f"resume {token}")  # too late: as for a page without a token
@@ -159,14 +159,14 @@ async def test_a_wrong_token_is_answered_like_no_token_and_counted_as_a_failed_l
     assert page.stage is Stage.LOGIN
     assert page_out.take() == '{"type":"session","token":null}\r\nlogin: '
     assert lobby.gatekeeper.login_throttle.counts.count((ADDRESSES, page.connection.host)) == 1
-    assert lobby.attendance.online["alice"] is alice
+    assert lobby.attendance.users.online["alice"] is alice
 
 
 async def test_bye_revokes_the_token(tmp_path):
     lobby, clock, alice, bob, bob_out, token = await playing_web_alice(tmp_path)
     await lobby.dispatch(alice, "bye")
     await lobby.disconnected(alice)
-    assert not lobby.attendance.is_online(alice) and len(lobby.held) == 0
+    assert not lobby.attendance.users.is_online(alice) and len(lobby.held) == 0
     assert lobby.gatekeeper.session_tokens.name_for(token) is None
 
 
@@ -176,10 +176,10 @@ async def test_a_password_login_elsewhere_revokes_the_token(tmp_path):
     telnet = lobby.connect(RecordingConnection())
     assert alice.account is not None
     await lobby.log_in(telnet, alice.account)  # the telnet login takes the held session over
-    assert lobby.attendance.online["alice"] is telnet and len(lobby.held) == 0
+    assert lobby.attendance.users.online["alice"] is telnet and len(lobby.held) == 0
     assert lobby.gatekeeper.session_tokens.name_for(token) is None
     await lobby.disconnected(telnet)  # and a telnet session is never held
-    assert not lobby.attendance.is_online(telnet)
+    assert not lobby.attendance.users.is_online(telnet)
 
 
 async def test_a_telnet_session_that_drops_is_logged_out_at_once(tmp_path):
@@ -191,7 +191,7 @@ async def test_a_telnet_session_that_drops_is_logged_out_at_once(tmp_path):
     await lobby.dispatch(carol, "join bob")
     bob_out.take()
     await lobby.disconnected(carol)
-    assert not lobby.attendance.is_online(carol) and len(lobby.held) == 0
+    assert not lobby.attendance.users.is_online(carol) and len(lobby.held) == 0
     assert lobby.match_table.match_of(bob) is None
     assert "carol drops connection. The game was saved." in bob_out.lines()
 
@@ -200,5 +200,5 @@ async def test_a_shutdown_logs_held_sessions_out(tmp_path):
     lobby, clock, alice, bob, bob_out, token = await playing_web_alice(tmp_path)
     await lobby.disconnected(alice)
     await lobby.shut_down()
-    assert not lobby.attendance.online and len(lobby.held) == 0
+    assert not lobby.attendance.users.online and len(lobby.held) == 0
     assert lobby.gatekeeper.session_tokens.name_for(token) is None

@@ -34,7 +34,7 @@ async def lobby_on(tmp_path, wire: Wire | None, name: str) -> Lobby:
     lobby.dispatcher.add_commands(command_tables.chat(lobby.owners))
     lobby.config.node_id = name
     if wire is not None:
-        lobby.attendance.bus = wire.bus_of(name, lobby.deliver)
+        lobby.attendance.messenger.bus = wire.bus_of(name, lobby.deliver)
     return lobby
 
 
@@ -113,7 +113,7 @@ async def test_a_match_across_nodes_is_heard_as_on_one_node(tmp_path):
     assert "alice wins the 1 point match 1-0 ." in bob_heard
     assert bob_heard[-1] == "** You're not playing."  # at home, once the match was over
     # The match ran on a: stored there, the seat gone with it, bob free again on b.
-    assert not a.seats.here and b.attendance.online["bob"].place.seated_elsewhere is None
+    assert not a.seats.here and b.attendance.users.online["bob"].place.seated_elsewhere is None
     [record] = await a.match_store.finished_matches("bob", 1)
     assert (record.player_a, record.winner) == ("alice", "alice")
 
@@ -135,7 +135,7 @@ async def nodes_with_a_match(tmp_path) -> tuple[Wire, Lobby, Lobby, Session, Rec
 async def test_both_nodes_show_who_plays_whom(tmp_path):
     _, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
     seat = a.seats.here["bob"]
-    assert isinstance(seat, SeatSession) and "bob" not in a.attendance.online
+    assert isinstance(seat, SeatSession) and "bob" not in a.attendance.users.online
     assert dataclasses.astuple(bob.place.seated_elsewhere) == ("a", "alice", None)  # type: ignore[arg-type]
     for lobby, session, hears in ((a, alice, alice_hears), (b, bob, bob_hears)):
         await lobby.dispatch(session, "rawwho")
@@ -187,9 +187,9 @@ async def test_a_silent_host_frees_its_players_elsewhere_and_a_silent_home_saves
         tmp_path):
     wire, a, b, alice, alice_hears, bob, bob_hears = await nodes_with_a_match(tmp_path)
     clock = FakeClock()
-    b.attendance.directory.clock = a.attendance.directory.clock = clock
-    a.attendance.directory.heard_from("b")
-    b.attendance.directory.heard_from("a")
+    b.attendance.users.directory.clock = a.attendance.users.directory.clock = clock
+    a.attendance.users.directory.heard_from("b")
+    b.attendance.users.directory.heard_from("a")
     # Node a is killed: nothing it says reaches b any more, and b stops hearing it.
     del wire.nodes["a"]
     clock.now += NODE_SILENCE + 1
@@ -300,9 +300,9 @@ async def test_seat_letters_of_the_wrong_shape_cost_only_themselves(tmp_path):
     bob.place.seated_elsewhere = SeatElsewhere("a")  # as `join alice` leaves it
     # A join whose client a cannot read, a line for no seat, a relay for nobody: refused or
     # dropped; bob is told the join failed and is free, alice's invitation stands.
-    b.attendance.tell_node(JoinAsked("b", "a", "bob", "alice", {"clip": "yes"}))
-    b.attendance.tell_node(Forwarded("b", "a", "nobody", "move 1-2"))
-    a.attendance.tell_node(Relayed("a", "b", "nobody", "lines", ("hello",)))
+    b.attendance.messenger.tell_node(JoinAsked("b", "a", "bob", "alice", {"clip": "yes"}))
+    b.attendance.messenger.tell_node(Forwarded("b", "a", "nobody", "move 1-2"))
+    a.attendance.messenger.tell_node(Relayed("a", "b", "nobody", "lines", ("hello",)))
     await settled(a, b)
     assert bob_hears.lines() == ["** Error: can't find player bob"]
     assert bob.place.seated_elsewhere is None and not a.seats.here
@@ -388,7 +388,7 @@ async def test_a_seated_players_toggles_are_told_of_by_their_home_only(tmp_path)
                  if type(letter).__name__ == "Presence"]
     assert presences and all(sender == "b" for sender, _ in presences), presences
     for lobby in (a, c):
-        user = lobby.attendance.directory.get("bob")
+        user = lobby.attendance.users.directory.get("bob")
         assert user is not None and user.node == "b" and user.info.ready is False
 
 

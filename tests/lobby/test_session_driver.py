@@ -115,7 +115,7 @@ async def test_a_telnet_login_hides_the_password_and_ends_at_a_prompt(lobby):
     answer = await say(session, connection, "secret")
     assert answer.startswith("<echo off>\r\n** User alice authenticated.\r\n")
     assert answer.endswith("+\r\n> ")  # the MOTD's box, then the prompt
-    assert session.stage is Stage.ONLINE and lobby.attendance.online["alice"] is session
+    assert session.stage is Stage.ONLINE and lobby.attendance.users.online["alice"] is session
     assert (session.out.clip, session.out.prompts, session.out.client_name) == (False, True, None)
 
 
@@ -142,7 +142,7 @@ async def test_a_wrong_password_or_name_answers_login_again(lobby):
         "<echo off>\r\nlogin: "  # names are case-sensitive at login
     assert await say(session, connection, "login MacFIBS 1008 nobody secret") == "\r\nlogin: "
     assert await say(session, connection, "connect alice wrong") == "login: "
-    assert session.stage is Stage.LOGIN and not session.out.clip and not lobby.attendance.online
+    assert session.stage is Stage.LOGIN and not session.out.clip and not lobby.attendance.users.online
 
 
 async def test_bye_at_login_closes_the_connection(lobby):
@@ -176,7 +176,7 @@ async def test_a_registration_creates_the_account_and_logs_it_in(lobby):
                              "** User bob authenticated.\r\n")
     account = lobby.gatekeeper.accounts.accounts["bob"]
     assert bcrypt.checkpw(b"s3cret", account.password_hash) and account.last_login_host == HOST
-    assert lobby.attendance.online["bob"] is session
+    assert lobby.attendance.users.online["bob"] is session
 
 
 @pytest.mark.parametrize("name", ["Alice", "guest", "PING", "pong"])
@@ -191,7 +191,7 @@ async def test_too_many_registrations_from_one_address():
     try:
         session, connection = connect(lobby)
         await say(session, connection, "guest", "name bob", "secret", "secret")
-        assert lobby.attendance.online["bob"] is session
+        assert lobby.attendance.users.online["bob"] is session
         session, connection = connect(lobby)
         await say(session, connection, "guest")
         assert await say(session, connection, "name carol") == (
@@ -218,7 +218,7 @@ async def test_a_store_failing_at_login_lets_the_user_go(lobby, caplog):
     session, connection = connect(lobby)
     assert await say(session, connection, "connect alice secret") == \
         f"{texts.LOGIN_FAILED}\r\n<closed>"
-    assert session.stage is Stage.CLOSED and session not in lobby.attendance.connections
+    assert session.stage is Stage.CLOSED and session not in lobby.attendance.users.connections
     assert "login or registration on a connection from 127.0.0.1 failed" in caplog.text
 
 
@@ -243,7 +243,7 @@ async def test_a_hang_up_during_the_password_check_ends_the_dialogue_quietly(lob
     release.set()
     await checking
     assert connection.take() == "<closed>"
-    assert not lobby.attendance.online and not checked  # bcrypt's time goes to those still there
+    assert not lobby.attendance.users.online and not checked  # bcrypt's time goes to those still there
 
 
 async def test_a_hang_up_during_registration_keeps_the_account_but_logs_no_one_in(lobby):
@@ -263,7 +263,7 @@ async def test_a_hang_up_during_registration_keeps_the_account_but_logs_no_one_i
     release.set()
     await registering
     assert connection.take() == "\r\n<echo off><closed>"
-    assert "bob" in lobby.gatekeeper.accounts.accounts and not lobby.attendance.online
+    assert "bob" in lobby.gatekeeper.accounts.accounts and not lobby.attendance.users.online
 
 
 # --- online: dispatch -------------------------------------------------------------------------
@@ -297,7 +297,7 @@ async def test_a_failing_handler_is_logged_and_answered_and_the_user_stays(lobby
     session, connection = await logged_in(lobby)
     assert await say(session, connection, "fail") == SORRY
     assert [r.getMessage() for r in caplog.records] == ["command fail of alice failed"]
-    assert session.stage is Stage.ONLINE and lobby.attendance.online["alice"] is session
+    assert session.stage is Stage.ONLINE and lobby.attendance.users.online["alice"] is session
     assert await say(session, connection, "ping") == "pong\r\n"
 
 

@@ -367,7 +367,7 @@ async def test_a_pages_login_gets_everyone_online_kept_but_never_stale(tmp_path,
 
     async def presences_at_login(name: str) -> dict[str, dict]:
         await logged_in(lobby, name)
-        await lobby.log_out(lobby.attendance.online[name], Departure.LOGGED_OUT)
+        await lobby.log_out(lobby.attendance.users.online[name], Departure.LOGGED_OUT)
         account = await lobby.accounts.find_account(name)
         page_connection = RecordingConnection()
         page = lobby.connect(page_connection, WEB_PAGE)
@@ -382,11 +382,11 @@ async def test_a_pages_login_gets_everyone_online_kept_but_never_stale(tmp_path,
 
     alice, _ = await logged_in(lobby, "alice")
     assert list(await presences_at_login("bob")) == ["alice", "bob"]
-    assert lobby.attendance.who_list.presence_text() is lobby.attendance.who_list.presence_text()  # kept
+    assert lobby.attendance.users.who_list.presence_text() is lobby.attendance.users.who_list.presence_text()  # kept
     # A change of alice's (ready, away) and bob's logout are never served from the old block.
     await lobby.dispatch(alice, "toggle ready")
     await lobby.dispatch(alice, "away lunch")
-    await lobby.log_out(lobby.attendance.online["bob"], Departure.LOGGED_OUT)
+    await lobby.log_out(lobby.attendance.users.online["bob"], Departure.LOGGED_OUT)
     seen = await presences_at_login("carol")
     assert list(seen) == ["alice", "carol"]
     assert seen["alice"]["ready"] and seen["alice"]["away"]

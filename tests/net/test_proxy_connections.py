@@ -96,7 +96,7 @@ async def test_the_header_names_the_player_for_whois_and_the_record(make_proxied
     lines = await alice.skip_until("  No email address.")
     assert any(line.startswith("  Last login: ") and line.endswith(f" from {player}")
                for line in lines), lines
-    assert harness.server.lobby.attendance.online["alice"].connection.host == player
+    assert harness.server.lobby.attendance.users.online["alice"].connection.host == player
     account = await harness.server.lobby.accounts.find_account("alice")
     assert account is not None and account.last_login_host == player
 
@@ -108,7 +108,7 @@ async def test_a_local_or_unknown_header_is_the_balancers_own_connection(make_pr
     await harness.register("bob")
     await log_in_through_balancer(harness, v2_header(None), "alice")
     await log_in_through_balancer(harness, b"PROXY UNKNOWN\r\n", "bob")
-    assert {harness.server.lobby.attendance.online[name].connection.host
+    assert {harness.server.lobby.attendance.users.online[name].connection.host
             for name in ("alice", "bob")} == {BALANCER}
 
 
@@ -148,7 +148,7 @@ async def test_a_peer_not_listed_is_never_read_for_a_header(make_proxied):
     await client.expect_prompt("login: ")
     await client.send("login testclient 1008 alice secret")
     await client.skip_until("6")
-    assert harness.server.lobby.attendance.online["alice"].connection.host == ELSEWHERE
+    assert harness.server.lobby.attendance.users.online["alice"].connection.host == ELSEWHERE
 
 
 @pytest.mark.parametrize("garbage", [
@@ -165,7 +165,7 @@ async def test_a_malformed_header_from_the_balancer_closes_without_a_word(make_p
     assert await closed_without_a_word(client)
     assert harness.server._front is not None
     assert harness.server._front.balancer_headers.refused_count == 1
-    assert not harness.server.lobby.attendance.connections
+    assert not harness.server.lobby.attendance.users.connections
 
 
 async def test_a_header_not_in_time_closes_the_connection(make_proxied):

@@ -100,7 +100,7 @@ async def back_in_the_match(page: Page, before: str) -> None:
 async def the_same_match_all_along(web: ProxiedHarness, page: Page, running: object) -> None:
     """alice's match never saved, forfeited or finished, her page never showed the forms."""
     lobby = web.server.lobby
-    assert lobby.match_table.match_of(lobby.attendance.online["alice"]) is running
+    assert lobby.match_table.match_of(lobby.attendance.users.online["alice"]) is running
     assert await web.server.store.finished_matches("alice", 1) == []
     assert await page.evaluate("window.formsShown") is False
 
@@ -115,7 +115,7 @@ async def test_the_page_keeps_its_match_through_a_cut(tmp_path, browser, artifac
         await expect(page.locator("#board-holder .die.mine")).to_have_count(2)
         await page.evaluate(WATCH_THE_FORMS)
         lobby = web.server.lobby
-        running = lobby.match_table.match_of(lobby.attendance.online["alice"])
+        running = lobby.match_table.match_of(lobby.attendance.users.online["alice"])
         before = await board_of(page)
 
         # Cut: the room and the board stay, under the veil, while the page tries again.
@@ -155,7 +155,7 @@ async def test_the_page_keeps_its_match_through_a_black_hole_and_its_opponent_is
         await expect(alice.locator("#board-holder .die.mine")).to_have_count(2)
         await alice.evaluate(WATCH_THE_FORMS)
         lobby = web.server.lobby
-        session = lobby.attendance.online["alice"]
+        session = lobby.attendance.users.online["alice"]
         running = lobby.match_table.match_of(session)
         before = await board_of(alice)
 

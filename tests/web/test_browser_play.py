@@ -369,10 +369,10 @@ async def test_a_lost_connection_comes_back_by_itself_and_the_clock_warns(
     page, bob = await alice_joins_bob(web, browser, "invite alice 1 timer 60", "a 1 point match")
     await expect(page.locator("#clock")).to_have_text(re.compile(r"Your time to move: \d+ s"))
     lobby = web.server.lobby
-    lost = lobby.attendance.online["alice"]
+    lost = lobby.attendance.users.online["alice"]
     lost.connection.transport.abort()
     # Held meanwhile, the same session: a new one once her page has resumed it.
-    await until(lambda: lobby.attendance.online.get("alice") not in (None, lost),
+    await until(lambda: lobby.attendance.users.online.get("alice") not in (None, lost),
                 "alice's page back on a new connection")
     await expect(page.locator("#status")).to_have_text("Logged in as alice")
     await expect(mine_on(page, 8)).to_have_count(3)

@@ -66,5 +66,5 @@ async def test_browsers_and_a_telnet_user_are_paired_and_a_bot_is_offered(
     await expect(bea.locator("#quick-play-status")).to_have_text("")
     assert web.server.lobby.quick_play.seeks() == []
     assert web.server.lobby.match_table.match_of(
-        web.server.lobby.attendance.online["bea"]) is not None
+        web.server.lobby.attendance.users.online["bea"]) is not None
 

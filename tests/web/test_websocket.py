@@ -430,7 +430,7 @@ async def test_a_dropped_page_resumes_its_timed_match_with_its_session_token(web
     await bob.send("join alice")
     await alice.skip_until("It's your turn to move.")
     lobby = web.server.lobby
-    running = lobby.match_table.match_of(lobby.attendance.online["alice"])
+    running = lobby.match_table.match_of(lobby.attendance.users.online["alice"])
     assert running is not None and running.timer is not None
 
     await alice.socket.close()  # no `bye`: a reload, or a network gone
@@ -446,7 +446,7 @@ async def test_a_dropped_page_resumes_its_timed_match_with_its_session_token(web
     assert (board["phase"], board["turn"]) == ("move", "player")
     await page.send("move 8-5 6-5")
     await bob.skip_until(re.compile(r"(> )?alice moves 8-5 6-5 \."))
-    assert lobby.match_table.match_of(lobby.attendance.online["alice"]) is running
+    assert lobby.match_table.match_of(lobby.attendance.users.online["alice"]) is running
     await bob.send("tell bob checked")
     told = await bob.skip_until(re.compile(r"(> )?You say to yourself: checked"))
     assert not any("drops connection" in line or "logs" in line for line in told)
@@ -486,7 +486,7 @@ async def test_a_pages_heartbeat_is_answered_below_the_lobby(web, clients):
     activity, so the user's idle time goes on."""
     await web.register("alice")
     alice = await web_login(web, clients, "alice")
-    session = web.server.lobby.attendance.online["alice"]
+    session = web.server.lobby.attendance.users.online["alice"]
     active = session.who.last_active
     for _ in range(3):
         await alice.socket.send_bytes(b"")
@@ -515,11 +515,11 @@ async def test_a_websocket_that_answers_no_ping_is_taken_for_gone_and_its_sessio
         alice = await web_login(harness, clients, "alice", params={"events": "1"})
         await session_token(alice)  # a page's session, which the server holds when it drops
         lobby = harness.server.lobby
-        session = lobby.attendance.online["alice"]
+        session = lobby.attendance.users.online["alice"]
         # From here alice reads nothing, so her pings go unanswered.
         await until(lambda: lobby.held.is_held(session), "alice's silent page taken for gone")
         assert not bob_reads.done()
-        assert not lobby.held.is_held(lobby.attendance.online["bob"])
+        assert not lobby.held.is_held(lobby.attendance.users.online["bob"])
         bob_reads.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await bob_reads

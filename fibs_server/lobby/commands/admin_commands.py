@@ -50,7 +50,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         if not command.args:
             session.out.line(usage or admin_texts.name_usage(command.name))
             return None
-        online, account = await attendance.user_named(command.args[0])
+        online, account = await attendance.users.user_named(command.args[0])
         if account is None:
             session.out.line(chat.dont_know_user(command.args[0]))
             return None
@@ -67,15 +67,15 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         if found is None:
             return
         account, online = found
-        elsewhere = attendance.directory.get(account.name) if online is None else None
+        elsewhere = attendance.users.directory.get(account.name) if online is None else None
         if online is None and elsewhere is None:
             session.out.line(texts.no_one_called(account.name))
             return
         await chat_records.log_moderation(session.name, "kick", account.name, "")
         if online is not None:
-            await attendance.throw_out(online, admin_texts.KICKED)
+            await attendance.messenger.throw_out(online, admin_texts.KICKED)
         else:
-            attendance.moderate(account.name, "throw_out", admin_texts.KICKED)
+            attendance.messenger.moderate(account.name, "throw_out", admin_texts.KICKED)
         session.out.line(admin_texts.was_kicked(account.name))
 
     @table.admin_command("ban")
@@ -89,7 +89,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         if found is None:
             return
         account, online = found
-        elsewhere = attendance.directory.get(account.name) if online is None else None
+        elsewhere = attendance.users.directory.get(account.name) if online is None else None
         address = (online.connection.host if online else elsewhere.info.host if elsewhere
                    else account.last_login_host)
         until = (int(time.time()) + int(duration[1]) * UNIT_SECONDS[duration[2]]
@@ -97,9 +97,9 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         await chat_records.add_sanction(Sanction("ban", account.name, address, until,
                                                        session.name))
         if online is not None:
-            await attendance.throw_out(online, admin_texts.banned(until))
+            await attendance.messenger.throw_out(online, admin_texts.banned(until))
         elif elsewhere is not None:
-            attendance.moderate(account.name, "throw_out", admin_texts.banned(until))
+            attendance.messenger.moderate(account.name, "throw_out", admin_texts.banned(until))
         session.out.line(admin_texts.ban_reply(account.name, address, until))
 
     LIFTED: dict[str, SanctionKind] = {"unban": "ban", "unmute": "mute"}  # what each lifts
@@ -112,11 +112,11 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
             session.out.line(admin_texts.name_usage(command.name))
             return
         lifted = await chat_records.lift_sanctions(kind, command.args[0], session.name)
-        online = attendance.online.get(command.args[0].lower())
+        online = attendance.users.online.get(command.args[0].lower())
         if kind == "mute" and online is not None:
             chat_state.of(online.name).muted = False
         elif kind == "mute":
-            attendance.moderate(command.args[0], "unmute")
+            attendance.messenger.moderate(command.args[0], "unmute")
         session.out.line(admin_texts.lifted_reply(command.args[0], kind, lifted > 0))
 
     @table.admin_command("mute")
@@ -130,7 +130,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         if online is not None:
             chat_state.of(online.name).muted = True
         else:
-            attendance.moderate(account.name, "mute")
+            attendance.messenger.moderate(account.name, "mute")
         session.out.line(admin_texts.muted(account.name))
 
     @table.admin_command("erase")
@@ -141,9 +141,9 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
         account, online = found
         if online is not None:
             # Out first: logging out stores the running match and the logout time.
-            await attendance.throw_out(online, admin_texts.ERASED)
-        elif attendance.directory.get(account.name) is not None:
-            attendance.moderate(account.name, "throw_out", admin_texts.ERASED)
+            await attendance.messenger.throw_out(online, admin_texts.ERASED)
+        elif attendance.users.directory.get(account.name) is not None:
+            attendance.messenger.moderate(account.name, "throw_out", admin_texts.ERASED)
         await chat_records.erase_account(account.name, session.name)
         session.out.line(admin_texts.erased(account.name))
 
@@ -172,7 +172,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, chat_records: C
                 return
             countdown.cancel()
             await chat_records.log_moderation(session.name, "shutdown", "-", "cancelled")
-            attendance.announce(server_texts.SHUTDOWN_CANCELLED)
+            attendance.messenger.announce(server_texts.SHUTDOWN_CANCELLED)
             return
         if not word.isdigit():
             session.out.line(server_texts.SHUTDOWN_USAGE)

@@ -138,7 +138,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, match_store: 
         """A player's most recent finished matches, newest first."""
         name = session.name
         if command.args:
-            _, account = await attendance.user_named(command.args[0], complete=True)
+            _, account = await attendance.users.user_named(command.args[0], complete=True)
             if account is None:
                 session.out.line(info.no_information(command.args[0]))
                 return

@@ -37,7 +37,7 @@ def command_table(bots: BotPlayers, attendance: Attendance, match_table: MatchTa
         if match_table.busy(session):
             session.out.line(game_texts.TWO_GAMES_AT_ONCE)
             return
-        visitor = attendance.is_visitor(session)
+        visitor = attendance.users.is_visitor(session)
         points = None if length == "unlimited" else length
         # The experience rule of `invite` and tables, for the same reason: a rated long
         # match only for players on the rating list.

@@ -57,7 +57,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if gags_apply and speaker.name.lower() in chat_state.gags(listener.name):
             speaker.out.line(chat.wont_listen(listener.name))
             return
-        attendance.tell([listener.name], Said(kind, speaker.name, text, listener.name))
+        attendance.messenger.tell([listener.name], Said(kind, speaker.name, text, listener.name))
         speaker.out.line(chat.you_tell(speaker.out.clip, listener.name, text))
         speaker.out.event(web_events.chat(kind, speaker.name, text, listener.name))
         if listener.prefs.away_message is not None:
@@ -69,7 +69,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if listener.name.lower() in chat_state.gags(speaker.name):
             speaker.out.line(chat.YOU_GAG_THEM)
             return
-        attendance.tell([listener.name], Said("tell", speaker.name, text, listener.name))
+        attendance.messenger.tell([listener.name], Said("tell", speaker.name, text, listener.name))
         speaker.out.line(chat.you_tell(speaker.out.clip, listener.name, text))
         speaker.out.event(web_events.chat("tell", speaker.name, text, listener.name))
         if listener.away_message is not None:
@@ -88,8 +88,8 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             session.out.line(chat.tell_what(name))
             return
         # `tellx` takes the name as it is: no completion of a prefix.
-        listener = attendance.find_online(name) if command.name == "tell" else attendance.online.get(name.lower())
-        elsewhere = attendance.directory.get(name) if listener is None else None
+        listener = attendance.users.find_online(name) if command.name == "tell" else attendance.users.online.get(name.lower())
+        elsewhere = attendance.users.directory.get(name) if listener is None else None
         if elsewhere is not None:
             _says_elsewhere(session, elsewhere, text)
         elif listener is None:
@@ -136,11 +136,11 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             return
         shouted = Said("shout", session.name, command.rest)
         # The other nodes' users counted as hearing it: their toggles and gags are theirs.
-        heard = sum(1 for listener in attendance.sessions_online() if shouted.reaches(listener, chat_state.gagging)) \
-            + len(attendance.directory)
+        heard = sum(1 for listener in attendance.users.sessions_online() if shouted.reaches(listener, chat_state.gagging)) \
+            + len(attendance.users.directory)
         # A muted user is not told: their shouts look sent and reach nobody.
         if not chat_state.muted(session.name):
-            attendance.tell_all(shouted)
+            attendance.messenger.tell_all(shouted)
         session.out.lines([chat.you_shout(session.out.clip, command.rest), chat.heard(heard)])
         session.out.event(web_events.chat("shout", session.name, command.rest))
 
@@ -175,7 +175,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
                      if s is not session
                      and not (gags_apply and session.name.lower() in chat_state.gags(s.name))]
         kind: Literal["kibitz", "whisper"] = "kibitz" if to_players else "whisper"
-        attendance.tell(listeners, Said(kind, session.name, command.rest))
+        attendance.messenger.tell(listeners, Said(kind, session.name, command.rest))
         echo = chat.you_kibitz if to_players else chat.you_whisper
         session.out.lines([echo(session.out.clip, command.rest), chat.heard(len(listeners))])
         session.out.event(web_events.chat(kind, session.name, command.rest))
@@ -201,7 +201,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             session.out.line(chat.message_too_long(most))
             return
         # No name completion for `message` (FIBS): the recipient may be anyone registered.
-        online, account = await attendance.user_named(command.args[0])
+        online, account = await attendance.users.user_named(command.args[0])
         if account is None:
             session.out.line(chat.dont_know_user(command.args[0]))
             return
@@ -213,12 +213,12 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if session.name.lower() in gagging:
             session.out.line(chat.wont_listen(account.name))
             return
-        if online is None and attendance.directory.get(account.name) is not None:
+        if online is None and attendance.users.directory.get(account.name) is not None:
             online_elsewhere = True  # on another node: told there (their gags checked there)
         else:
             online_elsewhere = online is not None
         if online_elsewhere:
-            attendance.tell([account.name], Said("message", session.name, text, sent_at=int(time.time())))
+            attendance.messenger.tell([account.name], Said("message", session.name, text, sent_at=int(time.time())))
             session.out.line(chat.message_delivered(session.out.clip, account.name))
         else:
             await _keep_message(session, account.name, text)
@@ -244,10 +244,10 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
                              if waiting_for else chat.NOT_WAITING)
             return
         for name in command.args:
-            online, account = await attendance.user_named(name)
+            online, account = await attendance.users.user_named(name)
             if account is None:
                 session.out.line(chat.dont_know_user(name))
-            elif online is not None or attendance.directory.get(account.name) is not None:
+            elif online is not None or attendance.users.directory.get(account.name) is not None:
                 session.out.line(chat.already_logged_in(account.name))
             else:
                 chat_state.wait_for(session.name, account.name)
@@ -260,7 +260,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             ignored = await chat_records.ignored_names(session.name, kind)
             session.out.line(chat.ignore_list(kind, ignored))
             return
-        online, account = await attendance.user_named(command.args[0], complete=True)
+        online, account = await attendance.users.user_named(command.args[0], complete=True)
         if account is None:
             session.out.line(texts.no_one_called(command.args[0]))
             return
@@ -279,7 +279,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
                          else chat.blind_reply(account.name, on))
         if kind == "blind" and on and online is not None and online.place.watching is session:
             match_table.stop_watching(online)
-            attendance.tell([online.name], notice([chat.doesnt_want_you_to_watch(session.name)]))
+            attendance.messenger.tell([online.name], notice([chat.doesnt_want_you_to_watch(session.name)]))
             attendance.broadcast_who(online)
 
     @table.command("gag", visitors=False)
@@ -297,11 +297,11 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         """Load the user's gags, blinds and mute; tell those waiting for them; hand over the
         messages kept for them (each exactly once)."""
         name = session.name
-        if attendance.is_visitor(session):
+        if attendance.users.is_visitor(session):
             return  # nothing is kept for a visitor, who has no account
         arrival = await chat_records.arrive(name) if session.kept.chat else \
             Arrival([], [], False, [])
-        if attendance.is_online(session):  # (not gone meanwhile: its chat is forgotten)
+        if attendance.users.is_online(session):  # (not gone meanwhile: its chat is forgotten)
             chatter = chat_state.of(name)
             chatter.gagged.clear()
             chatter.gagged.update(n.lower() for n in arrival.gagged)
@@ -309,7 +309,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             chatter.blinded.update(n.lower() for n in arrival.blinded)
             if chatter.muted is None:
                 chatter.muted = arrival.muted
-        lines = [chat.waiting_for_you(waiter) for waiter in attendance.tell_waiters(name)]
+        lines = [chat.waiting_for_you(waiter) for waiter in attendance.messenger.tell_waiters(name)]
         if arrival.messages and not session.out.clip:
             lines.append(chat.MESSAGES_HEADER)
         lines += [chat.message(session.out.clip, m.sender, m.sent_at, m.text)

@@ -97,15 +97,15 @@ async def match_counts(match_store: MatchStore, attendance: Attendance, match_ta
     """(saved matches waiting, matches abandoned) of the player `name`: an unfinished match
     being played now is not waiting."""
     unfinished, abandoned = await match_store.match_counts(name)
-    online = attendance.online.get(name.lower())
+    online = attendance.users.online.get(name.lower())
     if online is None:
         # Online on another node and playing: a match of a user with an account, stored.
-        remote = attendance.directory.get(name)
+        remote = attendance.users.directory.get(name)
         being_played = remote is not None and remote.info.opponent is not None
         return unfinished - int(being_played), abandoned
     elsewhere = online.place.seated_elsewhere
     if elsewhere is not None:  # their match runs on another node, stored unless a visitor's
-        being_played = elsewhere.playing and not attendance.is_visitor(online)
+        being_played = elsewhere.playing and not attendance.users.is_visitor(online)
     else:
         running = match_table.match_of(online)
         being_played = running is not None and running.stored

@@ -98,9 +98,9 @@ def user_here_or_elsewhere(attendance: Attendance, session: Session, command: Co
     if not command.args:
         session.out.line(who_text)
         return None
-    target: Session | RemoteUser | None = attendance.find_online(command.args[0])
+    target: Session | RemoteUser | None = attendance.users.find_online(command.args[0])
     if target is None and elsewhere:
-        target = attendance.directory.get(command.args[0])
+        target = attendance.users.directory.get(command.args[0])
     if target is None:
         session.out.line(texts.no_one_called(command.args[0]))
         return None
@@ -154,7 +154,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         target = invitee(session, command)
         if target is None:
             return
-        if attendance.is_visitor(session) or target.visitor:
+        if attendance.users.is_visitor(session) or target.visitor:
             # A visitor's matches are never stored; one against a person would be lost.
             session.out.line(texts.VISITORS_PLAY_BOTS)
             return
@@ -220,14 +220,14 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if isinstance(target, RemoteUser):
             return Invitee.elsewhere(target)
         return None if target is None else Invitee.here(
-            target, attendance.is_visitor(target), match_table.busy(target),
+            target, attendance.users.is_visitor(target), match_table.busy(target),
             chat_state.gags(target.name))
 
     def _tell_invited(inviter: Session, target: Invitee, lines: list[str],
                       message: web_events.Message) -> None:
         # Gagging someone silences their invitations too; the inviter is not told (as for tell).
         if inviter.name.lower() not in target.gagged:
-            attendance.tell([target.name], notice(lines, message, ring=True))
+            attendance.messenger.tell([target.name], notice(lines, message, ring=True))
 
     @table.command("join", forwarded=Forwarding.HOST_WITHOUT_ARGUMENTS)
     async def join(session: Session, command: Command) -> None:
@@ -237,8 +237,8 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
                 return
             await matches.act(session, lambda m, p: m.join(p))
             return
-        inviter = attendance.find_online(command.args[0])
-        elsewhere = attendance.directory.get(command.args[0]) if inviter is None else None
+        inviter = attendance.users.find_online(command.args[0])
+        elsewhere = attendance.users.directory.get(command.args[0]) if inviter is None else None
         if inviter is None and elsewhere is None:
             session.out.line(game_texts.cannot_find_player(command.args[0]))
             return
@@ -277,7 +277,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         have one, as if `other` had invited `session` to it (either player may resume it; made by
         the server, it is joined whatever `other`'s `ready` says). None if they have none, and
         for a bot (which resumes when invited: lobby/services/bot_players.py)."""
-        if other is session or other.is_bot or attendance.is_visitor(session):
+        if other is session or other.is_bot or attendance.users.is_visitor(session):
             return None
         saved = await match_store.running_match(session.name, other.name)
         if saved is None:
@@ -485,7 +485,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         assert target is not None
         match_table.set_watching(session, target)
         session.out.line(game_texts.you_are_now_watching(target.name))
-        attendance.tell([target.name], notice([game_texts.is_watching_you(session.name)]))
+        attendance.messenger.tell([target.name], notice([game_texts.is_watching_you(session.name)]))
         running = match_table.match_of(target)
         session.out.event(web_events.watching(
             target.name, None if running is None else running.opponent_name(running.index_of(target))))
@@ -494,7 +494,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         else:
             opponent = running.opponent_of(target)
             if opponent is not None:
-                attendance.tell([opponent.name],
+                attendance.messenger.tell([opponent.name],
                            notice([game_texts.starts_watching(session.name, target.name)]))
             match_play.board_to(session, running, running.match.moment(), running.index_of(target),
                                 as_you=False)

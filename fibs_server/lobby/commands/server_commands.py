@@ -36,7 +36,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, dispatcher: D
     @table.command("stat")
     async def stat(session: Session, command: Command) -> None:
         session.out.lines(server_texts.stat_lines(
-            len(attendance.online), attendance.most_online, len(match_table.running_games()), started_at,
+            len(attendance.users.online), attendance.users.most_online, len(match_table.running_games()), started_at,
             session.prefs.setting("timezone")))
 
     @table.command("average")
@@ -47,7 +47,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, dispatcher: D
     async def last(session: Session, command: Command) -> None:
         # No name completion for `last` (docs/PROTOCOL.md): the whole name, in any case.
         name = command.args[0] if command.args else session.name
-        online, account = await attendance.user_named(name)
+        online, account = await attendance.users.user_named(name)
         if account is None:
             session.out.line(info.no_information(name))
             return
@@ -61,18 +61,18 @@ def command_table(attendance: Attendance, match_table: MatchTable, dispatcher: D
         if not command.args:
             session.out.line(server_texts.WHERE_WHOM)
             return
-        found = attendance.find_online(command.args[0])
+        found = attendance.users.find_online(command.args[0])
         session.out.line(texts.no_one_called(command.args[0]) if found is None else
                          server_texts.where_line(found.name, found.connection.host))
 
     @table.command("names")
     async def names(session: Session, command: Command) -> None:
-        session.out.lines(server_texts.in_columns([s.name for s in attendance.sessions_online()]))
+        session.out.lines(server_texts.in_columns([s.name for s in attendance.users.sessions_online()]))
 
     @table.command("hostnames")
     async def hostnames(session: Session, command: Command) -> None:
         session.out.lines(server_texts.hostnames_table(
-            [(s.name, s.connection.host) for s in attendance.sessions_online()]))
+            [(s.name, s.connection.host) for s in attendance.users.sessions_online()]))
 
     @table.command("commands")
     async def commands_command(session: Session, command: Command) -> None:

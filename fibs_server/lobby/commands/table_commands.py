@@ -45,7 +45,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
 
     @table.command("table")
     async def open_or_close(session: Session, command: Command) -> None:
-        if attendance.is_visitor(session):
+        if attendance.users.is_visitor(session):
             # A visitor's matches are never stored; one against a person would be lost.
             session.out.line(texts.VISITORS_PLAY_BOTS)
             return
@@ -94,7 +94,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
 
     @table.command("sit")
     async def sit(session: Session, command: Command) -> None:
-        if attendance.is_visitor(session):
+        if attendance.users.is_visitor(session):
             session.out.line(texts.VISITORS_PLAY_BOTS)
             return
         if not command.args:
@@ -121,7 +121,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         if tables.find(code) is not chosen:  # closed, or taken, while the store answered
             session.out.line(table_texts.no_table(code))
             return
-        creator = attendance.online.get(chosen.creator.lower())
+        creator = attendance.users.online.get(chosen.creator.lower())
         if creator is None:  # between the two halves of the creator's new login
             session.out.line(table_texts.no_table(code))
             return
@@ -153,7 +153,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             else:
                 session.out.line(quick_play_texts.NOT_SEEKING)
             return
-        if attendance.is_visitor(session):
+        if attendance.users.is_visitor(session):
             session.out.line(texts.VISITORS_PLAY_BOTS)  # a visitor's matches are never stored
             return
         length = parse_length(command.args[0]) if command.args else None

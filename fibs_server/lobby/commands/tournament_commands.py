@@ -70,7 +70,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         """An entrant of a running tournament hears where they stand as they log in: a
         result decided while they were away (a forfeit, a match lost by the grace period)
         was told to those online then."""
-        if hall.attendance.is_visitor(session) or not session.kept.tournaments:
+        if hall.attendance.users.is_visitor(session) or not session.kept.tournaments:
             return
         for tournament_id in await records.running_entered(session.name):
             record = await records.tournament(tournament_id)
@@ -97,7 +97,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         if verb not in WRITERS:
             session.out.line(tournament_texts.USAGE)
             return
-        if hall.attendance.is_visitor(session):
+        if hall.attendance.users.is_visitor(session):
             session.out.line(texts.NOT_FOR_VISITORS)
             return
         await WRITERS[verb](session, args[1:])
@@ -135,8 +135,8 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         named = [*(entrant.name for entrant in record.entrants), record.spec.creator,
                  session.name]
         # Once each: the one who typed it may be an entrant, or the creator, too.
-        hall.attendance.tell(list({name.lower(): name for name in named}.values()),
-                              notice([line]))
+        hall.attendance.messenger.tell(list({name.lower(): name for name in named}.values()),
+                                        notice([line]))
         await changed(session, record.tournament_id)
 
     async def create(session: Session, args: list[str]) -> None:
@@ -182,7 +182,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         record = await records.create_tournament(spec)
         session.out.line(tournament_texts.created(record.tournament_id))
         await changed(session, record.tournament_id)
-        hall.attendance.tell_all(notice([tournament_texts.opened(
+        hall.attendance.messenger.tell_all(notice([tournament_texts.opened(
             record.tournament_id, session.name, order.format.value, order.terms.length,
             order.entry_cap)], audience="tournaments", excluded=[session.name]))
 

@@ -99,7 +99,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
 
     def _who_selection(session: Session, args: list[str]) -> list[Listed] | str:
         """The users a `who`/`rawwho` argument selects, or a reply text."""
-        here, elsewhere = attendance.sessions_online(), list(attendance.directory)
+        here, elsewhere = attendance.users.sessions_online(), list(attendance.users.directory)
         if not args:
             return [*here, *elsewhere]
         key = args[0].lower()
@@ -119,21 +119,21 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             part = args[1].lower()
             return [*(s for s in here if part in s.connection.host.lower()),
                     *(u for u in elsewhere if part in u.info.host.lower())]
-        found: Listed | None = attendance.find_online(args[0]) or attendance.directory.get(args[0])
+        found: Listed | None = attendance.users.find_online(args[0]) or attendance.users.directory.get(args[0])
         return [found] if found else texts.no_one_called(args[0])
 
     @table.command("who", short_forms=("w",))
     @table.command("rawwho")
     async def who(session: Session, command: Command) -> None:
         if command.args[:1] == ["count"]:
-            session.out.line(info.who_count(len(attendance.online) + len(attendance.directory)))
+            session.out.line(info.who_count(len(attendance.users.online) + len(attendance.users.directory)))
             return
         selected = _who_selection(session, command.args)
         if isinstance(selected, str):
             session.out.line(selected)
             return
         shown = _sorted(selected, session.prefs.setting("sortwho"))
-        seen_at = attendance.directory.clock()
+        seen_at = attendance.users.directory.clock()
         if session.out.clip or command.name == "rawwho":
             session.out.lines(clip.who_block([p.who_line(seen_at) if isinstance(p, RemoteUser)
                                               else p.who.line() for p in shown]))
@@ -147,14 +147,14 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         if not command.args:
             session.out.line(info.WHOIS_WHOM)
             return
-        online, account = await attendance.user_named(command.args[0], complete=True)
+        online, account = await attendance.users.user_named(command.args[0], complete=True)
         if account is None:
             session.out.line(info.no_information(command.args[0]))
             return
         running = match_table.match_of(online) if online else None
         saved, abandoned = await match_counts(match_store, attendance, match_table, account.name)
-        elsewhere = attendance.directory.get(account.name) if online is None else None
-        remote = elsewhere.who_info(attendance.directory.clock()) if elsewhere else None
+        elsewhere = attendance.users.directory.get(account.name) if online is None else None
+        remote = elsewhere.who_info(attendance.users.directory.clock()) if elsewhere else None
         facts = info.WhoisFacts(
             name=account.name, rating=account.rating, experience=account.experience,
             email=account.email, last_login=aware_time(account.last_login_at),
@@ -274,10 +274,10 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
             session.out.line(info.saved_count(name, count))
         elif what == "watchers":
             session.out.lines(info.watchers_list(
-                [(s.name, s.place.watching.name) for s in attendance.sessions_online()
+                [(s.name, s.place.watching.name) for s in attendance.users.sessions_online()
                  if s.place.watching]))
         elif what == "max":
-            session.out.line(info.max_logins(attendance.most_online))
+            session.out.line(info.max_logins(attendance.users.most_online))
         elif what == "tables":
             show_tables(match_table, session)
         else:
@@ -302,7 +302,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
     async def away(session: Session, command: Command) -> None:
         if not command.rest:
             session.out.lines(user_texts.away_list([(s.name, s.prefs.away_message)
-                                                    for s in attendance.sessions_online()
+                                                    for s in attendance.users.sessions_online()
                                                     if s.prefs.away_message is not None]))
             return
         session.prefs.away_message = command.rest
@@ -370,8 +370,8 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         again = session.waved
         session.waved = True
         session.out.line(user_texts.wave_reply(again))
-        attendance.tell_all(notice([user_texts.waves_goodbye(session.name, again)],
-                              excluded=[session.name], broadcast=True))
+        attendance.messenger.tell_all(notice([user_texts.waves_goodbye(session.name, again)],
+                                        excluded=[session.name], broadcast=True))
         if again:
             await log_out(session, Departure.LOGGED_OUT)
             session.close()

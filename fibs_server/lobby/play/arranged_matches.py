@@ -55,7 +55,7 @@ class Arranging:
 
 def free_here(arranging: Arranging, name: str) -> Session | None:
     """`name`'s session if they are online here (that very name) and in no match."""
-    session = arranging.attendance.online.get(name.lower())
+    session = arranging.attendance.users.online.get(name.lower())
     if session is None or arranging.match_table.busy(session):
         return None
     return session
@@ -64,7 +64,7 @@ def free_here(arranging: Arranging, name: str) -> Session | None:
 def free_elsewhere(arranging: Arranging, name: str) -> RemoteUser | None:
     """`name` as another node last told of them, if they play nobody there and are not one
     of the server's bots."""
-    user = arranging.attendance.directory.get(name)
+    user = arranging.attendance.users.directory.get(name)
     if user is None or user.info.opponent is not None or user.info.client == BOT_CLIENT:
         return None
     return user
@@ -79,7 +79,7 @@ async def arrange(arranging: Arranging, invitation: Invitation) -> RunningMatch 
         return await _host(arranging, inviter, invitation)
     home = free_elsewhere(arranging, invitation.inviter)
     if home is not None:
-        arranging.attendance.tell_node(MatchArranged(
+        arranging.attendance.messenger.tell_node(MatchArranged(
             arranging.settings.node_id, home.node, invitation.invitee, invitation.inviter,
             invitation.length, terms_fields(invitation.terms), invitation.resume))
     return None
@@ -97,8 +97,8 @@ async def _host(arranging: Arranging, inviter: Session, invitation: Invitation) 
     home = free_elsewhere(arranging, invitation.invitee)
     if home is not None and not inviter.is_bot:
         arranging.match_table.invite(invitation)
-        arranging.attendance.tell_node(JoinArranged(arranging.settings.node_id, home.node, invitation.invitee,
-                                     inviter.name))
+        arranging.attendance.messenger.tell_node(JoinArranged(arranging.settings.node_id, home.node, invitation.invitee,
+                                               inviter.name))
     return None
 
 
@@ -109,7 +109,7 @@ async def resume_waiting_matches(arranging: Arranging, name: str) -> None:
     could play it, docs/FAIRNESS.md). Both are told why first (the pages and the sessions
     that see our own lines; the others see FIBS's lines of a resume)."""
     player = free_here(arranging, name)
-    if player is None or player.is_bot or arranging.attendance.is_visitor(player):
+    if player is None or player.is_bot or arranging.attendance.users.is_visitor(player):
         return
     for record in await arranging.match_store.running_matches(name):
         if record.length is None or not clocked_state(record.state):
@@ -129,8 +129,8 @@ async def resume_waiting_matches(arranging: Arranging, name: str) -> None:
         if await arranging.paired_after(opponent, record.started_at):
             continue
         for one, other in ((player.name, opponent), (opponent, player.name)):
-            arranging.attendance.tell([one], notice([clock_texts.resumes_by_itself(other)],
-                                                audience="extensions"))
+            arranging.attendance.messenger.tell([one], notice([clock_texts.resumes_by_itself(other)],
+                                                          audience="extensions"))
         await arrange(arranging, Invitation(player.name, opponent, record.length, resume=True))
         return
 
@@ -140,7 +140,7 @@ def receive(arranging: Arranging, letter: ArrangedLetter) -> None:
     directs a tournament, its arrangements come here)."""
     if isinstance(letter, JoinArranged):
         player = free_here(arranging, letter.name)
-        home = arranging.attendance.directory.get(letter.inviter)
+        home = arranging.attendance.users.directory.get(letter.inviter)
         if player is not None and not player.is_bot and home is not None \
                 and home.node == letter.node:
             arranging.seats.join_elsewhere(player, home)

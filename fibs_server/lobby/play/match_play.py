@@ -237,20 +237,25 @@ def players_to_act(running: RunningMatch) -> set[int]:
 
 
 class People(Protocol):
-    """What the match's life needs of who is online (lobby/presence/attendance.py's
-    `Attendance`)."""
+    """What the match's life needs of who is online (lobby/presence/users.py's `Users`,
+    Attendance's `users`)."""
     online: dict[str, Session]  # lower-case name -> session
 
     def is_online(self, session: Session) -> bool: ...
 
     def stay_of(self, name: str) -> Stay | None: ...
 
-    def tell(self, names: Collection[str], letter: Letter) -> None: ...
-
     def is_visitor(self, session: Session) -> bool: ...
 
     async def user_named(self, name: str, complete: bool = False
                          ) -> tuple[Session | None, Account | None]: ...
+
+
+class Tidings(Protocol):
+    """What the match's life tells users (lobby/presence/messenger.py's `Messenger`,
+    Attendance's `messenger`)."""
+
+    def tell(self, names: Collection[str], letter: Letter) -> None: ...
 
     def report(self, text: str, exclude: Iterable[str] = ()) -> None: ...
 
@@ -305,15 +310,15 @@ def untimed(running: RunningMatch) -> MatchTimer | None:
 class Matches:
     """Every running match's life, the one owner of the match table and the match store: a
     match starts, resumes, takes actions (apply → follow-ups → store → tell), and parts or
-    finishes here. Its collaborators come in its constructor: `people` (who is online, and
-    the reports to everyone), `clocks` (makes the clock of each match, given this owner),
+    finishes here. Its collaborators come in its constructor: `people` (who is online),
+    `tidings` (what users are told, the reports to everyone included), `clocks` (makes the clock of each match, given this owner),
     `finished` (told the id of each stored match that finished: the analysis queue; the
     store queued the match already, in the transaction that finished it), `freed` (told
     the names of the players of each match that finished: a saved timed match of theirs may
     resume now) and `chances` (the engine's winning chances of a stored match, which an
     abandoned rated match is settled by)."""
 
-    def __init__(self, table: MatchTable, store: MatchStore, people: People,
+    def __init__(self, table: MatchTable, store: MatchStore, people: People, tidings: Tidings,
                  settings: MatchSettings, *,
                  clocks: Callable[[Matches], MatchTimers] = lambda matches: untimed,
                  finished: Callable[[int], None] = lambda match_id: None,
@@ -322,6 +327,7 @@ class Matches:
         self.table = table
         self.store = store
         self.people = people
+        self.tidings = tidings
         self.settings = settings
         self.finished = finished
         self.freed = freed
@@ -581,7 +587,7 @@ class Matches:
         self.freed(running.names)
         winner = match.winner
         if winner is not None and match.length is not None:
-            self.people.report(match_texts.match_report_line(
+            self.tidings.report(match_texts.match_report_line(
                 running.names[winner], running.names[1 - winner], match.length,
                 match.score[winner], match.score[1 - winner]), exclude=running.names)
 
@@ -638,11 +644,11 @@ class Matches:
             return
         running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
         running.unrated, running.stored = unrated, stored
-        running.turn_seconds = terms.turn_seconds
+        running.timing.turn_seconds = terms.turn_seconds
         if terms.bank is not None and length is not None:  # (refused for unlimited matches)
-            running.bank = TimeBank.start(terms.bank, length)
+            running.timing.bank = TimeBank.start(terms.bank, length)
         # The server's `--takeover-seconds` for every match whose invitation names none.
-        running.takeover_seconds = terms.takeover_seconds or self.settings.takeover_seconds
+        running.timing.takeover_seconds = terms.takeover_seconds or self.settings.takeover_seconds
         running.timer = self.timer_for(running)
         running.allow_undo()
         joiner.out.line(game_texts.you_are_now_playing(inviter.name, length))
@@ -652,8 +658,8 @@ class Matches:
             for session in (joiner, inviter):
                 if session.out.sees_extensions:  # the others: `fairdice` during the match
                     session.out.line(fair_texts.commitment_line(match.dice_source.commitment))
-        self.people.report(game_texts.match_starts(inviter.name, joiner.name, length),
-                           exclude=(inviter.name, joiner.name))
+        self.tidings.report(game_texts.match_starts(inviter.name, joiner.name, length),
+                            exclude=(inviter.name, joiner.name))
         self.table.begin(running)
         tell_match_started(running, resumed=False)
         async with running.lock:
@@ -705,9 +711,9 @@ class Matches:
         running.timer = self.timer_for(running)
         joiner.out.line(game_texts.match_loaded_for_joiner(inviter.name))
         inviter.out.line(game_texts.match_loaded_for_inviter(joiner.name))
-        self.people.report(game_texts.match_resumes(inviter.name, joiner.name,
-                                                    running.match.length),
-                           exclude=(inviter.name, joiner.name))
+        self.tidings.report(game_texts.match_resumes(inviter.name, joiner.name,
+                                                     running.match.length),
+                            exclude=(inviter.name, joiner.name))
         self.table.begin(running)
         tell_match_started(running, resumed=True)
         if running.timer is not None:
@@ -978,7 +984,7 @@ class Matches:
         (to resume when both are online and free); its players are told so, wherever they
         are (the classic sessions see nothing new)."""
         for index, name in enumerate(names):
-            self.people.tell([name], notice(
+            self.tidings.tell([name], notice(
                 [clock_texts.waits_for_both(names[1 - index])],
                 web_events.comeback_countdown(names[leaver], names[1 - leaver], None),
                 audience="extensions"))

@@ -77,6 +77,19 @@ class Snapshot:
     bank: TimeBank | None
 
 
+@dataclasses.dataclass
+class Timing:
+    """A running match's clock as its stored state keeps it (`RunningMatch.clock_state`), so
+    that a resume keeps it: the terms' seconds (None: no such clock), each player's expired
+    turns, the decisions the server took for a player (the match record marks them) and a time
+    bank's reserves, as of the last decision."""
+    turn_seconds: int | None = None
+    takeover_seconds: int | None = None
+    expiries: list[int] = dataclasses.field(default_factory=lambda: [0, 0])
+    played_for: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    bank: TimeBank | None = None
+
+
 def clocked_state(state: dict[str, Any]) -> bool:
     """Whether a stored match's state has a clock it can be lost by (a turn timer or a time
     bank): only such a match can be lost by absence too."""
@@ -105,14 +118,7 @@ class RunningMatch:
         # Against a bot: the states before the player's last decisions, with how many dice
         # had been drawn then (`undo`); None: no undo in this match.
         self.undo_points: collections.deque[UndoPoint] | None = None
-        # The match's clock (MatchTerms) and what happened on it, kept in its stored state
-        # (`clock_state`), so that a resume keeps them: each player's expired turns, and the
-        # decisions the server took for a player (the match record marks them).
-        self.turn_seconds: int | None = None
-        self.takeover_seconds: int | None = None
-        self.expiries = [0, 0]
-        self.played_for: list[dict] = []
-        self.bank: TimeBank | None = None  # a time bank's reserves, as of the last decision
+        self.timing = Timing()  # the match's clock (MatchTerms) and what happened on it
         self.timer: MatchTimer | None = None
         self.roll_tally = RollTally()  # its rolls for `dicetest`, finished games counted once
 
@@ -141,14 +147,16 @@ class RunningMatch:
         if the store fails."""
         undo = None if self.undo_points is None else list(self.undo_points)
         return Snapshot(self.match.to_dict(), self.match.dice_source.drawn, self.unrated,
-                        list(self.expiries), list(self.played_for), undo, self.bank)
+                        list(self.timing.expiries), list(self.timing.played_for), undo,
+                        self.timing.bank)
 
     def restore(self, snapshot: Snapshot) -> None:
         """The match as it was at `snapshot`, its dice rewound, so the same dice come again."""
         self.rewind((snapshot.state, snapshot.drawn))
         self.unrated = snapshot.unrated
-        self.expiries, self.played_for = list(snapshot.expiries), list(snapshot.played_for)
-        self.bank = snapshot.bank
+        timing = self.timing
+        timing.expiries, timing.played_for = list(snapshot.expiries), list(snapshot.played_for)
+        timing.bank = snapshot.bank
         if snapshot.undo_points is not None:
             self.undo_points = collections.deque(snapshot.undo_points, maxlen=UNDO_DEPTH)
 
@@ -164,25 +172,28 @@ class RunningMatch:
         """The clock in the stored state (nothing for an untimed match, as before)."""
         if not self.terms.timed:
             return {}
-        state: dict[str, Any] = {"turn_seconds": self.turn_seconds, "takeover_seconds": self.takeover_seconds,
-                 "expiries": list(self.expiries), "played_for": list(self.played_for)}
-        if self.bank is not None:
-            state["bank"] = self.bank.fields()
+        timing = self.timing
+        state: dict[str, Any] = {"turn_seconds": timing.turn_seconds,
+                                 "takeover_seconds": timing.takeover_seconds,
+                                 "expiries": list(timing.expiries),
+                                 "played_for": list(timing.played_for)}
+        if timing.bank is not None:
+            state["bank"] = timing.bank.fields()
         return state
 
     def restore_clock(self, state: dict) -> None:
         """The clock as `clock_state` stored it."""
-        self.turn_seconds = state.get("turn_seconds")
-        self.takeover_seconds = state.get("takeover_seconds")
-        self.expiries = list(state.get("expiries", (0, 0)))
-        self.played_for = list(state.get("played_for", ()))
         bank = state.get("bank")
-        self.bank = None if bank is None else TimeBank.from_fields(bank)
+        self.timing = Timing(state.get("turn_seconds"), state.get("takeover_seconds"),
+                             list(state.get("expiries", (0, 0))),
+                             list(state.get("played_for", ())),
+                             None if bank is None else TimeBank.from_fields(bank))
 
     @property
     def terms(self) -> MatchTerms:
-        return MatchTerms(self.match.rules, self.turn_seconds, self.takeover_seconds,
-                          bank=None if self.bank is None else self.bank.terms)
+        timing = self.timing
+        return MatchTerms(self.match.rules, timing.turn_seconds, timing.takeover_seconds,
+                          bank=None if timing.bank is None else timing.bank.terms)
 
     def index_of(self, session: Session) -> int:
         return self.sessions.index(session)

@@ -233,7 +233,7 @@ class Seats:
             self._take_over(letter)
         elif isinstance(letter, JoinAsked):
             key = letter.name.lower()
-            if key in self.here or key in self._people.online or key in self.seating:
+            if key in self.here or key in self._people.users.online or key in self.seating:
                 self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
             else:
                 self.seating[key] = []
@@ -290,7 +290,7 @@ class Seats:
 
     def _free_opponents_of(self, name: str, host: str) -> None:
         """Who plays `name` at `host` from here is free to resume the saved match."""
-        for session in list(self._people.online.values()):
+        for session in list(self._people.users.online.values()):
             seat = session.place.seated_elsewhere
             if seat is not None and seat.host == host and seat.opponent is not None \
                     and seat.opponent.lower() == name.lower():
@@ -303,12 +303,12 @@ class Seats:
 
         def free_if_still_seated() -> None:
             seat = session.place.seated_elsewhere
-            if seat is not None and seat.host == host and self._people.online.get(
+            if seat is not None and seat.host == host and self._people.users.online.get(
                     session.name.lower()) is session:
                 self._free(session)
         self._await_answer(session.name, host, free_if_still_seated)
-        self._people.tell_node(Forwarded(self._settings.node_id, host, session.name, "",
-                                       resync=True))
+        self._people.messenger.tell_node(Forwarded(self._settings.node_id, host, session.name, "",
+                                                 resync=True))
 
     def _free(self, session: Session) -> None:
         session.place.seated_elsewhere = None
@@ -320,9 +320,9 @@ class Seats:
         if not takeover:
             session.place.seated_elsewhere = SeatElsewhere(host, None, inviter if watch else None)
         self.heard[session.name.lower()] = self.sent[session.name.lower()] = 0  # from 1 again
-        self._people.tell_node(JoinAsked(self._settings.node_id, host, session.name, inviter,
-                                       dataclasses.asdict(SeatClient.of(session)), takeover,
-                                       watch))
+        self._people.messenger.tell_node(JoinAsked(self._settings.node_id, host, session.name, inviter,
+                                                 dataclasses.asdict(SeatClient.of(session)), takeover,
+                                                 watch))
 
     def forward(self, session: Session, line: str, quiet: bool = False, heard: int = -1
                 ) -> None:
@@ -332,8 +332,8 @@ class Seats:
         self.sent[key] = number = self.sent.get(key, 0) + 1
         if not quiet and heard < 0:  # the user's own line, not answered here
             self.lines_sent.setdefault(key, deque(maxlen=KEPT_LINES)).append((number, line))
-        self._people.tell_node(Forwarded(self._settings.node_id, seat.host, session.name, line, quiet,
-                                       number=number, heard=heard))
+        self._people.messenger.tell_node(Forwarded(self._settings.node_id, seat.host, session.name, line, quiet,
+                                                 number=number, heard=heard))
 
     def forget_user(self, name: str) -> None:
         """A user of this node plays nothing elsewhere any more (or logged out)."""
@@ -344,7 +344,7 @@ class Seats:
             awaited[1].cancel()
 
     def _seated(self, letter: Seated) -> None:
-        session = self._people.online.get(letter.name.lower())
+        session = self._people.users.online.get(letter.name.lower())
         awaited = self.awaiting.pop(letter.name.lower(), None)
         if awaited is not None:
             awaited[1].cancel()
@@ -380,7 +380,7 @@ class Seats:
 
     async def _answer_here(self, session: Session, lines: list[str]) -> None:
         for line in lines:
-            if self._people.online.get(session.name.lower()) is session:
+            if self._people.users.online.get(session.name.lower()) is session:
                 await self._dispatcher.dispatch(session, line)
 
     async def _rating_refreshed(self, session: Session) -> None:
@@ -395,7 +395,7 @@ class Seats:
 
     def _relayed(self, letter: Relayed) -> None:
         # Whether still seated or not: a match's last words come after its end.
-        session = self._people.online.get(letter.name.lower())
+        session = self._people.users.online.get(letter.name.lower())
         if session is None:
             return
         self.heard[letter.name.lower()] = letter.number
@@ -424,7 +424,7 @@ class Seats:
         if account is None:
             self._refuse(letter, game_texts.cannot_find_player(letter.name))
             return
-        if key in self.here or key in self._people.online:  # meanwhile
+        if key in self.here or key in self._people.users.online:  # meanwhile
             self._refuse(letter, game_texts.TWO_GAMES_AT_ONCE)
             return
         seat = self._new_seat(letter, client, account)
@@ -438,7 +438,7 @@ class Seats:
                   ) -> SeatSession:
         account.toggles.update(client.toggles)
         account.settings.update(client.settings)
-        seat = SeatSession(self._sessions, letter.node, client, self._people.tell_node,
+        seat = SeatSession(self._sessions, letter.node, client, self._people.messenger.tell_node,
                            self._settings.node_id)
         seat.account, seat.who.login_time = account, int(time.time())
         seat.stage = Stage.ONLINE
@@ -450,27 +450,27 @@ class Seats:
         """A player here logged in on another node: their match goes on here with a seat for
         them in place of the session they had here (which that login's presence then logs
         out, the match staying with the seat), shown to them where it stands."""
-        previous = self._people.online.get(letter.name.lower())
+        previous = self._people.users.online.get(letter.name.lower())
         try:
             client = SeatClient(**letter.client)
         except TypeError:
             log.exception("a takeover from node %s was not understood", letter.node)
             previous = None
         if previous is None or previous.account is None or letter.name.lower() in self.here:
-            self._people.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
+            self._people.messenger.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
             return
         seat = self._new_seat(letter, client, previous.account)
         if self._table.take_over(previous, seat) is None:  # no match here
             self.release(seat)
-            self._people.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
+            self._people.messenger.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
             return
         self._show_match(seat)
         self._tell_seated(seat)
 
     def _refuse(self, letter: JoinAsked, line: str) -> None:
-        self._people.tell_node(Relayed(self._settings.node_id, letter.node, letter.name, "lines",
-                                     (line,)))
-        self._people.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
+        self._people.messenger.tell_node(Relayed(self._settings.node_id, letter.node, letter.name, "lines",
+                                               (line,)))
+        self._people.messenger.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None))
 
     def _forwarded(self, letter: Forwarded) -> None:
         seat = self.here.get(letter.name.lower())
@@ -480,8 +480,8 @@ class Seats:
         if seat is None or seat.home != letter.node:
             # Its match is over: the home thinks otherwise, and learns it is not (and that
             # this line was not served).
-            self._people.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None,
-                                        received=max(0, letter.number - 1)))
+            self._people.messenger.tell_node(Seated(self._settings.node_id, letter.node, letter.name, None,
+                                                  received=max(0, letter.number - 1)))
             return
         if letter.resync:
             self._tell_seated(seat)
@@ -558,16 +558,16 @@ class Seats:
         in_use = self._in_use(seat)
         if in_use is not None and self.holds(seat):
             seat.told = in_use
-            self._people.tell_node(Seated(self._settings.node_id, seat.home, seat.name, in_use[0],
-                                        seat.relayed, seat.received, in_use[1]))
+            self._people.messenger.tell_node(Seated(self._settings.node_id, seat.home, seat.name, in_use[0],
+                                                  seat.relayed, seat.received, in_use[1]))
 
     def unseat(self, seat: SeatSession) -> None:
         """The seat goes, and its home is told it plays and watches nothing here."""
         if self.holds(seat):
             self.release(seat)
             # `received`: the lines served (those after it are not: the home answers them).
-            self._people.tell_node(Seated(self._settings.node_id, seat.home, seat.name, None,
-                                        seat.relayed, seat.served))
+            self._people.messenger.tell_node(Seated(self._settings.node_id, seat.home, seat.name, None,
+                                                  seat.relayed, seat.served))
 
     async def _part(self, seat: SeatSession, departure: Departure) -> None:
         """The seat's player left their home (or it went): their match is saved, as their
@@ -586,11 +586,11 @@ class Seats:
         command that was lost."""
         for seat in list(self.here.values()):
             self._tell_seated(seat)
-        for session in list(self._people.online.values()):
+        for session in list(self._people.users.online.values()):
             elsewhere = session.place.seated_elsewhere
             if elsewhere is not None:
-                self._people.tell_node(Forwarded(self._settings.node_id, elsewhere.host,
-                                               session.name, "", resync=True))
+                self._people.messenger.tell_node(Forwarded(self._settings.node_id, elsewhere.host,
+                                                         session.name, "", resync=True))
 
     # --- nodes and users that went ---------------------------------------------------------------
 
@@ -624,7 +624,7 @@ class Seats:
         seat = self.here.get(name.lower())
         if seat is not None and seat.home != node:
             self._carry_out(self._part(seat, Departure.DROPPED))
-        for session in list(self._people.online.values()):
+        for session in list(self._people.users.online.values()):
             elsewhere = session.place.seated_elsewhere
             if elsewhere is not None and elsewhere.host != node \
                     and elsewhere.opponent is not None \
@@ -657,11 +657,11 @@ class Seats:
                 running.timer.hold(held)
             # Here, as a rule (the inviter's node hosts); a seat's own home hears through the bus.
             attendance = self._people
-            tell = attendance.deliver if attendance.online.get(opponent.name.lower()) \
-                is opponent else attendance.tell
+            tell = attendance.deliver if attendance.users.online.get(opponent.name.lower()) \
+                is opponent else attendance.messenger.tell
             tell([opponent.name], notice([told(seat.name)], web_events.player_reach(
                 seat.name, not held), audience="extensions"))
-        for session in list(self._people.online.values()):
+        for session in list(self._people.users.online.values()):
             elsewhere = session.place.seated_elsewhere
             if elsewhere is not None and elsewhere.host == node and elsewhere.opponent:
                 found = True
@@ -674,7 +674,7 @@ class Seats:
     def node_gone(self, node: str) -> None:
         """`node` is heard from no more: this node's users seated there are told their match
         was saved (as the node's players drop), and play nothing."""
-        for session in list(self._people.online.values()):
+        for session in list(self._people.users.online.values()):
             seat = session.place.seated_elsewhere
             if seat is None or seat.host != node:
                 continue

@@ -50,7 +50,7 @@ async def rules_of_thumb(situation: Situation) -> Decision:
 @dataclasses.dataclass(frozen=True)
 class AbsenceRule:
     """The rule a grace period decides by: who was where when it began (each a stay online,
-    `Attendance.stay_of`). `waiting`: the opponent's (None: not known, a sweep's grace after
+    `Users.stay_of`). `waiting`: the opponent's (None: not known, a sweep's grace after
     a restart: whoever is online when it ends); `left_here`: the leaver's, if they left with
     `leave` and stayed online, told their deadline (None: they went offline)."""
 
@@ -248,7 +248,7 @@ class TurnClock:
     def charge(self) -> None:
         """Each timed decision that is taken (no longer due as it was) is paid for from its
         player's reserve, by the time it took."""
-        bank = self.running.bank
+        bank = self.running.timing.bank
         if bank is None:
             return
         now = self._clock.time()
@@ -256,7 +256,7 @@ class TurnClock:
             if self._due(player) != countdown.situation:
                 elapsed = min(now - countdown.started, bank.available(player))
                 bank = bank.after_decision(player, elapsed)
-        self.running.bank = bank
+        self.running.timing.bank = bank
 
     def changed(self) -> None:
         """Time each player's decision that is due now; a decision still due goes on with
@@ -275,9 +275,9 @@ class TurnClock:
                 self.countdowns[player] = self._count_down(player, due)
 
     def _count_down(self, player: int, situation: Situation) -> Countdown:
-        takeover = self.running.takeover_seconds
-        turn: float | None = (self.running.turn_seconds if self.running.bank is None
-                              else self.running.bank.available(player))
+        takeover = self.running.timing.takeover_seconds
+        turn: float | None = (self.running.timing.turn_seconds if self.running.timing.bank is None
+                              else self.running.timing.bank.available(player))
         by_takeover = turn is None or (takeover is not None and takeover < turn)
         seconds = takeover if by_takeover else turn
         assert seconds is not None
@@ -299,7 +299,7 @@ class TurnClock:
         session.out.line(clock_texts.time_warning(WARNING_SECONDS, phase))
         session.out.event(web_events.time_warning(WARNING_SECONDS, phase))
         opponent = self.running.sessions[1 - player]
-        if self.running.bank is not None and not countdown.takeover and opponent is not None:
+        if self.running.timing.bank is not None and not countdown.takeover and opponent is not None:
             # Time that runs out loses the match: the opponent sees it coming too.
             opponent.out.line(clock_texts.opponent_time_warning(
                 self.running.names[player], WARNING_SECONDS, phase))
@@ -311,8 +311,8 @@ class TurnClock:
         # An unlimited match is never won, so never lost on time either; a time bank spent
         # loses at once.
         last = (not countdown.takeover and running.match.length is not None
-                and (running.bank is not None
-                     or running.expiries[player] + 1 >= EXPIRIES_TO_LOSE))
+                and (running.timing.bank is not None
+                     or running.timing.expiries[player] + 1 >= EXPIRIES_TO_LOSE))
         decision = None if last else await self._bot_decision(situation)
         session = running.sessions[player]
         matches = self.clocks.matches
@@ -327,16 +327,16 @@ class TurnClock:
             countdown.fired = True  # a decision refused or not stored is timed again
             if countdown.takeover:
                 you, others = clock_texts.bot_takes_over(name, phase)
-            elif decision is None and running.bank is not None:
+            elif decision is None and running.timing.bank is not None:
                 you, others = clock_texts.time_bank_spent(name, phase)
             elif decision is None:
                 you, others = clock_texts.time_is_up_for_the_last_time(name, phase)
             else:
-                running.expiries[acting] += 1
-                you, others = clock_texts.time_is_up(name, phase, running.expiries[acting])
-            running.played_for.append({"player": acting, "game": match.game_count,
-                                       "event": len(match.game_events(-1)),
-                                       "why": "takeover" if countdown.takeover else "timer"})
+                running.timing.expiries[acting] += 1
+                you, others = clock_texts.time_is_up(name, phase, running.timing.expiries[acting])
+            running.timing.played_for.append({"player": acting, "game": match.game_count,
+                                              "event": len(match.game_events(-1)),
+                                              "why": "takeover" if countdown.takeover else "timer"})
             events = match.forfeit(acting) if decision is None else decision.apply(match, acting)
             return match_play.Change(events, [say(acting, you), say(1 - acting, others),
                                               say(WATCHERS, others)])
@@ -393,7 +393,7 @@ class TurnClock:
         countdown = self.countdowns[player]
         now = self._clock.time()
         seconds = max(0, math.ceil(countdown.deadline - now))
-        bank = self.running.bank
+        bank = self.running.timing.bank
         if bank is None:
             return ClockReading(player, seconds, countdown.situation.phase)
         # Both reserves as they stand now: a decision being timed runs its own.

@@ -539,6 +539,6 @@ class Session:
         out.clip, out.prompts, out.client_name = client.clip, client.prompts, client.name
 
 
-# A user's stay online (`Attendance.stay_of`): their session here, or (node, login time) of
+# A user's stay online (`Users.stay_of`): their session here, or (node, login time) of
 # their login on another node.
 Stay = Session | tuple[str, int]

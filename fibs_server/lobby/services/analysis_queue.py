@@ -60,7 +60,7 @@ def readable(record: MatchRecord, name: str) -> bool:
 
 
 def wants_notices(people: Attendance, name: str) -> bool:
-    session = people.online.get(name.lower())
+    session = people.users.online.get(name.lower())
     return session is not None and session.account is not None \
         and session.account.settings.get(NOTICE_SETTING) == "on"
 
@@ -149,7 +149,7 @@ class AnalysisQueue:
         for name in told:
             lines = [analysis_texts.ready(request.match_id)] if wants_notices(self.people,
                                                                               name) else []
-            self.people.tell([name], notice(lines, ready))
+            self.people.messenger.tell([name], notice(lines, ready))
         return True
 
     async def close(self) -> None:

@@ -208,7 +208,7 @@ class BotPlayers:
 
     async def _accept(self, resident: Session, inviter: str) -> None:
         await asyncio.sleep(self.config.think_time)
-        inviting = self._people.online.get(inviter.lower())
+        inviting = self._people.users.online.get(inviter.lower())
         if inviting is None:  # gone meanwhile
             return
         with self.match_slot(inviting) as refusal:

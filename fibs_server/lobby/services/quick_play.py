@@ -98,7 +98,7 @@ class QuickPlay:
         entry = Entry(Seek(session.name, session.account.rating, self._clock.time(),
                            (length, terms), rating_range), self._node_id, length, terms)
         self._book[key] = entry
-        self._people.tell_node(self._letter(entry))
+        self._people.messenger.tell_node(self._letter(entry))
         session.out.line(quick_play_texts.seeking(length, terms, rating_range))
         session.out.event(web_events.quick_play(length, terms, rating_range))
         if self._bots_offered():
@@ -145,7 +145,7 @@ class QuickPlay:
         if not self._home_seek(key):
             return False
         self._forget(key)
-        self._people.tell_node(SeekEnded(self._node_id, name))
+        self._people.messenger.tell_node(SeekEnded(self._node_id, name))
         return True
 
     def _home_seek(self, key: str) -> bool:
@@ -165,7 +165,7 @@ class QuickPlay:
     def _offer_bot(self, entry: Entry) -> None:
         key = entry.seek.key
         self._offers.pop(key, None)
-        session = self._people.online.get(key)
+        session = self._people.users.online.get(key)
         # The bots may have moved to another node since the seek (their lease).
         if self._book.get(key) is not entry or session is None or not self._bots_offered():
             return
@@ -200,7 +200,7 @@ class QuickPlay:
         if isinstance(letter, SeeksAsked):
             for entry in list(self._book.values()):
                 if entry.node == self._node_id:
-                    self._people.tell_node(self._letter(entry))
+                    self._people.messenger.tell_node(self._letter(entry))
             return
         key = letter.name.lower()
         if isinstance(letter, SeekEnded):
@@ -212,7 +212,7 @@ class QuickPlay:
                 if letter.opponent is not None:
                     self._tell_paired(key, letter.opponent)
                     self._await_start(ended, letter.opponent)
-                elif (session := self._people.online.get(key)) is not None:
+                elif (session := self._people.users.online.get(key)) is not None:
                     self._tell_stopped(session)
             return
         if self._home_seek(key):
@@ -230,7 +230,7 @@ class QuickPlay:
         self._pair()
 
     def _tell_paired(self, key: str, opponent: str) -> None:
-        session = self._people.online.get(key)
+        session = self._people.users.online.get(key)
         if session is not None:
             session.out.line(quick_play_texts.paired(opponent))
             session.out.event(web_events.quick_play(opponent=opponent))
@@ -254,7 +254,7 @@ class QuickPlay:
     def _seek_on(self, entry: Entry, session: Session, opponent: str) -> None:
         """`entry`, back in the book after its match with `opponent` could not start: the
         other nodes and its seeker told."""
-        self._people.tell_node(self._letter(entry))
+        self._people.messenger.tell_node(self._letter(entry))
         session.out.line(quick_play_texts.not_started(opponent))
         self.show(session)
 
@@ -262,7 +262,7 @@ class QuickPlay:
 
     async def begin(self) -> None:
         self._pairing = True
-        self._people.tell_node(SeeksAsked(self._node_id))
+        self._people.messenger.tell_node(SeeksAsked(self._node_id))
         self._pair()
 
     async def end(self) -> None:
@@ -285,7 +285,7 @@ class QuickPlay:
                 self._people.start_job(self._start_here(first, second))
                 continue
             for entry, opponent in ((first, younger.name), (second, older.name)):
-                self._people.tell_node(SeekEnded(self._node_id, entry.seek.name, opponent))
+                self._people.messenger.tell_node(SeekEnded(self._node_id, entry.seek.name, opponent))
                 if entry.node == self._node_id:
                     self._tell_paired(entry.seek.key, opponent)
                     self._await_start(entry, opponent)
@@ -313,15 +313,15 @@ class QuickPlay:
         if any(session is None for session in free):
             for (entry, _), session in zip(pair, free):
                 if session is None:
-                    self._people.tell_node(SeekEnded(self._node_id, entry.seek.name))
-                    if (present := self._people.online.get(entry.seek.key)) is not None:
+                    self._people.messenger.tell_node(SeekEnded(self._node_id, entry.seek.name))
+                    if (present := self._people.users.online.get(entry.seek.key)) is not None:
                         self._tell_stopped(present)
                 else:
                     self._restore(entry)
             self._pair()
             return
         for entry, other in pair:
-            self._people.tell_node(SeekEnded(self._node_id, entry.seek.name, other.seek.name))
+            self._people.messenger.tell_node(SeekEnded(self._node_id, entry.seek.name, other.seek.name))
             self._tell_paired(entry.seek.key, other.seek.name)
         try:
             started = await self._arrange(self._invitation(first, second))
@@ -345,7 +345,7 @@ class QuickPlay:
 
     def _free_session(self, entry: Entry) -> Session | None:
         """The seeker's session if they are here and may play now."""
-        session = self._people.online.get(entry.seek.key)
+        session = self._people.users.online.get(entry.seek.key)
         return session if session is not None and not self._busy(session) else None
 
     def _restore(self, entry: Entry) -> bool:
@@ -367,7 +367,7 @@ class QuickPlay:
         key = entry.seek.key
         if entry.node == self._node_id:
             return self._free_session(entry) is not None
-        user = self._people.directory.get(entry.seek.name)
+        user = self._people.users.directory.get(entry.seek.name)
         if user is None or user.node != entry.node:
             del self._book[key]
             return False
@@ -375,6 +375,6 @@ class QuickPlay:
             # A match on another node than their home's (their home saw no match start):
             # the seek ends there too.
             del self._book[key]
-            self._people.tell_node(SeekEnded(self._node_id, entry.seek.name))
+            self._people.messenger.tell_node(SeekEnded(self._node_id, entry.seek.name))
             return False
         return True

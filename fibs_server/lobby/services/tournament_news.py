@@ -71,7 +71,7 @@ def shown(record: TournamentRecord, now: int) -> tournament_texts.Shown:
 def tell_pages(hall: Hall, record: TournamentRecord) -> None:
     """The tournament as it stands now, to the pages that follow it."""
     message = web_events.tournament(shown(record, int(hall.config.wall_clock())))
-    hall.attendance.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
+    hall.attendance.messenger.tell_all(notice([], message, audience="tournament_pages", broadcast=True))
 
 
 def next_of_series(record: TournamentRecord, now: int) -> TournamentSpec | None:
@@ -100,8 +100,8 @@ async def tell_next_of_series(hall: Hall, records: TournamentRecords,
     line = tournament_texts.next_opens(made.tournament_id, record.tournament_id,
                                        spec.starts_at, spec.repeat_seconds)
     names = [*(entrant.name for entrant in record.entrants), spec.creator]
-    hall.attendance.tell(names, notice([line]))
-    hall.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
+    hall.attendance.messenger.tell(names, notice([line]))
+    hall.attendance.messenger.tell_all(notice([line], audience="tournaments", excluded=names))
     tell_pages(hall, made)
 
 
@@ -152,13 +152,13 @@ class SignUpNews:
         """`name` joined (or left) `record`, as it was before, by `typer`'s command."""
         tid = record.tournament_id
         line = (tournament_texts.joined if joined else tournament_texts.left)(tid, name)
-        hall.attendance.tell([typer], notice([line]))
+        hall.attendance.messenger.tell([typer], notice([line]))
         held = self._held.get(tid)
         if held is None:
             clock = hall.config.clock
             wait = self._buckets_of(hall).try_take(tid, clock.time())
             if not wait:
-                hall.attendance.tell(self._hearers(record, typer), notice([line]))
+                hall.attendance.messenger.tell(self._hearers(record, typer), notice([line]))
                 latest = await self.records.tournament(tid)
                 if latest is not None:
                     tell_pages(hall, latest)
@@ -204,7 +204,7 @@ class SignUpNews:
         if (joined or left) and record.status is Status.SIGNUP:
             # One who alone changed has been told already, as the typer.
             told = [*joined, *left] if len(joined) + len(left) == 1 else []
-            hall.attendance.tell(self._hearers(record, *told), notice(
+            hall.attendance.messenger.tell(self._hearers(record, *told), notice(
                 [tournament_texts.signed_up(tournament_id, joined, left)]))
         tell_pages(hall, record)
 

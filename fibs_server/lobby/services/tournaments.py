@@ -208,7 +208,7 @@ class TournamentDirector:
                 or not now >= starts_at - REMINDER_SECONDS > record.created_at):
             return
         self._reminded.add(record.tournament_id)
-        self.hall.attendance.tell([entrant.name for entrant in record.entrants], notice(
+        self.hall.attendance.messenger.tell([entrant.name for entrant in record.entrants], notice(
             [tournament_texts.starts_soon(record.tournament_id, starts_at, starts_at - now)],
             ring=True))
         tell_pages(self.hall, record)
@@ -486,7 +486,7 @@ class TournamentDirector:
                     assert pairing.second is not None  # an arena has no byes
                     for player, opponent in ((pairing.first, pairing.second),
                                              (pairing.second, pairing.first)):
-                        self.hall.attendance.tell([player], notice(
+                        self.hall.attendance.messenger.tell([player], notice(
                             [tournament_texts.arena_match(tid, opponent, length)], ring=True))
                 await self._decide(record, paired.current.number, True)
                 changed = True
@@ -532,12 +532,12 @@ class TournamentDirector:
         self._tell_lines(names, [line])
 
     def _tell_lines(self, names: list[str], lines: list[str]) -> None:
-        self.hall.attendance.tell(names, notice(lines))
+        self.hall.attendance.messenger.tell(names, notice(lines))
 
     def _announce(self, names: list[str], line: str) -> None:
         """`line` to those named, and to everyone who asked to hear of tournaments."""
         self._tell(names, line)
-        self.hall.attendance.tell_all(notice([line], audience="tournaments", excluded=names))
+        self.hall.attendance.messenger.tell_all(notice([line], audience="tournaments", excluded=names))
 
     def _announce_to_entrants(self, record: TournamentRecord, line: str) -> None:
         played = record.played
@@ -566,7 +566,7 @@ class TournamentDirector:
             length = record.spec.terms.length_of(number, count)
             for player, opponent in ((pairing.first, pairing.second),
                                      (pairing.second, pairing.first)):
-                self.hall.attendance.tell([player], notice(
+                self.hall.attendance.messenger.tell([player], notice(
                     [tournament_texts.your_match(tid, opponent, length, minutes)], ring=True))
 
     def _tell_results(self, record: TournamentRecord, decided: list[rules.Pairing]) -> None:
