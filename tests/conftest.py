@@ -29,6 +29,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from alembic.script import ScriptDirectory
+from hypothesis import settings
 
 from fibs_server.store.migrate import alembic_config, upgrade_database_async
 from fibs_server.store.models import Base
@@ -37,6 +38,11 @@ from fibs_server.store.models import Base
 # tests/e2e/conftest.py's do: the tests check what bots and analyses decide, and beside other
 # work idle-priority processes get no CPU at all (docs/TESTING.md).
 os.environ["FIBS_WORKER_PRIORITY"] = "normal"
+
+# Hypothesis's default deadline (200 ms an example) is a wall-clock bound a loaded machine
+# misses; a property's subject is what it computes, not how fast (docs/TESTING.md).
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 POSTGRES_URL_VARIABLE = "FIBS_TEST_DATABASE_URL"
 # Test directories (under tests/) whose every database test runs on both databases.

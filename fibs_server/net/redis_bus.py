@@ -1,5 +1,5 @@
 """The lobby's bus between nodes over Redis pub/sub (docs/NODES.md): `RedisBus` implements
-`lobby.attendance.bus.Bus`.
+`lobby.nodes.bus.Bus`.
 
 A letter told on this node is delivered to this node's users at once, as `LocalBus` does,
 then queued for the other nodes: on the node's own channel when it is for one node (a
@@ -252,7 +252,7 @@ def _nowhere(name: str) -> str | None:
 
 
 class RedisBus:
-    """`lobby.attendance.bus.Bus` across nodes sharing one Redis. `url`: redis://...; `node_id`: this
+    """`lobby.nodes.bus.Bus` across nodes sharing one Redis. `url`: redis://...; `node_id`: this
     node's name, distinct among the nodes; `deliver`: hands a letter to this node's users;
     `resynced`: awaited (in a task of its own, beside delivery) after every subscription,
     the first included, since a node that was not subscribed may have missed anything.
