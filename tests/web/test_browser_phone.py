@@ -15,8 +15,6 @@ from playwright.async_api import Page, expect
 from tests.web.test_browser import TIMEOUT, answer_yes, mine_on
 
 # One server and one browser for the three phones, each a visitor of its own.
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 PHONES = {"portrait-320": (320, 640), "portrait-390": (390, 844), "landscape-844": (844, 390)}
 TABS = ("play", "chat", "tournaments", "profile", "console")
 TOUCH = 44  # px: the smallest control a finger hits

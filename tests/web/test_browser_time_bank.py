@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.async_api import expect
 
 from tests.web.test_browser import click_move, open_page, register, said, who_row
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 RESERVE = re.compile(r"[01]:\d\d")  # a reserve of a minute, as it stands
 RUNNING = re.compile(r"\d+ s \+ [01]:\d\d")  # a decision's seconds, then the reserve
