@@ -49,7 +49,7 @@ async def open_harness(tmp_path, burst: int) -> WebHarness:
     return await harness.start()
 
 
-@pytest_asyncio.fixture(loop_scope="module")
+@pytest_asyncio.fixture(loop_scope="session")
 async def archive(tmp_path):
     """alice and bob's rated bot match (analysed, its rolls counted), an unrated one, carol
     unrated."""

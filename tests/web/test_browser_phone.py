@@ -81,11 +81,11 @@ async def fits(page: Page, width: int, where: str) -> None:
 
 
 @pytest.mark.parametrize("phone", PHONES)
-async def test_a_visitors_match_fits_a_phone(module_web_with_bots, module_browser, artifacts,
+async def test_a_visitors_match_fits_a_phone(module_web_with_bots, shared_browser, artifacts,
                                              phone):
     width, height = PHONES[phone]
     module_web_with_bots.script_dice((3, 1))
-    page = await phone_page(module_browser, module_web_with_bots.url, width, height)
+    page = await phone_page(shared_browser, module_web_with_bots.url, width, height)
     try:
         await a_visitors_match_on(page, phone, width, height, artifacts)
     finally:

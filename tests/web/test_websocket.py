@@ -87,7 +87,7 @@ class WebClient:
             self.lines += message.data.split("\r\n")
 
 
-@pytest_asyncio.fixture(loop_scope="module")
+@pytest_asyncio.fixture(loop_scope="session")
 async def clients():
     opened: list[WebClient] = []
     yield opened
