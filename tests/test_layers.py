@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Collection
+from functools import cache
 from pathlib import Path
 
 import fibs_server
@@ -29,9 +30,8 @@ def layer_of(module: str) -> int:
 
 
 def imports(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), str(path))
     found = []
-    for node in ast.walk(tree):
+    for node in ast.walk(structure.tree_of(path)):
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -116,6 +116,7 @@ def test_the_check_sees_a_wrong_import(tmp_path):
     assert layer_of("fibs_server.lobby.lobby") > layer_of("fibs_server.bots.brain")
 
 
+@cache  # one graph for the tests of a run: the sources do not change meanwhile
 def import_graph() -> dict[str, set[str]]:
     """Each module of ours -> the modules of ours it imports (`from package import module`
     counts as importing the module; a package is its __init__)."""
@@ -124,8 +125,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, path in paths.items():
         targets = set()
-        tree = ast.parse(path.read_text(), str(path))
-        for node in ast.walk(tree):
+        for node in ast.walk(structure.tree_of(path)):
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]

@@ -4,6 +4,7 @@ Debian's chromium driven by Playwright, never a downloaded browser."""
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import pathlib
 import shutil
@@ -42,21 +43,34 @@ class WebHarness(ServerHarness):
             self.config.bots = BotConfig(think_time=0, workers=1, time_budget=30)
 
 
-@pytest.fixture
+# A test here runs on the session's event loop, and so do its servers: one chromium (Playwright's
+# objects belong to the loop that made them) then serves all the browser tests of the process.
+# A server is still each test's own where the test takes a function-scoped one.
+HERE = pathlib.Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if (item.path.is_relative_to(HERE)
+                and inspect.iscoroutinefunction(getattr(item, "obj", None))):
+            item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
 async def web(tmp_path):
     harness = await WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}").start()
     yield harness
     await harness.stop()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def web_with_bots(tmp_path):
     harness = await WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}", bots=True).start()
     yield harness
     await harness.stop()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def web_on_a_fake_clock(tmp_path):
     """The web harness on a clock that moves only when the test says (timed matches, the
     tournament director's no-show times)."""
@@ -92,6 +106,7 @@ async def chromium() -> AsyncIterator[Browser]:
             return context
 
         browser.new_context = watched_context
+        browser.page_errors = errors  # type: ignore[attr-defined]
         yield browser
         await browser.close()
         assert not errors, f"errors in the page: {errors}"
@@ -123,24 +138,34 @@ async def keep_failed_pages(browser: Browser, test_name: str) -> None:
             pass
 
 
-@pytest.fixture
-async def browser(request: pytest.FixtureRequest):
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(shared_browser: Browser, request: pytest.FixtureRequest):
+    """The shared chromium, as if the test's own: the contexts (tabs) the test opened are
+    closed after it, and an error in any of their pages fails it. Launching chromium (and
+    Playwright's driver) costs about as much CPU as a test's own steps."""
+    errors: list[str] = shared_browser.page_errors  # type: ignore[attr-defined]
+    before = set(shared_browser.contexts)
+    errors_before = len(errors)
+    yield shared_browser
+    if request.node.stash.get(FAILED_CALL, False):
+        await keep_failed_pages(shared_browser, request.node.name)
+    for context in shared_browser.contexts:
+        if context not in before:
+            await context.close()
+    new_errors = errors[errors_before:]
+    del errors[errors_before:]
+    assert not new_errors, f"errors in the page: {new_errors}"
+
+
+# One browser for all the tests (the `browser` fixture's), and one server for a module's tests
+# where they share it; each test closes the contexts it opened.
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def shared_browser():
     async with chromium() as browser:
         yield browser
-        if request.node.stash.get(FAILED_CALL, False):
-            await keep_failed_pages(browser, request.node.name)
 
 
-# One server and one browser for all of a module's tests, where they share them: a module
-# that uses these marks its tests `pytest.mark.asyncio(loop_scope="module")`, as Playwright's
-# objects belong to the loop that made them; each test closes the contexts it opened.
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def module_browser():
-    async with chromium() as browser:
-        yield browser
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def module_web_with_bots(tmp_path_factory):
     folder = tmp_path_factory.mktemp("web")
     harness = await WebHarness(f"sqlite:///{folder / 'fibs-web.db'}", bots=True).start()

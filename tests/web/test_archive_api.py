@@ -11,6 +11,7 @@ import random
 
 import aiohttp
 import pytest
+import pytest_asyncio
 
 from fibs_server.bots import INTERMEDIATE
 from fibs_server.lobby.limits.throttle import AbuseLimits
@@ -48,7 +49,7 @@ async def open_harness(tmp_path, burst: int) -> WebHarness:
     return await harness.start()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def archive(tmp_path):
     """alice and bob's rated bot match (analysed, its rolls counted), an unrated one, carol
     unrated."""

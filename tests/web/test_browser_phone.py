@@ -15,8 +15,6 @@ from playwright.async_api import Page, expect
 from tests.web.test_browser import TIMEOUT, answer_yes, mine_on
 
 # One server and one browser for the three phones, each a visitor of its own.
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 PHONES = {"portrait-320": (320, 640), "portrait-390": (390, 844), "landscape-844": (844, 390)}
 TABS = ("play", "chat", "tournaments", "profile", "console")
 TOUCH = 44  # px: the smallest control a finger hits
@@ -83,11 +81,11 @@ async def fits(page: Page, width: int, where: str) -> None:
 
 
 @pytest.mark.parametrize("phone", PHONES)
-async def test_a_visitors_match_fits_a_phone(module_web_with_bots, module_browser, artifacts,
+async def test_a_visitors_match_fits_a_phone(module_web_with_bots, shared_browser, artifacts,
                                              phone):
     width, height = PHONES[phone]
     module_web_with_bots.script_dice((3, 1))
-    page = await phone_page(module_browser, module_web_with_bots.url, width, height)
+    page = await phone_page(shared_browser, module_web_with_bots.url, width, height)
     try:
         await a_visitors_match_on(page, phone, width, height, artifacts)
     finally:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import re
 
-import pytest
+import pytest_asyncio
 from playwright.async_api import expect
 
 from tests.web.conftest import WebHarness
 from tests.web.test_browser import log_in, open_page, said
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def web_with_bots_on_a_fake_clock(tmp_path):
     harness = WebHarness(f"sqlite:///{tmp_path / 'fibs-web.db'}", bots=True)
     clock = harness.use_fake_clock()

@@ -6,23 +6,20 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.async_api import expect
 
 from tests.web.test_browser import click_move, open_page, register, said, who_row
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 RESERVE = re.compile(r"[01]:\d\d")  # a reserve of a minute, as it stands
 RUNNING = re.compile(r"\d+ s \+ [01]:\d\d")  # a decision's seconds, then the reserve
 
 
-async def test_both_clocks_of_a_time_bank_are_on_the_board(module_web_with_bots, module_browser,
+async def test_both_clocks_of_a_time_bank_are_on_the_board(module_web_with_bots, shared_browser,
                                                            artifacts):
     web = module_web_with_bots
     await web.register("bob", "secret1")
     web.script_dice((3, 1), (6, 4))  # alice opens with 3-1
-    page = await open_page(module_browser, web)
+    page = await open_page(shared_browser, web)
     await register(page, "alice")
     await page.click("#ready")
     await expect(page.locator("#ready")).to_be_checked()

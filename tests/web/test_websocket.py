@@ -13,6 +13,7 @@ import re
 
 import aiohttp
 import pytest
+import pytest_asyncio
 
 from fibs_server.lobby.ports.accounts import Account
 from fibs_server.net.http import RETRY_AFTER_TOO_MANY, STATIC
@@ -86,7 +87,7 @@ class WebClient:
             self.lines += message.data.split("\r\n")
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def clients():
     opened: list[WebClient] = []
     yield opened
