@@ -602,6 +602,7 @@ class Lobby:
         everything else to who is online (`Attendance.deliver`)."""
         if isinstance(letter, SeatLetter):
             if letter.to_node == self.config.node_id and letter.node != self.config.node_id:
+                self.attendance.heard_from(letter.node)
                 self.seats.receive(letter)
             return
         if isinstance(letter, ArrangedLetter):

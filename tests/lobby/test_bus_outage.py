@@ -91,3 +91,34 @@ async def test_a_classic_session_hears_nothing_of_an_outage(tmp_path):
     b.seats.back_in_reach("a")
     await settled(a, b)
     assert not [line for line in alice_hears.lines() + bob_hears.lines() if "reach" in line]
+
+
+async def test_a_match_letter_from_a_node_out_of_reach_tells_it_is_back_before_it_is_read(
+        tmp_path):
+    """Node a has not heard b's roll calls for a while (b out of reach: alice told the match
+    waits), but a letter of the match comes from b before b's next roll call: alice is told
+    bob is back in reach first, and then what bob did (not a match going on, or ending,
+    while she was last told it waits)."""
+    wire = Wire()
+    a = await lobby_on(tmp_path, wire, "a")
+    b = await lobby_on(tmp_path, wire, "b")
+    alice, alice_hears, bob, bob_hears = await two_players(a, b)
+    alice.dialogue.transport_client = WEB_PAGE  # sees the server's own lines
+    alice.out.event_sink = functools.partial(typed_message_to, alice_hears)
+    await a.dispatch(alice, "invite bob 1")
+    await b.dispatch(bob, "join alice")
+    await settled(a, b)
+    clock = FakeClock()
+    a.attendance.users.directory.clock = clock
+    a.attendance.users.directory.heard_from("b")
+    alice_hears.lines()
+    clock.now += a.attendance.users.directory.times.out_of_reach + 1
+    a.attendance.check_in()  # b's roll calls missed (b beats no more here)
+    assert split(alice_hears) == ([match_texts.out_of_reach("bob")], [reach("bob", False)])
+
+    await b.dispatch(bob, "resign n")
+    await settled(a, b)
+    lines, messages = split(alice_hears)
+    assert lines[0] == match_texts.back_in_reach("bob"), lines
+    assert any("bob wants to resign" in line for line in lines[1:]), lines
+    assert [m for m in messages if m["type"] == "player_reach"] == [reach("bob", True)]

@@ -157,13 +157,19 @@ class Attendance:
         self.messenger.tell_node(Roster(self.node_id, [], self.roster_log.run,
                                         self.roster_log.version))
 
+    def heard_from(self, node: str) -> None:
+        """Any letter from another node: it is in reach. If it was out of reach, its matches go
+        on and their players are told so now, before its letter is read (a match's letters can
+        come before its next roll call, and the match must not end unsaid)."""
+        if self.users.directory.heard_from(node):
+            self._seats().back_in_reach(node)
+
     def _from_another_node(self, letter: PresenceLetter) -> None:
         """What another node says of its users: the directory, and this node's users told as
         they are of a login, a logout or a who-line here."""
         if letter.node == self.node_id:
             return
-        if self.users.directory.heard_from(letter.node):
-            self._seats().back_in_reach(letter.node)
+        self.heard_from(letter.node)
         try:
             self._hear_node(letter)
         except (ValueError, KeyError, TypeError, AttributeError):
