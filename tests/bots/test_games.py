@@ -25,7 +25,7 @@ match_options = st.fixed_dictionaries({
 quick_levels = st.sampled_from([BEGINNER, INTERMEDIATE])
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(options=match_options, levels=st.tuples(quick_levels, quick_levels),
        seed=st.integers(0, 2**32))
 def test_bots_finish_matches_of_every_kind(options, levels, seed):
@@ -34,7 +34,7 @@ def test_bots_finish_matches_of_every_kind(options, levels, seed):
     assert finished(match)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(options=match_options, level=quick_levels, seed=st.integers(0, 2**32))
 def test_a_bot_answers_whatever_its_opponent_does(options, level, seed):
     """Against a player acting at random: doubles at any time, redoubles (beavers) of the

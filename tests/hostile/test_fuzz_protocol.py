@@ -30,12 +30,6 @@ LINES = st.one_of(
 )
 COMMANDS = all_commands()  # the server's whole vocabulary
 
-# Hypothesis's default deadline is a wall-clock bound per example (200 ms), which a loaded
-# machine misses: none here, as in test_fuzz_server.py.
-NO_DEADLINE = settings(deadline=None)
-
-
-@NO_DEADLINE
 @given(LINES)
 def test_command_resolution(line):
     try:
@@ -47,7 +41,6 @@ def test_command_resolution(line):
     assert command.args == command.rest.split()
 
 
-@NO_DEADLINE
 @given(st.sampled_from(fibs_settings.SETTING_ORDER + ("nonsense",)), LINES)
 def test_setting_values(name, value):
     try:
@@ -58,7 +51,6 @@ def test_setting_values(name, value):
     assert fibs_settings.setting_set_reply(name, stored).startswith(f"Value of '{name}' set to ")
 
 
-@NO_DEADLINE
 @given(LINES)
 def test_toggles_names_lengths_and_passwords(word):
     try:
@@ -81,7 +73,7 @@ def random_position(seed: int) -> Position:
     return position
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.integers(0, 10_000), st.integers(1, 6), st.integers(1, 6), st.sampled_from("XO"),
        LINES)
 def test_typed_moves(seed, die1, die2, colour, text):
@@ -95,7 +87,6 @@ def test_typed_moves(seed, die1, die2, colour, text):
     assert play.result in [p.result for p in plays]
 
 
-@NO_DEADLINE
 @given(st.lists(st.binary(max_size=READ_CHUNK), max_size=30), st.integers(1, 300))
 def test_line_splitting_is_bounded_and_exact(chunks, max_bytes):
     splitter = LineSplitter(max_bytes)
@@ -109,13 +100,11 @@ def test_line_splitting_is_bounded_and_exact(chunks, max_bytes):
     assert all(line is None or line.isascii() and line.isprintable() for line in got)
 
 
-@NO_DEADLINE
 @given(st.text())
 def test_anything_sent_is_seven_bit_printable(text):
     assert all(32 <= byte < 127 or byte in b"\r\n\x07" for byte in wire_bytes(text))
 
 
-@NO_DEADLINE
 @given(st.text(st.characters(max_codepoint=127)) | st.text())
 def test_the_ascii_fast_path_filters_as_the_general_one(text):
     general = wire._UNSENDABLE.sub(wire._replacement, text).encode("ascii")

@@ -39,7 +39,7 @@ async def world(make_harness):
     return World(harness.server.lobby)
 
 
-@settings(max_examples=250, deadline=None,
+@settings(max_examples=250,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 async def test_every_command_with_random_arguments(world, tracebacks, data):

@@ -44,7 +44,7 @@ OPERATIONS = st.lists(st.tuples(
     st.sampled_from(NAMES), LINE_TEXT), max_size=40)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(OPERATIONS)
 def test_the_kept_who_list_is_the_one_formatted_afresh(operations):
     online: dict[str, FakeSession] = {}

@@ -110,7 +110,7 @@ def test_a_refusal_carried_over_from_a_typed_move_reads_the_same():
             == refusal_text(error, "alice"))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(positions(), st.sampled_from(ROLLS), st.sampled_from("XO"),
        st.text(st.sampled_from("0123456789 -bar offhmxz"), max_size=30))
 def test_every_refused_typed_move_has_a_text(position, dice, colour, text):

@@ -195,7 +195,7 @@ def test_the_boards_of_whole_matches_show_what_the_rules_say():
     assert checked > 10
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**32), variant=st.sampled_from(list(Variant)),
        length=st.sampled_from([1, 3, None]), actions=st.integers(0, 120),
        viewer=st.sampled_from([0, 1]))

@@ -112,7 +112,7 @@ def arenas(draw: st.DrawFn) -> tuple[Tournament, list[tuple[str, str, str | None
     return arena, decided
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(arenas())
 def test_arena_properties(played: tuple[Tournament, list[tuple[str, str, str | None]]]):
     arena, decided = played
@@ -145,7 +145,7 @@ def standings_row(arena: Tournament, name: str):
     return next(row for row in standings(arena) if row.name == name)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.lists(st.sampled_from("abcdefghij"), unique=True, max_size=10), st.data())
 def test_arena_pairs_properties(ranked: list[str], data: st.DataObject):
     """Nobody twice, nobody with themself, all but one at most paired, and a pair that just

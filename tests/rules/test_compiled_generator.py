@@ -68,13 +68,13 @@ def test_seeded_self_play_of_every_variant():
         self_play_checked(variant, SELF_PLAY_ROLLS, rng)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(positions(), st.sampled_from(ROLLS))
 def test_arbitrary_positions(position, dice):
     assert_same_plays(position, dice)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(positions(checkers_per_side=3), st.sampled_from(ROLLS))
 def test_arbitrary_hypergammon_positions(position, dice):
     assert_same_plays(position, dice)

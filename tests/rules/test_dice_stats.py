@@ -84,7 +84,7 @@ def test_a_roll_tally_counts_each_finished_game_once_and_follows_an_undo_back():
     assert tally.of(states[-1]["history"]) == naive_tally(states[-1]["history"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(seed=st.integers(0, 2**16),
        steps=st.lists(st.tuples(st.integers(-3, 12) | st.integers(-40, 40), st.booleans()),
                       max_size=30))

@@ -146,7 +146,7 @@ def histories(draw: st.DrawFn) -> tuple[list[str], dict[str, int], dict[str, set
     return ranked, points, met, had_bye
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(histories())
 def test_pairing_properties(case):
     ranked, points, met, had_bye = case
@@ -171,7 +171,7 @@ def test_pairing_properties(case):
         assert byes == [eligible[0]]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(st.integers(1, 8).map(lambda half: 2 * half), st.randoms(use_true_random=False))
 def test_an_even_score_group_with_nothing_in_the_way_pairs_top_half_against_bottom(
         size: int, pick: random.Random):
@@ -191,7 +191,7 @@ def test_an_even_score_group_with_nothing_in_the_way_pairs_top_half_against_bott
     assert natural <= set(pairs)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(st.integers(2, 12), st.randoms(use_true_random=False))
 def test_score_groups_are_respected(count: int, pick: random.Random):
     """With no past meetings in the way (a first-round history), every pair is of one score

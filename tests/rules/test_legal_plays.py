@@ -181,13 +181,13 @@ def reference_results(position: Position, dice) -> set:
     return {(mine, theirs) for mine, theirs, _ in best if max(finished) > 0}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(positions(), st.sampled_from(ROLLS))
 def test_matches_a_brute_force_reference(position, dice):
     assert results(position, dice) == reference_results(position, dice)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(positions(), st.sampled_from(ROLLS))
 def test_play_properties(position, dice):
     plays = position.legal_plays(dice)

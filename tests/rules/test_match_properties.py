@@ -73,7 +73,7 @@ def check_invariants(match: Match, previous_score: list[int]) -> None:
         assert not match.may_double(0) and not match.may_double(1)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(options=match_options, seed=st.integers(0, 2**32))
 def test_random_matches_end_with_growing_scores_and_conserved_checkers(options, seed):
     rng = random.Random(seed)
@@ -97,7 +97,7 @@ def test_random_matches_end_with_growing_scores_and_conserved_checkers(options, 
         assert sorted(match.score)[0] < match.length
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(options=match_options, seed=st.integers(0, 2**32), stop=st.integers(0, 400))
 def test_a_saved_match_plays_on_exactly_like_the_original(options, seed, stop):
     rng = random.Random(seed)
@@ -123,7 +123,7 @@ def test_a_saved_match_plays_on_exactly_like_the_original(options, seed, stop):
     assert restored.to_dict() == original.to_dict()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(options=match_options, seed=st.integers(0, 2**32))
 def test_refused_actions_change_nothing(options, seed):
     """Any action by any player at random moments: the rules either apply it or refuse it

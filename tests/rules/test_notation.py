@@ -122,7 +122,7 @@ def test_no_legal_play():
     assert error("bar-22 6-5", closed) == (Refusal.NO_LEGAL_MOVE, {})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(positions(), st.sampled_from(ROLLS), st.sampled_from(list(Colour)), st.randoms())
 def test_every_legal_play_is_accepted_in_any_order(position, dice, colour, rng):
     plays = position.legal_plays(dice)

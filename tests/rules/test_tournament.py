@@ -200,7 +200,7 @@ def avoidable_rematch(tournament: Tournament, before: Tournament) -> bool:
 swiss_fields = st.tuples(st.integers(2, 9), st.integers(1, 8), st.randoms(use_true_random=False))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(swiss_fields)
 def test_swiss_properties(case):
     count, rounds, pick = case
@@ -227,7 +227,7 @@ def test_swiss_properties(case):
     assert winner(tournament) == standings(tournament)[0].name
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(st.integers(2, 12), st.randoms(use_true_random=False))
 def test_swiss_second_round_keeps_score_groups(count, pick):
     """After one round nobody has met anyone of their own score: each score group is paired
@@ -243,7 +243,7 @@ def test_swiss_second_round_keeps_score_groups(count, pick):
     assert len(crossing) <= odd_groups
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.integers(2, 40), st.randoms(use_true_random=False))
 def test_a_knockout_always_ends_with_one_winner(count, pick):
     tournament = play_out(start(Format.KNOCKOUT, field(count)), pick)

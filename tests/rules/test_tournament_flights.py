@@ -120,7 +120,7 @@ def bracket_byes(pairings: tuple[Pairing, ...], field: tuple[str, ...]) -> None:
         for top, bottom in zip(order[::2], order[1::2], strict=True)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.integers(2, 40), st.randoms(use_true_random=False), st.booleans(),
        st.floats(0, 0.15))
 def test_flight_properties(count, pick, last_chance, withdrawing):
