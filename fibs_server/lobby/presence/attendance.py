@@ -176,8 +176,7 @@ class Attendance:
             log.exception("a letter from node %s was not understood: %r", letter.node, letter)
 
     def _hear_node(self, letter: PresenceLetter) -> None:
-        if isinstance(letter, RollCall):
-            self.users.directory.heard_from(letter.node)
+        if isinstance(letter, RollCall):  # heard from already (`_from_another_node`)
             if letter.answer and letter.to_node in (None, self.node_id):
                 self._answer_roll_call(letter)
             self._check_version(letter)
