@@ -13,7 +13,7 @@
      resolve attribute by attribute (for a module name that two packages share, either will
      do);
    - a dotted name whose first part is a class defined in fibs_server (`Lobby.dispatch`,
-     `RunningMatch.snapshot`) must name a member of that class, its bases, its dataclass
+     `Keeping.snapshot`) must name a member of that class, its bases, its dataclass
      fields or an attribute its methods assign (`self.name = ...`).
    Anything else (`asyncio.sleep`, `accounts.is_admin` as a column is written `is_admin`
    of `accounts`) is not a reference to our code and is not checked; a reference written with
@@ -242,7 +242,7 @@ def test_the_rule_finds_references():
     assert problem("match_play.no_such_function") is not None
     assert problem("Lobby.no_such_method") is not None
     assert problem("lobby/no_such_module.py") is not None
-    assert problem("RunningMatch.snapshot") is None
+    assert problem("Keeping.snapshot") is None
     assert problem("asyncio.sleep") is None
 
 

@@ -27,9 +27,9 @@ def running_between(harness, first: str, second: str) -> RunningMatch:
 async def assert_memory_is_stored(harness, running: RunningMatch) -> None:
     """What the server holds of the match is what its record holds, clock included."""
     record = await harness.server.store.running_match(*running.names)
-    held = {**running.match.to_dict(), **running.clock_state()}
-    if running.unrated is not None:
-        held["unrated"] = running.unrated
+    held = {**running.match.to_dict(), **running.keeping.clock_state()}
+    if running.keeping.unrated is not None:
+        held["unrated"] = running.keeping.unrated
     assert record is not None and record.state == json.loads(json.dumps(held))
 
 

@@ -63,7 +63,7 @@ async def test_a_long_rated_bot_match_needs_experience_as_an_invitation_does(har
         "** You're not experienced enough to play a match of that length.")
     await alice.client.send("bot expert 49 unrated")  # no rating at stake: played
     await alice.client.skip_until("** Player bot_expert has joined you for a 49 point match.")
-    assert harness.server.lobby.match_table.playing["alice"].unrated == "asked"
+    assert harness.server.lobby.match_table.playing["alice"].keeping.unrated == "asked"
 
 
 async def test_an_invited_bot_plays_a_match_with_the_cube(harness):

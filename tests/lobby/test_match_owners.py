@@ -78,7 +78,7 @@ async def test_a_match_resumed_on_another_node_is_stored_no_more_by_the_first(tw
     bob_b, _ = await back_on(b, "bob")
     await b.matches.resume_match(alice_b, bob_b)
     on_b = b.match_table.match_of(alice_b)
-    assert on_b is not None and on_b.owner_epoch == on_a.owner_epoch + 1
+    assert on_b is not None and on_b.keeping.owner_epoch == on_a.keeping.owner_epoch + 1
     await b.matches.act(alice_b, move("8-5 6-5"))
     assert on_b.match.phase is Phase.MOVE and on_b.match.turn == 1  # bob rolled 6-5 on B
     stored_by_b = await stored_state(b)

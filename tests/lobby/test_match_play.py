@@ -187,7 +187,7 @@ async def test_undo_takes_back_a_double_and_the_take_after_it_and_the_dice_come_
     await lobby.matches.act(robot, lambda match, player: match.accept(player))
     assert running.match.cube == 2 and running.match.dice == (6, 5)  # alice rolled after
     await lobby.matches.undo(alice)
-    assert running.match.to_dict() == before and running.unrated == "undo"
+    assert running.match.to_dict() == before and running.keeping.unrated == "undo"
     await lobby.matches.act(alice, lambda match, player: match.roll(player))
     assert running.match.dice == (6, 5)  # the same dice again
 
@@ -229,5 +229,5 @@ async def test_an_undo_the_store_refuses_changes_nothing(against_a_bot, monkeypa
         raise OSError("disk full")
     monkeypatch.setattr(lobby.match_store, "save_match_state", failing_save)
     await lobby.matches.undo(alice)
-    assert running.match.to_dict() == rolled and running.unrated is None
+    assert running.match.to_dict() == rolled and running.keeping.unrated is None
     assert alice_out.lines() == [texts.NOT_STORED] and len(running.undo_points) == 1

@@ -108,7 +108,7 @@ async def match_counts(match_store: MatchStore, attendance: Attendance, match_ta
         being_played = elsewhere.playing and not attendance.users.is_visitor(online)
     else:
         running = match_table.match_of(online)
-        being_played = running is not None and running.stored
+        being_played = running is not None and running.keeping.stored
     return unfinished - int(being_played), abandoned
 
 

@@ -112,7 +112,7 @@ def command_table(match_table: MatchTable, matches: Matches, match_store: MatchS
             if earlier is not None:
                 session.out.line(fair_texts.salted_already(earlier))
                 return
-            before = running.snapshot()
+            before = running.keeping.snapshot()
             taken = dice.add_salt(player, command.args[0])
             stored, _ = await matches.commit(running, before, session)
             if not stored:

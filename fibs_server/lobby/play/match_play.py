@@ -7,7 +7,7 @@ cannot or will not double, forced and greedy moves), the new state is written to
 and only then is anyone told, so that nothing acknowledged can be lost. An action never
 tells anyone itself: it returns what happened (`Change`). If storing fails, everything the
 store would have written goes back to the snapshot taken before the action
-(`RunningMatch.snapshot`), nobody is told of it, and the clock times the decision again.
+(`Keeping.snapshot`), nobody is told of it, and the clock times the decision again.
 If it failed because another node has claimed the match since (StaleMatchOwner: its players
 resumed it there), the match then stops running here: its players are told it goes on
 elsewhere.
@@ -193,7 +193,7 @@ def tell_match_started(running: RunningMatch, resumed: bool,
         if session is not None and session.out.wants_events:
             session.out.event(web_events.match_started(
                 running.opponent_name(index), running.match.length, resumed,
-                rated=running.unrated is None, terms=running.terms,
+                rated=running.keeping.unrated is None, terms=running.terms,
                 commitment=None if verifiable is None else verifiable.commitment,
                 salted=verifiable is not None and verifiable.salts[index] is not None))
 
@@ -346,7 +346,7 @@ class Matches:
         if running is None:
             yield None
             return
-        async with running.lock:
+        async with running.keeping.lock:
             yield running if self.table.match_of(session) is running else None
 
     async def act(self, session: Session, action: Action, *, by_server: bool = False
@@ -360,11 +360,12 @@ class Matches:
                     session.out.line(game_texts.NOT_PLAYING)
                 return False
             player = running.index_of(session)
-            before = running.snapshot()
+            before = running.keeping.snapshot()
             try:
                 result = action(running.match, player)
             except IllegalAction as refused:
-                running.restore(before)  # an action that failed halfway leaves nothing behind
+                # an action that failed halfway leaves nothing behind
+                running.keeping.restore(before)
                 if running.timer is not None:
                     running.timer.changed()
                 if not by_server:
@@ -395,7 +396,7 @@ class Matches:
         self.tell(running, match_views.narration(running.match, running.names, told_now, rating))
         self.post(running, lambda sides: web_events.narration(
             running.match, running.names, told_now, rating, clock_reading(running), sides,
-            running.match_id if running.stored else None))
+            running.match_id if running.keeping.stored else None))
         if running.match.is_over:
             self.finish(running)
         return stored
@@ -420,7 +421,7 @@ class Matches:
                             "stops here: %s", running.match_id, error)
             else:
                 log.exception("storing match %s failed; the action is undone", running.match_id)
-            running.restore(before)
+            running.keeping.restore(before)
             if actor is not None:
                 actor.out.line(texts.NOT_STORED)
             if elsewhere:
@@ -453,7 +454,7 @@ class Matches:
         clock.call_at(clock.time() + STORE_RETRY_SECONDS, start)
 
     async def _try_storing(self, running: RunningMatch) -> None:
-        async with running.lock:
+        async with running.keeping.lock:
             if running not in self.unstored:
                 return  # an action was stored meanwhile
             if running not in self.table.running_matches():
@@ -499,14 +500,14 @@ class Matches:
         ends unrated (`leave` between games); `abandoned`: one forfeited by the player who left
         it (docs/FAIRNESS.md)."""
         match = running.match
-        if not running.stored:
+        if not running.keeping.stored:
             return None
         state = match.to_dict()
-        if running.unrated is not None:
-            state["unrated"] = running.unrated
-        state.update(running.clock_state())
-        dice = dice_record(match.dice_source, state, running.roll_tally)
-        epoch = running.owner_epoch
+        if running.keeping.unrated is not None:
+            state["unrated"] = running.keeping.unrated
+        state.update(running.keeping.clock_state())
+        dice = dice_record(match.dice_source, state, running.keeping.roll_tally)
+        epoch = running.keeping.owner_epoch
         if ended:
             await self.store.finish_match(running.match_id, state, None, [], dice, epoch=epoch)
             return None
@@ -515,7 +516,7 @@ class Matches:
             return None
         winner = match.winner
         assert winner is not None
-        if running.unrated is not None:
+        if running.keeping.unrated is not None:
             await self.store.finish_match(running.match_id, state, running.names[winner], [],
                                           dice, abandoned, epoch=epoch)
             return None
@@ -582,7 +583,7 @@ class Matches:
         """The match runs no more; a finished match is reported to everyone who wants reports."""
         match = running.match
         self.table.forget(running)
-        if running.stored:
+        if running.keeping.stored:
             self.finished(running.match_id)
         self.freed(running.names)
         winner = match.winner
@@ -643,7 +644,7 @@ class Matches:
         if self.left_meanwhile(inviter, joiner):
             return
         running = RunningMatch(match_id, match, (inviter.name, joiner.name), (inviter, joiner))
-        running.unrated, running.stored = unrated, stored
+        running.keeping.unrated, running.keeping.stored = unrated, stored
         running.timing.turn_seconds = terms.turn_seconds
         if terms.bank is not None and length is not None:  # (refused for unlimited matches)
             running.timing.bank = TimeBank.start(terms.bank, length)
@@ -662,9 +663,10 @@ class Matches:
                             exclude=(inviter.name, joiner.name))
         self.table.begin(running)
         tell_match_started(running, resumed=False)
-        async with running.lock:
+        async with running.keeping.lock:
             # The start itself is stored already: told even if the follow-ups cannot be.
-            await self.settle(running, events, inviter, running.snapshot(), told_if_undone=events)
+            await self.settle(running, events, inviter, running.keeping.snapshot(),
+                              told_if_undone=events)
         if stored:  # it replaced the pair's saved match, if they had one
             await self.send_saved_matches(running.players())
 
@@ -722,8 +724,8 @@ class Matches:
         for index, session in enumerate(running.players()):  # both: index is the player's
             session.out.lines(match_views.resume_header(running.match, running.names))
             board_to(session, running, moment, index, as_you=True)
-        async with running.lock:
-            await self.settle(running, [], inviter, running.snapshot())
+        async with running.keeping.lock:
+            await self.settle(running, [], inviter, running.keeping.snapshot())
             remind(running, (0, 1))
         await self.send_saved_matches(running.players())
 
@@ -801,8 +803,8 @@ class Matches:
                 return False
             sessions = (online[0], online[1]) if first is not None else (None, None)
             running = RunningMatch.from_record(owned, self.resumed_dice(owned), sessions, epoch)
-            async with running.lock:
-                before = running.snapshot()
+            async with running.keeping.lock:
+                before = running.keeping.snapshot()
                 events = told(running.match, running.match.forfeit(leaver))
                 stored = await self.settle(running, [*(first or []), *events], None, before,
                                            abandoned=abandoned)
@@ -833,9 +835,9 @@ class Matches:
             if not running.undo_points:
                 session.out.line(texts.NOTHING_TO_UNDO)
                 return
-            before = running.snapshot()
+            before = running.keeping.snapshot()
             running.rewind(running.undo_points.pop())
-            running.unrated = running.unrated or "undo"
+            running.keeping.unrated = running.keeping.unrated or "undo"
             stored, _ = await self.commit(running, before, session)
             if not stored:
                 return
@@ -951,10 +953,10 @@ class Matches:
         """With the match's lock held: the match stops running and stays saved as stored. Who
         left (`leaver`; None: the server stops) is stored first; then `script` is told, with
         what the clock says of the grace period of a timed match, and the match is forgotten."""
-        if leaver is not None and running.stored:
+        if leaver is not None and running.keeping.stored:
             try:
                 await self.store.mark_left(running.match_id, running.names[leaver],
-                                           epoch=running.owner_epoch)
+                                           epoch=running.keeping.owner_epoch)
             except StaleMatchOwner:
                 pass  # another node runs it now, and marks who leaves it there
             except Exception:
@@ -976,7 +978,7 @@ class Matches:
         self.tell(running, script)
         self.post(running, lambda sides: posts)
         self.table.forget(running)
-        if running.stored and leaver is not None:  # (a server that stops tells no one)
+        if running.keeping.stored and leaver is not None:  # (a server that stops tells no one)
             await self.send_saved_matches(running.players())
 
     def waits_for_both(self, names: tuple[str, str], leaver: int) -> None:
@@ -1005,7 +1007,8 @@ class Matches:
             match = running.match
             if match.length is None and match.phase is Phase.BETWEEN_GAMES:
                 # Unlimited matches are never won: leaving between games ends them, unrated.
-                stored, _ = await self.commit(running, running.snapshot(), session, ended=True)
+                stored, _ = await self.commit(running, running.keeping.snapshot(), session,
+                                              ended=True)
                 if not stored:
                     return
                 self.tell(running, [
@@ -1038,7 +1041,7 @@ class Matches:
         stored already); its players and watchers are told so (and returned)."""
         told: list[Session] = []
         for running in self.table.running_matches():
-            async with running.lock:
+            async with running.keeping.lock:
                 if not any(self.table.match_of(s) is running for s in running.players()):
                     continue  # it ended or was parted while the lock was being waited for
                 told += self.told_of_parting(running, (0, 1))

@@ -66,7 +66,7 @@ class MatchTimer(Protocol):
 
 @dataclasses.dataclass(frozen=True)
 class Snapshot:
-    """A running match as it was before an action (RunningMatch.snapshot): the engine's state
+    """A running match as it was before an action (Keeping.snapshot): the engine's state
     and its dice, and the server's own facts of the match that are stored with it."""
     state: dict[str, Any]
     drawn: int
@@ -79,7 +79,7 @@ class Snapshot:
 
 @dataclasses.dataclass
 class Timing:
-    """A running match's clock as its stored state keeps it (`RunningMatch.clock_state`), so
+    """A running match's clock as its stored state keeps it (`Keeping.clock_state`), so
     that a resume keeps it: the terms' seconds (None: no such clock), each player's expired
     turns, the decisions the server took for a player (the match record marks them) and a time
     bank's reserves, as of the last decision."""
@@ -98,29 +98,22 @@ def clocked_state(state: dict[str, Any]) -> bool:
 
 class RunningMatch:
     """A match between two users, with the sessions that are connected to it (None: a player
-    who has gone; only the archive's matches have no sessions at all)."""
+    who has gone; only the archive's matches have no sessions at all). Its facets: its clock
+    (`timing`, `timer`) and what the store keeps of it (`keeping`)."""
 
     def __init__(self, match_id: int, match: Match, names: tuple[str, str],
                  sessions: tuple[Session | None, Session | None],
                  owner_epoch: int = FIRST_OWNER_EPOCH) -> None:
         self.match_id = match_id
-        # The owner epoch this node holds (lobby.match_records): every store passes it, and
-        # fails with StaleMatchOwner once another node has claimed the match.
-        self.owner_epoch = owner_epoch
         self.match = match
         self.names = names  # [0] = inviter, [1] = joiner
         self.sessions: list[Session | None] = list(sessions)
-        self.lock = asyncio.Lock()
-        # Why the match is not rated, kept in its record: "asked" (`bot ... unrated`),
-        # "visitor" (never stored either), "undo"; None: rated.
-        self.unrated: str | None = None
-        self.stored = True  # False: a visitor's match, which nothing is written of
         # Against a bot: the states before the player's last decisions, with how many dice
         # had been drawn then (`undo`); None: no undo in this match.
         self.undo_points: collections.deque[UndoPoint] | None = None
         self.timing = Timing()  # the match's clock (MatchTerms) and what happened on it
         self.timer: MatchTimer | None = None
-        self.roll_tally = RollTally()  # its rolls for `dicetest`, finished games counted once
+        self.keeping = Keeping(self, owner_epoch)  # what the store writes of it, and when
 
     @classmethod
     def from_record(cls, record: MatchRecord, dice: Dice,
@@ -132,7 +125,7 @@ class RunningMatch:
         it succeeds from then on, so it holds the last state stored."""
         running = cls(record.match_id, Match.from_dict(record.state, dice),
                       (record.player_a, record.player_b), sessions, owner_epoch)
-        running.unrated = record.state.get("unrated")
+        running.keeping.unrated = record.state.get("unrated")
         running.restore_clock(record.state)
         running.allow_undo()
         return running
@@ -142,24 +135,6 @@ class RunningMatch:
         if any(session is not None and session.is_bot for session in self.sessions):
             self.undo_points = collections.deque(maxlen=UNDO_DEPTH)
 
-    def snapshot(self) -> Snapshot:
-        """Everything of the match that the store writes or an action changes, to go back to
-        if the store fails."""
-        undo = None if self.undo_points is None else list(self.undo_points)
-        return Snapshot(self.match.to_dict(), self.match.dice_source.drawn, self.unrated,
-                        list(self.timing.expiries), list(self.timing.played_for), undo,
-                        self.timing.bank)
-
-    def restore(self, snapshot: Snapshot) -> None:
-        """The match as it was at `snapshot`, its dice rewound, so the same dice come again."""
-        self.rewind((snapshot.state, snapshot.drawn))
-        self.unrated = snapshot.unrated
-        timing = self.timing
-        timing.expiries, timing.played_for = list(snapshot.expiries), list(snapshot.played_for)
-        timing.bank = snapshot.bank
-        if snapshot.undo_points is not None:
-            self.undo_points = collections.deque(snapshot.undo_points, maxlen=UNDO_DEPTH)
-
     def rewind(self, point: UndoPoint) -> None:
         """The engine's match as in `point`, its dice rewound to the pairs drawn then, so that
         every roll of the match stays its seed's."""
@@ -167,19 +142,6 @@ class RunningMatch:
         dice = self.match.dice_source
         dice.rewind(drawn)
         self.match = Match.from_dict(state, dice)
-
-    def clock_state(self) -> dict:
-        """The clock in the stored state (nothing for an untimed match, as before)."""
-        if not self.terms.timed:
-            return {}
-        timing = self.timing
-        state: dict[str, Any] = {"turn_seconds": timing.turn_seconds,
-                                 "takeover_seconds": timing.takeover_seconds,
-                                 "expiries": list(timing.expiries),
-                                 "played_for": list(timing.played_for)}
-        if timing.bank is not None:
-            state["bank"] = timing.bank.fields()
-        return state
 
     def restore_clock(self, state: dict) -> None:
         """The clock as `clock_state` stored it."""
@@ -207,6 +169,58 @@ class RunningMatch:
     def players(self) -> list[Session]:
         """The players still connected."""
         return [session for session in self.sessions if session is not None]
+
+
+class Keeping:
+    """What the store keeps of a running match and how it is written: the owner epoch it is
+    stored under, the lock its actions take turns by, whether it is stored at all, the facts
+    of it stored besides the engine's state, and the snapshot an action that fails to be
+    stored goes back to."""
+
+    def __init__(self, running: RunningMatch, owner_epoch: int) -> None:
+        self.running = running
+        # The owner epoch this node holds (lobby.match_records): every store passes it, and
+        # fails with StaleMatchOwner once another node has claimed the match.
+        self.owner_epoch = owner_epoch
+        self.lock = asyncio.Lock()
+        self.stored = True  # False: a visitor's match, which nothing is written of
+        # Why the match is not rated, kept in its record: "asked" (`bot ... unrated`),
+        # "visitor" (never stored either), "undo"; None: rated.
+        self.unrated: str | None = None
+        self.roll_tally = RollTally()  # its rolls for `dicetest`, finished games counted once
+
+    def snapshot(self) -> Snapshot:
+        """Everything of the match that the store writes or an action changes, to go back to
+        if the store fails."""
+        running = self.running
+        undo = None if running.undo_points is None else list(running.undo_points)
+        return Snapshot(running.match.to_dict(), running.match.dice_source.drawn, self.unrated,
+                        list(running.timing.expiries), list(running.timing.played_for), undo,
+                        running.timing.bank)
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """The match as it was at `snapshot`, its dice rewound, so the same dice come again."""
+        running = self.running
+        running.rewind((snapshot.state, snapshot.drawn))
+        self.unrated = snapshot.unrated
+        timing = running.timing
+        timing.expiries, timing.played_for = list(snapshot.expiries), list(snapshot.played_for)
+        timing.bank = snapshot.bank
+        if snapshot.undo_points is not None:
+            running.undo_points = collections.deque(snapshot.undo_points, maxlen=UNDO_DEPTH)
+
+    def clock_state(self) -> dict:
+        """The clock in the stored state (nothing for an untimed match, as before)."""
+        if not self.running.terms.timed:
+            return {}
+        timing = self.running.timing
+        state: dict[str, Any] = {"turn_seconds": timing.turn_seconds,
+                                 "takeover_seconds": timing.takeover_seconds,
+                                 "expiries": list(timing.expiries),
+                                 "played_for": list(timing.played_for)}
+        if timing.bank is not None:
+            state["bank"] = timing.bank.fields()
+        return state
 
 
 def new_match(length: int | None, dice: Dice, inviter: Session, joiner: Session,

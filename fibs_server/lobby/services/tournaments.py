@@ -346,7 +346,7 @@ class TournamentDirector:
                 first, second, _length(record, number, pairing),
                 resume=match is not None, terms=match_terms(record.spec.terms),
                 arranged=True))
-            if running is not None and running.stored and (number, position) not in \
+            if running is not None and running.keeping.stored and (number, position) not in \
                     record.match_ids:
                 links[position] = running.match_id
             return None
@@ -431,7 +431,8 @@ class TournamentDirector:
         running = await arranged_matches.arrange(self.arranging, Invitation(
             pairing.first, pairing.second, _length(record, number, pairing), resume=resume,
             terms=match_terms(record.spec.terms)))
-        if running is not None and running.stored and (number, position) not in record.match_ids:
+        if running is not None and running.keeping.stored and \
+                (number, position) not in record.match_ids:
             links[position] = running.match_id
 
     def _invite_bot(self, record: TournamentRecord, length: int, human: str, bot: str,

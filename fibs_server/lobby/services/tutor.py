@@ -51,7 +51,7 @@ def moment_key(running: RunningMatch) -> tuple[object, ...]:
 
 
 def rated(running: RunningMatch) -> bool:
-    return running.unrated is None
+    return running.keeping.unrated is None
 
 
 class Tutor:
