@@ -118,14 +118,14 @@ async def test_an_abandonment_forfeit_that_cannot_be_stored_changes_nothing(harn
     lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
     before = await harness.server.store.running_match("alice", "bob")
     with failing_updates(harness, "matches"):
-        assert await lobby.matches.close_abandoned() == 0
+        assert await lobby.matches.saved.close_abandoned() == 0
     after = await harness.server.store.running_match("alice", "bob")
     assert after is not None and after.state == before.state and after.left_by == "alice"
     ratings = [(await lobby.attendance.users.user_named(name))[1].rating for name in ("alice", "bob")]
     assert ratings == [1500.0, 1500.0]  # in memory too
     await bob.expect_lines(WHO_LINE, "6", WHO_LINE, "6")
     await bob.expect_silence()
-    assert await lobby.matches.close_abandoned() == 1  # the next check does it
+    assert await lobby.matches.saved.close_abandoned() == 1  # the next check does it
     record = await harness.server.store.match_by_id(before.match_id)
     assert record.finished and record.winner == "bob"
 

@@ -283,9 +283,9 @@ async def test_whois_counts_saved_and_abandoned_matches(harness, players):
     await ask(carol, "history alice", "alice has no finished matches.",
               "  Saved matches waiting: 1. Matches abandoned: 0.")
     lobby = harness.server.lobby
-    assert await lobby.matches.close_abandoned() == 0  # not yet
+    assert await lobby.matches.saved.close_abandoned() == 0  # not yet
     lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
-    assert await lobby.matches.close_abandoned() == 1
+    assert await lobby.matches.saved.close_abandoned() == 1
     await carol.send("history alice")
     await carol.skip_until("  Saved matches waiting: 0. Matches abandoned: 1.")
     await bob.send("history bob")
@@ -309,7 +309,7 @@ async def test_with_forfeits_on_the_player_who_stayed_wins_the_abandoned_match_r
     lobby = harness.server.lobby
     lobby.config.forfeit_abandoned = True
     lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
-    assert await lobby.matches.close_abandoned() == 1
+    assert await lobby.matches.saved.close_abandoned() == 1
     record = await harness.server.store.match_by_id(1)
     assert record.finished and record.abandoned and record.winner == "bob"
     assert record.state["score"][1] == 3 and record.state["history"][-1][-1]["event"] == \
@@ -335,7 +335,7 @@ async def test_an_abandoned_unlimited_match_is_closed_without_a_winner_even_with
     lobby = harness.server.lobby
     lobby.config.forfeit_abandoned = True
     lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
-    assert await lobby.matches.close_abandoned() == 1
+    assert await lobby.matches.saved.close_abandoned() == 1
     record = await harness.server.store.match_by_id(1)
     assert record.finished and record.abandoned and record.winner is None
     assert "ratings" not in record.state

@@ -43,7 +43,7 @@ async def left_by_alice(harness, alice, bob, length: str = "3") -> dict:
     await alice.send("leave")
     await bob.skip_until("** Player alice has left the game. The game was saved.")
     lobby = harness.server.lobby
-    assert await lobby.matches.close_abandoned() == 0  # not yet
+    assert await lobby.matches.saved.close_abandoned() == 0  # not yet
     harness.lobby_options["clock"].advance(lobby.config.abandon_after + 60)
     record = await harness.server.store.match_by_id(1)
     assert not record.finished and record.left_by == "alice"
@@ -56,7 +56,7 @@ async def test_an_abandoned_rated_match_is_settled_by_the_chances_where_it_stand
     stored = await left_by_alice(harness, alice, bob)
     chance = await asyncio.to_thread(match_chances, stored)
     assert chance is not None and 0.0 < chance < 1.0
-    assert await harness.server.lobby.matches.close_abandoned() == 1
+    assert await harness.server.lobby.matches.saved.close_abandoned() == 1
     store = harness.server.store
     record = await store.match_by_id(1)
     assert record.finished and record.abandoned and record.winner is None
@@ -77,7 +77,7 @@ async def test_an_abandoned_rated_match_is_settled_by_the_chances_where_it_stand
     assert match_games(record)["settled"] == settled
     [published] = await store.rated_matches_finished(0, 2**62, 0, 10)
     assert open_record(published, None)["settled"] == settled
-    assert await harness.server.lobby.matches.close_abandoned() == 0  # settled once
+    assert await harness.server.lobby.matches.saved.close_abandoned() == 0  # settled once
     assert (await store.match_counts("alice"))[1] == 1  # abandoned by alice, as a forfeit is
 
 
@@ -91,11 +91,11 @@ async def test_an_engine_without_an_answer_leaves_the_match_for_the_next_sweep(
     async def no_answer(state):
         raise TimeoutError("late")
     matches.chances = no_answer
-    assert await matches.close_abandoned() == 0
+    assert await matches.saved.close_abandoned() == 0
     record = await harness.server.store.match_by_id(1)
     assert not record.finished and "settled" not in record.state
     matches.chances = engine
-    assert await matches.close_abandoned() == 1
+    assert await matches.saved.close_abandoned() == 1
     assert "settled" in (await harness.server.store.match_by_id(1)).state
 
 
@@ -107,7 +107,7 @@ async def test_without_chances_for_the_match_the_player_who_stayed_wins_it(harne
     async def none(state):
         return None
     matches.chances = none
-    assert await matches.close_abandoned() == 1
+    assert await matches.saved.close_abandoned() == 1
     record = await harness.server.store.match_by_id(1)
     assert record.finished and record.abandoned and record.winner == "bob"
     assert "settled" not in record.state

@@ -121,7 +121,7 @@ async def test_an_arena_of_eight_for_ten_minutes_to_its_winner(harness):
                 assert closed.status is Status.RUNNING
                 assert len(closed.played.rounds) == len(record.played.rounds)
             await until(lambda: not matches.running_matches()
-                        and not server.lobby.matches.is_live(*BOTS),
+                        and not server.lobby.matches.saved.is_live(*BOTS),
                         "the wave's matches over", timeout=WAVE_TIMEOUT)
             waves += 1
             clock.advance(STEP)

@@ -99,7 +99,7 @@ async def test_built_in_bots_in_a_knockout_to_its_winner(harness):
                     "alice and bob's match played out", timeout=MATCH_TIMEOUT)
         assert (1, 0) in (await store.tournament(tid)).match_ids  # linked as it began
         matches = server.lobby.matches
-        await until(lambda: not matches.is_live(TOP_BOT, LAST_BOT),
+        await until(lambda: not matches.saved.is_live(TOP_BOT, LAST_BOT),
                     "the bots' match played out", timeout=MATCH_TIMEOUT)
 
         # The final: the winner of alice v bob invites the bots' winner, which plays it.

@@ -153,7 +153,7 @@ async def test_an_old_saved_match_waits_for_the_pairing(harness):
     await alice.skip_until(tournament_texts.match_begins(tid, 1, "bob"))
     record = await store.tournament(tid)
     assert record.match_ids[(1, 0)] != old.match_id
-    assert harness.server.lobby.matches.live_match_id("alice", "bob") == record.match_ids[(1, 0)]
+    assert harness.server.lobby.matches.saved.live_match_id("alice", "bob") == record.match_ids[(1, 0)]
     await won(alice, bob, "bob")
     await pass_over(harness)  # decided: the old match resumes by itself
     await bob.skip_until(re.compile(r"(alice has joined you|You are now playing with alice)"

@@ -53,7 +53,7 @@ async def test_a_sweep_settling_many_abandoned_matches_hurts_no_bystander(tmp_pa
         bystander = await harness.login_clip("bystander")
         quiet = await time_answers_quiet(bystander)
         lobby.config.wall_clock = lambda: time.time() + lobby.config.abandon_after + 60
-        sweep = asyncio.ensure_future(lobby.matches.close_abandoned())
+        sweep = asyncio.ensure_future(lobby.matches.saved.close_abandoned())
         delays = await time_answers_during(bystander, sweep)
         settled = sweep.result()
         # On a busy machine a match's chances may come later than their budget: that sweep
@@ -61,12 +61,12 @@ async def test_a_sweep_settling_many_abandoned_matches_hurts_no_bystander(tmp_pa
         for _ in range(MORE_SWEEPS):
             if settled == len(pairs):
                 break
-            settled += await lobby.matches.close_abandoned()
+            settled += await lobby.matches.saved.close_abandoned()
         assert settled == len(pairs)
         for match_id in range(1, len(pairs) + 1):
             record = await store.match_by_id(match_id)
             assert record.finished and record.winner is None and "settled" in record.state
-        assert await lobby.matches.close_abandoned() == 0
+        assert await lobby.matches.saved.close_abandoned() == 0
         assert_unhurt(quiet, delays, "a sweep settling abandoned matches by their chances")
     finally:
         await harness.stop()

@@ -140,6 +140,6 @@ async def test_an_abandonment_check_closes_no_match_claimed_since_it_read_it(two
             await b.match_store.claim_match(record.match_id)
         return records
     a.match_store.idle_matches = resumed_on_b_meanwhile  # type: ignore[method-assign]
-    assert await a.matches.close_abandoned() == 0
+    assert await a.matches.saved.close_abandoned() == 0
     record = await b.match_store.running_match("alice", "bob")
     assert record is not None and not record.finished and not record.abandoned

@@ -283,7 +283,7 @@ async def test_a_match_told_in_messages_from_the_invitation_to_its_saved_matches
             {"opponent": "bob", "length": 5, "score": {"player": 0, "opponent": 0},
              "online": False}]}]
     # bob's grace period is over (a timed match's): he forfeits it, and it is saved no more.
-    assert await lobby.matches.forfeit_saved(running.match_id, running.names,
+    assert await lobby.matches.saved.forfeit_saved(running.match_id, running.names,
                                              running.names.index("bob"), [])
     _, alice_told = split(alice_out)
     assert alice_told[-1] == {"type": "saved_matches", "matches": []}

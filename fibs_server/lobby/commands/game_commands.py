@@ -450,7 +450,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
     @table.on_login
     async def send_saved_matches(session: Session) -> None:
         """A page's Resume buttons: the saved matches, after the welcome."""
-        await matches.send_saved_matches([session])
+        await matches.saved.send_saved_matches([session])
 
     @table.on_login
     async def resume_waiting_matches(session: Session) -> None:

@@ -116,7 +116,7 @@ async def resume_waiting_matches(arranging: Arranging, name: str) -> None:
             continue  # only a timed match can be lost by absence: the others wait for `invite`
         opponent = record.player_b if record.player_a.lower() == name.lower() else record.player_a
         here = free_here(arranging, opponent)
-        if free_here(arranging, name) is not player or arranging.matches.is_live(name, opponent) or (
+        if free_here(arranging, name) is not player or arranging.matches.saved.is_live(name, opponent) or (
                 here is None and free_elsewhere(arranging, opponent) is None):
             continue
         if here is not None and here.is_bot:

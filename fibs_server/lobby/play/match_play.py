@@ -316,7 +316,8 @@ class Matches:
     store queued the match already, in the transaction that finished it), `freed` (told
     the names of the players of each match that finished: a saved timed match of theirs may
     resume now) and `chances` (the engine's winning chances of a stored match, which an
-    abandoned rated match is settled by)."""
+    abandoned rated match is settled by). The stored matches not running here are its facet
+    `saved` (SavedMatches)."""
 
     def __init__(self, table: MatchTable, store: MatchStore, people: People, tidings: Tidings,
                  settings: MatchSettings, *,
@@ -333,6 +334,7 @@ class Matches:
         self.freed = freed
         self.chances = chances
         self.timer_for = clocks(self)
+        self.saved = SavedMatches(self)
         # The matches whose last action the store refused, until it takes their state again
         # (`prompt_once_stored`), and the tries at it under way.
         self.unstored: set[RunningMatch] = set()
@@ -489,7 +491,7 @@ class Matches:
         for index, session in enumerate(running.sessions):
             if session is not None:
                 session.out.line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
-        await self.send_saved_matches(running.players())
+        await self.saved.send_saved_matches(running.players())
 
     # --- store ------------------------------------------------------------------------------------
 
@@ -668,7 +670,7 @@ class Matches:
             await self.settle(running, events, inviter, running.keeping.snapshot(),
                               told_if_undone=events)
         if stored:  # it replaced the pair's saved match, if they had one
-            await self.send_saved_matches(running.players())
+            await self.saved.send_saved_matches(running.players())
 
     async def saved_match_in_the_way(self, inviter: Session, joiner: Session) -> bool:
         """Whether the pair has a saved match that a new one must not replace: one against a bot
@@ -727,7 +729,7 @@ class Matches:
         async with running.keeping.lock:
             await self.settle(running, [], inviter, running.keeping.snapshot())
             remind(running, (0, 1))
-        await self.send_saved_matches(running.players())
+        await self.saved.send_saved_matches(running.players())
 
     async def claim(self, match_id: int) -> tuple[int, MatchRecord | None]:
         """This node owns the stored match from now on: the owner epoch it holds, and the match
@@ -738,79 +740,6 @@ class Matches:
             return 0, None
         record = await self.store.match_by_id(match_id)
         return epoch, None if record is None or record.finished else record
-
-    async def saved_matches_of(self, session: Session) -> list[info.SavedMatch]:
-        """The user's saved matches (stored, unfinished, not being played now), from their side."""
-        rows = []
-        for record in await self.store.running_matches(session.name):
-            if self.is_live(record.player_a, record.player_b):
-                continue
-            mine = 0 if record.player_a.lower() == session.name.lower() else 1
-            opponent = (record.player_a, record.player_b)[1 - mine]
-            score = record.state["score"]
-            online = self.people.online.get(opponent.lower())
-            rows.append(info.SavedMatch(opponent, online is not None,
-                                        online is not None and online.prefs.toggle("ready"),
-                                        record.length, score[mine], score[1 - mine]))
-        return rows
-
-    def is_live(self, name_a: str, name_b: str) -> bool:
-        """Whether the stored match between the two is being played right now (not saved)."""
-        return self.live_match_id(name_a, name_b) is not None
-
-    def live_match_id(self, name_a: str, name_b: str) -> int | None:
-        """The id of the match the two are playing right now here, if they are."""
-        player = self.people.online.get(name_a.lower())
-        pair = {name_a.lower(), name_b.lower()}
-        if player is not None and player.is_bot:
-            # A bot's session in `who` plays nothing: each of its matches has its own.
-            return next((running.match_id for running in self.table.bot_matches.values()
-                         if {name.lower() for name in running.names} == pair), None)
-        running = self.table.match_of(player) if player else None
-        if running is None or name_b.lower() not in (n.lower() for n in running.names):
-            return None
-        return running.match_id
-
-    async def send_saved_matches(self, sessions: Iterable[Session]) -> None:
-        """Their saved matches now, to those of `sessions` online whose page asked for messages."""
-        for session in sessions:
-            if (session.out.wants_events and self.people.is_online(session)
-                    and not self.people.is_visitor(session)):
-                session.out.event(web_events.saved_matches(await self.saved_matches_of(session)))
-
-    async def forfeit_saved(self, match_id: int, names: tuple[str, str], leaver: int,
-                            first: list[Say] | None, *, abandoned: bool = False) -> bool | None:
-        """The saved match `match_id` between `names` is lost by `leaver`, from its stored
-        state, scored, rated and reported like any won match. `first`: what its players who are
-        online are told before the forfeit (None: nobody is told; it was abandoned long ago).
-        Returns True if it was forfeited, False if it is no longer saved (finished, resumed or
-        replaced), None if that cannot be done now: a match of its players is being set up, or
-        the store failed (try again later)."""
-        online = [self.people.online.get(name.lower()) for name in names]
-        with self.table.starting(self._people_of(names)) as claimed:
-            if not claimed:
-                return None
-            record = await self.store.match_by_id(match_id)  # (a pairing's may be newer)
-            if (record is None or record.finished or any(
-                    running.match_id == match_id for running in self.table.running_matches())):
-                return False
-            try:
-                epoch, owned = await self.claim(match_id)
-            except Exception:
-                log.exception("claiming match %s to forfeit it failed", match_id)
-                return None
-            if owned is None:
-                return False
-            sessions = (online[0], online[1]) if first is not None else (None, None)
-            running = RunningMatch.from_record(owned, self.resumed_dice(owned), sessions, epoch)
-            async with running.keeping.lock:
-                before = running.keeping.snapshot()
-                events = told(running.match, running.match.forfeit(leaver))
-                stored = await self.settle(running, [*(first or []), *events], None, before,
-                                           abandoned=abandoned)
-        if stored:
-            await self.send_saved_matches([session for session in online if session is not None])
-        return True if stored else None
 
     def resumed_dice(self, record: MatchRecord) -> Dice:
         """A saved match's dice go on where they were: the same seed, past the pairs drawn. A
@@ -848,105 +777,6 @@ class Matches:
                 session.out.line(ROLL_OR_DOUBLE)
             remind(running, (index,))
 
-    # --- matches left unfinished ------------------------------------------------------------------
-
-    async def close_abandoned(self) -> int:
-        """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
-        player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
-        stayed wins a match of some length, rated; with `settle_by_chances` too, a rated match
-        the engine has chances for is settled by them (`settle_abandoned`). Returns how many
-        were closed."""
-        before = int(self.settings.wall_clock() - self.settings.abandon_after)
-        playing = {running.match_id for running in self.table.running_matches()}
-        closed = 0
-        for record in await self.store.idle_matches(before):
-            if record.match_id in playing:
-                continue
-            names = (record.player_a, record.player_b)
-            if self.settings.forfeit_abandoned and record.left_by in names and record.length:
-                leaver = names.index(record.left_by)
-                if self.settings.settle_by_chances and record.state.get("unrated") is None:
-                    try:
-                        chance = await self.chances(record.state)
-                    except Exception as error:
-                        log.warning("no winning chances for abandoned match %s (%s); asking "
-                                    "again at the next sweep", record.match_id, error)
-                        continue
-                    if chance is not None:
-                        closed += await self.settle_abandoned(record, leaver, chance) is True
-                        continue
-                # Nobody plays it now to be told of it.
-                closed += await self.forfeit_saved(
-                    record.match_id, names, leaver, None, abandoned=True) is True
-            else:
-                try:  # only if no node has claimed it since it was read
-                    await self.store.finish_match(record.match_id, record.state, None, [],
-                                                  abandoned=True, epoch=record.owner_epoch)
-                except StaleMatchOwner:
-                    continue  # resumed meanwhile, on another node
-                closed += 1
-        return closed
-
-    async def settle_abandoned(self, record: MatchRecord, leaver: int, chance: float
-                               ) -> bool | None:
-        """The abandoned rated match `record` settled where it stands by its players' winning
-        chances (`chance`: player 0's, from `record`'s state): finished without a winner, each
-        player rated with their chance as their share of the match (`rate_settled`), and what
-        settled it stored with it, under the state's `settled` (docs/FAIRNESS.md, "Abandoned
-        matches"). Nobody is told: it was abandoned long ago. Returns True if it was settled,
-        False if it changed since `record` was read (resumed, played on, finished), None if
-        that cannot be done now (a match of its players is being set up, the store failed)."""
-        names = (record.player_a, record.player_b)
-        with self.table.starting(self._people_of(names)) as claimed:
-            if not claimed:
-                return None
-            try:
-                if not self._unchanged(record, await self.store.match_by_id(record.match_id)):
-                    return False
-                epoch, owned = await self.claim(record.match_id)
-                if not self._unchanged(record, owned):
-                    return False
-                found = [(await self.people.user_named(name))[1] for name in names]
-                accounts = [account for account in found if account is not None]
-                assert record.length is not None and len(accounts) == 2
-                settled = rate_settled(PlayerRating(accounts[0].rating, accounts[0].experience),
-                                       PlayerRating(accounts[1].rating, accounts[1].experience),
-                                       record.length, chance)
-                updates = [RatingUpdate(name, after.rating, after.experience)
-                           for name, after in zip(names, settled.after)]
-                state = {**record.state,
-                         "ratings": {account.name: [account.rating, update.rating]
-                                     for account, update in zip(accounts, updates)},
-                         "settled": {"by": "winning chances", "left_by": names[leaver],
-                                     "chances": list(settled.shares),
-                                     "expected": list(settled.expectations),
-                                     "engine": f"bgsage, {SETTLEMENT_PLIES}-ply, cubeful"}}
-                await self.store.finish_match(record.match_id, state, None, updates,
-                                              abandoned=True, epoch=epoch)
-            except StaleMatchOwner:
-                return False  # claimed by another node since
-            except Exception:
-                log.exception("settling abandoned match %s failed", record.match_id)
-                return None
-        for account, update in zip(accounts, updates):
-            account.rating, account.experience = update.rating, update.experience
-        self.finished(record.match_id)
-        self.freed(names)
-        return True
-
-    @staticmethod
-    def _unchanged(record: MatchRecord, now: MatchRecord | None) -> bool:
-        """Whether the saved match `record` is still as it was read, unfinished."""
-        return (now is not None and not now.finished and now.state == record.state
-                and now.left_by == record.left_by)
-
-    def _people_of(self, names: tuple[str, str]) -> list[str]:
-        """Of a match's players, those whose matches are set up one at a time (a bot online
-        plays any number)."""
-        online = [self.people.online.get(name.lower()) for name in names]
-        return [name for name, session in zip(names, online)
-                if session is None or not session.is_bot]
-
     # --- parting: the match stops running here and stays saved ------------------------------------
 
     async def part(self, running: RunningMatch, leaver: int | None, script: Script) -> None:
@@ -979,17 +809,7 @@ class Matches:
         self.post(running, lambda sides: posts)
         self.table.forget(running)
         if running.keeping.stored and leaver is not None:  # (a server that stops tells no one)
-            await self.send_saved_matches(running.players())
-
-    def waits_for_both(self, names: tuple[str, str], leaver: int) -> None:
-        """A timed match's grace period ended without a forfeit: it waits, saved, for both
-        (to resume when both are online and free); its players are told so, wherever they
-        are (the classic sessions see nothing new)."""
-        for index, name in enumerate(names):
-            self.tidings.tell([name], notice(
-                [clock_texts.waits_for_both(names[1 - index])],
-                web_events.comeback_countdown(names[leaver], names[1 - leaver], None),
-                audience="extensions"))
+            await self.saved.send_saved_matches(running.players())
 
     def told_of_parting(self, running: RunningMatch, players: Iterable[int]) -> list[Session]:
         """`players`' sessions and the watchers of both players: who hears of a parting."""
@@ -1050,3 +870,198 @@ class Matches:
                                                 match_views.say(1, line),
                                                 match_views.say(WATCHERS, line)])
         return told
+
+
+class SavedMatches:
+    """The stored matches not running here, a facet of `Matches`: which a user has saved
+    (`saved_matches_of`, `send_saved_matches` to their pages), whether the match between two
+    is live here (`is_live`, `live_match_id`), one lost from its stored state
+    (`forfeit_saved`), the abandoned ones closed (`close_abandoned`) and one whose grace
+    period ended that waits for both (`waits_for_both`)."""
+
+    def __init__(self, matches: Matches) -> None:
+        self.matches = matches
+
+    async def saved_matches_of(self, session: Session) -> list[info.SavedMatch]:
+        """The user's saved matches (stored, unfinished, not being played now), from their side."""
+        rows = []
+        for record in await self.matches.store.running_matches(session.name):
+            if self.is_live(record.player_a, record.player_b):
+                continue
+            mine = 0 if record.player_a.lower() == session.name.lower() else 1
+            opponent = (record.player_a, record.player_b)[1 - mine]
+            score = record.state["score"]
+            online = self.matches.people.online.get(opponent.lower())
+            rows.append(info.SavedMatch(opponent, online is not None,
+                                        online is not None and online.prefs.toggle("ready"),
+                                        record.length, score[mine], score[1 - mine]))
+        return rows
+
+    def is_live(self, name_a: str, name_b: str) -> bool:
+        """Whether the stored match between the two is being played right now (not saved)."""
+        return self.live_match_id(name_a, name_b) is not None
+
+    def live_match_id(self, name_a: str, name_b: str) -> int | None:
+        """The id of the match the two are playing right now here, if they are."""
+        player = self.matches.people.online.get(name_a.lower())
+        pair = {name_a.lower(), name_b.lower()}
+        if player is not None and player.is_bot:
+            # A bot's session in `who` plays nothing: each of its matches has its own.
+            return next((running.match_id for running in self.matches.table.bot_matches.values()
+                         if {name.lower() for name in running.names} == pair), None)
+        running = self.matches.table.match_of(player) if player else None
+        if running is None or name_b.lower() not in (n.lower() for n in running.names):
+            return None
+        return running.match_id
+
+    async def send_saved_matches(self, sessions: Iterable[Session]) -> None:
+        """Their saved matches now, to those of `sessions` online whose page asked for messages."""
+        for session in sessions:
+            people = self.matches.people
+            if (session.out.wants_events and people.is_online(session)
+                    and not people.is_visitor(session)):
+                session.out.event(web_events.saved_matches(await self.saved_matches_of(session)))
+
+    async def forfeit_saved(self, match_id: int, names: tuple[str, str], leaver: int,
+                            first: list[Say] | None, *, abandoned: bool = False) -> bool | None:
+        """The saved match `match_id` between `names` is lost by `leaver`, from its stored
+        state, scored, rated and reported like any won match. `first`: what its players who are
+        online are told before the forfeit (None: nobody is told; it was abandoned long ago).
+        Returns True if it was forfeited, False if it is no longer saved (finished, resumed or
+        replaced), None if that cannot be done now: a match of its players is being set up, or
+        the store failed (try again later)."""
+        matches = self.matches
+        online = [matches.people.online.get(name.lower()) for name in names]
+        with matches.table.starting(self._people_of(names)) as claimed:
+            if not claimed:
+                return None
+            record = await matches.store.match_by_id(match_id)  # (a pairing's may be newer)
+            if (record is None or record.finished or any(
+                    running.match_id == match_id for running in matches.table.running_matches())):
+                return False
+            try:
+                epoch, owned = await matches.claim(match_id)
+            except Exception:
+                log.exception("claiming match %s to forfeit it failed", match_id)
+                return None
+            if owned is None:
+                return False
+            sessions = (online[0], online[1]) if first is not None else (None, None)
+            running = RunningMatch.from_record(owned, matches.resumed_dice(owned), sessions, epoch)
+            async with running.keeping.lock:
+                before = running.keeping.snapshot()
+                events = told(running.match, running.match.forfeit(leaver))
+                stored = await matches.settle(running, [*(first or []), *events], None, before,
+                                              abandoned=abandoned)
+        if stored:
+            await self.send_saved_matches([session for session in online if session is not None])
+        return True if stored else None
+
+    async def close_abandoned(self) -> int:
+        """Close the saved matches nobody has played for `LobbyConfig.abandon_after` seconds: the
+        player who left them has abandoned them. With `LobbyConfig.forfeit_abandoned` the one who
+        stayed wins a match of some length, rated; with `settle_by_chances` too, a rated match
+        the engine has chances for is settled by them (`settle_abandoned`). Returns how many
+        were closed."""
+        settings, store = self.matches.settings, self.matches.store
+        before = int(settings.wall_clock() - settings.abandon_after)
+        playing = {running.match_id for running in self.matches.table.running_matches()}
+        closed = 0
+        for record in await store.idle_matches(before):
+            if record.match_id in playing:
+                continue
+            names = (record.player_a, record.player_b)
+            if settings.forfeit_abandoned and record.left_by in names and record.length:
+                leaver = names.index(record.left_by)
+                if settings.settle_by_chances and record.state.get("unrated") is None:
+                    try:
+                        chance = await self.matches.chances(record.state)
+                    except Exception as error:
+                        log.warning("no winning chances for abandoned match %s (%s); asking "
+                                    "again at the next sweep", record.match_id, error)
+                        continue
+                    if chance is not None:
+                        closed += await self.settle_abandoned(record, leaver, chance) is True
+                        continue
+                # Nobody plays it now to be told of it.
+                closed += await self.forfeit_saved(
+                    record.match_id, names, leaver, None, abandoned=True) is True
+            else:
+                try:  # only if no node has claimed it since it was read
+                    await store.finish_match(record.match_id, record.state, None, [],
+                                             abandoned=True, epoch=record.owner_epoch)
+                except StaleMatchOwner:
+                    continue  # resumed meanwhile, on another node
+                closed += 1
+        return closed
+
+    async def settle_abandoned(self, record: MatchRecord, leaver: int, chance: float
+                               ) -> bool | None:
+        """The abandoned rated match `record` settled where it stands by its players' winning
+        chances (`chance`: player 0's, from `record`'s state): finished without a winner, each
+        player rated with their chance as their share of the match (`rate_settled`), and what
+        settled it stored with it, under the state's `settled` (docs/FAIRNESS.md, "Abandoned
+        matches"). Nobody is told: it was abandoned long ago. Returns True if it was settled,
+        False if it changed since `record` was read (resumed, played on, finished), None if
+        that cannot be done now (a match of its players is being set up, the store failed)."""
+        names = (record.player_a, record.player_b)
+        with self.matches.table.starting(self._people_of(names)) as claimed:
+            if not claimed:
+                return None
+            try:
+                stored = await self.matches.store.match_by_id(record.match_id)
+                if not self._unchanged(record, stored):
+                    return False
+                epoch, owned = await self.matches.claim(record.match_id)
+                if not self._unchanged(record, owned):
+                    return False
+                found = [(await self.matches.people.user_named(name))[1] for name in names]
+                accounts = [account for account in found if account is not None]
+                assert record.length is not None and len(accounts) == 2
+                settled = rate_settled(PlayerRating(accounts[0].rating, accounts[0].experience),
+                                       PlayerRating(accounts[1].rating, accounts[1].experience),
+                                       record.length, chance)
+                updates = [RatingUpdate(name, after.rating, after.experience)
+                           for name, after in zip(names, settled.after)]
+                state = {**record.state,
+                         "ratings": {account.name: [account.rating, update.rating]
+                                     for account, update in zip(accounts, updates)},
+                         "settled": {"by": "winning chances", "left_by": names[leaver],
+                                     "chances": list(settled.shares),
+                                     "expected": list(settled.expectations),
+                                     "engine": f"bgsage, {SETTLEMENT_PLIES}-ply, cubeful"}}
+                await self.matches.store.finish_match(record.match_id, state, None, updates,
+                                                      abandoned=True, epoch=epoch)
+            except StaleMatchOwner:
+                return False  # claimed by another node since
+            except Exception:
+                log.exception("settling abandoned match %s failed", record.match_id)
+                return None
+        for account, update in zip(accounts, updates):
+            account.rating, account.experience = update.rating, update.experience
+        self.matches.finished(record.match_id)
+        self.matches.freed(names)
+        return True
+
+    @staticmethod
+    def _unchanged(record: MatchRecord, now: MatchRecord | None) -> bool:
+        """Whether the saved match `record` is still as it was read, unfinished."""
+        return (now is not None and not now.finished and now.state == record.state
+                and now.left_by == record.left_by)
+
+    def _people_of(self, names: tuple[str, str]) -> list[str]:
+        """Of a match's players, those whose matches are set up one at a time (a bot online
+        plays any number)."""
+        online = [self.matches.people.online.get(name.lower()) for name in names]
+        return [name for name, session in zip(names, online)
+                if session is None or not session.is_bot]
+
+    def waits_for_both(self, names: tuple[str, str], leaver: int) -> None:
+        """A timed match's grace period ended without a forfeit: it waits, saved, for both
+        (to resume when both are online and free); its players are told so, wherever they
+        are (the classic sessions see nothing new)."""
+        for index, name in enumerate(names):
+            self.matches.tidings.tell([name], notice(
+                [clock_texts.waits_for_both(names[1 - index])],
+                web_events.comeback_countdown(names[leaver], names[1 - leaver], None),
+                audience="extensions"))

@@ -189,7 +189,7 @@ class MatchClocks:
             await self._wait_for_both(match_id, names, leaver)
             return
         back = clock_texts.did_not_come_back(names[leaver], self.grace_seconds)
-        forfeited = await self.matches.forfeit_saved(match_id, names, leaver,
+        forfeited = await self.matches.saved.forfeit_saved(match_id, names, leaver,
                                                      [say(0, back), say(1, back)])
         if forfeited is None:  # being set up (resumed?) or not stored: try again shortly
             # (Not compared again: the failed forfeit may have claimed the match itself.)
@@ -208,7 +208,7 @@ class MatchClocks:
                 self._wait_for_both(match_id, names, leaver)))
             return
         if marked:  # not resumed (nor left again by the other) meanwhile
-            self.matches.waits_for_both(names, leaver)
+            self.matches.saved.waits_for_both(names, leaver)
 
     async def quiet(self) -> None:
         """Until the work of every alarm that has rung is done (what a test waits for after

@@ -1,6 +1,6 @@
 """The periodic sweeps over the database: timed matches left on a node that stopped or died
 get their grace period (`MatchClocks.resume_graces`), and matches left unfinished too long are
-closed (`Matches.close_abandoned`). One node of a lobby runs them: the holder of the
+closed (`SavedMatches.close_abandoned`). One node of a lobby runs them: the holder of the
 `sweeps` lease (docs/NODES.md, "Leases"); on one node, that node, from its start.
 
 A running match's turn clock, the grace of a match left on this node and the expiry of an
@@ -49,7 +49,7 @@ class DatabaseSweeps:
 
     async def _close_abandoned(self) -> None:
         try:
-            closed = await self.matches.close_abandoned()
+            closed = await self.matches.saved.close_abandoned()
             if closed:
                 log.info("closed %d abandoned matches", closed)
         except Exception:

@@ -318,7 +318,7 @@ class TournamentDirector:
         assert played is not None
         tid = record.tournament_id
         linked = record.match_ids.get((number, position))
-        if linked is not None and linked == self.arranging.matches.live_match_id(first, second):
+        if linked is not None and linked == self.arranging.matches.saved.live_match_id(first, second):
             return None  # its match is being played here: nothing to read from the store
         match = None if fresh else await self._match_of(record, number, position, first,
                                                         second, started_at, links)
@@ -327,7 +327,7 @@ class TournamentDirector:
                 return None, True
             return next(name for name in (first, second)
                         if name.lower() == match.winner.lower()), False
-        if match is not None and self.arranging.matches.is_live(first, second):
+        if match is not None and self.arranging.matches.saved.is_live(first, second):
             return None  # played now; a dropout is the timed match's grace period's
         out = [name for name in (first, second) if name in played.withdrawn]
         if out:
@@ -376,7 +376,7 @@ class TournamentDirector:
                 names = (match.player_a, match.player_b)
                 leaver = next(index for index, name in enumerate(names)
                               if name.lower() != present[0].lower())
-                await self.arranging.matches.forfeit_saved(match.match_id, names, leaver, [])
+                await self.arranging.matches.saved.forfeit_saved(match.match_id, names, leaver, [])
             return None
         absent = [name for name in (first, second) if name not in present]
         winner = present[0] if present else None
