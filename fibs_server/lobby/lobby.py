@@ -434,7 +434,7 @@ class Lobby:
             previous.out.line(texts.logged_in_again(session.connection.host))
             self.attendance.users.connections.discard(previous)
             self.attendance.went_offline(account.name)
-            self.match_table.withdraw(account.name)
+            self.match_table.invitations.withdraw(account.name)
             self.match_table.take_over(previous, session)
             # a match on another node
             session.place.seated_elsewhere = previous.place.seated_elsewhere
@@ -512,7 +512,7 @@ class Lobby:
             return
         players = [] if running is None else [player for player in running.sessions if player]
         watchers = [watcher.name for player in players
-                    for watcher in self.match_table.watchers_of(player)]
+                    for watcher in self.match_table.watchers.watchers_of(player)]
         self.attendance.messenger.tell([opponent, *watchers], notice(
             [], web_events.player_connection(session.name, connected)))
 
@@ -550,14 +550,14 @@ class Lobby:
         self.gatekeeper.session_tokens.revoke(name)
         self.held.release(session)
         table = self.match_table
-        table.withdraw(name)
+        table.invitations.withdraw(name)
         table.open_tables.close(name)  # its creator left before anyone sat
         told: set[Session] = set()  # who heard of the logout already, in other words
         for hook in self.dispatcher.logout_hooks:  # the running match is parted (Matches.part)
             told.update(await hook(session, departure))
-        table.stop_watching(session)
-        for watcher in table.watchers_of(session):
-            table.set_watching(watcher, None)
+        table.watchers.stop_watching(session)
+        for watcher in table.watchers.watchers_of(session):
+            table.watchers.set_watching(watcher, None)
             self.attendance.messenger.tell([watcher.name], notice([game_texts.no_longer_watching(name)],
                                                        web_events.watch_ended(name)))
             told.add(watcher)

@@ -543,17 +543,18 @@ async def test_a_watcher_who_logs_in_again_or_out_is_no_longer_told(harness, pla
     await alice.skip_until("It's your turn to move.")
     await carol.skip_until("alice and bob start a 5 point match.")
     await ask(carol, "watch alice", "You're now watching alice.", re.compile(r"board:alice:.*"))
-    assert [w.name for w in lobby.match_table.watchers_of(lobby.attendance.users.online["alice"])] == ["carol"]
+    watched = lobby.attendance.users.online["alice"]
+    assert [w.name for w in lobby.match_table.watchers.watchers_of(watched)] == ["carol"]
     # A second login replaces carol's session: the old one watches no more.
     carol_again = await harness.login_telnet("carol")
-    assert lobby.match_table.watchers_of(lobby.attendance.users.online["alice"]) == []
+    assert lobby.match_table.watchers.watchers_of(watched) == []
     await ask(carol_again, "watch alice", "You're now watching alice.",
               re.compile(r"board:alice:.*"))
     await alice.send("move 8-5 6-5")
     await carol_again.expect_lines("alice moves 8-5 6-5 .", re.compile(r"board:alice:.*"))
     await carol_again.send("bye")
     await alice.skip_until("carol stops watching you.")
-    assert lobby.match_table.watchers == {}
+    assert lobby.match_table.watchers.by_player == {}
 
 
 async def test_each_board_shows_the_moment_of_the_text_before_it(harness, players):

@@ -186,7 +186,7 @@ async def test_bot_matches_are_capped_per_address_and_in_all_every_way_in(
     await alice.send("toggle ready")
     await alice.send("invite bot_beginner 1")
     await alice.skip_until(texts.TOO_MANY_BOT_MATCHES_FROM_ADDRESS)  # the bot's answer
-    assert lobby.match_table.invitation_from("alice") is None
+    assert lobby.match_table.invitations.invitation_from("alice") is None
     # Another address plays the third; a fourth address finds the bots busy.
     other = await harness.connect("visitor", "127.0.0.3")
     await other.send("bot beginner 1")

@@ -21,7 +21,7 @@ async def table(tmp_path):
     users = {name: await logged_in(lobby, name, **toggles) for name, toggles in
              (("alice", {"ready": True}), ("bob", {"ready": True}), ("carol", {}))}
     (alice, _), (bob, _), (carol, _) = users["alice"], users["bob"], users["carol"]
-    lobby.match_table.set_watching(carol, alice)
+    lobby.match_table.watchers.set_watching(carol, alice)
     await lobby.matches.start_match(alice, bob, 1)
     for _, connection in users.values():
         connection.lines()

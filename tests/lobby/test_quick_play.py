@@ -155,7 +155,7 @@ async def test_a_pair_across_nodes_whose_match_did_not_start_seeks_on(tmp_path):
     await until(lambda: a.attendance.users.directory.get("bob") is not None, "a hears of bob")
     b.quick_play.seek(bob, 3, MatchTerms(), 200.0)  # paired on a now, the match to start
     with b.match_table.starting(["bob"]):  # bob busy on b when a asks b to have him join
-        await until(lambda: a.match_table.invitation_from("ann") is not None,
+        await until(lambda: a.match_table.invitations.invitation_from("ann") is not None,
                     "a's arrangement, sent to b")
     for out, other in ((ann_out, "bob"), (bob_out, "ann")):
         assert quick_play_texts.paired(other) in out.take()

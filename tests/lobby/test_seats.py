@@ -306,7 +306,7 @@ async def test_seat_letters_of_the_wrong_shape_cost_only_themselves(tmp_path):
     await settled(a, b)
     assert bob_hears.lines() == ["** Error: can't find player bob"]
     assert bob.place.seated_elsewhere is None and not a.seats.here
-    assert a.match_table.invitation_from("alice") is not None
+    assert a.match_table.invitations.invitation_from("alice") is not None
     await b.dispatch(bob, "join alice")
     await settled(a, b)
     assert a.match_table.match_of(alice) is not None

@@ -72,8 +72,8 @@ async def test_a_whole_match_in_typed_messages_beside_fibs_lines(tmp_path):
                                                  "turn_seconds": 30, "takeover_seconds": None, "rated": True, "bank": None}}]
     await lobby.dispatch(bob, "invite alice 3")
     await lobby.dispatch(alice, "join bob")
-    lobby.match_table.set_watching(carol, bob)
-    lobby.match_table.set_watching(dave, bob)
+    lobby.match_table.watchers.set_watching(carol, bob)
+    lobby.match_table.watchers.set_watching(dave, bob)
     await lobby.dispatch(alice, "say good luck {bob}")
     await lobby.dispatch(carol, "kibitz nice roll")
     await lobby.dispatch(bob, "tell carol thanks")

@@ -157,7 +157,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             players = running.players()
         else:
             return None
-        return players, [w for p in players for w in match_table.watchers_of(p)]
+        return players, [w for p in players for w in match_table.watchers.watchers_of(p)]
 
     async def _talk_at_table(session: Session, command: Command, *,
                              to_players: bool) -> None:
@@ -278,7 +278,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         session.out.line(chat.gag_reply(account.name, on) if kind == "gag"
                          else chat.blind_reply(account.name, on))
         if kind == "blind" and on and online is not None and online.place.watching is session:
-            match_table.stop_watching(online)
+            match_table.watchers.stop_watching(online)
             attendance.messenger.tell([online.name], notice([chat.doesnt_want_you_to_watch(session.name)]))
             attendance.broadcast_who(online)
 

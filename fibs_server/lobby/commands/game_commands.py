@@ -178,7 +178,8 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             if saved is None:
                 session.out.line(game_texts.give_a_match_length(target.name))
                 return
-            match_table.invite(Invitation(session.name, target.name, saved.length, resume=True))
+            match_table.invitations.invite(Invitation(session.name, target.name, saved.length,
+                                                      resume=True))
             session.out.line(game_texts.you_invited_to_resume(target.name))
             session.out.event(web_events.invitation_sent(target.name, saved.length, resume=True))
             _tell_invited(session, target,
@@ -204,7 +205,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if refused is not None:
             session.out.line(refused)
             return
-        match_table.invite(Invitation(session.name, target.name, points, terms=terms))
+        match_table.invitations.invite(Invitation(session.name, target.name, points, terms=terms))
         session.out.lines(game_texts.you_invited(target.name, points, terms))
         session.out.event(web_events.invitation_sent(target.name, points, terms=terms))
         _tell_invited(session, target,
@@ -250,7 +251,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             seats.join_elsewhere(session, elsewhere)
             return
         assert inviter is not None
-        invitation = match_table.invitation_from(inviter.name)
+        invitation = match_table.invitations.invitation_from(inviter.name)
         if invitation is None or invitation.invitee.lower() != session.name.lower():
             invitation = await saved_match_to_resume(session, inviter)
         if invitation is None or inviter is session:
@@ -267,8 +268,8 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if not inviter.prefs.toggle("ready") and not invitation.arranged:
             session.out.line(game_texts.refusing_games(inviter.name))
             return
-        match_table.withdraw(inviter.name, accepted_by=session.name)
-        match_table.withdraw(session.name)
+        match_table.invitations.withdraw(inviter.name, accepted_by=session.name)
+        match_table.invitations.withdraw(session.name)
         await matches.play_invitation(invitation, inviter, session)
 
     async def saved_match_to_resume(session: Session, other: Session
@@ -476,14 +477,14 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
         if session.place.watching is not None:
             session.out.line(game_texts.you_stop_watching(session.place.watching.name,
                                                           for_another=True))
-            match_table.stop_watching(session)
+            match_table.watchers.stop_watching(session)
         if elsewhere is not None:
             # A seat on their node watches for this user (its blind list is checked there).
             seats.watch_elsewhere(session, elsewhere)
             return
         seats.leave_watch(session)
         assert target is not None
-        match_table.set_watching(session, target)
+        match_table.watchers.set_watching(session, target)
         session.out.line(game_texts.you_are_now_watching(target.name))
         attendance.messenger.tell([target.name], notice([game_texts.is_watching_you(session.name)]))
         running = match_table.match_of(target)
@@ -508,7 +509,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             return
         session.out.line(game_texts.you_stop_watching(session.place.watching.name,
                                                       for_another=False))
-        match_table.stop_watching(session)
+        match_table.watchers.stop_watching(session)
         attendance.broadcast_who(session)
 
     @table.command("look", forwarded=Forwarding.HOST)

@@ -90,13 +90,13 @@ async def _host(arranging: Arranging, inviter: Session, invitation: Invitation) 
     if invitee is not None:
         if inviter.is_bot or invitee.is_bot:
             return None
-        arranging.match_table.withdraw(inviter.name, accepted_by=invitee.name)
-        arranging.match_table.withdraw(invitee.name)
+        arranging.match_table.invitations.withdraw(inviter.name, accepted_by=invitee.name)
+        arranging.match_table.invitations.withdraw(invitee.name)
         await arranging.matches.play_invitation(invitation, inviter, invitee)
         return arranging.match_table.match_of(inviter)
     home = free_elsewhere(arranging, invitation.invitee)
     if home is not None and not inviter.is_bot:
-        arranging.match_table.invite(invitation)
+        arranging.match_table.invitations.invite(invitation)
         arranging.attendance.messenger.tell_node(JoinArranged(arranging.settings.node_id, home.node, invitation.invitee,
                                                inviter.name))
     return None

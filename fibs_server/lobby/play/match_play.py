@@ -550,7 +550,7 @@ class Matches:
         if to is WATCHERS:
             return [(watcher, index) for index, player in enumerate(running.sessions)
                     if player is not None and watching in (None, index)
-                    for watcher in self.table.watchers_of(player)]
+                    for watcher in self.table.watchers.watchers_of(player)]
         player = running.sessions[to]
         return [(player, to)] if player is not None else []
 
@@ -815,7 +815,7 @@ class Matches:
         """`players`' sessions and the watchers of both players: who hears of a parting."""
         told = [s for index, s in enumerate(running.sessions) if s is not None and index in players]
         for session in running.players():
-            told += self.table.watchers_of(session)
+            told += self.table.watchers.watchers_of(session)
         return told
 
     async def leave(self, session: Session) -> None:

@@ -18,6 +18,10 @@ from fibs_server.protocol.wording import game_texts
 
 
 class MatchTable:
+    """Who plays whom, and who is about to: the running matches by player, the players whose
+    match is being set up, and two facets, the invitations (`invitations`) and who watches
+    whom (`watchers`)."""
+
     def __init__(self, changed: Callable[[Session], None],
                  withdrawn: Callable[[Invitation], None],
                  tell: Callable[[Collection[str], Letter], None],
@@ -28,18 +32,12 @@ class MatchTable:
         # `watching_changed(session)`: whom the session watches changed (the seats tell a
         # match on another node).
         self.changed = changed
-        self.withdrawn = withdrawn
-        self.tell = tell
-        self.watching_changed = watching_changed
-        self._invitations: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
+        self.invitations = Invitations(withdrawn)
         self.open_tables = OpenTables()  # matches offered to whoever sits first
         self.playing: dict[str, RunningMatch] = {}  # lower-case player name -> their match
         self.bot_matches: dict[Session, RunningMatch] = {}  # a bot's session -> its match
         self._starting: set[str] = set()  # lower-case names of players whose match is being set up
-        # Who watches whom: every move is told to the players' watchers, and a scan of
-        # everyone online per move would make 1,000 matches among 10,000 users cost 20
-        # million checks a second. Dicts keep the order watchers came in.
-        self.watchers: dict[Session, dict[Session, None]] = {}
+        self.watchers = Watchers(self, tell, watching_changed)
 
     # --- matches -------------------------------------------------------------------------------
 
@@ -59,24 +57,7 @@ class MatchTable:
                 or (elsewhere is not None and elsewhere.playing)
                 or session.name.lower() in self._starting)
 
-    # --- invitations and starts ----------------------------------------------------------------
-
-    def invite(self, invitation: Invitation) -> None:
-        """The inviter's invitation, in place of any earlier one of theirs."""
-        earlier = self._invitations.get(invitation.inviter.lower())
-        self._invitations[invitation.inviter.lower()] = invitation
-        if earlier is not None and earlier.invitee.lower() != invitation.invitee.lower():
-            self.withdrawn(earlier)
-
-    def withdraw(self, inviter_name: str, accepted_by: str | None = None) -> None:
-        """The user's invitation, if any, is no more (they left, or play elsewhere: with
-        `accepted_by`, who may be its invitee, who joined it)."""
-        invitation = self._invitations.pop(inviter_name.lower(), None)
-        if invitation is not None and invitation.invitee.lower() != (accepted_by or "").lower():
-            self.withdrawn(invitation)
-
-    def invitation_from(self, inviter_name: str) -> Invitation | None:
-        return self._invitations.get(inviter_name.lower())
+    # --- starts ---------------------------------------------------------------------------------
 
     @contextlib.contextmanager
     def starting(self, names: Collection[str]) -> Iterator[bool]:
@@ -125,11 +106,11 @@ class MatchTable:
                 self.bot_matches[session] = running
                 continue
             self.playing[session.name.lower()] = running
-            self.withdraw(session.name,
-                          accepted_by=running.opponent_name(running.index_of(session)))
+            self.invitations.withdraw(session.name,
+                                      accepted_by=running.opponent_name(running.index_of(session)))
             self.open_tables.close(session.name)  # a creator who plays elsewhere left it
             if session.place.watching is not None:
-                self.stop_watching(session)
+                self.watchers.stop_watching(session)
         for session in running.players():
             self.changed(session)
 
@@ -149,30 +130,67 @@ class MatchTable:
         """A new login of a user who was online: the new session takes the old one's place in
         its running match (the opponent and watchers go on as before); what the old one
         watched it watches no more. Returns the match taken over."""
-        self.set_watching(previous, None)
+        watchers = self.watchers
+        watchers.set_watching(previous, None)
         running = self.match_of(previous)
         if running is None:
             return None
         running.sessions[running.index_of(previous)] = session
-        for watcher in self.watchers_of(previous):
-            self.set_watching(watcher, session)
+        for watcher in watchers.watchers_of(previous):
+            watchers.set_watching(watcher, session)
         return running
 
-    # --- watching ------------------------------------------------------------------------------
+
+class Invitations:
+    """The standing invitations, one an inviter."""
+
+    def __init__(self, withdrawn: Callable[[Invitation], None]) -> None:
+        self.withdrawn = withdrawn
+        self._by_inviter: dict[str, Invitation] = {}  # lower-case inviter name -> invitation
+
+    def invite(self, invitation: Invitation) -> None:
+        """The inviter's invitation, in place of any earlier one of theirs."""
+        earlier = self._by_inviter.get(invitation.inviter.lower())
+        self._by_inviter[invitation.inviter.lower()] = invitation
+        if earlier is not None and earlier.invitee.lower() != invitation.invitee.lower():
+            self.withdrawn(earlier)
+
+    def withdraw(self, inviter_name: str, accepted_by: str | None = None) -> None:
+        """The user's invitation, if any, is no more (they left, or play elsewhere: with
+        `accepted_by`, who may be its invitee, who joined it)."""
+        invitation = self._by_inviter.pop(inviter_name.lower(), None)
+        if invitation is not None and invitation.invitee.lower() != (accepted_by or "").lower():
+            self.withdrawn(invitation)
+
+    def invitation_from(self, inviter_name: str) -> Invitation | None:
+        return self._by_inviter.get(inviter_name.lower())
+
+
+class Watchers:
+    """Who watches whom. Every move is told to the players' watchers, and a scan of everyone
+    online per move would make 1,000 matches among 10,000 users cost 20 million checks a
+    second: the watchers are kept by player, in the order they came in."""
+
+    def __init__(self, table: MatchTable, tell: Callable[[Collection[str], Letter], None],
+                 watching_changed: Callable[[Session], None]) -> None:
+        self.table = table
+        self.tell = tell
+        self.watching_changed = watching_changed
+        self.by_player: dict[Session, dict[Session, None]] = {}
 
     def watchers_of(self, player: Session) -> list[Session]:
-        return list(self.watchers.get(player, ()))
+        return list(self.by_player.get(player, ()))
 
     def set_watching(self, session: Session, player: Session | None) -> None:
         """`session` watches `player` now (None: nobody), quietly."""
         if session.place.watching is not None:
-            theirs = self.watchers[session.place.watching]
+            theirs = self.by_player[session.place.watching]
             del theirs[session]
             if not theirs:
-                del self.watchers[session.place.watching]
+                del self.by_player[session.place.watching]
         session.place.watching = player
         if player is not None:
-            self.watchers.setdefault(player, {})[session] = None
+            self.by_player.setdefault(player, {})[session] = None
         self.watching_changed(session)
 
     def stop_watching(self, session: Session) -> None:
@@ -183,7 +201,7 @@ class MatchTable:
         self.set_watching(session, None)
         session.out.event(web_events.watch_ended(watched.name))
         self.tell([watched.name], notice([game_texts.stops_watching_you(session.name)]))
-        running = self.match_of(watched)
+        running = self.table.match_of(watched)
         opponent = running.opponent_of(watched) if running is not None else None
         if opponent is not None:
             self.tell([opponent.name],

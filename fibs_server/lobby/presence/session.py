@@ -46,11 +46,18 @@ if TYPE_CHECKING:  # a type only: the lobby's, given to every session
 log = logging.getLogger(__name__)
 
 
+class WatchersOfPlayers(Protocol):
+    """Who watches whom (lobby.match_table.Watchers)."""
+
+    def set_watching(self, session: Session, player: Session | None) -> None: ...
+
+
 class PlayersAndWatchers(Protocol):
     """What a session needs of who plays and watches whom (lobby.match_table.MatchTable,
     which imports this module)."""
 
-    def set_watching(self, session: Session, player: Session | None) -> None: ...
+    @property
+    def watchers(self) -> WatchersOfPlayers: ...
 
     def opponent_name_of(self, session: Session) -> str | None: ...
 
@@ -424,7 +431,7 @@ class Session:
     def close(self) -> None:
         if self.stage is not Stage.CLOSED:
             # quietly: a replaced or kicked session must not stay listed
-            self.given.match_table.set_watching(self, None)
+            self.given.match_table.watchers.set_watching(self, None)
             self.dialogue.closed()
             self.connection.close()
 

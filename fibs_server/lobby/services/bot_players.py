@@ -213,9 +213,9 @@ class BotPlayers:
             return
         with self.match_slot(inviting) as refusal:
             if refusal is not None:
-                invitation = self._table.invitation_from(inviter)
+                invitation = self._table.invitations.invitation_from(inviter)
                 if invitation is not None and invitation.invitee.lower() == resident.name.lower():
-                    self._table.withdraw(inviter)
+                    self._table.invitations.withdraw(inviter)
                 inviting.out.line(refusal)
                 return
             await self._sessions.dispatch(self.player_for(resident), f"join {inviter}")

@@ -441,9 +441,9 @@ class TournamentDirector:
         accept it)."""
         terms = match_terms(record.spec.terms)
         invitation = Invitation(human, bot, length, resume=resume, terms=terms, arranged=True)
-        if self.arranging.match_table.invitation_from(human) == invitation:
+        if self.arranging.match_table.invitations.invitation_from(human) == invitation:
             return
-        self.arranging.match_table.invite(invitation)
+        self.arranging.match_table.invitations.invite(invitation)
         self._tell_lines([bot], game_texts.invitation_to_resume(human, False) if resume
                          else game_texts.invitation(human, length, False, False, terms))
 
