@@ -250,7 +250,8 @@ class FibsServer:
                            arrange=arranged_matches.arrange,
                            resume_waiting=arranged_matches.resume_waiting_matches,
                            paired_after=self.store.paired_after,
-                           bots_here=lambda: self.bots is not None and bool(self.bots.residents),
+                           bots_here=lambda: (self.bots is not None
+                                              and bool(self.bots.roster.residents)),
                            bus=LocalBus if self.config.bus_url is None else self._redis_bus,
                            tutor_judge=None if pool is None else pool.judge,
                            match_chances=no_chances if pool is None else pool.chances)
@@ -280,8 +281,9 @@ class FibsServer:
             assert self.bots is not None  # made with the lobby
             owners.gatekeeper.reserve(self.config.bots.names.values())
             await self.bots.start(log_in=False)
-            self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(
-                self.bots.log_in, self.bots.log_out), self.config.lease_seconds, LoopClock())
+            roster = self.bots.roster
+            self.bots_lease = LeaseKeeper(leases(BOTS), CallbackDuty(roster.log_in, roster.log_out),
+                                          self.config.lease_seconds, LoopClock())
             await self.bots_lease.start()
         assert self.clocks is not None  # made with the lobby's matches
         self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(owners.matches,

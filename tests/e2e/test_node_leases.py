@@ -36,8 +36,8 @@ async def test_the_bots_are_online_once_and_move_when_their_node_stops(two_nodes
     assert a.server is not None and b.server is not None
     assert a.server.bots is not None and b.server.bots is not None
     # a started first and took both leases; b runs neither the bots nor the sweeps.
-    assert sorted(a.server.bots.residents) == ["beginner", "expert", "intermediate"]
-    assert b.server.bots.residents == {}
+    assert sorted(a.server.bots.roster.residents) == ["beginner", "expert", "intermediate"]
+    assert b.server.bots.roster.residents == {}
     assert a.server.sweeps_lease is not None and a.server.sweeps_lease.held
     assert b.server.sweeps_lease is not None and not b.server.sweeps_lease.held
     await b.register("bob")
@@ -60,7 +60,7 @@ async def test_the_bots_are_online_once_and_move_when_their_node_stops(two_nodes
 
     await a.stop()  # SIGTERM: the leases released, b takes them at its next attempt
     await until(lambda: b.server.bots_lease.held, "b takes the bots' lease")
-    await until(lambda: len(b.server.bots.residents) == 3, "b logs the bots in")
+    await until(lambda: len(b.server.bots.roster.residents) == 3, "b logs the bots in")
     await until(lambda: b.server.sweeps_lease.held, "b takes the sweeps' lease")
     await bob.skip_until("7 bot_expert bot_expert logs in.")
     assert (await names_in_who(bob)).count("bot_expert") == 1

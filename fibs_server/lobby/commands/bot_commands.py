@@ -29,10 +29,10 @@ def command_table(bots: BotPlayers, attendance: Attendance, match_table: MatchTa
                 unrated = True
             elif (asked_length := parse_length(word)) is not None:
                 length = asked_length
-            elif (asked_level := bots.level_named(word)) is not None:
+            elif (asked_level := bots.roster.level_named(word)) is not None:
                 level = asked_level
             else:
-                session.out.line(texts.bot_usage(list(bots.residents)))
+                session.out.line(texts.bot_usage(list(bots.roster.residents)))
                 return
         if match_table.busy(session):
             session.out.line(game_texts.TWO_GAMES_AT_ONCE)
@@ -44,11 +44,11 @@ def command_table(bots: BotPlayers, attendance: Attendance, match_table: MatchTa
         if not (visitor or unrated) and too_long_for(session, points):
             session.out.line(game_texts.YOU_ARE_NOT_EXPERIENCED_ENOUGH)
             return
-        resident = bots.residents.get(level)
+        resident = bots.roster.residents.get(level)
         if resident is None:  # online on another node (docs/NODES.md, "Leases")
             session.out.line(texts.BOTS_ELSEWHERE)
             return
-        opponent = bots.player_for(resident)
+        opponent = bots.roster.player_for(resident)
         with bots.match_slot(session) as refusal, \
                 match_table.starting([session.name]) as claimed:
             if refusal is not None:

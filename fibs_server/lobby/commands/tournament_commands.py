@@ -193,7 +193,7 @@ def command_table(records: TournamentRecords, bots: BotPlayers | None, hall: Hal
         name = session.name
         if len(args) > 1:  # the creator enters a built-in bot
             name_typed = args[1]
-            level = bots.level_named(name_typed) if bots is not None else None
+            level = bots.roster.level_named(name_typed) if bots is not None else None
             if not (record.spec.bots_allowed and session.name.lower()
                     == record.spec.creator.lower()):
                 session.out.line(tournament_texts.no_bots(record.tournament_id))

@@ -80,16 +80,16 @@ class BotConnection:
         pass
 
 
-class BotPlayers:
-    def __init__(self, people: Attendance, table: MatchTable, matches: Matches,
-                 accounts: AccountStore, hasher: PasswordHasher, sessions: SessionOwners,
+class BotRoster:
+    """Who the built-in bots are, one a level, and which are online here: their accounts,
+    their resident sessions in `who` (`residents`, logged in and out with the `bots` lease),
+    the level a player names, and a session of its own for each match a bot plays."""
+
+    def __init__(self, accounts: AccountStore, hasher: PasswordHasher, sessions: SessionOwners,
                  log_out: Callable[[Session, Departure], Awaitable[None]],
-                 strengths: dict[str, tuple[float, float, str]], limits: AbuseLimits,
-                 config: BotConfig, pool: BotPool,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._people = people
-        self._table = table
-        self._matches = matches
+                 strengths: dict[str, tuple[float, float, str]], config: BotConfig,
+                 heard_by_resident: Callable[[Session, str], None],
+                 heard_by_player: Callable[[Session, str], None]) -> None:
         self._accounts = accounts
         self._hasher = hasher  # a bot's account's password, which nobody knows
         self._sessions = sessions  # what each bot session is given, and the lobby's login
@@ -97,51 +97,13 @@ class BotPlayers:
         # lower-case name of a built-in bot -> its measured error rate and gnubg's words
         # (the lobby's, for `whois`), set as the bots log in
         self._strengths = strengths
-        self._limits = limits
         self.config = config
-        self.pool = pool
-        self.clock = clock  # what decisions are timed on (BOT_DECISION_SECONDS)
+        # What a resident session hears (an invitation), and what a match's session hears.
+        self._heard_by_resident = heard_by_resident
+        self._heard_by_player = heard_by_player
         self.residents: dict[str, Session] = {}  # level -> the bot's session in `who`
         # Every bot session -> its level; a match's session goes with its match.
         self._levels: weakref.WeakKeyDictionary[Session, Level] = weakref.WeakKeyDictionary()
-        self._acting: dict[Session, asyncio.Task] = {}  # a bot session deciding now
-        self.refusals: list[Decision] = []  # what the server refused a bot: a bug, and logged
-        self._tasks: set[asyncio.Task] = set()
-        self._starting: set[Session] = set()  # people whose bot match is being set up
-
-    # --- how many play ---------------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def match_slot(self, player: Session) -> Iterator[str | None]:
-        """For as long as the block sets up `player`'s match against a bot, it counts
-        against the caps (AbuseLimits `bot_matches_per_address`, `max_bot_matches`): yields
-        None, or the refusal to send if the caps are reached (then nothing is counted). A
-        running match counts until it ends, however it started (`bot`, `invite`, resumed)."""
-        limits = self._limits
-        players = self._players()
-        host = player.connection.host
-        if len(players) >= limits.max_bot_matches:
-            yield texts.TOO_MANY_BOT_MATCHES
-        elif sum(p.connection.host == host for p in players) >= limits.bot_matches_per_address:
-            yield texts.TOO_MANY_BOT_MATCHES_FROM_ADDRESS
-        else:
-            self._starting.add(player)
-            try:
-                yield None
-            finally:
-                self._starting.discard(player)
-
-    def _players(self) -> set[Session]:
-        """The people in a match against a bot, or about to be."""
-        return self._starting | {session for running in self._table.bot_matches.values()
-                                 for session in running.players() if not session.is_bot}
-
-    async def start(self, log_in: bool = True) -> None:
-        """Start the pool's workers (they load their networks meanwhile) and, with `log_in`,
-        log the bots in (across nodes, the holder of the `bots` lease does: `log_in`)."""
-        self._start_task(self.pool.start())
-        if log_in:
-            await self.log_in()
 
     async def log_in(self) -> None:
         """Create the bots' accounts if need be (with a password nobody knows) and log in
@@ -199,6 +161,70 @@ class BotPlayers:
         self._levels[session] = level
         return session
 
+    def level_of(self, session: Session) -> Level:
+        return self._levels[session]
+
+
+class BotPlayers:
+    """The built-in bots at play: the matches they take (`match_slot`, `play_each_other`),
+    their decisions (`decide`, through the `pool`), and their facet `roster`, who they are
+    and which of them are online here."""
+
+    def __init__(self, people: Attendance, table: MatchTable, matches: Matches,
+                 accounts: AccountStore, hasher: PasswordHasher, sessions: SessionOwners,
+                 log_out: Callable[[Session, Departure], Awaitable[None]],
+                 strengths: dict[str, tuple[float, float, str]], limits: AbuseLimits,
+                 config: BotConfig, pool: BotPool,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._people = people
+        self._table = table
+        self._matches = matches
+        self._sessions = sessions  # what each bot session is given, and the lobby's dispatch
+        self._limits = limits
+        self.config = config
+        self.pool = pool
+        self.clock = clock  # what decisions are timed on (BOT_DECISION_SECONDS)
+        self.roster = BotRoster(accounts, hasher, sessions, log_out, strengths, config,
+                                self._heard_by_resident, self._heard_by_player)
+        self._acting: dict[Session, asyncio.Task] = {}  # a bot session deciding now
+        self.refusals: list[Decision] = []  # what the server refused a bot: a bug, and logged
+        self._tasks: set[asyncio.Task] = set()
+        self._starting: set[Session] = set()  # people whose bot match is being set up
+
+    # --- how many play ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def match_slot(self, player: Session) -> Iterator[str | None]:
+        """For as long as the block sets up `player`'s match against a bot, it counts
+        against the caps (AbuseLimits `bot_matches_per_address`, `max_bot_matches`): yields
+        None, or the refusal to send if the caps are reached (then nothing is counted). A
+        running match counts until it ends, however it started (`bot`, `invite`, resumed)."""
+        limits = self._limits
+        players = self._players()
+        host = player.connection.host
+        if len(players) >= limits.max_bot_matches:
+            yield texts.TOO_MANY_BOT_MATCHES
+        elif sum(p.connection.host == host for p in players) >= limits.bot_matches_per_address:
+            yield texts.TOO_MANY_BOT_MATCHES_FROM_ADDRESS
+        else:
+            self._starting.add(player)
+            try:
+                yield None
+            finally:
+                self._starting.discard(player)
+
+    def _players(self) -> set[Session]:
+        """The people in a match against a bot, or about to be."""
+        return self._starting | {session for running in self._table.bot_matches.values()
+                                 for session in running.players() if not session.is_bot}
+
+    async def start(self, log_in: bool = True) -> None:
+        """Start the pool's workers (they load their networks meanwhile) and, with `log_in`,
+        log the bots in (across nodes, the holder of the `bots` lease does: `log_in`)."""
+        self._start_task(self.pool.start())
+        if log_in:
+            await self.roster.log_in()
+
     # --- invitations -------------------------------------------------------------------------
 
     def _heard_by_resident(self, resident: Session, text: str) -> None:
@@ -218,19 +244,20 @@ class BotPlayers:
                     self._table.invitations.withdraw(inviter)
                 inviting.out.line(refusal)
                 return
-            await self._sessions.dispatch(self.player_for(resident), f"join {inviter}")
+            await self._sessions.dispatch(self.roster.player_for(resident), f"join {inviter}")
 
     async def play_each_other(self, invitation: Invitation) -> RunningMatch | None:
         """A match the server arranged between two of the bots (a tournament's pairing),
         started or resumed at once: each side a session of its own, deciding through the
         pool like any bot match, so within the bots' CPU share. None if either bot is not
         online here."""
-        residents = {session.name.lower(): session for session in self.residents.values()}
+        roster = self.roster
+        residents = {session.name.lower(): session for session in roster.residents.values()}
         first = residents.get(invitation.inviter.lower())
         second = residents.get(invitation.invitee.lower())
         if first is None or second is None:
             return None
-        inviter, joiner = self.player_for(first), self.player_for(second)
+        inviter, joiner = roster.player_for(first), roster.player_for(second)
         await self._matches.play_invitation(invitation, inviter, joiner)
         return self._table.match_of(inviter)
 
@@ -251,7 +278,7 @@ class BotPlayers:
                 situation = self._situation(session)
                 if situation is None:
                     return
-                decision = await self.decide(situation, self._levels[session])
+                decision = await self.decide(situation, self.roster.level_of(session))
                 taken = await self._matches.act(session,
                                                      _unless_stale(decision, situation))
                 # Not taken because the match ended meanwhile is no refusal.
