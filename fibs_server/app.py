@@ -369,7 +369,7 @@ class FibsServer:
         owners = self.lobby.owners
         people = [session for session in owners.attendance.users.online.values() if not session.is_bot]
         on_the_web = sum(1 for session in people
-                         if session.dialogue.transport_client is WEB_PAGE)
+                         if session.incoming.dialogue.transport_client is WEB_PAGE)
         families = [
             family("fibs_sessions_online", "gauge", "Users logged in (visitors included, the "
                    "built-in bots not), by transport.",

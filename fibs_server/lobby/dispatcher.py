@@ -70,10 +70,10 @@ class Dispatcher:
         if not line:
             return
         if line == "!!":
-            if session.last_command is None:
+            if session.incoming.last_command is None:
                 session.out.line(commands.NO_PREVIOUS_COMMAND)
                 return
-            line = session.last_command
+            line = session.incoming.last_command
         word, rest = commands.split_line(line)
         admin = self.admin_commands.get(word.lower())
         if admin is not None and session.account is not None and session.account.is_admin:
@@ -87,7 +87,7 @@ class Dispatcher:
             declared = self.commands[command.name]
             facts = declared.facts
             if facts.repeatable:
-                session.last_command = line
+                session.incoming.last_command = line
             if not facts.visitors and self._is_visitor(session):
                 session.out.line(texts.NOT_FOR_VISITORS)
                 return

@@ -321,7 +321,7 @@ class Lobby:
         """A new connection's session; `transport_client`: see LoginDialogue."""
         session = Session(self.session_owners, connection, transport_client)
         self.attendance.users.connections.add(session)
-        session.start()
+        session.incoming.start()
         return session
 
     async def disconnected(self, session: Session) -> None:

@@ -414,9 +414,9 @@ class TelnetProtocol(asyncio.Protocol):
                         self.unread.clear()
                         break
                     if line is None:
-                        session.line_too_long()
+                        session.incoming.line_too_long()
                     else:
-                        await session.handle_line(line)
+                        await session.incoming.handle_line(line)
                     slice_ends = await self._give_the_loop_a_turn_if_due(slice_ends)
                 self.connection.flush()  # the replies: without the batcher's delay
                 if len(self.unread) <= MAX_UNREAD_BYTES // 2 and not self.transport.is_closing():

@@ -226,9 +226,9 @@ async def _serve_messages(socket: web.WebSocketResponse, session: Session,
                                         gone=connection.transport.is_closing):
                 return
             if line is None:
-                session.line_too_long()
+                session.incoming.line_too_long()
             else:
-                await session.handle_line(line)
+                await session.incoming.handle_line(line)
             if time.perf_counter() >= slice_ends:
                 connection.flush()
                 await asyncio.sleep(0)

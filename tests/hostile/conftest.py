@@ -13,7 +13,7 @@ import pytest
 
 from fibs_server.lobby.limits.throttle import AbuseLimits
 from fibs_server.lobby.lobby import Lobby
-from fibs_server.lobby.presence.session import Session, Stage
+from fibs_server.lobby.presence.session import Incoming, Session, Stage
 from fibs_server.net.limits import NetLimits
 from fibs_server.net.telnet import QueuedConnection
 from tests.e2e.conftest import ServerHarness, harness  # noqa: F401 (a fixture for these tests)
@@ -85,7 +85,7 @@ async def log_in_process(lobby: Lobby, name: str, password: str = "secret"
     """A CLIP session logged in through the real login dialogue, without a socket."""
     connection = RecordingConnection()
     session = lobby.connect(connection)
-    await session.handle_line(f"login fuzzclient 1008 {name} {password}")
+    await session.incoming.handle_line(f"login fuzzclient 1008 {name} {password}")
     assert session.stage is Stage.ONLINE, connection.take()
     connection.take()
     return session, connection
@@ -95,15 +95,16 @@ def count_lines_served(monkeypatch) -> collections.Counter[str]:
     """Lines served from now on, by the peer's address; "all" for every line, "cut off"
     for the lines of a connection that was cut off for not reading."""
     served: collections.Counter[str] = collections.Counter()
-    handle_line = Session.handle_line
+    handle_line = Incoming.handle_line
 
-    async def counting(session: Session, line: str) -> None:
+    async def counting(incoming: Incoming, line: str) -> None:
+        session = incoming.session
         served[session.connection.host] += 1
         served["all"] += 1
         if getattr(session.connection, "cut_off", False):
             served["cut off"] += 1
-        await handle_line(session, line)
-    monkeypatch.setattr(Session, "handle_line", counting)
+        await handle_line(incoming, line)
+    monkeypatch.setattr(Incoming, "handle_line", counting)
     return served
 
 

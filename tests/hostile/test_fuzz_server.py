@@ -59,7 +59,7 @@ async def test_every_command_with_random_arguments(world, tracebacks, data):
             st.tuples(st.sampled_from(names), st.lists(ARGUMENT, max_size=4)).map(
                 lambda pair: " ".join([pair[0], *pair[1]])),
             LINES))
-        await session.handle_line(line)
+        await session.incoming.handle_line(line)
         for name in ("alice", "bob"):
             output = world.sessions[name][1].take()
             assert SERVER_FAILURE not in output, (line, output)

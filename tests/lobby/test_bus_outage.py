@@ -38,7 +38,7 @@ by the typed `player_reach` as well)."""
     b = await lobby_on(tmp_path, wire, "b")
     alice, alice_hears, bob, bob_hears = await two_players(a, b)
     for session, hears in ((alice, alice_hears), (bob, bob_hears)):
-        session.dialogue.transport_client = WEB_PAGE  # sees the server's own lines
+        session.incoming.dialogue.transport_client = WEB_PAGE  # sees the server's own lines
         session.out.event_sink = functools.partial(typed_message_to, hears)
     await a.dispatch(alice, "invite bob 1 timer 60")
     await b.dispatch(bob, "join alice")
@@ -103,7 +103,7 @@ async def test_a_match_letter_from_a_node_out_of_reach_tells_it_is_back_before_i
     a = await lobby_on(tmp_path, wire, "a")
     b = await lobby_on(tmp_path, wire, "b")
     alice, alice_hears, bob, bob_hears = await two_players(a, b)
-    alice.dialogue.transport_client = WEB_PAGE  # sees the server's own lines
+    alice.incoming.dialogue.transport_client = WEB_PAGE  # sees the server's own lines
     alice.out.event_sink = functools.partial(typed_message_to, alice_hears)
     await a.dispatch(alice, "invite bob 1")
     await b.dispatch(bob, "join alice")

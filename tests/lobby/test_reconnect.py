@@ -104,7 +104,7 @@ async def test_a_dropped_web_page_is_held_then_taken_over_with_its_token(tmp_pat
     clock.advance(HOLD - 1)
 
     page, page_out = await web_page(lobby)
-    await page.handle_line(f"resume {token}")
+    await page.incoming.handle_line(f"resume {token}")
     assert page.stage is Stage.ONLINE and lobby.attendance.users.online["alice"] is page
     assert lobby.match_table.match_of(page) is running and alice.stage is Stage.CLOSED
     lines, typed = split(page_out)
@@ -147,7 +147,7 @@ async def test_a_held_session_is_logged_out_as_dropped_when_its_time_is_up(tmp_p
     assert not lobby.attendance.users.is_online(alice) and lobby.match_table.match_of(bob) is None
     assert "alice drops connection. The game was saved." in bob_out.lines()
     page, page_out = await web_page(lobby)
-    await page.handle_line(f"resume {token}")  # too late: as for a page without a token
+    await page.incoming.handle_line(f"resume {token}")  # too late: as for a page without a token
     assert page.stage is Stage.LOGIN
     assert page_out.take().endswith('{"type":"session","token":null}\r\nlogin: ')
 
@@ -155,7 +155,7 @@ async def test_a_held_session_is_logged_out_as_dropped_when_its_time_is_up(tmp_p
 async def test_a_wrong_token_is_answered_like_no_token_and_counted_as_a_failed_login(tmp_path):
     lobby, clock, alice, bob, bob_out, token = await playing_web_alice(tmp_path)
     page, page_out = await web_page(lobby)
-    await page.handle_line("resume " + "A" * 43)
+    await page.incoming.handle_line("resume " + "A" * 43)
     assert page.stage is Stage.LOGIN
     assert page_out.take() == '{"type":"session","token":null}\r\nlogin: '
     assert lobby.gatekeeper.login_throttle.counts.count((ADDRESSES, page.connection.host)) == 1

@@ -88,7 +88,7 @@ def connect(lobby: Lobby) -> tuple[Session, RecordingConnection]:
 async def say(session: Session, connection: RecordingConnection, *lines: str) -> str:
     """What the session answered to `lines`, typed one after the other."""
     for line in lines:
-        await session.handle_line(line)
+        await session.incoming.handle_line(line)
     return connection.take()
 
 
@@ -154,7 +154,7 @@ async def test_bye_at_login_closes_the_connection(lobby):
 async def test_a_line_too_long_at_the_password_restores_echo_and_prompts_to_log_in(lobby):
     session, connection = connect(lobby)
     await say(session, connection, "alice")
-    session.line_too_long()
+    session.incoming.line_too_long()
     assert connection.take() == "<echo off>\r\n** Your line was too long and has been ignored." \
         "\r\nlogin: "
 
@@ -237,7 +237,7 @@ async def test_a_hang_up_during_the_password_check_ends_the_dialogue_quietly(lob
         return False
     lobby.gatekeeper.hasher.check = check
     session, connection = connect(lobby)
-    checking = asyncio.create_task(session.handle_line("connect alice secret"))
+    checking = asyncio.create_task(session.incoming.handle_line("connect alice secret"))
     await asyncio.sleep(0)
     await lobby.disconnected(session)
     release.set()
@@ -257,7 +257,7 @@ async def test_a_hang_up_during_registration_keeps_the_account_but_logs_no_one_i
     lobby.gatekeeper.accounts.create_account = slow
     session, connection = connect(lobby)
     await say(session, connection, "guest", "name bob", "secret")
-    registering = asyncio.create_task(session.handle_line("secret"))
+    registering = asyncio.create_task(session.incoming.handle_line("secret"))
     await asyncio.wait_for(storing.wait(), DEADLINE)  # the hash is made (in a thread); now stored
     await lobby.disconnected(session)
     release.set()
@@ -303,7 +303,7 @@ async def test_a_failing_handler_is_logged_and_answered_and_the_user_stays(lobby
 
 async def test_a_line_too_long_online_is_answered_with_a_prompt_for_telnet_users(lobby):
     session, connection = await logged_in(lobby, "alice", "secret")
-    session.line_too_long()
+    session.incoming.line_too_long()
     assert connection.take() == "** Your line was too long and has been ignored.\r\n> "
 
 

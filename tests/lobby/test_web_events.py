@@ -199,7 +199,7 @@ async def dialogue(lobby, lines: list[str], events: bool) -> list[str]:
         session.out.event_sink = lambda line, broadcast: connection.send(line + "\r\n", broadcast)
     connection.take()
     for line in lines:
-        await session.handle_line(line)
+        await session.incoming.handle_line(line)
     return connection.events
 
 

@@ -10,7 +10,7 @@ import re
 from playwright.async_api import Page, expect
 
 from fibs_server.bots.analysis import CHEAPEST_PLIES
-from fibs_server.lobby.presence.session import Session
+from fibs_server.lobby.presence.session import Incoming
 from fibs_server.lobby.services.analysis_queue import AnalysisConfig
 from fibs_server.rules.dice import VerifiableDice
 from tests.waiting import DEADLINE
@@ -360,13 +360,13 @@ async def test_a_refused_registration_is_shown_and_the_forms_work_again(web, bro
 
 async def test_a_refused_password_is_sent_once_and_the_page_says_why(web, browser, monkeypatch):
     passwords_sent = 0
-    handle_line = Session.handle_line
+    handle_line = Incoming.handle_line
 
-    async def counting_handle_line(session: Session, line: str) -> None:
+    async def counting_handle_line(incoming: Incoming, line: str) -> None:
         nonlocal passwords_sent
         passwords_sent += line == "abc"
-        await handle_line(session, line)
-    monkeypatch.setattr(Session, "handle_line", counting_handle_line)
+        await handle_line(incoming, line)
+    monkeypatch.setattr(Incoming, "handle_line", counting_handle_line)
     page = await open_page(browser, web)
     await expect(page.locator("#register-form button")).to_be_enabled()
     await page.fill("#register-name", "carol")

@@ -515,7 +515,7 @@ class Seats:
                         await hook(seat)
                 else:
                     seat.served = max(seat.served, letter.number)
-                    await seat.handle_line(letter.line)
+                    await seat.incoming.handle_line(letter.line)
             except Exception:
                 log.exception("a line of %s's seat failed", seat.name)
             finally:

@@ -158,6 +158,8 @@ class Output:
 
     def __init__(self, session: Session) -> None:
         self._session = session
+        # Whether the session is closed, read off the dialogue itself for every line sent.
+        self._dialogue = session.incoming.dialogue
         # How the user's program talks, as the dialogue decided (set at `LogIn`).
         self.clip = False  # numbered CLIP lines instead of sentences
         self.prompts = True  # `> ` after each reply (telnet users only)
@@ -178,7 +180,7 @@ class Output:
         commitment at a match's start, the saved-match counts in `whois`): the web page, which
         shows them. A telnet or CLIP session sees exactly FIBS's lines there, and gets those
         facts when it asks (`fairdice`, `history`): docs/PROTOCOL.md, "Classic sessions"."""
-        return self._session.dialogue.transport_client is WEB_PAGE
+        return self._dialogue.transport_client is WEB_PAGE
 
     @property
     def wants_events(self) -> bool:
@@ -212,7 +214,7 @@ class Output:
         """Notices of logins and logouts, in order: lines, or typed messages for a page that
         asked for them (lobby/presence/notices.py)."""
         session = self._session
-        if session.dialogue.stage is Stage.CLOSED:
+        if self._dialogue.stage is Stage.CLOSED:
             return
         for chunk in chunks:
             if chunk.event_line is None:
@@ -222,7 +224,7 @@ class Output:
 
     def _lines(self, lines: list[str] | tuple[str, ...]) -> None:
         session = self._session
-        if not lines or session.dialogue.stage is Stage.CLOSED:
+        if not lines or self._dialogue.stage is Stage.CLOSED:
             return
         self._catch_up()
         if self.clip or session.account is None:
@@ -262,31 +264,31 @@ class Output:
     def broadcast(self, wire: bytes) -> None:
         """Lines that many users get at once, formatted and encoded once for them all
         (`wire_bytes(wire_text(lines))`)."""
-        if self._session.dialogue.stage is not Stage.CLOSED:
+        if self._dialogue.stage is not Stage.CLOSED:
             self._catch_up()
             self._session.connection.send_wire(wire, broadcast=True)
 
     def event(self, message: web_events.Message) -> None:
         """A typed message, in order with the lines, to a page that asked for them."""
-        if self.event_sink is not None and self._session.dialogue.stage is not Stage.CLOSED:
+        if self.event_sink is not None and self._dialogue.stage is not Stage.CLOSED:
             self._catch_up()
             self.event_sink(web_events.encode(message), False)
 
     def event_lines(self, text: str) -> None:
         """Typed messages already encoded, each CR LF ended (WhoList.presence_text)."""
         if (text and self.event_sink is not None
-                and self._session.dialogue.stage is not Stage.CLOSED):
+                and self._dialogue.stage is not Stage.CLOSED):
             self._catch_up()
             self.event_sink(text.removesuffix("\r\n"), False)
 
     def event_broadcast(self, line: str) -> None:
         """A typed message that many users get at once, encoded once for them all."""
-        if self.event_sink is not None and self._session.dialogue.stage is not Stage.CLOSED:
+        if self.event_sink is not None and self._dialogue.stage is not Stage.CLOSED:
             self._catch_up()
             self.event_sink(line, True)
 
     def prompt(self, prompt: str = texts.PROMPT) -> None:
-        if self._session.dialogue.stage is not Stage.CLOSED:
+        if self._dialogue.stage is not Stage.CLOSED:
             self._catch_up()
             if self.event_sink is not None:
                 # A login dialogue's prompt may refuse the answer: its message comes first,
@@ -389,25 +391,23 @@ class Who:
 
 
 class Session:
-    """The connection's face to the lobby. Besides who the user is (`account`, `name`) and
-    the login dialogue it drives, it has four facets others read: what goes out to the user's
-    program (`out`), the user's own choices (`prefs`), where they are (`place`), and how the
-    who-list shows them (`who`)."""
+    """The connection's face to the lobby. Besides who the user is (`account`, `name`), it has
+    five facets others read: the lines the user's program sends, the login dialogue they drive
+    and the commands (`incoming`), what goes out to the user's program (`out`), the user's own
+    choices (`prefs`), where they are (`place`), and how the who-list shows them (`who`)."""
 
     def __init__(self, given: SessionOwners, connection: Connection,
                  transport_client: Client = TELNET) -> None:
         self.given = given
         self.connection = connection
-        self.dialogue: LoginDialogue[Account] = LoginDialogue(
-            transport_client, given.gatekeeper.limits.repeated_refused_answers)
         self.account: Account | None = None
         # A built-in bot's: played by the server (lobby/services/bot_players.py).
         self.is_bot = False
-        self.last_command: str | None = None
         self.waved = False
         # What the store may keep for this user that the login's hooks read (read once at the
         # login: a kind it has none of is not asked for).
         self.kept: KeptForLogin = EVERYTHING_KEPT
+        self.incoming = Incoming(self, transport_client)
         self.out = Output(self)
         self.prefs = Prefs(self)
         self.place = Place()
@@ -415,14 +415,14 @@ class Session:
 
     @property
     def stage(self) -> Stage:
-        # Sending reads `self.dialogue.stage` itself: it runs for every line to every user.
-        return self.dialogue.stage
+        # Sending reads the dialogue's stage itself: it runs for every line to every user.
+        return self.incoming.dialogue.stage
 
     @stage.setter
     def stage(self, stage: Stage) -> None:
         """Lobby.log_in sets ONLINE when it lets the user in."""
         assert stage is Stage.ONLINE
-        self.dialogue.logged_in()
+        self.incoming.dialogue.logged_in()
 
     @property
     def name(self) -> str:
@@ -432,18 +432,31 @@ class Session:
         if self.stage is not Stage.CLOSED:
             # quietly: a replaced or kicked session must not stay listed
             self.given.match_table.watchers.set_watching(self, None)
-            self.dialogue.closed()
+            self.incoming.dialogue.closed()
             self.connection.close()
 
-    # --- input -----------------------------------------------------------------------------
+
+
+class Incoming:
+    """The lines the user's program sends: the login dialogue they drive (its actions carried
+    out through the connection and the gatekeeper), then, online, the commands they dispatch
+    (a `-- more --` prompt answered first), and the last of them, which `!!` repeats."""
+
+    def __init__(self, session: Session, transport_client: Client) -> None:
+        self.session = session
+        self.dialogue: LoginDialogue[Account] = LoginDialogue(
+            transport_client, session.given.gatekeeper.limits.repeated_refused_answers)
+        self.last_command: str | None = None
 
     def start(self) -> None:
-        for action in self.dialogue.start(self.given.now()):
+        session = self.session
+        for action in self.dialogue.start(session.given.now()):
             self._show(action)
 
     async def handle_line(self, line: str) -> None:
-        self.who.last_active = self.given.time()
-        if self.stage is Stage.ONLINE:
+        session = self.session
+        session.who.last_active = session.given.time()
+        if session.stage is Stage.ONLINE:
             received = time.monotonic()
             await self._online(line)  # dispatch answers a failed command itself
             COMMAND_SECONDS.observe(time.monotonic() - received)
@@ -454,27 +467,28 @@ class Session:
             # A store that fails during a login or registration (a locked database, say):
             # the user is told and let go, never left half logged in.
             log.exception("login or registration on a connection from %s failed",
-                          self.connection.host)
-            self.out.line(texts.LOGIN_FAILED)
+                          session.connection.host)
+            session.out.line(texts.LOGIN_FAILED)
             try:
-                await self.given.disconnected(self)  # logs out, if it got that far
+                await session.given.disconnected(session)  # logs out, if it got that far
             except Exception:
                 log.exception("and so did the logout that followed")
-                self.close()
+                session.close()
 
     def line_too_long(self) -> None:
         for action in self.dialogue.line_too_long():
             self._show(action)
 
     async def _online(self, line: str) -> None:
-        if self.out.paging:
+        session = self.session
+        if session.out.paging:
             if not line.strip():
-                self.out.next_page()
+                session.out.next_page()
                 return
-            self.out.stop_paging()  # any command stops the pager
-        await self.given.dispatch(self, line)
-        if self.out.prompts and self.stage is Stage.ONLINE and not self.out.paging:
-            self.out.prompt()
+            session.out.stop_paging()  # any command stops the pager
+        await session.given.dispatch(session, line)
+        if session.out.prompts and session.stage is Stage.ONLINE and not session.out.paging:
+            session.out.prompt()
 
     # --- the login dialogue's actions --------------------------------------------------------
 
@@ -487,25 +501,27 @@ class Session:
                 self._show(action)
 
     def _show(self, action: Action) -> None:
+        session = self.session
         match action:
             case SendPrompt(text):
-                self.out.prompt(text)
+                session.out.prompt(text)
             case SendLines(lines):
-                self.out.lines(lines)
+                session.out.lines(lines)
             case SetEcho(server_echoes):
-                self.connection.set_echo(server_echoes)
+                session.connection.set_echo(server_echoes)
             case Close():
-                self.close()
+                session.close()
             case _:
                 raise ValueError(f"{action!r} is no output")
 
     async def _take_step(self, step: Step) -> list[Action]:
         """Carry out a step through the gatekeeper or the lobby; the dialogue's answer."""
-        gatekeeper, host = self.given.gatekeeper, self.connection.host
+        session = self.session
+        gatekeeper, host = session.given.gatekeeper, session.connection.host
         match step:
             case Authenticate(name, password):
                 account = await gatekeeper.authenticate(
-                    name, password, host, hung_up=lambda: self.stage is Stage.CLOSED)
+                    name, password, host, hung_up=lambda: session.stage is Stage.CLOSED)
                 return self.dialogue.authenticated(account)
             case CheckRegistrationLimit():
                 return self.dialogue.registration_limit_checked(
@@ -516,33 +532,33 @@ class Session:
                 return self.dialogue.registered(await gatekeeper.register(name, password, host))
             case LogIn(account, client):
                 self._talk_as(client)
-                await self.given.log_in(self, account)
+                await session.given.log_in(session, account)
                 return []
             case Resume(token, client):
                 self._talk_as(client)
-                return self.dialogue.resumed(await self.given.resume(self, token))
+                return self.dialogue.resumed(await session.given.resume(session, token))
             case PlayAsVisitor(command, client):
-                visitor = await self.given.new_visitor(host)
+                visitor = await session.given.new_visitor(host)
                 if isinstance(visitor, str):  # visitors enough: a refusal
-                    self.out.line(visitor)
-                    self.close()
+                    session.out.line(visitor)
+                    session.close()
                     return []
                 self._talk_as(client)
                 try:
-                    await self.given.log_in(self, visitor)
+                    await session.given.log_in(session, visitor)
                 finally:
                     # Refused (banned, shutting down), gone or cancelled meanwhile: its name
                     # is free again. Once online, the logout frees it.
-                    if self.stage is not Stage.ONLINE:
-                        self.given.release_visitor(visitor)
-                if self.stage is Stage.ONLINE:
+                    if session.stage is not Stage.ONLINE:
+                        session.given.release_visitor(visitor)
+                if session.stage is Stage.ONLINE:
                     await self._online(command)
                 return []
             case _:
                 raise ValueError(f"{step!r} is no step")
 
     def _talk_as(self, client: Client) -> None:
-        out = self.out
+        out = self.session.out
         out.clip, out.prompts, out.client_name = client.clip, client.prompts, client.name
 
 
