@@ -235,9 +235,10 @@ class FibsServer:
                                                     self.analysis_lane.analyse, analysis)
             if self.config.bots is not None:
                 assert pool is not None  # made with the bots' configuration
-                self.bots = BotPlayers(owners.attendance, owners.match_table, owners.matches,
-                                       owners.accounts, owners.gatekeeper.hasher,
-                                       owners.sessions, owners.log_out, owners.bot_strengths,
+                self.bots = BotPlayers(owners.attendance, owners.play.match_table,
+                                       owners.play.matches, owners.accounts,
+                                       owners.gatekeeper.hasher, owners.sessions,
+                                       owners.doings.log_out, owners.bot_strengths,
                                        owners.config.abuse_limits, self.config.bots, pool)
             return [*command_tables.lobby_tables(owners),
                     *command_tables.service_tables(owners, store, self.analysis_queue, store,
@@ -286,7 +287,7 @@ class FibsServer:
                                           self.config.lease_seconds, LoopClock())
             await self.bots_lease.start()
         assert self.clocks is not None  # made with the lobby's matches
-        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(owners.matches,
+        self.sweeps_lease = LeaseKeeper(leases(SWEEPS), DatabaseSweeps(owners.play.matches,
                                                                        self.clocks),
                                         self.config.lease_seconds, LoopClock())
         await self.sweeps_lease.start()
@@ -297,13 +298,13 @@ class FibsServer:
                 self.config.lease_seconds, LoopClock())
             await self.records_lease.start()
         # On the lobby's clock (a test's fake one) it passes over the open tournaments.
-        self.director = TournamentDirector(owners, owners.arranging, self.store, owners.config.clock,
-                                           bots=self.bots)
+        self.director = TournamentDirector(owners, owners.play.arranging, self.store,
+                                           owners.config.clock, bots=self.bots)
         self.tournaments_lease = LeaseKeeper(leases(TOURNAMENTS), self.director,
                                              self.config.lease_seconds, LoopClock())
         await self.tournaments_lease.start()
         # Quick play's seeks are every node's; one node pairs them.
-        self.quick_play_lease = LeaseKeeper(leases(QUICK_PLAY), owners.quick_play,
+        self.quick_play_lease = LeaseKeeper(leases(QUICK_PLAY), owners.play.quick_play,
                                             self.config.lease_seconds, LoopClock())
         await self.quick_play_lease.start()
         if self.analysis_queue is not None:
@@ -318,7 +319,7 @@ class FibsServer:
             self.redis_connections.start(self._front.addresses.open_here)
         if self.config.http_port is not None:
             listening = listening_socket(self.config.host, self.config.http_port)
-            reads = WebReads(owners.accounts, owners.match_store, owners.analyses,
+            reads = WebReads(owners.accounts, owners.stores.match_store, owners.stores.analyses,
                              owners.attendance.users.online, owners.dispatcher.heavy_reads)
             self._http = await start_http_server(self._front, reads, listening, page_origins(
                 self.config.host, listening.getsockname()[1], self.config.web_origins),
@@ -381,7 +382,7 @@ class FibsServer:
                    "lobby, logged in or not (a web session held for its page included).",
                    [({}, len(owners.attendance.users.connections))]),
             family("fibs_matches_running", "gauge", "Matches under way (bot matches included).",
-                   [({}, len(owners.match_table.running_matches()))]),
+                   [({}, len(owners.play.match_table.running_matches()))]),
             COMMAND_SECONDS.exposition(),
             STORE_SECONDS.exposition(),
         ]

@@ -26,49 +26,57 @@ from fibs_server.lobby.services.bot_players import BotPlayers
 
 
 def user(owners: Owners) -> CommandTable:
+    play, doings = owners.play, owners.doings
     return user_commands.command_table(
-        owners.attendance, owners.match_table, owners.matches, owners.match_store,
+        owners.attendance, play.match_table, play.matches, owners.stores.match_store,
         owners.accounts, owners.gatekeeper, owners.dispatcher, owners.bot_strengths,
-        owners.motd, owners.now, owners.log_out)
+        doings.motd, doings.now, doings.log_out)
 
 
 def game(owners: Owners) -> CommandTable:
+    play, doings = owners.play, owners.doings
     return game_commands.command_table(
-        owners.attendance, owners.chat_state, owners.match_table, owners.matches, owners.match_store, owners.seats,
-        owners.tutor, owners.tell_whose_page_is_away, owners.resume_waiting)
+        owners.attendance, owners.chat_state, play.match_table, play.matches,
+        owners.stores.match_store, play.seats, play.tutor, doings.tell_whose_page_is_away,
+        doings.resume_waiting)
 
 
 def archive(owners: Owners) -> CommandTable:
-    return archive_commands.command_table(owners.attendance, owners.match_table,
-                                          owners.match_store, owners.analyses)
+    stores = owners.stores
+    return archive_commands.command_table(owners.attendance, owners.play.match_table,
+                                          stores.match_store, stores.analyses)
 
 
 def chat(owners: Owners) -> CommandTable:
     config = owners.config
-    return chat_commands.command_table(owners.attendance, owners.chat_state, owners.match_table,
-                                       owners.chat_records, config.abuse_limits,
-                                       config.shout_limit, config.shout_window,
-                                       config.shout_clock)
+    return chat_commands.command_table(owners.attendance, owners.chat_state,
+                                       owners.play.match_table, owners.stores.chat_records,
+                                       config.abuse_limits, config.shout_limit,
+                                       config.shout_window, config.shout_clock)
 
 
 def admin(owners: Owners) -> CommandTable:
-    return admin_commands.command_table(owners.attendance, owners.chat_state, owners.chat_records,
-                                        owners.countdown, owners.motd, owners.set_motd)
+    doings = owners.doings
+    return admin_commands.command_table(owners.attendance, owners.chat_state,
+                                        owners.stores.chat_records, owners.countdown,
+                                        doings.motd, doings.set_motd)
 
 
 def server(owners: Owners) -> CommandTable:
-    return server_commands.command_table(owners.attendance, owners.match_table,
+    return server_commands.command_table(owners.attendance, owners.play.match_table,
                                          owners.dispatcher, owners.started_at)
 
 
 def tables(owners: Owners) -> CommandTable:
-    return table_commands.command_table(owners.attendance, owners.match_table, owners.matches,
-                                        owners.match_store, owners.code_guesses,
-                                        owners.quick_play)
+    play = owners.play
+    return table_commands.command_table(owners.attendance, play.match_table, play.matches,
+                                        owners.stores.match_store, play.code_guesses,
+                                        play.quick_play)
 
 
 def fair(owners: Owners) -> CommandTable:
-    return fair_commands.command_table(owners.match_table, owners.matches, owners.match_store)
+    play = owners.play
+    return fair_commands.command_table(play.match_table, play.matches, owners.stores.match_store)
 
 
 def lobby_tables(owners: Owners) -> list[CommandTable]:
@@ -78,14 +86,14 @@ def lobby_tables(owners: Owners) -> list[CommandTable]:
 
 
 def bots(owners: Owners, players: BotPlayers) -> CommandTable:
-    return bot_commands.command_table(players, owners.attendance, owners.match_table,
-                                      owners.matches)
+    play = owners.play
+    return bot_commands.command_table(players, owners.attendance, play.match_table, play.matches)
 
 
 def analysis(owners: Owners, records: AnalysisRecords, queue: AnalysisQueue | None
              ) -> CommandTable:
-    return analysis_commands.command_table(records, queue, owners.match_store, owners.accounts,
-                                           owners.now)
+    return analysis_commands.command_table(records, queue, owners.stores.match_store,
+                                           owners.accounts, owners.doings.now)
 
 
 def tournaments(owners: Owners, records: TournamentRecords, players: BotPlayers | None

@@ -121,39 +121,59 @@ class LobbyConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class Owners:
-    """What the lobby makes, that the command tables are made from (`Lobby`'s `tables`):
-    each command module's factory is given the few of these it uses
-    (fibs_server/command_tables.py). The lobby's own doings a command asks for come as one
-    callable each. The wiring's record, wide on purpose: read only where the parts are wired
-    together (there, and the app, which makes the services and its figures from it)."""
-    config: LobbyConfig
-    accounts: AccountsWithVisitors
+class StoreOwners:
+    """The lobby's stores of matches, chat and analyses (Owners' `stores`)."""
     match_store: MatchStore
     chat_records: ChatRecords
     analyses: AnalysisRecords | None
-    gatekeeper: Gatekeeper
-    dispatcher: Dispatcher
-    attendance: Attendance
-    chat_state: ChatState
-    seats: Seats
-    sessions: SessionOwners  # what every session is given
-    arranging: Arranging  # what arranging a match uses (lobby/play/arranged_matches.py)
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayOwners:
+    """The owners of the matches' wing (Owners' `play`)."""
     match_table: MatchTable
     matches: Matches
+    seats: Seats
+    arranging: Arranging  # what arranging a match uses (lobby/play/arranged_matches.py)
     code_guesses: CodeGuesses
     quick_play: QuickPlay
     tutor: Tutor
-    countdown: ShutdownCountdown
-    # lower-case name of a built-in bot -> its measured error rate and gnubg's words
-    bot_strengths: dict[str, tuple[float, float, str]]
-    started_at: datetime.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class LobbyDoings:
+    """The lobby's own doings a command asks for, one callable each (Owners' `doings`)."""
     now: Callable[[], datetime.datetime]
     log_out: Callable[[Session, Departure], Awaitable[None]]
     motd: Callable[[], tuple[str, ...]]
     set_motd: Callable[[str, str], Awaitable[None]]
     tell_whose_page_is_away: Callable[[Session, RunningMatch | None], None]
     resume_waiting: Callable[[str], Awaitable[None]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Owners:
+    """What the lobby makes, that the command tables are made from (`Lobby`'s `tables`):
+    each command module's factory is given the few of these it uses
+    (fibs_server/command_tables.py). The wiring's record, read only where the parts are wired
+    together (there, and the app, which makes the services and its figures from it), grouped
+    by wing: the stores (`stores`), the matches' owners (`play`) and the lobby's own doings a
+    command asks for (`doings`), the rest at the top (the tournaments' `Hall` reads three of
+    them)."""
+    config: LobbyConfig
+    accounts: AccountsWithVisitors
+    gatekeeper: Gatekeeper
+    dispatcher: Dispatcher
+    attendance: Attendance
+    chat_state: ChatState
+    sessions: SessionOwners  # what every session is given
+    countdown: ShutdownCountdown
+    # lower-case name of a built-in bot -> its measured error rate and gnubg's words
+    bot_strengths: dict[str, tuple[float, float, str]]
+    started_at: datetime.datetime
+    stores: StoreOwners
+    play: PlayOwners
+    doings: LobbyDoings
 
 
 async def _arrange_nothing(given: Arranging, invitation: Invitation) -> None:
@@ -278,17 +298,16 @@ class Lobby:
         # What the command tables are made from, and the tables (`tables`: the app's
         # `command_tables.lobby_tables`, or a test's few).
         self.owners = Owners(
-            config=config, accounts=self.accounts, match_store=matches,
-            chat_records=chat_records, analyses=analyses, gatekeeper=self.gatekeeper,
-            dispatcher=self.dispatcher, attendance=self.attendance,
-            chat_state=self.chat_state, seats=self.seats, sessions=self.session_owners,
-            arranging=self.arranging,
-            match_table=self.match_table, matches=self.matches, code_guesses=self.code_guesses,
-            quick_play=self.quick_play, tutor=self.tutor, countdown=self.countdown,
-            bot_strengths=self.bot_strengths, started_at=self.started_at, now=self.now,
-            log_out=self.log_out, motd=lambda: self.motd, set_motd=self.set_motd,
-            tell_whose_page_is_away=self.tell_whose_page_is_away,
-            resume_waiting=lambda name: resume_waiting(self.arranging, name))
+            config=config, accounts=self.accounts, gatekeeper=self.gatekeeper,
+            dispatcher=self.dispatcher, attendance=self.attendance, chat_state=self.chat_state,
+            sessions=self.session_owners, countdown=self.countdown,
+            bot_strengths=self.bot_strengths, started_at=self.started_at,
+            stores=StoreOwners(matches, chat_records, analyses),
+            play=PlayOwners(self.match_table, self.matches, self.seats, self.arranging,
+                            self.code_guesses, self.quick_play, self.tutor),
+            doings=LobbyDoings(self.now, self.log_out, lambda: self.motd, self.set_motd,
+                               self.tell_whose_page_is_away,
+                               lambda name: resume_waiting(self.arranging, name)))
         for table in tables(self.owners):
             self.dispatcher.add_commands(table)
 
