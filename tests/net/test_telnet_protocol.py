@@ -60,6 +60,7 @@ class StandInSession:
         self.connection = connection
         self.stage = Stage.ONLINE
         self.name = "alice"
+        self.incoming = self  # it takes the lines itself, as a session's Incoming does
 
     async def handle_line(self, line: str) -> None:
         self.lobby.log.append(line)
