@@ -531,7 +531,7 @@ class Lobby:
             return
         players = [] if running is None else [player for player in running.sessions if player]
         watchers = [watcher.name for player in players
-                    for watcher in self.match_table.watchers.watchers_of(player)]
+                    for watcher in self.match_table.watchers.of(player)]
         self.attendance.messenger.tell([opponent, *watchers], notice(
             [], web_events.player_connection(session.name, connected)))
 
@@ -575,7 +575,7 @@ class Lobby:
         for hook in self.dispatcher.logout_hooks:  # the running match is parted (Matches.part)
             told.update(await hook(session, departure))
         table.watchers.stop_watching(session)
-        for watcher in table.watchers.watchers_of(session):
+        for watcher in table.watchers.of(session):
             table.watchers.set_watching(watcher, None)
             self.attendance.messenger.tell([watcher.name], notice([game_texts.no_longer_watching(name)],
                                                        web_events.watch_ended(name)))

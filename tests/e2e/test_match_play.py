@@ -544,10 +544,10 @@ async def test_a_watcher_who_logs_in_again_or_out_is_no_longer_told(harness, pla
     await carol.skip_until("alice and bob start a 5 point match.")
     await ask(carol, "watch alice", "You're now watching alice.", re.compile(r"board:alice:.*"))
     watched = lobby.attendance.users.online["alice"]
-    assert [w.name for w in lobby.match_table.watchers.watchers_of(watched)] == ["carol"]
+    assert [w.name for w in lobby.match_table.watchers.of(watched)] == ["carol"]
     # A second login replaces carol's session: the old one watches no more.
     carol_again = await harness.login_telnet("carol")
-    assert lobby.match_table.watchers.watchers_of(watched) == []
+    assert lobby.match_table.watchers.of(watched) == []
     await ask(carol_again, "watch alice", "You're now watching alice.",
               re.compile(r"board:alice:.*"))
     await alice.send("move 8-5 6-5")

@@ -157,7 +157,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             players = running.players()
         else:
             return None
-        return players, [w for p in players for w in match_table.watchers.watchers_of(p)]
+        return players, [w for p in players for w in match_table.watchers.of(p)]
 
     async def _talk_at_table(session: Session, command: Command, *,
                              to_players: bool) -> None:

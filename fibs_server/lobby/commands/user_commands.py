@@ -266,7 +266,7 @@ def command_table(attendance: Attendance, match_table: MatchTable, matches: Matc
         if what == "games":
             session.out.lines(info.games_list(match_table.running_games()))
         elif what == "saved":
-            session.out.lines(info.saved_matches(await matches.saved.saved_matches_of(session)))
+            session.out.lines(info.saved_matches(await matches.saved.of(session)))
         elif what == "savedcount":
             name = command.args[1] if len(command.args) > 1 else session.name
             count = len([r for r in await match_store.running_matches(name)

@@ -550,7 +550,7 @@ class Matches:
         if to is WATCHERS:
             return [(watcher, index) for index, player in enumerate(running.sessions)
                     if player is not None and watching in (None, index)
-                    for watcher in self.table.watchers.watchers_of(player)]
+                    for watcher in self.table.watchers.of(player)]
         player = running.sessions[to]
         return [(player, to)] if player is not None else []
 
@@ -815,7 +815,7 @@ class Matches:
         """`players`' sessions and the watchers of both players: who hears of a parting."""
         told = [s for index, s in enumerate(running.sessions) if s is not None and index in players]
         for session in running.players():
-            told += self.table.watchers.watchers_of(session)
+            told += self.table.watchers.of(session)
         return told
 
     async def leave(self, session: Session) -> None:
@@ -874,7 +874,7 @@ class Matches:
 
 class SavedMatches:
     """The stored matches not running here, a facet of `Matches`: which a user has saved
-    (`saved_matches_of`, `send_saved_matches` to their pages), whether the match between two
+    (`of`, `send_saved_matches` to their pages), whether the match between two
     is live here (`is_live`, `live_match_id`), one lost from its stored state
     (`forfeit_saved`), the abandoned ones closed (`close_abandoned`) and one whose grace
     period ended that waits for both (`waits_for_both`)."""
@@ -882,7 +882,7 @@ class SavedMatches:
     def __init__(self, matches: Matches) -> None:
         self.matches = matches
 
-    async def saved_matches_of(self, session: Session) -> list[info.SavedMatch]:
+    async def of(self, session: Session) -> list[info.SavedMatch]:
         """The user's saved matches (stored, unfinished, not being played now), from their side."""
         rows = []
         for record in await self.matches.store.running_matches(session.name):
@@ -920,7 +920,7 @@ class SavedMatches:
             people = self.matches.people
             if (session.out.wants_events and people.is_online(session)
                     and not people.is_visitor(session)):
-                session.out.event(web_events.saved_matches(await self.saved_matches_of(session)))
+                session.out.event(web_events.saved_matches(await self.of(session)))
 
     async def forfeit_saved(self, match_id: int, names: tuple[str, str], leaver: int,
                             first: list[Say] | None, *, abandoned: bool = False) -> bool | None:

@@ -136,7 +136,7 @@ class MatchTable:
         if running is None:
             return None
         running.sessions[running.index_of(previous)] = session
-        for watcher in watchers.watchers_of(previous):
+        for watcher in watchers.of(previous):
             watchers.set_watching(watcher, session)
         return running
 
@@ -178,7 +178,7 @@ class Watchers:
         self.watching_changed = watching_changed
         self.by_player: dict[Session, dict[Session, None]] = {}
 
-    def watchers_of(self, player: Session) -> list[Session]:
+    def of(self, player: Session) -> list[Session]:
         return list(self.by_player.get(player, ()))
 
     def set_watching(self, session: Session, player: Session | None) -> None:
