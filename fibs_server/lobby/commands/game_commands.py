@@ -449,9 +449,9 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             match_play.show_taken_over_match(running, session)
 
     @table.on_login
-    async def send_saved_matches(session: Session) -> None:
+    async def send_to(session: Session) -> None:
         """A page's Resume buttons: the saved matches, after the welcome."""
-        await matches.saved.send_saved_matches([session])
+        await matches.saved.send_to([session])
 
     @table.on_login
     async def resume_waiting_matches(session: Session) -> None:

@@ -491,7 +491,7 @@ class Matches:
         for index, session in enumerate(running.sessions):
             if session is not None:
                 session.out.line(texts.match_goes_on_elsewhere(running.opponent_name(index)))
-        await self.saved.send_saved_matches(running.players())
+        await self.saved.send_to(running.players())
 
     # --- store ------------------------------------------------------------------------------------
 
@@ -670,7 +670,7 @@ class Matches:
             await self.settle(running, events, inviter, running.keeping.snapshot(),
                               told_if_undone=events)
         if stored:  # it replaced the pair's saved match, if they had one
-            await self.saved.send_saved_matches(running.players())
+            await self.saved.send_to(running.players())
 
     async def saved_match_in_the_way(self, inviter: Session, joiner: Session) -> bool:
         """Whether the pair has a saved match that a new one must not replace: one against a bot
@@ -729,7 +729,7 @@ class Matches:
         async with running.keeping.lock:
             await self.settle(running, [], inviter, running.keeping.snapshot())
             remind(running, (0, 1))
-        await self.saved.send_saved_matches(running.players())
+        await self.saved.send_to(running.players())
 
     async def claim(self, match_id: int) -> tuple[int, MatchRecord | None]:
         """This node owns the stored match from now on: the owner epoch it holds, and the match
@@ -809,7 +809,7 @@ class Matches:
         self.post(running, lambda sides: posts)
         self.table.forget(running)
         if running.keeping.stored and leaver is not None:  # (a server that stops tells no one)
-            await self.saved.send_saved_matches(running.players())
+            await self.saved.send_to(running.players())
 
     def told_of_parting(self, running: RunningMatch, players: Iterable[int]) -> list[Session]:
         """`players`' sessions and the watchers of both players: who hears of a parting."""
@@ -874,7 +874,7 @@ class Matches:
 
 class SavedMatches:
     """The stored matches not running here, a facet of `Matches`: which a user has saved
-    (`of`, `send_saved_matches` to their pages), whether the match between two
+    (`of`, `send_to` their pages), whether the match between two
     is live here (`is_live`, `live_match_id`), one lost from its stored state
     (`forfeit_saved`), the abandoned ones closed (`close_abandoned`) and one whose grace
     period ended that waits for both (`waits_for_both`)."""
@@ -914,7 +914,7 @@ class SavedMatches:
             return None
         return running.match_id
 
-    async def send_saved_matches(self, sessions: Iterable[Session]) -> None:
+    async def send_to(self, sessions: Iterable[Session]) -> None:
         """Their saved matches now, to those of `sessions` online whose page asked for messages."""
         for session in sessions:
             people = self.matches.people
@@ -954,7 +954,7 @@ class SavedMatches:
                 stored = await matches.settle(running, [*(first or []), *events], None, before,
                                               abandoned=abandoned)
         if stored:
-            await self.send_saved_matches([session for session in online if session is not None])
+            await self.send_to([session for session in online if session is not None])
         return True if stored else None
 
     async def close_abandoned(self) -> int:
