@@ -6,18 +6,21 @@ import re
 
 from playwright.async_api import expect
 
-from tests.web.test_browser import open_page, register
+from tests.web.test_browser import log_in, open_page
 from tests.web.test_puzzles_api import ANALYSIS, RATED, puzzle
 
 
 async def test_the_days_puzzle_is_solved_and_the_rating_rises(web, browser, artifacts):
     store = web.server.store
+    await web.register("alice", "secret1")
     await web.register("bob")
-    page = await open_page(browser, web)
-    await register(page, "alice")
+    # The match finished before alice logs in: her login reads her saved matches, and a match
+    # stored bare (no state) but not yet finished is none that a server ever keeps.
     match_id = await store.create_match("alice", "bob", 5, {})
     await store.finish_match(match_id, RATED, "alice", [])
     await store.store_analysis(match_id, 1, ANALYSIS, [puzzle(1, 0.2)])
+    page = await open_page(browser, web)
+    await log_in(page, "alice")
 
     await page.get_by_role("tab", name="Puzzles").click()
     await page.click(".puzzle-daily")
