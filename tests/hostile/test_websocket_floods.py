@@ -122,7 +122,9 @@ async def run_flood(harness: WebHarness, reads: bool, heartbeats: bool = False,
     bystander, login = await bystander_playing(harness)
     quiet = await time_answers_quiet(bystander, PROBE_INTERVAL)
     context = multiprocessing.get_context("spawn")
-    answered = context.Value("i", 0)
+    # No lock: the flooder writes it once, and one terminated while holding a lock would
+    # leave this process waiting for it forever.
+    answered = context.Value("i", 0, lock=False)
     # In a process of its own: flooding here would take the server's loop and GIL.
     flooder = context.Process(target=flood, args=(harness.url + "ws", reads, heartbeats, answered))
     started = time.monotonic()
