@@ -449,7 +449,7 @@ def command_table(attendance: Attendance, chat_state: ChatState, match_table: Ma
             match_play.show_taken_over_match(running, session)
 
     @table.on_login
-    async def send_to(session: Session) -> None:
+    async def send_saved_matches(session: Session) -> None:
         """A page's Resume buttons: the saved matches, after the welcome."""
         await matches.saved.send_to([session])
 
