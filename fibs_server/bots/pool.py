@@ -18,6 +18,13 @@ Each decision has a time budget, counted from the request, queueing included; a 
 failed or refused because too many are waiting is replaced by `brain.fallback`, our rules of
 thumb computed at once on the loop (about a millisecond), so a bot never stalls its match.
 
+The workers are forked from multiprocessing's fork server, a process of its own started at
+the first pool (not forked from the server: the server has threads, bcrypt's and the
+database drivers', that a fork would copy in whatever state they are). The fork server
+imports this module and bgsage once; each worker then starts in milliseconds where a
+spawned one would import them again (about a second and a half of CPU on a slow machine):
+a worker replaced after it died, every server a test starts.
+
 Match analyses (`AnalysisLane`) run one at a time in a process of their own, also at idle
 priority, and the bots go first: while any bot decision is waiting or computing in a worker,
 the analysis process is stopped (SIGSTOP) and it goes on (SIGCONT) once none is. Both are
@@ -35,6 +42,7 @@ import enum
 import functools
 import logging
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import secrets
 import signal
@@ -86,7 +94,7 @@ class CpuPacer:
 _pacer = CpuPacer(1.0)  # a worker's own, set by _start_worker
 
 
-# Sets up a spawned worker's logging as the server's (a spawned process starts without any,
+# Sets up a worker's logging as the server's (a new process starts without any,
 # and would write what it says, warnings or a failed start, as plain text among the server's
 # JSON lines); picklable: a module's function, or a partial of one. None: Python's default.
 LogSetup = Callable[[], None] | None
@@ -127,14 +135,44 @@ def _decide_paced(situation: Situation, level: Level, seed: int,
 def _end_with_the_server(server_pid: int) -> None:
     """A server killed outright (SIGKILL, a crash) cannot stop its workers: on Linux the
     kernel does (PR_SET_PDEATHSIG), so none is left holding 150 MB and the server's output
-    pipes. Elsewhere the workers end when their next request finds the pool's pipe closed."""
+    pipes. A worker's parent is the fork server, which ends when the server does (its pipe
+    from the server closes), and the kernel then kills the worker. Elsewhere the workers end
+    when their next request finds the pool's pipe closed."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         return
-    if os.getppid() != server_pid:  # the server died before the call above
+    _let_the_fork_server_go()
+    try:  # the server died before the call above
+        os.kill(server_pid, 0)
+    except ProcessLookupError:
         os._exit(1)
+
+
+def _let_the_fork_server_go() -> None:
+    """multiprocessing gives every process the fork server forks the write end of the pipe
+    whose end tells the fork server that its server is gone, so that it lives as long as any
+    of them: a worker that kept it would keep the fork server up after the server was killed,
+    and so itself. Closed here, the fork server ends with the server."""
+    fork_server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    alive = getattr(fork_server, "_forkserver_alive_fd", None)
+    if isinstance(alive, int):
+        os.close(alive)
+        fork_server._forkserver_alive_fd = None  # type: ignore[union-attr]
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """Where the workers come from (module docstring): the fork server, with this module
+    (bgsage with it) imported there once; spawn where there is no fork server."""
+    try:
+        context = multiprocessing.get_context("forkserver")
+    except ValueError:
+        return multiprocessing.get_context("spawn")
+    # Read when the fork server starts (the first pool of the process); later calls change
+    # nothing.
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 def analyse_stored(state: dict[str, Any], plies: int) -> dict[str, Any]:
@@ -188,7 +226,7 @@ class AnalysisLane:
                 raise RuntimeError("the analysis lane is closed")
             if self._executor is None:
                 self._executor = concurrent.futures.ProcessPoolExecutor(
-                    1, mp_context=multiprocessing.get_context("spawn"),
+                    1, mp_context=worker_context(),
                     initializer=_start_worker,
                     initargs=(os.getpid(), 1.0, self.priority, self.logs))
             executor = self._executor
@@ -306,10 +344,8 @@ class BotPool:
         self.analyses = analyses  # held while a decision is under way
 
     def _new_executor(self, workers: int) -> concurrent.futures.ProcessPoolExecutor:
-        # spawn, not fork: the server has threads (bcrypt, database drivers) a fork would copy
-        # in whatever state they are.
         return concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"),
+            workers, mp_context=worker_context(),
             initializer=_start_worker,
             initargs=(os.getpid(), self.cpu_share, self.priority, self.logs))
 
