@@ -19,8 +19,8 @@ from .test_position import board, positions
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
 SEED = 20261206
-RANDOM_POSITIONS = 600  # × 21 rolls, biased to bar, bear-off, primes (see random_position)
-SELF_PLAY_ROLLS = 3000  # per variant
+RANDOM_POSITIONS = 300  # × 21 rolls, biased to bar, bear-off, primes (see random_position)
+SELF_PLAY_ROLLS = 1500  # per variant
 
 
 def by_result(plays: list[Play]) -> dict[Position, tuple[tuple[tuple[int, int], ...],
