@@ -107,9 +107,9 @@ class TournamentStore:
                 return False
             # The field as seeded: those who left meanwhile are not in it. Each keeps their
             # place in the sign-up order.
-            numbers = dict(session.execute(select(
+            numbers = {key: number for key, number in session.execute(select(
                 TournamentEntrantRow.name_key, TournamentEntrantRow.entry_number).where(
-                TournamentEntrantRow.tournament_id == tournament_id)).tuples().all())
+                TournamentEntrantRow.tournament_id == tournament_id))}
             session.execute(delete(TournamentEntrantRow).where(
                 TournamentEntrantRow.tournament_id == tournament_id))
             session.add_all(TournamentEntrantRow(
