@@ -14,7 +14,17 @@ letters a second; two cores cannot run ten nodes at that, so they run at `--scal
 and the figures at the full pace are the measured ones over the scale (the bus's work is
 per letter, and per envelope: the letters one generator's turn tells one node share one).
 
+`--one-node` measures node0 alone at the full pace instead, with no scaling: the other nodes
+run together in one process (each its own bus), telling only what node0 hears of them (its
+share of their match letters, on its channel, and their broadcasts), and hearing what node0
+tells them. Scaled down, a node wakes for nearly every envelope; at the full pace envelopes
+come close enough together to share a wake, as on a real node.
+
+The letters are made before the measuring starts (making them is the lobby's work, not the
+bus's), a thousand of each kind a node, and told again in turn.
+
     .venv/bin/python bench/ten_nodes.py --nodes 10 --players 50000 --scale 0.1 --duration 20
+    .venv/bin/python bench/ten_nodes.py --nodes 10 --players 50000 --one-node --duration 20
 """
 from __future__ import annotations
 
@@ -31,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -61,6 +72,7 @@ HEARTBEAT = 5.0  # seconds between a node's roll calls
 # one pipeline: its cost per turn scales with the pace too).
 TICK = 0.01
 IDLE_SECONDS = 3.0  # the generator's ticks alone, measured first
+MADE_AHEAD = 1000  # letters of each kind a node makes before measuring, told in turn
 BOARD = ("board:bob:alice:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:"
          "5:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0",)
 
@@ -99,72 +111,99 @@ def letter_of(kind: str, node: str, others: list[str], count: int) -> Letter:
     return RollCall(node, answer=False)
 
 
-def run_node(url: str, prefix: str, node: str, nodes: list[str], per_second: dict[str, float],
-             tick: float, seconds: float, warmup: float, start: multiprocessing.synchronize.Barrier,
-             results: multiprocessing.queues.Queue, profile: str | None = None) -> None:
-    others = [other for other in nodes if other != node]
+def run_nodes(url: str, prefix: str, hosted: list[str], nodes: list[str],
+              per_second: dict[str, float], tick: float, seconds: float, warmup: float,
+              start: multiprocessing.synchronize.Barrier, results: multiprocessing.queues.Queue,
+              profile: str | None = None, only_to: str | None = None) -> None:
+    """The nodes `hosted`, each with a bus of its own, in this process: each tells its letters
+    at `per_second`, those for one node to a random other node (to `only_to` if given)."""
     counts = {"mine": 0, "others": 0}
 
-    def deliver(names: object, letter: Letter) -> None:
-        # What a node does first with a letter: is it for this node (its seats, its users)?
-        to_node = getattr(letter, "to_node", None)
-        counts["mine" if to_node in (None, node) else "others"] += 1
+    def deliver_on(node: str) -> Callable[[object, Letter], None]:
+        def deliver(names: object, letter: Letter) -> None:
+            # What a node does first with a letter: is it for this node (its seats, its users)?
+            to_node = getattr(letter, "to_node", None)
+            counts["mine" if to_node in (None, node) else "others"] += 1
+        return deliver
 
-    async def serve() -> None:
-        bus = RedisBus(url, node, deliver, prefix=prefix, queue_limit=1_000_000)
-        await bus.start()
-        await bus.until_subscribed()
-        await asyncio.to_thread(start.wait)
-        # The loop's own ticks with nothing to tell (this generator's, not a node's), taken
-        # off what is measured.
-        idle_cpu = time.process_time()
-        idle_until = time.monotonic() + IDLE_SECONDS
-        while time.monotonic() < idle_until:
-            await asyncio.sleep(tick)
-        idle_rate = (time.process_time() - idle_cpu) / IDLE_SECONDS
-        begun = time.monotonic()
-        told = dict.fromkeys(per_second, 0)
-        profiler = cProfile.Profile(time.process_time) if profile else None
-        measuring = False
-        cpu = 0.0
-        received = published = envelopes = 0
-        mine = others_ = 0
-        lag_sum = 0.0
-        while (now := time.monotonic()) < begun + warmup + seconds:
-            if not measuring and now >= begun + warmup:
-                measuring = True
-                cpu, received, published = time.process_time(), bus.figures.received, \
-                    bus.figures.published
-                envelopes = bus.figures.envelopes_received + bus.figures.envelopes_published
-                lag_sum = bus.figures.lag_sum
-                mine, others_ = counts["mine"], counts["others"]
-                if profiler is not None:
-                    profiler.enable()
-            for kind, rate in per_second.items():
+    def made_ahead(node: str) -> dict[str, list[Letter]]:
+        targets = [only_to] if only_to else [other for other in nodes if other != node]
+        return {kind: [letter_of(kind, node, targets, count) for count in range(MADE_AHEAD)]
+                for kind in per_second}
+
+    def figures(buses: list[RedisBus]) -> dict[str, float]:
+        totals = [bus.figures for bus in buses]
+        return {"received": sum(f.received for f in totals),
+                "published": sum(f.published for f in totals),
+                "envelopes": sum(f.envelopes_received + f.envelopes_published for f in totals),
+                "lag_sum": sum(f.lag_sum for f in totals),
+                "gaps": sum(f.gaps for f in totals), "dropped": sum(f.dropped for f in totals)}
+
+    async def tell_in_turn(bus: RedisBus, rates: dict[str, float], phase: float,
+                           begun: float, until: float) -> None:
+        """`bus`'s node telling its letters at `rates`, a turn every tick, its turns `phase`
+        after the others' (nodes' turns are not in step)."""
+        made = letters[bus.node_id]
+        told = dict.fromkeys(rates, 0)
+        await asyncio.sleep(phase)
+        while (now := time.monotonic()) < until:
+            for kind, rate in rates.items():
                 due = int((now - begun) * rate)
                 for count in range(told[kind], due):
-                    letter = letter_of(kind, node, others, count)
+                    letter = made[kind][count % MADE_AHEAD]
                     if kind == "report":
                         bus.tell_all(letter)
                     else:
                         bus.tell_others(letter)  # type: ignore[arg-type]
                 told[kind] = max(told[kind], due)
             await asyncio.sleep(tick)
+
+    async def turns(rates: dict[str, float], seconds: float) -> None:
+        begun = time.monotonic()
+        await asyncio.gather(*(tell_in_turn(bus, rates, tick * k / len(buses), begun,
+                                            begun + seconds)
+                               for k, bus in enumerate(buses)))
+
+    buses: list[RedisBus] = []
+    letters = {node: made_ahead(node) for node in hosted}
+
+    async def serve() -> None:
+        buses.extend(RedisBus(url, node, deliver_on(node), prefix=prefix,
+                              queue_limit=1_000_000) for node in hosted)
+        for bus in buses:
+            await bus.start()
+        for bus in buses:
+            await bus.until_subscribed()
+        await asyncio.to_thread(start.wait)
+        # The loop's own ticks with nothing to tell (the generator's, not a node's), taken
+        # off what is measured.
+        idle_cpu = time.process_time()
+        await turns({}, IDLE_SECONDS)
+        idle_rate = (time.process_time() - idle_cpu) / IDLE_SECONDS
+        telling = asyncio.create_task(turns(per_second, warmup + seconds))
+        await asyncio.sleep(warmup)
+        profiler = cProfile.Profile(time.process_time) if profile else None
+        cpu, before = time.process_time(), figures(buses)
+        mine, others = counts["mine"], counts["others"]
+        if profiler is not None:
+            profiler.enable()
+        await telling
         if profiler is not None and profile:
             profiler.disable()
             profiler.dump_stats(profile)
-        results.put({"node": node, "cpu": time.process_time() - cpu - idle_rate * seconds,
-                     "idle": idle_rate,
-                     "received": bus.figures.received - received,
-                     "published": bus.figures.published - published,
-                     "envelopes": bus.figures.envelopes_received
-                     + bus.figures.envelopes_published - envelopes,
-                     "mine": counts["mine"] - mine, "others": counts["others"] - others_,
-                     "gaps": bus.figures.gaps, "dropped": bus.figures.dropped,
-                     "lag": (bus.figures.lag_sum - lag_sum)
-                     / max(1, bus.figures.received - received)})
+        after = figures(buses)
+        measured = {key: after[key] - before[key] for key in ("received", "published",
+                                                               "envelopes", "lag_sum")}
+        results.put({"node": hosted[0] if len(hosted) == 1 else f"{hosted[0]}-{hosted[-1]}",
+                     "cpu": time.process_time() - cpu - idle_rate * seconds,
+                     "idle": idle_rate, "received": measured["received"],
+                     "published": measured["published"], "envelopes": measured["envelopes"],
+                     "mine": counts["mine"] - mine, "others": counts["others"] - others,
+                     "gaps": after["gaps"], "dropped": after["dropped"],
+                     "lag": measured["lag_sum"] / max(1, measured["received"])})
         await asyncio.to_thread(start.wait)  # nobody stops before everyone measured
-        await bus.stop(flush_timeout=2.0)
+        for bus in buses:
+            await bus.stop(flush_timeout=2.0)
     asyncio.run(serve())
 
 
@@ -189,6 +228,9 @@ def main() -> None:
                         help="of the full pace, at which the nodes run")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds measured")
     parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--one-node", action="store_true",
+                        help="node0 alone at the full pace, the others in one process telling "
+                             "it its share (no scaling)")
     parser.add_argument("--profile", metavar="FILE",
                         help="cProfile node0's measured seconds into FILE (pstats); its CPU "
                              "figure then includes the profiler's own")
@@ -211,23 +253,36 @@ def main() -> None:
             redis.wait()
 
 
+ADDRESSED = ("relayed", "forwarded")  # the kinds told to one node
+
+
 def measure(url: str, port: int, arguments: argparse.Namespace) -> None:
     nodes = [f"node{k}" for k in range(arguments.nodes)]
     full = rates(arguments.nodes, arguments.players)
-    scaled = {kind: rate * arguments.scale for kind, rate in full.items()}
+    scale = 1.0 if arguments.one_node else arguments.scale
+    prefix = f"ten-{os.getpid()}"
     context = multiprocessing.get_context("spawn")
-    start = context.Barrier(len(nodes) + 1)
+    if arguments.one_node:
+        # The others tell node0 its share of their match letters and all their broadcasts.
+        share = {kind: rate / (len(nodes) - 1) if kind in ADDRESSED else rate
+                 for kind, rate in full.items()}
+        runs = [([nodes[0]], full, arguments.profile, None), (nodes[1:], share, None, nodes[0])]
+    else:
+        scaled = {kind: rate * scale for kind, rate in full.items()}
+        runs = [([node], scaled, arguments.profile if node == nodes[0] else None, None)
+                for node in nodes]
+    start = context.Barrier(len(runs) + 1)
     results = context.Queue()
-    processes = [context.Process(target=run_node, args=(
-        url, f"ten-{os.getpid()}", node, nodes, scaled, TICK / arguments.scale,
-        arguments.duration, arguments.warmup,
-        start, results, arguments.profile if node == nodes[0] else None)) for node in nodes]
+    processes = [context.Process(target=run_nodes, args=(
+        url, prefix, hosted, nodes, per_second, TICK / scale, arguments.duration,
+        arguments.warmup, start, results, profile, only_to))
+        for hosted, per_second, profile, only_to in runs]
     for process in processes:
         process.start()
     start.wait()
     time.sleep(IDLE_SECONDS + arguments.warmup)
     redis_before = redis_cpu(port)
-    figures = [results.get() for _ in nodes]
+    figures = sorted((results.get() for _ in runs), key=lambda f: f["node"])
     redis_used = redis_cpu(port) - redis_before
     start.wait()
     for process in processes:
@@ -237,31 +292,37 @@ def measure(url: str, port: int, arguments: argparse.Namespace) -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}")
     print(f"full pace: {arguments.players} players on {arguments.nodes} nodes, {told:.0f} "
           f"letters told a second in all ({', '.join(f'{k} {v * arguments.nodes:.0f}' for k, v in full.items())}); "
-          f"run at {arguments.scale:g} of it for {seconds:.0f} s")
-    for figure in sorted(figures, key=lambda f: f["node"]):
+          + ("node0 at it, the others telling it its share" if arguments.one_node
+             else f"run at {scale:g} of it") + f" for {seconds:.0f} s")
+    for figure in figures:
         print(f"  {figure['node']}: CPU {figure['cpu'] / seconds * 100:.1f} % of a core, "
               f"received {figure['received'] / seconds:.0f}/s ({figure['others']} of "
               f"{figure['mine'] + figure['others']} for other nodes), published "
               f"{figure['published'] / seconds:.0f}/s, mean lag {figure['lag'] * 1000:.0f} ms, "
               f"gaps {figure['gaps']}, dropped {figure['dropped']}")
-    cpu = sorted(f["cpu"] / seconds for f in figures)
-    letters = sum(f["received"] + f["published"] for f in figures)
-    envelopes = sum(f["envelopes"] for f in figures)
-    per_letter = sum(f["cpu"] for f in figures) / max(1, letters)
-    print(f"(each node's generator ticks alone: {max(f['idle'] for f in figures) * 100:.1f} % "
+    print(f"(each process's generator ticks alone: {max(f['idle'] for f in figures) * 100:.1f} % "
           "at most, taken off)")
+    measured = figures[:1] if arguments.one_node else figures
+    cpu = sorted(f["cpu"] / seconds for f in measured)
+    letters = sum(f["received"] + f["published"] for f in measured)
+    envelopes = sum(f["envelopes"] for f in measured)
+    per_letter = sum(f["cpu"] for f in measured) / max(1, letters)
     print(f"per node: CPU median {cpu[len(cpu) // 2] * 100:.1f} %, max {cpu[-1] * 100:.1f} % "
-          f"of a core at this scale; {per_letter * 1e6:.0f} us per letter handled "
+          f"of a core at this pace; {per_letter * 1e6:.0f} us per letter handled "
           f"(received or published), {letters / max(1, envelopes):.2f} letters an envelope")
-    # Each node's letters a second at the full pace, by its share now; at its cost each.
-    full_cpu = sorted(f["cpu"] / max(1, f["received"] + f["published"])
-                      * (f["received"] + f["published"]) / seconds / arguments.scale
-                      for f in figures)
-    print(f"at the full pace (/ {arguments.scale:g}; valid while the nodes keep up: on one "
+    if arguments.one_node:
+        print(f"node0 at the full pace, measured: {cpu[0]:.2f} of a core (goal <= 0.15); "
+              f"Redis {redis_used / seconds:.2f} of a core for node0's traffic and its share "
+              "of the others'")
+        return
+    # At the full pace each node handles its letters of now over the scale, at its cost each.
+    full_cpu = [c / scale for c in cpu]
+    print(f"at the full pace (/ {scale:g}; valid while the nodes keep up: on one "
           f"channel each receives all the others publish): per node median "
           f"{full_cpu[len(full_cpu) // 2]:.2f}, max {full_cpu[-1]:.2f} of a core (goal <= 0.15); "
-          f"Redis {redis_used / seconds / arguments.scale:.2f} of a core "
+          f"Redis {redis_used / seconds / scale:.2f} of a core "
           f"({redis_used / seconds * 100:.1f} % measured)")
+
 
 if __name__ == "__main__":
     main()

@@ -1,4 +1,4 @@
-"""The gnubg side of the bot: one `gnubg -t` process listening with `external 127.0.0.1:PORT`,
+"""The gnubg side of the bot: one `gnubg -t` process listening with `external PATH` (a Unix socket),
 the one-request-one-reply conversation with it, and the translation between what a FIBS server
 sends or takes and what gnubg 1.07's external interface reads and answers (docs/GNUBG-BOT.md)."""
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -32,27 +31,28 @@ class GnubgGone(GnubgError):
     """The connection to gnubg failed: no answer, or closed."""
 
 
-def setup_commands(plies: int, port: int) -> str:
+def setup_commands(plies: int, socket_path: str) -> str:
     """What gnubg runs at start. 1.07 ignores a per-request `beavers no`, so beavers are off
-    for the whole process; `external` must name the loopback address (`:PORT` alone listens
-    on every interface)."""
+    for the whole process; `external` names a Unix socket (an address without a colon), which
+    only this machine reaches and no other program can hold."""
     return (f"set beavers 0\n"
             f"set evaluation chequerplay evaluation plies {plies}\n"
             f"set evaluation cubedecision evaluation plies {plies}\n"
-            f"external 127.0.0.1:{port}\n")
+            f"external {socket_path}\n")
 
 
 class GnubgEngine:
-    """One gnubg process listening on `external 127.0.0.1:PORT`."""
+    """One gnubg process listening on `external PATH`, a Unix socket in a directory of its
+    own. Not a TCP port picked free: another program could take the port before gnubg, slow
+    to start, binds it, and the bot would talk to that program (an HTTP server's headers
+    taken for gnubg's play, once, on a loaded machine)."""
 
     def __init__(self, executable: Path = GNUBG, plies: int = 0) -> None:
         self.plies = plies
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
         self._directory = tempfile.TemporaryDirectory(prefix="gnubg-bot-")
+        self.socket_path = str(Path(self._directory.name) / "external.sock")
         commands = Path(self._directory.name) / "commands.txt"
-        commands.write_text(setup_commands(plies, self.port))
+        commands.write_text(setup_commands(plies, self.socket_path))
         try:
             self.process = subprocess.Popen([executable, "-t", "-q", "-r", "-c", commands],
                                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -98,14 +98,14 @@ class GnubgConnection:
         deadline = asyncio.get_running_loop().time() + seconds
         while True:
             try:
-                streams = await asyncio.open_connection("127.0.0.1", engine.port)
+                streams = await asyncio.open_unix_connection(engine.socket_path)
                 return cls(*streams, plies=engine.plies)
-            except ConnectionRefusedError:
+            except (ConnectionRefusedError, FileNotFoundError):  # not listening, or not yet made
                 if engine.process.poll() is not None:
                     raise GnubgError(f"gnubg exited with status {engine.process.returncode} "
-                                     f"before it listened on port {engine.port}") from None
+                                     f"before it listened on {engine.socket_path}") from None
                 if asyncio.get_running_loop().time() > deadline:
-                    raise GnubgError(f"gnubg did not listen on port {engine.port} "
+                    raise GnubgError(f"gnubg did not listen on {engine.socket_path} "
                                      f"within {seconds:.0f} s") from None
                 await asyncio.sleep(0.05)
 

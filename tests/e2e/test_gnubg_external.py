@@ -1,5 +1,5 @@
 """GNU Backgammon plays both sides over real sockets, each player a gnubg process
-listening with `external 127.0.0.1:PORT` (the player of `fibs-gnubg-bot`, recording for the
+listening with `external PATH` on a Unix socket (the player of `fibs-gnubg-bot`, recording for the
 tests: tests/e2e/gnubg_player.py): every decision is gnubg's
 answer to a board our server sent, so the server must draw each board as the moment it
 stands for and accept everything gnubg plays. Seeded dice make every match deterministic."""

@@ -64,8 +64,9 @@ async def test_every_log_line_is_json_when_asked_even_from_a_killed_servers_work
     first = await asyncio.wait_for(server.stdout.readline(), DEADLINE)
     assert first.startswith(b"fibs_server listening on 127.0.0.1:")
     server.kill()
-    log = await asyncio.wait_for(server.stderr.read(), DEADLINE)  # every writer gone
-    await server.wait()
+    # Both pipes read to their end (every writer gone), so that none is left open for the
+    # test's event loop to close after it has ended.
+    _, log = await asyncio.wait_for(server.communicate(), DEADLINE)
     lines = log.decode().splitlines()
     assert lines and all(json.loads(line)["level"] for line in lines), log.decode()
 

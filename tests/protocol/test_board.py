@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -404,20 +405,23 @@ def gnubg_external(tmp_path):
     """A socket to gnubg's `external` interface, which answers a board line with its play."""
     if not GNUBG.exists():
         skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install gnubg)")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    # A Unix socket, not a TCP port picked free, which another program could take first.
+    # In a directory of its own: tmp_path can be longer than a socket's path may be.
+    directory = tempfile.TemporaryDirectory(prefix="gnubg-")
+    socket_path = f"{directory.name}/external.sock"
     commands = tmp_path / "external.txt"
-    commands.write_text(f"external 127.0.0.1:{port}\n")
+    commands.write_text(f"external {socket_path}\n")
     gnubg = subprocess.Popen([GNUBG, "-t", "-q", "-r", "-c", commands], stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
         while True:
+            connection = socket.socket(socket.AF_UNIX)
             try:
-                connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+                connection.connect(socket_path)
                 break
-            except ConnectionRefusedError:
+            except (ConnectionRefusedError, FileNotFoundError):
+                connection.close()
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
@@ -426,6 +430,7 @@ def gnubg_external(tmp_path):
     finally:
         gnubg.terminate()
         gnubg.wait(timeout=10)
+        directory.cleanup()
 
 
 @pytest.mark.gnubg
