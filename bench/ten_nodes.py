@@ -247,6 +247,8 @@ def main() -> None:
                                   capture_output=True).returncode == 0:
                     break
                 time.sleep(0.05)
+            if redis.poll() is not None:  # its port taken meanwhile, say: nothing to measure
+                raise SystemExit(f"redis-server exited with status {redis.returncode}")
             measure(f"redis://127.0.0.1:{port}/0", port, arguments)
         finally:
             redis.terminate()

@@ -36,13 +36,20 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def answers_ping(port: int) -> bool:
+def serving_process(port: int) -> int | None:
+    """The process id of the Redis answering on `port`, None if none answers yet."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
+            sock.sendall(b"INFO server\r\n")
+            reply = b""
+            while b"process_id:" not in reply or not reply.endswith(b"\r\n"):
+                more = sock.recv(4096)
+                if not more:
+                    return None
+                reply += more
     except OSError:
-        return False
+        return None
+    return int(reply.split(b"process_id:")[1].split(b"\r\n")[0])
 
 
 class RedisServer:
@@ -65,8 +72,11 @@ class RedisServer:
              "--repl-diskless-sync-delay", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + STARTUP_SECONDS
-        while not answers_ping(self.port):
-            if self.process.poll() is not None or time.monotonic() > deadline:
+        # Ours, not another's: a port picked free can be taken by another test's redis-server
+        # before this one binds it, and that one would answer for it.
+        while (serving := serving_process(self.port)) != self.process.pid:
+            if (serving is not None or self.process.poll() is not None
+                    or time.monotonic() > deadline):
                 raise RuntimeError(f"redis-server did not start on port {self.port}")
             time.sleep(0.01)
 
