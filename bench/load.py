@@ -151,8 +151,14 @@ class Worker:
     async def close(self) -> None:
         """The coordinator is done with this process (its sockets close with it)."""
 
-    async def log_in(self, port: int, names: list[str], concurrency: int) -> dict:
+    async def log_in(self, port: int, names: list[str], concurrency: int,
+                     addresses: int = 1) -> dict:
+        """`names` log in, `concurrency` at a time, from `addresses` loopback addresses in turn
+        (127.0.0.1, .2, ...: the server paces and queues each address's password checks apart,
+        so logins from one address come no faster than one thread checks them)."""
         limit = asyncio.Semaphore(concurrency)
+        local_address = {name: None if addresses == 1 else (f"127.0.0.{1 + index % addresses}", 0)
+                         for index, name in enumerate(names)}
         latencies: list[float] = []
         failures: dict[str, int] = {}
 
@@ -161,7 +167,7 @@ class Worker:
                 try:
                     started = time.monotonic()
                     _, client = await asyncio.get_running_loop().create_connection(
-                        Client, "127.0.0.1", port)
+                        Client, "127.0.0.1", port, local_addr=local_address[name])
                     await asyncio.wait_for(client.expect(b"login: "), REPLY_TIMEOUT)
                     reply = client.expect(self.target.login_reply.format(name=name).encode())
                     client.send(f"login bench 1008 {name} {PASSWORD}")
@@ -467,8 +473,8 @@ def server_command(database_url: str, sessions: int, http_port: str = "0") -> li
     headroom = str(sessions + 100)
     return [sys.executable, "-m", "fibs_server", "--host", "127.0.0.1", "--port", "0",
             "--http-port", http_port, "--database-url", database_url, "--bcrypt-rounds", "4",
-            # every bench client comes from 127.0.0.1: the per-address limits are lifted, or
-            # the throttle would count the whole harness as one guesser
+            # the bench's clients come from a few loopback addresses: the per-address limits
+            # are lifted, or the throttle would count the whole harness as a few guessers
             "--connections-per-address", headroom, "--address-free-failures", headroom,
             "--hash-checks-per-address", headroom, "--hash-checks-waiting", headroom,
             "--known-good-checks-per-address", headroom,
@@ -572,9 +578,10 @@ def wait_until_idle(server: ServerProcess, idle_rate: float, limit: float = 60.0
 
 
 def storm_logins(server: ServerProcess, clients: Clients, names: list[str], online: int,
-                 profiled: bool = False) -> None:
-    """`names` log in with `online` others online; the server's CPU per login, idle taken off
-    (`profiled`: the server's cProfile on meanwhile, bench/profiled_server.py)."""
+                 addresses: int = 1, profiled: bool = False) -> None:
+    """`names` log in, from `addresses` addresses, with `online` others online; the server's
+    CPU per login, idle taken off (`profiled`: the server's cProfile on meanwhile,
+    bench/profiled_server.py)."""
     if not names:
         return
     idle_rate = idle_cpu_rate(server)
@@ -583,7 +590,7 @@ def storm_logins(server: ServerProcess, clients: Clients, names: list[str], onli
     cpu, started = server.cpu_seconds(), time.monotonic()
     loop_cpu = server.main_thread_cpu_seconds()
     shares = [names[index::len(clients.connections)] for index in range(len(clients.connections))]
-    results = clients.run_all("log_in", [(server.port, share, LOGIN_CONCURRENCY)
+    results = clients.run_all("log_in", [(server.port, share, LOGIN_CONCURRENCY, addresses)
                                          for share in shares])
     logged_in = sum(len(r["latencies"]) for r in results)
     wait_until_idle(server, idle_rate)
@@ -678,8 +685,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
             shares[(index // 2) % arguments.clients].append(name)
         time.sleep(1.0)
         rss_before, cpu_before = server.rss_kib(), server.cpu_seconds()
-        results = clients.run_all("log_in", [(server.port, share, LOGIN_CONCURRENCY)
-                                             for share in shares])
+        results = clients.run_all("log_in", [(server.port, share, LOGIN_CONCURRENCY,
+                                              arguments.client_addresses) for share in shares])
         elapsed = max(r["finished"] for r in results) - min(r["started"] for r in results)
         logged_in = sum(len(r["latencies"]) for r in results)
         figures["login_rate"] = logged_in / elapsed
@@ -735,7 +742,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
             figures["burst_others_p99"] = p99(during)
             burst_clients.stop()
         if "logins" in scenarios and kind == "fibs":
-            storm_logins(server, clients, storm_names, logged_in, arguments.profile is not None)
+            storm_logins(server, clients, storm_names, logged_in, arguments.client_addresses,
+                         arguments.profile is not None)
         if "matches" in scenarios and kind == "fibs" and arguments.matches:
             pairs_per_client: list[list[tuple[str, str]]] = [[] for _ in range(arguments.clients)]
             for index in range(arguments.matches):
@@ -803,6 +811,8 @@ def argument_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--settle", type=float, default=5.0,
                         help="seconds after the logins before memory is read")
     parser.add_argument("--clients", type=int, default=CLIENT_PROCESSES)
+    parser.add_argument("--client-addresses", type=int, default=1,
+                        help="loopback addresses the logins come from (127.0.0.1 up), at most 254")
     parser.add_argument("--storm-logins", type=int, default=200,
                         help="logins: fresh sessions logging in with everyone online")
     parser.add_argument("--profile", metavar="FILE",
