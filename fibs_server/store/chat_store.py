@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, delete, func, or_, select
+from sqlalchemy import CursorResult, bindparam, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from fibs_server.lobby.ports.chat_records import (
@@ -32,6 +32,17 @@ from fibs_server.store.models import (
 from fibs_server.store.transactions import Transactions
 
 MOTD_KEY = "motd"
+
+# The sanction of a kind in force for a name or an address (None: the name's only, as `= NULL`
+# holds for no row), built once: a ban check at every login built and compiled its statement
+# and loaded an ORM object, 1.8 ms of CPU on SQLite.
+_ACTIVE_SANCTION = (
+    select(SanctionRow.name, SanctionRow.address, SanctionRow.until, SanctionRow.created_by)
+    .where(SanctionRow.kind == bindparam("kind"),
+           or_(SanctionRow.name_key == bindparam("key"), SanctionRow.address == bindparam("address")),
+           or_(SanctionRow.until.is_(None), SanctionRow.until > bindparam("now")))
+    # A sanction for good outranks any with an end; else the one that ends last.
+    .order_by(SanctionRow.until.is_(None).desc(), SanctionRow.until.desc()).limit(1))
 
 
 class ChatStore:
@@ -173,17 +184,10 @@ def _take_messages(session: Session, recipient: str) -> list[StoredMessage]:
 
 
 def _active_sanction(session: Session, kind: SanctionKind, name: str,
-                           address: str | None, now: int) -> Sanction | None:
-    who: Any = SanctionRow.name_key == name_key(name)
-    if address is not None:
-        who = or_(who, SanctionRow.address == address)
-    row = session.scalar(
-        select(SanctionRow).where(SanctionRow.kind == kind, who,
-                                  or_(SanctionRow.until.is_(None), SanctionRow.until > now))
-        # A sanction for good outranks any with an end; else the one that ends last.
-        .order_by(SanctionRow.until.is_(None).desc(), SanctionRow.until.desc()).limit(1))
-    return None if row is None else Sanction(row.kind, row.name, row.address,  # type: ignore[arg-type]
-                                             row.until, row.created_by)
+                     address: str | None, now: int) -> Sanction | None:
+    row = session.execute(_ACTIVE_SANCTION, {"kind": kind, "key": name_key(name),
+                                             "address": address, "now": now}).one_or_none()
+    return None if row is None else Sanction(kind, *row)
 
 
 def _account_name(session: Session, name: str) -> str:
