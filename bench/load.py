@@ -17,11 +17,16 @@ Phases (select with --scenarios):
   logins    with everyone online, --storm-logins fresh sessions log in (cost-4 hashes, 20 at a
             time per client process): the server's CPU per login, over the logins and until
             the fan-outs they caused are written, less what it spends idle meanwhile
+            (and what one cost-4 check costs, measured beside)
   drops     last: every session but --survivors drops its connection at once; the time until
             each survivor has been told of every drop (its CLIP 8 lines), the server's CPU
             meanwhile and its RSS before and at most
 
     .venv/bin/python bench/load.py --sessions 1000 --matches 100 --duration 20
+
+Logins come from 127.0.0.1 unless --client-addresses spreads them over more loopback
+addresses: the server queues each address's password checks apart, so that one address's
+logins come no faster than one thread checks them (a storm of players comes from many).
 """
 from __future__ import annotations
 
@@ -598,12 +603,26 @@ def storm_logins(server: ServerProcess, clients: Clients, names: list[str], onli
     loop_spent = server.main_thread_cpu_seconds() - loop_cpu
     if profiled:
         server.process.send_signal(signal.SIGUSR2)
-    report("logins at full house", f"{logged_in} with {online} online, failed: "
+    elapsed = max(r["finished"] for r in results) - min(r["started"] for r in results)
+    report("logins at full house", f"{logged_in} with {online} online from {addresses} "
+           f"address(es) in {elapsed:.1f} s, failed: "
            f"{merged_counts(r['failures'] for r in results)}; server CPU {spent:.1f} s = "
            f"{spent / max(1, logged_in) * 1000:.1f} ms per login (idle "
            f"{idle_rate * 100:.1f}% taken off; the event loop's thread "
-           f"{loop_spent / max(1, logged_in) * 1000:.1f} ms, idle not taken off); latency "
-           f"{percentiles([x for r in results for x in r['latencies']])}")
+           f"{loop_spent / max(1, logged_in) * 1000:.1f} ms, idle not taken off; of the "
+           f"rest, a cost-4 password check {password_check_cpu() * 1000:.1f} ms measured "
+           f"here); latency {percentiles([x for r in results for x in r['latencies']])}")
+
+
+def password_check_cpu(checks: int = 100) -> float:
+    """The CPU seconds of one check of a cost-4 bcrypt hash (what each of the bench's logins
+    costs the server's hashing threads), measured in this process."""
+    import bcrypt
+    hashed = bcrypt.hashpw(PASSWORD.encode(), bcrypt.gensalt(4))
+    started = time.process_time()
+    for _ in range(checks):
+        bcrypt.checkpw(PASSWORD.encode(), hashed)
+    return (time.process_time() - started) / checks
 
 
 def mass_drop(server: ServerProcess, clients: Clients, shares: list[list[str]],
