@@ -2,16 +2,12 @@
 from __future__ import annotations
 
 import dataclasses
-import socket
-import subprocess
-import tempfile
-import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fibs_server.gnubg_bot.external import GNUBG, GnubgConnection, GnubgEngine
 from fibs_server.protocol.views.board import (
     BOARD_LINE_FIELDS,
     UNLIMITED,
@@ -397,49 +393,27 @@ def test_render_board_picks_the_style():
 
 # --- gnubg reads our board lines ----------------------------------------------------------
 
-GNUBG = Path("/usr/games/gnubg")
-
-
 @pytest.fixture
-def gnubg_external(tmp_path):
-    """A socket to gnubg's `external` interface, which answers a board line with its play."""
+async def gnubg_external():
+    """gnubg's `external` interface (the gnubg bot's own engine), which answers a board line
+    with its play."""
     if not GNUBG.exists():
         skip_unless_ci(f"needs GNU Backgammon at {GNUBG} (apt-get install gnubg)")
-    # A Unix socket, not a TCP port picked free, which another program could take first.
-    # In a directory of its own: tmp_path can be longer than a socket's path may be.
-    directory = tempfile.TemporaryDirectory(prefix="gnubg-")
-    socket_path = f"{directory.name}/external.sock"
-    commands = tmp_path / "external.txt"
-    commands.write_text(f"external {socket_path}\n")
-    gnubg = subprocess.Popen([GNUBG, "-t", "-q", "-r", "-c", commands], stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    engine = GnubgEngine(GNUBG)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            connection = socket.socket(socket.AF_UNIX)
-            try:
-                connection.connect(socket_path)
-                break
-            except (ConnectionRefusedError, FileNotFoundError):
-                connection.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
-        with connection:
+        connection = await GnubgConnection.open(engine)
+        try:
             yield connection
+        finally:
+            connection.close()
     finally:
-        gnubg.terminate()
-        gnubg.wait(timeout=10)
-        directory.cleanup()
+        engine.stop()
 
 
 @pytest.mark.gnubg
-def test_gnubg_plays_the_same_for_o_and_x_and_enters_from_the_bar(gnubg_external):
-    replies = gnubg_external.makefile("rb")
-
-    def gnubg_play(view: BoardView) -> str:
-        gnubg_external.sendall(board_line(view).encode() + b"\n")
-        return replies.readline().decode().strip()
+async def test_gnubg_plays_the_same_for_o_and_x_and_enters_from_the_bar(gnubg_external):
+    async def gnubg_play(view: BoardView) -> str:
+        return await gnubg_external.ask(board_line(view))  # our line as it is, unadapted
 
     on_the_bar = dataclasses.replace(
         O_OPENING, player_checkers=checkers({6: 5, 8: 3, 13: 5, 24: 1}, bar=1),
@@ -449,8 +423,8 @@ def test_gnubg_plays_the_same_for_o_and_x_and_enters_from_the_bar(gnubg_external
         opponent_checkers=checkers({6: 5, 8: 3, 13: 5}, bar=2), player_dice=(5, 3))
     for view in (O_OPENING, on_the_bar, bearing_off):
         # gnubg answers in the mover's own numbering, so both colours get the same play.
-        play = gnubg_play(view)
-        assert play == gnubg_play(dataclasses.replace(view, player_colour="X"))
+        play = await gnubg_play(view)
+        assert play == await gnubg_play(dataclasses.replace(view, player_colour="X"))
         if view is on_the_bar:
             assert play.startswith("25/")
         if view is bearing_off:
