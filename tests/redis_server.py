@@ -52,25 +52,21 @@ def serving_process(port: int) -> int | None:
     return int(reply.split(b"process_id:")[1].split(b"\r\n")[0])
 
 
-class RedisServer:
-    """A private redis-server: no persistence, on 127.0.0.1 only; a master or a replica."""
+class RedisProcess:
+    """A private redis-server on a port picked free, on 127.0.0.1 only: started, it is the
+    one answering there (`start_on_a_free_port`)."""
 
     def __init__(self, folder: pathlib.Path) -> None:
         self.folder = folder
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+    def command(self) -> list[str]:
+        raise NotImplementedError
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.folder),
-             # A replica's first sync at once, not after the 5 s Redis waits for others.
-             "--repl-diskless-sync-delay", "0"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + STARTUP_SECONDS
         # Ours, not another's: a port picked free can be taken by another test's redis-server
         # before this one binds it, and that one would answer for it.
@@ -88,27 +84,51 @@ class RedisServer:
         self.process = None
 
 
-class Sentinel:
-    """One redis-server in sentinel mode watching `master`, failing it over after it has been
+class RedisServer(RedisProcess):
+    """No persistence; a master or a replica."""
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def command(self) -> list[str]:
+        return [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                "--appendonly", "no", "--dir", str(self.folder),
+                # A replica's first sync at once, not after the 5 s Redis waits for others.
+                "--repl-diskless-sync-delay", "0"]
+
+
+class Sentinel(RedisProcess):
+    """A redis-server in sentinel mode watching `master`, failing it over after it has been
     silent `down_after` ms (`SENTINEL SET` changes it)."""
 
     def __init__(self, folder: pathlib.Path, master_port: int, down_after: int = 500) -> None:
-        self.port = free_port()
-        config = folder / "sentinel.conf"
-        config.write_text(f"port {self.port}\nbind 127.0.0.1\n"
-                          f"sentinel monitor {SERVICE} 127.0.0.1 {master_port} 1\n"
-                          f"sentinel down-after-milliseconds {SERVICE} {down_after}\n"
-                          f"sentinel failover-timeout {SERVICE} 5000\n")
-        self.process = subprocess.Popen([REDIS_SERVER, str(config), "--sentinel"],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        super().__init__(folder)
+        self.master_port, self.down_after = master_port, down_after
 
     @property
     def url(self) -> str:
         return f"redis+sentinel://127.0.0.1:{self.port}/{SERVICE}/0"
 
-    def stop(self) -> None:
-        self.process.kill()
-        self.process.wait()
+    def command(self) -> list[str]:
+        config = self.folder / "sentinel.conf"  # written anew for each port tried
+        config.write_text(f"port {self.port}\nbind 127.0.0.1\n"
+                          f"sentinel monitor {SERVICE} 127.0.0.1 {self.master_port} 1\n"
+                          f"sentinel down-after-milliseconds {SERVICE} {self.down_after}\n"
+                          f"sentinel failover-timeout {SERVICE} 5000\n")
+        return [REDIS_SERVER, str(config), "--sentinel"]
+
+
+def start_on_a_free_port(server: RedisProcess, tries: int = 3) -> None:
+    """`server` started, on another free port if another process took its port first."""
+    for _ in range(tries):
+        try:
+            server.start()
+            return
+        except RuntimeError:
+            server.kill()
+            server.port = free_port()
+    pytest.fail("redis-server did not start")
 
 
 def needs_redis_server() -> None:
@@ -126,9 +146,10 @@ async def master_replica_and_sentinel(tmp_path):
         (tmp_path / name).mkdir()
         servers.append(RedisServer(tmp_path / name))
     master, replica = servers
-    master.start()
-    replica.start()
+    start_on_a_free_port(master)
+    start_on_a_free_port(replica)
     sentinel = Sentinel(tmp_path, master.port)
+    start_on_a_free_port(sentinel)
     replicating = redis.asyncio.Redis(port=replica.port)
     watching = redis.asyncio.Redis(port=sentinel.port)
     try:
@@ -149,7 +170,7 @@ async def master_replica_and_sentinel(tmp_path):
     finally:
         for client in (replicating, watching):
             await client.aclose()
-        sentinel.stop()
+        sentinel.kill()
         for server in servers:
             server.kill()
 
@@ -158,15 +179,7 @@ async def master_replica_and_sentinel(tmp_path):
 def private_redis(tmp_path):
     needs_redis_server()
     server = RedisServer(tmp_path)
-    for _ in range(3):  # another process may take the free port before redis-server does
-        try:
-            server.start()
-            break
-        except RuntimeError:
-            server.kill()
-            server.port = free_port()
-    else:
-        pytest.fail("redis-server did not start")
+    start_on_a_free_port(server)
     yield server
     server.kill()
 
