@@ -40,6 +40,7 @@ import ctypes.util
 import dataclasses
 import enum
 import functools
+import json
 import logging
 import multiprocessing
 import multiprocessing.forkserver
@@ -312,10 +313,19 @@ QUICK_PLIES = 1
 # Seconds a match's winning chances may take (about 0.15 s at 2-ply): nothing waits on them,
 # but a worker's queue should not hold them past the next bot decisions' budgets for long.
 CHANCES_BUDGET = 10.0
+CHANCES_KEPT = 64  # late computations kept for the next sweep, at most
 
 
 class NoAnswer(Exception):
     """A computation in the bots' workers was late, refused or failed."""
+
+
+class Late(NoAnswer):
+    """A computation over its budget, still under way in a worker (`work`)."""
+
+    def __init__(self, message: str, work: asyncio.Future[Any]) -> None:
+        super().__init__(message)
+        self.work = work
 
 
 class BotPool:
@@ -339,6 +349,10 @@ class BotPool:
         self.counts = PoolCounts()
         self._under_way = 0
         self._closed = False
+        # Chances computed still for a sweep that stopped waiting (late), by the state asked
+        # about: the next sweep's ask for that state waits for them rather than queueing the
+        # same work behind them (with one worker, each ask would come later than the last).
+        self._chances_kept: dict[str, asyncio.Future[Any]] = {}
         self._executor = self._new_executor(self.workers)
         self._quick_executor = self._new_executor(1)
         self.analyses = analyses  # held while a decision is under way
@@ -432,27 +446,43 @@ class BotPool:
         levels, under the queue limit and `CHANCES_BUDGET`. Raises NoAnswer when it is late,
         refused or failed: nothing waits on it (the sweep over abandoned matches asks again
         at its next pass)."""
-        result: float | None = await self._computed(self._executor, CHANCES_BUDGET,
-                                                    chances.match_chances, state)
+        key = json.dumps(state, sort_keys=True)
+        kept = self._chances_kept.pop(key, None)
+        try:
+            result: float | None = await self._computed(
+                self._executor, CHANCES_BUDGET, chances.match_chances, state, kept=kept,
+                keep_late=True)
+        except Late as late:
+            while len(self._chances_kept) >= CHANCES_KEPT:  # states no sweep asks for again
+                self._chances_kept.pop(next(iter(self._chances_kept))).cancel()
+            self._chances_kept[key] = late.work
+            raise
         return result
 
     async def _computed(self, executor: concurrent.futures.ProcessPoolExecutor, budget: float,
-                        function: Callable[..., Any], *arguments: Any) -> Any:
+                        function: Callable[..., Any], *arguments: Any,
+                        kept: asyncio.Future[Any] | None = None, keep_late: bool = False) -> Any:
         """`function(*arguments)` in `executor` within `budget` seconds, counted like a
-        decision (the analyses held meanwhile); NoAnswer when it is late, refused or failed."""
+        decision (the analyses held meanwhile); NoAnswer when it is late, refused or failed.
+        Late work is dropped, or with `keep_late` raised with the `Late` that says it, still
+        under way; `kept`: such work, waited for instead of submitted again."""
         if self._closed or self._under_way >= self.queue_limit:
+            if kept is not None:
+                kept.cancel()
             self.counts.refused += 1
             raise NoAnswer("refused: too many computations under way")
         self._under_way += 1
         if self.analyses is not None:
             self.analyses.hold()
         try:
-            work = asyncio.wrap_future(executor.submit(function, *arguments))
+            work = kept if kept is not None else asyncio.wrap_future(
+                executor.submit(function, *arguments))
             done, _ = await asyncio.wait({work}, timeout=budget)
             if not done:
-                work.cancel()
                 self.counts.late += 1
-                raise NoAnswer(f"late: over {budget:g} s")
+                if not keep_late:
+                    work.cancel()
+                raise Late(f"late: over {budget:g} s", work)
             if work.cancelled() or work.exception() is not None:
                 self.counts.failed += 1
                 raise NoAnswer("failed")

@@ -9,8 +9,9 @@ import bgbot_cpp
 import pytest
 
 from fibs_server.bots import BotPool
+from fibs_server.bots import pool as pool_module
 from fibs_server.bots.chances import match_chances
-from fibs_server.bots.pool import NoAnswer, WorkerPriority
+from fibs_server.bots.pool import Late, NoAnswer, WorkerPriority
 from fibs_server.rules.events import WinKind
 from fibs_server.rules.match import Match, Phase
 from fibs_server.rules.variants import Variant
@@ -95,5 +96,29 @@ async def test_the_worker_computes_the_chances_this_process_does():
         assert await pool.chances(started(None)[0].to_dict()) is None
         with pytest.raises(NoAnswer):
             await pool.chances({"not": "a match"})  # the worker raised: no answer
+    finally:
+        await pool.close()
+
+
+async def test_chances_too_late_for_one_sweep_are_the_next_ones_not_computed_again(monkeypatch):
+    """A late computation goes on in the worker; the next ask for the same state waits for it
+    rather than queueing the same work behind it (on a loaded machine, with one worker, each
+    ask would otherwise come later than the last, and the match would never be settled)."""
+    match, _ = started(5, script=(OPENING_31,))
+    pool = BotPool(workers=1, time_budget=3600.0, priority=WorkerPriority.NORMAL)
+    submitted = []
+    submit = pool._executor.submit
+    monkeypatch.setattr(pool._executor, "submit",
+                        lambda *arguments: submitted.append(arguments) or submit(*arguments))
+    try:
+        monkeypatch.setattr(pool_module, "CHANCES_BUDGET", 0.0)
+        with pytest.raises(Late):
+            await pool.chances(match.to_dict())
+        monkeypatch.setattr(pool_module, "CHANCES_BUDGET", 3600.0)
+        assert await pool.chances(match.to_dict()) == match_chances(match.to_dict())
+        assert len(submitted) == 1
+        assert await pool.chances(match.to_dict()) == match_chances(match.to_dict())
+        assert len(submitted) == 2  # taken once: a later ask computes afresh
+        assert pool.counts.late == 1
     finally:
         await pool.close()
