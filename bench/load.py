@@ -870,6 +870,7 @@ def main() -> None:
     if "matches" in arguments.scenarios:
         assert 2 * arguments.matches + 2 + arguments.bot_matches <= arguments.sessions, \
             "matches need 2 sessions each, bot matches one"
+    assert 1 <= arguments.client_addresses <= 254, "--client-addresses: 127.0.0.1 to .254"
     raise_file_limit()
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}", flush=True)
     figures = {}
