@@ -162,17 +162,16 @@ class Worker:
         (127.0.0.1, .2, ...: the server paces and queues each address's password checks apart,
         so logins from one address come no faster than one thread checks them)."""
         limit = asyncio.Semaphore(concurrency)
-        local_address = {name: None if addresses == 1 else (f"127.0.0.{1 + index % addresses}", 0)
-                         for index, name in enumerate(names)}
         latencies: list[float] = []
         failures: dict[str, int] = {}
 
-        async def one(name: str) -> None:
+        async def one(index: int, name: str) -> None:
             async with limit:
                 try:
                     started = time.monotonic()
                     _, client = await asyncio.get_running_loop().create_connection(
-                        Client, "127.0.0.1", port, local_addr=local_address[name])
+                        Client, "127.0.0.1", port,
+                        local_addr=(f"127.0.0.{1 + index % addresses}", 0))
                     await asyncio.wait_for(client.expect(b"login: "), REPLY_TIMEOUT)
                     reply = client.expect(self.target.login_reply.format(name=name).encode())
                     client.send(f"login bench 1008 {name} {PASSWORD}")
@@ -182,7 +181,7 @@ class Worker:
                     failures[type(error).__name__] = failures.get(type(error).__name__, 0) + 1
 
         started = time.monotonic()
-        await asyncio.gather(*(one(name) for name in names))
+        await asyncio.gather(*(one(index, name) for index, name in enumerate(names)))
         return {"latencies": latencies, "failures": failures,
                 "started": started, "finished": time.monotonic()}
 

@@ -13,6 +13,8 @@ IAC, SB, SE, WILL, WONT, DO, DONT = 0xFF, 0xFA, 0xF0, 0xFB, 0xFC, 0xFD, 0xFE
 # What a test waits for must come: the reads wait as long as `until` does. Only
 # `expect_silence` waits briefly, for something that must not come.
 TIMEOUT = DEADLINE
+# `toggle ready`'s answer, after a telnet user's prompt if any.
+READY = re.compile(r"(> )?\*\* You're now ready to invite or join someone\.")
 
 
 class ExpectationFailed(AssertionError):
@@ -140,6 +142,12 @@ class FibsClient:
             if (wanted.fullmatch(line) if isinstance(wanted, re.Pattern) else line == wanted):
                 return skipped
             skipped.append(line)
+
+    async def toggle_ready(self) -> None:
+        """`toggle ready`, and its answer read (after a telnet user's prompt, if any): what
+        another user's invitation needs has been done, not only sent."""
+        await self.send("toggle ready")
+        await self.skip_until(READY)
 
     async def expect_silence(self, seconds: float = 0.2) -> None:
         await self._fill(seconds)

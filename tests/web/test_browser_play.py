@@ -304,9 +304,7 @@ async def test_a_forced_play_is_laid_out_and_a_roll_without_one_is_said(web, bro
     await log_in(page, "alice")
     await page.click("#ready")
     bob = await web.login_telnet("bob", "secret1")
-    await bob.send("toggle ready")
-    # Ready before alice resumes: else her invitation can come first, refused.
-    await bob.skip_until(re.compile(r"(> )?\*\* You're now ready to invite or join someone\."))
+    await bob.toggle_ready()  # before alice resumes: else her invitation can come first, refused
     await page.locator("#saved-matches").get_by_role("button", name="Resume").click()
     await bob.skip_until(re.compile(r"(> )?Type 'join alice' to accept\."))
     await bob.send("join alice")
@@ -344,9 +342,7 @@ async def test_a_turn_without_a_play_stays_said_after_the_next_roll(web, browser
     await page.click("#ready")
     await expect(page.locator("#ready")).to_be_checked()
     bob = await web.login_telnet("bob", "secret1")
-    await bob.send("toggle ready")
-    # Ready before alice resumes: else her invitation can come first, refused.
-    await bob.skip_until(re.compile(r"(> )?\*\* You're now ready to invite or join someone\."))
+    await bob.toggle_ready()  # before alice resumes: else her invitation can come first, refused
     await page.clock.pause_at(await page.evaluate("Date.now()") + 1000)
     await page.locator("#saved-matches").get_by_role("button", name="Resume").click()
     await bob.skip_until(re.compile(r"(> )?Type 'join alice' to accept\."))
