@@ -13,14 +13,15 @@ before `run` returns, and gives back what it returned.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from fibs_server.lobby.metrics import STORE_SECONDS
 
@@ -33,13 +34,18 @@ class ThreadTransactions:
     for SQLite's one writer, so its transactions queue in order for that thread).
 
     A unit of work already handed to a thread runs to its end even if its caller is
-    cancelled, as a statement already sent to a database server would."""
+    cancelled, as a statement already sent to a database server would.
+
+    Each thread keeps one of the pool's connections from its first transaction until `close`:
+    taking it from the pool and giving it back (with the pool's rollback) at every
+    transaction cost a tenth of a millisecond of CPU, a third of an empty transaction's."""
 
     def __init__(self, engine: Engine, name: str) -> None:
         self.engine = engine  # the engine whose events see every statement (tests hook it)
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._threads = ThreadPoolExecutor(engine.pool.size(),  # type: ignore[attr-defined]
                                            thread_name_prefix=f"fibs-store-{name}")
+        self._held = threading.local()  # its thread's connection
+        self._connections: list[Connection] = []  # all the threads', for `close`
 
     async def run(self, work: Work[T]) -> T:
         # Timed here, on the loop's thread, so that the histogram needs no lock.
@@ -51,13 +57,26 @@ class ThreadTransactions:
             STORE_SECONDS.observe(time.monotonic() - started)
 
     def _run(self, work: Work[T]) -> T:
-        with self._sessions.begin() as session:
+        # A session on a connection not in a transaction begins one and commits it.
+        with Session(self._connection(), expire_on_commit=False) as session, session.begin():
             return work(session)
+
+    def _connection(self) -> Connection:
+        connection: Connection | None = getattr(self._held, "connection", None)
+        if connection is None:
+            connection = self._held.connection = self.engine.connect()
+            self._connections.append(connection)
+        return connection
 
     async def close(self) -> None:
         """Close the connections once the work already queued is done."""
-        await asyncio.get_running_loop().run_in_executor(self._threads, self.engine.dispose)
-        self._threads.shutdown()
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        self._threads.shutdown()  # waits for the work queued
+        for connection in self._connections:
+            connection.close()
+        self.engine.dispose()
 
 
 class AsyncTransactions:
