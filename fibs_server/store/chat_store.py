@@ -185,8 +185,9 @@ def _take_messages(session: Session, recipient: str) -> list[StoredMessage]:
 
 def _active_sanction(session: Session, kind: SanctionKind, name: str,
                      address: str | None, now: int) -> Sanction | None:
-    row = session.execute(_ACTIVE_SANCTION, {"kind": kind, "key": name_key(name),
-                                             "address": address, "now": now}).one_or_none()
+    # On the connection, as account_store's `_FIND_ACCOUNT` says.
+    row = session.connection().execute(_ACTIVE_SANCTION, {
+        "kind": kind, "key": name_key(name), "address": address, "now": now}).one_or_none()
     return None if row is None else Sanction(kind, *row)
 
 
