@@ -22,12 +22,6 @@ _ASYNC_SCHEMES = {
 # How long a SQLite connection waits for another connection's write lock before failing.
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
-# How long a transaction waits for a pooled SQLite connection. SQLAlchemy's default of 30 s
-# turned the queue for the one write connection into failed commands under load (1,000 match
-# starts at once, docs/PERFORMANCE.md "Limits"): that queue only ever drains, so waiting in
-# line is better than failing; only a database stuck for minutes should fail a command.
-SQLITE_POOL_TIMEOUT_S = 600
-
 # Connections for reads from a SQLite file (create_sqlite_file_engine): enough that a few
 # reads at once do not queue behind each other; each has a thread (ThreadTransactions).
 SQLITE_READ_CONNECTIONS = 4
@@ -70,8 +64,8 @@ def create_sqlite_file_engine(url: str, *, for_reads: bool) -> Engine:
     """A sync engine (the sqlite3 driver) for the SQLite file at `url`, for the store's
     threads: `for_reads`, SQLITE_READ_CONNECTIONS connections whose transactions take no write
     lock (a plain, deferred BEGIN), so that under WAL they read the last commit while the
-    writer works; else the one write connection. Its connections move between threads, one
-    thread at a time."""
+    writer works; else the one write connection. Each is held by one of the store's threads
+    (ThreadTransactions) and closed from another at the end."""
     # SQLite runs one writer at a time, and every write transaction here takes the write lock
     # (BEGIN IMMEDIATE). Connections competing for it poll in SQLite's busy handler, which is
     # unfair: under load some waited past the busy timeout ("database is locked"). One
@@ -79,7 +73,6 @@ def create_sqlite_file_engine(url: str, *, for_reads: bool) -> Engine:
     connections = SQLITE_READ_CONNECTIONS if for_reads else 1
     engine = create_engine(make_url(async_database_url(url)).set(drivername="sqlite+pysqlite"),
                            pool_size=connections, max_overflow=0,
-                           pool_timeout=SQLITE_POOL_TIMEOUT_S,
                            connect_args={"check_same_thread": False}, **_JSON_CODEC)
     _prepare_sqlite(engine, for_reads=for_reads)
     return engine
