@@ -22,6 +22,7 @@ from fibs_server.protocol import texts
 from fibs_server.protocol.views import web_events
 from fibs_server.protocol.wording import server_texts
 from fibs_server.rules.dice import VerifiableDice
+from tests.e2e.client import READY
 from tests.protocol.test_web_events import VALIDATOR
 from tests.waiting import DEADLINE, until
 from tests.web.conftest import WebHarness
@@ -77,6 +78,11 @@ class WebClient:
                 self.prompt = None
                 return skipped
             await self._receive()
+
+    async def toggle_ready(self) -> None:
+        """`toggle ready`, and its answer read, as `FibsClient.toggle_ready`."""
+        await self.send("toggle ready")
+        await self.skip_until(READY)
 
     async def closed(self) -> aiohttp.WSMessage:
         """What the server sends until it closes: the close message."""
@@ -331,8 +337,7 @@ async def test_the_web_page_gets_the_extensions_a_classic_session_asks_for(web, 
     await web.register("bob")
     alice = await web_login(web, clients, "alice")
     bob = await web.login_telnet("bob")
-    await alice.send("toggle ready")
-    await alice.skip_until("** You're now ready to invite or join someone.")
+    await alice.toggle_ready()
     await bob.toggle_ready()
     await alice.send("whois bob")
     await alice.skip_until("  Saved matches waiting: 0. Matches abandoned: 0.")
@@ -550,8 +555,8 @@ async def test_the_opponent_and_the_watchers_hear_that_a_page_dropped_and_came_b
     bob_token = await session_token(bob)
     carol = await web_login(web, clients, "carol", params={"events": "1"})
     dave = await web.login_telnet("dave")
-    for player in (alice, bob):
-        await player.send("toggle ready")
+    await alice.send("toggle ready")
+    await bob.toggle_ready()  # before alice's invitation, which comes on another connection
     await alice.send("invite bob 1")
     await bob.skip_until(re.compile(r"Type 'join alice' to accept\."))
     await bob.send("join alice")
