@@ -12,8 +12,9 @@ Phases (select with --scenarios):
   broadcast the same, while one user toggles `ready` every --toggle-interval seconds: a CLIP 5
             who-line to every session each time
   burst     the same, while --burst fresh sessions log in at once with cost-12 bcrypt hashes
-  matches   --matches pairs (from the logged-in sessions) play 3-point matches at about one
-            action per second per match with the e2e bot's engine-driven play
+  matches   --matches pairs (from the logged-in sessions) play --match-length point matches
+            (one after another) at about one action per second per match with the e2e bot's
+            engine-driven play
   logins    with everyone online, --storm-logins fresh sessions log in (cost-4 hashes, 20 at a
             time per client process): the server's CPU per login, over the logins and until
             the fan-outs they caused are written, less what it spends idle meanwhile
@@ -246,7 +247,8 @@ class Worker:
             await asyncio.sleep(interval)
         return {"toggles": count}
 
-    async def matches(self, pairs: list[tuple[str, str]], duration: float) -> dict:
+    async def matches(self, pairs: list[tuple[str, str]], duration: float,
+                      length: int) -> dict:
         from tests.e2e.bot import Bot  # imports the engine; only match phases need it
         kinds: dict[str, list[tuple[float, float]]] = {"roll": [], "move": []}  # (sent, latency)
         stats = {"refusals": [], "matches_finished": 0, "actions": 0}
@@ -289,7 +291,7 @@ class Worker:
             async def run(bot: Bot, lines: asyncio.Queue[str], opponent: str,
                           invites: bool) -> None:
                 if invites:
-                    await bot.client.send(f"invite {opponent} 3")
+                    await bot.client.send(f"invite {opponent} {length}")
                 while time.monotonic() < deadline:
                     try:
                         line = await asyncio.wait_for(lines.get(), deadline - time.monotonic())
@@ -297,10 +299,9 @@ class Worker:
                         return
                     if line.startswith(f"{opponent} wants to play"):
                         await bot.client.send(f"join {opponent}")
-                    elif invites and (line.startswith("You win the 3 point match") or
-                                      line.startswith(f"{opponent} wins the 3 point match")):
+                    elif invites and MATCH_OVER.fullmatch(line):
                         stats["matches_finished"] += 1
-                        await bot.client.send(f"invite {opponent} 3")
+                        await bot.client.send(f"invite {opponent} {length}")
                     else:
                         await bot.react(line)
 
@@ -320,7 +321,7 @@ class Worker:
             player = Bot(sender, name, seed=hash(name))
             decisions = bot_decisions.setdefault(bot_name, [])
             level = bot_name.removeprefix("bot_")
-            client.send(f"bot {level} 3")
+            client.send(f"bot {level} {length}")
             last_event = time.monotonic()
             while time.monotonic() < deadline:
                 try:
@@ -333,7 +334,7 @@ class Worker:
                     last_event = received
                 if MATCH_OVER.fullmatch(line):
                     stats["matches_finished"] += 1
-                    client.send(f"bot {level} 3")
+                    client.send(f"bot {level} {length}")
                     last_event = time.monotonic()
                     continue
                 await player.react(line)
@@ -775,7 +776,8 @@ def run_target(kind: str, arguments: argparse.Namespace, directory: Path,
             started = time.monotonic()
             if beside is not None:
                 beside.start(server.port, arguments.duration)
-            results = clients.run_all("matches", [(pairs, arguments.duration)
+            results = clients.run_all("matches", [(pairs, arguments.duration,
+                                                   arguments.match_length)
                                                   for pairs in pairs_per_client])
             if beside is not None:
                 report("beside", beside.finish())
@@ -840,7 +842,11 @@ def argument_parser(description: str) -> argparse.ArgumentParser:
                         help="drops: the sessions that stay while all others drop")
     parser.add_argument("--bot-matches", type=int, default=0,
                         help="matches: also this many players against the built-in bots "
-                             "(levels in turn), each playing 3-point matches one after another")
+                             "(levels in turn), each playing --match-length point matches one "
+                             "after another")
+    parser.add_argument("--match-length", type=int, default=3,
+                        help="matches: the points of the pairs' and the bot matches' matches (at "
+                             "most 9: the bench's accounts have no rating-list experience)")
     parser.add_argument("--bot-think-time", type=float, default=BotConfig.think_time,
                         help="the server's --bot-think-time (its default: a bot match goes at "
                              "a person's pace); taken off the bots' decision times reported")
