@@ -28,8 +28,7 @@ async def interrupted_position(harness):
     carol = await harness.login_telnet("carol")
     await ask(carol, "set boardstyle 3", "Value of 'boardstyle' set to 3.")  # reads board: lines
     for client in (alice, bob):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     harness.script_dice((3, 1), (6, 4))
     await alice.send("invite bob 5")
     await bob.skip_until("Type 'join alice' to accept.")

@@ -140,8 +140,7 @@ async def test_a_saved_match_never_blocks_a_tournament_pairing(tmp_path, terms):
             await harness.register(name)
         alice, bob = [await harness.login_clip(name) for name in ("alice", "bob")]
         for client in (alice, bob):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
+            await client.toggle_ready()
         harness.script_dice((3, 1))
         await join_match(alice, bob, terms)
         await alice.skip_until("It's your turn to move.")
@@ -204,8 +203,7 @@ async def test_a_saved_timed_match_waits_while_a_player_is_busy_and_resumes_when
     alice, bob, carol = players
     match_id = await timed_match(harness, players)
     await drops(bob, alice)
-    await carol.send("toggle ready")
-    await carol.skip_until("** You're now ready to invite or join someone.")
+    await carol.toggle_ready()
     harness.script_dice((3, 1))
     await alice.send("invite carol 1")
     await carol.skip_until("Type 'join alice' to accept.")

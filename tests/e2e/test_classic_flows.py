@@ -73,8 +73,7 @@ async def test_standard_flows_send_only_fibs_lines(harness, monkeypatch):
     alice = await harness.login_clip("alice")
     bob = await harness.login_clip("bob")
     for client in (alice, bob):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     await carol.send("who")
     await carol.skip_until(re.compile(r".*\bbob\b.*1500.*"))
     await alice.send("whois bob")

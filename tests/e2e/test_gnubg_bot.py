@@ -458,8 +458,7 @@ async def test_a_bot_joins_only_the_lengths_it_plays(gnubg_installed, harness, b
     await harness.register("bob")
     await harness.register("carol")
     carol = await harness.login_clip("carol")
-    await carol.send("toggle ready")
-    await carol.skip_until("** You're now ready to invite or join someone.")
+    await carol.toggle_ready()
     bob = await bots("bob", harness.server.port, "--lengths", "1")
     await carol.skip_until(re.compile(r"5 bob - - 1 .*"))  # bob is ready
     await carol.send("invite bob 3")

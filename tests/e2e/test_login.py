@@ -260,8 +260,7 @@ async def test_the_login_who_list_is_reused_but_never_stale(harness, monkeypatch
     assert lobby.attendance.users.who_list.wire() is lobby.attendance.users.who_list.wire()
     assert list(await who_list_at_login(harness, "carol")) == ["alice", "bob", "carol"]
     # A changed line (alice ready and away) and a logout are never served from the old text.
-    await alice.send("toggle ready")
-    await alice.skip_until("** You're now ready to invite or join someone.")
+    await alice.toggle_ready()
     await alice.send("away lunch")
     await alice.skip_until("6")
     lobby.attendance.users.online["bob"].connection.close()

@@ -27,8 +27,7 @@ async def players(harness):
     await alice.skip_until("6")  # bob's login
     await carol.skip_until("bob logs in.")
     for client in (alice, bob):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     for client in (alice, bob):  # the who-info updates of both toggles
         await client.skip_until(re.compile(r"5 bob - - 1 .*"))
         await client.expect_lines("6")

@@ -17,8 +17,7 @@ pytestmark = pytest.mark.stored  # each race or escape meets in the store
 async def test_a_bot_match_a_player_left_cannot_be_replaced_by_a_new_one(bot_harness):
     await bot_harness.register("alice")
     alice = await bot_harness.login_clip("alice")
-    await alice.send("toggle ready")
-    await alice.skip_until("** You're now ready to invite or join someone.")
+    await alice.toggle_ready()
     bot_harness.script_dice((3, 1))
     await alice.send("bot intermediate 3")
     await alice.skip_until("It's your turn to move.")

@@ -276,8 +276,7 @@ async def test_visitors_may_not_open_or_sit_at_tables(visitor_harness):
     harness = visitor_harness
     await harness.register("alice")
     alice = await harness.login_clip("alice")
-    await alice.send("toggle ready")
-    await alice.skip_until("** You're now ready to invite or join someone.")
+    await alice.toggle_ready()
     code = await open_table(alice, "1")
     visitor = await harness.connect("visitor")
     await visitor.send("bot beginner 1")

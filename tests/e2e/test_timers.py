@@ -251,8 +251,7 @@ async def test_the_servers_takeover_option_times_every_match(database_url):
             await server.register(name)
         alice, bob = [await server.login_clip(name) for name in ("alice", "bob")]
         for client in (alice, bob):
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
+            await client.toggle_ready()
         server.script_dice((3, 1), (6, 4))
         await alice.send("invite bob 1")  # the invitation names no clock; the server's counts
         await alice.skip_until("** You invited bob to a 1 point match.")
@@ -275,8 +274,7 @@ async def test_with_the_bots_on_the_expert_decides_for_a_player_out_of_time(data
     try:
         await server.register("alice")
         alice = await server.login_clip("alice")
-        await alice.send("toggle ready")
-        await alice.skip_until("** You're now ready to invite or join someone.")
+        await alice.toggle_ready()
         server.script_dice((3, 1), (6, 4), (5, 2))
         await alice.send("invite bot_expert 1 timer 30")
         await alice.skip_until("Clock: alice has 30 seconds to move.")

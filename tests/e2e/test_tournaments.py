@@ -166,8 +166,7 @@ async def test_a_pairs_match_from_before_the_tournament_is_not_its_pairings(harn
     alice = await harness.login_clip("alice")
     bob = await harness.login_clip("bob")
     for client in (alice, bob):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     await alice.send("invite bob 1")
     await bob.skip_until("Type 'join alice' to accept.")
     await bob.send("join alice")

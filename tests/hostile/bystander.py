@@ -169,8 +169,7 @@ async def playing_a_match(harness) -> tuple[Any, Any]:
     """alice, the usual bystander, and bob, each ready, playing a 1-point match."""
     bystander, partner = await harness.login_clip("alice"), await harness.login_clip("bob")
     for client in (bystander, partner):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     await start(bystander, partner, "1")
     return bystander, partner
 

@@ -29,8 +29,7 @@ async def start_watched_match(harness):
     harness.script_dice((3, 1))  # alice, the inviter, rolls the higher die and moves first
     alice, bob, carol, dave = [await harness.login_clip(n) for n in ("alice", "bob", "carol", "dave")]
     for client in (alice, bob):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     await alice.send("invite bob 3")
     await bob.skip_until("Type 'join alice' to accept.")
     await bob.send("join alice")

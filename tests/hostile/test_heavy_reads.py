@@ -74,8 +74,7 @@ async def bystander_playing(harness: WebHarness):
     bystander, login = await timed(harness.login_clip("alice"))
     partner = await harness.login_clip("bob")
     for client in (bystander, partner):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     await start(bystander, partner, "1")
     return bystander, login
 

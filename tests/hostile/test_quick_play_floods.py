@@ -35,8 +35,7 @@ async def test_a_flood_of_seeks_and_cancels_is_paced_and_slows_nobody(tmp_path, 
             await harness.register(name)
         clients = {name: await harness.login_clip(name) for name in (*FLOODERS, "alice", "bob")}
         for name in ("alice", "bob"):
-            await clients[name].send("toggle ready")
-            await clients[name].skip_until("** You're now ready to invite or join someone.")
+            await clients[name].toggle_ready()
         await begin(clients, "alice", "bob")
         bystander = clients["alice"]
 

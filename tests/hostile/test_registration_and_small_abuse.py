@@ -90,8 +90,7 @@ async def test_a_gagged_users_invitations_do_not_reach_the_gagger(harness):
     alice = await harness.login_clip("alice")
     bob = await harness.login_clip("bob")
     for client in (alice, bob):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     await alice.send("gag bob")
     await alice.skip_until("** You gag bob.")
     await bob.send("invite alice 3")

@@ -34,8 +34,7 @@ async def test_a_flood_of_salts_is_refused_after_the_first_and_slows_nobody(tmp_
         clients = {name: await harness.login_clip(name)
                    for name in ("flooder", "partner", "alice", "bob")}
         for client in clients.values():
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
+            await client.toggle_ready()
         harness.dice += [VerifiableDice(bytes(32)), VerifiableDice(bytes(range(32)))]
         await begin(clients, "flooder", "partner")
         await begin(clients, "alice", "bob")

@@ -32,8 +32,7 @@ async def test_a_flood_of_time_bank_invitations_is_answered_and_slows_nobody(tmp
             await harness.register(name)
         clients = {name: await harness.login_clip(name) for name in (*FLOODERS, "alice", "bob")}
         for client in clients.values():
-            await client.send("toggle ready")
-            await client.skip_until("** You're now ready to invite or join someone.")
+            await client.toggle_ready()
         await begin(clients, "alice", "bob")
         bystander = clients["alice"]
 

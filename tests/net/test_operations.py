@@ -321,8 +321,7 @@ def back_up(database_url: str, target) -> subprocess.CompletedProcess:
 async def alice_moves_first(harness, alice, bob) -> None:
     """Both ready, alice invites bob to 3 points and he joins; alice opens with 3-1."""
     for client in (alice, bob):
-        await client.send("toggle ready")
-        await client.skip_until("** You're now ready to invite or join someone.")
+        await client.toggle_ready()
     harness.script_dice((3, 1))
     await join_match(alice, bob, "3")
     await alice.skip_until("It's your turn to move.")
