@@ -27,7 +27,9 @@ def test_a_sentinel_url_names_the_sentinels_the_service_and_the_database():
 async def test_a_failover_to_the_replica_keeps_what_was_written_and_the_bus(
         master_replica_and_sentinel, prefix):  # noqa: F811
     master, replica, sentinel = master_replica_and_sentinel
-    client = unretried_client(sentinel.url, connect_timeout=1.0, timeout=1.0)
+    # A killed master refuses at once; the timeout is for a loaded machine's slow answers
+    # (the first `set` and the WAIT are outside the poll below).
+    client = unretried_client(sentinel.url, connect_timeout=10.0, timeout=10.0)
     heard: list[str] = []
     buses = [RedisBus(sentinel.url, "a", lambda names, letter: None, prefix=prefix),
              RedisBus(sentinel.url, "b", lambda names, letter: heard.append(str(letter)),
