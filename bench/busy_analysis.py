@@ -9,13 +9,12 @@ matches, 9 here (load.py's default is 3; 9 is the longest the bench's accounts, 
 rating-list experience, may play): at 3 points they finish about 55 a minute on their own,
 ten times the busy server's five; at 9 few finish within a run (the report counts them), and
 the matches that finish are mostly the five a minute beside it (--match-length 3: the
-harder case).
-The analysis queue is read every 5 s from the server's database (queued and running
-requests), and after the run each finished match's wait: from the transaction that queued it
-to its analysis stored (`analysis_requests.requested_at` to `analysis_results.analysed_at`,
-whole seconds). The kinds of run alternate (--runs of each): --least-shares lists the
-server's `--analysis-least-share` of each (0: the hold as it was, an analysis waiting for as
-long as the server or its bots are busy).
+harder case). The analysis queue is read every 5 s from the server's database (queued and
+running requests), and after the run each finished match's wait: from the transaction that
+queued it to its analysis stored (`analysis_requests.requested_at` to
+`analysis_results.analysed_at`, whole seconds). The kinds of run alternate (--runs of each):
+--least-shares lists the server's `--analysis-least-share` of each (0: the hold as it was,
+an analysis waiting for as long as the server or its bots are busy).
 
     TMPDIR=/dev/shm .venv/bin/python bench/busy_analysis.py --sessions 2052 --matches 1000 \\
         --bot-matches 50 --duration 300 --warmup 45 --least-shares 0,0.25 --runs 1
@@ -188,7 +187,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="runs of each kind, alternating")
     parser.set_defaults(sessions=2052, matches=1000, bot_matches=50, duration=300.0,
                         warmup=45.0, targets="fibs", scenarios="idle,matches", analysis="on",
-                        match_length=9)
+                        match_length=load.LONG_MATCH)
     arguments = parser.parse_args()
     load.raise_file_limit()
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}", flush=True)

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))  # for tests.e2e.bot, the engine-driven CLIP bot
 
+from fibs_server.lobby.commands.common import LONG_MATCH  # noqa: E402
 from fibs_server.lobby.services.bot_players import BotConfig  # noqa: E402
 
 PASSWORD = "secret"
@@ -846,7 +847,8 @@ def argument_parser(description: str) -> argparse.ArgumentParser:
                              "after another")
     parser.add_argument("--match-length", type=int, default=3,
                         help="matches: the points of the pairs' and the bot matches' matches (at "
-                             "most 9: the bench's accounts have no rating-list experience)")
+                             f"most {LONG_MATCH}: the bench's accounts have no rating-list "
+                             "experience)")
     parser.add_argument("--bot-think-time", type=float, default=BotConfig.think_time,
                         help="the server's --bot-think-time (its default: a bot match goes at "
                              "a person's pace); taken off the bots' decision times reported")

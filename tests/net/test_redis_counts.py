@@ -16,7 +16,7 @@ from fibs_server.lobby.limits.throttle import (
     RegistrationLimit,
 )
 from fibs_server.net.limits import AddressCounter
-from fibs_server.net.redis_counts import RETRY_AFTER, RedisConnections, RedisCounts
+from fibs_server.net.redis_counts import RedisConnections, RedisCounts
 from tests.hostile.test_throttle import FakeClock, failing
 from tests.redis_server import prefix, private_redis, redis_url  # noqa: F401 (fixtures)
 from tests.waiting import until
@@ -26,6 +26,12 @@ from tests.waiting import until
 # connection can take longer (the node then counts alone, which is not what they test). Only
 # the test of a silent Redis uses a short one.
 ANSWERED = 30.0
+
+
+def live_counts(redis_url: str, prefix: str, **options: float) -> RedisCounts:
+    return RedisCounts(redis_url, prefix=prefix, timeout=ANSWERED, **options)
+
+
 LIMITS = AbuseLimits(account_free_failures=2, address_free_failures=4, login_delay=1.0,
                      max_login_delay=8.0, failure_memory=600.0, registrations_per_hour=3)
 
@@ -51,10 +57,6 @@ async def test_two_nodes_count_one_address_together(redis_url, prefix):
     finally:
         for counts in (a, b, other_lobby):
             await counts.close()
-
-
-def live_counts(redis_url: str, prefix: str, retry_after: float = RETRY_AFTER) -> RedisCounts:
-    return RedisCounts(redis_url, prefix=prefix, timeout=ANSWERED, retry_after=retry_after)
 
 
 ADDRESS = ("login-address", "10.0.0.1")
